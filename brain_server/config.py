@@ -1,0 +1,79 @@
+"""Settings from the environment (prefix NPC_BRAIN_) and an optional TOML file.
+
+Precedence: init arguments > environment > TOML file (NPC_BRAIN_CONFIG or --config) > defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid")
+
+    # Transports
+    host: str = Field("127.0.0.1", description="Address both transports bind to.")
+    grpc_port: int = Field(50051, description="gRPC port (0 picks a free one).")
+    http_port: int = Field(8080, description="Connect JSON / HTTP port (0 picks a free one).")
+    web_root: Path | None = Field(None, description="Folder served at / on the HTTP port (the Godot web build).")
+    cors_origins: list[str] = Field(["*"], description="Origins allowed to call the Connect endpoint.")
+
+    # Storage
+    data_dir: Path = Field(Path("data"), description="Where the embedded Qdrant engine keeps its files.")
+    qdrant_url: str | None = Field(None, description="Qdrant server or cluster URL; unset = embedded engine.")
+    qdrant_api_key: SecretStr | None = None
+    qdrant_path: Path | None = Field(None, description="qdrant-client local mode folder (tests, small setups).")
+    collection: str = Field("npc_memories", description="The one collection all NPCs' memories share.")
+
+    # LLM
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = embedded SmolLM2.")
+    llm_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
+    llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the endpoint.")
+    llm_timeout_s: float = Field(60.0, description="Per-attempt timeout of one completion.")
+    llm_max_attempts: int = Field(3, ge=1, le=10, description="Attempts per call before the fallback.")
+    llm_json_schema: bool = Field(True, description="Send response_format json_schema (turn off for old servers).")
+    llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once.")
+    embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
+    embedded_llm_threads: int = Field(2, ge=1)
+
+    # Embeddings
+    embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = local MiniLM.")
+    embeddings_model: str = Field("text-embedding-3-small")
+    embeddings_api_key: SecretStr = Field(SecretStr("not-needed"))
+
+    # Cognition
+    recency_decay: float = Field(0.995, gt=0, le=1, description="Recency factor per game hour since last access.")
+    weight_recency: float = 1.0
+    weight_importance: float = 1.0
+    weight_relevance: float = 1.0
+    retrieve_top_k: int = Field(30, ge=1)
+    prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
+    traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
+
+    # Logging
+    log_json: bool = Field(False, description="JSON log lines instead of the human console format.")
+    log_level: str = "info"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        toml_file = os.environ.get("NPC_BRAIN_CONFIG")
+        if toml_file:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_file)))
+        return tuple(sources)

@@ -1,0 +1,63 @@
+"""The storage interface: one Qdrant collection of memories for all NPCs, plus small records.
+
+Memories carry an embedding and are always filtered by their tenant key `npc_id` inside Qdrant.
+Records (the world, each NPC's persona and state) are JSON documents keyed by (kind, key), so
+that everything needed to continue after a restart lives in the same store.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+
+
+class MemoryStore(ABC):
+    """Narrow interface the cognition modules use; backends: embedded Qdrant Edge, qdrant-client."""
+
+    dim: int
+
+    @abstractmethod
+    def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
+        """Store nodes with their embeddings; durable once this returns."""
+
+    @abstractmethod
+    def get(self, npc_id: str, ids: Sequence[str]) -> list[MemoryNode]:
+        """Nodes of this NPC with these ids (missing ids are skipped)."""
+
+    @abstractmethod
+    def nearest(
+        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None
+    ) -> list[ScoredNode]:
+        """This NPC's nodes most similar to vector (cosine), most similar first."""
+
+    @abstractmethod
+    def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
+        """This NPC's newest nodes by creation game time, newest first."""
+
+    @abstractmethod
+    def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
+        """Set last_accessed of these nodes (retrieval refreshes recency)."""
+
+    @abstractmethod
+    def count(self, npc_id: str) -> int:
+        """Number of nodes of this NPC."""
+
+    @abstractmethod
+    def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
+        """Store (replace) a JSON record; durable once this returns."""
+
+    @abstractmethod
+    def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The record, or None."""
+
+    @abstractmethod
+    def list_records(self, kind: str) -> list[dict[str, Any]]:
+        """All records of a kind."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Flush and release the store (the embedded engine holds an exclusive lock)."""
