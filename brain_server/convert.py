@@ -1,0 +1,93 @@
+"""Conversions between protocol messages (generated protobuf) and the brain's pydantic models,
+in one place so both transports and all modules agree."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import Action, Persona
+from brain_server.trace import LlmCallRecord, RetrievedRecord, Trace
+from brain_server.world import World
+from npc_brain.v1 import brain_pb2 as pb
+
+_KINDS = {
+    MemoryKind.OBSERVATION: pb.MEMORY_KIND_OBSERVATION,
+    MemoryKind.THOUGHT: pb.MEMORY_KIND_THOUGHT,
+    MemoryKind.CHAT: pb.MEMORY_KIND_CHAT,
+    MemoryKind.PLAN: pb.MEMORY_KIND_PLAN,
+}
+_KIND_OF_PB = {v: k for k, v in _KINDS.items()}
+_SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK}
+
+
+def timestamp(when: datetime) -> Timestamp:
+    ts = Timestamp()
+    ts.FromDatetime(when.astimezone(UTC))
+    return ts
+
+
+def from_timestamp(ts: Timestamp) -> datetime:
+    return ts.ToDatetime(tzinfo=UTC)
+
+
+def world_from_pb(message: pb.World) -> World:
+    return World.model_validate(MessageToDict(message, preserving_proto_field_name=True))
+
+
+def persona_from_pb(message: pb.Persona) -> Persona:
+    return Persona.model_validate(MessageToDict(message, preserving_proto_field_name=True))
+
+
+def events_from_pb(messages: list[pb.PerceivedEvent]) -> list[PerceivedEvent]:
+    return [PerceivedEvent(e.subject, e.predicate, e.object, e.description, e.address, e.distance) for e in messages]
+
+
+def kind_from_pb(kind: int) -> MemoryKind | None:
+    return _KIND_OF_PB.get(kind)
+
+
+def memory_to_pb(node: MemoryNode) -> pb.Memory:
+    return pb.Memory(
+        id=node.id, kind=_KINDS[node.kind], description=node.description, subject=node.subject,
+        predicate=node.predicate, object=node.object, importance=node.importance,
+        created=timestamp(node.created), last_accessed=timestamp(node.last_accessed),
+        keywords=node.keywords, evidence_ids=node.evidence_ids,
+    )
+
+
+def action_to_pb(action: Action) -> pb.Action:
+    return pb.Action(
+        description=action.description, emoji=action.emoji, address=action.address,
+        start_time=timestamp(action.start_time), duration_minutes=action.duration_minutes,
+        object_states=[pb.ObjectStateChange(address=s.address, state=s.state) for s in action.object_states],
+        source=_SOURCES.get(action.source, pb.ACTION_SOURCE_UNSPECIFIED),
+    )
+
+
+def _retrieved_to_pb(r: RetrievedRecord) -> pb.RetrievedMemory:
+    return pb.RetrievedMemory(memory=memory_to_pb(r.node), recency=r.recency, importance=r.importance,
+                              relevance=r.relevance, score=r.score, query=r.query)
+
+
+def _llm_call_to_pb(c: LlmCallRecord) -> pb.LlmCall:
+    return pb.LlmCall(
+        purpose=c.purpose, model=c.model, messages=[pb.ChatMessage(**m) for m in c.messages],
+        raw_completion=c.raw_completion, parsed_json=c.parsed_json, attempts=c.attempts,
+        fallback_used=c.fallback_used, errors=c.errors, prompt_tokens=c.prompt_tokens,
+        completion_tokens=c.completion_tokens, latency_ms=c.latency_ms,
+    )
+
+
+def trace_to_pb(trace: Trace) -> pb.Trace:
+    return pb.Trace(
+        trace_id=trace.trace_id, npc_id=trace.npc_id, kind=trace.kind, game_time=timestamp(trace.game_time),
+        wall_time=timestamp(trace.wall_time), retrieved=[_retrieved_to_pb(r) for r in trace.retrieved],
+        llm_calls=[_llm_call_to_pb(c) for c in trace.llm_calls],
+        action=action_to_pb(trace.action) if trace.action else None,
+        stored_memory_ids=trace.stored_memory_ids, notes=trace.notes,
+    )

@@ -1,0 +1,33 @@
+"""Domain errors with the status a caller should see; transports map them, never `internal`."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    """Connect code names; gRPC status codes of the same names."""
+
+    INVALID_ARGUMENT = "invalid_argument"
+    NOT_FOUND = "not_found"
+    ALREADY_EXISTS = "already_exists"
+    FAILED_PRECONDITION = "failed_precondition"
+    RESOURCE_EXHAUSTED = "resource_exhausted"
+    UNAVAILABLE = "unavailable"
+
+
+class BrainError(Exception):
+    """An error the caller can fix; the message says how."""
+
+    def __init__(self, status: Status, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def invalid(message: str) -> BrainError:
+    return BrainError(Status.INVALID_ARGUMENT, message)
+
+
+def not_found(message: str) -> BrainError:
+    return BrainError(Status.NOT_FOUND, message)

@@ -1,0 +1,1 @@
+"""The LLM and embeddings layer: every completion goes through the `openai` client."""

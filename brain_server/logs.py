@@ -1,0 +1,37 @@
+"""structlog set-up: a human console by default, JSON lines with --log-json.
+
+Every line carries the npc and trace ids bound with `bind_decision` (contextvars), so one
+decision can be followed through perceive, retrieve, plan and the LLM calls it made.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure(*, json: bool = False, level: str = "info") -> None:
+    processors: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    if json:
+        processors.append(structlog.processors.format_exc_info)
+    structlog.configure(
+        processors=[*processors, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+def bind_decision(*, npc_id: str, trace_id: str) -> None:
+    structlog.contextvars.bind_contextvars(npc_id=npc_id, trace_id=trace_id)
+
+
+def unbind_decision() -> None:
+    structlog.contextvars.unbind_contextvars("npc_id", "trace_id")

@@ -1,0 +1,57 @@
+"""Prompts: one template file per purpose (`<purpose>.md`) with its output schema beside it
+(`<purpose>.py`). Users override a template by putting a file of the same name in
+NPC_BRAIN_PROMPTS_DIR; placeholders are `$name` (string.Template), so JSON braces stay literal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+Out = TypeVar("Out", bound=BaseModel)
+BUILTIN_DIR = Path(__file__).parent
+SYSTEM_PURPOSE = "system"
+
+
+@dataclass(frozen=True)
+class Prompt(Generic[Out]):
+    """A named LLM task: its template, its output schema and how to patch the schema per call."""
+
+    purpose: str
+    schema: type[Out]
+    # Narrows the JSON schema for one call (e.g. an enum of the addresses this NPC knows).
+    refine_schema: Callable[[dict[str, Any], Mapping[str, Any]], None] | None = field(default=None)
+
+    def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
+        schema = self.schema.model_json_schema()
+        if self.refine_schema:
+            self.refine_schema(schema, variables)
+        return schema
+
+
+class PromptLibrary:
+    """Loads templates from the override folder first, then the built-in ones."""
+
+    def __init__(self, override_dir: Path | None = None) -> None:
+        self._dirs = [d for d in (override_dir, BUILTIN_DIR) if d]
+        self._cache: dict[str, Template] = {}
+
+    def template(self, purpose: str) -> Template:
+        if purpose not in self._cache:
+            path = next((d / f"{purpose}.md" for d in self._dirs if (d / f"{purpose}.md").is_file()), None)
+            if path is None:
+                raise FileNotFoundError(f"no prompt file {purpose}.md in {', '.join(map(str, self._dirs))}")
+            self._cache[purpose] = Template(path.read_text(encoding="utf-8"))
+        return self._cache[purpose]
+
+    def render(self, purpose: str, variables: Mapping[str, Any]) -> list[dict[str, str]]:
+        """Chat messages: the shared system prompt, then this purpose's filled template."""
+        return [
+            {"role": "system", "content": self.template(SYSTEM_PURPOSE).substitute(variables).strip()},
+            {"role": "user", "content": self.template(purpose).substitute(variables).strip()},
+        ]

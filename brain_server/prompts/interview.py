@@ -1,0 +1,13 @@
+"""An in-character answer to an interviewer's question, grounded in retrieved memories."""
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain_server.prompts import Prompt
+
+
+class InterviewAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: str = Field(min_length=1, max_length=2000)
+
+
+PROMPT = Prompt("interview", InterviewAnswer)

@@ -1,0 +1,78 @@
+"""Assembles the brain from settings (store, embedder, LLM, core) and runs both transports
+in one asyncio process until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack
+import signal
+import socket
+
+import structlog
+import uvicorn
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.llm.embeddings import make_embedder
+from brain_server.prompts import PromptLibrary
+from brain_server.service import BrainCore
+from brain_server.storage import open_store
+from brain_server.transport import connect_http, grpc_server
+
+log = structlog.get_logger(__name__)
+
+
+async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
+    """The service core with its store, embedder and LLM; resources close with the stack."""
+    embedder = make_embedder(settings)
+    dim = await embedder.ensure_dim()
+    store = open_store(settings, dim)
+    stack.callback(store.close)
+    base_url, model = settings.llm_base_url, settings.llm_model
+    if not base_url:
+        from brain_server.llm.embedded import EmbeddedLLM
+
+        embedded = EmbeddedLLM(settings)
+        log.info("no NPC_BRAIN_LLM_BASE_URL set: starting the embedded SmolLM2-135M (weak, for trying things out)")
+        await asyncio.to_thread(embedded.start)
+        stack.callback(embedded.stop)
+        base_url, model = embedded.base_url, embedded.model
+    llm = LLM(
+        base_url=base_url, model=model, api_key=settings.llm_api_key.get_secret_value(),
+        prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
+        max_attempts=settings.llm_max_attempts, json_schema=settings.llm_json_schema,
+        max_concurrency=settings.llm_max_concurrency,
+    )
+    stack.push_async_callback(llm.close)
+    weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
+                               relevance=settings.weight_relevance, decay_per_hour=settings.recency_decay,
+                               top_k=settings.retrieve_top_k)
+    return BrainCore(settings, MemoryStream(store, embedder, llm, weights))
+
+
+async def serve(settings: Settings) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with AsyncExitStack() as stack:
+        core = await build_core(settings, stack)
+        grpc, grpc_port = await grpc_server.start(core, settings.host, settings.grpc_port)
+        stack.push_async_callback(grpc.stop, 2)
+        sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((settings.host, settings.http_port))
+        app = connect_http.http_app(core, web_root=settings.web_root, cors_origins=settings.cors_origins)
+        http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
+        http_task = asyncio.create_task(http.serve(sockets=[sock]))
+        http_port = sock.getsockname()[1]
+        # One stable line that tools and tests parse for the ports actually bound.
+        print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
+        log.info("serving", grpc=f"{settings.host}:{grpc_port}", http=f"http://{settings.host}:{http_port}",
+                 web_root=str(settings.web_root or ""))
+        await stop.wait()
+        log.info("stopping")
+        http.should_exit = True
+        await http_task

@@ -1,0 +1,259 @@
+"""The one service core behind both transports: validates requests, runs the NPC's cognition
+and answers protocol messages. Transports only adapt errors and framing."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+import re
+
+import structlog
+
+from brain_server import convert
+from brain_server.cognition.converse import answer_interview
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.perceive import Attention, attend
+from brain_server.cognition.plan import action_now, plan_day
+from brain_server.config import Settings
+from brain_server.errors import BrainError, Status, invalid, not_found
+from brain_server.logs import bind_decision, unbind_decision
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState
+from brain_server.trace import Trace, TraceBook
+from brain_server.world import World, arena_of
+from npc_brain.v1 import brain_pb2 as pb
+
+log = structlog.get_logger(__name__)
+NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+MAX_TEXT = 4000
+MAX_PERCEPTIONS = 64
+MAX_LIST = 1000
+WORLD_RECORD, NPC_RECORD = "world", "npc"
+
+
+class BrainCore:
+    """Every RPC of npc_brain.v1.BrainService, as an async method taking and returning pb messages."""
+
+    def __init__(self, settings: Settings, stream: MemoryStream) -> None:
+        self.settings = settings
+        self.stream = stream
+        self.store = stream.store
+        self.llm = stream.llm
+        self.traces = TraceBook(settings.traces_per_npc)
+        self.attention = Attention()
+        self._worlds: dict[str, World] = {}
+        self._npcs: dict[str, NpcState] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # --- world and NPCs -------------------------------------------------------------------
+
+    async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
+        world = convert.world_from_pb(request.world)
+        _check_text("world.name", world.name, required=True)
+        if not world.sectors:
+            raise invalid("world.sectors is empty: send at least one sector with an arena")
+        for sector in world.sectors:
+            if not sector.arenas:
+                raise invalid(f"sector {sector.name!r} has no arenas: every sector needs at least one")
+            if len({a.name for a in sector.arenas}) != len(sector.arenas):
+                raise invalid(f"sector {sector.name!r} has two arenas with the same name")
+        if len({s.name for s in world.sectors}) != len(world.sectors):
+            raise invalid("two sectors have the same name: sector names must be unique in a world")
+        await asyncio.to_thread(self.store.put_record, WORLD_RECORD, world.name, world.model_dump(mode="json"))
+        self._worlds[world.name] = world
+        sectors, arenas, objects = world.counts()
+        log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
+        return pb.RegisterWorldResponse(world_name=world.name, sector_count=sectors, arena_count=arenas,
+                                        object_count=objects)
+
+    async def spawn_npc(self, request: pb.SpawnNpcRequest) -> pb.SpawnNpcResponse:
+        _check_npc_id(request.npc_id)
+        world = await self._world(request.world_name)
+        persona = convert.persona_from_pb(request.persona)
+        _check_text("persona.name", persona.name, required=True)
+        for field in ("identity", "lifestyle", "currently"):
+            _check_text(f"persona.{field}", getattr(persona, field))
+        valid = world.addresses()
+        for address in (persona.home, *persona.known_areas):
+            if address not in valid:
+                raise invalid(f"address {address!r} is not in world {world.name!r}; use world:sector:arena[:object] "
+                              f"as registered, e.g. {next(iter(sorted(valid)))!r}")
+        async with self._lock(request.npc_id):
+            existing = await self._npc_or_none(request.npc_id)
+            if existing is not None:
+                if existing.persona == persona and existing.world_name == world.name:
+                    return pb.SpawnNpcResponse(npc_id=request.npc_id, resumed=True)
+                raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} already exists with another persona "
+                                 "or world; pick another npc_id")
+            known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
+                           if persona.known_areas else set(world.arena_addresses()))
+            npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
+                           address=request.address if request.address in valid else persona.home,
+                           known_addresses=known)
+            await self._save(npc)
+        log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
+        return pb.SpawnNpcResponse(npc_id=npc.npc_id, resumed=False)
+
+    # --- the decision loop ----------------------------------------------------------------
+
+    async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
+        now = _game_time(request)
+        if len(request.perceptions) > MAX_PERCEPTIONS:
+            raise BrainError(Status.RESOURCE_EXHAUSTED, f"{len(request.perceptions)} perceptions in one request; "
+                             f"send at most {MAX_PERCEPTIONS} (the nearest ones)")
+        for event in request.perceptions:
+            _check_text("perceptions.description", event.description)
+        async with self._lock(request.npc_id):
+            npc = await self._npc(request.npc_id)
+            trace = Trace(npc_id=npc.npc_id, kind="decide", game_time=now)
+            bind_decision(npc_id=npc.npc_id, trace_id=trace.trace_id)
+            try:
+                world = await self._world(npc.world_name)
+                if request.address in world.addresses():
+                    npc.address = request.address
+                await self._perceive(npc, request, now, trace)
+                source = "plan"
+                if npc.plan_day != now.date():
+                    npc.plan, plan_node = await plan_day(npc, now, self.stream, trace)
+                    npc.plan_day, npc.plan_memory_id = now.date(), plan_node.id
+                    source = "fallback" if trace.llm_calls[-1].fallback_used else "new_plan"
+                    trace.note(f"plan: new day plan with {len(npc.plan)} blocks ({source})")
+                npc.action = action_now(npc, now, source)
+                trace.action = npc.action
+                await self._save(npc)
+                self.traces.add(trace)
+                log.info("decided", action=npc.action.description, address=npc.action.address, source=source)
+            finally:
+                unbind_decision()
+        return pb.DecideResponse(action=convert.action_to_pb(npc.action), trace_id=trace.trace_id)
+
+    async def _perceive(self, npc: NpcState, request: pb.DecideRequest, now: datetime, trace: Trace) -> None:
+        if not request.perceptions:
+            return
+        recent = await asyncio.to_thread(self.store.latest, npc.npc_id, self.attention.retention, MemoryKind.OBSERVATION)
+        nodes, skipped = attend(npc.npc_id, convert.events_from_pb(list(request.perceptions)),
+                                [n.description for n in recent], now, self.attention)
+        stored = await self.stream.remember(npc.npc_id, npc.persona, nodes, trace)
+        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
+
+    # --- the user's tools -----------------------------------------------------------------
+
+    async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
+        now = _game_time(request)
+        _check_text("text", request.text, required=True)
+        async with self._lock(request.npc_id):
+            npc = await self._npc(request.npc_id)
+            node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=request.text.strip(),
+                              subject=npc.persona.name, predicate="thinks", object=request.text.strip()[:80],
+                              created=now, last_accessed=now)
+            [node] = await self.stream.remember(npc.npc_id, npc.persona, [node], None)
+        return pb.WhisperResponse(memory_id=node.id)
+
+    async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:
+        now = _game_time(request)
+        _check_text("question", request.question, required=True)
+        npc = await self._npc(request.npc_id)
+        trace = Trace(npc_id=npc.npc_id, kind="interview", game_time=now)
+        answer = await answer_interview(npc.npc_id, npc.persona, request.question, now, self.stream, trace)
+        self.traces.add(trace)
+        return pb.InterviewResponse(answer=answer, trace_id=trace.trace_id)
+
+    async def list_memories(self, request: pb.ListMemoriesRequest) -> pb.ListMemoriesResponse:
+        npc = await self._npc(request.npc_id)
+        if request.limit < 0 or request.limit > MAX_LIST:
+            raise invalid(f"limit {request.limit} is out of range: use 1-{MAX_LIST}, or 0 for the default 50")
+        limit = request.limit or 50
+        kind = convert.kind_from_pb(request.kind)
+        _check_text("query", request.query)
+        if request.query:
+            [vector] = await self.stream.embedder.embed([request.query])
+            nodes = [s.node for s in await asyncio.to_thread(self.store.nearest, npc.npc_id, vector, limit, kind)]
+        else:
+            nodes = await asyncio.to_thread(self.store.latest, npc.npc_id, limit, kind)
+        total = await asyncio.to_thread(self.store.count, npc.npc_id)
+        return pb.ListMemoriesResponse(memories=[convert.memory_to_pb(n) for n in nodes], total=total)
+
+    async def get_trace(self, request: pb.GetTraceRequest) -> pb.GetTraceResponse:
+        if request.trace_id:
+            trace = self.traces.get(request.trace_id)
+            if trace is None:
+                raise not_found(f"no trace {request.trace_id!r}: traces are kept for the last "
+                                f"{self.settings.traces_per_npc} decisions of each NPC since the server started")
+        elif request.npc_id:
+            await self._npc(request.npc_id)
+            trace = self.traces.latest(request.npc_id)
+            if trace is None:
+                raise not_found(f"NPC {request.npc_id!r} has made no decision since the server started")
+        else:
+            raise invalid("set trace_id (from a Decide or Interview answer) or npc_id (for its latest trace)")
+        return pb.GetTraceResponse(trace=convert.trace_to_pb(trace))
+
+    async def get_usage(self, request: pb.GetUsageRequest) -> pb.GetUsageResponse:
+        counters = [
+            pb.UsageCounter(npc_id=npc_id, purpose=purpose, calls=c.calls, failed_attempts=c.failed_attempts,
+                            fallbacks=c.fallbacks, prompt_tokens=c.prompt_tokens,
+                            completion_tokens=c.completion_tokens, total_latency_ms=c.total_latency_ms)
+            for (npc_id, purpose), c in sorted(self.llm.usage.counters.items())
+            if not request.npc_id or npc_id == request.npc_id
+        ]
+        return pb.GetUsageResponse(counters=counters)
+
+    # --- state ----------------------------------------------------------------------------
+
+    def _lock(self, npc_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(npc_id, asyncio.Lock())
+
+    async def _world(self, name: str) -> World:
+        if not name:
+            raise invalid("world_name is empty: name the world sent with RegisterWorld")
+        if name not in self._worlds:
+            record = await asyncio.to_thread(self.store.get_record, WORLD_RECORD, name)
+            if record is None:
+                raise BrainError(Status.FAILED_PRECONDITION, f"world {name!r} is not registered: call RegisterWorld first")
+            self._worlds[name] = World.model_validate(record)
+        return self._worlds[name]
+
+    async def _npc_or_none(self, npc_id: str) -> NpcState | None:
+        if npc_id not in self._npcs:
+            record = await asyncio.to_thread(self.store.get_record, NPC_RECORD, npc_id)
+            if record is None:
+                return None
+            self._npcs[npc_id] = NpcState.model_validate(record)
+        return self._npcs[npc_id]
+
+    async def _npc(self, npc_id: str) -> NpcState:
+        _check_npc_id(npc_id)
+        npc = await self._npc_or_none(npc_id)
+        if npc is None:
+            raise not_found(f"no NPC {npc_id!r}: spawn it with SpawnNpc first")
+        return npc
+
+    async def _save(self, npc: NpcState) -> None:
+        await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+        self._npcs[npc.npc_id] = npc
+
+
+def _check_npc_id(npc_id: str) -> None:
+    if not NPC_ID.match(npc_id):
+        raise invalid(f"npc_id {npc_id[:80]!r} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
+
+
+def _check_text(name: str, value: str, *, required: bool = False) -> None:
+    if required and not value.strip():
+        raise invalid(f"{name} is empty")
+    if len(value) > MAX_TEXT:
+        raise BrainError(Status.RESOURCE_EXHAUSTED, f"{name} has {len(value)} characters; the limit is {MAX_TEXT}")
+
+
+def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest) -> datetime:
+    _check_npc_id(request.npc_id)
+    if not request.HasField("game_time"):
+        raise invalid("game_time is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")
+    try:
+        when = convert.from_timestamp(request.game_time)
+    except (ValueError, OverflowError) as exc:
+        raise invalid(f"game_time is not a valid time: {exc}") from exc
+    if when.year < 1900:
+        raise invalid(f"game_time {when.isoformat()} is before 1900: send the game's calendar time")
+    return when
+

@@ -1,0 +1,78 @@
+"""Decision traces: what each decision retrieved, asked the LLM, got back and stored.
+
+Traces are how users debug NPCs with gRPC tooling (`GetTrace`); the last few per NPC are kept
+in memory, bounded, since they are diagnostics rather than state the NPC needs to continue.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from datetime import UTC, datetime
+import uuid
+
+from pydantic import BaseModel, Field
+
+from brain_server.memory import MemoryNode
+from brain_server.npc import Action
+
+
+class RetrievedRecord(BaseModel):
+    node: MemoryNode
+    recency: float
+    importance: float
+    relevance: float
+    score: float
+    query: str
+
+
+class LlmCallRecord(BaseModel):
+    purpose: str
+    model: str
+    messages: list[dict[str, str]]
+    raw_completion: str = ""
+    parsed_json: str = ""
+    attempts: int = 0
+    fallback_used: bool = False
+    errors: list[str] = Field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+
+
+class Trace(BaseModel):
+    trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    npc_id: str
+    kind: str
+    game_time: datetime
+    wall_time: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    retrieved: list[RetrievedRecord] = Field(default_factory=list)
+    llm_calls: list[LlmCallRecord] = Field(default_factory=list)
+    stored_memory_ids: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    action: Action | None = None
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+class TraceBook:
+    """The last `per_npc` traces of every NPC, by id and by NPC."""
+
+    def __init__(self, per_npc: int) -> None:
+        self._per_npc = per_npc
+        self._by_id: OrderedDict[str, Trace] = OrderedDict()
+        self._by_npc: dict[str, deque[str]] = {}
+
+    def add(self, trace: Trace) -> None:
+        ids = self._by_npc.setdefault(trace.npc_id, deque())
+        ids.append(trace.trace_id)
+        self._by_id[trace.trace_id] = trace
+        while len(ids) > self._per_npc:
+            self._by_id.pop(ids.popleft(), None)
+
+    def get(self, trace_id: str) -> Trace | None:
+        return self._by_id.get(trace_id)
+
+    def latest(self, npc_id: str) -> Trace | None:
+        ids = self._by_npc.get(npc_id)
+        return self._by_id.get(ids[-1]) if ids else None

@@ -1,0 +1,81 @@
+"""Connect transport: the Connect protocol's unary JSON (and binary) form over HTTP/1.1, which
+Godot's HTTPRequest speaks on desktop and web. Served by connectrpc's generated ASGI app, with
+CORS (preflight included) and, optionally, the Godot web build at / on the same origin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from starlette.middleware.cors import CORSMiddleware
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+import structlog
+
+from brain_server.errors import BrainError, Status
+from brain_server.service import BrainCore
+from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods, snake_case
+from npc_brain.v1.brain_connect import BrainServiceASGIApplication
+
+log = structlog.get_logger(__name__)
+CODES = {
+    Status.INVALID_ARGUMENT: Code.INVALID_ARGUMENT,
+    Status.NOT_FOUND: Code.NOT_FOUND,
+    Status.ALREADY_EXISTS: Code.ALREADY_EXISTS,
+    Status.FAILED_PRECONDITION: Code.FAILED_PRECONDITION,
+    Status.RESOURCE_EXHAUSTED: Code.RESOURCE_EXHAUSTED,
+    Status.UNAVAILABLE: Code.UNAVAILABLE,
+}
+MAX_BODY_BYTES = 4 * 1024 * 1024
+CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization"]
+# Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
+ISOLATION_HEADERS = [(b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-embedder-policy", b"require-corp")]
+
+
+def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it by attribute
+    async def rpc(self: object, request: object, ctx: object) -> object:
+        try:
+            return await method(request)
+        except BrainError as exc:
+            raise ConnectError(CODES[exc.status], exc.message) from None
+        except Exception:
+            log.exception("rpc_failed", rpc=name, transport="connect")
+            raise ConnectError(Code.INTERNAL, f"{name} failed inside the brain; the server log has details") from None
+
+    return rpc
+
+
+def connect_service(core: BrainCore) -> object:
+    methods = {snake_case(name): _adapt(name, method) for name, method in core_methods(core)}
+    return type("BrainConnectService", (), methods)()
+
+
+class _Isolated:
+    """Static files with the cross-origin isolation headers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_isolated(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *ISOLATION_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_isolated)
+
+
+def http_app(core: BrainCore, *, web_root: Path | None = None, cors_origins: list[str] | None = None) -> ASGIApp:
+    connect = BrainServiceASGIApplication(connect_service(core), read_max_bytes=MAX_BODY_BYTES)
+    static = _Isolated(StaticFiles(directory=web_root, html=True)) if web_root else None
+    prefix = f"/{SERVICE_NAME}/"
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if static is None or scope.get("path", "").startswith(prefix):
+            await connect(scope, receive, send)
+        else:
+            await static(scope, receive, send)
+
+    return CORSMiddleware(route, allow_origins=cors_origins or ["*"], allow_methods=["POST", "GET", "OPTIONS"],
+                          allow_headers=CONNECT_HEADERS, max_age=3600)

@@ -1,0 +1,58 @@
+"""gRPC transport (grpcio aio) with server reflection and the standard health service, so
+grpcurl, Postman and buf curl work out of the box."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+import structlog
+
+from brain_server.errors import BrainError, Status
+from brain_server.service import BrainCore
+from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods
+from npc_brain.v1 import brain_pb2_grpc
+
+log = structlog.get_logger(__name__)
+CODES = {
+    Status.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    Status.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Status.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
+    Status.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    Status.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Status.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+}
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - grpcio calls it by attribute
+    async def rpc(self: object, request: object, context: grpc.aio.ServicerContext) -> object:
+        try:
+            return await method(request)
+        except BrainError as exc:
+            await context.abort(CODES[exc.status], exc.message)
+        except Exception:
+            log.exception("rpc_failed", rpc=name, transport="grpc")
+            await context.abort(grpc.StatusCode.INTERNAL, f"{name} failed inside the brain; the server log has details")
+
+    rpc.__name__ = name
+    return rpc
+
+
+def servicer(core: BrainCore) -> brain_pb2_grpc.BrainServiceServicer:
+    methods = {name: _adapt(name, method) for name, method in core_methods(core)}
+    return type("BrainServicer", (brain_pb2_grpc.BrainServiceServicer,), methods)()
+
+
+async def start(core: BrainCore, host: str, port: int) -> tuple[grpc.aio.Server, int]:
+    """A started server and the port it listens on (port 0 picks a free one)."""
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
+    brain_pb2_grpc.add_BrainServiceServicer_to_server(servicer(core), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, reflection.SERVICE_NAME, health.SERVICE_NAME), server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    for service in ("", SERVICE_NAME):
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    return server, bound

@@ -1,0 +1,101 @@
+"""Shared fixtures: the fake OpenAI-compatible endpoint and real brain server processes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+import os
+from pathlib import Path
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tools.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parent.parent
+READY = re.compile(r"npc-brain ready grpc=(\S+) http=(\S+)")
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@dataclass
+class BrainProcess:
+    """`npc-brain serve` in a subprocess on free loopback ports."""
+
+    env: dict[str, str]
+    args: list[str]
+    proc: subprocess.Popen[str] | None = None
+    grpc_target: str = ""
+    http_url: str = ""
+    output: list[str] = field(default_factory=list)
+
+    def start(self, timeout_s: float = 60) -> BrainProcess:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "brain_server.cli", "serve", *self.args], cwd=ROOT, env=self.env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        ready = threading.Event()
+
+        def pump(stream: object) -> None:
+            for line in stream:  # type: ignore[attr-defined]
+                self.output.append(line.rstrip())
+                if match := READY.search(line):
+                    self.grpc_target, self.http_url = match.group(1), match.group(2)
+                    ready.set()
+
+        threading.Thread(target=pump, args=(self.proc.stdout,), daemon=True).start()
+        deadline = time.monotonic() + timeout_s
+        while not ready.wait(0.1):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("brain did not start:\n" + "\n".join(self.output[-40:]))
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or close anything."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def restart(self) -> BrainProcess:
+        self.kill()
+        self.output.clear()
+        return self.start()
+
+
+@pytest.fixture
+def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
+    """`brain_factory(web_root=..., **settings)` starts a brain against the fake LLM and a fresh data dir."""
+    started: list[BrainProcess] = []
+
+    def factory(**settings: object) -> BrainProcess:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
+        env.update({
+            "NPC_BRAIN_LLM_BASE_URL": fake_llm.base_url, "NPC_BRAIN_LLM_MODEL": "fake-model",
+            "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0",
+            "NPC_BRAIN_DATA_DIR": str(tmp_path / f"data{len(started)}"), "NPC_BRAIN_LOG_JSON": "true",
+        })
+        env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items()})
+        brain = BrainProcess(env=env, args=[]).start()
+        started.append(brain)
+        return brain
+
+    yield factory
+    for brain in started:
+        brain.stop()

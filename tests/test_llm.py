@@ -1,0 +1,123 @@
+"""The LLM layer against the fake OpenAI-compatible server: the real `openai` client on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+
+from brain_server.llm.client import LLM, AnswerError, parse_answer
+from brain_server.prompts import PromptLibrary
+from brain_server.prompts.importance import PROMPT as IMPORTANCE, Importance
+from brain_server.trace import Trace
+from tools.fake_openai import FakeOpenAI
+
+VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
+
+
+def make_llm(fake: FakeOpenAI, **kwargs: object) -> LLM:
+    return LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
+               backoff_s=0.01, timeout_s=kwargs.pop("timeout_s", 5.0), **kwargs)  # type: ignore[arg-type]
+
+
+def rate(llm: LLM, trace: Trace | None = None) -> Importance:
+    return asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=trace,
+                                    fallback=lambda: Importance(importance=3)))
+
+
+def trace() -> Trace:
+    return Trace(npc_id="isabella", kind="decide", game_time=datetime(2026, 2, 13, tzinfo=UTC))
+
+
+def test_valid_answer_is_parsed_counted_and_traced(fake_llm: FakeOpenAI) -> None:
+    llm, t = make_llm(fake_llm), trace()
+    result = rate(llm, t)
+    assert 1 <= result.importance <= 10
+    [request] = fake_llm.chat_requests("importance")
+    sent = request["body"]
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["schema"]["properties"]["importance"]["maximum"] == 10
+    assert "the cafe opened" in sent["messages"][1]["content"]
+    [call] = t.llm_calls
+    assert call.attempts == 1 and not call.fallback_used and call.prompt_tokens > 0
+    assert call.raw_completion and Importance.model_validate_json(call.parsed_json) == result
+    counter = llm.usage.counter("isabella", "importance")
+    assert (counter.calls, counter.failed_attempts, counter.fallbacks) == (1, 0, 0)
+
+
+def test_same_request_same_answer(fake_llm: FakeOpenAI) -> None:
+    llm = make_llm(fake_llm)
+
+    async def twice() -> list[Importance]:
+        fallback = lambda: Importance(importance=3)  # noqa: E731
+        return [await llm.complete(IMPORTANCE, VARS, npc_id="i", fallback=fallback) for _ in range(2)]
+
+    first, second = asyncio.run(twice())
+    assert first == second
+
+
+@pytest.mark.parametrize("bad", [
+    {"content": "I think it is a 7"},
+    {"content": '{"importance": 42}'},
+    {"content": '{"importance": "high"}'},
+    {"content": ""},
+    {"refusal": "I can't help with that"},
+    {"status": 503},
+    {"status": 429},
+])
+def test_bad_answers_are_retried_then_succeed(fake_llm: FakeOpenAI, bad: dict) -> None:
+    fake_llm.queue(bad)
+    llm, t = make_llm(fake_llm), trace()
+    assert 1 <= rate(llm, t).importance <= 10
+    [call] = t.llm_calls
+    assert call.attempts == 2 and not call.fallback_used and len(call.errors) == 1
+    assert llm.usage.counter("isabella", "importance").failed_attempts == 1
+
+
+def test_fallback_after_bounded_attempts(fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue(*[{"content": "garbage"}] * 5)
+    llm, t = make_llm(fake_llm, max_attempts=3), trace()
+    assert rate(llm, t) == Importance(importance=3)
+    assert len(fake_llm.chat_requests()) == 3
+    [call] = t.llm_calls
+    assert call.fallback_used and call.attempts == 3 and len(call.errors) == 3
+    assert llm.usage.counter("isabella", "importance").fallbacks == 1
+
+
+def test_client_errors_are_not_retried(fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"status": 400})
+    llm, t = make_llm(fake_llm), trace()
+    assert rate(llm, t) == Importance(importance=3)
+    assert len(fake_llm.chat_requests()) == 1 and "HTTP 400" in t.llm_calls[0].errors[0]
+
+
+def test_timeout_is_retried(fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"delay_s": 1.5})
+    llm, t = make_llm(fake_llm, timeout_s=0.5), trace()
+    assert 1 <= rate(llm, t).importance <= 10
+    assert "timed out" in t.llm_calls[0].errors[0]
+
+
+def test_unreachable_endpoint_falls_back() -> None:
+    llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(),
+              max_attempts=2, backoff_s=0.01)
+    t = trace()
+    assert asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="x", trace=t,
+                                    fallback=lambda: Importance(importance=3))).importance == 3
+    assert "cannot connect" in t.llm_calls[0].errors[0]
+
+
+def test_parse_answer_tolerates_fences_and_rejects_garbage() -> None:
+    assert parse_answer('```json\n{"importance": 4}\n```', Importance).importance == 4
+    with pytest.raises(AnswerError):
+        parse_answer("no json here", Importance)
+    with pytest.raises(AnswerError):
+        parse_answer('{"importance": 4, "extra": 1}', Importance)
+
+
+def test_prompt_override_dir(tmp_path) -> None:
+    (tmp_path / "importance.md").write_text("Rate $memory for $npc_name please.")
+    messages = PromptLibrary(tmp_path).render("importance", VARS)
+    assert messages[1]["content"] == "Rate the cafe opened for Isabella Rodriguez please."
+    assert "Isabella Rodriguez" in messages[0]["content"]
