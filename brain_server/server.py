@@ -34,7 +34,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     if not base_url:
         from brain_server.llm.embedded import EmbeddedLLM
 
-        embedded = EmbeddedLLM(settings)
+        embedded = EmbeddedLLM.from_settings(settings)
         log.info("no NPC_BRAIN_LLM_BASE_URL set: starting the embedded SmolLM2-135M (weak, for trying things out)")
         await asyncio.to_thread(embedded.start)
         stack.callback(embedded.stop)

@@ -1,0 +1,189 @@
+"""Both transports against a real brain process: gRPC (reflection, health, calls, status codes)
+and Connect JSON over HTTP/1.1 (calls, error JSON, CORS), answering identically."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.protobuf import json_format
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+import httpx
+import pytest
+
+from npc_brain.v1 import brain_pb2 as pb, brain_pb2_grpc
+from tests.town import WORLD, spawn_json, world_json
+
+METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage"]
+
+
+class Clients:
+    """One brain, both transports, same request types."""
+
+    def __init__(self, brain: Any) -> None:
+        self.channel = grpc.insecure_channel(brain.grpc_target)
+        self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
+        self.http = httpx.Client(base_url=brain.http_url, timeout=30)
+
+    def grpc(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
+        request_type = getattr(pb, f"{method}Request")
+        reply = getattr(self.stub, method)(json_format.ParseDict(body, request_type()), timeout=30)
+        return json_format.MessageToDict(reply)
+
+    def connect(self, method: str, body: dict[str, Any] | str, **headers: str) -> httpx.Response:
+        content = body if isinstance(body, str) else json.dumps(body)
+        return self.http.post(f"/npc_brain.v1.BrainService/{method}", content=content,
+                              headers={"Content-Type": "application/json", **headers})
+
+    def close(self) -> None:
+        self.channel.close()
+        self.http.close()
+
+
+@pytest.fixture
+def clients(brain_factory):
+    c = Clients(brain_factory())
+    yield c
+    c.close()
+
+
+def test_reflection_lists_the_service_and_health_is_serving(clients: Clients) -> None:
+    db = ProtoReflectionDescriptorDatabase(clients.channel)
+    assert "npc_brain.v1.BrainService" in db.get_services()
+    service = db.FindFileContainingSymbol("npc_brain.v1.BrainService").service[0]
+    assert [m.name for m in service.method] == METHOD_NAMES
+    health = health_pb2_grpc.HealthStub(clients.channel)
+    for name in ("", "npc_brain.v1.BrainService"):
+        status = health.Check(health_pb2.HealthCheckRequest(service=name)).status
+        assert status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_world_spawn_decide_over_connect(clients: Clients, fake_llm) -> None:
+    world = clients.connect("RegisterWorld", world_json())
+    assert world.status_code == 200, world.text
+    assert world.json() == {"worldName": WORLD, "sectorCount": 2, "arenaCount": 2, "objectCount": 4}
+    assert clients.connect("SpawnNpc", spawn_json()).json() == {"npcId": "isabella"}
+    decided = clients.connect("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}).json()
+    action = decided["action"]
+    assert action["source"] == "ACTION_SOURCE_NEW_PLAN"
+    assert action["address"] in {f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"}
+    assert action["description"].startswith("Isabella Rodriguez is ")
+    assert len(fake_llm.chat_requests("daily_plan")) == 1
+    # The next decision inside the same plan block comes from the plan: no LLM call.
+    again = clients.connect("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:05:00Z"}).json()
+    assert again["action"]["source"] == "ACTION_SOURCE_PLAN"
+    assert again["action"]["address"] == action["address"]
+    assert len(fake_llm.chat_requests("daily_plan")) == 1
+    # Spawning again with the same persona resumes; with another persona it is refused.
+    assert clients.connect("SpawnNpc", spawn_json()).json() == {"npcId": "isabella", "resumed": True}
+    other = spawn_json()
+    other["persona"]["age"] = 99
+    refused = clients.connect("SpawnNpc", other)
+    assert refused.status_code == 409 and refused.json()["code"] == "already_exists"
+
+
+def test_both_transports_answer_the_same_request_identically(clients: Clients) -> None:
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    first = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T10:00:00Z"})
+    perceive = {"npcId": "isabella", "gameTime": "2026-02-13T10:30:00Z", "perceptions": [
+        {"subject": "Klaus Mueller", "predicate": "is", "object": "reading",
+         "description": "Klaus Mueller is reading a book", "address": f"{WORLD}:Hobbs Cafe:cafe", "distance": 2}]}
+    via_grpc = clients.grpc("Decide", perceive)
+    via_connect = clients.connect("Decide", perceive).json()
+    assert via_grpc["action"] == via_connect["action"] == {**first["action"], "source": "ACTION_SOURCE_PLAN"}
+    trace_id = via_grpc["traceId"]
+    assert clients.grpc("GetTrace", {"traceId": trace_id}) == clients.connect("GetTrace", {"traceId": trace_id}).json()
+    for body in ({"npcId": "isabella", "limit": 10}, {"npcId": "isabella", "query": "Klaus reading"}):
+        assert clients.grpc("ListMemories", body) == clients.connect("ListMemories", body).json()
+    assert clients.grpc("GetUsage", {}) == clients.connect("GetUsage", {}).json()
+
+
+def test_trace_shows_retrieval_prompts_and_answers(clients: Clients) -> None:
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    clients.grpc("Whisper", {"npcId": "isabella", "text": "I want to throw a Valentine's party at Hobbs Cafe",
+                             "gameTime": "2026-02-13T06:00:00Z"})
+    decided = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T08:00:00Z"})
+    trace = clients.grpc("GetTrace", {"traceId": decided["traceId"]})["trace"]
+    assert trace["npcId"] == "isabella" and trace["kind"] == "decide"
+    [retrieved] = trace["retrieved"]
+    assert "Valentine" in retrieved["memory"]["description"]
+    assert {"recency", "importance", "relevance", "score"} <= set(retrieved) or retrieved["score"] >= 0
+    [plan_call] = trace["llmCalls"]
+    assert plan_call["purpose"] == "daily_plan" and plan_call["attempts"] == 1
+    assert "Valentine" in plan_call["messages"][1]["content"]
+    assert json.loads(plan_call["parsedJson"])["blocks"]
+    assert trace["action"] == decided["action"]
+    latest = clients.grpc("GetTrace", {"npcId": "isabella"})["trace"]
+    assert latest["traceId"] == decided["traceId"]
+
+
+def test_interview_answers_from_memories(clients: Clients, fake_llm) -> None:
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    clients.grpc("Whisper", {"npcId": "isabella", "text": "Maria Lopez has a crush on Klaus Mueller",
+                             "gameTime": "2026-02-13T06:00:00Z"})
+    answer = clients.grpc("Interview", {"npcId": "isabella", "question": "Who does Maria like?",
+                                        "gameTime": "2026-02-13T07:00:00Z"})
+    assert answer["answer"]
+    [request] = fake_llm.chat_requests("interview")
+    assert "Maria Lopez has a crush on Klaus Mueller" in request["body"]["messages"][1]["content"]
+
+
+@pytest.mark.parametrize(("method", "body", "code", "fragment"), [
+    ("Decide", {"npcId": "nobody", "gameTime": "2026-02-13T07:00:00Z"}, "not_found", "spawn it with SpawnNpc"),
+    ("Decide", {"npcId": "isabella"}, "invalid_argument", "game_time is missing"),
+    ("Decide", {"npcId": "bad id!", "gameTime": "2026-02-13T07:00:00Z"}, "invalid_argument", "npc_id"),
+    ("SpawnNpc", {**spawn_json("ghost"), "worldName": "Atlantis"}, "failed_precondition", "RegisterWorld first"),
+    ("Whisper", {"npcId": "isabella", "text": " ", "gameTime": "2026-02-13T07:00:00Z"}, "invalid_argument", "text is empty"),
+    ("GetTrace", {"traceId": "nope"}, "not_found", "no trace"),
+    ("RegisterWorld", {"world": {"name": "w"}}, "invalid_argument", "sectors is empty"),
+])
+def test_errors_have_the_same_status_on_both_transports(clients: Clients, method: str, body: dict, code: str,
+                                                        fragment: str) -> None:
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    response = clients.connect(method, body)
+    assert response.json()["code"] == code and fragment in response.json()["message"]
+    assert response.status_code == {"not_found": 404, "invalid_argument": 400, "failed_precondition": 400}[code]
+    with pytest.raises(grpc.RpcError) as info:
+        clients.grpc(method, body)
+    assert info.value.code().name.lower() == code and fragment in info.value.details()
+
+
+def test_malformed_json_is_invalid_argument_and_server_stays_up(clients: Clients) -> None:
+    for bad in ("{not json", '{"npcId": 5, "gameTime": []}', '{"noSuchField": 1}'):
+        response = clients.connect("Decide", bad)
+        assert response.status_code == 400, (bad, response.text)
+        assert response.json()["code"] == "invalid_argument"
+    assert clients.connect("GetUsage", {}).status_code == 200
+
+
+def test_cors_preflight_allows_connect_headers(clients: Clients) -> None:
+    response = clients.http.options("/npc_brain.v1.BrainService/Decide", headers={
+        "Origin": "http://localhost:8060", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,connect-protocol-version"})
+    assert response.status_code == 200
+    assert "content-type" in response.headers["access-control-allow-headers"].lower()
+    answer = clients.connect("GetUsage", {}, Origin="http://localhost:8060")
+    assert answer.headers["access-control-allow-origin"] in ("*", "http://localhost:8060")
+
+
+def test_a_memory_survives_sigkill(brain_factory) -> None:
+    brain = brain_factory()
+    clients = Clients(brain)
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    memory_id = clients.grpc("Whisper", {"npcId": "isabella", "text": "The bakery closes early on Sundays",
+                                         "gameTime": "2026-02-13T07:00:00Z"})["memoryId"]
+    clients.close()
+    brain.restart()
+    clients = Clients(brain)
+    listed = clients.connect("ListMemories", {"npcId": "isabella"}).json()
+    assert [m["id"] for m in listed["memories"]] == [memory_id]
+    assert listed["memories"][0]["description"] == "The bakery closes early on Sundays"
+    assert clients.connect("SpawnNpc", spawn_json()).json()["resumed"] is True
+    clients.close()
