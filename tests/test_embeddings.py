@@ -1,0 +1,140 @@
+"""Embedders: the local MiniLM model for real, and the OpenAI client against a loopback HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+import hashlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+from brain_server.config import Settings
+from brain_server.llm.embeddings import MiniLMEmbedder, OpenAIEmbedder, make_embedder
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder(batch_size=4)
+
+
+def test_minilm_shapes_and_normalisation(minilm: MiniLMEmbedder) -> None:
+    vectors = asyncio.run(minilm.embed(["hello", "", "a much longer sentence " * 200]))
+    assert minilm.dim == 384
+    assert [len(v) for v in vectors] == [384, 384, 384]
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert asyncio.run(minilm.embed([])) == []
+
+
+def test_minilm_semantic_ordering(minilm: MiniLMEmbedder) -> None:
+    coffee, espresso, engine = np.array(
+        asyncio.run(
+            minilm.embed(
+                ["drinking coffee at the cafe", "having an espresso in a coffee shop", "repairing a car engine"]
+            )
+        )
+    )
+    assert coffee @ espresso > 0.4
+    assert coffee @ espresso > coffee @ engine + 0.3
+
+
+def test_minilm_batch_equals_single(minilm: MiniLMEmbedder) -> None:
+    texts = [
+        "Isabella is planning a Valentine's Day party at Hobbs Cafe",
+        "hi",
+        "Klaus Mueller is writing a research paper on the effects of gentrification",
+        "the stove is burning",
+        "Maria",
+        "John Lin is a pharmacy shopkeeper who loves to help people",
+        "sleeping",
+    ]
+    batched = np.array(asyncio.run(minilm.embed(texts)))
+    single = np.array([asyncio.run(minilm.embed([t]))[0] for t in texts])
+    assert batched.shape == (len(texts), 384)
+    assert np.allclose(batched, single, atol=1e-5)
+
+
+def test_make_embedder_defaults_to_minilm() -> None:
+    assert isinstance(make_embedder(Settings()), MiniLMEmbedder)
+    remote = make_embedder(Settings(embeddings_base_url="http://127.0.0.1:9/v1", embeddings_model="m"))
+    assert isinstance(remote, OpenAIEmbedder) and remote.name == "m"
+
+
+def _fake_vector(text: str, dim: int) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [float(b) - 100.0 for b in digest[:dim]]
+
+
+class _EmbeddingsHandler(BaseHTTPRequestHandler):
+    """Answers POST /v1/embeddings like OpenAI does, deterministically, in reverse index order."""
+
+    dim = 8
+    requests: list[dict[str, Any]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path != "/v1/embeddings":
+            self.send_error(404)
+            return
+        type(self).requests.append({"body": body, "auth": self.headers.get("Authorization")})
+        data = [
+            {"object": "embedding", "index": i, "embedding": _fake_vector(text, self.dim)}
+            for i, text in enumerate(body["input"])
+        ]
+        payload = json.dumps(
+            {
+                "object": "list",
+                "data": data[::-1],
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def embeddings_server() -> Iterator[str]:
+    _EmbeddingsHandler.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_embedder_over_http(embeddings_server: str) -> None:
+    texts = [f"memory number {i}" for i in range(7)]
+    embedder = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed", api_key="sk-test", batch_size=3)
+
+    async def run() -> tuple[int, list[list[float]]]:
+        dim = await embedder.ensure_dim()
+        vectors = await embedder.embed(texts)
+        await embedder.aclose()
+        return dim, vectors
+
+    dim, vectors = asyncio.run(run())
+    assert dim == embedder.dim == 8
+    expected = np.array([_fake_vector(t, 8) for t in texts])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.allclose(vectors, expected, atol=1e-6)
+    requests = _EmbeddingsHandler.requests
+    assert [len(r["body"]["input"]) for r in requests] == [1, 3, 3, 1]
+    assert all(r["body"]["model"] == "tiny-embed" and r["auth"] == "Bearer sk-test" for r in requests)
+
+
+def test_openai_embedder_rejects_dimension_change(embeddings_server: str) -> None:
+    embedder = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed", dim=16)
+    with pytest.raises(ValueError, match="dimension 8"):
+        asyncio.run(embedder.embed(["x"]))
