@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     llm_json_schema: bool = Field(True, description="Send response_format json_schema (turn off for old servers).")
     llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
-    embedded_llm_threads: int = Field(2, ge=1)
+    embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 
     # Embeddings
     embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = local MiniLM.")
