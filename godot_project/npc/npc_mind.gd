@@ -56,7 +56,9 @@ func _spawn() -> void:
 		_retry_at_msec = Time.get_ticks_msec() + int(retry_delay_s * 1000.0)
 		return
 	_spawned = true
-	EventLog.record("npc_spawned", {"npc": _npc.npc_id, "address": _npc.get_address()})
+	EventLog.record("npc_spawned", {
+		"npc": _npc.npc_id, "address": _npc.get_address(), "tile": [_npc.tile.x, _npc.tile.y],
+	})
 	_tick()
 
 

@@ -1,0 +1,161 @@
+"""The Godot town (godot_project/) in the real Godot 4.6 engine: its web build in headless
+Chromium, talking to a real brain over Connect JSON, checked through the engine's console.
+
+The console protocol: every `NPCBRAIN {json}` line is an event the game prints (see
+godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the brain) and runs it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools import godot_web
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ROOT / "godot_project"
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def _gdlint() -> str | None:
+    beside_python = Path(sys.executable).parent / "gdlint"
+    return str(beside_python) if beside_python.exists() else shutil.which("gdlint")
+
+
+def test_every_gdscript_file_passes_gdlint() -> None:
+    gdlint = _gdlint()
+    if gdlint is None:
+        pytest.skip("gdlint (gdtoolkit) is not installed")
+    scripts = sorted(str(p) for p in PROJECT.rglob("*.gd") if ".godot" not in p.parts)
+    assert scripts, "no GDScript files found"
+    done = subprocess.run([gdlint, *scripts], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_pack_holds_the_project_and_its_class_cache(tmp_path: Path) -> None:
+    pck = tmp_path / "game.pck"
+    paths = godot_web.build_pack(PROJECT, pck)
+    files = godot_web.read_pck(pck)
+    assert list(files) == paths
+    assert {"project.godot", "main.tscn", "npc/npc.tscn", "town/town.gd"} <= set(files)
+    assert not [p for p in files if p.endswith((".import", ".uid")) or p.startswith(".godot/imported")]
+    cache = files[godot_web.CLASS_CACHE_PATH].decode()
+    for name, base, tool in [("Town", "Node2D", True), ("Arena", "TownPart", True),
+                             ("GameObject", "TownPart", True), ("Npc", "Node2D", True),
+                             ("NpcMind", "Node", False)]:
+        assert (f'"base": &"{base}",\n"class": &"{name}",' in cache
+                and f'"is_tool": {str(tool).lower()},\n"language": &"GDScript"' in
+                cache.split(f'"class": &"{name}"', 1)[1].split("}", 1)[0]), name
+
+
+def test_uid_text_decodes_like_the_engine() -> None:
+    # ResourceUID::text_to_id: base 34, 'a'.. = 0.., '0'.. = 25..
+    assert godot_web.uid_text_to_id("uid://a") == 0
+    assert godot_web.uid_text_to_id("uid://ba") == 34
+    assert godot_web.uid_text_to_id("uid://0") == 25
+    assert godot_web.uid_text_to_id("uid://b1") == 34 + 26
+
+
+def test_pack_carries_editor_uids_so_uid_references_resolve(tmp_path: Path) -> None:
+    # After the editor saves the project, scenes reference scripts and scenes by uid:// too; the
+    # runtime resolves those through .godot/uid_cache.bin (without it: "invalid UID" warnings).
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".godot"))
+    (project / "npc" / "npc_mind.gd.uid").write_text("uid://c3mindscript\n")
+    scene = project / "npc" / "npc.tscn"
+    scene.write_text(scene.read_text().replace("format=3]", 'format=3 uid="uid://b7x2npcscene"]', 1))
+    files = godot_web.read_pck(_built(project, tmp_path / "game.pck"))
+    assert "npc/npc_mind.gd.uid" not in files
+    cache = files[godot_web.UID_CACHE_PATH]
+    assert cache == godot_web.uid_cache_bytes({
+        godot_web.uid_text_to_id("uid://c3mindscript"): "res://npc/npc_mind.gd",
+        godot_web.uid_text_to_id("uid://b7x2npcscene"): "res://npc/npc.tscn",
+    })
+    assert int.from_bytes(cache[:4], "little") == 2
+
+
+def _built(project: Path, pck: Path) -> Path:
+    godot_web.build_pack(project, pck)
+    return pck
+
+
+def _tiles_by_address(world: dict) -> dict[str, set[tuple[int, int]]]:
+    """Every arena's and object's address in a registered World -> its tiles."""
+    tiles: dict[str, set[tuple[int, int]]] = {}
+    for sector in world["sectors"]:
+        for arena in sector["arenas"]:
+            arena_address = f'{world["name"]}:{sector["name"]}:{arena["name"]}'
+            tiles[arena_address] = {(t.get("x", 0), t.get("y", 0)) for t in arena["tiles"]}
+            for item in arena.get("objects", []):
+                tiles[f'{arena_address}:{item["name"]}'] = {(t.get("x", 0), t.get("y", 0))
+                                                             for t in item["tiles"]}
+    return tiles
+
+
+class _ArrivalAfterDecision:
+    """`until` for run_headless: true once an NPC arrives where a decision sent it."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, str] = {}
+
+    def __call__(self, line: str) -> bool:
+        events = godot_web.event_lines([line])
+        if not events:
+            return False
+        event = events[0]
+        if event["event"] == "decision":
+            self.pending[event["npc"]] = event["address"]
+        elif event["event"] == "arrived":
+            return self.pending.get(event["npc"]) == event["address"]
+        return False
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_path: Path) -> None:
+    if not Path(godot_web.CHROMIUM).exists():
+        pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api")
+    web_dir = godot_web.build_web(tmp_path / "web")
+    brain = brain_factory(web_root=web_dir)
+
+    screenshot = ARTIFACTS / "godot-town.png"
+    lines = godot_web.run_headless(f"{brain.http_url}/?time-scale=60", until=_ArrivalAfterDecision(),
+                                   timeout_s=120, screenshot=screenshot)
+    (ARTIFACTS / "godot-town-console.log").write_text("\n".join(lines) + "\n")
+    transcript = "\n".join(lines[-60:])
+    events = godot_web.event_lines(lines)
+
+    assert any("Godot Engine v4.6" in line for line in lines), transcript
+    client = next(e for e in events if e["event"] == "brain_client")
+    assert client["base_url"] == brain.http_url, "a web build talks to its page's own origin"
+
+    registered = [e for e in events if e["event"] == "world_registered"]
+    assert registered, transcript
+    world = registered[0]["world"]
+    assert registered[0]["response"]["worldName"] == world["name"] == "the_ville"
+    assert len(world["sectors"]) >= 2
+    spawned = {e["npc"] for e in events if e["event"] == "npc_spawned"}
+    assert spawned == set(registered[0]["npcs"]), transcript
+
+    tiles = _tiles_by_address(world)
+    decided: dict[str, str] = {}
+    walked = []
+    for event in events:
+        if event["event"] == "decision":
+            assert event["trace"], event
+            assert event["address"] in tiles, f"decision to an address not in the world: {event}"
+            decided[event["npc"]] = event["address"]
+        elif event["event"] == "arrived" and decided.get(event["npc"]) == event["address"]:
+            assert tuple(event["tile"]) in tiles[event["address"]], (
+                f"{event['npc']} arrived at {event['tile']}, not a tile of {event['address']}")
+            walked.append(event)
+    assert walked, f"no NPC arrived where a decision sent it:\n{transcript}"
+
+    assert not [e for e in events if e["event"] == "brain_error"], transcript
+    assert not godot_web.engine_problems(lines), "\n".join(godot_web.engine_problems(lines))
+    assert screenshot.stat().st_size > 10_000
