@@ -23,6 +23,7 @@ func paint() -> void:
 	for arena in _town.get_arenas():
 		_paint_floor(arena)
 	_paint_walls()
+	_paint_trees()
 	for arena in _town.get_arenas():
 		for item in arena.get_objects():
 			_paint_object(item)
@@ -98,6 +99,31 @@ func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 			var edge := Vector2(step) * (_ts * 0.5 - 1.5) + cell.get_center()
 			var span := Vector2(absf(step.y), absf(step.x)) * _ts * 0.5
 			_town.draw_line(edge - span, edge + span, jamb, 3.0)
+
+
+# A few trees on open ground, away from floors and doors (decoration only: not solid).
+func _paint_trees() -> void:
+	var built: Dictionary[Vector2i, bool] = _town.get_wall_tiles().duplicate()
+	for arena in _town.get_arenas():
+		for tile in arena.get_floor_tiles() + arena.doors:
+			built[tile] = true
+	for y in _town.grid_size.y:
+		for x in _town.grid_size.x:
+			var tile := Vector2i(x, y)
+			if (x * 31 + y * 17) % 7 != 0 or _near_any(tile, built):
+				continue
+			var center := _tile_rect(tile).get_center()
+			_town.draw_circle(center + Vector2(2, 4), _ts * 0.42, Color(0, 0, 0, 0.18))
+			_town.draw_circle(center, _ts * 0.42, Color(0.2, 0.42, 0.2))
+			_town.draw_circle(center - Vector2(3, 3), _ts * 0.24, Color(0.3, 0.55, 0.27))
+
+
+func _near_any(tile: Vector2i, tiles: Dictionary[Vector2i, bool]) -> bool:
+	for dy in range(-1, 2):
+		for dx in range(-1, 2):
+			if tiles.has(tile + Vector2i(dx, dy)):
+				return true
+	return false
 
 
 func _paint_object(item: GameObject) -> void:
