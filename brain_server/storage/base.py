@@ -15,6 +15,10 @@ from typing import Any
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
 
 
+class StoreLockedError(RuntimeError):
+    """The store's files are held by another process (embedded engines allow one owner)."""
+
+
 class MemoryStore(ABC):
     """Narrow interface the cognition modules use; backends: embedded Qdrant Edge, qdrant-client."""
 

@@ -1,0 +1,20 @@
+"""Memory stores: the embedded Qdrant Edge engine by default, or qdrant-client (server or local mode)."""
+
+from __future__ import annotations
+
+from brain_server.config import Settings
+from brain_server.storage.base import MemoryStore, StoreLockedError
+from brain_server.storage.edge import EdgeMemoryStore
+from brain_server.storage.qdrant_server import QdrantClientMemoryStore
+
+__all__ = ["EdgeMemoryStore", "MemoryStore", "QdrantClientMemoryStore", "StoreLockedError", "open_store"]
+
+
+def open_store(settings: Settings, dim: int) -> MemoryStore:
+    """qdrant_url -> Qdrant server/cluster; qdrant_path -> qdrant-client local mode; else embedded Edge."""
+    if settings.qdrant_url:
+        api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        return QdrantClientMemoryStore(dim, settings.collection, url=settings.qdrant_url, api_key=api_key)
+    if settings.qdrant_path is not None:
+        return QdrantClientMemoryStore(dim, settings.collection, path=settings.qdrant_path)
+    return EdgeMemoryStore(settings.data_dir / "qdrant", dim)

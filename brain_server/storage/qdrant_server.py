@@ -1,0 +1,184 @@
+"""MemoryStore on a Qdrant server or cluster through qdrant-client, or on its local mode.
+
+Same layout as the embedded store: one collection for all NPCs' memories (tenant index on
+npc_id, range index on created_ts) and `<collection>_records` for records, a collection
+without vectors. Local mode (`path=` or ":memory:") is pure Python brute force: it accepts but
+ignores payload indexes (their creation warns; silenced here) and supports scroll order_by, so
+the code path is the same as against a server. Writes use wait=True: acknowledged = applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+import warnings
+
+from qdrant_client import QdrantClient, models
+
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.storage import _payload as pl
+from brain_server.storage.base import MemoryStore, StoreLockedError
+
+_SCROLL_PAGE = 256
+
+
+class QdrantClientMemoryStore(MemoryStore):
+    """url= for a server/cluster; path= (a folder or ":memory:") for qdrant-client local mode."""
+
+    def __init__(
+        self,
+        dim: int,
+        collection: str = "npc_memories",
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        path: Path | str | None = None,
+    ) -> None:
+        self.dim = dim
+        self.collection = collection
+        self.records = f"{collection}_records"
+        if url is not None:
+            self._client = QdrantClient(url=url, api_key=api_key)
+        elif path is None or str(path) == ":memory:":
+            self._client = QdrantClient(location=":memory:")
+        else:
+            try:
+                self._client = QdrantClient(path=str(path))
+            except RuntimeError as exc:
+                if "already accessed" not in str(exc):
+                    raise
+                raise StoreLockedError(
+                    f"{path} is in use by another brain process (qdrant-client local mode allows "
+                    "one owner); stop it or use a Qdrant server"
+                ) from exc
+        self._ensure_collection(
+            collection,
+            {pl.VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            {
+                pl.TENANT: models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
+                pl.KIND: models.PayloadSchemaType.KEYWORD,
+                pl.CREATED_TS: models.PayloadSchemaType.FLOAT,
+            },
+        )
+        self._ensure_collection(self.records, {}, {pl.RECORD_KIND: models.PayloadSchemaType.KEYWORD})
+        if (size := self._vector_size()) != dim:
+            raise ValueError(f"collection {collection} holds {size}-dim vectors, the embedder makes {dim}")
+
+    def _ensure_collection(
+        self,
+        name: str,
+        vectors: dict[str, models.VectorParams],
+        indexes: dict[str, models.PayloadSchemaType | models.KeywordIndexParams],
+    ) -> None:
+        """Idempotent: another brain process may have created it, even concurrently."""
+        if not self._client.collection_exists(name):
+            try:
+                self._client.create_collection(name, vectors_config=vectors)
+            except Exception:
+                if not self._client.collection_exists(name):
+                    raise
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
+            for field, schema in indexes.items():
+                self._client.create_payload_index(name, field, schema, wait=True)
+
+    def _vector_size(self) -> int | None:
+        vectors = self._client.get_collection(self.collection).config.params.vectors
+        params = vectors.get(pl.VECTOR) if isinstance(vectors, dict) else None
+        return params.size if params else None
+
+    @staticmethod
+    def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = ()) -> models.Filter:
+        must: list[models.Condition] = [
+            models.FieldCondition(key=pl.TENANT, match=models.MatchValue(value=npc_id))
+        ]
+        if kind is not None:
+            must.append(models.FieldCondition(key=pl.KIND, match=models.MatchValue(value=kind.value)))
+        if ids:
+            must.append(models.HasIdCondition(has_id=list(ids)))
+        return models.Filter(must=must)
+
+    def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
+        if len(nodes) != len(vectors):
+            raise ValueError(f"{len(nodes)} nodes but {len(vectors)} vectors")
+        if not nodes:
+            return
+        points = [
+            models.PointStruct(
+                id=node.id, vector={pl.VECTOR: [float(x) for x in vector]}, payload=pl.node_to_payload(node)
+            )
+            for node, vector in zip(nodes, vectors, strict=True)
+        ]
+        self._client.upsert(self.collection, points, wait=True)
+
+    def get(self, npc_id: str, ids: Sequence[str]) -> list[MemoryNode]:
+        wanted = pl.point_ids(ids)
+        if not wanted:
+            return []
+        found, _ = self._client.scroll(
+            self.collection, scroll_filter=self._filter(npc_id, ids=wanted), limit=len(wanted), with_payload=True
+        )
+        return pl.order_like([pl.node_from_payload(r.payload or {}) for r in found], wanted)
+
+    def nearest(
+        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None
+    ) -> list[ScoredNode]:
+        hits = self._client.query_points(
+            self.collection,
+            query=[float(x) for x in vector],
+            using=pl.VECTOR,
+            query_filter=self._filter(npc_id, kind),
+            limit=limit,
+            with_payload=True,
+        ).points
+        return [ScoredNode(node=pl.node_from_payload(h.payload or {}), similarity=h.score) for h in hits]
+
+    def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
+        found, _ = self._client.scroll(
+            self.collection,
+            scroll_filter=self._filter(npc_id, kind),
+            limit=limit,
+            order_by=models.OrderBy(key=pl.CREATED_TS, direction=models.Direction.DESC),
+            with_payload=True,
+        )
+        return [pl.node_from_payload(r.payload or {}) for r in found]
+
+    def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
+        wanted = pl.point_ids(ids)
+        if wanted:
+            self._client.set_payload(
+                self.collection,
+                pl.time_fields("last_accessed", when),
+                points=self._filter(npc_id, ids=wanted),
+                wait=True,
+            )
+
+    def count(self, npc_id: str) -> int:
+        return self._client.count(self.collection, count_filter=self._filter(npc_id), exact=True).count
+
+    def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
+        point = models.PointStruct(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
+        self._client.upsert(self.records, [point], wait=True)
+
+    def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
+        found = self._client.retrieve(self.records, [pl.record_id(kind, key)], with_payload=True)
+        return found[0].payload["data"] if found and found[0].payload else None
+
+    def list_records(self, kind: str) -> list[dict[str, Any]]:
+        only_kind = models.Filter(
+            must=[models.FieldCondition(key=pl.RECORD_KIND, match=models.MatchValue(value=kind))]
+        )
+        out: list[dict[str, Any]] = []
+        offset: models.ExtendedPointId | None = None
+        while True:
+            page, offset = self._client.scroll(
+                self.records, scroll_filter=only_kind, limit=_SCROLL_PAGE, offset=offset, with_payload=True
+            )
+            out.extend(r.payload["data"] for r in page if r.payload)
+            if offset is None:
+                return out
+
+    def close(self) -> None:
+        self._client.close()
