@@ -99,3 +99,4 @@ def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
     yield factory
     for brain in started:
         brain.stop()
+        print(f"--- brain output ({brain.grpc_target}) ---", *brain.output[-60:], sep="\n")

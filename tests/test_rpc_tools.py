@@ -46,7 +46,7 @@ def test_grpcurl_lists_describes_and_calls(brain_factory) -> None:
     assert json.loads(health.stdout) == {"status": "SERVING"}
     registered = run(grpcurl, "-plaintext", "-d", json.dumps(world_json()), brain.grpc_target,
                      "npc_brain.v1.BrainService/RegisterWorld")
-    assert json.loads(registered.stdout)["sectorCount"] == 2, registered.stderr
+    assert json.loads(registered.stdout)["sector_count"] == 2, registered.stderr  # grpcurl keeps proto names
     missing = run(grpcurl, "-plaintext", "-d", '{"npc_id": "nobody", "game_time": "2026-02-13T07:00:00Z"}',
                   brain.grpc_target, "npc_brain.v1.BrainService/Decide")
     assert missing.returncode != 0 and "NotFound" in missing.stderr and "spawn it with SpawnNpc" in missing.stderr
