@@ -155,6 +155,7 @@ class LLM:
                 model=self.model,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=0.7,
+                max_tokens=prompt.max_tokens,
                 extra_headers={PURPOSE_HEADER: prompt.purpose},
                 **kwargs,
             )

@@ -190,10 +190,20 @@ def _response_format(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict) or value.get("type") in (None, "text"):
         return None
     if value["type"] == "json_schema":
-        return {"type": "json_object", "schema": value.get("json_schema", {}).get("schema", {})}
+        return {"type": "json_object", "schema": _grammar_safe(value.get("json_schema", {}).get("schema", {}))}
     if value["type"] == "json_object":
         return {"type": "json_object", **({"schema": value["schema"]} if "schema" in value else {})}
     raise ValueError(f"unsupported response_format type {value['type']!r}")
+
+
+def _grammar_safe(schema: Any) -> Any:
+    """llama.cpp's grammar parser aborts the process on `\\d` in a pattern: spell it as a class."""
+    if isinstance(schema, dict):
+        return {k: v.replace("\\d", "[0-9]") if k == "pattern" and isinstance(v, str) else _grammar_safe(v)
+                for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_grammar_safe(v) for v in schema]
+    return schema
 
 
 def build_app(llama: Any) -> Any:

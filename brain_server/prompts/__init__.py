@@ -26,6 +26,8 @@ class Prompt(Generic[Out]):
     schema: type[Out]
     # Narrows the JSON schema for one call (e.g. an enum of the addresses this NPC knows).
     refine_schema: Callable[[dict[str, Any], Mapping[str, Any]], None] | None = field(default=None)
+    # Room for the longest valid answer: a truncated JSON answer is a wasted call.
+    max_tokens: int = 300
 
     def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         schema = self.schema.model_json_schema()

@@ -10,17 +10,17 @@ from brain_server.prompts import Prompt
 
 class PlanBlock(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    start: str = Field(pattern=r"^([01]?\d|2[0-3]):[0-5]\d$", description="HH:MM, 24-hour clock")
+    start: str = Field(pattern=r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$", description="HH:MM, 24-hour clock")
     duration_minutes: int = Field(ge=5, le=16 * 60)
-    activity: str = Field(min_length=1, max_length=200)
-    emoji: str = Field(max_length=16)
+    activity: str = Field(min_length=1, max_length=120)
+    emoji: str = Field(max_length=8)
     address: str
 
 
 class DailyPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
     wake_up_hour: int = Field(ge=0, le=23)
-    blocks: list[PlanBlock] = Field(min_length=1, max_length=24)
+    blocks: list[PlanBlock] = Field(min_length=1, max_length=16)
 
 
 def _only_known_places(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
@@ -28,4 +28,4 @@ def _only_known_places(schema: dict[str, Any], variables: Mapping[str, Any]) -> 
     schema["$defs"]["PlanBlock"]["properties"]["address"]["enum"] = list(variables["place_list"])
 
 
-PROMPT = Prompt("daily_plan", DailyPlan, refine_schema=_only_known_places)
+PROMPT = Prompt("daily_plan", DailyPlan, refine_schema=_only_known_places, max_tokens=1500)

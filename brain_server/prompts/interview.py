@@ -7,7 +7,7 @@ from brain_server.prompts import Prompt
 
 class InterviewAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    answer: str = Field(min_length=1, max_length=2000)
+    answer: str = Field(min_length=1, max_length=600)
 
 
 PROMPT = Prompt("interview", InterviewAnswer)
