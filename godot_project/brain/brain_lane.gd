@@ -20,6 +20,10 @@ var _http: HTTPRequest
 func _ready() -> void:
 	_http = HTTPRequest.new()
 	_http.timeout = timeout_s
+	# A browser's fetch decodes gzip/br itself but leaves the Content-Encoding header, which would
+	# make HTTPRequest gunzip the body a second time (RESULT_BODY_DECOMPRESS_FAILED). Without this
+	# on desktop, no Accept-Encoding is sent and servers answer uncompressed: right on both.
+	_http.accept_gzip = false
 	_http.request_completed.connect(_on_request_completed)
 	add_child(_http)
 
