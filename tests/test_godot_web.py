@@ -110,7 +110,8 @@ def _tiles_by_address(world: dict) -> dict[str, set[tuple[int, int]]]:
 
 
 class _ArrivalAfterDecision:
-    """`until` for run_headless: true once an NPC arrives where a decision sent it."""
+    """`until` for run_headless: true once an NPC arrives where a decision sent it, or as soon as
+    the brain rejects a call (the game would retry forever; the test has seen enough)."""
 
     def __init__(self) -> None:
         self.pending: dict[str, str] = {}
@@ -118,12 +119,14 @@ class _ArrivalAfterDecision:
     def __call__(self, line: str) -> bool:
         events = godot_web.event_lines([line])
         if not events:
-            return False
+            return "[pageerror]" in line
         event = events[0]
         if event["event"] == "decision":
             self.pending[event["npc"]] = event["address"]
         elif event["event"] == "arrived":
             return self.pending.get(event["npc"]) == event["address"]
+        elif event["event"] == "brain_error":
+            return event["code"] not in ("unavailable", "deadline_exceeded")
         return False
 
 
