@@ -4,17 +4,22 @@ in one place so both transports and all modules agree."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
+from pydantic import BaseModel, ValidationError
 
 from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.errors import invalid
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, Persona
 from brain_server.trace import LlmCallRecord, RetrievedRecord, Trace
 from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
 
+M = TypeVar("M", bound=BaseModel)
 _KINDS = {
     MemoryKind.OBSERVATION: pb.MEMORY_KIND_OBSERVATION,
     MemoryKind.THOUGHT: pb.MEMORY_KIND_THOUGHT,
@@ -35,12 +40,25 @@ def from_timestamp(ts: Timestamp) -> datetime:
     return ts.ToDatetime(tzinfo=UTC)
 
 
+def _fields(message: Message) -> dict:
+    """All fields by proto name, zeros included (a tile at x=0 is still a tile)."""
+    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def _validated(model: type[M], message: Message, what: str) -> M:
+    try:
+        return model.model_validate(_fields(message))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise invalid(f"{what}.{'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+
+
 def world_from_pb(message: pb.World) -> World:
-    return World.model_validate(MessageToDict(message, preserving_proto_field_name=True))
+    return _validated(World, message, "world")
 
 
 def persona_from_pb(message: pb.Persona) -> Persona:
-    return Persona.model_validate(MessageToDict(message, preserving_proto_field_name=True))
+    return _validated(Persona, message, "persona")
 
 
 def events_from_pb(messages: list[pb.PerceivedEvent]) -> list[PerceivedEvent]:

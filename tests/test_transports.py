@@ -61,7 +61,9 @@ def test_reflection_lists_the_service_and_health_is_serving(clients: Clients) ->
 
 
 def test_world_spawn_decide_over_connect(clients: Clients, fake_llm) -> None:
-    world = clients.connect("RegisterWorld", world_json())
+    edge_of_map = world_json()
+    edge_of_map["world"]["sectors"][0]["arenas"][0]["objects"][0]["tiles"] = [{"x": 0, "y": 0}]
+    world = clients.connect("RegisterWorld", edge_of_map)
     assert world.status_code == 200, world.text
     assert world.json() == {"worldName": WORLD, "sectorCount": 2, "arenaCount": 2, "objectCount": 4}
     assert clients.connect("SpawnNpc", spawn_json()).json() == {"npcId": "isabella"}
