@@ -1,0 +1,58 @@
+"""The `npc-brain` command: settings from TOML and environment, one-line errors, JSON logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import subprocess
+import sys
+
+from brain_server.config import Settings
+from tests.town import spawn_json, world_json
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def npc_brain(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "brain_server.cli", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env=env)
+
+
+def test_environment_beats_the_toml_file(tmp_path: Path, monkeypatch) -> None:
+    config = tmp_path / "brain.toml"
+    config.write_text('llm_model = "from-file"\ngrpc_port = 6000\nweight_relevance = 2.5\n')
+    monkeypatch.setenv("NPC_BRAIN_CONFIG", str(config))
+    monkeypatch.setenv("NPC_BRAIN_GRPC_PORT", "7000")
+    settings = Settings()
+    assert (settings.llm_model, settings.grpc_port, settings.weight_relevance) == ("from-file", 7000, 2.5)
+
+
+def test_bad_settings_and_missing_config_are_one_line_errors(tmp_path: Path) -> None:
+    missing = npc_brain("serve", "--config", str(tmp_path / "nope.toml"))
+    assert missing.returncode != 0 and missing.stderr.strip().count("\n") == 0
+    assert "does not exist" in missing.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("recency_decay = 7\n")
+    invalid = npc_brain("serve", "--config", str(bad))
+    assert invalid.returncode != 0 and "recency_decay" in invalid.stderr and "Traceback" not in invalid.stderr
+
+
+def test_a_second_brain_on_the_same_data_dir_says_why_it_cannot_start(brain_factory) -> None:
+    first = brain_factory()
+    second = npc_brain("serve", env={**first.env})
+    assert second.returncode != 0 and "Traceback" not in second.stderr
+    assert "another" in second.stderr.lower() and second.stderr.strip().startswith("npc-brain:")
+
+
+def test_json_logs_carry_npc_and_trace_ids(brain_factory) -> None:
+    import httpx
+
+    brain = brain_factory()
+    with httpx.Client(base_url=brain.http_url, timeout=30) as http:
+        for method, body in (("RegisterWorld", world_json()), ("SpawnNpc", spawn_json()),
+                             ("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"})):
+            assert http.post(f"/npc_brain.v1.BrainService/{method}", json=body).status_code == 200
+        trace_id = http.post("/npc_brain.v1.BrainService/GetTrace", json={"npcId": "isabella"}).json()["trace"]["traceId"]
+    lines = [json.loads(line) for line in brain.output if line.startswith("{")]
+    decided = [line for line in lines if line["event"] == "decided"]
+    assert decided and decided[0]["npc_id"] == "isabella" and decided[0]["trace_id"] == trace_id
