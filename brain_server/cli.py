@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 async def _serve(settings: Settings) -> None:
-    from brain_server.server import serve
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
+    from brain_server.server import serve
     from brain_server.storage.base import StoreLockedError
 
     try:

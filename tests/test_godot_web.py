@@ -7,10 +7,10 @@ godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the br
 
 from __future__ import annotations
 
+from pathlib import Path
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,8 @@ import pytest
 
 from brain_server.llm.client import LLM, AnswerError, parse_answer
 from brain_server.prompts import PromptLibrary
-from brain_server.prompts.importance import PROMPT as IMPORTANCE, Importance
+from brain_server.prompts.importance import PROMPT as IMPORTANCE
+from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
 from tools.fake_openai import FakeOpenAI
 

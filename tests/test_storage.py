@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 import json
 from pathlib import Path
 import signal
@@ -24,7 +24,7 @@ from brain_server.storage import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-T0 = datetime(2024, 2, 13, 7, 30, 15, 123456, tzinfo=timezone.utc)
+T0 = datetime(2024, 2, 13, 7, 30, 15, 123456, tzinfo=UTC)
 DIM = 12
 
 Opener = Callable[[Path, int], MemoryStore]
@@ -291,7 +291,7 @@ def test_edge_writes_survive_sigkill(tmp_path: Path) -> None:
         assert store.count("a") == n
         assert [x.id for x in store.get("a", ids)] == ids
         assert [x.description for x in store.latest("a", 2)] == [f"m{n - 1}", f"m{n - 2}"]
-        assert store.get("a", ids[:1])[0].last_accessed == datetime(2024, 1, 4, tzinfo=timezone.utc)
+        assert store.get("a", ids[:1])[0].last_accessed == datetime(2024, 1, 4, tzinfo=UTC)
         assert store.get_record("state", "a") == {"ids": n}
     finally:
         store.close()

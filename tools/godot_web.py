@@ -37,11 +37,13 @@ from __future__ import annotations
 
 import argparse
 import base64
+from collections.abc import Callable, Iterable
 import dataclasses
 import functools
 import hashlib
 import http.server
 import json
+from pathlib import Path
 import re
 import shutil
 import struct
@@ -50,8 +52,6 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterable
-from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROJECT_DIR = REPO_ROOT / "godot_project"

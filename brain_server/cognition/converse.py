@@ -7,7 +7,8 @@ from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.npc import Persona
-from brain_server.prompts.interview import PROMPT as INTERVIEW, InterviewAnswer
+from brain_server.prompts.interview import PROMPT as INTERVIEW
+from brain_server.prompts.interview import InterviewAnswer
 from brain_server.trace import Trace
 
 

@@ -3,17 +3,18 @@ retrieving them by recency, importance and relevance, always within one NPC's ow
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-import asyncio
 
 from brain_server.cognition.retrieve import RetrievalWeights, score
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Persona
-from brain_server.prompts.importance import PROMPT as IMPORTANCE, Importance
+from brain_server.prompts.importance import PROMPT as IMPORTANCE
+from brain_server.prompts.importance import Importance
 from brain_server.storage.base import MemoryStore
 from brain_server.trace import RetrievedRecord, Trace
 

@@ -10,7 +10,8 @@ from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, NpcState, PlanItem
-from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN, DailyPlan, PlanBlock
+from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
+from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.trace import Trace
 
 DEFAULT_WAKE_HOUR = 7

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-import json
 import random
 import re
 import time
@@ -184,6 +183,3 @@ def _describe(exc: Exception) -> str:
         return "cannot connect to the LLM endpoint"
     return str(exc)
 
-
-def dumps(model: BaseModel) -> str:
-    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False)

@@ -126,7 +126,7 @@ class MiniLMEmbedder(Embedder):
                 hidden = self._session.run(None, feeds)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            for i, vector in zip(chunk, _normalise(pooled)):
+            for i, vector in zip(chunk, _normalise(pooled), strict=True):
                 out[i] = vector
         return out
 

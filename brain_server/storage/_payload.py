@@ -8,7 +8,7 @@ ordering and range filters. A record point's payload is {record_kind, key, data}
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 import uuid
 
@@ -25,7 +25,7 @@ _RECORDS_NS = uuid.UUID("6f1c8a52-3d0e-4b7a-9a51-2f4e8c7d9b10")
 
 def _utc(when: datetime) -> datetime:
     """Naive times are taken as UTC (game time has no local zone)."""
-    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def time_fields(name: str, when: datetime) -> dict[str, Any]:
