@@ -1,0 +1,33 @@
+"""Reflection, step two: insights on one question, each citing the numbered statements it rests on."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain_server.prompts import Prompt
+
+MAX_INSIGHTS = 5
+
+
+class Insight(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    insight: str = Field(min_length=1, max_length=300)
+    about: str = Field(max_length=60, description="what or whom the insight is about, in a few words")
+    evidence: list[int] = Field(min_length=1, max_length=10, description="numbers of the statements it rests on")
+
+
+class ReflectionInsights(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    insights: list[Insight] = Field(min_length=1, max_length=MAX_INSIGHTS)
+
+
+def _only_listed_statements(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+    """Citations must be statement numbers 1..N, so constrained decoders cannot cite what was not shown."""
+    count = int(variables["statement_count"])
+    schema["$defs"]["Insight"]["properties"]["evidence"]["items"] = {
+        "type": "integer", "minimum": 1, "maximum": count, "enum": list(range(1, count + 1)),
+    }
+
+
+PROMPT = Prompt("reflection_insights", ReflectionInsights, refine_schema=_only_listed_statements, max_tokens=1000)

@@ -1,0 +1,268 @@
+"""Reflection against the fake OpenAI server: the real client, MiniLM and an embedded Qdrant Edge store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+import pytest
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
+from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState, Persona
+from brain_server.prompts import PromptLibrary
+from brain_server.storage import MemoryStore, open_store
+from brain_server.trace import LlmCallRecord, Trace
+from tools.fake_openai import FakeOpenAI
+
+NPC = "isabella"
+T0 = datetime(2026, 2, 13, 8, tzinfo=UTC)
+NOW = T0 + timedelta(hours=4)
+EVENTS = [
+    "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe",
+    "Maria Lopez said she would help decorate the cafe for the party",
+    "Klaus Mueller is reading a book about gentrification at the cafe",
+    "Isabella Rodriguez is baking pastries for the party",
+    "Tom Moreno complained that the coffee at the cafe is too expensive",
+    "Ayesha Khan asked Isabella Rodriguez when the party starts",
+    "the cafe counter is being cleaned",
+    "Isabella Rodriguez invited Sam Moore to the Valentine's Day party",
+]
+QUESTIONS = ["What is Isabella preparing for?", "Who helps Isabella?", "How do customers feel about the cafe?"]
+STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
+    s = open_store(Settings(data_dir=tmp_path), minilm.dim)
+    yield s
+    s.close()
+
+
+Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
+
+
+@pytest.fixture
+def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run:
+    """Runs a scenario in one event loop with a memory stream like the server's (the client is loop-bound)."""
+
+    def runner(scenario: Callable[[MemoryStream], Awaitable[Any]]) -> Any:
+        async def main() -> Any:
+            llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
+                      max_attempts=2, backoff_s=0.01, timeout_s=5.0)
+            try:
+                return await scenario(MemoryStream(store, minilm, llm, RetrievalWeights(top_k=30)))
+            finally:
+                await llm.close()
+
+        return asyncio.run(main())
+
+    return runner
+
+
+def npc() -> NpcState:
+    return NpcState(npc_id=NPC, world_name="the Ville",
+                    persona=Persona(name="Isabella Rodriguez", age=34, identity="owner of Hobbs Cafe"))
+
+
+def trace(at: datetime = NOW) -> Trace:
+    return Trace(npc_id=NPC, kind="reflect", game_time=at)
+
+
+def observations(texts: list[str], importance: int = 8, kind: MemoryKind = MemoryKind.OBSERVATION) -> list[MemoryNode]:
+    nodes = []
+    for i, text in enumerate(texts):
+        at = T0 + timedelta(minutes=i)
+        nodes.append(MemoryNode(npc_id=NPC, kind=kind, description=text, importance=importance,
+                                created=at, last_accessed=at))
+    return nodes
+
+
+async def seed(stream: MemoryStream, state: NpcState, texts: list[str] = EVENTS) -> list[MemoryNode]:
+    """Stores observations as perception would, and counts them towards reflecting."""
+    nodes = await stream.remember(NPC, state.persona, observations(texts), None, rate=False)
+    note_importance(state, nodes)
+    return nodes
+
+
+def insight(text: str, *evidence: int) -> dict[str, Any]:
+    return {"insight": text, "about": "the party", "evidence": list(evidence)}
+
+
+def insight_calls(t: Trace) -> list[LlmCallRecord]:
+    return [c for c in t.llm_calls if c.purpose == "reflection_insights"]
+
+
+def statements(call: LlmCallRecord) -> dict[int, str]:
+    return {int(n): text for n, text in STATEMENT.findall(call.messages[1]["content"])}
+
+
+def test_note_importance_counts_only_what_happened() -> None:
+    state = npc()
+    note_importance(state, observations(["a", "b"], 7) + observations(["c"], 5, MemoryKind.CHAT)
+                    + observations(["d"], 10, MemoryKind.THOUGHT) + observations(["e"], 10, MemoryKind.PLAN))
+    assert state.importance_since_reflection == 19
+
+
+def test_below_threshold_no_llm_call(run: Run, fake_llm: FakeOpenAI) -> None:
+    state, t = npc(), trace()
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t)
+
+    assert state.importance_since_reflection < REFLECTION_THRESHOLD
+    assert run(scenario) == []
+    assert state.importance_since_reflection == 8 * len(EVENTS) and state.reflection_count == 0
+    assert fake_llm.chat_requests() == [] and t.llm_calls == [] and t.notes == []
+
+
+def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    state, t = npc(), trace()
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+    fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez is devoted to her party", 1, 4)]}},
+                   {"json": {"insights": [insight("Isabella Rodriguez relies on her friends", 2, 3, 2)]}},
+                   {"json": {"insights": [insight("Isabella Rodriguez's cafe is a town hub", 5, 6, 7, 8)]}},
+                   purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+
+    thoughts = run(scenario)
+    assert (state.importance_since_reflection, state.reflection_count) == (0, 1)
+    [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
+    assert all(e in questions_call.messages[1]["content"] for e in EVENTS)
+    asked = {json.loads(c.raw_completion)["insights"][0]["insight"]: c for c in insight_calls(t)}
+    assert sorted(q for q in QUESTIONS for c in asked.values() if q in c.messages[1]["content"]) == sorted(QUESTIONS)
+    by_text = {n.description: n for n in thoughts}
+    assert set(by_text) == set(asked)
+    for text, call in asked.items():
+        thought, shown = by_text[text], statements(call)
+        cited = json.loads(call.raw_completion)["insights"][0]["evidence"]
+        evidence = {n.id: n for n in store.get(NPC, thought.evidence_ids)}
+        assert [evidence[i].description for i in thought.evidence_ids] == [shown[n] for n in dict.fromkeys(cited)]
+        assert thought.kind is MemoryKind.THOUGHT and thought.subject == "Isabella Rodriguez"
+        assert thought.object == "the party" and thought.created == NOW and 1 <= thought.importance <= 10
+    assert {n.id for n in store.get(NPC, [n.id for n in thoughts])} == {n.id for n in thoughts}
+    assert len(fake_llm.chat_requests("importance")) == 3
+    assert any(note.startswith("reflection #1 at importance 64: 3 questions, 3 thoughts") for note in t.notes)
+
+
+def test_schema_driven_answers_cite_only_shown_statements(run: Run, fake_llm: FakeOpenAI,
+                                                          store: MemoryStore) -> None:
+    state, t = npc(), trace()
+    texts = [f"Isabella Rodriguez noticed detail number {i:03d} at the cafe" for i in range(105)]
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state, texts)
+        return await maybe_reflect(state, NOW, stream, t)
+
+    thoughts = run(scenario)
+    assert thoughts and state.reflection_count == 1 and state.importance_since_reflection == 0
+    [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
+    assert "detail number 004" not in questions_call.messages[1]["content"]
+    assert "detail number 005" in questions_call.messages[1]["content"]
+    calls = insight_calls(t)
+    assert len(calls) == 3
+    for request in fake_llm.chat_requests("reflection_insights"):
+        shown = STATEMENT.findall(request["body"]["messages"][1]["content"])
+        schema = request["body"]["response_format"]["json_schema"]["schema"]
+        assert schema["$defs"]["Insight"]["properties"]["evidence"]["items"]["enum"] == list(range(1, len(shown) + 1))
+    shown_ids = {n.id for n in store.get(NPC, [i for n in thoughts for i in n.evidence_ids])}
+    for thought in thoughts:
+        assert thought.evidence_ids and set(thought.evidence_ids) <= shown_ids
+    assert all(n.kind is MemoryKind.OBSERVATION for n in store.get(NPC, list(shown_ids)))
+
+
+def test_out_of_range_citations_are_dropped(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    state, t = npc(), trace()
+    fake_llm.queue({"json": {"questions": QUESTIONS[:1]}}, purpose="reflection_questions")
+    fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez cares about the party", 0, 2, 99, 2, -1),
+                                          insight("Isabella Rodriguez is secretly a spy", 0, 99)]}},
+                   purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+
+    [thought] = run(scenario)
+    [call] = insight_calls(t)
+    [evidence] = store.get(NPC, thought.evidence_ids)
+    assert thought.description == "Isabella Rodriguez cares about the party"
+    assert evidence.description == statements(call)[2]
+    assert any("1 questions, 1 thoughts, 5 citations outside the statements dropped" in note for note in t.notes)
+
+
+def test_second_reflection_cites_the_first(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    state = npc()
+    first_texts = ["Isabella Rodriguez is devoted to her party", "Isabella Rodriguez relies on her friends",
+                   "Isabella Rodriguez's cafe is a town hub"]
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, {"json": {"questions": ["What has Isabella realised?"]}},
+                   purpose="reflection_questions")
+    fake_llm.queue(*({"json": {"insights": [insight(text, 1, 2)]}} for text in first_texts),
+                   purpose="reflection_insights")
+    # All 11 memories are retrieved (top_k 30), oldest first: the three thoughts are numbers 9-11.
+    fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez builds community through her cafe",
+                                                  9, 10, 11)]}}, purpose="reflection_insights")
+    later = NOW + timedelta(hours=3)
+
+    async def scenario(stream: MemoryStream) -> tuple[list[MemoryNode], list[MemoryNode]]:
+        seeded = await seed(stream, state)
+        first = await maybe_reflect(state, NOW, stream, trace(), threshold=60)
+        note_importance(state, seeded)
+        return first, await maybe_reflect(state, later, stream, trace(later), threshold=60)
+
+    first, second = run(scenario)
+    assert {n.description for n in first} == set(first_texts) and state.reflection_count == 2
+    [root] = second
+    assert set(root.evidence_ids) == {n.id for n in first}
+    for thought in store.get(NPC, root.evidence_ids):
+        assert thought.kind is MemoryKind.THOUGHT
+        assert [n.kind for n in store.get(NPC, thought.evidence_ids)] == [MemoryKind.OBSERVATION] * 2
+
+
+def test_no_questions_skips_reflection_but_resets(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    state, t = npc(), trace()
+    fake_llm.queue(*[{"content": "I wonder about many things"}] * 2, purpose="reflection_questions")
+
+    async def scenario(stream: MemoryStream) -> tuple[list[MemoryNode], list[MemoryNode]]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60), await maybe_reflect(state, NOW, stream, t)
+
+    assert run(scenario) == ([], [])
+    assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
+    assert len(fake_llm.chat_requests("reflection_questions")) == 2 and t.llm_calls[0].fallback_used
+    assert fake_llm.chat_requests("reflection_insights") == [] and store.count(NPC) == len(EVENTS)
+    assert any("skipped" in note for note in t.notes)
+
+
+def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    state, t = npc(), trace()
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+    fake_llm.queue(*[{"json": {"insights": "none"}}] * 6, purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+
+    assert run(scenario) == []
+    assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
+    assert len(fake_llm.chat_requests("reflection_insights")) == 6
+    assert all(c.fallback_used for c in insight_calls(t)) and fake_llm.chat_requests("importance") == []
+    assert store.count(NPC) == len(EVENTS) and any("without insights" in note for note in t.notes)
