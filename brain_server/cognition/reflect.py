@@ -58,7 +58,8 @@ async def maybe_reflect(
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
         return []
     answers = await asyncio.gather(*(_insights(npc, q, now, stream, trace) for q in questions))
-    thoughts, dropped, seen = [], 0, set()
+    thoughts: list[MemoryNode] = []
+    dropped, seen = 0, set[str]()
     for question_thoughts, question_dropped in answers:
         dropped += question_dropped
         for thought in question_thoughts:
@@ -111,7 +112,8 @@ async def _insights(
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),
         trace=trace,
     )
-    thoughts, dropped = [], 0
+    thoughts: list[MemoryNode] = []
+    dropped = 0
     for insight in answer.insights[:MAX_INSIGHTS]:
         numbers = list(dict.fromkeys(insight.evidence))
         cited = [n for n in numbers if 1 <= n <= len(statements)]
