@@ -204,7 +204,8 @@ def answer(body: dict[str, Any], purpose: str | None) -> Any:
 
 
 def _day_plan(schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A plausible day: hourly-ish blocks from 07:00 to bed, at the places the schema allows."""
+    """A plausible day: hourly-ish blocks from 07:00 to bed, at the places the schema allows, and
+    the day's broad strokes where the schema asks for them."""
     block = _resolve(schema, schema["properties"]["blocks"]["items"])
     places = block["properties"]["address"].get("enum") or ["home"]
     start, blocks = datetime(2000, 1, 1, 7), []
@@ -214,7 +215,10 @@ def _day_plan(schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                        "emoji": emoji, "address": places[0] if activity in ("waking up and getting ready", "going to sleep")
                        else rng.choice(places)})
         start += timedelta(minutes=minutes)
-    return {"wake_up_hour": 7, "blocks": blocks}
+    plan: dict[str, Any] = {"wake_up_hour": 7, "blocks": blocks}
+    if "outline" in schema["properties"]:
+        plan["outline"] = [b["activity"] for b in blocks if b["activity"] != "going to sleep"][:6]
+    return plan
 
 
 def _resolve(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:

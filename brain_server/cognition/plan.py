@@ -1,10 +1,22 @@
-"""Planning (paper section 4.3), coarse form: at the start of a game day the NPC writes a plan
-of time blocks from its identity and what it remembers, each placed at an address it knows.
-Later decisions read the current block from the plan instead of asking the LLM again."""
+"""Recursive planning (paper section 4.3): each morning the NPC revises its "currently" status
+(from day 2), then writes its day top-down in one call: wake-up hour, broad strokes, hour-level
+blocks at places it knows. About an hour ahead each block is broken into 5-15 minute steps (one
+call per block; sleep never), and a reaction re-plans only the next hour or two (one call).
+
+The LLM's times are never trusted as they come: every answer is normalised in code into a
+gap-free timeline (the day from waking up to waking up the next day, ending in sleep at home;
+step durations that sum exactly to their block), so a weak model degrades the plan's content,
+not its shape. Meals are once a day: a later block repeating a meal already in the timeline
+continues the block before it instead. Day plans, decompositions and re-plans are PLAN memories.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+import asyncio
+from collections.abc import Sequence
+from datetime import date, datetime, time, timedelta
+import math
+import re
 
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
@@ -12,69 +24,369 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, NpcState, PlanItem
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
+from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
+from brain_server.prompts.decompose import PROMPT as DECOMPOSE
+from brain_server.prompts.replan import PROMPT as REPLAN
+from brain_server.prompts.replan import Replan
+from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
+from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
 
 DEFAULT_WAKE_HOUR = 7
+EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
+# Clock times before this hour belong to the night after the planned day (a block at "00:30").
+DAY_BOUNDARY_HOUR = 3
+MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
+REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 SLEEP = ("sleeping", "😴")
+_SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
+_MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
+_FIVE = timedelta(minutes=MIN_STEP_MINUTES)
 
 
-def fallback_plan(home: str) -> DailyPlan:
-    """A quiet day at home: what an NPC does when the LLM cannot be reached."""
-    return DailyPlan(wake_up_hour=DEFAULT_WAKE_HOUR, blocks=[
-        PlanBlock(start="07:00", duration_minutes=60, activity="getting ready for the day", emoji="🪥", address=home),
-        PlanBlock(start="08:00", duration_minutes=14 * 60, activity="spending the day at home", emoji="🏠", address=home),
-        PlanBlock(start="22:00", duration_minutes=9 * 60, activity="sleeping", emoji="😴", address=home),
-    ])
+def is_sleep(activity: str) -> bool:
+    return bool(_SLEEP.search(activity))
+
+
+# --- the day plan ---------------------------------------------------------------------------
 
 
 async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[PlanItem], MemoryNode]:
-    """Today's plan for the NPC, stored as a plan memory so it can be retrieved like any other."""
+    """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
+    first. Sets `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so
+    `npc.plan` still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
-    places = [persona.home, *(a for a in npc.known_addresses if a != persona.home)]
-    memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for today", now, trace)
+    places = _places(npc)
+    if npc.plan_day is not None and npc.plan_day < now.date():
+        persona.currently = await revise_currently(npc, now, stream, trace)
+    memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
+                                     now, trace)
     answer = await stream.llm.complete(
         DAILY_PLAN,
         {
-            "npc_name": persona.name, "persona": persona.summary(), "date": now.strftime("%A %B %d, %Y"),
-            "wake_hour": DEFAULT_WAKE_HOUR, "memories": bullet_list(memories),
-            "places": "\n".join(f"- {p}" for p in places), "place_list": places,
+            "npc_name": persona.name, "persona": persona.summary(), "date": _day(now),
+            "previous_day": _previous_day(npc), "memories": bullet_list(memories),
+            "places": _bullets(places), "place_list": places,
         },
         npc_id=npc.npc_id,
-        fallback=lambda: fallback_plan(persona.home),
+        fallback=lambda: fallback_plan(npc),
         trace=trace,
     )
     items = schedule(answer, now, places, persona.home)
-    summary = f"{persona.name}'s plan for {now:%A %B %d}: " + "; ".join(
-        f"{i.start:%H:%M} {i.activity}" for i in items
-    )
-    node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.PLAN, description=summary, subject=persona.name,
-                      predicate="plans", object="the day", importance=5, created=now, last_accessed=now)
+    npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
+    summary = (f"{persona.name}'s plan for {_day(now)}: wake up at {items[0].start:%H:%M}; "
+               + "; ".join(answer.outline) + ". Schedule: "
+               + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in items))
+    node = _plan_node(npc, now, summary, importance=5)
     [node] = await stream.remember(npc.npc_id, persona, [node], trace, rate=False)
     return items, node
 
 
-def schedule(plan: DailyPlan, now: datetime, places: list[str], home: str) -> list[PlanItem]:
-    """Blocks as a gap-free timeline on today's date: sorted, each ending where the next begins."""
-    day = now.date()
-    blocks = sorted(plan.blocks, key=lambda b: b.start)
-    starts = [datetime.combine(day, time.fromisoformat(b.start.zfill(5)), tzinfo=now.tzinfo) for b in blocks]
-    items: list[PlanItem] = []
-    for i, (block, start) in enumerate(zip(blocks, starts, strict=True)):
-        end = starts[i + 1] if i + 1 < len(blocks) else start + timedelta(minutes=block.duration_minutes)
-        minutes = max(5, int((end - start).total_seconds() // 60))
-        items.append(PlanItem(start=start, duration_minutes=minutes, activity=block.activity, emoji=block.emoji,
-                              address=repair_address(block.address, places, home)))
-    return items
+async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace) -> str:
+    """The new "currently" status, from what happened recently and what was planned (one call);
+    the old status if the LLM fails."""
+    persona = npc.persona
+    memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
+    old = persona.currently
+    answer = await stream.llm.complete(
+        REVISE_CURRENTLY,
+        {"npc_name": persona.name, "persona": persona.summary(), "date": _day(now),
+         "previous_day": _previous_day(npc), "memories": bullet_list(memories)},
+        npc_id=npc.npc_id,
+        fallback=lambda: Currently.model_construct(currently=old),
+        trace=trace,
+    )
+    return answer.currently.strip() or old
+
+
+def fallback_plan(npc: NpcState) -> DailyPlan:
+    """When the LLM cannot plan: the last planned day again if there is one (NPCs keep routines),
+    else a quiet day at home. Built unvalidated: it is our own data, and may exceed the LLM's limits."""
+    home, wake = npc.persona.home, npc.wake_up_hour if npc.wake_up_hour is not None else DEFAULT_WAKE_HOUR
+    if npc.plan:
+        blocks = [PlanBlock.model_construct(start=f"{i.start:%H:%M}", duration_minutes=i.duration_minutes,
+                                            activity=i.activity, emoji=i.emoji, address=i.address) for i in npc.plan]
+        return DailyPlan.model_construct(wake_up_hour=wake, outline=list(npc.day_outline), blocks=blocks)
+    day = [("getting ready for the day", "🪥", 60), ("having breakfast", "🍳", 60), ("spending the morning at home",
+           "🏠", 180), ("having lunch", "🥪", 60), ("spending the afternoon at home", "🏠", 300),
+           ("having dinner", "🍲", 60), ("relaxing at home", "🛋️", 180), ("sleeping", "😴", 9 * 60)]
+    start, blocks = datetime.combine(date.min, time(wake)), []
+    for activity, emoji, minutes in day:
+        blocks.append(PlanBlock(start=f"{start:%H:%M}", duration_minutes=minutes, activity=activity, emoji=emoji,
+                                address=home))
+        start += timedelta(minutes=minutes)
+    return DailyPlan(wake_up_hour=wake, outline=[a for a, _, _ in day[:6]], blocks=blocks)
+
+
+def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -> list[PlanItem]:
+    """The answer as a gap-free timeline on `now`'s date, from waking up (the first block moves to
+    the wake-up hour, or the wake-up to the first block) to waking up the next day, the last block
+    being sleep at home; addresses repaired to known places."""
+    day, tz = now.date(), now.tzinfo
+
+    def at(clock: str) -> datetime:
+        moment = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=tz)
+        return moment if moment.hour >= DAY_BOUNDARY_HOUR else moment + timedelta(days=1)
+
+    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home)
+                     for b in plan.blocks), key=lambda i: i.start)
+    wake = datetime.combine(day, time(min(max(plan.wake_up_hour, EARLIEST_WAKE_HOUR), LATEST_WAKE_HOUR)), tzinfo=tz)
+    wake = min(wake, drafts[0].start) if drafts else wake
+    end = wake + timedelta(days=1)
+    drafts = [d for d in drafts if d.start <= end - 2 * _FIVE]
+    if not drafts or not is_sleep(drafts[-1].activity):
+        last = drafts[-1].end if drafts else wake + timedelta(hours=16)
+        bedtime = min(max(last, drafts[-1].start + _FIVE if drafts else wake), end - _FIVE)
+        drafts.append(_item(bedtime, 5, *SLEEP, home, places, home))
+    items = _timeline(drafts, wake, end)
+    items = [i.model_copy(update={"address": home}) if is_sleep(i.activity) else i for i in items]
+    return _once_a_day(items, wake)
+
+
+# --- decomposition into 5-15 minute steps ---------------------------------------------------
+
+
+async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
+                             horizon_minutes: int = 60) -> int:
+    """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
+    (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). The steps
+    are stored on the blocks and as PLAN memories. Returns how many blocks were decomposed."""
+    horizon = now + timedelta(minutes=horizon_minutes)
+    due = [i for i in npc.plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
+    if not due:
+        return 0
+    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace) for item in due))
+    nodes = []
+    for item, (subtasks, from_llm) in zip(due, results, strict=True):
+        item.subtasks = subtasks
+        if from_llm:
+            steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
+            nodes.append(_plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
+                                              f"on {_day(item.start)}, {item.activity}: {steps}", importance=3))
+    await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
+    trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))
+    return len(due)
+
+
+async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
+                     trace: Trace) -> tuple[list[PlanItem], bool]:
+    """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
+    minutes = item.duration_minutes
+    if minutes < 2 * MIN_STEP_MINUTES:
+        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes)]), False
+    least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
+    failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
+    answer = await stream.llm.complete(
+        DECOMPOSE,
+        {
+            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": _day(item.start),
+            "schedule": _lines(npc.plan), "activity": item.activity, "start": f"{item.start:%H:%M}",
+            "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
+            "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
+        },
+        npc_id=npc.npc_id,
+        fallback=lambda: failed,
+        trace=trace,
+    )
+    return _steps(item, answer.steps), answer is not failed
+
+
+def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
+    """(step index, minutes) filling `total` minutes exactly, each 5-15 minutes (`total` >= 5):
+    the wanted durations are scaled to the total, a step left longer than 15 minutes repeats,
+    the shortest steps go when there are more than fit, and rounding is evened out from the last step."""
+    if total < MIN_STEP_MINUTES:
+        return [(0, total)]
+    scale = total / sum(max(w, 1) for w in wanted)
+    pieces: list[tuple[int, float]] = []
+    for index, want in enumerate(wanted):
+        size = max(want, 1) * scale
+        repeats = math.ceil(size / MAX_STEP_MINUTES)
+        pieces += [(index, size / repeats)] * repeats
+    while len(pieces) > total // MIN_STEP_MINUTES:
+        pieces.remove(min(pieces, key=lambda p: p[1]))
+    minutes = [min(MAX_STEP_MINUTES, max(MIN_STEP_MINUTES, round(size))) for _, size in pieces]
+    missing = total - sum(minutes)
+    for j in reversed(range(len(minutes))):
+        change = max(MIN_STEP_MINUTES - minutes[j], min(MAX_STEP_MINUTES - minutes[j], missing))
+        minutes[j] += change
+        missing -= change
+    return [(index, m) for (index, _), m in zip(pieces, minutes, strict=True)]
+
+
+def _steps(item: PlanItem, steps: Sequence[Step]) -> list[PlanItem]:
+    start, subtasks = item.start, []
+    for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
+        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=steps[index].activity.strip(),
+                                 emoji=item.emoji, address=item.address))
+        start += timedelta(minutes=minutes)
+    return subtasks
+
+
+# --- acting on the plan ---------------------------------------------------------------------
 
 
 def action_now(npc: NpcState, now: datetime, source: str) -> Action:
-    """The action the plan prescribes at `now`; asleep at home outside the plan's hours."""
+    """The current step of the current block (or the block, if not decomposed); asleep at home
+    outside the plan's hours, until the plan resumes (at most an hour, so the NPC is asked again)."""
+    name = npc.persona.name
     item = npc.plan_item_at(now)
     if item is None:
         following = [i.start for i in npc.plan if i.start > now]
         minutes = int((min(following) - now).total_seconds() // 60) if following else 60
         activity, emoji = SLEEP
-        return Action(description=f"{npc.persona.name} is {activity}", emoji=emoji, address=npc.persona.home,
-                      start_time=now, duration_minutes=max(5, min(minutes, 60)), source=source)
-    return Action(description=f"{npc.persona.name} is {item.activity}", emoji=item.emoji, address=item.address,
-                  start_time=item.start, duration_minutes=item.duration_minutes, source=source)
+        return Action(description=f"{name} is {activity}", emoji=emoji, address=npc.persona.home, start_time=now,
+                      duration_minutes=max(5, min(minutes, 60)), event=(name, "is", activity), source=source)
+    step = next((s for s in item.subtasks if s.start <= now < s.end), None)
+    current = step or item
+    activity = f"{item.activity} ({step.activity})" if step else item.activity
+    return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
+                  start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
+                  source=source)
+
+
+# --- re-planning after a reaction -----------------------------------------------------------
+
+
+async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *,
+                      horizon_minutes: int = REPLAN_MAX_MINUTES) -> None:
+    """Re-plan from `now` for the next one to two hours (up to the first block boundary past an
+    hour) given `reason`, in one call; blocks before and after that window are kept, the one in
+    progress ends now and the one straddling the window's end starts at it. The prompt shows what
+    was already done today, and a meal done already is not repeated. Keeps the plan on failure."""
+    now = now.replace(second=0, microsecond=0)
+    end = _window_end(npc.plan, now, horizon_minutes)
+    places = _places(npc)
+    before = [i if i.end <= now else i.model_copy(update={"duration_minutes": _minutes(i.start, now), "subtasks": []})
+              for i in npc.plan if i.start < now and _minutes(i.start, now) > 0]
+    after = [i if i.start >= end else i.model_copy(update={"start": end, "duration_minutes": _minutes(end, i.end),
+                                                           "subtasks": []})
+             for i in npc.plan if i.end > end]
+    memories = await stream.retrieve(npc.npc_id, reason, now, trace)
+    starts = [now, *(now + timedelta(minutes=m) for m in range(5 - now.minute % 5, _minutes(now, end) - 4, 5))]
+    unchanged = Replan.model_construct(new_blocks=[])
+    answer = await stream.llm.complete(
+        REPLAN,
+        {
+            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": _day(now),
+            "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories),
+            "done": _lines(before), "planned": _lines([i for i in npc.plan if i.start < end and i.end > now]),
+            "later": _lines(after), "places": _bullets(places), "place_list": places,
+            "start_times": [f"{s:%H:%M}" for s in starts],
+        },
+        npc_id=npc.npc_id,
+        fallback=lambda: unchanged,
+        trace=trace,
+    )
+    if not answer.new_blocks:
+        trace.note("plan: re-plan failed, the plan stays as it was")
+        return
+    drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home)
+              for b in answer.new_blocks]
+    window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
+    npc.plan = _once_a_day([*before, *window, *after], now)
+    changed = [i for i in npc.plan if now <= i.start < end]
+    description = (f"{npc.persona.name} changed plans at {now:%H:%M} on {_day(now)} because {reason}: "
+                   + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in changed))
+    await stream.remember(npc.npc_id, npc.persona, [_plan_node(npc, now, description, importance=5)], trace,
+                          rate=False)
+    trace.note(f"plan: re-planned {now:%H:%M}-{end:%H:%M} into {len(changed)} block(s)")
+
+
+def _window_end(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> datetime:
+    """The first block boundary between one hour and the horizon from now, else the horizon
+    (extended to the block's end if less than five minutes of it would remain)."""
+    earliest = now + timedelta(minutes=REPLAN_MIN_MINUTES)
+    latest = now + timedelta(minutes=max(horizon_minutes, REPLAN_MIN_MINUTES))
+    boundaries = sorted(b for i in plan for b in (i.start, i.end) if earliest <= b <= latest)
+    if boundaries:
+        return boundaries[0]
+    straddling = next((i for i in plan if i.start < latest < i.end), None)
+    return straddling.end if straddling and straddling.end - latest < _FIVE else latest
+
+
+# --- shared helpers -------------------------------------------------------------------------
+
+
+def _timeline(drafts: Sequence[PlanItem], start: datetime, end: datetime) -> list[PlanItem]:
+    """Sorted drafts as blocks tiling [start, end): the first starts at `start`, each ends where the
+    next begins, the last at `end`; drafts within five minutes of the previous one or of `end` are dropped."""
+    kept: list[PlanItem] = []
+    for draft in drafts:
+        begin = max(draft.start, start) if kept else start
+        if begin > end - _FIVE or (kept and begin - kept[-1].start < _FIVE):
+            continue
+        kept.append(draft.model_copy(update={"start": begin}))
+    ends = [i.start for i in kept[1:]] + [end]
+    return [i.model_copy(update={"duration_minutes": _minutes(i.start, stop)}) for i, stop in zip(kept, ends,
+                                                                                                   strict=True)]
+
+
+def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
+    """A block from `since` on that repeats a meal already in the timeline (a second lunch)
+    continues the block before it instead: that block is extended if it has no steps yet."""
+    seen: set[str] = set()
+    out: list[PlanItem] = []
+    for item in items:
+        meals = {m.lower() for m in _MEAL.findall(item.activity)}
+        if item.start >= since and meals & seen and out:
+            previous = out[-1]
+            if not previous.subtasks and previous.end == item.start:
+                out[-1] = previous.model_copy(
+                    update={"duration_minutes": previous.duration_minutes + item.duration_minutes})
+                continue
+            item = item.model_copy(update={"activity": previous.activity, "emoji": previous.emoji,
+                                           "address": previous.address, "subtasks": []})
+        seen |= meals
+        out.append(item)
+    return out
+
+
+def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
+          home: str) -> PlanItem:
+    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=activity.strip(),
+                    emoji=emoji, address=repair_address(address, places, home))
+
+
+def _clock_after(clock: str, now: datetime) -> datetime:
+    """This clock time ("HH:MM") in the 24 hours from 12 hours before `now` (earlier ones are clipped
+    to `now` later); `now` if unreadable."""
+    try:
+        moment = datetime.combine(now.date(), time.fromisoformat(clock.strip().zfill(5)), tzinfo=now.tzinfo)
+    except ValueError:
+        return now
+    return moment if moment >= now - timedelta(hours=12) else moment + timedelta(days=1)
+
+
+def _places(npc: NpcState) -> list[str]:
+    home = npc.persona.home
+    return [home, *(a for a in npc.known_addresses if a != home)]
+
+
+def _previous_day(npc: NpcState) -> str:
+    if not npc.plan or npc.plan_day is None:
+        return "- (none: this is the first day)"
+    outline = "".join(f"- {o}\n" for o in npc.day_outline)
+    return f"{_day(npc.plan[0].start)}, waking up at {npc.plan[0].start:%H:%M}:\n{outline}{_lines(npc.plan)}"
+
+
+def _lines(items: Sequence[PlanItem]) -> str:
+    return "\n".join(f"- {i.start:%H:%M}-{i.end:%H:%M} {i.activity} ({i.address})" for i in items) or "- (nothing)"
+
+
+def _bullets(values: Sequence[str]) -> str:
+    return "\n".join(f"- {v}" for v in values)
+
+
+def _day(when: datetime) -> str:
+    return f"{when:%A %B} {when.day}, {when.year}"
+
+
+def _minutes(start: datetime, end: datetime) -> int:
+    return int((end - start).total_seconds() // 60)
+
+
+def _plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:
+    return MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.PLAN, description=description, subject=npc.persona.name,
+                      predicate="plans", object=description[:80], importance=importance, created=now,
+                      last_accessed=now)

@@ -1,0 +1,13 @@
+"""The identity's "currently" status, rewritten each morning from the NPC's memories (paper 4.3)."""
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain_server.prompts import Prompt
+
+
+class Currently(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    currently: str = Field(min_length=1, max_length=500)
+
+
+PROMPT = Prompt("revise_currently", Currently, max_tokens=250)

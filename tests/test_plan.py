@@ -1,0 +1,412 @@
+"""Recursive planning against the fake OpenAI server: the real client, MiniLM and an embedded
+Qdrant Edge store. Day plans, decompositions and re-plans must keep the plan's shape whatever
+the model answers, and cost a bounded number of calls."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import pytest
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.plan import (
+    action_now,
+    decompose_upcoming,
+    fit_steps,
+    is_sleep,
+    plan_day,
+    replan_from,
+)
+from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.memory import MemoryKind
+from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.prompts import PromptLibrary
+from brain_server.storage import MemoryStore, open_store
+from brain_server.trace import Trace
+from tools.fake_openai import FakeOpenAI
+
+W = "the Ville"
+HOME = f"{W}:Isabella Rodriguez's apartment:main room"
+CAFE = f"{W}:Hobbs Cafe:cafe"
+PARK = f"{W}:Johnson Park:park"
+DAY1 = datetime(2026, 2, 13, 6, tzinfo=UTC)
+DAY2 = DAY1 + timedelta(days=1)
+Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
+    s = open_store(Settings(data_dir=tmp_path), minilm.dim)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run:
+    """Runs a scenario in one event loop with a memory stream like the server's (the client is loop-bound)."""
+
+    def runner(scenario: Callable[[MemoryStream], Awaitable[Any]]) -> Any:
+        async def main() -> Any:
+            llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
+                      max_attempts=2, backoff_s=0.01, timeout_s=5.0)
+            try:
+                return await scenario(MemoryStream(store, minilm, llm, RetrievalWeights()))
+            finally:
+                await llm.close()
+
+        return asyncio.run(main())
+
+    return runner
+
+
+def isabella() -> NpcState:
+    persona = Persona(name="Isabella Rodriguez", age=34, identity="Isabella runs Hobbs Cafe.",
+                      currently="Isabella is planning a Valentine's Day party.", home=HOME, known_areas=[CAFE, PARK])
+    return NpcState(npc_id="isabella", world_name=W, persona=persona, known_addresses=[HOME, CAFE, PARK])
+
+
+def trace(at: datetime) -> Trace:
+    return Trace(npc_id="isabella", kind="decide", game_time=at)
+
+
+async def new_day(npc: NpcState, now: datetime, stream: MemoryStream) -> Trace:
+    """What the service does at a day's first decision."""
+    t = trace(now)
+    npc.plan, node = await plan_day(npc, now, stream, t)
+    npc.plan_day, npc.plan_memory_id = now.date(), node.id
+    return t
+
+
+def block(start: str, minutes: int, activity: str, address: str = CAFE, emoji: str = "☕") -> dict[str, Any]:
+    return {"start": start, "duration_minutes": minutes, "activity": activity, "emoji": emoji, "address": address}
+
+
+# A day with lunch at noon, the places the NPC knows and one it does not.
+SCRIPTED_DAY = {"wake_up_hour": 6, "outline": ["open the cafe", "serve customers", "lunch", "plan the party"],
+                "blocks": [block("06:00", 60, "waking up and getting ready", HOME, "🪥"),
+                           block("07:00", 300, "running the cafe"),
+                           block("12:00", 60, "having lunch", PARK, "🥪"),
+                           block("13:00", 240, "running the cafe"),
+                           block("17:00", 180, "planning the party", f"{W}:Hobbs Cafe:cafe:counter"),
+                           block("20:00", 120, "reading at home", HOME, "📖"),
+                           block("22:00", 480, "sleeping", HOME, "😴")]}
+
+
+def assert_gap_free(items: list[PlanItem]) -> None:
+    assert items and all(i.duration_minutes >= 5 for i in items)
+    assert all(a.end == b.start for a, b in pairwise(items)), [(i.start, i.end) for i in items]
+
+
+def assert_steps_fill(item: PlanItem) -> None:
+    assert item.subtasks and all(5 <= s.duration_minutes <= 15 for s in item.subtasks)
+    assert sum(s.duration_minutes for s in item.subtasks) == item.duration_minutes
+    assert item.subtasks[0].start == item.start and item.subtasks[-1].end == item.end
+    assert_gap_free(item.subtasks)
+
+
+def test_day_plan_covers_wake_to_wake_at_known_places(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    npc = isabella()
+    t = run(lambda stream: new_day(npc, DAY1, stream))
+    plan = npc.plan
+    assert_gap_free(plan)
+    assert plan[0].start == DAY1.replace(hour=7) and npc.wake_up_hour == 7
+    assert plan[-1].end == plan[0].start + timedelta(days=1)
+    assert is_sleep(plan[-1].activity) and plan[-1].address == HOME
+    assert {i.address for i in plan} <= {HOME, CAFE, PARK}
+    assert 4 <= len(npc.day_outline) <= 8
+    assert [c.purpose for c in t.llm_calls] == ["daily_plan"]
+    [request] = fake_llm.chat_requests("daily_plan")
+    prompt = request["body"]["messages"][1]["content"]
+    assert "Valentine's Day party" in prompt and CAFE in prompt
+    schema = request["body"]["response_format"]["json_schema"]["schema"]
+    assert schema["$defs"]["PlanBlock"]["properties"]["address"]["enum"] == [HOME, CAFE, PARK]
+    [memory] = store.latest("isabella", 10, MemoryKind.PLAN)
+    assert memory.id == npc.plan_memory_id and npc.day_outline[0] in memory.description
+
+
+def test_a_messy_answer_becomes_a_clean_day(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Unsorted, overlapping, after midnight, an unknown place, two lunches and no sleep."""
+    messy = {"wake_up_hour": 8, "outline": ["work", "lunch", "walk", "bar"], "blocks": [
+        block("12:00", 60, "having lunch"), block("09:00", 240, "working at the cafe"),
+        block("07:30", 30, "making coffee", HOME), block("13:00", 60, "having lunch again at the park", PARK),
+        block("14:00", 120, "walking", f"{W}:Nowhere:void"), block("00:30", 60, "walking home", PARK)]}
+    fake_llm.queue({"json": messy}, purpose="daily_plan")
+    npc = isabella()
+    run(lambda stream: new_day(npc, DAY1, stream))
+    plan = npc.plan
+    assert_gap_free(plan)
+    assert [(f"{i.start:%H:%M}", i.activity) for i in plan[:3]] == [
+        ("07:30", "making coffee"), ("09:00", "working at the cafe"), ("12:00", "having lunch")]
+    assert npc.wake_up_hour == 7 and plan[-1].end == plan[0].start + timedelta(days=1)
+    # The second lunch continues the first.
+    assert [(i.start.hour, i.end.hour) for i in plan if "lunch" in i.activity] == [(12, 14)]
+    assert {i.address for i in plan} <= {HOME, CAFE, PARK}
+    walk_home = next(i for i in plan if i.activity == "walking home")
+    assert walk_home.start == DAY2.replace(hour=0, minute=30)
+    assert is_sleep(plan[-1].activity) and plan[-1].address == HOME and plan[-1].start == walk_home.end
+
+
+def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake_llm: FakeOpenAI,
+                                                                   store: MemoryStore) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> list[int]:
+        await new_day(npc, DAY1, stream)
+        counts = [await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1))]
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=6, minute=20), stream, trace(DAY1)))
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1)))
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=22, minute=30), stream, trace(DAY1)))
+        return counts
+
+    # 06:10: the current block and the 5-hour one at 07:00; then nothing new; 12:30: lunch and
+    # the afternoon block; at night: sleep is never decomposed.
+    assert run(scenario) == [2, 0, 2, 0]
+    decomposed = [i for i in npc.plan if i.subtasks]
+    assert [i.activity for i in decomposed] == ["waking up and getting ready", "running the cafe", "having lunch",
+                                                "running the cafe"]
+    for item in decomposed:
+        assert_steps_fill(item)
+    assert not any(i.subtasks for i in npc.plan if is_sleep(i.activity))
+    requests = fake_llm.chat_requests("decompose")
+    assert len(requests) == 4
+    [long] = [r for r in requests if "07:00 to 12:00 (300 minutes)" in r["body"]["messages"][1]["content"]]
+    steps = long["body"]["response_format"]["json_schema"]["schema"]["properties"]["steps"]
+    assert steps["minItems"] == steps["maxItems"] == 12  # five hours: at least 20 steps, asked for 12
+    assert len(store.latest("isabella", 20, MemoryKind.PLAN)) == 1 + 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=-5, max_value=90), min_size=1, max_size=30), st.integers(min_value=5, max_value=900))
+def test_fitted_steps_are_5_to_15_minutes_and_sum_to_the_block(wanted: list[int], total: int) -> None:
+    fitted = fit_steps(wanted, total)
+    assert sum(m for _, m in fitted) == total
+    assert all(5 <= m <= 15 for _, m in fitted)
+    indexes = [i for i, _ in fitted]
+    assert indexes == sorted(indexes) and set(indexes) <= set(range(len(wanted)))
+
+
+def test_action_now_is_the_current_step(run: Run, fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    fake_llm.queue({"json": {"steps": [{"activity": "ordering at the counter", "duration_minutes": 10},
+                                       {"activity": "eating a sandwich", "duration_minutes": 15},
+                                       {"activity": "chatting with the barista", "duration_minutes": 15}]}},
+                   purpose="decompose")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> int:
+        await new_day(npc, DAY1, stream)
+        return await decompose_upcoming(npc, DAY1.replace(hour=12), stream, trace(DAY1), horizon_minutes=0)
+
+    assert run(scenario) == 1
+    lunch = npc.plan_item_at(DAY1.replace(hour=12))
+    assert lunch is not None and lunch.activity == "having lunch"
+    assert_steps_fill(lunch)
+    # 10/15/15 minutes wanted for 60: scaled to 15/22.5/22.5, the longer two eaten in two steps each.
+    assert [(s.activity, s.duration_minutes) for s in lunch.subtasks] == [
+        ("ordering at the counter", 15), ("eating a sandwich", 11), ("eating a sandwich", 11),
+        ("chatting with the barista", 11), ("chatting with the barista", 12)]
+    second = lunch.subtasks[1]
+    action = action_now(npc, second.start + timedelta(minutes=3), "plan")
+    assert action.description == "Isabella Rodriguez is having lunch (eating a sandwich)"
+    assert action.event == ("Isabella Rodriguez", "is", "having lunch (eating a sandwich)")
+    assert (action.start_time, action.duration_minutes, action.address) == (second.start, 11, PARK)
+    # Not decomposed: the block itself.
+    cafe = action_now(npc, DAY1.replace(hour=13, minute=5), "plan")
+    assert (cafe.description, cafe.start_time, cafe.duration_minutes, cafe.address) == (
+        "Isabella Rodriguez is running the cafe", DAY1.replace(hour=13), 240, CAFE)
+    # Before waking up: asleep at home until the plan starts.
+    night = action_now(npc, DAY1.replace(hour=4), "plan")
+    assert (night.description, night.address, night.duration_minutes) == ("Isabella Rodriguez is sleeping", HOME, 60)
+    assert night.event == ("Isabella Rodriguez", "is", "sleeping")
+
+
+def test_currently_is_revised_from_the_second_day_on(run: Run, fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    fake_llm.queue({"json": {"currently": "Isabella is decorating Hobbs Cafe for tonight's party."}},
+                   purpose="revise_currently")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> tuple[Trace, Trace]:
+        first = await new_day(npc, DAY1, stream)
+        return first, await new_day(npc, DAY2, stream)
+
+    first, second = run(scenario)
+    assert [c.purpose for c in first.llm_calls] == ["daily_plan"]
+    assert [c.purpose for c in second.llm_calls] == ["revise_currently", "daily_plan"]
+    assert npc.persona.currently == "Isabella is decorating Hobbs Cafe for tonight's party."
+    revise = fake_llm.chat_requests("revise_currently")[0]["body"]["messages"][1]["content"]
+    assert "planning a Valentine's Day party" in revise and "planning the party" in revise  # old status, yesterday
+    day2 = fake_llm.chat_requests("daily_plan")[1]["body"]["messages"][1]["content"]
+    assert "decorating Hobbs Cafe for tonight's party" in day2
+    assert "Friday February 13, 2026, waking up at 06:00" in day2 and "open the cafe" in day2
+    assert npc.plan[0].start.date() == DAY2.date()
+
+
+def test_replan_changes_the_next_hours_and_keeps_the_rest(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    fake_llm.queue({"json": {"new_blocks": [
+        {"start": "14:10", "activity": "talking with Klaus about the party", "emoji": "💬", "address": CAFE},
+        {"start": "14:40", "activity": "buying decorations", "emoji": "🎈", "address": f"{W}:Johnson Park"},
+    ]}}, purpose="replan")
+    npc = isabella()
+    reason = "Klaus offered to help with the party at Hobbs Cafe"
+
+    async def scenario(stream: MemoryStream) -> list[PlanItem]:
+        await new_day(npc, DAY1, stream)
+        await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1))
+        before = [i.model_copy(deep=True) for i in npc.plan]
+        await replan_from(npc, DAY1.replace(hour=14, minute=10, second=30), reason, stream, trace(DAY1))
+        return before
+
+    before = run(scenario)
+    now, end = DAY1.replace(hour=14, minute=10), DAY1.replace(hour=16, minute=10)
+    assert_gap_free(npc.plan)
+    # Earlier blocks are kept, the interrupted one ends now. No block boundary lies 1-2 hours ahead,
+    # so the window is two hours and the block it cuts resumes at its end.
+    one = DAY1.replace(hour=13)
+    assert [i for i in npc.plan if i.end <= one] == [i for i in before if i.end <= one] and len(before) > 3
+    afternoon = next(i for i in npc.plan if i.start == DAY1.replace(hour=13))
+    assert afternoon.end == now and afternoon.subtasks == []
+    window = [(f"{i.start:%H:%M}", f"{i.end:%H:%M}", i.activity, i.address) for i in npc.plan if now <= i.start < end]
+    assert window == [("14:10", "14:40", "talking with Klaus about the party", CAFE),
+                      ("14:40", "16:10", "buying decorations", PARK)]
+    resumed = npc.plan_item_at(end)
+    assert resumed is not None and (resumed.start, resumed.end, resumed.activity) == (
+        end, DAY1.replace(hour=17), "running the cafe")
+    assert [i for i in npc.plan if i.start >= DAY1.replace(hour=17)] == [
+        i for i in before if i.start >= DAY1.replace(hour=17)]
+    [request] = fake_llm.chat_requests("replan")
+    assert reason in request["body"]["messages"][1]["content"]
+    enum = request["body"]["response_format"]["json_schema"]["schema"]["$defs"]["ReplanBlock"]["properties"]
+    assert enum["start"]["enum"][:3] == ["14:10", "14:15", "14:20"] and enum["start"]["enum"][-1] == "16:05"
+    assert any("changed plans at 14:10" in m.description for m in store.latest("isabella", 10, MemoryKind.PLAN))
+
+
+def test_replan_window_ends_at_a_block_boundary_within_two_hours(run: Run, fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> None:
+        await new_day(npc, DAY1, stream)
+        await replan_from(npc, DAY1.replace(hour=11, minute=15), "a customer spilled coffee", stream, trace(DAY1))
+
+    run(scenario)
+    assert_gap_free(npc.plan)
+    [request] = fake_llm.chat_requests("replan")
+    prompt = request["body"]["messages"][1]["content"]
+    assert "from 11:15 until 13:00" in prompt  # 12:00 is less than an hour ahead, 13:00 is the next boundary
+    planned = prompt.split("Planned so far")[1].split("Still planned after")[0]
+    assert "12:00-13:00 having lunch" in planned and "07:00-12:00 running the cafe" in planned
+    assert npc.plan_item_at(DAY1.replace(hour=13)).activity == "running the cafe"
+    assert npc.plan_item_at(DAY1.replace(hour=11, minute=14)).end == DAY1.replace(hour=11, minute=15)
+
+
+def test_no_second_lunch_after_a_replan(run: Run, fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    fake_llm.queue({"json": {"new_blocks": [
+        {"start": "14:00", "activity": "having lunch with Klaus", "emoji": "🥪", "address": CAFE},
+        {"start": "15:00", "activity": "serving customers", "emoji": "☕", "address": CAFE},
+    ]}}, purpose="replan")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> None:
+        await new_day(npc, DAY1, stream)
+        await replan_from(npc, DAY1.replace(hour=14), "Klaus came by and asked to chat", stream, trace(DAY1))
+
+    run(scenario)
+    prompt = fake_llm.chat_requests("replan")[0]["body"]["messages"][1]["content"]
+    done = prompt.split("Already done today")[1].split("Planned so far")[0]
+    assert "12:00-13:00 having lunch" in done and "14:00-" not in done
+    assert_gap_free(npc.plan)
+    lunches = [i for i in npc.plan if "lunch" in i.activity]
+    assert [i.start for i in lunches] == [DAY1.replace(hour=12)]
+    resumed = npc.plan_item_at(DAY1.replace(hour=14, minute=30))
+    assert resumed is not None and resumed.activity == "running the cafe"
+
+
+def test_llm_failures_fall_back_to_a_sensible_plan(run: Run, fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue({"status": 500}, {"content": "no plan today"}, purpose="daily_plan")
+    npc = isabella()
+
+    async def day_one(stream: MemoryStream) -> Trace:
+        return await new_day(npc, DAY1, stream)
+
+    t = run(day_one)
+    assert t.llm_calls[-1].fallback_used
+    assert_gap_free(npc.plan)
+    assert npc.plan[0].start == DAY1.replace(hour=7) and is_sleep(npc.plan[-1].activity)
+    assert {i.address for i in npc.plan} == {HOME} and sum("lunch" in i.activity for i in npc.plan) == 1
+    day_one_plan = [(f"{i.start:%H:%M}", i.activity) for i in npc.plan]
+
+    # Day 2 with the LLM down: currently kept, yesterday's routine again, steps of 15 minutes, plan unchanged
+    # by a failed re-plan.
+    fake_llm.queue(*[{"status": 500}] * 2, purpose="revise_currently")
+    fake_llm.queue(*[{"status": 500}] * 2, purpose="daily_plan")
+    fake_llm.queue(*[{"content": "{}"}] * 2, purpose="decompose")
+    fake_llm.queue(*[{"status": 503}] * 2, purpose="replan")
+    currently = npc.persona.currently
+
+    async def day_two(stream: MemoryStream) -> list[PlanItem]:
+        await new_day(npc, DAY2, stream)
+        await decompose_upcoming(npc, DAY2.replace(hour=7), stream, trace(DAY2), horizon_minutes=0)
+        planned = [i.model_copy(deep=True) for i in npc.plan]
+        await replan_from(npc, DAY2.replace(hour=9), "it started raining", stream, trace(DAY2))
+        return planned
+
+    planned = run(day_two)
+    assert npc.persona.currently == currently
+    assert [(f"{i.start:%H:%M}", i.activity) for i in npc.plan] == day_one_plan
+    assert npc.plan[0].start.date() == DAY2.date()
+    first = npc.plan[0]
+    assert_steps_fill(first)
+    assert {s.activity for s in first.subtasks} == {first.activity} and first.subtasks[0].duration_minutes == 15
+    assert npc.plan == planned
+
+
+@pytest.mark.parametrize("scripted", [False, True])
+def test_llm_calls_per_planned_day(run: Run, fake_llm: FakeOpenAI, scripted: bool) -> None:
+    """Two game days lived at 10-minute decisions: one day plan a day, one revision from day 2,
+    one decomposition per non-sleep block, and nothing else."""
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> list[tuple[Counter[str], list[PlanItem]]]:
+        per_day = []
+        for day in (DAY1, DAY2):
+            if scripted:
+                fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+            seen = len(fake_llm.chat_requests())
+            now = day.replace(hour=0, minute=5)
+            await new_day(npc, now, stream)
+            while now < day.replace(hour=23, minute=55):
+                await decompose_upcoming(npc, now, stream, trace(now))
+                action_now(npc, now, "plan")
+                now += timedelta(minutes=10)
+            per_day.append((Counter(r["purpose"] for r in fake_llm.chat_requests()[seen:]), list(npc.plan)))
+        return per_day
+
+    (day1, plan1), (day2, plan2) = run(scenario)
+    for counts, plan, revised in ((day1, plan1, 0), (day2, plan2, 1)):
+        # Blocks after midnight belong to the next day's plan by then.
+        blocks = sum(not is_sleep(i.activity) and i.start.date() == plan[0].start.date() for i in plan)
+        assert blocks >= 6
+        assert counts == Counter({"daily_plan": 1, "decompose": blocks, "revise_currently": revised}) - Counter()
+        awake_hours = (plan[-1].start - plan[0].start).total_seconds() / 3600
+        assert sum(counts.values()) / awake_hours <= 5
+    print(f"LLM calls on day 2: {dict(day2)} for {awake_hours:.1f} awake hours")
