@@ -79,11 +79,15 @@ def memory_to_pb(node: MemoryNode) -> pb.Memory:
 
 
 def action_to_pb(action: Action) -> pb.Action:
+    subject, predicate, obj = action.event
     return pb.Action(
         description=action.description, emoji=action.emoji, address=action.address,
         start_time=timestamp(action.start_time), duration_minutes=action.duration_minutes,
         object_states=[pb.ObjectStateChange(address=s.address, state=s.state) for s in action.object_states],
-        source=_SOURCES.get(action.source, pb.ACTION_SOURCE_UNSPECIFIED),
+        dialogue=[pb.DialogueLine(speaker_npc_id=d.speaker_npc_id, speaker_name=d.speaker_name, text=d.text)
+                  for d in action.dialogue],
+        source=_SOURCES.get(action.source, pb.ACTION_SOURCE_UNSPECIFIED), chatting_with=action.chatting_with,
+        event_subject=subject, event_predicate=predicate, event_object=obj,
     )
 
 

@@ -28,9 +28,23 @@ class Persona(BaseModel):
         return "\n".join(lines)
 
 
+class Perception(BaseModel):
+    """How an NPC perceives (the paper's vision radius, attention bandwidth and retention)."""
+
+    vision_radius: float = 8.0
+    attention_bandwidth: int = 8
+    retention: int = 8
+
+
 class ObjectState(BaseModel):
     address: str
     state: str
+
+
+class DialogueLine(BaseModel):
+    speaker_npc_id: str
+    speaker_name: str
+    text: str
 
 
 class Action(BaseModel):
@@ -40,6 +54,10 @@ class Action(BaseModel):
     start_time: datetime
     duration_minutes: int
     object_states: list[ObjectState] = Field(default_factory=list)
+    dialogue: list[DialogueLine] = Field(default_factory=list)
+    chatting_with: str = ""
+    # The action as an event others perceive (subject, predicate, object).
+    event: tuple[str, str, str] = ("", "", "")
     source: str = "plan"  # plan | new_plan | fallback
 
     @property
@@ -48,13 +66,15 @@ class Action(BaseModel):
 
 
 class PlanItem(BaseModel):
-    """One block of the day plan, placed at an address the NPC knows."""
+    """One block of the day plan (hour level) or of its 5-15 minute decomposition."""
 
     start: datetime
     duration_minutes: int
     activity: str
     emoji: str = ""
     address: str
+    # 5-15 minute steps, filled shortly before the block starts (never for sleep).
+    subtasks: list[PlanItem] = Field(default_factory=list)
 
     @property
     def end(self) -> datetime:
@@ -67,12 +87,45 @@ class NpcState(BaseModel):
     npc_id: str
     world_name: str
     persona: Persona
+    perception: Perception = Field(default_factory=Perception)
     address: str = ""
+    # Spatial memory: addresses this NPC knows (arenas and objects), grown by what it perceives.
     known_addresses: list[str] = Field(default_factory=list)
+    # Reflection: importance summed since the last reflection, and how many it has made.
+    importance_since_reflection: int = 0
+    reflection_count: int = 0
+    # Planning: today's broad strokes, its hour-level blocks (with their decompositions).
     plan_day: date | None = None
+    wake_up_hour: int | None = None
+    day_outline: list[str] = Field(default_factory=list)
     plan: list[PlanItem] = Field(default_factory=list)
     plan_memory_id: str = ""
+    # Conversations: when this NPC last chatted with each partner (re-chat cooldown).
+    last_chat: dict[str, datetime] = Field(default_factory=dict)
     action: Action | None = None
 
     def plan_item_at(self, when: datetime) -> PlanItem | None:
         return next((item for item in self.plan if item.start <= when < item.end), None)
+
+    def insert_plan_item(self, new: PlanItem) -> None:
+        """Put `new` into the day's timeline, trimming or splitting the blocks it overlaps
+        (an accepted invitation becomes a plan item without another LLM call)."""
+        timeline: list[PlanItem] = []
+        for item in self.plan:
+            if item.end <= new.start or item.start >= new.end:
+                timeline.append(item)
+                continue
+            if item.start < new.start:
+                timeline.append(item.model_copy(update={
+                    "duration_minutes": int((new.start - item.start).total_seconds() // 60), "subtasks": []}))
+            if item.end > new.end:
+                timeline.append(item.model_copy(update={
+                    "start": new.end, "duration_minutes": int((item.end - new.end).total_seconds() // 60),
+                    "subtasks": []}))
+        self.plan = sorted([*timeline, new], key=lambda item: item.start)
+
+    def is_asleep(self) -> bool:
+        return self.action is not None and "sleep" in self.action.description.lower()
+
+    def is_chatting(self, now: datetime) -> bool:
+        return self.action is not None and bool(self.action.chatting_with) and now < self.action.end_time

@@ -4,21 +4,35 @@ and answers protocol messages. Transports only adapt errors and framing."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 import re
 
 import structlog
 
 from brain_server import convert
-from brain_server.cognition.converse import answer_interview
+from brain_server.cognition.converse import (
+    MAX_LINES,
+    Speaker,
+    answer_interview,
+    chat_minutes,
+    converse,
+    next_line,
+    relationship,
+    remember_conversation,
+)
+from brain_server.cognition.locate import accessible_places, choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.object_state import object_state_change, set_object_state
 from brain_server.cognition.perceive import Attention, attend
-from brain_server.cognition.plan import action_now, plan_day
+from brain_server.cognition.plan import action_now, decompose_upcoming, plan_day, replan_from
+from brain_server.cognition.react import decide_reaction, worth_considering
+from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState
+from brain_server.npc import Action, DialogueLine, NpcState, Perception, PlanItem
 from brain_server.trace import Trace, TraceBook
 from brain_server.world import World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -29,6 +43,7 @@ MAX_TEXT = 4000
 MAX_PERCEPTIONS = 64
 MAX_LIST = 1000
 WORLD_RECORD, NPC_RECORD = "world", "npc"
+CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 
 
 class BrainCore:
@@ -40,10 +55,11 @@ class BrainCore:
         self.store = stream.store
         self.llm = stream.llm
         self.traces = TraceBook(settings.traces_per_npc)
-        self.attention = Attention()
         self._worlds: dict[str, World] = {}
         self._npcs: dict[str, NpcState] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._people_by_world: dict[str, dict[str, str]] = {}
+        self._talks: dict[tuple[str, str], PlayerTalk] = {}
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -71,8 +87,8 @@ class BrainCore:
         world = await self._world(request.world_name)
         persona = convert.persona_from_pb(request.persona)
         _check_text("persona.name", persona.name, required=True)
-        for field in ("identity", "lifestyle", "currently"):
-            _check_text(f"persona.{field}", getattr(persona, field))
+        for name in ("identity", "lifestyle", "currently"):
+            _check_text(f"persona.{name}", getattr(persona, name))
         valid = world.addresses()
         for address in (persona.home, *persona.known_areas):
             if address not in valid:
@@ -81,13 +97,16 @@ class BrainCore:
         async with self._lock(request.npc_id):
             existing = await self._npc_or_none(request.npc_id)
             if existing is not None:
-                if existing.persona == persona and existing.world_name == world.name:
+                # "currently" is the brain's to revise from day 2 on; the rest must match to resume.
+                spawned_as = existing.persona.model_copy(update={"currently": persona.currently})
+                if spawned_as == persona and existing.world_name == world.name:
                     return pb.SpawnNpcResponse(npc_id=request.npc_id, resumed=True)
                 raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} already exists with another persona "
                                  "or world; pick another npc_id")
             known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
                            if persona.known_areas else set(world.arena_addresses()))
             npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
+                           perception=_perception(request.perception),
                            address=request.address if request.address in valid else persona.home,
                            known_addresses=known)
             await self._save(npc)
@@ -97,6 +116,7 @@ class BrainCore:
     # --- the decision loop ----------------------------------------------------------------
 
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
+        """perceive -> (plan a new day) -> react or converse -> reflect -> decompose -> act."""
         now = _game_time(request)
         if len(request.perceptions) > MAX_PERCEPTIONS:
             raise BrainError(Status.RESOURCE_EXHAUSTED, f"{len(request.perceptions)} perceptions in one request; "
@@ -111,14 +131,20 @@ class BrainCore:
                 world = await self._world(npc.world_name)
                 if request.address in world.addresses():
                     npc.address = request.address
-                await self._perceive(npc, request, now, trace)
+                observed = await self._perceive(npc, world, request, now, trace)
                 source = "plan"
                 if npc.plan_day != now.date():
-                    npc.plan, plan_node = await plan_day(npc, now, self.stream, trace)
+                    npc.plan, plan_node = await plan_day(npc, now, self.stream, trace,
+                                                         places=_plan_places(world, npc))
                     npc.plan_day, npc.plan_memory_id = now.date(), plan_node.id
                     source = "fallback" if trace.llm_calls[-1].fallback_used else "new_plan"
                     trace.note(f"plan: new day plan with {len(npc.plan)} blocks ({source})")
-                npc.action = action_now(npc, now, source)
+                if not npc.is_chatting(now):
+                    await self._react(npc, world, observed, now, trace)
+                await maybe_reflect(npc, now, self.stream, trace, threshold=self.settings.reflection_threshold)
+                if not npc.is_chatting(now):
+                    await decompose_upcoming(npc, now, self.stream, trace)
+                    await self._act(npc, action_now(npc, now, source), trace)
                 trace.action = npc.action
                 await self._save(npc)
                 self.traces.add(trace)
@@ -127,14 +153,78 @@ class BrainCore:
                 unbind_decision()
         return pb.DecideResponse(action=convert.action_to_pb(npc.action), trace_id=trace.trace_id)
 
-    async def _perceive(self, npc: NpcState, request: pb.DecideRequest, now: datetime, trace: Trace) -> None:
-        if not request.perceptions:
-            return
-        recent = await asyncio.to_thread(self.store.latest, npc.npc_id, self.attention.retention, MemoryKind.OBSERVATION)
-        nodes, skipped = attend(npc.npc_id, convert.events_from_pb(list(request.perceptions)),
-                                [n.description for n in recent], now, self.attention)
+    async def _perceive(self, npc: NpcState, world: World, request: pb.DecideRequest, now: datetime,
+                        trace: Trace) -> list[MemoryNode]:
+        events = [e for e in convert.events_from_pb(list(request.perceptions))
+                  if e.distance <= npc.perception.vision_radius]
+        learned = learn_places(npc, world, [e.address for e in events])
+        if not events:
+            return []
+        recent = await asyncio.to_thread(self.store.latest, npc.npc_id, npc.perception.retention,
+                                         MemoryKind.OBSERVATION)
+        attention = Attention(npc.perception.attention_bandwidth, npc.perception.retention)
+        nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
         stored = await self.stream.remember(npc.npc_id, npc.persona, nodes, trace)
-        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
+        note_importance(npc, stored)
+        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen, {learned} new places")
+        return stored
+
+    async def _react(self, npc: NpcState, world: World, observed: list[MemoryNode], now: datetime,
+                     trace: Trace) -> None:
+        if npc.is_asleep():
+            return
+        people = await self._people(npc.world_name)
+        observation = worth_considering(observed, npc, set(people))
+        if observation is None:
+            return
+        partner = await self._npc_or_none(people[observation.subject])
+        reaction = await decide_reaction(npc, observation, now, self._can_talk(npc, partner, now),
+                                         self.stream, trace)
+        if reaction.choice == "talk" and partner is not None:
+            await self._conversation(npc, partner, world, now, trace)
+        elif reaction.choice == "react":
+            await replan_from(npc, now, f"{observation.description}; {reaction.new_activity}", self.stream, trace,
+                              places=_plan_places(world, npc))
+
+    def _can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
+        if partner is None or partner.is_asleep() or partner.is_chatting(now) or self._lock(partner.npc_id).locked():
+            return False
+        last = npc.last_chat.get(partner.npc_id)
+        return last is None or now - last >= CHAT_COOLDOWN
+
+    async def _conversation(self, npc: NpcState, partner: NpcState, world: World, now: datetime,
+                            trace: Trace) -> None:
+        """Both NPCs stop to talk; the conversation lands in both memories and both actions."""
+        async with self._lock(partner.npc_id):
+            speakers = Speaker(npc.npc_id, npc.persona), Speaker(partner.npc_id, partner.persona)
+            lines = await converse(*speakers, now, npc.address, self.stream, trace)
+            minutes = chat_minutes(lines)
+            for me, other in ((npc, partner), (partner, npc)):
+                stored, change = await remember_conversation(me, other.persona.name, lines, now, self.stream, trace)
+                note_importance(me, stored)
+                if change is not None:
+                    address = await choose_address(change.activity, me, world, self.llm, trace)
+                    me.insert_plan_item(PlanItem(start=change.start, duration_minutes=change.minutes,
+                                                 activity=change.activity, address=address))
+                    trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%H:%M}")
+                me.last_chat[other.npc_id] = now
+                me.action = Action(
+                    description=f"{me.persona.name} is chatting with {other.persona.name}", emoji="💬",
+                    address=me.address or me.persona.home, start_time=now, duration_minutes=minutes,
+                    dialogue=lines, chatting_with=other.npc_id,
+                    event=(me.persona.name, "is chatting with", other.persona.name), source="plan")
+            await self._save(partner)
+
+    async def _act(self, npc: NpcState, action: Action, trace: Trace) -> None:
+        """Adopt the action; a new action at an object changes that object's state."""
+        previous = npc.action
+        if previous is None or (previous.description, previous.address) != (action.description, action.address):
+            change = await object_state_change(npc, action.description, action.address, self.llm, trace)
+            if change is not None:
+                action.object_states.append(change)
+        elif previous.object_states:
+            action.object_states = previous.object_states
+        npc.action = action
 
     # --- the user's tools -----------------------------------------------------------------
 
@@ -150,13 +240,65 @@ class BrainCore:
         return pb.WhisperResponse(memory_id=node.id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:
+        """Answers from retrieved memories; stores the exchange only when asked to."""
         now = _game_time(request)
         _check_text("question", request.question, required=True)
         npc = await self._npc(request.npc_id)
         trace = Trace(npc_id=npc.npc_id, kind="interview", game_time=now)
         answer = await answer_interview(npc.npc_id, npc.persona, request.question, now, self.stream, trace)
+        if request.remember:
+            node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, subject="an interviewer",
+                              predicate="asked", object=npc.persona.name, created=now, last_accessed=now,
+                              description=f'an interviewer asked "{request.question}" and {npc.persona.name} '
+                                          f'answered "{answer}"')
+            await self.stream.remember(npc.npc_id, npc.persona, [node], trace)
         self.traces.add(trace)
         return pb.InterviewResponse(answer=answer, trace_id=trace.trace_id)
+
+    async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
+        """The player speaks; the NPC answers with the same turn machinery NPCs use with each other.
+        The conversation is kept until it ends, then stored with its summary and plan change."""
+        now = _game_time(request)
+        _check_text("text", request.text, required=True)
+        player = request.speaker_name.strip() or "the player"
+        _check_text("speaker_name", player)
+        async with self._lock(request.npc_id):
+            npc = await self._npc(request.npc_id)
+            trace = Trace(npc_id=npc.npc_id, kind="talk", game_time=now)
+            world = await self._world(npc.world_name)
+            talk = self._talks.get((npc.npc_id, player))
+            speaker = Speaker(npc.npc_id, npc.persona)
+            if talk is None:
+                talk = PlayerTalk(view=await relationship(speaker, player, now, self.stream, trace))
+                self._talks[(npc.npc_id, player)] = talk
+            talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=request.text.strip()))
+            turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.stream, trace)
+            talk.lines.append(DialogueLine(speaker_npc_id=npc.npc_id, speaker_name=npc.persona.name,
+                                           text=turn.utterance))
+            ended = turn.end_conversation or len(talk.lines) >= 2 * MAX_LINES
+            if ended:
+                del self._talks[(npc.npc_id, player)]
+                stored, change = await remember_conversation(npc, player, talk.lines, now, self.stream, trace)
+                note_importance(npc, stored)
+                if change is not None:
+                    address = await choose_address(change.activity, npc, world, self.llm, trace)
+                    npc.insert_plan_item(PlanItem(start=change.start, duration_minutes=change.minutes,
+                                                  activity=change.activity, address=address))
+                    await self._save(npc)
+            self.traces.add(trace)
+        return pb.TalkResponse(reply=turn.utterance, end_conversation=ended, trace_id=trace.trace_id)
+
+    async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
+        """The user changes an object in natural language; NPCs perceive it through Godot's events."""
+        world = await self._world(request.world_name)
+        _check_text("state", request.state)
+        try:
+            updated = set_object_state(world, request.address, request.state.strip())
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+        await asyncio.to_thread(self.store.put_record, WORLD_RECORD, updated.name, updated.model_dump(mode="json"))
+        self._worlds[updated.name] = updated
+        return pb.SetObjectStateResponse(address=request.address, state=request.state.strip())
 
     async def list_memories(self, request: pb.ListMemoriesRequest) -> pb.ListMemoriesResponse:
         npc = await self._npc(request.npc_id)
@@ -200,6 +342,14 @@ class BrainCore:
 
     # --- state ----------------------------------------------------------------------------
 
+    async def _people(self, world_name: str) -> dict[str, str]:
+        """Names of the NPCs in a world, to their ids: who an observation is about."""
+        if world_name not in self._people_by_world:
+            records = await asyncio.to_thread(self.store.list_records, NPC_RECORD)
+            self._people_by_world[world_name] = {r["persona"]["name"]: r["npc_id"] for r in records
+                                                 if r["world_name"] == world_name}
+        return self._people_by_world[world_name]
+
     def _lock(self, npc_id: str) -> asyncio.Lock:
         return self._locks.setdefault(npc_id, asyncio.Lock())
 
@@ -231,6 +381,29 @@ class BrainCore:
     async def _save(self, npc: NpcState) -> None:
         await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
         self._npcs[npc.npc_id] = npc
+        self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
+
+
+@dataclass
+class PlayerTalk:
+    """A conversation with the player in progress: the NPC's view of them and the lines so far."""
+
+    view: tuple[str, str]
+    lines: list[DialogueLine] = field(default_factory=list)
+
+
+def _plan_places(world: World, npc: NpcState) -> list[str]:
+    """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
+    return accessible_places(world, npc).arena_addresses()
+
+
+def _perception(message: pb.PerceptionSettings) -> Perception:
+    defaults = Perception()
+    if message.vision_radius < 0 or message.attention_bandwidth < 0 or message.retention < 0:
+        raise invalid("perception settings must not be negative (0 means the default)")
+    return Perception(vision_radius=message.vision_radius or defaults.vision_radius,
+                      attention_bandwidth=message.attention_bandwidth or defaults.attention_bandwidth,
+                      retention=message.retention or defaults.retention)
 
 
 def _check_npc_id(npc_id: str) -> None:
@@ -245,7 +418,7 @@ def _check_text(name: str, value: str, *, required: bool = False) -> None:
         raise BrainError(Status.RESOURCE_EXHAUSTED, f"{name} has {len(value)} characters; the limit is {MAX_TEXT}")
 
 
-def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest) -> datetime:
+def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest) -> datetime:
     _check_npc_id(request.npc_id)
     if not request.HasField("game_time"):
         raise invalid("game_time is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")

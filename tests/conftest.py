@@ -15,6 +15,13 @@ import time
 
 import pytest
 
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.prompts import PromptLibrary
+from brain_server.storage import open_store
 from tools.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +32,16 @@ READY = re.compile(r"npc-brain ready grpc=(\S+) http=(\S+)")
 def fake_llm() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as fake:
         yield fake
+
+
+@pytest.fixture
+def stream(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator[MemoryStream]:
+    """A memory stream in-process: embedded Qdrant in tmp_path, local MiniLM, the fake LLM."""
+    settings = Settings(data_dir=tmp_path / "stream-data")
+    store = open_store(settings, MiniLMEmbedder.dim)
+    llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(), backoff_s=0.01)
+    yield MemoryStream(store, MiniLMEmbedder(), llm, RetrievalWeights())
+    store.close()
 
 
 @dataclass

@@ -17,7 +17,8 @@ from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from tests.town import WORLD, spawn_json, world_json
 
-METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage"]
+METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
+                "SetObjectState", "Talk"]
 
 
 class Clients:
@@ -91,7 +92,7 @@ def test_both_transports_answer_the_same_request_identically(clients: Clients) -
     clients.grpc("RegisterWorld", world_json())
     clients.grpc("SpawnNpc", spawn_json())
     first = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T10:00:00Z"})
-    perceive = {"npcId": "isabella", "gameTime": "2026-02-13T10:30:00Z", "perceptions": [
+    perceive = {"npcId": "isabella", "gameTime": "2026-02-13T10:00:00Z", "perceptions": [
         {"subject": "Klaus Mueller", "predicate": "is", "object": "reading",
          "description": "Klaus Mueller is reading a book", "address": f"{WORLD}:Hobbs Cafe:cafe", "distance": 2}]}
     via_grpc = clients.grpc("Decide", perceive)
@@ -115,7 +116,7 @@ def test_trace_shows_retrieval_prompts_and_answers(clients: Clients) -> None:
     [retrieved] = trace["retrieved"]
     assert "Valentine" in retrieved["memory"]["description"]
     assert {"recency", "importance", "relevance", "score"} <= set(retrieved) or retrieved["score"] >= 0
-    [plan_call] = trace["llmCalls"]
+    [plan_call] = [c for c in trace["llmCalls"] if c["purpose"] == "daily_plan"]
     assert plan_call["purpose"] == "daily_plan" and plan_call["attempts"] == 1
     assert "Valentine" in plan_call["messages"][1]["content"]
     assert json.loads(plan_call["parsedJson"])["blocks"]

@@ -37,12 +37,12 @@ class FakeOpenAI:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0) -> None:
         self.latency_s = latency_s
-        self.script: deque[dict[str, Any]] = deque()
+        self.script: dict[str | None, deque[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = _QuietServer((host, port), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def port(self) -> int:
@@ -66,11 +66,12 @@ class FakeOpenAI:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def queue(self, *replies: dict[str, Any]) -> None:
-        """Replies used by the next chat requests, in order: {"status": 503}, {"content": "not json"},
-        {"delay_s": 3}, {"refusal": "no"}; anything else is answered normally."""
+    def queue(self, *replies: dict[str, Any], purpose: str | None = None) -> None:
+        """Replies used by the next chat requests (of one purpose, if given), in order:
+        {"status": 503}, {"content": "not json"}, {"json": {...}}, {"delay_s": 3}, {"refusal": "no"};
+        anything else is answered normally."""
         with self._lock:
-            self.script.extend(replies)
+            self.script.setdefault(purpose, deque()).extend(replies)
 
     def reset(self) -> None:
         with self._lock:
@@ -82,9 +83,12 @@ class FakeOpenAI:
             return [r for r in self.requests if r["path"].endswith("/chat/completions")
                     and (purpose is None or r["purpose"] == purpose)]
 
-    def _next_scripted(self) -> dict[str, Any] | None:
+    def _next_scripted(self, purpose: str | None) -> dict[str, Any] | None:
         with self._lock:
-            return self.script.popleft() if self.script else None
+            for key in (purpose, None):
+                if self.script.get(key):
+                    return self.script[key].popleft()
+            return None
 
     def _log(self, path: str, purpose: str | None, body: dict[str, Any]) -> None:
         with self._lock:
@@ -120,7 +124,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             purpose = self.headers.get("X-NPC-Brain-Purpose")
             if self.path == "/_fake/script":
-                fake.queue(*body.get("replies", []))
+                fake.queue(*body.get("replies", []), purpose=body.get("purpose"))
                 self._send(200, {"queued": len(body.get("replies", []))})
             elif self.path == "/_fake/reset":
                 fake.reset()
@@ -137,7 +141,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def _chat(self, body: dict[str, Any], purpose: str | None) -> None:
             if fake.latency_s:
                 time.sleep(fake.latency_s)
-            scripted = fake._next_scripted() or {}
+            scripted = fake._next_scripted(purpose) or {}
             time.sleep(scripted.get("delay_s", 0))
             if "status" in scripted:
                 self._send(scripted["status"], {"error": {"message": "scripted failure", "type": "server_error"}})
@@ -146,6 +150,8 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(200, completion(body, None, refusal=scripted["refusal"]))
                 return
             content = scripted.get("content")
+            if "json" in scripted:
+                content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
                 content = json.dumps(answer(body, purpose), ensure_ascii=False)
             self._send(200, completion(body, content))

@@ -1,15 +1,131 @@
-"""Dialogue (paper section 4 "converse"); here the interview: an NPC answers a question in
-character from the memories the question retrieves, as the paper's evaluation did."""
+"""Dialogue (paper section 4.3 "reacting and updating plans", dialogue): speakers alternate,
+each line conditioned on the speaker's memories of the partner, a summary of the relationship
+and the conversation so far, with an explicit end decision and a maximum length. Afterwards the
+whole conversation is stored in each participant's memory with a summary and any plan change it
+implies. The player talks through the same turn machinery. Interviews answer from memories."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
-from brain_server.npc import Persona
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import DialogueLine, NpcState, Persona
+from brain_server.prompts.conversation_memo import PROMPT as MEMO
+from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.prompts.converse_turn import PROMPT as TURN
+from brain_server.prompts.converse_turn import Turn
 from brain_server.prompts.interview import PROMPT as INTERVIEW
 from brain_server.prompts.interview import InterviewAnswer
+from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
+from brain_server.prompts.relationship import Relationship
 from brain_server.trace import Trace
+
+MAX_LINES = 8  # both speakers together; the paper's code allows 8 turns each
+SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
+
+
+@dataclass
+class Speaker:
+    """A conversation participant: an NPC with a mind, or a voice (the player) without one."""
+
+    npc_id: str
+    persona: Persona
+
+
+@dataclass
+class PlanChange:
+    activity: str
+    start: datetime
+    minutes: int
+
+
+def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
+    return "\n".join(f'{line.speaker_name}: "{line.text}"' for line in lines) or "(nobody has spoken yet)"
+
+
+async def relationship(speaker: Speaker, partner_name: str, now: datetime, stream: MemoryStream,
+                       trace: Trace) -> tuple[str, str]:
+    """How the speaker sees the partner, and the memories that view rests on (as prompt lines)."""
+    memories = await stream.retrieve(speaker.npc_id, f"{speaker.persona.name}'s relationship with {partner_name}",
+                                     now, trace)
+    remembered = bullet_list(memories)
+    summary = await stream.llm.complete(
+        RELATIONSHIP,
+        {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
+         "memories": remembered},
+        npc_id=speaker.npc_id, trace=trace,
+        fallback=lambda: Relationship(summary=f"{partner_name} is someone {speaker.persona.name} knows."),
+    )
+    return summary.summary, remembered
+
+
+async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
+                    now: datetime, place: str, stream: MemoryStream, trace: Trace) -> Turn:
+    """The speaker's next utterance given the dialogue so far."""
+    topic = lines[-1].text if lines else partner_name
+    recalled = await stream.retrieve(speaker.npc_id, topic, now, trace)
+    return await stream.llm.complete(
+        TURN,
+        {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
+         "time": now.strftime("%A %B %d, %H:%M"), "place": place, "relationship": view[0],
+         "memories": bullet_list(recalled, limit=10), "dialogue": _dialogue_text(lines)},
+        npc_id=speaker.npc_id, trace=trace,
+        fallback=lambda: Turn(utterance="Sorry, I have to go. Talk later!", end_conversation=True),
+    )
+
+
+async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
+                   *, max_lines: int = MAX_LINES) -> list[DialogueLine]:
+    """A whole NPC-to-NPC conversation, `a` speaking first."""
+    views = {a.npc_id: await relationship(a, b.persona.name, now, stream, trace),
+             b.npc_id: await relationship(b, a.persona.name, now, stream, trace)}
+    lines: list[DialogueLine] = []
+    speaker, listener = a, b
+    while len(lines) < max_lines:
+        turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace)
+        lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
+                                  text=turn.utterance))
+        if turn.end_conversation:
+            break
+        speaker, listener = listener, speaker
+    trace.note(f"converse: {a.persona.name} and {b.persona.name} exchanged {len(lines)} lines")
+    return lines
+
+
+async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
+                                stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
+    """Store the conversation and its summary in this NPC's memory: the stored nodes, and the plan
+    change the conversation implies, if any."""
+    dialogue = _dialogue_text(lines)
+    memo = await stream.llm.complete(
+        MEMO,
+        {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
+         "time": now.strftime("%A %B %d, %H:%M"), "dialogue": dialogue},
+        npc_id=npc.npc_id, trace=trace,
+        fallback=lambda: ConversationMemo(summary=f"{npc.persona.name} chatted with {partner_name}.",
+                                          plan_activity="", plan_start="", plan_minutes=0),
+    )
+    name = npc.persona.name
+    nodes = [
+        MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
+                   subject=name, predicate="chatted with", object=partner_name, created=now, last_accessed=now,
+                   keywords=[partner_name.lower()]),
+        MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=memo.summary, subject=name,
+                   predicate="remembers", object=f"the conversation with {partner_name}", created=now,
+                   last_accessed=now, keywords=[partner_name.lower()]),
+    ]
+    stored = await stream.remember(npc.npc_id, npc.persona, nodes, trace)
+    if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
+        return stored, None
+    start = datetime.combine(now.date(), time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
+    return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes)
+
+
+def chat_minutes(lines: Sequence[DialogueLine]) -> int:
+    return max(5, int(timedelta(seconds=SECONDS_PER_LINE * len(lines)).total_seconds() // 60) + 1)
 
 
 async def answer_interview(npc_id: str, persona: Persona, question: str, now: datetime,

@@ -51,12 +51,13 @@ def is_sleep(activity: str) -> bool:
 # --- the day plan ---------------------------------------------------------------------------
 
 
-async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[PlanItem], MemoryNode]:
+async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
+                   places: Sequence[str] | None = None) -> tuple[list[PlanItem], MemoryNode]:
     """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
     first. Sets `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so
     `npc.plan` still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
-    places = _places(npc)
+    places = _places(npc, places)
     if npc.plan_day is not None and npc.plan_day < now.date():
         persona.currently = await revise_currently(npc, now, stream, trace)
     memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
@@ -249,14 +250,14 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
 
 
 async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *,
-                      horizon_minutes: int = REPLAN_MAX_MINUTES) -> None:
+                      horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None) -> None:
     """Re-plan from `now` for the next one to two hours (up to the first block boundary past an
     hour) given `reason`, in one call; blocks before and after that window are kept, the one in
     progress ends now and the one straddling the window's end starts at it. The prompt shows what
     was already done today, and a meal done already is not repeated. Keeps the plan on failure."""
     now = now.replace(second=0, microsecond=0)
     end = _window_end(npc.plan, now, horizon_minutes)
-    places = _places(npc)
+    places = _places(npc, places)
     before = [i if i.end <= now else i.model_copy(update={"duration_minutes": _minutes(i.start, now), "subtasks": []})
               for i in npc.plan if i.start < now and _minutes(i.start, now) > 0]
     after = [i if i.start >= end else i.model_copy(update={"start": end, "duration_minutes": _minutes(end, i.end),
@@ -358,9 +359,10 @@ def _clock_after(clock: str, now: datetime) -> datetime:
     return moment if moment >= now - timedelta(hours=12) else moment + timedelta(days=1)
 
 
-def _places(npc: NpcState) -> list[str]:
+def _places(npc: NpcState, allowed: Sequence[str] | None) -> list[str]:
+    """Home first, then the other places the NPC may go (all it knows unless the caller narrows it)."""
     home = npc.persona.home
-    return [home, *(a for a in npc.known_addresses if a != home)]
+    return [home, *(a for a in (npc.known_addresses if allowed is None else allowed) if a != home)]
 
 
 def _previous_day(npc: NpcState) -> str:

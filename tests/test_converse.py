@@ -1,0 +1,117 @@
+"""Dialogue and reacting against the fake LLM: turn taking, ending, memories, plan changes."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from brain_server.cognition.converse import Speaker, converse, remember_conversation
+from brain_server.cognition.react import decide_reaction, worth_considering
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.trace import Trace
+
+NOW = datetime(2026, 2, 13, 15, tzinfo=UTC)
+
+
+def npc(npc_id: str, name: str) -> NpcState:
+    return NpcState(npc_id=npc_id, world_name="w", persona=Persona(name=name, home="w:h:bedroom"),
+                    address="w:cafe:cafe")
+
+
+def trace(npc_id: str = "a") -> Trace:
+    return Trace(npc_id=npc_id, kind="decide", game_time=NOW)
+
+
+ISABELLA, KLAUS = npc("isabella", "Isabella Rodriguez"), npc("klaus", "Klaus Mueller")
+
+
+def turn(text: str, end: bool) -> dict:
+    return {"json": {"utterance": text, "end_conversation": end}}
+
+
+def test_speakers_alternate_until_one_ends_it(stream, fake_llm) -> None:
+    fake_llm.queue(turn("Hi Klaus!", False), turn("Hello Isabella.", False), turn("Party at 5?", True),
+                   purpose="converse_turn")
+    lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
+                                 "w:cafe:cafe", stream, trace()))
+    assert [(line.speaker_npc_id, line.text) for line in lines] == [
+        ("isabella", "Hi Klaus!"), ("klaus", "Hello Isabella."), ("isabella", "Party at 5?")]
+    assert len(fake_llm.chat_requests("relationship")) == 2
+    last_prompt = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][1]["content"]
+    assert 'Klaus Mueller: "Hello Isabella."' in last_prompt
+
+
+def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:
+    fake_llm.queue(*[turn("and another thing", False)] * 20, purpose="converse_turn")
+    lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
+                                 "w:cafe:cafe", stream, trace(), max_lines=4))
+    assert len(lines) == 4
+
+
+def test_the_conversation_is_remembered_with_a_summary_and_plan_change(stream, fake_llm) -> None:
+    fake_llm.queue(turn("Come to my party at Hobbs Cafe at 17:00!", False), turn("I'd love to.", True),
+                   purpose="converse_turn")
+    fake_llm.queue({"json": {"summary": "Isabella invited Klaus to her party at 5pm", "plan_activity":
+                             "going to Isabella's party", "plan_start": "17:00", "plan_minutes": 120}},
+                   purpose="conversation_memo")
+    t = trace("klaus")
+
+    async def talk_then_remember():  # one event loop: the LLM client's connections belong to it
+        lines = await converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
+                               "w:cafe:cafe", stream, t)
+        return await remember_conversation(KLAUS, "Isabella Rodriguez", lines, NOW, stream, t)
+
+    stored, change = asyncio.run(talk_then_remember())
+    assert [n.kind for n in stored] == [MemoryKind.CHAT, MemoryKind.THOUGHT]
+    assert change is not None and change.activity == "going to Isabella's party"
+    assert change.start == NOW.replace(hour=17) and change.minutes == 120
+    chats = stream.store.latest("klaus", 10, MemoryKind.CHAT)
+    assert len(chats) == 1 and "Come to my party" in chats[0].description
+    assert chats[0].object == "Isabella Rodriguez" and chats[0].importance >= 1
+    [memo] = stream.store.latest("klaus", 10, MemoryKind.THOUGHT)
+    assert memo.description == "Isabella invited Klaus to her party at 5pm"
+    assert stream.store.count("isabella") == 0
+
+
+def test_an_accepted_invitation_becomes_a_plan_item() -> None:
+    klaus = npc("klaus", "Klaus Mueller")
+    day = NOW.replace(hour=8)
+    klaus.plan = [PlanItem(start=day, duration_minutes=8 * 60, activity="working", address="w:lib:desk"),
+                  PlanItem(start=day.replace(hour=16), duration_minutes=7 * 60, activity="reading", address="w:h")]
+    klaus.insert_plan_item(PlanItem(start=day.replace(hour=17), duration_minutes=120, activity="party",
+                                    address="w:cafe:cafe"))
+    assert [(i.start.hour, i.duration_minutes, i.activity) for i in klaus.plan] == [
+        (8, 480, "working"), (16, 60, "reading"), (17, 120, "party"), (19, 240, "reading")]
+    assert klaus.plan_item_at(day.replace(hour=18)).activity == "party"
+
+
+def observation(subject: str, importance: int) -> MemoryNode:
+    return MemoryNode(npc_id="isabella", kind=MemoryKind.OBSERVATION, description=f"{subject} is reading",
+                      subject=subject, predicate="is", object="reading", importance=importance,
+                      created=NOW, last_accessed=NOW)
+
+
+def test_reactions_consider_the_most_important_observation_of_a_person() -> None:
+    nodes = [observation("the stove", 9), observation("Klaus Mueller", 3), observation("Maria Lopez", 6)]
+    people = {"Klaus Mueller", "Maria Lopez", "Isabella Rodriguez"}
+    assert worth_considering(nodes, ISABELLA, people).subject == "Maria Lopez"
+    assert worth_considering([observation("Isabella Rodriguez", 9)], ISABELLA, people) is None
+
+
+def test_talk_is_refused_when_the_partner_is_busy_and_failures_continue_the_plan(stream, fake_llm) -> None:
+    fake_llm.queue({"json": {"choice": "talk", "reason": "wants to chat", "new_activity": ""}}, purpose="react")
+    fake_llm.queue(*[{"content": "nonsense"}] * 3, purpose="react")
+    t = trace()
+
+    async def twice():
+        busy = await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW, False, stream, t)
+        failed = await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW + timedelta(minutes=1), True,
+                                       stream, t)
+        return busy, failed
+
+    busy, failed = asyncio.run(twice())
+    assert busy.choice == "continue"
+    first_prompt = fake_llm.chat_requests("react")[0]["body"]["messages"][1]["content"]
+    assert "talking is not possible now" in first_prompt
+    assert failed.choice == "continue" and t.llm_calls[-1].fallback_used
