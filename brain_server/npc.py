@@ -102,6 +102,8 @@ class NpcState(BaseModel):
     plan_memory_id: str = ""
     # Conversations: when this NPC last chatted with each partner (re-chat cooldown).
     last_chat: dict[str, datetime] = Field(default_factory=dict)
+    # Reactions: when this NPC last considered reacting to each person (one thought per sighting).
+    last_reaction: dict[str, datetime] = Field(default_factory=dict)
     action: Action | None = None
 
     def plan_item_at(self, when: datetime) -> PlanItem | None:

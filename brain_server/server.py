@@ -49,7 +49,9 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
                                relevance=settings.weight_relevance, decay_per_hour=settings.recency_decay,
                                top_k=settings.retrieve_top_k)
-    return BrainCore(settings, MemoryStream(store, embedder, llm, weights))
+    core = BrainCore(settings, MemoryStream(store, embedder, llm, weights))
+    stack.push_async_callback(core.close)
+    return core
 
 
 async def serve(settings: Settings) -> None:

@@ -44,6 +44,8 @@ MAX_PERCEPTIONS = 64
 MAX_LIST = 1000
 WORLD_RECORD, NPC_RECORD = "world", "npc"
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
+REACTION_COOLDOWN = timedelta(minutes=30)  # reconsider the same person at most this often
+PREPARE_AHEAD_MINUTES = 60  # blocks starting this soon get their steps in the background
 
 
 class BrainCore:
@@ -60,6 +62,7 @@ class BrainCore:
         self._locks: dict[str, asyncio.Lock] = {}
         self._people_by_world: dict[str, dict[str, str]] = {}
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
+        self._preparing: dict[str, asyncio.Task[None]] = {}
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -143,12 +146,17 @@ class BrainCore:
                     await self._react(npc, world, observed, now, trace)
                 await maybe_reflect(npc, now, self.stream, trace, threshold=self.settings.reflection_threshold)
                 if not npc.is_chatting(now):
-                    await decompose_upcoming(npc, now, self.stream, trace)
+                    # Only the block in progress is decomposed while the game waits; later ones
+                    # are prepared in the background so their steps are ready when they start.
+                    await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0)
                     await self._act(npc, action_now(npc, now, source), trace)
+                    self._prepare_ahead(npc.npc_id, now)
                 trace.action = npc.action
                 await self._save(npc)
                 self.traces.add(trace)
-                log.info("decided", action=npc.action.description, address=npc.action.address, source=source)
+                log.info("decided", action=npc.action.description, address=npc.action.address, source=source,
+                         llm_calls=len(trace.llm_calls),
+                         tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
             finally:
                 unbind_decision()
         return pb.DecideResponse(action=convert.action_to_pb(npc.action), trace_id=trace.trace_id)
@@ -174,9 +182,12 @@ class BrainCore:
         if npc.is_asleep():
             return
         people = await self._people(npc.world_name)
-        observation = worth_considering(observed, npc, set(people))
+        fresh = {name for name in people if now - npc.last_reaction.get(name, datetime.min.replace(tzinfo=now.tzinfo))
+                 >= REACTION_COOLDOWN}
+        observation = worth_considering(observed, npc, fresh)
         if observation is None:
             return
+        npc.last_reaction[observation.subject] = now
         partner = await self._npc_or_none(people[observation.subject])
         reaction = await decide_reaction(npc, observation, now, self._can_talk(npc, partner, now),
                                          self.stream, trace)
@@ -185,6 +196,37 @@ class BrainCore:
         elif reaction.choice == "react":
             await replan_from(npc, now, f"{observation.description}; {reaction.new_activity}", self.stream, trace,
                               places=_plan_places(world, npc))
+
+    def _prepare_ahead(self, npc_id: str, now: datetime) -> None:
+        """Decompose the blocks of the next hour without holding up any Decide (one task per NPC)."""
+        if npc_id in self._preparing:
+            return
+        task = asyncio.create_task(self._prepare(npc_id, now))
+        self._preparing[npc_id] = task
+        task.add_done_callback(lambda _: self._preparing.pop(npc_id, None))
+
+    async def _prepare(self, npc_id: str, now: datetime) -> None:
+        draft = self._npcs[npc_id].model_copy(deep=True)
+        trace = Trace(npc_id=npc_id, kind="prepare", game_time=now)
+        try:
+            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=PREPARE_AHEAD_MINUTES):
+                return
+            steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
+            async with self._lock(npc_id):
+                live = self._npcs[npc_id]
+                for item in live.plan:
+                    if not item.subtasks and (item.start, item.activity) in steps:
+                        item.subtasks = steps[(item.start, item.activity)]
+                await self._save(live)
+            self.traces.add(trace)
+        except Exception:
+            log.exception("prepare_failed", npc_id=npc_id)
+
+    async def close(self) -> None:
+        """Let background preparation finish its current LLM call, then stop it."""
+        for task in list(self._preparing.values()):
+            task.cancel()
+        await asyncio.gather(*self._preparing.values(), return_exceptions=True)
 
     def _can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         if partner is None or partner.is_asleep() or partner.is_chatting(now) or self._lock(partner.npc_id).locked():
@@ -229,15 +271,25 @@ class BrainCore:
     # --- the user's tools -----------------------------------------------------------------
 
     async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
+        """The paper's inner voice: a thought the NPC takes as its own. It is remembered (so it
+        comes up in conversations and plans) and, during a planned day, re-plans the next hours."""
         now = _game_time(request)
         _check_text("text", request.text, required=True)
+        text = request.text.strip()
         async with self._lock(request.npc_id):
             npc = await self._npc(request.npc_id)
-            node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=request.text.strip(),
-                              subject=npc.persona.name, predicate="thinks", object=request.text.strip()[:80],
+            trace = Trace(npc_id=npc.npc_id, kind="whisper", game_time=now)
+            node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text,
+                              subject=npc.persona.name, predicate="thinks", object=text[:80],
                               created=now, last_accessed=now)
-            [node] = await self.stream.remember(npc.npc_id, npc.persona, [node], None)
-        return pb.WhisperResponse(memory_id=node.id)
+            [node] = await self.stream.remember(npc.npc_id, npc.persona, [node], trace)
+            if npc.plan_day == now.date() and not npc.is_asleep():
+                world = await self._world(npc.world_name)
+                await replan_from(npc, now, f"{npc.persona.name} now thinks: {text}", self.stream, trace,
+                                  places=_plan_places(world, npc))
+                await self._save(npc)
+            self.traces.add(trace)
+        return pb.WhisperResponse(memory_id=node.id, trace_id=trace.trace_id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:
         """Answers from retrieved memories; stores the exchange only when asked to."""
@@ -338,7 +390,13 @@ class BrainCore:
             for (npc_id, purpose), c in sorted(self.llm.usage.counters.items())
             if not request.npc_id or npc_id == request.npc_id
         ]
-        return pb.GetUsageResponse(counters=counters)
+        hourly = [
+            pb.HourlyUsage(npc_id=npc_id, hour=convert.timestamp(hour), calls=c.calls, prompt_tokens=c.prompt_tokens,
+                           completion_tokens=c.completion_tokens)
+            for (npc_id, hour), c in sorted(self.llm.usage.hourly.items())
+            if not request.npc_id or npc_id == request.npc_id
+        ]
+        return pb.GetUsageResponse(counters=counters, hourly=hourly)
 
     # --- state ----------------------------------------------------------------------------
 

@@ -100,6 +100,10 @@ def test_three_npcs_live_a_day(brain_factory, fake_llm) -> None:
     usage = call("GetUsage", {})["counters"]
     calls = sum(int(c["calls"]) for c in usage)
     awake_hours = 16 * len(NAMES)
+    by_purpose = {}
+    for c in usage:
+        by_purpose[c["purpose"]] = by_purpose.get(c["purpose"], 0) + int(c["calls"])
+    print(by_purpose)
     print(f"LLM calls: {calls} for {awake_hours} awake NPC-hours = {calls / awake_hours:.1f} per NPC-hour")
 
 

@@ -15,12 +15,15 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Persona
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
+from brain_server.prompts.importance_batch import PROMPT as IMPORTANCE_BATCH
+from brain_server.prompts.importance_batch import Ratings
 from brain_server.storage.base import MemoryStore
 from brain_server.trace import RetrievedRecord, Trace
 
 # Events this mundane are scored 1 without asking the LLM, as the paper's code does for "idle".
 TRIVIAL_PREDICATES = {"idle", "is idle"}
 CANDIDATE_POOL = 4  # nearest neighbours fetched per query, as a multiple of top_k
+DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
 
 
 @dataclass
@@ -43,7 +46,7 @@ class MemoryStream:
         if not nodes:
             return []
         if rate:
-            ratings = await asyncio.gather(*(self._importance(npc_id, persona, n, trace) for n in nodes))
+            ratings = await self._importance(npc_id, persona, nodes, trace)
             nodes = [n.model_copy(update={"importance": r}) for n, r in zip(nodes, ratings, strict=True)]
         vectors = await self.embedder.embed([n.description for n in nodes])
         await asyncio.to_thread(self.store.add, nodes, vectors)
@@ -51,17 +54,28 @@ class MemoryStream:
             trace.stored_memory_ids.extend(n.id for n in nodes)
         return list(nodes)
 
-    async def _importance(self, npc_id: str, persona: Persona, node: MemoryNode, trace: Trace | None) -> int:
-        if node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle"):
-            return 1
-        answer = await self.llm.complete(
-            IMPORTANCE,
-            {"npc_name": persona.name, "persona": persona.summary(), "memory": node.description},
-            npc_id=npc_id,
-            fallback=lambda: Importance(importance=3),
-            trace=trace,
-        )
-        return answer.importance
+    async def _importance(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
+                          trace: Trace | None) -> list[int]:
+        """Ratings for the nodes: 1 for trivial ones without a call, the rest in one call."""
+        ratings = [1 if _trivial(n) else 0 for n in nodes]
+        todo = [i for i, r in enumerate(ratings) if r == 0]
+        common = {"npc_name": persona.name, "persona": persona.summary()}
+        if len(todo) == 1:
+            answer = await self.llm.complete(
+                IMPORTANCE, {**common, "memory": nodes[todo[0]].description}, npc_id=npc_id, trace=trace,
+                fallback=lambda: Importance(importance=DEFAULT_IMPORTANCE))
+            ratings[todo[0]] = answer.importance
+        elif todo:
+            batch = await self.llm.complete(
+                IMPORTANCE_BATCH,
+                {**common, "count": len(todo),
+                 "memories": "\n".join(f'{k}. "{nodes[i].description}"' for k, i in enumerate(todo, 1))},
+                npc_id=npc_id, trace=trace, fallback=lambda: Ratings(ratings=[DEFAULT_IMPORTANCE] * len(todo)))
+            given = [min(10, max(1, r)) for r in batch.ratings]
+            given += [DEFAULT_IMPORTANCE] * (len(todo) - len(given))
+            for i, rating in zip(todo, given, strict=False):
+                ratings[i] = rating
+        return ratings
 
     async def retrieve(
         self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None
@@ -77,6 +91,10 @@ class MemoryStream:
         if trace is not None:
             trace.retrieved.extend(records)
         return records
+
+
+def _trivial(node: MemoryNode) -> bool:
+    return node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle")
 
 
 def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 import random
 import re
 import time
@@ -41,15 +42,26 @@ class UsageCounter:
     completion_tokens: int = 0
     total_latency_ms: float = 0.0
 
+    def add(self, call: LlmCallRecord, *, calls: int = 0) -> None:
+        self.calls += calls
+        self.fallbacks += call.fallback_used
+        self.prompt_tokens += call.prompt_tokens
+        self.completion_tokens += call.completion_tokens
+        self.total_latency_ms += call.latency_ms
+
 
 class Usage:
-    """LLM usage per (npc_id, purpose): the cost that matters."""
+    """LLM usage per (npc_id, purpose) and per (npc_id, game hour): the cost that matters."""
 
     def __init__(self) -> None:
         self.counters: dict[tuple[str, str], UsageCounter] = {}
+        self.hourly: dict[tuple[str, datetime], UsageCounter] = {}
 
     def counter(self, npc_id: str, purpose: str) -> UsageCounter:
         return self.counters.setdefault((npc_id, purpose), UsageCounter())
+
+    def hour(self, npc_id: str, game_time: datetime) -> UsageCounter:
+        return self.hourly.setdefault((npc_id, game_time.replace(minute=0, second=0, microsecond=0)), UsageCounter())
 
     def total_calls(self) -> int:
         return sum(c.calls for c in self.counters.values())
@@ -112,7 +124,7 @@ class LLM:
         messages = self.prompts.render(prompt.purpose, variables)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
-        counter.calls += 1
+        counter.calls += 1  # counted up front, so a call in flight shows
         started = time.perf_counter()
         result: Out | None = None
         for attempt in range(1, self._max_attempts + 1):
@@ -130,13 +142,11 @@ class LLM:
         if result is None:
             result = fallback()
             record.fallback_used = True
-            counter.fallbacks += 1
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
-        counter.prompt_tokens += record.prompt_tokens
-        counter.completion_tokens += record.completion_tokens
-        counter.total_latency_ms += record.latency_ms
+        counter.add(record)
         if trace is not None:
+            self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
 
