@@ -73,6 +73,8 @@ class PlanItem(BaseModel):
     activity: str
     emoji: str = ""
     address: str
+    # The state of the object at `address` while this is done, e.g. "brewing coffee".
+    object_state: str = ""
     # 5-15 minute steps, filled shortly before the block starts (never for sleep).
     subtasks: list[PlanItem] = Field(default_factory=list)
 

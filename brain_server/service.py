@@ -23,7 +23,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.object_state import object_state_change, set_object_state
+from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import Attention, attend
 from brain_server.cognition.plan import action_now, decompose_upcoming, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction, worth_considering
@@ -34,7 +34,7 @@ from brain_server.logs import bind_decision, unbind_decision
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, Perception, PlanItem
 from brain_server.trace import Trace, TraceBook
-from brain_server.world import World, arena_of
+from brain_server.world import World, arena_of, join
 from npc_brain.v1 import brain_pb2 as pb
 
 log = structlog.get_logger(__name__)
@@ -148,8 +148,9 @@ class BrainCore:
                 if not npc.is_chatting(now):
                     # Only the block in progress is decomposed while the game waits; later ones
                     # are prepared in the background so their steps are ready when they start.
-                    await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0)
-                    await self._act(npc, action_now(npc, now, source), trace)
+                    await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0,
+                                             objects=_objects_by_arena(world))
+                    npc.action = action_now(npc, now, source)
                     self._prepare_ahead(npc.npc_id, now)
                 trace.action = npc.action
                 await self._save(npc)
@@ -209,7 +210,9 @@ class BrainCore:
         draft = self._npcs[npc_id].model_copy(deep=True)
         trace = Trace(npc_id=npc_id, kind="prepare", game_time=now)
         try:
-            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=PREPARE_AHEAD_MINUTES):
+            objects = _objects_by_arena(await self._world(draft.world_name))
+            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=PREPARE_AHEAD_MINUTES,
+                                            objects=objects):
                 return
             steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
             async with self._lock(npc_id):
@@ -256,17 +259,6 @@ class BrainCore:
                     dialogue=lines, chatting_with=other.npc_id,
                     event=(me.persona.name, "is chatting with", other.persona.name), source="plan")
             await self._save(partner)
-
-    async def _act(self, npc: NpcState, action: Action, trace: Trace) -> None:
-        """Adopt the action; a new action at an object changes that object's state."""
-        previous = npc.action
-        if previous is None or (previous.description, previous.address) != (action.description, action.address):
-            change = await object_state_change(npc, action.description, action.address, self.llm, trace)
-            if change is not None:
-                action.object_states.append(change)
-        elif previous.object_states:
-            action.object_states = previous.object_states
-        npc.action = action
 
     # --- the user's tools -----------------------------------------------------------------
 
@@ -448,6 +440,10 @@ class PlayerTalk:
 
     view: tuple[str, str]
     lines: list[DialogueLine] = field(default_factory=list)
+
+
+def _objects_by_arena(world: World) -> dict[str, list[str]]:
+    return {join(world.name, s.name, a.name): [o.name for o in a.objects] for s in world.sectors for a in s.arenas}
 
 
 def _plan_places(world: World, npc: NpcState) -> list[str]:

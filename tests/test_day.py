@@ -79,6 +79,9 @@ def test_three_npcs_live_a_day(brain_factory, fake_llm) -> None:
     steps = [a for a in seen if "chatting" not in a["description"] and "sleep" not in a["description"]]
     assert sum(5 <= a["durationMinutes"] <= 15 for a in steps) >= len(steps) // 2
     assert fake_llm.chat_requests("daily_plan")
+    # Steps that use an object say what state it is in, for Godot to show.
+    used = [a for a in seen if a.get("objectStates")]
+    assert used and all(s["address"] == a["address"] and s["state"] for a in used for s in a["objectStates"])
     # At least one conversation, stored in both participants' memories.
     chats = [a for a in seen if a.get("chattingWith")]
     assert chats, "no NPC-to-NPC conversation happened"
@@ -97,7 +100,9 @@ def test_three_npcs_live_a_day(brain_factory, fake_llm) -> None:
                 assert set(thought["evidenceIds"]) <= everything
                 reflected = True
     assert reflected, "no reflection with evidence"
-    usage = call("GetUsage", {})["counters"]
+    usage_reply = call("GetUsage", {})
+    assert {h["npcId"] for h in usage_reply["hourly"]} == set(NAMES)
+    usage = usage_reply["counters"]
     calls = sum(int(c["calls"]) for c in usage)
     awake_hours = 16 * len(NAMES)
     by_purpose = {}

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
-from brain_server.cognition.object_state import object_state_change, set_object_state
+from brain_server.cognition.object_state import set_object_state
 from brain_server.llm.client import LLM
-from brain_server.npc import NpcState, ObjectState, Persona
+from brain_server.npc import NpcState, Persona
 from brain_server.prompts import PromptLibrary
 from brain_server.trace import Trace
 from brain_server.world import World
@@ -163,17 +163,6 @@ def test_no_place_to_go_is_an_error(fake_llm: FakeOpenAI) -> None:
     with pytest.raises(ValueError, match="may enter no place"):
         choose(fake_llm, stranger)
     assert fake_llm.chat_requests() == []
-
-
-def test_object_state_change_for_objects_only(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue({"json": {"state": "The coffee machine is brewing coffee."}}, purpose="object_state")
-    llm, npc = make_llm(fake_llm), isabella()
-    change = asyncio.run(object_state_change(npc, "making coffee", f"{CAFE}:coffee machine", llm, trace()))
-    assert change == ObjectState(address=f"{CAFE}:coffee machine", state="brewing coffee")
-    [request] = fake_llm.chat_requests("object_state")
-    assert "coffee machine" in request["body"]["messages"][1]["content"]
-    assert asyncio.run(object_state_change(npc, "chatting", CAFE, llm, trace())) is None
-    assert len(fake_llm.chat_requests()) == 1
 
 
 def test_set_object_state_is_a_pure_update() -> None:

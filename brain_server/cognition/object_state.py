@@ -1,37 +1,10 @@
-"""Object states (the paper's object events, "bed is occupied"): what an object an NPC uses turns
-into while the action lasts, and the pure update that records it in the world tree."""
+"""Object states (the paper's object events, "bed is occupied"). What an object turns into while
+an NPC uses it comes with the plan's 5-15 minute steps (cognition/plan.py, no extra LLM call);
+this is the pure update that records a state the user sets in the world tree."""
 
 from __future__ import annotations
 
-import re
-
-from brain_server.llm.client import LLM
-from brain_server.npc import NpcState, ObjectState
-from brain_server.prompts.object_state import PROMPT as OBJECT_STATE
-from brain_server.prompts.object_state import ObjectStateAnswer
-from brain_server.trace import Trace
 from brain_server.world import SEPARATOR, World
-
-IN_USE = "in use"
-
-
-async def object_state_change(
-    npc: NpcState, activity: str, address: str, llm: LLM, trace: Trace | None
-) -> ObjectState | None:
-    """The state of the object at `address` while the NPC does `activity`; None (and no LLM call)
-    when the address is an arena, since only objects have states."""
-    parts = address.split(SEPARATOR)
-    if len(parts) != 4:
-        return None
-    _, _, arena, name = parts
-    answer = await llm.complete(
-        OBJECT_STATE,
-        {"npc_name": npc.persona.name, "activity": activity, "object": name, "arena": arena},
-        npc_id=npc.npc_id,
-        fallback=lambda: ObjectStateAnswer(state=IN_USE),
-        trace=trace,
-    )
-    return ObjectState(address=address, state=_bare_state(answer.state, name) or IN_USE)
 
 
 def set_object_state(world: World, address: str, state: str) -> World:
@@ -54,9 +27,3 @@ def set_object_state(world: World, address: str, state: str) -> World:
     example = next(iter(world.object_addresses()), f"{world.name}:sector:arena:object")
     raise ValueError(f"{address!r} is not an object of world {world.name!r}: object addresses read "
                      f"world:sector:arena:object as registered, e.g. {example!r}")
-
-
-def _bare_state(text: str, name: str) -> str:
-    """The state alone, when a model answers with a sentence ("the coffee machine is brewing coffee.")."""
-    text = re.sub(rf"^(the\s+)?{re.escape(name)}\s+(is|are)\s+", "", text.strip(), flags=re.IGNORECASE)
-    return text.rstrip(" .")

@@ -13,7 +13,7 @@ continues the block before it instead. Day plans, decompositions and re-plans ar
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 import math
 import re
@@ -21,7 +21,7 @@ import re
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Action, NpcState, PlanItem
+from brain_server.npc import Action, NpcState, ObjectState, PlanItem
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
@@ -31,6 +31,7 @@ from brain_server.prompts.replan import Replan
 from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
 from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
+from brain_server.world import arena_of
 
 DEFAULT_WAKE_HOUR = 7
 EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
@@ -148,15 +149,19 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -
 
 
 async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
-                             horizon_minutes: int = 60) -> int:
+                             horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None) -> int:
     """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
-    (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). The steps
-    are stored on the blocks and as PLAN memories. Returns how many blocks were decomposed."""
+    (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). Each step
+    may use one of the objects of the block's arena (`objects`: arena address -> object names),
+    which becomes its address. The steps are stored on the blocks and as PLAN memories. Returns
+    how many blocks were decomposed."""
     horizon = now + timedelta(minutes=horizon_minutes)
     due = [i for i in npc.plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
     if not due:
         return 0
-    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace) for item in due))
+    objects = objects or {}
+    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
+                                     for item in due))
     nodes = []
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
         item.subtasks = subtasks
@@ -170,7 +175,7 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
 
 
 async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
-                     trace: Trace) -> tuple[list[PlanItem], bool]:
+                     trace: Trace, objects: Sequence[str]) -> tuple[list[PlanItem], bool]:
     """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
     minutes = item.duration_minutes
     if minutes < 2 * MIN_STEP_MINUTES:
@@ -184,12 +189,13 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
             "schedule": _lines(npc.plan), "activity": item.activity, "start": f"{item.start:%H:%M}",
             "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
             "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
+            "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
         },
         npc_id=npc.npc_id,
         fallback=lambda: failed,
         trace=trace,
     )
-    return _steps(item, answer.steps), answer is not failed
+    return _steps(item, answer.steps, objects), answer is not failed
 
 
 def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
@@ -215,11 +221,15 @@ def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
     return [(index, m) for (index, _), m in zip(pieces, minutes, strict=True)]
 
 
-def _steps(item: PlanItem, steps: Sequence[Step]) -> list[PlanItem]:
+def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = ()) -> list[PlanItem]:
     start, subtasks = item.start, []
     for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
-        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=steps[index].activity.strip(),
-                                 emoji=item.emoji, address=item.address))
+        step = steps[index]
+        uses = bool(step.object) and step.object in objects
+        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=step.activity.strip(),
+                                 emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
+                                 else item.address, object_state=(step.object_state.strip() or "in use") if uses
+                                 else ""))
         start += timedelta(minutes=minutes)
     return subtasks
 
@@ -241,9 +251,10 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
     step = next((s for s in item.subtasks if s.start <= now < s.end), None)
     current = step or item
     activity = f"{item.activity} ({step.activity})" if step else item.activity
+    states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
     return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
                   start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
-                  source=source)
+                  object_states=states, source=source)
 
 
 # --- re-planning after a reaction -----------------------------------------------------------

@@ -14,6 +14,9 @@ class Step(BaseModel):
     model_config = ConfigDict(extra="forbid")
     activity: str = Field(min_length=1, max_length=80)
     duration_minutes: int = Field(ge=MIN_STEP_MINUTES, le=MAX_STEP_MINUTES)
+    # The game object used for the step (the paper's object choice), "" for none.
+    object: str = Field(default="", max_length=80)
+    object_state: str = Field(default="", max_length=60)
 
 
 class Decomposition(BaseModel):
@@ -25,6 +28,11 @@ def _step_count(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     """As many steps as the block's length allows at 5-15 minutes each (capped to keep answers short)."""
     schema["properties"]["steps"]["minItems"] = variables["min_steps"]
     schema["properties"]["steps"]["maxItems"] = variables["max_steps"]
+    step = schema["$defs"]["Step"]["properties"]
+    step["object"]["enum"] = ["", *variables["object_list"]]
+    step.pop("default", None)
+    step["object_state"].pop("default", None)
+    schema["$defs"]["Step"]["required"] = ["activity", "duration_minutes", "object", "object_state"]
 
 
 PROMPT = Prompt("decompose", Decomposition, refine_schema=_step_count, max_tokens=900)
