@@ -45,7 +45,6 @@ MAX_LIST = 1000
 WORLD_RECORD, NPC_RECORD = "world", "npc"
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 REACTION_COOLDOWN = timedelta(minutes=30)  # reconsider the same person at most this often
-PREPARE_AHEAD_MINUTES = 60  # blocks starting this soon get their steps in the background
 
 
 class BrainCore:
@@ -200,7 +199,7 @@ class BrainCore:
 
     def _prepare_ahead(self, npc_id: str, now: datetime) -> None:
         """Decompose the blocks of the next hour without holding up any Decide (one task per NPC)."""
-        if npc_id in self._preparing:
+        if npc_id in self._preparing or not self.settings.prepare_ahead_minutes:
             return
         task = asyncio.create_task(self._prepare(npc_id, now))
         self._preparing[npc_id] = task
@@ -211,7 +210,7 @@ class BrainCore:
         trace = Trace(npc_id=npc_id, kind="prepare", game_time=now)
         try:
             objects = _objects_by_arena(await self._world(draft.world_name))
-            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=PREPARE_AHEAD_MINUTES,
+            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=self.settings.prepare_ahead_minutes,
                                             objects=objects):
                 return
             steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}

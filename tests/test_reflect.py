@@ -160,7 +160,9 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
         assert thought.kind is MemoryKind.THOUGHT and thought.subject == "Isabella Rodriguez"
         assert thought.object == "the party" and thought.created == NOW and 1 <= thought.importance <= 10
     assert {n.id for n in store.get(NPC, [n.id for n in thoughts])} == {n.id for n in thoughts}
-    assert len(fake_llm.chat_requests("importance")) == 3
+    # The three insights are rated together, in one call.
+    [rating] = fake_llm.chat_requests("importance_batch")
+    assert all(text in rating["body"]["messages"][1]["content"] for text in by_text)
     assert any(note.startswith("reflection #1 at importance 64: 3 questions, 3 thoughts") for note in t.notes)
 
 
@@ -265,4 +267,5 @@ def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI,
     assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
     assert len(fake_llm.chat_requests("reflection_insights")) == 6
     assert all(c.fallback_used for c in insight_calls(t)) and fake_llm.chat_requests("importance") == []
+    assert fake_llm.chat_requests("importance_batch") == []
     assert store.count(NPC) == len(EVENTS) and any("without insights" in note for note in t.notes)

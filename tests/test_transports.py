@@ -4,45 +4,18 @@ and Connect JSON over HTTP/1.1 (calls, error JSON, CORS), answering identically.
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from google.protobuf import json_format
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
-import httpx
 import pytest
 
 from brain_server.world import arena_of
-from npc_brain.v1 import brain_pb2 as pb
-from npc_brain.v1 import brain_pb2_grpc
+from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
                 "SetObjectState", "Talk"]
-
-
-class Clients:
-    """One brain, both transports, same request types."""
-
-    def __init__(self, brain: Any) -> None:
-        self.channel = grpc.insecure_channel(brain.grpc_target)
-        self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
-        self.http = httpx.Client(base_url=brain.http_url, timeout=30)
-
-    def grpc(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
-        request_type = getattr(pb, f"{method}Request")
-        reply = getattr(self.stub, method)(json_format.ParseDict(body, request_type()), timeout=30)
-        return json_format.MessageToDict(reply)
-
-    def connect(self, method: str, body: dict[str, Any] | str, **headers: str) -> httpx.Response:
-        content = body if isinstance(body, str) else json.dumps(body)
-        return self.http.post(f"/npc_brain.v1.BrainService/{method}", content=content,
-                              headers={"Content-Type": "application/json", **headers})
-
-    def close(self) -> None:
-        self.channel.close()
-        self.http.close()
 
 
 @pytest.fixture
@@ -90,7 +63,9 @@ def test_world_spawn_decide_over_connect(clients: Clients, fake_llm) -> None:
     assert refused.status_code == 409 and refused.json()["code"] == "already_exists"
 
 
-def test_both_transports_answer_the_same_request_identically(clients: Clients) -> None:
+def test_both_transports_answer_the_same_request_identically(brain_factory) -> None:
+    # No background preparation, so nothing changes between the two calls of a pair.
+    clients = Clients(brain_factory(prepare_ahead_minutes=0))
     clients.grpc("RegisterWorld", world_json())
     clients.grpc("SpawnNpc", spawn_json())
     first = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T10:00:00Z"})
@@ -105,6 +80,7 @@ def test_both_transports_answer_the_same_request_identically(clients: Clients) -
     for body in ({"npcId": "isabella", "limit": 10}, {"npcId": "isabella", "query": "Klaus reading"}):
         assert clients.grpc("ListMemories", body) == clients.connect("ListMemories", body).json()
     assert clients.grpc("GetUsage", {}) == clients.connect("GetUsage", {}).json()
+    clients.close()
 
 
 def test_trace_shows_retrieval_prompts_and_answers(clients: Clients) -> None:

@@ -1,0 +1,117 @@
+"""The user's controls and the player, through the real transports: a whisper becomes a plan and
+comes up in conversation, the player talks and is remembered, object states, perception settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.clients import Clients
+from tests.town import WORLD, spawn_json, world_json
+
+CAFE = f"{WORLD}:Hobbs Cafe:cafe"
+
+
+@pytest.fixture
+def clients(brain_factory):
+    c = Clients(brain_factory())
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    yield c
+    c.close()
+
+
+def klaus() -> dict:
+    body = spawn_json("klaus")
+    body["persona"].update({"name": "Klaus Mueller", "identity": "Klaus studies sociology at Oak Hill College.",
+                            "home": CAFE, "knownAreas": [CAFE]})
+    return body | {"address": CAFE}
+
+
+def decide(clients: Clients, npc_id: str, time: str, *seen: str) -> dict:
+    perceptions = [{"subject": who, "predicate": "is", "object": "reading", "description": f"{who} is reading",
+                    "address": CAFE, "distance": 2} for who in seen]
+    return clients.grpc("Decide", {"npcId": npc_id, "gameTime": f"2026-02-13T{time}:00Z", "address": CAFE,
+                                   "perceptions": perceptions})["action"]
+
+
+def test_a_whisper_becomes_a_plan_that_is_told_to_another_npc(clients: Clients, fake_llm) -> None:
+    clients.grpc("SpawnNpc", klaus())
+    decide(clients, "isabella", "09:00")
+    decide(clients, "klaus", "09:00")
+    fake_llm.queue({"json": {"new_blocks": [{"start": "09:30", "activity": "planning her run for mayor",
+                                             "emoji": "🗳", "address": CAFE}]}}, purpose="replan")
+    whispered = clients.grpc("Whisper", {"npcId": "isabella", "text": "I will run for mayor of the Ville",
+                                         "gameTime": "2026-02-13T09:20:00Z"})
+    trace = clients.grpc("GetTrace", {"traceId": whispered["traceId"]})["trace"]
+    assert [c["purpose"] for c in trace["llmCalls"]] == ["importance", "replan"]
+    assert "run for mayor" in trace["llmCalls"][1]["messages"][1]["content"]
+    assert "planning her run for mayor" in decide(clients, "isabella", "09:35")["description"]
+    # Isabella sees Klaus, decides to talk; the whisper comes up in what she remembers while talking.
+    fake_llm.queue({"json": {"choice": "talk", "reason": "tell Klaus", "new_activity": ""}}, purpose="react")
+    fake_llm.queue({"json": {"utterance": "Klaus, I'm running for mayor!", "end_conversation": False}},
+                   {"json": {"utterance": "That's great news.", "end_conversation": True}}, purpose="converse_turn")
+    action = decide(clients, "isabella", "09:40", "Klaus Mueller")
+    assert action["chattingWith"] == "klaus" and action["dialogue"][0]["text"] == "Klaus, I'm running for mayor!"
+    first_turn = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+    assert "I will run for mayor of the Ville" in first_turn
+    klaus_chats = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"]
+    assert "running for mayor" in klaus_chats[0]["description"]
+    assert decide(clients, "klaus", "09:41")["chattingWith"] == "isabella"
+
+
+def test_the_player_talks_and_is_remembered(clients: Clients, fake_llm) -> None:
+    fake_llm.queue({"json": {"utterance": "Welcome to Hobbs Cafe!", "end_conversation": False}},
+                   {"json": {"utterance": "See you at the party then.", "end_conversation": True}},
+                   purpose="converse_turn")
+    fake_llm.queue({"json": {"summary": "A traveller named Sam asked about the party; I liked them.",
+                             "plan_activity": "", "plan_start": "", "plan_minutes": 0}}, purpose="conversation_memo")
+    first = clients.connect("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller", "text": "Hello!",
+                                     "gameTime": "2026-02-13T10:00:00Z"}).json()
+    assert first["reply"] == "Welcome to Hobbs Cafe!" and not first.get("endConversation")
+    second = clients.grpc("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller",
+                                   "text": "Is there a party tomorrow?", "gameTime": "2026-02-13T10:01:00Z"})
+    assert second == {"reply": "See you at the party then.", "endConversation": True, "traceId": second["traceId"]}
+    chats = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_CHAT"})["memories"]
+    assert "Sam the traveller" in chats[0]["description"] and "Is there a party tomorrow?" in chats[0]["description"]
+    # A new conversation starts from what she now thinks of the player.
+    clients.grpc("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller", "text": "Hi again",
+                          "gameTime": "2026-02-13T12:00:00Z"})
+    view = fake_llm.chat_requests("relationship")[-1]["body"]["messages"][1]["content"]
+    assert "A traveller named Sam asked about the party" in view
+
+
+def test_set_object_state_and_its_errors(clients: Clients) -> None:
+    answer = clients.grpc("SetObjectState", {"worldName": WORLD, "address": f"{CAFE}:coffee machine",
+                                             "state": "out of order"})
+    assert answer == {"address": f"{CAFE}:coffee machine", "state": "out of order"}
+    arena = clients.connect("SetObjectState", {"worldName": WORLD, "address": CAFE, "state": "on fire"})
+    assert arena.status_code == 400 and "is not an object" in arena.json()["message"]
+    unknown = clients.connect("SetObjectState", {"worldName": "Atlantis", "address": CAFE, "state": "x"})
+    assert unknown.json()["code"] == "failed_precondition"
+
+
+def test_perception_settings_limit_what_is_stored(brain_factory) -> None:
+    clients = Clients(brain_factory())
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json() | {"perception": {"visionRadius": 3, "attentionBandwidth": 2}})
+    events = [{"subject": f"Person {i}", "predicate": "is", "object": "waving", "description": f"Person {i} is waving",
+               "address": CAFE, "distance": i} for i in range(1, 6)]
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z", "perceptions": events})
+    stored = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION"})["memories"]
+    assert sorted(m["description"] for m in stored) == ["Person 1 is waving", "Person 2 is waving"]
+    # Seen again: retention keeps them from being stored twice.
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:10:00Z", "perceptions": events})
+    again = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION"})["memories"]
+    assert len(again) == 2
+    bad = clients.connect("SpawnNpc", spawn_json("other") | {"perception": {"retention": -1}})
+    assert bad.json()["code"] == "invalid_argument"
+    clients.close()
+
+
+def test_interviews_change_memory_only_when_asked(clients: Clients) -> None:
+    ask = {"npcId": "isabella", "question": "What do you love?", "gameTime": "2026-02-13T10:00:00Z"}
+    clients.grpc("Interview", ask)
+    assert "memories" not in clients.grpc("ListMemories", {"npcId": "isabella"})
+    clients.grpc("Interview", ask | {"remember": True})
+    [memory] = clients.grpc("ListMemories", {"npcId": "isabella"})["memories"]
+    assert "What do you love?" in memory["description"]
