@@ -27,7 +27,14 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--data-dir", type=Path)
     serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
     serve.add_argument("--log-json", action="store_true", default=None, help="JSON log lines")
+    from brain_server.sim import cli as sim_cli
+
+    sim_cli.add_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "sim":
+        configure(json=False, level="warning")
+        sim_cli.run(args)
+        return
 
     if args.config:
         if not args.config.is_file():

@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     llm_max_attempts: int = Field(3, ge=1, le=10, description="Attempts per call before the fallback.")
     llm_json_schema: bool = Field(True, description="Send response_format json_schema (turn off for old servers).")
     llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once.")
+    llm_record: Path | None = Field(None, description="Append every completion to this JSONL file (llm/recording.py).")
+    llm_replay: Path | None = Field(None, description="Answer completions from this recording; no endpoint needed.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 

@@ -31,6 +31,19 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     store = open_store(settings, dim)
     stack.callback(store.close)
     base_url, model = settings.llm_base_url, settings.llm_model
+    recorder = None
+    if settings.llm_replay:
+        from brain_server.llm.recording import ReplayServer
+
+        replay = ReplayServer(settings.llm_replay).start()
+        stack.callback(replay.stop)
+        base_url = replay.base_url
+        log.info("replaying LLM completions", recording=str(settings.llm_replay), answers=len(replay.answers))
+    if settings.llm_record:
+        from brain_server.llm.recording import Recorder
+
+        recorder = Recorder(settings.llm_record)
+        stack.callback(recorder.close)
     if not base_url:
         from brain_server.llm.embedded import EmbeddedLLM
 
@@ -43,7 +56,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         base_url=base_url, model=model, api_key=settings.llm_api_key.get_secret_value(),
         prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
         max_attempts=settings.llm_max_attempts, json_schema=settings.llm_json_schema,
-        max_concurrency=settings.llm_max_concurrency,
+        max_concurrency=settings.llm_max_concurrency, recorder=recorder,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -98,6 +98,7 @@ class LLM:
         json_schema: bool = True,
         max_concurrency: int = 8,
         backoff_s: float = 0.5,
+        recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
     ) -> None:
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
@@ -107,6 +108,7 @@ class LLM:
         self._json_schema = json_schema
         self._slots = asyncio.Semaphore(max_concurrency)
         self._backoff_s = backoff_s
+        self._recorder = recorder  # llm/recording.py: sees every completion received
 
     async def close(self) -> None:
         await self._client.close()
@@ -173,6 +175,9 @@ class LLM:
             record.completion_tokens += response.usage.completion_tokens
         choice = response.choices[0] if response.choices else None
         record.raw_completion = (choice.message.content or "") if choice else ""
+        if self._recorder is not None and response.usage is not None:
+            self._recorder(prompt.purpose, messages, record.raw_completion, response.usage.prompt_tokens,
+                           response.usage.completion_tokens)
         if choice and getattr(choice.message, "refusal", None):
             raise AnswerError(f"the model refused: {choice.message.refusal}")
         return parse_answer(record.raw_completion, prompt.schema)

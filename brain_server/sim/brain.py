@@ -1,0 +1,83 @@
+"""`npc-brain serve` in a subprocess on free loopback ports, for the sim and the benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import os
+from pathlib import Path
+import re
+import subprocess
+import sys
+import threading
+import time
+
+READY = re.compile(r"npc-brain ready grpc=(\S+) http=(\S+)")
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+class BrainProcess:
+    """Starts the brain with the caller's NPC_BRAIN_* environment plus `settings`; its output goes
+    to `log_path`. `grpc_target` and `http_url` are set once it prints its ready line."""
+
+    def __init__(self, settings: Mapping[str, object], log_path: Path) -> None:
+        self.env = dict(os.environ)
+        self.env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
+        self.env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
+        self.log_path = log_path
+        self.proc: subprocess.Popen[str] | None = None
+        self.grpc_target = ""
+        self.http_url = ""
+        self.tail: list[str] = []
+
+    def start(self, timeout_s: float = 120) -> BrainProcess:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "serve"], cwd=ROOT, env=self.env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        ready = threading.Event()
+
+        def pump() -> None:
+            assert self.proc and self.proc.stdout
+            for line in self.proc.stdout:
+                log.write(line)
+                log.flush()
+                self.tail = [*self.tail[-39:], line.rstrip()]
+                if not ready.is_set() and (match := READY.search(line)):
+                    self.grpc_target, self.http_url = match.group(1), match.group(2)
+                    ready.set()
+            log.close()
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + timeout_s
+        while not ready.wait(0.1):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the brain did not start:\n" + "\n".join(self.tail))
+        return self
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the brain process (Linux)."""
+        if not self.proc:
+            return 0
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def __enter__(self) -> BrainProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

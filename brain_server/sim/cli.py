@@ -1,0 +1,81 @@
+"""`npc-brain sim`: run a scenario in the headless world, then measure the run folder."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from datetime import UTC, datetime, timedelta
+import json
+import os
+from pathlib import Path
+import sys
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    sim = commands.add_parser("sim", help="run a scenario headless against a brain and measure it",
+                              description="Run the town, its residents and a scenario in a headless world that "
+                              "drives the brain over gRPC like Godot; results go to a run folder (runs/<time>/). "
+                              "Without --brain a brain is started with the NPC_BRAIN_* settings in the environment.")
+    sim.add_argument("--scenario", default="valentines_party", help="name under godot_project/data/scenarios or a path")
+    sim.add_argument("--brain", default="", help="gRPC target of a running brain (default: start one)")
+    sim.add_argument("--hours", type=float, help="game hours to run (default: the scenario's days)")
+    sim.add_argument("--npcs", type=int, help="only the first N residents (by npc_id; the scenario's people kept)")
+    sim.add_argument("--concurrency", type=int, default=8, help="Decide calls in flight at once")
+    sim.add_argument("--tick", type=int, default=10, help="game seconds per step (10 = the paper; 60 is coarser)")
+    sim.add_argument("--decide-every", type=int, default=10, help="game minutes between Decides while acting")
+    sim.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    sim.add_argument("--out", type=Path, help="run folder (default: <runs-dir>/<UTC time>)")
+    sim.add_argument("--no-interview", action="store_true", help="skip the closing interviews")
+    sim.add_argument("--fake-llm", type=float, metavar="LATENCY_S", help="start tools/fake_openai.py with this latency "
+                     "and point the started brain at it")
+    sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
+
+
+def run(args: argparse.Namespace) -> None:
+    from brain_server.sim.measure import report
+
+    if args.measure:
+        if not (args.measure / "config.json").is_file():
+            sys.exit(f"npc-brain: {args.measure} is not a run folder (no config.json)")
+        _print_report(args.measure, report(args.measure))
+        return
+    from brain_server.sim.data import load_all
+    from brain_server.sim.runner import Sim, SimConfig
+
+    try:
+        town, residents, scenario = load_all(args.scenario)
+    except (OSError, ValueError) as exc:
+        sys.exit(f"npc-brain: cannot load the scenario: {exc}")
+    if args.npcs:
+        keep = {w.npc_id for w in scenario.whispers} | ({scenario.host} if scenario.host else set())
+        rest = [r for r in residents if r.npc_id not in keep]
+        residents = [r for r in residents if r.npc_id in keep] + rest[: max(0, args.npcs - len(keep))]
+    out = args.out or args.runs_dir / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    settings: dict[str, object] = {}
+    fake = None
+    if args.fake_llm is not None and not args.brain:
+        from brain_server.sim.data import ROOT
+
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))  # tools/ lives beside brain_server/ in a checkout
+        from tools.fake_openai import FakeOpenAI
+
+        fake = FakeOpenAI(latency_s=args.fake_llm).start()
+        settings.update(llm_base_url=fake.base_url, llm_model="fake-model")
+    if not args.brain and "NPC_BRAIN_DATA_DIR" not in os.environ:
+        settings["data_dir"] = out / "brain-data"
+    config = SimConfig(out=out, brain=args.brain, brain_settings=settings, concurrency=args.concurrency,
+                       tick_s=args.tick, decide_every_min=args.decide_every, interview=not args.no_interview,
+                       duration=timedelta(hours=args.hours) if args.hours else None)
+    print(f"sim: {scenario.name}, {len(residents)} residents, run folder {out}", file=sys.stderr, flush=True)
+    try:
+        stats = asyncio.run(Sim(town, residents, scenario, config).run())
+    finally:
+        if fake:
+            fake.stop()
+    print(json.dumps(stats), flush=True)
+    _print_report(out, report(out))
+
+
+def _print_report(run: Path, _: dict) -> None:
+    print((run / "report.md").read_text(), flush=True)

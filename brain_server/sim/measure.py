@@ -1,0 +1,197 @@
+"""Measurements from a sim run folder, next to the paper's (Park et al. 2023, section 7):
+
+- information diffusion: who knows the scenario's news at the end (interview answers that
+  mention the topic's keywords, and memories that do); knowledge claimed in an interview with no
+  related memory is flagged as hallucinated; the same from memories hour by hour;
+- relationship network density: ordered pairs (A, B) where A knows B — B is named in A's
+  persona or in one of A's memories — over possible pairs, at the start and hour by hour; and
+  the pairs who have chatted;
+- coordination: who heard of the event in a conversation (invited), who has a plan or thought
+  about it (planned), who was at the place during its window (attended, from moves.jsonl).
+
+`report(run)` writes report.md, measurements.json and PNG plots (matplotlib, if installed).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
+         "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
+         "hallucinated": "none reported (checked by interview)"}
+NEGATIONS = re.compile(r"\b(no|not|don't|do not|haven't|have not|never|unaware|nothing)\b", re.I)
+
+
+def _time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def load_run(run: Path) -> dict[str, Any]:
+    config = json.loads((run / "config.json").read_text())
+    memories = {}
+    for path in sorted((run / "memories").glob("*.json")):
+        memories[path.stem] = json.loads(path.read_text()).get("memories", [])
+    interviews = json.loads((run / "interviews.json").read_text()) if (run / "interviews.json").exists() else []
+    moves = [json.loads(x) for x in (run / "moves.jsonl").read_text().splitlines()] if (run / "moves.jsonl").exists() \
+        else []
+    return {"config": config, "memories": memories, "interviews": interviews, "moves": moves}
+
+
+def _mentions(text: str, keywords: list[str]) -> bool:
+    text = text.lower()
+    return any(k in text for k in keywords)
+
+
+def _hours(start: datetime, end: datetime) -> list[datetime]:
+    out, t = [], start
+    while t <= end:
+        out.append(t)
+        t += timedelta(hours=1)
+    if out[-1] != end:
+        out.append(end)
+    return out
+
+
+def measure(run: Path) -> dict[str, Any]:
+    data = load_run(run)
+    cfg, memories = data["config"], data["memories"]
+    names: dict[str, str] = cfg["names"]
+    ids = sorted(names)
+    n = len(ids)
+    m = cfg.get("measure", {})
+    keywords = [k.lower() for k in m.get("keywords", [])]
+    start, end = _time(cfg["start"]), _time(cfg["end"])
+    hours = _hours(start, end)
+
+    # --- information diffusion ---------------------------------------------------------------
+    first_known: dict[str, datetime] = {}
+    for npc_id, mems in memories.items():
+        times = [_time(x["created"]) for x in mems if keywords and _mentions(x.get("description", ""), keywords)]
+        if times:
+            first_known[npc_id] = min(times)
+    knows_memory = set(first_known)
+    claims = {i["npc_id"] for i in data["interviews"]
+              if _mentions(i["answer"], keywords) and not NEGATIONS.match(i["answer"].strip())}
+    interviewed = bool(data["interviews"])
+    knows = (claims & knows_memory) if interviewed else knows_memory
+    host = m.get("host", "")
+    diffusion = {
+        "topic": m.get("topic", ""), "question": m.get("question", ""), "keywords": keywords,
+        "start": 1 if host else 0, "end": len(knows), "n": n,
+        "start_pct": (1 if host else 0) / n if n else 0, "end_pct": len(knows) / n if n else 0,
+        "knows": sorted(knows), "claims_in_interview": sorted(claims), "with_related_memory": sorted(knows_memory),
+        "hallucinated": sorted(claims - knows_memory), "interviewed": interviewed,
+        "by_hour": [[h.isoformat(), sum(t <= h for t in first_known.values())] for h in hours],
+    }
+
+    # --- relationship network density --------------------------------------------------------
+    def knowers_at(h: datetime) -> set[tuple[str, str]]:
+        edges = set()
+        for a in ids:
+            text = cfg.get("identities", {}).get(a, "") + " " + " ".join(
+                x.get("description", "") for x in memories.get(a, []) if _time(x["created"]) <= h)
+            edges |= {(a, b) for b in ids if b != a and names[b] in text}
+        return edges
+
+    chats: dict[frozenset[str], datetime] = {}
+    for a, mems in memories.items():
+        for x in mems:
+            if x.get("kind") == "MEMORY_KIND_CHAT":
+                for b in ids:
+                    if b != a and names[b] in x.get("description", ""):
+                        key = frozenset((a, b))
+                        chats[key] = min(chats.get(key, _time(x["created"])), _time(x["created"]))
+    possible = n * (n - 1) if n > 1 else 1
+    density_by_hour = [[h.isoformat(), len(knowers_at(h)) / possible] for h in hours]
+    density = {"start": len(knowers_at(start - timedelta(seconds=1))) / possible,
+               "end": density_by_hour[-1][1], "by_hour": density_by_hour,
+               "chatted_pairs": len(chats), "chatted_density": len(chats) / (possible / 2)}
+
+    # --- coordination --------------------------------------------------------------------------
+    coordination: dict[str, Any] = {}
+    if m.get("place") and len(m.get("window", [])) == 2:
+        w0, w1 = (_time(t) for t in m["window"])
+        invited = set(m.get("invited", [])) | {
+            a for a, mems in memories.items() if a != host and any(
+                x.get("kind") == "MEMORY_KIND_CHAT" and _mentions(x.get("description", ""), keywords) for x in mems)}
+        planned = {a for a, mems in memories.items() if any(
+            x.get("kind") in ("MEMORY_KIND_PLAN", "MEMORY_KIND_THOUGHT") and _mentions(x.get("description", ""), keywords)
+            for x in mems)}
+        place = m["place"]
+        attended: set[str] = set()
+        where: dict[str, tuple[str, datetime]] = {}
+        for mv in sorted(data["moves"], key=lambda x: x["game_time"]):
+            t = _time(mv["game_time"])
+            prev = where.get(mv["npc_id"])
+            if prev and prev[0].startswith(place) and prev[1] < w1 and t > w0:
+                attended.add(mv["npc_id"])
+            where[mv["npc_id"]] = (mv["arena"], t)
+        attended |= {a for a, (arena, t) in where.items() if arena.startswith(place) and t < w1 and end > w0}
+        coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
+                        "attended": sorted(attended), "invited_attended": sorted(invited & attended),
+                        "window_in_run": w0 < end}
+    return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
+            "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination}
+
+
+def report(run: Path) -> dict[str, Any]:
+    """measurements.json, report.md and plots in the run folder; returns the measurements."""
+    result = measure(run)
+    (run / "measurements.json").write_text(json.dumps(result, indent=1))
+    d, g, c = result["diffusion"], result["density"], result["coordination"]
+    paper_diffusion = PAPER["diffusion_party"] if "party" in d["topic"].lower() else PAPER["diffusion_candidacy"]
+    rows = [
+        ("information diffusion", f"{d['start_pct']:.0%} -> {d['end_pct']:.0%} ({d['start']} -> {d['end']} of {d['n']})"
+         + (f"; {len(d['with_related_memory'])} with a related memory" if d["interviewed"]
+            else ", from memories (no interviews)"), paper_diffusion),
+        ("hallucinated knowledge", f"{len(d['hallucinated'])} ({', '.join(d['hallucinated']) or 'none'})",
+         PAPER["hallucinated"]),
+        ("network density", f"{g['start']:.3f} -> {g['end']:.3f}", PAPER["density"]),
+        ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})", "-"),
+    ]
+    if c:
+        rows.append(("coordination", f"{len(c['invited'])} invited, {len(c['planned'])} planned, "
+                     f"{len(c['attended'])} attended ({len(c['invited_attended'])} of the invited)"
+                     + ("" if c["window_in_run"] else "; the window is after the run's end"), PAPER["coordination"]))
+    lines = [f"# Measurements: {result['scenario']}", "",
+             f"Run `{run}`: {result['npcs']} NPCs, {result['start']} -> {result['end']}.", "",
+             "| measure | this run | paper (25 agents, 2 game days) |", "| --- | --- | --- |",
+             *(f"| {a} | {b} | {p} |" for a, b, p in rows), ""]
+    plots = _plots(run, result)
+    lines += [f"![{p.stem}]({p.name})" for p in plots]
+    (run / "report.md").write_text("\n".join(lines) + "\n")
+    return result
+
+
+def _plots(run: Path, result: dict[str, Any]) -> list[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    d, g, n = result["diffusion"], result["density"], max(1, result["npcs"])
+    out = []
+    for name, series, paper, ylabel in (
+            ("diffusion", [(t, k / n) for t, k in d["by_hour"]], (0.04, 0.52 if "party" in d["topic"].lower() else 0.32),
+             "share who know (from memories)"),
+            ("density", [(t, v) for t, v in g["by_hour"]], (0.167, 0.74), "network density")):
+        fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
+        xs = [(_time(t) - _time(series[0][0])).total_seconds() / 3600 for t, _ in series]
+        ax.plot(xs, [v for _, v in series], label="this run")
+        ax.plot([0, 48], list(paper), "--", label="paper, start -> end of 2 days")
+        ax.set_xlabel("game hours")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper left", fontsize=8)
+        fig.tight_layout()
+        path = run / f"{name}.png"
+        fig.savefig(path)
+        plt.close(fig)
+        out.append(path)
+    return out

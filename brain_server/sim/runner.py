@@ -1,0 +1,308 @@
+"""The headless world loop: a game clock in steps of `tick_s` game seconds (10 = the paper's
+step), NPCs walking one tile per 10 game seconds, perception by vision radius, object states,
+and the brain driven over real gRPC exactly as Godot drives it:
+
+RegisterWorld once; SpawnNpc per resident; Whisper for the scenario's whispers at their times;
+Decide when an NPC has no action, its action ended, it arrived where the action is, its
+conversation partner just started talking to it, or `decide_every_min` game minutes passed (so
+it perceives whoever came by). Decisions due in one tick run concurrently (at most `concurrency`
+in flight, ordered by npc_id when 1, which makes a run reproducible); the clock waits for them.
+
+A run folder holds config.json, actions.jsonl (every decision), moves.jsonl (every change of
+arena), usage.json (GetUsage), memories/<npc_id>.json, interviews.json and stats.json.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+import json
+import math
+from pathlib import Path
+import sys
+import time
+from typing import Any, TextIO
+
+from google.protobuf import json_format
+import grpc
+
+from brain_server.sim.brain import BrainProcess
+from brain_server.sim.data import Resident, Scenario, Town
+from brain_server.sim.grid import SECONDS_PER_TILE, Grid, Tile, layout
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc
+
+MAX_EVENTS = 32
+
+
+@dataclass
+class SimConfig:
+    out: Path
+    brain: str = ""  # gRPC target of a running brain; empty = start one
+    brain_settings: dict[str, Any] = field(default_factory=dict)  # NPC_BRAIN_* for a started brain
+    concurrency: int = 8
+    tick_s: int = 10
+    decide_every_min: int = 10
+    duration: timedelta | None = None  # overrides the scenario's
+    progress_s: float = 10.0
+    interview: bool = True
+    rpc_timeout_s: float = 600.0
+
+
+@dataclass
+class Walker:
+    resident: Resident
+    tile: Tile
+    action: dict[str, Any] | None = None
+    action_end: datetime | None = None
+    path: list[Tile] = field(default_factory=list)
+    arrived: bool = False
+    last_decide: datetime | None = None
+    poke: bool = False  # a partner started a conversation with it
+    arena: str = ""
+
+
+class Sim:
+    def __init__(self, town: Town, residents: list[Resident], scenario: Scenario, config: SimConfig,
+                 grid: Grid | None = None) -> None:
+        self.town, self.residents, self.scenario, self.config = town, residents, scenario, config
+        self.grid = grid or layout(town)
+        self.walkers: dict[str, Walker] = {}
+        self.object_states: dict[str, tuple[str, str]] = {}  # object address -> (state, npc_id)
+        self.decides = 0
+        self.stub: brain_pb2_grpc.BrainServiceStub | None = None
+        self._actions: TextIO | None = None
+        self._moves: TextIO | None = None
+        self._last_progress = 0.0
+
+    # --- RPCs ----------------------------------------------------------------------------
+
+    async def call(self, method: str, body: dict[str, Any] | Any) -> dict[str, Any]:
+        assert self.stub is not None
+        request = body if not isinstance(body, dict) else json_format.ParseDict(body, getattr(pb, f"{method}Request")())
+        reply = await getattr(self.stub, method)(request, timeout=self.config.rpc_timeout_s)
+        return json_format.MessageToDict(reply, preserving_proto_field_name=True)
+
+    # --- the run -------------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        out = self.config.out
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "memories").mkdir(exist_ok=True)
+        brain: BrainProcess | None = None
+        target = self.config.brain
+        if not target:
+            settings = {"data_dir": out / "brain-data", **self.config.brain_settings}
+            brain = await asyncio.to_thread(BrainProcess(settings, out / "brain.log").start)
+            target = brain.grpc_target
+        try:
+            async with grpc.aio.insecure_channel(target) as channel:
+                self.stub = brain_pb2_grpc.BrainServiceStub(channel)
+                return await self._run(out)
+        finally:
+            if brain:
+                await asyncio.to_thread(brain.stop)
+
+    async def _run(self, out: Path) -> dict[str, Any]:
+        sc = self.scenario
+        start = sc.start
+        end = start + (self.config.duration or sc.duration)
+        (out / "config.json").write_text(json.dumps({
+            "town": self.town.name, "residents": [r.npc_id for r in self.residents], "scenario": sc.raw or sc.name,
+            "scenario_name": sc.name, "start": start.isoformat(), "end": end.isoformat(),
+            "sim": {k: str(v) for k, v in asdict(self.config).items() if k != "brain_settings"},
+            "brain_settings": {k: str(v) for k, v in self.config.brain_settings.items() if "key" not in k.lower()},
+            "names": {r.npc_id: r.name for r in self.residents},
+            "identities": {r.npc_id: r.persona.get("identity", "") for r in self.residents},
+            "measure": {"question": sc.question, "topic": sc.topic, "keywords": sc.keywords, "host": sc.host,
+                        "place": sc.event_address, "invited": sc.invited,
+                        "window": [t.isoformat() for t in (sc.event_start, sc.event_end) if t]},
+            "grid": {"width": self.grid.width, "height": self.grid.height, "layout": "brain_server/sim/grid.py"},
+        }, indent=2, default=str))
+        await self.call("RegisterWorld", self.grid.world_message(self.town))
+        for r in self.residents:
+            tile = self.grid.destination(r.persona["home"], r.npc_id) or (0, 0)
+            await self.call("SpawnNpc", {"worldName": self.town.name, "npcId": r.npc_id, "persona": r.persona,
+                                         "address": r.persona["home"], "tile": {"x": tile[0], "y": tile[1]},
+                                         "perception": r.perception})
+            self.walkers[r.npc_id] = Walker(r, tile, arena=self.grid.tile_arena.get(tile, ""))
+        pending = sorted(sc.whispers, key=lambda w: w.at)
+        wall0 = time.perf_counter()
+        self._actions = (out / "actions.jsonl").open("w")
+        self._moves = (out / "moves.jsonl").open("w")
+        now = start
+        tick = timedelta(seconds=self.config.tick_s)
+        try:
+            for w in self.walkers.values():
+                self._log_move(w, now)
+            while now < end:
+                while pending and pending[0].at <= now:
+                    w = pending.pop(0)
+                    if w.npc_id in self.walkers:
+                        await self.call("Whisper", {"npcId": w.npc_id, "text": w.text, "gameTime": _ts(now)})
+                await self._decide_due(now)
+                self._walk(now + tick)
+                now += tick
+                await self._progress(now, start, end, wall0)
+        finally:
+            self._actions.close()
+            self._moves.close()
+        wall = time.perf_counter() - wall0
+        usage = await self.call("GetUsage", {})
+        (out / "usage.json").write_text(json.dumps(usage, indent=1))
+        for npc_id in self.walkers:
+            memories = await self.call("ListMemories", {"npcId": npc_id, "limit": 1000})
+            (out / "memories" / f"{npc_id}.json").write_text(json.dumps(memories, indent=1, ensure_ascii=False))
+        if self.config.interview and sc.question:
+            await self.interview_all(end, out / "interviews.json")
+        calls = sum(int(c.get("calls", 0)) for c in usage.get("counters", []))
+        tokens = sum(int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
+                     for c in usage.get("counters", []))
+        stats = {"game_seconds": (end - start).total_seconds(), "wall_seconds": wall, "decides": self.decides,
+                 "llm_calls": calls, "tokens": tokens, "npcs": len(self.walkers),
+                 "game_seconds_per_wall_second": (end - start).total_seconds() / wall if wall else 0.0}
+        (out / "stats.json").write_text(json.dumps(stats, indent=1))
+        return stats
+
+    async def interview_all(self, when: datetime, path: Path) -> list[dict[str, Any]]:
+        slots = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(npc_id: str) -> dict[str, Any]:
+            async with slots:
+                reply = await self.call("Interview", {"npcId": npc_id, "question": self.scenario.question,
+                                                      "gameTime": _ts(when)})
+            return {"npc_id": npc_id, "question": self.scenario.question, "answer": reply.get("answer", ""),
+                    "game_time": when.isoformat()}
+
+        answers = list(await asyncio.gather(*(one(n) for n in sorted(self.walkers))))
+        path.write_text(json.dumps(answers, indent=1, ensure_ascii=False))
+        return answers
+
+    # --- one tick ------------------------------------------------------------------------
+
+    def _due(self, w: Walker, now: datetime) -> bool:
+        if w.action is None or w.poke or w.arrived:
+            return True
+        if w.action_end is not None and now >= w.action_end:
+            return True
+        every = timedelta(minutes=self.config.decide_every_min)
+        return w.last_decide is None or now - w.last_decide >= every
+
+    async def _decide_due(self, now: datetime) -> None:
+        due = [w for _, w in sorted(self.walkers.items()) if self._due(w, now)]
+        if not due:
+            return
+        requests = [(w, self._decide_request(w, now)) for w in due]  # one snapshot for the whole tick
+        if self.config.concurrency <= 1:
+            for w, request in requests:
+                await self._decide(w, request, now)
+            return
+        slots = asyncio.Semaphore(self.config.concurrency)
+
+        async def limited(w: Walker, request: pb.DecideRequest) -> None:
+            async with slots:
+                await self._decide(w, request, now)
+
+        await asyncio.gather(*(limited(w, r) for w, r in requests))
+
+    def _decide_request(self, w: Walker, now: datetime) -> pb.DecideRequest:
+        request = pb.DecideRequest(npc_id=w.resident.npc_id, address=w.arena,
+                                   tile=pb.Tile(x=w.tile[0], y=w.tile[1]))
+        request.game_time.FromDatetime(now)
+        for event in self.perceive(w)[:MAX_EVENTS]:
+            request.perceptions.add(**event)
+        return request
+
+    def perceive(self, w: Walker) -> list[dict[str, Any]]:
+        """Other NPCs' current actions and object states within the vision radius, in the same
+        arena (or both outdoors), nearest first."""
+        events = []
+        for other in self.walkers.values():
+            if other is w or other.action is None or other.arena != w.arena:
+                continue
+            d = math.dist(w.tile, other.tile)
+            if d <= w.resident.vision_radius:
+                a = other.action
+                events.append({"subject": other.resident.name, "predicate": a.get("event_predicate") or "is",
+                               "object": a.get("event_object", ""), "description": a.get("description", ""),
+                               "address": a.get("address", ""), "distance": d})
+        for address, (state, _) in self.object_states.items():
+            tile = self.grid.object_tiles.get(address)
+            if not state or tile is None or self.grid.tile_arena.get(tile) != w.arena:
+                continue
+            d = math.dist(w.tile, tile)
+            if d <= w.resident.vision_radius:
+                name = address.rsplit(":", 1)[-1]
+                events.append({"subject": address, "predicate": "is", "object": state,
+                               "description": f"{name} is {state}", "address": address, "distance": d})
+        return sorted(events, key=lambda e: e["distance"])
+
+    async def _decide(self, w: Walker, request: pb.DecideRequest, now: datetime) -> None:
+        reply = await self.call("Decide", request)
+        self.decides += 1
+        action = reply.get("action", {})
+        npc_id = w.resident.npc_id
+        w.poke = w.arrived = False
+        w.last_decide = now
+        changed = w.action is None or action.get("description") != w.action.get("description") \
+            or action.get("address") != w.action.get("address")
+        w.action = action
+        start = datetime.fromisoformat(action["start_time"].replace("Z", "+00:00")) if action.get("start_time") else now
+        w.action_end = max(start + timedelta(minutes=int(action.get("duration_minutes", 0) or 0)),
+                           now + timedelta(seconds=self.config.tick_s))
+        for address in [a for a, (_, owner) in self.object_states.items() if owner == npc_id]:
+            del self.object_states[address]
+        for change in action.get("object_states", []):
+            self.object_states[change["address"]] = (change.get("state", ""), npc_id)
+        partner = action.get("chatting_with", "")
+        if partner in self.walkers and changed:
+            other = self.walkers[partner]
+            if not (other.action and other.action.get("chatting_with") == npc_id):
+                other.poke = True
+        goal = self.grid.destination(action.get("address", ""), npc_id)
+        if partner in self.walkers:
+            goal = None  # talk where they stand
+        w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
+        assert self._actions is not None
+        self._actions.write(json.dumps({"npc_id": npc_id, "game_time": now.isoformat(), "tile": list(w.tile),
+                                        "arena": w.arena, "perceived": len(request.perceptions),
+                                        "trace_id": reply.get("trace_id", ""), **action},
+                                       ensure_ascii=False) + "\n")
+
+    def _walk(self, until: datetime) -> None:
+        steps = max(1, self.config.tick_s // SECONDS_PER_TILE)
+        for w in self.walkers.values():
+            if not w.path:
+                continue
+            w.path, moved = w.path[steps:], w.path[:steps]
+            w.tile = moved[-1]
+            arena = self.grid.tile_arena.get(w.tile, "")
+            if arena != w.arena:
+                w.arena = arena
+                self._log_move(w, until)
+            if not w.path:
+                w.arrived = True
+
+    def _log_move(self, w: Walker, when: datetime) -> None:
+        assert self._moves is not None
+        self._moves.write(json.dumps({"npc_id": w.resident.npc_id, "game_time": when.isoformat(),
+                                      "arena": w.arena, "tile": list(w.tile)}) + "\n")
+
+    async def _progress(self, now: datetime, start: datetime, end: datetime, wall0: float) -> None:
+        wall = time.perf_counter() - wall0
+        if self.config.progress_s <= 0 or (wall - self._last_progress < self.config.progress_s and now < end):
+            return
+        self._last_progress = wall
+        usage = await self.call("GetUsage", {})
+        calls = sum(int(c.get("calls", 0)) for c in usage.get("counters", []))
+        tokens = sum(int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
+                     for c in usage.get("counters", []))
+        done = (now - start) / (end - start)
+        print(f"sim {now:%Y-%m-%d %H:%M} {done:4.0%} | decides {self.decides} | LLM calls {calls} | "
+              f"tokens {tokens:,} | {(now - start).total_seconds() / max(wall, 1e-9):.0f} game-s/wall-s",
+              file=sys.stderr, flush=True)
+
+
+def _ts(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")

@@ -1,0 +1,120 @@
+"""The headless world: its map is the data's tree, paths walk it a tile per 10 game seconds,
+perception keeps to the vision radius and the arena, and a run drives a real brain over gRPC
+into a run folder the measurements read."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+import json
+from pathlib import Path
+
+import pytest
+
+from brain_server.sim.data import DATA, load_all, topic_keywords
+from brain_server.sim.grid import layout
+from brain_server.sim.measure import report
+from brain_server.sim.runner import Sim, SimConfig, Walker
+from tests.sim_town import config, small_town
+
+HAVE_DATA = (DATA / "scenarios" / "valentines_party.json").is_file()
+needs_data = pytest.mark.skipif(not HAVE_DATA, reason="godot_project/data not there yet")
+
+
+@needs_data
+def test_the_sims_tree_is_the_datas() -> None:
+    from brain_server import residents as loaders
+
+    town, people, scenario = load_all("valentines_party")
+    world = loaders.load_town()
+    sent = layout(town).world_message(town)["world"]
+    assert sent["name"] == world.name
+    assert [(s["name"], s["residents"], [(a["name"], [o["name"] for o in a["objects"]]) for a in s["arenas"]])
+            for s in sent["sectors"]] == \
+        [(s.name, s.residents, [(a.name, [o.name for o in a.objects]) for a in s.arenas]) for s in world.sectors]
+    assert len(people) == 25 and scenario.keywords == ["valentine", "party"]
+    assert scenario.event_address == "the Ville:Hobbs Cafe:cafe" and scenario.host == "isabella_rodriguez"
+
+
+def test_layout_is_walkable_and_deterministic() -> None:
+    town, _, _ = small_town()
+    grid = layout(town)
+    assert layout(town).world_message(town) == grid.world_message(town)
+    arenas = list(grid.arena_tiles)
+    for address, tile in grid.object_tiles.items():
+        assert tile in grid.arena_tiles[address.rsplit(":", 1)[0]]
+    start = grid.arena_tiles[arenas[0]][0]
+    for arena in arenas[1:]:
+        path = grid.path(start, grid.arena_tiles[arena][-1])
+        assert path and path[-1] == grid.arena_tiles[arena][-1]
+        steps = [start, *path]
+        assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(steps, steps[1:], strict=False))
+        assert all(t in grid.walkable for t in path)
+
+
+def test_perception_keeps_to_the_radius_and_the_arena(tmp_path: Path) -> None:
+    town, residents, scenario = small_town()
+    sim = Sim(town, residents, scenario, SimConfig(out=tmp_path))
+    cafe = sim.grid.arena_tiles["the Ville:Hobbs Cafe:cafe"]
+    act = {"description": "Klaus Mueller is reading", "event_predicate": "is", "event_object": "reading",
+           "address": "the Ville:Hobbs Cafe:cafe"}
+    me, near, elsewhere = (Walker(r, cafe[0], arena="the Ville:Hobbs Cafe:cafe") for r in residents)
+    near.action = act
+    elsewhere.action, elsewhere.tile, elsewhere.arena = act, (0, 0), ""
+    sim.walkers = {w.resident.npc_id: w for w in (me, near, elsewhere)}
+    sim.object_states["the Ville:Hobbs Cafe:cafe:coffee machine"] = ("brewing coffee", "klaus_mueller")
+    events = sim.perceive(me)
+    assert [e["subject"] for e in events] == ["Klaus Mueller", "the Ville:Hobbs Cafe:cafe:coffee machine"]
+    assert events[1]["description"] == "coffee machine is brewing coffee"
+    near.tile = (cafe[0][0] + 20, cafe[0][1])  # same arena name, out of sight
+    assert [e["subject"] for e in sim.perceive(me)] == ["the Ville:Hobbs Cafe:cafe:coffee machine"]
+
+
+def test_topic_keywords() -> None:
+    assert topic_keywords("Sam Moore's candidacy for mayor", ["Sam Moore"]) == ["candidacy", "mayor"]
+    assert topic_keywords("Valentine's Day party at Hobbs Cafe", ["Hobbs Cafe"]) == ["valentine", "party"]
+
+
+@pytest.mark.slow
+def test_a_small_town_runs_through_grpc_into_a_run_folder(fake_llm, tmp_path: Path) -> None:
+    town, residents, scenario = small_town(hours=5)
+    run = tmp_path / "run"
+    stats = asyncio.run(Sim(town, residents, scenario, config(run, fake_llm.base_url, tick_s=30)).run())
+    assert stats["decides"] > 3 * 5 * 2 and stats["llm_calls"] > 0
+    for name in ("config.json", "actions.jsonl", "moves.jsonl", "usage.json", "interviews.json", "stats.json"):
+        assert (run / name).is_file(), name
+    actions = [json.loads(x) for x in (run / "actions.jsonl").read_text().splitlines()]
+    valid = {f"{town.name}:{s.name}:{a.name}" for s in town.sectors for a in s.arenas}
+    assert all(a["address"].rsplit(":", 1)[0] in valid or a["address"] in valid for a in actions)
+    # The whisper arrived at its time and is in Isabella's memory.
+    memories = json.loads((run / "memories" / "isabella_rodriguez.json").read_text())["memories"]
+    whispered = [m for m in memories if "Valentine" in m["description"]]
+    assert whispered and whispered[0]["created"].startswith("2026-02-13T07:00")
+    # NPCs walked: someone left home, and moves are logged per arena change.
+    moves = [json.loads(x) for x in (run / "moves.jsonl").read_text().splitlines()]
+    assert len(moves) > len(residents)
+    assert len(json.loads((run / "interviews.json").read_text())) == 3
+    result = report(run)
+    assert result["diffusion"]["with_related_memory"] == ["isabella_rodriguez"]
+    assert (run / "report.md").read_text().count("|") > 10
+    assert (run / "diffusion.png").is_file() and (run / "density.png").is_file()
+
+
+@pytest.mark.slow
+@needs_data
+def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
+    """The CI check of the whole thing: `npc-brain sim` with its own fake endpoint, 25 residents,
+    a whole game day at a one-minute tick, then the report from the run folder."""
+    from brain_server.cli import main
+
+    run = tmp_path / "day"
+    main(["sim", "--scenario", "valentines_party", "--fake-llm", "0", "--hours", "24", "--tick", "60",
+          "--decide-every", "15", "--out", str(run)])
+    stats = json.loads((run / "stats.json").read_text())
+    assert stats["npcs"] == 25 and stats["game_seconds"] == 24 * 3600
+    assert len(list((run / "memories").glob("*.json"))) == 25
+    measured = json.loads((run / "measurements.json").read_text())
+    assert measured["npcs"] == 25 and "isabella_rodriguez" in measured["diffusion"]["with_related_memory"]
+    assert measured["density"]["start"] > 0  # the personas name their friends
+    assert (run / "report.md").is_file()
+    assert datetime.fromisoformat(measured["end"]) == datetime(2026, 2, 14, 7, tzinfo=UTC)
