@@ -30,10 +30,13 @@ def main(argv: list[str] | None = None) -> None:
     from brain_server.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
+    from brain_server import bench
+
+    bench.add_arguments(commands.add_parser("bench", help="benchmarks (docs/benchmarks.md)"))
     args = parser.parse_args(argv)
-    if args.command == "sim":
+    if args.command in ("sim", "bench"):
         configure(json=False, level="warning")
-        sim_cli.run(args)
+        (sim_cli if args.command == "sim" else bench).run(args)
         return
 
     if args.config:

@@ -1,0 +1,338 @@
+"""`npc-brain bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
+JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet machine.
+
+- calls:     LLM calls and tokens per NPC per awake game hour, by purpose, from a sim run
+             (a run folder given with --run, or a fresh run against the fake endpoint)
+- speed:     game seconds per wall second, 25 NPCs, the fake answering after 0.5 s, at concurrency
+             8 and 1, beside the ideal (game seconds / (calls x latency / concurrency))
+- decide:    Decide latency when the answer is a step of the plan (no LLM call), p50/p99 over
+             gRPC and Connect on loopback, for 25, 250 and 1000 NPCs; the brain's RSS
+- retrieval: nearest-memory search for one NPC among 25 with 4,000 memories each (100k),
+             embedded Qdrant Edge vs qdrant-client local mode
+- embed:     local MiniLM embedding throughput (texts per second)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+import json
+from pathlib import Path
+import platform
+import random
+import sys
+import tempfile
+import time
+from typing import Any
+
+ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
+NAMES = ("calls", "speed", "decide", "retrieval", "embed")
+
+
+def machine() -> str:
+    import os
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{cpu}, {os.cpu_count()} CPUs{mem}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    cells = [[str(c) for c in r] for r in [headers, *rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in cells]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else 0.0
+
+
+# --- (1) calls per NPC per awake game hour --------------------------------------------------------
+
+
+def awake_hours(run: Path) -> dict[str, float]:
+    """Per NPC: game hours whose actions were not sleep, from actions.jsonl (each action lasts
+    until the NPC's next decision, or the run's end)."""
+    cfg = json.loads((run / "config.json").read_text())
+    end = datetime.fromisoformat(cfg["end"])
+    by_npc: dict[str, list[tuple[datetime, bool]]] = defaultdict(list)
+    for line in (run / "actions.jsonl").read_text().splitlines():
+        a = json.loads(line)
+        by_npc[a["npc_id"]].append((datetime.fromisoformat(a["game_time"]), "sleep" in a["description"].lower()))
+    out = {}
+    for npc_id, seq in by_npc.items():
+        seq.sort()
+        total = 0.0
+        for (t, asleep), (t2, _) in zip(seq, [*seq[1:], (end, False)], strict=True):
+            if not asleep:
+                total += (t2 - t).total_seconds() / 3600
+        out[npc_id] = total
+    return out
+
+
+def calls_from_run(run: Path) -> dict[str, Any]:
+    usage = json.loads((run / "usage.json").read_text())
+    hours = sum(awake_hours(run).values())
+    by_purpose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for c in usage.get("counters", []):
+        by_purpose[c["purpose"]][0] += int(c.get("calls", 0))
+        by_purpose[c["purpose"]][1] += int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
+    calls = sum(v[0] for v in by_purpose.values())
+    tokens = sum(v[1] for v in by_purpose.values())
+    cfg = json.loads((run / "config.json").read_text())
+    return {"run": str(run), "npcs": len(cfg["residents"]), "start": cfg["start"], "end": cfg["end"],
+            "awake_npc_hours": hours, "calls": calls, "tokens": tokens,
+            "calls_per_npc_hour": calls / hours if hours else 0.0, "tokens_per_npc_hour": tokens / hours if hours else 0.0,
+            "by_purpose": {p: {"calls": v[0], "tokens": v[1], "calls_per_npc_hour": v[0] / hours if hours else 0.0}
+                           for p, v in sorted(by_purpose.items(), key=lambda kv: -kv[1][0])}}
+
+
+def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int | None = None,
+         tick: int = 10, interview: bool = False) -> dict[str, Any]:
+    from brain_server.sim.data import ROOT, load_all
+    from brain_server.sim.runner import Sim, SimConfig
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tools.fake_openai import FakeOpenAI
+
+    town, residents, scenario = load_all("valentines_party")
+    residents = residents[:npcs] if npcs else residents
+    with FakeOpenAI(latency_s=latency) as fake:
+        config = SimConfig(out=out, brain_settings={"llm_base_url": fake.base_url, "llm_model": "fake-model",
+                                                    "llm_max_concurrency": max(concurrency, 1),
+                                                    "data_dir": out / "brain-data"},
+                           concurrency=concurrency, tick_s=tick, duration=timedelta(hours=hours),
+                           interview=interview, progress_s=30)
+        return asyncio.run(Sim(town, residents, scenario, config).run())
+
+
+def bench_calls(args: argparse.Namespace) -> dict[str, Any]:
+    run = args.run
+    if run is None:
+        run = args.out / "calls-run"
+        _sim(run, latency=0.0, concurrency=8, hours=args.hours or 24, npcs=args.npcs, tick=60)
+    result = calls_from_run(run)
+    rows = [[p, v["calls"], f"{v['calls_per_npc_hour']:.2f}", v["tokens"]] for p, v in result["by_purpose"].items()]
+    rows.append(["total", result["calls"], f"{result['calls_per_npc_hour']:.2f}", result["tokens"]])
+    print(_table(["purpose", "calls", "calls / NPC / awake hour", "tokens"], rows))
+    print(f"{result['npcs']} NPCs, {result['awake_npc_hours']:.0f} awake NPC-hours; "
+          f"{result['tokens_per_npc_hour']:,.0f} tokens / NPC / awake hour "
+          f"(target <= 5 calls; original ~{ORIGINAL['calls_per_npc_hour']} calls, ~26k tokens)")
+    return result
+
+
+# --- (2) simulation speed ------------------------------------------------------------------------
+
+
+def bench_speed(args: argparse.Namespace) -> dict[str, Any]:
+    latency, hours = 0.5, args.hours or 1.0
+    results = {}
+    for concurrency in (8, 1):
+        stats = _sim(args.out / f"speed-c{concurrency}", latency=latency, concurrency=concurrency, hours=hours,
+                     npcs=args.npcs)
+        ideal_wall = stats["llm_calls"] * latency / concurrency
+        stats["ideal_game_s_per_wall_s"] = stats["game_seconds"] / ideal_wall if ideal_wall else float("inf")
+        results[f"concurrency_{concurrency}"] = stats
+    rows = [[c, s["npcs"], f"{s['game_seconds'] / 3600:g}", s["llm_calls"], f"{s['wall_seconds']:.0f}",
+             f"{s['game_seconds_per_wall_second']:.1f}", f"{s['ideal_game_s_per_wall_s']:.1f}"]
+            for c, s in results.items()]
+    print(_table(["", "NPCs", "game hours", "LLM calls", "wall s", "game-s / wall-s", "ideal"], rows))
+    print(f"fake LLM latency {latency} s; target >= 60 game-s/wall-s at concurrency 8; original ~0.8")
+    return {"latency_s": latency, **results}
+
+
+# --- (3) Decide latency from the plan ------------------------------------------------------------
+
+
+def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
+    from google.protobuf import json_format
+    import grpc
+    import httpx
+
+    from brain_server.sim.brain import BrainProcess
+    from brain_server.sim.data import ROOT, load_all
+    from brain_server.sim.grid import layout
+    from npc_brain.v1 import brain_pb2 as pb
+    from npc_brain.v1 import brain_pb2_grpc
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tools.fake_openai import FakeOpenAI
+
+    town, residents, _ = load_all("valentines_party")
+    world = layout(town).world_message(town)
+    sizes = args.sizes or [25, 250, 1000]
+    samples = args.samples
+    results: dict[str, Any] = {}
+    now = datetime(2026, 2, 13, 10, tzinfo=UTC)
+    with FakeOpenAI() as fake:
+        for n in sizes:
+            with tempfile.TemporaryDirectory() as data_dir:
+                brain = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data_dir,
+                                      "prepare_ahead_minutes": 0, "log_level": "warning"},
+                                     args.out / f"decide-{n}.log").start()
+                try:
+                    channel = grpc.insecure_channel(brain.grpc_target)
+                    stub = brain_pb2_grpc.BrainServiceStub(channel)
+                    stub.RegisterWorld(json_format.ParseDict(world, pb.RegisterWorldRequest()), timeout=60)
+                    ids = []
+                    t0 = time.perf_counter()
+                    for i in range(n):
+                        r = residents[i % len(residents)]
+                        npc_id = f"{r.npc_id}_{i // len(residents)}"
+                        persona = dict(r.persona, name=f"{r.name} {i // len(residents)}" if i >= len(residents)
+                                       else r.name)
+                        stub.SpawnNpc(json_format.ParseDict({"worldName": town.name, "npcId": npc_id,
+                                                             "persona": persona, "address": r.persona["home"]},
+                                                            pb.SpawnNpcRequest()), timeout=60)
+                        ids.append(npc_id)
+                    first = pb.DecideRequest()
+                    first.game_time.FromDatetime(now)
+                    for npc_id in ids:  # the day plan and the block's steps: LLM calls, not measured
+                        first.npc_id = npc_id
+                        stub.Decide(first, timeout=120)
+                    setup_s = time.perf_counter() - t0
+                    rng = random.Random(n)
+                    grpc_ms, connect_ms, unplanned = [], [], 0
+                    request = pb.DecideRequest()
+                    request.game_time.FromDatetime(now + timedelta(minutes=1))
+                    http = httpx.Client(base_url=brain.http_url, timeout=30)
+                    for _ in range(samples):
+                        request.npc_id = rng.choice(ids)
+                        t = time.perf_counter()
+                        reply = stub.Decide(request, timeout=30)
+                        grpc_ms.append((time.perf_counter() - t) * 1000)
+                        unplanned += reply.action.source != pb.ACTION_SOURCE_PLAN
+                        body = json.dumps({"npcId": rng.choice(ids), "gameTime": "2026-02-13T10:01:00Z"})
+                        t = time.perf_counter()
+                        response = http.post("/npc_brain.v1.BrainService/Decide", content=body,
+                                             headers={"Content-Type": "application/json"})
+                        connect_ms.append((time.perf_counter() - t) * 1000)
+                        response.raise_for_status()
+                    http.close()
+                    channel.close()
+                    results[str(n)] = {
+                        "npcs": n, "samples": samples, "setup_s": setup_s, "not_from_plan": unplanned,
+                        "grpc_p50_ms": _pct(grpc_ms, 50), "grpc_p99_ms": _pct(grpc_ms, 99),
+                        "connect_p50_ms": _pct(connect_ms, 50), "connect_p99_ms": _pct(connect_ms, 99),
+                        "rss_mib": brain.rss_bytes() / 2**20}
+                finally:
+                    brain.stop()
+    rows = [[r["npcs"], f"{r['grpc_p50_ms']:.2f}", f"{r['grpc_p99_ms']:.2f}", f"{r['connect_p50_ms']:.2f}",
+             f"{r['connect_p99_ms']:.2f}", f"{r['rss_mib']:.0f}", r["not_from_plan"]] for r in results.values()]
+    print(_table(["NPCs", "gRPC p50 ms", "gRPC p99 ms", "Connect p50 ms", "Connect p99 ms", "brain RSS MiB",
+                  "not from plan"], rows))
+    print("targets: p99 <= 2 ms at 25 NPCs, <= 5 ms at 1000")
+    return results
+
+
+# --- (4) retrieval and (5) embeddings ------------------------------------------------------------
+
+
+def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
+    import numpy as np
+
+    from brain_server.config import Settings
+    from brain_server.memory import MemoryKind, MemoryNode
+    from brain_server.storage import open_store
+
+    npcs, per_npc, dim = 25, args.memories, 384
+    rng = np.random.default_rng(0)
+    now = datetime(2026, 2, 13, tzinfo=UTC)
+    results = {}
+    for backend in ("edge", "local"):
+        with tempfile.TemporaryDirectory() as d:
+            settings = Settings(data_dir=Path(d) / "edge", qdrant_path=Path(d) / "local" if backend == "local" else None)
+            store = open_store(settings, dim)
+            t0 = time.perf_counter()
+            for i in range(npcs):
+                for start in range(0, per_npc, 1000):
+                    count = min(1000, per_npc - start)
+                    vectors = rng.standard_normal((count, dim)).astype("float32")
+                    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+                    nodes = [MemoryNode(npc_id=f"npc{i}", kind=MemoryKind.OBSERVATION, description=f"event {start + j}",
+                                        created=now, last_accessed=now) for j in range(count)]
+                    store.add(nodes, vectors.tolist())
+            load_s = time.perf_counter() - t0
+            times = []
+            for q in range(args.samples):
+                vector = rng.standard_normal(dim)
+                vector /= np.linalg.norm(vector)
+                t = time.perf_counter()
+                found = store.nearest(f"npc{q % npcs}", vector.tolist(), 30)
+                times.append((time.perf_counter() - t) * 1000)
+                assert len(found) == 30
+            store.close()
+            results[backend] = {"points": npcs * per_npc, "load_s": load_s, "p50_ms": _pct(times, 50),
+                                "p99_ms": _pct(times, 99)}
+    rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}"]
+            for b, r in results.items()]
+    print(_table(["store", "points", "load s", "top-30 p50 ms", "p99 ms"], rows))
+    print("target: p50 <= 2 ms embedded (edge)")
+    return results
+
+
+def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
+    from brain_server.llm.embeddings import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    texts = [f"Resident {i} is having breakfast at the cafe with a friend, talking about the weather {i}"
+             for i in range(args.samples)]
+    embedder.embed_sync(texts[:8])
+    out = {}
+    for batch in (1, 8, 32):
+        t = time.perf_counter()
+        for i in range(0, len(texts), batch):
+            embedder.embed_sync(texts[i:i + batch])
+        out[f"batch_{batch}"] = len(texts) / (time.perf_counter() - t)
+    print(_table(["batch", "texts / s"], [[k, f"{v:.0f}"] for k, v in out.items()]))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="npc-brain bench")
+    add_arguments(parser)
+    run(parser.parse_args(argv))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", choices=NAMES)
+    parser.add_argument("--out", type=Path, default=Path("runs") / "bench")
+    parser.add_argument("--run", type=Path, help="calls: measure this sim run folder instead of a fresh run")
+    parser.add_argument("--hours", type=float, help="calls / speed: game hours to simulate")
+    parser.add_argument("--npcs", type=int, help="calls / speed: only the first N residents")
+    parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
+    parser.add_argument("--samples", type=int, default=1000, help="decide / retrieval / embed: measurements")
+    parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
+
+
+def run(args: argparse.Namespace) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
+             "embed": bench_embed}[args.name]
+    result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
+    path = args.out / f"bench-{args.name}.json"
+    path.write_text(json.dumps(result, indent=1, default=str))
+    print(f"machine: {result['machine']}\nwritten: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Smoke tests of `npc-brain bench`: each benchmark runs tiny and writes its JSON (no timing checks)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from brain_server.cli import main
+from brain_server.sim.runner import Sim
+from tests.sim_town import config, small_town
+from tests.test_sim import needs_data
+
+pytestmark = pytest.mark.slow
+
+
+def test_calls_from_a_run_folder(fake_llm, tmp_path: Path, capsys) -> None:
+    town, residents, scenario = small_town(hours=3)
+    asyncio.run(Sim(town, residents, scenario, config(tmp_path / "run", fake_llm.base_url, tick_s=60,
+                                                      interview=False)).run())
+    main(["bench", "calls", "--run", str(tmp_path / "run"), "--out", str(tmp_path / "b")])
+    result = json.loads((tmp_path / "b" / "bench-calls.json").read_text())["result"]
+    assert result["npcs"] == 3 and 0 < result["awake_npc_hours"] <= 9 and result["calls"] > 0
+    assert "daily_plan" in result["by_purpose"]
+    assert "calls / NPC / awake hour" in capsys.readouterr().out
+
+
+@needs_data
+def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
+    main(["bench", "decide", "--sizes", "3", "--samples", "5", "--out", str(tmp_path)])
+    decide = json.loads((tmp_path / "bench-decide.json").read_text())
+    assert decide["machine"] and decide["result"]["3"]["grpc_p50_ms"] > 0
+    main(["bench", "retrieval", "--memories", "40", "--samples", "5", "--out", str(tmp_path)])
+    assert set(json.loads((tmp_path / "bench-retrieval.json").read_text())["result"]) == {"edge", "local"}
+    main(["bench", "embed", "--samples", "16", "--out", str(tmp_path)])
+    assert json.loads((tmp_path / "bench-embed.json").read_text())["result"]["batch_8"] > 0
