@@ -1,13 +1,22 @@
 extends Node2D
-## Boots the town: registers its spatial tree with the brain (RegisterWorld, retried until the
-## brain answers), then starts the game clock and every NPC's mind.
+## Boots the town: spawns the residents of `residents_dir` (one JSON persona per file) next to the
+## NPCs placed in the scene, registers the town's spatial tree with the brain (RegisterWorld,
+## retried until the brain answers), then starts the game clock and every NPC's mind.
+
+const NPC_SCENE := preload("res://npc/npc.tscn")
 
 ## Real seconds between RegisterWorld attempts while the brain is unreachable.
 @export var retry_delay_s: float = 3.0
+## Folder of resident personas (*.json); each becomes an NPC unless one with its id is placed.
+@export_dir var residents_dir: String = "res://data/residents"
+
+## Real seconds between `stats` console events (frame rate, walking NPCs).
+@export var stats_interval_s: float = 5.0
 
 @onready var _town: Town = $Town
 @onready var _npcs: Node2D = $Npcs
 @onready var _hud: Hud = $Hud
+@onready var _camera: Camera2D = $Camera
 
 
 func _ready() -> void:
@@ -15,9 +24,64 @@ func _ready() -> void:
 		"engine": Engine.get_version_info().string, "web": OS.has_feature("web"),
 		"msec": Time.get_ticks_msec(), "game_time": GameClock.now_rfc3339(),
 	})
+	_spawn_residents()
 	for npc in _get_npcs():
 		npc.setup(_town)
+	_frame_town()
+	get_viewport().size_changed.connect(_frame_town)
 	_register_world()
+	var stats_timer := Timer.new()
+	stats_timer.wait_time = stats_interval_s
+	stats_timer.timeout.connect(_record_stats)
+	add_child(stats_timer)
+	stats_timer.start()
+
+
+## The NPCs of the town (placed in the scene or spawned from the residents' files).
+func get_npcs() -> Array[Npc]:
+	return _get_npcs()
+
+
+func _spawn_residents() -> void:
+	if not DirAccess.dir_exists_absolute(residents_dir):
+		return
+	var placed: Dictionary[String, bool] = {}
+	for npc in _get_npcs():
+		placed[npc.npc_id] = true
+		placed[npc.display_name] = true
+	var files := Array(DirAccess.get_files_at(residents_dir))
+	files.sort()
+	var taken: Array[Vector2i] = []
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 7
+	for file: String in files:
+		if not file.ends_with(".json"):
+			continue
+		var persona: Variant = JSON.parse_string(
+				FileAccess.get_file_as_string(residents_dir.path_join(file)))
+		if not persona is Dictionary:
+			push_warning("%s is not a JSON object" % residents_dir.path_join(file))
+			continue
+		var npc: Npc = NPC_SCENE.instantiate()
+		npc.apply_persona(persona, file.get_basename())
+		if placed.has(npc.npc_id) or placed.has(npc.display_name):
+			npc.free()
+			continue
+		npc.name = npc.npc_id.to_pascal_case().validate_node_name()
+		var start := _town.resolve_target(npc.home, Town.NO_TILE, taken, rng)
+		if start == Town.NO_TILE:
+			start = _town.local_to_tile(_town.get_rect_px().get_center())
+		taken.append(start)
+		npc.position = _npcs.to_local(_town.to_global(_town.tile_center(start)))
+		_npcs.add_child(npc)
+
+
+func _frame_town() -> void:
+	var area := _town.get_rect_px()
+	var view := get_viewport_rect().size - Vector2(0, Hud.BAR_HEIGHT)
+	var zoom := minf(view.x / area.size.x, view.y / area.size.y)
+	_camera.zoom = Vector2(zoom, zoom)
+	_camera.position = _town.to_global(area.get_center()) + Vector2(0, Hud.BAR_HEIGHT * 0.5 / zoom)
 
 
 func _register_world() -> void:
@@ -33,13 +97,22 @@ func _register_world() -> void:
 	EventLog.record("world_registered", {
 		"world": world, "response": reply.data, "npcs": ids, "msec": Time.get_ticks_msec(),
 	})
-	_hud.show_message("%s registered: %d sectors, %d arenas, %d objects" % [
+	_hud.show_message("%s registered: %d sectors, %d arenas, %d objects, %d NPCs" % [
 		_town.world_name, int(reply.data.get("sectorCount", 0)),
-		int(reply.data.get("arenaCount", 0)), int(reply.data.get("objectCount", 0)),
+		int(reply.data.get("arenaCount", 0)), int(reply.data.get("objectCount", 0)), ids.size(),
 	])
 	GameClock.running = true
 	for npc in _get_npcs():
 		npc.mind.start()
+
+
+func _record_stats() -> void:
+	var npcs := _get_npcs()
+	EventLog.record("stats", {
+		"fps": Engine.get_frames_per_second(), "game_time": GameClock.now_rfc3339(),
+		"npcs": npcs.size(), "walking": npcs.filter(func(n: Npc) -> bool: return n.is_walking()).size(),
+		"brain": BrainClient.reachable, "msec": Time.get_ticks_msec(),
+	})
 
 
 func _get_npcs() -> Array[Npc]:

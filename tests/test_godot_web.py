@@ -153,7 +153,7 @@ def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_
     registered = [e for e in events if e["event"] == "world_registered"]
     assert registered, transcript
     world = registered[0]["world"]
-    assert registered[0]["response"]["worldName"] == world["name"] == "the_ville"
+    assert registered[0]["response"]["worldName"] == world["name"] == "the Ville"
     assert len(world["sectors"]) >= 2
     spawned = {e["npc"] for e in events if e["event"] == "npc_spawned"}
     assert spawned == set(registered[0]["npcs"]), transcript

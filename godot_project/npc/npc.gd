@@ -19,6 +19,14 @@ signal arrived(address: String, tile: Vector2i)
 ## Seconds a line of dialogue stays in the speech bubble.
 @export var speech_seconds: float = 6.0
 
+@export_group("Perception")
+## Other NPCs and busy objects within this many tiles (in the same arena) are perceived.
+@export var vision_radius: float = 8.0
+## The brain keeps the nearest this many perceived events per decision.
+@export var attention_bandwidth: int = 8
+## The brain skips events among the last this many it observed.
+@export var retention: int = 8
+
 @export_group("Persona")
 @export var display_name: String = "":
 	set(value):
@@ -84,6 +92,44 @@ func _draw() -> void:
 	draw_string(font, Vector2(-radius, 4), initials, HORIZONTAL_ALIGNMENT_CENTER, radius * 2, 9)
 
 
+## Fills the persona fields from a resident's JSON (data/residents/*.json). Accepts `id` or
+## `npc_id`, `name`, `age`, `traits` (a list or "a, b"; also `innate`), `identity` (also
+## `learned`), `lifestyle`, `currently`, `home` (also `living_area`), `known_areas`, `color`.
+func apply_persona(persona: Dictionary, fallback_id: String = "") -> void:
+	var nested: Variant = persona.get("persona")
+	var fields: Dictionary = persona.duplicate()
+	if nested is Dictionary:
+		fields.merge(nested)
+	display_name = str(fields.get("name", fallback_id.capitalize()))
+	npc_id = str(fields.get("npc_id", fields.get("id", fields.get("npcId", ""))))
+	if npc_id == "":
+		npc_id = display_name.to_snake_case().replace(" ", "_") if display_name != "" else fallback_id
+	age = int(fields.get("age", age))
+	var trait_field: Variant = fields.get("traits", fields.get("innate", []))
+	if trait_field is String:
+		traits = PackedStringArray(Array((trait_field as String).split(",", false)).map(
+				func(word: String) -> String: return word.strip_edges()))
+	elif trait_field is Array:
+		traits = PackedStringArray(trait_field)
+	identity = str(fields.get("identity", fields.get("learned", "")))
+	lifestyle = str(fields.get("lifestyle", ""))
+	currently = str(fields.get("currently", ""))
+	home = str(fields.get("home", fields.get("living_area", fields.get("home_address", ""))))
+	var known: Variant = fields.get("known_areas", fields.get("knownAreas", []))
+	if known is Array:
+		known_areas = PackedStringArray(known)
+	var perception: Variant = fields.get("perception")
+	if perception is Dictionary:
+		vision_radius = float(perception.get("vision_radius", vision_radius))
+		attention_bandwidth = int(perception.get("attention_bandwidth", attention_bandwidth))
+		retention = int(perception.get("retention", retention))
+	var color_field: Variant = fields.get("color")
+	if color_field is String and Color.html_is_valid(color_field):
+		color = Color.html(color_field)
+	else:
+		color = Color.from_hsv(float(hash(npc_id) % 1000) / 1000.0, 0.55, 0.9)
+
+
 ## Snaps the NPC to the tile under it in `the_town` and joins the "npcs" group.
 func setup(the_town: Town) -> void:
 	town = the_town
@@ -147,16 +193,23 @@ func say(text: String) -> void:
 
 
 func _walk(delta: float) -> void:
-	var goal := town.to_global(town.tile_center(_path[0]))
-	global_position = global_position.move_toward(goal, walk_speed * town.tile_size * delta)
-	if not global_position.is_equal_approx(goal):
+	if not GameClock.running:
 		return
-	tile = _path.pop_front()
-	var here := town.address_at(tile)
-	if here != "":
-		current_address = here
-	if _path.is_empty():
-		_arrive()
+	# Faster with the clock (walk_speed is per real second at 60x), several tiles per frame if need be.
+	var budget := walk_speed * town.tile_size * delta * maxf(GameClock.time_scale / 60.0, 1.0)
+	while budget > 0.0 and not _path.is_empty():
+		var goal := town.to_global(town.tile_center(_path[0]))
+		var step := minf(budget, global_position.distance_to(goal))
+		global_position = global_position.move_toward(goal, step)
+		budget -= step
+		if not global_position.is_equal_approx(goal):
+			return
+		tile = _path.pop_front()
+		var here := town.address_at(tile)
+		if here != "":
+			current_address = here
+		if _path.is_empty():
+			_arrive()
 
 
 func _arrive() -> void:

@@ -7,8 +7,6 @@ extends Node
 ## Emitted with the Action message (proto3 JSON) of each decision.
 signal decided(action: Dictionary)
 
-## Other NPCs and busy objects within this many tiles (in the same arena) are perceived.
-@export var vision_radius: float = 8.0
 ## Real seconds to wait after a failed call before trying again.
 @export var retry_delay_s: float = 3.0
 
@@ -135,10 +133,15 @@ func _spawn_request() -> Dictionary:
 		},
 		"address": _npc.get_address(),
 		"tile": {"x": _npc.tile.x, "y": _npc.tile.y},
+		"perception": {
+			"visionRadius": _npc.vision_radius,
+			"attentionBandwidth": _npc.attention_bandwidth,
+			"retention": _npc.retention,
+		},
 	}
 
 
-# What the NPC sees: other NPCs and objects in use, within vision_radius and in its arena.
+# What the NPC sees: other NPCs and objects in use, within _npc.vision_radius and in its arena.
 func _perceive() -> Array[Dictionary]:
 	var events: Array[Dictionary] = []
 	var here := _npc.get_address()
@@ -147,9 +150,9 @@ func _perceive() -> Array[Dictionary]:
 		if other == null or other == _npc or other.get_address() != here:
 			continue
 		var distance := Vector2(other.tile).distance_to(_npc.tile)
-		if distance <= vision_radius:
+		if distance <= _npc.vision_radius:
 			events.append(_event(other.display_name, other.activity, here, distance))
-	for item in _npc.town.objects_near(_npc.tile, vision_radius):
+	for item in _npc.town.objects_near(_npc.tile, _npc.vision_radius):
 		var address := _npc.town.object_address(item)
 		if item.state == "" or not address.begins_with(here + ":"):
 			continue

@@ -70,6 +70,11 @@ func get_arenas() -> Array[Arena]:
 	return arenas
 
 
+## The whole grid in pixels, in this node's coordinates.
+func get_rect_px() -> Rect2:
+	return Rect2(Vector2.ZERO, Vector2(grid_size * tile_size))
+
+
 ## Center of a tile, in this node's coordinates.
 func tile_center(tile: Vector2i) -> Vector2:
 	return (Vector2(tile) + Vector2(0.5, 0.5)) * tile_size

@@ -2,6 +2,9 @@ class_name Hud
 extends CanvasLayer
 ## The bottom bar: the game clock, the brain's connection and the latest news.
 
+## Height of the bar at the bottom of the screen, in pixels.
+const BAR_HEIGHT := 40.0
+
 @onready var _clock: Label = $Bar/Clock
 @onready var _status: Label = $Bar/Status
 
