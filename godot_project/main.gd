@@ -13,10 +13,14 @@ const NPC_SCENE := preload("res://npc/npc.tscn")
 ## Real seconds between `stats` console events (frame rate, walking NPCs).
 @export var stats_interval_s: float = 5.0
 
+var _follow_player: bool = false
+
 @onready var _town: Town = $Town
 @onready var _npcs: Node2D = $Npcs
 @onready var _hud: Hud = $Hud
 @onready var _camera: Camera2D = $Camera
+@onready var _player: Player = $Player
+@onready var _inspector: Inspector = $Inspector
 
 
 func _ready() -> void:
@@ -27,6 +31,8 @@ func _ready() -> void:
 	_spawn_residents()
 	for npc in _get_npcs():
 		npc.setup(_town)
+	_player.setup(_town)
+	_inspector.town = _town
 	_frame_town()
 	get_viewport().size_changed.connect(_frame_town)
 	_register_world()
@@ -76,12 +82,56 @@ func _spawn_residents() -> void:
 		_npcs.add_child(npc)
 
 
+func _process(_delta: float) -> void:
+	if _follow_player:
+		_camera.position = _player.global_position
+
+
+func _unhandled_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key != null and key.pressed and not key.echo and key.keycode == KEY_F:
+		_follow_player = not _follow_player
+		_frame_town()
+		return
+	var click := event as InputEventMouseButton
+	if click == null or not click.pressed or click.button_index != MOUSE_BUTTON_LEFT:
+		return
+	if _inspector.covers(click.position):
+		return
+	var point := get_global_mouse_position()
+	var nearest: Npc = null
+	for npc in _get_npcs():
+		var distance := npc.global_position.distance_to(point)
+		if distance < _town.tile_size and (
+				nearest == null or distance < nearest.global_position.distance_to(point)):
+			nearest = npc
+	if nearest != null:
+		_inspector.show_npc(nearest)
+		return
+	var items := _town.objects_near(_town.local_to_tile(_town.to_local(point)), 0.0)
+	if not items.is_empty():
+		_inspector.show_object(items[0])
+	else:
+		_inspector.close()
+
+
+## Screen position of a point of the town (for tools and tests that click on things).
+func to_screen(world_point: Vector2) -> Vector2:
+	return get_viewport().get_canvas_transform() * world_point
+
+
 func _frame_town() -> void:
+	if _follow_player:
+		_camera.zoom = Vector2(1.5, 1.5)
+		return
 	var area := _town.get_rect_px()
 	var view := get_viewport_rect().size - Vector2(0, Hud.BAR_HEIGHT)
 	var zoom := minf(view.x / area.size.x, view.y / area.size.y)
 	_camera.zoom = Vector2(zoom, zoom)
 	_camera.position = _town.to_global(area.get_center()) + Vector2(0, Hud.BAR_HEIGHT * 0.5 / zoom)
+	var origin := get_viewport_rect().size * 0.5 - _camera.position * zoom
+	EventLog.record("view", {"zoom": zoom, "origin": [origin.x, origin.y],
+			"tile_size": _town.tile_size})
 
 
 func _register_world() -> void:

@@ -7,10 +7,13 @@ godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the br
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import shutil
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -175,3 +178,129 @@ def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_
     assert not [e for e in events if e["event"] == "brain_error"], transcript
     assert not godot_web.engine_problems(lines), "\n".join(godot_web.engine_problems(lines))
     assert screenshot.stat().st_size > 10_000
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _walked_to_decided(events: list[dict]) -> set[str]:
+    """NPCs that arrived at (a tile of) an address the brain chose for them."""
+    decided: dict[str, str] = {}
+    walked = set()
+    for event in events:
+        if event["event"] == "decision":
+            decided[event["npc"]] = event["address"]
+        elif event["event"] == "arrived" and decided.get(event["npc"]) == event["address"]:
+            walked.add(event["npc"])
+    return walked
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory, tmp_path: Path) -> None:
+    """One session of the whole game: the 19-sector town reaches the brain intact, 25 residents
+    walk where the brain sends them, two NPCs talk in bubbles, the inspector shows a trace, a
+    whisper and a player's line round-trip, an object's state is edited, the brain is killed and
+    restarted mid-run, and screenshots are kept."""
+    if not Path(godot_web.CHROMIUM).exists():
+        pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api")
+    town = json.loads((PROJECT / "data" / "town.json").read_text())
+    residents = sorted((PROJECT / "data" / "residents").glob("*.json"))
+    web_dir = godot_web.build_web(tmp_path / "web")
+    brain = brain_factory(web_root=web_dir, http_port=_free_port())
+    started = time.monotonic()
+
+    def kinds(kind: str, since: int = 0) -> list[dict]:
+        return [e for e in game.events[since:] if e["event"] == kind]
+
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=300") as game:
+        try:
+            registered = game.wait_for(lambda e: e["event"] == "world_registered", timeout_s=60)
+            assert registered, "\n".join(game.lines[-40:])
+            world = registered["world"]
+            expected = {(s["name"], a["name"], o if isinstance(o, str) else o["name"])
+                        for s in town["sectors"] for a in s["arenas"] for o in a["objects"]}
+            sent = {(s["name"], a["name"], o["name"])
+                    for s in world["sectors"] for a in s["arenas"] for o in a.get("objects", [])}
+            assert world["name"] == town["name"] and sent == expected
+            assert len(world["sectors"]) == 19
+            response = registered["response"]
+            assert (response["sectorCount"], response["arenaCount"], response["objectCount"]) == (
+                19, sum(len(s["arenas"]) for s in town["sectors"]), len(expected))
+            assert len(registered["npcs"]) == len(residents) == 25
+
+            # Every resident walks to at least one address the brain chose; two NPCs talk.
+            assert game.wait_until(lambda: len(_walked_to_decided(game.events)) == 25
+                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=90), (
+                f"walked: {sorted(_walked_to_decided(game.events))}, "
+                f"speech: {kinds('speech')[:4]}")
+            game.screenshot(ARTIFACTS / "godot-ville-morning.png")
+            first_time = next(e for e in reversed(game.events) if "game_time" in e)["game_time"]
+            tiles = _tiles_by_address(world)
+            for event in kinds("arrived"):
+                if event["address"] in tiles:
+                    assert tuple(event["tile"]) in tiles[event["address"]], event
+
+            # Pause, click an NPC: the inspector shows its last decision's trace.
+            game.press("Space")
+            paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10)
+            assert paused
+            npc_id = next(e["npc"] for e in kinds("decision"))
+            x, y = paused["npcs_on_screen"][npc_id]
+            game.click(x, y)
+            opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20)
+            assert opened and opened["npc"] == npc_id and opened["trace_ok"], opened
+            assert opened["retrieved"] > 0 or opened["llm_calls"] > 0, opened
+            assert opened["memories"] > 0, opened
+            game.pump(0.5)
+            game.screenshot(ARTIFACTS / "godot-inspector.png")
+
+            # Whisper (Enter in the line), then Talk as the player: both round-trip.
+            controls = opened["controls"]
+            game.click(*controls["input"])
+            game.type("There is a surprise party at Hobbs Cafe tonight")
+            game.press("Enter")
+            whispered = game.wait_for(lambda e: e["event"] == "whisper", timeout_s=20)
+            assert whispered and whispered["ok"] and whispered["memory_id"], whispered
+            game.click(*controls["input"])
+            game.type("Hello, how are you today?")
+            game.click(*controls["Talk"])
+            talked = game.wait_for(lambda e: e["event"] == "talk", timeout_s=30)
+            assert talked and talked["ok"] and talked["reply"], talked
+            assert game.wait_for(lambda e: e["event"] == "speech" and e["npc"] == npc_id
+                                 and e["text"] == talked["reply"], timeout_s=5)
+            game.press("Escape")  # closes the inspector
+            game.press("Space")  # resume
+
+            # The brain dies mid-run: the HUD says offline, NPCs keep their actions, no pile-up;
+            # once it is back they resume.
+            brain.kill()
+            killed_at = len(game.events)
+            assert game.wait_for(lambda e: e["event"] == "brain_status" and not e["reachable"],
+                                 timeout_s=30, since=killed_at)
+            game.pump(4)
+            down = kinds("brain_error", killed_at)
+            per_npc: dict[str, int] = {}
+            for error in down:
+                per_npc[error["lane"]] = per_npc.get(error["lane"], 0) + 1
+            assert max(per_npc.values(), default=0) <= 6, per_npc  # backoff: no retry storm
+            assert not [e for e in kinds("decision", killed_at)], "decisions while the brain was down"
+            brain.start()
+            back_at = len(game.events)
+            assert game.wait_for(lambda e: e["event"] == "brain_status" and e["reachable"],
+                                 timeout_s=60, since=back_at)
+            assert game.wait_until(lambda: len({e["npc"] for e in kinds("decision", back_at)}) >= 5,
+                                   timeout_s=60), "NPCs did not resume after the brain came back"
+            game.screenshot(ARTIFACTS / "godot-ville-later.png")
+            later_time = next(e for e in reversed(game.events) if "game_time" in e)["game_time"]
+            assert later_time > first_time
+        finally:
+            (ARTIFACTS / "godot-ville-console.log").write_text("\n".join(game.lines) + "\n")
+
+    problems = godot_web.engine_problems(game.lines)
+    assert not problems, "\n".join(problems[:20])
+    print(f"whole-game test: {time.monotonic() - started:.1f}s")

@@ -563,6 +563,97 @@ def run_headless(
     return lines
 
 
+class HeadlessGame:
+    """The game in headless Chromium, driven step by step (a context manager)::
+
+        with HeadlessGame(url) as game:
+            game.wait_for(lambda e: e["event"] == "world_registered", timeout_s=60)
+            game.click(400, 300); game.type("hello"); game.press("Enter")
+            game.screenshot(Path("shot.png"))
+
+    `lines` holds the console lines so far (as `run_headless` returns them), `events` the parsed
+    `NPCBRAIN` events. Waiting pumps the browser's events; nothing runs in the background.
+    """
+
+    def __init__(self, url: str, viewport: dict[str, int] | None = None) -> None:
+        self.url = url
+        self.viewport = viewport or VIEWPORT
+        self.lines: list[str] = []
+        self.events: list[dict] = []
+        self._playwright = None
+        self._browser = None
+        self.page = None
+
+    def __enter__(self) -> HeadlessGame:
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                         args=list(CHROMIUM_ARGS))
+        self.page = self._browser.new_page(viewport=self.viewport)
+        self.page.on("console", self._on_console)
+        self.page.on("pageerror", lambda error: self._record(f"[pageerror] {error}"))
+        self.page.goto(self.url, wait_until="load")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        finally:
+            if self._playwright is not None:
+                self._playwright.stop()
+
+    def _on_console(self, message) -> None:  # playwright ConsoleMessage
+        kind = message.type
+        self._record(message.text if kind in ("log", "info") else f"[{kind}] {message.text}")
+
+    def _record(self, line: str) -> None:
+        self.lines.append(line)
+        self.events.extend(event_lines([line]))
+
+    def pump(self, seconds: float) -> None:
+        """Let the page run for `seconds`."""
+        self.page.wait_for_timeout(int(seconds * 1000))
+
+    def wait_for(self, predicate: Callable[[dict], bool], timeout_s: float = 60.0, since: int = 0) -> dict | None:
+        """The first event (from index `since`) for which `predicate` is true, waiting up to `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        checked = since
+        while True:
+            while checked < len(self.events):
+                event = self.events[checked]
+                checked += 1
+                if predicate(event):
+                    return event
+            if time.monotonic() > deadline:
+                return None
+            self.page.wait_for_timeout(100)
+
+    def wait_until(self, condition: Callable[[], bool], timeout_s: float = 60.0) -> bool:
+        """Waits until `condition()` (checked as events arrive) is true; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            if time.monotonic() > deadline:
+                return False
+            self.page.wait_for_timeout(100)
+        return True
+
+    def click(self, x: float, y: float) -> None:
+        self.page.mouse.click(x, y)
+
+    def type(self, text: str) -> None:
+        self.page.keyboard.type(text, delay=20)
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
+
+    def screenshot(self, path: Path) -> Path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(path))
+        return Path(path)
+
+
 def event_lines(lines: Iterable[str], prefix: str = "NPCBRAIN ") -> list[dict]:
     """The machine-readable `NPCBRAIN {json}` lines of a console log, parsed."""
     return [json.loads(line[len(prefix):]) for line in lines if line.startswith(prefix)]

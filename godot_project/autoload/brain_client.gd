@@ -68,6 +68,7 @@ func _lane(key: String) -> BrainLane:
 func _set_reachable(value: bool, detail: String) -> void:
 	if value != reachable:
 		reachable = value
+		EventLog.record("brain_status", {"reachable": value, "detail": detail})
 		status_changed.emit(reachable, detail)
 
 

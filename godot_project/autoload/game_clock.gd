@@ -13,8 +13,10 @@ const DEFAULT_START := "2026-02-13T07:00:00Z"
 
 ## Game seconds per real second.
 var time_scale: float = 60.0
-## Whether the clock advances.
+## Whether the game has started (the world is registered).
 var running: bool = false
+## Paused by the player: time stands still, NPCs stop walking.
+var paused: bool = false
 
 var _unix_time: float = 0.0
 var _last_minute: int = 0
@@ -35,13 +37,18 @@ func _ready() -> void:
 
 
 func _process(delta: float) -> void:
-	if not running:
+	if not is_ticking():
 		return
 	_unix_time += delta * time_scale
 	var minute := floori(_unix_time / 60.0)
 	if minute != _last_minute:
 		_last_minute = minute
 		minute_passed.emit(now())
+
+
+## Whether game time advances (started and not paused).
+func is_ticking() -> bool:
+	return running and not paused
 
 
 ## Game time now, in Unix seconds (UTC).

@@ -189,11 +189,12 @@ func show_action(label: String, description: String) -> void:
 func say(text: String) -> void:
 	_speech_label.text = _displayable(text)
 	_speech_label.show()
+	EventLog.record("speech", {"npc": npc_id, "text": text})
 	_speech_until_msec = Time.get_ticks_msec() + int(speech_seconds * 1000.0)
 
 
 func _walk(delta: float) -> void:
-	if not GameClock.running:
+	if not GameClock.is_ticking():
 		return
 	# Faster with the clock (walk_speed is per real second at 60x), several tiles per frame if need be.
 	var budget := walk_speed * town.tile_size * delta * maxf(GameClock.time_scale / 60.0, 1.0)

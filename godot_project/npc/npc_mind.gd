@@ -7,8 +7,14 @@ extends Node
 ## Emitted with the Action message (proto3 JSON) of each decision.
 signal decided(action: Dictionary)
 
-## Real seconds to wait after a failed call before trying again.
-@export var retry_delay_s: float = 3.0
+## Real seconds to wait after a failed call before trying again; doubles with each failure
+## in a row (with jitter) up to `max_retry_delay_s`. The NPC keeps its last action meanwhile.
+@export var retry_delay_s: float = 1.0
+@export var max_retry_delay_s: float = 8.0
+
+## The latest decision: its Action message and trace id (for the inspector).
+var last_action: Dictionary = {}
+var last_trace_id: String = ""
 
 var _npc: Npc
 var _spawned: bool = false
@@ -16,6 +22,7 @@ var _busy: bool = false
 ## Game time (Unix seconds) when the current action ends; -1 without an action.
 var _action_end: int = -1
 var _retry_at_msec: int = 0
+var _failures: int = 0
 
 
 ## Starts the NPC's life: call once the world is registered with the brain.
@@ -51,8 +58,9 @@ func _spawn() -> void:
 	var reply := await BrainClient.call_rpc("SpawnNpc", _spawn_request(), _npc.npc_id)
 	_busy = false
 	if not reply.ok:
-		_retry_at_msec = Time.get_ticks_msec() + int(retry_delay_s * 1000.0)
+		_back_off()
 		return
+	_failures = 0
 	_spawned = true
 	EventLog.record("npc_spawned", {
 		"npc": _npc.npc_id, "address": _npc.get_address(), "tile": [_npc.tile.x, _npc.tile.y],
@@ -72,12 +80,23 @@ func _decide() -> void:
 	var reply := await BrainClient.call_rpc("Decide", request, _npc.npc_id)
 	_busy = false
 	if not reply.ok:
-		_retry_at_msec = Time.get_ticks_msec() + int(retry_delay_s * 1000.0)
+		if reply.code == "not_found":  # the brain lost this NPC (or the world): spawn again
+			_spawned = false
+		_back_off()
 		return
+	_failures = 0
 	_apply(reply.data.get("action", {}), str(reply.data.get("traceId", "")), reply.elapsed_ms)
 
 
+func _back_off() -> void:
+	_failures += 1
+	var delay := minf(retry_delay_s * pow(2.0, _failures - 1), max_retry_delay_s)
+	_retry_at_msec = Time.get_ticks_msec() + int(delay * randf_range(800.0, 1200.0))
+
+
 func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
+	last_action = action
+	last_trace_id = trace_id
 	var town := _npc.town
 	var address := town.full_address(str(action.get("address", "")))
 	var now := GameClock.now()
@@ -92,7 +111,7 @@ func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
 				"address": object_address, "state": str(change.get("state", "")),
 			})
 	for line: Dictionary in action.get("dialogue", []):
-		_npc.say(str(line.get("text", "")))
+		_speaker(str(line.get("speakerNpcId", ""))).say(str(line.get("text", "")))
 		EventLog.record("dialogue", {
 			"npc": _npc.npc_id, "speaker": str(line.get("speakerName", "")),
 			"text": str(line.get("text", "")),
@@ -108,6 +127,14 @@ func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
 		EventLog.record("unreachable", {
 			"npc": _npc.npc_id, "address": address, "tile": [_npc.tile.x, _npc.tile.y],
 		})
+
+
+# The NPC who says a line (the bubble goes over their head), this one if unknown.
+func _speaker(npc_id: String) -> Npc:
+	for node in get_tree().get_nodes_in_group("npcs"):
+		if node is Npc and (node as Npc).npc_id == npc_id:
+			return node
+	return _npc
 
 
 func _spawn_request() -> Dictionary:
@@ -152,6 +179,13 @@ func _perceive() -> Array[Dictionary]:
 		var distance := Vector2(other.tile).distance_to(_npc.tile)
 		if distance <= _npc.vision_radius:
 			events.append(_event(other.display_name, other.activity, here, distance))
+	for node in get_tree().get_nodes_in_group("player"):
+		var player := node as Player
+		if player == null or player.get_address() != here:
+			continue
+		var distance := Vector2(player.tile).distance_to(_npc.tile)
+		if distance <= _npc.vision_radius:
+			events.append(_event(player.display_name, player.activity, here, distance))
 	for item in _npc.town.objects_near(_npc.tile, _npc.vision_radius):
 		var address := _npc.town.object_address(item)
 		if item.state == "" or not address.begins_with(here + ":"):

@@ -29,6 +29,10 @@ const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP,
 		tile_size = value
 		mark_layout_changed()
 
+## When running (not in the editor), draw the static town once into a texture instead of every
+## frame: much faster with hundreds of labels, redrawn only when the layout or a state changes.
+@export var bake_when_running: bool = true
+
 @export_group("Colors")
 @export var grass_color: Color = Color(0.42, 0.62, 0.33)
 @export var wall_color: Color = Color(0.29, 0.24, 0.22)
@@ -42,12 +46,23 @@ var _walls: Dictionary[Vector2i, bool] = {}
 var _doors: Dictionary[Vector2i, bool] = {}
 var _arenas_by_address: Dictionary[String, Arena] = {}
 var _objects_by_address: Dictionary[String, GameObject] = {}
+var _baked: SubViewport = null
+var _baked_painter: Node2D = null
+
+
+func _ready() -> void:
+	if bake_when_running and not Engine.is_editor_hint():
+		_bake()
 
 
 ## Marks the layout as changed: redraws, and rebuilds the walk grid when next needed.
 func mark_layout_changed() -> void:
 	_dirty = true
 	queue_redraw()
+	if _baked != null:
+		_baked.size = Vector2i(grid_size * tile_size)
+		_baked_painter.queue_redraw()
+		_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
 	if not _notify_pending and is_inside_tree():
 		_notify_pending = true
 		_emit_layout_changed.call_deferred()
@@ -250,8 +265,30 @@ func _get_configuration_warnings() -> PackedStringArray:
 
 
 func _draw() -> void:
+	if _baked != null:
+		return
 	_ensure_built()
 	TownPainter.new(self).paint()
+
+
+func _bake() -> void:
+	_baked = SubViewport.new()
+	_baked.name = "BakedLayer"
+	_baked.disable_3d = true
+	_baked.size = Vector2i(grid_size * tile_size)
+	_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
+	_baked_painter = Node2D.new()
+	_baked_painter.draw.connect(func() -> void:
+		_ensure_built()
+		TownPainter.new(self, _baked_painter).paint())
+	_baked.add_child(_baked_painter)
+	add_child(_baked)
+	var sprite := Sprite2D.new()
+	sprite.name = "Baked"
+	sprite.centered = false
+	sprite.texture = _baked.get_texture()
+	add_child(sprite)
+	queue_redraw()
 
 
 func _emit_layout_changed() -> void:

@@ -1,6 +1,6 @@
 class_name TownPainter
 extends RefCounted
-## Draws a Town with CanvasItem primitives, from its _draw(): grass, arena floors, walls and
+## Draws a Town with CanvasItem primitives (from its _draw(), or into its baked layer): grass,
 ## doors, objects with their names and states, sector and arena names. No textures needed.
 
 const LABEL_SIZE := 11
@@ -8,12 +8,15 @@ const OBJECT_LABEL_SIZE := 9
 const SECTOR_LABEL_SIZE := 13
 
 var _town: Town
+var _canvas: CanvasItem
 var _font: Font = ThemeDB.fallback_font
 var _ts: float
 
 
-func _init(town: Town) -> void:
+## Paints `town` on `canvas` (the town itself by default, from its _draw()).
+func _init(town: Town, canvas: CanvasItem = null) -> void:
 	_town = town
+	_canvas = canvas if canvas != null else town
 	_ts = town.tile_size
 
 
@@ -37,30 +40,30 @@ func _tile_rect(tile: Vector2i, size: Vector2i = Vector2i.ONE) -> Rect2:
 
 func _paint_ground() -> void:
 	var grass := _town.grass_color
-	_town.draw_rect(_tile_rect(Vector2i.ZERO, _town.grid_size), grass)
+	_canvas.draw_rect(_tile_rect(Vector2i.ZERO, _town.grid_size), grass)
 	for y in _town.grid_size.y:
 		for x in _town.grid_size.x:
 			var speck := (x * 7 + y * 13) % 5
 			if speck == 0:
-				_town.draw_rect(_tile_rect(Vector2i(x, y)), grass.darkened(0.035))
+				_canvas.draw_rect(_tile_rect(Vector2i(x, y)), grass.darkened(0.035))
 			elif speck == 3:
 				var tuft := Vector2(x + 0.3, y + 0.6) * _ts
-				_town.draw_line(tuft, tuft + Vector2(2, -5), grass.darkened(0.25), 1.0)
-				_town.draw_line(tuft + Vector2(4, 0), tuft + Vector2(5, -4), grass.darkened(0.25))
+				_canvas.draw_line(tuft, tuft + Vector2(2, -5), grass.darkened(0.25), 1.0)
+				_canvas.draw_line(tuft + Vector2(4, 0), tuft + Vector2(5, -4), grass.darkened(0.25))
 
 
 func _paint_floor(arena: Arena) -> void:
 	var area := _tile_rect(arena.rect.position, arena.rect.size)
 	var floor_color := arena.floor_color
-	_town.draw_rect(area, floor_color)
+	_canvas.draw_rect(area, floor_color)
 	# Planks / paving: faint lines every tile.
 	var line := floor_color.darkened(0.12)
 	for x in range(arena.rect.position.x + 1, arena.rect.end.x):
-		_town.draw_line(Vector2(x * _ts, area.position.y), Vector2(x * _ts, area.end.y), line)
+		_canvas.draw_line(Vector2(x * _ts, area.position.y), Vector2(x * _ts, area.end.y), line)
 	for y in range(arena.rect.position.y + 1, arena.rect.end.y):
-		_town.draw_line(Vector2(area.position.x, y * _ts), Vector2(area.end.x, y * _ts), line)
+		_canvas.draw_line(Vector2(area.position.x, y * _ts), Vector2(area.end.x, y * _ts), line)
 	if not arena.walled:
-		_town.draw_rect(area, floor_color.darkened(0.3), false, 2.0)
+		_canvas.draw_rect(area, floor_color.darkened(0.3), false, 2.0)
 	var label_at := area.position + Vector2(4, area.size.y - 5)
 	_text(label_at, arena.get_arena_name(), LABEL_SIZE, Color(1, 1, 1, 0.75))
 
@@ -70,9 +73,9 @@ func _paint_walls() -> void:
 	var top := _town.wall_color.lightened(0.25)
 	for tile in walls:
 		var cell := _tile_rect(tile)
-		_town.draw_rect(cell, _town.wall_color)
+		_canvas.draw_rect(cell, _town.wall_color)
 		if not walls.has(tile + Vector2i.UP):
-			_town.draw_rect(Rect2(cell.position, Vector2(_ts, 4)), top)
+			_canvas.draw_rect(Rect2(cell.position, Vector2(_ts, 4)), top)
 	for arena in _town.get_arenas():
 		for door in arena.doors:
 			if not walls.has(door):
@@ -82,23 +85,23 @@ func _paint_walls() -> void:
 # A door: a wooden threshold, with jambs on the sides where the wall continues.
 func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 	var cell := _tile_rect(door)
-	_town.draw_rect(cell, _town.door_color)
+	_canvas.draw_rect(cell, _town.door_color)
 	var plank := _town.door_color.darkened(0.2)
 	var horizontal_wall := walls.has(door + Vector2i.LEFT) or walls.has(door + Vector2i.RIGHT)
 	for i in range(1, 4):
 		var f := i / 4.0
 		if horizontal_wall:
-			_town.draw_line(cell.position + Vector2(f * _ts, 0),
+			_canvas.draw_line(cell.position + Vector2(f * _ts, 0),
 					cell.position + Vector2(f * _ts, _ts), plank)
 		else:
-			_town.draw_line(cell.position + Vector2(0, f * _ts),
+			_canvas.draw_line(cell.position + Vector2(0, f * _ts),
 					cell.position + Vector2(_ts, f * _ts), plank)
 	var jamb := _town.wall_color.darkened(0.3)
 	for step in Town.DIRECTIONS:
 		if walls.has(door + step):
 			var edge := Vector2(step) * (_ts * 0.5 - 1.5) + cell.get_center()
 			var span := Vector2(absf(step.y), absf(step.x)) * _ts * 0.5
-			_town.draw_line(edge - span, edge + span, jamb, 3.0)
+			_canvas.draw_line(edge - span, edge + span, jamb, 3.0)
 
 
 # A few trees on open ground, away from floors and doors (decoration only: not solid).
@@ -113,9 +116,9 @@ func _paint_trees() -> void:
 			if (x * 31 + y * 17) % 7 != 0 or _near_any(tile, built):
 				continue
 			var center := _tile_rect(tile).get_center()
-			_town.draw_circle(center + Vector2(2, 4), _ts * 0.42, Color(0, 0, 0, 0.18))
-			_town.draw_circle(center, _ts * 0.42, Color(0.2, 0.42, 0.2))
-			_town.draw_circle(center - Vector2(3, 3), _ts * 0.24, Color(0.3, 0.55, 0.27))
+			_canvas.draw_circle(center + Vector2(2, 4), _ts * 0.42, Color(0, 0, 0, 0.18))
+			_canvas.draw_circle(center, _ts * 0.42, Color(0.2, 0.42, 0.2))
+			_canvas.draw_circle(center - Vector2(3, 3), _ts * 0.24, Color(0.3, 0.55, 0.27))
 
 
 func _near_any(tile: Vector2i, tiles: Dictionary[Vector2i, bool]) -> bool:
@@ -128,8 +131,8 @@ func _near_any(tile: Vector2i, tiles: Dictionary[Vector2i, bool]) -> bool:
 
 func _paint_object(item: GameObject) -> void:
 	var box := _tile_rect(item.tile, item.size).grow(-3)
-	_town.draw_rect(box, item.color)
-	_town.draw_rect(box, item.color.darkened(0.45), false, 1.5)
+	_canvas.draw_rect(box, item.color)
+	_canvas.draw_rect(box, item.color.darkened(0.45), false, 1.5)
 	var center := Vector2(box.get_center().x, box.position.y + box.size.y * 0.5 + 3)
 	var name_width := maxf(box.size.x + 40, 90)
 	_text(center - Vector2(name_width / 2, 0), item.get_object_name(), OBJECT_LABEL_SIZE,
@@ -158,5 +161,5 @@ func _text(
 		at: Vector2, text: String, size: int, color: Color, width: float = -1,
 		align: HorizontalAlignment = HORIZONTAL_ALIGNMENT_LEFT
 ) -> void:
-	_town.draw_string_outline(_font, at, text, align, width, size, 3, Color(0, 0, 0, 0.7))
-	_town.draw_string(_font, at, text, align, width, size, color)
+	_canvas.draw_string_outline(_font, at, text, align, width, size, 3, Color(0, 0, 0, 0.7))
+	_canvas.draw_string(_font, at, text, align, width, size, color)

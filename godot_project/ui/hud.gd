@@ -1,10 +1,19 @@
 class_name Hud
 extends CanvasLayer
-## The bottom bar: the game clock, the brain's connection and the latest news.
+## The bottom bar: the game clock with its controls (pause, time scale), the brain's connection
+## and the latest news. Keys: Space pauses, 1-5 pick a time scale.
 
 ## Height of the bar at the bottom of the screen, in pixels.
 const BAR_HEIGHT := 40.0
+## Time scales offered (game seconds per real second).
+const SCALES: Array[float] = [1.0, 10.0, 60.0, 300.0, 1200.0]
+const OFFLINE_COLOR := Color(1, 0.45, 0.4)
+const ONLINE_COLOR := Color(0.8, 0.85, 0.9)
 
+var _pause_button: Button
+var _scale_buttons: Array[Button] = []
+
+@onready var _bar: ColorRect = $Bar
 @onready var _clock: Label = $Bar/Clock
 @onready var _status: Label = $Bar/Status
 
@@ -14,6 +23,7 @@ func _ready() -> void:
 	BrainClient.status_changed.connect(_on_brain_status_changed)
 	_clock.text = GameTime.to_label(GameClock.now())
 	_status.text = "brain: connecting to %s" % BrainClient.base_url
+	_build_controls()
 
 
 ## Shows a line of news on the bar.
@@ -21,12 +31,78 @@ func show_message(text: String) -> void:
 	_status.text = text
 
 
+## Pauses or resumes the game clock.
+func toggle_pause() -> void:
+	GameClock.paused = not GameClock.paused
+	_refresh_controls()
+	# Where each NPC stands on screen: tools and tests click there while the game is paused.
+	var screen: Dictionary[String, Array] = {}
+	var to_screen := get_viewport().get_canvas_transform()
+	for node in get_tree().get_nodes_in_group("npcs"):
+		var npc := node as Npc
+		var at := to_screen * npc.global_position
+		screen[npc.npc_id] = [at.x, at.y]
+	EventLog.record("clock", {
+		"paused": GameClock.paused, "time_scale": GameClock.time_scale, "npcs_on_screen": screen,
+	})
+
+
+## Sets the game clock's speed (game seconds per real second).
+func set_time_scale(scale: float) -> void:
+	GameClock.time_scale = scale
+	_refresh_controls()
+	EventLog.record("clock", {"paused": GameClock.paused, "time_scale": GameClock.time_scale})
+
+
+func _unhandled_key_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key == null or not key.pressed or key.echo:
+		return
+	if key.keycode == KEY_SPACE:
+		toggle_pause()
+	elif key.keycode >= KEY_1 and key.keycode < KEY_1 + SCALES.size():
+		set_time_scale(SCALES[key.keycode - KEY_1])
+	else:
+		return
+	get_viewport().set_input_as_handled()
+
+
+func _build_controls() -> void:
+	var box := HBoxContainer.new()
+	box.position = Vector2(200, 6)
+	box.add_theme_constant_override("separation", 2)
+	_bar.add_child(box)
+	_pause_button = _button(box, "Pause", toggle_pause)
+	for scale in SCALES:
+		_scale_buttons.append(_button(box, "%dx" % scale, set_time_scale.bind(scale)))
+	_status.offset_left = 470.0
+	_refresh_controls()
+
+
+func _button(box: HBoxContainer, text: String, action: Callable) -> Button:
+	var button := Button.new()
+	button.text = text
+	button.focus_mode = Control.FOCUS_NONE
+	button.add_theme_font_size_override("font_size", 12)
+	button.pressed.connect(action)
+	box.add_child(button)
+	return button
+
+
+func _refresh_controls() -> void:
+	_pause_button.text = "Play" if GameClock.paused else "Pause"
+	for i in SCALES.size():
+		_scale_buttons[i].disabled = is_equal_approx(SCALES[i], GameClock.time_scale)
+	_clock.text = GameTime.to_label(GameClock.now())
+
+
 func _on_minute_passed(unix_time: int) -> void:
 	_clock.text = GameTime.to_label(unix_time)
 
 
 func _on_brain_status_changed(reachable: bool, detail: String) -> void:
+	_status.add_theme_color_override("font_color", ONLINE_COLOR if reachable else OFFLINE_COLOR)
 	if reachable:
-		show_message("brain: connected to %s" % BrainClient.base_url)
+		show_message("brain: online at %s" % BrainClient.base_url)
 	else:
-		show_message("brain: unreachable at %s (%s), retrying" % [BrainClient.base_url, detail])
+		show_message("brain OFFLINE (%s): NPCs keep their last action, retrying" % detail)

@@ -1,0 +1,269 @@
+class_name Inspector
+extends CanvasLayer
+## The side panel (the Godot-side twin of GetTrace): click an NPC to see its current action, its
+## plan for today, recent memories with importance and its last decision's trace (retrieved
+## memories with recency/importance/relevance, the prompt, the raw answer). Below, a line to
+## whisper to it, interview it or talk to it as the player. Click an object to edit its state in
+## natural language (SetObjectState).
+
+## Emitted when the player's line got the NPC's reply (Talk).
+signal talked(npc: Npc, reply: String)
+
+const WIDTH := 380.0
+const LANE := "inspector"
+const PLAYER_NAME := "the player"
+
+var npc: Npc = null
+var game_object: GameObject = null
+var town: Town = null
+
+var _panel: PanelContainer
+var _text: RichTextLabel
+var _input: LineEdit
+var _buttons: Dictionary[String, Button] = {}
+var _request_id: int = 0
+
+
+func _ready() -> void:
+	layer = 5
+	_build()
+	_panel.hide()
+
+
+## Shows an NPC: its action at once, then its plan, memories and last trace from the brain.
+func show_npc(target: Npc) -> void:
+	npc = target
+	game_object = null
+	_panel.show()
+	_set_mode(true)
+	_input.placeholder_text = "Whisper, interview or talk to %s..." % npc.display_name
+	_refresh_npc()
+
+
+## Shows an object and lets the player change its state.
+func show_object(target: GameObject) -> void:
+	npc = null
+	game_object = target
+	_panel.show()
+	_set_mode(false)
+	_input.placeholder_text = "New state, e.g. \"on fire\" (empty: idle)"
+	_input.text = target.state
+	_text.text = "[b]%s[/b]\n%s\n\nstate: %s" % [
+		_esc(target.get_object_name()), _esc(town.object_address(target)),
+		_esc(target.state if target.state != "" else "idle")]
+
+
+## Hides the panel.
+func close() -> void:
+	npc = null
+	game_object = null
+	_panel.hide()
+
+
+func _unhandled_key_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key != null and key.pressed and key.keycode == KEY_ESCAPE and _panel.visible:
+		close()
+		get_viewport().set_input_as_handled()
+
+
+## Whether a screen point is over the panel.
+func covers(screen_point: Vector2) -> bool:
+	return _panel.visible and _panel.get_global_rect().has_point(screen_point)
+
+
+## Whispers `text` to the NPC shown (a thought from its inner voice).
+func whisper(text: String) -> void:
+	var target := npc
+	var reply := await BrainClient.call_rpc("Whisper", {
+		"npcId": target.npc_id, "text": text, "gameTime": GameClock.now_rfc3339()}, LANE)
+	EventLog.record("whisper", {
+		"npc": target.npc_id, "text": text, "ok": reply.ok,
+		"memory_id": str(reply.data.get("memoryId", "")), "trace": str(reply.data.get("traceId", "")),
+	})
+	_append("[color=#9cf]whispered:[/color] %s %s" % [
+		_esc(text), "(remembered)" if reply.ok else "(failed: %s)" % reply.code])
+	if reply.ok and target == npc:
+		_refresh_npc()
+
+
+## Asks the NPC shown a question; it answers from its memories.
+func interview(question: String) -> void:
+	var target := npc
+	var reply := await BrainClient.call_rpc("Interview", {
+		"npcId": target.npc_id, "question": question, "gameTime": GameClock.now_rfc3339()}, LANE)
+	var answer := str(reply.data.get("answer", ""))
+	EventLog.record("interview", {"npc": target.npc_id, "question": question, "answer": answer,
+			"ok": reply.ok})
+	_append("[color=#fc9]Q:[/color] %s\n[color=#fc9]A:[/color] %s" % [
+		_esc(question), _esc(answer) if reply.ok else "(failed: %s)" % reply.code])
+
+
+## Says a line to the NPC shown, as the player; its reply appears in its speech bubble.
+func talk(text: String) -> void:
+	var target := npc
+	var reply := await BrainClient.call_rpc("Talk", {
+		"npcId": target.npc_id, "speakerName": PLAYER_NAME, "text": text,
+		"gameTime": GameClock.now_rfc3339()}, LANE)
+	var answer := str(reply.data.get("reply", ""))
+	EventLog.record("talk", {"npc": target.npc_id, "text": text, "reply": answer, "ok": reply.ok})
+	if reply.ok:
+		target.say(answer)
+		talked.emit(target, answer)
+	_append("[color=#cfc]you:[/color] %s\n[color=#cfc]%s:[/color] %s" % [
+		_esc(text), _esc(target.display_name), _esc(answer) if reply.ok else "(failed)"])
+
+
+## Sets the state of the object shown, in natural language (SetObjectState), here and there.
+func set_object_state(state: String) -> void:
+	var target := game_object
+	var address := town.object_address(target)
+	var reply := await BrainClient.call_rpc("SetObjectState", {
+		"worldName": town.world_name, "address": address, "state": state}, LANE)
+	if reply.ok:
+		town.set_object_state(address, state)
+	EventLog.record("object_state_set", {"address": address, "state": state, "ok": reply.ok})
+	if target == game_object:
+		show_object(target)
+
+
+func _refresh_npc() -> void:
+	_request_id += 1
+	var request_id := _request_id
+	var target := npc
+	_text.text = _npc_header(target) + "\n[i]asking the brain...[/i]"
+	var plan := await BrainClient.call_rpc("ListMemories", {
+		"npcId": target.npc_id, "limit": 3, "kind": "MEMORY_KIND_PLAN"}, LANE)
+	var memories := await BrainClient.call_rpc("ListMemories", {
+		"npcId": target.npc_id, "limit": 8}, LANE)
+	var trace := BrainReply.failure("not_found", "no decision yet")
+	if target.mind.last_trace_id != "":
+		trace = await BrainClient.call_rpc("GetTrace", {
+			"traceId": target.mind.last_trace_id, "npcId": target.npc_id}, LANE)
+	if request_id != _request_id:
+		return
+	var parts := PackedStringArray([_npc_header(target)])
+	parts.append("[b]Plan for today[/b]")
+	for memory: Dictionary in plan.data.get("memories", []):
+		parts.append("  " + _esc(str(memory.get("description", ""))).left(600))
+	parts.append("[b]Recent memories[/b] (%s in all)" % str(memories.data.get("total", "?")))
+	for memory: Dictionary in memories.data.get("memories", []):
+		parts.append("  [%d] %s" % [int(memory.get("importance", 0)),
+				_esc(str(memory.get("description", ""))).left(160)])
+	var trace_data: Dictionary = trace.data.get("trace", {})
+	var retrieved: Array = trace_data.get("retrieved", [])
+	var calls: Array = trace_data.get("llmCalls", [])
+	parts.append("[b]Last decision[/b] %s" % _esc(target.mind.last_trace_id))
+	for note in trace_data.get("notes", []):
+		parts.append("  - " + _esc(str(note)))
+	parts.append("[b]Retrieved[/b] (recency / importance / relevance = score)")
+	for item: Dictionary in retrieved.slice(0, 8):
+		var memory: Dictionary = item.get("memory", {})
+		parts.append("  %.2f / %.2f / %.2f = %.2f  %s" % [
+			float(item.get("recency", 0)), float(item.get("importance", 0)),
+			float(item.get("relevance", 0)), float(item.get("score", 0)),
+			_esc(str(memory.get("description", ""))).left(100)])
+	for call: Dictionary in calls.slice(0, 3):
+		var messages: Array = call.get("messages", [])
+		var prompt := str(messages.back().get("content", "")) if not messages.is_empty() else ""
+		parts.append("[b]LLM call[/b] %s (%s)" % [
+			_esc(str(call.get("purpose", ""))), _esc(str(call.get("model", "")))])
+		parts.append("[color=#aaa]prompt:[/color] " + _esc(prompt.left(500)))
+		parts.append("[color=#aaa]raw answer:[/color] "
+				+ _esc(str(call.get("rawCompletion", "")).left(400)))
+	_text.text = "\n".join(parts)
+	EventLog.record("inspector_opened", {
+		"npc": target.npc_id, "trace": target.mind.last_trace_id, "trace_ok": trace.ok,
+		"retrieved": retrieved.size(), "llm_calls": calls.size(),
+		"memories": (memories.data.get("memories", []) as Array).size(),
+		"plan": (plan.data.get("memories", []) as Array).size(),
+		"controls": _control_centers(),
+	})
+
+
+# Screen centers of the input line and the buttons, for tools and tests that click them.
+func _control_centers() -> Dictionary[String, Array]:
+	var centers: Dictionary[String, Array] = {}
+	for control: Control in [_input] + _buttons.values():
+		var at := control.get_global_rect().get_center()
+		centers[control.text if control is Button else "input"] = [at.x, at.y]
+	return centers
+
+
+func _npc_header(target: Npc) -> String:
+	var action := target.mind.last_action
+	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n" % [
+		_esc(target.display_name), target.age, _esc(", ".join(target.traits)),
+		_esc(str(action.get("description", "deciding..."))),
+		_esc(str(action.get("address", target.get_address()))),
+	]
+
+
+func _build() -> void:
+	_panel = PanelContainer.new()
+	var style := StyleBoxFlat.new()
+	style.bg_color = Color(0.08, 0.09, 0.1, 0.93)
+	style.set_content_margin_all(8)
+	_panel.add_theme_stylebox_override("panel", style)
+	_panel.position = Vector2(960 - WIDTH - 6, 6)
+	_panel.size = Vector2(WIDTH, 640 - Hud.BAR_HEIGHT - 12)
+	add_child(_panel)
+	var column := VBoxContainer.new()
+	_panel.add_child(column)
+	var close_button := Button.new()
+	close_button.text = "Close"
+	close_button.size_flags_horizontal = Control.SIZE_SHRINK_END
+	close_button.focus_mode = Control.FOCUS_NONE
+	close_button.pressed.connect(close)
+	column.add_child(close_button)
+	_text = RichTextLabel.new()
+	_text.bbcode_enabled = true
+	_text.scroll_following = false
+	_text.size_flags_vertical = Control.SIZE_EXPAND_FILL
+	_text.add_theme_font_size_override("normal_font_size", 11)
+	_text.add_theme_font_size_override("bold_font_size", 12)
+	column.add_child(_text)
+	_input = LineEdit.new()
+	_input.text_submitted.connect(func(_text_in: String) -> void: _on_button("Whisper"))
+	column.add_child(_input)
+	var row := HBoxContainer.new()
+	column.add_child(row)
+	for label in ["Whisper", "Interview", "Talk", "Set state"]:
+		var button := Button.new()
+		button.text = label
+		button.focus_mode = Control.FOCUS_NONE
+		button.pressed.connect(_on_button.bind(label))
+		row.add_child(button)
+		_buttons[label] = button
+
+
+func _set_mode(for_npc: bool) -> void:
+	for label in _buttons:
+		_buttons[label].visible = (label == "Set state") != for_npc
+	_input.text = ""
+
+
+func _on_button(label: String) -> void:
+	var text := _input.text.strip_edges()
+	_input.release_focus()
+	if game_object != null:
+		set_object_state(text)
+		return
+	if npc == null or text == "":
+		return
+	_input.text = ""
+	match label:
+		"Whisper":
+			whisper(text)
+		"Interview":
+			interview(text)
+		"Talk":
+			talk(text)
+
+
+func _append(bbcode: String) -> void:
+	_text.append_text("\n" + bbcode)
+
+
+func _esc(text: String) -> String:
+	return text.replace("[", "[lb]")
