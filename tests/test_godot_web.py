@@ -249,7 +249,8 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
             game.press("Space")
             paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10)
             assert paused
-            npc_id = next(e["npc"] for e in kinds("decision"))
+            latest = {e["npc"]: e for e in kinds("decision")}  # the game is paused: final
+            npc_id = next((npc for npc, e in latest.items() if e["source"] != "plan"), next(iter(latest)))
             x, y = paused["npcs_on_screen"][npc_id]
             game.click(x, y)
             opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20)
