@@ -6,7 +6,9 @@ import argparse
 import asyncio
 import os
 from pathlib import Path
+import subprocess
 import sys
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
@@ -19,14 +21,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP")
-    serve.add_argument("--config", type=Path, help="TOML settings file (same keys as NPC_BRAIN_* without prefix)")
-    serve.add_argument("--host")
-    serve.add_argument("--grpc-port", type=int)
-    serve.add_argument("--http-port", type=int)
-    serve.add_argument("--data-dir", type=Path)
+    serve = _server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
     serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
-    serve.add_argument("--log-json", action="store_true", default=None, help="JSON log lines")
+    play = _server_options(commands.add_parser(
+        "play", help="build the Godot town for the browser and serve it with the brain on one origin"))
+    play.add_argument("--time-scale", type=float, default=60.0, help="game seconds per real second (default 60)")
+    play.add_argument("--start-time", help="game start, RFC 3339 (default: the project's, 2026-02-13T07:00:00Z)")
+    play.add_argument("--no-build", action="store_true", help="serve the last build as it is")
     from brain_server.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
@@ -43,25 +44,60 @@ def main(argv: list[str] | None = None) -> None:
         if not args.config.is_file():
             sys.exit(f"npc-brain: config file {args.config} does not exist")
         os.environ["NPC_BRAIN_CONFIG"] = str(args.config)
-    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in ("command", "config")}
+    page_query = ""
+    if args.command == "play":
+        page_query = _build_game(args)
+        args.web_root = _web_dir(args)
+    play_only = ("command", "config", "time_scale", "start_time", "no_build")
+    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in play_only}
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
         sys.exit(f"npc-brain: invalid settings: {exc}")
     configure(json=settings.log_json, level=settings.log_level)
     try:
-        asyncio.run(_serve(settings))
+        asyncio.run(_serve(settings, page_query))
     except KeyboardInterrupt:
         pass
 
 
-async def _serve(settings: Settings) -> None:
+def _server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--config", type=Path, help="TOML settings file (same keys as NPC_BRAIN_* without prefix)")
+    parser.add_argument("--host")
+    parser.add_argument("--grpc-port", type=int)
+    parser.add_argument("--http-port", type=int)
+    parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--log-json", action="store_true", default=None, help="JSON log lines")
+    return parser
+
+
+def _web_dir(args: argparse.Namespace) -> Path:
+    return (args.data_dir or Path("data")) / "web"
+
+
+def _build_game(args: argparse.Namespace) -> str:
+    """Build the web game with the repository's harness; the query string the page should get."""
+    harness = Path(__file__).resolve().parent.parent / "tools" / "godot_web.py"
+    if not args.no_build:
+        if not harness.is_file():
+            sys.exit("npc-brain: play builds godot_project/ with tools/godot_web.py: run it from a source checkout")
+        built = subprocess.run([sys.executable, str(harness), "build", str(_web_dir(args))], check=False)
+        if built.returncode:
+            sys.exit("npc-brain: building the web game failed (see above)")
+    query = {"time-scale": f"{args.time_scale:g}"} | ({"start-time": args.start_time} if args.start_time else {})
+    return "?" + urlencode(query)
+
+
+async def _serve(settings: Settings, page_query: str = "") -> None:
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
     from brain_server.server import serve
     from brain_server.storage.base import StoreLockedError
 
+    def announce(http_url: str) -> None:
+        print(f"npc-brain: open {http_url}/{page_query} to watch the town (Ctrl-C stops)", flush=True)
+
     try:
-        await serve(settings)
+        await serve(settings, on_ready=announce if page_query else None)
     except (EmbeddedLLMUnavailable, StoreLockedError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
 

@@ -4,6 +4,7 @@ in one asyncio process until SIGINT/SIGTERM."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 import signal
 import socket
@@ -67,7 +68,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     return core
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, on_ready: Callable[[str], None] | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -85,6 +86,8 @@ async def serve(settings: Settings) -> None:
         http_port = sock.getsockname()[1]
         # One stable line that tools and tests parse for the ports actually bound.
         print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
+        if on_ready:
+            on_ready(f"http://{settings.host}:{http_port}")
         log.info("serving", grpc=f"{settings.host}:{grpc_port}", http=f"http://{settings.host}:{http_port}",
                  web_root=str(settings.web_root or ""))
         await stop.wait()

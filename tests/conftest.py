@@ -91,8 +91,11 @@ class BrainProcess:
                 self.kill()
 
     def restart(self) -> BrainProcess:
+        """SIGKILL, then start again on the same ports, as a supervisor would (clients reconnect)."""
         self.kill()
         self.output.clear()
+        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1]
+        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1]
         return self.start()
 
 

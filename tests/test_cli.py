@@ -56,3 +56,27 @@ def test_json_logs_carry_npc_and_trace_ids(brain_factory) -> None:
     lines = [json.loads(line) for line in brain.output if line.startswith("{")]
     decided = [line for line in lines if line["event"] == "decided"]
     assert decided and decided[0]["npc_id"] == "isabella" and decided[0]["trace_id"] == trace_id
+
+
+def test_play_builds_the_game_and_serves_it_with_the_brain(tmp_path: Path, fake_llm) -> None:
+    import os
+
+    import httpx
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
+    env |= {"NPC_BRAIN_LLM_BASE_URL": fake_llm.base_url, "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0"}
+    play = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "play", "--data-dir", str(tmp_path),
+                             "--time-scale", "120"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        url = next(line.split("open ", 1)[1].split()[0] for line in play.stdout if "npc-brain: open " in line)
+        assert url.endswith("/?time-scale=120")
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and "<canvas" in page.text
+        assert page.headers["cross-origin-opener-policy"] == "same-origin"
+        assert httpx.get(url.split("?")[0] + "game.pck", timeout=10).content[:4] == b"GDPC"
+        rpc = httpx.post(url.split("?")[0] + "npc_brain.v1.BrainService/GetUsage", json={}, timeout=10)
+        assert rpc.status_code == 200
+    finally:
+        play.terminate()
+        play.wait(15)

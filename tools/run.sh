@@ -5,6 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh --runtime
-.venv/bin/python tools/godot_web.py build .cache/web
-echo "run: open http://${NPC_BRAIN_HOST:-127.0.0.1}:${NPC_BRAIN_HTTP_PORT:-8080}/ to watch the town (Ctrl-C stops)"
-exec .venv/bin/npc-brain serve --web-root .cache/web "$@"
+exec .venv/bin/npc-brain play "$@"
