@@ -83,6 +83,10 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         app = connect_http.http_app(core, web_root=settings.web_root, cors_origins=settings.cors_origins)
         http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
         http_task = asyncio.create_task(http.serve(sockets=[sock]))
+        while not http.started:  # "ready" must mean accepting: clients connect the moment they read it
+            if http_task.done():
+                raise OSError(f"the HTTP server could not start on {settings.host}:{settings.http_port}")
+            await asyncio.sleep(0.01)
         http_port = sock.getsockname()[1]
         # One stable line that tools and tests parse for the ports actually bound.
         print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
