@@ -6,7 +6,13 @@ real `openai` client is exercised end to end. Answers are generated from the req
 the same answer. Tests can queue scripted replies (garbage, HTTP errors, delays) through
 `POST /_fake/script` and read what was asked through `GET /_fake/requests`.
 
-    python -m tools.fake_openai --port 8999 [--latency 0.5]
+Fault mode (`FakeOpenAI(fault_rate=0.3, seed=1)`, `--fault-rate 0.3`) answers that share of chat
+requests with a fault drawn from `FAULTS` by a seeded generator: garbage, truncated JSON,
+schema-violating JSON, an empty answer, a refusal, wrong types, HTTP 429/500/503, an answer slower
+than the client's timeout, or a dropped connection. `fake.faults` counts what was injected.
+A single fault can also be scripted: `fake.queue({"fault": "truncated"})`.
+
+    python -m tools.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import math
 import random
 import re
+import socket
 import threading
 import time
 from typing import Any
@@ -30,13 +37,22 @@ ACTIVITIES = (("waking up and getting ready", "🪥"), ("having breakfast", "�
               ("having lunch", "🥪"), ("reading a book", "📖"), ("taking a walk", "🚶"),
               ("chatting with neighbours", "💬"), ("cooking dinner", "🍲"), ("relaxing", "🛋️"),
               ("going to sleep", "😴"))
+# Everything an unreliable endpoint does, as fault mode injects it.
+FAULTS = ("garbage", "truncated", "schema_violation", "empty", "refusal", "wrong_types", "http_429", "http_500",
+          "http_503", "slow", "drop")
 
 
 class FakeOpenAI:
     """The fake server, run in a background thread: `with FakeOpenAI() as fake: fake.base_url`."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0, *, fault_rate: float = 0.0,
+                 seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS) -> None:
         self.latency_s = latency_s
+        self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
+        self.fault_kinds = faults
+        self.slow_s = slow_s  # how long a "slow" fault waits: set it above the client's timeout
+        self.faults: dict[str, int] = {}  # injected faults by kind
+        self._rng = random.Random(seed)
         self.script: dict[str | None, deque[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -88,7 +104,13 @@ class FakeOpenAI:
             for key in (purpose, None):
                 if self.script.get(key):
                     return self.script[key].popleft()
+            if self.fault_rate and self._rng.random() < self.fault_rate:
+                return {"fault": self._rng.choice(self.fault_kinds)}
             return None
+
+    def _count_fault(self, kind: str) -> None:
+        with self._lock:
+            self.faults[kind] = self.faults.get(kind, 0) + 1
 
     def _log(self, path: str, purpose: str | None, body: dict[str, Any]) -> None:
         with self._lock:
@@ -142,6 +164,9 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if fake.latency_s:
                 time.sleep(fake.latency_s)
             scripted = fake._next_scripted(purpose) or {}
+            if "fault" in scripted:
+                self._fault(scripted["fault"], body, purpose)
+                return
             time.sleep(scripted.get("delay_s", 0))
             if "status" in scripted:
                 self._send(scripted["status"], {"error": {"message": "scripted failure", "type": "server_error"}})
@@ -155,6 +180,23 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if content is None:
                 content = json.dumps(answer(body, purpose), ensure_ascii=False)
             self._send(200, completion(body, content))
+
+        def _fault(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
+            if kind not in FAULTS:
+                raise ValueError(f"unknown fault {kind!r}; use one of {FAULTS}")
+            fake._count_fault(kind)
+            if kind.startswith("http_"):
+                self._send(int(kind[5:]), {"error": {"message": f"injected {kind}", "type": "server_error"}})
+            elif kind == "drop":
+                # Hang up without a word: the client sees the connection close mid-request.
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+            elif kind == "refusal":
+                self._send(200, completion(body, None, refusal="I can't help with that."))
+            else:
+                if kind == "slow":
+                    time.sleep(fake.slow_s)
+                self._send(200, completion(body, faulty_content(kind, answer(body, purpose))))
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()
@@ -177,6 +219,22 @@ def completion(body: dict[str, Any], content: str | None, refusal: str | None = 
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
+
+
+def faulty_content(kind: str, good: Any) -> str:
+    """The completion text of a content fault, made from the answer that would have been right."""
+    text = json.dumps(good, ensure_ascii=False)
+    if kind == "garbage":
+        return "Sure! Here is what I think: the weather is lovely today."
+    if kind == "truncated":
+        return text[: max(1, len(text) // 2)]
+    if kind == "schema_violation":
+        return json.dumps({"answer": "I am not following the schema", "confidence": "high"})
+    if kind == "empty":
+        return ""
+    if kind == "wrong_types":
+        return json.dumps({key: {"unexpected": [1, 2]} for key in good} if isinstance(good, dict) else [good])
+    return text  # "slow": a good answer, too late
 
 
 def embeddings_response(body: dict[str, Any]) -> dict[str, Any]:
@@ -260,9 +318,14 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8999)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each chat answer")
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="share of chat requests answered with a fault")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fault generator")
+    parser.add_argument("--slow", type=float, default=3.0, help="seconds a 'slow' fault waits (above the timeout)")
     args = parser.parse_args()
-    fake = FakeOpenAI(args.host, args.port, args.latency)
-    print(f"fake OpenAI-compatible server on {fake.base_url}", flush=True)
+    fake = FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow)
+    print(f"fake OpenAI-compatible server on {fake.base_url}"
+          + (f" (faults in {args.fault_rate:.0%} of chat answers, seed {args.seed})" if args.fault_rate else ""),
+          flush=True)
     fake._server.serve_forever()
 
 
