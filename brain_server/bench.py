@@ -258,7 +258,7 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     now = datetime(2026, 2, 13, tzinfo=UTC)
     results = {}
-    for backend in ("edge", "local"):
+    for backend in args.backends or ("edge", "local"):
         with tempfile.TemporaryDirectory() as d:
             settings = Settings(data_dir=Path(d) / "edge", qdrant_path=Path(d) / "local" if backend == "local" else None)
             store = open_store(settings, dim)
@@ -283,6 +283,7 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
             store.close()
             results[backend] = {"points": npcs * per_npc, "load_s": load_s, "p50_ms": _pct(times, 50),
                                 "p99_ms": _pct(times, 99)}
+            print(f"{backend}: {results[backend]}", flush=True)
     rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}"]
             for b, r in results.items()]
     print(_table(["store", "points", "load s", "top-30 p50 ms", "p99 ms"], rows))
@@ -322,6 +323,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--samples", type=int, default=1000, help="decide / retrieval / embed: measurements")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
+    parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
 
 
 def run(args: argparse.Namespace) -> None:
