@@ -4,8 +4,9 @@ retrieving them by recency, importance and relevance, always within one NPC's ow
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from brain_server.cognition.retrieve import RetrievalWeights, score
@@ -24,6 +25,7 @@ from brain_server.trace import RetrievedRecord, Trace
 TRIVIAL_PREDICATES = {"idle", "is idle"}
 CANDIDATE_POOL = 4  # nearest neighbours fetched per query, as a multiple of top_k
 DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
+RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 
 
 @dataclass
@@ -32,6 +34,9 @@ class MemoryStream:
     embedder: Embedder
     llm: LLM
     weights: RetrievalWeights
+    # Ratings of observations already rated for this NPC: "Klaus Mueller is sleeping" seen again
+    # tomorrow matters as much as today, and need not cost another call.
+    _rated: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict)
 
     async def remember(
         self,
@@ -56,8 +61,11 @@ class MemoryStream:
 
     async def _importance(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
                           trace: Trace | None) -> list[int]:
-        """Ratings for the nodes: 1 for trivial ones without a call, the rest in one call."""
-        ratings = [1 if _trivial(n) else 0 for n in nodes]
+        """Ratings for the nodes: 1 for trivial ones and the remembered rating of an observation seen
+        before, without a call; the rest in one call."""
+        keys = [(npc_id, n.description.strip().lower()) if n.kind is MemoryKind.OBSERVATION else None for n in nodes]
+        ratings = [1 if _trivial(n) else self._rated.get(key, 0) if key else 0 for n, key in zip(nodes, keys,
+                                                                                                 strict=True)]
         todo = [i for i, r in enumerate(ratings) if r == 0]
         common = {"npc_name": persona.name, "persona": persona.summary()}
         if len(todo) == 1:
@@ -75,6 +83,11 @@ class MemoryStream:
             given += [DEFAULT_IMPORTANCE] * (len(todo) - len(given))
             for i, rating in zip(todo, given, strict=False):
                 ratings[i] = rating
+        for i in todo:
+            if keys[i]:
+                self._rated[keys[i]] = ratings[i]
+        while len(self._rated) > RATED_CACHE:
+            self._rated.popitem(last=False)
         return ratings
 
     async def retrieve(
