@@ -26,6 +26,10 @@ class Settings(BaseSettings):
     http_port: int = Field(8080, description="Connect JSON / HTTP port (0 picks a free one).")
     web_root: Path | None = Field(None, description="Folder served at / on the HTTP port (the Godot web build).")
     cors_origins: list[str] = Field(["*"], description="Origins allowed to call the Connect endpoint.")
+    auth_token: SecretStr | None = Field(None, description="Bearer token every RPC needs; required off loopback.")
+    rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address (0 = no limit).")
+    rate_limit_burst: int = Field(400, ge=1, description="Requests a client address may burst above the rate.")
+    max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body on both transports.")
 
     # Storage
     data_dir: Path = Field(Path("data"), description="Where the embedded Qdrant engine keeps its files.")

@@ -92,10 +92,8 @@ class BrainCore:
         for name in ("identity", "lifestyle", "currently"):
             _check_text(f"persona.{name}", getattr(persona, name))
         valid = world.addresses()
-        for address in (persona.home, *persona.known_areas):
-            if address not in valid:
-                raise invalid(f"address {address!r} is not in world {world.name!r}; use world:sector:arena[:object] "
-                              f"as registered, e.g. {next(iter(sorted(valid)))!r}")
+        for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
+            _check_address(world, address, "address")
         async with self._lock(request.npc_id):
             existing = await self._npc_or_none(request.npc_id)
             if existing is not None:
@@ -131,7 +129,8 @@ class BrainCore:
             bind_decision(npc_id=npc.npc_id, trace_id=trace.trace_id)
             try:
                 world = await self._world(npc.world_name)
-                if request.address in world.addresses():
+                if request.address:
+                    _check_address(world, request.address, "address")
                     npc.address = request.address
                 observed = await self._perceive(npc, world, request, now, trace)
                 source = "plan"
@@ -314,7 +313,9 @@ class BrainCore:
             if talk is None:
                 talk = PlayerTalk(view=await relationship(speaker, player, now, self.stream, trace))
                 self._talks[(npc.npc_id, player)] = talk
-            talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=request.text.strip()))
+            # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
+            said = " ".join(request.text.split())
+            talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=said))
             turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.stream, trace)
             talk.lines.append(DialogueLine(speaker_npc_id=npc.npc_id, speaker_name=npc.persona.name,
                                            text=turn.utterance))
@@ -349,6 +350,9 @@ class BrainCore:
             raise invalid(f"limit {request.limit} is out of range: use 1-{MAX_LIST}, or 0 for the default 50")
         limit = request.limit or 50
         kind = convert.kind_from_pb(request.kind)
+        if kind is None and request.kind:
+            raise invalid(f"kind {request.kind} is not a MemoryKind: use MEMORY_KIND_OBSERVATION, _THOUGHT, _CHAT, "
+                          "_PLAN, or leave it unset for all")
         _check_text("query", request.query)
         if request.query:
             [vector] = await self.stream.embedder.embed([request.query])
@@ -464,6 +468,12 @@ def _check_npc_id(npc_id: str) -> None:
         raise invalid(f"npc_id {npc_id[:80]!r} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
 
 
+def _check_address(world: World, address: str, name: str) -> None:
+    if address not in world.addresses():
+        raise invalid(f"{name} {address[:200]!r} is not in world {world.name!r}; use world:sector:arena[:object] "
+                      f"as registered, e.g. {min(world.addresses())!r}")
+
+
 def _check_text(name: str, value: str, *, required: bool = False) -> None:
     if required and not value.strip():
         raise invalid(f"{name} is empty")
@@ -479,7 +489,8 @@ def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewReque
         when = convert.from_timestamp(request.game_time)
     except (ValueError, OverflowError) as exc:
         raise invalid(f"game_time is not a valid time: {exc}") from exc
-    if when.year < 1900:
-        raise invalid(f"game_time {when.isoformat()} is before 1900: send the game's calendar time")
+    if not 1900 <= when.year <= 9000:
+        raise invalid(f"game_time {when.isoformat()} is {'before 1900' if when.year < 1900 else 'after 9000'}: "
+                      "send the game's calendar time")
     return when
 

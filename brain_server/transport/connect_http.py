@@ -4,9 +4,11 @@ CORS (preflight included) and, optionally, the Godot web build at / on the same 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
@@ -14,6 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import structlog
 
 from brain_server.errors import BrainError, Status
+from brain_server.security import Guard, guard_for
 from brain_server.service import BrainCore
 from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods, snake_case
 from npc_brain.v1.brain_connect import BrainServiceASGIApplication
@@ -27,7 +30,7 @@ CODES = {
     Status.RESOURCE_EXHAUSTED: Code.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: Code.UNAVAILABLE,
 }
-MAX_BODY_BYTES = 4 * 1024 * 1024
+GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429}
 CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization"]
 # Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
 ISOLATION_HEADERS = [(b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-embedder-policy", b"require-corp")]
@@ -66,8 +69,35 @@ class _Isolated:
         await self.app(scope, receive, send_isolated)
 
 
+class _Guarded:
+    """The token and the per-address rate limit in front of the RPCs, answered in Connect's error JSON."""
+
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+        self.app, self.guard = app, guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            peer = (scope.get("client") or ("unknown", 0))[0]
+            refused = self.guard.check(headers.get(b"authorization", b"").decode("latin-1"), peer)
+            if refused is not None:
+                code, message = refused
+                log.warning("rpc_refused", path=scope.get("path", ""), transport="connect", code=code, peer=peer)
+                body = json.dumps({"code": code, "message": message}).encode()
+                await send({"type": "http.response.start", "status": GUARD_HTTP_STATUS[code],
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 def http_app(core: BrainCore, *, web_root: Path | None = None, cors_origins: list[str] | None = None) -> ASGIApp:
-    connect = BrainServiceASGIApplication(connect_service(core), read_max_bytes=MAX_BODY_BYTES)
+    settings = core.settings
+    # Unknown JSON fields are refused (invalid_argument), so a misspelt field is never silently dropped.
+    codecs = [google_protobuf_binary_codec(), google_protobuf_json_codec(ignore_unknown_fields=False)]
+    connect = _Guarded(BrainServiceASGIApplication(connect_service(core), read_max_bytes=settings.max_request_bytes,
+                                                   codecs=codecs), guard_for(core, settings))
     static = _Isolated(StaticFiles(directory=web_root, html=True)) if web_root else None
     prefix = f"/{SERVICE_NAME}/"
 

@@ -9,6 +9,7 @@ from grpc_reflection.v1alpha import reflection
 import structlog
 
 from brain_server.errors import BrainError, Status
+from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
 from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods
 from npc_brain.v1 import brain_pb2_grpc
@@ -22,11 +23,17 @@ CODES = {
     Status.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+GUARD_CODES = {"unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
+               "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
-def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - grpcio calls it by attribute
+def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
     async def rpc(self: object, request: object, context: grpc.aio.ServicerContext) -> object:
+        metadata = dict(context.invocation_metadata() or ())
+        refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
+        if refused is not None:
+            log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
+            await context.abort(GUARD_CODES[refused[0]], refused[1])
         try:
             return await method(request)
         except BrainError as exc:
@@ -40,13 +47,16 @@ def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - grpcio calls it by 
 
 
 def servicer(core: BrainCore) -> brain_pb2_grpc.BrainServiceServicer:
-    methods = {name: _adapt(name, method) for name, method in core_methods(core)}
+    guard = guard_for(core, core.settings)
+    methods = {name: _adapt(name, method, guard) for name, method in core_methods(core)}
     return type("BrainServicer", (brain_pb2_grpc.BrainServiceServicer,), methods)()
 
 
 async def start(core: BrainCore, host: str, port: int) -> tuple[grpc.aio.Server, int]:
-    """A started server and the port it listens on (port 0 picks a free one)."""
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
+    """A started server and the port it listens on (port 0 picks a free one). Health and
+    reflection stay open; BrainService RPCs need the token when one is set."""
+    check_bind(core.settings.model_copy(update={"host": host}))
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", core.settings.max_request_bytes)])
     brain_pb2_grpc.add_BrainServiceServicer_to_server(servicer(core), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
