@@ -4,6 +4,7 @@ Their traces and memories must show the whole architecture at work."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
@@ -43,19 +44,24 @@ def persona(npc_id: str) -> dict:
             "home": f"{WORLD}:{HOMES[npc_id]}:bedroom", "knownAreas": public}
 
 
-def test_three_npcs_live_a_day(brain_factory, fake_llm) -> None:
-    brain = brain_factory(reflection_threshold=60)
-    stub = brain_pb2_grpc.BrainServiceStub(grpc.insecure_channel(brain.grpc_target))
+def town_with_three(brain: object) -> tuple[Callable[[str, dict], dict], set[str]]:
+    """A gRPC caller for `brain` once the town is registered and its three NPCs spawned, and the
+    town's valid addresses."""
+    stub = brain_pb2_grpc.BrainServiceStub(grpc.insecure_channel(brain.grpc_target))  # type: ignore[attr-defined]
 
     def call(method: str, body: dict) -> dict:
         request = json_format.ParseDict(body, getattr(pb, f"{method}Request")())
         return json_format.MessageToDict(getattr(stub, method)(request, timeout=60))
 
     call("RegisterWorld", world())
-    valid = set(_addresses(world()["world"]))
     for npc_id in NAMES:
         call("SpawnNpc", {"worldName": WORLD, "npcId": npc_id, "persona": persona(npc_id),
                           "address": f"{WORLD}:{HOMES[npc_id]}:bedroom"})
+    return call, set(_addresses(world()["world"]))
+
+
+def test_three_npcs_live_a_day(brain_factory, fake_llm) -> None:
+    call, valid = town_with_three(brain_factory(reflection_threshold=60))
     actions: dict[str, dict] = {}
     seen: list[dict] = []
     now, end = datetime(2026, 2, 13, 6, tzinfo=UTC), datetime(2026, 2, 13, 23, 30, tzinfo=UTC)

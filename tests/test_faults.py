@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 import json
 import time
 
-from google.protobuf import json_format
 import grpc
 import pytest
 
@@ -18,10 +17,8 @@ from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
 from brain_server.world import arena_of
-from npc_brain.v1 import brain_pb2 as pb
-from npc_brain.v1 import brain_pb2_grpc
 from tests.clients import Clients
-from tests.test_day import HOMES, NAMES, _addresses, persona, world
+from tests.test_day import HOMES, NAMES, _addresses, town_with_three
 from tests.town import WORLD, spawn_json, world_json
 from tools.fake_openai import FAULTS, FakeOpenAI
 
@@ -105,17 +102,7 @@ def test_soak_three_npcs_a_day_under_heavy_faults(brain_factory, fake_llm: FakeO
     brain = brain_factory(llm_timeout_s=0.5, reflection_threshold=60)
     fake_llm.slow_s, fake_llm.fault_rate = 0.8, 0.4
     fake_llm._rng.seed(2026)
-    stub = brain_pb2_grpc.BrainServiceStub(grpc.insecure_channel(brain.grpc_target))
-
-    def call(method: str, body: dict) -> dict:
-        request = json_format.ParseDict(body, getattr(pb, f"{method}Request")())
-        return json_format.MessageToDict(getattr(stub, method)(request, timeout=60))
-
-    call("RegisterWorld", world())
-    valid = set(_addresses(world()["world"]))
-    for npc_id in NAMES:
-        call("SpawnNpc", {"worldName": WORLD, "npcId": npc_id, "persona": persona(npc_id),
-                          "address": f"{WORLD}:{HOMES[npc_id]}:bedroom"})
+    call, valid = town_with_three(brain)
     actions: dict[str, dict] = {}
     decisions, errors = 0, []
     now, end, deadline = datetime(2026, 2, 13, 6, tzinfo=UTC), datetime(2026, 2, 13, 23, tzinfo=UTC), time.monotonic() + 45
