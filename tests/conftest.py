@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 import os
 from pathlib import Path
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,7 @@ from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.prompts import PromptLibrary
 from brain_server.storage import open_store
+from brain_server.storage.base import MemoryStore
 from tools.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,14 +37,45 @@ def fake_llm() -> Iterator[FakeOpenAI]:
         yield fake
 
 
+@pytest.fixture(scope="session")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
 @pytest.fixture
-def stream(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator[MemoryStream]:
+def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
+    """The embedded Qdrant store in tmp_path."""
+    s = open_store(Settings(data_dir=tmp_path / "store"), minilm.dim)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def stream(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> MemoryStream:
     """A memory stream in-process: embedded Qdrant in tmp_path, local MiniLM, the fake LLM."""
-    settings = Settings(data_dir=tmp_path / "stream-data")
-    store = open_store(settings, MiniLMEmbedder.dim)
     llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(), backoff_s=0.01)
-    yield MemoryStream(store, MiniLMEmbedder(), llm, RetrievalWeights())
-    store.close()
+    return MemoryStream(store, minilm, llm, RetrievalWeights())
+
+
+Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
+
+
+@pytest.fixture
+def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run:
+    """Runs a scenario in one event loop with a memory stream like the server's (the client is loop-bound)."""
+
+    def runner(scenario: Callable[[MemoryStream], Awaitable[Any]]) -> Any:
+        async def main() -> Any:
+            llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
+                      max_attempts=2, backoff_s=0.01, timeout_s=5.0)
+            try:
+                return await scenario(MemoryStream(store, minilm, llm, RetrievalWeights()))
+            finally:
+                await llm.close()
+
+        return asyncio.run(main())
+
+    return runner
 
 
 @dataclass

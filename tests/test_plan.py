@@ -4,12 +4,9 @@ the model answers, and cost a bounded number of calls."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -25,15 +22,11 @@ from brain_server.cognition.plan import (
     plan_day,
     replan_from,
 )
-from brain_server.cognition.retrieve import RetrievalWeights
-from brain_server.config import Settings
-from brain_server.llm.client import LLM
-from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.memory import MemoryKind
 from brain_server.npc import NpcState, Persona, PlanItem
-from brain_server.prompts import PromptLibrary
-from brain_server.storage import MemoryStore, open_store
+from brain_server.storage import MemoryStore
 from brain_server.trace import Trace
+from tests.conftest import Run
 from tools.fake_openai import FakeOpenAI
 
 W = "the Ville"
@@ -42,37 +35,9 @@ CAFE = f"{W}:Hobbs Cafe:cafe"
 PARK = f"{W}:Johnson Park:park"
 DAY1 = datetime(2026, 2, 13, 6, tzinfo=UTC)
 DAY2 = DAY1 + timedelta(days=1)
-Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
 
 
-@pytest.fixture(scope="module")
-def minilm() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
 
-
-@pytest.fixture
-def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
-    s = open_store(Settings(data_dir=tmp_path), minilm.dim)
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run:
-    """Runs a scenario in one event loop with a memory stream like the server's (the client is loop-bound)."""
-
-    def runner(scenario: Callable[[MemoryStream], Awaitable[Any]]) -> Any:
-        async def main() -> Any:
-            llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
-                      max_attempts=2, backoff_s=0.01, timeout_s=5.0)
-            try:
-                return await scenario(MemoryStream(store, minilm, llm, RetrievalWeights()))
-            finally:
-                await llm.close()
-
-        return asyncio.run(main())
-
-    return runner
 
 
 def isabella() -> NpcState:

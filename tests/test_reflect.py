@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 import json
-from pathlib import Path
 import re
 from typing import Any
 
-import pytest
-
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
-from brain_server.cognition.retrieve import RetrievalWeights
-from brain_server.config import Settings
-from brain_server.llm.client import LLM
-from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
-from brain_server.prompts import PromptLibrary
-from brain_server.storage import MemoryStore, open_store
+from brain_server.storage import MemoryStore
 from brain_server.trace import LlmCallRecord, Trace
+from tests.conftest import Run
 from tools.fake_openai import FakeOpenAI
 
 NPC = "isabella"
@@ -42,37 +33,9 @@ QUESTIONS = ["What is Isabella preparing for?", "Who helps Isabella?", "How do c
 STATEMENT = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 
 
-@pytest.fixture(scope="module")
-def minilm() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
 
 
-@pytest.fixture
-def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
-    s = open_store(Settings(data_dir=tmp_path), minilm.dim)
-    yield s
-    s.close()
 
-
-Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
-
-
-@pytest.fixture
-def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run:
-    """Runs a scenario in one event loop with a memory stream like the server's (the client is loop-bound)."""
-
-    def runner(scenario: Callable[[MemoryStream], Awaitable[Any]]) -> Any:
-        async def main() -> Any:
-            llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
-                      max_attempts=2, backoff_s=0.01, timeout_s=5.0)
-            try:
-                return await scenario(MemoryStream(store, minilm, llm, RetrievalWeights(top_k=30)))
-            finally:
-                await llm.close()
-
-        return asyncio.run(main())
-
-    return runner
 
 
 def npc() -> NpcState:
