@@ -6,14 +6,14 @@ name). residents/*.json: one persona each ({"npc_id"?, "name", "age", "traits", 
 "lifestyle", "currently", "home", "known_areas"}); home/known areas may be given without the world
 prefix. scenarios/*.json: {"name", "start", "days"|"hours", "whispers": [{"npc", "at", "text"}],
 "question", "keywords", "event": {"address", "start", "end", "invited": [...]}}.
-When `brain_server.residents` (the data owner's loaders) exists, it is preferred.
+The project's files are read with `brain_server.residents` (`load_all`); the tolerant
+`*_from_dict` readers build small towns for tests.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-import json
 from pathlib import Path
 import re
 from typing import Any
@@ -134,10 +134,6 @@ def town_from_dict(data: dict[str, Any]) -> Town:
     return Town(name if isinstance(name, str) else name.get("name", "the Ville"), sectors)
 
 
-def load_town(path: Path | None = None) -> Town:
-    return town_from_dict(json.loads((path or DATA / "town.json").read_text()))
-
-
 def _address(world: str, value: str) -> str:
     return value if value.startswith(world + ":") else f"{world}:{value}"
 
@@ -152,16 +148,6 @@ def resident_from_dict(data: dict[str, Any], world: str) -> Resident:
     }
     npc_id = get("npc_id", "npcId", "id", default=None) or npc_id_for(data["name"])
     return Resident(npc_id, persona)
-
-
-def load_residents(folder: Path | None = None, world: str = "the Ville") -> list[Resident]:
-    folder = folder or DATA / "residents"
-    out = []
-    for path in sorted(folder.glob("*.json")):
-        data = json.loads(path.read_text())
-        for item in data if isinstance(data, list) else data.get("residents", [data]):
-            out.append(resident_from_dict(item, world))
-    return out
 
 
 def scenario_from_dict(data: dict[str, Any], residents: list[Resident], world: str = "the Ville",
@@ -198,13 +184,6 @@ def scenario_from_dict(data: dict[str, Any], residents: list[Resident], world: s
     )
 
 
-def load_scenario(name_or_path: str, residents: list[Resident], world: str = "the Ville") -> Scenario:
-    path = Path(name_or_path)
-    if not path.is_file():
-        path = DATA / "scenarios" / f"{name_or_path}.json"
-    return scenario_from_dict(json.loads(path.read_text()), residents, world)  # places unknown here
-
-
 STOPWORDS = {"a", "an", "the", "at", "for", "of", "on", "in", "to", "and", "day", "s", "who", "is", "about"}
 
 
@@ -219,18 +198,10 @@ def topic_keywords(topic: str, proper_names: list[str]) -> list[str]:
 
 def load_all(scenario: str, town_path: Path | None = None, residents_dir: Path | None = None
              ) -> tuple[Town, list[Resident], Scenario]:
-    """The town, its residents and a scenario (a name under data/scenarios or a path), read with
-    `brain_server.residents` (validated) when it is there, else with the tolerant readers here."""
-    try:
-        from brain_server import residents as loaders
-    except ImportError:
-        loaders = None  # type: ignore[assignment]
-    if loaders is None:
-        town = load_town(town_path)
-        people = load_residents(residents_dir, town.name)
-        path = Path(scenario) if Path(scenario).is_file() else DATA / "scenarios" / f"{scenario}.json"
-        return town, people, scenario_from_dict(json.loads(path.read_text()), people, town.name,
-                                                [s.name for s in town.sectors])
+    """The town, its residents and a scenario (a name under data/scenarios or a path), read and
+    validated by `brain_server.residents`, in the simulator's own shapes."""
+    from brain_server import residents as loaders
+
     world = loaders.load_town(town_path or loaders.TOWN_PATH)
     town = Town(world.name, [SectorSpec(s.name, [ArenaSpec(a.name, [ObjectSpec(o.name, o.state) for o in a.objects])
                                                  for a in s.arenas], list(s.residents)) for s in world.sectors])
