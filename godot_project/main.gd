@@ -4,6 +4,8 @@ extends Node2D
 ## retried until the brain answers), then starts the game clock and every NPC's mind.
 
 const NPC_SCENE := preload("res://npc/npc.tscn")
+## Launch flag (`?export-town` on the page) that prints the town's layout and stops there.
+const EXPORT_TOWN_FLAG := "export-town"
 
 ## Real seconds between RegisterWorld attempts while the brain is unreachable.
 @export var retry_delay_s: float = 3.0
@@ -28,6 +30,9 @@ func _ready() -> void:
 		"engine": Engine.get_version_info().string, "web": OS.has_feature("web"),
 		"msec": Time.get_ticks_msec(), "game_time": GameClock.now_rfc3339(),
 	})
+	if LaunchArgs.has_flag(EXPORT_TOWN_FLAG):
+		EventLog.record("town_export", TownExport.of(_town))
+		return
 	_spawn_residents()
 	for npc in _get_npcs():
 		npc.setup(_town)

@@ -27,6 +27,7 @@ Command line::
     python tools/godot_web.py build OUT_DIR           # the whole web folder
     python tools/godot_web.py serve OUT_DIR           # static server (COOP/COEP), no brain
     python tools/godot_web.py run URL --until arrived --screenshot shot.png
+    python -m tools.godot_web export-town             # godot_project/data/town_layout.json
 
 Serving: the page needs an HTTP server (not file://). The brain (`npc-brain serve --web-root`)
 serves the folder on the same origin as its Connect endpoint; `serve` here is only for looking
@@ -51,6 +52,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -692,6 +694,69 @@ def serve(web_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> http.serv
 
 
 # --------------------------------------------------------------------------------------------
+# The town's layout, exported by the engine (one source of truth for the headless sim)
+# --------------------------------------------------------------------------------------------
+
+TOWN_LAYOUT_PATH = DEFAULT_PROJECT_DIR / "data" / "town_layout.json"
+EXPORT_TOWN_FLAG = "export-town"  # main.gd's EXPORT_TOWN_FLAG
+
+
+def export_town(project_dir: Path = DEFAULT_PROJECT_DIR, timeout_s: float = 120.0) -> dict:
+    """The town as the real engine lays it out (`TownExport.of`): boots the project in headless
+    Chromium with `?export-town` behind a static server and returns its `town_export` event
+    (world, tile_size, walls), without the "event" key."""
+    with tempfile.TemporaryDirectory(prefix="town-export-") as tmp:
+        web_dir = build_web(Path(tmp) / "web", project_dir)
+        server = serve(web_dir, port=0)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/?{EXPORT_TOWN_FLAG}"
+            lines = run_headless(url, timeout_s=timeout_s, until=lambda line: line.startswith(
+                'NPCBRAIN {"event":"town_export"'))
+        finally:
+            server.shutdown()
+            server.server_close()
+    exported = [e for e in event_lines(lines) if e["event"] == "town_export"]
+    if not exported:
+        raise RuntimeError("the engine printed no town_export event:\n" + "\n".join(lines[-30:]))
+    problems = engine_problems(lines)
+    if problems:
+        raise RuntimeError("the engine reported problems while exporting:\n" + "\n".join(problems))
+    return {k: v for k, v in exported[0].items() if k != "event"}
+
+
+def layout_text(layout: dict, width: int = 110) -> str:
+    """JSON with sorted keys that stays small and diffs well: a value that fits in `width`
+    characters stays on one line, a long list of such small values is filled line by line, and
+    anything bigger gets one line per item."""
+
+    def flat(value: object) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+    def block(value: object, indent: str) -> str:
+        text = flat(value)
+        if len(indent) + len(text) <= width or not isinstance(value, dict | list) or not value:
+            return text
+        inner = indent + " "
+        if isinstance(value, dict):
+            items = [f"{inner}{flat(k)}: {block(v, inner)}" for k, v in sorted(value.items())]
+            return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+        parts = [flat(v) for v in value]
+        if all(len(inner) + len(p) <= width // 3 for p in parts):
+            rows, row = [], ""
+            for part in parts:
+                if row and len(inner) + len(row) + len(part) + 2 > width:
+                    rows.append(row)
+                    row = ""
+                row = f"{row}, {part}" if row else part
+            rows.append(row)
+            return "[\n" + ",\n".join(inner + r for r in rows) + "\n" + indent + "]"
+        return "[\n" + ",\n".join(inner + block(v, inner) for v in value) + "\n" + indent + "]"
+
+    return block(layout, "") + "\n"
+
+
+# --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------
 
@@ -717,6 +782,9 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--until", default=None, help="stop at the first console line containing this")
     p_run.add_argument("--timeout", type=float, default=60.0)
     p_run.add_argument("--screenshot", type=Path, default=None)
+    p_export = sub.add_parser("export-town", help="write the town's layout as the engine sees it (for the sim)")
+    p_export.add_argument("--out", type=Path, default=TOWN_LAYOUT_PATH)
+    p_export.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
     args = parser.parse_args(argv)
 
     if args.command == "runtime":
@@ -737,6 +805,10 @@ def main(argv: list[str] | None = None) -> int:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
+    elif args.command == "export-town":
+        started = time.monotonic()
+        args.out.write_text(layout_text(export_town(args.project)), encoding="utf-8")
+        _log(f"wrote {args.out} in {time.monotonic() - started:.1f}s")
     elif args.command == "run":
         needle = args.until
         lines = run_headless(args.url, until=(lambda line: needle in line) if needle else None,
