@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -66,10 +68,18 @@ class Settings(BaseSettings):
     reflection_threshold: int = Field(150, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
+    ablate: Annotated[frozenset[Literal["observation", "reflection", "planning"]], NoDecode] = Field(
+        frozenset(), description="Memory kinds retrieval cannot reach (the paper's ablations), e.g. reflection,planning.")
 
     # Logging
     log_json: bool = Field(False, description="JSON log lines instead of the human console format.")
     log_level: str = "info"
+
+    @field_validator("ablate", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """NPC_BRAIN_ABLATE=reflection,planning reads as a set, as a TOML list does."""
+        return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
     @classmethod
     def settings_customise_sources(

@@ -13,7 +13,7 @@ import structlog
 import uvicorn
 
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
@@ -62,7 +62,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
                                relevance=settings.weight_relevance, decay_per_hour=settings.recency_decay,
-                               top_k=settings.retrieve_top_k)
+                               top_k=settings.retrieve_top_k, exclude=unreachable_kinds(settings.ablate))
     core = BrainCore(settings, MemoryStream(store, embedder, llm, weights))
     stack.push_async_callback(core.close)
     return core

@@ -1,13 +1,17 @@
-"""Retrieval scoring: the paper's weighted sum of min-max normalised recency, importance, relevance."""
+"""Retrieval scoring: the paper's weighted sum of min-max normalised recency, importance, relevance;
+and the ablations, which take memory kinds out of reach inside Qdrant."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brain_server.cognition.retrieve import RetrievalWeights, min_max, score
+from brain_server.cognition.retrieve import RetrievalWeights, min_max, score, unreachable_kinds
+from brain_server.config import Settings
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.storage import open_store
 
 NOW = datetime(2026, 2, 13, 12, tzinfo=UTC)
 
@@ -60,3 +64,46 @@ def test_top_k_limits_and_empty_input() -> None:
     candidates = [ScoredNode(node=node(f"m{i}", 5, i), similarity=0.5) for i in range(10)]
     assert len(score(candidates, NOW, "q", RetrievalWeights(top_k=3))) == 3
     assert score([], NOW, "q", RetrievalWeights()) == []
+
+
+@pytest.mark.parametrize("backend", ["edge", "qdrant-client local"])
+def test_ablated_kinds_are_out_of_reach_inside_qdrant(backend: str, stream, tmp_path, minilm) -> None:
+    """The paper's ablations: retrieval (embedded engine and qdrant-client alike) never returns
+    the ablated kinds, and the candidate pool is filled with reachable memories only."""
+    if backend != "edge":
+        stream.store = open_store(Settings(qdrant_path=tmp_path / "local"), minilm.dim)
+    about_cafe = "Isabella is at Hobbs Cafe"
+    nodes = [MemoryNode(npc_id="a", kind=MemoryKind.OBSERVATION, description=f"{about_cafe} serving coffee {i}",
+                        created=NOW, last_accessed=NOW) for i in range(12)]
+    nodes += [MemoryNode(npc_id="a", kind=kind, description=f"{text} about Hobbs Cafe", created=NOW,
+                         last_accessed=NOW)
+              for kind, text in ((MemoryKind.CHAT, "a conversation with Isabella"),
+                                 (MemoryKind.THOUGHT, "Isabella seems to love the cafe"),
+                                 (MemoryKind.PLAN, "plan to meet Isabella"))]
+
+    def kinds(ablate: set[str]) -> set[MemoryKind]:
+        stream.weights = RetrievalWeights(top_k=3, exclude=unreachable_kinds(ablate))
+        return {r.node.kind for r in asyncio.run(stream.retrieve("a", about_cafe, NOW, None))}
+
+    try:
+        asyncio.run(stream.remember("a", None, nodes, None, rate=False))
+        assert kinds(set()) == {MemoryKind.OBSERVATION}  # the twelve nearest crowd out the rest at top 3
+        assert kinds({"reflection", "planning"}) == {MemoryKind.OBSERVATION}
+        assert kinds({"observation"}) == {MemoryKind.THOUGHT, MemoryKind.PLAN}  # conversations go with it
+        assert kinds({"observation", "reflection"}) == {MemoryKind.PLAN}
+        assert kinds({"observation", "planning"}) == {MemoryKind.THOUGHT}
+        assert kinds({"observation", "reflection", "planning"}) == set()
+    finally:
+        if backend != "edge":
+            stream.store.close()
+
+
+def test_ablate_reads_a_comma_separated_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NPC_BRAIN_ABLATE", "reflection, planning")
+    assert Settings().ablate == {"reflection", "planning"}
+    assert unreachable_kinds(Settings().ablate) == {MemoryKind.THOUGHT, MemoryKind.PLAN}
+    monkeypatch.setenv("NPC_BRAIN_ABLATE", "")
+    assert Settings().ablate == frozenset()
+    monkeypatch.setenv("NPC_BRAIN_ABLATE", "memory")
+    with pytest.raises(ValueError):
+        Settings()

@@ -96,7 +96,7 @@ class MemoryStream:
         """The top memories for a query, scored as in the paper; retrieving refreshes their recency."""
         [vector] = await self.embedder.embed([query])
         candidates = await asyncio.to_thread(
-            self.store.nearest, npc_id, vector, self.weights.top_k * CANDIDATE_POOL, kind
+            self.store.nearest, npc_id, vector, self.weights.top_k * CANDIDATE_POOL, kind, self.weights.exclude
         )
         records = score(candidates, now, query, self.weights)
         if records:

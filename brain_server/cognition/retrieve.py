@@ -4,15 +4,19 @@
 Recency decays exponentially with game hours since the memory was last accessed. Relevance is
 the cosine similarity Qdrant computed inside the NPC's own tenant. Candidates are the query's
 nearest neighbours (a pool several times top_k), so the scan stays inside Qdrant's index.
+
+Ablations (the paper's section 6 conditions, `NPC_BRAIN_ABLATE`) take whole memory kinds out of
+reach: Qdrant never returns them, so every retrieval — planning, reacting, talking, interviews —
+answers as an agent without those memories would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from brain_server.memory import ScoredNode
+from brain_server.memory import MemoryKind, ScoredNode
 from brain_server.trace import RetrievedRecord
 
 
@@ -23,6 +27,21 @@ class RetrievalWeights:
     relevance: float = 1.0
     decay_per_hour: float = 0.995
     top_k: int = 30
+    exclude: frozenset[MemoryKind] = frozenset()  # kinds an ablation makes unreachable
+
+
+# What each ablation takes away: observation also takes conversations (what was heard), reflection
+# the thoughts (reflections and conversation memos), planning the plan memories.
+ABLATED_KINDS: dict[str, tuple[MemoryKind, ...]] = {
+    "observation": (MemoryKind.OBSERVATION, MemoryKind.CHAT),
+    "reflection": (MemoryKind.THOUGHT,),
+    "planning": (MemoryKind.PLAN,),
+}
+
+
+def unreachable_kinds(ablate: Iterable[str]) -> frozenset[MemoryKind]:
+    """The memory kinds retrieval must not return under these ablations."""
+    return frozenset(kind for name in ablate for kind in ABLATED_KINDS[name])
 
 
 def min_max(values: Sequence[float]) -> list[float]:

@@ -8,7 +8,7 @@ that everything needed to continue after a restart lives in the same store.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -34,9 +34,11 @@ class MemoryStore(ABC):
 
     @abstractmethod
     def nearest(
-        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None
+        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
+        exclude: Collection[MemoryKind] = (),
     ) -> list[ScoredNode]:
-        """This NPC's nodes most similar to vector (cosine), most similar first."""
+        """This NPC's nodes most similar to vector (cosine), most similar first; `exclude` kinds
+        are filtered out inside Qdrant (the ablations), so `limit` counts only reachable nodes."""
 
     @abstractmethod
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:

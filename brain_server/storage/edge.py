@@ -15,7 +15,7 @@ at most every FLUSH_INTERVAL_S after a write (bounding replay time at start) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 import time
@@ -33,6 +33,7 @@ from qdrant_edge import (
     FloatIndexParams,
     HasIdCondition,
     KeywordIndexParams,
+    MatchAny,
     MatchValue,
     OrderBy,
     Point,
@@ -108,13 +109,15 @@ class EdgeMemoryStore(MemoryStore):
         self._last_flush = time.monotonic()
 
     @staticmethod
-    def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = ()) -> Filter:
+    def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = (),
+                exclude: Collection[MemoryKind] = ()) -> Filter:
         must: list[Any] = [FieldCondition(key=pl.TENANT, match=MatchValue(npc_id))]
         if kind is not None:
             must.append(FieldCondition(key=pl.KIND, match=MatchValue(kind.value)))
         if ids:
             must.append(HasIdCondition(set(ids)))
-        return Filter(must=must)
+        must_not = [FieldCondition(key=pl.KIND, match=MatchAny(sorted(k.value for k in exclude)))] if exclude else None
+        return Filter(must=must, must_not=must_not)
 
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
         if len(nodes) != len(vectors):
@@ -137,13 +140,14 @@ class EdgeMemoryStore(MemoryStore):
         return pl.order_like([pl.node_from_payload(r.payload or {}) for r in records], wanted)
 
     def nearest(
-        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None
+        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
+        exclude: Collection[MemoryKind] = (),
     ) -> list[ScoredNode]:
         hits = self._memories.query(
             QueryRequest(
                 limit=limit,
                 query=Query.Nearest([float(x) for x in vector], using=pl.VECTOR),
-                filter=self._filter(npc_id, kind),
+                filter=self._filter(npc_id, kind, exclude=exclude),
                 with_payload=True,
             )
         )

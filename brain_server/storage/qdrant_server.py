@@ -9,7 +9,7 @@ the code path is the same as against a server. Writes use wait=True: acknowledge
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -90,7 +90,8 @@ class QdrantClientMemoryStore(MemoryStore):
         return params.size if params else None
 
     @staticmethod
-    def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = ()) -> models.Filter:
+    def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = (),
+                exclude: Collection[MemoryKind] = ()) -> models.Filter:
         must: list[models.Condition] = [
             models.FieldCondition(key=pl.TENANT, match=models.MatchValue(value=npc_id))
         ]
@@ -98,7 +99,9 @@ class QdrantClientMemoryStore(MemoryStore):
             must.append(models.FieldCondition(key=pl.KIND, match=models.MatchValue(value=kind.value)))
         if ids:
             must.append(models.HasIdCondition(has_id=list(ids)))
-        return models.Filter(must=must)
+        must_not: list[models.Condition] = [models.FieldCondition(
+            key=pl.KIND, match=models.MatchAny(any=sorted(k.value for k in exclude)))] if exclude else []
+        return models.Filter(must=must, must_not=must_not or None)
 
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
         if len(nodes) != len(vectors):
@@ -123,13 +126,14 @@ class QdrantClientMemoryStore(MemoryStore):
         return pl.order_like([pl.node_from_payload(r.payload or {}) for r in found], wanted)
 
     def nearest(
-        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None
+        self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
+        exclude: Collection[MemoryKind] = (),
     ) -> list[ScoredNode]:
         hits = self._client.query_points(
             self.collection,
             query=[float(x) for x in vector],
             using=pl.VECTOR,
-            query_filter=self._filter(npc_id, kind),
+            query_filter=self._filter(npc_id, kind, exclude=exclude),
             limit=limit,
             with_payload=True,
         ).points
