@@ -1,6 +1,8 @@
 """Towns, residents and scenarios as data files (`godot_project/data/`, format in docs/residents.md).
 
 - `town.json`: the spatial tree world > sector > arena > object, names only (Godot places the tiles).
+- `town_layout.json`: that tree with its tiles and walls as the Godot engine lays it out, exported by
+  `python -m tools.godot_web export-town` (the headless sim walks it; never edited by hand).
 - `residents/<npc_id>.json`: one NPC each: persona, home, workplace, known areas, perception.
 - `scenarios/<name>.json`: a start time, whispers to plant, and what to measure afterwards.
 
@@ -25,6 +27,7 @@ from npc_brain.v1 import brain_pb2 as pb
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "godot_project" / "data"
 TOWN_PATH = DATA_DIR / "town.json"
+TOWN_LAYOUT_PATH = DATA_DIR / "town_layout.json"
 RESIDENTS_DIR = DATA_DIR / "residents"
 SCENARIOS_DIR = DATA_DIR / "scenarios"
 NPC_ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
@@ -76,6 +79,23 @@ class Town(_Data):
 
 def load_town(path: Path | str = TOWN_PATH) -> World:
     return Town.model_validate(_read(path)).to_world()
+
+
+class TownLayout(_Data):
+    """The town as the engine lays it out: the World Godot registers (every tile) and the wall tiles
+    of its walk grid; every other tile inside `world.width` x `world.height` is walkable."""
+
+    world: World
+    tile_size: int = Field(gt=0)
+    walls: list[tuple[int, int]] = Field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.world.name
+
+
+def load_town_layout(path: Path | str = TOWN_LAYOUT_PATH) -> TownLayout:
+    return TownLayout.model_validate(_read(path))
 
 
 def register_world_request(world: World) -> pb.RegisterWorldRequest:

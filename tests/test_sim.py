@@ -1,4 +1,4 @@
-"""The headless world: its map is the data's tree, paths walk it a tile per 10 game seconds,
+"""The headless world: its map is the town as Godot lays it out, paths walk it a tile per 10 game seconds,
 perception keeps to the vision radius and the arena, and a run drives a real brain over gRPC
 into a run folder the measurements read."""
 
@@ -36,20 +36,42 @@ def test_the_sims_tree_is_the_datas() -> None:
     assert scenario.event_address == "the Ville:Hobbs Cafe:cafe" and scenario.host == "isabella_rodriguez"
 
 
-def test_layout_is_walkable_and_deterministic() -> None:
+def test_the_grid_follows_godots_rules() -> None:
+    """Walls block, steps are 4-neighbour, every arena and object is reachable from every home,
+    and destinations resolve like Town.resolve_target."""
+    town, residents, _ = small_town()
+    grid = layout(town)
+    assert (grid.width, grid.height) == (town.world.width, town.world.height) and grid.walls
+    assert all(not grid.walkable(t) for t in town.walls)
+    assert not grid.walkable((-1, 0)) and not grid.walkable((grid.width, 0))
+    home = grid.destination(residents[0].persona["home"], residents[0].npc_id)
+    assert home in grid.arena_tiles[residents[0].persona["home"]]
+    assert home not in {t for a, tiles in grid.object_tiles.items() if a.startswith(residents[0].persona["home"])
+                        for t in tiles}, "an arena's spot is a floor tile no object stands on"
+    for address in [*grid.arena_tiles, *grid.object_tiles]:
+        goal = grid.destination(address, "someone", home)
+        path = grid.path(home, goal)
+        assert path and path[-1] == goal, f"{address} is unreachable from {home}"
+        steps = [home, *path]
+        assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(steps, steps[1:], strict=False))
+        assert all(grid.walkable(t) for t in path)
+    bed = "the Ville:Isabella Rodriguez's apartment:main room:bed"
+    assert grid.destination(bed, "x", home) in grid.object_tiles[bed]
+    assert grid.destination(bed.removeprefix("the Ville:"), "x", home) in grid.object_tiles[bed]
+    sector = grid.destination("the Ville:Hobbs Cafe", "x", home)
+    assert grid.tile_arena[sector] == grid.sector_arenas["the Ville:Hobbs Cafe"]
+    assert grid.destination("the Ville:Nowhere:at all", "x", home) is None
+
+
+def test_world_message_overrides_states() -> None:
     town, _, _ = small_town()
     grid = layout(town)
-    assert layout(town).world_message(town) == grid.world_message(town)
-    arenas = list(grid.arena_tiles)
-    for address, tile in grid.object_tiles.items():
-        assert tile in grid.arena_tiles[address.rsplit(":", 1)[0]]
-    start = grid.arena_tiles[arenas[0]][0]
-    for arena in arenas[1:]:
-        path = grid.path(start, grid.arena_tiles[arena][-1])
-        assert path and path[-1] == grid.arena_tiles[arena][-1]
-        steps = [start, *path]
-        assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(steps, steps[1:], strict=False))
-        assert all(t in grid.walkable for t in path)
+    counter = "the Ville:Hobbs Cafe:cafe:cafe counter"
+    sent = grid.world_message(town, {counter: "busy"})["world"]
+    states = {f"{sent['name']}:{s['name']}:{a['name']}:{o['name']}": o["state"]
+              for s in sent["sectors"] for a in s["arenas"] for o in a["objects"]}
+    assert states[counter] == "busy" and set(states.values()) == {"", "busy"}
+    assert grid.world_message(town)["world"] == town.world.model_dump(mode="json")
 
 
 def test_perception_keeps_to_the_radius_and_the_arena(tmp_path: Path) -> None:
@@ -84,7 +106,7 @@ def test_a_small_town_runs_through_grpc_into_a_run_folder(fake_llm, tmp_path: Pa
     for name in ("config.json", "actions.jsonl", "moves.jsonl", "usage.json", "interviews.json", "stats.json"):
         assert (run / name).is_file(), name
     actions = [json.loads(x) for x in (run / "actions.jsonl").read_text().splitlines()]
-    valid = {f"{town.name}:{s.name}:{a.name}" for s in town.sectors for a in s.arenas}
+    valid = {f"{town.name}:{s.name}:{a.name}" for s in town.world.sectors for a in s.arenas}
     assert all(a["address"].rsplit(":", 1)[0] in valid or a["address"] in valid for a in actions)
     # The whisper arrived at its time and is in Isabella's memory.
     memories = json.loads((run / "memories" / "isabella_rodriguez.json").read_text())["memories"]

@@ -1,13 +1,11 @@
-"""The town, residents and scenarios as data files (godot_project/data/), read tolerantly.
+"""Residents and scenarios in the simulator's shapes, and the town, read from godot_project/data/.
 
-town.json: {"name": "the Ville", "sectors": [{"name", "residents": [...], "arenas": [{"name",
-"objects": ["bed", {"name": "desk", "state": ""}]}]}]} (sectors/arenas may also be dicts keyed by
-name). residents/*.json: one persona each ({"npc_id"?, "name", "age", "traits", "identity",
-"lifestyle", "currently", "home", "known_areas"}); home/known areas may be given without the world
-prefix. scenarios/*.json: {"name", "start", "days"|"hours", "whispers": [{"npc", "at", "text"}],
-"question", "keywords", "event": {"address", "start", "end", "invited": [...]}}.
-The project's files are read with `brain_server.residents` (`load_all`); the tolerant
-`*_from_dict` readers build small towns for tests.
+The town is `town_layout.json` as the Godot engine exports it (`brain_server.residents.TownLayout`).
+residents/*.json and scenarios/*.json are read and validated by `brain_server.residents` (`load_all`);
+the tolerant `*_from_dict` readers build small casts for tests: a resident {"npc_id"?, "name", "age",
+"traits", "identity", "lifestyle", "currently", "home", "known_areas"} (addresses may omit the world),
+a scenario {"name", "start", "days"|"hours", "whispers": [{"npc", "at", "text"}], "question",
+"keywords", "event": {"address", "start", "end", "invited": [...]}}.
 """
 
 from __future__ import annotations
@@ -18,37 +16,11 @@ from pathlib import Path
 import re
 from typing import Any
 
+from brain_server import residents as loaders
+from brain_server.residents import TownLayout
+
 ROOT = Path(__file__).resolve().parent.parent.parent
-DATA = ROOT / "godot_project" / "data"
-
-
-@dataclass
-class ObjectSpec:
-    name: str
-    state: str = ""
-
-
-@dataclass
-class ArenaSpec:
-    name: str
-    objects: list[ObjectSpec] = field(default_factory=list)
-
-
-@dataclass
-class SectorSpec:
-    name: str
-    arenas: list[ArenaSpec] = field(default_factory=list)
-    residents: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Town:
-    name: str
-    sectors: list[SectorSpec]
-
-    def tree(self) -> dict[str, dict[str, list[str]]]:
-        """sector -> arena -> object names: what the data says, for comparison."""
-        return {s.name: {a.name: [o.name for o in a.objects] for a in s.arenas} for s in self.sectors}
+DATA = loaders.DATA_DIR
 
 
 @dataclass
@@ -101,37 +73,6 @@ def parse_time(value: Any, default: datetime | None = None) -> datetime:
         return default
     when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def _named(items: Any) -> list[tuple[str, Any]]:
-    if isinstance(items, dict):
-        return list(items.items())
-    out = []
-    for item in items or []:
-        if isinstance(item, str):
-            out.append((item, {}))
-        else:
-            out.append((item["name"], item))
-    return out
-
-
-def town_from_dict(data: dict[str, Any]) -> Town:
-    sectors = []
-    for sector_name, sector in _named(data.get("sectors", [])):
-        if isinstance(sector, dict) and ("arenas" in sector or "residents" in sector):
-            arenas_raw = sector.get("arenas", [])
-        else:
-            arenas_raw = sector  # {"Hobbs Cafe": {"cafe": ["piano"]}}
-        arenas = []
-        for arena_name, arena in _named(arenas_raw):
-            objects_raw = arena.get("objects", []) if isinstance(arena, dict) else arena
-            objects = [ObjectSpec(name, (o or {}).get("state", "") if isinstance(o, dict) else "")
-                       for name, o in _named(objects_raw)]
-            arenas.append(ArenaSpec(arena_name, objects))
-        residents = list(sector.get("residents", [])) if isinstance(sector, dict) and "arenas" in sector else []
-        sectors.append(SectorSpec(sector_name, arenas, residents))
-    name = data.get("name") or data.get("world") or "the Ville"
-    return Town(name if isinstance(name, str) else name.get("name", "the Ville"), sectors)
 
 
 def _address(world: str, value: str) -> str:
@@ -196,15 +137,12 @@ def topic_keywords(topic: str, proper_names: list[str]) -> list[str]:
     return [w for w in dict.fromkeys(words) if w not in STOPWORDS and w not in names and len(w) > 2]
 
 
-def load_all(scenario: str, town_path: Path | None = None, residents_dir: Path | None = None
-             ) -> tuple[Town, list[Resident], Scenario]:
-    """The town, its residents and a scenario (a name under data/scenarios or a path), read and
-    validated by `brain_server.residents`, in the simulator's own shapes."""
-    from brain_server import residents as loaders
-
-    world = loaders.load_town(town_path or loaders.TOWN_PATH)
-    town = Town(world.name, [SectorSpec(s.name, [ArenaSpec(a.name, [ObjectSpec(o.name, o.state) for o in a.objects])
-                                                 for a in s.arenas], list(s.residents)) for s in world.sectors])
+def load_all(scenario: str, layout_path: Path | None = None, residents_dir: Path | None = None
+             ) -> tuple[TownLayout, list[Resident], Scenario]:
+    """The town as Godot lays it out, its residents and a scenario (a name under data/scenarios or a
+    path), read and validated by `brain_server.residents`; residents and scenario in the sim's shapes."""
+    town = loaders.load_town_layout(layout_path or loaders.TOWN_LAYOUT_PATH)
+    world = town.world
     people = []
     for r in loaders.load_residents(residents_dir or loaders.RESIDENTS_DIR):
         p = r.persona(world.name)
@@ -219,7 +157,7 @@ def load_all(scenario: str, town_path: Path | None = None, residents_dir: Path |
         path = (loaders.SCENARIOS_DIR / f"{scenario}.json")
     sc = loaders.load_scenario(path)
     m = sc.measure
-    names = [r.name for r in people] + [s.name for s in town.sectors] + [town.name]
+    names = [r.name for r in people] + [s.name for s in world.sectors] + [world.name]
     return town, people, Scenario(
         name=sc.name, start=sc.start_time, duration=sc.end_time - sc.start_time,
         whispers=[Whisper(w.npc_id, w.game_time, w.text) for w in sc.whispers], question=m.question,

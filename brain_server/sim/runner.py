@@ -27,8 +27,9 @@ from typing import Any, TextIO
 from google.protobuf import json_format
 import grpc
 
+from brain_server.residents import TownLayout
 from brain_server.sim.brain import BrainProcess
-from brain_server.sim.data import Resident, Scenario, Town
+from brain_server.sim.data import Resident, Scenario
 from brain_server.sim.grid import SECONDS_PER_TILE, Grid, Tile, layout
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
@@ -64,7 +65,7 @@ class Walker:
 
 
 class Sim:
-    def __init__(self, town: Town, residents: list[Resident], scenario: Scenario, config: SimConfig,
+    def __init__(self, town: TownLayout, residents: list[Resident], scenario: Scenario, config: SimConfig,
                  grid: Grid | None = None) -> None:
         self.town, self.residents, self.scenario, self.config = town, residents, scenario, config
         self.grid = grid or layout(town)
@@ -118,7 +119,7 @@ class Sim:
             "measure": {"question": sc.question, "topic": sc.topic, "keywords": sc.keywords, "host": sc.host,
                         "place": sc.event_address, "invited": sc.invited,
                         "window": [t.isoformat() for t in (sc.event_start, sc.event_end) if t]},
-            "grid": {"width": self.grid.width, "height": self.grid.height, "layout": "brain_server/sim/grid.py"},
+            "grid": {"width": self.grid.width, "height": self.grid.height, "layout": "godot_project/data/town_layout.json"},
         }, indent=2, default=str))
         await self.call("RegisterWorld", self.grid.world_message(self.town))
         for r in self.residents:
@@ -228,10 +229,10 @@ class Sim:
                                "object": a.get("event_object", ""), "description": a.get("description", ""),
                                "address": a.get("address", ""), "distance": d})
         for address, (state, _) in self.object_states.items():
-            tile = self.grid.object_tiles.get(address)
-            if not state or tile is None or self.grid.tile_arena.get(tile) != w.arena:
+            tiles = self.grid.object_tiles.get(address)
+            if not state or not tiles or self.grid.tile_arena.get(tiles[0]) != w.arena:
                 continue
-            d = math.dist(w.tile, tile)
+            d = min(math.dist(w.tile, t) for t in tiles)
             if d <= w.resident.vision_radius:
                 name = address.rsplit(":", 1)[-1]
                 events.append({"subject": address, "predicate": "is", "object": state,
@@ -260,7 +261,7 @@ class Sim:
             other = self.walkers[partner]
             if not (other.action and other.action.get("chatting_with") == npc_id):
                 other.poke = True
-        goal = self.grid.destination(action.get("address", ""), npc_id)
+        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile)
         if partner in self.walkers:
             goal = None  # talk where they stand
         w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
