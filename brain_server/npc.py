@@ -96,6 +96,9 @@ class NpcState(BaseModel):
     # Reflection: importance summed since the last reflection, and how many it has made.
     importance_since_reflection: int = 0
     reflection_count: int = 0
+    # Observations stored with a provisional importance, to be rated together in one call.
+    unrated_ids: list[str] = Field(default_factory=list)
+    unrated_since: datetime | None = None
     # Planning: today's broad strokes, its hour-level blocks (with their decompositions).
     plan_day: date | None = None
     wake_up_hour: int | None = None

@@ -22,7 +22,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import MemoryStream, rate_when_due
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import Attention, attend
 from brain_server.cognition.plan import action_now, decompose_upcoming, plan_day, replan_from
@@ -171,10 +171,15 @@ class BrainCore:
                                          MemoryKind.OBSERVATION)
         attention = Attention(npc.perception.attention_bandwidth, npc.perception.retention)
         nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
-        stored = await self.stream.remember(npc.npc_id, npc.persona, nodes, trace)
-        note_importance(npc, stored)
-        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen, {learned} new places")
-        return stored
+        stored, unrated = await self.stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
+        rated = await rate_when_due(npc, unrated, now, self.stream, trace, batch=self.settings.importance_batch_size,
+                                    wait=timedelta(minutes=self.settings.importance_batch_minutes))
+        waiting = {n.id for n in unrated}
+        note_importance(npc, [n for n in stored if n.id not in waiting] + rated)
+        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen, {learned} new places; "
+                   f"{len(npc.unrated_ids)} waiting for their importance rating")
+        updated = {n.id: n for n in rated}
+        return [updated.get(n.id, n) for n in stored]
 
     async def _react(self, npc: NpcState, world: World, observed: list[MemoryNode], now: datetime,
                      trace: Trace) -> None:

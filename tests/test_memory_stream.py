@@ -50,3 +50,39 @@ def test_remembered_ratings_are_per_npc_and_only_for_observations(stream, fake_l
 
     assert asyncio.run(rate_three()) == [6, 2, 9]
     assert len(fake_llm.chat_requests("importance")) == 3
+
+
+def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake_llm) -> None:
+    """Perceived events are stored at once with a provisional rating and rated together later,
+    in one call, when enough wait or the oldest has waited long enough; the store gets the ratings."""
+    from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, rate_when_due
+    from brain_server.npc import NpcState
+
+    npc = NpcState(npc_id="isabella", world_name="the_ville", persona=PERSONA)
+    fake_llm.queue({"json": {"ratings": [8, 2, 6]}}, purpose="importance_batch")
+    fake_llm.queue({"json": {"ratings": [3, 9]}}, purpose="importance_batch")
+    hour = timedelta(hours=1)
+
+    async def perceive(description: str, at: datetime) -> list[MemoryNode]:
+        stored, unrated = await stream.remember_unrated("isabella", PERSONA, [seen(description, at)], None)
+        assert [n.importance for n in stored] == [DEFAULT_IMPORTANCE]
+        return await rate_when_due(npc, unrated, at, stream, None, batch=3, wait=hour)
+
+    async def day() -> list[list[MemoryNode]]:
+        return [await perceive("Klaus Mueller is arguing loudly", NOW),
+                await perceive("Maria Lopez is sleeping", NOW + timedelta(minutes=10)),
+                await perceive("Sam Moore is handing out flyers", NOW + timedelta(minutes=20)),
+                await perceive("Tom Moreno is sweeping", NOW + timedelta(minutes=30)),
+                await perceive("Tom Moreno is sweeping", NOW + timedelta(minutes=40)),
+                await perceive("Jane Moreno is baking", NOW + timedelta(minutes=95))]
+
+    rounds = asyncio.run(day())
+    assert [len(r) for r in rounds] == [0, 0, 3, 0, 0, 3]  # the batch of 3, then the hour's wait
+    assert [n.importance for n in rounds[2]] == [8, 2, 6]
+    assert [n.importance for n in rounds[5]] == [3, 3, 9]  # "Tom is sweeping" twice: asked about once
+    by_text = {n.description: n.importance for n in stream.store.latest("isabella", 10)}
+    assert by_text["Klaus Mueller is arguing loudly"] == 8 and by_text["Jane Moreno is baking"] == 9
+    assert [r["body"]["messages"][-1]["content"].count("Tom Moreno is sweeping")
+            for r in fake_llm.chat_requests("importance_batch")] == [0, 1]
+    assert not fake_llm.chat_requests("importance")
+    assert npc.unrated_ids == [] and npc.unrated_since is None

@@ -7,13 +7,13 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brain_server.cognition.retrieve import RetrievalWeights, score
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Persona
+from brain_server.npc import NpcState, Persona
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.prompts.importance_batch import PROMPT as IMPORTANCE_BATCH
@@ -48,47 +48,77 @@ class MemoryStream:
         rate: bool = True,
     ) -> list[MemoryNode]:
         """Rate (unless told not to), embed and store new nodes; durable once this returns."""
+        if rate:
+            nodes = await self._rated_nodes(npc_id, persona, nodes, trace)
+        return await self._store(nodes, trace)
+
+    async def remember_unrated(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
+                               trace: Trace | None) -> tuple[list[MemoryNode], list[MemoryNode]]:
+        """Store new nodes now and leave the LLM's rating for later (`rate_stored`): every stored
+        node, and those of them that got a provisional rating (the rest were trivial or seen before)."""
+        known = self._known_ratings(npc_id, nodes)
+        stored = await self._store([n.model_copy(update={"importance": r or DEFAULT_IMPORTANCE})
+                                    for n, r in zip(nodes, known, strict=True)], trace)
+        return stored, [n for n, r in zip(stored, known, strict=True) if r is None]
+
+    async def rate_stored(self, npc_id: str, persona: Persona, ids: Sequence[str],
+                          trace: Trace | None) -> list[MemoryNode]:
+        """Rate nodes stored with a provisional importance, in one call, and save the ratings."""
+        stored = await asyncio.to_thread(self.store.get, npc_id, ids)
+        if not stored:
+            return []
+        rated = await self._rated_nodes(npc_id, persona, stored, trace)
+        await asyncio.to_thread(self.store.set_importance, npc_id, {n.id: n.importance for n in rated})
+        return rated
+
+    async def _store(self, nodes: Sequence[MemoryNode], trace: Trace | None) -> list[MemoryNode]:
         if not nodes:
             return []
-        if rate:
-            ratings = await self._importance(npc_id, persona, nodes, trace)
-            nodes = [n.model_copy(update={"importance": r}) for n, r in zip(nodes, ratings, strict=True)]
         vectors = await self.embedder.embed([n.description for n in nodes])
         await asyncio.to_thread(self.store.add, nodes, vectors)
         if trace is not None:
             trace.stored_memory_ids.extend(n.id for n in nodes)
         return list(nodes)
 
-    async def _importance(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
-                          trace: Trace | None) -> list[int]:
-        """Ratings for the nodes: 1 for trivial ones and the remembered rating of an observation seen
-        before, without a call; the rest in one call."""
-        keys = [(npc_id, n.description.strip().lower()) if n.kind is MemoryKind.OBSERVATION else None for n in nodes]
-        ratings = [1 if _trivial(n) else self._rated.get(key, 0) if key else 0 for n, key in zip(nodes, keys,
-                                                                                                 strict=True)]
-        todo = [i for i, r in enumerate(ratings) if r == 0]
+    def _known_ratings(self, npc_id: str, nodes: Sequence[MemoryNode]) -> list[int | None]:
+        """1 for trivial nodes, the remembered rating of an observation seen before, else None."""
+        return [1 if _trivial(n) else self._rated.get(_rating_key(npc_id, n)) if n.kind is MemoryKind.OBSERVATION
+                else None for n in nodes]
+
+    async def _rated_nodes(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
+                           trace: Trace | None) -> list[MemoryNode]:
+        """The nodes with their importance: known ratings without a call, the rest in one call (an
+        observation repeated among them is asked about once)."""
+        ratings = self._known_ratings(npc_id, nodes)
+        asked: dict[str, list[int]] = {}  # description -> indexes of the nodes it rates
+        for i, rating in enumerate(ratings):
+            if rating is None:
+                text = nodes[i].description.strip()
+                asked.setdefault(text.lower() if nodes[i].kind is MemoryKind.OBSERVATION else f"{i}\0{text}", []).append(i)
+        todo = [group[0] for group in asked.values()]
         common = {"npc_name": persona.name, "persona": persona.summary()}
+        given: list[int] = []
         if len(todo) == 1:
             answer = await self.llm.complete(
                 IMPORTANCE, {**common, "memory": nodes[todo[0]].description}, npc_id=npc_id, trace=trace,
                 fallback=lambda: Importance(importance=DEFAULT_IMPORTANCE))
-            ratings[todo[0]] = answer.importance
+            given = [answer.importance]
         elif todo:
             batch = await self.llm.complete(
                 IMPORTANCE_BATCH,
                 {**common, "count": len(todo),
                  "memories": "\n".join(f'{k}. "{nodes[i].description}"' for k, i in enumerate(todo, 1))},
                 npc_id=npc_id, trace=trace, fallback=lambda: Ratings(ratings=[DEFAULT_IMPORTANCE] * len(todo)))
-            given = [min(10, max(1, r)) for r in batch.ratings]
+            given = [min(10, max(1, r)) for r in batch.ratings][: len(todo)]
             given += [DEFAULT_IMPORTANCE] * (len(todo) - len(given))
-            for i, rating in zip(todo, given, strict=False):
+        for group, rating in zip(asked.values(), given, strict=True):
+            for i in group:
                 ratings[i] = rating
-        for i in todo:
-            if keys[i]:
-                self._rated[keys[i]] = ratings[i]
+            if nodes[group[0]].kind is MemoryKind.OBSERVATION:
+                self._rated[_rating_key(npc_id, nodes[group[0]])] = rating
         while len(self._rated) > RATED_CACHE:
             self._rated.popitem(last=False)
-        return ratings
+        return [n.model_copy(update={"importance": r}) for n, r in zip(nodes, ratings, strict=True)]
 
     async def retrieve(
         self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None
@@ -104,6 +134,27 @@ class MemoryStream:
         if trace is not None:
             trace.retrieved.extend(records)
         return records
+
+
+async def rate_when_due(npc: NpcState, unrated: Sequence[MemoryNode], now: datetime, stream: MemoryStream,
+                        trace: Trace | None, *, batch: int, wait: timedelta) -> list[MemoryNode]:
+    """Queue newly stored, not yet rated observations; once `batch` wait or the oldest has waited
+    `wait` of game time, rate them all in one call. Returns the nodes rated now.
+
+    The paper rates each observation as it arrives: one call per event. Batching keeps the same
+    ratings (a provisional one meanwhile) for a fraction of the calls; reflection counts a node
+    when its rating is known."""
+    if unrated and not npc.unrated_ids:
+        npc.unrated_since = now
+    npc.unrated_ids.extend(n.id for n in unrated)
+    if not npc.unrated_ids or (len(npc.unrated_ids) < batch and now - (npc.unrated_since or now) < wait):
+        return []
+    ids, npc.unrated_ids, npc.unrated_since = npc.unrated_ids, [], None
+    return await stream.rate_stored(npc.npc_id, npc.persona, ids, trace)
+
+
+def _rating_key(npc_id: str, node: MemoryNode) -> tuple[str, str]:
+    return npc_id, node.description.strip().lower()
 
 
 def _trivial(node: MemoryNode) -> bool:

@@ -58,6 +58,14 @@ def point_ids(ids: Iterable[str]) -> list[str]:
     return valid
 
 
+def ids_by_value(values: dict[str, int]) -> dict[int, list[str]]:
+    """Point ids grouped by the value to set, so that one payload update serves each group."""
+    groups: dict[int, list[str]] = {}
+    for raw, value in values.items():
+        groups.setdefault(value, []).extend(point_ids([raw]))
+    return {value: ids for value, ids in groups.items() if ids}
+
+
 def order_like(nodes: list[MemoryNode], ids: Iterable[str]) -> list[MemoryNode]:
     """Qdrant returns points in id order; callers expect the order they asked in."""
     rank = {str(uuid.UUID(i)): n for n, i in enumerate(point_ids(ids))}

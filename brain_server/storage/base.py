@@ -49,6 +49,10 @@ class MemoryStore(ABC):
         """Set last_accessed of these nodes (retrieval refreshes recency)."""
 
     @abstractmethod
+    def set_importance(self, npc_id: str, ratings: dict[str, int]) -> None:
+        """Replace the importance of these nodes (ratings made after the nodes were stored)."""
+
+    @abstractmethod
     def count(self, npc_id: str) -> int:
         """Number of nodes of this NPC."""
 

@@ -174,6 +174,11 @@ class EdgeMemoryStore(MemoryStore):
                 ),
             )
 
+    def set_importance(self, npc_id: str, ratings: dict[str, int]) -> None:
+        for importance, ids in pl.ids_by_value(ratings).items():
+            self._write(self._memories, UpdateOperation.set_payload_by_filter(
+                self._filter(npc_id, ids=ids), {"importance": importance}))
+
     def count(self, npc_id: str) -> int:
         return self._memories.count(CountRequest(exact=True, filter=self._filter(npc_id)))
 

@@ -159,6 +159,11 @@ class QdrantClientMemoryStore(MemoryStore):
                 wait=True,
             )
 
+    def set_importance(self, npc_id: str, ratings: dict[str, int]) -> None:
+        for importance, ids in pl.ids_by_value(ratings).items():
+            self._client.set_payload(self.collection, {"importance": importance},
+                                     points=self._filter(npc_id, ids=ids), wait=True)
+
     def count(self, npc_id: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(npc_id), exact=True).count
 
