@@ -99,6 +99,38 @@ def _built(project: Path, pck: Path) -> Path:
     return pck
 
 
+def _needs_browser() -> None:
+    if not Path(godot_web.CHROMIUM).exists():
+        pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api")
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_committed_town_layout_is_what_the_engine_exports() -> None:
+    """The headless sim walks godot_project/data/town_layout.json: it must be the scene as the
+    engine lays it out now, or the sim's distances drift from the game's."""
+    _needs_browser()
+    exported = godot_web.export_town()
+    committed = godot_web.TOWN_LAYOUT_PATH.read_text(encoding="utf-8")
+    assert godot_web.layout_text(exported) == committed, (
+        "godot_project/data/town_layout.json is not what the engine exports from the scene now: run "
+        "`python -m tools.godot_web export-town` and commit the file")
+    world = exported["world"]
+    assert world["width"] > 0 and world["height"] > 0 and len(world["sectors"]) == 19 and exported["walls"]
+    walls = {tuple(t) for t in exported["walls"]}
+    floors = {(t["x"], t["y"]) for s in world["sectors"] for a in s["arenas"] for t in a["tiles"]}
+    assert floors and not floors & walls, "no arena floor is a wall"
+
+
+def test_layout_text_is_json_and_diff_friendly() -> None:
+    layout = {"world": {"name": "w", "sectors": [{"name": str(i), "tiles": [{"x": i, "y": j} for j in range(40)]}
+                                                 for i in range(3)]}, "walls": [[i, 0] for i in range(100)]}
+    text = godot_web.layout_text(layout)
+    assert json.loads(text) == layout and text.endswith("\n")
+    assert max(len(line) for line in text.splitlines()) <= 110 and text.count("\n") < 60  # not one line per tile (220)
+
+
 def _tiles_by_address(world: dict) -> dict[str, set[tuple[int, int]]]:
     """Every arena's and object's address in a registered World -> its tiles."""
     tiles: dict[str, set[tuple[int, int]]] = {}
@@ -136,9 +168,7 @@ class _ArrivalAfterDecision:
 @pytest.mark.godot
 @pytest.mark.slow
 def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_path: Path) -> None:
-    if not Path(godot_web.CHROMIUM).exists():
-        pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api")
+    _needs_browser()
     web_dir = godot_web.build_web(tmp_path / "web")
     brain = brain_factory(web_root=web_dir)
 
@@ -205,9 +235,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
     walk where the brain sends them, two NPCs talk in bubbles, the inspector shows a trace, a
     whisper and a player's line round-trip, an object's state is edited, the brain is killed and
     restarted mid-run, and screenshots are kept."""
-    if not Path(godot_web.CHROMIUM).exists():
-        pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api")
+    _needs_browser()
     town = json.loads((PROJECT / "data" / "town.json").read_text())
     residents = sorted((PROJECT / "data" / "residents").glob("*.json"))
     web_dir = godot_web.build_web(tmp_path / "web")
