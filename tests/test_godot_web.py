@@ -210,6 +210,41 @@ def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_
     assert screenshot.stat().st_size > 10_000
 
 
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_game_sends_the_token_and_the_npc_id_to_a_guarded_brain(brain_factory, tmp_path: Path) -> None:
+    """A brain with NPC_BRAIN_AUTH_TOKEN refuses the game without `?token=`, works with it; every
+    call carries the bearer token, calls about one NPC carry `x-npc-id`; the console never shows it."""
+    _needs_browser()
+    token = "godot-test-token-7f3a"
+    web_dir = godot_web.build_web(tmp_path / "web")
+    brain = brain_factory(web_root=web_dir, auth_token=token)
+
+    refused = godot_web.run_headless(f"{brain.http_url}/", timeout_s=60, until=lambda line: any(
+        e["event"] == "brain_error" for e in godot_web.event_lines([line])))
+    errors = [e for e in godot_web.event_lines(refused) if e["event"] == "brain_error"]
+    assert errors and errors[0]["method"] == "RegisterWorld" and errors[0]["code"] == "unauthenticated", refused[-20:]
+
+    sent: list[tuple[str, dict[str, str], dict]] = []
+
+    def on_request(request) -> None:  # playwright Request
+        if "/npc_brain.v1.BrainService/" in request.url:
+            sent.append((request.url.rsplit("/", 1)[1], request.headers, json.loads(request.post_data or "{}")))
+
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&token={token}") as game:
+        game.page.on("request", on_request)
+        decided = game.wait_for(lambda e: e["event"] == "decision", timeout_s=90)
+        assert decided, "\n".join(game.lines[-40:])
+    events = game.events
+    assert next(e for e in events if e["event"] == "brain_client")["token"] is True
+    assert not [e for e in events if e["event"] == "brain_error"], game.lines[-40:]
+    assert all(token not in line for line in game.lines + refused), "the token reached the console"
+    assert {"SpawnNpc", "Decide"} <= {method for method, _, _ in sent}, sent
+    for method, headers, body in sent:
+        assert headers.get("authorization") == f"Bearer {token}", method
+        assert headers.get("x-npc-id") == body.get("npcId"), (method, headers, body)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -1,14 +1,17 @@
 class_name BrainCall
 extends RefCounted
-## One queued RPC: the method, its JSON body, and the signal its caller awaits.
+## One queued RPC: the method, its JSON body, its own headers, and the signal its caller awaits.
 
 ## Emitted once, with the outcome.
 signal finished(reply: BrainReply)
 
 var method: String
 var body: String
+## "Name: value" lines sent with this call only (the lane adds the protocol's own).
+var headers: PackedStringArray
 
 
-func _init(rpc_method: String, json_body: String) -> void:
+func _init(rpc_method: String, json_body: String, extra_headers := PackedStringArray()) -> void:
 	method = rpc_method
 	body = json_body
+	headers = extra_headers

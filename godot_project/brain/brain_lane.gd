@@ -51,7 +51,7 @@ func _send_next() -> void:
 		"Content-Type: application/json",
 		"Connect-Protocol-Version: 1",
 		"Connect-Timeout-Ms: %d" % int(timeout_s * 1000.0),
-	])
+	]) + _current.headers
 	var url := endpoint + _current.method
 	var error := _http.request(url, headers, HTTPClient.METHOD_POST, _current.body)
 	if error != OK:
