@@ -1,4 +1,6 @@
-"""Both MemoryStore backends against the same contract: embedded Qdrant Edge and qdrant-client local mode."""
+"""The MemoryStore backends against the same contract: embedded Qdrant Edge, qdrant-client local mode, and
+qdrant-client over REST to a server (the loopback stand-in `tools/qdrant_standin.py`, as no Qdrant server
+can be installed here)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from brain_server.storage import (
     StoreLockedError,
     open_store,
 )
+from tools.qdrant_standin import QdrantStandIn
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2024, 2, 13, 7, 30, 15, 123456, tzinfo=UTC)
@@ -34,9 +37,14 @@ OPENERS: dict[str, Opener] = {
 }
 
 
-@pytest.fixture(params=sorted(OPENERS))
+@pytest.fixture(params=[*sorted(OPENERS), "server"])
 def opener(request: pytest.FixtureRequest) -> Opener:
-    return OPENERS[request.param]
+    """"server": one stand-in per test, each store path's name a collection (what a folder is to the others)."""
+    if request.param in OPENERS:
+        return OPENERS[request.param]
+    standin = QdrantStandIn().start()
+    request.addfinalizer(standin.stop)
+    return lambda path, dim: QdrantClientMemoryStore(dim, path.name, url=standin.url)
 
 
 @pytest.fixture
@@ -213,8 +221,15 @@ def store_384(opener: Opener, tmp_path: Path) -> Iterator[MemoryStore]:
     s.close()
 
 
-def test_second_open_is_locked(opener: Opener, tmp_path: Path) -> None:
+def test_second_open_is_locked(opener: Opener, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     first = opener(tmp_path / "store", DIM)
+    if request.node.callspec.params["opener"] == "server":
+        second = opener(tmp_path / "store", DIM)  # a server is shared by design: both see each other's writes
+        second.put_record("world", "w", {"by": "second"})
+        assert first.get_record("world", "w") == {"by": "second"}
+        second.close()
+        first.close()
+        return
     try:
         with pytest.raises(StoreLockedError, match="another brain process"):
             opener(tmp_path / "store", DIM)
