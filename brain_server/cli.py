@@ -31,13 +31,16 @@ def main(argv: list[str] | None = None) -> None:
     from brain_server.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
+    from brain_server.evaluate import cli as eval_cli
+
+    eval_cli.add_parser(commands)
     from brain_server import bench
 
     bench.add_arguments(commands.add_parser("bench", help="benchmarks (docs/benchmarks.md)"))
     args = parser.parse_args(argv)
-    if args.command in ("sim", "bench"):
+    if args.command in ("sim", "eval", "bench"):
         configure(json=False, level="warning")
-        (sim_cli if args.command == "sim" else bench).run(args)
+        {"sim": sim_cli, "eval": eval_cli, "bench": bench}[args.command].run(args)
         return
 
     if args.config:

@@ -1,0 +1,110 @@
+"""`npc-brain eval RUN`: interview a sim run's residents under each condition, save the answers
+side by side, and with --judge rank them and rate the conditions."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+import sys
+import time
+from typing import Any
+
+from pydantic import ValidationError
+
+from brain_server.config import Settings
+from brain_server.evaluate import report
+from brain_server.evaluate.interview import (
+    PAPER_CONDITIONS,
+    Condition,
+    Run,
+    condition,
+    interview_condition,
+    open_run,
+    write_answers,
+)
+from brain_server.evaluate.judge import JUDGE_ID, judge_all, judge_llm, ratings
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("eval", help="interview a sim run's residents under the paper's ablations",
+                            description="Interview every resident of a run folder (from `npc-brain sim`) in five "
+                            "categories, once per condition, each on a brain started over a copy of the run's store "
+                            "with NPC_BRAIN_ABLATE set; answers go to RUN/eval/. The brains and the judge use the "
+                            "NPC_BRAIN_LLM_* settings in the environment.")
+    p.add_argument("run", type=Path, help="run folder of `npc-brain sim`")
+    p.add_argument("--conditions", default=",".join(PAPER_CONDITIONS),
+                   help="comma-separated: full, no_memory, or no_ plus observation/reflection/planning joined by _ "
+                   f"(default: the paper's, {','.join(PAPER_CONDITIONS)})")
+    p.add_argument("--judge", action="store_true", help="rank each question's answers with the LLM and rate the "
+                   "conditions (report.md, ratings.png)")
+    p.add_argument("--npcs", type=int, help="only the first N residents by npc_id")
+    p.add_argument("--questions", type=Path, help="a questions TOML file (default: brain_server/evaluate/questions.toml)")
+    p.add_argument("--concurrency", type=int, default=4, help="residents interviewed at once")
+    p.add_argument("--seed", type=int, default=0, help="seed of the order the judge sees the answers in")
+    p.add_argument("--out", type=Path, help="output folder (default: RUN/eval)")
+
+
+def run(args: argparse.Namespace) -> None:
+    try:
+        conditions = [condition(c.strip()) for c in args.conditions.split(",") if c.strip()]
+        settings = Settings()
+        if settings.qdrant_url or settings.qdrant_path:
+            raise ValueError("eval starts brains over copies of the run's embedded store: unset "
+                             "NPC_BRAIN_QDRANT_URL / NPC_BRAIN_QDRANT_PATH")
+        if args.judge and len(conditions) < 2:
+            raise ValueError("--judge ranks conditions against each other: give two or more")
+        if args.judge:
+            judge_llm(settings)
+        the_run = open_run(args.run, args.npcs, args.questions)
+    except (ValueError, ValidationError, OSError) as exc:
+        sys.exit(f"npc-brain: {exc}")
+    out = args.out or args.run / "eval"
+    asyncio.run(evaluate(the_run, conditions, out, judge=settings if args.judge else None,
+                         concurrency=args.concurrency, seed=args.seed))
+    print((out / "report.md").read_text(), flush=True)
+
+
+async def evaluate(the_run: Run, conditions: list[Condition], out: Path, *, judge: Settings | None = None,
+                   concurrency: int = 4, seed: int = 0) -> dict[str, Any]:
+    """Answers of every condition, then the judge's rankings if asked; returns summary.json's content."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows, costs = [], []
+    for cond in conditions:
+        answers, cost = await interview_condition(the_run, cond, out, concurrency)
+        rows += answers
+        costs.append(cost)
+    write_answers(rows, out / "answers.jsonl")
+    names = [c.name for c in conditions]
+    report.answers_markdown(rows, names, out / "answers.md")
+    summary: dict[str, Any] = {"run": str(the_run.folder), "residents": len(the_run.questions),
+                               "questions": len(next(iter(the_run.questions.values()), [])), "conditions": costs}
+    judged = await _judge(the_run, rows, names, out, judge, seed) if judge else None
+    if judged:
+        summary["judge"] = judged
+    report.report_markdown(out, run=the_run.folder, residents=summary["residents"], questions=summary["questions"],
+                           costs=costs, rows=rows, judged=judged)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+async def _judge(the_run: Run, rows: list[dict[str, Any]], names: list[str], out: Path, settings: Settings,
+                 seed: int) -> dict[str, Any]:
+    about = {q.category: q.about for qs in the_run.questions.values() for q in qs}
+    llm = judge_llm(settings)
+    started = time.perf_counter()
+    print(f"eval judge: ranking {len(rows) // len(names)} questions' answers", file=sys.stderr, flush=True)
+    try:
+        judgements = await judge_all(rows, the_run.identities, about, llm, seed)
+    finally:
+        await llm.close()
+    (out / "judgements.jsonl").write_text("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in judgements),
+                                          encoding="utf-8")
+    rated = ratings([j for j in judgements if j["judged"]], names)
+    counters = [c for (npc, _), c in llm.usage.counters.items() if npc == JUDGE_ID]
+    plot = report.ratings_plot(rated, out / "ratings.png")
+    return {"model": settings.llm_model, "asked": len(judgements), "judged": sum(j["judged"] for j in judgements),
+            "complete": sum(j["complete"] for j in judgements), "calls": sum(c.calls for c in counters),
+            "tokens": sum(c.prompt_tokens + c.completion_tokens for c in counters),
+            "wall_s": round(time.perf_counter() - started, 2), "ratings": rated, "plot": plot.name if plot else ""}

@@ -1,0 +1,59 @@
+"""The interview questions: five categories from a TOML file (questions.toml beside this module,
+or the user's own), filled in per resident so that memory and reflection questions name someone
+the resident actually knows and the scenario's news."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+import tomllib
+from typing import Any
+
+QUESTIONS = Path(__file__).with_name("questions.toml")
+NO_EVENT = "the latest news in town"
+
+
+@dataclass(frozen=True)
+class Question:
+    category: str
+    question_id: str
+    text: str
+    about: str = ""  # what the category asks about, for the judge
+
+
+def load_templates(path: Path = QUESTIONS) -> list[Question]:
+    """Every question of the file, still with its {placeholders}."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    templates = [Question(c["name"], q["id"], q["text"], c.get("about", "")) for c in data.get("category", [])
+                 for q in c["questions"]]
+    if not templates:
+        raise ValueError(f"{path} has no [[category]] with questions")
+    keys = [(q.category, q.question_id) for q in templates]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{path} repeats a question id within a category")
+    return templates
+
+
+def someone_known(npc_id: str, names: dict[str, str], identities: dict[str, str],
+                  memories: list[dict[str, Any]]) -> str:
+    """The other resident named most often in this one's memories (its identity breaks ties;
+    without either, the next resident by id, so every resident gets someone)."""
+    others = {i: n for i, n in names.items() if i != npc_id}
+    if not others:
+        return "your neighbour"
+    text = [m.get("description", "") for m in memories]
+    counts = Counter({i: sum(n in t for t in text) for i, n in others.items()})
+    identity = identities.get(npc_id, "")
+    best = max(sorted(others), key=lambda i: (counts[i], others[i] in identity))
+    if counts[best] or others[best] in identity:
+        return others[best]
+    ids = sorted(names)
+    return names[ids[(ids.index(npc_id) + 1) % len(ids)]] if npc_id in names else others[sorted(others)[0]]
+
+
+def for_resident(templates: list[Question], *, name: str, other: str, event: str, event_question: str) -> list[Question]:
+    """The templates with this resident's placeholders filled in."""
+    values = {"name": name, "other": other, "event": event or NO_EVENT,
+              "event_question": event_question or f"What have you heard about {event or NO_EVENT}?"}
+    return [Question(q.category, q.question_id, q.text.format_map(values), q.about) for q in templates]
