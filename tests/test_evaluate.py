@@ -1,0 +1,111 @@
+"""Interview evaluation: a short sim run, then `npc-brain eval` over real gRPC brains (one per
+condition, each on a copy of the run's store) against the fake endpoint, and the judge's figures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from brain_server.cli import main
+from brain_server.evaluate.interview import condition
+from brain_server.evaluate.judge import PAPER_MU, ranks_from, ratings
+from brain_server.evaluate.questions import for_resident, load_templates, someone_known
+from brain_server.sim.runner import Sim
+from tests.sim_town import config, small_town
+
+CONDITIONS = ["full", "no_reflection", "no_memory"]
+CATEGORIES = {"self-knowledge", "memory", "plans", "reactions", "reflections"}
+
+
+@pytest.mark.slow
+def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    town, residents, scenario = small_town(hours=4)
+    run = tmp_path / "run"
+    asyncio.run(Sim(town, residents, scenario, config(run, fake_llm.base_url, tick_s=60)).run())
+    store_files = sorted(p.relative_to(run) for p in (run / "brain-data").rglob("*"))
+    monkeypatch.setenv("NPC_BRAIN_LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("NPC_BRAIN_LLM_MODEL", "fake-model")
+
+    main(["eval", str(run), "--conditions", ",".join(CONDITIONS), "--judge"])
+
+    out = run / "eval"
+    rows = [json.loads(x) for x in (out / "answers.jsonl").read_text().splitlines()]
+    questions = load_templates()
+    assert {q.category for q in questions} == CATEGORIES
+    expected = {(r.npc_id, q.category, q.question_id, c) for r in residents for q in questions for c in CONDITIONS}
+    assert {(r["npc_id"], r["category"], r["question_id"], r["condition"]) for r in rows} == expected
+    assert len(rows) == len(expected) and all(r["answer"] and not r["fallback"] for r in rows)
+    assert not any("{" in r["question"] for r in rows)  # every placeholder filled
+
+    # What the traces (GetTrace) say each condition retrieved: the ablations really bite.
+    def retrieved(cond: str, kind: str, npc_id: str | None = None) -> int:
+        return sum(r["retrieved"][kind] for r in rows if r["condition"] == cond and npc_id in (None, r["npc_id"]))
+
+    assert retrieved("full", "thought", "isabella_rodriguez") > 0  # the whispered party is a thought
+    assert retrieved("full", "plan") > 0 and retrieved("full", "observation") > 0
+    assert retrieved("no_reflection", "thought") == 0
+    assert retrieved("no_reflection", "plan") >= retrieved("full", "plan")
+    assert all(sum(r["retrieved"].values()) == 0 for r in rows if r["condition"] == "no_memory")
+    # The conditions ran on copies: the run's store is as the sim left it and no copy is left over.
+    assert sorted(p.relative_to(run) for p in (run / "brain-data").rglob("*")) == store_files
+    assert not list(out.glob("brain-data-*"))
+
+    md = (out / "answers.md").read_text()
+    assert md.count("| full |") == md.count("| no_memory |") == len(residents) * len(questions)
+
+    # The judge: one ranking per resident and question, letters mapped back to conditions.
+    judgements = [json.loads(x) for x in (out / "judgements.jsonl").read_text().splitlines()]
+    assert len(judgements) == len(residents) * len(questions)
+    for j in judgements:
+        assert sorted(j["shown"].values()) == sorted(CONDITIONS)
+        if j["judged"]:
+            assert j["ranks"][j["shown"][j["ranking"][0]]] == 1
+    assert len({tuple(j["shown"].values()) for j in judgements}) > 1  # the order is shuffled
+    summary = json.loads((out / "summary.json").read_text())
+    judged = summary["judge"]
+    assert judged["calls"] == len(judgements) and judged["judged"] > 0
+    report = (out / "report.md").read_text()
+    for c in CONDITIONS:
+        r = judged["ratings"][c]
+        assert r["judged"] == judged["judged"]
+        assert f"| {c} | {r['judged']} | {r['mean_rank']:.2f} |" in report
+        assert f"{r['mu']:.2f} ({r['sigma']:.2f}) | {PAPER_MU[c]} |" in report
+    assert "| human crowdworkers (paper only) |" in report
+    assert (out / "ratings.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_condition_the_judge_always_prefers_rates_highest() -> None:
+    judgements = [{"ranks": {"full": 1.0, "no_reflection": 2.0, "no_memory": 3.0}}] * 10
+    rated = ratings(judgements, ["full", "no_reflection", "no_memory"])
+    assert rated["full"]["mu"] > rated["no_reflection"]["mu"] > rated["no_memory"]["mu"]
+    assert (rated["full"]["mean_rank"], rated["full"]["first_rate"], rated["full"]["win_rate"]) == (1, 1, 1)
+    assert rated["no_memory"]["win_rate"] == 0 and rated["no_reflection"]["win_rate"] == 0.5
+    assert all(r["sigma"] < 25 / 3 for r in rated.values())
+
+
+def test_rankings_are_read_tolerantly() -> None:
+    assert ranks_from(["B", "A", "C"], "ABC") == {"B": 1, "A": 2, "C": 3}
+    # A repeated letter counts once; letters left out share the remaining places.
+    assert ranks_from(["C", "C", "Z"], "ABC") == {"C": 1, "A": 2.5, "B": 2.5}
+    assert ranks_from(["Z"], "ABC") is None
+
+
+def test_conditions_and_questions() -> None:
+    assert condition("full").ablate == frozenset()
+    assert condition("no_reflection_planning").ablate == {"reflection", "planning"}
+    assert condition("no_memory").ablate == {"observation", "reflection", "planning"}
+    with pytest.raises(ValueError):
+        condition("no_sleep")
+    names = {"a": "Ann Lee", "b": "Bob Ray", "c": "Cy Dee"}
+    memories = [{"description": "Cy Dee is reading"}, {"description": "talked with Cy Dee"}]
+    assert someone_known("a", names, {"a": "Ann Lee works with Bob Ray."}, memories) == "Cy Dee"
+    assert someone_known("a", names, {"a": "Ann Lee works with Bob Ray."}, []) == "Bob Ray"
+    assert someone_known("c", names, {}, []) == "Ann Lee"
+    filled = for_resident(load_templates(), name="Ann Lee", other="Cy Dee", event="a picnic", event_question="")
+    assert sum("Cy Dee" in q.text for q in filled) >= 3 and any("a picnic" in q.text for q in filled)
+    per_category = {c: sum(q.category == c for q in filled) for c in CATEGORIES}
+    assert all(n >= 5 for n in per_category.values())
