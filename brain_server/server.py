@@ -77,7 +77,10 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         core = await build_core(settings, stack)
         grpc, grpc_port = await grpc_server.start(core, settings.host, settings.grpc_port)
         stack.push_async_callback(grpc.stop, 2)
-        sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+        # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
+        # without it a response's last chunk waits for the client's delayed ACK (~40 ms).
+        sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET, socket.SOCK_STREAM,
+                             socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((settings.host, settings.http_port))
         app = connect_http.http_app(core, web_root=settings.web_root, cors_origins=settings.cors_origins)

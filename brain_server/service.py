@@ -62,6 +62,8 @@ class BrainCore:
         self._people_by_world: dict[str, dict[str, str]] = {}
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._preparing: dict[str, asyncio.Task[None]] = {}
+        self._objects: dict[str, tuple[World, dict[str, list[str]]]] = {}
+        self._saved: dict[str, int] = {}  # npc_id -> hash of the record last written
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -147,7 +149,7 @@ class BrainCore:
                     # Only the block in progress is decomposed while the game waits; later ones
                     # are prepared in the background so their steps are ready when they start.
                     await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0,
-                                             objects=_objects_by_arena(world))
+                                             objects=self._objects_of(world))
                     npc.action = action_now(npc, now, source)
                     self._prepare_ahead(npc.npc_id, now)
                 trace.action = npc.action
@@ -213,7 +215,7 @@ class BrainCore:
         draft = self._npcs[npc_id].model_copy(deep=True)
         trace = Trace(npc_id=npc_id, kind="prepare", game_time=now)
         try:
-            objects = _objects_by_arena(await self._world(draft.world_name))
+            objects = self._objects_of(await self._world(draft.world_name))
             if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=self.settings.prepare_ahead_minutes,
                                             objects=objects):
                 return
@@ -408,6 +410,13 @@ class BrainCore:
                                                  if r["world_name"] == world_name}
         return self._people_by_world[world_name]
 
+    def _objects_of(self, world: World) -> dict[str, list[str]]:
+        """Object names by arena, computed once per world version (names change only with RegisterWorld)."""
+        cached = self._objects.get(world.name)
+        if cached is None or cached[0] is not world:
+            cached = self._objects[world.name] = (world, _objects_by_arena(world))
+        return cached[1]
+
     def _lock(self, npc_id: str) -> asyncio.Lock:
         return self._locks.setdefault(npc_id, asyncio.Lock())
 
@@ -437,7 +446,12 @@ class BrainCore:
         return npc
 
     async def _save(self, npc: NpcState) -> None:
-        await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+        """Write the NPC's record, unless it is what was last written (a Decide that only reads
+        the plan's current step changes nothing, and should cost no write)."""
+        digest = hash(npc.model_dump_json())
+        if self._saved.get(npc.npc_id) != digest:
+            await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+            self._saved[npc.npc_id] = digest
         self._npcs[npc.npc_id] = npc
         self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
 

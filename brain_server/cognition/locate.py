@@ -55,6 +55,9 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
 def learn_places(npc: NpcState, world: World, addresses: Iterable[str]) -> int:
     """Add the arenas of the perceived addresses that exist in `world` to the NPC's spatial memory;
     how many arenas were new. Arenas only: they imply their objects and keep the plan's place list short."""
+    addresses = list(addresses)
+    if not addresses:
+        return 0
     valid = world.addresses()
     known = _known_arenas(npc, world)
     new: list[str] = []
