@@ -21,7 +21,6 @@ import argparse
 from collections import deque
 from datetime import datetime, timedelta
 import hashlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
 import math
 import random
@@ -30,6 +29,8 @@ import socket
 import threading
 import time
 from typing import Any
+
+from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 
 WORDS = ("quiet", "morning", "coffee", "friendly", "garden", "book", "music", "neighbour", "market", "walk",
          "painting", "lecture", "bread", "river", "festival", "letter", "window", "recipe", "lantern", "chess")
@@ -42,7 +43,7 @@ FAULTS = ("garbage", "truncated", "schema_violation", "empty", "refusal", "wrong
           "http_503", "slow", "drop")
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """The fake server, run in a background thread: `with FakeOpenAI() as fake: fake.base_url`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0, *, fault_rate: float = 0.0,
@@ -56,31 +57,7 @@ class FakeOpenAI:
         self.script: dict[str | None, deque[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server = _QuietServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return self._server.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(_handler_for(self), host, port)
 
     def queue(self, *replies: dict[str, Any], purpose: str | None = None) -> None:
         """Replies used by the next chat requests (of one purpose, if given), in order:
@@ -117,48 +94,36 @@ class FakeOpenAI:
             self.requests.append({"path": path, "purpose": purpose, "body": body})
 
 
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that time out hang up mid-answer: expected here, not worth a traceback."""
-
-
-def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read /_fake/requests
-            pass
+def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
+    class Handler(JsonHandler):
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                self._send(200, {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "fake"}]})
+                self.send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "fake"}]})
             elif self.path == "/_fake/requests":
-                self._send(200, {"requests": fake.requests})
+                self.send_json(200, {"requests": fake.requests})
             else:
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                self.not_found()
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "request body is not JSON"}})
+            body = self.read_json()
+            if body is None:
                 return
             purpose = self.headers.get("X-NPC-Brain-Purpose")
             if self.path == "/_fake/script":
                 fake.queue(*body.get("replies", []), purpose=body.get("purpose"))
-                self._send(200, {"queued": len(body.get("replies", []))})
+                self.send_json(200, {"queued": len(body.get("replies", []))})
             elif self.path == "/_fake/reset":
                 fake.reset()
-                self._send(200, {})
+                self.send_json(200, {})
             elif self.path.endswith("/chat/completions"):
                 fake._log(self.path, purpose, body)
                 self._chat(body, purpose)
             elif self.path.endswith("/embeddings"):
                 fake._log(self.path, purpose, body)
-                self._send(200, embeddings_response(body))
+                self.send_json(200, embeddings_response(body))
             else:
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                self.not_found()
 
         def _chat(self, body: dict[str, Any], purpose: str | None) -> None:
             if fake.latency_s:
@@ -169,56 +134,43 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             time.sleep(scripted.get("delay_s", 0))
             if "status" in scripted:
-                self._send(scripted["status"], {"error": {"message": "scripted failure", "type": "server_error"}})
+                self.send_json(scripted["status"], {"error": {"message": "scripted failure", "type": "server_error"}})
                 return
             if "refusal" in scripted:
-                self._send(200, completion(body, None, refusal=scripted["refusal"]))
+                self.send_json(200, completion(body, None, refusal=scripted["refusal"]))
                 return
             content = scripted.get("content")
             if "json" in scripted:
                 content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
                 content = json.dumps(answer(body, purpose), ensure_ascii=False)
-            self._send(200, completion(body, content))
+            self.send_json(200, completion(body, content))
 
         def _fault(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
             if kind not in FAULTS:
                 raise ValueError(f"unknown fault {kind!r}; use one of {FAULTS}")
             fake._count_fault(kind)
             if kind.startswith("http_"):
-                self._send(int(kind[5:]), {"error": {"message": f"injected {kind}", "type": "server_error"}})
+                self.send_json(int(kind[5:]), {"error": {"message": f"injected {kind}", "type": "server_error"}})
             elif kind == "drop":
                 # Hang up without a word: the client sees the connection close mid-request.
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
             elif kind == "refusal":
-                self._send(200, completion(body, None, refusal="I can't help with that."))
+                self.send_json(200, completion(body, None, refusal="I can't help with that."))
             else:
                 if kind == "slow":
                     time.sleep(fake.slow_s)
-                self._send(200, completion(body, faulty_content(kind, answer(body, purpose))))
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+                self.send_json(200, completion(body, faulty_content(kind, answer(body, purpose))))
 
     return Handler
 
 
 def completion(body: dict[str, Any], content: str | None, refusal: str | None = None) -> dict[str, Any]:
+    """A completion whose token counts are word counts (what the benchmarks count as tokens)."""
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-    completion_tokens = len((content or "").split())
-    return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake-model"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
-    }
+    return chat_completion(body.get("model", "fake-model"), content, prompt_tokens, len((content or "").split()),
+                           refusal=refusal)
 
 
 def faulty_content(kind: str, good: Any) -> str:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 import hashlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
 from pathlib import Path
 import threading
 from typing import Any
+
+from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 
@@ -62,7 +63,7 @@ def load_recording(path: Path | str) -> dict[str, list[dict[str, Any]]]:
     return dict(answers)
 
 
-class ReplayServer:
+class ReplayServer(LoopbackServer):
     """An OpenAI-compatible chat endpoint answering from a recording: `with ReplayServer(p) as r: r.base_url`."""
 
     def __init__(self, path: Path | str, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -71,28 +72,7 @@ class ReplayServer:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> ReplayServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> ReplayServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__(_handler(self), host, port)
 
     def answer(self, purpose: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         key = request_hash(purpose, messages)
@@ -107,47 +87,26 @@ class ReplayServer:
             return recorded[index]
 
 
-def _handler(replay: ReplayServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
+def _handler(replay: ReplayServer) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                self._send(200, {"object": "list", "data": [{"id": "replay", "object": "model", "owned_by": "replay"}]})
+                self.send_json(200, {"object": "list", "data": [{"id": "replay", "object": "model", "owned_by": "replay"}]})
             else:
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                self.not_found()
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "request body is not JSON"}})
+            body = self.read_json()
+            if body is None:
                 return
             if not self.path.endswith("/chat/completions"):
-                self._send(404, {"error": {"message": f"no route {self.path} (only chat completions are replayed)"}})
+                self.send_json(404, {"error": {"message": f"no route {self.path} (only chat completions are replayed)"}})
                 return
             entry = replay.answer(self.headers.get(PURPOSE_HEADER, ""), body.get("messages", []))
             if entry is None:
-                self._send(404, {"error": {"message": "this request is not in the recording", "type": "not_found"}})
+                self.send_json(404, {"error": {"message": "this request is not in the recording", "type": "not_found"}})
                 return
-            self._send(200, {
-                "id": "chatcmpl-replay", "object": "chat.completion", "created": 0, "model": body.get("model", "replay"),
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": entry["content"]}}],
-                "usage": {"prompt_tokens": entry["prompt_tokens"], "completion_tokens": entry["completion_tokens"],
-                          "total_tokens": entry["prompt_tokens"] + entry["completion_tokens"]},
-            })
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(200, chat_completion(body.get("model", "replay"), entry["content"], entry["prompt_tokens"],
+                                                entry["completion_tokens"]))
 
     return Handler
