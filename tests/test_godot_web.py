@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -245,6 +246,16 @@ def test_the_game_sends_the_token_and_the_npc_id_to_a_guarded_brain(brain_factor
         assert headers.get("x-npc-id") == body.get("npcId"), (method, headers, body)
 
 
+def _trace_work(http_url: str, decision: dict) -> int:
+    """Retrieved memories plus LLM calls in a decision event's trace, asked of the brain."""
+    request = urllib.request.Request(
+        f"{http_url}/npc_brain.v1.BrainService/GetTrace", headers={"Content-Type": "application/json"},
+        data=json.dumps({"traceId": decision["trace"], "npcId": decision["npc"]}).encode())
+    with urllib.request.urlopen(request, timeout=10) as response:
+        trace = json.load(response).get("trace", {})
+    return len(trace.get("retrieved", [])) + len(trace.get("llmCalls", []))
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -265,7 +276,7 @@ def _walked_to_decided(events: list[dict]) -> set[str]:
 
 @pytest.mark.godot
 @pytest.mark.slow
-def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory, tmp_path: Path) -> None:
+def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory, fake_llm, tmp_path: Path) -> None:
     """One session of the whole game: the 19-sector town reaches the brain intact, 25 residents
     walk where the brain sends them, two NPCs talk in bubbles, the inspector shows a trace, a
     whisper and a player's line round-trip, an object's state is edited, the brain is killed and
@@ -275,6 +286,13 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
     residents = sorted((PROJECT / "data" / "residents").glob("*.json"))
     web_dir = godot_web.build_web(tmp_path / "web")
     brain = brain_factory(web_root=web_dir, http_port=_free_port())
+    # A conversation must not hang on the fake's seeded answers (a prompt's wording changes them):
+    # the first reactions choose to talk (some land on a busy partner and come to nothing), and the
+    # first lines keep the conversation going, so each conversation they start has both speaking.
+    fake_llm.queue(*[{"json": {"choice": "talk", "reason": "wants to say hello", "new_activity": ""}}] * 12,
+                   purpose="react")
+    fake_llm.queue(*[{"json": {"utterance": "Good morning! How is your day going?", "end_conversation": False}}] * 16,
+                   purpose="converse_turn")
     started = time.monotonic()
 
     def kinds(kind: str, since: int = 0) -> list[dict]:
@@ -308,16 +326,28 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
                 if event["address"] in tiles:
                     assert tuple(event["tile"]) in tiles[event["address"]], event
 
-            # Pause, click an NPC: the inspector shows its last decision's trace.
-            game.press("Space")
-            paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10)
-            assert paused
-            latest = {e["npc"]: e for e in kinds("decision")}  # the game is paused: final
-            npc_id = next((npc for npc, e in latest.items() if e["source"] != "plan"), next(iter(latest)))
+            # Pause right after a decision that did more than take the plan's next step (GetTrace
+            # says it retrieved memories or called the LLM), click that NPC: the inspector shows it.
+            def worked(event: dict) -> bool:
+                return event["event"] == "decision" and _trace_work(brain.http_url, event) > 0
+
+            for _ in range(5):
+                busy = game.wait_for(worked, timeout_s=60, since=len(game.events))
+                assert busy, "no decision retrieved memories or called the LLM"
+                game.press("Space")
+                paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10,
+                                       since=game.events.index(busy))
+                assert paused
+                latest = {e["npc"]: e for e in kinds("decision")}  # the game is paused: final
+                if latest[busy["npc"]]["trace"] == busy["trace"]:
+                    break
+                game.press("Space")  # it decided again before the pause landed: resume, try again
+            npc_id = busy["npc"]
             x, y = paused["npcs_on_screen"][npc_id]
             game.click(x, y)
             opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20)
             assert opened and opened["npc"] == npc_id and opened["trace_ok"], opened
+            assert opened["trace"] == busy["trace"], opened
             assert opened["retrieved"] > 0 or opened["llm_calls"] > 0, opened
             assert opened["memories"] > 0, opened
             game.pump(0.5)
