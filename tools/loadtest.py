@@ -1,57 +1,67 @@
-"""Load test on loopback: N NPCs call Decide concurrently, half over gRPC and half over Connect
-JSON, against a brain started here with the fake LLM. Prints latency percentiles, writes JSON.
+"""Load test on loopback: N NPCs (the Ville's 25 residents repeated) call Decide concurrently for a
+fixed time per transport, against a brain started here with the fake LLM (`tools/fake_openai.py`).
+Reports errors by status, latency percentiles, throughput and the brain's RSS sampled over the run
+with a "memory flat" verdict; prints a table and writes JSON.
 
-    .venv/bin/python -m tools.loadtest --npcs 12 --decides 20 --out loadtest.json [--llm-latency 0.05]
+    .venv/bin/python -m tools.loadtest --npcs 1000 --seconds 60 --transports grpc,connect --out loadtest.json
 
-Bounded: at most --npcs x --decides calls and --max-seconds of wall time; loopback only.
+Each NPC's day is planned first (its first Decide at 08:00, timed but not in the percentiles).
+Then a game clock starts at 08:00, running --time-scale game seconds per wall second across the
+transports, and per transport every NPC runs its own loop as Godot drives it: Decide at the
+clock's time, then wait until the answered action ends on that clock (at least --pause and at
+most --max-wait wall seconds), again. At most --concurrency calls are in flight. Decides carry no
+perceptions: this measures the decision path (plan steps, decomposing each hour's block) and the
+transports, not embedding throughput. The brain keeps --traces-per-npc traces per NPC, so that
+this bounded cache fills early in the run and "memory flat" speaks of everything else.
+Bounded: --npcs <= 2000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ThreadPoolExecutor
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 import json
-import os
 from pathlib import Path
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
+from typing import Any
 
 from google.protobuf import json_format
 import grpc
 import httpx
 
+from brain_server.sim.brain import BrainProcess
+from brain_server.sim.data import Resident, load_all
+from brain_server.sim.grid import layout
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from tools.fake_openai import FakeOpenAI
 
-ROOT = Path(__file__).resolve().parent.parent
-WORLD = "Loadville"
+MAX_NPCS = 2000
+MAX_SECONDS = 300
+START = datetime(2026, 2, 13, 8, tzinfo=UTC)
+DECIDE_PATH = "/npc_brain.v1.BrainService/Decide"
 
 
-def world(npcs: int) -> dict:
-    sectors = [{"name": "square", "arenas": [{"name": "plaza", "tiles": [{"x": 0, "y": 0}],
-                                              "objects": [{"name": "bench", "tiles": [{"x": 0, "y": 0}]}]}]}]
-    sectors += [{"name": f"house {i}", "residents": [f"Resident {i}"], "arenas": [
-        {"name": "room", "tiles": [{"x": i + 1, "y": 1}], "objects": [{"name": "bed", "tiles": [{"x": i + 1, "y": 1}]}]}]}
-        for i in range(npcs)]
-    return {"world": {"name": WORLD, "width": npcs + 2, "height": 2, "sectors": sectors}}
+def spawn_requests(residents: Sequence[Resident], world_name: str, n: int) -> list[dict[str, Any]]:
+    """n SpawnNpc bodies: the residents repeated, copies numbered in id and name so each is its own NPC."""
+    bodies = []
+    for i in range(n):
+        r, copy = residents[i % len(residents)], i // len(residents)
+        persona = dict(r.persona, name=f"{r.name} {copy}" if copy else r.name)
+        bodies.append({"worldName": world_name, "npcId": f"{r.npc_id}_{copy}", "persona": persona,
+                       "address": r.persona["home"]})
+    return bodies
 
 
-def persona(i: int) -> dict:
-    return {"name": f"Resident {i}", "age": 30, "traits": ["calm"], "identity": f"Resident {i} lives in Loadville.",
-            "lifestyle": "wakes at 7, sleeps at 23", "home": f"{WORLD}:house {i}:room",
-            "knownAreas": [f"{WORLD}:square:plaza"]}
-
-
-def percentiles(values: list[float]) -> dict:
+def percentiles(values: list[float]) -> dict[str, float]:
     if not values:
-        return {}
+        return {"count": 0}
     ordered = sorted(values)
 
     def at(p: float) -> float:
@@ -61,80 +71,236 @@ def percentiles(values: list[float]) -> dict:
             "mean_ms": round(statistics.fmean(values), 1)}
 
 
-def start_brain(fake: FakeOpenAI, data: str) -> tuple[subprocess.Popen, str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-    env.update({"NPC_BRAIN_LLM_BASE_URL": fake.base_url, "NPC_BRAIN_LLM_MODEL": "fake-model", "NPC_BRAIN_HOST": "127.0.0.1",
-                "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_DATA_DIR": data,
-                "NPC_BRAIN_LOG_LEVEL": "warning", "NPC_BRAIN_RATE_LIMIT_PER_S": "0"})
-    proc = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "serve"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    for line in proc.stdout:  # type: ignore[union-attr]
-        if match := re.search(r"npc-brain ready grpc=(\S+) http=(\S+)", line):
-            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
-            return proc, match.group(1), match.group(2)
-    raise RuntimeError("the brain did not start")
+def memory_verdict(samples_mib: list[float], bound_mib: float) -> dict[str, Any]:
+    """Flat = the median of the last third of the samples is at most bound_mib above the first third's."""
+    third = max(1, len(samples_mib) // 3)
+    first, last = statistics.median(samples_mib[:third]), statistics.median(samples_mib[-third:])
+    return {"first_third_mib": round(first, 1), "last_third_mib": round(last, 1),
+            "growth_mib": round(last - first, 1), "bound_mib": bound_mib, "flat": last - first <= bound_mib}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--npcs", type=int, default=12)
-    parser.add_argument("--decides", type=int, default=20, help="Decide calls per NPC (10 game minutes apart)")
-    parser.add_argument("--max-seconds", type=float, default=120)
-    parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
-    parser.add_argument("--out", type=Path, default=Path("loadtest.json"))
-    args = parser.parse_args()
-    npcs, decides = min(args.npcs, 200), min(args.decides, 500)
+class GameClock:
+    """Game time that runs `scale` game seconds per wall second from START, shared by all NPCs."""
 
-    with FakeOpenAI(latency_s=args.llm_latency) as fake, tempfile.TemporaryDirectory() as data:
-        proc, grpc_target, http_url = start_brain(fake, data)
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+        self.began = time.monotonic()
+
+    def now(self) -> datetime:
+        return START + timedelta(seconds=(time.monotonic() - self.began) * self.scale)
+
+    def wall_seconds_until(self, when: datetime) -> float:
+        return (when - self.now()).total_seconds() / self.scale
+
+
+def memory_mib(pid: int) -> dict[str, float]:
+    """VmRSS split into anonymous memory (heap: where a leak shows) and file-backed pages (the
+    store's memory-mapped segments, which the kernel can drop), from /proc (Linux)."""
+    fields = {"VmRSS": "rss_mib", "RssAnon": "anon_mib", "RssFile": "file_mib"}
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in fields:
+            out[fields[name]] = round(int(value.split()[0]) / 1024, 1)
+    return out
+
+
+class RssSampler:
+    """Samples the brain's memory every `every_s` seconds in a thread, tagged with the running phase."""
+
+    def __init__(self, brain: BrainProcess, every_s: float) -> None:
+        self.brain, self.every_s = brain, every_s
+        self.phase = "setup"
+        self.samples: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._began = time.monotonic()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.samples.append({"t_s": round(time.monotonic() - self._began, 1), "phase": self.phase,
+                                 **memory_mib(self.brain.proc.pid)})  # type: ignore[union-attr]
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class Caller:
+    """Decide over one transport: (status of a failed call or '', when the answered action ends)."""
+
+    def __init__(self, transport: str, brain: BrainProcess, concurrency: int) -> None:
+        self.transport = transport
+        self.channel = grpc.aio.insecure_channel(brain.grpc_target)
+        self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
+        # Idle connections are dropped before uvicorn's 5 s keep-alive closes them: reusing one the
+        # server is closing fails the request (a client-side race, not the brain's error).
+        self.http = httpx.AsyncClient(base_url=brain.http_url, timeout=120,
+                                      limits=httpx.Limits(max_connections=concurrency,
+                                                          max_keepalive_connections=concurrency, keepalive_expiry=3))
+
+    async def decide(self, npc_id: str, when: datetime) -> tuple[str, datetime | None]:
         try:
-            channel = grpc.insecure_channel(grpc_target)
-            stub = brain_pb2_grpc.BrainServiceStub(channel)
-            http = httpx.Client(base_url=http_url, timeout=60, limits=httpx.Limits(max_connections=npcs))
-            stub.RegisterWorld(json_format.ParseDict(world(npcs), pb.RegisterWorldRequest()), timeout=60)
-            for i in range(npcs):
-                stub.SpawnNpc(json_format.ParseDict({"worldName": WORLD, "npcId": f"npc{i}", "persona": persona(i)},
-                                                    pb.SpawnNpcRequest()), timeout=60)
-            latencies: dict[str, list[float]] = {"grpc": [], "connect": []}
-            errors: list[str] = []
-            deadline = time.monotonic() + args.max_seconds
-            start_time = datetime(2026, 2, 13, 8, tzinfo=UTC)
+            if self.transport == "grpc":
+                request = pb.DecideRequest(npc_id=npc_id)
+                request.game_time.FromDatetime(when)
+                action = (await self.stub.Decide(request, timeout=120)).action
+                return "", action.start_time.ToDatetime(UTC) + timedelta(minutes=action.duration_minutes)
+            response = await self.http.post(DECIDE_PATH, json={"npcId": npc_id, "gameTime": when.isoformat()})
+        except grpc.aio.AioRpcError as exc:
+            return f"grpc {exc.code().name}", None
+        except httpx.HTTPError as exc:
+            return f"connect {type(exc).__name__}", None
+        if response.status_code != 200:
+            code = response.json().get("code", "") if response.content else ""
+            return f"connect HTTP {response.status_code} {code}", None
+        action = response.json()["action"]
+        return "", datetime.fromisoformat(action["startTime"]) + timedelta(minutes=action.get("durationMinutes", 0))
 
-            def npc_loop(i: int) -> None:
-                transport = "grpc" if i % 2 == 0 else "connect"
-                for k in range(decides):
-                    if time.monotonic() > deadline:
-                        return
-                    body = {"npcId": f"npc{i}", "gameTime": (start_time + timedelta(minutes=10 * k)).isoformat()}
-                    began = time.perf_counter()
-                    try:
-                        if transport == "grpc":
-                            stub.Decide(json_format.ParseDict(body, pb.DecideRequest()), timeout=60)
-                        else:
-                            response = http.post("/npc_brain.v1.BrainService/Decide", json=body)
-                            response.raise_for_status()
-                    except Exception as exc:  # noqa: BLE001 - counted and reported
-                        errors.append(f"{transport} npc{i}: {exc}"[:200])
-                        continue
-                    latencies[transport].append((time.perf_counter() - began) * 1000)
+    async def close(self) -> None:
+        await self.channel.close()
+        await self.http.aclose()
 
-            began = time.perf_counter()
-            with ThreadPoolExecutor(npcs) as pool:
-                list(pool.map(npc_loop, range(npcs)))
-            wall = time.perf_counter() - began
-            total = len(latencies["grpc"]) + len(latencies["connect"])
-            report = {"npcs": npcs, "decides_per_npc": decides, "llm_latency_s": args.llm_latency,
-                      "wall_s": round(wall, 2), "decides_per_s": round(total / wall, 1), "errors": len(errors),
-                      "llm_calls": len(fake.chat_requests()), "grpc": percentiles(latencies["grpc"]),
-                      "connect": percentiles(latencies["connect"]),
-                      "all": percentiles(latencies["grpc"] + latencies["connect"]), "error_samples": errors[:5]}
-            channel.close()
-            http.close()
+
+async def plan_days(caller: Caller, ids: list[str], concurrency: int) -> dict[str, Any]:
+    """Every NPC's first Decide at START: its day plan and the first block's steps (LLM calls to the fake)."""
+    gate = asyncio.Semaphore(concurrency)
+    errors: Counter[str] = Counter()
+
+    async def first(npc_id: str) -> None:
+        async with gate:
+            status, _ = await caller.decide(npc_id, START)
+            if status:
+                errors[status] += 1
+
+    began = time.perf_counter()
+    await asyncio.gather(*(first(npc_id) for npc_id in ids))
+    return {"npcs": len(ids), "wall_s": round(time.perf_counter() - began, 1), "errors": dict(errors)}
+
+
+async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
+    """One loop per NPC for args.seconds: Decide now, wait for the action's end, again."""
+    gate = asyncio.Semaphore(args.concurrency)
+    latencies: list[float] = []
+    errors: Counter[str] = Counter()
+    began = time.monotonic()
+    game_began = clock.now()
+
+    async def npc_loop(npc_id: str) -> None:
+        while time.monotonic() - began < args.seconds:
+            async with gate:
+                sent = time.perf_counter()
+                status, ends = await caller.decide(npc_id, clock.now())
+                elapsed = (time.perf_counter() - sent) * 1000
+            if status:
+                errors[status] += 1
+            else:
+                latencies.append(elapsed)
+            wait = max(clock.wall_seconds_until(ends) if ends else 0.0, args.pause)
+            await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
+
+    await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
+    wall = time.monotonic() - began
+    return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(latencies),
+            "decides_per_s": round(len(latencies) / wall, 1), "errors": sum(errors.values()),
+            "errors_by_status": dict(errors), "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
+            **percentiles(latencies)}
+
+
+async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler) -> dict[str, Any]:
+    setup_caller = Caller("grpc", brain, args.concurrency)
+    try:
+        planning = await plan_days(setup_caller, ids, args.plan_concurrency)
+    finally:
+        await setup_caller.close()
+    clock = GameClock(args.time_scale)
+    phases = []
+    for transport in args.transports:
+        sampler.phase = transport
+        caller = Caller(transport, brain, args.concurrency)
+        try:
+            phases.append(await load_phase(caller, ids, clock, args))
         finally:
-            proc.terminate()
-            proc.wait(20)
+            await caller.close()
+    return {"planning": planning, "phases": phases}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Starts the fake LLM and a brain, spawns and plans the NPCs, loads each transport; the report."""
+    npcs, seconds = min(args.npcs, MAX_NPCS), min(args.seconds, MAX_SECONDS)
+    args.seconds = seconds
+    town, residents, _ = load_all("valentines_party")
+    bodies = spawn_requests(residents, town.name, npcs)
+    with FakeOpenAI(latency_s=args.llm_latency) as fake, tempfile.TemporaryDirectory() as data:
+        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
+                    "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc}
+        with BrainProcess(settings, Path(data) / "brain.log") as brain:
+            channel = grpc.insecure_channel(brain.grpc_target)
+            stub = brain_pb2_grpc.BrainServiceStub(channel)
+            stub.RegisterWorld(json_format.ParseDict(layout(town).world_message(town), pb.RegisterWorldRequest()),
+                               timeout=60)
+            for body in bodies:
+                stub.SpawnNpc(json_format.ParseDict(body, pb.SpawnNpcRequest()), timeout=60)
+            channel.close()
+            with RssSampler(brain, args.rss_every) as sampler:
+                results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler))
+            loaded = [s["rss_mib"] for s in sampler.samples if s["phase"] != "setup"]
+    return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause,
+            "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc, "llm_latency_s": args.llm_latency, "llm_calls": len(fake.chat_requests()),
+            **results, "errors": sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values()),
+            "memory": memory_verdict(loaded, args.max_rss_growth_mib) if loaded else {"flat": False},
+            "rss_samples": sampler.samples}
+
+
+def table(report: dict[str, Any]) -> str:
+    headers = ["transport", "decides", "per s", "errors", "p50 ms", "p90 ms", "p99 ms", "max ms", "game time"]
+    rows = [[p["transport"], p["decides"], p["decides_per_s"], p["errors"], p.get("p50_ms"), p.get("p90_ms"),
+             p.get("p99_ms"), p.get("max_ms"), "-".join(p["game_time"])] for p in report["phases"]]
+    lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
+    plan, memory = report["planning"], report["memory"]
+    rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
+    lines += [f"{report['npcs']} NPCs; day plans: {plan['wall_s']} s, errors {plan['errors'] or 0}; "
+              f"LLM calls {report['llm_calls']}",
+              f"brain RSS/anonymous MiB under load: {rss}",
+              f"memory {'flat' if memory.get('flat') else 'NOT flat'}: median of the last third "
+              f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
+              f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')})"]
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--npcs", type=int, default=100, help=f"NPCs (at most {MAX_NPCS})")
+    parser.add_argument("--seconds", type=float, default=20, help=f"wall seconds per transport (at most {MAX_SECONDS})")
+    parser.add_argument("--transports", type=lambda s: [t for t in s.split(",") if t], default=["grpc", "connect"],
+                        help="comma-separated: grpc, connect")
+    parser.add_argument("--concurrency", type=int, default=1000, help="Decide calls in flight at most")
+    parser.add_argument("--plan-concurrency", type=int, default=16, help="first Decides (day plans) in flight at most")
+    parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
+    parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
+    parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
+    parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
+    parser.add_argument("--traces-per-npc", type=int, default=5, help="the brain's NPC_BRAIN_TRACES_PER_NPC")
+    parser.add_argument("--rss-every", type=float, default=3.0, help="seconds between RSS samples")
+    parser.add_argument("--max-rss-growth-mib", type=float, default=50.0,
+                        help="memory is flat if the last third of samples is at most this above the first third")
+    parser.add_argument("--out", type=Path, default=Path("loadtest.json"))
+    args = parser.parse_args(argv)
+    if unknown := set(args.transports) - {"grpc", "connect"}:
+        parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    report = run(args)
     args.out.write_text(json.dumps(report, indent=2))
-    print(json.dumps(report, indent=2))
+    print(table(report))
+    return report
 
 
 if __name__ == "__main__":
