@@ -12,27 +12,27 @@ gardens) are open areas. Objects line the walls of their arena.
 
     python tools/godot_town.py [--town godot_project/data/town.json] [--out .../the_ville.tscn]
 
-town.json (tolerant reader): {"world": "the_ville", "sectors": [{"name": ..., "residents": [...],
-"arenas": [{"name": ..., "objects": ["bed", {"name": "desk"}, ...]}]}]}; sectors/arenas may
-also be objects keyed by name (`{"Hobbs Cafe": {"cafe": ["piano", ...]}}`).
+town.json is read and validated by `brain_server.residents` (its format: docs/residents.md). After
+editing the scene, `python -m tools.godot_web export-town` refreshes the layout the headless sim walks.
 """
 
 from __future__ import annotations
 
 import argparse
 import colorsys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import hashlib
 import json
 import math
 from pathlib import Path
 import re
 import sys
-from typing import Any
+
+from brain_server.residents import TOWN_PATH, Town, TownArena, TownSector
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "godot_project"
-TOWN_JSON = PROJECT / "data" / "town.json"
+TOWN_JSON = TOWN_PATH
 OUT = PROJECT / "town" / "the_ville.tscn"
 
 ASPECT = 960 / 600  # the screen above the HUD bar
@@ -41,71 +41,8 @@ ROOMS_PER_ROW = 3  # a sector with this many indoor arenas gets two rows of room
 OUTDOOR_WORDS = ("park", "garden", "yard", "field", "lawn", "plaza", "square")
 
 
-@dataclass
-class ObjectSpec:
-    name: str
-    state: str = ""
-
-
-@dataclass
-class ArenaSpec:
-    name: str
-    objects: list[ObjectSpec] = field(default_factory=list)
-
-
-@dataclass
-class SectorSpec:
-    name: str
-    arenas: list[ArenaSpec] = field(default_factory=list)
-    residents: list[str] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------------------------
-# Reading town.json
-# --------------------------------------------------------------------------------------------
-
-
-def _name_of(item: Any) -> str:
-    if isinstance(item, str):
-        return item
-    for key in ("name", "object", "arena", "sector", "id"):
-        if isinstance(item, dict) and isinstance(item.get(key), str):
-            return item[key]
-    raise ValueError(f"no name in {item!r}")
-
-
-def _listed(node: Any, child_keys: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """Children as (name, body) whether given as a list of objects or an object keyed by name."""
-    if isinstance(node, dict):
-        for key in child_keys:
-            if key in node:
-                return _listed(node[key], ())
-        return [(name, body) for name, body in node.items() if not name.startswith("_")]
-    if isinstance(node, list):
-        return [(_name_of(item), item) for item in node]
-    return []
-
-
-def read_town(path: Path) -> tuple[str, list[SectorSpec]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    world = "the_ville"
-    if isinstance(data, dict):
-        world_field = data.get("world", data.get("name", world))
-        world = world_field.get("name", world) if isinstance(world_field, dict) else str(world_field)
-        if isinstance(data.get("world"), dict) and "sectors" in data["world"]:
-            data = data["world"]
-    sectors: list[SectorSpec] = []
-    for sector_name, sector_body in _listed(data, ("sectors",)):
-        residents = sector_body.get("residents", []) if isinstance(sector_body, dict) else []
-        sector = SectorSpec(sector_name, residents=[str(r) for r in residents])
-        for arena_name, arena_body in _listed(sector_body, ("arenas",)):
-            arena = ArenaSpec(arena_name)
-            for object_name, object_body in _listed(arena_body, ("objects", "game_objects")):
-                state = object_body.get("state", "") if isinstance(object_body, dict) else ""
-                arena.objects.append(ObjectSpec(object_name, str(state or "")))
-            sector.arenas.append(arena)
-        sectors.append(sector)
-    return world, sectors
+def read_town(path: Path) -> Town:
+    return Town.model_validate(json.loads(path.read_text(encoding="utf-8")))
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,25 +52,25 @@ def read_town(path: Path) -> tuple[str, list[SectorSpec]]:
 
 @dataclass
 class PlacedArena:
-    spec: ArenaSpec
+    spec: TownArena
     rect: tuple[int, int, int, int]  # x, y, w, h (floor)
     walled: bool
     doors: list[tuple[int, int]]
-    objects: list[tuple[ObjectSpec, tuple[int, int]]]
+    objects: list[tuple[str, tuple[int, int]]]  # object name, tile
 
 
-def _is_outdoor(sector: SectorSpec, arena: ArenaSpec) -> bool:
+def _is_outdoor(sector: TownSector, arena: TownArena) -> bool:
     words = f"{sector.name} {arena.name}".lower()
     return any(word in arena.name.lower() for word in OUTDOOR_WORDS) or (
         "park" in words and len(sector.arenas) == 1)
 
 
-def _arena_size(arena: ArenaSpec) -> tuple[int, int]:
+def _arena_size(arena: TownArena) -> tuple[int, int]:
     per_row = max(1, math.ceil(len(arena.objects) / 2))
     return max(5, per_row * 2 + 1), 5
 
 
-def _place_objects(arena: ArenaSpec, x: int, y: int, w: int, h: int) -> list[tuple[ObjectSpec, tuple[int, int]]]:
+def _place_objects(arena: TownArena, x: int, y: int, w: int, h: int) -> list[tuple[str, tuple[int, int]]]:
     placed = []
     per_row = max(1, math.ceil(len(arena.objects) / 2))
     for i, item in enumerate(arena.objects):
@@ -142,7 +79,7 @@ def _place_objects(arena: ArenaSpec, x: int, y: int, w: int, h: int) -> list[tup
     return placed
 
 
-def layout_sector(sector: SectorSpec, ox: int, oy: int) -> tuple[list[PlacedArena], int, int]:
+def layout_sector(sector: TownSector, ox: int, oy: int) -> tuple[list[PlacedArena], int, int]:
     """Places a sector's arenas with the block's outer top-left wall at (ox, oy): (arenas, w, h)."""
     indoor = [a for a in sector.arenas if not _is_outdoor(sector, a)]
     outdoor = [a for a in sector.arenas if _is_outdoor(sector, a)]
@@ -176,7 +113,7 @@ def layout_sector(sector: SectorSpec, ox: int, oy: int) -> tuple[list[PlacedAren
     return placed, width, y - oy
 
 
-def layout_town(sectors: list[SectorSpec]) -> tuple[list[tuple[SectorSpec, list[PlacedArena]]], int, int]:
+def layout_town(sectors: list[TownSector]) -> tuple[list[tuple[TownSector, list[PlacedArena]]], int, int]:
     """The shelf width whose town is closest to the screen's aspect ratio (then the smallest)."""
     def badness(row_width: int) -> tuple[float, int]:
         _, w, h = layout_shelves(sectors, row_width)
@@ -184,8 +121,8 @@ def layout_town(sectors: list[SectorSpec]) -> tuple[list[tuple[SectorSpec, list[
     return layout_shelves(sectors, min(range(40, 201, 4), key=badness))
 
 
-def layout_shelves(sectors: list[SectorSpec], max_row_width: int
-                   ) -> tuple[list[tuple[SectorSpec, list[PlacedArena]]], int, int]:
+def layout_shelves(sectors: list[TownSector], max_row_width: int
+                   ) -> tuple[list[tuple[TownSector, list[PlacedArena]]], int, int]:
     out = []
     x, y, shelf_height, grid_w = STREET, STREET, 0, 0
     for sector in sectors:
@@ -220,7 +157,7 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def scene_text(world: str, placed: list[tuple[SectorSpec, list[PlacedArena]]], grid: tuple[int, int]) -> str:
+def scene_text(world: str, placed: list[tuple[TownSector, list[PlacedArena]]], grid: tuple[int, int]) -> str:
     lines = [
         "[gd_scene load_steps=5 format=3]",
         "",
@@ -266,21 +203,19 @@ def scene_text(world: str, placed: list[tuple[SectorSpec, list[PlacedArena]]], g
             lines += [f"floor_color = {floor}", ""]
             parent = f"{s_node}/{a_node}"
             for item, (ox, oy) in arena.objects:
-                o_node = unique(node_name(item.name), parent)
+                o_node = unique(node_name(item), parent)
                 lines += [f'[node name="{o_node}" type="Node" parent="{parent}"]', 'script = ExtResource("4_object")',
-                          f"object_name = {_q(item.name)}", f"tile = Vector2i({ox}, {oy})"]
-                if item.state:
-                    lines.append(f"state = {_q(item.state)}")
-                lines += [f"color = {_color(item.name, 0.45, 0.55)}", ""]
+                          f"object_name = {_q(item)}", f"tile = Vector2i({ox}, {oy})",
+                          f"color = {_color(item, 0.45, 0.55)}", ""]
     return "\n".join(lines)
 
 
 def generate(town_json: Path = TOWN_JSON, out: Path = OUT) -> dict[str, int]:
-    world, sectors = read_town(town_json)
-    placed, width, height = layout_town(sectors)
-    out.write_text(scene_text(world, placed, (width, height)), encoding="utf-8")
-    return {"sectors": len(sectors), "arenas": sum(len(s.arenas) for s in sectors),
-            "objects": sum(len(a.objects) for s in sectors for a in s.arenas), "width": width, "height": height}
+    town = read_town(town_json)
+    placed, width, height = layout_town(town.sectors)
+    out.write_text(scene_text(town.name, placed, (width, height)), encoding="utf-8")
+    return {"sectors": len(town.sectors), "arenas": sum(len(s.arenas) for s in town.sectors),
+            "objects": sum(len(a.objects) for s in town.sectors for a in s.arenas), "width": width, "height": height}
 
 
 def main(argv: list[str] | None = None) -> int:
