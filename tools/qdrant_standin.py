@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import importlib.metadata
-import json
 import re
 import threading
 import time
@@ -28,6 +26,8 @@ import warnings
 
 from pydantic import BaseModel
 from qdrant_client import QdrantClient, models
+
+from brain_server.loopback import JsonHandler, LoopbackServer
 
 Route = Callable[[QdrantClient, str, dict[str, Any]], Any]
 
@@ -114,7 +114,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-class QdrantStandIn:
+class QdrantStandIn(LoopbackServer):
     """The stand-in in a background thread: `with QdrantStandIn() as q: q.url`. `path` keeps the data
     in a folder (qdrant-client local mode's format); by default it lives in memory."""
 
@@ -122,28 +122,15 @@ class QdrantStandIn:
         self.engine = QdrantClient(path=path) if path else QdrantClient(location=":memory:")
         self.lock = threading.Lock()
         self.requests = 0
-        self._server = _QuietServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def start(self) -> QdrantStandIn:
-        self._thread.start()
-        return self
+        return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().stop()
         self.engine.close()
-
-    def __enter__(self) -> QdrantStandIn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def call(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         """(HTTP status, body) for one request, answered as a Qdrant server would."""
@@ -165,30 +152,14 @@ class QdrantStandIn:
         return 200, {"result": _jsonable(result), "status": "ok", "time": time.perf_counter() - began}
 
 
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A brain killed mid-request hangs up: expected in tests, not worth a traceback."""
+def _handler_for(standin: QdrantStandIn) -> type[JsonHandler]:
+    class Handler(JsonHandler):
+        def answer(self) -> None:
+            body = self.read_json()
+            if body is not None:
+                self.send_json(*standin.call(self.command, self.path, body))
 
-
-def _handler_for(standin: QdrantStandIn) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}") if length else {}
-            status, payload = standin.call(self.command, self.path, body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_PUT = do_POST = _answer
+        do_GET = do_PUT = do_POST = answer
 
     return Handler
 
@@ -199,9 +170,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=6333)
     parser.add_argument("--path", help="folder for the data (default: in memory)")
     args = parser.parse_args()
-    standin = QdrantStandIn(args.host, args.port, args.path)
-    print(f"Qdrant REST stand-in (tests only) on {standin.url}", flush=True)
-    standin._server.serve_forever()
+    with QdrantStandIn(args.host, args.port, args.path) as standin:
+        print(f"Qdrant REST stand-in (tests only) on {standin.url}", flush=True)
+        threading.Event().wait()
 
 
 if __name__ == "__main__":
