@@ -1,14 +1,15 @@
 """Three residents and a party scenario in the Ville (the town as Godot lays it out) for the
-headless sim's tests, in the same form as godot_project/data (the tolerant readers of
-brain_server/sim/data.py)."""
+headless sim's tests, written as resident and scenario files are (`brain_server.residents`)."""
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from brain_server.residents import TownLayout, load_town_layout
-from brain_server.sim.data import Resident, Scenario, resident_from_dict, scenario_from_dict
+from brain_server import residents as loaders
+from brain_server.sim.data import Resident, Scenario, resident, scenario
 from brain_server.sim.runner import SimConfig
 
 HOMES = {"Isabella Rodriguez": "Isabella Rodriguez's apartment:main room",
@@ -16,21 +17,22 @@ HOMES = {"Isabella Rodriguez": "Isabella Rodriguez's apartment:main room",
          "Maria Lopez": "Dorm for Oak Hill College:Maria Lopez's room"}
 
 
-def small_town(hours: float = 4) -> tuple[TownLayout, list[Resident], Scenario]:
-    town = load_town_layout()
-    residents = [resident_from_dict({
-        "name": n, "age": 30, "traits": ["kind"], "identity": f"{n} knows everyone in the Ville.",
-        "lifestyle": "wakes up around 7am, goes to bed around 11pm", "home": home,
-        "known_areas": ["Hobbs Cafe:cafe", "Johnson Park:park"]}, town.name) for n, home in HOMES.items()]
-    scenario = scenario_from_dict({
-        "name": "party", "start_time": "2026-02-13T06:00:00Z", "hours": hours,
+def small_town(hours: float = 4) -> tuple[loaders.TownLayout, list[Resident], Scenario]:
+    town = loaders.load_town_layout()
+    residents = [resident(loaders.Resident.model_validate({
+        "npc_id": name.lower().replace(" ", "_"), "name": name, "age": 30, "traits": ["kind"],
+        "identity": f"{name} knows everyone in the Ville.",
+        "lifestyle": "wakes up around 7am, goes to bed around 11pm", "home": f"the Ville:{home}",
+        "known_areas": ["the Ville:Hobbs Cafe:cafe", "the Ville:Johnson Park:park"]}), town.name)
+        for name, home in HOMES.items()]
+    party = loaders.Scenario.model_validate({
+        "name": "party", "start_time": "2026-02-13T06:00:00Z", "days": 1,
         "whispers": [{"npc_id": "isabella_rodriguez", "game_time": "2026-02-13T07:00:00Z",
                       "text": "Isabella Rodriguez wants to throw a Valentine's Day party at Hobbs Cafe tomorrow at 5 pm."}],
         "measure": {"topic": "Valentine's Day party at Hobbs Cafe", "question": "Do you know about a Valentine's Day party?",
                     "host": "isabella_rodriguez", "place": "the Ville:Hobbs Cafe:cafe",
-                    "window": ["2026-02-13T08:00:00Z", "2026-02-13T10:00:00Z"]}}, residents, town.name,
-        [s.name for s in town.world.sectors])
-    return town, residents, scenario
+                    "window": ["2026-02-13T08:00:00Z", "2026-02-13T10:00:00Z"]}})
+    return town, residents, dataclasses.replace(scenario(party, residents, town), duration=timedelta(hours=hours))
 
 
 def config(out: Path, base_url: str, **kw: Any) -> SimConfig:
