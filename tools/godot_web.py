@@ -687,9 +687,16 @@ class _IsolatedHandler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
 
-def serve(web_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> http.server.ThreadingHTTPServer:
-    """A static server for `web_dir` with COOP/COEP headers (call serve_forever() on it)."""
-    handler = functools.partial(_IsolatedHandler, directory=str(web_dir))
+class _QuietHandler(_IsolatedHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's signature)
+        pass
+
+
+def serve(web_dir: Path, host: str = "127.0.0.1", port: int = 8000, *, quiet: bool = False
+          ) -> http.server.ThreadingHTTPServer:
+    """A static server for `web_dir` with COOP/COEP headers (call serve_forever() on it); `quiet`
+    drops the per-request log lines."""
+    handler = functools.partial(_QuietHandler if quiet else _IsolatedHandler, directory=str(web_dir))
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 
@@ -707,7 +714,7 @@ def export_town(project_dir: Path = DEFAULT_PROJECT_DIR, timeout_s: float = 120.
     (world, tile_size, walls), without the "event" key."""
     with tempfile.TemporaryDirectory(prefix="town-export-") as tmp:
         web_dir = build_web(Path(tmp) / "web", project_dir)
-        server = serve(web_dir, port=0)
+        server = serve(web_dir, port=0, quiet=True)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}/?{EXPORT_TOWN_FLAG}"
