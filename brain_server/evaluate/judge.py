@@ -94,17 +94,22 @@ def ranks_from(ranking: Sequence[str], letters: Sequence[str]) -> dict[str, floa
 
 def ratings(judgements: Sequence[dict[str, Any]], conditions: Sequence[str]) -> dict[str, dict[str, float]]:
     """Per condition: judgements it took part in, mean rank, first-place rate, pairwise win rate
-    and pairwise TrueSkill (mu, sigma), judgements taken in their saved order."""
+    and pairwise TrueSkill (mu, sigma): each pair of a ranking is a game against the ratings from
+    before that ranking (mu moves by the sum of its games, sigma shrinks by each game's factor),
+    rankings taken in their saved order."""
     skill = {c: (MU0, SIGMA0) for c in conditions}
     ranks: dict[str, list[float]] = {c: [] for c in conditions}
     wins = {c: [0, 0] for c in conditions}  # won, played
     for j in judgements:
+        before = dict(skill)  # a ranking's games are played at once, so their order within it cannot matter
         for c, r in j["ranks"].items():
             ranks[c].append(r)
         for a, ra in j["ranks"].items():
             for b, rb in j["ranks"].items():
                 if ra < rb:
-                    skill[a], skill[b] = _pairwise(skill[a], skill[b])
+                    (mw, sw), (ml, sl) = _pairwise(before[a], before[b])
+                    skill[a] = (skill[a][0] + mw - before[a][0], skill[a][1] * sw / before[a][1])
+                    skill[b] = (skill[b][0] + ml - before[b][0], skill[b][1] * sl / before[b][1])
                     wins[a][0] += 1
                 if ra != rb:
                     wins[a][1] += 1
