@@ -109,3 +109,13 @@ def test_conditions_and_questions() -> None:
     assert sum("Cy Dee" in q.text for q in filled) >= 3 and any("a picnic" in q.text for q in filled)
     per_category = {c: sum(q.category == c for q in filled) for c in CATEGORIES}
     assert all(n >= 5 for n in per_category.values())
+
+
+def test_eval_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NPC_BRAIN_LLM_BASE_URL", raising=False)
+    with pytest.raises(SystemExit, match="not a run folder"):
+        main(["eval", str(tmp_path)])
+    with pytest.raises(SystemExit, match="needs an OpenAI-compatible endpoint"):
+        main(["eval", str(tmp_path), "--judge"])
+    with pytest.raises(SystemExit, match="unknown condition 'no_sleep'"):
+        main(["eval", str(tmp_path), "--conditions", "full,no_sleep"])
