@@ -94,7 +94,8 @@ class Sim:
         brain: BrainProcess | None = None
         target = self.config.brain
         if not target:
-            settings = {"data_dir": out / "brain-data", **self.config.brain_settings}
+            # The sim is one trusted client deciding for every NPC at once: no per-client rate limit.
+            settings = {"data_dir": out / "brain-data", "rate_limit_per_s": 0, **self.config.brain_settings}
             brain = await asyncio.to_thread(BrainProcess(settings, out / "brain.log").start)
             target = brain.grpc_target
         try:
