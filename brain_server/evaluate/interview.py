@@ -92,7 +92,8 @@ def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None 
     return Run(folder, data_dir, datetime.fromisoformat(cfg["end"]), names, identities, questions)
 
 
-async def interview_condition(run: Run, cond: Condition, work: Path, concurrency: int = 4) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+async def interview_condition(run: Run, cond: Condition, work: Path,
+                              concurrency: int = 4) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every resident's answers under one condition, and the condition's costs (time, LLM calls);
     the store's copy lives in `work` while the condition runs, the brain's log stays there."""
     copy = work / f"brain-data-{cond.name}"

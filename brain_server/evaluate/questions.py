@@ -29,9 +29,9 @@ def load_templates(path: Path = QUESTIONS) -> list[Question]:
                  for q in c["questions"]]
     if not templates:
         raise ValueError(f"{path} has no [[category]] with questions")
-    keys = [(q.category, q.question_id) for q in templates]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"{path} repeats a question id within a category")
+    ids = [q.question_id for q in templates]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path} repeats a question id (ids key the answers, so they must be unique)")
     return templates
 
 
@@ -49,7 +49,7 @@ def someone_known(npc_id: str, names: dict[str, str], identities: dict[str, str]
     if counts[best] or others[best] in identity:
         return others[best]
     ids = sorted(names)
-    return names[ids[(ids.index(npc_id) + 1) % len(ids)]] if npc_id in names else others[sorted(others)[0]]
+    return names[ids[(ids.index(npc_id) + 1) % len(ids)]]
 
 
 def for_resident(templates: list[Question], *, name: str, other: str, event: str, event_question: str) -> list[Question]:
