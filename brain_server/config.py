@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     weight_relevance: float = 1.0
     retrieve_top_k: int = Field(30, ge=1)
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
-    importance_batch_size: int = Field(20, ge=1, description="Observations rated together in one LLM call.")
+    importance_batch_size: int = Field(40, ge=1, description="Observations rated together in one LLM call.")
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
                                           "rating (0 = rate each decision's observations at once).")
     reflection_threshold: int = Field(150, ge=1, description="Summed importance of new events that triggers a reflection.")

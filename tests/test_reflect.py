@@ -63,8 +63,8 @@ async def seed(stream: MemoryStream, state: NpcState, texts: list[str] = EVENTS)
     return nodes
 
 
-def insight(text: str, *evidence: int) -> dict[str, Any]:
-    return {"insight": text, "about": "the party", "evidence": list(evidence)}
+def insight(text: str, *evidence: int, importance: int = 6) -> dict[str, Any]:
+    return {"insight": text, "about": "the party", "evidence": list(evidence), "importance": importance}
 
 
 def insight_calls(t: Trace) -> list[LlmCallRecord]:
@@ -96,12 +96,13 @@ def test_below_threshold_no_llm_call(run: Run, fake_llm: FakeOpenAI) -> None:
 
 
 def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    """One insights call sees every question with its statements and rates its own insights."""
     state, t = npc(), trace()
+    answers = [insight("Isabella Rodriguez is devoted to her party", 1, 4, importance=8),
+               insight("Isabella Rodriguez relies on her friends", 2, 3, 2, importance=5),
+               insight("Isabella Rodriguez's cafe is a town hub", 5, 6, 7, 8, importance=4)]
     fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
-    fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez is devoted to her party", 1, 4)]}},
-                   {"json": {"insights": [insight("Isabella Rodriguez relies on her friends", 2, 3, 2)]}},
-                   {"json": {"insights": [insight("Isabella Rodriguez's cafe is a town hub", 5, 6, 7, 8)]}},
-                   purpose="reflection_insights")
+    fake_llm.queue({"json": {"insights": answers}}, purpose="reflection_insights")
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
@@ -111,21 +112,23 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
     assert (state.importance_since_reflection, state.reflection_count) == (0, 1)
     [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
     assert all(e in questions_call.messages[1]["content"] for e in EVENTS)
-    asked = {json.loads(c.raw_completion)["insights"][0]["insight"]: c for c in insight_calls(t)}
-    assert sorted(q for q in QUESTIONS for c in asked.values() if q in c.messages[1]["content"]) == sorted(QUESTIONS)
+    [call] = insight_calls(t)
+    assert all(f'Question: "{q}"' in call.messages[1]["content"] for q in QUESTIONS)
+    shown = statements(call)
+    assert len(set(shown.values())) == len(shown)  # a statement retrieved for two questions is shown once
     by_text = {n.description: n for n in thoughts}
-    assert set(by_text) == set(asked)
-    for text, call in asked.items():
-        thought, shown = by_text[text], statements(call)
-        cited = json.loads(call.raw_completion)["insights"][0]["evidence"]
+    assert list(by_text) == [a["insight"] for a in answers]
+    for answer in answers:
+        thought = by_text[answer["insight"]]
         evidence = {n.id: n for n in store.get(NPC, thought.evidence_ids)}
-        assert [evidence[i].description for i in thought.evidence_ids] == [shown[n] for n in dict.fromkeys(cited)]
+        assert [evidence[i].description for i in thought.evidence_ids] == [shown[n] for n in dict.fromkeys(
+            answer["evidence"])]
         assert thought.kind is MemoryKind.THOUGHT and thought.subject == "Isabella Rodriguez"
-        assert thought.object == "the party" and thought.created == NOW and 1 <= thought.importance <= 10
+        assert thought.object == "the party" and thought.created == NOW
+        assert thought.importance == answer["importance"]
     assert {n.id for n in store.get(NPC, [n.id for n in thoughts])} == {n.id for n in thoughts}
-    # The three insights are rated together, in one call.
-    [rating] = fake_llm.chat_requests("importance_batch")
-    assert all(text in rating["body"]["messages"][1]["content"] for text in by_text)
+    # Rated by the insights call itself: no rating call of their own.
+    assert fake_llm.chat_requests("importance_batch") == [] and fake_llm.chat_requests("importance") == []
     assert any(note.startswith("reflection #1 at importance 64: 3 questions, 3 thoughts") for note in t.notes)
 
 
@@ -143,8 +146,7 @@ def test_schema_driven_answers_cite_only_shown_statements(run: Run, fake_llm: Fa
     [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
     assert "detail number 004" not in questions_call.messages[1]["content"]
     assert "detail number 005" in questions_call.messages[1]["content"]
-    calls = insight_calls(t)
-    assert len(calls) == 3
+    assert len(insight_calls(t)) == 1
     for request in fake_llm.chat_requests("reflection_insights"):
         shown = STATEMENT.findall(request["body"]["messages"][1]["content"])
         schema = request["body"]["response_format"]["json_schema"]["schema"]
@@ -180,7 +182,7 @@ def test_second_reflection_cites_the_first(run: Run, fake_llm: FakeOpenAI, store
                    "Isabella Rodriguez's cafe is a town hub"]
     fake_llm.queue({"json": {"questions": QUESTIONS}}, {"json": {"questions": ["What has Isabella realised?"]}},
                    purpose="reflection_questions")
-    fake_llm.queue(*({"json": {"insights": [insight(text, 1, 2)]}} for text in first_texts),
+    fake_llm.queue({"json": {"insights": [insight(text, 1, 2) for text in first_texts]}},
                    purpose="reflection_insights")
     # All 11 memories are retrieved (top_k 30), oldest first: the three thoughts are numbers 9-11.
     fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez builds community through her cafe",
@@ -220,7 +222,7 @@ def test_no_questions_skips_reflection_but_resets(run: Run, fake_llm: FakeOpenAI
 def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
     state, t = npc(), trace()
     fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
-    fake_llm.queue(*[{"json": {"insights": "none"}}] * 6, purpose="reflection_insights")
+    fake_llm.queue(*[{"json": {"insights": "none"}}] * 2, purpose="reflection_insights")
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
@@ -228,7 +230,7 @@ def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI,
 
     assert run(scenario) == []
     assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
-    assert len(fake_llm.chat_requests("reflection_insights")) == 6
+    assert len(fake_llm.chat_requests("reflection_insights")) == 2
     assert all(c.fallback_used for c in insight_calls(t)) and fake_llm.chat_requests("importance") == []
     assert fake_llm.chat_requests("importance_batch") == []
     assert store.count(NPC) == len(EVENTS) and any("without insights" in note for note in t.notes)

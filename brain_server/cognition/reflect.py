@@ -7,10 +7,10 @@ retrieves memories for each question, and asks for insights that cite the retrie
 by number. Insights are stored as THOUGHT nodes whose `evidence_ids` point at the cited nodes;
 since thoughts are retrieved like any memory, later reflections can cite earlier ones (a tree).
 
-The questions are worked on concurrently (the LLM client bounds concurrency), so a reflection
-costs about one question call, one insight call and one importance call of latency rather than
-three times that; the price is that thoughts of the same round cannot cite each other, only those
-of earlier rounds.
+Cost: the paper asks for insights once per question and then rates each insight. Here one call
+sees every question with its statements (numbered across questions, a statement retrieved for
+two questions shown once) and rates its own insights, so a reflection costs two calls, not five;
+thoughts of the same round cannot cite each other, only those of earlier rounds.
 
 When the LLM fails (its fallback), the counter is still reset: a reflection is then skipped, not
 retried on every tick against an endpoint that is down. Insights citing nothing that was shown
@@ -57,16 +57,8 @@ async def maybe_reflect(
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
         return []
-    answers = await asyncio.gather(*(_insights(npc, q, now, stream, trace) for q in questions))
-    thoughts: list[MemoryNode] = []
-    dropped, seen = 0, set[str]()
-    for question_thoughts, question_dropped in answers:
-        dropped += question_dropped
-        for thought in question_thoughts:
-            if thought.description.lower() not in seen:
-                seen.add(thought.description.lower())
-                thoughts.append(thought)
-    stored = await stream.remember(npc.npc_id, npc.persona, thoughts, trace, rate=True)
+    thoughts, dropped = await _insights(npc, questions, now, stream, trace)
+    stored = await stream.remember(npc.npc_id, npc.persona, thoughts, trace, rate=False)
     if stored:
         npc.reflection_count += 1
     outcome = f"reflection #{npc.reflection_count}" if stored else "reflection without insights"
@@ -96,35 +88,47 @@ async def _questions(npc: NpcState, recent: Sequence[MemoryNode], stream: Memory
 
 
 async def _insights(
-    npc: NpcState, question: str, now: datetime, stream: MemoryStream, trace: Trace
+    npc: NpcState, questions: Sequence[str], now: datetime, stream: MemoryStream, trace: Trace
 ) -> tuple[list[MemoryNode], int]:
-    """Unstored thought nodes answering one question, and how many citations were out of range."""
-    records = await stream.retrieve(npc.npc_id, question, now, trace)
-    statements = sorted((r.node for r in records), key=lambda n: n.created)
+    """Unstored, rated thought nodes answering the questions, and how many citations were out of range."""
+    groups: list[tuple[str, list[MemoryNode]]] = []
+    shown: dict[str, MemoryNode] = {}
+    for question in questions:
+        records = await stream.retrieve(npc.npc_id, question, now, trace)
+        fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
+        shown.update((n.id, n) for n in fresh)
+        groups.append((question, fresh))
+    statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
+    lines, number = [], 1
+    for question, group in groups:
+        lines.append(f'Question: "{question}"')
+        for node in group:
+            lines.append(f"{number}. {node.description}")
+            number += 1
     answer = await stream.llm.complete(
         INSIGHTS,
-        {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "question": question,
-         "statements": "\n".join(f"{i}. {n.description}" for i, n in enumerate(statements, 1)),
-         "statement_count": len(statements), "insight_count": MAX_INSIGHTS},
+        {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": "\n".join(lines),
+         "statement_count": len(statements), "insight_count": min(MAX_INSIGHTS, 2 * len(questions))},
         npc_id=npc.npc_id,
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),
         trace=trace,
     )
     thoughts: list[MemoryNode] = []
-    dropped = 0
+    dropped, seen = 0, set[str]()
     for insight in answer.insights[:MAX_INSIGHTS]:
         numbers = list(dict.fromkeys(insight.evidence))
         cited = [n for n in numbers if 1 <= n <= len(statements)]
         dropped += len(numbers) - len(cited)
         text = insight.insight.strip()
-        if not cited or not text:
+        if not cited or not text or text.lower() in seen:
             continue
-        about = insight.about.strip() or question
+        seen.add(text.lower())
+        about = insight.about.strip() or "the day"
         thoughts.append(MemoryNode(
             npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text,
-            subject=npc.persona.name, predicate="reflects on", object=about,
+            subject=npc.persona.name, predicate="reflects on", object=about, importance=insight.importance,
             created=now, last_accessed=now, keywords=sorted({npc.persona.name.lower(), about.lower()}),
             evidence_ids=[statements[n - 1].id for n in cited],
         ))

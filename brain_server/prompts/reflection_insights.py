@@ -1,4 +1,5 @@
-"""Reflection, step two: insights on one question, each citing the numbered statements it rests on."""
+"""Reflection, step two: insights on the questions, each citing the numbered statements it rests on
+and rated for importance (so the thoughts need no rating call of their own)."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -7,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
 
-MAX_INSIGHTS = 5
+MAX_INSIGHTS = 6
 
 
 class Insight(BaseModel):
@@ -15,6 +16,7 @@ class Insight(BaseModel):
     insight: str = Field(min_length=1, max_length=300)
     about: str = Field(max_length=60, description="what or whom the insight is about, in a few words")
     evidence: list[int] = Field(min_length=1, max_length=10, description="numbers of the statements it rests on")
+    importance: int = Field(ge=1, le=10, description="how much the insight matters to the NPC, 1-10")
 
 
 class ReflectionInsights(BaseModel):
@@ -24,6 +26,7 @@ class ReflectionInsights(BaseModel):
 
 def _only_listed_statements(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     """Citations must be statement numbers 1..N, so constrained decoders cannot cite what was not shown."""
+    schema["properties"]["insights"]["maxItems"] = int(variables["insight_count"])
     count = int(variables["statement_count"])
     schema["$defs"]["Insight"]["properties"]["evidence"]["items"] = {
         "type": "integer", "minimum": 1, "maximum": count, "enum": list(range(1, count + 1)),
