@@ -73,6 +73,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 def memory_verdict(samples_mib: list[float], bound_mib: float) -> dict[str, Any]:
     """Flat = the median of the last third of the samples is at most bound_mib above the first third's."""
+    if not samples_mib:
+        return {"flat": False, "bound_mib": bound_mib}
     third = max(1, len(samples_mib) // 3)
     first, last = statistics.median(samples_mib[:third]), statistics.median(samples_mib[-third:])
     return {"first_third_mib": round(first, 1), "last_third_mib": round(last, 1),
@@ -137,11 +139,11 @@ class Caller:
         self.transport = transport
         self.channel = grpc.aio.insecure_channel(brain.grpc_target)
         self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
-        # Idle connections are dropped before uvicorn's 5 s keep-alive closes them: reusing one the
-        # server is closing fails the request (a client-side race, not the brain's error).
+        # A connection per request, as Godot's HTTPRequest does. Reused keep-alive connections race
+        # uvicorn's 5 s idle close when this client lags under load: a request written as the server
+        # closes is reset (ReadError), and httpx does not retry a POST.
         self.http = httpx.AsyncClient(base_url=brain.http_url, timeout=120,
-                                      limits=httpx.Limits(max_connections=concurrency,
-                                                          max_keepalive_connections=concurrency, keepalive_expiry=3))
+                                      limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=0))
 
     async def decide(self, npc_id: str, when: datetime) -> tuple[str, datetime | None]:
         try:
@@ -154,7 +156,7 @@ class Caller:
         except grpc.aio.AioRpcError as exc:
             return f"grpc {exc.code().name}", None
         except httpx.HTTPError as exc:
-            return f"connect {type(exc).__name__}", None
+            return f"connect {type(exc).__name__} {exc}"[:120], None
         if response.status_code != 200:
             code = response.json().get("code", "") if response.content else ""
             return f"connect HTTP {response.status_code} {code}", None
@@ -248,11 +250,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             channel.close()
             with RssSampler(brain, args.rss_every) as sampler:
                 results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler))
-            loaded = [s["rss_mib"] for s in sampler.samples if s["phase"] != "setup"]
+            loaded = [s for s in sampler.samples if s["phase"] != "setup"]
+    errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
     return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause,
-            "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc, "llm_latency_s": args.llm_latency, "llm_calls": len(fake.chat_requests()),
-            **results, "errors": sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values()),
-            "memory": memory_verdict(loaded, args.max_rss_growth_mib) if loaded else {"flat": False},
+            "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
+            "llm_latency_s": args.llm_latency, "llm_calls": len(fake.chat_requests()), **results, "errors": errors,
+            "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib),
+            "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib),
             "rss_samples": sampler.samples}
 
 
@@ -266,9 +270,10 @@ def table(report: dict[str, Any]) -> str:
     lines += [f"{report['npcs']} NPCs; day plans: {plan['wall_s']} s, errors {plan['errors'] or 0}; "
               f"LLM calls {report['llm_calls']}",
               f"brain RSS/anonymous MiB under load: {rss}",
-              f"memory {'flat' if memory.get('flat') else 'NOT flat'}: median of the last third "
+              f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "
               f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
-              f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')})"]
+              f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')}; anonymous memory "
+              f"{report['memory_anonymous'].get('growth_mib')})"]
     return "\n".join(lines)
 
 
