@@ -58,6 +58,11 @@ def test_the_grid_follows_godots_rules() -> None:
     bed = "the Ville:Isabella Rodriguez's apartment:main room:bed"
     assert grid.destination(bed, "x", home) in grid.object_tiles[bed]
     assert grid.destination(bed.removeprefix("the Ville:"), "x", home) in grid.object_tiles[bed]
+    cafe = grid.arena_tiles["the Ville:Hobbs Cafe:cafe"]
+    covered = {t for a, tiles in grid.object_tiles.items() if a.startswith("the Ville:Hobbs Cafe:cafe:") for t in tiles}
+    left = [t for t in cafe if t not in covered]
+    assert grid.destination("the Ville:Hobbs Cafe:cafe", "x", home, taken=left[1:]) == left[0], \
+        "an arena's spot avoids the tiles other NPCs stand on or go to"
     sector = grid.destination("the Ville:Hobbs Cafe", "x", home)
     assert grid.tile_arena[sector] == grid.sector_arenas["the Ville:Hobbs Cafe"]
     assert grid.destination("the Ville:Nowhere:at all", "x", home) is None

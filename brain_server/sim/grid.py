@@ -11,6 +11,7 @@ nearest to the walker, an arena's to a floor tile no object stands on.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 import hashlib
 import math
@@ -53,20 +54,23 @@ class Grid:
             return address
         return f"{self.world_name}:{address}"
 
-    def destination(self, address: str, who: str, start: Tile | None = None) -> Tile | None:
+    def destination(self, address: str, who: str, start: Tile | None = None,
+                    taken: Collection[Tile] = ()) -> Tile | None:
         """Where to stand for an address (Godot's Town.resolve_target): an object's walkable tile
-        nearest to `start`, else a floor tile of the arena (of a "world:sector" address: the
-        sector's first arena) that no object covers, picked stably per walker; None if unknown."""
+        nearest to `start`, one not `taken` (by other NPCs' tiles and destinations) if it can; else
+        a floor tile of the arena (of a "world:sector" address: the sector's first arena) that no
+        object covers and is not taken, picked stably per walker; None if the address is unknown."""
         address = self.full_address(address)
         if address in self.object_tiles:
             tiles = [t for t in self.object_tiles[address] if self.walkable(t)]
+            tiles = [t for t in tiles if t not in taken] or tiles
             if not tiles:
                 return None
             return min(tiles, key=lambda t: math.dist(t, start)) if start else tiles[0]
         arena = self.sector_arenas.get(address) or arena_of(address)
         floor = [t for t in self.arena_tiles.get(arena, []) if self.walkable(t)]
-        taken = {t for a, tiles in self.object_tiles.items() if arena_of(a) == arena for t in tiles}
-        free = [t for t in floor if t not in taken] or floor
+        covered = {t for a, tiles in self.object_tiles.items() if arena_of(a) == arena for t in tiles}
+        free = [t for t in floor if t not in covered and t not in taken] or floor
         if not free:
             return None
         h = int.from_bytes(hashlib.sha256(f"{who}|{arena}".encode()).digest()[:4], "big")

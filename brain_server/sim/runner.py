@@ -124,7 +124,7 @@ class Sim:
         }, indent=2, default=str))
         await self.call("RegisterWorld", self.grid.world_message(self.town))
         for r in self.residents:
-            tile = self.grid.destination(r.persona["home"], r.npc_id) or (0, 0)
+            tile = self.grid.destination(r.persona["home"], r.npc_id, taken=self._taken()) or (0, 0)
             await self.call("SpawnNpc", {"worldName": self.town.name, "npcId": r.npc_id, "persona": r.persona,
                                          "address": r.persona["home"], "tile": {"x": tile[0], "y": tile[1]},
                                          "perception": r.perception})
@@ -262,7 +262,7 @@ class Sim:
             other = self.walkers[partner]
             if not (other.action and other.action.get("chatting_with") == npc_id):
                 other.poke = True
-        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile)
+        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile, self._taken(w))
         if partner in self.walkers:
             goal = None  # talk where they stand
         w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
@@ -271,6 +271,11 @@ class Sim:
                                         "arena": w.arena, "perceived": len(request.perceptions),
                                         "trace_id": reply.get("trace_id", ""), **action},
                                        ensure_ascii=False) + "\n")
+
+    def _taken(self, me: Walker | None = None) -> set[Tile]:
+        """Where the other NPCs stand and are going, as Godot's Npc.go_to counts them."""
+        others = [w for w in self.walkers.values() if w is not me]
+        return {w.tile for w in others} | {w.path[-1] for w in others if w.path}
 
     def _walk(self, until: datetime) -> None:
         steps = max(1, self.config.tick_s // SECONDS_PER_TILE)
