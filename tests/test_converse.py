@@ -52,7 +52,7 @@ def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:
 def test_the_conversation_is_remembered_with_a_summary_and_plan_change(stream, fake_llm) -> None:
     fake_llm.queue(turn("Come to my party at Hobbs Cafe at 17:00!", False), turn("I'd love to.", True),
                    purpose="converse_turn")
-    fake_llm.queue({"json": {"summary": "Isabella invited Klaus to her party at 5pm", "plan_activity":
+    fake_llm.queue({"json": {"summary": "Isabella invited Klaus to her party at 5pm", "importance": 7, "plan_activity":
                              "going to Isabella's party", "plan_start": "17:00", "plan_minutes": 120}},
                    purpose="conversation_memo")
     t = trace("klaus")
@@ -68,9 +68,11 @@ def test_the_conversation_is_remembered_with_a_summary_and_plan_change(stream, f
     assert change.start == NOW.replace(hour=17) and change.minutes == 120
     chats = stream.store.latest("klaus", 10, MemoryKind.CHAT)
     assert len(chats) == 1 and "Come to my party" in chats[0].description
-    assert chats[0].object == "Isabella Rodriguez" and chats[0].importance >= 1
+    assert chats[0].object == "Isabella Rodriguez" and chats[0].importance == 7
     [memo] = stream.store.latest("klaus", 10, MemoryKind.THOUGHT)
-    assert memo.description == "Isabella invited Klaus to her party at 5pm"
+    assert memo.description == "Isabella invited Klaus to her party at 5pm" and memo.importance == 7
+    # The memo rated the conversation: no rating call of its own.
+    assert not fake_llm.chat_requests("importance_batch") and not fake_llm.chat_requests("importance")
     assert stream.store.count("isabella") == 0
 
 

@@ -64,7 +64,7 @@ def test_the_player_talks_and_is_remembered(clients: Clients, fake_llm) -> None:
                    {"json": {"utterance": "See you at the party then.", "end_conversation": True}},
                    purpose="converse_turn")
     fake_llm.queue({"json": {"summary": "A traveller named Sam asked about the party; I liked them.",
-                             "plan_activity": "", "plan_start": "", "plan_minutes": 0}}, purpose="conversation_memo")
+                             "importance": 5, "plan_activity": "", "plan_start": "", "plan_minutes": 0}}, purpose="conversation_memo")
     first = clients.connect("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller", "text": "Hello!",
                                      "gameTime": "2026-02-13T10:00:00Z"}).json()
     assert first["reply"] == "Welcome to Hobbs Cafe!" and not first.get("endConversation")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState, Persona
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
@@ -106,18 +106,19 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
          "time": now.strftime("%A %B %d, %H:%M"), "dialogue": dialogue},
         npc_id=npc.npc_id, trace=trace,
         fallback=lambda: ConversationMemo(summary=f"{npc.persona.name} chatted with {partner_name}.",
-                                          plan_activity="", plan_start="", plan_minutes=0),
+                                          importance=DEFAULT_IMPORTANCE, plan_activity="", plan_start="",
+                                          plan_minutes=0),
     )
     name = npc.persona.name
     nodes = [
         MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
-                   subject=name, predicate="chatted with", object=partner_name, created=now, last_accessed=now,
-                   keywords=[partner_name.lower()]),
+                   subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
+                   created=now, last_accessed=now, keywords=[partner_name.lower()]),
         MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=memo.summary, subject=name,
-                   predicate="remembers", object=f"the conversation with {partner_name}", created=now,
-                   last_accessed=now, keywords=[partner_name.lower()]),
+                   predicate="remembers", object=f"the conversation with {partner_name}", importance=memo.importance,
+                   created=now, last_accessed=now, keywords=[partner_name.lower()]),
     ]
-    stored = await stream.remember(npc.npc_id, npc.persona, nodes, trace)
+    stored = await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
     if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
         return stored, None
     start = datetime.combine(now.date(), time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
