@@ -84,7 +84,10 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((settings.host, settings.http_port))
         app = connect_http.http_app(core, web_root=settings.web_root, cors_origins=settings.cors_origins)
-        http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
+        # Keep idle connections well past a game's pause between calls: with uvicorn's 5 s default a
+        # client reusing a connection races the server closing it (resets seen under load).
+        http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False,
+                                             timeout_keep_alive=75))
         http_task = asyncio.create_task(http.serve(sockets=[sock]))
         while not http.started:  # "ready" must mean accepting: clients connect the moment they read it
             if http_task.done():

@@ -147,9 +147,10 @@ def test_malformed_json_is_invalid_argument_and_server_stays_up(clients: Clients
 def test_cors_preflight_allows_connect_headers(clients: Clients) -> None:
     response = clients.http.options("/npc_brain.v1.BrainService/Decide", headers={
         "Origin": "http://localhost:8060", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type,connect-protocol-version"})
+        "Access-Control-Request-Headers": "content-type,connect-protocol-version,authorization,x-npc-id"})
     assert response.status_code == 200
-    assert "content-type" in response.headers["access-control-allow-headers"].lower()
+    allowed = response.headers["access-control-allow-headers"].lower()
+    assert all(h in allowed for h in ("content-type", "authorization", "x-npc-id"))  # what Godot's client sends
     answer = clients.connect("GetUsage", {}, Origin="http://localhost:8060")
     assert answer.headers["access-control-allow-origin"] in ("*", "http://localhost:8060")
 

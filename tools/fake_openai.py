@@ -262,7 +262,18 @@ def _instance(root: dict[str, Any], node: dict[str, Any], rng: random.Random, na
     if kind == "boolean":
         return rng.random() < 0.5
     text = f"{name} " + " ".join(rng.choice(WORDS) for _ in range(4))
-    return text[: node.get("maxLength", 200)]
+    text = text[: node.get("maxLength", 200)]
+    return _matching(node["pattern"], rng, text) if "pattern" in node else text
+
+
+def _matching(pattern: str, rng: random.Random, text: str) -> str:
+    """A string the pattern accepts. The brain's schemas use patterns for optional clock times, so
+    the candidates are the generated text, a time of day (three times in ten) and nothing."""
+    clock = f"{rng.randint(7, 21):02d}:{rng.choice((0, 15, 30, 45)):02d}"
+    for candidate in (text, *((clock, "") if rng.random() < 0.3 else ("", clock))):
+        if re.fullmatch(pattern, candidate):
+            return candidate
+    raise ValueError(f"the fake cannot write a string matching {pattern!r}")
 
 
 def main() -> None:

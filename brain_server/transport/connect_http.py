@@ -31,7 +31,8 @@ CODES = {
     Status.UNAVAILABLE: Code.UNAVAILABLE,
 }
 GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429}
-CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization"]
+# x-npc-id: Godot's client names the NPC a call is about, for load balancers that pin NPCs to replicas.
+CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id"]
 # Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
 ISOLATION_HEADERS = [(b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-embedder-policy", b"require-corp")]
 
