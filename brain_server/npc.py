@@ -89,6 +89,8 @@ class NpcState(BaseModel):
     npc_id: str
     world_name: str
     persona: Persona
+    # Raised by every write of this record: replicas sharing a store reload a copy that is behind.
+    revision: int = 0
     perception: Perception = Field(default_factory=Perception)
     address: str = ""
     # Spatial memory: addresses this NPC knows (arenas and objects), grown by what it perceives.

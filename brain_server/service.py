@@ -221,7 +221,9 @@ class BrainCore:
                 return
             steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
             async with self._lock(npc_id):
-                live = self._npcs[npc_id]
+                live = await self._npc_or_none(npc_id)
+                if live is None:
+                    return
                 for item in live.plan:
                     if not item.subtasks and (item.start, item.activity) in steps:
                         item.subtasks = steps[(item.start, item.activity)]
@@ -431,12 +433,19 @@ class BrainCore:
         return self._worlds[name]
 
     async def _npc_or_none(self, npc_id: str) -> NpcState | None:
-        if npc_id not in self._npcs:
-            record = await asyncio.to_thread(self.store.get_record, NPC_RECORD, npc_id)
-            if record is None:
-                return None
-            self._npcs[npc_id] = NpcState.model_validate(record)
-        return self._npcs[npc_id]
+        """The NPC from the cache; with a shared store (replicas on one Qdrant) the cache is checked
+        against the stored revision first, so an NPC moved back, or changed by a partner's replica
+        in a conversation, is never served from an old copy."""
+        cached = self._npcs.get(npc_id)
+        if cached is not None and self.settings.qdrant_url is None:
+            return cached
+        record = await asyncio.to_thread(self.store.get_record, NPC_RECORD, npc_id)
+        if record is None:
+            return cached
+        if cached is None or record.get("revision", 0) != cached.revision:
+            cached = self._npcs[npc_id] = NpcState.model_validate(record)
+            self._saved[npc_id] = _content_digest(cached)
+        return cached
 
     async def _npc(self, npc_id: str) -> NpcState:
         _check_npc_id(npc_id)
@@ -448,8 +457,9 @@ class BrainCore:
     async def _save(self, npc: NpcState) -> None:
         """Write the NPC's record, unless it is what was last written (a Decide that only reads
         the plan's current step changes nothing, and should cost no write)."""
-        digest = hash(npc.model_dump_json())
+        digest = _content_digest(npc)
         if self._saved.get(npc.npc_id) != digest:
+            npc.revision += 1
             await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
             self._saved[npc.npc_id] = digest
         self._npcs[npc.npc_id] = npc
@@ -462,6 +472,11 @@ class PlayerTalk:
 
     view: tuple[str, str]
     lines: list[DialogueLine] = field(default_factory=list)
+
+
+def _content_digest(npc: NpcState) -> int:
+    """What a record says, apart from its revision: equal digests need no write."""
+    return hash(npc.model_dump_json(exclude={"revision"}))
 
 
 def _objects_by_arena(world: World) -> dict[str, list[str]]:
