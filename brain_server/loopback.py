@@ -38,6 +38,13 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def answer_models(self, model: str) -> bool:
+        """Answer `GET .../models` (clients list models to check the endpoint) with one model."""
+        if not self.path.rstrip("/").endswith("/models"):
+            return False
+        self.send_json(200, {"object": "list", "data": [{"id": model, "object": "model", "owned_by": model}]})
+        return True
+
     def not_found(self) -> None:
         self.send_json(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -98,9 +98,9 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
     class Handler(JsonHandler):
 
         def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self.send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "fake"}]})
-            elif self.path == "/_fake/requests":
+            if self.answer_models("fake-model"):
+                return
+            if self.path == "/_fake/requests":
                 self.send_json(200, {"requests": fake.requests})
             else:
                 self.not_found()

@@ -90,9 +90,7 @@ class ReplayServer(LoopbackServer):
 def _handler(replay: ReplayServer) -> type[JsonHandler]:
     class Handler(JsonHandler):
         def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self.send_json(200, {"object": "list", "data": [{"id": "replay", "object": "model", "owned_by": "replay"}]})
-            else:
+            if not self.answer_models("replay"):
                 self.not_found()
 
         def do_POST(self) -> None:
