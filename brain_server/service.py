@@ -185,11 +185,12 @@ class BrainCore:
 
     async def _react(self, npc: NpcState, world: World, observed: list[MemoryNode], now: datetime,
                      trace: Trace) -> None:
-        if npc.is_asleep():
+        if npc.is_asleep() or not observed:
             return
         people = await self._people(npc.world_name)
-        fresh = {name for name in people if now - npc.last_reaction.get(name, datetime.min.replace(tzinfo=now.tzinfo))
-                 >= REACTION_COOLDOWN}
+        never = datetime.min.replace(tzinfo=now.tzinfo)
+        fresh = {n.subject for n in observed
+                 if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN}
         observation = worth_considering(observed, npc, fresh)
         if observation is None:
             return
