@@ -3,7 +3,7 @@ fixed time per transport, against a brain started here with the fake LLM (`tools
 Reports errors by status, latency percentiles, throughput and the brain's RSS sampled over the run
 with a "memory flat" verdict; prints a table and writes JSON.
 
-    .venv/bin/python -m tools.loadtest --npcs 1000 --seconds 60 --transports grpc,connect --out loadtest.json
+    .venv/bin/python -m tools.loadtest --npcs 1000 --seconds 60 --transports grpc,connect --out runs/loadtest.json
 
 Each NPC's day is planned first (its first Decide at 08:00, timed but not in the percentiles).
 Then a game clock starts at 08:00, running --time-scale game seconds per wall second across the
@@ -293,7 +293,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rss-every", type=float, default=3.0, help="seconds between RSS samples")
     parser.add_argument("--max-rss-growth-mib", type=float, default=50.0,
                         help="memory is flat if the last third of samples is at most this above the first third")
-    parser.add_argument("--out", type=Path, default=Path("loadtest.json"))
+    parser.add_argument("--out", type=Path, default=Path("runs") / "loadtest.json")
     args = parser.parse_args(argv)
     if unknown := set(args.transports) - {"grpc", "connect"}:
         parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
@@ -303,6 +303,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
     report = run(args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(table(report))
     return report
