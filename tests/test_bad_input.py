@@ -35,7 +35,9 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
         env.update({"NPC_BRAIN_LLM_BASE_URL": fake.base_url, "NPC_BRAIN_LLM_MODEL": "fake-model",
                     "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_DATA_DIR": str(data),
-                    "NPC_BRAIN_LOG_JSON": "true", "NPC_BRAIN_PREPARE_AHEAD_MINUTES": "0"})
+                    "NPC_BRAIN_LOG_JSON": "true", "NPC_BRAIN_PREPARE_AHEAD_MINUTES": "0",
+                    # Hypothesis sends as fast as the brain answers; the rate limit has tests of its own.
+                    "NPC_BRAIN_RATE_LIMIT_PER_S": "0"})
         brain = BrainProcess(env=env, args=[]).start()
         c = Clients(brain)
         c.grpc("RegisterWorld", world_json())
