@@ -71,6 +71,7 @@ class Settings(BaseSettings):
     reflection_threshold: int = Field(150, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
+    traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all (oldest dropped first).")
     ablate: Annotated[frozenset[Literal["observation", "reflection", "planning"]], NoDecode] = Field(
         frozenset(), description="Memory kinds retrieval cannot reach (the paper's ablations), e.g. reflection,planning.")
 

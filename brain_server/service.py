@@ -55,7 +55,7 @@ class BrainCore:
         self.stream = stream
         self.store = stream.store
         self.llm = stream.llm
-        self.traces = TraceBook(settings.traces_per_npc)
+        self.traces = TraceBook(settings.traces_per_npc, settings.traces_total)
         self._worlds: dict[str, World] = {}
         self._npcs: dict[str, NpcState] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -377,7 +377,8 @@ class BrainCore:
             trace = self.traces.get(request.trace_id)
             if trace is None:
                 raise not_found(f"no trace {request.trace_id!r}: traces are kept for the last "
-                                f"{self.settings.traces_per_npc} decisions of each NPC since the server started")
+                                f"{self.settings.traces_per_npc} decisions of each NPC (and "
+                                f"{self.settings.traces_total} in all) since the server started")
         elif request.npc_id:
             await self._npc(request.npc_id)
             trace = self.traces.latest(request.npc_id)

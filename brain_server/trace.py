@@ -56,10 +56,13 @@ class Trace(BaseModel):
 
 
 class TraceBook:
-    """The last `per_npc` traces of every NPC, by id and by NPC."""
+    """The last `per_npc` traces of every NPC, by id and by NPC, and at most `total` in all: a
+    trace holds whole prompts and completions (tens of KB), so a thousand NPCs' worth of the
+    per-NPC bound would be gigabytes. The oldest trace overall goes first."""
 
-    def __init__(self, per_npc: int) -> None:
+    def __init__(self, per_npc: int, total: int | None = None) -> None:
         self._per_npc = per_npc
+        self._total = total or per_npc * 1000
         self._by_id: OrderedDict[str, Trace] = OrderedDict()
         self._by_npc: dict[str, deque[str]] = {}
 
@@ -69,6 +72,9 @@ class TraceBook:
         self._by_id[trace.trace_id] = trace
         while len(ids) > self._per_npc:
             self._by_id.pop(ids.popleft(), None)
+        while len(self._by_id) > self._total:
+            _, oldest = self._by_id.popitem(last=False)
+            self._by_npc[oldest.npc_id].popleft()  # an NPC's oldest trace is the first of its own
 
     def get(self, trace_id: str) -> Trace | None:
         return self._by_id.get(trace_id)
