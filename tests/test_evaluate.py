@@ -65,6 +65,8 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
         if j["judged"]:
             assert j["ranks"][j["shown"][j["ranking"][0]]] == 1
     assert len({tuple(j["shown"].values()) for j in judgements}) > 1  # the order is shuffled
+    [system] = {r["body"]["messages"][0]["content"] for r in fake_llm.chat_requests("judge")}
+    assert system.startswith("You judge") and "inner mind" not in system  # a judge, not an NPC
     summary = json.loads((out / "summary.json").read_text())
     judged = summary["judge"]
     assert judged["calls"] == len(judgements) and judged["judged"] > 0

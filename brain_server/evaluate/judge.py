@@ -66,7 +66,7 @@ async def _judge(answers: dict[str, dict[str, Any]], identities: dict[str, str],
     random.Random(f"{seed}:{first['npc_id']}:{first['category']}:{first['question_id']}").shuffle(conditions)
     letters = list(ascii_uppercase[: len(conditions)])
     judgement = await llm.complete(JUDGE, {
-        "npc_name": "a judge", "resident_name": first["name"], "identity": identities.get(first["npc_id"], ""),
+        "resident_name": first["name"], "identity": identities.get(first["npc_id"], ""),
         "category": first["category"], "category_about": about.get(first["category"], ""),
         "question": first["question"], "count": len(letters), "labels": ", ".join(json.dumps(x) for x in letters),
         "answers": "\n".join(f'{x}. "{answers[c]["answer"]}"' for x, c in zip(letters, conditions, strict=True)),

@@ -123,7 +123,7 @@ class LLM:
         trace: Trace | None = None,
     ) -> Out:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
-        messages = self.prompts.render(prompt.purpose, variables)
+        messages = self.prompts.render(prompt.purpose, variables, prompt.system)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
         counter.calls += 1  # counted up front, so a call in flight shows

@@ -28,6 +28,8 @@ class Prompt(Generic[Out]):
     refine_schema: Callable[[dict[str, Any], Mapping[str, Any]], None] | None = field(default=None)
     # Room for the longest valid answer: a truncated JSON answer is a wasted call.
     max_tokens: int = 300
+    # The system prompt's file: every NPC's mind shares one; a task outside the NPC (a judge) has its own.
+    system: str = SYSTEM_PURPOSE
 
     def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         schema = self.schema.model_json_schema()
@@ -51,9 +53,9 @@ class PromptLibrary:
             self._cache[purpose] = Template(path.read_text(encoding="utf-8"))
         return self._cache[purpose]
 
-    def render(self, purpose: str, variables: Mapping[str, Any]) -> list[dict[str, str]]:
-        """Chat messages: the shared system prompt, then this purpose's filled template."""
+    def render(self, purpose: str, variables: Mapping[str, Any], system: str = SYSTEM_PURPOSE) -> list[dict[str, str]]:
+        """Chat messages: the system prompt (the shared one unless named), then this purpose's filled template."""
         return [
-            {"role": "system", "content": self.template(SYSTEM_PURPOSE).substitute(variables).strip()},
+            {"role": "system", "content": self.template(system).substitute(variables).strip()},
             {"role": "user", "content": self.template(purpose).substitute(variables).strip()},
         ]

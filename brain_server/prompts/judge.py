@@ -23,4 +23,4 @@ def _only_shown_letters(schema: dict[str, Any], variables: Mapping[str, Any]) ->
         items={"type": "string", "enum": letters}, minItems=len(letters), maxItems=len(letters))
 
 
-PROMPT = Prompt("judge", Judgement, refine_schema=_only_shown_letters, max_tokens=400)
+PROMPT = Prompt("judge", Judgement, refine_schema=_only_shown_letters, max_tokens=400, system="judge_system")
