@@ -22,7 +22,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
-from brain_server.cognition.memory_stream import MemoryStream, rate_when_due
+from brain_server.cognition.memory_stream import MemoryStream, queue_for_rating, rating_due
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import Attention, attend
 from brain_server.cognition.plan import action_now, decompose_upcoming, plan_day, replan_from
@@ -61,7 +61,7 @@ class BrainCore:
         self._locks: dict[str, asyncio.Lock] = {}
         self._people_by_world: dict[str, dict[str, str]] = {}
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
-        self._preparing: dict[str, asyncio.Task[None]] = {}
+        self._thinking: dict[str, asyncio.Task[None]] = {}
         self._objects: dict[str, tuple[World, dict[str, list[str]]]] = {}
         self._saved: dict[str, int] = {}  # npc_id -> hash of the record last written
 
@@ -118,7 +118,8 @@ class BrainCore:
     # --- the decision loop ----------------------------------------------------------------
 
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
-        """perceive -> (plan a new day) -> react or converse -> reflect -> decompose -> act."""
+        """perceive -> (plan a new day) -> react or converse -> decompose -> act; then, without the
+        game waiting: rate what was perceived, reflect, decompose the next hour (`_think`)."""
         now = _game_time(request)
         if len(request.perceptions) > MAX_PERCEPTIONS:
             raise BrainError(Status.RESOURCE_EXHAUSTED, f"{len(request.perceptions)} perceptions in one request; "
@@ -144,14 +145,12 @@ class BrainCore:
                     trace.note(f"plan: new day plan with {len(npc.plan)} blocks ({source})")
                 if not npc.is_chatting(now):
                     await self._react(npc, world, observed, now, trace)
-                await maybe_reflect(npc, now, self.stream, trace, threshold=self.settings.reflection_threshold)
                 if not npc.is_chatting(now):
                     # Only the block in progress is decomposed while the game waits; later ones
                     # are prepared in the background so their steps are ready when they start.
                     await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0,
                                              objects=self._objects_of(world))
                     npc.action = action_now(npc, now, source)
-                    self._prepare_ahead(npc.npc_id, now)
                 trace.action = npc.action
                 await self._save(npc)
                 self.traces.add(trace)
@@ -160,7 +159,12 @@ class BrainCore:
                          tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
             finally:
                 unbind_decision()
-        return pb.DecideResponse(action=convert.action_to_pb(npc.action), trace_id=trace.trace_id)
+        response = pb.DecideResponse(action=convert.action_to_pb(npc.action), trace_id=trace.trace_id)
+        if self.settings.background_thinking:
+            self._think_ahead(npc.npc_id, now)
+        else:
+            await self._think(npc.npc_id, now)
+        return response
 
     async def _perceive(self, npc: NpcState, world: World, request: pb.DecideRequest, now: datetime,
                         trace: Trace) -> list[MemoryNode]:
@@ -174,14 +178,12 @@ class BrainCore:
         attention = Attention(npc.perception.attention_bandwidth, npc.perception.retention)
         nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
         stored, unrated = await self.stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
-        rated = await rate_when_due(npc, unrated, now, self.stream, trace, batch=self.settings.importance_batch_size,
-                                    wait=timedelta(minutes=self.settings.importance_batch_minutes))
+        queue_for_rating(npc, unrated, now)
         waiting = {n.id for n in unrated}
-        note_importance(npc, [n for n in stored if n.id not in waiting] + rated)
+        note_importance(npc, [n for n in stored if n.id not in waiting])
         trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen, {learned} new places; "
                    f"{len(npc.unrated_ids)} waiting for their importance rating")
-        updated = {n.id: n for n in rated}
-        return [updated.get(n.id, n) for n in stored]
+        return stored
 
     async def _react(self, npc: NpcState, world: World, observed: list[MemoryNode], now: datetime,
                      trace: Trace) -> None:
@@ -204,40 +206,85 @@ class BrainCore:
             await replan_from(npc, now, f"{observation.description}; {reaction.new_activity}", self.stream, trace,
                               places=_plan_places(world, npc))
 
-    def _prepare_ahead(self, npc_id: str, now: datetime) -> None:
-        """Decompose the blocks of the next hour without holding up any Decide (one task per NPC)."""
-        if npc_id in self._preparing or not self.settings.prepare_ahead_minutes:
+    def _think_ahead(self, npc_id: str, now: datetime) -> None:
+        """Start the NPC's background thinking unless it is already at it (one task per NPC)."""
+        if npc_id in self._thinking:
             return
-        task = asyncio.create_task(self._prepare(npc_id, now))
-        self._preparing[npc_id] = task
-        task.add_done_callback(lambda _: self._preparing.pop(npc_id, None))
+        task = asyncio.create_task(self._think(npc_id, now))
+        self._thinking[npc_id] = task
+        task.add_done_callback(lambda _: self._thinking.pop(npc_id, None))
 
-    async def _prepare(self, npc_id: str, now: datetime) -> None:
-        draft = self._npcs[npc_id].model_copy(deep=True)
-        trace = Trace(npc_id=npc_id, kind="prepare", game_time=now)
+    async def _think(self, npc_id: str, now: datetime) -> None:
+        """What no Decide waits for: rating the perceived events once enough have waited, reflecting
+        once their importance adds up, and decomposing the next hour's blocks. Each step works on a
+        copy of the NPC and merges its result into the current one under the NPC's lock."""
+        trace = Trace(npc_id=npc_id, kind="background", game_time=now)
         try:
-            objects = self._objects_of(await self._world(draft.world_name))
-            if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=self.settings.prepare_ahead_minutes,
-                                            objects=objects):
-                return
-            steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
-            async with self._lock(npc_id):
-                live = await self._npc_or_none(npc_id)
-                if live is None:
-                    return
-                for item in live.plan:
-                    if not item.subtasks and (item.start, item.activity) in steps:
-                        item.subtasks = steps[(item.start, item.activity)]
-                await self._save(live)
-            self.traces.add(trace)
+            await self._rate(npc_id, now, trace)
+            await self._reflect(npc_id, now, trace)
+            if self.settings.prepare_ahead_minutes:
+                await self._prepare(npc_id, now, trace)
         except Exception:
-            log.exception("prepare_failed", npc_id=npc_id)
+            log.exception("background_failed", npc_id=npc_id)
+        if trace.llm_calls or trace.notes:
+            self.traces.add(trace)
+
+    async def _rate(self, npc_id: str, now: datetime, trace: Trace) -> None:
+        npc = self._npcs[npc_id]
+        wait = timedelta(minutes=self.settings.importance_batch_minutes)
+        if not rating_due(npc, now, batch=self.settings.importance_batch_size, wait=wait):
+            return
+        ids = list(npc.unrated_ids)
+        rated = await self.stream.rate_stored(npc_id, npc.persona, ids, trace)
+        async with self._lock(npc_id):
+            live = await self._npc_or_none(npc_id)
+            if live is None:
+                return
+            done = set(ids)
+            live.unrated_ids = [i for i in live.unrated_ids if i not in done]
+            live.unrated_since = live.unrated_since if live.unrated_ids else None
+            note_importance(live, rated)
+            await self._save(live)
+        trace.note(f"rated {len(rated)} perceived events")
+
+    async def _reflect(self, npc_id: str, now: datetime, trace: Trace) -> None:
+        draft = self._npcs[npc_id].model_copy(deep=True)
+        accumulated = draft.importance_since_reflection
+        if accumulated < self.settings.reflection_threshold:
+            return
+        thoughts = await maybe_reflect(draft, now, self.stream, trace, threshold=self.settings.reflection_threshold)
+        async with self._lock(npc_id):
+            live = await self._npc_or_none(npc_id)
+            if live is None:
+                return
+            live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
+            live.reflection_count += bool(thoughts)
+            await self._save(live)
+
+    async def _prepare(self, npc_id: str, now: datetime, trace: Trace) -> None:
+        draft = self._npcs[npc_id].model_copy(deep=True)
+        if draft.is_chatting(now):
+            return
+        objects = self._objects_of(await self._world(draft.world_name))
+        if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=self.settings.prepare_ahead_minutes,
+                                        objects=objects):
+            return
+        steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
+        async with self._lock(npc_id):
+            live = await self._npc_or_none(npc_id)
+            if live is None:
+                return
+            for item in live.plan:
+                if not item.subtasks and (item.start, item.activity) in steps:
+                    item.subtasks = steps[(item.start, item.activity)]
+            await self._save(live)
 
     async def close(self) -> None:
-        """Let background preparation finish its current LLM call, then stop it."""
-        for task in list(self._preparing.values()):
+        """Stop background thinking (what it has not merged is redone after a restart: the queue of
+        events to rate and the reflection counter are in the NPC's record)."""
+        for task in list(self._thinking.values()):
             task.cancel()
-        await asyncio.gather(*self._preparing.values(), return_exceptions=True)
+        await asyncio.gather(*self._thinking.values(), return_exceptions=True)
 
     def _can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         if partner is None or partner.is_asleep() or partner.is_chatting(now) or self._lock(partner.npc_id).locked():

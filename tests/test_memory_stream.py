@@ -55,7 +55,7 @@ def test_remembered_ratings_are_per_npc_and_only_for_observations(stream, fake_l
 def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake_llm) -> None:
     """Perceived events are stored at once with a provisional rating and rated together later,
     in one call, when enough wait or the oldest has waited long enough; the store gets the ratings."""
-    from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, rate_when_due
+    from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, queue_for_rating, rating_due
     from brain_server.npc import NpcState
 
     npc = NpcState(npc_id="isabella", world_name="the_ville", persona=PERSONA)
@@ -66,7 +66,11 @@ def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake
     async def perceive(description: str, at: datetime) -> list[MemoryNode]:
         stored, unrated = await stream.remember_unrated("isabella", PERSONA, [seen(description, at)], None)
         assert [n.importance for n in stored] == [DEFAULT_IMPORTANCE]
-        return await rate_when_due(npc, unrated, at, stream, None, batch=3, wait=hour)
+        queue_for_rating(npc, unrated, at)
+        if not rating_due(npc, at, batch=3, wait=hour):
+            return []
+        ids, npc.unrated_ids, npc.unrated_since = npc.unrated_ids, [], None
+        return await stream.rate_stored("isabella", PERSONA, ids, None)
 
     async def day() -> list[list[MemoryNode]]:
         return [await perceive("Klaus Mueller is arguing loudly", NOW),

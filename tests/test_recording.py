@@ -24,8 +24,8 @@ def _actions(run: Path) -> list[tuple]:
 def test_replay_gives_the_recorded_run(fake_llm, tmp_path: Path) -> None:
     recording = tmp_path / "calls.jsonl"
     town, residents, scenario = small_town(hours=3)
-    # One decision at a time and no background preparation: the run is then a pure function of the answers.
-    same = {"prepare_ahead_minutes": 0}
+    # One decision at a time, thinking before answering: the run is then a pure function of the answers.
+    same = {"background_thinking": False}
     recorded = config(tmp_path / "rec", fake_llm.base_url, concurrency=1, tick_s=30,
                       settings={**same, "llm_record": recording})
     asyncio.run(Sim(town, residents, scenario, recorded).run())

@@ -136,21 +136,20 @@ class MemoryStream:
         return records
 
 
-async def rate_when_due(npc: NpcState, unrated: Sequence[MemoryNode], now: datetime, stream: MemoryStream,
-                        trace: Trace | None, *, batch: int, wait: timedelta) -> list[MemoryNode]:
-    """Queue newly stored, not yet rated observations; once `batch` wait or the oldest has waited
-    `wait` of game time, rate them all in one call. Returns the nodes rated now.
+def queue_for_rating(npc: NpcState, unrated: Sequence[MemoryNode], now: datetime) -> None:
+    """Note newly stored observations whose importance is still provisional.
 
-    The paper rates each observation as it arrives: one call per event. Batching keeps the same
-    ratings (a provisional one meanwhile) for a fraction of the calls; reflection counts a node
-    when its rating is known."""
+    The paper rates each observation as it arrives: one call per event. Queued and rated together
+    (`rating_due`, then `MemoryStream.rate_stored`) they get the same ratings for a fraction of
+    the calls, and no decision waits for them; reflection counts a node once its rating is known."""
     if unrated and not npc.unrated_ids:
         npc.unrated_since = now
     npc.unrated_ids.extend(n.id for n in unrated)
-    if not npc.unrated_ids or (len(npc.unrated_ids) < batch and now - (npc.unrated_since or now) < wait):
-        return []
-    ids, npc.unrated_ids, npc.unrated_since = npc.unrated_ids, [], None
-    return await stream.rate_stored(npc.npc_id, npc.persona, ids, trace)
+
+
+def rating_due(npc: NpcState, now: datetime, *, batch: int, wait: timedelta) -> bool:
+    """Whether `batch` observations wait for their rating, or the oldest has waited `wait` of game time."""
+    return bool(npc.unrated_ids) and (len(npc.unrated_ids) >= batch or now - (npc.unrated_since or now) >= wait)
 
 
 def _rating_key(npc_id: str, node: MemoryNode) -> tuple[str, str]:
