@@ -62,7 +62,7 @@ class BrainCore:
         self._people_by_world: dict[str, dict[str, str]] = {}
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._thinking: dict[str, asyncio.Task[None]] = {}
-        self._objects: dict[str, tuple[World, dict[str, list[str]]]] = {}
+        self._indexes: dict[str, WorldIndex] = {}
         self._saved: dict[str, int] = {}  # npc_id -> hash of the record last written
 
     # --- world and NPCs -------------------------------------------------------------------
@@ -93,9 +93,9 @@ class BrainCore:
         _check_text("persona.name", persona.name, required=True)
         for name in ("identity", "lifestyle", "currently"):
             _check_text(f"persona.{name}", getattr(persona, name))
-        valid = world.addresses()
+        index = self._index(world)
         for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
-            _check_address(world, address, "address")
+            _check_address(index, address, "address")
         async with self._lock(request.npc_id):
             existing = await self._npc_or_none(request.npc_id)
             if existing is not None:
@@ -109,7 +109,7 @@ class BrainCore:
                            if persona.known_areas else set(world.arena_addresses()))
             npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
                            perception=_perception(request.perception),
-                           address=request.address if request.address in valid else persona.home,
+                           address=request.address or persona.home,
                            known_addresses=known)
             await self._save(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
@@ -133,7 +133,7 @@ class BrainCore:
             try:
                 world = await self._world(npc.world_name)
                 if request.address:
-                    _check_address(world, request.address, "address")
+                    _check_address(self._index(world), request.address, "address")
                     npc.address = request.address
                 observed = await self._perceive(npc, world, request, now, trace)
                 source = "plan"
@@ -149,7 +149,7 @@ class BrainCore:
                     # Only the block in progress is decomposed while the game waits; later ones
                     # are prepared in the background so their steps are ready when they start.
                     await decompose_upcoming(npc, now, self.stream, trace, horizon_minutes=0,
-                                             objects=self._objects_of(world))
+                                             objects=self._index(world).objects)
                     npc.action = action_now(npc, now, source)
                 trace.action = npc.action
                 await self._save(npc)
@@ -265,7 +265,7 @@ class BrainCore:
         draft = self._npcs[npc_id].model_copy(deep=True)
         if draft.is_chatting(now):
             return
-        objects = self._objects_of(await self._world(draft.world_name))
+        objects = self._index(await self._world(draft.world_name)).objects
         if not await decompose_upcoming(draft, now, self.stream, trace, horizon_minutes=self.settings.prepare_ahead_minutes,
                                         objects=objects):
             return
@@ -461,12 +461,12 @@ class BrainCore:
                                                  if r["world_name"] == world_name}
         return self._people_by_world[world_name]
 
-    def _objects_of(self, world: World) -> dict[str, list[str]]:
-        """Object names by arena, computed once per world version (names change only with RegisterWorld)."""
-        cached = self._objects.get(world.name)
-        if cached is None or cached[0] is not world:
-            cached = self._objects[world.name] = (world, _objects_by_arena(world))
-        return cached[1]
+    def _index(self, world: World) -> WorldIndex:
+        """The world's lookups, built once per world version (RegisterWorld and SetObjectState make a new one)."""
+        cached = self._indexes.get(world.name)
+        if cached is None or cached.world is not world:
+            cached = self._indexes[world.name] = WorldIndex(world)
+        return cached
 
     def _lock(self, npc_id: str) -> asyncio.Lock:
         return self._locks.setdefault(npc_id, asyncio.Lock())
@@ -523,13 +523,20 @@ class PlayerTalk:
     lines: list[DialogueLine] = field(default_factory=list)
 
 
+class WorldIndex:
+    """What every Decide looks up in a world (valid addresses, object names by arena), built once
+    instead of walking the tree per call."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.addresses = frozenset(world.addresses())
+        self.objects = {join(world.name, s.name, a.name): [o.name for o in a.objects]
+                        for s in world.sectors for a in s.arenas}
+
+
 def _content_digest(npc: NpcState) -> int:
     """What a record says, apart from its revision: equal digests need no write."""
     return hash(npc.model_dump_json(exclude={"revision"}))
-
-
-def _objects_by_arena(world: World) -> dict[str, list[str]]:
-    return {join(world.name, s.name, a.name): [o.name for o in a.objects] for s in world.sectors for a in s.arenas}
 
 
 def _plan_places(world: World, npc: NpcState) -> list[str]:
@@ -551,10 +558,10 @@ def _check_npc_id(npc_id: str) -> None:
         raise invalid(f"npc_id {npc_id[:80]!r} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
 
 
-def _check_address(world: World, address: str, name: str) -> None:
-    if address not in world.addresses():
-        raise invalid(f"{name} {address[:200]!r} is not in world {world.name!r}; use world:sector:arena[:object] "
-                      f"as registered, e.g. {min(world.addresses())!r}")
+def _check_address(index: WorldIndex, address: str, name: str) -> None:
+    if address not in index.addresses:
+        raise invalid(f"{name} {address[:200]!r} is not in world {index.world.name!r}; use world:sector:arena[:object] "
+                      f"as registered, e.g. {min(index.addresses)!r}")
 
 
 def _check_text(name: str, value: str, *, required: bool = False) -> None:
