@@ -90,11 +90,11 @@ class MemoryStream:
         """The nodes with their importance: known ratings without a call, the rest in one call (an
         observation repeated among them is asked about once)."""
         ratings = self._known_ratings(npc_id, nodes)
-        asked: dict[str, list[int]] = {}  # description -> indexes of the nodes it rates
+        asked: dict[object, list[int]] = {}  # what is asked about -> indexes of the nodes it rates
         for i, rating in enumerate(ratings):
             if rating is None:
-                text = nodes[i].description.strip()
-                asked.setdefault(text.lower() if nodes[i].kind is MemoryKind.OBSERVATION else f"{i}\0{text}", []).append(i)
+                key = _rating_key(npc_id, nodes[i]) if nodes[i].kind is MemoryKind.OBSERVATION else i
+                asked.setdefault(key, []).append(i)
         todo = [group[0] for group in asked.values()]
         common = {"npc_name": persona.name, "persona": persona.summary()}
         given: list[int] = []
