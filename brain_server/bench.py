@@ -169,7 +169,7 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
     import httpx
 
     from brain_server.sim.brain import BrainProcess
-    from brain_server.sim.data import ROOT, load_all
+    from brain_server.sim.data import ROOT, load_all, repeated_spawn_requests
     from brain_server.sim.grid import layout
     from npc_brain.v1 import brain_pb2 as pb
     from npc_brain.v1 import brain_pb2_grpc
@@ -197,15 +197,9 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
                     stub.RegisterWorld(json_format.ParseDict(world, pb.RegisterWorldRequest()), timeout=60)
                     ids = []
                     t0 = time.perf_counter()
-                    for i in range(n):
-                        r = residents[i % len(residents)]
-                        npc_id = f"{r.npc_id}_{i // len(residents)}"
-                        persona = dict(r.persona, name=f"{r.name} {i // len(residents)}" if i >= len(residents)
-                                       else r.name)
-                        stub.SpawnNpc(json_format.ParseDict({"worldName": town.name, "npcId": npc_id,
-                                                             "persona": persona, "address": r.persona["home"]},
-                                                            pb.SpawnNpcRequest()), timeout=60)
-                        ids.append(npc_id)
+                    for body in repeated_spawn_requests(residents, town.name, n):
+                        stub.SpawnNpc(json_format.ParseDict(body, pb.SpawnNpcRequest()), timeout=60)
+                        ids.append(body["npcId"])
                     first = pb.DecideRequest()
                     first.game_time.FromDatetime(now)
                     for npc_id in ids:  # the day plan and the block's steps: LLM calls, not measured

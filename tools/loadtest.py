@@ -36,7 +36,7 @@ import grpc
 import httpx
 
 from brain_server.sim.brain import BrainProcess
-from brain_server.sim.data import Resident, load_all
+from brain_server.sim.data import load_all, repeated_spawn_requests
 from brain_server.sim.grid import layout
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
@@ -46,17 +46,6 @@ MAX_NPCS = 2000
 MAX_SECONDS = 300
 START = datetime(2026, 2, 13, 8, tzinfo=UTC)
 DECIDE_PATH = "/npc_brain.v1.BrainService/Decide"
-
-
-def spawn_requests(residents: Sequence[Resident], world_name: str, n: int) -> list[dict[str, Any]]:
-    """n SpawnNpc bodies: the residents repeated, copies numbered in id and name so each is its own NPC."""
-    bodies = []
-    for i in range(n):
-        r, copy = residents[i % len(residents)], i // len(residents)
-        persona = dict(r.persona, name=f"{r.name} {copy}" if copy else r.name)
-        bodies.append({"worldName": world_name, "npcId": f"{r.npc_id}_{copy}", "persona": persona,
-                       "address": r.persona["home"]})
-    return bodies
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -236,7 +225,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     npcs, seconds = min(args.npcs, MAX_NPCS), min(args.seconds, MAX_SECONDS)
     args.seconds = seconds
     town, residents, _ = load_all("valentines_party")
-    bodies = spawn_requests(residents, town.name, npcs)
+    bodies = repeated_spawn_requests(residents, town.name, npcs)
     with FakeOpenAI(latency_s=args.llm_latency) as fake, tempfile.TemporaryDirectory() as data:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc}

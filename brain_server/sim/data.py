@@ -101,3 +101,14 @@ def load_all(name: str, layout_path: Path | None = None, residents_dir: Path | N
     if not path.is_file():
         path = loaders.SCENARIOS_DIR / f"{name}.json"
     return town, people, scenario(loaders.load_scenario(path), people, town)
+
+
+def repeated_spawn_requests(residents: list[Resident], world_name: str, n: int) -> list[dict[str, Any]]:
+    """n SpawnNpc bodies: the residents repeated, copies numbered in id and name so each is its own NPC."""
+    bodies = []
+    for i in range(n):
+        r, copy = residents[i % len(residents)], i // len(residents)
+        persona = dict(r.persona, name=f"{r.name} {copy}" if copy else r.name)
+        bodies.append({"worldName": world_name, "npcId": f"{r.npc_id}_{copy}", "persona": persona,
+                       "address": r.persona["home"]})
+    return bodies
