@@ -129,7 +129,7 @@ class Caller:
         self.channel = grpc.aio.insecure_channel(brain.grpc_target)
         self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
         # A connection per request, as Godot's HTTPRequest does. Reused keep-alive connections race
-        # uvicorn's 5 s idle close when this client lags under load: a request written as the server
+        # the server's idle close when this client lags under load: a request written as the server
         # closes is reset (ReadError), and httpx does not retry a POST.
         self.http = httpx.AsyncClient(base_url=brain.http_url, timeout=120,
                                       limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=0))
