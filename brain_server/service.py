@@ -4,6 +4,7 @@ and answers protocol messages. Transports only adapt errors and framing."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import re
@@ -236,15 +237,14 @@ class BrainCore:
             return
         ids = list(npc.unrated_ids)
         rated = await self.stream.rate_stored(npc_id, npc.persona, ids, trace)
-        async with self._lock(npc_id):
-            live = await self._npc_or_none(npc_id)
-            if live is None:
-                return
+
+        def apply(live: NpcState) -> None:
             done = set(ids)
             live.unrated_ids = [i for i in live.unrated_ids if i not in done]
             live.unrated_since = live.unrated_since if live.unrated_ids else None
             note_importance(live, rated)
-            await self._save(live)
+
+        await self._merge(npc_id, apply)
         trace.note(f"rated {len(rated)} perceived events")
 
     async def _reflect(self, npc_id: str, now: datetime, trace: Trace) -> None:
@@ -253,13 +253,12 @@ class BrainCore:
         if accumulated < self.settings.reflection_threshold:
             return
         thoughts = await maybe_reflect(draft, now, self.stream, trace, threshold=self.settings.reflection_threshold)
-        async with self._lock(npc_id):
-            live = await self._npc_or_none(npc_id)
-            if live is None:
-                return
+
+        def apply(live: NpcState) -> None:
             live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
             live.reflection_count += bool(thoughts)
-            await self._save(live)
+
+        await self._merge(npc_id, apply)
 
     async def _prepare(self, npc_id: str, now: datetime, trace: Trace) -> None:
         draft = self._npcs[npc_id].model_copy(deep=True)
@@ -270,14 +269,22 @@ class BrainCore:
                                         objects=objects):
             return
         steps = {(item.start, item.activity): item.subtasks for item in draft.plan if item.subtasks}
-        async with self._lock(npc_id):
-            live = await self._npc_or_none(npc_id)
-            if live is None:
-                return
+
+        def apply(live: NpcState) -> None:
             for item in live.plan:
                 if not item.subtasks and (item.start, item.activity) in steps:
                     item.subtasks = steps[(item.start, item.activity)]
-            await self._save(live)
+
+        await self._merge(npc_id, apply)
+
+    async def _merge(self, npc_id: str, apply: Callable[[NpcState], None]) -> None:
+        """Apply a background step's result to the NPC as it is now (a Decide may have changed it
+        meanwhile), under its lock, and save it."""
+        async with self._lock(npc_id):
+            live = await self._npc_or_none(npc_id)
+            if live is not None:
+                apply(live)
+                await self._save(live)
 
     async def close(self) -> None:
         """Stop background thinking (what it has not merged is redone after a restart: the queue of
