@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
-import os
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
-import re
 import signal
-import subprocess
-import sys
-import threading
-import time
 from typing import Any
 
 import pytest
@@ -23,12 +16,12 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.prompts import PromptLibrary
+from brain_server.sim.brain import BrainProcess as SimBrainProcess
 from brain_server.storage import open_store
 from brain_server.storage.base import MemoryStore
 from tools.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
-READY = re.compile(r"npc-brain ready grpc=(\S+) http=(\S+)")
 
 
 @pytest.fixture
@@ -78,51 +71,23 @@ def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run
     return runner
 
 
-@dataclass
-class BrainProcess:
-    """`npc-brain serve` in a subprocess on free loopback ports."""
+class BrainProcess(SimBrainProcess):
+    """The sim's brain process with a clean NPC_BRAIN_* environment, keeping all its output (tests
+    read it), and able to crash and come back."""
 
-    env: dict[str, str]
-    args: list[str]
-    proc: subprocess.Popen[str] | None = None
-    grpc_target: str = ""
-    http_url: str = ""
-    output: list[str] = field(default_factory=list)
+    def __init__(self, settings: Mapping[str, object]) -> None:
+        super().__init__(settings, inherit_env=False)
+        self.output: list[str] = []
 
-    def start(self, timeout_s: float = 60) -> BrainProcess:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "brain_server.cli", "serve", *self.args], cwd=ROOT, env=self.env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        ready = threading.Event()
-
-        def pump(stream: object) -> None:
-            for line in stream:  # type: ignore[attr-defined]
-                self.output.append(line.rstrip())
-                if match := READY.search(line):
-                    self.grpc_target, self.http_url = match.group(1), match.group(2)
-                    ready.set()
-
-        threading.Thread(target=pump, args=(self.proc.stdout,), daemon=True).start()
-        deadline = time.monotonic() + timeout_s
-        while not ready.wait(0.1):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("brain did not start:\n" + "\n".join(self.output[-40:]))
-        return self
+    def on_line(self, line: str) -> None:
+        super().on_line(line)
+        self.output.append(line)
 
     def kill(self) -> None:
         """SIGKILL: no chance to flush or close anything."""
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
     def restart(self) -> BrainProcess:
         """SIGKILL, then start again on the same ports, as a supervisor would (clients reconnect)."""
@@ -139,14 +104,8 @@ def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
     started: list[BrainProcess] = []
 
     def factory(**settings: object) -> BrainProcess:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-        env.update({
-            "NPC_BRAIN_LLM_BASE_URL": fake_llm.base_url, "NPC_BRAIN_LLM_MODEL": "fake-model",
-            "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0",
-            "NPC_BRAIN_DATA_DIR": str(tmp_path / f"data{len(started)}"), "NPC_BRAIN_LOG_JSON": "true",
-        })
-        env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items()})
-        brain = BrainProcess(env=env, args=[]).start()
+        brain = BrainProcess({"llm_base_url": fake_llm.base_url, "llm_model": "fake-model",
+                              "data_dir": tmp_path / f"data{len(started)}", **settings}).start()
         started.append(brain)
         return brain
 

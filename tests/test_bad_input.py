@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import json
-import os
 from pathlib import Path
 
 from google.protobuf import json_format
@@ -32,13 +31,9 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
     data: Path = tmp_path_factory.mktemp("bad-input")
     with FakeOpenAI() as fake:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-        env.update({"NPC_BRAIN_LLM_BASE_URL": fake.base_url, "NPC_BRAIN_LLM_MODEL": "fake-model",
-                    "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_DATA_DIR": str(data),
-                    "NPC_BRAIN_LOG_JSON": "true", "NPC_BRAIN_PREPARE_AHEAD_MINUTES": "0",
-                    # Hypothesis sends as fast as the brain answers; the rate limit has tests of its own.
-                    "NPC_BRAIN_RATE_LIMIT_PER_S": "0"})
-        brain = BrainProcess(env=env, args=[]).start()
+        # Hypothesis sends as fast as the brain answers; the rate limit has tests of its own.
+        brain = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data,
+                              "prepare_ahead_minutes": 0, "rate_limit_per_s": 0}).start()
         c = Clients(brain)
         c.grpc("RegisterWorld", world_json())
         c.grpc("SpawnNpc", spawn_json())

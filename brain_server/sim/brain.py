@@ -16,11 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 class BrainProcess:
-    """Starts the brain with the caller's NPC_BRAIN_* environment plus `settings`; its output goes
-    to `log_path`. `grpc_target` and `http_url` are set once it prints its ready line."""
+    """Starts the brain with the caller's NPC_BRAIN_* environment (unless `inherit_env` is off) plus
+    `settings`; its output goes to `log_path`, if given, and through `on_line`. `grpc_target` and
+    `http_url` are set once it prints its ready line."""
 
-    def __init__(self, settings: Mapping[str, object], log_path: Path) -> None:
-        self.env = dict(os.environ)
+    def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
+                 inherit_env: bool = True) -> None:
+        self.env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
         self.env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
         self.env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
         self.log_path = log_path
@@ -29,9 +31,14 @@ class BrainProcess:
         self.http_url = ""
         self.tail: list[str] = []
 
+    def on_line(self, line: str) -> None:
+        """Each line the brain prints; the last 40 are kept for the error when it does not start."""
+        self.tail = [*self.tail[-39:], line]
+
     def start(self, timeout_s: float = 120) -> BrainProcess:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("w")
+        if self.log_path:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("w") if self.log_path else None
         self.proc = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "serve"], cwd=ROOT, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         ready = threading.Event()
@@ -39,13 +46,15 @@ class BrainProcess:
         def pump() -> None:
             assert self.proc and self.proc.stdout
             for line in self.proc.stdout:
-                log.write(line)
-                log.flush()
-                self.tail = [*self.tail[-39:], line.rstrip()]
+                if log:
+                    log.write(line)
+                    log.flush()
+                self.on_line(line.rstrip())
                 if not ready.is_set() and (match := READY.search(line)):
                     self.grpc_target, self.http_url = match.group(1), match.group(2)
                     ready.set()
-            log.close()
+            if log:
+                log.close()
 
         threading.Thread(target=pump, daemon=True).start()
         deadline = time.monotonic() + timeout_s
