@@ -14,9 +14,35 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # Build tools first, so the editable install can generate the protocol code without isolation.
 .venv/bin/pip install -q "setuptools>=68" wheel grpcio-tools==1.85.1 protoc-gen-connectrpc==0.13.0
+
+# llama-cpp-python (the embedded LLM) is published as source only: compiling llama.cpp takes
+# minutes, so its wheel is built once per machine, in its own isolated build environment (which
+# brings scikit-build-core and CMake from PyPI), and kept in a wheelhouse that every clone on this
+# machine reuses. NPC_BRAIN_WHEELHOUSE moves it; CI points it at an empty folder to prove the
+# build from nothing.
+wheelhouse="${NPC_BRAIN_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/npc-brain/wheels}"
+mkdir -p "$wheelhouse"
+llama_spec="$(.venv/bin/python - <<'PY'
+import tomllib
+extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]
+print(next(spec for spec in extras["embedded-llm"] if spec.startswith("llama-cpp-python")))
+PY
+)"
+llama_version="${llama_spec#*==}"
+python_tag="$(.venv/bin/python -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
+if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-"$python_tag"-*"$(uname -m)"*.whl >/dev/null 2>&1; then
+  echo "setup: building $llama_spec once for this machine (compiles llama.cpp: ~5 min on 2 cores)"
+  started=$SECONDS
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps -w "$wheelhouse" "$llama_spec"
+  echo "setup: built $llama_spec in $((SECONDS - started)) s, kept in $wheelhouse"
+fi
+
 extras="embedded-llm"
 [ "$want_tests" = 1 ] && extras="embedded-llm,test"
-.venv/bin/pip install -q --no-build-isolation -e ".[${extras}]"
+# Without isolation only for our own package (its setup.py generates the protocol code with the
+# build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
+.venv/bin/pip install -q --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
+  -e ".[${extras}]"
 
 need_chromium=$want_tests
 [ -d godot_project ] && need_chromium=1
