@@ -20,7 +20,10 @@ python3 -m venv .venv
 # brings scikit-build-core and CMake from PyPI), and kept in a wheelhouse that every clone on this
 # machine reuses. NPC_BRAIN_WHEELHOUSE moves it; CI points it at an empty folder to prove the
 # build from nothing.
-wheelhouse="${NPC_BRAIN_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/npc-brain/wheels}"
+# llama.cpp is compiled for this CPU's instruction set: the wheelhouse is keyed by the CPU, so a
+# home folder carried to another machine never installs a wheel that would crash there.
+cpu_key="$(grep -m1 -E '^(flags|Features)' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)"
+wheelhouse="${NPC_BRAIN_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/npc-brain/wheels}/$(uname -m)-$cpu_key"
 mkdir -p "$wheelhouse"
 llama_spec="$(.venv/bin/python - <<'PY'
 import tomllib
@@ -29,8 +32,8 @@ print(next(spec for spec in extras["embedded-llm"] if spec.startswith("llama-cpp
 PY
 )"
 llama_version="${llama_spec#*==}"
-python_tag="$(.venv/bin/python -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
-if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-"$python_tag"-*"$(uname -m)"*.whl >/dev/null 2>&1; then
+# The wheel is py3-none (llama.cpp is loaded through ctypes): one build serves every Python here.
+if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
   echo "setup: building $llama_spec once for this machine (compiles llama.cpp: ~5 min on 2 cores)"
   started=$SECONDS
   CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps -w "$wheelhouse" "$llama_spec"
