@@ -166,7 +166,7 @@ func _record_stats() -> void:
 	EventLog.record("stats", {
 		"fps": Engine.get_frames_per_second(), "game_time": GameClock.now_rfc3339(),
 		"npcs": npcs.size(), "walking": npcs.filter(func(n: Npc) -> bool: return n.is_walking()).size(),
-		"brain": BrainClient.reachable, "msec": Time.get_ticks_msec(),
+		"brain": BrainClient.state_name(), "msec": Time.get_ticks_msec(),
 	})
 
 

@@ -7,6 +7,11 @@ extends Node
 
 ## Queued calls (not counting the one in flight) beyond which `submit` refuses.
 const MAX_QUEUED := 2
+## HTTP client states in which a request has been sent (or its answer is arriving). In a web
+## export the browser does not tell whether it connected: a pending fetch counts as sent.
+const SENT_STATUSES: Array[HTTPClient.Status] = [
+	HTTPClient.STATUS_CONNECTED, HTTPClient.STATUS_REQUESTING, HTTPClient.STATUS_BODY,
+]
 
 var endpoint: String = ""
 var timeout_s: float = 15.0
@@ -15,11 +20,17 @@ var _queue: Array[BrainCall] = []
 var _current: BrainCall = null
 var _started_msec: int = 0
 var _http: HTTPRequest
+# The lane's own deadline instead of HTTPRequest.timeout: on expiry it can still ask the HTTP
+# client whether the request went out (a slow brain) or never connected (no brain).
+var _deadline: Timer
 
 
 func _ready() -> void:
+	_deadline = Timer.new()
+	_deadline.one_shot = true
+	_deadline.timeout.connect(_on_deadline)
+	add_child(_deadline)
 	_http = HTTPRequest.new()
-	_http.timeout = timeout_s
 	# A browser's fetch decodes gzip/br itself but leaves the Content-Encoding header, which would
 	# make HTTPRequest gunzip the body a second time (RESULT_BODY_DECOMPRESS_FAILED). Without this
 	# on desktop, no Accept-Encoding is sent and servers answer uncompressed: right on both.
@@ -56,12 +67,21 @@ func _send_next() -> void:
 	var error := _http.request(url, headers, HTTPClient.METHOD_POST, _current.body)
 	if error != OK:
 		_finish(BrainReply.failure("unavailable", "cannot send to %s (error %d)" % [url, error]))
+	else:
+		_deadline.start(timeout_s)
 
 
 func _on_request_completed(
 		result: int, status: int, _headers: PackedStringArray, body: PackedByteArray) -> void:
+	_deadline.stop()
 	var elapsed := Time.get_ticks_msec() - _started_msec
 	_finish(BrainReply.from_http(result, status, body, elapsed))
+
+
+func _on_deadline() -> void:
+	var sent := _http.get_http_client_status() in SENT_STATUSES
+	_http.cancel_request()
+	_finish(BrainReply.timed_out(timeout_s, sent, Time.get_ticks_msec() - _started_msec))
 
 
 func _finish(reply: BrainReply) -> void:

@@ -16,6 +16,9 @@ var message: String = ""
 ## HTTP status, 0 when there was no answer.
 var http_status: int = 0
 var elapsed_ms: int = 0
+## Whether the request reached the brain: it answered (any status), or it was sent and the answer
+## did not come in time. False when no connection was made.
+var reached: bool = false
 
 
 ## A reply that never reached the brain.
@@ -27,6 +30,13 @@ static func failure(error_code: String, error_message: String, elapsed: int = 0)
 	return reply
 
 
+## A request that got no answer within `timeout_s`; `connected`: whether it had been sent.
+static func timed_out(timeout_s: float, connected: bool, elapsed: int) -> BrainReply:
+	var reply := failure("deadline_exceeded", "no answer in %.1f s" % timeout_s, elapsed)
+	reply.reached = connected
+	return reply
+
+
 ## Interprets what HTTPRequest.request_completed delivered.
 static func from_http(
 		result: int, status: int, body: PackedByteArray, elapsed: int) -> BrainReply:
@@ -35,6 +45,7 @@ static func from_http(
 	var reply := BrainReply.new()
 	reply.http_status = status
 	reply.elapsed_ms = elapsed
+	reply.reached = true
 	var parsed: Variant = JSON.parse_string(body.get_string_from_utf8()) if body.size() else {}
 	if status == 200 and parsed is Dictionary:
 		reply.ok = true

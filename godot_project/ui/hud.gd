@@ -7,8 +7,9 @@ extends CanvasLayer
 const BAR_HEIGHT := 40.0
 ## Time scales offered (game seconds per real second).
 const SCALES: Array[float] = [1.0, 10.0, 60.0, 300.0, 1200.0]
-const OFFLINE_COLOR := Color(1, 0.45, 0.4)
 const ONLINE_COLOR := Color(0.8, 0.85, 0.9)
+const SLOW_COLOR := Color(1, 0.8, 0.35)
+const OFFLINE_COLOR := Color(1, 0.45, 0.4)
 
 var _pause_button: Button
 var _scale_buttons: Array[Button] = []
@@ -100,9 +101,18 @@ func _on_minute_passed(unix_time: int) -> void:
 	_clock.text = GameTime.to_label(unix_time)
 
 
-func _on_brain_status_changed(reachable: bool, detail: String) -> void:
-	_status.add_theme_color_override("font_color", ONLINE_COLOR if reachable else OFFLINE_COLOR)
-	if reachable:
-		show_message("brain: online at %s" % BrainClient.base_url)
-	else:
-		show_message("brain OFFLINE (%s): NPCs keep their last action, retrying" % detail)
+func _on_brain_status_changed(state: BrainClient.State, detail: String) -> void:
+	var text := "brain: connecting to %s" % BrainClient.base_url
+	var color := ONLINE_COLOR
+	match state:
+		BrainClient.State.ONLINE:
+			text = "brain online at %s" % BrainClient.base_url
+		BrainClient.State.SLOW:
+			text = "brain slow (%s): NPCs carry on, thinking takes longer" % detail
+			color = SLOW_COLOR
+		BrainClient.State.FAILING:
+			text = "brain OFFLINE (%s): NPCs keep their last action, retrying" % detail
+			color = OFFLINE_COLOR
+	_status.add_theme_color_override("font_color", color)
+	show_message(text)
+	EventLog.record("hud_status", {"state": BrainClient.state_name(), "text": text})
