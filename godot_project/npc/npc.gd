@@ -8,6 +8,9 @@ extends Node2D
 ## Emitted when the NPC reaches the tile it was sent to for `address`.
 signal arrived(address: String, tile: Vector2i)
 
+## Added to the action label while the brain is still thinking (the web runtime has no emoji).
+const THINKING_SUFFIX := " (thinking...)"
+
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = ""
 @export var color: Color = Color(0.9, 0.4, 0.35):
@@ -163,26 +166,34 @@ func go_to(address: String) -> bool:
 		if other != null and other != self:
 			taken.append(other.tile)
 			taken.append(other.get_destination())
-	var target := town.resolve_target(address, tile, taken, _rng)
+	# On its way: set out from the tile it is stepping onto, so it never cuts between tiles.
+	var from: Vector2i = tile if _path.is_empty() else _path[0]
+	var target := town.resolve_target(address, from, taken, _rng)
 	if target == Town.NO_TILE:
 		return false
-	var path := town.find_path(tile, target)
+	var path := town.find_path(from, target)
 	if path.is_empty():
 		return false
 	target_address = address
-	_path = path.slice(1)
+	_path = path if is_walking() else path.slice(1)
 	if _path.is_empty():
 		_arrive.call_deferred()
 	return true
 
 
-## Shows what it is doing: `label` is the brain's short emoji label, `description` the sentence.
-func show_action(label: String, description: String) -> void:
+## Shows what it is doing: `label` is the brain's short emoji label, `description` the sentence;
+## `thinking`: the brain is still making up its mind (a provisional action).
+func show_action(label: String, description: String, thinking: bool = false) -> void:
 	var prefix := display_name + " is "
 	activity = description.substr(prefix.length()) if description.begins_with(prefix) else description
 	var shown := _displayable(label).strip_edges()
-	_action_label.text = shown if shown != "" else activity
+	_action_label.text = (shown if shown != "" else activity) + (THINKING_SUFFIX if thinking else "")
 	_action_label.tooltip_text = description
+
+
+## The action label's text as shown over its head.
+func get_action_text() -> String:
+	return _action_label.text
 
 
 ## Shows a line of dialogue in its speech bubble for `speech_seconds`.

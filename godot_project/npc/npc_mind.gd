@@ -1,8 +1,13 @@
 class_name NpcMind
 extends Node
 ## Connects its parent Npc to the brain: spawns it (SpawnNpc), then asks Decide whenever it has
-## no action or its action's time is up (checked each game minute), walks it to the address of
-## the answer, shows the action and dialogue, and applies object state changes.
+## no action or the game time the brain named is up (checked each game minute), walks it to the
+## address of the answer, shows the action and dialogue, and applies object state changes.
+##
+## The brain answers at once with what the NPC has and thinks in the background: it names when
+## to ask again (`askAgainAt`: the action's end, or sooner while it is thinking). While it thinks
+## (a provisional action, or `thinking`), the NPC shows it, walks to the provisional address, and
+## asks again at that time even on its way; otherwise it finishes its walk first.
 
 ## Emitted with the Action message (proto3 JSON) of each decision.
 signal decided(action: Dictionary)
@@ -11,16 +16,21 @@ signal decided(action: Dictionary)
 ## in a row (with jitter) up to `max_retry_delay_s`. The NPC keeps its last action meanwhile.
 @export var retry_delay_s: float = 1.0
 @export var max_retry_delay_s: float = 8.0
+## Real seconds at least between two Decide calls while thinking, whatever `askAgainAt` says.
+@export var min_thinking_interval_s: float = 0.5
 
 ## The latest decision: its Action message and trace id (for the inspector).
 var last_action: Dictionary = {}
 var last_trace_id: String = ""
+## Whether the brain is still thinking about this NPC's action (see `Decision.is_tentative`).
+var thinking: bool = false
 
 var _npc: Npc
 var _spawned: bool = false
 var _busy: bool = false
-## Game time (Unix seconds) when the current action ends; -1 without an action.
-var _action_end: int = -1
+## Game time (Unix seconds) to ask Decide again; -1 without an action.
+var _ask_at: int = -1
+## No call before this real time (backoff after failures, pacing while thinking).
 var _retry_at_msec: int = 0
 var _failures: int = 0
 
@@ -49,7 +59,7 @@ func _tick() -> void:
 		return
 	if not _spawned:
 		_spawn()
-	elif not _npc.is_walking() and (_action_end < 0 or GameClock.now() >= _action_end):
+	elif GameClock.now() >= _ask_at and (thinking or not _npc.is_walking()):
 		_decide()
 
 
@@ -85,7 +95,7 @@ func _decide() -> void:
 		_back_off()
 		return
 	_failures = 0
-	_apply(reply.data.get("action", {}), str(reply.data.get("traceId", "")), reply.elapsed_ms)
+	_apply(Decision.from_response(reply.data), reply.elapsed_ms)
 
 
 func _back_off() -> void:
@@ -94,16 +104,18 @@ func _back_off() -> void:
 	_retry_at_msec = Time.get_ticks_msec() + int(delay * randf_range(800.0, 1200.0))
 
 
-func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
+func _apply(decision: Decision, elapsed_ms: int) -> void:
+	var action := decision.action
 	last_action = action
-	last_trace_id = trace_id
+	last_trace_id = decision.trace_id
+	thinking = decision.is_tentative()
 	var town := _npc.town
-	var address := town.full_address(str(action.get("address", "")))
+	var address := town.full_address(decision.address)
 	var now := GameClock.now()
-	var start := GameTime.parse_rfc3339(str(action.get("startTime", "")))
-	var minutes := maxi(int(action.get("durationMinutes", 0)), 1)
-	_action_end = maxi((start if start >= 0 else now) + minutes * 60, now + 60)
-	_npc.show_action(str(action.get("emoji", "")), str(action.get("description", "")))
+	_ask_at = decision.next_ask(now)
+	if thinking:
+		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
+	_npc.show_action(decision.emoji, decision.description, thinking)
 	for change: Dictionary in action.get("objectStates", []):
 		var object_address := town.full_address(str(change.get("address", "")))
 		if town.set_object_state(object_address, str(change.get("state", ""))):
@@ -117,12 +129,15 @@ func _apply(action: Dictionary, trace_id: String, elapsed_ms: int) -> void:
 			"text": str(line.get("text", "")),
 		})
 	EventLog.record("decision", {
-		"npc": _npc.npc_id, "address": address, "trace": trace_id,
-		"description": str(action.get("description", "")), "emoji": str(action.get("emoji", "")),
-		"source": str(action.get("source", "")), "duration_minutes": minutes,
-		"game_time": GameClock.now_rfc3339(), "latency_ms": elapsed_ms,
+		"npc": _npc.npc_id, "address": address, "trace": decision.trace_id,
+		"description": decision.description, "emoji": decision.emoji, "source": decision.source,
+		"duration_minutes": decision.duration_minutes, "game_time": GameTime.to_rfc3339(now),
+		"latency_ms": elapsed_ms, "thinking": thinking, "shown": _npc.get_action_text(),
+		"ask_again_at": GameTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(action)
+	if _npc.is_walking() and _npc.target_address == address:
+		return  # already on its way there (asked again while thinking)
 	if not _npc.go_to(address):
 		EventLog.record("unreachable", {
 			"npc": _npc.npc_id, "address": address, "tile": [_npc.tile.x, _npc.tile.y],

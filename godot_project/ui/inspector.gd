@@ -194,7 +194,8 @@ func _npc_header(target: Npc) -> String:
 	var action := target.mind.last_action
 	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n" % [
 		_esc(target.display_name), target.age, _esc(", ".join(target.traits)),
-		_esc(str(action.get("description", "deciding..."))),
+		_esc(str(action.get("description", "deciding...")))
+				+ (Npc.THINKING_SUFFIX if target.mind.thinking else ""),
 		_esc(str(action.get("address", target.get_address()))),
 	]
 
