@@ -7,12 +7,17 @@ godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the br
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+import functools
+import http.server
 import json
 from pathlib import Path
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -207,6 +212,9 @@ def test_town_registers_decides_and_walks_in_the_real_engine(brain_factory, tmp_
     assert walked, f"no NPC arrived where a decision sent it:\n{transcript}"
 
     assert not [e for e in events if e["event"] == "brain_error"], transcript
+    hud = [e for e in events if e["event"] == "hud_status"]
+    assert hud and hud[0]["state"] == "ONLINE" and hud[0]["text"].startswith("brain online"), hud
+    assert not [e for e in hud if "OFFLINE" in e["text"]], hud
     assert not godot_web.engine_problems(lines), "\n".join(godot_web.engine_problems(lines))
     assert screenshot.stat().st_size > 10_000
 
@@ -398,3 +406,172 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
     problems = godot_web.engine_problems(game.lines)
     assert not problems, "\n".join(problems[:20])
     print(f"whole-game test: {time.monotonic() - started:.1f}s")
+
+
+# --------------------------------------------------------------------------------------------
+# The game's side of a real-time brain: the HUD's three states, askAgainAt, thinking. A stand-in
+# brain answers here (real HTTP on loopback, the real engine); the real brain is tested elsewhere.
+# --------------------------------------------------------------------------------------------
+
+Answer = Callable[[str, dict], tuple[float, dict]]
+
+
+class _StandInBrain:
+    """A loopback HTTP/1.1 server that serves the web build (same origin: no CORS) and answers
+    Connect unary JSON calls with `answer(method, request) -> (delay_s, response)`; `calls` holds
+    (method, request) in arrival order. RegisterWorld, SpawnNpc and other calls answer at once
+    unless `answer` returns None for them."""
+
+    def __init__(self, web_dir: Path, answer: Answer) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        brain = self
+
+        class Handler(godot_web._QuietHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                method = self.path.rsplit("/", 1)[-1]
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                brain.calls.append((method, request))
+                delay_s, response = answer(method, request) or (0.0, _default_answer(method, request))
+                time.sleep(delay_s)
+                body = json.dumps(response).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass  # the game gave up waiting and closed the connection
+
+        self.server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(web_dir)))
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> _StandInBrain:
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _default_answer(method: str, request: dict) -> dict:
+    """RegisterWorld's counts; Decide: stay where you are for ten hours (no askAgainAt, no
+    thinking: the fields are optional); anything else: an empty message."""
+    if method == "RegisterWorld":
+        sectors = request["world"]["sectors"]
+        arenas = [a for s in sectors for a in s["arenas"]]
+        return {"worldName": request["world"]["name"], "sectorCount": len(sectors), "arenaCount": len(arenas),
+                "objectCount": sum(len(a.get("objects", [])) for a in arenas)}
+    if method == "Decide":
+        return {"traceId": "stay", "action": {
+            "description": "staying put", "address": request["address"], "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+    return {}
+
+
+def _game_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _rfc3339(when: datetime) -> str:
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _hud(events: list[dict]) -> list[dict]:
+    return [e for e in events if e["event"] == "hud_status"]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_hud_says_offline_when_no_brain_listens(tmp_path: Path) -> None:
+    _needs_browser()
+    web_dir = godot_web.build_web(tmp_path / "web")
+    server = godot_web.serve(web_dir, port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/?brain-url=http://127.0.0.1:{_free_port()}"
+        with godot_web.HeadlessGame(url) as game:
+            offline = game.wait_for(lambda e: e["event"] == "hud_status", timeout_s=60)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert offline, "\n".join(game.lines[-30:])
+    assert offline["state"] == "FAILING" and offline["text"].startswith("brain OFFLINE (unavailable)"), offline
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_hud_says_slow_not_offline_when_answers_time_out(tmp_path: Path) -> None:
+    """Decide answers after 3 s, the game waits 1 s (`?brain-timeout-s=1`): the brain is
+    reachable but slow, which is not offline."""
+    _needs_browser()
+    web_dir = godot_web.build_web(tmp_path / "web")
+
+    def slow_decide(method: str, request: dict) -> tuple[float, dict] | None:
+        return (3.0, _default_answer(method, request)) if method == "Decide" else None
+
+    with _StandInBrain(web_dir, slow_decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&brain-timeout-s=1") as game:
+        slow = game.wait_for(lambda e: e["event"] == "hud_status" and e["state"] == "SLOW", timeout_s=60)
+        assert slow, "\n".join(game.lines[-30:])
+        game.pump(5)  # more timeouts: still slow, never offline
+    hud = _hud(game.events)
+    assert hud[0]["state"] == "ONLINE" and hud[0]["text"].startswith("brain online"), hud
+    assert slow["text"].startswith("brain slow (Decide: no answer in 1.0 s)"), slow
+    assert not [e for e in hud if e["state"] == "FAILING" or "OFFLINE" in e["text"]], hud
+    timeouts = [e for e in game.events if e["event"] == "brain_error"]
+    assert timeouts and {e["code"] for e in timeouts} == {"deadline_exceeded"}, timeouts[:5]
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> None:
+    """Isabella's first answer is provisional (her home, for an hour) with `thinking` and
+    askAgainAt ten game minutes on; she walks there showing that she is thinking, asks again at
+    about that game time (not at the hour's end), and takes the plan's action without the mark."""
+    _needs_browser()
+    web_dir = godot_web.build_web(tmp_path / "web")
+    npc, cafe = "isabella_rodriguez", "the Ville:Hobbs Cafe:cafe"
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide" or request["npcId"] != npc:
+            return None
+        now = _game_time(request["gameTime"])
+        if not [r for m, r in brain.calls[:-1] if m == "Decide" and r["npcId"] == npc]:
+            return 0.0, {"traceId": "provisional", "thinking": True,
+                         "askAgainAt": _rfc3339(now + timedelta(minutes=10)), "action": {
+                             "description": "Isabella Rodriguez is getting ready for the day",
+                             "address": request["address"], "durationMinutes": 60,
+                             "startTime": request["gameTime"], "source": "ACTION_SOURCE_PROVISIONAL"}}
+        return 0.0, {"traceId": "plan", "askAgainAt": _rfc3339(now + timedelta(minutes=60)), "action": {
+            "description": "Isabella Rodriguez is opening Hobbs Cafe", "address": cafe,
+            "durationMinutes": 60, "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    def decisions() -> list[dict]:
+        return [e for e in game.events if e["event"] == "decision" and e["npc"] == npc]
+
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60") as game:
+        assert game.wait_until(lambda: len(decisions()) >= 2, timeout_s=90), "\n".join(game.lines[-30:])
+    first, second = decisions()[:2]
+    asked = [_game_time(r["gameTime"]) for m, r in brain.calls if m == "Decide" and r["npcId"] == npc]
+
+    assert first["source"] == "ACTION_SOURCE_PROVISIONAL" and first["thinking"], first
+    assert first["shown"].endswith("(thinking...)"), first
+    ask_at = _game_time(first["ask_again_at"])
+    assert ask_at == asked[0] + timedelta(minutes=10), (first, asked)
+    # Asked again at the first game minute at or after askAgainAt, long before the hour was up.
+    assert ask_at <= asked[1] <= ask_at + timedelta(minutes=2), (ask_at, asked)
+    assert second["source"] == "ACTION_SOURCE_PLAN" and not second["thinking"], second
+    assert "thinking" not in second["shown"] and second["address"] == cafe, second
+    # Meanwhile she walked to the provisional action's address.
+    arrived = [e for e in game.events[:game.events.index(second)] if e["event"] == "arrived" and e["npc"] == npc]
+    assert [e for e in arrived if e["address"] == first["address"]], arrived
+    hud = _hud(game.events)
+    assert hud and hud[0]["state"] == "ONLINE" and hud[0]["text"].startswith("brain online"), hud
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
