@@ -31,9 +31,15 @@ class JsonHandler(BaseHTTPRequestHandler):
         return body
 
     def send_json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+        self.send_body(status, "application/json", json.dumps(payload).encode())
+
+    def send_body(self, status: int, content_type: str | None, data: bytes, **headers: str) -> None:
+        """Any answer, as a misbehaving endpoint sends it: no Content-Type if None, extra headers."""
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

@@ -20,7 +20,7 @@ from brain_server.world import arena_of
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, _addresses, town_with_three
 from tests.town import WORLD, spawn_json, world_json
-from tools.fake_openai import FAULTS, FakeOpenAI
+from tools.fake_openai import ALL_FAULTS, FAULTS, FakeOpenAI
 
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
 FALLBACK = Importance(importance=3)
@@ -40,7 +40,7 @@ def rate(fake: FakeOpenAI, **kwargs: object) -> tuple[Importance, Trace, LLM]:
     return asyncio.run(run()), trace, llm
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", ALL_FAULTS)
 def test_each_fault_is_retried_traced_and_counted(fake_llm: FakeOpenAI, fault: str) -> None:
     fake_llm.slow_s = 1.0
     fake_llm.queue({"fault": fault})

@@ -10,7 +10,9 @@ Fault mode (`FakeOpenAI(fault_rate=0.3, seed=1)`, `--fault-rate 0.3`) answers th
 requests with a fault drawn from `FAULTS` by a seeded generator: garbage, truncated JSON,
 schema-violating JSON, an empty answer, a refusal, wrong types, HTTP 429/500/503, an answer slower
 than the client's timeout, or a dropped connection. `fake.faults` counts what was injected.
-A single fault can also be scripted: `fake.queue({"fault": "truncated"})`.
+A single fault can also be scripted: `fake.queue({"fault": "truncated"})`. `BOUNDARY_FAULTS` are
+answers that are not a chat completion at all (a proxy's HTML page, plain text, JSON of another
+shape, a reset mid-body...): scripted the same way, or drawn with `FakeOpenAI(faults=BOUNDARY_FAULTS)`.
 
     python -m tools.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
 """
@@ -26,6 +28,7 @@ import math
 import random
 import re
 import socket
+import struct
 import threading
 import time
 from typing import Any
@@ -41,6 +44,16 @@ ACTIVITIES = (("waking up and getting ready", "ü™•"), ("having breakfast", "üç
 # Everything an unreliable endpoint does, as fault mode injects it.
 FAULTS = ("garbage", "truncated", "schema_violation", "empty", "refusal", "wrong_types", "http_429", "http_500",
           "http_503", "slow", "drop")
+# What an endpoint that is not (only) a chat completions API answers: a proxy's sign-in page as HTTP 200
+# (or behind a redirect, or labelled JSON), plain text, JSON without choices or with empty ones, a null
+# message, content that is not text, a runaway multi-megabyte answer, a connection reset mid-body.
+# Not in FAULTS, so fault mode's seeded draws stay as they were; ask for them with `faults=`.
+BOUNDARY_FAULTS = ("html_200", "text_200", "json_no_choices", "empty_choices", "null_message", "non_text_content",
+                   "huge_body", "reset_mid_body", "redirect", "wrong_content_type")
+ALL_FAULTS = FAULTS + BOUNDARY_FAULTS
+LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
+              b"<body><form action='/_fake/login' method='post'><input name='user'></form></body></html>")
+HUGE_BODY_BYTES = 4 << 20
 
 
 class FakeOpenAI(LoopbackServer):
@@ -98,6 +111,9 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
     class Handler(JsonHandler):
 
         def do_GET(self) -> None:
+            if self.path.startswith("/_fake/login"):  # where the "redirect" fault sends the client
+                self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
+                return
             if self.answer_models("fake-model"):
                 return
             if self.path == "/_fake/requests":
@@ -147,10 +163,12 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             self.send_json(200, completion(body, content))
 
         def _fault(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
-            if kind not in FAULTS:
-                raise ValueError(f"unknown fault {kind!r}; use one of {FAULTS}")
+            if kind not in ALL_FAULTS:
+                raise ValueError(f"unknown fault {kind!r}; use one of {ALL_FAULTS}")
             fake._count_fault(kind)
-            if kind.startswith("http_"):
+            if kind in BOUNDARY_FAULTS:
+                self._not_a_completion(kind, body, purpose)
+            elif kind.startswith("http_"):
                 self.send_json(int(kind[5:]), {"error": {"message": f"injected {kind}", "type": "server_error"}})
             elif kind == "drop":
                 # Hang up without a word: the client sees the connection close mid-request.
@@ -163,6 +181,33 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                     time.sleep(fake.slow_s)
                 self.send_json(200, completion(body, faulty_content(kind, answer(body, purpose))))
 
+        def _not_a_completion(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
+            good = json.dumps(answer(body, purpose), ensure_ascii=False)
+            if kind == "html_200":
+                self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
+            elif kind == "text_200":
+                self.send_body(200, "text/plain", b"OK")
+            elif kind == "wrong_content_type":  # a proxy's page labelled JSON
+                self.send_body(200, "application/json", LOGIN_PAGE)
+            elif kind == "redirect":  # the client follows it to the sign-in page
+                self.send_body(302, "text/html", b"", Location="/_fake/login")
+            elif kind == "reset_mid_body":
+                data = json.dumps(completion(body, good)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                # SO_LINGER 0: closing sends a TCP reset, not a polite end of stream.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+            elif kind == "huge_body":  # a runaway generation: the answer over and over, megabytes of it
+                self.send_json(200, completion(body, good * (HUGE_BODY_BYTES // len(good) + 1)))
+            else:
+                self.send_json(200, broken_completion(kind, completion(body, good)))
+
     return Handler
 
 
@@ -171,6 +216,20 @@ def completion(body: dict[str, Any], content: str | None, refusal: str | None = 
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     return chat_completion(body.get("model", "fake-model"), content, prompt_tokens, len((content or "").split()),
                            refusal=refusal)
+
+
+def broken_completion(kind: str, good: dict[str, Any]) -> dict[str, Any]:
+    """A chat completion body broken the way `kind` says, made from the right one (changed in place)."""
+    if kind == "json_no_choices":
+        del good["choices"]
+    elif kind == "empty_choices":
+        good["choices"] = []
+    elif kind == "null_message":
+        good["choices"][0]["message"] = None
+    elif kind == "non_text_content":  # the answer's JSON object itself where its text belongs
+        message = good["choices"][0]["message"]
+        message["content"] = json.loads(message["content"])
+    return good
 
 
 def faulty_content(kind: str, good: Any) -> str:

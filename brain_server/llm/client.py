@@ -14,11 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 import random
-import re
 import time
 from typing import Any, TypeVar
 
 import openai
+from openai.types import CompletionUsage
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 import structlog
 
@@ -28,9 +30,11 @@ from brain_server.trace import LlmCallRecord, Trace
 Out = TypeVar("Out", bound=BaseModel)
 log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 # Statuses worth another attempt: rate limits, timeouts, server-side trouble.
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
+_KEPT_CHARS = 4000
+_CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 
 
 @dataclass
@@ -71,13 +75,19 @@ class AnswerError(Exception):
     """The completion arrived but is not usable JSON for the schema."""
 
 
+class NotACompletion(Exception):
+    """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
+
+
 def parse_answer(text: str, schema: type[Out]) -> Out:
     """Validate a completion against the schema, tolerating code fences and chatter around the JSON."""
-    match = _JSON_OBJECT.search(text or "")
-    if not match:
+    text = text or ""
+    # From the first "{" to the last "}": linear, where a regex backtracks on megabytes of braces.
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
         raise AnswerError(f"no JSON object in the answer: {text[:120]!r}")
     try:
-        return schema.model_validate_json(match.group(0))
+        return schema.model_validate_json(text[start:end + 1])
     except ValidationError as exc:
         raise AnswerError(f"answer does not match the {schema.__name__} schema: {exc.error_count()} error(s): "
                           f"{exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
@@ -134,7 +144,7 @@ class LLM:
             try:
                 result = await self._attempt(prompt, variables, messages, record)
                 break
-            except (AnswerError, openai.APIError) as exc:
+            except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 counter.failed_attempts += 1
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
@@ -162,7 +172,7 @@ class LLM:
                 "json_schema": {"name": prompt.purpose, "schema": prompt.json_schema(variables)},
             }
         async with self._slots:
-            response = await self._client.chat.completions.create(
+            raw = await self._client.chat.completions.with_raw_response.create(  # chat_message checks it
                 model=self.model,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=0.7,
@@ -170,17 +180,63 @@ class LLM:
                 extra_headers={PURPOSE_HEADER: prompt.purpose},
                 **kwargs,
             )
-        if response.usage:
-            record.prompt_tokens += response.usage.prompt_tokens
-            record.completion_tokens += response.usage.completion_tokens
-        choice = response.choices[0] if response.choices else None
-        record.raw_completion = (choice.message.content or "") if choice else ""
-        if self._recorder is not None and response.usage is not None:
-            self._recorder(prompt.purpose, messages, record.raw_completion, response.usage.prompt_tokens,
-                           response.usage.completion_tokens)
-        if choice and getattr(choice.message, "refusal", None):
-            raise AnswerError(f"the model refused: {choice.message.refusal}")
-        return parse_answer(record.raw_completion, prompt.schema)
+        try:
+            message, usage = chat_message(raw)
+        except NotACompletion:
+            record.raw_completion = _kept(raw.http_response.text)  # what came instead, for the trace
+            raise
+        content = message.content or ""
+        record.raw_completion = _kept(content)
+        tokens = _tokens(usage)
+        record.prompt_tokens += tokens[0]
+        record.completion_tokens += tokens[1]
+        if self._recorder is not None:
+            self._recorder(prompt.purpose, messages, content, *tokens)
+        if message.refusal:
+            raise AnswerError(f"the model refused: {str(message.refusal)[:200]}")
+        return parse_answer(content, prompt.schema)
+
+
+def chat_message(raw: Any) -> tuple[ChatCompletionMessage, object]:
+    """The first choice's message and the usage of a raw `with_raw_response` answer, or NotACompletion
+    saying what came instead. The openai client hands back whatever arrived (a str for a page, a list,
+    a ChatCompletion built without validation): every level is checked here."""
+    http = raw.http_response
+    answered = (f"the endpoint answered HTTP {http.status_code} with "
+                f"{http.headers.get('content-type', 'no Content-Type').split(';')[0]}"
+                + (f" (redirected to {http.url})" if http.history else ""))
+    try:
+        completion = raw.parse()
+    except ValueError as exc:  # labelled JSON, but not JSON
+        raise NotACompletion(f"{answered} that does not parse ({exc}), not a chat completion: "
+                             f"{_CHECK_BASE_URL}") from exc
+    if not isinstance(completion, ChatCompletion):
+        raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}")
+    choices = completion.choices
+    if not isinstance(choices, list) or not choices:
+        raise NotACompletion(f"{answered}: JSON with {'empty' if choices == [] else 'no'} choices, "
+                             f"not a chat completion: {_CHECK_BASE_URL}")
+    message = getattr(choices[0], "message", None) if isinstance(choices[0], Choice) else None
+    if not isinstance(message, ChatCompletionMessage):
+        raise NotACompletion(f"{answered}: a chat completion whose first choice has no message")
+    if not isinstance(message.content, str | None):
+        raise NotACompletion(f"{answered}: a chat completion whose content is "
+                             f"{type(message.content).__name__}, not text")
+    return message, getattr(completion, "usage", None)
+
+
+def _tokens(usage: object) -> tuple[int, int]:
+    """(prompt, completion) tokens; (0, 0) where usage is missing or not counts (some servers omit it)."""
+    counts = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    if isinstance(usage, CompletionUsage) and all(type(n) is int and n >= 0 for n in counts):
+        return counts  # type: ignore[return-value]
+    return 0, 0
+
+
+def _kept(text: str) -> str:
+    if len(text) <= _KEPT_CHARS:
+        return text
+    return f"{text[:_KEPT_CHARS]}… [{len(text) - _KEPT_CHARS} more characters]"
 
 
 def _worth_retrying(exc: Exception) -> bool:
@@ -195,6 +251,11 @@ def _describe(exc: Exception) -> str:
     if isinstance(exc, openai.APITimeoutError):
         return "the LLM endpoint timed out"
     if isinstance(exc, openai.APIConnectionError):
-        return "cannot connect to the LLM endpoint"
-    return str(exc)
+        cause = exc.__cause__
+        if cause is None or "Connect" in type(cause).__name__:
+            return "cannot connect to the LLM endpoint"
+        return f"the connection to the LLM endpoint broke: {type(cause).__name__}"
+    if isinstance(exc, AnswerError | NotACompletion):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"[:500]  # an exception nobody expected: its type tells the most
 
