@@ -13,9 +13,11 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+import json
 import random
+import re
 import time
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import openai
 from openai.types import CompletionUsage
@@ -35,6 +37,36 @@ _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
+ResponseMode = Literal["json_schema", "json_object", "prompt"]
+# Strictest first: an endpoint that rejects one mode is asked in the next.
+RESPONSE_MODES: tuple[ResponseMode, ...] = ("json_schema", "json_object", "prompt")
+_ABOUT_RESPONSE_FORMAT = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
+# A prompt that shows the answer's shape ('Answer as {"importance": ...}') needs no schema appended.
+_SHOWS_SHAPE = re.compile(r'\{\s*"\w+"\s*:')
+
+
+def response_format(mode: ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The `create` keywords for a mode: response_format json_schema, json_object, or none (prompt)."""
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def rejects_response_format(exc: Exception) -> bool:
+    """HTTP 400/422 about response_format: the endpoint does not support the mode it was asked in."""
+    return (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)
+            and bool(_ABOUT_RESPONSE_FORMAT.search(f"{exc} {exc.body}")))
+
+
+def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
+    """Prompt mode: the schema appended to the last message, unless the prompt already shows the shape."""
+    if _SHOWS_SHAPE.search(messages[-1]["content"]):
+        return messages
+    shape = json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+    return [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n"
+                             f"Answer with one JSON object matching this JSON schema: {shape}"}]
 
 
 @dataclass
@@ -106,16 +138,18 @@ class LLM:
         timeout_s: float = 60.0,
         max_attempts: int = 3,
         json_schema: bool = True,
+        response_mode: ResponseMode | None = None,
         max_concurrency: int = 8,
         backoff_s: float = 0.5,
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
     ) -> None:
+        """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
         self.usage = Usage()
         self._max_attempts = max_attempts
-        self._json_schema = json_schema
+        self.response_mode: ResponseMode = response_mode or ("json_schema" if json_schema else "prompt")
         self._slots = asyncio.Semaphore(max_concurrency)
         self._backoff_s = backoff_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
@@ -165,21 +199,8 @@ class LLM:
     async def _attempt(
         self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]], record: LlmCallRecord
     ) -> Out:
-        kwargs: dict[str, Any] = {}
-        if self._json_schema:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": prompt.purpose, "schema": prompt.json_schema(variables)},
-            }
         async with self._slots:
-            raw = await self._client.chat.completions.with_raw_response.create(  # chat_message checks it
-                model=self.model,
-                messages=messages,  # type: ignore[arg-type]
-                temperature=0.7,
-                max_tokens=prompt.max_tokens,
-                extra_headers={PURPOSE_HEADER: prompt.purpose},
-                **kwargs,
-            )
+            raw = await self._create(prompt, prompt.json_schema(variables), messages)
         try:
             message, usage = chat_message(raw)
         except NotACompletion:
@@ -195,6 +216,33 @@ class LLM:
         if message.refusal:
             raise AnswerError(f"the model refused: {str(message.refusal)[:200]}")
         return parse_answer(content, prompt.schema)
+
+    async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
+        """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
+        response_format) is asked again in the next weaker one, which every later call uses too."""
+        while True:
+            mode = self.response_mode
+            try:
+                return await self._client.chat.completions.with_raw_response.create(  # chat_message checks it
+                    model=self.model,
+                    messages=schema_in_text(messages, schema) if mode == "prompt" else messages,  # type: ignore[arg-type]
+                    temperature=0.7,
+                    max_tokens=prompt.max_tokens,
+                    extra_headers={PURPOSE_HEADER: prompt.purpose},
+                    **response_format(mode, prompt.purpose, schema),
+                )
+            except openai.APIStatusError as exc:
+                if mode == "prompt" or not rejects_response_format(exc):
+                    raise
+                self._downgrade(mode)
+
+    def _downgrade(self, rejected: ResponseMode) -> None:
+        if self.response_mode != rejected:
+            return  # a call in flight at the same time has stepped down already
+        self.response_mode = RESPONSE_MODES[RESPONSE_MODES.index(rejected) + 1]
+        log.warning("llm_response_format_rejected", rejected=rejected, now=self.response_mode,
+                    note=f"the LLM endpoint rejects response_format {rejected}: "
+                         f"asking with {self.response_mode} from now on")
 
 
 def chat_message(raw: Any) -> tuple[ChatCompletionMessage, object]:
