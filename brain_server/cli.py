@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--time-scale", type=float, default=60.0, help="game seconds per real second (default 60)")
     play.add_argument("--start-time", help="game start, RFC 3339 (default: the project's, 2026-02-13T07:00:00Z)")
     play.add_argument("--no-build", action="store_true", help="serve the last build as it is")
+    _server_options(commands.add_parser(
+        "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
     from brain_server.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
@@ -58,6 +60,10 @@ def main(argv: list[str] | None = None) -> None:
     except ValidationError as exc:
         sys.exit(f"npc-brain: invalid settings: {exc}")
     configure(json=settings.log_json, level=settings.log_level)
+    if args.command == "check":
+        from brain_server.check import run
+
+        sys.exit(run(settings))
     try:
         asyncio.run(_serve(settings, page_query))
     except KeyboardInterrupt:
@@ -92,7 +98,9 @@ def _build_game(args: argparse.Namespace) -> str:
 
 
 async def _serve(settings: Settings, page_query: str = "") -> None:
+    from brain_server.errors import ConfigError
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
+    from brain_server.llm.embeddings import EmbedderUnavailable
     from brain_server.server import serve
     from brain_server.storage.base import StoreLockedError
 
@@ -101,7 +109,7 @@ async def _serve(settings: Settings, page_query: str = "") -> None:
 
     try:
         await serve(settings, on_ready=announce if page_query else None)
-    except (EmbeddedLLMUnavailable, StoreLockedError, OSError) as exc:
+    except (ConfigError, EmbeddedLLMUnavailable, EmbedderUnavailable, StoreLockedError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
 
 

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     llm_max_attempts: int = Field(3, ge=1, le=10, description="Attempts per call before the fallback.")
     llm_json_schema: bool = Field(True, description="Send response_format json_schema (turn off for old servers).")
     llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once.")
+    llm_probe: bool = Field(True, description="Probe the LLM endpoint at start: a wrong URL, key or model stops "
+                            "serve with one line; a rejected json_schema steps down to json_object or plain prompts.")
     llm_record: Path | None = Field(None, description="Append every completion to this JSONL file (llm/recording.py).")
     llm_replay: Path | None = Field(None, description="Answer completions from this recording; no endpoint needed.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+import os
 
 
 class Status(StrEnum):
@@ -31,3 +32,16 @@ def invalid(message: str) -> BrainError:
 
 def not_found(message: str) -> BrainError:
     return BrainError(Status.NOT_FOUND, message)
+
+
+def root_cause(exc: BaseException) -> str:
+    """A connection error's root cause in words: "Connection refused", "Name or service not known"."""
+    while exc.__cause__ or exc.__context__:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        if isinstance(exc, OSError) and exc.strerror:
+            return os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror
+    return str(exc).strip() or type(exc).__name__
+
+
+class ConfigError(RuntimeError):
+    """A setting is wrong and the brain cannot serve with it: the message names the setting and the fix."""

@@ -44,11 +44,11 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def answer_models(self, model: str) -> bool:
-        """Answer `GET .../models` (clients list models to check the endpoint) with one model."""
+    def answer_models(self, *models: str) -> bool:
+        """Answer `GET .../models` (clients list models to check the endpoint) with these models."""
         if not self.path.rstrip("/").endswith("/models"):
             return False
-        self.send_json(200, {"object": "list", "data": [{"id": model, "object": "model", "owned_by": model}]})
+        self.send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": m} for m in models]})
         return True
 
     def not_found(self) -> None:

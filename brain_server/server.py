@@ -17,6 +17,7 @@ from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
+from brain_server.llm.probe import llm_mode_at_start
 from brain_server.prompts import PromptLibrary
 from brain_server.service import BrainCore
 from brain_server.storage import open_store
@@ -26,11 +27,13 @@ log = structlog.get_logger(__name__)
 
 
 async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
-    """The service core with its store, embedder and LLM; resources close with the stack."""
+    """The service core with its store, embedder and LLM; resources close with the stack. A wrong
+    setting of a configured endpoint or store raises ConfigError (llm/probe.py)."""
     embedder = make_embedder(settings)
     dim = await embedder.ensure_dim()
     store = open_store(settings, dim)
     stack.callback(store.close)
+    mode = await llm_mode_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
     recorder = None
     if settings.llm_replay:
@@ -56,7 +59,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     llm = LLM(
         base_url=base_url, model=model, api_key=settings.llm_api_key.get_secret_value(),
         prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
-        max_attempts=settings.llm_max_attempts, json_schema=settings.llm_json_schema,
+        max_attempts=settings.llm_max_attempts, response_mode=mode,
         max_concurrency=settings.llm_max_concurrency, recorder=recorder,
     )
     stack.push_async_callback(llm.close)

@@ -14,6 +14,11 @@ A single fault can also be scripted: `fake.queue({"fault": "truncated"})`. `BOUN
 answers that are not a chat completion at all (a proxy's HTML page, plain text, JSON of another
 shape, a reset mid-body...): scripted the same way, or drawn with `FakeOpenAI(faults=BOUNDARY_FAULTS)`.
 
+Misconfiguration (constructor options) answers as real endpoints answer a client set up wrong:
+`models=` (another model: 404 model_not_found), `api_key=` (another key: 401), `path_prefix="/v1"`
+(paths outside it: 404, so a base URL without /v1 fails) and `response_formats=("json_object",
+"text")` (json_schema: HTTP 400, as older vLLM and llama.cpp servers answer).
+
     python -m tools.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
 """
 
@@ -33,6 +38,7 @@ import threading
 import time
 from typing import Any
 
+from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 
 WORDS = ("quiet", "morning", "coffee", "friendly", "garden", "book", "music", "neighbour", "market", "walk",
@@ -60,7 +66,9 @@ class FakeOpenAI(LoopbackServer):
     """The fake server, run in a background thread: `with FakeOpenAI() as fake: fake.base_url`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0, *, fault_rate: float = 0.0,
-                 seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS) -> None:
+                 seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS,
+                 models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
+                 response_formats: tuple[str, ...] = ("json_schema", "json_object", "text")) -> None:
         self.latency_s = latency_s
         self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
         self.fault_kinds = faults
@@ -70,7 +78,32 @@ class FakeOpenAI(LoopbackServer):
         self.script: dict[str | None, deque[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self.models = models  # served models (None: any name answers; "fake-model" is listed)
+        self.api_key = api_key
+        self.path_prefix = path_prefix  # None: any path ending in a route answers
+        self.response_formats = response_formats
         super().__init__(_handler_for(self), host, port)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.path_prefix or '/v1'}"
+
+    def refusal(self, path: str, authorization: str | None, body: dict[str, Any] | None) -> tuple[int, dict] | None:
+        """(status, body) that a real endpoint answers a misconfigured client with, per the options; or None."""
+        if self.path_prefix is not None and not path.startswith(f"{self.path_prefix}/"):
+            return 404, {"error": {"message": f"no route {path}"}}
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return 401, _error("Incorrect API key provided.", "invalid_api_key")
+        if body is None:
+            return None
+        if self.models is not None and body.get("model") not in self.models:
+            return 404, _error(f"The model `{body.get('model')}` does not exist or you do not have access to it.",
+                               "model_not_found")
+        kind = (body.get("response_format") or {}).get("type", "text")
+        if kind not in self.response_formats:
+            return 400, _error(f"response_format type {kind!r} is not supported; supported: "
+                               f"{', '.join(self.response_formats)}", None, param="response_format")
+        return None
 
     def queue(self, *replies: dict[str, Any], purpose: str | None = None) -> None:
         """Replies used by the next chat requests (of one purpose, if given), in order:
@@ -85,16 +118,18 @@ class FakeOpenAI(LoopbackServer):
             self.requests.clear()
 
     def chat_requests(self, purpose: str | None = None) -> list[dict[str, Any]]:
+        """Chat requests (of one purpose); the brain's start-up probe only when asked for by its purpose."""
         with self._lock:
             return [r for r in self.requests if r["path"].endswith("/chat/completions")
-                    and (purpose is None or r["purpose"] == purpose)]
+                    and (r["purpose"] == purpose if purpose else r["purpose"] != PROBE_PURPOSE)]
 
     def _next_scripted(self, purpose: str | None) -> dict[str, Any] | None:
         with self._lock:
-            for key in (purpose, None):
+            # The brain's start-up probe takes only replies scripted for its purpose, and no random faults.
+            for key in (purpose,) if purpose == PROBE_PURPOSE else (purpose, None):
                 if self.script.get(key):
                     return self.script[key].popleft()
-            if self.fault_rate and self._rng.random() < self.fault_rate:
+            if self.fault_rate and purpose != PROBE_PURPOSE and self._rng.random() < self.fault_rate:
                 return {"fault": self._rng.choice(self.fault_kinds)}
             return None
 
@@ -114,7 +149,9 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             if self.path.startswith("/_fake/login"):  # where the "redirect" fault sends the client
                 self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
                 return
-            if self.answer_models("fake-model"):
+            if self.path != "/_fake/requests" and self.refused(None):
+                return
+            if self.answer_models(*(fake.models or ("fake-model",))):
                 return
             if self.path == "/_fake/requests":
                 self.send_json(200, {"requests": fake.requests})
@@ -134,12 +171,21 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 self.send_json(200, {})
             elif self.path.endswith("/chat/completions"):
                 fake._log(self.path, purpose, body)
-                self._chat(body, purpose)
+                if not self.refused(body):
+                    self._chat(body, purpose)
             elif self.path.endswith("/embeddings"):
                 fake._log(self.path, purpose, body)
-                self.send_json(200, embeddings_response(body))
+                if not self.refused(body):
+                    self.send_json(200, embeddings_response(body))
             else:
                 self.not_found()
+
+        def refused(self, body: dict[str, Any] | None) -> bool:
+            """Answered as a misconfigured client is answered (`FakeOpenAI.refusal`)?"""
+            refusal = fake.refusal(self.path, self.headers.get("Authorization"), body)
+            if refusal:
+                self.send_json(*refusal)
+            return refusal is not None
 
         def _chat(self, body: dict[str, Any], purpose: str | None) -> None:
             if fake.latency_s:
@@ -211,6 +257,11 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
     return Handler
 
 
+def _error(message: str, code: str | None, param: str | None = None) -> dict[str, Any]:
+    """OpenAI's error body."""
+    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+
+
 def completion(body: dict[str, Any], content: str | None, refusal: str | None = None) -> dict[str, Any]:
     """A completion whose token counts are word counts (what the benchmarks count as tokens)."""
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
@@ -273,7 +324,7 @@ def answer(body: dict[str, Any], purpose: str | None) -> Any:
     rng = random.Random(seed)
     fmt = body.get("response_format") or {}
     schema = (fmt.get("json_schema") or {}).get("schema") or {}
-    if purpose == "daily_plan" or "blocks" in schema.get("properties", {}):
+    if "blocks" in schema.get("properties", {}):  # a day plan (without a schema, the fake answers {})
         return _day_plan(schema, rng)
     return _instance(schema, schema, rng, "value")
 

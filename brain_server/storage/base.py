@@ -12,11 +12,20 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
+from brain_server.errors import BrainError, Status
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
 
 
 class StoreLockedError(RuntimeError):
     """The store's files are held by another process (embedded engines allow one owner)."""
+
+
+class StoreUnavailable(BrainError):
+    """A store server that went away: the RPC answers `unavailable`; a later call reconnects."""
+
+    def __init__(self, store: str, reason: str) -> None:
+        super().__init__(Status.UNAVAILABLE, f"the memory store ({store}) {reason}; try again when it is back")
+        self.reason = reason
 
 
 class MemoryStore(ABC):

@@ -9,19 +9,94 @@ the code path is the same as against a server. Writes use wait=True: acknowledge
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 import warnings
 
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from brain_server.errors import ConfigError, root_cause
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
 from brain_server.storage import _payload as pl
-from brain_server.storage.base import MemoryStore, StoreLockedError
+from brain_server.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
 
 _SCROLL_PAGE = 256
+
+
+class _Reachable:
+    """qdrant-client with a server that cannot be reached, or answers 5xx, raised as StoreUnavailable
+    (RPCs answer `unavailable`); its connection pool reconnects on a later call."""
+
+    def __init__(self, client: QdrantClient, url: str) -> None:
+        self._client, self._url = client, url
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._client, name)
+        if not callable(method):
+            return method
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except ResponseHandlingException as exc:
+                raise StoreUnavailable(f"Qdrant at {self._url}", f"cannot be reached ({root_cause(exc)})") from exc
+            except UnexpectedResponse as exc:
+                if (exc.status_code or 0) < 500:
+                    raise
+                raise StoreUnavailable(f"Qdrant at {self._url}", f"answers HTTP {exc.status_code}") from exc
+
+        return call
+
+
+def _server_error(url: str, exc: Exception) -> ConfigError:
+    """A Qdrant server that cannot serve as configured, as one line naming the setting to fix."""
+    if isinstance(exc, StoreUnavailable):
+        return ConfigError(f"the Qdrant server at NPC_BRAIN_QDRANT_URL={url} {exc.reason}: is it running?")
+    if isinstance(exc, UnexpectedResponse) and exc.status_code in (401, 403):
+        return ConfigError(f"the Qdrant server at {url} refuses the API key (HTTP {exc.status_code}): "
+                           "set NPC_BRAIN_QDRANT_API_KEY to a key it accepts")
+    if isinstance(exc, UnexpectedResponse):
+        return ConfigError(f"NPC_BRAIN_QDRANT_URL={url} answers HTTP {exc.status_code}: is it a Qdrant server's "
+                           "REST URL (port 6333)?")
+    return ConfigError(f"NPC_BRAIN_QDRANT_URL={url}: {exc}")
+
+
+def _at_start(url: str | None, start: Callable[[], Any]) -> Any:
+    """`start()`, with a server that is wrong or down (url set) raised as ConfigError."""
+    try:
+        return start()
+    except (StoreUnavailable, UnexpectedResponse) as exc:
+        if url is None:
+            raise
+        raise _server_error(url, exc) from None
+
+
+def check_server(url: str, api_key: str | None, collection: str, dim: int | None) -> str:
+    """`npc-brain check`: the server answers, and the collection, if it exists, fits the embedder;
+    creates nothing. ConfigError otherwise."""
+    client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
+    try:
+        size = _at_start(url, lambda: _vector_size(client, collection) if client.collection_exists(collection)
+                         else None)
+    finally:
+        client.close()
+    if size is not None and dim and size != dim:
+        raise _dim_mismatch(collection, size, dim)
+    return f"Qdrant server at {url}, collection {collection} " + (f"({size}-dim)" if size else "(serve creates it)")
+
+
+def _vector_size(client: Any, collection: str) -> int | None:
+    vectors = client.get_collection(collection).config.params.vectors
+    params = vectors.get(pl.VECTOR) if isinstance(vectors, dict) else None
+    return params.size if params else None
+
+
+def _dim_mismatch(collection: str, size: int, dim: int) -> ConfigError:
+    return ConfigError(f"collection {collection} holds {size}-dim vectors, the embedder makes {dim}: use the "
+                       "embedder it was made with, or another NPC_BRAIN_COLLECTION")
 
 
 class QdrantClientMemoryStore(MemoryStore):
@@ -40,7 +115,7 @@ class QdrantClientMemoryStore(MemoryStore):
         self.collection = collection
         self.records = f"{collection}_records"
         if url is not None:
-            self._client = QdrantClient(url=url, api_key=api_key)
+            self._client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
         elif path is None or str(path) == ":memory:":
             self._client = QdrantClient(location=":memory:")
         else:
@@ -53,9 +128,18 @@ class QdrantClientMemoryStore(MemoryStore):
                     f"{path} is in use by another brain process (qdrant-client local mode allows "
                     "one owner); stop it or use a Qdrant server"
                 ) from exc
+        try:
+            _at_start(url, self._ensure_collections)
+            if (size := _vector_size(self._client, collection)) != dim:
+                raise _dim_mismatch(collection, size or 0, dim)
+        except BaseException:
+            self._client.close()
+            raise
+
+    def _ensure_collections(self) -> None:
         self._ensure_collection(
-            collection,
-            {pl.VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            self.collection,
+            {pl.VECTOR: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)},
             {
                 pl.TENANT: models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
                 pl.KIND: models.PayloadSchemaType.KEYWORD,
@@ -63,8 +147,6 @@ class QdrantClientMemoryStore(MemoryStore):
             },
         )
         self._ensure_collection(self.records, {}, {pl.RECORD_KIND: models.PayloadSchemaType.KEYWORD})
-        if (size := self._vector_size()) != dim:
-            raise ValueError(f"collection {collection} holds {size}-dim vectors, the embedder makes {dim}")
 
     def _ensure_collection(
         self,
@@ -83,11 +165,6 @@ class QdrantClientMemoryStore(MemoryStore):
             warnings.filterwarnings("ignore", message="Payload indexes have no effect in the local Qdrant")
             for field, schema in indexes.items():
                 self._client.create_payload_index(name, field, schema, wait=True)
-
-    def _vector_size(self) -> int | None:
-        vectors = self._client.get_collection(self.collection).config.params.vectors
-        params = vectors.get(pl.VECTOR) if isinstance(vectors, dict) else None
-        return params.size if params else None
 
     @staticmethod
     def _filter(npc_id: str, kind: MemoryKind | None = None, ids: Sequence[str] = (),

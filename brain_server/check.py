@@ -1,0 +1,118 @@
+"""`npc-brain check`: each part `serve` needs, tried as serve would use it, in one table with what to
+fix; exit status 1 if any is not OK. Nothing is served or created: the embedded model is found but
+not started, a Qdrant server's collections are looked at, not made."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+
+from brain_server.config import Settings
+from brain_server.errors import ConfigError
+from brain_server.llm.embedded import MODEL_NAME, EmbeddedLLMUnavailable, model_path
+from brain_server.llm.embeddings import EmbedderUnavailable, OpenAIEmbedder, make_embedder
+from brain_server.llm.probe import Finding, configured_llm, probe_settings
+from brain_server.security import InsecureBindError, check_bind
+from brain_server.storage import EdgeMemoryStore, StoreLockedError
+from brain_server.storage.qdrant_server import check_server
+
+LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
+
+
+async def checks(settings: Settings) -> list[tuple[str, Finding]]:
+    llm = await _llm(settings)
+    embeddings, dim = await _embeddings(settings)
+    return [("LLM endpoint", llm), ("embeddings", embeddings), ("store", _store(settings, dim)),
+            ("ports", _ports(settings))]
+
+
+def run(settings: Settings) -> int:
+    """Print the table; the exit status."""
+    rows = asyncio.run(checks(settings))
+    width = max(len(name) for name, _ in rows)
+    for name, found in rows:
+        print(f"{name:<{width}}  {LABELS[found.verdict]:<4}  {found.line}", flush=True)
+    return 0 if all(found.verdict == "ok" for _, found in rows) else 1
+
+
+async def _llm(settings: Settings) -> Finding:
+    if settings.llm_replay:
+        if not settings.llm_replay.is_file():
+            return Finding("wrong", f"NPC_BRAIN_LLM_REPLAY={settings.llm_replay} does not exist")
+        return Finding("ok", f"replay of {settings.llm_replay} (a loopback endpoint; starts with serve)")
+    endpoint = configured_llm(settings)
+    if endpoint is not None:
+        return await probe_settings(settings, endpoint)
+    try:
+        model_path()
+    except EmbeddedLLMUnavailable as exc:
+        return Finding("wrong", str(exc))
+    return Finding("ok", f"embedded {MODEL_NAME} (starts with serve)")
+
+
+async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:
+    try:
+        embedder = make_embedder(settings)
+    except EmbedderUnavailable as exc:
+        return Finding("wrong", str(exc)), None
+    try:
+        dim = await embedder.ensure_dim()
+    except ConfigError as exc:
+        return Finding("wrong", str(exc)), None
+    finally:
+        if isinstance(embedder, OpenAIEmbedder):
+            await embedder.aclose()
+    where = (f"{settings.embeddings_model} at {settings.embeddings_base_url}" if settings.embeddings_base_url
+             else f"local MiniLM ({embedder.name})")
+    return Finding("ok", f"{where}, dim {dim}"), dim
+
+
+def _store(settings: Settings, dim: int | None) -> Finding:
+    if settings.qdrant_url:
+        api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        try:
+            return Finding("ok", check_server(settings.qdrant_url, api_key, settings.collection, dim))
+        except ConfigError as exc:
+            return Finding("wrong", str(exc))
+    folder = settings.qdrant_path or settings.data_dir / "qdrant"
+    what = "qdrant-client local mode" if settings.qdrant_path else "embedded Qdrant Edge"
+    if settings.qdrant_path is None and folder.is_dir() and dim:
+        try:
+            EdgeMemoryStore(folder, dim).close()
+        except StoreLockedError as exc:
+            return Finding("wrong", str(exc))
+        return Finding("ok", f"{what} in {folder}")
+    existing = next(p for p in (folder, *folder.resolve().parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        return Finding("wrong", f"{existing} is not writable: set NPC_BRAIN_DATA_DIR to a folder the brain may write")
+    return Finding("ok", f"{what} in {folder}" + ("" if folder.exists() else " (serve creates it)"))
+
+
+def _ports(settings: Settings) -> Finding:
+    try:
+        check_bind(settings)
+    except InsecureBindError as exc:
+        return Finding("wrong", str(exc))
+    host, busy = settings.host, []
+    for name, port in (("gRPC", settings.grpc_port), ("HTTP", settings.http_port)):
+        if port and (why := _bind_refused(host, port)):
+            busy.append(f"{name} {host}:{port} ({why})")
+    if busy:
+        return Finding("wrong", f"cannot bind {', '.join(busy)}: stop what holds it, or set NPC_BRAIN_GRPC_PORT / "
+                                "NPC_BRAIN_HTTP_PORT")
+    ports = [f"{name} {host}:{port or 'any'}" for name, port in (("gRPC", settings.grpc_port),
+                                                                  ("HTTP", settings.http_port))]
+    return Finding("ok", f"{' and '.join(ports)} free to bind")
+
+
+def _bind_refused(host: str, port: int) -> str | None:
+    """Why this address cannot be bound (as serve binds HTTP: SO_REUSEADDR), or None."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
