@@ -27,7 +27,8 @@ _KINDS = {
     MemoryKind.PLAN: pb.MEMORY_KIND_PLAN,
 }
 _KIND_OF_PB = {v: k for k, v in _KINDS.items()}
-_SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK}
+_SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK,
+            "provisional": pb.ACTION_SOURCE_PROVISIONAL}
 
 
 def timestamp(when: datetime) -> Timestamp:

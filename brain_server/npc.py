@@ -58,7 +58,7 @@ class Action(BaseModel):
     chatting_with: str = ""
     # The action as an event others perceive (subject, predicate, object).
     event: tuple[str, str, str] = ("", "", "")
-    source: str = "plan"  # plan | new_plan | fallback
+    source: str = "plan"  # plan | new_plan | fallback | provisional
 
     @property
     def end_time(self) -> datetime:

@@ -100,12 +100,16 @@ class BrainProcess(SimBrainProcess):
 
 @pytest.fixture
 def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
-    """`brain_factory(web_root=..., **settings)` starts a brain against the fake LLM and a fresh data dir."""
+    """`brain_factory(web_root=..., **settings)` starts a brain against the fake LLM and a fresh data dir.
+
+    Its NPCs think before answering (BACKGROUND_THINKING=false), so a test reads each Decide's
+    consequences in its answer; tests of the real-time path pass background_thinking=True."""
     started: list[BrainProcess] = []
 
     def factory(**settings: object) -> BrainProcess:
         brain = BrainProcess({"llm_base_url": fake_llm.base_url, "llm_model": "fake-model",
-                              "data_dir": tmp_path / f"data{len(started)}", **settings}).start()
+                              "data_dir": tmp_path / f"data{len(started)}", "background_thinking": False,
+                              **settings}).start()
         started.append(brain)
         return brain
 

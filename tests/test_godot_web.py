@@ -8,7 +8,7 @@ godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the br
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 import functools
 import http.server
 import json
@@ -477,7 +477,7 @@ def _game_time(text: str) -> datetime:
 
 
 def _rfc3339(when: datetime) -> str:
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _hud(events: list[dict]) -> list[dict]:

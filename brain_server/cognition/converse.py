@@ -6,6 +6,7 @@ implies. The player talks through the same turn machinery. Interviews answer fro
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -80,8 +81,9 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
                    *, max_lines: int = MAX_LINES) -> list[DialogueLine]:
     """A whole NPC-to-NPC conversation, `a` speaking first."""
-    views = {a.npc_id: await relationship(a, b.persona.name, now, stream, trace),
-             b.npc_id: await relationship(b, a.persona.name, now, stream, trace)}
+    both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
+                                relationship(b, a.persona.name, now, stream, trace))
+    views = {a.npc_id: both[0], b.npc_id: both[1]}
     lines: list[DialogueLine] = []
     speaker, listener = a, b
     while len(lines) < max_lines:

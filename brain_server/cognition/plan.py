@@ -155,8 +155,7 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
     may use one of the objects of the block's arena (`objects`: arena address -> object names),
     which becomes its address. The steps are stored on the blocks and as PLAN memories. Returns
     how many blocks were decomposed."""
-    horizon = now + timedelta(minutes=horizon_minutes)
-    due = [i for i in npc.plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
+    due = due_blocks(npc.plan, now, horizon_minutes)
     if not due:
         return 0
     objects = objects or {}
@@ -172,6 +171,12 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
     await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
     trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))
     return len(due)
+
+
+def due_blocks(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> list[PlanItem]:
+    """Blocks in progress or starting within the horizon that still need their steps (never sleep)."""
+    horizon = now + timedelta(minutes=horizon_minutes)
+    return [i for i in plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
 
 
 async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,

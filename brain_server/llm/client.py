@@ -26,6 +26,7 @@ from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 import structlog
 
+from brain_server.llm.scheduler import Scheduler, WorkDropped
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
 
@@ -150,7 +151,7 @@ class LLM:
         self.usage = Usage()
         self._max_attempts = max_attempts
         self.response_mode: ResponseMode = response_mode or ("json_schema" if json_schema else "prompt")
-        self._slots = asyncio.Semaphore(max_concurrency)
+        self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
 
@@ -178,6 +179,10 @@ class LLM:
             try:
                 result = await self._attempt(prompt, variables, messages, record)
                 break
+            except WorkDropped:
+                if attempt == 1:
+                    counter.calls -= 1  # the scheduler dropped it before the endpoint was asked: no call
+                raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 counter.failed_attempts += 1
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
@@ -199,7 +204,7 @@ class LLM:
     async def _attempt(
         self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]], record: LlmCallRecord
     ) -> Out:
-        async with self._slots:
+        async with self.scheduler.slot():
             raw = await self._create(prompt, prompt.json_schema(variables), messages)
         try:
             message, usage = chat_message(raw)

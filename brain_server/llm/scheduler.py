@@ -1,0 +1,210 @@
+"""One scheduler per LLM endpoint: every completion waits here for a slot.
+
+A game runs in real time and the endpoint is its bottleneck (a 135M model on 2 cores, or a hosted
+API at seconds a call), so what waits is ordered by who notices: a person talking to an NPC
+first, then conversations and reactions, then plans needed now, then work ahead, then ratings
+and reflection. Within a class NPCs take turns, so one busy NPC cannot starve the others. Work
+that has gone stale by the time its turn comes (a block already over, a reaction to someone
+who left) is dropped instead of run, and each class's queue is bounded.
+
+What a completion is for is set by the code that starts the work (`doing(Work(...))`); the LLM
+client asks for its slot with no arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from enum import IntEnum
+import time
+
+import structlog
+
+log = structlog.get_logger(__name__)
+WAITS_KEPT = 2000  # recent waits per class, for the percentiles
+LOG_EVERY_S = 60.0
+
+
+class Priority(IntEnum):
+    """Who notices the wait, most urgent first."""
+
+    PLAYER = 0  # Talk, Interview, Whisper: a person is waiting for the answer
+    SOCIAL = 1  # conversations between NPCs and reactions to what they see
+    PLAN_NOW = 2  # a day plan, or the block in progress, that an NPC needs now
+    AHEAD = 3  # decomposing blocks that start within the next hour
+    BACKGROUND = 4  # importance ratings and reflection
+
+
+@dataclass(frozen=True)
+class Work:
+    """What the completions of a piece of work are for. `stale()` is asked when a slot is granted:
+    true means the work is no longer worth doing."""
+
+    priority: Priority
+    npc_id: str = ""
+    stale: Callable[[], bool] | None = None
+
+
+class WorkDropped(BaseException):  # noqa: N818 - like CancelledError: abandoned, not failed
+    """The work was dropped before its completion ran: stale when its turn came, or its queue was
+    full. A BaseException, like cancellation, so that handlers of LLM trouble (which turn any
+    Exception into a fallback answer) let it through to the code that started the work."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+_work: ContextVar[Work | None] = ContextVar("llm_work", default=None)
+
+
+@contextmanager
+def doing(work: Work) -> Iterator[Work]:
+    """Completions started inside this block (and in tasks it creates) are for `work`."""
+    token = _work.set(work)
+    try:
+        yield work
+    finally:
+        _work.reset(token)
+
+
+def current_work(npc_id: str = "") -> Work:
+    """The work in progress; outside any, a plan needed now (the client's direct callers)."""
+    return _work.get() or Work(Priority.PLAN_NOW, npc_id)
+
+
+@dataclass
+class ClassStats:
+    served: int = 0
+    running: int = 0
+    dropped_stale: int = 0
+    dropped_full: int = 0
+    waits_ms: deque[float] = field(default_factory=lambda: deque(maxlen=WAITS_KEPT))
+
+    def percentile(self, q: float) -> float:
+        if not self.waits_ms:
+            return 0.0
+        ordered = sorted(self.waits_ms)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class QueueReport:
+    priority: Priority
+    waiting: int
+    running: int
+    served: int
+    wait_p50_ms: float
+    wait_p99_ms: float
+    dropped_stale: int
+    dropped_full: int
+
+
+class Scheduler:
+    """`slots` completions run at once; one more is kept for the player class, so a person's
+    line never waits behind the town's thinking for longer than the slot takes to be asked."""
+
+    def __init__(self, slots: int, *, max_waiting: int = 2000, player_reserve: int = 1) -> None:
+        self.slots = slots
+        self.max_waiting = max_waiting
+        self.player_reserve = player_reserve
+        self._running = 0
+        # Per class: npc_id -> its waiters in order; NPCs take turns (round robin).
+        self._queues: dict[Priority, OrderedDict[str, deque[asyncio.Future[None]]]] = {
+            p: OrderedDict() for p in Priority}
+        self._waiting = dict.fromkeys(Priority, 0)
+        self.stats = {p: ClassStats() for p in Priority}
+        self._last_log = time.monotonic()
+
+    @asynccontextmanager
+    async def slot(self, npc_id: str = "") -> AsyncIterator[None]:
+        """Hold one of the endpoint's slots for a completion of the current work."""
+        work = current_work(npc_id)
+        stats = self.stats[work.priority]
+        asked = time.perf_counter()
+        if self._can_start(work.priority):
+            self._running += 1
+        else:
+            await self._wait(work, npc_id or work.npc_id)
+        stats.running += 1
+        stats.served += 1
+        stats.waits_ms.append((time.perf_counter() - asked) * 1000)
+        try:
+            if work.stale is not None and work.stale():
+                stats.dropped_stale += 1
+                log.debug("llm_work_dropped", reason="stale", priority=work.priority.name.lower(), npc_id=work.npc_id)
+                raise WorkDropped("stale when its turn came")
+            yield
+        finally:
+            stats.running -= 1
+            self._running -= 1
+            self._dispatch()
+            self._maybe_log()
+
+    def report(self) -> list[QueueReport]:
+        return [QueueReport(priority=p, waiting=self._waiting[p], running=s.running, served=s.served,
+                            wait_p50_ms=s.percentile(0.5), wait_p99_ms=s.percentile(0.99),
+                            dropped_stale=s.dropped_stale, dropped_full=s.dropped_full)
+                for p, s in self.stats.items()]
+
+    def _can_start(self, priority: Priority) -> bool:
+        """A free slot, and nobody of this class or a more urgent one waiting for it (no overtaking)."""
+        if any(self._waiting[p] for p in Priority if p <= priority):
+            return False
+        limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
+        return self._running < limit
+
+    async def _wait(self, work: Work, npc_id: str) -> None:
+        if self._waiting[work.priority] >= self.max_waiting:
+            self.stats[work.priority].dropped_full += 1
+            raise WorkDropped(f"the {work.priority.name.lower()} queue is full ({self.max_waiting} waiting)")
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queues[work.priority].setdefault(npc_id, deque()).append(granted)
+        self._waiting[work.priority] += 1
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():
+                self._running -= 1  # granted just as it was cancelled: give the slot back
+                self._dispatch()
+            else:
+                self._forget(work.priority, npc_id, granted)
+            raise
+
+    def _forget(self, priority: Priority, npc_id: str, granted: asyncio.Future[None]) -> None:
+        waiters = self._queues[priority].get(npc_id)
+        if waiters is not None and granted in waiters:
+            waiters.remove(granted)
+            self._waiting[priority] -= 1
+            if not waiters:
+                del self._queues[priority][npc_id]
+
+    def _dispatch(self) -> None:
+        """Grant free slots: the most urgent class first, its NPCs in turn."""
+        for priority in Priority:
+            queue = self._queues[priority]
+            limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
+            while queue and self._running < limit:
+                npc_id, waiters = next(iter(queue.items()))
+                granted = waiters.popleft()
+                self._waiting[priority] -= 1
+                del queue[npc_id]
+                if waiters:
+                    queue[npc_id] = waiters  # to the back of the line
+                self._running += 1
+                granted.set_result(None)
+            if queue:
+                return  # this class still waits: nothing less urgent may overtake it
+
+    def _maybe_log(self) -> None:
+        now = time.monotonic()
+        if now - self._last_log < LOG_EVERY_S:
+            return
+        self._last_log = now
+        log.info("llm_queues", **{r.priority.name.lower(): f"waiting={r.waiting} running={r.running} "
+                                  f"p50={r.wait_p50_ms:.0f}ms p99={r.wait_p99_ms:.0f}ms dropped={r.dropped_stale}"
+                                  for r in self.report()})

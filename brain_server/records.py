@@ -1,0 +1,146 @@
+"""The worlds and NPCs the brain serves, as records in the store with a cache in front.
+
+One place for what the RPCs and the mind share: loading and saving records, one lock per NPC
+(held only for the short read-modify-write of its record, never across an LLM call), and the
+revision every write raises, so replicas sharing a store never serve an NPC from an old copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+import re
+
+from brain_server.errors import BrainError, Status, invalid, not_found
+from brain_server.npc import NpcState
+from brain_server.storage.base import MemoryStore
+from brain_server.world import World, join
+
+WORLD_RECORD, NPC_RECORD = "world", "npc"
+NPC_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def check_npc_id(npc_id: str) -> None:
+    if not NPC_ID.fullmatch(npc_id):
+        raise invalid(f"npc_id {npc_id[:80]!r} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
+
+
+class WorldIndex:
+    """What every Decide looks up in a world (valid addresses, object names by arena), built once
+    per world version instead of walking the tree per call."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.addresses = frozenset(world.addresses())
+        self.objects = {join(world.name, s.name, a.name): [o.name for o in a.objects]
+                        for s in world.sectors for a in s.arenas}
+
+    def check(self, address: str, name: str) -> None:
+        if address not in self.addresses:
+            raise invalid(f"{name} {address[:200]!r} is not in world {self.world.name!r}; use "
+                          f"world:sector:arena[:object] as registered, e.g. {min(self.addresses)!r}")
+
+
+class Records:
+    """Worlds and NPCs: cached, locked per NPC, saved only when changed."""
+
+    def __init__(self, store: MemoryStore, *, shared_store: bool) -> None:
+        self.store = store
+        self._shared = shared_store  # replicas on one store: check the revision before using the cache
+        self._worlds: dict[str, World] = {}
+        self._npcs: dict[str, NpcState] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._people_by_world: dict[str, dict[str, str]] = {}
+        self._indexes: dict[str, WorldIndex] = {}
+        self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written
+
+    # --- worlds ---------------------------------------------------------------------------
+
+    async def world(self, name: str) -> World:
+        if not name:
+            raise invalid("world_name is empty: name the world sent with RegisterWorld")
+        if name not in self._worlds:
+            record = await asyncio.to_thread(self.store.get_record, WORLD_RECORD, name)
+            if record is None:
+                raise BrainError(Status.FAILED_PRECONDITION, f"world {name!r} is not registered: call RegisterWorld first")
+            self._worlds[name] = World.model_validate(record)
+        return self._worlds[name]
+
+    async def put_world(self, world: World) -> None:
+        await asyncio.to_thread(self.store.put_record, WORLD_RECORD, world.name, world.model_dump(mode="json"))
+        self._worlds[world.name] = world
+
+    def index(self, world: World) -> WorldIndex:
+        """The world's lookups, built once per world version (RegisterWorld and SetObjectState make a new one)."""
+        cached = self._indexes.get(world.name)
+        if cached is None or cached.world is not world:
+            cached = self._indexes[world.name] = WorldIndex(world)
+        return cached
+
+    async def people(self, world_name: str) -> dict[str, str]:
+        """Names of the NPCs in a world, to their ids: who an observation is about."""
+        if world_name not in self._people_by_world:
+            records = await asyncio.to_thread(self.store.list_records, NPC_RECORD)
+            self._people_by_world[world_name] = {r["persona"]["name"]: r["npc_id"] for r in records
+                                                 if r["world_name"] == world_name}
+        return self._people_by_world[world_name]
+
+    # --- NPCs -----------------------------------------------------------------------------
+
+    def lock(self, npc_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(npc_id, asyncio.Lock())
+
+    async def npc_or_none(self, npc_id: str) -> NpcState | None:
+        """The NPC from the cache; with a shared store (replicas on one Qdrant) the cache is checked
+        against the stored revision first, so an NPC moved back, or changed by a partner's replica
+        in a conversation, is never served from an old copy."""
+        cached = self._npcs.get(npc_id)
+        if cached is not None and not self._shared:
+            return cached
+        record = await asyncio.to_thread(self.store.get_record, NPC_RECORD, npc_id)
+        if record is None:
+            return cached
+        if cached is None or record.get("revision", 0) != cached.revision:
+            cached = self._npcs[npc_id] = NpcState.model_validate(record)
+            self._saved[npc_id] = _content_digest(cached)
+        return cached
+
+    async def npc(self, npc_id: str) -> NpcState:
+        check_npc_id(npc_id)
+        npc = await self.npc_or_none(npc_id)
+        if npc is None:
+            raise not_found(f"no NPC {npc_id!r}: spawn it with SpawnNpc first")
+        return npc
+
+    def cached(self, npc_id: str) -> NpcState | None:
+        """The NPC as this process has it, without touching the store (for staleness checks)."""
+        return self._npcs.get(npc_id)
+
+    async def save(self, npc: NpcState) -> None:
+        """Write the NPC's record, unless it is what was last written (a Decide that only reads
+        the plan's current step changes nothing, and should cost no write)."""
+        digest = _content_digest(npc)
+        if self._saved.get(npc.npc_id) != digest:
+            npc.revision += 1
+            await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+            self._saved[npc.npc_id] = digest
+        self._npcs[npc.npc_id] = npc
+        self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
+
+    async def merge(self, npc_id: str, apply: Callable[[NpcState], bool | None]) -> NpcState | None:
+        """Apply a result to the NPC as it is now (a Decide may have changed it while the result was
+        being thought out), under its lock, and save it; `apply` returning False keeps it unchanged."""
+        async with self.lock(npc_id):
+            live = await self.npc_or_none(npc_id)
+            if live is None:
+                return None
+            draft = live.model_copy(deep=True)
+            if apply(draft) is False:
+                return live
+            await self.save(draft)
+            return draft
+
+
+def _content_digest(npc: NpcState) -> int:
+    """What a record says, apart from its revision: equal digests need no write."""
+    return hash(npc.model_dump_json(exclude={"revision"}))

@@ -1,0 +1,104 @@
+"""The real-time brain through the real transports: Decide never waits for the model. It answers
+a provisional action at once, the plan lands in the background and the NPC is told to ask again
+soon; conversations go on while their lines are written; the player's Talk overtakes the town's
+thinking in the scheduler; GetUsage shows the queues."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.clients import Clients
+from tests.test_mind import CAFE, klaus
+from tests.town import WORLD, spawn_json, world_json
+
+HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
+SLOW_S = 1.5  # the fake model's latency: every completion takes this long
+
+
+@pytest.fixture
+def clients(brain_factory, fake_llm):
+    fake_llm.latency_s = SLOW_S
+    c = Clients(brain_factory(background_thinking=True, llm_max_concurrency=1))
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    yield c
+    c.close()
+
+
+def decide(clients: Clients, npc_id: str, clock: str, *seen: str, timeout: float = 1.0) -> dict:
+    """A Decide with a deadline well under one completion: it fails if the brain waits for the model."""
+    from google.protobuf import json_format
+
+    from npc_brain.v1 import brain_pb2 as pb
+
+    perceptions = [{"subject": who, "predicate": "is", "object": "reading", "description": f"{who} is reading",
+                    "address": CAFE, "distance": 2} for who in seen]
+    body = {"npcId": npc_id, "gameTime": f"2026-02-13T{clock}:00Z", "address": CAFE, "perceptions": perceptions}
+    reply = clients.stub.Decide(json_format.ParseDict(body, pb.DecideRequest()), timeout=timeout)
+    return json_format.MessageToDict(reply)
+
+
+def until(check, seconds: float = 30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.2)
+    raise AssertionError("the background work did not land")
+
+
+def test_decide_answers_at_once_and_the_plan_lands_in_the_background(clients: Clients, fake_llm) -> None:
+    first = decide(clients, "isabella", "09:00")
+    assert first["action"]["source"] == "ACTION_SOURCE_PROVISIONAL" and first["thinking"]
+    # Isabella runs Hobbs Cafe: at 9 on a Friday she is provisionally at work there.
+    assert first["action"]["address"] == CAFE and "working" in first["action"]["description"]
+    assert first["askAgainAt"] <= "2026-02-13T09:05:00Z"
+    trace = clients.grpc("GetTrace", {"traceId": first["traceId"]})["trace"]
+    assert "llmCalls" not in trace  # the Decide itself asked the model nothing
+    planned = until(lambda: (d := decide(clients, "isabella", "09:01"))["action"]["source"] != (
+        "ACTION_SOURCE_PROVISIONAL") and d)
+    assert planned["action"]["source"] in ("ACTION_SOURCE_NEW_PLAN", "ACTION_SOURCE_PLAN")
+    # The block in progress is decomposed next, and the NPC is told to ask again meanwhile.
+    until(lambda: "(" in decide(clients, "isabella", "09:02")["action"]["description"])
+    assert fake_llm.chat_requests("daily_plan") and fake_llm.chat_requests("decompose")
+    queues = {q["priority"]: q for q in clients.grpc("GetUsage", {})["queues"]}
+    assert list(queues) == ["player", "social", "plan_now", "ahead", "background"]
+    assert int(queues["plan_now"]["served"]) >= 2
+
+
+def test_a_conversation_goes_on_while_its_lines_are_written(clients: Clients, fake_llm) -> None:
+    clients.grpc("SpawnNpc", klaus())
+    for npc in ("isabella", "klaus"):
+        decide(clients, npc, "09:00")
+    until(lambda: all(decide(clients, n, "09:01")["action"]["source"] != "ACTION_SOURCE_PROVISIONAL"
+                      for n in ("isabella", "klaus")))
+    fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
+    fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": False}},
+                   {"json": {"utterance": "Morning! Busy day?", "end_conversation": True}}, purpose="converse_turn")
+    decide(clients, "isabella", "09:05", "Klaus Mueller")
+    # Both stand together talking while the lines are written (each answer comes at once).
+    talking = until(lambda: (d := decide(clients, "klaus", "09:06"))["action"].get("chattingWith") and d)
+    assert talking["action"]["chattingWith"] == "isabella" and talking["thinking"]
+    assert "dialogue" not in talking["action"]
+    assert decide(clients, "isabella", "09:06")["action"]["chattingWith"] == "klaus"
+    done = until(lambda: (d := decide(clients, "isabella", "09:08"))["action"].get("dialogue") and d, 60)
+    assert [line["text"] for line in done["action"]["dialogue"]] == ["Morning, Klaus!", "Morning! Busy day?"]
+    assert decide(clients, "klaus", "09:08")["action"]["dialogue"] == done["action"]["dialogue"]
+
+
+def test_the_players_line_overtakes_the_towns_thinking(clients: Clients, fake_llm) -> None:
+    """Ten NPCs need a day plan from a one-slot model; the player's Talk is served next, not last."""
+    for n in range(10):
+        body = spawn_json(f"resident{n}")
+        body["persona"]["name"] = f"Resident {n}"
+        clients.grpc("SpawnNpc", body)
+        decide(clients, f"resident{n}", "09:00")
+    reply = clients.grpc("Talk", {"npcId": "isabella", "speakerName": "Sam", "text": "Hello there!",
+                                  "gameTime": "2026-02-13T09:00:00Z"})
+    assert reply["reply"]
+    queues = {q["priority"]: q for q in clients.grpc("GetUsage", {})["queues"]}
+    assert int(queues["plan_now"]["waiting"]) >= 5  # most plans still wait: the player went first
+    assert int(queues["player"]["served"]) >= 1

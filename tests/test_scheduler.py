@@ -1,0 +1,126 @@
+"""The LLM scheduler: the most urgent class first, NPCs in turn within a class, stale work dropped,
+bounded queues, a slot kept for the player, and a cancelled waiter gives its turn back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from brain_server.llm.scheduler import Priority, Scheduler, Work, WorkDropped, doing
+
+
+def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
+    """Start every work at once (each takes a slot in turn) and return the order they got it."""
+    order: list[str] = []
+
+    async def one(work: Work, label: str) -> None:
+        with doing(work):
+            try:
+                async with scheduler.slot():
+                    order.append(label)
+                    await asyncio.sleep(0)
+            except WorkDropped:
+                order.append(f"dropped:{label}")
+
+    async def main() -> None:
+        gate = asyncio.Event()
+
+        async def blocker() -> None:
+            with doing(Work(Priority.BACKGROUND, "blocker")):
+                async with scheduler.slot():
+                    await gate.wait()
+
+        first = asyncio.create_task(blocker())
+        await asyncio.sleep(0)
+        tasks = [asyncio.create_task(one(w, f"{w.priority.name.lower()}:{w.npc_id}")) for w in works]
+        await asyncio.sleep(0.01)
+        gate.set()
+        await asyncio.gather(first, *tasks)
+
+    asyncio.run(main())
+    return order
+
+
+def test_the_most_urgent_class_goes_first() -> None:
+    works = [Work(Priority.BACKGROUND, "a"), Work(Priority.AHEAD, "b"), Work(Priority.PLAN_NOW, "c"),
+             Work(Priority.SOCIAL, "d")]
+    order = run_all(Scheduler(1, player_reserve=0), works)
+    assert order == ["social:d", "plan_now:c", "ahead:b", "background:a"]
+
+
+def test_npcs_take_turns_within_a_class() -> None:
+    works = [Work(Priority.PLAN_NOW, n) for n in ("a", "a", "a", "b", "c")]
+    order = run_all(Scheduler(1, player_reserve=0), works)
+    assert order == ["plan_now:a", "plan_now:b", "plan_now:c", "plan_now:a", "plan_now:a"]
+
+
+def test_work_stale_when_its_turn_comes_is_dropped_and_counted() -> None:
+    gone = {"yes": False}
+    works = [Work(Priority.SOCIAL, "a", stale=lambda: gone["yes"]), Work(Priority.SOCIAL, "b")]
+    gone["yes"] = True
+    scheduler = Scheduler(1, player_reserve=0)
+    order = run_all(scheduler, works)
+    assert order == ["dropped:social:a", "social:b"]
+    social = next(r for r in scheduler.report() if r.priority is Priority.SOCIAL)
+    assert (social.dropped_stale, social.served) == (1, 2)
+
+
+def test_a_full_queue_refuses_more_work() -> None:
+    scheduler = Scheduler(1, max_waiting=2, player_reserve=0)
+    order = run_all(scheduler, [Work(Priority.AHEAD, n) for n in "abc"])
+    assert order.count("dropped:ahead:c") == 1 and len(order) == 3
+    assert next(r for r in scheduler.report() if r.priority is Priority.AHEAD).dropped_full == 1
+
+
+def test_the_player_has_a_slot_of_its_own() -> None:
+    """Every slot busy with the town's thinking: a player's line still starts at once."""
+    scheduler = Scheduler(1, player_reserve=1)
+
+    async def main() -> bool:
+        gate = asyncio.Event()
+
+        async def busy() -> None:
+            with doing(Work(Priority.PLAN_NOW, "town")):
+                async with scheduler.slot():
+                    await gate.wait()
+
+        hog = asyncio.create_task(busy())
+        await asyncio.sleep(0)
+        with doing(Work(Priority.PLAYER, "isabella")):
+            async with asyncio.timeout(1):
+                async with scheduler.slot():
+                    started = True
+        gate.set()
+        await hog
+        return started
+
+    assert asyncio.run(main())
+
+
+def test_a_cancelled_waiter_frees_its_place() -> None:
+    scheduler = Scheduler(1, player_reserve=0)
+
+    async def main() -> list[str]:
+        gate, order = asyncio.Event(), []
+
+        async def one(label: str, wait: asyncio.Event | None = None) -> None:
+            with doing(Work(Priority.PLAN_NOW, label)):
+                async with scheduler.slot():
+                    order.append(label)
+                    if wait:
+                        await wait.wait()
+
+        first = asyncio.create_task(one("first", gate))
+        await asyncio.sleep(0)
+        doomed, last = asyncio.create_task(one("doomed")), asyncio.create_task(one("last"))
+        await asyncio.sleep(0)
+        doomed.cancel()
+        gate.set()
+        await asyncio.gather(first, last)
+        with pytest.raises(asyncio.CancelledError):
+            await doomed
+        return order
+
+    assert asyncio.run(main()) == ["first", "last"]
+    assert all(r.waiting == 0 and r.running == 0 for r in scheduler.report())
