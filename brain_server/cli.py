@@ -30,13 +30,13 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--no-build", action="store_true", help="serve the last build as it is")
     _server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
-    from brain_server.sim import cli as sim_cli
+    from npc_lab.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
-    from brain_server.evaluate import cli as eval_cli
+    from npc_lab.evaluate import cli as eval_cli
 
     eval_cli.add_parser(commands)
-    from brain_server import bench
+    from npc_lab import bench
 
     bench.add_arguments(commands.add_parser("bench", help="benchmarks (docs/benchmarks.md)"))
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """A small JSON-over-HTTP/1.1 server on a background thread, for the OpenAI-compatible endpoints the
 brain and its tests run on loopback: the replay endpoint (llm/recording.py) and the fake endpoint
-(tools/fake_openai.py). The standard library's threading server is enough for these: one thread a
+(npc_lab/fake_openai.py). The standard library's threading server is enough for these: one thread a
 connection, no dependency, and the real `openai` client on the other side.
 """
 

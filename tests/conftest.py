@@ -16,10 +16,10 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.prompts import PromptLibrary
-from brain_server.sim.brain import BrainProcess as SimBrainProcess
 from brain_server.storage import open_store
 from brain_server.storage.base import MemoryStore
-from tools.fake_openai import FakeOpenAI
+from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 

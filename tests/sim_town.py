@@ -1,5 +1,5 @@
 """Three residents and a party scenario in the Ville (the town as Godot lays it out) for the
-headless sim's tests, written as resident and scenario files are (`brain_server.residents`)."""
+headless sim's tests, written as resident and scenario files are (`npc_lab.residents`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from brain_server import residents as loaders
-from brain_server.sim.data import Resident, Scenario, resident, scenario
-from brain_server.sim.runner import SimConfig
+from npc_lab import residents as loaders
+from npc_lab.sim.data import Resident, Scenario, resident, scenario
+from npc_lab.sim.runner import SimConfig
 
 HOMES = {"Isabella Rodriguez": "Isabella Rodriguez's apartment:main room",
          "Klaus Mueller": "Dorm for Oak Hill College:Klaus Mueller's room",

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 import pytest
 
+from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.conftest import BrainProcess
 from tests.town import WORLD, spawn_json, world_json
-from tools.fake_openai import FakeOpenAI
 
 OK_CODES = {"invalid_argument", "not_found", "already_exists", "failed_precondition", "resource_exhausted"}
 HTTP_OF = {"invalid_argument": 400, "not_found": 404, "already_exists": 409, "failed_precondition": 400,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain_server.cli import main
-from brain_server.sim.runner import Sim
+from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 from tests.test_sim import needs_data
 

@@ -22,11 +22,11 @@ from brain_server.llm.probe import Endpoint, probe_llm
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
+from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.conftest import BrainProcess
 from tests.test_cli import npc_brain
 from tests.town import spawn_json, world_json
-from tools.fake_openai import FakeOpenAI
 from tools.qdrant_standin import QdrantStandIn
 
 SECRET = "sk-the-secret-never-printed"

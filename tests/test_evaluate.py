@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from brain_server.cli import main
-from brain_server.evaluate.interview import condition
-from brain_server.evaluate.judge import PAPER_MU, ranks_from, ratings
-from brain_server.evaluate.questions import for_resident, load_templates, someone_known
-from brain_server.sim.runner import Sim
+from npc_lab.evaluate.interview import condition
+from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings
+from npc_lab.evaluate.questions import for_resident, load_templates, someone_known
+from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 
 CONDITIONS = ["full", "no_reflection", "no_memory"]

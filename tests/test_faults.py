@@ -17,10 +17,10 @@ from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
 from brain_server.world import arena_of
+from npc_lab.fake_openai import ALL_FAULTS, FAULTS, FakeOpenAI
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, _addresses, town_with_three
 from tests.town import WORLD, spawn_json, world_json
-from tools.fake_openai import ALL_FAULTS, FAULTS, FakeOpenAI
 
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
 FALLBACK = Importance(importance=3)

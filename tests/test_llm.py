@@ -12,7 +12,7 @@ from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
-from tools.fake_openai import FakeOpenAI
+from npc_lab.fake_openai import FakeOpenAI
 
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
 

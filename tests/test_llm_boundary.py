@@ -14,11 +14,11 @@ import pytest
 
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 from brain_server.prompts.importance import Importance
+from npc_lab.fake_openai import BOUNDARY_FAULTS, FakeOpenAI
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, town_with_three
 from tests.test_faults import FALLBACK, rate
 from tests.town import WORLD
-from tools.fake_openai import BOUNDARY_FAULTS, FakeOpenAI
 
 
 def test_the_trace_says_what_came_instead(fake_llm: FakeOpenAI) -> None:

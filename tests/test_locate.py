@@ -16,7 +16,7 @@ from brain_server.npc import NpcState, Persona
 from brain_server.prompts import PromptLibrary
 from brain_server.trace import Trace
 from brain_server.world import World
-from tools.fake_openai import FakeOpenAI
+from npc_lab.fake_openai import FakeOpenAI
 
 W = "the Ville"
 CAFE = f"{W}:Hobbs Cafe:cafe"

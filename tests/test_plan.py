@@ -26,8 +26,8 @@ from brain_server.memory import MemoryKind
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.storage import MemoryStore
 from brain_server.trace import Trace
+from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
-from tools.fake_openai import FakeOpenAI
 
 W = "the Ville"
 HOME = f"{W}:Isabella Rodriguez's apartment:main room"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from brain_server.llm.recording import Recorder, ReplayServer, request_hash
-from brain_server.sim.runner import Sim
+from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 
 pytestmark = pytest.mark.slow

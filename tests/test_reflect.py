@@ -12,8 +12,8 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
 from brain_server.storage import MemoryStore
 from brain_server.trace import LlmCallRecord, Trace
+from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
-from tools.fake_openai import FakeOpenAI
 
 NPC = "isabella"
 T0 = datetime(2026, 2, 13, 8, tzinfo=UTC)

@@ -20,9 +20,9 @@ from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.storage import QdrantClientMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.fake_openai import FakeOpenAI
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.town import WORLD
-from tools.fake_openai import FakeOpenAI
 from tools.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,9 @@ import re
 from google.protobuf import json_format
 import pytest
 
-from brain_server.residents import (
+from brain_server.world import Tile, World
+from npc_brain.v1 import brain_pb2 as pb
+from npc_lab.residents import (
     Resident,
     load_resident,
     load_residents,
@@ -20,8 +22,6 @@ from brain_server.residents import (
     problems,
     register_world_request,
 )
-from brain_server.world import Tile, World
-from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 
 NAMES = ("Abigail Chen, Adam Smith, Arthur Burton, Ayesha Khan, Carlos Gomez, Carmen Ortiz, Eddy Lin, Francisco Lopez, "

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from brain_server.sim.data import DATA, load_all, topic_keywords
-from brain_server.sim.grid import layout
-from brain_server.sim.measure import report
-from brain_server.sim.runner import Sim, SimConfig, Walker
+from npc_lab.sim.data import DATA, load_all, topic_keywords
+from npc_lab.sim.grid import layout
+from npc_lab.sim.measure import report
+from npc_lab.sim.runner import Sim, SimConfig, Walker
 from tests.sim_town import config, small_town
 
 HAVE_DATA = (DATA / "scenarios" / "valentines_party.json").is_file()
@@ -23,7 +23,7 @@ needs_data = pytest.mark.skipif(not HAVE_DATA, reason="godot_project/data not th
 
 @needs_data
 def test_the_sims_tree_is_the_datas() -> None:
-    from brain_server import residents as loaders
+    from npc_lab import residents as loaders
 
     town, people, scenario = load_all("valentines_party")
     world = loaders.load_town()

@@ -12,7 +12,7 @@ gardens) are open areas. Objects line the walls of their arena.
 
     python tools/godot_town.py [--town godot_project/data/town.json] [--out .../the_ville.tscn]
 
-town.json is read and validated by `brain_server.residents` (its format: docs/residents.md). After
+town.json is read and validated by `npc_lab.residents` (its format: docs/residents.md). After
 editing the scene, `python -m tools.godot_web export-town` refreshes the layout the headless sim walks.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import re
 import sys
 
-from brain_server.residents import TOWN_PATH, Town, TownArena, TownSector
+from npc_lab.residents import TOWN_PATH, Town, TownArena, TownSector
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "godot_project"

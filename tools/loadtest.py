@@ -1,5 +1,5 @@
 """Load test on loopback: N NPCs (the Ville's 25 residents repeated) call Decide concurrently for a
-fixed time per transport, against a brain started here with the fake LLM (`tools/fake_openai.py`).
+fixed time per transport, against a brain started here with the fake LLM (`npc_lab/fake_openai.py`).
 Reports errors by status, latency percentiles, throughput and the brain's RSS sampled over the run
 with a "memory flat" verdict; prints a table and writes JSON.
 
@@ -35,12 +35,12 @@ from google.protobuf import json_format
 import grpc
 import httpx
 
-from brain_server.sim.brain import BrainProcess
-from brain_server.sim.data import load_all, repeated_spawn_requests
-from brain_server.sim.grid import layout
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
-from tools.fake_openai import FakeOpenAI
+from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.data import load_all, repeated_spawn_requests
+from npc_lab.sim.grid import layout
 
 MAX_NPCS = 2000
 MAX_SECONDS = 300

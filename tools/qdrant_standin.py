@@ -7,7 +7,7 @@ calls through qdrant-client (collection exists/create/get, payload index, upsert
 set payload, count, retrieve): each body is parsed with `qdrant_client.http.models` and run on
 qdrant-client's own local engine (pure Python, brute force) behind one lock, and answered as
 Qdrant answers, `{"result": ..., "status": "ok", "time": ...}`. It is a test double like
-`tools/fake_openai.py`: the same client code and wire format as against a real server, none of
+`npc_lab/fake_openai.py`: the same client code and wire format as against a real server, none of
 the server's engine (no HNSW, no payload indexes, no sharding, no consistency settings).
 
     python -m tools.qdrant_standin --port 6333 [--path folder]

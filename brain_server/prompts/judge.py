@@ -1,4 +1,4 @@
-"""A judge's ranking of anonymized interview answers (brain_server/evaluate/judge.py): the
+"""A judge's ranking of anonymized interview answers (npc_lab/evaluate/judge.py): the
 paper's believability ranking, asked of an LLM instead of human evaluators."""
 
 from collections.abc import Mapping

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from brain_server.config import Settings
-from brain_server.evaluate import report
-from brain_server.evaluate.interview import (
+from npc_lab.evaluate import report
+from npc_lab.evaluate.interview import (
     PAPER_CONDITIONS,
     Condition,
     Run,
@@ -24,7 +24,7 @@ from brain_server.evaluate.interview import (
     open_run,
     write_answers,
 )
-from brain_server.evaluate.judge import JUDGE_ID, judge_all, judge_llm, ratings
+from npc_lab.evaluate.judge import JUDGE_ID, judge_all, judge_llm, ratings
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -40,7 +40,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", action="store_true", help="rank each question's answers with the LLM and rate the "
                    "conditions (report.md, ratings.png)")
     p.add_argument("--npcs", type=int, help="only the first N residents by npc_id")
-    p.add_argument("--questions", type=Path, help="a questions TOML file (default: brain_server/evaluate/questions.toml)")
+    p.add_argument("--questions", type=Path, help="a questions TOML file (default: npc_lab/evaluate/questions.toml)")
     p.add_argument("--concurrency", type=int, default=4, help="residents interviewed at once")
     p.add_argument("--seed", type=int, default=0, help="seed of the order the judge sees the answers in")
     p.add_argument("--out", type=Path, help="output folder (default: RUN/eval)")

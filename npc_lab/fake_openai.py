@@ -19,7 +19,7 @@ Misconfiguration (constructor options) answers as real endpoints answer a client
 (paths outside it: 404, so a base URL without /v1 fails) and `response_formats=("json_object",
 "text")` (json_schema: HTTP 400, as older vLLM and llama.cpp servers answer).
 
-    python -m tools.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
+    python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
 """
 
 from __future__ import annotations

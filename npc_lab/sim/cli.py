@@ -26,21 +26,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sim.add_argument("--runs-dir", type=Path, default=Path("runs"))
     sim.add_argument("--out", type=Path, help="run folder (default: <runs-dir>/<UTC time>)")
     sim.add_argument("--no-interview", action="store_true", help="skip the closing interviews")
-    sim.add_argument("--fake-llm", type=float, metavar="LATENCY_S", help="start tools/fake_openai.py with this latency "
+    sim.add_argument("--fake-llm", type=float, metavar="LATENCY_S", help="start npc_lab/fake_openai.py with this latency "
                      "and point the started brain at it")
     sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
 
 
 def run(args: argparse.Namespace) -> None:
-    from brain_server.sim.measure import report
+    from npc_lab.sim.measure import report
 
     if args.measure:
         if not (args.measure / "config.json").is_file():
             sys.exit(f"npc-brain: {args.measure} is not a run folder (no config.json)")
         _print_report(args.measure, report(args.measure))
         return
-    from brain_server.sim.data import load_all
-    from brain_server.sim.runner import Sim, SimConfig
+    from npc_lab.sim.data import load_all
+    from npc_lab.sim.runner import Sim, SimConfig
 
     try:
         town, residents, scenario = load_all(args.scenario)
@@ -54,11 +54,11 @@ def run(args: argparse.Namespace) -> None:
     settings: dict[str, object] = {}
     fake = None
     if args.fake_llm is not None and not args.brain:
-        from brain_server.sim.data import ROOT
+        from npc_lab.sim.data import ROOT
 
         if str(ROOT) not in sys.path:
             sys.path.insert(0, str(ROOT))  # tools/ lives beside brain_server/ in a checkout
-        from tools.fake_openai import FakeOpenAI
+        from npc_lab.fake_openai import FakeOpenAI
 
         fake = FakeOpenAI(latency_s=args.fake_llm).start()
         settings.update(llm_base_url=fake.base_url, llm_model="fake-model")

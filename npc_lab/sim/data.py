@@ -1,6 +1,6 @@
 """The town, residents and a scenario from godot_project/data/, for the headless sim.
 
-Everything is read and validated by `brain_server.residents`: the town is `town_layout.json` as the
+Everything is read and validated by `npc_lab.residents`: the town is `town_layout.json` as the
 Godot engine exports it (`TownLayout`); residents and the scenario are converted to the shapes the sim
 sends over gRPC (persona and perception in proto3 JSON) and measures (topic keywords, time window).
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from brain_server import residents as loaders
-from brain_server.residents import TownLayout
+from npc_lab import residents as loaders
+from npc_lab.residents import TownLayout
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATA = loaders.DATA_DIR
@@ -94,7 +94,7 @@ def topic_keywords(topic: str, proper_names: list[str]) -> list[str]:
 def load_all(name: str, layout_path: Path | None = None, residents_dir: Path | None = None
              ) -> tuple[TownLayout, list[Resident], Scenario]:
     """The town as Godot lays it out, its residents and a scenario (a name under data/scenarios or a
-    path), read and validated by `brain_server.residents`; residents and scenario in the sim's shapes."""
+    path), read and validated by `npc_lab.residents`; residents and scenario in the sim's shapes."""
     town = loaders.load_town_layout(layout_path or loaders.TOWN_LAYOUT_PATH)
     people = [resident(r, town.name) for r in loaders.load_residents(residents_dir or loaders.RESIDENTS_DIR)]
     path = Path(name)

@@ -23,11 +23,11 @@ from typing import Any
 
 import grpc
 
-from brain_server.evaluate.questions import Question, for_resident, load_templates, someone_known
-from brain_server.sim.brain import BrainProcess
-from brain_server.sim.measure import load_run
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.evaluate.questions import Question, for_resident, load_templates, someone_known
+from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.measure import load_run
 
 ABLATIONS = ("observation", "reflection", "planning")
 # The paper's conditions (section 6.1), by the names the command takes.

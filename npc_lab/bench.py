@@ -107,12 +107,12 @@ def calls_from_run(run: Path) -> dict[str, Any]:
 
 def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int | None = None,
          tick: int = 10, interview: bool = False) -> dict[str, Any]:
-    from brain_server.sim.data import ROOT, load_all
-    from brain_server.sim.runner import Sim, SimConfig
+    from npc_lab.sim.data import ROOT, load_all
+    from npc_lab.sim.runner import Sim, SimConfig
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tools.fake_openai import FakeOpenAI
+    from npc_lab.fake_openai import FakeOpenAI
 
     town, residents, scenario = load_all("valentines_party")
     residents = residents[:npcs] if npcs else residents
@@ -168,15 +168,15 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
     import grpc
     import httpx
 
-    from brain_server.sim.brain import BrainProcess
-    from brain_server.sim.data import ROOT, load_all, repeated_spawn_requests
-    from brain_server.sim.grid import layout
     from npc_brain.v1 import brain_pb2 as pb
     from npc_brain.v1 import brain_pb2_grpc
+    from npc_lab.sim.brain import BrainProcess
+    from npc_lab.sim.data import ROOT, load_all, repeated_spawn_requests
+    from npc_lab.sim.grid import layout
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tools.fake_openai import FakeOpenAI
+    from npc_lab.fake_openai import FakeOpenAI
 
     town, residents, _ = load_all("valentines_party")
     world = layout(town).world_message(town)

@@ -27,12 +27,12 @@ from typing import Any, TextIO
 from google.protobuf import json_format
 import grpc
 
-from brain_server.residents import TownLayout
-from brain_server.sim.brain import BrainProcess
-from brain_server.sim.data import Resident, Scenario
-from brain_server.sim.grid import SECONDS_PER_TILE, Grid, Tile, layout
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.residents import TownLayout
+from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.data import Resident, Scenario
+from npc_lab.sim.grid import SECONDS_PER_TILE, Grid, Tile, layout
 
 MAX_EVENTS = 32
 

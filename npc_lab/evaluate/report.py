@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from brain_server.evaluate.interview import KINDS
-from brain_server.evaluate.judge import PAPER_MU
+from npc_lab.evaluate.interview import KINDS
+from npc_lab.evaluate.judge import PAPER_MU
 
 
 def answers_markdown(rows: Sequence[dict[str, Any]], conditions: Sequence[str], path: Path) -> None:
