@@ -18,6 +18,11 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from brain_server.cognition.retrieve import RetrievalWeights
+
+_PAPER = RetrievalWeights()  # the paper's retrieval weights, decay and top-k: defined once, in retrieve.py
+REFLECTION_THRESHOLD = 150  # the paper's; its released 25-agent run used 250
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid")
@@ -61,11 +66,12 @@ class Settings(BaseSettings):
     embeddings_api_key: SecretStr = Field(SecretStr("not-needed"))
 
     # Cognition
-    recency_decay: float = Field(0.995, gt=0, le=1, description="Recency factor per game hour since last access.")
-    weight_recency: float = 1.0
-    weight_importance: float = 1.0
-    weight_relevance: float = 1.0
-    retrieve_top_k: int = Field(30, ge=1)
+    recency_decay: float = Field(_PAPER.decay_per_hour, gt=0, le=1,
+                                 description="Recency factor per game hour since last access.")
+    weight_recency: float = _PAPER.recency
+    weight_importance: float = _PAPER.importance
+    weight_relevance: float = _PAPER.relevance
+    retrieve_top_k: int = Field(_PAPER.top_k, ge=1)
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
     background_thinking: bool = Field(True, description="Rate, reflect and prepare the next hour after answering a "
                                       "Decide; off: before answering, so that a run at concurrency 1 is a pure function "
@@ -73,7 +79,7 @@ class Settings(BaseSettings):
     importance_batch_size: int = Field(40, ge=1, description="Observations rated together in one LLM call.")
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
                                           "rating (0 = rate each decision's observations at once).")
-    reflection_threshold: int = Field(150, ge=1, description="Summed importance of new events that triggers a reflection.")
+    reflection_threshold: int = Field(REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
     traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all (oldest dropped first).")

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+import re
 
 from pydantic import BaseModel, Field
+
+_SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
+
+
+def is_sleep(activity: str) -> bool:
+    """Whether an activity is sleeping: the one test the plan, the mind and the lab share."""
+    return bool(_SLEEP.search(activity))
 
 
 class Persona(BaseModel):
@@ -134,7 +142,7 @@ class NpcState(BaseModel):
         self.plan = sorted([*timeline, new], key=lambda item: item.start)
 
     def is_asleep(self) -> bool:
-        return self.action is not None and "sleep" in self.action.description.lower()
+        return self.action is not None and is_sleep(self.action.description)
 
     def is_chatting(self, now: datetime) -> bool:
         return self.action is not None and bool(self.action.chatting_with) and now < self.action.end_time

@@ -17,7 +17,7 @@ from brain_server.storage.base import MemoryStore
 from brain_server.world import World, join
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
-NPC_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # full-matched; the lab's pydantic models use the pattern
 
 
 def check_npc_id(npc_id: str) -> None:

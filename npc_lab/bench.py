@@ -28,6 +28,8 @@ import tempfile
 import time
 from typing import Any
 
+from brain_server.npc import is_sleep
+
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
 NAMES = ("calls", "speed", "decide", "retrieval", "embed")
 
@@ -76,7 +78,7 @@ def awake_hours(run: Path) -> dict[str, float]:
     by_npc: dict[str, list[tuple[datetime, bool]]] = defaultdict(list)
     for line in (run / "actions.jsonl").read_text().splitlines():
         a = json.loads(line)
-        by_npc[a["npc_id"]].append((datetime.fromisoformat(a["game_time"]), "sleep" in a["description"].lower()))
+        by_npc[a["npc_id"]].append((datetime.fromisoformat(a["game_time"]), is_sleep(a["description"])))
     out = {}
     for npc_id, seq in by_npc.items():
         seq.sort()

@@ -38,6 +38,7 @@ import threading
 import time
 from typing import Any
 
+from brain_server.llm.client import PURPOSE_HEADER
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 
@@ -162,7 +163,7 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             body = self.read_json()
             if body is None:
                 return
-            purpose = self.headers.get("X-NPC-Brain-Purpose")
+            purpose = self.headers.get(PURPOSE_HEADER)
             if self.path == "/_fake/script":
                 fake.queue(*body.get("replies", []), purpose=body.get("purpose"))
                 self.send_json(200, {"queued": len(body.get("replies", []))})

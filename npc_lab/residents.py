@@ -22,6 +22,7 @@ from google.protobuf import json_format
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from brain_server.npc import Perception, Persona
+from brain_server.records import NPC_ID
 from brain_server.world import SEPARATOR, Arena, GameObject, Sector, World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
 
@@ -30,7 +31,7 @@ TOWN_PATH = DATA_DIR / "town.json"
 TOWN_LAYOUT_PATH = DATA_DIR / "town_layout.json"
 RESIDENTS_DIR = DATA_DIR / "residents"
 SCENARIOS_DIR = DATA_DIR / "scenarios"
-NPC_ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
+NPC_ID_PATTERN = NPC_ID.pattern
 
 
 class _Data(BaseModel):

@@ -23,8 +23,8 @@ class PerceivedEvent:
 
 @dataclass(frozen=True)
 class Attention:
-    bandwidth: int = 8
-    retention: int = 8
+    bandwidth: int
+    retention: int
 
 
 def attend(

@@ -21,7 +21,7 @@ import re
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Action, NpcState, ObjectState, PlanItem
+from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
@@ -40,13 +40,8 @@ DAY_BOUNDARY_HOUR = 3
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 SLEEP = ("sleeping", "😴")
-_SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
-
-
-def is_sleep(activity: str) -> bool:
-    return bool(_SLEEP.search(activity))
 
 
 # --- the day plan ---------------------------------------------------------------------------

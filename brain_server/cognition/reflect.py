@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.config import REFLECTION_THRESHOLD
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
 from brain_server.prompts.reflection_insights import MAX_INSIGHTS, ReflectionInsights
@@ -33,7 +34,6 @@ from brain_server.prompts.reflection_questions import MAX_QUESTIONS, ReflectionQ
 from brain_server.prompts.reflection_questions import PROMPT as QUESTIONS
 from brain_server.trace import Trace
 
-REFLECTION_THRESHOLD = 150  # the paper's; its released 25-agent run used 250
 RECENT_FOR_REFLECTION = 100
 # What happens to the NPC counts towards reflecting; its own thoughts and plans do not, or
 # reflections would trigger further reflections.

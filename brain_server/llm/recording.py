@@ -20,9 +20,8 @@ from pathlib import Path
 import threading
 from typing import Any
 
+from brain_server.llm.client import PURPOSE_HEADER
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
-
-PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 
 
 def request_hash(purpose: str, messages: list[dict[str, Any]]) -> str:

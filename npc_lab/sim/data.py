@@ -15,6 +15,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
+from brain_server.npc import Perception
 from npc_lab import residents as loaders
 from npc_lab.residents import TownLayout
 
@@ -30,7 +31,7 @@ class Resident:
 
     @property
     def vision_radius(self) -> float:
-        return float(self.perception.get("visionRadius") or 8.0)
+        return float(self.perception.get("visionRadius") or Perception().vision_radius)
 
     @property
     def name(self) -> str:
