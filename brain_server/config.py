@@ -73,9 +73,9 @@ class Settings(BaseSettings):
     weight_relevance: float = _PAPER.relevance
     retrieve_top_k: int = Field(_PAPER.top_k, ge=1)
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
-    background_thinking: bool = Field(True, description="Rate, reflect and prepare the next hour after answering a "
-                                      "Decide; off: before answering, so that a run at concurrency 1 is a pure function "
-                                      "of the LLM's answers (record and replay).")
+    background_thinking: bool = Field(True, description="Decide answers at once and all thinking runs in the "
+                                      "background; off: inside each Decide before it answers, so that a run at "
+                                      "concurrency 1 is a pure function of the LLM's answers (record and replay).")
     importance_batch_size: int = Field(40, ge=1, description="Observations rated together in one LLM call.")
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
                                           "rating (0 = rate each decision's observations at once).")
