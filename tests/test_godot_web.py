@@ -12,8 +12,11 @@ from datetime import UTC, datetime, timedelta
 import functools
 import http.server
 import json
+import os
 from pathlib import Path
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -575,3 +578,141 @@ def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> No
     hud = _hud(game.events)
     assert hud and hud[0]["state"] == "ONLINE" and hud[0]["text"].startswith("brain online"), hud
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The main job: `npc-brain play` on its embedded defaults, exactly as `tools/run.sh` leaves it.
+# --------------------------------------------------------------------------------------------
+
+PLAY_URL_LINE = re.compile(r"npc-brain: open (http://\S+) to watch the town")
+DOCS_SCREENSHOT = ROOT / "docs" / "images" / "town-embedded.png"
+
+
+class _Play:
+    """`.venv/bin/npc-brain play` in a subprocess with no NPC_BRAIN_* setting (so no LLM endpoint:
+    the embedded SmolLM2 starts), a fresh data dir and free ports; `url` is the page it prints."""
+
+    def __init__(self, data_dir: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
+        command = [str(Path(sys.executable).parent / "npc-brain"), "play", "--data-dir", str(data_dir),
+                   "--grpc-port", "0", "--http-port", "0"]
+        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.output: list[str] = []
+        self.url = ""
+        self._ready = threading.Event()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout
+        for line in self.proc.stdout:
+            self.output.append(line.rstrip())
+            if not self._ready.is_set() and (match := PLAY_URL_LINE.search(line)):
+                self.url = match.group(1)
+                self._ready.set()
+        self._ready.set()
+
+    def wait_ready(self, timeout_s: float) -> str:
+        self._ready.wait(timeout_s)
+        assert self.url, "npc-brain play printed no URL:\n" + "\n".join(self.output[-40:])
+        return self.url
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None:
+    """What a user sees after `tools/run.sh`: `npc-brain play` with no endpoint configured (the
+    embedded SmolLM2), its printed page watched for 3 minutes at the default 60x. The first NPC
+    sets out within 10 s of the page opening, at least 20 of the 25 walk somewhere, and the HUD
+    never says OFFLINE (Decide answers at once; the model thinks in the background)."""
+    _needs_browser()
+    watch_s, first_walk_within_s, enough_walkers = 180.0, 10.0, 20
+    play = _Play(tmp_path / "data")
+    report: dict = {}
+    try:
+        url = play.wait_ready(timeout_s=300)
+        assert "time-scale=60" in url, url
+        stamps: list[float] = []  # seconds since the page started opening, per event
+        opened = time.monotonic()
+        with godot_web.HeadlessGame(url) as game:
+            try:
+                while time.monotonic() < opened + watch_s:
+                    game.pump(0.1)
+                    now = time.monotonic() - opened
+                    stamps.extend([now] * (len(game.events) - len(stamps)))
+                game.screenshot(ARTIFACTS / "godot-play-embedded.png")
+            finally:
+                (ARTIFACTS / "godot-play-embedded-console.log").write_text("\n".join(game.lines) + "\n")
+        events = game.events[:len(stamps)]
+        report = _play_report(events, stamps)
+        (ARTIFACTS / "godot-play-embedded-report.json").write_text(json.dumps(report, indent=1) + "\n")
+    finally:
+        play.stop()
+        (ARTIFACTS / "godot-play-embedded-brain.log").write_text("\n".join(play.output) + "\n")
+    print(json.dumps({k: v for k, v in report.items() if k != "never_walked"}, indent=1))
+    summary = json.dumps(report, indent=1)[:6000]
+
+    assert report["npcs"] == 25, summary
+    assert report["first_walk_s"] is not None and report["first_walk_s"] <= first_walk_within_s, summary
+    assert len(report["walked"]) >= enough_walkers, summary
+    assert "FAILING" not in report["hud_states"] and not report["hud_offline"], summary
+    assert not godot_web.engine_problems(game.lines), "\n".join(godot_web.engine_problems(game.lines)[:20])
+    if os.environ.get("NPC_BRAIN_SCREENSHOTS") == "1":  # refresh the README's picture
+        shutil.copyfile(ARTIFACTS / "godot-play-embedded.png", DOCS_SCREENSHOT)
+
+
+def _play_report(events: list[dict], stamps: list[float]) -> dict:
+    """What the watched session showed: when each NPC first set out (seconds since the page
+    opened), the HUD's states, Decide latencies, and for NPCs that never walked, their decisions."""
+    first_walk: dict[str, float] = {}
+    went_out: dict[str, str] = {}  # first arena other than the one it spawned in -> "<address> at <s>"
+    spawned_in: dict[str, str] = {}
+    decisions: dict[str, list[dict]] = {}
+    for event, at in zip(events, stamps, strict=True):
+        if event["event"] == "npc_spawned":
+            spawned_in[event["npc"]] = _arena_of(event["address"])
+        elif event["event"] == "walking":
+            first_walk.setdefault(event["npc"], round(at, 1))
+            if _arena_of(event["address"]) != spawned_in.get(event["npc"]):
+                went_out.setdefault(event["npc"], f"{event['address']} at {at:.1f} s")
+        elif event["event"] == "decision":
+            decisions.setdefault(event["npc"], []).append(
+                {"at_s": round(at, 1), **{k: event[k] for k in ("game_time", "source", "address", "description",
+                                                                 "thinking", "latency_ms")}})
+    registered = next((e for e in events if e["event"] == "world_registered"), {"npcs": []})
+    hud = [e for e in events if e["event"] == "hud_status"]
+    latencies = sorted(d["latency_ms"] for ds in decisions.values() for d in ds)
+    sources: dict[str, int] = {}
+    for ds in decisions.values():
+        for d in ds:
+            sources[d["source"]] = sources.get(d["source"], 0) + 1
+    return {
+        "npcs": len(registered["npcs"]),
+        "world_registered_s": next((round(at, 1) for e, at in zip(events, stamps, strict=True)
+                                    if e["event"] == "world_registered"), None),
+        "first_walk_s": min(first_walk.values(), default=None),
+        "walked": dict(sorted(first_walk.items(), key=lambda item: item[1])),
+        "went_out": went_out,
+        "hud_states": sorted({e["state"] for e in hud}),
+        "hud_offline": [e["text"] for e in hud if "OFFLINE" in e["text"]],
+        "brain_errors": [e for e in events if e["event"] == "brain_error"][:10],
+        "decisions": len(latencies),
+        "decide_latency_ms": {"p50": latencies[len(latencies) // 2], "max": latencies[-1]} if latencies else {},
+        "sources": sources,
+        "last_game_time": next((e["game_time"] for e in reversed(events) if "game_time" in e), None),
+        "never_walked": {npc: decisions.get(npc, [])[:6] for npc in registered["npcs"] if npc not in first_walk},
+    }
+
+
+def _arena_of(address: str) -> str:
+    """`world:sector:arena` of an arena's or an object's address."""
+    return ":".join(address.split(":")[:3])

@@ -138,9 +138,16 @@ func _apply(decision: Decision, elapsed_ms: int) -> void:
 	decided.emit(action)
 	if _npc.is_walking() and _npc.target_address == address:
 		return  # already on its way there (asked again while thinking)
+	var from := _npc.tile
 	if not _npc.go_to(address):
 		EventLog.record("unreachable", {
-			"npc": _npc.npc_id, "address": address, "tile": [_npc.tile.x, _npc.tile.y],
+			"npc": _npc.npc_id, "address": address, "tile": [from.x, from.y],
+		})
+	elif _npc.is_walking():
+		var to := _npc.get_destination()
+		EventLog.record("walking", {
+			"npc": _npc.npc_id, "address": address, "from": [from.x, from.y], "to": [to.x, to.y],
+			"game_time": GameTime.to_rfc3339(now),
 		})
 
 
