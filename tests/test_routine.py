@@ -1,20 +1,30 @@
-"""Provisional actions: what an NPC does, chosen in code, while its plan is being thought out:
-asleep in bed at night, getting ready after waking, at the workplace its identity names on a
-weekday, yesterday's routine when there is one. Checked in the Ville and in a town of our own."""
+"""The shape of a day drawn from the persona (routine.py), and its two uses: the provisional
+action while the plan is being thought out (asleep in bed at night, getting ready after waking,
+at the workplace its identity names on a weekday, yesterday's routine when there is one) and the
+day plan when the model cannot write one (plan.fallback_plan). Checked in the Ville and in towns
+of our own."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
+from itertools import pairwise
 
-from brain_server.cognition.routine import provisional_action, wake_and_bed, workplace
-from brain_server.npc import NpcState, Persona, PlanItem
+import pytest
+
+from brain_server.cognition.locate import accessible_places
+from brain_server.cognition.plan import fallback_plan, schedule
+from brain_server.cognition.routine import day_shape, provisional_action, wake_and_bed, work_hours, workplace
+from brain_server.npc import NpcState, Persona, PlanItem, is_sleep
+from npc_lab import residents as loaders
 
 HARBOUR = "Saltmarsh"
 COTTAGE = f"{HARBOUR}:Ferreira cottage:bedroom"
+KITCHEN = f"{HARBOUR}:Ferreira cottage:kitchen"
 LIGHTHOUSE = f"{HARBOUR}:North Point Lighthouse:lamp room"
 CHANDLERY = f"{HARBOUR}:Chandlery:shop floor"
+QUAY = f"{HARBOUR}:Harbour:quay"
 OBJECTS = {COTTAGE: ["wardrobe", "bed", "washstand"], LIGHTHOUSE: ["great lamp", "logbook"],
-           CHANDLERY: ["counter"]}
+           CHANDLERY: ["counter"], KITCHEN: ["stove"], QUAY: ["bollard"]}
 MONDAY = datetime(2031, 3, 3, tzinfo=UTC)
 
 
@@ -23,7 +33,7 @@ def keeper(**persona: object) -> NpcState:
               "lifestyle": "rises at 5:30 am and is asleep by 9 pm", "home": COTTAGE,
               "known_areas": [LIGHTHOUSE, CHANDLERY]} | persona
     return NpcState(npc_id="ines", world_name=HARBOUR, persona=Persona(**fields),
-                    known_addresses=[COTTAGE, LIGHTHOUSE, CHANDLERY])
+                    known_addresses=[COTTAGE, KITCHEN, LIGHTHOUSE, CHANDLERY, QUAY])
 
 
 def at(hour: int, minute: int = 0, day: datetime = MONDAY) -> datetime:
@@ -58,10 +68,13 @@ def test_the_hours_of_a_day_without_a_plan() -> None:
     assert sunday.address == COTTAGE
 
 
-def test_without_a_workplace_the_day_is_spent_at_home() -> None:
+def test_without_a_workplace_the_morning_is_at_home_and_the_afternoon_out() -> None:
+    # It was a day at home: nobody walked. Now the afternoon is at a public place it knows.
     npc = keeper(identity="Inês is retired.", lifestyle="")
     action = provisional_action(npc, at(10), OBJECTS)
     assert action.address == COTTAGE and action.duration_minutes >= 5
+    assert provisional_action(npc, at(14, 30), OBJECTS).address in (CHANDLERY, QUAY, LIGHTHOUSE)
+    assert provisional_action(npc, at(17), OBJECTS).address == COTTAGE
 
 
 def test_yesterdays_plan_is_the_routine_at_this_hour() -> None:
@@ -75,3 +88,118 @@ def test_yesterdays_plan_is_the_routine_at_this_hour() -> None:
     assert (action.description, action.address) == ("Inês Ferreira is mending nets", CHANDLERY)
     assert action.end_time == at(8)  # an hour at most, then it is asked again
     assert provisional_action(npc, at(9, 30), OBJECTS).address == LIGHTHOUSE
+
+
+# --- the day's shape, and the fallback plan drawn from it --------------------------------------
+
+
+def assert_a_day(blocks: list, wake: datetime) -> None:
+    """Gap-free from waking up to waking up the next day, the last block asleep at home."""
+    assert blocks[0].start == wake and blocks[-1].end == wake + timedelta(days=1)
+    assert all(a.end == b.start for a, b in pairwise(blocks))
+    assert all(b.end - b.start >= timedelta(minutes=5) for b in blocks)
+    assert is_sleep(blocks[-1].activity) and sum(is_sleep(b.activity) for b in blocks) == 1
+
+
+def where(blocks: list, when: datetime) -> tuple[str, str]:
+    block = next(b for b in blocks if b.start <= when < b.end)
+    return block.activity, block.address
+
+
+def test_a_working_day_goes_to_work_has_lunch_there_and_comes_home() -> None:
+    npc = keeper(lifestyle="rises at 5:30 am, keeps the lamp from 8 am to 4 pm, and is asleep by 9 pm",
+                 identity="Inês keeps the North Point lighthouse and logs every ship.")
+    day = day_shape(npc, MONDAY.date(), UTC)
+    assert_a_day(day, at(5, 30))
+    assert where(day, at(5, 45)) == ("getting ready for the day", COTTAGE)
+    assert where(day, at(6, 30)) == ("having breakfast", KITCHEN)
+    assert where(day, at(9)) == ("working at the lamp room", LIGHTHOUSE)
+    assert where(day, at(12, 30)) == ("having lunch", LIGHTHOUSE)
+    assert where(day, at(18, 30)) == ("having dinner", KITCHEN)
+    assert where(day, at(20))[1] == COTTAGE and where(day, at(23))[1] == COTTAGE
+    assert sum("lunch" in b.activity for b in day) == 1
+
+
+def test_a_day_off_goes_out_to_a_place_the_persona_names_then_home() -> None:
+    npc = keeper(identity="Inês keeps the North Point lighthouse and buys rope at the chandlery.")
+    sunday = day_shape(npc, (MONDAY - timedelta(days=1)).date(), UTC)
+    assert_a_day(sunday, at(5, 30, MONDAY - timedelta(days=1)))
+    assert all(b.address != LIGHTHOUSE for b in sunday)
+    assert where(sunday, at(15, day=MONDAY - timedelta(days=1))) == ("spending time at the shop floor", CHANDLERY)
+
+
+def test_working_hours_come_from_the_lifestyle() -> None:
+    assert work_hours("works at the forge from 7 am to 3 pm") == (time(7), time(15))
+    assert work_hours("wakes at 6, opens the bakery at 6:30 am, closes it at 2 pm") == (time(6, 30), time(14))
+    assert work_hours("opens the pub at 2 pm, closes after midnight") == (time(14), time(22))
+    assert work_hours("sleeps in until about 9 am") == (time(9), time(17))
+    assert wake_and_bed("sleeps in until about 9 am, and goes to bed around 1 am") == (time(9), time(1))
+
+
+def test_only_what_the_persona_does_there_makes_a_workplace() -> None:
+    assert workplace(keeper(identity="Inês is married to Rui, who runs the Chandlery.", lifestyle="")) is None
+    assert workplace(keeper(identity="Inês retired from keeping the North Point lighthouse.", lifestyle="")) is None
+    assert workplace(keeper(identity="Inês works on the quay, mending nets.", lifestyle="")) == QUAY
+    # A place the NPC may not go is no workplace (the plan's places leave it out).
+    assert workplace(keeper(), [COTTAGE, KITCHEN, CHANDLERY]) is None
+
+
+# A town of our own: a bakery on a hill, a baker on the night shift and a painter with no workplace.
+HILL = "Brackenfold"
+BAKERY, SQUARE, LOFT = f"{HILL}:Crust and Crumb Bakery:bakehouse", f"{HILL}:Market Square:fountain", f"{HILL}:Loft:attic"
+MILL = f"{HILL}:Old Mill:mill room"
+
+
+def villager(npc_id: str, **persona: object) -> NpcState:
+    fields = {"name": npc_id.title(), "home": LOFT, "known_areas": [BAKERY, SQUARE, MILL]} | persona
+    return NpcState(npc_id=npc_id, world_name=HILL, persona=Persona(**fields), known_addresses=[LOFT, BAKERY, SQUARE, MILL])
+
+
+def test_a_night_shift_is_worked_at_night() -> None:
+    baker = villager("oda", identity="Oda works nights at the Crust and Crumb Bakery, baking the town's bread.",
+                     lifestyle="wakes at 4 pm, works from 10 pm to 6 am, and goes to bed at 8 am")
+    day = day_shape(baker, MONDAY.date(), UTC)
+    assert_a_day(day, at(16))
+    assert where(day, at(23)) == ("working at the bakehouse", BAKERY)
+    assert where(day, at(18, 30))[0] == "having dinner"
+    assert where(day, at(9, day=MONDAY + timedelta(days=1)))[0] == "sleeping"
+    night = provisional_action(baker, at(3, day=MONDAY + timedelta(days=1)), {})
+    assert (night.address, night.source) == (BAKERY, "provisional")
+
+
+def test_the_fallback_plan_is_the_persona_day_at_the_places_it_may_go() -> None:
+    painter = villager("ilse", identity="Ilse paints the fountain in Market Square at every season.",
+                       lifestyle="wakes up around 8 am and goes to bed around midnight")
+    places = [LOFT, BAKERY, SQUARE, MILL]
+    now = MONDAY + timedelta(hours=8)
+    plan = schedule(fallback_plan(painter, now, places), now, places, LOFT)
+    assert plan[0].start == at(8) and plan[-1].end == at(8, day=MONDAY + timedelta(days=1))
+    assert all(a.end == b.start for a, b in pairwise(plan)) and is_sleep(plan[-1].activity)
+    assert {i.address for i in plan} == {LOFT, SQUARE}  # home, and out to the place she paints
+    out = next(i for i in plan if i.address == SQUARE)
+    assert out.start == at(14) and out.duration_minutes == 120
+    # The provisional action and the fallback plan are one day: the same place at every hour.
+    for hour in range(8, 24):
+        planned = next(i for i in plan if i.start <= at(hour) < i.end)
+        assert provisional_action(painter, at(hour), {}).address == planned.address
+
+
+VILLE = loaders.load_town_layout(loaders.TOWN_LAYOUT_PATH)
+FRIDAY = datetime(2026, 2, 13, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("resident", loaders.load_residents(loaders.RESIDENTS_DIR), ids=lambda r: r.npc_id)
+def test_every_ville_resident_has_a_day_that_leaves_home(resident: loaders.Resident) -> None:
+    persona = resident.persona(VILLE.world.name)
+    npc = NpcState(npc_id=resident.npc_id, world_name=VILLE.world.name, persona=persona,
+                   known_addresses=sorted({persona.home, *persona.known_areas}))
+    places = accessible_places(VILLE.world, npc).arena_addresses()
+    home_sector = persona.home.rsplit(":", 1)[0]
+    for day in (FRIDAY, FRIDAY + timedelta(days=1)):
+        plan = schedule(fallback_plan(npc, day, places), day, places, persona.home)
+        assert all(i.address in places for i in plan)
+        assert all(a.end == b.start for a, b in pairwise(plan)) and is_sleep(plan[-1].activity)
+        out = [i for i in plan if not i.address.startswith(home_sector + ":")]
+        if resident.workplace.startswith(home_sector + ":") and day.weekday() < 5:
+            continue  # works at home: the study, the studio
+        assert out, f"{resident.npc_id} stays home all {day:%A}"

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 import math
 import re
 
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
@@ -33,13 +34,11 @@ from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
 from brain_server.world import arena_of
 
-DEFAULT_WAKE_HOUR = 7
 EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
 # Clock times before this hour belong to the night after the planned day (a block at "00:30").
 DAY_BOUNDARY_HOUR = 3
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
-SLEEP = ("sleeping", "😴")
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
 
@@ -66,7 +65,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
             "places": _bullets(places), "place_list": places,
         },
         npc_id=npc.npc_id,
-        fallback=lambda: fallback_plan(npc),
+        fallback=lambda: fallback_plan(npc, now, places),
         trace=trace,
     )
     items = schedule(answer, now, places, persona.home)
@@ -96,29 +95,28 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     return answer.currently.strip() or old
 
 
-def fallback_plan(npc: NpcState) -> DailyPlan:
+def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:
     """When the LLM cannot plan: the last planned day again if there is one (NPCs keep routines),
-    else a quiet day at home. Built unvalidated: it is our own data, and may exceed the LLM's limits."""
-    home, wake = npc.persona.home, npc.wake_up_hour if npc.wake_up_hour is not None else DEFAULT_WAKE_HOUR
+    else the persona's usual day at the places it may go (`routine.day_shape`: its workplace on a
+    weekday, meals, an outing on other days). Built unvalidated: it is our own data, and may exceed
+    the LLM's limits."""
     if npc.plan:
+        wake = npc.wake_up_hour if npc.wake_up_hour is not None else DEFAULT_WAKE.hour
         blocks = [PlanBlock.model_construct(start=f"{i.start:%H:%M}", duration_minutes=i.duration_minutes,
                                             activity=i.activity, emoji=i.emoji, address=i.address) for i in npc.plan]
         return DailyPlan.model_construct(wake_up_hour=wake, outline=list(npc.day_outline), blocks=blocks)
-    day = [("getting ready for the day", "🪥", 60), ("having breakfast", "🍳", 60), ("spending the morning at home",
-           "🏠", 180), ("having lunch", "🥪", 60), ("spending the afternoon at home", "🏠", 300),
-           ("having dinner", "🍲", 60), ("relaxing at home", "🛋️", 180), ("sleeping", "😴", 9 * 60)]
-    start, blocks = datetime.combine(date.min, time(wake)), []
-    for activity, emoji, minutes in day:
-        blocks.append(PlanBlock(start=f"{start:%H:%M}", duration_minutes=minutes, activity=activity, emoji=emoji,
-                                address=home))
-        start += timedelta(minutes=minutes)
-    return DailyPlan(wake_up_hour=wake, outline=[a for a, _, _ in day[:6]], blocks=blocks)
+    day = day_shape(npc, now.date(), now.tzinfo, places)
+    blocks = [PlanBlock.model_construct(start=f"{b.start:%H:%M}", duration_minutes=_minutes(b.start, b.end),
+                                        activity=b.activity, emoji=b.emoji, address=b.address) for b in day]
+    first = {b.activity: b.start for b in reversed(day) if not is_sleep(b.activity)}
+    outline = [f"{activity} at {start:%H:%M}" for activity, start in sorted(first.items(), key=lambda a: a[1])]
+    return DailyPlan.model_construct(wake_up_hour=day[0].start.hour, outline=outline[:8], blocks=blocks)
 
 
 def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -> list[PlanItem]:
     """The answer as a gap-free timeline on `now`'s date, from waking up (the first block moves to
-    the wake-up hour, or the wake-up to the first block) to waking up the next day, the last block
-    being sleep at home; addresses repaired to known places."""
+    the wake-up hour, or the wake-up to the first block if it starts earlier or within that hour) to
+    waking up the next day, the last block being sleep at home; addresses repaired to known places."""
     day, tz = now.date(), now.tzinfo
 
     def at(clock: str) -> datetime:
@@ -128,7 +126,7 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -
     drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home)
                      for b in plan.blocks), key=lambda i: i.start)
     wake = datetime.combine(day, time(min(max(plan.wake_up_hour, EARLIEST_WAKE_HOUR), LATEST_WAKE_HOUR)), tzinfo=tz)
-    wake = min(wake, drafts[0].start) if drafts else wake
+    wake = drafts[0].start if drafts and drafts[0].start < wake + timedelta(hours=1) else wake
     end = wake + timedelta(days=1)
     drafts = [d for d in drafts if d.start <= end - 2 * _FIVE]
     if not drafts or not is_sleep(drafts[-1].activity):

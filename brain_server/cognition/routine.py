@@ -1,31 +1,63 @@
-"""What an NPC does while its plan for now is still being thought out: a provisional action,
-chosen in code in microseconds, so the game never waits for a model.
-
-It is grounded in what the NPC already has: yesterday's plan at this hour if there was one
-(people keep routines), else the shape of a day drawn from the persona: asleep in bed at night
-(the wake-up and bed times its lifestyle states, if it states them), getting ready at home after
-waking, at its workplace (the known place its identity names) during working hours on weekdays,
+"""The shape of an NPC's day, drawn from its persona in code (microseconds, no model): asleep in
+bed at night (the wake-up and bed times its lifestyle states), getting ready and breakfast at home
+after waking (meals in its home's kitchen if it knows one), at its workplace (the known place its identity says it works at) during working
+hours on weekdays (the hours its lifestyle states, else 9 to 5), lunch there, and on other days
+out in the afternoon at a public place it knows (one its identity mentions, another each day);
 meals and evenings at home.
+
+Two things use it, so a day has one shape whichever is shown: the provisional action while the
+plan for now is being thought out (`provisional_action`; yesterday's plan at this hour comes first
+when there is one, as people keep routines), and the day plan when the model cannot write one
+(`plan.fallback_plan`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, time, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
-from brain_server.npc import Action, NpcState, PlanItem
+from brain_server.npc import Action, NpcState, PlanItem, is_sleep
 from brain_server.world import arena_of
 
 DEFAULT_WAKE, DEFAULT_BED = time(7), time(23)
 WORK_HOURS = (time(9), time(17))
+WORK_SHIFT = timedelta(hours=8)  # when only the opening time is stated
+OUTING = (time(14), time(16))
+GETTING_READY, BREAKFAST = timedelta(minutes=45), timedelta(minutes=30)
 MEALS = ((time(12), time(13), "having lunch", "🥪"), (time(18), time(19), "having dinner", "🍲"))
+SLEEP = ("sleeping", "😴")
 _CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
-_WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?)\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
-_BED = re.compile(r"\b(?:bed|sleep|sleeps|asleep)\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
-_WORD = re.compile(r"[a-z]{3,}")
+_WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?|sleeps? in until|sleeps? until)\b[^.;]{0,30}?\b"
+                   + _CLOCK, re.IGNORECASE)
+_BED = re.compile(r"\b(?:bed|asleep|sleeps?(?!\s+(?:in|until)\b))\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
+_WORK_FROM_TO = re.compile(r"\b(?:work(?:s|ing)?|shifts?)\b[^.;]{0,40}?\bfrom\s+" + _CLOCK
+                           + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK, re.IGNORECASE)
+_OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
+_CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
+_MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[.;!?]")
+# Words before a place that say the NPC works there ("runs Hobbs Cafe", "a student at the college")...
+_WORK_CUE = re.compile(r"(work\w*|jobs?|runs|owns?|manag\w+|teach\w*|professor|lectur\w+|students?|stud(?:y|ies)|"
+                       r"tutors?|shifts?|technician|pharmacist|clerk|keeps|sells|serves|opens|practice|employ\w*|"
+                       r"volunteers?)")
+# ... unless these come between ("retired from teaching at the college").
+_NOT_WORK = {"retired", "former", "formerly", "used"}
+_CUE_WINDOW = 10  # words
 _COMMON = {"the", "and", "for", "with", "her", "his", "their", "she", "who", "has", "that", "this", "from", "room",
            "house", "home", "area"}
+
+
+@dataclass(frozen=True)
+class Block:
+    """An hour-level stretch of the day: what, where, from when until when."""
+
+    start: datetime
+    end: datetime
+    activity: str
+    emoji: str
+    address: str
 
 
 def provisional_action(npc: NpcState, now: datetime, objects: Mapping[str, Sequence[str]]) -> Action:
@@ -35,11 +67,58 @@ def provisional_action(npc: NpcState, now: datetime, objects: Mapping[str, Seque
         activity, emoji, address = routine.activity, routine.emoji, routine.address
         until = routine.end + (now.date() - routine.start.date())
     else:
-        activity, emoji, address, until = _persona_hour(npc, now, objects)
+        # Today's shape, or yesterday's if it has not ended (before waking up, or awake past midnight).
+        blocks = [*day_shape(npc, now.date() - timedelta(days=1), now.tzinfo), *day_shape(npc, now.date(), now.tzinfo)]
+        block = next((b for b in blocks if b.start <= now < b.end), None) or blocks[-1]
+        activity, emoji, until = block.activity, block.emoji, block.end
+        address = _object(block.address, objects, "bed") if is_sleep(activity) else block.address
     name = npc.persona.name
     minutes = max(5, min(60, int((until - now).total_seconds() // 60)))
     return Action(description=f"{name} is {activity}", emoji=emoji, address=address, start_time=now,
                   duration_minutes=minutes, event=(name, "is", activity), source="provisional")
+
+
+def day_shape(npc: NpcState, day: date, tz: tzinfo | None, places: Sequence[str] | None = None) -> list[Block]:
+    """The persona's day (module docstring) from waking up on `day` to waking up the next day, as
+    blocks without gaps, the last one sleep at home. `places`: the arenas it may go to (default:
+    all it knows)."""
+    persona, home = npc.persona, npc.persona.home
+    kitchen = _kitchen(npc, places) or home
+    wake, bed = wake_and_bed(persona.lifestyle)
+    if npc.wake_up_hour is not None and npc.wake_up_hour != wake.hour:
+        wake = time(npc.wake_up_hour)  # the hour its last plan woke it up
+    start = datetime.combine(day, wake, tzinfo=tz)
+    bedtime = _after(start, bed, minimum=timedelta(hours=4))
+    ready, breakfast = start + GETTING_READY, start + GETTING_READY + BREAKFAST
+    blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
+    work, at_work = workplace(npc, places), None
+    if work is not None and day.weekday() < 5:
+        opens, closes = work_hours(persona.lifestyle)
+        begin = datetime.combine(day, opens, tzinfo=tz)
+        end = _after(begin, closes)
+        if end <= start:  # a night shift: tonight's
+            begin, end = begin + timedelta(days=1), end + timedelta(days=1)
+        at_work = Block(max(begin, breakfast), min(end, bedtime - timedelta(minutes=30)),
+                        f"working at the {_name(work)}", "💼", work)
+        if at_work.end - at_work.start >= timedelta(hours=1):
+            blocks = _paint(blocks, at_work)
+    else:
+        outings = _outings(npc, places, work)
+        begin = _after(start, OUTING[0])
+        end = _after(begin, OUTING[1])
+        if outings and end <= bedtime - timedelta(minutes=30):
+            out = outings[day.toordinal() % len(outings)]
+            blocks = _paint(blocks, Block(begin, end, f"spending time at the {_name(out)}", "🚶", out))
+    for meal_start, meal_end, activity, emoji in MEALS:
+        begin = _after(start, meal_start)
+        end = _after(begin, meal_end)
+        if begin >= breakfast and end <= bedtime:
+            working = at_work is not None and at_work.start <= begin < at_work.end
+            blocks = _paint(blocks, Block(begin, end, activity, emoji, at_work.address if working else kitchen))
+    return [Block(start, ready, "getting ready for the day", "🪥", home),
+            Block(ready, breakfast, "having breakfast", "🍳", kitchen),
+            *(replace(b, activity=b.activity or _at_home(b.start)) for b in blocks if b.end > b.start),
+            Block(bedtime, start + timedelta(days=1), *SLEEP, home)]
 
 
 def wake_and_bed(lifestyle: str) -> tuple[time, time]:
@@ -47,19 +126,114 @@ def wake_and_bed(lifestyle: str) -> tuple[time, time]:
     return _clock(_WAKE, lifestyle, DEFAULT_WAKE, evening=False), _clock(_BED, lifestyle, DEFAULT_BED, evening=True)
 
 
-def workplace(npc: NpcState) -> str | None:
-    """The known place outside home whose name the persona's identity and lifestyle mention most."""
-    words = set(_WORD.findall(f"{npc.persona.identity} {npc.persona.lifestyle} {npc.persona.currently}".lower()))
-    home_sector = arena_of(npc.persona.home).rsplit(":", 1)[0] if npc.persona.home else ""
-    best, best_score = None, 0
-    for address in npc.known_addresses:
-        if home_sector and address.startswith(home_sector + ":"):
+def work_hours(lifestyle: str) -> tuple[time, time]:
+    """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am,
+    closes it at 8 pm"), else 9 to 5; an opening time alone means an eight-hour day."""
+    match = _WORK_FROM_TO.search(lifestyle)
+    if match:
+        return _time(*match.groups()[:3], evening=False), _time(*match.groups()[3:], evening=True)
+    match = _OPENS.search(lifestyle)
+    opens = _time(*match.groups(), evening=False) if match else WORK_HOURS[0]
+    shift_end = (datetime.combine(date.min, opens) + WORK_SHIFT).time() if match else WORK_HOURS[1]
+    return opens, _clock(_CLOSES, lifestyle, shift_end, evening=True)
+
+
+def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
+    """The place among `places` (default: those it knows) that the persona's text says it works at:
+    named, or its kind of room named ("the library"), a few words after a word of work ("runs",
+    "works", "student at") and not after "retired"; the most often named wins. None if it names none."""
+    scores = _mentions(npc, places, at_work=True)
+    best = max(scores.values(), default=0)
+    return next((p for p, score in scores.items() if score == best), None) if best else None
+
+
+def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> list[str]:
+    """Public places it may go out to (not its home's sector nor its workplace): those its persona
+    names, else all."""
+    mentioned = _mentions(npc, places, at_work=False)
+    home_sector = arena_of(npc.persona.home).rsplit(":", 1)[0]
+    public = [p for p in mentioned if not p.startswith(home_sector + ":") and p != work]
+    return [p for p in public if mentioned[p]] or public
+
+
+def _mentions(npc: NpcState, places: Sequence[str] | None, *, at_work: bool) -> dict[str, int]:
+    """How often the persona's identity, lifestyle and "currently" name each place (the sector's
+    name counts twice, a word of the arena's once; a capitalised arena word only within its own
+    sector's name, so "Ryan Park" is no park); only at work, or anywhere. The home arena is skipped."""
+    persona = npc.persona
+    tokens = _TOKEN.findall(f"{persona.identity}. {persona.lifestyle}. {persona.currently}")
+    words = [t.lower().removesuffix("'s") for t in tokens]
+    own = {w.lower() for w in _TOKEN.findall(persona.name)}
+    # Capitalised words that are not this NPC's name nor a sentence's first: someone else, a place.
+    others = {i for i, t in enumerate(tokens) if t[0].isupper() and words[i] not in own and i and words[i - 1] not in
+              ".;!?"}
+    home = arena_of(persona.home)
+    scores: dict[str, int] = {}
+    for address in dict.fromkeys(arena_of(a) for a in (npc.known_addresses if places is None else places)):
+        if address == home or address.count(":") < 2:
             continue
-        place = address.split(":", 1)[-1].lower()
-        score = len((set(_WORD.findall(place)) - _COMMON) & words)
-        if score > best_score:
-            best, best_score = address, score
-    return best
+        _, sector, arena = address.split(":", 2)
+        name = [w.lower().removesuffix("'s") for w in _TOKEN.findall(sector)]
+        name = name[1:] if name[:1] == ["the"] else name
+        spans = [range(i, i + len(name)) for i in range(len(words)) if name and words[i:i + len(name)] == name]
+        kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
+        hits = [(s.start, 2) for s in spans] + [
+            (i, 1) for i, w in enumerate(words) if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
+        scores[address] = sum(weight for i, weight in hits if not at_work or _works_at(words, others, i))
+    return scores
+
+
+def _works_at(words: Sequence[str], others: set[int], i: int) -> bool:
+    """Whether a word of work comes a few words before position i, in the same sentence, said of
+    this NPC (no one else named before it: "married to Tom, who runs the store"), with no
+    "retired" between."""
+    cues = [j for j in _sentence_before(words, i) if _WORK_CUE.fullmatch(words[j])]
+    return bool(cues) and not any(words[j] in _NOT_WORK or j in others for j in _sentence_before(words, cues[-1]))
+
+
+def _sentence_before(words: Sequence[str], i: int) -> range:
+    """Positions of the few words before position i, back to its sentence's start."""
+    start = max(0, i - _CUE_WINDOW)
+    return range(max([start, *(j + 1 for j in range(start, i) if words[j] in ".;!?")]), i)
+
+
+def _kitchen(npc: NpcState, places: Sequence[str] | None) -> str | None:
+    """The kitchen (or dining room) of the NPC's home, if it knows one."""
+    home_sector = arena_of(npc.persona.home).rsplit(":", 1)[0]
+    return next((a for a in (npc.known_addresses if places is None else places)
+                 if a.startswith(home_sector + ":") and _MEALS_ROOM.search(_name(a))), None)
+
+
+def _paint(blocks: Sequence[Block], new: Block) -> list[Block]:
+    """`new` laid over the timeline: the blocks it covers are cut around it."""
+    kept = []
+    for b in blocks:
+        if b.end <= new.start or b.start >= new.end:
+            kept.append(b)
+            continue
+        if b.start < new.start:
+            kept.append(replace(b, end=new.start))
+        if b.end > new.end:
+            kept.append(replace(b, start=new.end))
+    return sorted([*kept, new], key=lambda b: b.start)
+
+
+def _at_home(start: datetime) -> str:
+    if start.hour < 12:
+        return "spending the morning at home"
+    return "spending the afternoon at home" if start.hour < 17 else "relaxing at home"
+
+
+def _after(moment: datetime, clock: time, *, minimum: timedelta = timedelta(0)) -> datetime:
+    """The first time it is `clock` after `moment` (plus `minimum`), or at it."""
+    when = datetime.combine(moment.date(), clock, tzinfo=moment.tzinfo)
+    while when < moment + minimum:
+        when += timedelta(days=1)
+    return when
+
+
+def _name(address: str) -> str:
+    return address.rsplit(":", 1)[-1]
 
 
 def _yesterday_at(plan: Sequence[PlanItem], now: datetime) -> PlanItem | None:
@@ -72,34 +246,6 @@ def _yesterday_at(plan: Sequence[PlanItem], now: datetime) -> PlanItem | None:
     return next((i for i in plan if i.start + shift <= now < i.end + shift), None)
 
 
-def _persona_hour(npc: NpcState, now: datetime, objects: Mapping[str, Sequence[str]]) -> tuple[str, str, str, datetime]:
-    wake, bed = wake_and_bed(npc.persona.lifestyle)
-    if npc.wake_up_hour is not None:
-        wake = time(npc.wake_up_hour)
-    home = npc.persona.home
-    clock = now.time()
-
-    def at(moment: time) -> datetime:
-        when = datetime.combine(now.date(), moment, tzinfo=now.tzinfo)
-        return when if when > now else when + timedelta(days=1)
-
-    asleep = not (wake <= clock < bed) if wake < bed else bed <= clock < wake
-    if asleep:
-        return "sleeping", "😴", _object(home, objects, "bed"), at(wake)
-    ready_until = (datetime.combine(now.date(), wake) + timedelta(hours=1)).time()
-    if clock < ready_until:
-        return "getting ready for the day", "🪥", home, at(ready_until)
-    for start, end, activity, emoji in MEALS:
-        if start <= clock < end:
-            return activity, emoji, home, at(end)
-    work = workplace(npc)
-    if work and now.weekday() < 5 and WORK_HOURS[0] <= clock < WORK_HOURS[1]:
-        until = MEALS[0][0] if clock < MEALS[0][0] else WORK_HOURS[1]
-        return f"working at the {work.split(':')[-1]}", "💼", work, at(until)
-    following = [m[0] for m in MEALS if m[0] > clock] + [bed]
-    return "spending time at home", "🏠", home, at(min(following, key=lambda t: at(t)))
-
-
 def _object(arena: str, objects: Mapping[str, Sequence[str]], word: str) -> str:
     """The arena's object whose name has `word` (its bed), else the arena."""
     found = next((o for o in objects.get(arena_of(arena), []) if word in o.lower()), None)
@@ -108,13 +254,16 @@ def _object(arena: str, objects: Mapping[str, Sequence[str]], word: str) -> str:
 
 def _clock(pattern: re.Pattern[str], text: str, default: time, *, evening: bool) -> time:
     match = pattern.search(text)
-    if not match:
-        return default
-    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower()
-    if half.startswith("p") and hour < 12:
-        hour += 12
-    elif half.startswith("a") and hour == 12:
-        hour = 0
-    elif not half and evening and hour < 12 and hour >= 5:
-        hour += 12  # "goes to bed at 11" means the evening
-    return time(hour % 24, min(minute, 59))
+    return _time(*match.groups()[:3], evening=evening) if match else default
+
+
+def _time(hour: str, minute: str | None, half: str | None, *, evening: bool) -> time:
+    """A clock time as written; without am/pm, an evening time from 5 to 11 is after noon ("bed at 11")."""
+    h, m, half = int(hour), int(minute or 0), (half or "").lower()
+    if half.startswith("p") and h < 12:
+        h += 12
+    elif half.startswith("a") and h == 12:
+        h = 0
+    elif not half and evening and 5 <= h < 12:
+        h += 12
+    return time(h % 24, min(m, 59))
