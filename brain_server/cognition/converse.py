@@ -74,8 +74,16 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "relationship": view[0],
          "memories": bullet_list(recalled, limit=10), "dialogue": _dialogue_text(lines)},
         npc_id=speaker.npc_id, trace=trace,
-        fallback=lambda: Turn(utterance="Sorry, I have to go. Talk later!", end_conversation=True),
+        fallback=lambda: _without_words(partner_name, lines),
     )
+
+
+def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
+    """The line when the model cannot write one: a greeting to open, else a polite goodbye."""
+    first = partner_name.split()[0] if partner_name.split() else partner_name
+    if not lines:
+        return Turn(utterance=f"Hi {first}! How are you?", end_conversation=False)
+    return Turn(utterance=f"Good to see you, {first}, but I have to get going. Talk later!", end_conversation=True)
 
 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
