@@ -27,6 +27,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+import zlib
 
 import structlog
 
@@ -137,7 +138,8 @@ class Mind:
             thinking = self._thinking_about_now(npc_id)
             action = npc.action
             assert action is not None
-            ask_again = min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time
+            soon = now + ASK_AGAIN_WHILE_THINKING + _stagger(npc_id)
+            ask_again = min(action.end_time, soon) if thinking else action.end_time
             trace.action = action
             self.traces.add(trace)
             log.info("decided", action=action.description, address=action.address, source=action.source,
@@ -602,6 +604,11 @@ def _adopt_plan(live: NpcState, draft: NpcState) -> bool:
         return False
     live.plan = draft.plan
     return True
+
+
+def _stagger(npc_id: str) -> timedelta:
+    """Up to a game minute, fixed per NPC: a town that started together does not ask again together."""
+    return timedelta(seconds=zlib.crc32(npc_id.encode()) % 60)
 
 
 def _family(kind: str) -> str:

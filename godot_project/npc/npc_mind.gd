@@ -136,8 +136,8 @@ func _apply(decision: Decision, elapsed_ms: int) -> void:
 		"ask_again_at": GameTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(action)
-	if _npc.is_walking() and _npc.target_address == address:
-		return  # already on its way there (asked again while thinking)
+	if _npc.target_address == address:
+		return  # already there or on its way (asked again while thinking): no pacing about the room
 	var from := _npc.tile
 	if not _npc.go_to(address):
 		EventLog.record("unreachable", {
