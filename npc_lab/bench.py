@@ -10,6 +10,8 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
 - retrieval: nearest-memory search for one NPC among 25 with 4,000 memories each (100k),
              embedded Qdrant Edge vs qdrant-client local mode
 - embed:     local MiniLM embedding throughput (texts per second)
+- embedded:  the embedded SmolLM2's valid answers, latency and tokens per prompt purpose
+             (npc_lab/embedded_bench.py)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 from brain_server.npc import is_sleep
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded")
 
 
 def machine() -> str:
@@ -309,6 +311,12 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import embedded_bench
+
+    return embedded_bench.bench_embedded(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain bench")
     add_arguments(parser)
@@ -322,15 +330,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hours", type=float, help="calls / speed: game hours to simulate")
     parser.add_argument("--npcs", type=int, help="calls / speed: only the first N residents")
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
-    parser.add_argument("--samples", type=int, default=1000, help="decide / retrieval / embed: measurements")
+    parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
+                        "embedded: calls per purpose (default 5)")
+    parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
     parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
 
 
 def run(args: argparse.Namespace) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.samples is None:
+        args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
-             "embed": bench_embed}[args.name]
+             "embed": bench_embed, "embedded": bench_embedded}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"
     path.write_text(json.dumps(result, indent=1, default=str))

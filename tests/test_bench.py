@@ -36,3 +36,19 @@ def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
     assert set(json.loads((tmp_path / "bench-retrieval.json").read_text())["result"]) == {"edge", "local"}
     main(["bench", "embed", "--samples", "16", "--out", str(tmp_path)])
     assert json.loads((tmp_path / "bench-embed.json").read_text())["result"]["batch_8"] > 0
+
+
+@needs_data
+def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
+    from brain_server.llm import embedded
+
+    try:
+        embedded.model_path()
+    except embedded.EmbeddedLLMUnavailable as exc:
+        pytest.skip(f"embedded-llm extra not installed ({exc})")
+    main(["bench", "embedded", "--samples", "1", "--purposes", "importance", "choose_address", "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "bench-embedded.json").read_text())["result"]
+    assert set(result["purposes"]) == {"importance", "choose_address"} and result["threads"] == 1
+    for purpose in result["purposes"].values():
+        assert purpose["calls"] == 1 and purpose["valid_first"] + purpose["valid_after_retry"] + purpose["fallback"] == 1
+    assert "usable" in capsys.readouterr().out
