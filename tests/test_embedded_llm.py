@@ -19,7 +19,11 @@ class Importance(BaseModel):
 def test_response_format_translation() -> None:
     schema = Importance.model_json_schema()
     wrapped = {"type": "json_schema", "json_schema": {"name": "importance", "schema": schema, "strict": True}}
-    assert embedded._response_format(wrapped) == {"type": "json_object", "schema": schema}
+    # llama-cpp-python's grammar ignores minimum and maximum: the range is spelled as an enum.
+    ranged = {**schema, "properties": {"importance": {**schema["properties"]["importance"], "enum": list(range(1, 11))}}}
+    assert embedded._response_format(wrapped) == {"type": "json_object", "schema": ranged}
+    assert embedded._grammar_safe({"type": "integer", "minimum": 0, "maximum": 10**6}) == {
+        "type": "integer", "minimum": 0, "maximum": 10**6}  # too wide for an enum: left open
     assert embedded._response_format({"type": "json_object"}) == {"type": "json_object"}
     assert embedded._response_format({"type": "text"}) is None
     assert embedded._response_format(None) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import math
 import os
 from pathlib import Path
 import socket
@@ -196,14 +197,25 @@ def _response_format(value: Any) -> dict[str, Any] | None:
     raise ValueError(f"unsupported response_format type {value['type']!r}")
 
 
+# An integer range this wide or narrower is spelled as an enum for the grammar (wider ones stay open).
+ENUM_RANGE_LIMIT = 1000
+
+
 def _grammar_safe(schema: Any) -> Any:
-    """llama.cpp's grammar parser aborts the process on `\\d` in a pattern: spell it as a class."""
-    if isinstance(schema, dict):
-        return {k: v.replace("\\d", "[0-9]") if k == "pattern" and isinstance(v, str) else _grammar_safe(v)
-                for k, v in schema.items()}
+    """The schema as llama-cpp-python's grammar converter can enforce it: `\\d` in a pattern aborts
+    the process (spelled as a class), and an integer's minimum and maximum are ignored (spelled as
+    an enum of the allowed values, so "1 to 10" cannot come out as 0 or 30)."""
     if isinstance(schema, list):
         return [_grammar_safe(v) for v in schema]
-    return schema
+    if not isinstance(schema, dict):
+        return schema
+    safe = {k: v.replace("\\d", "[0-9]") if k == "pattern" and isinstance(v, str) else _grammar_safe(v)
+            for k, v in schema.items()}
+    low, high = safe.get("minimum"), safe.get("maximum")
+    if (safe.get("type") == "integer" and "enum" not in safe and isinstance(low, int | float)
+            and isinstance(high, int | float) and 0 <= high - low <= ENUM_RANGE_LIMIT):
+        safe["enum"] = list(range(math.ceil(low), math.floor(high) + 1))
+    return safe
 
 
 def build_app(llama: Any) -> Any:
