@@ -107,7 +107,7 @@ class MemoryStream:
             batch = await self.llm.complete(
                 IMPORTANCE_BATCH,
                 {**common, "count": len(todo),
-                 "memories": "\n".join(f'{k}. "{nodes[i].description}"' for k, i in enumerate(todo, 1))},
+                 "memories": "\n".join(f'- "{nodes[i].description}"' for i in todo)},
                 npc_id=npc_id, trace=trace, fallback=lambda: Ratings(ratings=[DEFAULT_IMPORTANCE] * len(todo)))
             given = [min(10, max(1, r)) for r in batch.ratings][: len(todo)]
             given += [DEFAULT_IMPORTANCE] * (len(todo) - len(given))
