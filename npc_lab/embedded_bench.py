@@ -14,9 +14,9 @@ asked N times.
 Each call is counted as valid on the first attempt, valid after retries, or fallen back; with
 its latency (all attempts), prompt and completion tokens, and the first errors seen. A valid
 answer is also checked for being usable, since a constrained decoder makes any model's answer
-valid JSON: every text the brain will use reads as words (at least a few; no "...", "<...>" or
-"HH:MM" copied from the prompt's answer shape), and a place chosen for an activity is the one
-kind of place that suits it.
+valid JSON (`usable`): its texts read as words and are not copied from the prompt's examples,
+and a place chosen for an activity is the one kind of place that suits it. A lenient check: it
+catches copies and placeholders, not nonsense.
 """
 
 from __future__ import annotations
@@ -301,8 +301,8 @@ def _texts(purpose: str, answer: dict[str, Any]) -> list[tuple[str, int]]:
         return [(o, 2) for o in answer["outline"]] + [(b["activity"], 2) for b in answer["blocks"]]
     if purpose in ("decompose", "replan"):
         return [(b["activity"], 1 if purpose == "decompose" else 2) for b in answer.get("steps") or answer["new_blocks"]]
-    if purpose == "react":
-        return [(answer["reason"], 3)] + ([(answer["new_activity"], 2)] if answer["choice"] == "react" else [])
+    if purpose == "react":  # the choice is the decision; what instead only matters for "react"
+        return [(answer["new_activity"], 2)] if answer["choice"] == "react" else []
     if purpose == "conversation_memo":
         return [(answer["summary"], 5)] + ([(answer["plan_activity"], 2)] if answer["plan_minutes"] else [])
     if purpose == "reflection_questions":
@@ -314,15 +314,20 @@ def _texts(purpose: str, answer: dict[str, Any]) -> list[tuple[str, int]]:
     return [(answer[field[0]], field[1])] if field else []
 
 
-def usable(purpose: str, parsed: str, i: int) -> bool:
-    """Whether a valid answer's texts read as words, or the place chosen suits the activity
-    (ratings are taken as they come)."""
+def usable(purpose: str, parsed: str, i: int, template: str) -> bool:
+    """Whether a valid answer is one the brain can use: its texts read as words and are not copied
+    from the prompt's own examples or answer shape ("...", "frying eggs", "<a question>"); an
+    activity is not an address or a clock time; ratings are not the numbers 1, 2, 3... of the list;
+    a place chosen for an activity is the kind of place that suits it."""
     answer = json.loads(parsed)
     if purpose == "choose_address":
         return ACTIVITIES[i // 2 % len(ACTIVITIES)][1] in answer["place"]["arena"]
-    texts = _texts(purpose, answer)
-    return all(_reads(text, least) and "..." not in text and "<" not in text and "HH:MM" not in text
-               for text, least in texts)
+    if purpose == "importance_batch":
+        return len(answer["ratings"]) < 3 or answer["ratings"] != list(range(1, len(answer["ratings"]) + 1))
+    shown = {q.lower() for q in re.findall(r'"([^"$]+)"', template)}
+    places = purpose in ("daily_plan", "decompose", "replan")
+    return all(_reads(text, least) and text.strip().lower() not in shown and "<" not in text and "..." not in text
+               and not (places and re.search(r"\w:\w", text)) for text, least in _texts(purpose, answer))
 
 
 # --- setting up and measuring ---------------------------------------------------------------------
@@ -412,6 +417,7 @@ async def _measure(town: Town, purpose: str, samples: int) -> dict[str, Any]:
     from brain_server.trace import Trace
 
     calls: list[dict[str, Any]] = []
+    template = town.stream.llm.prompts.template(purpose).template
     started = time.perf_counter()
     for i in range(samples):
         npc = town.npcs[HOST if i % 2 == 0 else GUEST]
@@ -423,7 +429,7 @@ async def _measure(town: Town, purpose: str, samples: int) -> dict[str, Any]:
                           "attempt_s": record.latency_ms / 1000 / max(record.attempts, 1),
                           "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,
                           "errors": record.errors, "answer": record.raw_completion,
-                          "usable": not record.fallback_used and usable(purpose, record.parsed_json, i)})
+                          "usable": not record.fallback_used and usable(purpose, record.parsed_json, i, template)})
     return {**summarise(calls), "wall_s": time.perf_counter() - started, "samples": calls}
 
 
