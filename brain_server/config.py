@@ -57,6 +57,10 @@ class Settings(BaseSettings):
                             "serve with one line; a rejected json_schema steps down to json_object or plain prompts.")
     llm_record: Path | None = Field(None, description="Append every completion to this JSONL file (llm/recording.py).")
     llm_replay: Path | None = Field(None, description="Answer completions from this recording; no endpoint needed.")
+    llm_fallback_purposes: Annotated[frozenset[str] | None, NoDecode] = Field(
+        None, description="Purposes answered by their safe default without asking the model, e.g. daily_plan,decompose; "
+        "unset: none with a configured endpoint, and with the embedded SmolLM2 those it cannot answer usefully "
+        "(llm/embedded.py FALLBACK_PURPOSES); empty: ask the model for every purpose.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 
@@ -90,7 +94,7 @@ class Settings(BaseSettings):
     log_json: bool = Field(False, description="JSON log lines instead of the human console format.")
     log_level: str = "info"
 
-    @field_validator("ablate", mode="before")
+    @field_validator("ablate", "llm_fallback_purposes", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         """NPC_BRAIN_ABLATE=reflection,planning reads as a set, as a TOML list does."""

@@ -35,6 +35,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     stack.callback(store.close)
     mode = await llm_mode_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
+    fallback_purposes = settings.llm_fallback_purposes
     recorder = None
     if settings.llm_replay:
         from brain_server.llm.recording import ReplayServer
@@ -49,18 +50,19 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         recorder = Recorder(settings.llm_record)
         stack.callback(recorder.close)
     if not base_url:
-        from brain_server.llm.embedded import EmbeddedLLM
+        from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM
 
         embedded = EmbeddedLLM.from_settings(settings)
         log.info("no NPC_BRAIN_LLM_BASE_URL set: starting the embedded SmolLM2-135M (weak, for trying things out)")
         await asyncio.to_thread(embedded.start)
         stack.callback(embedded.stop)
         base_url, model = embedded.base_url, embedded.model
+        fallback_purposes = FALLBACK_PURPOSES if fallback_purposes is None else fallback_purposes
     llm = LLM(
         base_url=base_url, model=model, api_key=settings.llm_api_key.get_secret_value(),
         prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
         max_attempts=settings.llm_max_attempts, response_mode=mode,
-        max_concurrency=settings.llm_max_concurrency, recorder=recorder,
+        max_concurrency=settings.llm_max_concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -122,3 +122,26 @@ def test_prompt_override_dir(tmp_path) -> None:
     messages = PromptLibrary(tmp_path).render("importance", VARS)
     assert messages[1]["content"] == "Rate the cafe opened for Isabella Rodriguez please."
     assert "Isabella Rodriguez" in messages[0]["content"]
+
+
+def test_a_fallback_purpose_is_not_asked(fake_llm: FakeOpenAI) -> None:
+    """A purpose the model is too weak for (the embedded SmolLM2's defaults) is answered by its
+    fallback at once: no request, counted as a fallback and not as a call, traced."""
+    llm, t = make_llm(fake_llm, fallback_purposes={"importance"}), trace()
+    assert rate(llm, t) == Importance(importance=3)
+    assert fake_llm.chat_requests("importance") == []
+    [call] = t.llm_calls
+    assert call.fallback_used and call.attempts == 0 and "not asked" in call.errors[0]
+    counter = llm.usage.counter("isabella", "importance")
+    assert (counter.calls, counter.fallbacks) == (0, 1)
+
+
+def test_fallback_purposes_setting() -> None:
+    from brain_server.config import Settings
+    from brain_server.llm.embedded import FALLBACK_PURPOSES
+    from brain_server.prompts import BUILTIN_DIR
+
+    assert Settings().llm_fallback_purposes is None  # the embedded model's own, or none with an endpoint
+    assert Settings(llm_fallback_purposes="daily_plan, decompose").llm_fallback_purposes == {"daily_plan", "decompose"}
+    assert Settings(llm_fallback_purposes="").llm_fallback_purposes == frozenset()  # ask for everything
+    assert all((BUILTIN_DIR / f"{purpose}.md").is_file() for purpose in FALLBACK_PURPOSES)

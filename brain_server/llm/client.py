@@ -10,7 +10,7 @@ purpose and recorded in the decision trace.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 import json
@@ -143,8 +143,10 @@ class LLM:
         max_concurrency: int = 8,
         backoff_s: float = 0.5,
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
+        fallback_purposes: Collection[str] = (),
     ) -> None:
-        """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format)."""
+        """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
+        `fallback_purposes` are answered by their fallback without asking the model (one too weak for them)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -154,6 +156,7 @@ class LLM:
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
+        self.fallback_purposes = frozenset(fallback_purposes)
 
     async def close(self) -> None:
         await self._client.close()
@@ -168,6 +171,8 @@ class LLM:
         trace: Trace | None = None,
     ) -> Out:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
+        if prompt.purpose in self.fallback_purposes:
+            return self._not_asked(prompt, npc_id, fallback, trace)
         messages = self.prompts.render(prompt.purpose, variables, prompt.system)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
@@ -198,6 +203,18 @@ class LLM:
         counter.add(record)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
+            trace.llm_calls.append(record)
+        return result
+
+    def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None) -> Out:
+        """A purpose the model is not asked for: its fallback at once, counted as a fallback, not a call."""
+        result = fallback()
+        record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=[], fallback_used=True,
+                               errors=[f"not asked: {prompt.purpose} is answered by its fallback with this model "
+                                       "(NPC_BRAIN_LLM_FALLBACK_PURPOSES)"], parsed_json=result.model_dump_json())
+        self.usage.counter(npc_id, prompt.purpose).add(record)
+        if trace is not None:
+            self.usage.hour(npc_id, trace.game_time).add(record)
             trace.llm_calls.append(record)
         return result
 

