@@ -203,3 +203,11 @@ def test_every_ville_resident_has_a_day_that_leaves_home(resident: loaders.Resid
         if resident.workplace.startswith(home_sector + ":") and day.weekday() < 5:
             continue  # works at home: the study, the studio
         assert out, f"{resident.npc_id} stays home all {day:%A}"
+
+
+def test_an_outing_is_in_the_morning_when_the_persona_says_so() -> None:
+    walker = villager("bo", identity="Bo is retired.", lifestyle="wakes at 6 am and walks to the Old Mill after breakfast")
+    assert where(day_shape(walker, MONDAY.date(), UTC), at(9, 30)) == ("spending time at the mill room", MILL)
+    idler = villager("cy", identity="Cy is retired and likes the Old Mill.", lifestyle="wakes at 6 am")
+    day = day_shape(idler, MONDAY.date(), UTC)
+    assert where(day, at(9, 30))[1] == LOFT and where(day, at(15))[1] == MILL

@@ -1,9 +1,10 @@
 """The shape of an NPC's day, drawn from its persona in code (microseconds, no model): asleep in
 bed at night (the wake-up and bed times its lifestyle states), getting ready and breakfast at home
-after waking (meals in its home's kitchen if it knows one), at its workplace (the known place its identity says it works at) during working
-hours on weekdays (the hours its lifestyle states, else 9 to 5), lunch there, and on other days
-out in the afternoon at a public place it knows (one its identity mentions, another each day);
-meals and evenings at home.
+after waking (meals in its home's kitchen if it knows one), at its workplace (the known place its
+identity says it works at) during working hours on weekdays (the hours its lifestyle states, else
+9 to 5), lunch there, and on other days out for two hours at a public place it knows (one its
+identity mentions, another each day; in the morning if it says so there, "walks in the park after
+breakfast", else the afternoon); meals and evenings at home.
 
 Two things use it, so a day has one shape whichever is shown: the provisional action while the
 plan for now is being thought out (`provisional_action`; yesterday's plan at this hour comes first
@@ -13,7 +14,7 @@ when there is one, as people keep routines), and the day plan when the model can
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, tzinfo
 import re
@@ -24,7 +25,7 @@ from brain_server.world import arena_of
 DEFAULT_WAKE, DEFAULT_BED = time(7), time(23)
 WORK_HOURS = (time(9), time(17))
 WORK_SHIFT = timedelta(hours=8)  # when only the opening time is stated
-OUTING = (time(14), time(16))
+OUTING, MORNING_OUTING = (time(14), time(16)), (time(9), time(11))
 GETTING_READY, BREAKFAST = timedelta(minutes=45), timedelta(minutes=30)
 MEALS = ((time(12), time(13), "having lunch", "🥪"), (time(18), time(19), "having dinner", "🍲"))
 SLEEP = ("sleeping", "😴")
@@ -104,10 +105,12 @@ def day_shape(npc: NpcState, day: date, tz: tzinfo | None, places: Sequence[str]
             blocks = _paint(blocks, at_work)
     else:
         outings = _outings(npc, places, work)
-        begin = _after(start, OUTING[0])
-        end = _after(begin, OUTING[1])
-        if outings and end <= bedtime - timedelta(minutes=30):
-            out = outings[day.toordinal() % len(outings)]
+        out = outings[day.toordinal() % len(outings)] if outings else None
+        # In the morning if the persona says so where it names the place ("writes most mornings at the cafe").
+        window = MORNING_OUTING if out and _mentions(npc, [out], near=_in_the_morning)[out] else OUTING
+        begin = max(_after(start, window[0]), breakfast)
+        end = _after(begin, window[1])
+        if out and end - begin >= timedelta(minutes=30) and end <= bedtime - timedelta(minutes=30):
             blocks = _paint(blocks, Block(begin, end, f"spending time at the {_name(out)}", "🚶", out))
     for meal_start, meal_end, activity, emoji in MEALS:
         begin = _after(start, meal_start)
@@ -142,24 +145,26 @@ def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
     """The place among `places` (default: those it knows) that the persona's text says it works at:
     named, or its kind of room named ("the library"), a few words after a word of work ("runs",
     "works", "student at") and not after "retired"; the most often named wins. None if it names none."""
-    scores = _mentions(npc, places, at_work=True)
+    scores = _mentions(npc, places, near=_works_at)
     best = max(scores.values(), default=0)
     return next((p for p, score in scores.items() if score == best), None) if best else None
 
 
 def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> list[str]:
-    """Public places it may go out to (not its home's sector nor its workplace): those its persona
+    """Public places it may go out to (not its home's sector nor its workplace's): those its persona
     names, else all."""
-    mentioned = _mentions(npc, places, at_work=False)
-    home_sector = arena_of(npc.persona.home).rsplit(":", 1)[0]
-    public = [p for p in mentioned if not p.startswith(home_sector + ":") and p != work]
+    mentioned = _mentions(npc, places)
+    away = {_sector(npc.persona.home), *([_sector(work)] if work else [])}
+    public = [p for p in mentioned if _sector(p) not in away]
     return [p for p in public if mentioned[p]] or public
 
 
-def _mentions(npc: NpcState, places: Sequence[str] | None, *, at_work: bool) -> dict[str, int]:
+def _mentions(npc: NpcState, places: Sequence[str] | None, *,
+              near: Callable[[Sequence[str], set[int], int], bool] | None = None) -> dict[str, int]:
     """How often the persona's identity, lifestyle and "currently" name each place (the sector's
     name counts twice, a word of the arena's once; a capitalised arena word only within its own
-    sector's name, so "Ryan Park" is no park); only at work, or anywhere. The home arena is skipped."""
+    sector's name, so "Ryan Park" is no park); only where `near` says so of the words before, if
+    given. The home arena is skipped."""
     persona = npc.persona
     tokens = _TOKEN.findall(f"{persona.identity}. {persona.lifestyle}. {persona.currently}")
     words = [t.lower().removesuffix("'s") for t in tokens]
@@ -179,7 +184,7 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *, at_work: bool) -> 
         kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
         hits = [(s.start, 2) for s in spans] + [
             (i, 1) for i, w in enumerate(words) if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
-        scores[address] = sum(weight for i, weight in hits if not at_work or _works_at(words, others, i))
+        scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))
     return scores
 
 
@@ -191,6 +196,17 @@ def _works_at(words: Sequence[str], others: set[int], i: int) -> bool:
     return bool(cues) and not any(words[j] in _NOT_WORK or j in others for j in _sentence_before(words, cues[-1]))
 
 
+def _in_the_morning(words: Sequence[str], others: set[int], i: int) -> bool:
+    """Whether "morning" or "breakfast" comes a few words before or after position i, in its sentence."""
+    after = []
+    for j in range(i + 1, min(len(words), i + _CUE_WINDOW)):
+        if words[j] in ".;!?":
+            break
+        after.append(words[j])
+    return any(w in ("morning", "mornings", "breakfast") for w in [*(words[j] for j in _sentence_before(words, i)),
+                                                                    *after])
+
+
 def _sentence_before(words: Sequence[str], i: int) -> range:
     """Positions of the few words before position i, back to its sentence's start."""
     start = max(0, i - _CUE_WINDOW)
@@ -199,9 +215,12 @@ def _sentence_before(words: Sequence[str], i: int) -> range:
 
 def _kitchen(npc: NpcState, places: Sequence[str] | None) -> str | None:
     """The kitchen (or dining room) of the NPC's home, if it knows one."""
-    home_sector = arena_of(npc.persona.home).rsplit(":", 1)[0]
     return next((a for a in (npc.known_addresses if places is None else places)
-                 if a.startswith(home_sector + ":") and _MEALS_ROOM.search(_name(a))), None)
+                 if _sector(a) == _sector(npc.persona.home) and _MEALS_ROOM.search(_name(a))), None)
+
+
+def _sector(address: str) -> str:
+    return ":".join(address.split(":")[:2])
 
 
 def _paint(blocks: Sequence[Block], new: Block) -> list[Block]:
