@@ -248,7 +248,7 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
                       duration_minutes=max(5, min(minutes, 60)), event=(name, "is", activity), source=source)
     step = next((s for s in item.subtasks if s.start <= now < s.end), None)
     current = step or item
-    activity = f"{item.activity} ({step.activity})" if step else item.activity
+    activity = f"{item.activity} ({step.activity})" if step and step.activity != item.activity else item.activity
     states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
     return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
                   start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
