@@ -35,7 +35,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     stack.callback(store.close)
     mode = await llm_mode_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
-    fallback_purposes = settings.llm_fallback_purposes
+    fallback_purposes, concurrency = settings.llm_fallback_purposes, settings.llm_max_concurrency
     recorder = None
     if settings.llm_replay:
         from brain_server.llm.recording import ReplayServer
@@ -58,11 +58,15 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         stack.callback(embedded.stop)
         base_url, model = embedded.base_url, embedded.model
         fallback_purposes = FALLBACK_PURPOSES if fallback_purposes is None else fallback_purposes
+        if "llm_max_concurrency" not in settings.model_fields_set:
+            # It answers one at a time: the rest wait in the scheduler, most urgent first, rather than in its
+            # server in arrival order, where they time out while the abandoned ones are still computed.
+            concurrency = 1
     llm = LLM(
         base_url=base_url, model=model, api_key=settings.llm_api_key.get_secret_value(),
         prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
         max_attempts=settings.llm_max_attempts, response_mode=mode,
-        max_concurrency=settings.llm_max_concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
+        max_concurrency=concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
