@@ -10,6 +10,8 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
 - retrieval: nearest-memory search for one NPC among 25 with 4,000 memories each (100k),
              embedded Qdrant Edge vs qdrant-client local mode
 - embed:     local MiniLM embedding throughput (texts per second)
+- realtime:  25 NPCs living in real time at 60x against the fake LLM at 2 s (npc_lab/realtime.py):
+             Decide and Talk latency, provisional time, the LLM queues
 - embedded:  the embedded SmolLM2's valid answers, latency and tokens per prompt purpose
              (npc_lab/embedded_bench.py)
 """
@@ -33,7 +35,7 @@ from typing import Any
 from brain_server.npc import is_sleep
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime")
 
 
 def machine() -> str:
@@ -317,6 +319,12 @@ def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
     return embedded_bench.bench_embedded(args)
 
 
+def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import realtime
+
+    return realtime.bench_realtime(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain bench")
     add_arguments(parser)
@@ -328,7 +336,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("runs") / "bench")
     parser.add_argument("--run", type=Path, help="calls: measure this sim run folder instead of a fresh run")
     parser.add_argument("--hours", type=float, help="calls / speed: game hours to simulate")
-    parser.add_argument("--npcs", type=int, help="calls / speed: only the first N residents")
+    parser.add_argument("--npcs", type=int, help="calls / speed / realtime: only the first N residents")
+    parser.add_argument("--minutes", type=float, help="realtime: wall minutes (default 10)")
+    parser.add_argument("--latency", type=float, help="realtime: fake LLM seconds per completion (default 2)")
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")
@@ -342,7 +352,7 @@ def run(args: argparse.Namespace) -> None:
     if args.samples is None:
         args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
-             "embed": bench_embed, "embedded": bench_embedded}[args.name]
+             "embed": bench_embed, "realtime": bench_realtime, "embedded": bench_embedded}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"
     path.write_text(json.dumps(result, indent=1, default=str))

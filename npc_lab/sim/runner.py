@@ -64,13 +64,105 @@ class Walker:
     arena: str = ""
 
 
-class Sim:
-    def __init__(self, town: TownLayout, residents: list[Resident], scenario: Scenario, config: SimConfig,
-                 grid: Grid | None = None) -> None:
-        self.town, self.residents, self.scenario, self.config = town, residents, scenario, config
-        self.grid = grid or layout(town)
+class Town:
+    """What Godot keeps of the world while the brain thinks: where each NPC stands and walks, what
+    it does, the objects' states; perception, Decide requests and answers, walking, as Godot does
+    them. The lockstep sim (`Sim`) and the real-time benchmark (`npc_lab/realtime.py`) drive it."""
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
         self.walkers: dict[str, Walker] = {}
         self.object_states: dict[str, tuple[str, str]] = {}  # object address -> (state, npc_id)
+
+    def settle(self, r: Resident, world_name: str) -> dict[str, Any]:
+        """`r` at home, on a tile nobody else stands on: its walker, and its SpawnNpc request (proto3 JSON)."""
+        tile = self.grid.destination(r.persona["home"], r.npc_id, taken=self.taken()) or (0, 0)
+        self.walkers[r.npc_id] = Walker(r, tile, arena=self.grid.tile_arena.get(tile, ""))
+        return {"worldName": world_name, "npcId": r.npc_id, "persona": r.persona, "address": r.persona["home"],
+                "tile": {"x": tile[0], "y": tile[1]}, "perception": r.perception}
+
+    def decide_request(self, w: Walker, now: datetime) -> pb.DecideRequest:
+        request = pb.DecideRequest(npc_id=w.resident.npc_id, address=w.arena,
+                                   tile=pb.Tile(x=w.tile[0], y=w.tile[1]))
+        request.game_time.FromDatetime(now)
+        for event in self.perceive(w)[:MAX_EVENTS]:
+            request.perceptions.add(**event)
+        return request
+
+    def perceive(self, w: Walker) -> list[dict[str, Any]]:
+        """Other NPCs' current actions and object states within the vision radius, in the same
+        arena (or both outdoors), nearest first."""
+        events = []
+        for other in self.walkers.values():
+            if other is w or other.action is None or other.arena != w.arena:
+                continue
+            d = math.dist(w.tile, other.tile)
+            if d <= w.resident.vision_radius:
+                a = other.action
+                events.append({"subject": other.resident.name, "predicate": a.get("event_predicate") or "is",
+                               "object": a.get("event_object", ""), "description": a.get("description", ""),
+                               "address": a.get("address", ""), "distance": d})
+        for address, (state, _) in self.object_states.items():
+            tiles = self.grid.object_tiles.get(address)
+            if not state or not tiles or self.grid.tile_arena.get(tiles[0]) != w.arena:
+                continue
+            d = min(math.dist(w.tile, t) for t in tiles)
+            if d <= w.resident.vision_radius:
+                name = address.rsplit(":", 1)[-1]
+                events.append({"subject": address, "predicate": "is", "object": state,
+                               "description": f"{name} is {state}", "address": address, "distance": d})
+        return sorted(events, key=lambda e: e["distance"])
+
+    def adopt(self, w: Walker, action: dict[str, Any], now: datetime, at_least: timedelta) -> bool:
+        """A Decide's answer (its action, proto field names) for `w` at `now`: object states, a
+        partner poked, the path to the action's address (new only when the action changed; none
+        while chatting). The action lasts at least `at_least`. True when the action changed."""
+        npc_id = w.resident.npc_id
+        w.poke = w.arrived = False
+        w.last_decide = now
+        changed = w.action is None or action.get("description") != w.action.get("description") \
+            or action.get("address") != w.action.get("address")
+        w.action = action
+        start = datetime.fromisoformat(action["start_time"].replace("Z", "+00:00")) if action.get("start_time") else now
+        w.action_end = max(start + timedelta(minutes=int(action.get("duration_minutes", 0) or 0)), now + at_least)
+        for address in [a for a, (_, owner) in self.object_states.items() if owner == npc_id]:
+            del self.object_states[address]
+        for change in action.get("object_states", []):
+            self.object_states[change["address"]] = (change.get("state", ""), npc_id)
+        partner = action.get("chatting_with", "")
+        if partner in self.walkers and changed:
+            other = self.walkers[partner]
+            if not (other.action and other.action.get("chatting_with") == npc_id):
+                other.poke = True
+        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile, self.taken(w))
+        if partner in self.walkers:
+            goal = None  # talk where they stand
+        w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
+        return changed
+
+    def taken(self, me: Walker | None = None) -> set[Tile]:
+        """Where the other NPCs stand and are going, as Godot's Npc.go_to counts them."""
+        others = [w for w in self.walkers.values() if w is not me]
+        return {w.tile for w in others} | {w.path[-1] for w in others if w.path}
+
+    def step(self, w: Walker, tiles: int) -> bool:
+        """`w` walks up to `tiles` tiles of its path; True when it entered another arena."""
+        w.path, moved = w.path[tiles:], w.path[:tiles]
+        if not moved:
+            return False
+        w.tile = moved[-1]
+        arena = self.grid.tile_arena.get(w.tile, "")
+        entered, w.arena = arena != w.arena, arena
+        if not w.path:
+            w.arrived = True
+        return entered
+
+
+class Sim(Town):
+    def __init__(self, town: TownLayout, residents: list[Resident], scenario: Scenario, config: SimConfig,
+                 grid: Grid | None = None) -> None:
+        super().__init__(grid or layout(town))
+        self.town, self.residents, self.scenario, self.config = town, residents, scenario, config
         self.decides = 0
         self.stub: brain_pb2_grpc.BrainServiceStub | None = None
         self._actions: TextIO | None = None
@@ -124,11 +216,7 @@ class Sim:
         }, indent=2, default=str))
         await self.call("RegisterWorld", self.grid.world_message(self.town))
         for r in self.residents:
-            tile = self.grid.destination(r.persona["home"], r.npc_id, taken=self._taken()) or (0, 0)
-            await self.call("SpawnNpc", {"worldName": self.town.name, "npcId": r.npc_id, "persona": r.persona,
-                                         "address": r.persona["home"], "tile": {"x": tile[0], "y": tile[1]},
-                                         "perception": r.perception})
-            self.walkers[r.npc_id] = Walker(r, tile, arena=self.grid.tile_arena.get(tile, ""))
+            await self.call("SpawnNpc", self.settle(r, self.town.name))
         pending = sorted(sc.whispers, key=lambda w: w.at)
         wall0 = time.perf_counter()
         self._actions = (out / "actions.jsonl").open("w")
@@ -195,7 +283,7 @@ class Sim:
         due = [w for _, w in sorted(self.walkers.items()) if self._due(w, now)]
         if not due:
             return
-        requests = [(w, self._decide_request(w, now)) for w in due]  # one snapshot for the whole tick
+        requests = [(w, self.decide_request(w, now)) for w in due]  # one snapshot for the whole tick
         if self.config.concurrency <= 1:
             for w, request in requests:
                 await self._decide(w, request, now)
@@ -208,88 +296,23 @@ class Sim:
 
         await asyncio.gather(*(limited(w, r) for w, r in requests))
 
-    def _decide_request(self, w: Walker, now: datetime) -> pb.DecideRequest:
-        request = pb.DecideRequest(npc_id=w.resident.npc_id, address=w.arena,
-                                   tile=pb.Tile(x=w.tile[0], y=w.tile[1]))
-        request.game_time.FromDatetime(now)
-        for event in self.perceive(w)[:MAX_EVENTS]:
-            request.perceptions.add(**event)
-        return request
-
-    def perceive(self, w: Walker) -> list[dict[str, Any]]:
-        """Other NPCs' current actions and object states within the vision radius, in the same
-        arena (or both outdoors), nearest first."""
-        events = []
-        for other in self.walkers.values():
-            if other is w or other.action is None or other.arena != w.arena:
-                continue
-            d = math.dist(w.tile, other.tile)
-            if d <= w.resident.vision_radius:
-                a = other.action
-                events.append({"subject": other.resident.name, "predicate": a.get("event_predicate") or "is",
-                               "object": a.get("event_object", ""), "description": a.get("description", ""),
-                               "address": a.get("address", ""), "distance": d})
-        for address, (state, _) in self.object_states.items():
-            tiles = self.grid.object_tiles.get(address)
-            if not state or not tiles or self.grid.tile_arena.get(tiles[0]) != w.arena:
-                continue
-            d = min(math.dist(w.tile, t) for t in tiles)
-            if d <= w.resident.vision_radius:
-                name = address.rsplit(":", 1)[-1]
-                events.append({"subject": address, "predicate": "is", "object": state,
-                               "description": f"{name} is {state}", "address": address, "distance": d})
-        return sorted(events, key=lambda e: e["distance"])
-
     async def _decide(self, w: Walker, request: pb.DecideRequest, now: datetime) -> None:
         reply = await self.call("Decide", request)
         self.decides += 1
         action = reply.get("action", {})
-        npc_id = w.resident.npc_id
-        w.poke = w.arrived = False
-        w.last_decide = now
-        changed = w.action is None or action.get("description") != w.action.get("description") \
-            or action.get("address") != w.action.get("address")
-        w.action = action
-        start = datetime.fromisoformat(action["start_time"].replace("Z", "+00:00")) if action.get("start_time") else now
-        w.action_end = max(start + timedelta(minutes=int(action.get("duration_minutes", 0) or 0)),
-                           now + timedelta(seconds=self.config.tick_s))
-        for address in [a for a, (_, owner) in self.object_states.items() if owner == npc_id]:
-            del self.object_states[address]
-        for change in action.get("object_states", []):
-            self.object_states[change["address"]] = (change.get("state", ""), npc_id)
-        partner = action.get("chatting_with", "")
-        if partner in self.walkers and changed:
-            other = self.walkers[partner]
-            if not (other.action and other.action.get("chatting_with") == npc_id):
-                other.poke = True
-        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile, self._taken(w))
-        if partner in self.walkers:
-            goal = None  # talk where they stand
-        w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
+        self.adopt(w, action, now, timedelta(seconds=self.config.tick_s))
         assert self._actions is not None
-        self._actions.write(json.dumps({"npc_id": npc_id, "game_time": now.isoformat(), "tile": list(w.tile),
-                                        "arena": w.arena, "perceived": len(request.perceptions),
+        self._actions.write(json.dumps({"npc_id": w.resident.npc_id, "game_time": now.isoformat(),
+                                        "tile": list(w.tile), "arena": w.arena,
+                                        "perceived": len(request.perceptions),
                                         "trace_id": reply.get("trace_id", ""), **action},
                                        ensure_ascii=False) + "\n")
-
-    def _taken(self, me: Walker | None = None) -> set[Tile]:
-        """Where the other NPCs stand and are going, as Godot's Npc.go_to counts them."""
-        others = [w for w in self.walkers.values() if w is not me]
-        return {w.tile for w in others} | {w.path[-1] for w in others if w.path}
 
     def _walk(self, until: datetime) -> None:
         steps = max(1, self.config.tick_s // SECONDS_PER_TILE)
         for w in self.walkers.values():
-            if not w.path:
-                continue
-            w.path, moved = w.path[steps:], w.path[:steps]
-            w.tile = moved[-1]
-            arena = self.grid.tile_arena.get(w.tile, "")
-            if arena != w.arena:
-                w.arena = arena
+            if self.step(w, steps):
                 self._log_move(w, until)
-            if not w.path:
-                w.arrived = True
 
     def _log_move(self, w: Walker, when: datetime) -> None:
         assert self._moves is not None

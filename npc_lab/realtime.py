@@ -1,0 +1,517 @@
+"""`npc-brain bench realtime`: the brain under a game that runs in real time.
+
+The Ville's residents live on a game clock running 60 game seconds per wall second (not lockstep),
+each in its own loop as Godot's NpcMind drives it (`godot_project/npc/npc_mind.gd`): Decide with
+what it sees (`Town.perceive`: other NPCs' actions within its vision radius, in its arena, and
+object states), walk to the answered address over the town's grid, a tile per SECONDS_PER_TILE
+game seconds, and ask again at min(askAgainAt, the action's end) on the game clock. While the
+brain is still thinking about it (a provisional action, or `thinking`) the NPC asks again on time
+even on its way, at most every 0.5 wall seconds; otherwise it finishes its walk first. Half of
+the NPCs call over gRPC, half over Connect JSON with a fresh connection per request (as Godot's
+HTTPRequest); every call has Godot's 15 s deadline, and a failed one is asked again after 1 s,
+doubling up to 8 s. A player talks to a random NPC every ~15 wall seconds (2-3 lines, over that
+NPC's transport). The brain is its own process (`BrainProcess`) thinking in the background with
+LLM_MAX_CONCURRENCY 4, against the fake endpoint answering every completion after 2 s; loopback
+only, bounded by --minutes (at most 60) and --npcs (at most 25, the residents).
+
+Reported: Decide latency per transport, timeouts and errors by status; the share of NPC-minutes
+on provisional actions after the first game hour and overall; Talk latency; the scheduler's
+queues per class (GetUsage at the end); LLM calls per NPC per awake game hour; conversations
+started between NPCs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+import grpc
+import httpx
+
+from brain_server.npc import is_sleep
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.bench import _table
+from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.data import load_all
+from npc_lab.sim.grid import SECONDS_PER_TILE, layout
+from npc_lab.sim.runner import Town, Walker
+
+SERVICE = "/npc_brain.v1.BrainService"
+DEADLINE_S = 15.0  # Godot's BrainLane.timeout_s
+RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcMind's back-off after a failed call
+MIN_THINKING_INTERVAL_S = 0.5  # NpcMind.min_thinking_interval_s
+TIME_SCALE = 60.0
+LLM_CONCURRENCY = 4
+PLAYER = "the player"
+PLAYER_LINES = ("Hello there! How is your day going?", "What are you working on at the moment?",
+                "It was nice talking to you. See you around!")
+MAX_MINUTES = 60.0
+START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks at once
+TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after_first_hour": 0.10,
+           "talk_p99_ms": 2500.0}
+FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
+          "decide", "decides", "timeouts", "errors", "errors_by_status", "thinking_answers", "provisional_share",
+          "minutes_by_source", "talk", "queues", "llm", "conversations_started", "client_loop_lag", "brain",
+          "targets")
+
+
+class GameClock:
+    """Game time running `scale` game seconds per wall second from `start`, shared by every NPC."""
+
+    def __init__(self, scale: float, start: datetime) -> None:
+        self.scale, self.start = scale, start
+        self.began = time.monotonic()
+
+    def now(self) -> datetime:
+        return self.start + timedelta(seconds=(time.monotonic() - self.began) * self.scale)
+
+    def wall_seconds_until(self, when: datetime) -> float:
+        return (when - self.now()).total_seconds() / self.scale
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+
+    def at(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 1)
+
+    return {"count": len(values), "p50_ms": at(50), "p90_ms": at(90), "p99_ms": at(99), "max_ms": round(ordered[-1], 1),
+            "mean_ms": round(statistics.fmean(values), 1)}
+
+
+def next_ask(answer: pb.DecideResponse, now: datetime) -> datetime:
+    """When to call Decide again, as Godot's Decision.next_ask: askAgainAt or the action's end
+    (at least a game minute away: the game's clock ticks each minute), whichever comes first."""
+    action = answer.action
+    start = action.start_time.ToDatetime(UTC) if action.HasField("start_time") else now
+    end = max(start + timedelta(minutes=action.duration_minutes), now + timedelta(minutes=1))
+    return min(answer.ask_again_at.ToDatetime(UTC), end) if answer.HasField("ask_again_at") else end
+
+
+@dataclass
+class Reply:
+    """One call's outcome: the response message, or the failure's status ('grpc UNAVAILABLE',
+    'connect HTTP 429 resource_exhausted', 'connect timeout'...)."""
+
+    status: str
+    message: Any
+    ms: float
+    timed_out: bool = False
+
+
+class Caller:
+    """The brain's RPCs over one transport as a game calls them: each call with a deadline (Godot's
+    lane waits 15 s), and over Connect a fresh connection per request, as Godot's HTTPRequest (a
+    reused keep-alive connection races the server's idle close under load: a POST written as it
+    closes is reset, and is not retried)."""
+
+    def __init__(self, transport: str, brain: BrainProcess, *, deadline_s: float = DEADLINE_S,
+                 connections: int = 100) -> None:
+        self.transport, self.deadline_s = transport, deadline_s
+        self.channel = grpc.aio.insecure_channel(brain.grpc_target)
+        self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
+        # Nagle's algorithm would hold a request's body back until its headers are ACKed (a delayed
+        # ACK, ~40 ms on loopback); game engines' HTTP clients disable it.
+        fresh = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=connections, max_keepalive_connections=0),
+                                         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        self.http = httpx.AsyncClient(base_url=brain.http_url, transport=fresh, timeout=deadline_s,
+                                      headers={"Content-Type": "application/json",
+                                               "Connect-Timeout-Ms": str(int(deadline_s * 1000))})
+
+    async def call(self, method: str, request: Message) -> Reply:
+        sent = time.perf_counter()
+        status, message, timed_out = "", None, False
+        try:
+            if self.transport == "grpc":
+                message = await getattr(self.stub, method)(request, timeout=self.deadline_s)
+            else:
+                async with asyncio.timeout(self.deadline_s):
+                    response = await self.http.post(f"{SERVICE}/{method}", content=json_format.MessageToJson(request))
+                if response.status_code == 200:
+                    message = json_format.Parse(response.content, getattr(pb, f"{method}Response")(),
+                                                ignore_unknown_fields=True)
+                else:
+                    code = _connect_code(response)
+                    status, timed_out = f"connect HTTP {response.status_code} {code}".strip(), code == "deadline_exceeded"
+        except grpc.aio.AioRpcError as exc:
+            status, timed_out = f"grpc {exc.code().name}", exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        except (TimeoutError, httpx.TimeoutException):
+            status, timed_out = "connect timeout", True
+        except httpx.HTTPError as exc:
+            status = f"connect {type(exc).__name__}"
+        return Reply(status, message, (time.perf_counter() - sent) * 1000, timed_out)
+
+    async def close(self) -> None:
+        await self.channel.close()
+        await self.http.aclose()
+
+
+def _connect_code(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("code", ""))
+    except ValueError:
+        return ""
+
+
+@dataclass
+class Answer:
+    """What an NPC was told to do from `at` on (until its next answer)."""
+
+    at: datetime
+    source: str  # plan, new_plan, fallback, provisional
+    description: str
+    partner: str = ""
+
+
+@dataclass
+class Calls:
+    """Latencies of answered calls (and when the slow ones were answered, wall seconds into the
+    run, to line them up with the brain's log), and failures by status."""
+
+    slow_ms: float = float("inf")
+    ms: list[float] = field(default_factory=list)
+    at: list[float] = field(default_factory=list)  # wall seconds into the run, per answered call
+    slow: list[tuple[float, float]] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    timeouts: int = 0
+    began: float = field(default_factory=time.monotonic)
+
+    def add(self, reply: Reply) -> None:
+        if reply.timed_out:
+            self.timeouts += 1
+        elif reply.status:
+            self.errors[reply.status] += 1
+        else:
+            self.ms.append(reply.ms)
+            self.at.append(time.monotonic() - self.began)
+            if reply.ms > self.slow_ms:
+                self.slow.append((round(self.at[-1], 1), round(reply.ms, 1)))
+
+    def report(self) -> dict[str, Any]:
+        """Percentiles, failures, and the same after the start (all NPCs ask at once in the first
+        seconds, as a game's town does when it starts)."""
+        after = [ms for ms, at in zip(self.ms, self.at, strict=True) if at >= START_BURST_S]
+        return {**percentiles(self.ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
+                "errors_by_status": dict(self.errors), "after_start": percentiles(after),
+                **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
+
+
+class RealTime:
+    """The town on a real-time game clock, its NPCs and a player calling one brain."""
+
+    def __init__(self, town: Town, callers: dict[str, Caller], *, start: datetime, wall_s: float,
+                 talk_every_s: float = 15.0, seed: int = 0) -> None:
+        self.town, self.callers = town, callers
+        self.start, self.wall_s, self.talk_every_s = start, wall_s, talk_every_s
+        self.rng = random.Random(seed)
+        ids = sorted(town.walkers)
+        self.transport = {npc_id: ("grpc", "connect")[i % 2] for i, npc_id in enumerate(ids)}
+        self.decides = {t: Calls(TARGETS["decide_p99_ms"]) for t in callers}
+        self.talks = Calls()
+        self.talk_conversations = 0
+        self.thinking_answers = 0
+        self.answers: dict[str, list[Answer]] = defaultdict(list)
+        self.clock = GameClock(TIME_SCALE, start)
+        self.loop_lag_ms: list[float] = []  # this client's own event loop, late by (a stall here reads as latency)
+        self._end = 0.0
+
+    def left(self) -> float:
+        """Wall seconds left in the run."""
+        return self._end - time.monotonic()
+
+    async def pause(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, min(seconds, self.left())))
+
+    async def run(self, progress: Any = None) -> datetime:
+        self.clock = GameClock(TIME_SCALE, self.start)
+        self._end = time.monotonic() + self.wall_s
+        for calls in (*self.decides.values(), self.talks):
+            calls.began = time.monotonic()
+        tasks = [self.live(self.town.walkers[n], self.callers[t]) for n, t in self.transport.items()]
+        await asyncio.gather(self.walk(), self.player(), self.watch_loop(), *tasks,
+                             *([progress(self)] if progress else []))
+        return self.clock.now()
+
+    async def watch_loop(self) -> None:
+        while self.left() > 0:
+            asked = time.perf_counter()
+            await asyncio.sleep(0.05)
+            self.loop_lag_ms.append((time.perf_counter() - asked - 0.05) * 1000)
+
+    async def live(self, w: Walker, caller: Caller) -> None:
+        """One NPC's loop, as NpcMind runs it."""
+        failures = 0
+        while self.left() > 0:
+            now = self.clock.now()
+            reply = await caller.call("Decide", self.town.decide_request(w, now))
+            self.decides[caller.transport].add(reply)
+            if reply.status:
+                failures += 1
+                await self.pause(min(RETRY_S * 2 ** (failures - 1), MAX_RETRY_S) * self.rng.uniform(0.8, 1.2))
+                continue
+            failures = 0
+            answer: pb.DecideResponse = reply.message
+            action = answer.action
+            self.town.adopt(w, json_format.MessageToDict(action, preserving_proto_field_name=True), now,
+                            timedelta(minutes=1))  # Godot's clock ticks each game minute
+            source = pb.ActionSource.Name(action.source).removeprefix("ACTION_SOURCE_").lower()
+            self.answers[w.resident.npc_id].append(Answer(now, source, action.description, action.chatting_with))
+            tentative = answer.thinking or action.source == pb.ACTION_SOURCE_PROVISIONAL
+            self.thinking_answers += answer.thinking
+            wait = self.clock.wall_seconds_until(next_ask(answer, now))
+            await self.pause(max(wait, MIN_THINKING_INTERVAL_S if tentative else 0.0))
+            while not tentative and w.path and self.left() > 0:  # it finishes its walk first
+                await self.pause(60 / TIME_SCALE)
+
+    async def walk(self) -> None:
+        """Everyone on a path steps a tile per SECONDS_PER_TILE of the game clock."""
+        walked = self.clock.now()
+        tile = timedelta(seconds=SECONDS_PER_TILE)
+        while self.left() > 0:
+            await self.pause(SECONDS_PER_TILE / TIME_SCALE)
+            tiles = int((self.clock.now() - walked) / tile)
+            walked += tiles * tile
+            for w in self.town.walkers.values():
+                self.town.step(w, tiles)
+
+    async def player(self) -> None:
+        """Every ~talk_every_s wall seconds the player talks to a random NPC: 2-3 lines, a few
+        seconds apart, until the NPC ends the conversation."""
+        ids = sorted(self.town.walkers)
+        while self.left() > 0:
+            await self.pause(self.talk_every_s * self.rng.uniform(0.7, 1.3))
+            if self.left() <= 0:
+                return
+            npc_id = self.rng.choice(ids)
+            caller = self.callers[self.transport[npc_id]]
+            self.talk_conversations += 1
+            for i, text in enumerate(PLAYER_LINES[-self.rng.choice((2, 3)):]):
+                if i:
+                    await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the player reads and types
+                request = pb.TalkRequest(npc_id=npc_id, speaker_name=PLAYER, text=text)
+                request.game_time.FromDatetime(self.clock.now())
+                reply = await caller.call("Talk", request)
+                self.talks.add(reply)
+                if reply.status or reply.message.end_conversation:
+                    break
+
+
+# --- measuring the run ----------------------------------------------------------------------------
+
+
+def segments(answers: dict[str, list[Answer]], start: datetime, end: datetime) -> Iterable[tuple[Answer, float]]:
+    """Each answer with the game minutes (within start..end) it was the NPC's action."""
+    for seq in answers.values():
+        for a, after in zip(seq, [*seq[1:], None], strict=True):
+            t0, t1 = max(a.at, start), min(after.at if after else end, end)
+            if t1 > t0:
+                yield a, (t1 - t0).total_seconds() / 60
+
+
+def minutes_by_source(answers: dict[str, list[Answer]], start: datetime, end: datetime) -> dict[str, float]:
+    out: Counter[str] = Counter()
+    for a, minutes in segments(answers, start, end):
+        out[a.source] += minutes
+    return dict(out)
+
+
+def share(minutes: dict[str, float], source: str) -> float | None:
+    total = sum(minutes.values())
+    return minutes.get(source, 0.0) / total if total else None
+
+
+def awake_hours(answers: dict[str, list[Answer]], start: datetime, end: datetime) -> float:
+    return sum(m for a, m in segments(answers, start, end) if not is_sleep(a.description)) / 60
+
+
+def conversations(answers: dict[str, list[Answer]]) -> int:
+    """Conversations between NPCs the game was told of: a pair's first chatting answer, either
+    side (both are told, and the conversation is answered again when its lines land)."""
+    starts: dict[tuple[str, ...], list[datetime]] = defaultdict(list)
+    for npc_id, seq in answers.items():
+        before = ""
+        for a in seq:
+            if a.partner and a.partner != before:
+                starts[tuple(sorted((npc_id, a.partner)))].append(a.at)
+            before = a.partner
+    count = 0
+    for times in starts.values():
+        first: datetime | None = None
+        for t in sorted(times):
+            if first is None or t - first > timedelta(hours=1):
+                count, first = count + 1, t
+    return count
+
+
+def llm_usage(usage: dict[str, Any], awake: float) -> dict[str, Any]:
+    by_purpose: Counter[str] = Counter()
+    tokens = 0
+    for c in usage.get("counters", []):
+        by_purpose[c["purpose"]] += int(c.get("calls", 0))
+        tokens += int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
+    calls = sum(by_purpose.values())
+    return {"calls": calls, "tokens": tokens, "awake_npc_hours": round(awake, 2),
+            "calls_per_npc_awake_hour": round(calls / awake, 2) if awake else None,
+            "by_purpose": dict(by_purpose.most_common())}
+
+
+def queues(usage: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """GetUsage's queues (proto3 JSON: 64-bit counts come as strings) by class, as numbers."""
+    counts, waits = ("waiting", "running", "served", "dropped_stale", "dropped_full"), ("wait_p50_ms", "wait_p99_ms")
+    return {q["priority"]: {**{k: int(q.get(k, 0)) for k in counts}, **{k: round(float(q.get(k, 0)), 1) for k in waits}}
+            for q in usage.get("queues", [])}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux)."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- the benchmark ---------------------------------------------------------------------------------
+
+
+async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, start: datetime) -> dict[str, Any]:
+    callers = {t: Caller(t, brain) for t in ("grpc", "connect")}
+    run = RealTime(town, callers, start=start, wall_s=args.minutes * 60, talk_every_s=args.talk_every)
+    assert brain.proc is not None
+    cpu0, wall0 = cpu_seconds(brain.proc.pid), time.monotonic()
+
+    async def progress(rt: RealTime) -> None:
+        while rt.left() > 0:
+            await rt.pause(30)
+            one = pb.GetUsageRequest(npc_id=min(town.walkers))  # the queues, and few counters to read
+            usage = json_format.MessageToDict(await callers["grpc"].stub.GetUsage(one, timeout=30),
+                                              preserving_proto_field_name=True)
+            waiting = {q["priority"]: q.get("waiting", 0) for q in usage.get("queues", [])}
+            now = rt.clock.now()
+            tentative = sum(1 for seq in rt.answers.values() if seq and seq[-1].source == "provisional")
+            ms = [m for c in rt.decides.values() for m in c.ms]
+            print(f"realtime {now:%H:%M} | decides {len(ms)} p99 {percentiles(ms).get('p99_ms')} ms | "
+                  f"provisional now {tentative}/{len(town.walkers)} | talk lines {len(rt.talks.ms)} | "
+                  f"waiting {waiting}", file=sys.stderr, flush=True)
+
+    try:
+        end = await run.run(progress)
+        usage = json_format.MessageToDict(await callers["grpc"].stub.GetUsage(pb.GetUsageRequest(), timeout=60),
+                                          preserving_proto_field_name=True)
+    finally:
+        for caller in callers.values():
+            await caller.close()
+    cpu = cpu_seconds(brain.proc.pid) - cpu0
+    wall = time.monotonic() - wall0
+    first_hour = start + timedelta(hours=1)
+    by_source = minutes_by_source(run.answers, start, end)
+    after = minutes_by_source(run.answers, first_hour, end)
+    decides = {t: c.report() for t, c in run.decides.items()}
+    every = Calls()
+    for c in run.decides.values():
+        every.ms += c.ms
+        every.at += c.at
+        every.errors += c.errors
+        every.timeouts += c.timeouts
+    decides["all"] = every.report()
+    talk = run.talks.report()
+    return {
+        "npcs": len(town.walkers), "wall_minutes": round(wall / 60, 2), "time_scale": TIME_SCALE,
+        "llm_latency_s": args.latency, "llm_concurrency": LLM_CONCURRENCY, "deadline_s": DEADLINE_S,
+        "game_time": [start.isoformat(), end.isoformat()],
+        "decide": decides, "decides": every.report()["count"],
+        "timeouts": every.timeouts + run.talks.timeouts,
+        "errors": sum(every.errors.values()) + sum(run.talks.errors.values()),
+        "errors_by_status": dict(every.errors + run.talks.errors),
+        "thinking_answers": run.thinking_answers,
+        "provisional_share": {"after_first_hour": share(after, "provisional"),
+                              "overall": share(by_source, "provisional")},
+        "minutes_by_source": {k: round(v, 1) for k, v in sorted(by_source.items())},
+        "talk": {"conversations": run.talk_conversations, "lines": talk["count"], **talk},
+        "queues": queues(usage),
+        "llm": llm_usage(usage, awake_hours(run.answers, start, end)),
+        "conversations_started": conversations(run.answers),
+        "client_loop_lag": percentiles(run.loop_lag_ms),
+        "brain": {"cpu_s": round(cpu, 1), "cpu_share": round(cpu / wall, 2) if wall else None,
+                  "rss_mib": round(brain.rss_bytes() / 2**20, 1)},
+        "targets": TARGETS,
+    }
+
+
+def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
+    args.minutes = min(args.minutes if args.minutes is not None else 10.0, MAX_MINUTES)
+    args.latency = args.latency if args.latency is not None else 2.0
+    args.talk_every = getattr(args, "talk_every", None) or 15.0
+    town_layout, residents, scenario = load_all("valentines_party")
+    residents = residents[:args.npcs] if args.npcs else residents
+    town = Town(layout(town_layout))
+    with FakeOpenAI(latency_s=args.latency) as fake, tempfile.TemporaryDirectory() as data:
+        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
+                    "llm_max_concurrency": LLM_CONCURRENCY, "background_thinking": "true", "log_level": "warning"}
+        with BrainProcess(settings, args.out / "realtime-brain.log") as brain:
+            setup = grpc.insecure_channel(brain.grpc_target)
+            stub = brain_pb2_grpc.BrainServiceStub(setup)
+            stub.RegisterWorld(json_format.ParseDict(town.grid.world_message(town_layout), pb.RegisterWorldRequest()),
+                               timeout=60)
+            for r in residents:
+                stub.SpawnNpc(json_format.ParseDict(town.settle(r, town_layout.name), pb.SpawnNpcRequest()), timeout=60)
+            setup.close()
+            print(f"realtime: {len(residents)} NPCs, {args.minutes:g} wall minutes at {TIME_SCALE:g}x, fake LLM "
+                  f"{args.latency:g} s per completion, concurrency {LLM_CONCURRENCY}", file=sys.stderr, flush=True)
+            result = asyncio.run(_drive(brain, town, args, scenario.start))
+        result["llm"]["fake_chat_requests"] = len(fake.chat_requests())
+    print(table(result))
+    return result
+
+
+def _ms(value: Any) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def table(r: dict[str, Any]) -> str:
+    rows = [[t, d.get("count", 0), _ms(d.get("p50_ms")), _ms(d.get("p99_ms")), _ms(d.get("max_ms")),
+             _ms(d["after_start"].get("p99_ms")), d["timeouts"], d["errors"]] for t, d in r["decide"].items()]
+    out = [_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "timeouts",
+                   "errors"], rows)]
+    t = r["talk"]
+    out.append(_table(["Talk", "conversations", "lines answered", "p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
+                      [["player", t["conversations"], t["count"], _ms(t.get("p50_ms")), _ms(t.get("p99_ms")),
+                        _ms(t.get("max_ms")), t["timeouts"], t["errors"]]]))
+    out.append(_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
+                      [[p, q["served"], q["waiting"], _ms(q["wait_p50_ms"]), _ms(q["wait_p99_ms"]), q["dropped_stale"],
+                        q["dropped_full"]] for p, q in r["queues"].items()]))
+    s, llm = r["provisional_share"], r["llm"]
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{x:.1%}"
+
+    out.append(f"{r['npcs']} NPCs, {r['wall_minutes']:g} wall minutes, game time {r['game_time'][0][11:16]}-"
+               f"{r['game_time'][1][11:16]}; provisional: {pct(s['after_first_hour'])} of NPC-minutes after the "
+               f"first game hour, {pct(s['overall'])} overall; {r['thinking_answers']} answers while thinking")
+    out.append(f"LLM calls {llm['calls']} ({llm['calls_per_npc_awake_hour']} per NPC per awake game hour, "
+               f"{llm['awake_npc_hours']} awake NPC-hours); conversations started {r['conversations_started']}; "
+               f"brain CPU {r['brain']['cpu_share']:.0%} of a core, RSS {r['brain']['rss_mib']:.0f} MiB; this client's "
+               f"event loop late by p99 {_ms(r['client_loop_lag'].get('p99_ms'))} ms, "
+               f"max {_ms(r['client_loop_lag'].get('max_ms'))}")
+    if r["errors_by_status"]:
+        out.append(f"errors by status: {r['errors_by_status']}")
+    out.append("targets: Decide p99 <= 20 ms on both transports, 0 timeouts, 0 errors, provisional after the first "
+               "game hour <= 10%, Talk p99 <= 2.5 s")
+    return "\n\n".join(out)
