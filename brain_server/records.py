@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+import functools
 import re
+from typing import Any, TypeVar
+
+import structlog
 
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.npc import NpcState
@@ -17,6 +22,8 @@ from brain_server.storage.base import MemoryStore
 from brain_server.world import World, join
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
 NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # full-matched; the lab's pydantic models use the pattern
 
 
@@ -53,6 +60,15 @@ class Records:
         self._people_by_world: dict[str, dict[str, str]] = {}
         self._indexes: dict[str, WorldIndex] = {}
         self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written
+        # Records have threads of their own: a Decide's write must not queue behind embeddings,
+        # which fill the shared default pool while they wait for the one model.
+        self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="records")
+        self._writing: dict[str, asyncio.Lock] = {}  # one write of an NPC's record at a time
+        self._behind: set[str] = set()  # NPCs whose newest record is still to be written
+        self._writers: dict[str, asyncio.Task[None]] = {}
+
+    async def _io(self, call: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(call, *args))
 
     # --- worlds ---------------------------------------------------------------------------
 
@@ -60,14 +76,14 @@ class Records:
         if not name:
             raise invalid("world_name is empty: name the world sent with RegisterWorld")
         if name not in self._worlds:
-            record = await asyncio.to_thread(self.store.get_record, WORLD_RECORD, name)
+            record = await self._io(self.store.get_record, WORLD_RECORD, name)
             if record is None:
                 raise BrainError(Status.FAILED_PRECONDITION, f"world {name!r} is not registered: call RegisterWorld first")
             self._worlds[name] = World.model_validate(record)
         return self._worlds[name]
 
     async def put_world(self, world: World) -> None:
-        await asyncio.to_thread(self.store.put_record, WORLD_RECORD, world.name, world.model_dump(mode="json"))
+        await self._io(self.store.put_record, WORLD_RECORD, world.name, world.model_dump(mode="json"))
         self._worlds[world.name] = world
 
     def index(self, world: World) -> WorldIndex:
@@ -80,7 +96,7 @@ class Records:
     async def people(self, world_name: str) -> dict[str, str]:
         """Names of the NPCs in a world, to their ids: who an observation is about."""
         if world_name not in self._people_by_world:
-            records = await asyncio.to_thread(self.store.list_records, NPC_RECORD)
+            records = await self._io(self.store.list_records, NPC_RECORD)
             self._people_by_world[world_name] = {r["persona"]["name"]: r["npc_id"] for r in records
                                                  if r["world_name"] == world_name}
         return self._people_by_world[world_name]
@@ -97,7 +113,7 @@ class Records:
         cached = self._npcs.get(npc_id)
         if cached is not None and not self._shared:
             return cached
-        record = await asyncio.to_thread(self.store.get_record, NPC_RECORD, npc_id)
+        record = await self._io(self.store.get_record, NPC_RECORD, npc_id)
         if record is None:
             return cached
         if cached is None or record.get("revision", 0) != cached.revision:
@@ -116,16 +132,43 @@ class Records:
         """The NPC as this process has it, without touching the store (for staleness checks)."""
         return self._npcs.get(npc_id)
 
-    async def save(self, npc: NpcState) -> None:
+    async def save(self, npc: NpcState, *, wait: bool = True) -> None:
         """Write the NPC's record, unless it is what was last written (a Decide that only reads
-        the plan's current step changes nothing, and should cost no write)."""
+        the plan's current step changes nothing, and should cost no write). With `wait` off (a
+        Decide that thinks in the background: its answer must not wait for the disk) the record is
+        written right after, unless replicas share the store (they read the record before each use).
+        An NPC's writes never overtake each other."""
         digest = _content_digest(npc)
         if self._saved.get(npc.npc_id) != digest:
             npc.revision += 1
-            await asyncio.to_thread(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+            if wait or self._shared:
+                async with self._writing.setdefault(npc.npc_id, asyncio.Lock()):
+                    await self._io(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+            else:
+                self._behind.add(npc.npc_id)
+                if npc.npc_id not in self._writers:
+                    self._writers[npc.npc_id] = asyncio.create_task(self._write_behind(npc.npc_id))
             self._saved[npc.npc_id] = digest
         self._npcs[npc.npc_id] = npc
         self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
+
+    async def _write_behind(self, npc_id: str) -> None:
+        """Write the NPC's newest record until no newer one is waiting."""
+        try:
+            async with self._writing.setdefault(npc_id, asyncio.Lock()):
+                while npc_id in self._behind:
+                    self._behind.discard(npc_id)
+                    record = self._npcs[npc_id].model_dump(mode="json")
+                    await self._io(self.store.put_record, NPC_RECORD, npc_id, record)
+        except Exception:
+            self._saved.pop(npc_id, None)  # the next save writes it again
+            log.exception("record_write_failed", npc_id=npc_id)
+        finally:
+            self._writers.pop(npc_id, None)
+
+    async def drain(self) -> None:
+        """Wait for the records still being written."""
+        await asyncio.gather(*list(self._writers.values()), return_exceptions=True)
 
     async def merge(self, npc_id: str, apply: Callable[[NpcState], bool | None]) -> NpcState | None:
         """Apply a result to the NPC as it is now (a Decide may have changed it while the result was

@@ -1,10 +1,11 @@
 """The mind: the paper's loop for every NPC the brain serves (its `persona.move()`), made for a
 game that runs in real time.
 
-perceive -> act -> think. A `Decide` perceives (stores what the NPC saw, no LLM), notices who is
-worth a reaction, and answers at once from what the NPC already has: the current step of its
-plan, the block itself until its steps land, a conversation in progress, or, with no plan for
-now, a provisional action from its routine (`routine.py`). Everything that needs the model runs
+perceive -> act -> think. A `Decide` answers at once from what the NPC already has: the current
+step of its plan, the block itself until its steps land, a conversation in progress, or, with no
+plan for now, a provisional action from its routine (`routine.py`); what the NPC saw is stored
+right after (embedding it is no LLM call, but takes longer than a Decide may), and who is worth a
+reaction is noticed once it is. Everything that needs the model runs
 as background work, at most one of each kind per NPC, each completion waiting its turn in the
 endpoint's scheduler (`llm/scheduler.py`) by who would notice the delay:
 
@@ -112,6 +113,7 @@ class Mind:
         self._jobs: dict[tuple[str, str], asyncio.Task[bool]] = {}
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._urgent: set[str] = set()  # NPCs with work under way that changes what they do now
+        self._perceiving: dict[str, asyncio.Lock] = {}  # each NPC's perceptions stored in the order seen
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -126,12 +128,15 @@ class Mind:
                     self.records.index(world).check(address, "address")
                     npc.address = address
                 self._clock[npc_id] = now
-                observed = await self._perceive(npc, world, events, now, trace)
-                await self._notice(npc, observed, now)
+                events = self._sight(npc, world, events, trace)
                 if self.settings.background_thinking:
                     npc.action = self._act(npc, world, now)
-                await self.records.save(npc)
+                else:
+                    await self._observed(npc, *await self._perceive(npc, events, now, trace), now, trace)
+                await self.records.save(npc, wait=not self.settings.background_thinking)
             if self.settings.background_thinking:
+                if events:
+                    await self._meanwhile(self._perceive_later(npc_id, events, now, trace))
                 self._think(npc_id)
             else:
                 npc = await self._think_first(npc_id, now, trace)
@@ -152,26 +157,54 @@ class Mind:
         return Decision(action=action, trace=trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
                         thinking=thinking)
 
-    async def _perceive(self, npc: NpcState, world: World, events: Sequence[PerceivedEvent], now: datetime,
-                        trace: Trace) -> list[MemoryNode]:
-        """Perception (`perceive.py`): what is in sight and new is stored at once with a provisional
-        importance; its rating waits for a batch (`_rate`)."""
+    def _sight(self, npc: NpcState, world: World, events: Sequence[PerceivedEvent],
+               trace: Trace) -> list[PerceivedEvent]:
+        """What is in sight (no I/O): who the NPC sees now, and the places the events show it."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
         self._seen[npc.npc_id] = {e.subject for e in events}
-        learned = learn_places(npc, world, [e.address for e in events])
+        if learned := learn_places(npc, world, [e.address for e in events]):
+            trace.note(f"perceive: {learned} new places")
+        return events
+
+    async def _perceive(self, npc: NpcState, events: Sequence[PerceivedEvent], now: datetime,
+                        trace: Trace) -> tuple[list[MemoryNode], list[MemoryNode]]:
+        """Perception (`perceive.py`): what is in sight and new is stored with a provisional
+        importance; the stored nodes, and those whose rating waits for a batch (`_rate`)."""
         if not events:
-            return []
+            return [], []
         recent = await asyncio.to_thread(self.stream.store.latest, npc.npc_id, npc.perception.retention,
                                          MemoryKind.OBSERVATION)
         attention = Attention(npc.perception.attention_bandwidth, npc.perception.retention)
         nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
         stored, unrated = await self.stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
+        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
+        return stored, unrated
+
+    async def _observed(self, npc: NpcState, stored: list[MemoryNode], unrated: list[MemoryNode], now: datetime,
+                        trace: Trace) -> None:
+        """Stored perceptions into the NPC: ratings queued, importance counted towards reflection,
+        the person most worth a reaction noticed."""
         queue_for_rating(npc, unrated, now)
         waiting = {n.id for n in unrated}
         note_importance(npc, [n for n in stored if n.id not in waiting])
-        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen, {learned} new places; "
-                   f"{len(npc.unrated_ids)} waiting for their importance rating")
-        return stored
+        if unrated:
+            trace.note(f"perceive: {len(npc.unrated_ids)} waiting for their importance rating")
+        await self._notice(npc, stored, now)
+
+    async def _perceive_later(self, npc_id: str, events: Sequence[PerceivedEvent], now: datetime,
+                              trace: Trace) -> None:
+        """With background thinking, what a Decide saw is stored after it answered (embedding it
+        takes longer than a Decide may), each NPC's perceptions in the order seen, then merged into
+        the NPC as it is by then; what it noticed starts its thinking."""
+        async with self._perceiving.setdefault(npc_id, asyncio.Lock()):
+            stored, unrated = await self._perceive(await self.records.npc(npc_id), events, now, trace)
+            if not stored:
+                return
+            async with self.records.lock(npc_id):
+                live = (await self.records.npc(npc_id)).model_copy(deep=True)
+                await self._observed(live, stored, unrated, now, trace)
+                await self.records.save(live)
+        self._think(npc_id)
 
     async def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime) -> None:
         """The person just seen most worth a reaction (no LLM): the reaction itself is thought out
@@ -550,6 +583,7 @@ class Mind:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.records.drain()
 
     # --- helpers --------------------------------------------------------------------------
 
