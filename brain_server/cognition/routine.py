@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, tzinfo
+import functools
 import re
 
-from brain_server.npc import Action, NpcState, PlanItem, is_sleep
+from brain_server.npc import Action, NpcState, Persona, PlanItem, is_sleep
 from brain_server.world import arena_of
 
 DEFAULT_WAKE, DEFAULT_BED = time(7), time(23)
@@ -82,7 +83,19 @@ def provisional_action(npc: NpcState, now: datetime, objects: Mapping[str, Seque
 def day_shape(npc: NpcState, day: date, tz: tzinfo | None, places: Sequence[str] | None = None) -> list[Block]:
     """The persona's day (module docstring) from waking up on `day` to waking up the next day, as
     blocks without gaps, the last one sleep at home. `places`: the arenas it may go to (default:
-    all it knows)."""
+    all it knows). Remembered per persona, places and day: a provisional action asks on every Decide."""
+    persona = npc.persona
+    return list(_shape(persona.name, persona.identity, persona.lifestyle, persona.currently, persona.home,
+                       tuple(npc.known_addresses if places is None else places), npc.wake_up_hour, day, tz))
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(name: str, identity: str, lifestyle: str, currently: str, home: str, addresses: tuple[str, ...],
+           wake_up_hour: int | None, day: date, tz: tzinfo | None) -> tuple[Block, ...]:
+    npc = NpcState(npc_id="", world_name="", persona=Persona(name=name, identity=identity, lifestyle=lifestyle,
+                                                             currently=currently, home=home),
+                   known_addresses=list(addresses), wake_up_hour=wake_up_hour)
+    places = None  # the places it may go are its known addresses here
     persona, home = npc.persona, npc.persona.home
     kitchen = _kitchen(npc, places) or home
     wake, bed = wake_and_bed(persona.lifestyle)
@@ -118,10 +131,10 @@ def day_shape(npc: NpcState, day: date, tz: tzinfo | None, places: Sequence[str]
         if begin >= breakfast and end <= bedtime:
             working = at_work is not None and at_work.start <= begin < at_work.end
             blocks = _paint(blocks, Block(begin, end, activity, emoji, at_work.address if working else kitchen))
-    return [Block(start, ready, "getting ready for the day", "🪥", home),
+    return (Block(start, ready, "getting ready for the day", "🪥", home),
             Block(ready, breakfast, "having breakfast", "🍳", kitchen),
             *(replace(b, activity=b.activity or _at_home(b.start)) for b in blocks if b.end > b.start),
-            Block(bedtime, start + timedelta(days=1), *SLEEP, home)]
+            Block(bedtime, start + timedelta(days=1), *SLEEP, home))
 
 
 def wake_and_bed(lifestyle: str) -> tuple[time, time]:
