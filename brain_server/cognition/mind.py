@@ -57,7 +57,7 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
-from brain_server.world import World
+from brain_server.world import World, arena_of
 
 log = structlog.get_logger(__name__)
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
@@ -122,7 +122,13 @@ class Mind:
         bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
         try:
             async with self.records.lock(npc_id):
-                npc = (await self.records.npc(npc_id)).model_copy(deep=True)
+                live = await self.records.npc(npc_id)
+                if self.settings.background_thinking:
+                    # Such a Decide changes only the NPC's address, action and known places: it copies
+                    # just those (a deep copy of the day's plan was most of its time).
+                    npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
+                else:
+                    npc = live.model_copy(deep=True)
                 world = await self.records.world(npc.world_name)
                 if address:
                     self.records.index(world).check(address, "address")
@@ -162,7 +168,10 @@ class Mind:
         """What is in sight (no I/O): who the NPC sees now, and the places the events show it."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
         self._seen[npc.npc_id] = {e.subject for e in events}
-        if learned := learn_places(npc, world, [e.address for e in events]):
+        known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
+        unknown = [e.address for e in events if arena_of(e.address) not in known
+                   and arena_of(e.address).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
+        if unknown and (learned := learn_places(npc, world, unknown)):
             trace.note(f"perceive: {learned} new places")
         return events
 
