@@ -28,19 +28,19 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+import json
 from pathlib import Path
 import random
-import socket
 import statistics
 import sys
 import tempfile
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
 import grpc
-import httpx
 
 from brain_server.npc import is_sleep
 from npc_brain.v1 import brain_pb2 as pb
@@ -119,55 +119,84 @@ class Reply:
 
 class Caller:
     """The brain's RPCs over one transport as a game calls them: each call with a deadline (Godot's
-    lane waits 15 s), and over Connect a fresh connection per request, as Godot's HTTPRequest (a
-    reused keep-alive connection races the server's idle close under load: a POST written as it
-    closes is reset, and is not retried)."""
+    lane waits 15 s); over Connect, a plain HTTP/1.1 POST on a fresh connection per request, closed
+    after the answer, as Godot's HTTPRequest sends it (a reused keep-alive connection races the
+    server's idle close under load: a POST written as it closes is reset, and is not retried). A
+    few lines of asyncio rather than an HTTP library, so that the client's own work, which a game
+    engine does in C++, weighs little in the latencies measured here."""
 
     def __init__(self, transport: str, brain: BrainProcess, *, deadline_s: float = DEADLINE_S,
                  connections: int = 100) -> None:
         self.transport, self.deadline_s = transport, deadline_s
         self.channel = grpc.aio.insecure_channel(brain.grpc_target)
         self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
-        # Nagle's algorithm would hold a request's body back until its headers are ACKed (a delayed
-        # ACK, ~40 ms on loopback); game engines' HTTP clients disable it.
-        fresh = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=connections, max_keepalive_connections=0),
-                                         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-        self.http = httpx.AsyncClient(base_url=brain.http_url, transport=fresh, timeout=deadline_s,
-                                      headers={"Content-Type": "application/json",
-                                               "Connect-Timeout-Ms": str(int(deadline_s * 1000))})
+        url = urlsplit(brain.http_url)
+        self.host, self.port = url.hostname or "127.0.0.1", url.port or 80
+        self.connections = asyncio.Semaphore(connections)
 
     async def call(self, method: str, request: Message) -> Reply:
         sent = time.perf_counter()
         status, message, timed_out = "", None, False
         try:
-            if self.transport == "grpc":
-                message = await getattr(self.stub, method)(request, timeout=self.deadline_s)
-            else:
-                async with asyncio.timeout(self.deadline_s):
-                    response = await self.http.post(f"{SERVICE}/{method}", content=json_format.MessageToJson(request))
-                if response.status_code == 200:
-                    message = json_format.Parse(response.content, getattr(pb, f"{method}Response")(),
-                                                ignore_unknown_fields=True)
+            async with asyncio.timeout(self.deadline_s):
+                if self.transport == "grpc":
+                    message = await getattr(self.stub, method)(request, timeout=self.deadline_s)
                 else:
-                    code = _connect_code(response)
-                    status, timed_out = f"connect HTTP {response.status_code} {code}".strip(), code == "deadline_exceeded"
+                    code, body = await self._post(f"{SERVICE}/{method}", json_format.MessageToJson(request).encode())
+                    if code == 200:
+                        message = json_format.Parse(body, getattr(pb, f"{method}Response")(), ignore_unknown_fields=True)
+                    else:
+                        error = _connect_code(body)
+                        status, timed_out = f"connect HTTP {code} {error}".strip(), error == "deadline_exceeded"
         except grpc.aio.AioRpcError as exc:
             status, timed_out = f"grpc {exc.code().name}", exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-        except (TimeoutError, httpx.TimeoutException):
-            status, timed_out = "connect timeout", True
-        except httpx.HTTPError as exc:
+        except TimeoutError:
+            status, timed_out = f"{self.transport} timeout", True
+        except (OSError, ValueError) as exc:
             status = f"connect {type(exc).__name__}"
         return Reply(status, message, (time.perf_counter() - sent) * 1000, timed_out)
 
+    async def _post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """HTTP status and body of a POST on a connection of its own (asyncio sets TCP_NODELAY)."""
+        async with self.connections:
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+            try:
+                writer.write(b"POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                             b"Connect-Timeout-Ms: %d\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                             % (path.encode(), self.host.encode(), self.port, int(self.deadline_s * 1000),
+                                len(body), body))
+                answer = await reader.read()  # the server closes the connection after its answer
+            finally:
+                writer.close()
+        head, _, payload = answer.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        if not lines[0].startswith(b"HTTP/1.1 "):
+            raise ValueError(f"not an HTTP answer: {answer[:80]!r}")
+        headers = {k.strip().lower(): v.strip().lower() for k, _, v in (line.partition(b":") for line in lines[1:])}
+        if headers.get(b"transfer-encoding") == b"chunked":
+            payload = _dechunked(payload)
+        return int(lines[0].split()[1]), payload
+
     async def close(self) -> None:
         await self.channel.close()
-        await self.http.aclose()
 
 
-def _connect_code(response: httpx.Response) -> str:
+def _dechunked(payload: bytes) -> bytes:
+    out = bytearray()
+    while payload:
+        size, _, rest = payload.partition(b"\r\n")
+        n = int(size.split(b";")[0], 16)
+        if n == 0:
+            break
+        out += rest[:n]
+        payload = rest[n + 2:]
+    return bytes(out)
+
+
+def _connect_code(body: bytes) -> str:
     try:
-        return str(response.json().get("code", ""))
-    except ValueError:
+        return str(json.loads(body).get("code", ""))
+    except (ValueError, AttributeError):
         return ""
 
 

@@ -5,14 +5,17 @@ with a "memory flat" verdict; prints a table and writes JSON.
 
     .venv/bin/python -m tools.loadtest --npcs 1000 --seconds 60 --transports grpc,connect --out runs/loadtest.json
 
-Each NPC's day is planned first (its first Decide at 08:00, timed but not in the percentiles).
+Each NPC's day is planned first: its first Decide at 08:00 (answered at once, provisionally)
+starts its plan in the background, and the load waits until the brain's plan_now queue is empty.
 Then a game clock starts at 08:00, running --time-scale game seconds per wall second across the
 transports, and per transport every NPC runs its own loop as Godot drives it: Decide at the
-clock's time, then wait until the answered action ends on that clock (at least --pause and at
-most --max-wait wall seconds), again. At most --concurrency calls are in flight. Decides carry no
-perceptions: this measures the decision path (plan steps, decomposing each hour's block) and the
-transports, not embedding throughput. The brain keeps --traces-per-npc traces per NPC, so that
-this bounded cache fills early in the run and "memory flat" speaks of everything else.
+clock's time, then wait until the time it was told to ask again (askAgainAt, or the action's end
+if sooner; at least --pause and at most --max-wait wall seconds), again. At most --concurrency calls
+are in flight, each with Godot's 15 s deadline. Decides carry no perceptions: this measures the
+decision path (plan steps, each hour's block decomposed in the background) and the transports,
+not embedding throughput; answers that are provisional (the NPC still thinking) are counted.
+The brain keeps --traces-per-npc traces per NPC, so that this bounded cache fills early in the run
+and "memory flat" speaks of everything else.
 Bounded: --npcs <= 2000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -22,7 +25,7 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 import json
 from pathlib import Path
 import statistics
@@ -33,11 +36,11 @@ from typing import Any
 
 from google.protobuf import json_format
 import grpc
-import httpx
 
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, next_ask
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
@@ -48,18 +51,6 @@ START = datetime(2026, 2, 13, 8, tzinfo=UTC)
 DECIDE_PATH = "/npc_brain.v1.BrainService/Decide"
 
 
-def percentiles(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {"count": 0}
-    ordered = sorted(values)
-
-    def at(p: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 1)
-
-    return {"count": len(values), "p50_ms": at(50), "p90_ms": at(90), "p99_ms": at(99), "max_ms": round(ordered[-1], 1),
-            "mean_ms": round(statistics.fmean(values), 1)}
-
-
 def memory_verdict(samples_mib: list[float], bound_mib: float) -> dict[str, Any]:
     """Flat = the median of the last third of the samples is at most bound_mib above the first third's."""
     if not samples_mib:
@@ -68,20 +59,6 @@ def memory_verdict(samples_mib: list[float], bound_mib: float) -> dict[str, Any]
     first, last = statistics.median(samples_mib[:third]), statistics.median(samples_mib[-third:])
     return {"first_third_mib": round(first, 1), "last_third_mib": round(last, 1),
             "growth_mib": round(last - first, 1), "bound_mib": bound_mib, "flat": last - first <= bound_mib}
-
-
-class GameClock:
-    """Game time that runs `scale` game seconds per wall second from START, shared by all NPCs."""
-
-    def __init__(self, scale: float) -> None:
-        self.scale = scale
-        self.began = time.monotonic()
-
-    def now(self) -> datetime:
-        return START + timedelta(seconds=(time.monotonic() - self.began) * self.scale)
-
-    def wall_seconds_until(self, when: datetime) -> float:
-        return (when - self.now()).total_seconds() / self.scale
 
 
 def memory_mib(pid: int) -> dict[str, float]:
@@ -121,103 +98,97 @@ class RssSampler:
         self._thread.join()
 
 
-class Caller:
-    """Decide over one transport: (status of a failed call or '', when the answered action ends)."""
-
-    def __init__(self, transport: str, brain: BrainProcess, concurrency: int) -> None:
-        self.transport = transport
-        self.channel = grpc.aio.insecure_channel(brain.grpc_target)
-        self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
-        # A connection per request, as Godot's HTTPRequest does. Reused keep-alive connections race
-        # the server's idle close when this client lags under load: a request written as the server
-        # closes is reset (ReadError), and httpx does not retry a POST.
-        self.http = httpx.AsyncClient(base_url=brain.http_url, timeout=120,
-                                      limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=0))
-
-    async def decide(self, npc_id: str, when: datetime) -> tuple[str, datetime | None]:
-        try:
-            if self.transport == "grpc":
-                request = pb.DecideRequest(npc_id=npc_id)
-                request.game_time.FromDatetime(when)
-                action = (await self.stub.Decide(request, timeout=120)).action
-                return "", action.start_time.ToDatetime(UTC) + timedelta(minutes=action.duration_minutes)
-            response = await self.http.post(DECIDE_PATH, json={"npcId": npc_id, "gameTime": when.isoformat()})
-        except grpc.aio.AioRpcError as exc:
-            return f"grpc {exc.code().name}", None
-        except httpx.HTTPError as exc:
-            return f"connect {type(exc).__name__} {exc}"[:120], None
-        if response.status_code != 200:
-            code = response.json().get("code", "") if response.content else ""
-            return f"connect HTTP {response.status_code} {code}", None
-        action = response.json()["action"]
-        return "", datetime.fromisoformat(action["startTime"]) + timedelta(minutes=action.get("durationMinutes", 0))
-
-    async def close(self) -> None:
-        await self.channel.close()
-        await self.http.aclose()
+def decide_request(npc_id: str, when: datetime) -> pb.DecideRequest:
+    request = pb.DecideRequest(npc_id=npc_id)
+    request.game_time.FromDatetime(when)
+    return request
 
 
-async def plan_days(caller: Caller, ids: list[str], concurrency: int) -> dict[str, Any]:
-    """Every NPC's first Decide at START: its day plan and the first block's steps (LLM calls to the fake)."""
+async def queues(caller: Caller) -> dict[str, dict[str, Any]]:
+    """The brain's LLM queues by class (GetUsage for no NPC in particular: few counters)."""
+    usage = await caller.stub.GetUsage(pb.GetUsageRequest(npc_id="-"), timeout=60)
+    return {q.priority: {"waiting": q.waiting, "running": q.running, "served": q.served,
+                         "wait_p50_ms": round(q.wait_p50_ms, 1), "wait_p99_ms": round(q.wait_p99_ms, 1),
+                         "dropped_stale": q.dropped_stale, "dropped_full": q.dropped_full} for q in usage.queues}
+
+
+async def plan_days(caller: Caller, ids: list[str], concurrency: int, wait_s: float) -> dict[str, Any]:
+    """Every NPC's first Decide at START, answered at once while its day is planned in the background
+    (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
+    none is (at most wait_s)."""
     gate = asyncio.Semaphore(concurrency)
     errors: Counter[str] = Counter()
 
-    async def first(npc_id: str) -> None:
+    async def provisional(npc_id: str) -> bool:
         async with gate:
-            status, _ = await caller.decide(npc_id, START)
-            if status:
-                errors[status] += 1
+            reply = await caller.call("Decide", decide_request(npc_id, START))
+        if reply.status:
+            errors[reply.status] += 1
+            return True
+        return reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+
+    async def still_provisional(among: list[str]) -> list[str]:
+        return [n for n, p in zip(among, await asyncio.gather(*(provisional(n) for n in among)), strict=True) if p]
 
     began = time.perf_counter()
-    await asyncio.gather(*(first(npc_id) for npc_id in ids))
-    return {"npcs": len(ids), "wall_s": round(time.perf_counter() - began, 1), "errors": dict(errors)}
+    waiting = await still_provisional(ids)
+    first = {"first_decides_s": round(time.perf_counter() - began, 1), "provisional": len(waiting)}
+    while waiting and time.perf_counter() - began < wait_s:
+        await asyncio.sleep(1.0)
+        waiting = await still_provisional(waiting)
+    return {"npcs": len(ids), **first, "wall_s": round(time.perf_counter() - began, 1), "unplanned": len(waiting),
+            "errors": dict(errors)}
 
 
 async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
-    """One loop per NPC for args.seconds: Decide now, wait for the action's end, again."""
+    """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
     gate = asyncio.Semaphore(args.concurrency)
-    latencies: list[float] = []
-    errors: Counter[str] = Counter()
+    calls = Calls()
+    provisional = thinking = 0
+    sent: Counter[int] = Counter()  # Decides sent per tenth of a wall second: how bursty the town asks
     began = time.monotonic()
     game_began = clock.now()
 
     async def npc_loop(npc_id: str) -> None:
+        nonlocal provisional, thinking
         while time.monotonic() - began < args.seconds:
+            now = clock.now()
             async with gate:
-                sent = time.perf_counter()
-                status, ends = await caller.decide(npc_id, clock.now())
-                elapsed = (time.perf_counter() - sent) * 1000
-            if status:
-                errors[status] += 1
-            else:
-                latencies.append(elapsed)
-            wait = max(clock.wall_seconds_until(ends) if ends else 0.0, args.pause)
+                sent[int((time.monotonic() - began) * 10)] += 1
+                reply = await caller.call("Decide", decide_request(npc_id, now))
+            calls.add(reply)
+            wait = args.pause
+            if not reply.status:
+                provisional += reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+                thinking += reply.message.thinking
+                wait = max(clock.wall_seconds_until(next_ask(reply.message, now)), args.pause)
             await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
 
     await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
     wall = time.monotonic() - began
-    return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(latencies),
-            "decides_per_s": round(len(latencies) / wall, 1), "errors": sum(errors.values()),
-            "errors_by_status": dict(errors), "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
-            **percentiles(latencies)}
+    report = calls.report()
+    return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
+            "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
+            "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
+            "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"]}
 
 
 async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler) -> dict[str, Any]:
-    setup_caller = Caller("grpc", brain, args.concurrency)
+    setup_caller = Caller("grpc", brain, connections=args.concurrency)
     try:
-        planning = await plan_days(setup_caller, ids, args.plan_concurrency)
+        planning = await plan_days(setup_caller, ids, args.plan_concurrency, args.plan_wait)
+        clock = GameClock(args.time_scale, START)
+        phases = []
+        for transport in args.transports:
+            sampler.phase = transport
+            caller = Caller(transport, brain, connections=args.concurrency)
+            try:
+                phases.append(await load_phase(caller, ids, clock, args))
+            finally:
+                await caller.close()
+        return {"planning": planning, "phases": phases, "queues": await queues(setup_caller)}
     finally:
         await setup_caller.close()
-    clock = GameClock(args.time_scale)
-    phases = []
-    for transport in args.transports:
-        sampler.phase = transport
-        caller = Caller(transport, brain, args.concurrency)
-        try:
-            phases.append(await load_phase(caller, ids, clock, args))
-        finally:
-            await caller.close()
-    return {"planning": planning, "phases": phases}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -228,7 +199,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     bodies = repeated_spawn_requests(residents, town.name, npcs)
     with FakeOpenAI(latency_s=args.llm_latency) as fake, tempfile.TemporaryDirectory() as data:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
-                    "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc}
+                    "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
+                    "background_thinking": "true"}
         with BrainProcess(settings, Path(data) / "brain.log") as brain:
             channel = grpc.insecure_channel(brain.grpc_target)
             stub = brain_pb2_grpc.BrainServiceStub(channel)
@@ -250,14 +222,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def table(report: dict[str, Any]) -> str:
-    headers = ["transport", "decides", "per s", "errors", "p50 ms", "p90 ms", "p99 ms", "max ms", "game time"]
-    rows = [[p["transport"], p["decides"], p["decides_per_s"], p["errors"], p.get("p50_ms"), p.get("p90_ms"),
-             p.get("p99_ms"), p.get("max_ms"), "-".join(p["game_time"])] for p in report["phases"]]
+    headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
+               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "game time"]
+    rows = [[p["transport"], p["decides"], p["decides_per_s"], p["most_sent_in_100_ms"], p["errors"], p["provisional"],
+             p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
+             "-".join(p["game_time"])] for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
-    lines += [f"{report['npcs']} NPCs; day plans: {plan['wall_s']} s, errors {plan['errors'] or 0}; "
-              f"LLM calls {report['llm_calls']}",
+    waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
+    lines += [f"{report['npcs']} NPCs; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
+              f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
+              f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
               f"brain RSS/anonymous MiB under load: {rss}",
               f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "
               f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
@@ -274,6 +250,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="comma-separated: grpc, connect")
     parser.add_argument("--concurrency", type=int, default=1000, help="Decide calls in flight at most")
     parser.add_argument("--plan-concurrency", type=int, default=16, help="first Decides (day plans) in flight at most")
+    parser.add_argument("--plan-wait", type=float, default=300, help="wall seconds to wait at most for the day plans")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
     parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
