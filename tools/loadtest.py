@@ -40,7 +40,7 @@ import grpc
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
-from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, next_ask
+from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, cpu_seconds, next_ask
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
@@ -182,10 +182,13 @@ async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], s
         for transport in args.transports:
             sampler.phase = transport
             caller = Caller(transport, brain, connections=args.concurrency)
+            assert brain.proc is not None
+            cpu = cpu_seconds(brain.proc.pid)
             try:
                 phases.append(await load_phase(caller, ids, clock, args))
             finally:
                 await caller.close()
+            phases[-1]["brain_cpu_share"] = round((cpu_seconds(brain.proc.pid) - cpu) / phases[-1]["wall_s"], 2)
         return {"planning": planning, "phases": phases, "queues": await queues(setup_caller)}
     finally:
         await setup_caller.close()
@@ -223,10 +226,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
-               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "game time"]
+               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "game time"]
     rows = [[p["transport"], p["decides"], p["decides_per_s"], p["most_sent_in_100_ms"], p["errors"], p["provisional"],
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
-             "-".join(p["game_time"])] for p in report["phases"]]
+             f"{p['brain_cpu_share']:.0%}", "-".join(p["game_time"])] for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
