@@ -138,7 +138,9 @@ class Mind:
                 if self.settings.background_thinking:
                     npc.action = self._act(npc, world, now)
                 else:
-                    await self._observed(npc, *await self._perceive(npc, events, now, trace), now, trace)
+                    stored, unrated = await self._perceive(npc, events, now, trace)
+                    people = await self.records.people(npc.world_name) if stored else {}
+                    self._observed(npc, stored, unrated, now, trace, people)
                 await self.records.save(npc, wait=not self.settings.background_thinking)
             if self.settings.background_thinking:
                 if events:
@@ -189,16 +191,16 @@ class Mind:
         trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
         return stored, unrated
 
-    async def _observed(self, npc: NpcState, stored: list[MemoryNode], unrated: list[MemoryNode], now: datetime,
-                        trace: Trace) -> None:
+    def _observed(self, npc: NpcState, stored: list[MemoryNode], unrated: list[MemoryNode], now: datetime,
+                  trace: Trace, people: dict[str, str]) -> None:
         """Stored perceptions into the NPC: ratings queued, importance counted towards reflection,
-        the person most worth a reaction noticed."""
+        the person most worth a reaction noticed (`people`: the world's names to NPC ids)."""
         queue_for_rating(npc, unrated, now)
         waiting = {n.id for n in unrated}
         note_importance(npc, [n for n in stored if n.id not in waiting])
         if unrated:
             trace.note(f"perceive: {len(npc.unrated_ids)} waiting for their importance rating")
-        await self._notice(npc, stored, now)
+        self._notice(npc, stored, now, people)
 
     async def _perceive_later(self, npc_id: str, events: Sequence[PerceivedEvent], now: datetime,
                               trace: Trace) -> None:
@@ -206,21 +208,19 @@ class Mind:
         takes longer than a Decide may), each NPC's perceptions in the order seen, then merged into
         the NPC as it is by then; what it noticed starts its thinking."""
         async with self._perceiving.setdefault(npc_id, asyncio.Lock()):
-            stored, unrated = await self._perceive(await self.records.npc(npc_id), events, now, trace)
+            npc = await self.records.npc(npc_id)
+            stored, unrated = await self._perceive(npc, events, now, trace)
             if not stored:
                 return
-            async with self.records.lock(npc_id):
-                live = (await self.records.npc(npc_id)).model_copy(deep=True)
-                await self._observed(live, stored, unrated, now, trace)
-                await self.records.save(live)
+            people = await self.records.people(npc.world_name)
+            await self.records.merge(npc_id, lambda live: self._observed(live, stored, unrated, now, trace, people))
         self._think(npc_id)
 
-    async def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime) -> None:
+    def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
         """The person just seen most worth a reaction (no LLM): the reaction itself is thought out
         in the background (`_react`), each person reconsidered at most every REACTION_COOLDOWN."""
         if npc.is_asleep() or not observed or npc.is_chatting(now) or npc.npc_id in self._talking:
             return
-        people = await self.records.people(npc.world_name)
         never = datetime.min.replace(tzinfo=now.tzinfo)
         fresh = {n.subject for n in observed
                  if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN}
