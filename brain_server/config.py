@@ -32,7 +32,14 @@ class Settings(BaseSettings):
     grpc_port: int = Field(50051, description="gRPC port (0 picks a free one).")
     http_port: int = Field(8080, description="Connect JSON / HTTP port (0 picks a free one).")
     web_root: Path | None = Field(None, description="Folder served at / on the HTTP port (the Godot web build).")
-    cors_origins: list[str] = Field(["*"], description="Origins allowed to call the Connect endpoint.")
+    cors_origins: list[str] | None = Field(
+        None, description="Origins a browser page may call the Connect endpoint from; unset: the page's own origin "
+        "and local pages (http://localhost, 127.0.0.1 and [::1], any port); a list: the page's own origin and "
+        "those (\"*\" = any; [] = the page's own origin only).")
+    allowed_hosts: list[str] = Field(
+        [], description="Host names the HTTP port answers to besides localhost, loopback and the bind address "
+        "(any IP address too when bound to 0.0.0.0 or ::); other Host headers are refused (DNS rebinding); "
+        "\"*\" = any.")
     auth_token: SecretStr | None = Field(None, description="Bearer token every RPC needs; required off loopback.")
     rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address (0 = no limit).")
     rate_limit_burst: int = Field(400, ge=1, description="Requests a client address may burst above the rate.")

@@ -5,8 +5,15 @@ Policy (docs/deployment.md has the why):
 - loopback only by default; binding to any other address needs NPC_BRAIN_AUTH_TOKEN;
 - with a token set, every BrainService RPC needs `Authorization: Bearer <token>` (gRPC metadata
   or HTTP header); gRPC health and reflection and the static web files stay open;
-- every client address gets a token bucket (NPC_BRAIN_RATE_LIMIT_PER_S, _BURST); an empty
-  bucket answers resource_exhausted.
+- a token is set or it is not: an empty or short token (or one with spaces or control characters,
+  which no header carries intact) stops the brain at start, never quietly means "no token";
+- every client address gets a token bucket (NPC_BRAIN_RATE_LIMIT_PER_S, _BURST), which wrong
+  tokens spend too; an empty bucket answers resource_exhausted;
+- wrong tokens also spend a bucket of their own (AUTH_FAILURE_BURST, refilled at
+  AUTH_FAILURES_PER_S), which no setting turns off: once it is empty the address is refused,
+  right token or not, until it refills, so a token cannot be guessed at the request rate;
+- on the HTTP port (transport/connect_http.py, `HttpPolicy`): the Host header must name this brain
+  (DNS rebinding) and a browser's Origin must be allowed (CORS), else 403.
 """
 
 from __future__ import annotations
@@ -14,12 +21,17 @@ from __future__ import annotations
 from collections import OrderedDict
 import hmac
 import ipaddress
+import re
 import time
+from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from brain_server.config import Settings
 
 MAX_PEERS = 10_000  # buckets kept; the least recently seen address is forgotten first
+MIN_TOKEN_CHARS = 16
+AUTH_FAILURE_BURST = 10  # wrong tokens an address may send at once...
+AUTH_FAILURES_PER_S = 0.2  # ...and then one every 5 seconds
 
 
 class InsecureBindError(OSError):
@@ -36,7 +48,17 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(settings: Settings) -> None:
-    if not is_loopback(settings.host) and settings.auth_token is None:
+    """Refuses (one line) a token that is set but unusable, and a non-loopback bind without one."""
+    if settings.auth_token is not None:
+        token = settings.auth_token.get_secret_value()
+        if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or not c.isprintable() for c in token):
+            what = "empty" if not token else (f"{len(token)} characters" if len(token) < MIN_TOKEN_CHARS
+                                              else "has spaces or control characters")
+            raise InsecureBindError(f"NPC_BRAIN_AUTH_TOKEN is set but unusable ({what}): use at least "
+                                    f"{MIN_TOKEN_CHARS} printable characters without spaces, e.g. the output of "
+                                    "`python -c 'import secrets; print(secrets.token_urlsafe(24))'`, or unset it "
+                                    "to serve on loopback without a token")
+    elif not is_loopback(settings.host):
         raise InsecureBindError(f"refusing to listen on {settings.host} without a token: set NPC_BRAIN_AUTH_TOKEN "
                                 "(clients send 'Authorization: Bearer <token>') or bind to 127.0.0.1")
 
@@ -60,6 +82,14 @@ class RateLimiter:
             self._buckets.popitem(last=False)
         return allowed
 
+    def has_tokens(self, peer: str, now: float | None = None) -> bool:
+        """Whether `peer` could spend a token now, without spending one."""
+        if peer not in self._buckets:
+            return True
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets[peer]
+        return min(float(self.burst), tokens + (now - last) * self.rate) >= 1.0
+
 
 class Guard:
     """One per brain process, shared by both transports."""
@@ -68,6 +98,7 @@ class Guard:
         token = settings.auth_token.get_secret_value() if settings.auth_token else ""
         self._expected = f"Bearer {token}".encode() if token else b""
         self.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
+        self.failures = RateLimiter(AUTH_FAILURES_PER_S, AUTH_FAILURE_BURST)
 
     @property
     def needs_token(self) -> bool:
@@ -79,14 +110,67 @@ class Guard:
         return hmac.compare_digest((authorization or "").encode("utf-8", "replace"), self._expected)
 
     def check(self, authorization: str | None, peer: str) -> tuple[str, str] | None:
-        """None when the call may go on, else (Connect code name, message)."""
-        if not self.authorized(authorization):
-            return "unauthenticated", ("missing or wrong token: send the header 'Authorization: Bearer <token>' "
-                                       "with the brain's NPC_BRAIN_AUTH_TOKEN")
+        """None when the call may go on, else (Connect code name, message). Every call spends the
+        address's bucket, wrong tokens included; an address out of wrong-token allowance is refused
+        whatever it sends, so that guessing right cannot be told from guessing wrong."""
+        if self.needs_token and not self.failures.has_tokens(peer):
+            return "resource_exhausted", (f"too many wrong tokens from {peer}: wait "
+                                          f"{1 / AUTH_FAILURES_PER_S:g} s, then send the right one")
         if not self.limiter.allow(peer):
             return "resource_exhausted", (f"too many requests from {peer}: the limit is "
                                           f"{self.limiter.rate:g}/s (bursts of {self.limiter.burst}); slow down")
+        if not self.authorized(authorization):
+            self.failures.allow(peer)
+            return "unauthenticated", ("missing or wrong token: send the header 'Authorization: Bearer <token>' "
+                                       "with the brain's NPC_BRAIN_AUTH_TOKEN")
         return None
+
+
+# Pages served from this machine: what a local game's web build (or tools/godot_web.py serve) runs on.
+LOCAL_ORIGIN = re.compile(r"https?://(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?")
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+
+
+class HttpPolicy:
+    """Who may call over HTTP from a browser. The Host header must name this brain: localhost,
+    loopback, the bind address (any IP address when bound to all of them) or NPC_BRAIN_ALLOWED_HOSTS,
+    so a page on a name that rebinds to 127.0.0.1 is refused. An Origin (a browser's call) must be the
+    page's own origin, or one of NPC_BRAIN_CORS_ORIGINS, or, when that is unset, a local page."""
+
+    def __init__(self, settings: Settings) -> None:
+        origins = settings.cors_origins
+        self.local_origins = origins is None
+        self.origins = frozenset(o.rstrip("/").lower() for o in origins or ())
+        bind = settings.host.strip("[]").lower()
+        self.hosts = LOCAL_HOSTS | {bind} | {h.lower() for h in settings.allowed_hosts}
+        self.any_host = "*" in settings.allowed_hosts
+        self.any_ip = bind in WILDCARD_BINDS
+
+    def host_allowed(self, host: str | None) -> bool:
+        if host is None or self.any_host:
+            return True  # no Host header: not a browser (HTTP/1.0 tools)
+        try:
+            name = urlsplit(f"//{host}").hostname or ""
+        except ValueError:
+            return False
+        if name in self.hosts:
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return self.any_ip
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser's cross-site call (Godot desktop, grpcurl, curl)
+        origin = origin.rstrip("/").lower()
+        if host is not None and origin in (f"http://{host.lower()}", f"https://{host.lower()}"):
+            return True  # the page's own origin (the brain serves the Godot web build)
+        if "*" in self.origins or origin in self.origins:
+            return True
+        return self.local_origins and LOCAL_ORIGIN.fullmatch(origin) is not None
 
 
 _GUARDS: WeakKeyDictionary[object, Guard] = WeakKeyDictionary()

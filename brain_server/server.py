@@ -19,6 +19,7 @@ from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_mode_at_start
 from brain_server.prompts import PromptLibrary
+from brain_server.security import check_bind
 from brain_server.service import BrainCore
 from brain_server.storage import open_store
 from brain_server.transport import connect_http, grpc_server
@@ -78,6 +79,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
 
 
 async def serve(settings: Settings, on_ready: Callable[[str], None] | None = None) -> None:
+    check_bind(settings)  # before anything loads: an unusable token or an open bind is one line at once
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -92,7 +94,7 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
                              socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((settings.host, settings.http_port))
-        app = connect_http.http_app(core, web_root=settings.web_root, cors_origins=settings.cors_origins)
+        app = connect_http.http_app(core, web_root=settings.web_root)
         # Keep idle connections well past a game's pause between calls: with uvicorn's 5 s default a
         # client reusing a connection races the server closing it (resets seen under load).
         http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False,

@@ -1,6 +1,8 @@
 """Connect transport: the Connect protocol's unary JSON (and binary) form over HTTP/1.1, which
 Godot's HTTPRequest speaks on desktop and web. Served by connectrpc's generated ASGI app, with
-CORS (preflight included) and, optionally, the Godot web build at / on the same origin."""
+CORS (preflight included) and, optionally, the Godot web build at / on the same origin. In front
+of everything, the Host header and a browser's Origin are checked (`security.HttpPolicy`): a web
+page the user happens to open cannot call the brain, under its own name or a rebinding one."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import structlog
 
 from brain_server.errors import BrainError, Status
-from brain_server.security import Guard, guard_for
+from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
 from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods, snake_case
 from npc_brain.v1.brain_connect import BrainServiceASGIApplication
@@ -30,7 +32,7 @@ CODES = {
     Status.RESOURCE_EXHAUSTED: Code.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: Code.UNAVAILABLE,
 }
-GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429}
+GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permission_denied": 403}
 # x-npc-id: Godot's client names the NPC a call is about, for load balancers that pin NPCs to replicas.
 CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id"]
 # Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
@@ -70,6 +72,21 @@ class _Isolated:
         await self.app(scope, receive, send_isolated)
 
 
+async def _refuse(scope: Scope, send: Send, code: str, message: str) -> None:
+    """A refusal before the RPC, in Connect's error JSON."""
+    log.warning("rpc_refused", path=scope.get("path", "")[:200], transport="connect", code=code,
+                peer=(scope.get("client") or ("unknown", 0))[0])
+    body = json.dumps({"code": code, "message": message}).encode()
+    await send({"type": "http.response.start", "status": GUARD_HTTP_STATUS[code],
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    value = next((v for k, v in scope.get("headers") or () if k == name), None)
+    return None if value is None else value.decode("latin-1")
+
+
 class _Guarded:
     """The token and the per-address rate limit in front of the RPCs, answered in Connect's error JSON."""
 
@@ -78,22 +95,38 @@ class _Guarded:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
             peer = (scope.get("client") or ("unknown", 0))[0]
-            refused = self.guard.check(headers.get(b"authorization", b"").decode("latin-1"), peer)
+            refused = self.guard.check(_header(scope, b"authorization"), peer)
             if refused is not None:
-                code, message = refused
-                log.warning("rpc_refused", path=scope.get("path", ""), transport="connect", code=code, peer=peer)
-                body = json.dumps({"code": code, "message": message}).encode()
-                await send({"type": "http.response.start", "status": GUARD_HTTP_STATUS[code],
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+                await _refuse(scope, send, *refused)
                 return
         await self.app(scope, receive, send)
 
 
-def http_app(core: BrainCore, *, web_root: Path | None = None, cors_origins: list[str] | None = None) -> ASGIApp:
+class _HostAndOrigin:
+    """Refuses (403) a Host header that does not name this brain, on every path, and a browser's
+    call from an origin that may not call it, on the RPCs (preflights included)."""
+
+    def __init__(self, app: ASGIApp, policy: HttpPolicy, rpc_prefix: str) -> None:
+        self.app, self.policy, self.rpc_prefix = app, policy, rpc_prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = _header(scope, b"host")
+            if not self.policy.host_allowed(host):
+                await _refuse(scope, send, "permission_denied", f"Host {host[:100]!r} is not this brain's name: "
+                              "add it to NPC_BRAIN_ALLOWED_HOSTS if clients reach the brain by it")
+                return
+            origin = _header(scope, b"origin")
+            if scope.get("path", "").startswith(self.rpc_prefix) and not self.policy.origin_allowed(origin, host):
+                assert origin is not None
+                await _refuse(scope, send, "permission_denied", f"pages from {origin[:100]!r} may not call the "
+                              "brain: add the origin to NPC_BRAIN_CORS_ORIGINS")
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(core: BrainCore, *, web_root: Path | None = None) -> ASGIApp:
     settings = core.settings
     # Unknown JSON fields are refused (invalid_argument), so a misspelt field is never silently dropped.
     codecs = [google_protobuf_binary_codec(), google_protobuf_json_codec(ignore_unknown_fields=False)]
@@ -108,5 +141,8 @@ def http_app(core: BrainCore, *, web_root: Path | None = None, cors_origins: lis
         else:
             await static(scope, receive, send)
 
-    return CORSMiddleware(route, allow_origins=cors_origins or ["*"], allow_methods=["POST", "GET", "OPTIONS"],
-                          allow_headers=CONNECT_HEADERS, max_age=3600)
+    policy = HttpPolicy(settings)
+    cors = CORSMiddleware(route, allow_origins=sorted(policy.origins),
+                          allow_origin_regex=LOCAL_ORIGIN.pattern if policy.local_origins else None,
+                          allow_methods=["POST", "GET", "OPTIONS"], allow_headers=CONNECT_HEADERS, max_age=3600)
+    return _HostAndOrigin(cors, policy, prefix)
