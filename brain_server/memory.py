@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 import uuid
@@ -38,3 +39,28 @@ class ScoredNode(BaseModel):
 
     node: MemoryNode
     similarity: float
+
+
+@dataclass(frozen=True)
+class StreamSpan:
+    """The range of each retrieval component over an NPC's whole reachable stream (for a query):
+    what the paper's min-max normalisation divides by. Times are UTC epoch seconds."""
+
+    count: int
+    similarity: tuple[float, float]
+    importance: tuple[float, float]
+    last_accessed: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class ScoreFormula:
+    """The paper's retrieval score, for Qdrant to compute over the whole stream:
+    w_recency * norm(decay ** (hours since last access, at least 0)) + w_importance * norm(importance)
+    + w_relevance * norm(cosine similarity), each norm(x) = (x - lo) / (hi - lo) over the stream,
+    or 0.5 where the stream has one value (`retrieve.min_max`)."""
+
+    now: datetime
+    decay_per_hour: float
+    recency: tuple[float, float, float]  # (weight, lo, hi) of the raw component
+    importance: tuple[float, float, float]
+    relevance: tuple[float, float, float]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+import itertools
+import random
 
 import pytest
 
@@ -12,6 +14,7 @@ from brain_server.cognition.retrieve import RetrievalWeights, min_max, score, un
 from brain_server.config import Settings
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
 from brain_server.storage import open_store
+from tools.qdrant_standin import QdrantStandIn
 
 NOW = datetime(2026, 2, 13, 12, tzinfo=UTC)
 
@@ -107,3 +110,72 @@ def test_ablate_reads_a_comma_separated_setting(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("NPC_BRAIN_ABLATE", "memory")
     with pytest.raises(ValueError):
         Settings()
+
+
+@pytest.fixture(params=["edge", "qdrant-client local", "qdrant server (REST stand-in)"])
+def any_store(request: pytest.FixtureRequest, stream, tmp_path, minilm):
+    """The stream on each backend: embedded Edge, qdrant-client local mode, qdrant-client over REST."""
+    if request.param == "qdrant-client local":
+        stream.store = open_store(Settings(qdrant_path=tmp_path / "local"), minilm.dim)
+    elif request.param.startswith("qdrant server"):
+        standin = QdrantStandIn().start()
+        request.addfinalizer(standin.stop)
+        stream.store = open_store(Settings(qdrant_url=standin.url), minilm.dim)
+    yield stream
+    if request.param != "edge":
+        stream.store.close()
+
+
+def test_a_recent_important_memory_far_from_the_query_is_retrieved(any_store) -> None:
+    """The whole stream is scored, not the query's nearest neighbours: an hour-old, poignant memory
+    about something else beats 150 close but day-old, mundane ones (the paper's weights, all 1)."""
+    stream = any_store
+    close = [MemoryNode(npc_id="a", kind=MemoryKind.OBSERVATION, importance=1,
+                        description=f"Klaus Mueller is reading a book about gentrification, page {i}",
+                        created=NOW - timedelta(hours=30, minutes=i), last_accessed=NOW - timedelta(hours=30, minutes=i))
+                 for i in range(150)]
+    far = MemoryNode(npc_id="a", kind=MemoryKind.CHAT, importance=9,
+                     description="Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe tomorrow at 5 pm",
+                     created=NOW - timedelta(hours=1), last_accessed=NOW - timedelta(hours=1))
+    asyncio.run(stream.remember("a", None, [*close, far], None, rate=False))
+    records = asyncio.run(stream.retrieve("a", "Klaus Mueller reading his book", NOW, None))
+    assert len(records) == 30
+    assert records[0].node.id == far.id
+    assert records[0].recency == 1.0 and records[0].importance == 1.0
+
+
+def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) -> None:
+    """The formula Qdrant computes ranks exactly as the paper's score computed in Python over every
+    memory of the NPC (min-max over the whole stream), with any weights, kind filter and ablation."""
+    stream = any_store
+    rng = random.Random(7)
+    topics = ["the party at Hobbs Cafe", "the mayoral election", "painting in the park", "a chemistry lecture",
+              "breakfast at home", "the supply store's inventory", "a walk by the river", "a poem about spring"]
+    nodes = []
+    for i in range(300):
+        created = NOW - timedelta(minutes=rng.randrange(0, 4 * 24 * 60))
+        nodes.append(MemoryNode(
+            npc_id="a", kind=rng.choice(list(MemoryKind)), importance=rng.randint(1, 10),
+            description=f"{rng.choice(topics)}, {rng.choice(topics)} (note {i})", created=created,
+            last_accessed=min(NOW, created + timedelta(minutes=rng.randrange(0, 600)))))
+    nodes.append(MemoryNode(npc_id="b", kind=MemoryKind.OBSERVATION, importance=10, description="the party",
+                            created=NOW, last_accessed=NOW))
+    asyncio.run(stream.remember("a", None, nodes[:150], None, rate=False))
+    asyncio.run(stream.remember("a", None, nodes[150:], None, rate=False))
+    cases = [(RetrievalWeights(), None), (RetrievalWeights(recency=0.5, importance=2, relevance=3), None),
+             (RetrievalWeights(decay_per_hour=0.99, top_k=10), MemoryKind.OBSERVATION),
+             (RetrievalWeights(exclude=unreachable_kinds({"reflection"})), None)]
+    for (weights, kind), now in itertools.product(cases, (NOW, NOW - timedelta(hours=3))):
+        stream.weights = weights  # three hours ago: some memories were accessed later (a clock set back)
+        for query in ("Who is coming to the party?", "the election", "what did I eat"):
+            [vector] = asyncio.run(stream.embedder.embed([query]))
+            every = stream.store.nearest("a", vector, 1000, kind, weights.exclude)
+            assert len(every) == sum(n.npc_id == "a" and (kind is None or n.kind == kind)
+                                     and n.kind not in weights.exclude for n in nodes)
+            expected = score(every, now, query, weights)
+            got = stream._top("a", vector, query, now, kind)
+            assert [r.score for r in got] == pytest.approx([r.score for r in expected], abs=1e-5)
+            assert [r.node.id for r in got] == [r.node.id for r in expected]
+            for g, e in zip(got, expected, strict=True):
+                assert (g.recency, g.importance, g.relevance) == pytest.approx((e.recency, e.importance,
+                                                                                e.relevance), abs=1e-6)

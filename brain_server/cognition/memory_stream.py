@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from brain_server.cognition.retrieve import RetrievalWeights, score
+from brain_server.cognition.retrieve import RetrievalWeights, formula, score
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryKind, MemoryNode
@@ -18,12 +18,12 @@ from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.prompts.importance_batch import PROMPT as IMPORTANCE_BATCH
 from brain_server.prompts.importance_batch import Ratings
+from brain_server.storage._payload import PREFETCH_SLACK
 from brain_server.storage.base import MemoryStore
 from brain_server.trace import RetrievedRecord, Trace
 
 # Events this mundane are scored 1 without asking the LLM, as the paper's code does for "idle".
 TRIVIAL_PREDICATES = {"idle", "is idle"}
-CANDIDATE_POOL = 4  # nearest neighbours fetched per query, as a multiple of top_k
 DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
 RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 
@@ -123,17 +123,27 @@ class MemoryStream:
     async def retrieve(
         self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None
     ) -> list[RetrievedRecord]:
-        """The top memories for a query, scored as in the paper; retrieving refreshes their recency."""
+        """The top memories for a query, every memory of the NPC scored as in the paper (inside
+        Qdrant: `retrieve.py`); retrieving refreshes their recency."""
         [vector] = await self.embedder.embed([query])
-        candidates = await asyncio.to_thread(
-            self.store.nearest, npc_id, vector, self.weights.top_k * CANDIDATE_POOL, kind, self.weights.exclude
-        )
-        records = score(candidates, now, query, self.weights)
+        records = await asyncio.to_thread(self._top, npc_id, vector, query, now, kind)
         if records:
             await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
         if trace is not None:
             trace.retrieved.extend(records)
         return records
+
+    def _top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
+             kind: MemoryKind | None) -> list[RetrievedRecord]:
+        w = self.weights
+        span = self.store.span(npc_id, vector, kind, w.exclude)
+        if span is None:
+            return []
+        if span.last_accessed[1] > now.timestamp():  # accessed after now (a clock set back): scored here
+            return score(self.store.nearest(npc_id, vector, span.count + PREFETCH_SLACK, kind, w.exclude), now,
+                         query, w, span)
+        best = self.store.top_scored(npc_id, vector, formula(span, now, w), w.top_k, span.count, kind, w.exclude)
+        return score(best, now, query, w, span)
 
 
 def queue_for_rating(npc: NpcState, unrated: Sequence[MemoryNode], now: datetime) -> None:

@@ -1,9 +1,13 @@
 """Retrieval (paper section 4.1): score = w_recency * recency + w_importance * importance
-+ w_relevance * relevance, each component min-max normalised over the candidates.
++ w_relevance * relevance, each component min-max normalised over the NPC's whole stream.
 
 Recency decays exponentially with game hours since the memory was last accessed. Relevance is
-the cosine similarity Qdrant computed inside the NPC's own tenant. Candidates are the query's
-nearest neighbours (a pool several times top_k), so the scan stays inside Qdrant's index.
+the cosine similarity to the query. Every memory of the NPC is scored, as in the paper, but
+inside Qdrant (`MemoryStore.top_scored`): the range of each component over the stream is read
+first (`MemoryStore.span`: two nearest-neighbour lookups and four ordered reads of one point
+each), then one query computes every similarity in the NPC's tenant and ranks all of them by
+the formula, so only the top_k nodes come back to Python. `score` is the same computation in
+Python: over a given set of candidates, or with the stream's ranges (`span`) when given.
 
 Ablations (the paper's section 6 conditions, `NPC_BRAIN_ABLATE`) take whole memory kinds out of
 reach: Qdrant never returns them, so every retrieval — planning, reacting, talking, interviews —
@@ -16,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from brain_server.memory import MemoryKind, ScoredNode
+from brain_server.memory import MemoryKind, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.trace import RetrievedRecord
 
 
@@ -52,20 +56,45 @@ def min_max(values: Sequence[float]) -> list[float]:
     return [(v - lo) / (hi - lo) for v in values]
 
 
-def score(candidates: Sequence[ScoredNode], now: datetime, query: str, w: RetrievalWeights) -> list[RetrievedRecord]:
-    """The top_k candidates by the paper's weighted score, best first."""
+def recency(now: datetime, last_accessed: datetime | float, decay_per_hour: float) -> float:
+    """decay ** game hours since last access (an access in the future counts as now)."""
+    seconds = (now.timestamp() - last_accessed if isinstance(last_accessed, float)
+               else (now - last_accessed).total_seconds())
+    return decay_per_hour ** (max(0.0, seconds) / 3600)
+
+
+def formula(span: StreamSpan, now: datetime, w: RetrievalWeights) -> ScoreFormula:
+    """The score with the stream's ranges, for Qdrant to compute (`MemoryStore.top_scored`)."""
+    newest, oldest = (recency(now, t, w.decay_per_hour) for t in reversed(span.last_accessed))
+    return ScoreFormula(now=now, decay_per_hour=w.decay_per_hour, recency=(w.recency, oldest, newest),
+                        importance=(w.importance, *span.importance), relevance=(w.relevance, *span.similarity))
+
+
+def _scaled(values: Sequence[float], bounds: tuple[float, float] | None) -> list[float]:
+    """min_max over the values themselves, or over the given (lo, hi) of the whole stream."""
+    if bounds is None:
+        return min_max(values)
+    lo, hi = bounds
+    return [0.5] * len(values) if hi - lo < 1e-12 else [(v - lo) / (hi - lo) for v in values]
+
+
+def score(candidates: Sequence[ScoredNode], now: datetime, query: str, w: RetrievalWeights,
+          span: StreamSpan | None = None) -> list[RetrievedRecord]:
+    """The top_k candidates by the paper's weighted score, best first: each component min-max
+    normalised over the candidates, or over the whole stream when its `span` is given."""
     if not candidates:
         return []
-    hours = [max(0.0, (now - c.node.last_accessed).total_seconds() / 3600) for c in candidates]
-    recency = min_max([w.decay_per_hour**h for h in hours])
-    importance = min_max([float(c.node.importance) for c in candidates])
-    relevance = min_max([c.similarity for c in candidates])
+    f = formula(span, now, w) if span is not None else None
+    recent = _scaled([recency(now, c.node.last_accessed, w.decay_per_hour) for c in candidates],
+                     f and f.recency[1:])
+    importance = _scaled([float(c.node.importance) for c in candidates], f and f.importance[1:])
+    relevance = _scaled([c.similarity for c in candidates], f and f.relevance[1:])
     records = [
         RetrievedRecord(
             node=c.node, recency=rec, importance=imp, relevance=rel, query=query,
             score=w.recency * rec + w.importance * imp + w.relevance * rel,
         )
-        for c, rec, imp, rel in zip(candidates, recency, importance, relevance, strict=True)
+        for c, rec, imp, rel in zip(candidates, recent, importance, relevance, strict=True)
     ]
     records.sort(key=lambda r: r.score, reverse=True)
     return records[: w.top_k]

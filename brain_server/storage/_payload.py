@@ -7,17 +7,26 @@ ordering and range filters. A record point's payload is {record_kind, key, data}
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+import struct
+from typing import Any, Generic, TypeVar
 import uuid
 
-from brain_server.memory import MemoryNode
+from brain_server.memory import MemoryNode, ScoredNode, ScoreFormula
 
 VECTOR = "v"
 TENANT = "npc_id"
 KIND = "kind"
 CREATED_TS = "created_ts"
+LAST_ACCESSED = "last_accessed"
+LAST_ACCESSED_TS = "last_accessed_ts"
+IMPORTANCE = "importance"
+SCORE = "$score"  # a formula's name for the prefetch's score: here the cosine similarity
+# Memories that may be stored between counting a stream and scoring it (perceptions land meanwhile):
+# the exhaustive prefetch asks for this many more, so it still covers the whole stream.
+PREFETCH_SLACK = 256
 RECORD_KIND = "record_kind"
 _TIMES = ("created", "last_accessed")
 _RECORDS_NS = uuid.UUID("6f1c8a52-3d0e-4b7a-9a51-2f4e8c7d9b10")
@@ -72,6 +81,12 @@ def order_like(nodes: list[MemoryNode], ids: Iterable[str]) -> list[MemoryNode]:
     return sorted(nodes, key=lambda node: rank.get(str(uuid.UUID(node.id)), len(rank)))
 
 
+def order_scored(found: list[ScoredNode], ids: list[str]) -> list[ScoredNode]:
+    """`found` in the order of `ids` (a formula's ranking), whatever order its query returned."""
+    rank = {str(uuid.UUID(i)): n for n, i in enumerate(ids)}
+    return sorted(found, key=lambda s: rank.get(str(uuid.UUID(s.node.id)), len(rank)))
+
+
 def record_id(kind: str, key: str) -> str:
     """Deterministic point id, so that put_record replaces instead of duplicating."""
     return str(uuid.uuid5(_RECORDS_NS, f"{kind}\x00{key}"))
@@ -79,3 +94,40 @@ def record_id(kind: str, key: str) -> str:
 
 def record_payload(kind: str, key: str, data: dict[str, Any]) -> dict[str, Any]:
     return {RECORD_KIND: kind, "key": key, "data": data}
+
+
+E = TypeVar("E")
+
+
+@dataclass(frozen=True)
+class FormulaOps(Generic[E]):
+    """How one client library spells the expressions of a Qdrant formula."""
+
+    constant: Callable[[float], E]
+    variable: Callable[[str], E]
+    sum: Callable[[list[E]], E]
+    mult: Callable[[list[E]], E]
+    # exp(ln(midpoint) * |x - target| / scale)
+    exp_decay: Callable[[E, E, float, float], E]
+
+
+def score_expression(ops: FormulaOps[E], formula: ScoreFormula) -> E:
+    """The retrieval score as a Qdrant formula: a weighted sum of the similarity, the importance
+    and the recency decay, their offsets folded into one constant. Qdrant reads constants as f32
+    (epoch seconds would be rounded to 128 s), so `now` is the sum of an f32 and its remainder,
+    which Qdrant adds in double precision. Its decay takes |now - last access|: the caller scores
+    in Python when a memory was accessed after `now` (the recency clips at 0 hours there)."""
+    now = _utc(formula.now).timestamp()
+    coarse = float(struct.unpack("f", struct.pack("f", now))[0])
+    decay = ops.exp_decay(ops.variable(LAST_ACCESSED_TS), ops.sum([ops.constant(coarse), ops.constant(now - coarse)]),
+                          formula.decay_per_hour, 3600.0)
+    raw = {"recency": decay, "importance": ops.variable(IMPORTANCE), "relevance": ops.variable(SCORE)}
+    terms, offset = [], 0.0
+    for name, value in raw.items():
+        weight, lo, hi = getattr(formula, name)
+        if hi - lo < 1e-12:
+            offset += 0.5 * weight
+        elif weight:
+            terms.append(ops.mult([ops.constant(weight / (hi - lo)), value]))
+            offset -= weight * lo / (hi - lo)
+    return ops.sum([*terms, ops.constant(offset)])

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from brain_server.errors import BrainError, Status
-from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 
 
 class StoreLockedError(RuntimeError):
@@ -44,10 +44,23 @@ class MemoryStore(ABC):
     @abstractmethod
     def nearest(
         self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
-        exclude: Collection[MemoryKind] = (),
+        exclude: Collection[MemoryKind] = (), ids: Sequence[str] = (),
     ) -> list[ScoredNode]:
         """This NPC's nodes most similar to vector (cosine), most similar first; `exclude` kinds
-        are filtered out inside Qdrant (the ablations), so `limit` counts only reachable nodes."""
+        are filtered out inside Qdrant (the ablations), so `limit` counts only reachable nodes;
+        `ids`, if given, limits the search to those nodes. Exact (no approximate index)."""
+
+    @abstractmethod
+    def span(self, npc_id: str, vector: Sequence[float], kind: MemoryKind | None = None,
+             exclude: Collection[MemoryKind] = ()) -> StreamSpan | None:
+        """How many nodes are reachable and each retrieval component's range over them (None if none)."""
+
+    @abstractmethod
+    def top_scored(self, npc_id: str, vector: Sequence[float], formula: ScoreFormula, limit: int, count: int,
+                   kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
+        """The `limit` reachable nodes with the best `formula` score, computed inside Qdrant over
+        all `count` of them (every similarity, then the formula), best first; each ScoredNode
+        carries the node's cosine similarity to `vector`, not the formula's score."""
 
     @abstractmethod
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:

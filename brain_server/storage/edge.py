@@ -23,32 +23,42 @@ from typing import Any
 
 from qdrant_edge import (
     CountRequest,
+    DecayKind,
     Direction,
     Distance,
     EdgeConfig,
     EdgeShard,
     EdgeVectorParams,
+    Expression,
     FieldCondition,
     Filter,
     FloatIndexParams,
+    Formula,
     HasIdCondition,
+    IntegerIndexParams,
     KeywordIndexParams,
     MatchAny,
     MatchValue,
     OrderBy,
     Point,
+    Prefetch,
     Query,
     QueryRequest,
     ScrollRequest,
+    SearchParams,
     UpdateOperation,
 )
 
-from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.storage import _payload as pl
 from brain_server.storage.base import MemoryStore, StoreLockedError
 
 FLUSH_INTERVAL_S = 30.0
 _SCROLL_PAGE = 256
+_EXACT = SearchParams(exact=True)
+_OPS = pl.FormulaOps(
+    constant=Expression.Constant, variable=Expression.Variable, sum=Expression.Sum, mult=Expression.Mult,
+    exp_decay=lambda x, target, midpoint, scale: Expression.Decay(DecayKind.Exp, x, target, midpoint, scale))
 
 
 def _open_shard(path: Path, config: EdgeConfig, indexes: dict[str, Any]) -> EdgeShard:
@@ -84,6 +94,8 @@ class EdgeMemoryStore(MemoryStore):
                 pl.TENANT: KeywordIndexParams(is_tenant=True),
                 pl.KIND: KeywordIndexParams(),
                 pl.CREATED_TS: FloatIndexParams(),
+                pl.LAST_ACCESSED_TS: FloatIndexParams(),
+                pl.IMPORTANCE: IntegerIndexParams(lookup=False, range=True),
             },
         )
         try:
@@ -141,17 +153,55 @@ class EdgeMemoryStore(MemoryStore):
 
     def nearest(
         self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
-        exclude: Collection[MemoryKind] = (),
+        exclude: Collection[MemoryKind] = (), ids: Sequence[str] = (),
     ) -> list[ScoredNode]:
+        wanted = pl.point_ids(ids)
+        if ids and not wanted:
+            return []
         hits = self._memories.query(
             QueryRequest(
                 limit=limit,
                 query=Query.Nearest([float(x) for x in vector], using=pl.VECTOR),
-                filter=self._filter(npc_id, kind, exclude=exclude),
+                filter=self._filter(npc_id, kind, wanted, exclude),
                 with_payload=True,
+                params=_EXACT,
             )
         )
         return [ScoredNode(node=pl.node_from_payload(h.payload or {}), similarity=h.score) for h in hits]
+
+    def span(self, npc_id: str, vector: Sequence[float], kind: MemoryKind | None = None,
+             exclude: Collection[MemoryKind] = ()) -> StreamSpan | None:
+        only = self._filter(npc_id, kind, exclude=exclude)
+        count = self._memories.count(CountRequest(exact=True, filter=only))
+        if not count:
+            return None
+
+        def best(query: list[float]) -> float:
+            [hit] = self._memories.query(QueryRequest(limit=1, query=Query.Nearest(query, using=pl.VECTOR),
+                                                      filter=only, params=_EXACT))
+            return hit.score
+
+        def end(key: str, direction: Direction) -> float:
+            [record], _ = self._memories.scroll(ScrollRequest(limit=1, filter=only, with_payload=True,
+                                                              order_by=OrderBy(key, direction=direction)))
+            return float((record.payload or {})[key])
+
+        v = [float(x) for x in vector]
+        return StreamSpan(count=count, similarity=(-best([-x for x in v]), best(v)),
+                          importance=(end(pl.IMPORTANCE, Direction.Asc), end(pl.IMPORTANCE, Direction.Desc)),
+                          last_accessed=(end(pl.LAST_ACCESSED_TS, Direction.Asc),
+                                         end(pl.LAST_ACCESSED_TS, Direction.Desc)))
+
+    def top_scored(self, npc_id: str, vector: Sequence[float], formula: ScoreFormula, limit: int, count: int,
+                   kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
+        only = self._filter(npc_id, kind, exclude=exclude)
+        v = [float(x) for x in vector]
+        every = Prefetch(limit=count + pl.PREFETCH_SLACK, query=Query.Nearest(v, using=pl.VECTOR), filter=only,
+                         params=_EXACT)
+        hits = self._memories.query(QueryRequest(limit=limit, prefetches=[every],
+                                                 query=Formula(pl.score_expression(_OPS, formula)), filter=only))
+        ids = [str(h.id) for h in hits]
+        return pl.order_scored(self.nearest(npc_id, v, len(ids), kind, exclude, ids), ids) if ids else []
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
         records, _ = self._memories.scroll(

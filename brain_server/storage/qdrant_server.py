@@ -19,11 +19,17 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from brain_server.errors import ConfigError, root_cause
-from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.storage import _payload as pl
 from brain_server.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
 
 _SCROLL_PAGE = 256
+_EXACT = models.SearchParams(exact=True)
+_OPS = pl.FormulaOps[models.Expression](
+    constant=float, variable=str, sum=lambda terms: models.SumExpression(sum=terms),
+    mult=lambda terms: models.MultExpression(mult=terms),
+    exp_decay=lambda x, target, midpoint, scale: models.ExpDecayExpression(exp_decay=models.DecayParamsExpression(
+        x=x, target=target, midpoint=midpoint, scale=scale)))
 
 
 class _Reachable:
@@ -114,6 +120,8 @@ class QdrantClientMemoryStore(MemoryStore):
         self.dim = dim
         self.collection = collection
         self.records = f"{collection}_records"
+        # Local mode is brute force (exact) and warns about search params; a server is told to be exact.
+        self._exact = _EXACT if url is not None else None
         if url is not None:
             self._client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
         elif path is None or str(path) == ":memory:":
@@ -144,6 +152,9 @@ class QdrantClientMemoryStore(MemoryStore):
                 pl.TENANT: models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
                 pl.KIND: models.PayloadSchemaType.KEYWORD,
                 pl.CREATED_TS: models.PayloadSchemaType.FLOAT,
+                pl.LAST_ACCESSED_TS: models.PayloadSchemaType.FLOAT,
+                pl.IMPORTANCE: models.IntegerIndexParams(type=models.IntegerIndexType.INTEGER, lookup=False,
+                                                         range=True),
             },
         )
         self._ensure_collection(self.records, {}, {pl.RECORD_KIND: models.PayloadSchemaType.KEYWORD})
@@ -152,7 +163,7 @@ class QdrantClientMemoryStore(MemoryStore):
         self,
         name: str,
         vectors: dict[str, models.VectorParams],
-        indexes: dict[str, models.PayloadSchemaType | models.KeywordIndexParams],
+        indexes: dict[str, models.PayloadSchemaType | models.KeywordIndexParams | models.IntegerIndexParams],
     ) -> None:
         """Idempotent: another brain process may have created it, even concurrently."""
         if not self._client.collection_exists(name):
@@ -204,17 +215,56 @@ class QdrantClientMemoryStore(MemoryStore):
 
     def nearest(
         self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
-        exclude: Collection[MemoryKind] = (),
+        exclude: Collection[MemoryKind] = (), ids: Sequence[str] = (),
     ) -> list[ScoredNode]:
+        wanted = pl.point_ids(ids)
+        if ids and not wanted:
+            return []
         hits = self._client.query_points(
             self.collection,
             query=[float(x) for x in vector],
             using=pl.VECTOR,
-            query_filter=self._filter(npc_id, kind, exclude=exclude),
+            query_filter=self._filter(npc_id, kind, wanted, exclude),
             limit=limit,
             with_payload=True,
+            search_params=self._exact,
         ).points
         return [ScoredNode(node=pl.node_from_payload(h.payload or {}), similarity=h.score) for h in hits]
+
+    def span(self, npc_id: str, vector: Sequence[float], kind: MemoryKind | None = None,
+             exclude: Collection[MemoryKind] = ()) -> StreamSpan | None:
+        only = self._filter(npc_id, kind, exclude=exclude)
+        count = self._client.count(self.collection, count_filter=only, exact=True).count
+        if not count:
+            return None
+
+        def best(query: list[float]) -> float:
+            [hit] = self._client.query_points(self.collection, query=query, using=pl.VECTOR, query_filter=only,
+                                              limit=1, search_params=self._exact).points
+            return hit.score
+
+        def end(key: str, direction: models.Direction) -> float:
+            [record], _ = self._client.scroll(self.collection, scroll_filter=only, limit=1, with_payload=[key],
+                                              order_by=models.OrderBy(key=key, direction=direction))
+            return float((record.payload or {})[key])
+
+        v = [float(x) for x in vector]
+        asc, desc = models.Direction.ASC, models.Direction.DESC
+        return StreamSpan(count=count, similarity=(-best([-x for x in v]), best(v)),
+                          importance=(end(pl.IMPORTANCE, asc), end(pl.IMPORTANCE, desc)),
+                          last_accessed=(end(pl.LAST_ACCESSED_TS, asc), end(pl.LAST_ACCESSED_TS, desc)))
+
+    def top_scored(self, npc_id: str, vector: Sequence[float], formula: ScoreFormula, limit: int, count: int,
+                   kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
+        only = self._filter(npc_id, kind, exclude=exclude)
+        v = [float(x) for x in vector]
+        every = models.Prefetch(query=v, using=pl.VECTOR, filter=only, limit=count + pl.PREFETCH_SLACK,
+                                params=self._exact)
+        hits = self._client.query_points(self.collection, prefetch=every, query_filter=only, limit=limit,
+                                         query=models.FormulaQuery(formula=pl.score_expression(_OPS, formula)),
+                                         with_payload=False).points
+        ids = [str(h.id) for h in hits]
+        return pl.order_scored(self.nearest(npc_id, v, len(ids), kind, exclude, ids), ids) if ids else []
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
         found, _ = self._client.scroll(
