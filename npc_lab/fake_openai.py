@@ -142,6 +142,16 @@ class FakeOpenAI(LoopbackServer):
         with self._lock:
             self.requests.append({"path": path, "purpose": purpose, "body": body})
 
+    def answer(self, body: dict[str, Any], purpose: str | None) -> Any:
+        """The answer to a chat request that nothing scripted: schema-valid random words. A
+        subclass answers otherwise over the same server (npc_lab/standin_openai.py reads the prompt)."""
+        return answer(body, purpose)
+
+    def describe(self) -> str:
+        """What the command line prints once the server listens."""
+        return f"fake OpenAI-compatible server on {self.base_url}" + (
+            f" (faults in {self.fault_rate:.0%} of chat answers)" if self.fault_rate else "")
+
 
 def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
     class Handler(JsonHandler):
@@ -206,7 +216,7 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             if "json" in scripted:
                 content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
-                content = json.dumps(answer(body, purpose), ensure_ascii=False)
+                content = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
             self.send_json(200, completion(body, content))
 
         def _fault(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
@@ -226,10 +236,10 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             else:
                 if kind == "slow":
                     time.sleep(fake.slow_s)
-                self.send_json(200, completion(body, faulty_content(kind, answer(body, purpose))))
+                self.send_json(200, completion(body, faulty_content(kind, fake.answer(body, purpose))))
 
         def _not_a_completion(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
-            good = json.dumps(answer(body, purpose), ensure_ascii=False)
+            good = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
             if kind == "html_200":
                 self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
             elif kind == "text_200":
@@ -387,20 +397,27 @@ def _matching(pattern: str, rng: random.Random, text: str) -> str:
     raise ValueError(f"the fake cannot write a string matching {pattern!r}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The command line both loopback endpoints share (this fake and the stand-in model)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8999)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each chat answer")
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of chat requests answered with a fault")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the fault generator")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fault generator (and of the stand-in's choices)")
     parser.add_argument("--slow", type=float, default=3.0, help="seconds a 'slow' fault waits (above the timeout)")
-    args = parser.parse_args()
-    fake = FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow)
-    print(f"fake OpenAI-compatible server on {fake.base_url}"
-          + (f" (faults in {args.fault_rate:.0%} of chat answers, seed {args.seed})" if args.fault_rate else ""),
-          flush=True)
-    fake._server.serve_forever()
+    return parser
+
+
+def serve(server: FakeOpenAI) -> None:
+    """Serve in the foreground until interrupted."""
+    print(server.describe(), flush=True)
+    server._server.serve_forever()
+
+
+def main() -> None:
+    args = arguments(__doc__.split("\n\n")[0]).parse_args()
+    serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow))
 
 
 if __name__ == "__main__":

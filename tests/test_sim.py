@@ -120,7 +120,10 @@ def test_a_small_town_runs_through_grpc_into_a_run_folder(fake_llm, tmp_path: Pa
     # NPCs walked: someone left home, and moves are logged per arena change.
     moves = [json.loads(x) for x in (run / "moves.jsonl").read_text().splitlines()]
     assert len(moves) > len(residents)
-    assert len(json.loads((run / "interviews.json").read_text())) == 3
+    asked = json.loads((run / "interviews.json").read_text())
+    assert len([i for i in asked if i["asks"] == "news"]) == 3
+    assert sorted((i["when"], i["npc_id"], i["about"]) for i in asked if i["asks"] == "knows") == sorted(
+        (when, a.npc_id, b.npc_id) for when in ("start", "end") for a in residents for b in residents if a != b)
     result = report(run)
     assert result["diffusion"]["with_related_memory"] == ["isabella_rodriguez"]
     assert (run / "report.md").read_text().count("|") > 10

@@ -28,6 +28,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sim.add_argument("--no-interview", action="store_true", help="skip the closing interviews")
     sim.add_argument("--fake-llm", type=float, metavar="LATENCY_S", help="start npc_lab/fake_openai.py with this latency "
                      "and point the started brain at it")
+    sim.add_argument("--stand-in-llm", type=float, metavar="LATENCY_S", help="start npc_lab/standin_openai.py (a "
+                     "model that only copies what its prompt shows) with this latency and point the started brain at it")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the stand-in model's choices")
+    sim.add_argument("--no-density", action="store_true", help="skip asking every resident whether it knows every "
+                     "other at the start and the end (n x (n-1) interviews each time)")
     sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
 
 
@@ -53,19 +58,25 @@ def run(args: argparse.Namespace) -> None:
     out = args.out or args.runs_dir / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     settings: dict[str, object] = {}
     fake = None
-    if args.fake_llm is not None and not args.brain:
-        from npc_lab.sim.data import ROOT
-
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))  # tools/ lives beside brain_server/ in a checkout
+    if (args.fake_llm is not None or args.stand_in_llm is not None) and not args.brain:
         from npc_lab.fake_openai import FakeOpenAI
+        from npc_lab.standin_openai import StandInOpenAI
 
-        fake = FakeOpenAI(latency_s=args.fake_llm).start()
-        settings.update(llm_base_url=fake.base_url, llm_model="fake-model")
+        if args.stand_in_llm is not None:
+            fake = StandInOpenAI(latency_s=args.stand_in_llm, seed=args.seed).start()
+            settings.update(llm_base_url=fake.base_url, llm_model="stand-in")
+            # Lockstep (each Decide thinks before it answers): the headless clock does not outrun the minds,
+            # so the run measures what the pipeline passes on, not how far background thinking lagged.
+            if "NPC_BRAIN_BACKGROUND_THINKING" not in os.environ:
+                settings["background_thinking"] = False
+        else:
+            fake = FakeOpenAI(latency_s=args.fake_llm).start()
+            settings.update(llm_base_url=fake.base_url, llm_model="fake-model")
     if not args.brain and "NPC_BRAIN_DATA_DIR" not in os.environ:
         settings["data_dir"] = out / "brain-data"
     config = SimConfig(out=out, brain=args.brain, brain_settings=settings, concurrency=args.concurrency,
                        tick_s=args.tick, decide_every_min=args.decide_every, interview=not args.no_interview,
+                       ask_density=not args.no_density,
                        duration=timedelta(hours=args.hours) if args.hours else None)
     print(f"sim: {scenario.name}, {len(residents)} residents, run folder {out}", file=sys.stderr, flush=True)
     try:

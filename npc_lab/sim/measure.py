@@ -3,9 +3,10 @@
 - information diffusion: who knows the scenario's news at the end (interview answers that
   mention the topic's keywords, and memories that do); knowledge claimed in an interview with no
   related memory is flagged as hallucinated; the same from memories hour by hour;
-- relationship network density: ordered pairs (A, B) where A knows B — B is named in A's
-  persona or in one of A's memories — over possible pairs, at the start and hour by hour; and
-  the pairs who have chatted;
+- relationship network density: ordered pairs (A, B) where A, asked "Do you know B?" (an
+  Interview, as the paper asked), says it does, over possible pairs, at the start and at the end
+  of the run; hour by hour only the pairs where B is named in A's persona or memories (a bound,
+  not the paper's measure), and the pairs who have chatted;
 - coordination: who heard of the event in a conversation (invited), who has a plan or thought
   about it (planned), who was at the place during its window (attended, from moves.jsonl).
 
@@ -23,7 +24,43 @@ from typing import Any
 PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
          "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
          "hallucinated": "none reported (checked by interview)"}
-NEGATIONS = re.compile(r"\b(no|not|don't|do not|haven't|have not|never|unaware|nothing)\b", re.I)
+# A clause that denies: "I haven't heard about a party", "No, I do not know Tom", "never", "no idea".
+NEGATIONS = re.compile(r"n't\b|\b(no|not|never|nothing|none|nobody|unaware|cannot|neither|nor|nope)\b", re.I)
+# Negative words that do not deny knowing: "I can't wait for the party", "I don't know her very well".
+NOT_DENIALS = re.compile(r"\b(can't|cannot|can not|won't|wouldn't) (wait|miss)\b|\bdon't miss\b|\bnot to be missed\b|"
+                         r"\bno doubt\b|\bnot only\b|\bno matter\b|"
+                         r"(n't|\bnot) know (\w+ ){0,3}(very |that |too |all that )?well\b", re.I)
+# Clause ends: after ! ? ; or a single full stop (an ellipsis trails off, it does not end a clause),
+# and before a turn ("..., but ..."). The end mark stays with its clause, so a question can be told.
+CLAUSES = re.compile(r"(?<=[!?;])\s+|(?<=[^.]\.)\s+|,?\s+\b(?:but|however|although|though)\b\s*|\s+-+\s+", re.I)
+YES = re.compile(r"^\W*(yes|yeah|yep|of course|sure|certainly|absolutely|indeed|i do)\b", re.I)
+
+
+def clauses(answer: str) -> list[str]:
+    """An answer's clauses: split at sentence ends, semicolons and "but"/"however" turns."""
+    return [c for c in CLAUSES.split(answer) if c and c.strip()]
+
+
+def denies(clause: str) -> bool:
+    return bool(NEGATIONS.search(NOT_DENIALS.sub(" ", clause)))
+
+
+def claims_to_know(answer: str, keywords: list[str]) -> bool:
+    """Whether an answer says it knows the news: some clause names the topic and denies nothing
+    (a negation anywhere in that clause counts, not only at the start of the answer)."""
+    return any(_mentions(c, keywords) and not denies(c) for c in clauses(answer) if not c.rstrip().endswith("?"))
+
+
+def says_knows(answer: str, name: str) -> bool:
+    """Whether an answer to "Do you know <name>?" says yes: it affirms, or names them, and no
+    clause denies knowing them ("No, I don't know Tom", "I have seen Tom, but I don't know him")."""
+    parts = [p.lower() for p in name.split()]
+    names = [name.lower(), *parts[:1]] if parts else [name.lower()]
+    pieces = clauses(answer)
+    if any(denies(c) and (_mentions(c, names) or re.search(r"\b(know|him|her|them|who)\b", c, re.I) or i == 0)
+           for i, c in enumerate(pieces)):
+        return False
+    return bool(YES.match(answer)) or any(_mentions(c, names) for c in pieces)
 
 
 def _time(value: str) -> datetime:
@@ -74,9 +111,9 @@ def measure(run: Path) -> dict[str, Any]:
         if times:
             first_known[npc_id] = min(times)
     knows_memory = set(first_known)
-    claims = {i["npc_id"] for i in data["interviews"]
-              if _mentions(i["answer"], keywords) and not NEGATIONS.match(i["answer"].strip())}
-    interviewed = bool(data["interviews"])
+    news = [i for i in data["interviews"] if i.get("asks", "news") == "news"]
+    claims = {i["npc_id"] for i in news if claims_to_know(i["answer"], keywords)}
+    interviewed = bool(news)
     knows = (claims & knows_memory) if interviewed else knows_memory
     host = m.get("host", "")
     diffusion = {
@@ -89,13 +126,20 @@ def measure(run: Path) -> dict[str, Any]:
     }
 
     # --- relationship network density --------------------------------------------------------
-    def knowers_at(h: datetime) -> set[tuple[str, str]]:
+    def named_at(h: datetime) -> set[tuple[str, str]]:
         edges = set()
         for a in ids:
             text = cfg.get("identities", {}).get(a, "") + " " + " ".join(
                 x.get("description", "") for x in memories.get(a, []) if _time(x["created"]) <= h)
             edges |= {(a, b) for b in ids if b != a and names[b] in text}
         return edges
+
+    def asked(when: str) -> set[tuple[str, str]] | None:
+        answers = [i for i in data["interviews"] if i.get("asks") == "knows" and i.get("when") == when]
+        if not answers:
+            return None
+        return {(i["npc_id"], i["about"]) for i in answers
+                if i["about"] in names and says_knows(i["answer"], names[i["about"]])}
 
     chats: dict[frozenset[str], datetime] = {}
     for a, mems in memories.items():
@@ -106,10 +150,15 @@ def measure(run: Path) -> dict[str, Any]:
                         key = frozenset((a, b))
                         chats[key] = min(chats.get(key, _time(x["created"])), _time(x["created"]))
     possible = n * (n - 1) if n > 1 else 1
-    density_by_hour = [[h.isoformat(), len(knowers_at(h)) / possible] for h in hours]
-    density = {"start": len(knowers_at(start - timedelta(seconds=1))) / possible,
-               "end": density_by_hour[-1][1], "by_hour": density_by_hour,
-               "chatted_pairs": len(chats), "chatted_density": len(chats) / (possible / 2)}
+    knows_start, knows_end = asked("start"), asked("end")
+    named_by_hour = [[h.isoformat(), len(named_at(h)) / possible] for h in hours]
+    density = {"asked": knows_start is not None or knows_end is not None,
+               "start": len(knows_start) / possible if knows_start is not None else None,
+               "end": len(knows_end) / possible if knows_end is not None else None,
+               "edges_start": sorted(map(list, knows_start or ())), "edges_end": sorted(map(list, knows_end or ())),
+               "named_start": len(named_at(start - timedelta(seconds=1))) / possible,
+               "named_by_hour": named_by_hour, "chatted_pairs": len(chats),
+               "chatted_density": len(chats) / (possible / 2)}
 
     # --- coordination --------------------------------------------------------------------------
     coordination: dict[str, Any] = {}
@@ -133,7 +182,7 @@ def measure(run: Path) -> dict[str, Any]:
         attended |= {a for a, (arena, t) in where.items() if arena.startswith(place) and t < w1 and end > w0}
         coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
-                        "window_in_run": w0 < end}
+                        "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
             "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination}
 
@@ -143,19 +192,23 @@ def report(run: Path) -> dict[str, Any]:
     result = measure(run)
     (run / "measurements.json").write_text(json.dumps(result, indent=1))
     d, g, c = result["diffusion"], result["density"], result["coordination"]
-    paper_diffusion = PAPER["diffusion_party"] if "party" in d["topic"].lower() else PAPER["diffusion_candidacy"]
+    paper_diffusion = PAPER["diffusion_party"] if c else PAPER["diffusion_candidacy"]  # an event with a place: the party
+    density = (f"{_share(g['start'])} -> {_share(g['end'])} (asked \"Do you know ...?\": {len(g['edges_start'])} -> "
+               f"{len(g['edges_end'])} of {d['n'] * (d['n'] - 1)} ordered pairs)") if g["asked"] else \
+        f"not asked (named in memories: {g['named_start']:.3f} -> {g['named_by_hour'][-1][1]:.3f})"
     rows = [
         ("information diffusion", f"{d['start_pct']:.0%} -> {d['end_pct']:.0%} ({d['start']} -> {d['end']} of {d['n']})"
          + (f"; {len(d['with_related_memory'])} with a related memory" if d["interviewed"]
             else ", from memories (no interviews)"), paper_diffusion),
         ("hallucinated knowledge", f"{len(d['hallucinated'])} ({', '.join(d['hallucinated']) or 'none'})",
          PAPER["hallucinated"]),
-        ("network density", f"{g['start']:.3f} -> {g['end']:.3f}", PAPER["density"]),
+        ("network density", density, PAPER["density"]),
         ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})", "-"),
     ]
     if c:
         rows.append(("coordination", f"{len(c['invited'])} invited, {len(c['planned'])} planned, "
-                     f"{len(c['attended'])} attended ({len(c['invited_attended'])} of the invited)"
+                     f"{len(c['attended'])} attended ({len(c['invited_attended'])} of the invited, "
+                     f"{len(c['planned_attended'])} of them with it in a plan or thought)"
                      + ("" if c["window_in_run"] else "; the window is after the run's end"), PAPER["coordination"]))
     lines = [f"# Measurements: {result['scenario']}", "",
              f"Run `{run}`: {result['npcs']} NPCs, {result['start']} -> {result['end']}.", "",
@@ -167,6 +220,10 @@ def report(run: Path) -> dict[str, Any]:
     return result
 
 
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _plots(run: Path, result: dict[str, Any]) -> list[Path]:
     try:
         import matplotlib
@@ -175,15 +232,22 @@ def _plots(run: Path, result: dict[str, Any]) -> list[Path]:
         import matplotlib.pyplot as plt
     except ImportError:
         return []
-    d, g, n = result["diffusion"], result["density"], max(1, result["npcs"])
+    d, g, c, n = result["diffusion"], result["density"], result["coordination"], max(1, result["npcs"])
+    hours = (_time(result["end"]) - _time(result["start"])).total_seconds() / 3600
     out = []
-    for name, series, paper, ylabel in (
-            ("diffusion", [(t, k / n) for t, k in d["by_hour"]], (0.04, 0.52 if "party" in d["topic"].lower() else 0.32),
-             "share who know (from memories)"),
-            ("density", [(t, v) for t, v in g["by_hour"]], (0.167, 0.74), "network density")):
+    for name, series, asked, paper, ylabel in (
+            ("diffusion", [(t, k / n) for t, k in d["by_hour"]],
+             [(0, d["start_pct"]), (hours, d["end_pct"])] if d["interviewed"] else [],
+             (0.04, 0.52 if c else 0.32), "share who know"),
+            ("density", [(t, v) for t, v in g["named_by_hour"]],
+             [(x, v) for x, v in ((0, g["start"]), (hours, g["end"])) if v is not None],
+             (0.167, 0.74), "network density")):
         fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
         xs = [(_time(t) - _time(series[0][0])).total_seconds() / 3600 for t, _ in series]
-        ax.plot(xs, [v for _, v in series], label="this run")
+        memory_label = "from memories" if name == "diffusion" else "named in memories (a bound, not asked)"
+        ax.plot(xs, [v for _, v in series], color="grey" if name == "density" else None, label=memory_label)
+        if asked:
+            ax.plot(*zip(*asked, strict=True), "o-", label="asked by interview (this run)")
         ax.plot([0, 48], list(paper), "--", label="paper, start -> end of 2 days")
         ax.set_xlabel("game hours")
         ax.set_ylabel(ylabel)

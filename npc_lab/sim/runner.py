@@ -48,6 +48,9 @@ class SimConfig:
     duration: timedelta | None = None  # overrides the scenario's
     progress_s: float = 10.0
     interview: bool = True
+    # Ask every resident "Do you know <name>?" about every other, at the start and at the end (the
+    # paper's relationship density); n x (n - 1) Interviews each time.
+    ask_density: bool = True
     rpc_timeout_s: float = 600.0
 
 
@@ -217,6 +220,9 @@ class Sim(Town):
         await self.call("RegisterWorld", self.grid.world_message(self.town))
         for r in self.residents:
             await self.call("SpawnNpc", self.settle(r, self.town.name))
+        asked: list[dict[str, Any]] = []
+        if self.config.interview and self.config.ask_density:
+            asked += await self.ask_who_knows_whom(start, "start")
         pending = sorted(sc.whispers, key=lambda w: w.at)
         wall0 = time.perf_counter()
         self._actions = (out / "actions.jsonl").open("w")
@@ -244,8 +250,12 @@ class Sim(Town):
         for npc_id in self.walkers:
             memories = await self.call("ListMemories", {"npcId": npc_id, "limit": 1000})
             (out / "memories" / f"{npc_id}.json").write_text(json.dumps(memories, indent=1, ensure_ascii=False))
-        if self.config.interview and sc.question:
-            await self.interview_all(end, out / "interviews.json")
+        if self.config.interview:
+            if sc.question:
+                asked += await self.interview_all(end)
+            if self.config.ask_density:
+                asked += await self.ask_who_knows_whom(end, "end")
+            (out / "interviews.json").write_text(json.dumps(asked, indent=1, ensure_ascii=False))
         calls = sum(int(c.get("calls", 0)) for c in usage.get("counters", []))
         tokens = sum(int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
                      for c in usage.get("counters", []))
@@ -255,19 +265,32 @@ class Sim(Town):
         (out / "stats.json").write_text(json.dumps(stats, indent=1))
         return stats
 
-    async def interview_all(self, when: datetime, path: Path) -> list[dict[str, Any]]:
+    async def interview_all(self, when: datetime, path: Path | None = None) -> list[dict[str, Any]]:
+        """Every resident asked the scenario's question (`asks: news`), as an observer: nothing is remembered."""
+        answers = await self._ask([(n, self.scenario.question, {"asks": "news", "when": "end"})
+                                   for n in sorted(self.walkers)], when)
+        if path:
+            path.write_text(json.dumps(answers, indent=1, ensure_ascii=False))
+        return answers
+
+    async def ask_who_knows_whom(self, when: datetime, label: str) -> list[dict[str, Any]]:
+        """Every resident asked about every other, as the paper did: "Do you know <name>?"
+        (`asks: knows`, `about`: the other's id; `when`: start or end of the run)."""
+        names = {n: w.resident.name for n, w in self.walkers.items()}
+        return await self._ask([(a, know_question(names[b]), {"asks": "knows", "about": b, "when": label})
+                                for a in sorted(names) for b in sorted(names) if b != a], when)
+
+    async def _ask(self, questions: list[tuple[str, str, dict[str, str]]], when: datetime) -> list[dict[str, Any]]:
         slots = asyncio.Semaphore(self.config.concurrency)
 
-        async def one(npc_id: str) -> dict[str, Any]:
+        async def one(npc_id: str, question: str, about: dict[str, str]) -> dict[str, Any]:
             async with slots:
-                reply = await self.call("Interview", {"npcId": npc_id, "question": self.scenario.question,
-                                                      "gameTime": _ts(when)})
-            return {"npc_id": npc_id, "question": self.scenario.question, "answer": reply.get("answer", ""),
-                    "game_time": when.isoformat()}
+                reply = await self.call("Interview", {"npcId": npc_id, "question": question, "gameTime": _ts(when),
+                                                      "remember": False})
+            return {"npc_id": npc_id, "question": question, "answer": reply.get("answer", ""),
+                    "game_time": when.isoformat(), "trace_id": reply.get("trace_id", ""), **about}
 
-        answers = list(await asyncio.gather(*(one(n) for n in sorted(self.walkers))))
-        path.write_text(json.dumps(answers, indent=1, ensure_ascii=False))
-        return answers
+        return list(await asyncio.gather(*(one(*q) for q in questions)))
 
     # --- one tick ------------------------------------------------------------------------
 
@@ -332,6 +355,11 @@ class Sim(Town):
         print(f"sim {now:%Y-%m-%d %H:%M} {done:4.0%} | decides {self.decides} | LLM calls {calls} | "
               f"tokens {tokens:,} | {(now - start).total_seconds() / max(wall, 1e-9):.0f} game-s/wall-s",
               file=sys.stderr, flush=True)
+
+
+def know_question(name: str) -> str:
+    """The paper's question for relationship density."""
+    return f"Do you know {name}?"
 
 
 def _ts(when: datetime) -> str:

@@ -1,0 +1,179 @@
+"""The stand-in model (npc_lab/standin_openai.py): schema-valid answers for every prompt the brain
+has, built only from what the prompt shows; a dated line it reads travels into what it writes
+(conversation, memo, plan); and it knows no town, person or event of ours."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+import importlib
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+import pytest
+
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.prompts import BUILTIN_DIR, Prompt, PromptLibrary
+from npc_lab import residents as loaders
+from npc_lab.standin_openai import StandInOpenAI, conform, respond
+
+LIB = PromptLibrary()
+PLACES = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Ferry House:porch", "Brookhaven:Lighthouse:lamp room",
+          "Brookhaven:Harbour:boat shed", "Brookhaven:Chapel:nave"]
+PERSONA = ("Name: Odile Marsh\nAge: 51\nInnate traits: patient, dry\nIdentity: Odile Marsh keeps the lamp at the "
+           "Lighthouse and mends nets for Piet Vos.\nLifestyle: wakes up at 5 am, works in the lamp room until "
+           "3 pm, goes to bed at 9 pm\nCurrently: Odile Marsh is repainting the lamp room.")
+
+
+def _prompts() -> list[Prompt]:
+    out = []
+    for path in sorted(Path(BUILTIN_DIR).glob("*.py")):
+        if path.stem != "__init__":
+            out.append(importlib.import_module(f"brain_server.prompts.{path.stem}").PROMPT)
+    return out
+
+
+def _variables(**over: Any) -> dict[str, Any]:
+    """Values for every placeholder any prompt has (unknown ones get a line of text)."""
+    values: dict[str, Any] = defaultdict(lambda: "nothing in particular")
+    values.update({
+        "npc_name": "Odile Marsh", "persona": PERSONA, "partner": "Piet Vos", "subject": "Piet Vos",
+        "time": "Tuesday March 3, 10:00", "date": "Tuesday March 3, 2026", "place": PLACES[2], "here": "at home",
+        "memories": "- Piet Vos is mending a net\n- Odile Marsh heard from Piet Vos: the regatta starts at the "
+                    "Harbour on March 3 at 4 pm",
+        "memory": "Piet Vos is mending a net", "dialogue": "(nobody has spoken yet)", "relationship": "an old friend",
+        "observation": "Piet Vos is mending a net", "current_activity": "polishing the lens",
+        "talk_note": "could be approached", "status": "Piet Vos is mending a net",
+        "relationship_memories": "- Piet Vos is mending a net",
+        "status_memories": "- Odile Marsh heard from Piet Vos: the regatta starts at the Harbour on March 3 at 4 pm",
+        "choices": '- "continue": carry on\n- "talk": start a conversation with Piet Vos now\n- "react": change plans',
+        "choice_names": '"continue" | "talk" | "react"', "choice_list": ["continue", "talk", "react"], "question": "What are you doing today?", "question_count": 3,
+        "activity": "polishing the lens", "start": "10:00", "end": "11:00", "minutes": 60, "min_steps": 4,
+        "max_steps": 12, "objects": "lens, ladder", "object_list": ["lens", "ladder"],
+        "schedule": "- 05:00-06:00 waking up (Brookhaven:Ferry House:kitchen)", "previous_day": "- (none)",
+        "places": "\n".join(f"- {p}" for p in PLACES), "place_list": PLACES,
+        "place_choices": [("Ferry House", "kitchen", ["stove"]), ("Lighthouse", "lamp room", ["lens", "ladder"])],
+        "reason": "Piet Vos asked for help", "done": "- (nothing)", "planned": "- 10:00-11:00 polishing the lens "
+        f"({PLACES[2]})", "later": "- (nothing)", "start_times": ["10:00", "10:05", "10:30", "11:00"],
+        "count": 2, "statements": "What does Odile think of Piet?\n1. Piet Vos is mending a net\n2. Piet Vos said "
+        "the regatta starts at 4 pm", "statement_count": 2, "insight_count": 3,
+        "resident_name": "Odile Marsh", "identity": "keeps the lamp", "category": "plans", "category_about": "plans",
+        "answers": 'A. "I will polish the lens"\nB. "No idea"', "labels": '"A", "B"',
+    })
+    values.update(over)
+    return values
+
+
+def _body(prompt: Prompt, variables: dict[str, Any]) -> dict[str, Any]:
+    return {"model": "stand-in", "messages": LIB.render(prompt.purpose, variables, prompt.system),
+            "response_format": {"type": "json_schema",
+                                "json_schema": {"name": prompt.purpose, "schema": prompt.json_schema(variables)}}}
+
+
+def _ask(purpose: str, **over: Any) -> Any:
+    prompt = next(p for p in _prompts() if p.purpose == purpose)
+    answer = respond(_body(prompt, _variables(**over)))
+    return prompt.schema.model_validate(answer)
+
+
+@pytest.mark.parametrize("prompt", _prompts(), ids=lambda p: p.purpose)
+def test_every_purpose_gets_a_schema_valid_answer_and_the_same_one_again(prompt: Prompt) -> None:
+    body = _body(prompt, _variables())
+    answer = respond(body)
+    prompt.schema.model_validate(answer)
+    assert respond(json.loads(json.dumps(body))) == answer
+
+
+def test_any_schema_gets_a_valid_answer_from_the_prompt() -> None:
+    """A purpose the stand-in has no reading for (or a schema changed under it) still gets a valid answer."""
+    from npc_lab.standin_openai import StandIn
+
+    schema = {"type": "object", "required": ["when", "mood", "tags", "ok", "n"], "properties": {
+        "when": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        "mood": {"type": "string", "enum": ["calm", "restless"]},
+        "tags": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "string", "maxLength": 12}},
+        "ok": {"type": "boolean"}, "n": {"type": "integer", "minimum": 3, "maximum": 5}}}
+    reader = StandIn({"messages": [{"role": "user", "content": "It is Tuesday March 3, 10:00.\n- a line"}]})
+    out = conform({"when": "tomorrow", "n": 99}, schema, schema, reader)
+    assert out["when"] == "" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["when"])
+    assert out["mood"] in ("calm", "restless") and len(out["tags"]) == 2 and all(len(t) <= 12 for t in out["tags"])
+    assert out["n"] == 5 and out["ok"] is False
+
+
+def test_a_dated_line_travels_from_one_mind_to_the_next_and_into_a_plan() -> None:
+    """Odile was told of an event; her line shares it, Piet's reply accepts it, his memo turns it into
+    a plan item at its time, his next conversation passes it on, and on the day his plan holds it."""
+    told = "- Odile Marsh thinks: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm"
+    share = _ask("converse_turn", memories=told, time="Tuesday March 3, 10:00").utterance
+    assert "lantern walk" in share and "6 pm" in share and "March 5" in share
+    heard = f'Odile Marsh: "{share}"'
+    reply = _ask("converse_turn", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 memories="- Odile Marsh is polishing the lens", dialogue=heard).utterance
+    assert "lantern walk" in reply and re.search(r"6 pm", reply)
+    both = f'{heard}\nPiet Vos: "{reply}"'
+    memo = _ask("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                dialogue=both, time="Tuesday March 3, 10:20")
+    assert "lantern walk" in memo.summary and memo.importance >= 6
+    assert memo.plan_activity and not memo.plan_start, "March 5 is not today: no time today"
+    on_the_day = _ask("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                      dialogue=both, time="Thursday March 5, 09:00")
+    assert (on_the_day.plan_start, on_the_day.plan_minutes) == ("18:00", 120)
+    onward = _ask("converse_turn", npc_name="Piet Vos", partner="Mina Roe", persona="Name: Piet Vos",
+                  memories=f"- {memo.summary}\n- Mina Roe is buying bread", time="Wednesday March 4, 12:00").utterance
+    assert "lantern walk" in onward and "6 pm" in onward and "March 5" in onward
+    plan = _ask("daily_plan", npc_name="Piet Vos", date="Thursday March 5, 2026", memories=f"- {memo.summary}")
+    walk = [b for b in plan.blocks if "lantern walk" in b.activity]
+    assert walk and walk[0].start == "18:00" and walk[0].address == "Brookhaven:Chapel:nave"
+    before = _ask("daily_plan", npc_name="Piet Vos", date="Wednesday March 4, 2026", memories=f"- {memo.summary}")
+    assert not any("lantern" in b.activity for b in before.blocks), "not on another day"
+    place = _ask("choose_address", activity=walk[0].activity,
+                 place_choices=[("Ferry House", "kitchen", ["stove"]), ("Chapel", "nave", ["pew"])])
+    assert place.place.arena == "nave"
+
+
+def test_interviews_answer_from_the_lines_shown_and_say_no_otherwise() -> None:
+    yes = _ask("interview", question="Have you heard about a regatta?").answer
+    assert yes.startswith("Yes") and "regatta" in yes and "4 pm" in yes
+    no = _ask("interview", question="Do you know about a lantern walk?").answer
+    assert no.startswith("No") and "lantern walk" in no
+    assert _ask("interview", question="Do you know Piet Vos?").answer.startswith("Yes")
+    assert _ask("interview", question="Do you know Mina Roe?").answer == "No, I do not know Mina Roe."
+
+
+def test_it_talks_when_it_has_news_and_only_when_talking_is_possible() -> None:
+    assert _ask("react").choice == "talk"
+    busy = _ask("react", talk_note="is busy, so talking is not possible now", choice_list=["continue", "react"],
+                choices='- "continue": carry on\n- "react": change plans')
+    assert busy.choice == "continue"
+
+
+def test_it_knows_no_town_person_or_event_of_ours() -> None:
+    source = (Path(__file__).parent.parent / "npc_lab" / "standin_openai.py").read_text().lower()
+    world = loaders.load_town()
+    names = {r.name for r in loaders.load_residents()} | {s.name for s in world.sectors} | {world.name}
+    names |= {sc.measure.topic for sc in loaders.load_scenarios().values()}
+    names |= {"party", "valentine", "election", "mayor", "candidacy", "ville", "smallville", "hobbs"}
+    found = sorted(n for n in names if re.search(rf"\b{re.escape(n.lower())}\b", source))
+    assert not found, f"the stand-in names {found}"
+
+
+def test_the_brains_llm_client_talks_to_it_over_http() -> None:
+    import asyncio
+
+    from brain_server.prompts.interview import PROMPT
+
+    async def ask(url: str) -> Any:
+        llm = LLM(base_url=url, model="stand-in", api_key="k", prompts=LIB, max_attempts=1)
+        try:
+            return await llm.complete(PROMPT, _variables(question="Have you heard about a regatta?"), npc_id="odile",
+                                      fallback=lambda: None)
+        finally:
+            await llm.close()
+
+    with StandInOpenAI(seed=3) as model:
+        answer = asyncio.run(ask(model.base_url))
+        assert model.chat_requests("interview") and model.describe().startswith("stand-in model")
+    assert answer is not None and "regatta" in answer.answer
+    assert Settings  # the brain reads NPC_BRAIN_LLM_BASE_URL the same way for a sim
