@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address (0 = no limit).")
     rate_limit_burst: int = Field(400, ge=1, description="Requests a client address may burst above the rate.")
     max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body on both transports.")
+    npc_cache: int = Field(10_000, ge=1, description="NPCs kept in memory, the least recently used forgotten first "
+                           "(and read from the store again when asked for).")
 
     # Storage
     data_dir: Path = Field(Path("data"), description="Where the embedded Qdrant engine keeps its files.")

@@ -17,10 +17,16 @@ class Status(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
+MAX_MESSAGE = 1000  # a gRPC status message travels in a header: a long one would turn into resource_exhausted
+
+
 class BrainError(Exception):
-    """An error the caller can fix; the message says how."""
+    """An error the caller can fix; the message says how (cut at MAX_MESSAGE characters: messages
+    repeat what the caller sent, `validation.shown` keeps that short, this is the last guard)."""
 
     def __init__(self, status: Status, message: str) -> None:
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE - 15] + " ... (cut here)"
         super().__init__(message)
         self.status = status
         self.message = message

@@ -3,33 +3,38 @@
 One place for what the RPCs and the mind share: loading and saving records, one lock per NPC
 (held only for the short read-modify-write of its record, never across an LLM call), and the
 revision every write raises, so replicas sharing a store never serve an NPC from an old copy.
+
+Nothing here grows with what callers send: the caches keep the most recently used worlds
+(WORLDS_CACHED) and NPCs (NPC_BRAIN_NPC_CACHE) and load the rest from the store again (an NPC
+whose record is still being written behind stays until it is written); a lock exists only while
+someone holds or waits for it, so asking about 10,000 ids that do not exist leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 import functools
-import re
+from itertools import islice
 from typing import Any, TypeVar
+from weakref import WeakValueDictionary
 
 import structlog
 
+from brain_server import validation
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.npc import NpcState
 from brain_server.storage.base import MemoryStore
+from brain_server.validation import NPC_ID, shown  # noqa: F401 - NPC_ID: the lab's models use its pattern
 from brain_server.world import World, join
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
+WORLDS_CACHED = 16  # a world is up to MAX_REQUEST_BYTES of tiles: the least recently used go first
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
-NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # full-matched; the lab's pydantic models use the pattern
-
-
-def check_npc_id(npc_id: str) -> None:
-    if not NPC_ID.fullmatch(npc_id):
-        raise invalid(f"npc_id {npc_id[:80]!r} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
+check_npc_id = validation.npc_id
 
 
 class WorldIndex:
@@ -44,26 +49,27 @@ class WorldIndex:
 
     def check(self, address: str, name: str) -> None:
         if address not in self.addresses:
-            raise invalid(f"{name} {address[:200]!r} is not in world {self.world.name!r}; use "
+            raise invalid(f"{name} {shown(address, 200)} is not in world {self.world.name!r}; use "
                           f"world:sector:arena[:object] as registered, e.g. {min(self.addresses)!r}")
 
 
 class Records:
     """Worlds and NPCs: cached, locked per NPC, saved only when changed."""
 
-    def __init__(self, store: MemoryStore, *, shared_store: bool) -> None:
+    def __init__(self, store: MemoryStore, *, shared_store: bool, npcs_cached: int = 10_000) -> None:
         self.store = store
         self._shared = shared_store  # replicas on one store: check the revision before using the cache
-        self._worlds: dict[str, World] = {}
-        self._npcs: dict[str, NpcState] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._people_by_world: dict[str, dict[str, str]] = {}
-        self._indexes: dict[str, WorldIndex] = {}
-        self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written
+        self._npcs_cached = npcs_cached
+        self._worlds: OrderedDict[str, World] = OrderedDict()  # least recently used first
+        self._npcs: OrderedDict[str, NpcState] = OrderedDict()
+        self._locks: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # alive while held or awaited
+        self._people_by_world: dict[str, dict[str, str]] = {}  # per cached world
+        self._indexes: dict[str, WorldIndex] = {}  # per cached world
+        self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written (cached NPCs)
         # Records have threads of their own: a Decide's write must not queue behind embeddings,
         # which fill the shared default pool while they wait for the one model.
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="records")
-        self._writing: dict[str, asyncio.Lock] = {}  # one write of an NPC's record at a time
+        self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # one write at a time
         self._behind: set[str] = set()  # NPCs whose newest record is still to be written
         self._writers: dict[str, asyncio.Task[None]] = {}
 
@@ -75,31 +81,53 @@ class Records:
     async def world(self, name: str) -> World:
         if not name:
             raise invalid("world_name is empty: name the world sent with RegisterWorld")
-        if name not in self._worlds:
+        world = self._worlds.get(name)
+        if world is None:
             record = await self._io(self.store.get_record, WORLD_RECORD, name)
             if record is None:
-                raise BrainError(Status.FAILED_PRECONDITION, f"world {name!r} is not registered: call RegisterWorld first")
-            self._worlds[name] = World.model_validate(record)
-        return self._worlds[name]
+                raise BrainError(Status.FAILED_PRECONDITION,
+                                 f"world {shown(name)} is not registered: call RegisterWorld first")
+            world = World.model_validate(record)
+            if name in self._worlds:  # put_world landed meanwhile: it is newer than what was read
+                world = self._worlds[name]
+            self._keep_world(world)
+        self._worlds.move_to_end(name)
+        return world
 
     async def put_world(self, world: World) -> None:
         await self._io(self.store.put_record, WORLD_RECORD, world.name, world.model_dump(mode="json"))
+        self._keep_world(world)
+
+    def _keep_world(self, world: World) -> None:
         self._worlds[world.name] = world
+        self._worlds.move_to_end(world.name)
+        while len(self._worlds) > WORLDS_CACHED:
+            gone, _ = self._worlds.popitem(last=False)
+            self._indexes.pop(gone, None)
+            self._people_by_world.pop(gone, None)
+
+    def world_lock(self, name: str) -> asyncio.Lock:
+        """The lock for a world's read-modify-writes (SetObjectState) and for who lives in it (SpawnNpc)."""
+        return self.lock(f"world:{name}")  # ':' is never in an npc_id
 
     def index(self, world: World) -> WorldIndex:
         """The world's lookups, built once per world version (RegisterWorld and SetObjectState make a new one)."""
         cached = self._indexes.get(world.name)
         if cached is None or cached.world is not world:
-            cached = self._indexes[world.name] = WorldIndex(world)
+            cached = WorldIndex(world)
+            if world.name in self._worlds:
+                self._indexes[world.name] = cached
         return cached
 
     async def people(self, world_name: str) -> dict[str, str]:
         """Names of the NPCs in a world, to their ids: who an observation is about."""
-        if world_name not in self._people_by_world:
+        people = self._people_by_world.get(world_name)
+        if people is None:
             records = await self._io(self.store.list_records, NPC_RECORD)
-            self._people_by_world[world_name] = {r["persona"]["name"]: r["npc_id"] for r in records
-                                                 if r["world_name"] == world_name}
-        return self._people_by_world[world_name]
+            people = {r["persona"]["name"]: r["npc_id"] for r in records if r["world_name"] == world_name}
+            if world_name in self._worlds:
+                people = self._people_by_world.setdefault(world_name, people)
+        return people
 
     # --- NPCs -----------------------------------------------------------------------------
 
@@ -112,13 +140,17 @@ class Records:
         in a conversation, is never served from an old copy."""
         cached = self._npcs.get(npc_id)
         if cached is not None and not self._shared:
+            self._npcs.move_to_end(npc_id)
             return cached
         record = await self._io(self.store.get_record, NPC_RECORD, npc_id)
         if record is None:
             return cached
+        if npc_id in self._npcs and self._npcs[npc_id] is not cached:
+            return self._npcs[npc_id]  # saved while the record was read: newer than the record
         if cached is None or record.get("revision", 0) != cached.revision:
-            cached = self._npcs[npc_id] = NpcState.model_validate(record)
+            cached = NpcState.model_validate(record)
             self._saved[npc_id] = _content_digest(cached)
+            self._keep(cached)
         return cached
 
     async def npc(self, npc_id: str) -> NpcState:
@@ -149,8 +181,24 @@ class Records:
                 if npc.npc_id not in self._writers:
                     self._writers[npc.npc_id] = asyncio.create_task(self._write_behind(npc.npc_id))
             self._saved[npc.npc_id] = digest
-        self._npcs[npc.npc_id] = npc
+        self._keep(npc)
         self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
+
+    def _keep(self, npc: NpcState) -> None:
+        """Cache the NPC as most recently used; forget the least recently used beyond the bound,
+        except those whose record is still to be written (the store has an older one)."""
+        self._npcs[npc.npc_id] = npc
+        self._npcs.move_to_end(npc.npc_id)
+        excess = len(self._npcs) - self._npcs_cached
+        if excess <= 0:
+            return
+        for npc_id in list(islice(self._npcs, excess + len(self._behind) + len(self._writers) + 1)):
+            if excess <= 0:
+                break
+            if npc_id != npc.npc_id and npc_id not in self._behind and npc_id not in self._writers:
+                del self._npcs[npc_id]
+                self._saved.pop(npc_id, None)
+                excess -= 1
 
     async def _write_behind(self, npc_id: str) -> None:
         """Write the NPC's newest record until no newer one is waiting."""

@@ -9,22 +9,23 @@ from datetime import datetime
 
 import structlog
 
-from brain_server import convert
+from brain_server import convert, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.npc import NpcState, Perception
-from brain_server.records import Records, check_npc_id
+from brain_server.records import Records
 from brain_server.trace import TraceBook
-from brain_server.world import arena_of
+from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, MAX_WORLD_PLACES, shown
+from brain_server.vitals import Spread, Vitals
+from brain_server.world import World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
 
 log = structlog.get_logger(__name__)
-MAX_TEXT = 4000
-MAX_PERCEPTIONS = 64
 MAX_LIST = 1000
+MAX_AGE = 200
 
 
 class BrainCore:
@@ -36,23 +37,16 @@ class BrainCore:
         self.store = stream.store
         self.llm = stream.llm
         self.traces = TraceBook(settings.traces_per_npc, settings.traces_total)
-        self.records = Records(self.store, shared_store=settings.qdrant_url is not None)
+        self.records = Records(self.store, shared_store=settings.qdrant_url is not None,
+                               npcs_cached=settings.npc_cache)
         self.mind = Mind(settings, stream, self.records, self.traces)
+        self.vitals = Vitals()
 
     # --- world and NPCs -------------------------------------------------------------------
 
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
-        _check_text("world.name", world.name, required=True)
-        if not world.sectors:
-            raise invalid("world.sectors is empty: send at least one sector with an arena")
-        for sector in world.sectors:
-            if not sector.arenas:
-                raise invalid(f"sector {sector.name!r} has no arenas: every sector needs at least one")
-            if len({a.name for a in sector.arenas}) != len(sector.arenas):
-                raise invalid(f"sector {sector.name!r} has two arenas with the same name")
-        if len({s.name for s in world.sectors}) != len(world.sectors):
-            raise invalid("two sectors have the same name: sector names must be unique in a world")
+        _check_world(world)
         await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
@@ -60,16 +54,26 @@ class BrainCore:
                                         object_count=objects)
 
     async def spawn_npc(self, request: pb.SpawnNpcRequest) -> pb.SpawnNpcResponse:
-        check_npc_id(request.npc_id)
+        validation.npc_id(request.npc_id)
         world = await self.records.world(request.world_name)
         persona = convert.persona_from_pb(request.persona)
-        _check_text("persona.name", persona.name, required=True)
+        validation.name("persona.name", persona.name)
+        validation.names("persona.traits", persona.traits, limit=MAX_TRAITS)
         for name in ("identity", "lifestyle", "currently"):
-            _check_text(f"persona.{name}", getattr(persona, name))
+            validation.text(f"persona.{name}", getattr(persona, name))
+        if not 0 <= persona.age <= MAX_AGE:
+            raise invalid(f"persona.age {persona.age} is out of range: use 0-{MAX_AGE} (0 = not given)")
+        validation.count("persona.known_areas", persona.known_areas, MAX_KNOWN_AREAS)
+        perception = _perception(request.perception)
         index = self.records.index(world)
         for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
             index.check(address, "address")
-        async with self.records.lock(request.npc_id):
+        async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
+            # One persona name per world: observations, reactions, chats and private homes go by name.
+            holder = (await self.records.people(world.name)).get(persona.name, request.npc_id)
+            if holder != request.npc_id:
+                raise BrainError(Status.ALREADY_EXISTS, f"persona.name {shown(persona.name)} is taken in world "
+                                 f"{shown(world.name)} by NPC {holder!r}: give each NPC of a world its own name")
             existing = await self.records.npc_or_none(request.npc_id)
             if existing is not None:
                 # "currently" is the brain's to revise from day 2 on; the rest must match to resume.
@@ -81,10 +85,10 @@ class BrainCore:
             known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
                            if persona.known_areas else set(world.arena_addresses()))
             npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
-                           perception=_perception(request.perception),
+                           perception=perception,
                            address=request.address or persona.home,
                            known_addresses=known)
-            await self.records.save(npc)
+            await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
         return pb.SpawnNpcResponse(npc_id=npc.npc_id, resumed=False)
 
@@ -93,11 +97,11 @@ class BrainCore:
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
         """The NPC's action for now, never waiting for the model (`Mind.decide`)."""
         now = _game_time(request)
-        if len(request.perceptions) > MAX_PERCEPTIONS:
-            raise BrainError(Status.RESOURCE_EXHAUSTED, f"{len(request.perceptions)} perceptions in one request; "
-                             f"send at most {MAX_PERCEPTIONS} (the nearest ones)")
+        validation.count("perceptions", request.perceptions, MAX_PERCEPTIONS)
         for event in request.perceptions:
-            _check_text("perceptions.description", event.description)
+            for part in ("subject", "predicate", "object", "address"):
+                validation.line(f"perceptions.{part}", getattr(event, part))
+            validation.text("perceptions.description", event.description)
         decision = await self.mind.decide(request.npc_id, now, convert.events_from_pb(list(request.perceptions)),
                                           request.address)
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
@@ -107,33 +111,34 @@ class BrainCore:
 
     async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
         now = _game_time(request)
-        _check_text("text", request.text, required=True)
+        validation.text("text", request.text, required=True)
         memory_id, trace = await self.mind.whisper(request.npc_id, request.text.strip(), now)
         return pb.WhisperResponse(memory_id=memory_id, trace_id=trace.trace_id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:
         now = _game_time(request)
-        _check_text("question", request.question, required=True)
+        validation.text("question", request.question, required=True)
         answer, trace = await self.mind.interview(request.npc_id, request.question, now, remember=request.remember)
         return pb.InterviewResponse(answer=answer, trace_id=trace.trace_id)
 
     async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
         now = _game_time(request)
-        _check_text("text", request.text, required=True)
-        player = request.speaker_name.strip() or "the player"
-        _check_text("speaker_name", player)
+        validation.text("text", request.text, required=True)
+        player = validation.name("speaker_name", request.speaker_name.strip() or "the player")
         reply, ended, trace = await self.mind.talk(request.npc_id, player, request.text, now)
         return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
 
     async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
         """The user changes an object in natural language; NPCs perceive it through Godot's events."""
-        world = await self.records.world(request.world_name)
-        _check_text("state", request.state)
-        try:
-            updated = set_object_state(world, request.address, request.state.strip())
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
-        await self.records.put_world(updated)
+        validation.line("state", request.state)
+        validation.line("address", request.address, limit=4 * validation.MAX_NAME + 3)
+        async with self.records.world_lock(request.world_name):  # read-modify-write: two at once lose one
+            world = await self.records.world(request.world_name)
+            try:
+                updated = set_object_state(world, request.address, request.state.strip())
+            except ValueError as exc:
+                raise invalid(str(exc)) from None
+            await self.records.put_world(updated)
         return pb.SetObjectStateResponse(address=request.address, state=request.state.strip())
 
     async def list_memories(self, request: pb.ListMemoriesRequest) -> pb.ListMemoriesResponse:
@@ -145,7 +150,7 @@ class BrainCore:
         if kind is None and request.kind:
             raise invalid(f"kind {request.kind} is not a MemoryKind: use MEMORY_KIND_OBSERVATION, _THOUGHT, _CHAT, "
                           "_PLAN, or leave it unset for all")
-        _check_text("query", request.query)
+        validation.text("query", request.query)
         if request.query:
             [vector] = await self.stream.embedder.embed([request.query])
             nodes = [s.node for s in await asyncio.to_thread(self.store.nearest, npc.npc_id, vector, limit, kind)]
@@ -158,7 +163,7 @@ class BrainCore:
         if request.trace_id:
             trace = self.traces.get(request.trace_id)
             if trace is None:
-                raise not_found(f"no trace {request.trace_id!r}: traces are kept for the last "
+                raise not_found(f"no trace {shown(request.trace_id)}: traces are kept for the last "
                                 f"{self.settings.traces_per_npc} decisions of each NPC (and "
                                 f"{self.settings.traces_total} in all) since the server started")
         elif request.npc_id:
@@ -188,10 +193,18 @@ class BrainCore:
                                 served=q.served, wait_p50_ms=q.wait_p50_ms, wait_p99_ms=q.wait_p99_ms,
                                 dropped_stale=q.dropped_stale, dropped_full=q.dropped_full)
                   for q in self.llm.scheduler.report()]
-        return pb.GetUsageResponse(counters=counters, hourly=hourly, queues=queues)
+        vitals = self.vitals
+        return pb.GetUsageResponse(counters=counters, hourly=hourly, queues=queues,
+                                   rpcs=[_latency(s.spread(), name) for name, s in sorted(vitals.rpcs.items()) if s.count],
+                                   loop_late=_latency(vitals.loop_late.spread()),
+                                   gc_pauses=_latency(vitals.gc_pauses.spread()))
 
     async def close(self) -> None:
         await self.mind.close()
+
+
+def _latency(spread: Spread, name: str = "") -> pb.Latency:
+    return pb.Latency(name=name, count=spread.count, p50_ms=spread.p50_ms, p99_ms=spread.p99_ms, max_ms=spread.max_ms)
 
 
 def _perception(message: pb.PerceptionSettings) -> Perception:
@@ -203,15 +216,32 @@ def _perception(message: pb.PerceptionSettings) -> Perception:
                       retention=message.retention or defaults.retention)
 
 
-def _check_text(name: str, value: str, *, required: bool = False) -> None:
-    if required and not value.strip():
-        raise invalid(f"{name} is empty")
-    if len(value) > MAX_TEXT:
-        raise BrainError(Status.RESOURCE_EXHAUSTED, f"{name} has {len(value)} characters; the limit is {MAX_TEXT}")
+def _check_world(world: World) -> None:
+    """Names that make addresses (no ':', one line), unique among their siblings; a bounded size."""
+    validation.name("world.name", world.name)
+    if not world.sectors:
+        raise invalid("world.sectors is empty: send at least one sector with an arena")
+    places = len(world.sectors) + sum(len(s.arenas) + sum(len(a.objects) for a in s.arenas) for s in world.sectors)
+    if places > MAX_WORLD_PLACES:
+        raise BrainError(Status.RESOURCE_EXHAUSTED, f"the world has {places} sectors, arenas and objects; "
+                         f"send at most {MAX_WORLD_PLACES}")
+    validation.unique("sector", (s.name for s in world.sectors), "in a world")
+    for sector in world.sectors:
+        validation.name("sector name", sector.name)
+        validation.names(f"sector {shown(sector.name)} residents", sector.residents, limit=MAX_WORLD_PLACES)
+        if not sector.arenas:
+            raise invalid(f"sector {shown(sector.name)} has no arenas: every sector needs at least one")
+        validation.unique("arena", (a.name for a in sector.arenas), f"in sector {shown(sector.name)}")
+        for arena in sector.arenas:
+            validation.name("arena name", arena.name)
+            validation.unique("object", (o.name for o in arena.objects), f"in arena {shown(arena.name)}")
+            for obj in arena.objects:
+                validation.name("object name", obj.name)
+                validation.line("object state", obj.state)
 
 
 def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest) -> datetime:
-    check_npc_id(request.npc_id)
+    validation.npc_id(request.npc_id)
     if not request.HasField("game_time"):
         raise invalid("game_time is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")
     try:

@@ -3,6 +3,9 @@ grpcurl, Postman and buf curl work out of the box."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from google.protobuf.message import DecodeError, Message
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -11,8 +14,8 @@ import structlog
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods
-from npc_brain.v1 import brain_pb2_grpc
+from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, core_methods
+from npc_brain.v1 import brain_pb2
 
 log = structlog.get_logger(__name__)
 CODES = {
@@ -27,13 +30,32 @@ GUARD_CODES = {"unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
                "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
+class _Undecodable:
+    """A request body that is not the protobuf it should be: answered invalid_argument, not unknown."""
+
+    def __init__(self, type_name: str, error: str) -> None:
+        self.message = f"the request is not a valid {type_name} protobuf ({error[:200]})"
+
+
+def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undecodable]:
+    def decode(data: bytes) -> Message | _Undecodable:
+        try:
+            return message_type.FromString(data)
+        except (DecodeError, ValueError, RuntimeError) as exc:
+            return _Undecodable(message_type.DESCRIPTOR.full_name, str(exc))
+
+    return decode
+
+
 def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
-    async def rpc(self: object, request: object, context: grpc.aio.ServicerContext) -> object:
+    async def rpc(request: object, context: grpc.aio.ServicerContext) -> object:
         metadata = dict(context.invocation_metadata() or ())
         refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
         if refused is not None:
             log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
             await context.abort(GUARD_CODES[refused[0]], refused[1])
+        if isinstance(request, _Undecodable):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
         try:
             return await method(request)
         except BrainError as exc:
@@ -46,10 +68,18 @@ def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpci
     return rpc
 
 
-def servicer(core: BrainCore) -> brain_pb2_grpc.BrainServiceServicer:
+def handlers(core: BrainCore) -> grpc.GenericRpcHandler:
+    """Every RPC of the service, decoding requests itself so that a corrupt body is invalid_argument."""
     guard = guard_for(core, core.settings)
-    methods = {name: _adapt(name, method, guard) for name, method in core_methods(core)}
-    return type("BrainServicer", (brain_pb2_grpc.BrainServiceServicer,), methods)()
+    by_name = {m.name: m for m in SERVICE.methods}
+    rpcs = {}
+    for name, method in core_methods(core):
+        request_type = getattr(brain_pb2, by_name[name].input_type.name)
+        response_type = getattr(brain_pb2, by_name[name].output_type.name)
+        rpcs[name] = grpc.unary_unary_rpc_method_handler(_adapt(name, method, guard),
+                                                         request_deserializer=_decoder(request_type),
+                                                         response_serializer=response_type.SerializeToString)
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, rpcs)
 
 
 async def start(core: BrainCore, host: str, port: int) -> tuple[grpc.aio.Server, int]:
@@ -57,7 +87,7 @@ async def start(core: BrainCore, host: str, port: int) -> tuple[grpc.aio.Server,
     reflection stay open; BrainService RPCs need the token when one is set."""
     check_bind(core.settings.model_copy(update={"host": host}))
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", core.settings.max_request_bytes)])
-    brain_pb2_grpc.add_BrainServiceServicer_to_server(servicer(core), server)
+    server.add_generic_rpc_handlers((handlers(core),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, reflection.SERVICE_NAME, health.SERVICE_NAME), server)
