@@ -1,14 +1,13 @@
 extends Node2D
-## Boots the town: spawns the residents of `residents_dir` (one JSON persona per file) next to the
-## NPCs placed in the scene, registers the town's spatial tree with the brain (RegisterWorld,
-## retried until the brain answers), then starts the game clock and every NPC's mind.
+## Boots the Ville (the addon's demo): spawns the residents of `residents_dir` (one JSON persona
+## per file) next to the NPCs placed in the scene. The addon does the rest: the NpcBrainWorld
+## (`Town`) registers itself with the brain and starts the clock, each NPC's NpcBrainAgent
+## spawns it and asks Decide, and the VilleNpc bodies walk where the agents send them.
 
 const NPC_SCENE := preload("res://npc/npc.tscn")
 ## Launch flag (`?export-town` on the page) that prints the town's layout and stops there.
 const EXPORT_TOWN_FLAG := "export-town"
 
-## Real seconds between RegisterWorld attempts while the brain is unreachable.
-@export var retry_delay_s: float = 3.0
 ## Folder of resident personas (*.json); each becomes an NPC unless one with its id is placed.
 @export_dir var residents_dir: String = "res://data/residents"
 
@@ -17,21 +16,22 @@ const EXPORT_TOWN_FLAG := "export-town"
 
 var _follow_player: bool = false
 
-@onready var _town: Town = $Town
+@onready var _town: NpcBrainWorld = $Town
 @onready var _npcs: Node2D = $Npcs
-@onready var _hud: Hud = $Hud
+@onready var _hud: VilleHud = $Hud
 @onready var _camera: Camera2D = $Camera
-@onready var _player: Player = $Player
-@onready var _inspector: Inspector = $Inspector
+@onready var _player: VillePlayer = $Player
+@onready var _inspector: VilleInspector = $Inspector
 
 
 func _ready() -> void:
-	EventLog.record("boot", {
+	NpcBrainLog.record("boot", {
 		"engine": Engine.get_version_info().string, "web": OS.has_feature("web"),
-		"msec": Time.get_ticks_msec(), "game_time": GameClock.now_rfc3339(),
+		"msec": Time.get_ticks_msec(), "game_time": NpcBrainClock.now_rfc3339(),
 	})
-	if LaunchArgs.has_flag(EXPORT_TOWN_FLAG):
-		EventLog.record("town_export", TownExport.of(_town))
+	if NpcBrainLaunchArgs.has_flag(EXPORT_TOWN_FLAG):
+		_town.register_on_ready = false
+		NpcBrainLog.record("town_export", NpcBrainLayout.of(_town))
 		return
 	_spawn_residents()
 	for npc in _get_npcs():
@@ -40,7 +40,9 @@ func _ready() -> void:
 	_inspector.town = _town
 	_frame_town()
 	get_viewport().size_changed.connect(_frame_town)
-	_register_world()
+	_town.registered.connect(_on_town_registered)
+	_town.registration_failed.connect(_hud.show_failure)
+	NpcBrain.call_failed.connect(_on_brain_call_failed)
 	var stats_timer := Timer.new()
 	stats_timer.wait_time = stats_interval_s
 	stats_timer.timeout.connect(_record_stats)
@@ -49,7 +51,7 @@ func _ready() -> void:
 
 
 ## The NPCs of the town (placed in the scene or spawned from the residents' files).
-func get_npcs() -> Array[Npc]:
+func get_npcs() -> Array[VilleNpc]:
 	return _get_npcs()
 
 
@@ -58,8 +60,8 @@ func _spawn_residents() -> void:
 		return
 	var placed: Dictionary[String, bool] = {}
 	for npc in _get_npcs():
-		placed[npc.npc_id] = true
-		placed[npc.display_name] = true
+		placed[npc.agent.npc_id] = true
+		placed[npc.get_display_name()] = true
 	var files := Array(DirAccess.get_files_at(residents_dir))
 	files.sort()
 	var taken: Array[Vector2i] = []
@@ -73,14 +75,15 @@ func _spawn_residents() -> void:
 		if not persona is Dictionary:
 			push_warning("%s is not a JSON object" % residents_dir.path_join(file))
 			continue
-		var npc: Npc = NPC_SCENE.instantiate()
+		var npc: VilleNpc = NPC_SCENE.instantiate()
 		npc.apply_persona(persona, file.get_basename())
-		if placed.has(npc.npc_id) or placed.has(npc.display_name):
+		var agent: NpcBrainAgent = npc.get_node("Agent")
+		if placed.has(agent.npc_id) or placed.has(agent.persona.display_name):
 			npc.free()
 			continue
-		npc.name = npc.npc_id.to_pascal_case().validate_node_name()
-		var start := _town.resolve_target(npc.home, Town.NO_TILE, taken, rng)
-		if start == Town.NO_TILE:
+		npc.name = agent.npc_id.to_pascal_case().validate_node_name()
+		var start := _town.resolve_target(agent.persona.home, NpcBrainWorld.NO_TILE, taken, rng)
+		if start == NpcBrainWorld.NO_TILE:
 			start = _town.local_to_tile(_town.get_rect_px().get_center())
 		taken.append(start)
 		npc.position = _npcs.to_local(_town.to_global(_town.tile_center(start)))
@@ -104,7 +107,7 @@ func _unhandled_input(event: InputEvent) -> void:
 	if _inspector.covers(click.position):
 		return
 	var point := get_global_mouse_position()
-	var nearest: Npc = null
+	var nearest: VilleNpc = null
 	for npc in _get_npcs():
 		var distance := npc.global_position.distance_to(point)
 		if distance < _town.tile_size and (
@@ -130,49 +133,43 @@ func _frame_town() -> void:
 		_camera.zoom = Vector2(1.5, 1.5)
 		return
 	var area := _town.get_rect_px()
-	var view := get_viewport_rect().size - Vector2(0, Hud.BAR_HEIGHT)
+	var view := get_viewport_rect().size - Vector2(0, VilleHud.BAR_HEIGHT)
 	var zoom := minf(view.x / area.size.x, view.y / area.size.y)
 	_camera.zoom = Vector2(zoom, zoom)
-	_camera.position = _town.to_global(area.get_center()) + Vector2(0, Hud.BAR_HEIGHT * 0.5 / zoom)
+	_camera.position = (_town.to_global(area.get_center())
+			+ Vector2(0, VilleHud.BAR_HEIGHT * 0.5 / zoom))
 	var origin := get_viewport_rect().size * 0.5 - _camera.position * zoom
-	EventLog.record("view", {"zoom": zoom, "origin": [origin.x, origin.y],
+	NpcBrainLog.record("view", {"zoom": zoom, "origin": [origin.x, origin.y],
 			"tile_size": _town.tile_size})
 
 
-func _register_world() -> void:
-	var world := _town.to_proto()
-	var reply := await BrainClient.call_rpc("RegisterWorld", {"world": world})
-	if not reply.ok:
-		await get_tree().create_timer(retry_delay_s).timeout
-		_register_world()
-		return
-	var ids: Array[String] = []
-	for npc in _get_npcs():
-		ids.append(npc.npc_id)
-	EventLog.record("world_registered", {
-		"world": world, "response": reply.data, "npcs": ids, "msec": Time.get_ticks_msec(),
-	})
-	_hud.show_message("%s registered: %d sectors, %d arenas, %d objects, %d NPCs" % [
-		_town.world_name, int(reply.data.get("sectorCount", 0)),
-		int(reply.data.get("arenaCount", 0)), int(reply.data.get("objectCount", 0)), ids.size(),
+func _on_town_registered() -> void:
+	_hud.show_message("%s registered: %d sectors, %d arenas, %d NPCs" % [
+		_town.world_name, _town.get_sectors().size(), _town.get_arenas().size(),
+		_get_npcs().size(),
 	])
-	GameClock.running = true
-	for npc in _get_npcs():
-		npc.mind.start()
+
+
+# A request the brain refused for good (a persona clashing with the stored one, a bad token):
+# the bar turns red with the brain's message; transient failures show as the brain's state.
+func _on_brain_call_failed(error: NpcBrainError) -> void:
+	if error.is_permanent():
+		_hud.show_failure(error)
 
 
 func _record_stats() -> void:
 	var npcs := _get_npcs()
-	EventLog.record("stats", {
-		"fps": Engine.get_frames_per_second(), "game_time": GameClock.now_rfc3339(),
-		"npcs": npcs.size(), "walking": npcs.filter(func(n: Npc) -> bool: return n.is_walking()).size(),
-		"brain": BrainClient.state_name(), "msec": Time.get_ticks_msec(),
+	NpcBrainLog.record("stats", {
+		"fps": Engine.get_frames_per_second(), "game_time": NpcBrainClock.now_rfc3339(),
+		"npcs": npcs.size(),
+		"walking": npcs.filter(func(n: VilleNpc) -> bool: return n.is_walking()).size(),
+		"brain": NpcBrain.state_name(), "msec": Time.get_ticks_msec(),
 	})
 
 
-func _get_npcs() -> Array[Npc]:
-	var npcs: Array[Npc] = []
+func _get_npcs() -> Array[VilleNpc]:
+	var npcs: Array[VilleNpc] = []
 	for child in _npcs.get_children():
-		if child is Npc:
+		if child is VilleNpc:
 			npcs.append(child)
 	return npcs

@@ -53,12 +53,13 @@ def test_pack_holds_the_project_and_its_class_cache(tmp_path: Path) -> None:
     paths = godot_web.build_pack(PROJECT, pck)
     files = godot_web.read_pck(pck)
     assert list(files) == paths
-    assert {"project.godot", "main.tscn", "npc/npc.tscn", "town/town.gd"} <= set(files)
+    assert {"project.godot", "main.tscn", "npc/npc.tscn", "addons/npc_brain/plugin.cfg",
+            "addons/npc_brain/world/npc_brain_world.gd"} <= set(files)
     assert not [p for p in files if p.endswith((".import", ".uid")) or p.startswith(".godot/imported")]
     cache = files[godot_web.CLASS_CACHE_PATH].decode()
-    for name, base, tool in [("Town", "Node2D", True), ("Arena", "TownPart", True),
-                             ("GameObject", "TownPart", True), ("Npc", "Node2D", True),
-                             ("NpcMind", "Node", False)]:
+    for name, base, tool in [("NpcBrainWorld", "Node2D", True), ("NpcBrainArena", "NpcBrainWorldPart", True),
+                             ("NpcBrainObject", "NpcBrainWorldPart", True), ("VilleNpc", "Node2D", True),
+                             ("NpcBrainAgent", "Node", True), ("NpcBrainClient", "Node", False)]:
         assert (f'"base": &"{base}",\n"class": &"{name}",' in cache
                 and f'"is_tool": {str(tool).lower()},\n"language": &"GDScript"' in
                 cache.split(f'"class": &"{name}"', 1)[1].split("}", 1)[0]), name
@@ -90,14 +91,14 @@ def test_pack_carries_editor_uids_so_uid_references_resolve(tmp_path: Path) -> N
     # runtime resolves those through .godot/uid_cache.bin (without it: "invalid UID" warnings).
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".godot"))
-    (project / "npc" / "npc_mind.gd.uid").write_text("uid://c3mindscript\n")
+    (project / "npc" / "ville_npc.gd.uid").write_text("uid://c3mindscript\n")
     scene = project / "npc" / "npc.tscn"
     scene.write_text(scene.read_text().replace("format=3]", 'format=3 uid="uid://b7x2npcscene"]', 1))
     files = godot_web.read_pck(_built(project, tmp_path / "game.pck"))
-    assert "npc/npc_mind.gd.uid" not in files
+    assert "npc/ville_npc.gd.uid" not in files
     cache = files[godot_web.UID_CACHE_PATH]
     assert cache == godot_web.uid_cache_bytes({
-        godot_web.uid_text_to_id("uid://c3mindscript"): "res://npc/npc_mind.gd",
+        godot_web.uid_text_to_id("uid://c3mindscript"): "res://npc/ville_npc.gd",
         godot_web.uid_text_to_id("uid://b7x2npcscene"): "res://npc/npc.tscn",
     })
     assert int.from_bytes(cache[:4], "little") == 2

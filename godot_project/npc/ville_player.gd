@@ -1,4 +1,4 @@
-class_name Player
+class_name VillePlayer
 extends Node2D
 ## The player's character: walks the town's grid with the arrow keys or WASD (walls block it).
 ## NPCs within their vision radius perceive it; click an NPC and use Talk to speak to it.
@@ -8,7 +8,7 @@ extends Node2D
 ## Tiles per real second.
 @export var speed: float = 8.0
 
-var town: Town
+var town: NpcBrainWorld
 var tile: Vector2i = Vector2i.ZERO
 var activity: String = "walking around"
 
@@ -17,7 +17,7 @@ var _moving: bool = false
 
 
 ## Places the player on the town's grid (at its current position, or the nearest walkable tile).
-func setup(the_town: Town) -> void:
+func setup(the_town: NpcBrainWorld) -> void:
 	town = the_town
 	tile = town.local_to_tile(town.to_local(global_position))
 	global_position = town.to_global(town.tile_center(tile))

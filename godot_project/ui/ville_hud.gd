@@ -1,4 +1,4 @@
-class_name Hud
+class_name VilleHud
 extends CanvasLayer
 ## The bottom bar: the game clock with its controls (pause, time scale), the brain's connection
 ## and the latest news. Keys: Space pauses, 1-5 pick a time scale.
@@ -20,11 +20,20 @@ var _scale_buttons: Array[Button] = []
 
 
 func _ready() -> void:
-	GameClock.minute_passed.connect(_on_minute_passed)
-	BrainClient.status_changed.connect(_on_brain_status_changed)
-	_clock.text = GameTime.to_label(GameClock.now())
-	_status.text = "brain: connecting to %s" % BrainClient.base_url
+	NpcBrainClock.minute_passed.connect(_on_minute_passed)
+	NpcBrain.status_changed.connect(_on_brain_status_changed)
+	_clock.text = NpcBrainTime.to_label(NpcBrainClock.now())
+	_status.text = "brain: connecting to %s" % NpcBrain.base_url
 	_build_controls()
+
+
+## Shows a failure the developer must fix (the brain refused the world or a request for good),
+## in red; it stays until the brain's state changes.
+func show_failure(error: NpcBrainError) -> void:
+	var text := "brain REFUSED %s (%s): %s" % [error.method, error.code, error.message]
+	_status.add_theme_color_override("font_color", OFFLINE_COLOR)
+	show_message(text)
+	NpcBrainLog.error("hud_status", {"state": "REFUSED", "text": text})
 
 
 ## Shows a line of news on the bar.
@@ -34,25 +43,26 @@ func show_message(text: String) -> void:
 
 ## Pauses or resumes the game clock.
 func toggle_pause() -> void:
-	GameClock.paused = not GameClock.paused
+	NpcBrainClock.paused = not NpcBrainClock.paused
 	_refresh_controls()
 	# Where each NPC stands on screen: tools and tests click there while the game is paused.
 	var screen: Dictionary[String, Array] = {}
 	var to_screen := get_viewport().get_canvas_transform()
 	for node in get_tree().get_nodes_in_group("npcs"):
-		var npc := node as Npc
+		var npc := node as VilleNpc
 		var at := to_screen * npc.global_position
-		screen[npc.npc_id] = [at.x, at.y]
-	EventLog.record("clock", {
-		"paused": GameClock.paused, "time_scale": GameClock.time_scale, "npcs_on_screen": screen,
+		screen[npc.agent.npc_id] = [at.x, at.y]
+	NpcBrainLog.record("clock", {
+		"paused": NpcBrainClock.paused, "time_scale": NpcBrainClock.time_scale, "npcs_on_screen": screen,
 	})
 
 
 ## Sets the game clock's speed (game seconds per real second).
 func set_time_scale(scale: float) -> void:
-	GameClock.time_scale = scale
+	NpcBrainClock.time_scale = scale
 	_refresh_controls()
-	EventLog.record("clock", {"paused": GameClock.paused, "time_scale": GameClock.time_scale})
+	NpcBrainLog.record("clock", {
+		"paused": NpcBrainClock.paused, "time_scale": NpcBrainClock.time_scale})
 
 
 func _unhandled_key_input(event: InputEvent) -> void:
@@ -91,28 +101,28 @@ func _button(box: HBoxContainer, text: String, action: Callable) -> Button:
 
 
 func _refresh_controls() -> void:
-	_pause_button.text = "Play" if GameClock.paused else "Pause"
+	_pause_button.text = "Play" if NpcBrainClock.paused else "Pause"
 	for i in SCALES.size():
-		_scale_buttons[i].disabled = is_equal_approx(SCALES[i], GameClock.time_scale)
-	_clock.text = GameTime.to_label(GameClock.now())
+		_scale_buttons[i].disabled = is_equal_approx(SCALES[i], NpcBrainClock.time_scale)
+	_clock.text = NpcBrainTime.to_label(NpcBrainClock.now())
 
 
 func _on_minute_passed(unix_time: int) -> void:
-	_clock.text = GameTime.to_label(unix_time)
+	_clock.text = NpcBrainTime.to_label(unix_time)
 
 
-func _on_brain_status_changed(state: BrainClient.State, detail: String) -> void:
-	var text := "brain: connecting to %s" % BrainClient.base_url
+func _on_brain_status_changed(state: NpcBrainClient.State, detail: String) -> void:
+	var text := "brain: connecting to %s" % NpcBrain.base_url
 	var color := ONLINE_COLOR
 	match state:
-		BrainClient.State.ONLINE:
-			text = "brain online at %s" % BrainClient.base_url
-		BrainClient.State.SLOW:
+		NpcBrainClient.State.ONLINE:
+			text = "brain online at %s" % NpcBrain.base_url
+		NpcBrainClient.State.SLOW:
 			text = "brain slow (%s): NPCs carry on, thinking takes longer" % detail
 			color = SLOW_COLOR
-		BrainClient.State.FAILING:
+		NpcBrainClient.State.FAILING:
 			text = "brain OFFLINE (%s): NPCs keep their last action, retrying" % detail
 			color = OFFLINE_COLOR
 	_status.add_theme_color_override("font_color", color)
 	show_message(text)
-	EventLog.record("hud_status", {"state": BrainClient.state_name(), "text": text})
+	NpcBrainLog.record("hud_status", {"state": NpcBrain.state_name(), "text": text})

@@ -1,4 +1,4 @@
-class_name Inspector
+class_name VilleInspector
 extends CanvasLayer
 ## The side panel (the Godot-side twin of GetTrace): click an NPC to see its current action, its
 ## plan for today, recent memories with importance and its last decision's trace (retrieved
@@ -7,15 +7,15 @@ extends CanvasLayer
 ## natural language (SetObjectState).
 
 ## Emitted when the player's line got the NPC's reply (Talk).
-signal talked(npc: Npc, reply: String)
+signal talked(npc: VilleNpc, reply: String)
 
 const WIDTH := 380.0
 const LANE := "inspector"
 const PLAYER_NAME := "the player"
 
-var npc: Npc = null
-var game_object: GameObject = null
-var town: Town = null
+var npc: VilleNpc = null
+var game_object: NpcBrainObject = null
+var town: NpcBrainWorld = null
 
 var _panel: PanelContainer
 var _text: RichTextLabel
@@ -31,17 +31,17 @@ func _ready() -> void:
 
 
 ## Shows an NPC: its action at once, then its plan, memories and last trace from the brain.
-func show_npc(target: Npc) -> void:
+func show_npc(target: VilleNpc) -> void:
 	npc = target
 	game_object = null
 	_panel.show()
 	_set_mode(true)
-	_input.placeholder_text = "Whisper, interview or talk to %s..." % npc.display_name
+	_input.placeholder_text = "Whisper, interview or talk to %s..." % npc.get_display_name()
 	_refresh_npc()
 
 
 ## Shows an object and lets the player change its state.
-func show_object(target: GameObject) -> void:
+func show_object(target: NpcBrainObject) -> void:
 	npc = null
 	game_object = target
 	_panel.show()
@@ -75,10 +75,10 @@ func covers(screen_point: Vector2) -> bool:
 ## Whispers `text` to the NPC shown (a thought from its inner voice).
 func whisper(text: String) -> void:
 	var target := npc
-	var reply := await BrainClient.call_rpc("Whisper", {
-		"npcId": target.npc_id, "text": text, "gameTime": GameClock.now_rfc3339()}, LANE)
-	EventLog.record("whisper", {
-		"npc": target.npc_id, "text": text, "ok": reply.ok,
+	var reply := await NpcBrain.call_rpc("Whisper", {
+		"npcId": target.agent.npc_id, "text": text, "gameTime": NpcBrainClock.now_rfc3339()}, LANE)
+	NpcBrainLog.record("whisper", {
+		"npc": target.agent.npc_id, "text": text, "ok": reply.ok,
 		"memory_id": str(reply.data.get("memoryId", "")), "trace": str(reply.data.get("traceId", "")),
 	})
 	_append("[color=#9cf]whispered:[/color] %s %s" % [
@@ -90,39 +90,40 @@ func whisper(text: String) -> void:
 ## Asks the NPC shown a question; it answers from its memories.
 func interview(question: String) -> void:
 	var target := npc
-	var reply := await BrainClient.call_rpc("Interview", {
-		"npcId": target.npc_id, "question": question, "gameTime": GameClock.now_rfc3339()}, LANE)
+	var reply := await NpcBrain.call_rpc("Interview", {
+		"npcId": target.agent.npc_id, "question": question,
+		"gameTime": NpcBrainClock.now_rfc3339()}, LANE)
 	var answer := str(reply.data.get("answer", ""))
-	EventLog.record("interview", {"npc": target.npc_id, "question": question, "answer": answer,
+	NpcBrainLog.record("interview", {
+		"npc": target.agent.npc_id, "question": question, "answer": answer,
 			"ok": reply.ok})
 	_append("[color=#fc9]Q:[/color] %s\n[color=#fc9]A:[/color] %s" % [
 		_esc(question), _esc(answer) if reply.ok else "(failed: %s)" % reply.code])
 
 
-## Says a line to the NPC shown, as the player; its reply appears in its speech bubble.
+## Says a line to the NPC shown, as the player; its reply appears in its speech bubble (the
+## agent's `spoke` signal).
 func talk(text: String) -> void:
 	var target := npc
-	var reply := await BrainClient.call_rpc("Talk", {
-		"npcId": target.npc_id, "speakerName": PLAYER_NAME, "text": text,
-		"gameTime": GameClock.now_rfc3339()}, LANE)
-	var answer := str(reply.data.get("reply", ""))
-	EventLog.record("talk", {"npc": target.npc_id, "text": text, "reply": answer, "ok": reply.ok})
-	if reply.ok:
-		target.say(answer)
+	var line := await target.agent.talk(text, PLAYER_NAME)
+	var answer := line.text if line != null else ""
+	NpcBrainLog.record("talk", {
+		"npc": target.agent.npc_id, "text": text, "reply": answer, "ok": line != null})
+	if line != null:
 		talked.emit(target, answer)
 	_append("[color=#cfc]you:[/color] %s\n[color=#cfc]%s:[/color] %s" % [
-		_esc(text), _esc(target.display_name), _esc(answer) if reply.ok else "(failed)"])
+		_esc(text), _esc(target.get_display_name()), _esc(answer) if line != null else "(failed)"])
 
 
 ## Sets the state of the object shown, in natural language (SetObjectState), here and there.
 func set_object_state(state: String) -> void:
 	var target := game_object
 	var address := town.object_address(target)
-	var reply := await BrainClient.call_rpc("SetObjectState", {
+	var reply := await NpcBrain.call_rpc("SetObjectState", {
 		"worldName": town.world_name, "address": address, "state": state}, LANE)
 	if reply.ok:
 		town.set_object_state(address, state)
-	EventLog.record("object_state_set", {"address": address, "state": state, "ok": reply.ok})
+	NpcBrainLog.record("object_state_set", {"address": address, "state": state, "ok": reply.ok})
 	if target == game_object:
 		show_object(target)
 
@@ -132,14 +133,14 @@ func _refresh_npc() -> void:
 	var request_id := _request_id
 	var target := npc
 	_text.text = _npc_header(target) + "\n[i]asking the brain...[/i]"
-	var plan := await BrainClient.call_rpc("ListMemories", {
-		"npcId": target.npc_id, "limit": 3, "kind": "MEMORY_KIND_PLAN"}, LANE)
-	var memories := await BrainClient.call_rpc("ListMemories", {
-		"npcId": target.npc_id, "limit": 8}, LANE)
-	var trace := BrainReply.failure("not_found", "no decision yet")
-	if target.mind.last_trace_id != "":
-		trace = await BrainClient.call_rpc("GetTrace", {
-			"traceId": target.mind.last_trace_id, "npcId": target.npc_id}, LANE)
+	var plan := await NpcBrain.call_rpc("ListMemories", {
+		"npcId": target.agent.npc_id, "limit": 3, "kind": "MEMORY_KIND_PLAN"}, LANE)
+	var memories := await NpcBrain.call_rpc("ListMemories", {
+		"npcId": target.agent.npc_id, "limit": 8}, LANE)
+	var trace := NpcBrainReply.failure("not_found", "no decision yet")
+	if _trace_id(target) != "":
+		trace = await NpcBrain.call_rpc("GetTrace", {
+			"traceId": _trace_id(target), "npcId": target.agent.npc_id}, LANE)
 	if request_id != _request_id:
 		return
 	var parts := PackedStringArray([_npc_header(target)])
@@ -153,7 +154,7 @@ func _refresh_npc() -> void:
 	var trace_data: Dictionary = trace.data.get("trace", {})
 	var retrieved: Array = trace_data.get("retrieved", [])
 	var calls: Array = trace_data.get("llmCalls", [])
-	parts.append("[b]Last decision[/b] %s" % _esc(target.mind.last_trace_id))
+	parts.append("[b]Last decision[/b] %s" % _esc(_trace_id(target)))
 	for note in trace_data.get("notes", []):
 		parts.append("  - " + _esc(str(note)))
 	parts.append("[b]Retrieved[/b] (recency / importance / relevance = score)")
@@ -172,8 +173,8 @@ func _refresh_npc() -> void:
 		parts.append("[color=#aaa]raw answer:[/color] "
 				+ _esc(str(call.get("rawCompletion", "")).left(400)))
 	_text.text = "\n".join(parts)
-	EventLog.record("inspector_opened", {
-		"npc": target.npc_id, "trace": target.mind.last_trace_id, "trace_ok": trace.ok,
+	NpcBrainLog.record("inspector_opened", {
+		"npc": target.agent.npc_id, "trace": _trace_id(target), "trace_ok": trace.ok,
 		"retrieved": retrieved.size(), "llm_calls": calls.size(),
 		"memories": (memories.data.get("memories", []) as Array).size(),
 		"plan": (plan.data.get("memories", []) as Array).size(),
@@ -190,14 +191,19 @@ func _control_centers() -> Dictionary[String, Array]:
 	return centers
 
 
-func _npc_header(target: Npc) -> String:
-	var action := target.mind.last_action
+func _npc_header(target: VilleNpc) -> String:
+	var agent := target.agent
+	var decision := agent.decision
 	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n" % [
-		_esc(target.display_name), target.age, _esc(", ".join(target.traits)),
-		_esc(str(action.get("description", "deciding...")))
-				+ (Npc.THINKING_SUFFIX if target.mind.thinking else ""),
-		_esc(str(action.get("address", target.get_address()))),
+		_esc(agent.persona.display_name), agent.persona.age, _esc(", ".join(agent.persona.traits)),
+		_esc(decision.action.description if decision != null else "deciding...")
+				+ (" (thinking...)" if agent.thinking else ""),
+		_esc(decision.action.address if decision != null else agent.get_address()),
 	]
+
+
+func _trace_id(target: VilleNpc) -> String:
+	return target.agent.decision.trace_id if target.agent.decision != null else ""
 
 
 func _build() -> void:
@@ -207,7 +213,7 @@ func _build() -> void:
 	style.set_content_margin_all(8)
 	_panel.add_theme_stylebox_override("panel", style)
 	_panel.position = Vector2(960 - WIDTH - 6, 6)
-	_panel.size = Vector2(WIDTH, 640 - Hud.BAR_HEIGHT - 12)
+	_panel.size = Vector2(WIDTH, 640 - VilleHud.BAR_HEIGHT - 12)
 	add_child(_panel)
 	var column := VBoxContainer.new()
 	_panel.add_child(column)

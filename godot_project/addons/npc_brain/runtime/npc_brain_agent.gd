@@ -1,226 +1,504 @@
-class_name NpcMind
+@tool
+@icon("res://addons/npc_brain/icons/agent.svg")
+class_name NpcBrainAgent
 extends Node
-## Connects its parent Npc to the brain: spawns it (SpawnNpc), then asks Decide whenever it has
-## no action or the game time the brain named is up (checked each game minute), walks it to the
-## address of the answer, shows the action and dialogue, and applies object state changes.
+## An NPC's mind, for any body: add it as a child of your own CharacterBody2D (or any Node2D),
+## give it an `npc_id` and a `persona`, and connect its signals. It spawns the NPC in the brain
+## once the world is registered, asks Decide when the brain said to (`askAgainAt`) or when the
+## action ends, and tells the body what to do through signals. Moving stays the game's: on
+## `move_requested`, walk there your way (NavigationAgent2D, AStarGrid2D, a tween), then call
+## `report_arrived()`, or `report_unreachable()` when there is no way.
 ##
-## The brain answers at once with what the NPC has and thinks in the background: it names when
-## to ask again (`askAgainAt`: the action's end, or sooner while it is thinking). While it thinks
-## (a provisional action, or `thinking`), the NPC shows it, walks to the provisional address, and
-## asks again at that time even on its way; otherwise it finishes its walk first.
+## What the NPC perceives is sent with each Decide: the other agents and the busy objects of
+## its world within `vision_radius` in its arena (unless `perceive_world` is off), plus what the
+## game adds with `perceive()` (connect `perceiving`, emitted just before each Decide).
+##
+## Failures: a brain away or slow is retried with a growing delay (the NPC keeps its action);
+## a brain that lost the world or the NPC gets them again; a request the brain refuses for good
+## (say a persona that clashes with the stored one) is reported with push_error and `failed`,
+## and the agent stops asking until `start()` is called again.
 
-## Emitted with the Action message (proto3 JSON) of each decision.
-signal decided(action: Dictionary)
+## The brain has the NPC (`resumed`: it already knew it, with its memories).
+signal spawned(resumed: bool)
+## A new decision arrived (the action is `decision.action`).
+signal decided(decision: NpcBrainDecision)
+## Go to `address`; `target` is the global position of the tile chosen there.
+signal move_requested(address: String, target: Vector2)
+## This NPC says a line (show a speech bubble).
+signal spoke(line: NpcBrainLine)
+## The NPC's action changed an object's state ("" when it releases it).
+signal object_state_changed(address: String, state: String)
+## Emitted just before each Decide: call `perceive()` for what the NPC sees now.
+signal perceiving
+## A call failed; permanent errors are also pushed with push_error.
+signal failed(error: NpcBrainError)
 
-## Real seconds to wait after a failed call before trying again; doubles with each failure
-## in a row (with jitter) up to `max_retry_delay_s`. The NPC keeps its last action meanwhile.
+## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
+@export var npc_id: String = "":
+	set(value):
+		npc_id = value
+		update_configuration_warnings()
+## Who the NPC is.
+@export var persona: NpcBrainPersona:
+	set(value):
+		persona = value
+		update_configuration_warnings()
+## The world it lives in; empty: the first NpcBrainWorld in the scene.
+@export var world: NpcBrainWorld
+## Start when the world is registered; off: call `start()` yourself.
+@export var autostart: bool = true
+
+@export_group("Perception")
+## Other NPCs and busy objects within this many tiles (in the same arena) are perceived.
+@export var vision_radius: float = 8.0
+## The brain keeps the nearest this many perceived events per decision.
+@export var attention_bandwidth: int = 8
+## The brain skips events among the last this many it observed.
+@export var retention: int = 8
+## Perceive the world's other agents and busy objects by itself.
+@export var perceive_world: bool = true
+
+@export_group("Retries")
+## Real seconds to wait after a failed call; doubles with each failure in a row (with jitter)
+## up to `max_retry_delay_s`. The NPC keeps its last action meanwhile.
 @export var retry_delay_s: float = 1.0
 @export var max_retry_delay_s: float = 8.0
 ## Real seconds at least between two Decide calls while thinking, whatever `askAgainAt` says.
 @export var min_thinking_interval_s: float = 0.5
 
-## The latest decision: its Action message and trace id (for the inspector).
-var last_action: Dictionary = {}
-var last_trace_id: String = ""
-## Whether the brain is still thinking about this NPC's action (see `Decision.is_tentative`).
+## The latest decision, or null.
+var decision: NpcBrainDecision = null
+## Whether the brain is still thinking about this NPC's action (see `is_tentative`).
 var thinking: bool = false
+## Where it was last sent (a full address), and the tile chosen there.
+var target_address: String = ""
+var target_tile: Vector2i = NpcBrainWorld.NO_TILE
 
-var _npc: Npc
+var _started: bool = false
+var _stopped: bool = false
 var _spawned: bool = false
 var _busy: bool = false
+var _moving: bool = false
 ## Game time (Unix seconds) to ask Decide again; -1 without an action.
 var _ask_at: int = -1
+var _action_end: int = -1
 ## No call before this real time (backoff after failures, pacing while thinking).
 var _retry_at_msec: int = 0
 var _failures: int = 0
+var _address: String = ""
+var _perceived: Array[NpcBrainPerception] = []
+## Object states this NPC's action set: address -> state.
+var _held_states: Dictionary[String, String] = {}
+var _pushed_errors: Dictionary[String, bool] = {}
+var _rng := RandomNumberGenerator.new()
 
 
-## Starts the NPC's life: call once the world is registered with the brain.
+func _enter_tree() -> void:
+	if not Engine.is_editor_hint() and npc_id != "":
+		NpcBrainClient.get_instance().set_agent(npc_id, self)
+
+
+func _exit_tree() -> void:
+	if Engine.is_editor_hint():
+		return
+	_release_states({})
+	var client := NpcBrainClient.get_instance()
+	if client != null and client.find_agent(npc_id) == self:
+		client.set_agent(npc_id, null)
+
+
+func _ready() -> void:
+	if Engine.is_editor_hint():
+		return
+	_rng.seed = hash(npc_id)
+	if autostart:
+		start.call_deferred()
+
+
+## Starts (or, after a permanent failure, restarts) the NPC's life once the world is registered.
 func start() -> void:
-	_npc = get_parent() as Npc
-	_npc.arrived.connect(_on_npc_arrived)
-	GameClock.minute_passed.connect(_on_minute_passed)
+	_stopped = false
+	if _started:
+		_tick()
+		return
+	if world == null:
+		world = NpcBrainWorld.find_in(get_tree())
+	if world == null or npc_id == "" or persona == null or get_body() == null:
+		_fail_locally("needs an npc_id, a persona, a Node2D parent and an NpcBrainWorld in the scene")
+		return
+	_started = true
+	NpcBrainClient.get_instance().set_agent(npc_id, self)
+	NpcBrainGameClock.get_instance().minute_passed.connect(_on_minute_passed)
+	world.registered.connect(_on_world_registered)
+	_address = world.address_at(get_tile())
 	_tick()
+
+
+## The body it moves (its parent).
+func get_body() -> Node2D:
+	return get_parent() as Node2D
+
+
+## The world tile the body stands on.
+func get_tile() -> Vector2i:
+	return world.global_to_tile(get_body().global_position)
+
+
+## The address of the arena it is in (kept while crossing doors and open ground; its home
+## before it has been anywhere).
+func get_address() -> String:
+	var here := world.address_at(get_tile())
+	if here != "":
+		_address = here
+	return _address if _address != "" else world.full_address(persona.home)
+
+
+## What others see it doing, e.g. "brewing coffee".
+func get_activity() -> String:
+	return decision.action.get_activity(persona.display_name) if decision != null else "idle"
+
+
+## A label for over its head: the brain's emoji label (or the activity), with "(thinking...)"
+## while the brain is still making up its mind.
+func get_label() -> String:
+	if decision == null:
+		return ""
+	var shown := decision.action.emoji.strip_edges()
+	return (shown if shown != "" else get_activity()) + (" (thinking...)" if thinking else "")
+
+
+## Whether it is on its way to `target_address` (between move_requested and a report).
+func is_moving() -> bool:
+	return _moving
+
+
+## Adds something the NPC perceives to its next Decide.
+func perceive(subject: String, doing: String, address: String = "", distance: float = 0.0) -> void:
+	_perceived.append(NpcBrainPerception.new(
+			subject, doing, address if address != "" else get_address(), distance))
+
+
+## The body reached `target_address` (call it when your navigation finishes).
+func report_arrived() -> void:
+	_moving = false
+	var tile := get_tile()
+	NpcBrainLog.record("arrived", {
+		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y],
+		"at": world.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+	})
+	_tick()
+
+
+## The body cannot get to `target_address`; it asks again when the action ends.
+func report_unreachable(reason: String = "") -> void:
+	_moving = false
+	var tile := get_tile()
+	NpcBrainLog.error("unreachable", {
+		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y], "reason": reason,
+	})
+
+
+## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
+## as a line it speaks (also emitted with `spoke`), or null when the call failed.
+func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
+	var reply := await NpcBrainClient.get_instance().call_rpc("Talk", {
+		"npcId": npc_id, "speakerName": speaker_name, "text": text,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
+	if not reply.ok:
+		failed.emit(NpcBrainError.from_reply("Talk", reply, npc_id))
+		return null
+	var line := NpcBrainLine.new(npc_id, persona.display_name, str(reply.data.get("reply", "")))
+	spoke.emit(line)
+	return line
+
+
+## Asks the NPC a question; it answers from its memories ("" when the call failed).
+func interview(question: String) -> String:
+	var reply := await NpcBrainClient.get_instance().call_rpc("Interview", {
+		"npcId": npc_id, "question": question,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
+	if not reply.ok:
+		failed.emit(NpcBrainError.from_reply("Interview", reply, npc_id))
+	return str(reply.data.get("answer", ""))
+
+
+## Plants a thought in the NPC's memory (its inner voice); false when the call failed.
+func whisper(text: String) -> bool:
+	var reply := await NpcBrainClient.get_instance().call_rpc("Whisper", {
+		"npcId": npc_id, "text": text,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
+	if not reply.ok:
+		failed.emit(NpcBrainError.from_reply("Whisper", reply, npc_id))
+	return reply.ok
+
+
+func _get_configuration_warnings() -> PackedStringArray:
+	var warnings := PackedStringArray()
+	if npc_id == "":
+		warnings.append("Set npc_id: the id the brain knows this NPC by.")
+	if persona == null or persona.display_name == "":
+		warnings.append("Give it a persona with a name (New NpcBrainPersona).")
+	elif persona.home == "":
+		warnings.append("The persona has no home address (\"sector:arena\").")
+	if not get_parent() is Node2D:
+		warnings.append("An NpcBrainAgent moves its parent: make it a child of a Node2D body.")
+	return warnings
 
 
 func _on_minute_passed(_unix_time: int) -> void:
 	_tick()
 
 
-func _on_npc_arrived(address: String, tile: Vector2i) -> void:
-	EventLog.record("arrived", {
-		"npc": _npc.npc_id, "address": address, "tile": [tile.x, tile.y],
-		"at": _npc.town.address_at(tile), "game_time": GameClock.now_rfc3339(),
-	})
+func _on_world_registered() -> void:
+	_tick()
 
 
 func _tick() -> void:
-	if _busy or Time.get_ticks_msec() < _retry_at_msec:
+	if not _started or _stopped:
+		return
+	var now := NpcBrainGameClock.get_instance().now()
+	if not _held_states.is_empty() and _action_end >= 0 and now >= _action_end:
+		_release_states({})
+	if _busy or Time.get_ticks_msec() < _retry_at_msec or not world.is_registered():
 		return
 	if not _spawned:
 		_spawn()
-	elif GameClock.now() >= _ask_at and (thinking or not _npc.is_walking()):
+	elif now >= _ask_at and (thinking or not _moving):
 		_decide()
 
 
 func _spawn() -> void:
 	_busy = true
-	var reply := await BrainClient.call_rpc("SpawnNpc", _spawn_request(), _npc.npc_id)
+	var reply := await NpcBrainClient.get_instance().call_rpc("SpawnNpc", _spawn_request(), npc_id)
 	_busy = false
 	if not reply.ok:
-		_back_off()
+		_handle_failure("SpawnNpc", reply)
 		return
 	_failures = 0
 	_spawned = true
-	EventLog.record("npc_spawned", {
-		"npc": _npc.npc_id, "address": _npc.get_address(), "tile": [_npc.tile.x, _npc.tile.y],
+	var tile := get_tile()
+	NpcBrainLog.record("npc_spawned", {
+		"npc": npc_id, "address": get_address(), "tile": [tile.x, tile.y],
+		"resumed": bool(reply.data.get("resumed", false)),
 	})
+	spawned.emit(bool(reply.data.get("resumed", false)))
 	_tick()
 
 
 func _decide() -> void:
 	_busy = true
+	perceiving.emit()
+	var tile := get_tile()
 	var request := {
-		"npcId": _npc.npc_id,
-		"gameTime": GameClock.now_rfc3339(),
-		"address": _npc.get_address(),
-		"tile": {"x": _npc.tile.x, "y": _npc.tile.y},
-		"perceptions": _perceive(),
+		"npcId": npc_id,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339(),
+		"address": get_address(),
+		"tile": {"x": tile.x, "y": tile.y},
+		"perceptions": _collect_perceptions(),
 	}
-	var reply := await BrainClient.call_rpc("Decide", request, _npc.npc_id)
+	var reply := await NpcBrainClient.get_instance().call_rpc("Decide", request, npc_id)
 	_busy = false
 	if not reply.ok:
-		if reply.code == "not_found":  # the brain lost this NPC (or the world): spawn again
-			_spawned = false
-		_back_off()
+		_handle_failure("Decide", reply)
 		return
 	_failures = 0
-	_apply(Decision.from_response(reply.data), reply.elapsed_ms)
+	_apply(NpcBrainDecision.from_proto(reply.data, reply.elapsed_ms))
+
+
+func _handle_failure(method: String, reply: NpcBrainReply) -> void:
+	var error := NpcBrainError.from_reply(method, reply, npc_id)
+	failed.emit(error)
+	match error.get_kind():
+		NpcBrainError.Kind.RECOVERABLE:
+			# The brain lost the NPC (not_found) or the whole world (failed_precondition, e.g. a
+			# brain restarted on an empty store): register the world again, then spawn again.
+			_spawned = false
+			if error.code == "failed_precondition":
+				world.register_again()
+			_back_off()
+		NpcBrainError.Kind.PERMANENT:
+			_push_once(error)
+			if method == "SpawnNpc":
+				_stopped = true  # nothing changes until the developer does: call start() again
+			else:
+				_failures = 16  # keep asking, rarely: the next decision may not carry the cause
+				_back_off()
+		_:
+			_back_off()
+
+
+func _push_once(error: NpcBrainError) -> void:
+	var text := "NpcBrain: " + error.describe()
+	if error.code == "already_exists":
+		text += (" (the brain keeps each NPC's persona: give this NPC a new npc_id, or start"
+				+ " the brain on empty data)")
+	if not _pushed_errors.has(text):
+		_pushed_errors[text] = true
+		push_error(text)
+
+
+func _fail_locally(problem: String) -> void:
+	var error := NpcBrainError.new()
+	error.method = "start"
+	error.code = "failed_precondition"
+	error.npc_id = npc_id
+	error.message = "%s %s" % [get_path(), problem]
+	push_error("NpcBrain: " + error.message)
+	failed.emit(error)
 
 
 func _back_off() -> void:
 	_failures += 1
-	var delay := minf(retry_delay_s * pow(2.0, _failures - 1), max_retry_delay_s)
+	var delay := minf(retry_delay_s * pow(2.0, mini(_failures, 16) - 1), max_retry_delay_s)
 	_retry_at_msec = Time.get_ticks_msec() + int(delay * randf_range(800.0, 1200.0))
 
 
-func _apply(decision: Decision, elapsed_ms: int) -> void:
-	var action := decision.action
-	last_action = action
-	last_trace_id = decision.trace_id
+func _apply(new_decision: NpcBrainDecision) -> void:
+	decision = new_decision
 	thinking = decision.is_tentative()
-	var town := _npc.town
-	var address := town.full_address(decision.address)
-	var now := GameClock.now()
+	var action := decision.action
+	var now := NpcBrainGameClock.get_instance().now()
 	_ask_at = decision.next_ask(now)
+	_action_end = action.end_time(now)
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
-	_npc.show_action(decision.emoji, decision.description, thinking)
-	for change: Dictionary in action.get("objectStates", []):
-		var object_address := town.full_address(str(change.get("address", "")))
-		if town.set_object_state(object_address, str(change.get("state", ""))):
-			EventLog.record("object_state", {
-				"address": object_address, "state": str(change.get("state", "")),
-			})
-	for line: Dictionary in action.get("dialogue", []):
-		_speaker(str(line.get("speakerNpcId", ""))).say(str(line.get("text", "")))
-		EventLog.record("dialogue", {
-			"npc": _npc.npc_id, "speaker": str(line.get("speakerName", "")),
-			"text": str(line.get("text", "")),
+	var address := world.full_address(action.address)
+	_apply_object_states(action)
+	var client := NpcBrainClient.get_instance()
+	for line in action.dialogue:
+		var speaker := client.find_agent(line.speaker_id)
+		(speaker if speaker != null else self).spoke.emit(line)
+		NpcBrainLog.record("dialogue", {
+			"npc": npc_id, "speaker": line.speaker_name, "text": line.text,
 		})
-	EventLog.record("decision", {
-		"npc": _npc.npc_id, "address": address, "trace": decision.trace_id,
-		"description": decision.description, "emoji": decision.emoji, "source": decision.source,
-		"duration_minutes": decision.duration_minutes, "game_time": GameTime.to_rfc3339(now),
-		"latency_ms": elapsed_ms, "thinking": thinking, "shown": _npc.get_action_text(),
-		"ask_again_at": GameTime.to_rfc3339(_ask_at),
+	NpcBrainLog.record("decision", {
+		"npc": npc_id, "address": address, "trace": decision.trace_id,
+		"description": action.description, "emoji": action.emoji, "source": action.source,
+		"duration_minutes": action.duration_minutes, "game_time": NpcBrainTime.to_rfc3339(now),
+		"latency_ms": decision.latency_ms, "thinking": thinking, "shown": get_label(),
+		"ask_again_at": NpcBrainTime.to_rfc3339(_ask_at),
 	})
-	decided.emit(action)
-	if _npc.target_address == address:
-		return  # already there or on its way (asked again while thinking): no pacing about the room
-	var from := _npc.tile
-	if not _npc.go_to(address):
-		EventLog.record("unreachable", {
-			"npc": _npc.npc_id, "address": address, "tile": [from.x, from.y],
+	decided.emit(decision)
+	if target_address == address:
+		return  # already there or on its way (asked again while thinking): no pacing about
+	_go(address)
+
+
+func _go(address: String) -> void:
+	target_address = address
+	var from := get_tile()
+	target_tile = world.resolve_target(address, from, _taken_tiles(), _rng)
+	if target_tile == NpcBrainWorld.NO_TILE:
+		_moving = false
+		report_unreachable("unknown address")
+		return
+	_moving = true
+	if target_tile != from:
+		NpcBrainLog.record("walking", {
+			"npc": npc_id, "address": address, "from": [from.x, from.y],
+			"to": [target_tile.x, target_tile.y],
+			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 		})
-	elif _npc.is_walking():
-		var to := _npc.get_destination()
-		EventLog.record("walking", {
-			"npc": _npc.npc_id, "address": address, "from": [from.x, from.y], "to": [to.x, to.y],
-			"game_time": GameTime.to_rfc3339(now),
-		})
+	move_requested.emit(address, world.tile_to_global(target_tile))
 
 
-# The NPC who says a line (the bubble goes over their head), this one if unknown.
-func _speaker(npc_id: String) -> Npc:
-	for node in get_tree().get_nodes_in_group("npcs"):
-		if node is Npc and (node as Npc).npc_id == npc_id:
-			return node
-	return _npc
+# Tiles other agents of this world stand on or walk to: targets avoid them.
+func _taken_tiles() -> Array[Vector2i]:
+	var taken: Array[Vector2i] = []
+	for agent in NpcBrainClient.get_instance().get_agents():
+		if agent != self and agent.world == world and agent.is_inside_tree():
+			taken.append(agent.get_tile())
+			if agent.target_tile != NpcBrainWorld.NO_TILE:
+				taken.append(agent.target_tile)
+	return taken
 
 
-func _spawn_request() -> Dictionary:
-	var town := _npc.town
-	var known: Array[String] = []
-	for area in _npc.known_areas:
-		known.append(town.full_address(area))
-	if known.is_empty():
-		for arena in town.get_arenas():
-			known.append(town.arena_address(arena))
-	return {
-		"worldName": town.world_name,
-		"npcId": _npc.npc_id,
-		"persona": {
-			"name": _npc.display_name,
-			"age": _npc.age,
-			"traits": Array(_npc.traits),
-			"identity": _npc.identity,
-			"lifestyle": _npc.lifestyle,
-			"currently": _npc.currently,
-			"home": town.full_address(_npc.home),
-			"knownAreas": known,
-		},
-		"address": _npc.get_address(),
-		"tile": {"x": _npc.tile.x, "y": _npc.tile.y},
-		"perception": {
-			"visionRadius": _npc.vision_radius,
-			"attentionBandwidth": _npc.attention_bandwidth,
-			"retention": _npc.retention,
-		},
-	}
+func _apply_object_states(action: NpcBrainAction) -> void:
+	var now_held: Dictionary[String, String] = {}
+	for change in action.object_changes:
+		var address := world.full_address(change.address)
+		if world.set_object_state(address, change.state):
+			now_held[address] = change.state
+			NpcBrainLog.record("object_state", {"address": address, "state": change.state})
+			object_state_changed.emit(address, change.state)
+	_release_states(now_held)
+	_held_states = now_held
 
 
-# What the NPC sees: other NPCs and objects in use, within _npc.vision_radius and in its arena.
-func _perceive() -> Array[Dictionary]:
+# Sets the objects this NPC's action made busy back to idle, unless the new action keeps them
+# (`keep`) or someone changed them since.
+func _release_states(keep: Dictionary[String, String]) -> void:
+	for address in _held_states:
+		if keep.has(address) or world.get_object_state(address) != _held_states[address]:
+			continue
+		world.set_object_state(address, "")
+		NpcBrainLog.record("object_state", {"address": address, "state": "", "released": true})
+		object_state_changed.emit(address, "")
+	_held_states = keep.duplicate()
+
+
+func _collect_perceptions() -> Array[Dictionary]:
 	var events: Array[Dictionary] = []
-	var here := _npc.get_address()
-	for node in get_tree().get_nodes_in_group("npcs"):
-		var other := node as Npc
-		if other == null or other == _npc or other.get_address() != here:
-			continue
-		var distance := Vector2(other.tile).distance_to(_npc.tile)
-		if distance <= _npc.vision_radius:
-			events.append(_event(other.display_name, other.activity, here, distance))
-	for node in get_tree().get_nodes_in_group("player"):
-		var player := node as Player
-		if player == null or player.get_address() != here:
-			continue
-		var distance := Vector2(player.tile).distance_to(_npc.tile)
-		if distance <= _npc.vision_radius:
-			events.append(_event(player.display_name, player.activity, here, distance))
-	for item in _npc.town.objects_near(_npc.tile, _npc.vision_radius):
-		var address := _npc.town.object_address(item)
-		if item.state == "" or not address.begins_with(here + ":"):
-			continue
-		var distance := INF
-		for tile in item.get_tiles():
-			distance = minf(distance, Vector2(tile).distance_to(_npc.tile))
-		events.append(_event(item.get_object_name(), item.state, address, distance))
+	if perceive_world:
+		for perception in _perceive_world():
+			events.append(perception.to_proto())
+	for perception in _perceived:
+		events.append(perception.to_proto())
+	_perceived.clear()
 	return events
 
 
-func _event(subject: String, doing: String, address: String, distance: float) -> Dictionary:
+# Other agents and objects in use, within vision_radius and in its arena.
+func _perceive_world() -> Array[NpcBrainPerception]:
+	var seen: Array[NpcBrainPerception] = []
+	var here := get_address()
+	var tile := get_tile()
+	for other in NpcBrainClient.get_instance().get_agents():
+		if other == self or other.world != world or not other.is_inside_tree():
+			continue
+		if other.get_address() != here:
+			continue
+		var distance := Vector2(other.get_tile()).distance_to(tile)
+		if distance <= vision_radius:
+			seen.append(NpcBrainPerception.new(
+					other.persona.display_name, other.get_activity(), here, distance))
+	for item in world.objects_near(tile, vision_radius):
+		var address := world.object_address(item)
+		if item.state == "" or not address.begins_with(here + ":"):
+			continue
+		var distance := INF
+		for item_tile in item.get_tiles():
+			distance = minf(distance, Vector2(item_tile).distance_to(tile))
+		seen.append(NpcBrainPerception.new(item.get_object_name(), item.state, address, distance))
+	return seen
+
+
+func _spawn_request() -> Dictionary:
+	var known: Array[String] = []
+	for area in persona.known_areas:
+		known.append(world.full_address(area))
+	if known.is_empty():
+		for arena in world.get_arenas():
+			known.append(world.arena_address(arena))
+	var tile := get_tile()
 	return {
-		"subject": subject, "predicate": "is", "object": doing,
-		"description": "%s is %s" % [subject, doing], "address": address, "distance": distance,
+		"worldName": world.world_name,
+		"npcId": npc_id,
+		"persona": {
+			"name": persona.display_name,
+			"age": persona.age,
+			"traits": Array(persona.traits),
+			"identity": persona.identity,
+			"lifestyle": persona.lifestyle,
+			"currently": persona.currently,
+			"home": world.full_address(persona.home),
+			"knownAreas": known,
+		},
+		"address": get_address(),
+		"tile": {"x": tile.x, "y": tile.y},
+		"perception": {
+			"visionRadius": vision_radius,
+			"attentionBandwidth": attention_bandwidth,
+			"retention": retention,
+		},
 	}

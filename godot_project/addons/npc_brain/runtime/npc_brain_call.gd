@@ -1,9 +1,9 @@
-class_name BrainCall
+class_name NpcBrainCall
 extends RefCounted
 ## One queued RPC: the method, its JSON body, its own headers, and the signal its caller awaits.
 
 ## Emitted once, with the outcome.
-signal finished(reply: BrainReply)
+signal finished(reply: NpcBrainReply)
 
 var method: String
 var body: String

@@ -1,17 +1,21 @@
+@icon("res://addons/npc_brain/icons/brain.svg")
+class_name NpcBrainClient
 extends Node
-## Talks to the npc-brain service (autoload `BrainClient`) with the Connect protocol's unary
-## JSON form over HTTP/1.1: `POST {base}/npc_brain.v1.BrainService/{Method}`, the request as
-## proto3 JSON. Works on desktop and in web exports (no gRPC or HTTP/2 needed).
+## Talks to the npc-brain service (the addon's autoload `NpcBrain`) with the Connect protocol's
+## unary JSON form over HTTP/1.1: `POST {base}/npc_brain.v1.BrainService/{Method}`, the request
+## as proto3 JSON. Works on desktop and in web exports (no gRPC or HTTP/2 needed).
 ##
-## Base URL: `--brain-url=` if given, else the page's own origin in a web export, else the
-## `npc_brain/brain/url` project setting, else http://127.0.0.1:8080.
+## Base URL: `--brain-url=` if given, else the `npc_brain/brain/url` project setting when set
+## (a web build hosted apart from the brain), else the page's own origin in a web export (a
+## build the brain serves), else http://127.0.0.1:8080.
 ##
 ## Token: when the brain wants one (NPC_BRAIN_AUTH_TOKEN), `--token=` (`?token=` on the page) or
 ## the `npc_brain/brain/token` project setting; every call then sends `Authorization: Bearer`.
 ## The token is never logged. Calls about one NPC carry `x-npc-id`, so a load balancer can keep
 ## each NPC on one brain replica (docs/deployment.md).
 ##
-## Usage: `var reply := await BrainClient.call_rpc("Decide", request, npc_id)`.
+## Games rarely call it directly: NpcBrainWorld registers the world and NpcBrainAgent drives
+## each NPC. Tools can: `var reply := await NpcBrain.call_rpc("GetTrace", request, lane)`.
 ##
 ## Every reply updates `state`: ONLINE while answers arrive in time, SLOW while the brain is
 ## reachable but answers time out or take longer than `slow_after_s` (`--brain-slow-after-s=`,
@@ -20,6 +24,8 @@ extends Node
 
 ## Emitted when `state` changes; `detail` says why (e.g. "Decide: no answer in 15.0 s").
 signal status_changed(state: State, detail: String)
+## Emitted for every failed call (after it was logged), whatever the caller does about it.
+signal call_failed(error: NpcBrainError)
 
 ## How the brain answers, as seen from here.
 enum State {
@@ -30,11 +36,9 @@ enum State {
 }
 
 const SERVICE_PATH := "/npc_brain.v1.BrainService/"
+## The autoload's name (the EditorPlugin registers it).
+const AUTOLOAD := "NpcBrain"
 const DEFAULT_URL := "http://127.0.0.1:8080"
-const URL_SETTING := "npc_brain/brain/url"
-const TIMEOUT_SETTING := "npc_brain/brain/timeout_s"
-const SLOW_SETTING := "npc_brain/brain/slow_after_s"
-const TOKEN_SETTING := "npc_brain/brain/token"
 const WORLD_LANE := "world"
 ## Error answers in a row (internal, unknown, data loss) after which the brain is FAILING.
 const FAILING_AFTER_ERRORS := 3
@@ -54,18 +58,30 @@ var slow_after_s: float = 5.0
 ## The brain's state after the latest reply.
 var state: State = State.CONNECTING
 
-var _lanes: Dictionary[String, BrainLane] = {}
+var _lanes: Dictionary[String, NpcBrainLane] = {}
+var _agents: Dictionary[String, NpcBrainAgent] = {}
 var _token: String = ""
 var _errors_in_row: int = 0
 var _slow_until_msec: int = 0
 
 
+## The autoload, or null (with an error saying how to fix it) when the plugin is not enabled.
+static func get_instance() -> NpcBrainClient:
+	var tree := Engine.get_main_loop() as SceneTree
+	var client: NpcBrainClient = tree.root.get_node_or_null(AUTOLOAD) if tree != null else null
+	if client == null:
+		push_error("NpcBrain: the autoload %s is missing: enable the plugin in Project > "
+				% AUTOLOAD + "Project Settings > Plugins (it adds the autoloads).")
+	return client
+
+
 func _ready() -> void:
 	base_url = _resolve_base_url().trim_suffix("/")
-	timeout_s = _setting_or_arg(TIMEOUT_SETTING, "brain-timeout-s", timeout_s)
-	slow_after_s = _setting_or_arg(SLOW_SETTING, "brain-slow-after-s", slow_after_s)
-	_token = LaunchArgs.get_value("token", str(ProjectSettings.get_setting(TOKEN_SETTING, "")))
-	EventLog.record("brain_client", {
+	timeout_s = _setting_or_arg(NpcBrainSettings.TIMEOUT_S, "brain-timeout-s")
+	slow_after_s = _setting_or_arg(NpcBrainSettings.SLOW_AFTER_S, "brain-slow-after-s")
+	_token = NpcBrainLaunchArgs.get_value(
+			"token", str(NpcBrainSettings.get_value(NpcBrainSettings.TOKEN)))
+	NpcBrainLog.record("brain_client", {
 		"base_url": base_url, "timeout_s": timeout_s, "slow_after_s": slow_after_s,
 		"token": _token != "",
 	})
@@ -73,17 +89,18 @@ func _ready() -> void:
 
 ## Calls `method` with `request` (a Dictionary in proto3 JSON form) on `lane` (one request in
 ## flight per lane: use the NPC id). Always returns a reply; never raises.
-func call_rpc(method: String, request: Dictionary, lane: String = WORLD_LANE) -> BrainReply:
-	var call := BrainCall.new(method, JSON.stringify(request), _headers_for(request))
+func call_rpc(method: String, request: Dictionary, lane: String = WORLD_LANE) -> NpcBrainReply:
+	var call := NpcBrainCall.new(method, JSON.stringify(request), _headers_for(request))
 	if not _lane(lane).submit(call):
-		return BrainReply.failure("resource_exhausted", "%s: lane %s is full" % [method, lane])
-	var reply: BrainReply = await call.finished
+		return NpcBrainReply.failure("resource_exhausted", "%s: lane %s is full" % [method, lane])
+	var reply: NpcBrainReply = await call.finished
 	_observe(method, reply)
 	if not reply.ok:
-		EventLog.record("brain_error", {
+		NpcBrainLog.error("brain_error", {
 			"method": method, "lane": lane, "code": reply.code, "message": reply.message,
 			"status": reply.http_status,
 		})
+		call_failed.emit(NpcBrainError.from_reply(method, reply, str(request.get("npcId", ""))))
 	return reply
 
 
@@ -92,14 +109,37 @@ func state_name() -> String:
 	return State.keys()[state]
 
 
+## The agent of an NPC in the game, or null.
+func find_agent(npc_id: String) -> NpcBrainAgent:
+	var agent: NpcBrainAgent = _agents.get(npc_id)
+	return agent if is_instance_valid(agent) else null
+
+
+## Every agent in the game (they add themselves when they enter the tree).
+func get_agents() -> Array[NpcBrainAgent]:
+	var agents: Array[NpcBrainAgent] = []
+	for agent: NpcBrainAgent in _agents.values():
+		if is_instance_valid(agent):
+			agents.append(agent)
+	return agents
+
+
+## Called by NpcBrainAgent: `npc_id` is now `agent` (null: gone).
+func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
+	if agent == null:
+		_agents.erase(npc_id)
+	else:
+		_agents[npc_id] = agent
+
+
 ## Whether `lane` has a request in flight or queued.
 func is_busy(lane: String) -> bool:
 	return _lanes.has(lane) and _lanes[lane].is_busy()
 
 
-func _lane(key: String) -> BrainLane:
+func _lane(key: String) -> NpcBrainLane:
 	if not _lanes.has(key):
-		var lane := BrainLane.new()
+		var lane := NpcBrainLane.new()
 		lane.name = "Lane_" + key.validate_node_name()
 		lane.endpoint = base_url + SERVICE_PATH
 		lane.timeout_s = timeout_s
@@ -119,7 +159,7 @@ func _headers_for(request: Dictionary) -> PackedStringArray:
 
 
 # What one reply says about the brain.
-func _observe(method: String, reply: BrainReply) -> void:
+func _observe(method: String, reply: NpcBrainReply) -> void:
 	if reply.code == "deadline_exceeded" and reply.reached:
 		_slow_until_msec = Time.get_ticks_msec() + SLOW_HOLD_MSEC
 		_set_state(State.SLOW, "%s: %s" % [method, reply.message])
@@ -143,25 +183,27 @@ func _set_state(value: State, detail: String) -> void:
 	if value == state:
 		return
 	state = value
-	EventLog.record("brain_status", {
+	NpcBrainLog.error("brain_status", {
 		"state": state_name(), "reachable": state in [State.ONLINE, State.SLOW], "detail": detail,
 	})
 	status_changed.emit(state, detail)
 
 
-func _setting_or_arg(setting: String, arg: String, fallback: float) -> float:
-	var from_settings := float(ProjectSettings.get_setting(setting, fallback))
-	var from_args := LaunchArgs.get_value(arg)
+func _setting_or_arg(setting: String, arg: String) -> float:
+	var from_settings := float(NpcBrainSettings.get_value(setting))
+	var from_args := NpcBrainLaunchArgs.get_value(arg)
 	return from_args.to_float() if from_args.is_valid_float() else from_settings
 
 
 func _resolve_base_url() -> String:
-	var from_args := LaunchArgs.get_value("brain-url")
+	var from_args := NpcBrainLaunchArgs.get_value("brain-url")
 	if from_args != "":
 		return from_args
+	var from_settings := str(NpcBrainSettings.get_value(NpcBrainSettings.URL)).strip_edges()
+	if from_settings != "":
+		return from_settings
 	if OS.has_feature("web"):
 		var origin: Variant = JavaScriptBridge.eval("window.location.origin", true)
 		if origin is String and (origin as String).begins_with("http"):
 			return origin
-	var from_settings := str(ProjectSettings.get_setting(URL_SETTING, ""))
-	return from_settings if from_settings != "" else DEFAULT_URL
+	return DEFAULT_URL

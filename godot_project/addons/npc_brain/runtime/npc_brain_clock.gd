@@ -1,14 +1,18 @@
+class_name NpcBrainGameClock
 extends Node
-## The game's clock (autoload `GameClock`): Godot owns time, the brain is told it on each call.
+## The game's clock (the addon's autoload `NpcBrainClock`): Godot owns time, the brain is told
+## it on each call.
 ##
 ## Starts at `npc_brain/clock/start_time` (or `--start-time=`) and runs `time_scale` game seconds
-## per real second (`npc_brain/clock/time_scale`, or `--time-scale=`) once `running` is set.
+## per real second (`npc_brain/clock/time_scale`, or `--time-scale=`) once `running` is set
+## (NpcBrainWorld sets it when the brain has its world). A game with its own clock can drive
+## this one instead: `running = false` and `set_time(unix_seconds)` each game minute.
 
 ## Emitted once per game minute while running.
 signal minute_passed(unix_time: int)
 
-const START_SETTING := "npc_brain/clock/start_time"
-const SCALE_SETTING := "npc_brain/clock/time_scale"
+## The autoload's name (the EditorPlugin registers it).
+const AUTOLOAD := "NpcBrainClock"
 const DEFAULT_START := "2026-02-13T07:00:00Z"
 
 ## Game seconds per real second.
@@ -22,17 +26,27 @@ var _unix_time: float = 0.0
 var _last_minute: int = 0
 
 
+## The autoload, or null (with an error saying how to fix it) when the plugin is not enabled.
+static func get_instance() -> NpcBrainGameClock:
+	var tree := Engine.get_main_loop() as SceneTree
+	var clock: NpcBrainGameClock = tree.root.get_node_or_null(AUTOLOAD) if tree != null else null
+	if clock == null:
+		push_error("NpcBrain: the autoload %s is missing: enable the plugin in Project > "
+				% AUTOLOAD + "Project Settings > Plugins (it adds the autoloads).")
+	return clock
+
+
 func _ready() -> void:
-	var start_text := LaunchArgs.get_value(
-			"start-time", str(ProjectSettings.get_setting(START_SETTING, DEFAULT_START)))
-	var start := GameTime.parse_rfc3339(start_text)
+	var start_text := NpcBrainLaunchArgs.get_value(
+			"start-time", str(NpcBrainSettings.get_value(NpcBrainSettings.START_TIME)))
+	var start := NpcBrainTime.parse_rfc3339(start_text)
 	if start < 0:
-		push_warning("GameClock: bad start time %s, using %s" % [start_text, DEFAULT_START])
-		start = GameTime.parse_rfc3339(DEFAULT_START)
+		push_warning("NpcBrainClock: bad start time %s, using %s" % [start_text, DEFAULT_START])
+		start = NpcBrainTime.parse_rfc3339(DEFAULT_START)
 	_unix_time = start
 	_last_minute = floori(start / 60.0)
-	var scale_text := LaunchArgs.get_value(
-			"time-scale", str(ProjectSettings.get_setting(SCALE_SETTING, time_scale)))
+	var scale_text := NpcBrainLaunchArgs.get_value(
+			"time-scale", str(NpcBrainSettings.get_value(NpcBrainSettings.TIME_SCALE)))
 	time_scale = maxf(scale_text.to_float(), 0.0)
 
 
@@ -51,6 +65,15 @@ func is_ticking() -> bool:
 	return running and not paused
 
 
+## Sets the game time (Unix seconds, UTC); emits `minute_passed` when the minute changes.
+func set_time(unix_time: int) -> void:
+	_unix_time = unix_time
+	var minute := floori(_unix_time / 60.0)
+	if minute != _last_minute:
+		_last_minute = minute
+		minute_passed.emit(now())
+
+
 ## Game time now, in Unix seconds (UTC).
 func now() -> int:
 	return int(_unix_time)
@@ -58,4 +81,4 @@ func now() -> int:
 
 ## Game time now as RFC 3339 text, e.g. "2026-02-13T07:00:00Z".
 func now_rfc3339() -> String:
-	return GameTime.to_rfc3339(now())
+	return NpcBrainTime.to_rfc3339(now())

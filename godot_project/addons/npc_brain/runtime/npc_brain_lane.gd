@@ -1,4 +1,4 @@
-class_name BrainLane
+class_name NpcBrainLane
 extends Node
 ## A queue of RPCs sent one at a time over its own HTTPRequest.
 ##
@@ -16,8 +16,8 @@ const SENT_STATUSES: Array[HTTPClient.Status] = [
 var endpoint: String = ""
 var timeout_s: float = 15.0
 
-var _queue: Array[BrainCall] = []
-var _current: BrainCall = null
+var _queue: Array[NpcBrainCall] = []
+var _current: NpcBrainCall = null
 var _started_msec: int = 0
 var _http: HTTPRequest
 # The lane's own deadline instead of HTTPRequest.timeout: on expiry it can still ask the HTTP
@@ -40,7 +40,7 @@ func _ready() -> void:
 
 
 ## Queues a call; false when the lane is full (the caller should skip, not retry at once).
-func submit(call: BrainCall) -> bool:
+func submit(call: NpcBrainCall) -> bool:
 	if _queue.size() >= MAX_QUEUED:
 		return false
 	_queue.append(call)
@@ -66,7 +66,7 @@ func _send_next() -> void:
 	var url := endpoint + _current.method
 	var error := _http.request(url, headers, HTTPClient.METHOD_POST, _current.body)
 	if error != OK:
-		_finish(BrainReply.failure("unavailable", "cannot send to %s (error %d)" % [url, error]))
+		_finish(NpcBrainReply.failure("unavailable", "cannot send to %s (error %d)" % [url, error]))
 	else:
 		_deadline.start(timeout_s)
 
@@ -75,16 +75,16 @@ func _on_request_completed(
 		result: int, status: int, _headers: PackedStringArray, body: PackedByteArray) -> void:
 	_deadline.stop()
 	var elapsed := Time.get_ticks_msec() - _started_msec
-	_finish(BrainReply.from_http(result, status, body, elapsed))
+	_finish(NpcBrainReply.from_http(result, status, body, elapsed))
 
 
 func _on_deadline() -> void:
 	var sent := _http.get_http_client_status() in SENT_STATUSES
 	_http.cancel_request()
-	_finish(BrainReply.timed_out(timeout_s, sent, Time.get_ticks_msec() - _started_msec))
+	_finish(NpcBrainReply.timed_out(timeout_s, sent, Time.get_ticks_msec() - _started_msec))
 
 
-func _finish(reply: BrainReply) -> void:
+func _finish(reply: NpcBrainReply) -> void:
 	var call := _current
 	_current = null
 	if call != null:

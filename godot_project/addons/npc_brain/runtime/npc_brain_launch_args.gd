@@ -1,4 +1,4 @@
-class_name LaunchArgs
+class_name NpcBrainLaunchArgs
 extends RefCounted
 ## Reads `--key=value` user arguments: the ones after `--` on the command line
 ## (`godot -- --brain-url=http://host:8080`), or the page's query string in a web export

@@ -1,4 +1,4 @@
-class_name BrainReply
+class_name NpcBrainReply
 extends RefCounted
 ## The outcome of one call to the brain: the response message, or a Connect error.
 ##
@@ -22,8 +22,8 @@ var reached: bool = false
 
 
 ## A reply that never reached the brain.
-static func failure(error_code: String, error_message: String, elapsed: int = 0) -> BrainReply:
-	var reply := BrainReply.new()
+static func failure(error_code: String, error_message: String, elapsed: int = 0) -> NpcBrainReply:
+	var reply := NpcBrainReply.new()
 	reply.code = error_code
 	reply.message = error_message
 	reply.elapsed_ms = elapsed
@@ -31,7 +31,7 @@ static func failure(error_code: String, error_message: String, elapsed: int = 0)
 
 
 ## A request that got no answer within `timeout_s`; `connected`: whether it had been sent.
-static func timed_out(timeout_s: float, connected: bool, elapsed: int) -> BrainReply:
+static func timed_out(timeout_s: float, connected: bool, elapsed: int) -> NpcBrainReply:
 	var reply := failure("deadline_exceeded", "no answer in %.1f s" % timeout_s, elapsed)
 	reply.reached = connected
 	return reply
@@ -39,10 +39,10 @@ static func timed_out(timeout_s: float, connected: bool, elapsed: int) -> BrainR
 
 ## Interprets what HTTPRequest.request_completed delivered.
 static func from_http(
-		result: int, status: int, body: PackedByteArray, elapsed: int) -> BrainReply:
+		result: int, status: int, body: PackedByteArray, elapsed: int) -> NpcBrainReply:
 	if result != HTTPRequest.RESULT_SUCCESS:
 		return failure(_result_code(result), "HTTP request failed (result %d)" % result, elapsed)
-	var reply := BrainReply.new()
+	var reply := NpcBrainReply.new()
 	reply.http_status = status
 	reply.elapsed_ms = elapsed
 	reply.reached = true

@@ -1,4 +1,4 @@
-class_name GameTime
+class_name NpcBrainTime
 extends RefCounted
 ## Conversions between the game's clock (Unix seconds, UTC) and the protocol's RFC 3339 text.
 

@@ -1,7 +1,8 @@
 @tool
-class_name Arena
-extends TownPart
-## A room or an area of a Sector (kitchen, bedroom, cafe, park): a rectangle of floor tiles,
+@icon("res://addons/npc_brain/icons/arena.svg")
+class_name NpcBrainArena
+extends NpcBrainWorldPart
+## A room or an area of a NpcBrainSector (kitchen, bedroom, cafe, park): a rectangle of floor tiles,
 ## walled unless outdoors, with door tiles (gaps) in its walls. Holds GameObjects.
 
 ## The arena's name in addresses ("world:sector:arena"); the node name if empty.
@@ -9,7 +10,7 @@ extends TownPart
 	set(value):
 		arena_name = value
 		notify_changed()
-## Floor tiles, in tile coordinates of the Town grid. Walls run around it, one tile thick.
+## Floor tiles, in tile coordinates of the NpcBrainWorld grid. Walls run around it, one tile thick.
 @export var rect: Rect2i = Rect2i(0, 0, 4, 4):
 	set(value):
 		rect = value
@@ -35,16 +36,16 @@ func get_arena_name() -> String:
 	return arena_name if arena_name != "" else String(name)
 
 
-## The Sector this arena belongs to, or null.
-func get_sector() -> Sector:
-	return get_parent() as Sector
+## The NpcBrainSector this arena belongs to, or null.
+func get_sector() -> NpcBrainSector:
+	return get_parent() as NpcBrainSector
 
 
-## The arena's GameObject children.
-func get_objects() -> Array[GameObject]:
-	var objects: Array[GameObject] = []
+## The arena's NpcBrainObject children.
+func get_objects() -> Array[NpcBrainObject]:
+	var objects: Array[NpcBrainObject] = []
 	for child in get_children():
-		if child is GameObject:
+		if child is NpcBrainObject:
 			objects.append(child)
 	return objects
 
@@ -72,17 +73,27 @@ func get_wall_ring() -> Array[Vector2i]:
 	return ring
 
 
+## The name used in addresses.
+func get_part_name() -> String:
+	return get_arena_name()
+
+
 func _get_configuration_warnings() -> PackedStringArray:
+	return get_name_warnings() + get_structure_warnings()
+
+
+## What is wrong with this part itself (names aside).
+func get_structure_warnings() -> PackedStringArray:
 	var warnings := PackedStringArray()
-	if not get_parent() is Sector:
-		warnings.append("An Arena must be a child of a Sector.")
+	if not get_parent() is NpcBrainSector:
+		warnings.append("An NpcBrainArena must be a child of a NpcBrainSector.")
 	if rect.size.x <= 0 or rect.size.y <= 0:
 		warnings.append("The arena's rect is empty.")
 	var ring := get_wall_ring()
 	for door in doors:
 		if walled and not ring.has(door):
 			warnings.append("Door %s is not on this arena's wall ring %s." % [door, rect.grow(1)])
-	var town := get_town()
-	if town != null and not Rect2i(Vector2i.ZERO, town.grid_size).encloses(rect):
-		warnings.append("The arena's rect %s is outside the town grid." % rect)
+	var world := get_world()
+	if world != null and not Rect2i(Vector2i.ZERO, world.grid_size).encloses(rect):
+		warnings.append("The arena's rect %s is outside the world grid." % rect)
 	return warnings

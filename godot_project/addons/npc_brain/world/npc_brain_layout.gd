@@ -1,17 +1,17 @@
-class_name TownExport
+class_name NpcBrainLayout
 extends RefCounted
-## The town as the engine lays it out, for tools that simulate it without the engine
+## The world as the engine lays it out, for tools that simulate it without the engine
 ## (`python -m tools.godot_web export-town` writes it to data/town_layout.json, which the
 ## headless sim walks): the World message, the tile size and the wall tiles inside the grid.
-## Every other tile of the grid is walkable, in 4-neighbour steps, as Town.find_path walks.
+## Every other tile of the grid is walkable, in 4-neighbour steps, as NpcBrainWorld.find_path walks.
 
 
-## {"world": Town.to_proto(), "tile_size": pixels, "walls": [[x, y], ...] sorted}.
-static func of(town: Town) -> Dictionary:
-	var bounds := Rect2i(Vector2i.ZERO, town.grid_size)
+## {"world": NpcBrainWorld.to_proto(), "tile_size": pixels, "walls": [[x, y], ...] sorted}.
+static func of(world: NpcBrainWorld) -> Dictionary:
+	var bounds := Rect2i(Vector2i.ZERO, world.grid_size)
 	var walls: Array[Array] = []
-	for tile in town.get_wall_tiles():
+	for tile in world.get_wall_tiles():
 		if bounds.has_point(tile):
 			walls.append([tile.x, tile.y])
 	walls.sort()
-	return {"world": town.to_proto(), "tile_size": town.tile_size, "walls": walls}
+	return {"world": world.to_proto(), "tile_size": world.tile_size, "walls": walls}

@@ -1,15 +1,16 @@
 @tool
-class_name GameObject
-extends TownPart
+@icon("res://addons/npc_brain/icons/object.svg")
+class_name NpcBrainObject
+extends NpcBrainWorldPart
 ## Something NPCs use (a bed, a stove, the cafe counter): the leaf of the spatial tree.
-## It covers `size` tiles from `tile` inside its Arena; NPCs walk onto it to use it.
+## It covers `size` tiles from `tile` inside its NpcBrainArena; NPCs walk onto it to use it.
 
 ## The object's name in addresses ("world:sector:arena:object"); the node name if empty.
 @export var object_name: String = "":
 	set(value):
 		object_name = value
 		notify_changed()
-## Top-left tile, in tile coordinates of the Town grid.
+## Top-left tile, in tile coordinates of the NpcBrainWorld grid.
 @export var tile: Vector2i = Vector2i.ZERO:
 	set(value):
 		tile = value
@@ -35,9 +36,9 @@ func get_object_name() -> String:
 	return object_name if object_name != "" else String(name)
 
 
-## The Arena this object belongs to, or null.
-func get_arena() -> Arena:
-	return get_parent() as Arena
+## The NpcBrainArena this object belongs to, or null.
+func get_arena() -> NpcBrainArena:
+	return get_parent() as NpcBrainArena
 
 
 ## The tiles the object covers.
@@ -54,11 +55,21 @@ func get_rect() -> Rect2i:
 	return Rect2i(tile, size)
 
 
+## The name used in addresses.
+func get_part_name() -> String:
+	return get_object_name()
+
+
 func _get_configuration_warnings() -> PackedStringArray:
+	return get_name_warnings() + get_structure_warnings()
+
+
+## What is wrong with this part itself (names aside).
+func get_structure_warnings() -> PackedStringArray:
 	var warnings := PackedStringArray()
 	var arena := get_arena()
 	if arena == null:
-		warnings.append("A GameObject must be a child of an Arena.")
+		warnings.append("A NpcBrainObject must be a child of an NpcBrainArena.")
 	elif not arena.rect.encloses(get_rect()):
 		warnings.append("The object %s is outside its arena's floor %s." % [get_rect(), arena.rect])
 	return warnings

@@ -1,15 +1,35 @@
-@tool
-class_name Town
+@tool  # gdlint: ignore=max-public-methods
+@icon("res://addons/npc_brain/icons/world.svg")
+class_name NpcBrainWorld
 extends Node2D
-## The town: a grid of tiles holding Sectors > Arenas > GameObjects (its child nodes), drawn
-## with primitives. Builds an AStarGrid2D over the grid (walls solid, doors open) and answers
-## the spatial questions NPCs ask: where is this address, what is at this tile, how to get there.
+## The world the brain knows: a grid of tiles holding NpcBrainSector > NpcBrainArena >
+## NpcBrainObject child nodes (the paper's spatial tree). Registers it with the brain when the
+## game starts (RegisterWorld; retried while the brain is away, reported once when the brain
+## refuses it) and answers the spatial questions NPCs ask: where is this address, what is at
+## this tile. `find_path` walks an AStarGrid2D over it (walls solid, doors open) for games that
+## want it; navigation otherwise stays the game's.
 ##
-## Addresses: "world:sector:arena" or "world:sector:arena:object", names as in the nodes' fields.
+## Its tiles are `tile_size` pixels from this node's origin: put it at the origin of your
+## TileMapLayer with the same tile size, and give it that layer as `solid_layer` to make the
+## layer's cells walls. Addresses: "world:sector:arena" or "world:sector:arena:object", names as
+## in the nodes' fields.
 
 ## Emitted (deferred, once per batch of edits) after the layout or an object's state changed.
 signal layout_changed
+## The brain has the world (each time it is registered, again after the brain lost it).
+signal registered
+## The brain refused the world for good (a duplicate name, an empty sector): fix the scene.
+signal registration_failed(error: NpcBrainError)
 
+## How the world draws itself.
+enum Style {
+	TOWN, ## Everything, with primitives: grass, floors, walls, doors, trees, objects, names.
+	OVERLAY, ## Over a tile map: areas outlined, objects and names (the tile map draws the rest).
+	NONE, ## Nothing (in the editor it still outlines areas).
+}
+
+## The group every NpcBrainWorld joins (agents without a `world` take the first).
+const GROUP := "npc_brain_world"
 const NO_TILE := Vector2i(-1, -1)
 const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP, Vector2i.DOWN]
 
@@ -28,6 +48,22 @@ const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP,
 	set(value):
 		tile_size = value
 		mark_layout_changed()
+## A TileMapLayer whose painted cells are walls (besides the walled arenas' own).
+@export var solid_layer: TileMapLayer:
+	set(value):
+		solid_layer = value
+		mark_layout_changed()
+## Register with the brain when the game starts (off: call `register()` yourself).
+@export var register_on_ready: bool = true
+## How it draws (TOWN draws a whole town with primitives; OVERLAY suits a tile map).
+@export var style: Style = Style.TOWN:
+	set(value):
+		style = value
+		mark_layout_changed()
+## Validates the world (names, doors, overlaps) and writes its layout to `layout_path`.
+@export_tool_button("Validate and export layout", "Save") var export_layout_button := export_layout
+## Where the button writes the layout (the World message, walls): for tools and tests.
+@export_file("*.json") var layout_path: String = ""
 
 ## When running (not in the editor), draw the static town once into a texture instead of every
 ## frame: much faster with hundreds of labels, redrawn only when the layout or a state changes.
@@ -44,15 +80,86 @@ var _notify_pending: bool = false
 var _grid: AStarGrid2D = AStarGrid2D.new()
 var _walls: Dictionary[Vector2i, bool] = {}
 var _doors: Dictionary[Vector2i, bool] = {}
-var _arenas_by_address: Dictionary[String, Arena] = {}
-var _objects_by_address: Dictionary[String, GameObject] = {}
+var _arenas_by_address: Dictionary[String, NpcBrainArena] = {}
+var _objects_by_address: Dictionary[String, NpcBrainObject] = {}
 var _baked: SubViewport = null
 var _baked_painter: Node2D = null
+var _registered: bool = false
+var _registering: bool = false
+
+
+func _enter_tree() -> void:
+	add_to_group(GROUP)
 
 
 func _ready() -> void:
-	if bake_when_running and not Engine.is_editor_hint():
+	if Engine.is_editor_hint():
+		return
+	if bake_when_running and style != Style.NONE:
 		_bake()
+	_register_on_ready.call_deferred()
+
+
+## The first NpcBrainWorld in the tree, or null.
+static func find_in(tree: SceneTree) -> NpcBrainWorld:
+	for node in tree.get_nodes_in_group(GROUP):
+		if node is NpcBrainWorld:
+			return node
+	return null
+
+
+## Whether the brain has the world now.
+func is_registered() -> bool:
+	return _registered
+
+
+## Sends the world to the brain (RegisterWorld) until it answers: retried every
+## `npc_brain/world/retry_delay_s` while the brain is away; a refusal (the world is wrong) is
+## pushed as an error and `registration_failed`, and not retried. Emits `registered`; starts
+## the game clock.
+func register() -> void:
+	if _registering:
+		return
+	_registering = true
+	var client := NpcBrainClient.get_instance()
+	var world := to_proto()
+	var reply := await client.call_rpc("RegisterWorld", {"world": world})
+	while not reply.ok and not NpcBrainError.from_reply("RegisterWorld", reply).is_permanent():
+		var delay := float(NpcBrainSettings.get_value(NpcBrainSettings.RETRY_DELAY_S))
+		await get_tree().create_timer(delay).timeout
+		world = to_proto()
+		reply = await client.call_rpc("RegisterWorld", {"world": world})
+	_registering = false
+	if not reply.ok:
+		var error := NpcBrainError.from_reply("RegisterWorld", reply)
+		push_error("NpcBrain: the brain refused world \"%s\": %s (%s). Fix the scene: %s" % [
+			world_name, reply.message, reply.code, " ".join(validate())])
+		registration_failed.emit(error)
+		return
+	_registered = true
+	var ids: Array[String] = []
+	for agent in client.get_agents():
+		if agent.world == self or agent.world == null:
+			ids.append(agent.npc_id)
+	NpcBrainLog.record("world_registered", {
+		"world": world, "response": reply.data, "npcs": ids, "msec": Time.get_ticks_msec(),
+	})
+	NpcBrainGameClock.get_instance().running = true
+	registered.emit()
+
+
+func _register_on_ready() -> void:
+	if register_on_ready:
+		register()
+
+
+## Registers the world again (the brain lost it, e.g. restarted on an empty store); agents
+## wait for `registered`, then spawn again.
+func register_again() -> void:
+	if _registering:
+		return
+	_registered = false
+	register()
 
 
 ## Marks the layout as changed: redraws, and rebuilds the walk grid when next needed.
@@ -68,18 +175,34 @@ func mark_layout_changed() -> void:
 		_emit_layout_changed.call_deferred()
 
 
-## The Sector children.
-func get_sectors() -> Array[Sector]:
-	var sectors: Array[Sector] = []
+## The state of the object at `address` ("" when idle or unknown).
+func get_object_state(address: String) -> String:
+	var game_object := find_object(address)
+	return game_object.state if game_object != null else ""
+
+
+## The tile under a global position.
+func global_to_tile(global_point: Vector2) -> Vector2i:
+	return local_to_tile(to_local(global_point))
+
+
+## The global position of a tile's center.
+func tile_to_global(tile: Vector2i) -> Vector2:
+	return to_global(tile_center(tile))
+
+
+## The NpcBrainSector children.
+func get_sectors() -> Array[NpcBrainSector]:
+	var sectors: Array[NpcBrainSector] = []
 	for child in get_children():
-		if child is Sector:
+		if child is NpcBrainSector:
 			sectors.append(child)
 	return sectors
 
 
-## Every Arena of every Sector.
-func get_arenas() -> Array[Arena]:
-	var arenas: Array[Arena] = []
+## Every NpcBrainArena of every NpcBrainSector.
+func get_arenas() -> Array[NpcBrainArena]:
+	var arenas: Array[NpcBrainArena] = []
 	for sector in get_sectors():
 		arenas.append_array(sector.get_arenas())
 	return arenas
@@ -122,14 +245,14 @@ func get_wall_tiles() -> Dictionary[Vector2i, bool]:
 
 
 ## "world:sector:arena" of an arena.
-func arena_address(arena: Arena) -> String:
+func arena_address(arena: NpcBrainArena) -> String:
 	var sector := arena.get_sector()
 	var sector_name := sector.get_sector_name() if sector != null else "?"
 	return ":".join([world_name, sector_name, arena.get_arena_name()])
 
 
 ## "world:sector:arena:object" of an object.
-func object_address(game_object: GameObject) -> String:
+func object_address(game_object: NpcBrainObject) -> String:
 	var arena := game_object.get_arena()
 	var base := arena_address(arena) if arena != null else world_name + ":?:?"
 	return base + ":" + game_object.get_object_name()
@@ -143,7 +266,7 @@ func full_address(address: String) -> String:
 
 
 ## The arena whose floor holds the tile, or null (walls, doors, open ground).
-func arena_at(tile: Vector2i) -> Arena:
+func arena_at(tile: Vector2i) -> NpcBrainArena:
 	for arena in get_arenas():
 		if arena.rect.has_point(tile):
 			return arena
@@ -158,7 +281,7 @@ func address_at(tile: Vector2i) -> String:
 
 ## The arena of an address (of the arena itself or of one of its objects); null if unknown.
 ## A "world:sector" address gives the sector's first arena.
-func find_arena(address: String) -> Arena:
+func find_arena(address: String) -> NpcBrainArena:
 	_ensure_built()
 	var parts := full_address(address).split(":")
 	if parts.size() >= 3:
@@ -171,7 +294,7 @@ func find_arena(address: String) -> Arena:
 
 
 ## The object of a "world:sector:arena:object" address; null if unknown or not an object's.
-func find_object(address: String) -> GameObject:
+func find_object(address: String) -> NpcBrainObject:
 	_ensure_built()
 	return _objects_by_address.get(full_address(address))
 
@@ -204,8 +327,8 @@ func resolve_target(
 
 
 ## Objects with at least one tile within `radius` tiles of `tile`.
-func objects_near(tile: Vector2i, radius: float) -> Array[GameObject]:
-	var near: Array[GameObject] = []
+func objects_near(tile: Vector2i, radius: float) -> Array[NpcBrainObject]:
+	var near: Array[NpcBrainObject] = []
 	for arena in get_arenas():
 		for item in arena.get_objects():
 			if item.get_tiles().any(
@@ -249,26 +372,70 @@ func to_proto() -> Dictionary:
 	return {"name": world_name, "width": grid_size.x, "height": grid_size.y, "sectors": sectors}
 
 
-func _get_configuration_warnings() -> PackedStringArray:
-	var warnings := PackedStringArray()
+## What is wrong with the world for the brain, one sentence each (empty when nothing is):
+## duplicate or empty names, ':' in names, sectors without arenas, overlapping arenas, and
+## agents whose home or known areas are not in it.
+func validate() -> PackedStringArray:
+	var problems := PackedStringArray()
+	if world_name.contains(":") or world_name.strip_edges() == "":
+		problems.append("The world's name \"%s\" is empty or has a ':'." % world_name)
 	if get_sectors().is_empty():
-		warnings.append("Add Sector children (with Arenas and GameObjects) to build the town.")
+		problems.append("Add NpcBrainSector children (with arenas and objects) to build the world.")
+	problems.append_array(NpcBrainWorldPart.name_problems(get_sectors(), "sector"))
+	for sector in get_sectors():
+		problems.append_array(sector.get_problems())
 	var owner_of: Dictionary[Vector2i, String] = {}
 	for arena in get_arenas():
 		for tile in arena.get_floor_tiles():
 			if owner_of.has(tile):
-				warnings.append("Arenas %s and %s overlap at %s." % [
+				problems.append("Arenas %s and %s overlap at %s." % [
 					owner_of[tile], arena_address(arena), tile])
-				return warnings
+				break
 			owner_of[tile] = arena_address(arena)
-	return warnings
+	if is_inside_tree() and not Engine.is_editor_hint():
+		for agent in NpcBrainClient.get_instance().get_agents():
+			problems.append_array(_agent_problems(agent))
+	return problems
+
+
+## Validates the world and writes its layout (`NpcBrainLayout.of`) to `layout_path` (when set):
+## what the editor's button does. Returns the problems found (also pushed as warnings).
+func export_layout() -> PackedStringArray:
+	var problems := validate()
+	for problem in problems:
+		push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
+	if layout_path != "":
+		var file := FileAccess.open(layout_path, FileAccess.WRITE)
+		if file == null:
+			push_error("NpcBrainWorld: cannot write %s (%s)" % [
+				layout_path, error_string(FileAccess.get_open_error())])
+		else:
+			file.store_string(JSON.stringify(NpcBrainLayout.of(self), " ") + "\n")
+	print("NpcBrainWorld %s: %d sectors, %d arenas, %d problems%s" % [
+		world_name, get_sectors().size(), get_arenas().size(), problems.size(),
+		", layout written to " + layout_path if layout_path != "" else ""])
+	return problems
+
+
+func _get_configuration_warnings() -> PackedStringArray:
+	return validate()
+
+
+func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
+	var problems := PackedStringArray()
+	if agent.persona == null or (agent.world != null and agent.world != self):
+		return problems
+	for address in [agent.persona.home] + Array(agent.persona.known_areas):
+		if address != "" and find_arena(address) == null:
+			problems.append("NPC %s: %s is not an arena of this world." % [agent.npc_id, address])
+	return problems
 
 
 func _draw() -> void:
 	if _baked != null:
 		return
 	_ensure_built()
-	TownPainter.new(self).paint()
+	NpcBrainWorldPainter.new(self).paint()
 
 
 func _bake() -> void:
@@ -280,7 +447,7 @@ func _bake() -> void:
 	_baked_painter = Node2D.new()
 	_baked_painter.draw.connect(func() -> void:
 		_ensure_built()
-		TownPainter.new(self, _baked_painter).paint())
+		NpcBrainWorldPainter.new(self, _baked_painter).paint())
 	_baked.add_child(_baked_painter)
 	add_child(_baked)
 	var sprite := Sprite2D.new()
@@ -316,7 +483,12 @@ func _ensure_built() -> void:
 			_walls[tile] = true
 		for door in arena.doors:
 			_doors[door] = true
-	for tile in floors.keys() + _doors.keys():
+	for tile in floors.keys():
+		_walls.erase(tile)
+	if solid_layer != null:
+		for cell in solid_layer.get_used_cells():
+			_walls[cell] = true
+	for tile in _doors.keys():
 		_walls.erase(tile)
 	_grid.region = Rect2i(Vector2i.ZERO, grid_size)
 	_grid.cell_size = Vector2(tile_size, tile_size)

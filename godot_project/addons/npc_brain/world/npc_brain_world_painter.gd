@@ -1,36 +1,57 @@
-class_name TownPainter
+class_name NpcBrainWorldPainter
 extends RefCounted
-## Draws a Town with CanvasItem primitives (from its _draw(), or into its baked layer): grass,
-## doors, objects with their names and states, sector and arena names. No textures needed.
+## Draws an NpcBrainWorld with CanvasItem primitives (from its _draw(), or into its baked
+## layer): grass, doors, objects with their names and states, sector and arena names. No
+## textures needed.
 
 const LABEL_SIZE := 11
 const OBJECT_LABEL_SIZE := 9
 const SECTOR_LABEL_SIZE := 13
 
-var _town: Town
+var _world: NpcBrainWorld
 var _canvas: CanvasItem
 var _font: Font = ThemeDB.fallback_font
 var _ts: float
 
 
-## Paints `town` on `canvas` (the town itself by default, from its _draw()).
-func _init(town: Town, canvas: CanvasItem = null) -> void:
-	_town = town
-	_canvas = canvas if canvas != null else town
-	_ts = town.tile_size
+## Paints `world` on `canvas` (the world itself by default, from its _draw()).
+func _init(world: NpcBrainWorld, canvas: CanvasItem = null) -> void:
+	_world = world
+	_canvas = canvas if canvas != null else world
+	_ts = world.tile_size
 
 
-## Draws the whole town.
+## Draws the world in its `style` (outlines only for NONE in the editor).
 func paint() -> void:
+	var style := _world.style
+	if style == NpcBrainWorld.Style.NONE and not Engine.is_editor_hint():
+		return
+	if style != NpcBrainWorld.Style.TOWN:
+		_paint_overlay()
+		return
 	_paint_ground()
-	for arena in _town.get_arenas():
+	for arena in _world.get_arenas():
 		_paint_floor(arena)
 	_paint_walls()
 	_paint_trees()
-	for arena in _town.get_arenas():
+	for arena in _world.get_arenas():
 		for item in arena.get_objects():
 			_paint_object(item)
-	for sector in _town.get_sectors():
+	for sector in _world.get_sectors():
+		_paint_sector_label(sector)
+
+
+# Over a tile map: each arena outlined and named, objects boxed and named, sectors named.
+func _paint_overlay() -> void:
+	for arena in _world.get_arenas():
+		var area := _tile_rect(arena.rect.position, arena.rect.size)
+		_canvas.draw_rect(area, Color(arena.floor_color, 0.18))
+		_canvas.draw_rect(area, arena.floor_color.darkened(0.2), false, 2.0)
+		_text(area.position + Vector2(4, area.size.y - 5), arena.get_arena_name(), LABEL_SIZE,
+				Color(1, 1, 1, 0.75))
+		for item in arena.get_objects():
+			_paint_object(item)
+	for sector in _world.get_sectors():
 		_paint_sector_label(sector)
 
 
@@ -39,10 +60,10 @@ func _tile_rect(tile: Vector2i, size: Vector2i = Vector2i.ONE) -> Rect2:
 
 
 func _paint_ground() -> void:
-	var grass := _town.grass_color
-	_canvas.draw_rect(_tile_rect(Vector2i.ZERO, _town.grid_size), grass)
-	for y in _town.grid_size.y:
-		for x in _town.grid_size.x:
+	var grass := _world.grass_color
+	_canvas.draw_rect(_tile_rect(Vector2i.ZERO, _world.grid_size), grass)
+	for y in _world.grid_size.y:
+		for x in _world.grid_size.x:
 			var speck := (x * 7 + y * 13) % 5
 			if speck == 0:
 				_canvas.draw_rect(_tile_rect(Vector2i(x, y)), grass.darkened(0.035))
@@ -52,7 +73,7 @@ func _paint_ground() -> void:
 				_canvas.draw_line(tuft + Vector2(4, 0), tuft + Vector2(5, -4), grass.darkened(0.25))
 
 
-func _paint_floor(arena: Arena) -> void:
+func _paint_floor(arena: NpcBrainArena) -> void:
 	var area := _tile_rect(arena.rect.position, arena.rect.size)
 	var floor_color := arena.floor_color
 	_canvas.draw_rect(area, floor_color)
@@ -69,14 +90,14 @@ func _paint_floor(arena: Arena) -> void:
 
 
 func _paint_walls() -> void:
-	var walls := _town.get_wall_tiles()
-	var top := _town.wall_color.lightened(0.25)
+	var walls := _world.get_wall_tiles()
+	var top := _world.wall_color.lightened(0.25)
 	for tile in walls:
 		var cell := _tile_rect(tile)
-		_canvas.draw_rect(cell, _town.wall_color)
+		_canvas.draw_rect(cell, _world.wall_color)
 		if not walls.has(tile + Vector2i.UP):
 			_canvas.draw_rect(Rect2(cell.position, Vector2(_ts, 4)), top)
-	for arena in _town.get_arenas():
+	for arena in _world.get_arenas():
 		for door in arena.doors:
 			if not walls.has(door):
 				_paint_door(door, walls)
@@ -85,8 +106,8 @@ func _paint_walls() -> void:
 # A door: a wooden threshold, with jambs on the sides where the wall continues.
 func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 	var cell := _tile_rect(door)
-	_canvas.draw_rect(cell, _town.door_color)
-	var plank := _town.door_color.darkened(0.2)
+	_canvas.draw_rect(cell, _world.door_color)
+	var plank := _world.door_color.darkened(0.2)
 	var horizontal_wall := walls.has(door + Vector2i.LEFT) or walls.has(door + Vector2i.RIGHT)
 	for i in range(1, 4):
 		var f := i / 4.0
@@ -96,8 +117,8 @@ func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 		else:
 			_canvas.draw_line(cell.position + Vector2(0, f * _ts),
 					cell.position + Vector2(_ts, f * _ts), plank)
-	var jamb := _town.wall_color.darkened(0.3)
-	for step in Town.DIRECTIONS:
+	var jamb := _world.wall_color.darkened(0.3)
+	for step in NpcBrainWorld.DIRECTIONS:
 		if walls.has(door + step):
 			var edge := Vector2(step) * (_ts * 0.5 - 1.5) + cell.get_center()
 			var span := Vector2(absf(step.y), absf(step.x)) * _ts * 0.5
@@ -106,12 +127,12 @@ func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 
 # A few trees on open ground, away from floors and doors (decoration only: not solid).
 func _paint_trees() -> void:
-	var built: Dictionary[Vector2i, bool] = _town.get_wall_tiles().duplicate()
-	for arena in _town.get_arenas():
+	var built: Dictionary[Vector2i, bool] = _world.get_wall_tiles().duplicate()
+	for arena in _world.get_arenas():
 		for tile in arena.get_floor_tiles() + arena.doors:
 			built[tile] = true
-	for y in _town.grid_size.y:
-		for x in _town.grid_size.x:
+	for y in _world.grid_size.y:
+		for x in _world.grid_size.x:
 			var tile := Vector2i(x, y)
 			if (x * 31 + y * 17) % 7 != 0 or _near_any(tile, built):
 				continue
@@ -129,28 +150,28 @@ func _near_any(tile: Vector2i, tiles: Dictionary[Vector2i, bool]) -> bool:
 	return false
 
 
-func _paint_object(item: GameObject) -> void:
+func _paint_object(item: NpcBrainObject) -> void:
 	var box := _tile_rect(item.tile, item.size).grow(-3)
 	_canvas.draw_rect(box, item.color)
 	_canvas.draw_rect(box, item.color.darkened(0.45), false, 1.5)
 	var center := Vector2(box.get_center().x, box.position.y + box.size.y * 0.5 + 3)
 	var name_width := maxf(box.size.x + 40, 90)
 	_text(center - Vector2(name_width / 2, 0), item.get_object_name(), OBJECT_LABEL_SIZE,
-			_town.label_color, name_width, HORIZONTAL_ALIGNMENT_CENTER)
+			_world.label_color, name_width, HORIZONTAL_ALIGNMENT_CENTER)
 	if item.state != "":
 		var state_at := Vector2(center.x - 70, box.end.y + 10)
 		_text(state_at, "(" + item.state + ")", OBJECT_LABEL_SIZE, Color(1, 0.92, 0.55),
 				140, HORIZONTAL_ALIGNMENT_CENTER)
 
 
-func _paint_sector_label(sector: Sector) -> void:
+func _paint_sector_label(sector: NpcBrainSector) -> void:
 	var arenas := sector.get_arenas()
 	if arenas.is_empty():
 		return
 	var bounds := arenas[0].rect
 	for arena in arenas:
 		bounds = bounds.merge(arena.rect)
-	var walled := arenas.any(func(arena: Arena) -> bool: return arena.walled)
+	var walled := arenas.any(func(arena: NpcBrainArena) -> bool: return arena.walled)
 	# On the top wall for buildings, inside the top edge for open areas.
 	var row := bounds.position.y - 1 if walled else bounds.position.y
 	var at := Vector2(bounds.position.x * _ts + 4, row * _ts + _ts * 0.5 + 5)
