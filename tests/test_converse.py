@@ -114,6 +114,45 @@ def test_talk_is_refused_when_the_partner_is_busy_and_failures_continue_the_plan
 
     busy, failed = asyncio.run(twice())
     assert busy.choice == "continue"
-    first_prompt = fake_llm.chat_requests("react")[0]["body"]["messages"][1]["content"]
-    assert "talking is not possible now" in first_prompt
+    first = fake_llm.chat_requests("react")[0]["body"]
+    assert '"talk"' not in first["messages"][1]["content"]
+    assert first["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"] == ["continue", "react"]
     assert failed.choice == "continue" and t.llm_calls[-1].fallback_used
+
+
+def test_the_react_prompt_shows_both_queries_and_the_status(stream, fake_llm) -> None:
+    """The paper's two queries, the relationship and the observed's status, each reach the prompt
+    (15 of the first query's memories used to crowd out the second's), with the status itself."""
+    friends = [MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, importance=8,
+                          description=f"Isabella Rodriguez and Klaus Mueller are old friends; memory {i}",
+                          created=NOW - timedelta(hours=1), last_accessed=NOW - timedelta(hours=1))
+               for i in range(15)]
+    paper = MemoryNode(npc_id="isabella", kind=MemoryKind.OBSERVATION, importance=2,
+                       description="the library's copy of the gentrification journal is overdue",
+                       created=NOW - timedelta(hours=20), last_accessed=NOW - timedelta(hours=20))
+    fake_llm.queue({"json": {"choice": "wait", "reason": "he is almost done", "new_activity": ""}}, purpose="react")
+    status = "Klaus Mueller is writing his research paper on gentrification"
+
+    async def react():
+        await stream.remember("isabella", None, [*friends, paper], None, rate=False)
+        return await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW, True, stream, trace(),
+                                     status=status, wait_until=NOW + timedelta(minutes=10))
+
+    assert asyncio.run(react()).choice == "wait"
+    body = fake_llm.chat_requests("react")[0]["body"]
+    prompt = body["messages"][1]["content"]
+    assert f"Right now: {status}" in prompt
+    assert prompt.count("are old friends") == 15 and paper.description in prompt  # today: the 15 friends only
+    assert "until about 15:10" in prompt
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"] == [
+        "continue", "talk", "wait", "react"]
+
+
+def test_a_thing_can_be_reacted_to_not_talked_to() -> None:
+    stove = MemoryNode(npc_id="isabella", kind=MemoryKind.OBSERVATION, description="stove is burning",
+                       subject="w:cafe:kitchen:stove", predicate="is", object="burning", importance=3,
+                       created=NOW, last_accessed=NOW)
+    people = {"Klaus Mueller"}
+    assert worth_considering([stove, observation("Klaus Mueller", 3)], ISABELLA, people | {stove.subject}) \
+        .subject == "Klaus Mueller"  # a person first at equal importance
+    assert worth_considering([stove, observation("Klaus Mueller", 2)], ISABELLA, people | {stove.subject}) == stove

@@ -3,6 +3,8 @@ comes up in conversation, the player talks and is remembered, object states, per
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 
 from tests.clients import Clients
@@ -115,3 +117,54 @@ def test_interviews_change_memory_only_when_asked(clients: Clients) -> None:
     clients.grpc("Interview", ask | {"remember": True})
     [memory] = clients.grpc("ListMemories", {"npcId": "isabella"})["memories"]
     assert "What do you love?" in memory["description"]
+
+
+def test_waiting_for_someone_to_finish_is_a_choice(clients: Clients, fake_llm) -> None:
+    """The original's "wait": offered when the one seen finishes within half an hour; the NPC then
+    waits where it is until they do, and its plan goes on after."""
+    clients.grpc("SpawnNpc", klaus())
+    decide(clients, "isabella", "09:00")
+    klaus_now = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T09:38:00Z", "address": CAFE})
+    fake_llm.queue({"json": {"choice": "wait", "reason": "Klaus is nearly done", "new_activity": ""}},
+                   purpose="react")
+    action = decide(clients, "isabella", "09:40", "Klaus Mueller")
+    react = fake_llm.chat_requests("react")[0]["body"]
+    assert "wait" in react["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"]
+    assert f"Right now: {klaus_now['action']['description']}" in react["messages"][1]["content"]
+    assert action["description"] == "Isabella Rodriguez is waiting for Klaus Mueller to finish"
+    assert action["startTime"] == "2026-02-13T09:40:00Z" and _end(action) == _end(klaus_now["action"])
+    assert decide(clients, "isabella", _end(action).strftime("%H:%M"))["description"] != action["description"]
+
+
+def _end(action: dict) -> datetime:
+    return datetime.fromisoformat(action["startTime"]) + timedelta(minutes=action["durationMinutes"])
+
+
+def test_a_thing_seen_in_a_new_state_is_reacted_to(clients: Clients, fake_llm) -> None:
+    """The environment: an object event nobody in sight is causing is weighed like a person's
+    (continue or re-plan; no talking to it), once per state."""
+    decide(clients, "isabella", "09:00")
+    machine = f"{CAFE}:coffee machine"
+    broken = {"subject": machine, "predicate": "is", "object": "out of order",
+              "description": "coffee machine is out of order", "address": machine, "distance": 1}
+    fake_llm.queue({"json": {"choice": "react", "reason": "the cafe needs coffee",
+                             "new_activity": "calling a repair shop about the coffee machine"}}, purpose="react")
+    fake_llm.queue({"json": {"new_blocks": [{"start": "10:00", "activity": "calling a repair shop", "emoji": "📞",
+                                             "address": CAFE}]}}, purpose="replan")
+    action = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T10:00:00Z", "address": CAFE,
+                                     "perceptions": [broken]})["action"]
+    react = fake_llm.chat_requests("react")[0]["body"]
+    assert react["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"] == ["continue", "react"]
+    assert '"coffee machine is out of order"' in react["messages"][1]["content"]
+    assert "calling a repair shop" in action["description"]
+    # Seen again in the same state later that day (stored again once other sights pushed it out of
+    # the retention window): not reconsidered.
+    strangers = [{"subject": f"Person {i}", "predicate": "is", "object": "waving", "description": f"Person {i} is waving",
+                  "address": CAFE, "distance": 1} for i in range(8)]
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T12:00:00Z", "address": CAFE,
+                            "perceptions": strangers})
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T14:00:00Z", "address": CAFE,
+                            "perceptions": [broken]})
+    seen = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION", "limit": 100})
+    assert [m["description"] for m in seen["memories"]].count("coffee machine is out of order") == 2
+    assert len(fake_llm.chat_requests("react")) == 1

@@ -28,6 +28,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+import time
 import zlib
 
 import structlog
@@ -47,7 +48,7 @@ from brain_server.cognition.locate import accessible_places, choose_address, lea
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, queue_for_rating, rating_due
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
 from brain_server.cognition.plan import action_now, decompose_upcoming, due_blocks, plan_day, replan_from
-from brain_server.cognition.react import decide_reaction, worth_considering
+from brain_server.cognition.react import decide_reaction, is_thing, worth_considering
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.routine import provisional_action
 from brain_server.config import Settings
@@ -62,10 +63,14 @@ from brain_server.world import World, arena_of
 log = structlog.get_logger(__name__)
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 REACTION_COOLDOWN = timedelta(minutes=30)  # reconsider the same person at most this often
+THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("the stove is burning")
+LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
 ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds both speakers this long at a time
 
 URGENT = ("plan", "react", "decompose_now")  # work that changes what an NPC does now
+OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
+OPEN_TALKS = 1000  # open player conversations in all
 
 Step = Callable[[str, datetime, Trace], Awaitable[bool]]
 
@@ -95,6 +100,8 @@ class PlayerTalk:
     lines: list[DialogueLine] = field(default_factory=list)
     summary: asyncio.Task[tuple[str, str]] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    spoken: float = field(default_factory=time.monotonic)  # when the player last spoke (wall clock)
+    at: datetime | None = None  # the game time of that line
 
 
 class Mind:
@@ -107,6 +114,7 @@ class Mind:
         self.traces = traces
         self._clock: dict[str, datetime] = {}  # the game time of each NPC's latest Decide
         self._seen: dict[str, set[str]] = {}  # who each NPC saw at its latest Decide
+        self._in_use: dict[str, set[str]] = {}  # where the people it saw then were busy (their actions' addresses)
         self._reactions: dict[str, PendingReaction] = {}
         self._talking: set[str] = set()  # NPCs whose conversation is being written
         self._announce: dict[str, str] = {}  # a plan landed: the next action says how it was made
@@ -170,6 +178,7 @@ class Mind:
         """What is in sight (no I/O): who the NPC sees now, and the places the events show it."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
         self._seen[npc.npc_id] = {e.subject for e in events}
+        self._in_use[npc.npc_id] = {e.address for e in events if not is_thing(e.subject)}
         known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
         unknown = [e.address for e in events if arena_of(e.address) not in known
                    and arena_of(e.address).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
@@ -217,18 +226,25 @@ class Mind:
         self._think(npc_id)
 
     def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
-        """The person just seen most worth a reaction (no LLM): the reaction itself is thought out
-        in the background (`_react`), each person reconsidered at most every REACTION_COOLDOWN."""
+        """The person or thing just seen most worth a reaction (no LLM): the reaction itself is
+        thought out in the background (`_react`), each person reconsidered at most every
+        REACTION_COOLDOWN, a thing in a given state once a day. A thing someone in sight is using
+        ("the coffee machine is brewing coffee") is that person's doing, reacted to through them."""
         if npc.is_asleep() or not observed or npc.is_chatting(now) or npc.npc_id in self._talking:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)
+        in_use = self._in_use.get(npc.npc_id, set())
         fresh = {n.subject for n in observed
                  if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN}
+        fresh |= {n.subject for n in observed if is_thing(n.subject) and n.subject not in in_use
+                  and n.object.strip().lower() not in ("", "idle")
+                  and now - npc.last_reaction.get(n.description, never) >= THING_REACTION_COOLDOWN}
         observation = worth_considering(observed, npc, fresh)
         if observation is None or npc.npc_id in self._reactions:
             return
-        npc.last_reaction[observation.subject] = now
-        self._reactions[npc.npc_id] = PendingReaction(observation, people[observation.subject], now)
+        thing = is_thing(observation.subject)
+        npc.last_reaction[observation.description if thing else observation.subject] = now
+        self._reactions[npc.npc_id] = PendingReaction(observation, "" if thing else people[observation.subject], now)
 
     def _act(self, npc: NpcState, world: World, now: datetime) -> Action:
         """The action for now from what the NPC already has; never waits for the model."""
@@ -394,16 +410,28 @@ class Mind:
         return True
 
     async def _react(self, npc_id: str, now: datetime, trace: Trace) -> bool:
-        """Reacting (`react.py`): continue, re-plan the next hours, or talk."""
+        """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
         pending = self._reactions.pop(npc_id, None)
         if pending is None:
             return False
         draft = (await self.records.npc(npc_id)).model_copy(deep=True)
-        partner = await self.records.npc_or_none(pending.partner_id)
-        reaction = await decide_reaction(draft, pending.observation, now, self._can_talk(draft, partner, now),
-                                         self.stream, trace)
+        partner = await self.records.npc_or_none(pending.partner_id) if pending.partner_id else None
+        doing_now = partner.action if partner is not None else None
+        ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
+        reaction = await decide_reaction(
+            draft, pending.observation, now, self._can_talk(draft, partner, now), self.stream, trace,
+            status=doing_now.description if doing_now is not None else "",
+            wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None)
         if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
             return False
+        if reaction.choice == "wait" and ends is not None:
+            start = now.replace(second=0, microsecond=0)
+            wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
+                            activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
+                            address=draft.address or draft.persona.home)
+            await self.records.merge(npc_id, lambda live: live.insert_plan_item(wait))
+            trace.note(f"react: waits until {wait.end:%H:%M}")
+            return True
         with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
             if reaction.choice == "talk":
                 assert partner is not None
@@ -508,7 +536,9 @@ class Mind:
         with doing(Work(Priority.PLAYER, npc_id)):
             talk = self._talks.get(key)
             if talk is None:
+                await self._end_talks(npc_id)
                 talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
+            talk.spoken, talk.at = time.monotonic(), now
             async with talk.lock:
                 if talk.summary is not None and talk.summary.done() and not talk.summary.cancelled():
                     talk.view = talk.summary.result()
@@ -525,6 +555,28 @@ class Mind:
             await self._meanwhile(self._remember_talk(npc_id, player, talk.lines, now, trace))
         self.traces.add(trace)
         return turn.utterance, ended, trace
+
+    async def _end_talks(self, npc_id: str) -> None:
+        """Open player conversations are bounded: one the player left (silent for
+        NPC_BRAIN_PLAYER_TALK_IDLE_S) ends, and so does the least recently continued beyond
+        OPEN_TALKS_PER_NPC for this NPC or OPEN_TALKS in all; each is remembered as if it had ended."""
+        clock, idle = time.monotonic(), self.settings.player_talk_idle_s
+        open_talks = sorted((t.spoken, k) for k, t in self._talks.items() if not t.lock.locked())
+        mine = [k for _, k in open_talks if k[0] == npc_id]
+        ending = {k for spoken, k in open_talks if clock - spoken > idle}
+        ending |= set(mine[:len(mine) - OPEN_TALKS_PER_NPC + 1] if len(mine) >= OPEN_TALKS_PER_NPC else [])
+        ending |= {k for _, k in open_talks[:max(0, len(self._talks) - OPEN_TALKS + 1)]}
+        for key in ending:
+            talk = self._talks.pop(key, None)
+            if talk is None:
+                continue
+            if talk.summary is not None:
+                talk.summary.cancel()
+            if talk.lines and talk.at is not None:
+                trace = Trace(npc_id=key[0], kind="talk", game_time=talk.at)
+                trace.note(f"talk: the conversation with {key[1]} ended unfinished (open conversations are bounded)")
+                self.traces.add(trace)
+                await self._meanwhile(self._remember_talk(key[0], key[1], talk.lines, talk.at, trace))
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name = speaker.persona.name

@@ -1,6 +1,10 @@
 """Reacting (paper section 4.3.1): on a new observation, continue the plan, react by re-planning,
-or start a conversation. The context is what the NPC remembers, retrieved with the paper's two
-queries: its relationship with the observed entity, and that entity's current status."""
+wait for the other to finish (the original's "wait"), or start a conversation. The context is what
+the NPC remembers, retrieved with the paper's two queries: its relationship with the observed
+entity, and that entity's current status; both reach the prompt, with the status itself.
+
+What is observed may be a person or a thing (an object event, subject = the object's address:
+"the stove is burning"); a thing can be reacted to, not talked to or waited for."""
 
 from __future__ import annotations
 
@@ -13,31 +17,59 @@ from brain_server.npc import NpcState
 from brain_server.prompts.react import PROMPT as REACT
 from brain_server.prompts.react import Reaction
 from brain_server.trace import Trace
+from brain_server.world import SEPARATOR
+
+MEMORIES_PER_QUERY = 10  # each of the two queries' best, shown apart (30 retrieved for each)
+CHOICES = {
+    "continue": "carry on with the plan; the observation does not call for anything.",
+    "talk": "start a conversation with {subject} now ({subject} is close by and could be approached).",
+    "wait": "wait for {subject} to finish ({status}, until about {until}), then carry on.",
+    "react": "change what {name} is doing for the next hour or two because of it.",
+}
 
 
-def worth_considering(nodes: Sequence[MemoryNode], npc: NpcState, people: set[str]) -> MemoryNode | None:
-    """The observation most worth a reaction: about another person, most important first."""
-    about_people = [n for n in nodes if n.subject in people and n.subject != npc.persona.name]
-    return max(about_people, key=lambda n: n.importance, default=None)
+def is_thing(subject: str) -> bool:
+    """Whether an observation's subject is an object (its address) rather than a person."""
+    return SEPARATOR in subject
+
+
+def worth_considering(nodes: Sequence[MemoryNode], npc: NpcState, fresh: set[str]) -> MemoryNode | None:
+    """The observation most worth a reaction among those whose subject is `fresh` (people and
+    things not considered lately): most important first, a person before a thing."""
+    candidates = [n for n in nodes if n.subject in fresh and n.subject != npc.persona.name]
+    return max(candidates, key=lambda n: (n.importance, not is_thing(n.subject)), default=None)
 
 
 async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime, can_talk: bool,
-                          stream: MemoryStream, trace: Trace) -> Reaction:
+                          stream: MemoryStream, trace: Trace, *, status: str = "",
+                          wait_until: datetime | None = None) -> Reaction:
+    """`status`: what the observed is doing now (the paper's second query; the observation if
+    unknown); `wait_until`: when the observed person's action ends, which offers "wait"."""
     name, subject = npc.persona.name, observation.subject
-    memories = []
-    for query in (f"{name}'s relationship with {subject}", observation.description):
-        memories.extend(await stream.retrieve(npc.npc_id, query, now, trace))
+    thing = is_thing(subject)
+    called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
+    status = status or observation.description
+    by_relationship = await stream.retrieve(npc.npc_id, f"{name}'s relationship with {called}", now, trace)
+    seen = {r.node.id for r in by_relationship[:MEMORIES_PER_QUERY]}
+    by_status = [r for r in await stream.retrieve(npc.npc_id, status, now, trace) if r.node.id not in seen]
+    offered = ["continue", *(["talk"] if can_talk and not thing else []),
+               *(["wait"] if wait_until is not None and wait_until > now and not thing else []), "react"]
     activity = npc.action.description.removeprefix(f"{name} is ") if npc.action else "going about the day"
+    until = f"{wait_until:%H:%M}" if wait_until else ""
     reaction = await stream.llm.complete(
         REACT,
         {"npc_name": name, "persona": npc.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "current_activity": activity, "place": npc.address, "observation": observation.description,
-         "subject": subject, "memories": bullet_list(memories, limit=15),
-         "talk_note": "could be approached" if can_talk else "is busy, so talking is not possible now"},
+         "subject": called, "status": status,
+         "relationship_memories": bullet_list(by_relationship, limit=MEMORIES_PER_QUERY),
+         "status_memories": bullet_list(by_status, limit=MEMORIES_PER_QUERY),
+         "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)
+                              for c in offered),
+         "choice_names": " | ".join(f'"{c}"' for c in offered), "choice_list": offered},
         npc_id=npc.npc_id, trace=trace,
         fallback=lambda: Reaction(choice="continue", reason="keeps to the plan", new_activity=""),
     )
-    if reaction.choice == "talk" and not can_talk:
+    if reaction.choice not in offered:
         reaction = reaction.model_copy(update={"choice": "continue"})
     trace.note(f"react: {reaction.choice} to {observation.description!r} ({reaction.reason})")
     return reaction

@@ -1,6 +1,7 @@
-"""Whether an NPC continues its plan, reacts to an observation, or starts a conversation."""
+"""Whether an NPC continues its plan, reacts to an observation, waits, or starts a conversation."""
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -9,9 +10,15 @@ from brain_server.prompts import Prompt
 
 class Reaction(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    choice: Literal["continue", "talk", "react"]
+    choice: Literal["continue", "talk", "wait", "react"]
     reason: str = Field(max_length=300)
     new_activity: str = Field(max_length=120)
 
 
-PROMPT = Prompt("react", Reaction, max_tokens=200)
+def _offered(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+    """Only the choices this moment offers (no talk with someone busy or with a thing, no wait
+    without an end to wait for)."""
+    schema["properties"]["choice"]["enum"] = list(variables["choice_list"])
+
+
+PROMPT = Prompt("react", Reaction, refine_schema=_offered, max_tokens=200)
