@@ -94,6 +94,8 @@ class Settings(BaseSettings):
                                           "rating (0 = rate each decision's observations at once).")
     reflection_threshold: int = Field(REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
+    player_talk_idle_s: float = Field(600.0, gt=0, description="A player's conversation with an NPC ends (and is "
+                                      "remembered) once the player has been silent this many wall seconds.")
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
     traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all (oldest dropped first).")
     ablate: Annotated[frozenset[Literal["observation", "reflection", "planning"]], NoDecode] = Field(

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+import heapq
 import json
 import random
 import re
@@ -37,6 +38,7 @@ PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
+HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 ResponseMode = Literal["json_schema", "json_object", "prompt"]
 # Strictest first: an endpoint that rejects one mode is asked in the next.
@@ -88,17 +90,27 @@ class UsageCounter:
 
 
 class Usage:
-    """LLM usage per (npc_id, purpose) and per (npc_id, game hour): the cost that matters."""
+    """LLM usage per (npc_id, purpose) and per (npc_id, game hour): the cost that matters. The game
+    hours are the caller's to send, so each NPC keeps its latest HOURS_PER_NPC of them."""
 
     def __init__(self) -> None:
         self.counters: dict[tuple[str, str], UsageCounter] = {}
         self.hourly: dict[tuple[str, datetime], UsageCounter] = {}
+        self._hours: dict[str, list[datetime]] = {}  # each NPC's hours in self.hourly, a heap (earliest first)
 
     def counter(self, npc_id: str, purpose: str) -> UsageCounter:
         return self.counters.setdefault((npc_id, purpose), UsageCounter())
 
     def hour(self, npc_id: str, game_time: datetime) -> UsageCounter:
-        return self.hourly.setdefault((npc_id, game_time.replace(minute=0, second=0, microsecond=0)), UsageCounter())
+        key = (npc_id, game_time.replace(minute=0, second=0, microsecond=0))
+        counter = self.hourly.get(key)
+        if counter is None:
+            counter = self.hourly[key] = UsageCounter()
+            hours = self._hours.setdefault(npc_id, [])
+            heapq.heappush(hours, key[1])
+            if len(hours) > HOURS_PER_NPC:
+                del self.hourly[(npc_id, heapq.heappop(hours))]
+        return counter
 
     def total_calls(self) -> int:
         return sum(c.calls for c in self.counters.values())

@@ -1,0 +1,140 @@
+"""Untrusted callers, state (issue 14): nothing the brain keeps in memory grows without bound with
+what callers send. Open player conversations end (and are remembered) when the player is silent
+or too many are open, usage per game hour keeps each NPC's latest hours, and a flood of 10,000
+distinct NPC ids and 2,000 distinct speakers leaves the brain's memory where it was, every call
+answered with a documented status."""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+import time
+
+import grpc
+import pytest
+
+from brain_server.cognition.mind import OPEN_TALKS_PER_NPC
+from brain_server.llm.client import HOURS_PER_NPC
+from tests.clients import Clients
+from tests.town import spawn_json, world_json
+
+NOW = "2026-02-13T09:00:00Z"
+DOCUMENTED = {"ok", "not_found", "invalid_argument", "resource_exhausted", "failed_precondition", "already_exists"}
+MiB = 1024 * 1024
+
+
+def town(clients: Clients) -> None:
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+
+
+def talk(clients: Clients, player: str, text: str = "Hello there!") -> dict:
+    return clients.grpc("Talk", {"npcId": "isabella", "gameTime": NOW, "text": text, "speakerName": player})
+
+
+def chats(clients: Clients) -> list[str]:
+    listed = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_CHAT", "limit": 1000})
+    return [m["description"] for m in listed.get("memories", [])]
+
+
+def test_open_player_conversations_end_when_left_or_too_many(brain_factory, fake_llm) -> None:
+    clients = Clients(brain_factory(player_talk_idle_s=1.5, prepare_ahead_minutes=0))
+    town(clients)
+    # The NPC never ends these conversations itself: only the bounds can.
+    fake_llm.queue(*[{"json": {"utterance": "Tell me more!", "end_conversation": False}}] * 40,
+                   purpose="converse_turn")
+    talk(clients, "Wanderer")
+    time.sleep(2)
+    talk(clients, "Someone Else")  # a new conversation: the silent one ends and is remembered
+    assert any(c.startswith("conversation with Wanderer:") for c in chats(clients)), chats(clients)
+    for n in range(OPEN_TALKS_PER_NPC + 1):
+        talk(clients, f"Player {n}")
+    remembered = chats(clients)
+    assert any(c.startswith("conversation with Player 0:") for c in remembered), remembered
+    assert not any(c.startswith(f"conversation with Player {OPEN_TALKS_PER_NPC}:") for c in remembered)
+    trace = clients.grpc("GetTrace", {"npcId": "isabella"})  # still answering; the ending is noted in a trace
+    assert trace["trace"]["npcId"] == "isabella"
+    clients.close()
+
+
+def test_usage_per_game_hour_keeps_each_npcs_latest_hours(brain_factory) -> None:
+    clients = Clients(brain_factory(prepare_ahead_minutes=0))
+    town(clients)
+    start = datetime(2026, 2, 13, tzinfo=UTC)
+    hours = [start - timedelta(hours=h) for h in range(HOURS_PER_NPC + 12)]  # newest first, then older
+    for when in hours:
+        clients.grpc("Interview", {"npcId": "isabella", "question": "How are you?",
+                                   "gameTime": when.isoformat().replace("+00:00", "Z")})
+    kept = {h["hour"] for h in clients.grpc("GetUsage", {"npcId": "isabella"})["hourly"]}
+    assert len(kept) == HOURS_PER_NPC
+    assert min(kept) == (hours[HOURS_PER_NPC - 1]).isoformat().replace("+00:00", "Z")  # the earliest went first
+    clients.close()
+
+
+def _status(call) -> str:  # noqa: ANN001
+    try:
+        call()
+        return "ok"
+    except grpc.RpcError as exc:
+        return exc.code().name.lower()
+
+
+@pytest.mark.slow
+def test_a_flood_of_ids_and_speakers_leaves_memory_flat(brain_factory) -> None:
+    brain = brain_factory(background_thinking=True, rate_limit_per_s=0, prepare_ahead_minutes=0)
+    clients = Clients(brain)
+    town(clients)
+
+    def connect(method: str, body: dict) -> str:
+        answer = clients.connect(method, body)
+        return "ok" if answer.status_code == 200 else answer.json()["code"]
+
+    def unknown(n: int) -> str:
+        npc = f"ghost-{n}-{'x' * 40}"  # 10,000 distinct ids, each near the 64-character limit
+        match n % 4:
+            case 0:
+                return _status(lambda: clients.grpc("Decide", {"npcId": npc, "gameTime": NOW}))
+            case 1:
+                return connect("Whisper", {"npcId": npc, "gameTime": NOW, "text": "psst"})
+            case 2:
+                return _status(lambda: clients.grpc("ListMemories", {"npcId": npc}))
+            case _:
+                return connect("GetTrace", {"traceId": f"{n:032x}"})
+
+    def speaker(n: int) -> str:
+        body = {"npcId": "isabella", "gameTime": NOW, "text": f"Hi, I am visitor {n}", "speakerName": f"Visitor {n}"}
+        return _status(lambda: clients.grpc("Talk", body)) if n % 2 else connect("Talk", body)
+
+    def flood(work, count: int, offset: int = 0) -> Counter:  # noqa: ANN001
+        with ThreadPoolExecutor(8) as pool:
+            return Counter(pool.map(work, range(offset, offset + count)))
+
+    def settled() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            queues = clients.grpc("GetUsage", {}).get("queues", [])
+            if not any(q.get("waiting") or q.get("running") for q in queues):
+                return
+            time.sleep(1)
+
+    # Warm up every path the flood takes, so that what is measured is what the flood leaves behind.
+    flood(unknown, 400, offset=100_000)
+    flood(speaker, 200, offset=100_000)
+    settled()
+    time.sleep(2)
+    before = brain.rss_bytes()
+    started = time.monotonic()
+    answers = flood(unknown, 10_000) + flood(speaker, 2_000)
+    settled()
+    time.sleep(2)
+    after = brain.rss_bytes()
+    print(f"flood: {sum(answers.values())} calls in {time.monotonic() - started:.0f} s, answers {dict(answers)}, "
+          f"RSS {before / MiB:.0f} -> {after / MiB:.0f} MiB ({(after - before) / MiB:+.1f})")
+    assert set(answers) <= DOCUMENTED, answers
+    assert answers["not_found"] == 10_000 and answers["ok"] == 2_000, answers
+    assert after - before < 50 * MiB
+    assert clients.grpc("Decide", {"npcId": "isabella", "gameTime": NOW})["action"]["address"]  # still serving
+    clients.close()
+    brain.stop()
+    assert not [line for line in brain.output if "rpc_failed" in line]
