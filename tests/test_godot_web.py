@@ -413,6 +413,71 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
 
 
 # --------------------------------------------------------------------------------------------
+# The addon in someone else's game: the guide's project, built as a developer would build it
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_guide_shows_the_example_scripts_verbatim() -> None:
+    """The guide's scripts are the example's, plus the game's own class_name: what the example
+    scene runs is what the guide tells a developer to type."""
+    files = godot_web.guide_files()
+    assert set(files) == {"res://npc.gd", "res://player.gd", "res://town.gd"}
+    for res_path, source in files.items():
+        name = res_path.removeprefix("res://").removesuffix(".gd")
+        first, rest = source.split("\n", 1)
+        assert first == f"class_name {name.capitalize()}", first
+        example = godot_web.ADDON_DIR / "example" / f"example_{name}.gd"
+        assert rest == example.read_text(encoding="utf-8"), f"{res_path} differs from {example.name}"
+
+
+def test_every_addon_class_is_prefixed_and_the_host_project_has_its_own(tmp_path: Path) -> None:
+    project = godot_web.make_host_project(tmp_path / "game")
+    classes = godot_web.scan_script_classes(project)  # raises on a class_name declared twice
+    names = {c.name for c in classes}
+    assert {"Npc", "Player", "Town"} <= names
+    addon = [c for c in classes if c.path.startswith("res://addons/")]
+    assert addon and all(c.name.startswith("NpcBrain") for c in addon), [c.name for c in addon]
+    assert not [p for p in (project / "addons" / "npc_brain").rglob("*.gd")
+                if "class_name" in p.read_text() and "example" in p.parts], "example scripts declare no class"
+    plugin = (project / "addons" / "npc_brain" / "plugin.cfg").read_text()
+    assert 'script="plugin.gd"' in plugin and (project / "addons" / "npc_brain" / "plugin.gd").exists()
+    for icon in ("agent", "world", "sector", "arena", "object", "persona", "brain"):
+        assert (project / "addons" / "npc_brain" / "icons" / f"{icon}.svg").read_text().startswith("<svg")
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm, tmp_path: Path) -> None:
+    """A fresh game with its own `class_name Player`, `Town` and `Npc`, the addon copied in and
+    enabled, the guide's scripts and scene: it parses and boots without an engine error, its
+    world reaches the brain, its three NPCs walk where the brain sends them and talk."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    brain = brain_factory(web_root=web_dir)
+    fake_llm.queue(*[{"json": {"choice": "talk", "reason": "wants to say hello", "new_activity": ""}}] * 6,
+                   purpose="react")
+    fake_llm.queue(*[{"json": {"utterance": "Good morning! Lovely day.", "end_conversation": False}}] * 8,
+                   purpose="converse_turn")
+    npcs = {"ada_park", "ben_stone", "cleo_reyes"}
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
+        try:
+            assert game.wait_until(lambda: _walked_to_decided(game.events) >= npcs
+                                   and len({e["speaker"] for e in game.events if e["event"] == "dialogue"}) >= 2,
+                                   timeout_s=150), "\n".join(game.lines[-40:])
+            game.screenshot(ARTIFACTS / "godot-addon-guide.png")
+        finally:
+            (ARTIFACTS / "godot-addon-guide-console.log").write_text("\n".join(game.lines) + "\n")
+    events = game.events
+    registered = next(e for e in events if e["event"] == "world_registered")
+    assert registered["response"]["worldName"] == "Tiny Town" and registered["response"]["sectorCount"] == 4
+    assert set(registered["npcs"]) == npcs == {e["npc"] for e in events if e["event"] == "npc_spawned"}
+    assert not [e for e in events if e["event"] in ("brain_error", "unreachable")], events
+    problems = godot_web.engine_problems(game.lines)
+    assert not problems, "\n".join(problems[:20])
+
+
+# --------------------------------------------------------------------------------------------
 # The game's side of a real-time brain: the HUD's three states, askAgainAt, thinking. A stand-in
 # brain answers here (real HTTP on loopback, the real engine); the real brain is tested elsewhere.
 # --------------------------------------------------------------------------------------------

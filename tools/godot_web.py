@@ -28,6 +28,8 @@ Command line::
     python tools/godot_web.py serve OUT_DIR           # static server (COOP/COEP), no brain
     python tools/godot_web.py run URL --until arrived --screenshot shot.png
     python -m tools.godot_web export-town             # godot_project/data/town_layout.json
+    python tools/godot_web.py host-project OUT_DIR    # a fresh game built by the addon's guide
+    python tools/godot_web.py build OUT/web --project OUT_DIR
 
 Serving: the page needs an HTTP server (not file://). The brain (`npc-brain serve --web-root`)
 serves the folder on the same origin as its Connect endpoint; `serve` here is only for looking
@@ -764,6 +766,85 @@ def layout_text(layout: dict, width: int = 110) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# The addon in a game of its own: the guide's project (addons/npc_brain/README.md)
+# --------------------------------------------------------------------------------------------
+
+ADDON_DIR = DEFAULT_PROJECT_DIR / "addons" / "npc_brain"
+ADDON_GUIDE = ADDON_DIR / "README.md"
+EXAMPLE_SCENE = ADDON_DIR / "example" / "example_town.tscn"
+# The guide's files: a ```gdscript block whose first line is `# res://<file>`.
+_GUIDE_BLOCK_RE = re.compile(r"```gdscript\n# (res://[\w/]+\.gd)\n(.*?)```", re.S)
+
+# project.godot as the Godot 4.6 editor leaves it after *Project Settings > Plugins > NPC Brain*
+# is enabled in a new project: the plugin's autoloads and the enabled plugin, nothing else of ours.
+HOST_PROJECT_GODOT = """; Engine configuration file.
+; A new Godot 4.6 project after enabling the NPC Brain plugin (as the editor writes it).
+
+config_version=5
+
+[application]
+
+config/name="My Game"
+run/main_scene="res://town.tscn"
+config/features=PackedStringArray("4.6", "GL Compatibility")
+
+[audio]
+
+driver/driver="Dummy"
+
+[autoload]
+
+NpcBrain="*res://addons/npc_brain/runtime/npc_brain_client.gd"
+NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"
+
+[display]
+
+window/size/viewport_width=640
+window/size/viewport_height=480
+
+[editor_plugins]
+
+enabled=PackedStringArray("res://addons/npc_brain/plugin.cfg")
+
+[rendering]
+
+renderer/rendering_method="gl_compatibility"
+renderer/rendering_method.mobile="gl_compatibility"
+"""
+
+
+def guide_files(guide: Path = ADDON_GUIDE) -> dict[str, str]:
+    """The scripts the addon's guide tells a developer to write: `res://path` -> source."""
+    return {path: source for path, source in _GUIDE_BLOCK_RE.findall(guide.read_text(encoding="utf-8"))}
+
+
+def make_host_project(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR) -> Path:
+    """A fresh game that follows the addon's guide: the addon copied into `addons/` and
+    enabled, the guide's scripts verbatim (with the game's own `class_name Npc`, `Player` and
+    `Town`), and the guide's scene (the addon's example scene using those scripts). Returns
+    `out_dir`, ready for `build_web(..., project_dir=out_dir)`."""
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    addon = Path(project_dir) / "addons" / "npc_brain"
+    shutil.copytree(addon, out_dir / "addons" / "npc_brain")
+    (out_dir / "project.godot").write_text(HOST_PROJECT_GODOT, encoding="utf-8")
+    files = guide_files(addon / "README.md")
+    if set(files) != {"res://npc.gd", "res://player.gd", "res://town.gd"}:
+        raise ValueError(f"the guide's scripts are {sorted(files)}")
+    for res_path, source in files.items():
+        (out_dir / res_path.removeprefix("res://")).write_text(source, encoding="utf-8")
+    scene = (addon / "example" / "example_town.tscn").read_text(encoding="utf-8")
+    for name in ("npc", "player", "town"):
+        example = f"res://addons/npc_brain/example/example_{name}.gd"
+        if example not in scene:
+            raise ValueError(f"{example} is not in the example scene")
+        scene = scene.replace(example, f"res://{name}.gd")
+    (out_dir / "town.tscn").write_text(scene, encoding="utf-8")
+    return out_dir
+
+
+# --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------
 
@@ -789,6 +870,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--until", default=None, help="stop at the first console line containing this")
     p_run.add_argument("--timeout", type=float, default=60.0)
     p_run.add_argument("--screenshot", type=Path, default=None)
+    p_host = sub.add_parser("host-project", help="write the addon guide's fresh game (addon + guide scripts)")
+    p_host.add_argument("out_dir", type=Path)
     p_export = sub.add_parser("export-town", help="write the town's layout as the engine sees it (for the sim)")
     p_export.add_argument("--out", type=Path, default=TOWN_LAYOUT_PATH)
     p_export.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
@@ -812,6 +895,8 @@ def main(argv: list[str] | None = None) -> int:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
+    elif args.command == "host-project":
+        print(make_host_project(args.out_dir))
     elif args.command == "export-town":
         started = time.monotonic()
         args.out.write_text(layout_text(export_town(args.project)), encoding="utf-8")

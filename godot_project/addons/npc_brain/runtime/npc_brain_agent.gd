@@ -9,9 +9,11 @@ extends Node
 ## `move_requested`, walk there your way (NavigationAgent2D, AStarGrid2D, a tween), then call
 ## `report_arrived()`, or `report_unreachable()` when there is no way.
 ##
-## What the NPC perceives is sent with each Decide: the other agents and the busy objects of
-## its world within `vision_radius` in its arena (unless `perceive_world` is off), plus what the
-## game adds with `perceive()` (connect `perceiving`, emitted just before each Decide).
+## What the NPC perceives is sent with each Decide: the other agents, the nodes of the group
+## "npc_brain_visible" (`VISIBLE_GROUP`: your player, say; meta "npc_brain_name" and
+## "npc_brain_activity" name them and what they do) and the busy objects of its world, within
+## `vision_radius` in its arena (unless `perceive_world` is off), plus what the game adds with
+## `perceive()` (connect `perceiving`, emitted just before each Decide).
 ##
 ## Failures: a brain away or slow is retried with a growing delay (the NPC keeps its action);
 ## a brain that lost the world or the NPC gets them again; a request the brain refuses for good
@@ -32,6 +34,9 @@ signal object_state_changed(address: String, state: String)
 signal perceiving
 ## A call failed; permanent errors are also pushed with push_error.
 signal failed(error: NpcBrainError)
+
+## Node2Ds in this group are perceived by agents near them (see the class description).
+const VISIBLE_GROUP := "npc_brain_visible"
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -462,6 +467,16 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(
 					other.persona.display_name, other.get_activity(), here, distance))
+	for node in get_tree().get_nodes_in_group(VISIBLE_GROUP):
+		var visible_node := node as Node2D
+		if visible_node == null or visible_node == get_body():
+			continue
+		var their_tile := world.global_to_tile(visible_node.global_position)
+		var distance := Vector2(their_tile).distance_to(tile)
+		if distance <= vision_radius and world.address_at(their_tile) == here:
+			seen.append(NpcBrainPerception.new(
+					str(visible_node.get_meta("npc_brain_name", visible_node.name)),
+					str(visible_node.get_meta("npc_brain_activity", "here")), here, distance))
 	for item in world.objects_near(tile, vision_radius):
 		var address := world.object_address(item)
 		if item.state == "" or not address.begins_with(here + ":"):

@@ -238,6 +238,15 @@ func find_path(from: Vector2i, to: Vector2i) -> Array[Vector2i]:
 	return path
 
 
+## Global points (tile centers) from the tile under `from` to the tile under `to` (global
+## positions), around walls; empty when there is no way.
+func find_path_points(from: Vector2, to: Vector2) -> PackedVector2Array:
+	var points := PackedVector2Array()
+	for tile in find_path(global_to_tile(from), global_to_tile(to)):
+		points.append(tile_to_global(tile))
+	return points
+
+
 ## The wall tiles (doors excluded), as a set.
 func get_wall_tiles() -> Dictionary[Vector2i, bool]:
 	_ensure_built()
