@@ -164,12 +164,13 @@ class Records:
         """The NPC as this process has it, without touching the store (for staleness checks)."""
         return self._npcs.get(npc_id)
 
-    async def save(self, npc: NpcState, *, wait: bool = True) -> None:
+    async def save(self, npc: NpcState, *, wait: bool = False) -> None:
         """Write the NPC's record, unless it is what was last written (a Decide that only reads
-        the plan's current step changes nothing, and should cost no write). With `wait` off (a
-        Decide that thinks in the background: its answer must not wait for the disk) the record is
-        written right after, unless replicas share the store (they read the record before each use).
-        An NPC's writes never overtake each other."""
+        the plan's current step changes nothing, and should cost no write). By default the record
+        is written right after, by a writer of its own, so no one holds the NPC's lock while the
+        disk works (a Decide waiting on that lock would wait for the disk); `wait` is for what a
+        caller is told is stored (SpawnNpc), and replicas sharing a store always wait (they read
+        the record before each use). An NPC's writes never overtake each other."""
         digest = _content_digest(npc)
         if self._saved.get(npc.npc_id) != digest:
             npc.revision += 1

@@ -86,6 +86,8 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         loop.add_signal_handler(sig, stop.set)
     async with AsyncExitStack() as stack:
         core = await build_core(settings, stack)
+        core.vitals.start()
+        stack.push_async_callback(core.vitals.stop)
         grpc, grpc_port = await grpc_server.start(core, settings.host, settings.grpc_port)
         stack.push_async_callback(grpc.stop, 2)
         # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and

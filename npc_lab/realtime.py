@@ -409,6 +409,15 @@ def queues(usage: dict[str, Any]) -> dict[str, dict[str, Any]]:
             for q in usage.get("queues", [])}
 
 
+def vitals(usage: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """GetUsage's view from inside the brain: time in each RPC, event-loop lateness, full GC pauses."""
+    def spread(d: dict[str, Any]) -> dict[str, float]:
+        return {"count": int(d.get("count", 0)), **{k: round(float(d.get(k, 0)), 1) for k in ("p50_ms", "p99_ms", "max_ms")}}
+
+    return {**{f"rpc {d['name']}": spread(d) for d in usage.get("rpcs", [])},
+            "loop late": spread(usage.get("loop_late", {})), "gc pauses": spread(usage.get("gc_pauses", {}))}
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (Linux)."""
     import os
@@ -475,6 +484,7 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
         "minutes_by_source": {k: round(v, 1) for k, v in sorted(by_source.items())},
         "talk": {"conversations": run.talk_conversations, "lines": talk["count"], **talk},
         "queues": queues(usage),
+        "inside_brain": vitals(usage),
         "llm": llm_usage(usage, awake_hours(run.answers, start, end)),
         "conversations_started": conversations(run.answers),
         "client_loop_lag": percentiles(run.loop_lag_ms),
@@ -526,6 +536,9 @@ def table(r: dict[str, Any]) -> str:
     out.append(_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
                       [[p, q["served"], q["waiting"], _ms(q["wait_p50_ms"]), _ms(q["wait_p99_ms"]), q["dropped_stale"],
                         q["dropped_full"]] for p, q in r["queues"].items()]))
+    out.append(_table(["inside the brain", "count", "p50 ms", "p99 ms", "max ms"],
+                      [[k, v["count"], _ms(v["p50_ms"]), _ms(v["p99_ms"]), _ms(v["max_ms"])]
+                       for k, v in r["inside_brain"].items()]))
     s, llm = r["provisional_share"], r["llm"]
 
     def pct(x: float | None) -> str:

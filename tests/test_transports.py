@@ -79,7 +79,10 @@ def test_both_transports_answer_the_same_request_identically(brain_factory) -> N
     assert clients.grpc("GetTrace", {"traceId": trace_id}) == clients.connect("GetTrace", {"traceId": trace_id}).json()
     for body in ({"npcId": "isabella", "limit": 10}, {"npcId": "isabella", "query": "Klaus reading"}):
         assert clients.grpc("ListMemories", body) == clients.connect("ListMemories", body).json()
-    assert clients.grpc("GetUsage", {}) == clients.connect("GetUsage", {}).json()
+    vitals = ("rpcs", "loopLate", "gcPauses")  # the brain's own timings move between the two calls
+    usage_grpc, usage_connect = clients.grpc("GetUsage", {}), clients.connect("GetUsage", {}).json()
+    assert {k: v for k, v in usage_grpc.items() if k not in vitals} == {
+        k: v for k, v in usage_connect.items() if k not in vitals}
     clients.close()
 
 
@@ -172,3 +175,21 @@ def test_a_memory_survives_sigkill(brain_factory) -> None:
     assert listed["memories"][0]["description"] == "The bakery closes early on Sundays"
     assert clients.connect("SpawnNpc", spawn_json()).json()["resumed"] is True
     clients.close()
+
+
+def test_get_usage_reports_time_inside_the_brain_per_rpc_and_the_event_loop(clients: Clients) -> None:
+    """GetUsage tells a game whether a slow answer was the brain: time inside each RPC the core
+    served (both transports counted), how late its loop woke, and full collections."""
+    assert clients.connect("RegisterWorld", world_json()).status_code == 200
+    assert clients.connect("SpawnNpc", spawn_json()).status_code == 200
+    for minute in range(3):
+        assert clients.connect("Decide", {"npcId": "isabella", "gameTime": f"2026-02-13T09:0{minute}:00Z"}).status_code == 200
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:05:00Z"})
+    clients.connect("Decide", {"npcId": "nobody", "gameTime": "2026-02-13T09:05:00Z"})  # failed calls are timed too
+    usage = clients.connect("GetUsage", {}).json()
+    rpcs = {r["name"]: r for r in usage["rpcs"]}
+    assert set(rpcs) == {"RegisterWorld", "SpawnNpc", "Decide"}  # GetUsage itself answers before it is counted
+    assert int(rpcs["Decide"]["count"]) == 5
+    assert 0 < rpcs["Decide"]["p50Ms"] <= rpcs["Decide"]["p99Ms"] <= rpcs["Decide"]["maxMs"]
+    assert int(usage["loopLate"]["count"]) >= 1  # the watcher wakes every 50 ms from the start
+    assert "gcPauses" in usage

@@ -20,6 +20,7 @@ def snake_case(name: str) -> str:
 
 
 def core_methods(core: BrainCore) -> Iterator[tuple[str, CoreMethod]]:
-    """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one."""
+    """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one;
+    each timed by the core's vitals."""
     for method in SERVICE.methods:
-        yield method.name, getattr(core, snake_case(method.name))
+        yield method.name, core.vitals.timed(method.name, getattr(core, snake_case(method.name)))

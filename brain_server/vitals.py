@@ -1,0 +1,99 @@
+"""How responsive the brain itself is: time spent inside each RPC, how late its event loop runs,
+and how long the garbage collector stops it. A game that sees a slow Decide can tell from these
+(GetUsage) whether the brain was slow or the network and the machine around it were."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+import gc
+import time
+from typing import Any
+
+KEPT = 2000  # recent samples per series, for the percentiles
+LOOP_TICK_S = 0.05  # how often the loop watcher asks to wake
+
+
+def percentile(values: Iterable[float], q: float) -> float:
+    """The q-quantile (nearest rank) of the values; 0 when there are none."""
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Count, p50, p99 and max of a series of milliseconds (recent samples)."""
+
+    count: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+
+
+class Series:
+    """Recent samples of one measure, and how many there were in all."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.samples_ms: deque[float] = deque(maxlen=KEPT)
+
+    def add(self, ms: float) -> None:
+        self.count += 1
+        self.samples_ms.append(ms)
+
+    def spread(self) -> Spread:
+        kept = list(self.samples_ms)
+        return Spread(self.count, percentile(kept, 0.5), percentile(kept, 0.99), max(kept, default=0.0))
+
+
+class Vitals:
+    """RPC times by method, event-loop lateness and collector pauses of this process."""
+
+    def __init__(self) -> None:
+        self.rpcs: dict[str, Series] = {}
+        self.loop_late = Series()
+        self.gc_pauses = Series()
+        self._gc_started = 0.0
+        self._watcher: asyncio.Task[None] | None = None
+
+    def timed(self, name: str, method: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+        """`method` timed from the core's first line to its answer (decoding and the wire excluded)."""
+        series = self.rpcs.setdefault(name, Series())
+
+        async def call(request: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await method(request)
+            finally:
+                series.add((time.perf_counter() - started) * 1000)
+
+        return call
+
+    def start(self) -> None:
+        """Watch the running loop and the collector until `stop`."""
+        if self._watcher is None:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch_loop(), name="vitals")
+            gc.callbacks.append(self._on_gc)
+
+    async def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.gather(self._watcher, return_exceptions=True)
+            self._watcher = None
+            gc.callbacks.remove(self._on_gc)
+
+    async def _watch_loop(self) -> None:
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(LOOP_TICK_S)
+            self.loop_late.add(max(0.0, (time.perf_counter() - asked - LOOP_TICK_S) * 1000))
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif info.get("generation") == 2:  # the young generations take well under a millisecond
+            self.gc_pauses.add((time.perf_counter() - self._gc_started) * 1000)
