@@ -14,6 +14,7 @@ from typing import Any
 
 KEPT = 2000  # recent samples per series, for the percentiles
 LOOP_TICK_S = 0.05  # how often the loop watcher asks to wake
+STRAINED_MS = 10.0  # the loop's recent lateness (moving average) above which the process is strained
 
 
 def percentile(values: Iterable[float], q: float) -> float:
@@ -57,6 +58,7 @@ class Vitals:
         self.rpcs: dict[str, Series] = {}
         self.loop_late = Series()
         self.gc_pauses = Series()
+        self._late_ms = 0.0  # moving average of the loop's lateness, over the last ~second
         self._gc_started = 0.0
         self._watcher: asyncio.Task[None] | None = None
 
@@ -90,7 +92,13 @@ class Vitals:
         while True:
             asked = time.perf_counter()
             await asyncio.sleep(LOOP_TICK_S)
-            self.loop_late.add(max(0.0, (time.perf_counter() - asked - LOOP_TICK_S) * 1000))
+            late = max(0.0, (time.perf_counter() - asked - LOOP_TICK_S) * 1000)
+            self.loop_late.add(late)
+            self._late_ms = 0.8 * self._late_ms + 0.2 * late
+
+    def strained(self) -> bool:
+        """The event loop has recently been waking late: everything it serves waits (llm/scheduler.py)."""
+        return self._late_ms > STRAINED_MS
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":

@@ -124,3 +124,43 @@ def test_a_cancelled_waiter_frees_its_place() -> None:
 
     assert asyncio.run(main()) == ["first", "last"]
     assert all(r.waiting == 0 and r.running == 0 for r in scheduler.report())
+
+
+def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
+    """While the event loop wakes late, decomposition ahead and background work run one
+    completion at a time, plans needed now keep every slot, and the strain lifting lets the
+    held-back work start without waiting for the running one."""
+    strain = {"on": True}
+    scheduler = Scheduler(4, player_reserve=0, strained=lambda: strain["on"])
+    running: list[str] = []
+    most_deferred = 0
+
+    async def one(work: Work, label: str, until: asyncio.Event) -> None:
+        nonlocal most_deferred
+        with doing(work):
+            async with scheduler.slot():
+                running.append(label)
+                most_deferred = max(most_deferred, sum(r.startswith(("ahead", "background")) for r in running))
+                await until.wait()
+                running.remove(label)
+
+    async def main() -> None:
+        release = asyncio.Event()
+        works = [(Work(Priority.AHEAD, n), f"ahead:{n}") for n in "ab"] + [(Work(Priority.BACKGROUND, "c"), "background:c")]
+        tasks = [asyncio.create_task(one(w, label, release)) for w, label in works]
+        await asyncio.sleep(0.05)
+        assert running == ["ahead:a"]  # one deferrable at a time, three slots free
+        now = asyncio.Event()
+        urgent = asyncio.create_task(one(Work(Priority.PLAN_NOW, "d"), "plan_now:d", now))
+        await asyncio.sleep(0.01)
+        assert "plan_now:d" in running  # needed now: not held back by the strain
+        now.set()
+        await urgent
+        strain["on"] = False
+        await asyncio.sleep(0.3)  # the scheduler looks again within RETRY_STRAINED_S
+        assert sorted(running) == ["ahead:a", "ahead:b", "background:c"]
+        release.set()
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    assert most_deferred == 3

@@ -9,6 +9,12 @@ who left) is dropped instead of run, and each class's queue is bounded.
 
 What a completion is for is set by the code that starts the work (`doing(Work(...))`); the LLM
 client asks for its slot with no arguments.
+
+The endpoint is not the only thing work shares: handling a completion costs the brain's own CPU
+(parsing, embedding, storing), and with a fast endpoint the town's thinking can keep the process
+so busy that Decides, answered from memory in a millisecond, wait behind it. While the process
+is strained (its event loop wakes late, `strained()`), the classes nobody waits for (AHEAD,
+BACKGROUND) run one completion at a time.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import time
 
 import structlog
 
+from brain_server.vitals import percentile
+
 log = structlog.get_logger(__name__)
 WAITS_KEPT = 2000  # recent waits per class, for the percentiles
 LOG_EVERY_S = 60.0
@@ -37,6 +45,10 @@ class Priority(IntEnum):
     PLAN_NOW = 2  # a day plan, or the block in progress, that an NPC needs now
     AHEAD = 3  # decomposing blocks that start within the next hour
     BACKGROUND = 4  # importance ratings and reflection
+
+
+DEFERRABLE = frozenset({Priority.AHEAD, Priority.BACKGROUND})  # slowed down while the process is strained
+RETRY_STRAINED_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -86,10 +98,7 @@ class ClassStats:
     waits_ms: deque[float] = field(default_factory=lambda: deque(maxlen=WAITS_KEPT))
 
     def percentile(self, q: float) -> float:
-        if not self.waits_ms:
-            return 0.0
-        ordered = sorted(self.waits_ms)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+        return percentile(self.waits_ms, q)
 
 
 @dataclass(frozen=True)
@@ -108,11 +117,15 @@ class Scheduler:
     """`slots` completions run at once; one more is kept for the player class, so a person's
     line never waits behind the town's thinking for longer than the slot takes to be asked."""
 
-    def __init__(self, slots: int, *, max_waiting: int = 2000, player_reserve: int = 1) -> None:
+    def __init__(self, slots: int, *, max_waiting: int = 2000, player_reserve: int = 1,
+                 strained: Callable[[], bool] = lambda: False) -> None:
         self.slots = slots
         self.max_waiting = max_waiting
         self.player_reserve = player_reserve
+        self.strained = strained  # the process is too busy: deferrable work one at a time
         self._running = 0
+        self._deferred_running = 0  # granted slots of DEFERRABLE classes
+        self._retry: asyncio.TimerHandle | None = None
         # Per class: npc_id -> its waiters in order; NPCs take turns (round robin).
         self._queues: dict[Priority, OrderedDict[str, deque[asyncio.Future[None]]]] = {
             p: OrderedDict() for p in Priority}
@@ -127,7 +140,7 @@ class Scheduler:
         stats = self.stats[work.priority]
         asked = time.perf_counter()
         if self._can_start(work.priority):
-            self._running += 1
+            self._take(work.priority)
         else:
             await self._wait(work, npc_id or work.npc_id)
         stats.running += 1
@@ -141,7 +154,7 @@ class Scheduler:
             yield
         finally:
             stats.running -= 1
-            self._running -= 1
+            self._give_back(work.priority)
             self._dispatch()
             self._maybe_log()
 
@@ -155,8 +168,21 @@ class Scheduler:
         """A free slot, and nobody of this class or a more urgent one waiting for it (no overtaking)."""
         if any(self._waiting[p] for p in Priority if p <= priority):
             return False
+        return self._has_room(priority)
+
+    def _has_room(self, priority: Priority) -> bool:
         limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
+        if priority in DEFERRABLE and self._deferred_running and self.strained():
+            return False
         return self._running < limit
+
+    def _take(self, priority: Priority) -> None:
+        self._running += 1
+        self._deferred_running += priority in DEFERRABLE
+
+    def _give_back(self, priority: Priority) -> None:
+        self._running -= 1
+        self._deferred_running -= priority in DEFERRABLE
 
     async def _wait(self, work: Work, npc_id: str) -> None:
         if self._waiting[work.priority] >= self.max_waiting:
@@ -169,7 +195,7 @@ class Scheduler:
             await granted
         except asyncio.CancelledError:
             if granted.done() and not granted.cancelled():
-                self._running -= 1  # granted just as it was cancelled: give the slot back
+                self._give_back(work.priority)  # granted just as it was cancelled: give the slot back
                 self._dispatch()
             else:
                 self._forget(work.priority, npc_id, granted)
@@ -187,18 +213,24 @@ class Scheduler:
         """Grant free slots: the most urgent class first, its NPCs in turn."""
         for priority in Priority:
             queue = self._queues[priority]
-            limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
-            while queue and self._running < limit:
+            while queue and self._has_room(priority):
                 npc_id, waiters = next(iter(queue.items()))
                 granted = waiters.popleft()
                 self._waiting[priority] -= 1
                 del queue[npc_id]
                 if waiters:
                     queue[npc_id] = waiters  # to the back of the line
-                self._running += 1
+                self._take(priority)
                 granted.set_result(None)
             if queue:
+                if priority in DEFERRABLE and self._running < self.slots and self._retry is None:
+                    # Held back by strain, not by the endpoint: look again shortly.
+                    self._retry = asyncio.get_running_loop().call_later(RETRY_STRAINED_S, self._retried)
                 return  # this class still waits: nothing less urgent may overtake it
+
+    def _retried(self) -> None:
+        self._retry = None
+        self._dispatch()
 
     def _maybe_log(self) -> None:
         now = time.monotonic()
