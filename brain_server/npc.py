@@ -115,6 +115,9 @@ class NpcState(BaseModel):
     day_outline: list[str] = Field(default_factory=list)
     plan: list[PlanItem] = Field(default_factory=list)
     plan_memory_id: str = ""
+    # Plan items promised for a later day (an invitation accepted for tomorrow at 5 pm), placed into
+    # that day's plan when it is made (`commit`, `keep_commitments`).
+    commitments: list[PlanItem] = Field(default_factory=list)
     # Conversations: when this NPC last chatted with each partner (re-chat cooldown).
     last_chat: dict[str, datetime] = Field(default_factory=dict)
     # Reactions: when this NPC last considered reacting to each person (one thought per sighting).
@@ -140,6 +143,22 @@ class NpcState(BaseModel):
                     "start": new.end, "duration_minutes": int((item.end - new.end).total_seconds() // 60),
                     "subtasks": []}))
         self.plan = sorted([*timeline, new], key=lambda item: item.start)
+
+    def commit(self, item: PlanItem) -> None:
+        """A promised plan item: into the plan if it is for the planned day, else kept for its day."""
+        if item.start.date() == self.plan_day:
+            self.insert_plan_item(item)
+        else:
+            self.commitments = sorted([*self.commitments, item], key=lambda i: i.start)
+
+    def keep_commitments(self, day: date) -> list[PlanItem]:
+        """Once `day` is planned: its promised items go into the plan (those of days gone are
+        dropped); the items placed."""
+        due = [i for i in self.commitments if i.start.date() == day]
+        for item in due:
+            self.insert_plan_item(item)
+        self.commitments = [i for i in self.commitments if i.start.date() > day]
+        return due
 
     def is_asleep(self) -> bool:
         return self.action is not None and is_sleep(self.action.description)

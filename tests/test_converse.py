@@ -156,3 +156,39 @@ def test_a_thing_can_be_reacted_to_not_talked_to() -> None:
     assert worth_considering([stove, observation("Klaus Mueller", 3)], ISABELLA, people | {stove.subject}) \
         .subject == "Klaus Mueller"  # a person first at equal importance
     assert worth_considering([stove, observation("Klaus Mueller", 2)], ISABELLA, people | {stove.subject}) == stove
+
+
+def test_a_conversation_knows_why_it_began_what_both_were_doing_and_recalls_the_latest_lines(stream, fake_llm) -> None:
+    """The original's dialogue context: each speaker's activity, who started it and why (the one
+    who started it knows its reason), memories retrieved for the latest four lines and the partner's
+    status, and up to 8 rounds (16 lines)."""
+    others = [MemoryNode(npc_id="klaus", kind=MemoryKind.OBSERVATION, importance=4,
+                         description=f"the {thing} in the library is {state}", created=NOW - timedelta(hours=2),
+                         last_accessed=NOW - timedelta(hours=2))
+              for thing in ("printer", "window", "radiator", "clock", "lamp", "desk", "shelf", "door", "carpet",
+                            "kettle", "sofa", "fan")
+              for state in ("broken", "fixed", "dusty")]
+    dahlias = MemoryNode(npc_id="klaus", kind=MemoryKind.OBSERVATION, importance=4,
+                         description="Maria Lopez grows red dahlias in the community garden",
+                         created=NOW - timedelta(hours=2), last_accessed=NOW - timedelta(hours=2))
+    fake_llm.queue(turn("Klaus, do you know who grows those red dahlias in the garden?", False),
+                   *[turn("Hm.", False)] * 20, purpose="converse_turn")
+    isabella = Speaker("isabella", ISABELLA.persona, "Isabella Rodriguez is decorating the cafe for the party")
+    klaus = Speaker("klaus", KLAUS.persona, "Klaus Mueller is writing his research paper")
+
+    async def talk():
+        await stream.remember("klaus", None, [*others, dahlias], None, rate=False)
+        return await converse(isabella, klaus, NOW, "w:cafe:cafe", stream, trace(),
+                              reason="she wants to invite him to her Valentine's party")
+
+    lines = asyncio.run(talk())
+    assert len(lines) == 16
+    prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
+    first, second, klaus_later = prompts[0], prompts[1], prompts[3]
+    assert ("Isabella Rodriguez was decorating the cafe for the party. Klaus Mueller was writing his research "
+            "paper. Isabella Rodriguez started this conversation because she wants to invite him to her "
+            "Valentine's party.") in first
+    assert "Klaus Mueller was writing his research paper. Isabella Rodriguez was decorating" in second
+    assert "Isabella Rodriguez started this conversation." in second and "Valentine" not in second
+    # Klaus's second line: the last line is "Hm.", the dahlias come up from the lines before it.
+    assert dahlias.description in klaus_later

@@ -168,3 +168,31 @@ def test_a_thing_seen_in_a_new_state_is_reacted_to(clients: Clients, fake_llm) -
     seen = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION", "limit": 100})
     assert [m["description"] for m in seen["memories"]].count("coffee machine is out of order") == 2
     assert len(fake_llm.chat_requests("react")) == 1
+
+
+def test_an_invitation_for_tomorrow_is_in_tomorrows_plan(clients: Clients, fake_llm) -> None:
+    """A memo may schedule another day ("the party tomorrow at 5 pm"): the item waits on the NPC's
+    record and is placed when that day's plan is made; today's plan is left alone."""
+    clients.grpc("SpawnNpc", klaus())
+    decide(clients, "isabella", "09:00")
+    decide(clients, "klaus", "09:00")
+    fake_llm.queue({"json": {"choice": "talk", "reason": "invite him", "new_activity": ""}}, purpose="react")
+    fake_llm.queue({"json": {"utterance": "Come to my party tomorrow at 5 pm!", "end_conversation": False}},
+                   {"json": {"utterance": "I'll be there.", "end_conversation": True}}, purpose="converse_turn")
+    memo = {"summary": "Klaus will come to Isabella's party tomorrow at 5 pm", "importance": 7,
+            "plan_activity": "going to Isabella's party", "plan_date": "2026-02-14", "plan_start": "17:00",
+            "plan_minutes": 120}
+    fake_llm.queue({"json": memo}, {"json": memo}, purpose="conversation_memo")
+    decide(clients, "isabella", "09:40", "Klaus Mueller")
+    asked = fake_llm.chat_requests("conversation_memo")[0]["body"]
+    assert "2026-02-14 (tomorrow, Saturday)" in asked["messages"][1]["content"]
+    assert "2026-02-14" in asked["response_format"]["json_schema"]["schema"]["properties"]["plan_date"]["enum"]
+    today = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T17:30:00Z", "address": CAFE})
+    assert "party" not in today["action"]["description"]
+    clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-14T08:00:00Z", "address": CAFE})
+    party = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-14T17:30:00Z", "address": CAFE})
+    assert party["action"]["description"].startswith("Klaus Mueller is going to Isabella's party")
+    memos = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]
+    chats = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"]
+    summary = next(m for m in memos if m["description"] == memo["summary"])
+    assert summary["evidenceIds"] == [chats[0]["id"]]

@@ -1,15 +1,18 @@
 """Dialogue (paper section 4.3 "reacting and updating plans", dialogue): speakers alternate,
-each line conditioned on the speaker's memories of the partner, a summary of the relationship
-and the conversation so far, with an explicit end decision and a maximum length. Afterwards the
-whole conversation is stored in each participant's memory with a summary and any plan change it
-implies. The player talks through the same turn machinery. Interviews answer from memories."""
+each line conditioned on a summary of the speaker's relationship with the partner, what each was
+doing when the conversation began and why it began, the conversation so far, and memories
+retrieved for the latest lines (not only the last one) and for the partner's status, as the
+original's turns retrieve; with an explicit end decision and the original's maximum of 8 rounds.
+Afterwards the whole conversation is stored in each participant's memory with a summary (linked
+to it) and any plan change it implies, today or on another day. The player talks through the same
+turn machinery. Interviews answer from memories."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
@@ -24,7 +27,11 @@ from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
 from brain_server.prompts.relationship import Relationship
 from brain_server.trace import Trace
 
-MAX_LINES = 8  # both speakers together; the paper's code allows 8 turns each
+MAX_ROUNDS = 8  # the original's limit: 8 turns each
+MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
+RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
+MEMORIES_PER_QUERY = 8
+PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
 
 
@@ -34,6 +41,7 @@ class Speaker:
 
     npc_id: str
     persona: Persona
+    activity: str = ""  # what it was doing when the conversation began ("Isabella Rodriguez is baking")
 
 
 @dataclass
@@ -64,18 +72,36 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
-                    now: datetime, place: str, stream: MemoryStream, trace: Trace) -> Turn:
-    """The speaker's next utterance given the dialogue so far."""
-    topic = lines[-1].text if lines else partner_name
-    recalled = await stream.retrieve(speaker.npc_id, topic, now, trace)
+                    now: datetime, place: str, stream: MemoryStream, trace: Trace, *, partner_activity: str = "",
+                    opener: str = "", reason: str = "") -> Turn:
+    """The speaker's next utterance given the dialogue so far. `opener`: who started the
+    conversation, and `reason`: why (the reaction's reason, known to the one who started it)."""
+    name = speaker.persona.name
+    latest = " ".join(line.text for line in lines[-RECALL_LINES:])
+    by_dialogue = await stream.retrieve(speaker.npc_id, latest or reason or partner_name, now, trace)
+    seen = {r.node.id for r in by_dialogue[:MEMORIES_PER_QUERY]}
+    status = partner_activity or partner_name
+    by_status = [r for r in await stream.retrieve(speaker.npc_id, status, now, trace) if r.node.id not in seen]
+    situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
+                 f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
+                 f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
+                 if opener == name else f"{opener} started this conversation." if opener else ""]
     return await stream.llm.complete(
         TURN,
-        {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
+        {"npc_name": name, "persona": speaker.persona.summary(), "partner": partner_name,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "relationship": view[0],
-         "memories": bullet_list(recalled, limit=10), "dialogue": _dialogue_text(lines)},
+         "situation": " ".join(part for part in situation if part) or "They met by chance.",
+         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
+                                 limit=2 * MEMORIES_PER_QUERY),
+         "dialogue": _dialogue_text(lines)},
         npc_id=speaker.npc_id, trace=trace,
         fallback=lambda: _without_words(partner_name, lines),
     )
+
+
+def _doing(description: str, name: str) -> str:
+    """'Isabella Rodriguez is baking bread' as 'baking bread' after her name."""
+    return description.removeprefix(f"{name} is ").removeprefix(f"{name} ")
 
 
 def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
@@ -87,15 +113,17 @@ def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
 
 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
-                   *, max_lines: int = MAX_LINES) -> list[DialogueLine]:
-    """A whole NPC-to-NPC conversation, `a` speaking first."""
+                   *, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
+    """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
                                 relationship(b, a.persona.name, now, stream, trace))
     views = {a.npc_id: both[0], b.npc_id: both[1]}
     lines: list[DialogueLine] = []
     speaker, listener = a, b
     while len(lines) < max_lines:
-        turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace)
+        turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
+                               partner_activity=listener.activity, opener=a.persona.name,
+                               reason=reason if speaker is a else "")
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
         if turn.end_conversation:
@@ -107,32 +135,40 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
 async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
                                 stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
-    """Store the conversation and its summary in this NPC's memory: the stored nodes, and the plan
-    change the conversation implies, if any."""
+    """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
+    and the plan change the conversation implies, if any, today or on a later day."""
     dialogue = _dialogue_text(lines)
+    days = [now.date() + timedelta(days=n) for n in range(PLAN_DAYS_AHEAD + 1)]
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
-         "time": now.strftime("%A %B %d, %H:%M"), "dialogue": dialogue},
+         "time": now.strftime("%A %B %d, %H:%M"), "dialogue": dialogue,
+         "days": ", ".join(f"{d.isoformat()} ({_day_name(d, now.date())})" for d in days),
+         "date_list": [d.isoformat() for d in days]},
         npc_id=npc.npc_id, trace=trace,
         fallback=lambda: ConversationMemo(summary=f"{npc.persona.name} chatted with {partner_name}.",
                                           importance=DEFAULT_IMPORTANCE, plan_activity="", plan_start="",
                                           plan_minutes=0),
     )
     name = npc.persona.name
-    nodes = [
-        MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
-                   subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
-                   created=now, last_accessed=now, keywords=[partner_name.lower()]),
-        MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=memo.summary, subject=name,
-                   predicate="remembers", object=f"the conversation with {partner_name}", importance=memo.importance,
-                   created=now, last_accessed=now, keywords=[partner_name.lower()]),
-    ]
-    stored = await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
+    chat = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
+                      subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
+                      created=now, last_accessed=now, keywords=[partner_name.lower()])
+    summary = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=memo.summary, subject=name,
+                         predicate="remembers", object=f"the conversation with {partner_name}",
+                         importance=memo.importance, created=now, last_accessed=now, keywords=[partner_name.lower()],
+                         evidence_ids=[chat.id])
+    stored = await stream.remember(npc.npc_id, npc.persona, [chat, summary], trace, rate=False)
     if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
         return stored, None
-    start = datetime.combine(now.date(), time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
+    day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
+    start = datetime.combine(day, time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
     return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes)
+
+
+def _day_name(day: date, today: date) -> str:
+    ahead = (day - today).days
+    return f"{'today, ' if ahead == 0 else 'tomorrow, ' if ahead == 1 else ''}{day:%A}"
 
 
 def chat_minutes(lines: Sequence[DialogueLine]) -> int:

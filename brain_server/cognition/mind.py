@@ -374,6 +374,8 @@ class Mind:
             live.plan, live.plan_day, live.plan_memory_id = plan, now.date(), node.id
             live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
             live.persona.currently = draft.persona.currently
+            if kept := live.keep_commitments(now.date()):
+                trace.note("plan: keeps what was promised: " + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in kept))
             return True
 
         await self.records.merge(npc_id, adopt)
@@ -435,16 +437,17 @@ class Mind:
         with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
             if reaction.choice == "talk":
                 assert partner is not None
-                return await self._conversation(npc_id, partner.npc_id, now, trace)
+                return await self._conversation(npc_id, partner.npc_id, now, trace, reason=reaction.reason)
             world = await self.records.world(draft.world_name)
             await replan_from(draft, now, f"{pending.observation.description}; {reaction.new_activity}",
                               self.stream, trace, places=_plan_places(world, draft))
         await self.records.merge(npc_id, lambda live: _adopt_plan(live, draft))
         return True
 
-    async def _conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace) -> bool:
+    async def _conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *,
+                            reason: str = "") -> bool:
         """Both NPCs stand together talking while the lines are written; the lines, the memories
-        and any plan the conversation made land in both when done."""
+        and any plan the conversation made land in both when done. `reason`: why `npc_id` started it."""
         async with self._both(npc_id, partner_id):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
             if not self._can_talk(a, b, now):
@@ -456,8 +459,8 @@ class Mind:
                 await self.records.save(me)
             self._talking |= {npc_id, partner_id}
         try:
-            speakers = Speaker(a.npc_id, a.persona), Speaker(b.npc_id, b.persona)
-            lines = await converse(*speakers, now, a.address, self.stream, trace)
+            speakers = [Speaker(me.npc_id, me.persona, me.action.description if me.action else "") for me in (a, b)]
+            lines = await converse(*speakers, now, a.address, self.stream, trace, reason=reason)
             remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now, self.stream,
                                                                       trace) for me, other in ((a, b), (b, a))))
             world = await self.records.world(a.world_name)
@@ -475,8 +478,8 @@ class Mind:
                 note_importance(live, stored)
                 live.last_chat[other.npc_id] = now
                 if change is not None and place is not None:
-                    live.insert_plan_item(place)
-                    trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%H:%M}")
+                    live.commit(place)
+                    trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%Y-%m-%d %H:%M}")
                 live.action = _chatting(live, other, landed, timedelta(minutes=chat_minutes(lines)), lines)
                 await self.records.save(live)
         return True
@@ -544,10 +547,11 @@ class Mind:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.stream, trace)
+                turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.stream, trace,
+                                       opener=player)
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
-                ended = turn.end_conversation or len(talk.lines) >= 2 * MAX_LINES
+                ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
         if ended:
             self._talks.pop(key, None)
             if talk.summary is not None:
@@ -600,7 +604,7 @@ class Mind:
         def apply(live: NpcState) -> None:
             note_importance(live, stored)
             if item is not None:
-                live.insert_plan_item(item)
+                live.commit(item)
 
         await self.records.merge(npc_id, apply)
 

@@ -1,5 +1,9 @@
 """What a conversation meant to one participant, how much it matters (its importance, so the stored
-conversation needs no rating call of its own), and the plan change it implies, if any."""
+conversation needs no rating call of its own), and the plan change it implies, if any: today or on
+another day (the days offered are an enum, so no model has to do calendar arithmetic)."""
+
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,8 +15,15 @@ class ConversationMemo(BaseModel):
     summary: str = Field(min_length=1, max_length=400)
     importance: int = Field(ge=1, le=10)
     plan_activity: str = Field(max_length=120)
+    plan_date: str = Field(default="", pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2})?$",
+                           description="YYYY-MM-DD, one of the days offered; empty: no plan change")
     plan_start: str = Field(pattern=r"^(([01]?[0-9]|2[0-3]):[0-5][0-9])?$")
     plan_minutes: int = Field(ge=0, le=600)
 
 
-PROMPT = Prompt("conversation_memo", ConversationMemo, max_tokens=250)
+def _days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+    """The plan's day is one of the days offered (today and the two weeks after), or empty."""
+    schema["properties"]["plan_date"]["enum"] = ["", *variables["date_list"]]
+
+
+PROMPT = Prompt("conversation_memo", ConversationMemo, refine_schema=_days, max_tokens=250)
