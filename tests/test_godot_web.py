@@ -483,11 +483,15 @@ def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm,
 # --------------------------------------------------------------------------------------------
 
 Answer = Callable[[str, dict], tuple[float, dict]]
+# HTTP statuses of Connect error codes (a response {"code": ..., "message": ...} is sent with its status).
+CONNECT_STATUS = {"unavailable": 503, "failed_precondition": 400, "already_exists": 409,
+                  "invalid_argument": 400, "not_found": 404}
 
 
 class _StandInBrain:
     """A loopback HTTP/1.1 server that serves the web build (same origin: no CORS) and answers
-    Connect unary JSON calls with `answer(method, request) -> (delay_s, response)`; `calls` holds
+    Connect unary JSON calls with `answer(method, request) -> (delay_s, response)` (a response
+    with "code" and "message" is a Connect error with its HTTP status); `calls` holds
     (method, request) in arrival order. RegisterWorld, SpawnNpc and other calls answer at once
     unless `answer` returns None for them."""
 
@@ -502,9 +506,10 @@ class _StandInBrain:
                 brain.calls.append((method, request))
                 delay_s, response = answer(method, request) or (0.0, _default_answer(method, request))
                 time.sleep(delay_s)
+                status = CONNECT_STATUS.get(response.get("code", ""), 200) if "message" in response else 200
                 body = json.dumps(response).encode()
                 try:
-                    self.send_response(200)
+                    self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
@@ -782,3 +787,84 @@ def _play_report(events: list[dict], stamps: list[float]) -> dict:
 def _arena_of(address: str) -> str:
     """`world:sector:arena` of an arena's or an object's address."""
     return ":".join(address.split(":")[:3])
+
+
+# --------------------------------------------------------------------------------------------
+# Errors a developer sees (the addon in the guide's game, and in the Ville)
+# --------------------------------------------------------------------------------------------
+
+
+def _error(code: str, message: str) -> tuple[float, dict]:
+    return 0.0, {"code": code, "message": message}
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_addon_retries_what_passes_recovers_what_was_lost_and_reports_what_must_be_fixed(tmp_path: Path) -> None:
+    """The guide's game against a stand-in brain: RegisterWorld is unavailable once (retried),
+    Ada's first Decide finds the world gone (failed_precondition: the world is registered again
+    and Ada spawned again), Cleo's persona clashes with the stored one (already_exists: one
+    push_error naming the fix, her agent stops asking). At the default log level only errors
+    reach the console."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    state = {"register": 0, "ada_decides": 0}
+
+    def answer(method: str, request: dict) -> tuple[float, dict] | None:
+        if method == "RegisterWorld":
+            state["register"] += 1
+            return _error("unavailable", "starting up") if state["register"] == 1 else None
+        if method == "SpawnNpc" and request["npcId"] == "cleo_reyes":
+            return _error("already_exists", "NPC 'cleo_reyes' already exists with another persona or world")
+        if method == "Decide" and request["npcId"] == "ada_park":
+            state["ada_decides"] += 1
+            if state["ada_decides"] == 1:
+                return _error("failed_precondition", "world 'Tiny Town' is not registered: call RegisterWorld first")
+        return None
+
+    def calls(method: str, npc: str | None = None) -> list[dict]:
+        return [r for m, r in brain.calls if m == method and (npc is None or r.get("npcId") == npc)]
+
+    with _StandInBrain(web_dir, answer) as brain, godot_web.HeadlessGame(f"{brain.url}/?time-scale=60") as game:
+        assert game.wait_until(lambda: len(calls("Decide", "ada_park")) >= 2 and calls("Decide", "ben_stone"),
+                               timeout_s=60), (brain.calls[-10:], game.lines[-30:])
+        game.pump(4)  # Cleo's agent would have asked again by now (1 s backoff) if it retried
+    assert len(calls("RegisterWorld")) == 3, [m for m, _ in brain.calls]  # unavailable, ok, after the loss
+    assert len(calls("SpawnNpc", "ada_park")) == 2, "Ada is spawned again after the world was lost"
+    assert len(calls("SpawnNpc", "cleo_reyes")) == 1 and not calls("Decide", "cleo_reyes"), "a refused NPC stops"
+    problems = godot_web.engine_problems(game.lines)
+    refused = [line for line in problems if "cleo_reyes" in line and "already_exists" in line]
+    assert len(refused) == 1 and "new npc_id" in refused[0], problems
+    assert [line for line in problems if line not in refused and "at: " not in line] == [], problems
+    events = godot_web.event_lines(game.lines)
+    assert {e["event"] for e in events} <= {"brain_error", "brain_status", "unreachable"}, {e["event"] for e in events}
+    assert {e["code"] for e in events if e["event"] == "brain_error"} == {
+        "unavailable", "failed_precondition", "already_exists"}
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_refused_world_turns_the_hud_red_once_and_is_not_retried(brain_factory, tmp_path: Path) -> None:
+    """The Ville with a duplicated sector name (Ctrl+D on a house): the real brain refuses
+    RegisterWorld; the game says why once (push_error with the brain's message and its own
+    check of the scene), the HUD turns red, and it does not retry in a loop."""
+    _needs_browser()
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".godot"))
+    scene = project / "town" / "the_ville.tscn"
+    text = scene.read_text()
+    assert 'sector_name = "Hobbs Cafe"' in text
+    scene.write_text(text.replace('sector_name = "Hobbs Cafe"', 'sector_name = "The Willows Market and Pharmacy"', 1))
+    brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
+    with godot_web.HeadlessGame(f"{brain.http_url}/") as game:
+        refused = game.wait_for(lambda e: e["event"] == "hud_status" and e["state"] == "REFUSED", timeout_s=60)
+        assert refused, "\n".join(game.lines[-30:])
+        game.pump(8)  # more than two retry delays (3 s)
+    assert refused["text"].startswith("brain REFUSED RegisterWorld (invalid_argument)"), refused
+    errors = [e for e in game.events if e["event"] == "brain_error"]
+    assert len(errors) == 1 and errors[0]["method"] == "RegisterWorld", errors
+    pushed = [line for line in godot_web.engine_problems(game.lines) if "refused world" in line]
+    assert len(pushed) == 1 and 'Two sectors are named "The Willows Market and Pharmacy"' in pushed[0], (
+        godot_web.engine_problems(game.lines))
+    assert not [e for e in game.events if e["event"] in ("world_registered", "npc_spawned")]

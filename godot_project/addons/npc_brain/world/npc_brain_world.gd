@@ -132,8 +132,11 @@ func register() -> void:
 	_registering = false
 	if not reply.ok:
 		var error := NpcBrainError.from_reply("RegisterWorld", reply)
+		var problems := validate()
+		var shown := " ".join(problems.slice(0, 5)) + (
+				" (%d more)" % (problems.size() - 5) if problems.size() > 5 else "")
 		push_error("NpcBrain: the brain refused world \"%s\": %s (%s). Fix the scene: %s" % [
-			world_name, reply.message, reply.code, " ".join(validate())])
+			world_name, reply.message, reply.code, shown])
 		registration_failed.emit(error)
 		return
 	_registered = true
