@@ -220,6 +220,8 @@ class Scheduler:
                 del queue[npc_id]
                 if waiters:
                     queue[npc_id] = waiters  # to the back of the line
+                if granted.done():
+                    continue  # cancelled while waiting (its handler finds it gone): the slot goes to the next
                 self._take(priority)
                 granted.set_result(None)
             if queue:
