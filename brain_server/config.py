@@ -22,6 +22,7 @@ from brain_server.cognition.retrieve import RetrievalWeights
 
 _PAPER = RetrievalWeights()  # the paper's retrieval weights, decay and top-k: defined once, in retrieve.py
 REFLECTION_THRESHOLD = 150  # the paper's; its released 25-agent run used 250
+SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
 
 
 class Settings(BaseSettings):
@@ -49,6 +50,9 @@ class Settings(BaseSettings):
 
     # Storage
     data_dir: Path = Field(Path("data"), description="Where the embedded Qdrant engine keeps its files.")
+    sync_after_s: float = Field(SYNC_AFTER_S, ge=0, le=60, description="Embedded engine: an acknowledged write is on the "
+                                "disk (fsync, surviving a power cut) at most this long after it; 0 = before "
+                                "the answer, at a disk sync per write.")
     qdrant_url: str | None = Field(None, description="Qdrant server or cluster URL; unset = embedded engine.")
     qdrant_api_key: SecretStr | None = None
     qdrant_path: Path | None = Field(None, description="qdrant-client local mode folder (tests, small setups).")

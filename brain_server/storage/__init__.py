@@ -17,4 +17,4 @@ def open_store(settings: Settings, dim: int) -> MemoryStore:
         return QdrantClientMemoryStore(dim, settings.collection, url=settings.qdrant_url, api_key=api_key)
     if settings.qdrant_path is not None:
         return QdrantClientMemoryStore(dim, settings.collection, path=settings.qdrant_path)
-    return EdgeMemoryStore(settings.data_dir / "qdrant", dim)
+    return EdgeMemoryStore(settings.data_dir / "qdrant", dim, sync_after_s=settings.sync_after_s)

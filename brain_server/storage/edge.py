@@ -7,17 +7,21 @@ requires at least one vector in a shard's config; points may omit it).
 
 Durability (measured, qdrant-edge-py 0.9.0): `update` returns after appending to the WAL, a
 memory-mapped file, so an acknowledged write survives SIGKILL of this process (the page cache
-belongs to the kernel) and is replayed on the next load. It is not fsynced: surviving a power
-cut or kernel crash needs `flush()`, which costs 5-75 ms per call (8 ms p50) against ~35-70 us per
-upsert, so it is not done per write. The WAL is only truncated by a flush, so the store flushes
-at most every FLUSH_INTERVAL_S after a write (bounding replay time at start) and on close.
+belongs to the kernel) and is replayed on the next load. Surviving a power cut or a kernel crash
+needs those pages on the disk: a thread of the store fsyncs the WAL files at most `sync_after_s`
+after a write (0: before the write returns). It is not the engine's `flush()`, which holds the
+GIL for 10-30 ms (every thread of the brain stops; os.fsync lets them run), and which is still
+what truncates the WAL: done at most every FLUSH_INTERVAL_S after a write (bounding replay time
+at start) and on close.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+import os
 from pathlib import Path
+import threading
 import time
 from typing import Any
 
@@ -48,11 +52,14 @@ from qdrant_edge import (
     SearchParams,
     UpdateOperation,
 )
+import structlog
 
+from brain_server.config import SYNC_AFTER_S
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.storage import _payload as pl
 from brain_server.storage.base import MemoryStore, StoreLockedError
 
+log = structlog.get_logger(__name__)
 FLUSH_INTERVAL_S = 30.0
 _SCROLL_PAGE = 256
 _EXACT = SearchParams(exact=True)
@@ -83,7 +90,7 @@ def _open_shard(path: Path, config: EdgeConfig, indexes: dict[str, Any]) -> Edge
 class EdgeMemoryStore(MemoryStore):
     """MemoryStore on two Edge shards under data_dir; every query is filtered by npc_id inside Qdrant."""
 
-    def __init__(self, data_dir: Path | str, dim: int) -> None:
+    def __init__(self, data_dir: Path | str, dim: int, *, sync_after_s: float = SYNC_AFTER_S) -> None:
         self.dim = dim
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -108,11 +115,46 @@ class EdgeMemoryStore(MemoryStore):
             self._memories.close()
             raise
         self._last_flush = time.monotonic()
+        self.sync_after_s = sync_after_s
+        self._unsynced = threading.Event()  # a write not yet on the disk
+        self._closing = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_loop, name="store-sync", daemon=True)
+        if sync_after_s > 0:
+            self._syncer.start()
 
     def _write(self, shard: EdgeShard, operation: UpdateOperation) -> None:
         shard.update(operation)
         if time.monotonic() - self._last_flush > FLUSH_INTERVAL_S:
             self.flush()
+        elif self.sync_after_s > 0:
+            self._unsynced.set()
+        else:
+            self.sync()
+
+    def sync(self) -> None:
+        """fsync the write-ahead logs (and their folders, for new segments): what was written is
+        on the disk when this returns. Releases the GIL while the disk works."""
+        for shard in ("memories", "records"):
+            wal = self.data_dir / shard / "wal"
+            for path in (*wal.iterdir(), wal):
+                try:
+                    fd = os.open(path, os.O_RDONLY)
+                except FileNotFoundError:
+                    continue  # a segment the engine retired meanwhile
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+
+    def _sync_loop(self) -> None:
+        while not self._closing.is_set():
+            self._unsynced.wait()
+            self._closing.wait(self.sync_after_s)  # writes gather: one fsync for all of them
+            self._unsynced.clear()
+            try:
+                self.sync()
+            except OSError:
+                log.exception("store_sync_failed", data_dir=str(self.data_dir))
 
     def flush(self) -> None:
         """Persist segments and truncate the WAL (also makes writes survive a power cut)."""
@@ -253,5 +295,9 @@ class EdgeMemoryStore(MemoryStore):
                 return out
 
     def close(self) -> None:
+        self._closing.set()
+        self._unsynced.set()
+        if self._syncer.is_alive():
+            self._syncer.join()
         self._memories.close()
         self._records.close()
