@@ -450,29 +450,45 @@ def test_every_addon_class_is_prefixed_and_the_host_project_has_its_own(tmp_path
 def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm, tmp_path: Path) -> None:
     """A fresh game with its own `class_name Player`, `Town` and `Npc`, the addon copied in and
     enabled, the guide's scripts and scene: it parses and boots without an engine error, its
-    world reaches the brain, its three NPCs walk where the brain sends them and talk."""
+    world reaches the brain, its three NPCs walk where the brain sends them and talk, and the
+    objects their actions used are released. Hosted apart from the brain (a static server on
+    another origin), it calls the brain its `npc_brain/brain/url` setting names."""
     _needs_browser()
-    project = godot_web.make_host_project(tmp_path / "game")
+    brain = brain_factory()
+    project = godot_web.make_host_project(tmp_path / "game", settings={"brain/url": f'"{brain.http_url}"'})
     web_dir = godot_web.build_web(tmp_path / "web", project)
-    brain = brain_factory(web_root=web_dir)
     fake_llm.queue(*[{"json": {"choice": "talk", "reason": "wants to say hello", "new_activity": ""}}] * 6,
                    purpose="react")
     fake_llm.queue(*[{"json": {"utterance": "Good morning! Lovely day.", "end_conversation": False}}] * 8,
                    purpose="converse_turn")
     npcs = {"ada_park", "ben_stone", "cleo_reyes"}
-    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
-        try:
-            assert game.wait_until(lambda: _walked_to_decided(game.events) >= npcs
-                                   and len({e["speaker"] for e in game.events if e["event"] == "dialogue"}) >= 2,
-                                   timeout_s=150), "\n".join(game.lines[-40:])
-            game.screenshot(ARTIFACTS / "godot-addon-guide.png")
-        finally:
-            (ARTIFACTS / "godot-addon-guide-console.log").write_text("\n".join(game.lines) + "\n")
+    server = godot_web.serve(web_dir, port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    page = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with godot_web.HeadlessGame(f"{page}/?time-scale=60&npc-brain-log=events") as game:
+            try:
+                assert game.wait_until(lambda: _walked_to_decided(game.events) >= npcs and len(
+                    {e["speaker"] for e in game.events if e["event"] == "dialogue"}) >= 2 and any(
+                    e["event"] == "object_state" and e.get("released") for e in game.events), timeout_s=150), (
+                    "\n".join(game.lines[-40:]))
+                game.screenshot(ARTIFACTS / "godot-addon-guide.png")
+            finally:
+                (ARTIFACTS / "godot-addon-guide-console.log").write_text("\n".join(game.lines) + "\n")
+    finally:
+        server.shutdown()
+        server.server_close()
     events = game.events
+    client = next(e for e in events if e["event"] == "brain_client")
+    assert client["base_url"] == brain.http_url != page, "the URL setting wins over the page's origin"
     registered = next(e for e in events if e["event"] == "world_registered")
     assert registered["response"]["worldName"] == "Tiny Town" and registered["response"]["sectorCount"] == 4
     assert set(registered["npcs"]) == npcs == {e["npc"] for e in events if e["event"] == "npc_spawned"}
     assert not [e for e in events if e["event"] in ("brain_error", "unreachable")], events
+    states = [e for e in events if e["event"] == "object_state"]
+    held = {e["address"] for e in states if e["state"]}
+    released = {e["address"] for e in states if e.get("released")}
+    assert held and released and released <= held, states
     problems = godot_web.engine_problems(game.lines)
     assert not problems, "\n".join(problems[:20])
 

@@ -818,17 +818,21 @@ def guide_files(guide: Path = ADDON_GUIDE) -> dict[str, str]:
     return {path: source for path, source in _GUIDE_BLOCK_RE.findall(guide.read_text(encoding="utf-8"))}
 
 
-def make_host_project(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR) -> Path:
+def make_host_project(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR,
+                      settings: dict[str, str] | None = None) -> Path:
     """A fresh game that follows the addon's guide: the addon copied into `addons/` and
     enabled, the guide's scripts verbatim (with the game's own `class_name Npc`, `Player` and
-    `Town`), and the guide's scene (the addon's example scene using those scripts). Returns
-    `out_dir`, ready for `build_web(..., project_dir=out_dir)`."""
+    `Town`), and the guide's scene (the addon's example scene using those scripts). `settings`
+    adds `npc_brain/...` project settings (e.g. {"brain/url": '"http://host:8080"'}, values in
+    project.godot syntax). Returns `out_dir`, ready for `build_web(..., project_dir=out_dir)`."""
     out_dir = Path(out_dir)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     addon = Path(project_dir) / "addons" / "npc_brain"
     shutil.copytree(addon, out_dir / "addons" / "npc_brain")
-    (out_dir / "project.godot").write_text(HOST_PROJECT_GODOT, encoding="utf-8")
+    extra = "".join(f"{key}={value}\n" for key, value in (settings or {}).items())
+    (out_dir / "project.godot").write_text(
+        HOST_PROJECT_GODOT + (f"\n[npc_brain]\n\n{extra}" if extra else ""), encoding="utf-8")
     files = guide_files(addon / "README.md")
     if set(files) != {"res://npc.gd", "res://player.gd", "res://town.gd"}:
         raise ValueError(f"the guide's scripts are {sorted(files)}")
