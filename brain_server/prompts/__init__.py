@@ -6,7 +6,9 @@ NPC_BRAIN_PROMPTS_DIR; placeholders are `$name` (string.Template), so JSON brace
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+import copy
 from dataclasses import dataclass, field
+import functools
 from pathlib import Path
 from string import Template
 from typing import Any, Generic, TypeVar
@@ -32,10 +34,17 @@ class Prompt(Generic[Out]):
     system: str = SYSTEM_PURPOSE
 
     def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
-        schema = self.schema.model_json_schema()
+        """The output schema for this call: a fresh copy that refine_schema may narrow."""
+        schema = copy.deepcopy(_model_schema(self.schema))
         if self.refine_schema:
             self.refine_schema(schema, variables)
         return schema
+
+
+@functools.cache
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """pydantic builds a model's JSON schema anew on every call (milliseconds each): once per model."""
+    return model.model_json_schema()
 
 
 class PromptLibrary:
