@@ -133,6 +133,22 @@ def test_the_committed_town_layout_is_what_the_engine_exports() -> None:
     assert floors and not floors & walls, "no arena floor is a wall"
 
 
+def test_godot_town_never_overwrites_a_scene_edited_in_the_editor(tmp_path: Path) -> None:
+    from tools import godot_town
+
+    scene = tmp_path / "the_ville.tscn"
+    assert godot_town.generate(out=scene)["written"] == "new"
+    generated = scene.read_text()
+    assert godot_town.generate(out=scene)["written"] == "unchanged"
+    edited = generated.replace('sector_name = "Hobbs Cafe"', 'sector_name = "Hobbs Bakery"', 1)
+    scene.write_text(edited)
+    with pytest.raises(godot_town.EditedSceneError):
+        godot_town.generate(out=scene)
+    assert godot_town.main(["--out", str(scene)]) == 1 and scene.read_text() == edited
+    assert godot_town.generate(out=scene, force=True)["written"] == "replaced"
+    assert scene.read_text() == generated and (tmp_path / "the_ville.tscn.orig").read_text() == edited
+
+
 def test_layout_text_is_json_and_diff_friendly() -> None:
     layout = {"world": {"name": "w", "sectors": [{"name": str(i), "tiles": [{"x": i, "y": j} for j in range(40)]}
                                                  for i in range(3)]}, "walls": [[i, 0] for i in range(100)]}

@@ -2,9 +2,12 @@
 """Generate `godot_project/town/the_ville.tscn` (the Town's Sector/Arena/GameObject nodes) from
 `godot_project/data/town.json`.
 
-The output is a plain scene of editable nodes: after generating it once, developers edit it in
-the Godot editor (add a Sector node, an Arena under it, a GameObject under that). Re-running
-this tool overwrites hand edits, so it is only for (re)building the town from the data file.
+The output is a plain scene of editable nodes (the npc_brain addon's NpcBrainWorld >
+NpcBrainSector > NpcBrainArena > NpcBrainObject): after generating it once, developers edit it
+in the Godot editor, and the scene is the town's source of truth from then on. This tool never
+overwrites those edits: when the scene exists and is not exactly what it would generate from
+town.json, it refuses (write elsewhere with --out to compare); `--force` replaces it but keeps
+the old scene as `<scene>.orig`.
 
 Layout: each sector is a block of rooms in one or two rows (doors on the outer walls, facing the
 streets), blocks are packed on shelves separated by two-tile streets; outdoor sectors (parks,
@@ -210,20 +213,48 @@ def scene_text(world: str, placed: list[tuple[TownSector, list[PlacedArena]]], g
     return "\n".join(lines)
 
 
-def generate(town_json: Path = TOWN_JSON, out: Path = OUT) -> dict[str, int]:
+class EditedSceneError(RuntimeError):
+    """The scene differs from what town.json generates: it holds edits made in the editor."""
+
+
+def generate(town_json: Path = TOWN_JSON, out: Path = OUT, *, force: bool = False) -> dict[str, int | str]:
+    """Write the scene for `town_json` to `out`. An existing `out` that differs from it (edited
+    in the editor) raises EditedSceneError unless `force`, which first copies it to `<out>.orig`.
+    `written` in the result: "new", "unchanged" (already what it generates) or "replaced"."""
     town = read_town(town_json)
     placed, width, height = layout_town(town.sectors)
-    out.write_text(scene_text(town.name, placed, (width, height)), encoding="utf-8")
+    text = scene_text(town.name, placed, (width, height))
+    written = "new"
+    if out.exists():
+        current = out.read_text(encoding="utf-8")
+        if current == text:
+            written = "unchanged"
+        elif not force:
+            raise EditedSceneError(
+                f"{out} has edits made in the editor (it is not what {town_json.name} generates): nothing "
+                "written. Generate elsewhere with --out to compare, or --force to replace it (the old "
+                f"scene is kept as {out.name}.orig).")
+        else:
+            out.with_name(out.name + ".orig").write_text(current, encoding="utf-8")
+            written = "replaced"
+    if written != "unchanged":
+        out.write_text(text, encoding="utf-8")
     return {"sectors": len(town.sectors), "arenas": sum(len(s.arenas) for s in town.sectors),
-            "objects": sum(len(a.objects) for s in town.sectors for a in s.arenas), "width": width, "height": height}
+            "objects": sum(len(a.objects) for s in town.sectors for a in s.arenas), "width": width, "height": height,
+            "written": written}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--town", type=Path, default=TOWN_JSON)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--force", action="store_true", help="replace an edited scene (kept as <scene>.orig)")
     args = parser.parse_args(argv)
-    print(json.dumps(generate(args.town, args.out)), file=sys.stderr)
+    try:
+        print(json.dumps(generate(args.town, args.out, force=args.force)), file=sys.stderr)
+    except EditedSceneError as exc:
+        print(f"godot_town: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
