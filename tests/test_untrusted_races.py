@@ -1,0 +1,128 @@
+"""Untrusted callers, races (issue 14): calls that interleave on one event loop, as concurrent
+requests do in the brain, lose nothing and leave nothing half-done. The service core runs here
+in-process on the real store, embedder and LLM client (against the fake endpoint), so a test can
+hold one call at its first await while another runs."""
+
+from __future__ import annotations
+
+import asyncio
+
+from google.protobuf import json_format
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.config import Settings
+from brain_server.npc import NpcState
+from brain_server.records import WORLD_RECORD
+from brain_server.service import BrainCore
+from brain_server.trace import Trace
+from npc_brain.v1 import brain_pb2 as pb
+from tests.town import WORLD, spawn_json, world_json
+
+CAFE = f"{WORLD}:Hobbs Cafe:cafe"
+
+
+def request(kind: type, body: dict) -> object:
+    return json_format.ParseDict(body, kind())
+
+
+async def core_with_town(stream: MemoryStream, tmp_path, **settings: object) -> BrainCore:
+    core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0, **settings), stream)
+    world = world_json()
+    cafe = world["world"]["sectors"][0]["arenas"][0]
+    cafe["objects"] += [{"name": f"table {n}", "tiles": [{"x": 1, "y": 1}]} for n in range(20)]
+    await core.register_world(request(pb.RegisterWorldRequest, world))
+    await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
+    return core
+
+
+def test_concurrent_object_states_are_all_kept(run, store, tmp_path) -> None:
+    """SetObjectState reads the world, changes one object and writes the world back: two at once
+    used to both read the old world, and the second write dropped the first one's change."""
+
+    async def scenario(stream: MemoryStream) -> dict[str, str]:
+        core = await core_with_town(stream, tmp_path)
+        await asyncio.gather(*(core.set_object_state(pb.SetObjectStateRequest(
+            world_name=WORLD, address=f"{CAFE}:table {n}", state=f"wiped by waiter {n}")) for n in range(20)))
+        await core.close()
+        cafe = store.get_record(WORLD_RECORD, WORLD)["sectors"][0]["arenas"][0]
+        return {o["name"]: o["state"] for o in cafe["objects"]}
+
+    states = run(scenario)
+    assert all(states[f"table {n}"] == f"wiped by waiter {n}" for n in range(20)), states
+
+
+def test_a_decide_that_fails_midway_leaves_the_npc_as_it_was(run, tmp_path) -> None:
+    """A Decide cut off at its first await (the caller's deadline cancels it; the store or the
+    embedder failing there is the same) after it moved the NPC and taught it places: the NPC the
+    next call sees, and the next save writes, is the one before that Decide. (With background
+    thinking a Decide has no await between reading the NPC and saving it: `test_a_decide_...
+    in_one_step` below.)"""
+
+    async def scenario(stream: MemoryStream) -> tuple[dict, dict]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        await core.decide(request(pb.DecideRequest, FIRST))
+        before = core.records.cached("isabella").model_dump()
+        decide = asyncio.create_task(core.decide(request(pb.DecideRequest, MOVING)))
+        for _ in range(3):
+            await asyncio.sleep(0)  # ... until it waits for the store or the embedder
+        assert not decide.done()
+        decide.cancel()
+        await asyncio.gather(decide, return_exceptions=True)
+        after = (await core.records.npc("isabella")).model_dump()
+        await core.close()
+        return before, after
+
+    before, after = run(scenario)
+    assert after["address"] == before["address"] and after["known_addresses"] == before["known_addresses"]
+    assert after["action"] == before["action"]
+
+
+def test_a_decide_with_background_thinking_answers_in_one_step(run, tmp_path) -> None:
+    """Nothing can interleave with it: it reads, changes and caches the NPC (its record written
+    behind) before any other coroutine runs, and only then do its perceptions go to the store."""
+
+    async def scenario(stream: MemoryStream) -> bool:
+        core = await core_with_town(stream, tmp_path, background_thinking=True)
+        await core.decide(request(pb.DecideRequest, FIRST))
+        decide = asyncio.create_task(core.decide(request(pb.DecideRequest, MOVING)))
+        await asyncio.sleep(0)
+        done = decide.done() and not decide.cancelled() and decide.exception() is None
+        moved = core.records.cached("isabella").address == CAFE
+        await core.close()
+        return done and moved
+
+    assert run(scenario)
+
+
+FIRST = {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}
+MOVING = {**FIRST, "gameTime": "2026-02-13T09:05:00Z", "address": CAFE, "perceptions": [
+    {"subject": "the coffee machine", "predicate": "is", "object": "brewing", "distance": 1,
+     "description": "the coffee machine is brewing", "address": f"{CAFE}:coffee machine"}]}
+
+
+def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached(run, fake_llm, tmp_path) -> None:
+    """A decomposition lands on the block as it is then, matched by start, length, activity and
+    address: a re-plan that kept the activity but moved it elsewhere gets no steps for the old place."""
+
+    async def scenario(stream: MemoryStream) -> tuple[str, list]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        await core.decide(request(pb.DecideRequest, FIRST))  # plans the day
+        npc = core.records.cached("isabella")
+        block = next(i for i in npc.plan if i.start.hour >= 11 and not i.subtasks)
+        home = npc.persona.home if block.address != npc.persona.home else CAFE
+        fake_llm.queue({"delay_s": 1.0}, purpose="decompose")
+        trace = Trace(npc_id="isabella", kind="background", game_time=block.start)
+        steps = asyncio.create_task(core.mind._decompose("isabella", block.start, trace, horizon_minutes=0))
+        await asyncio.sleep(0.3)  # the steps are being written: the block moves elsewhere
+
+        def move(live: NpcState) -> None:
+            next(i for i in live.plan if i.start == block.start).address = home
+
+        await core.records.merge("isabella", move)
+        await steps
+        live = next(i for i in core.records.cached("isabella").plan if i.start == block.start)
+        await core.close()
+        return live.address, live.subtasks
+
+    address, subtasks = run(scenario)
+    assert subtasks == [] and address
