@@ -6,6 +6,7 @@ hold one call at its first await while another runs."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from google.protobuf import json_format
 
@@ -126,3 +127,25 @@ def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached
 
     address, subtasks = run(scenario)
     assert subtasks == [] and address
+
+
+def test_two_conversations_with_one_partner_at_once_make_one(run, tmp_path) -> None:
+    """Whether the partner is free is asked again under both NPCs' locks: of two NPCs starting a
+    conversation with Klaus at the same moment, one talks with him and the other is told he is busy."""
+
+    async def scenario(stream: MemoryStream) -> tuple[list[bool], list[str]]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        for npc_id, name in (("klaus", "Klaus Mueller"), ("maria", "Maria Lopez")):
+            body = spawn_json(npc_id)
+            body["persona"].update(name=name, home=CAFE, knownAreas=[CAFE])
+            await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": CAFE}))
+        now = datetime(2026, 2, 13, 10, tzinfo=UTC)
+        traces = [Trace(npc_id=n, kind="background", game_time=now) for n in ("isabella", "maria")]
+        talked = await asyncio.gather(core.mind._conversation("isabella", "klaus", now, traces[0]),
+                                      core.mind._conversation("maria", "klaus", now, traces[1]))
+        await core.close()
+        return list(talked), [note for t in traces for note in t.notes]
+
+    talked, notes = run(scenario)
+    assert sorted(talked) == [False, True], (talked, notes)
+    assert any("no longer free to talk" in note for note in notes)
