@@ -472,6 +472,15 @@ def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm,
     _needs_browser()
     brain = brain_factory()
     project = godot_web.make_host_project(tmp_path / "game", settings={"brain/url": f'"{brain.http_url}"'})
+    # A designer drags the lawn's Area2D shape and the bench's Marker2D two tiles right (the
+    # arena's `rect` and the object's `tile` in the file are now stale): the world follows them.
+    scene = project / "town.tscn"
+    text = scene.read_text()
+    for node, old_at, new_at in [("LawnArea", "Vector2(160, 336)", "Vector2(224, 336)"),
+                                 ("BenchSpot", "Vector2(144, 336)", "Vector2(208, 336)")]:
+        assert f'[node name="{node}"' in text and old_at in text
+        text = text.replace(old_at, new_at, 1)
+    scene.write_text(text)
     web_dir = godot_web.build_web(tmp_path / "web", project)
     fake_llm.queue(*[{"json": {"choice": "talk", "reason": "wants to say hello", "new_activity": ""}}] * 6,
                    purpose="react")
@@ -500,6 +509,9 @@ def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm,
     registered = next(e for e in events if e["event"] == "world_registered")
     assert registered["response"]["worldName"] == "Tiny Town" and registered["response"]["sectorCount"] == 4
     assert set(registered["npcs"]) == npcs == {e["npc"] for e in events if e["event"] == "npc_spawned"}
+    tiles = _tiles_by_address(registered["world"])
+    assert tiles["Tiny Town:Park:lawn"] == {(x, y) for x in range(4, 10) for y in range(9, 12)}
+    assert tiles["Tiny Town:Park:lawn:bench"] == {(6, 10), (7, 10)}
     assert not [e for e in events if e["event"] in ("brain_error", "unreachable")], events
     states = [e for e in events if e["event"] == "object_state"]
     held = {e["address"] for e in states if e["state"]}

@@ -2,8 +2,10 @@
 @icon("res://addons/npc_brain/icons/arena.svg")
 class_name NpcBrainArena
 extends NpcBrainWorldPart
-## A room or an area of a NpcBrainSector (kitchen, bedroom, cafe, park): a rectangle of floor tiles,
-## walled unless outdoors, with door tiles (gaps) in its walls. Holds GameObjects.
+## A room or an area of an NpcBrainSector (kitchen, bedroom, cafe, park): a rectangle of floor
+## tiles, walled unless outdoors, with door tiles (gaps) in its walls. Holds NpcBrainObjects.
+## Type its `rect` in, or point `bounds` at a rectangle CollisionShape2D and drag that shape's
+## handles in the 2D viewport.
 
 ## The arena's name in addresses ("world:sector:arena"); the node name if empty.
 @export var arena_name: String = "":
@@ -29,6 +31,39 @@ extends NpcBrainWorldPart
 	set(value):
 		floor_color = value
 		notify_changed()
+## A CollisionShape2D with a RectangleShape2D (say of the Area2D your game already has for this
+## room) that sets `rect`, snapped to the world's tiles: resize it with its handles.
+@export var bounds: CollisionShape2D:
+	set(value):
+		bounds = value
+		sync_bounds()
+
+
+func _ready() -> void:
+	sync_bounds()
+	# In the editor, follow the shape while it is dragged (nothing tells a node another moved).
+	set_process(Engine.is_editor_hint() and bounds != null)
+
+
+func _process(_delta: float) -> void:
+	sync_bounds()
+
+
+## Sets `rect` from `bounds` (the tiles its rectangle covers), when it has one.
+func sync_bounds() -> void:
+	var world := get_world()
+	if bounds == null or world == null or not bounds.is_inside_tree():
+		return
+	var shape := bounds.shape as RectangleShape2D
+	if shape == null:
+		return
+	var half := shape.size * 0.5
+	var a := world.to_local(bounds.global_transform * -half) / world.tile_size
+	var b := world.to_local(bounds.global_transform * half) / world.tile_size
+	var from := Vector2i(a.min(b).round())
+	var fitted := Rect2i(from, (Vector2i(a.max(b).round()) - from).max(Vector2i.ONE))
+	if fitted != rect:
+		rect = fitted
 
 
 ## The name used in addresses.
@@ -87,6 +122,8 @@ func get_structure_warnings() -> PackedStringArray:
 	var warnings := PackedStringArray()
 	if not get_parent() is NpcBrainSector:
 		warnings.append("An NpcBrainArena must be a child of a NpcBrainSector.")
+	if bounds != null and not bounds.shape is RectangleShape2D:
+		warnings.append("`bounds` needs a RectangleShape2D.")
 	if rect.size.x <= 0 or rect.size.y <= 0:
 		warnings.append("The arena's rect is empty.")
 	var ring := get_wall_ring()

@@ -4,6 +4,7 @@ class_name NpcBrainObject
 extends NpcBrainWorldPart
 ## Something NPCs use (a bed, a stove, the cafe counter): the leaf of the spatial tree.
 ## It covers `size` tiles from `tile` inside its NpcBrainArena; NPCs walk onto it to use it.
+## Type `tile` in, or point `marker` at a Marker2D (or any Node2D) and drag that.
 
 ## The object's name in addresses ("world:sector:arena:object"); the node name if empty.
 @export var object_name: String = "":
@@ -29,6 +30,31 @@ extends NpcBrainWorldPart
 	set(value):
 		color = value
 		notify_changed()
+## A Node2D (a Marker2D, your prop's sprite) whose position sets `tile`: drag it in the viewport.
+@export var marker: Node2D:
+	set(value):
+		marker = value
+		sync_marker()
+
+
+func _ready() -> void:
+	sync_marker()
+	# In the editor, follow the marker while it is dragged (nothing tells a node another moved).
+	set_process(Engine.is_editor_hint() and marker != null)
+
+
+func _process(_delta: float) -> void:
+	sync_marker()
+
+
+## Sets `tile` from `marker` (the tile under it), when it has one.
+func sync_marker() -> void:
+	var world := get_world()
+	if marker == null or world == null or not marker.is_inside_tree():
+		return
+	var under := world.global_to_tile(marker.global_position)
+	if under != tile:
+		tile = under
 
 
 ## The name used in addresses.
