@@ -164,11 +164,14 @@ class Prompt:
 
     def dialogue(self) -> list[tuple[str, str]]:
         """(speaker, text) of the lines of the conversation shown, in order."""
-        out = []
+        out, remembered = [], False
         for line in self.lines:
             if BULLET.match(line):
+                remembered = True  # the lines said under a remembered conversation belong to it
                 continue
-            if (m := SAID.match(line)) and not m.group(1).strip().startswith(("Name", "Identity")):
+            m = SAID.match(line)
+            remembered = remembered and m is not None
+            if m and not remembered:
                 out.append((m.group(1).strip(), _unlead(m.group(2).strip())))
         return out
 
@@ -207,6 +210,10 @@ class Prompt:
                 out.append(f)
         return out
 
+    def news(self) -> list[Fact]:
+        """Dated lines among the memories still to come: a time alone may be a habit, a day makes news."""
+        return [f for f in self.ahead(self.facts(dialogue=False)) if f.day is not None]
+
     def ahead(self, facts: list[Fact]) -> list[Fact]:
         """The facts still to come (all of them when the prompt tells no time)."""
         if self.now is None:
@@ -214,6 +221,11 @@ class Prompt:
         today, clock = self.now.date(), self.now.time()
         return [f for f in facts if (f.day or today) > today
                 or ((f.day or today) == today and f.start is not None and (f.end or f.start) > clock)]
+
+    def dialogue_partner_of(self, observed: str) -> str:
+        """Who an observation is about: the name it starts with ("Ann Lee is reading" -> Ann Lee)."""
+        m = re.match(r"((?:[A-Z][\w'-]*\s?){1,4}?)\s+(?:is|are|was|has)\b", observed)
+        return m.group(1).strip() if m else ""
 
     def seed(self, salt: str = "") -> int:
         return int(hashlib.sha256((salt + self.system + self.text).encode()).hexdigest()[:12], 16)
@@ -279,7 +291,9 @@ def _schedule_like(text: str) -> bool:
 
 
 def _facts(text: str, now: datetime | None, shown_as: str, speaker: str = "") -> list[Fact]:
-    out = []
+    out: list[Fact] = []
+    if _schedule_like(text):
+        return out
     for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip()):
         sentence = _unlead(sentence.strip())
         if not sentence or _schedule_like(sentence):
@@ -416,8 +430,8 @@ class StandIn:
         if "summary" in props:
             return {"summary": self.relationship()}
         if "importance" in props:
-            quoted = self.p.quoted()
-            return {"importance": importance(quoted[-1] if quoted else self.p.text)}
+            quoted = re.findall(r'"([^"]{3,})"', self.p.text)
+            return {"importance": importance(max(quoted, key=len) if quoted else self.p.text)}
         return {}
 
     # Conversation.
@@ -429,7 +443,7 @@ class StandIn:
         name, partner, said = self.p.name, self.partner(), self.p.dialogue()
         first = partner.split()[0] if partner else "there"
         spoken = " ".join(t for _, t in said)
-        mine = [f for f in self.p.ahead(self.p.facts(dialogue=False)) if not _told(f, spoken)]
+        mine = [f for f in self.p.news() if not _told(f, spoken + self.shared_with(partner))]
         theirs = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != name]
         answered = " ".join(t for s, t in said if s == name)
         news = [f for f in theirs if not _told(f, answered)]
@@ -446,9 +460,14 @@ class StandIn:
                     "end_conversation": False}
         return {"utterance": f"It was good to talk, {first}. See you around!", "end_conversation": True}
 
+    def shared_with(self, person: str) -> str:
+        """What the remembered conversations with `person` said (news already exchanged with them)."""
+        return " ".join(b for b in self.p.bullets() if person and person in b.split("\n")[0] and "\n" in b)
+
     def about(self, person: str) -> str:
         """The shown line that says the most about `person` (not a schedule)."""
-        lines = [b.split("\n")[0] for b in self.p.bullets() if not _schedule_like(b)]
+        lines = [line for b in self.p.bullets() if not _schedule_like(b) for line in b.split("\n")
+                 if not line.endswith(":")]
         i, score = best_match(person, lines)
         return lines[i].rstrip(".") if i >= 0 and score > 0 else ""
 
@@ -479,8 +498,9 @@ class StandIn:
         talk_line = next((line for line in self.p.lines if re.search(r'"talk"', line)), "")
         can_talk = "talk" in (offered or ["talk"]) and bool(talk_line) and \
             not re.search(r"\b(not possible|busy|cannot)\b", talk_line)
-        news = self.p.ahead(self.p.facts(dialogue=False))
         observed = self.p.quoted()[0] if self.p.quoted() else ""
+        subject = self.p.dialogue_partner_of(observed)
+        news = [f for f in self.p.news() if not _told(f, self.shared_with(subject))]
         if can_talk and (news or self.chance("talk") < 0.35):
             reason = f"wants to tell them: {news[0].text}" if news else f"says hello after noticing: {observed}"
             return {"choice": "talk", "reason": reason[:300], "new_activity": ""}
@@ -511,7 +531,7 @@ class StandIn:
 
     def currently(self) -> str:
         old = self.p.persona.get("currently", "").strip()
-        news = [f for f in self.p.ahead(self.p.facts(dialogue=False)) if f.shown_as == "memory"]
+        news = [f for f in self.p.news() if f.shown_as == "memory"]
         add = next((f"{f.full()}." for f in news if not _told(f, old)), "")
         glue = (". " if not old.endswith(".") else " ") if old and add else ""
         return (old + glue + add)[:500] or f"{self.p.name} is going about the usual days."
@@ -566,7 +586,8 @@ class StandIn:
         persona = " ".join(p.persona.get(k, "") for k in ("lifestyle", "identity", "currently"))
         others = places[1:] or places
         work = self.place_for(persona, others, others[0] if others else home)
-        lunch = others[self.p.seed(f"lunch:{p.name}") % len(others)] if others else home
+        out = [x for x in others if x.rsplit(":", 1)[0] != home.rsplit(":", 1)[0]] or others
+        lunch = out[self.p.seed(f"lunch:{p.name}") % len(out)] if out else home
         arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
         plan = [(wake * 60, "waking up and getting ready", "🪥", home),
                 (wake * 60 + 30, "having breakfast", "🍳", home),
@@ -579,7 +600,7 @@ class StandIn:
                  (bed * 60, "sleeping", "😴", home)]
         plan = sorted({b[0]: b for b in plan}.values())
         today = p.now.date() if p.now else None
-        events = [f for f in p.facts(dialogue=False) if f.start and (f.day or today) == today]
+        events = [f for f in p.facts(dialogue=False) if f.start and f.day == today]
         for f in events:
             begin, end = _mins(f.start), _mins(f.end) if f.end else _mins(f.start) + 60
             if not wake * 60 < begin < bed * 60:
@@ -607,9 +628,8 @@ class StandIn:
         blocks = [{"start": _at_or_after(m.group(1), starts), "activity": m.group(2), "emoji": "🗓️",
                    "address": m.group(3)} for m in planned]
         today = p.now.date() if p.now else None
-        for f in p.ahead(p.facts(dialogue=False)):
-            if f.start and (f.day or today) == today and starts and _at_or_after(f"{f.start:%H:%M}", starts) != starts[0] \
-                    and f"{f.start:%H:%M}" in starts:
+        for f in p.news():
+            if f.start and f.day == today and f"{f.start:%H:%M}" in starts[1:]:
                 blocks.append({"start": f"{f.start:%H:%M}", "activity": activity_of(f), "emoji": "📅",
                                "address": self.place_for(f.text, places, places[0] if places else "")})
         blocks = list({b["start"]: b for b in sorted(blocks, key=lambda b: b["start"])}.values())

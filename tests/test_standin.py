@@ -142,6 +142,13 @@ def test_interviews_answer_from_the_lines_shown_and_say_no_otherwise() -> None:
     assert _ask("interview", question="Do you know Mina Roe?").answer == "No, I do not know Mina Roe."
 
 
+def test_dated_news_matters_more_than_routine() -> None:
+    news = "Mina Roe wants to lead a lantern walk from the Chapel on March 5 from 6 pm to 8 pm."
+    assert _ask("importance", memory=news).importance >= 7
+    assert _ask("importance", memory="Piet Vos is sleeping").importance == 1
+    assert _ask("importance_batch", memories=f"- Piet Vos is mending a net\n- {news}", count=2).ratings[1] >= 7
+
+
 def test_it_talks_when_it_has_news_and_only_when_talking_is_possible() -> None:
     assert _ask("react").choice == "talk"
     busy = _ask("react", talk_note="is busy, so talking is not possible now", choice_list=["continue", "react"],

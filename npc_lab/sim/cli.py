@@ -17,6 +17,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                               "drives the brain over gRPC like Godot; results go to a run folder (runs/<time>/). "
                               "Without --brain a brain is started with the NPC_BRAIN_* settings in the environment.")
     sim.add_argument("--scenario", default="valentines_party", help="name under godot_project/data/scenarios or a path")
+    sim.add_argument("--town", type=Path, help="the town's layout as Godot exports it (default: "
+                     "godot_project/data/town_layout.json)")
+    sim.add_argument("--residents", type=Path, help="a folder of resident files (default: godot_project/data/residents)")
     sim.add_argument("--brain", default="", help="gRPC target of a running brain (default: start one)")
     sim.add_argument("--hours", type=float, help="game hours to run (default: the scenario's days)")
     sim.add_argument("--npcs", type=int, help="only the first N residents (by npc_id; the scenario's people kept)")
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> None:
     from npc_lab.sim.runner import Sim, SimConfig
 
     try:
-        town, residents, scenario = load_all(args.scenario)
+        town, residents, scenario = load_all(args.scenario, args.town, args.residents)
     except (OSError, ValueError) as exc:
         sys.exit(f"npc-brain: cannot load the scenario: {exc}")
     if args.npcs:

@@ -80,7 +80,8 @@ def scenario(sc: loaders.Scenario, people: list[Resident], town: TownLayout) -> 
         host=m.host, topic=m.topic, raw=sc.model_dump(mode="json"))
 
 
-STOPWORDS = {"a", "an", "the", "at", "for", "of", "on", "in", "to", "and", "day", "s", "who", "is", "about"}
+STOPWORDS = {"a", "an", "the", "at", "for", "of", "on", "in", "to", "and", "day", "s", "who", "is", "about", "from",
+             "with", "by"}
 
 
 def topic_keywords(topic: str, proper_names: list[str]) -> list[str]:
