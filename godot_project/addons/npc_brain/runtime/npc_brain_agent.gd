@@ -37,6 +37,8 @@ signal failed(error: NpcBrainError)
 
 ## Node2Ds in this group are perceived by agents near them (see the class description).
 const VISIBLE_GROUP := "npc_brain_visible"
+## Every agent joins this group (in the editor too, for the world's checks).
+const GROUP := "npc_brain_agent"
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -99,6 +101,7 @@ var _rng := RandomNumberGenerator.new()
 
 
 func _enter_tree() -> void:
+	add_to_group(GROUP)
 	if not Engine.is_editor_hint() and npc_id != "":
 		NpcBrainClient.get_instance().set_agent(npc_id, self)
 
@@ -245,6 +248,11 @@ func _get_configuration_warnings() -> PackedStringArray:
 		warnings.append("Give it a persona with a name (New NpcBrainPersona).")
 	elif persona.home == "":
 		warnings.append("The persona has no home address (\"sector:arena\").")
+	else:
+		var in_world := world if world != null else NpcBrainWorld.find_in(get_tree())
+		for address in [persona.home] + Array(persona.known_areas):
+			if in_world != null and in_world.find_arena(address) == null:
+				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
 	if not get_parent() is Node2D:
 		warnings.append("An NpcBrainAgent moves its parent: make it a child of a Node2D body.")
 	return warnings

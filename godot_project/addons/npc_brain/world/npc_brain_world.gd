@@ -404,9 +404,9 @@ func validate() -> PackedStringArray:
 					owner_of[tile], arena_address(arena), tile])
 				break
 			owner_of[tile] = arena_address(arena)
-	if is_inside_tree() and not Engine.is_editor_hint():
-		for agent in NpcBrainClient.get_instance().get_agents():
-			problems.append_array(_agent_problems(agent))
+	if is_inside_tree():
+		for node in get_tree().get_nodes_in_group(NpcBrainAgent.GROUP):
+			problems.append_array(_agent_problems(node as NpcBrainAgent))
 	return problems
 
 
@@ -435,7 +435,7 @@ func _get_configuration_warnings() -> PackedStringArray:
 
 func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 	var problems := PackedStringArray()
-	if agent.persona == null or (agent.world != null and agent.world != self):
+	if agent == null or agent.persona == null or (agent.world != null and agent.world != self):
 		return problems
 	for address in [agent.persona.home] + Array(agent.persona.known_areas):
 		if address != "" and find_arena(address) == null:
