@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tests.clients import Clients
-from tests.town import WORLD, spawn_json, world_json
+from tests.town import WORLD, spawn_json, tiles, world_json
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 
@@ -100,11 +100,12 @@ def test_perception_settings_limit_what_is_stored(brain_factory) -> None:
                "address": CAFE, "distance": i} for i in range(1, 6)]
     clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z", "perceptions": events})
     stored = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION"})["memories"]
-    assert sorted(m["description"] for m in stored) == ["Person 1 is waving", "Person 2 is waving"]
+    seen = sorted(m["description"] for m in stored if not m["description"].startswith("Isabella Rodriguez"))
+    assert seen == ["Person 1 is waving", "Person 2 is waving"]  # her own action besides, outside the bandwidth
     # Seen again: retention keeps them from being stored twice.
-    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:10:00Z", "perceptions": events})
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:01:00Z", "perceptions": events})
     again = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION"})["memories"]
-    assert len(again) == 2
+    assert len(again) == len(stored)
     bad = clients.connect("SpawnNpc", spawn_json("other") | {"perception": {"retention": -1}})
     assert bad.json()["code"] == "invalid_argument"
     clients.close()
@@ -196,3 +197,56 @@ def test_an_invitation_for_tomorrow_is_in_tomorrows_plan(clients: Clients, fake_
     chats = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"]
     summary = next(m for m in memos if m["description"] == memo["summary"])
     assert summary["evidenceIds"] == [chats[0]["id"]]
+
+
+def test_the_npc_perceives_its_own_action_once_per_action(clients: Clients) -> None:
+    """As the original perceives its own event each step: each new action is an observation (with
+    its subject the NPC), not each Decide that repeats it."""
+    first = decide(clients, "isabella", "09:00")
+    again = decide(clients, "isabella", "09:01")
+    assert again["description"] == first["description"]
+    ends = _end(first)
+    later = decide(clients, "isabella", ends.strftime("%H:%M"))
+    assert later["description"] != first["description"]
+    own = [m["description"] for m in clients.grpc("ListMemories", {"npcId": "isabella", "limit": 100,
+                                                                   "kind": "MEMORY_KIND_OBSERVATION"})["memories"]]
+    assert sorted(own) == sorted([first["description"], later["description"]])
+
+
+def test_a_place_the_npc_stands_in_joins_its_spatial_memory(brain_factory, fake_llm) -> None:
+    """Spatial memory grows from where the NPC is (walked through or arrived at), not only from the
+    events it sees: an empty park it stands in is a place its next plan may use."""
+    clients = Clients(brain_factory())
+    town = world_json()
+    town["world"]["sectors"].append({"name": "Johnson Park", "arenas": [
+        {"name": "park", "tiles": tiles(1, 8, 8, 12), "objects": [{"name": "bench", "tiles": [{"x": 2, "y": 9}]}]}]})
+    clients.grpc("RegisterWorld", town)
+    clients.grpc("SpawnNpc", spawn_json())
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T08:00:00Z",
+                            "address": f"{WORLD}:Johnson Park:park"})
+    places = fake_llm.chat_requests("daily_plan")[0]["body"]["messages"][1]["content"]
+    assert f"{WORLD}:Johnson Park:park" in places
+    clients.close()
+
+
+def test_an_invitation_home_opens_the_hosts_home(clients: Clients, fake_llm) -> None:
+    """invited_sectors: Klaus, who has never been to Isabella's apartment (private to him), may be
+    placed there by a plan their conversation made; he learns the place from her."""
+    clients.grpc("SpawnNpc", klaus())
+    decide(clients, "isabella", "09:00")
+    decide(clients, "klaus", "09:00")
+    fake_llm.queue({"json": {"choice": "talk", "reason": "invite him", "new_activity": ""}}, purpose="react")
+    fake_llm.queue({"json": {"utterance": "Dinner at my place at 7?", "end_conversation": False}},
+                   {"json": {"utterance": "Gladly.", "end_conversation": True}}, purpose="converse_turn")
+    memo = {"summary": "Dinner at Isabella's apartment at 7 pm", "importance": 6, "plan_activity":
+            "having dinner at Isabella's apartment", "plan_date": "2026-02-13", "plan_start": "19:00", "plan_minutes": 90}
+    fake_llm.queue({"json": memo}, {"json": memo}, purpose="conversation_memo")
+    home = f"{WORLD}:Isabella Rodriguez's apartment:main room"
+    place = {"place": {"sector": "Isabella Rodriguez's apartment", "arena": "main room", "object": ""}}
+    fake_llm.queue({"json": place}, {"json": place}, purpose="choose_address")
+    decide(clients, "isabella", "09:40", "Klaus Mueller")
+    asked = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("choose_address")]
+    assert any("Isabella Rodriguez's apartment" in prompt and "Hobbs Cafe (here, home)" in prompt for prompt in asked)
+    dinner = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T19:10:00Z", "address": home})
+    assert dinner["action"]["description"].startswith("Klaus Mueller is having dinner at Isabella's apartment")
+    assert dinner["action"]["address"].startswith(home)

@@ -58,7 +58,7 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
-from brain_server.world import World, arena_of
+from brain_server.world import SEPARATOR, World, arena_of
 
 log = structlog.get_logger(__name__)
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
@@ -131,6 +131,7 @@ class Mind:
         try:
             async with self.records.lock(npc_id):
                 live = await self.records.npc(npc_id)
+                before = live.action
                 if self.settings.background_thinking:
                     # Such a Decide changes only the NPC's address, action and known places: it copies
                     # just those (a deep copy of the day's plan was most of its time).
@@ -145,6 +146,7 @@ class Mind:
                 events = self._sight(npc, world, events, trace)
                 if self.settings.background_thinking:
                     npc.action = self._act(npc, world, now)
+                    events = [*events, *_own_event(before, npc.action)]
                 else:
                     stored, unrated = await self._perceive(npc, events, now, trace)
                     people = await self.records.people(npc.world_name) if stored else {}
@@ -156,6 +158,10 @@ class Mind:
                 self._think(npc_id)
             else:
                 npc = await self._think_first(npc_id, now, trace)
+                assert npc.action is not None
+                if own := _own_event(before, npc.action):
+                    stored, unrated = await self._perceive(npc, own, now, trace)
+                    await self.records.merge(npc_id, lambda live: self._observed(live, stored, unrated, now, trace, {}))
             thinking = self._thinking_about_now(npc_id)
             action = npc.action
             assert action is not None
@@ -175,13 +181,14 @@ class Mind:
 
     def _sight(self, npc: NpcState, world: World, events: Sequence[PerceivedEvent],
                trace: Trace) -> list[PerceivedEvent]:
-        """What is in sight (no I/O): who the NPC sees now, and the places the events show it."""
+        """What is in sight (no I/O): who the NPC sees now, and the places it learns: where it stands
+        (walked through or arrived at, as Godot reports it) and where the events it sees happen."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
         self._seen[npc.npc_id] = {e.subject for e in events}
         self._in_use[npc.npc_id] = {e.address for e in events if not is_thing(e.subject)}
         known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
-        unknown = [e.address for e in events if arena_of(e.address) not in known
-                   and arena_of(e.address).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
+        unknown = [a for a in (npc.address, *(e.address for e in events)) if a and arena_of(a) not in known
+                   and arena_of(a).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
         if unknown and (learned := learn_places(npc, world, unknown)):
             trace.note(f"perceive: {learned} new places")
         return events
@@ -194,7 +201,8 @@ class Mind:
             return [], []
         recent = await asyncio.to_thread(self.stream.store.latest, npc.npc_id, npc.perception.retention,
                                          MemoryKind.OBSERVATION)
-        attention = Attention(npc.perception.attention_bandwidth, npc.perception.retention)
+        mine = sum(e.subject == npc.persona.name and e.distance == 0 for e in events)  # its own action
+        attention = Attention(npc.perception.attention_bandwidth + mine, npc.perception.retention)
         nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
         stored, unrated = await self.stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
         trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
@@ -464,8 +472,8 @@ class Mind:
             remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now, self.stream,
                                                                       trace) for me, other in ((a, b), (b, a))))
             world = await self.records.world(a.world_name)
-            places = [await self._place_for(change, me, world, trace) if change else None
-                      for me, (_, change) in zip((a, b), remembered, strict=True)]
+            places = [await self._place_for(change, me, world, trace, host=other) if change else None
+                      for me, other, (_, change) in zip((a, b), (b, a), remembered, strict=True)]
         except BaseException:
             await self._part(npc_id, partner_id)
             raise
@@ -478,6 +486,7 @@ class Mind:
                 note_importance(live, stored)
                 live.last_chat[other.npc_id] = now
                 if change is not None and place is not None:
+                    learn_places(live, world, [place.address])  # the host's home, if that is where it is
                     live.commit(place)
                     trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%Y-%m-%d %H:%M}")
                 live.action = _chatting(live, other, landed, timedelta(minutes=chat_minutes(lines)), lines)
@@ -493,8 +502,16 @@ class Mind:
                     live.action = None
                     await self.records.save(live)
 
-    async def _place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace) -> PlanItem:
-        address = await choose_address(change.activity, npc, world, self.stream.llm, trace)
+    async def _place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *,
+                         host: NpcState | None = None) -> PlanItem:
+        """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
+        the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted)."""
+        invited: frozenset[str] = frozenset()
+        if host is not None and host.persona.home.count(SEPARATOR) >= 2:
+            npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
+            learn_places(npc, world, [host.persona.home])
+            invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
+        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, invited_sectors=invited)
         return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
 
     async def _rate(self, npc_id: str, now: datetime, trace: Trace) -> bool:
@@ -703,6 +720,16 @@ def _adopt_plan(live: NpcState, draft: NpcState) -> bool:
         return False
     live.plan = draft.plan
     return True
+
+
+def _own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
+    """The NPC's own action as an event it perceives (the original perceives its own each step),
+    once per action: [] while the action goes on."""
+    if before is not None and before.description == action.description:
+        return []
+    subject, predicate, obj = action.event
+    return [PerceivedEvent(subject=subject, predicate=predicate, object=obj, description=action.description,
+                           address=action.address, distance=0.0)]
 
 
 def _stagger(npc_id: str) -> timedelta:
