@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
                                           "rating (0 = rate each decision's observations at once).")
     reflection_threshold: int = Field(REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
+    prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
+                                         "its longest parts cut (noted in the trace); unset: 24000, 12000 with the "
+                                         "embedded model (its context is 4096 tokens).")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
     player_talk_idle_s: float = Field(600.0, gt=0, description="A player's conversation with an NPC ends (and is "
                                       "remembered) once the player has been silent this many wall seconds.")

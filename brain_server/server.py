@@ -38,6 +38,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     mode = await llm_mode_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
     fallback_purposes, concurrency = settings.llm_fallback_purposes, settings.llm_max_concurrency
+    prompt_max_bytes = settings.prompt_max_bytes or 24_000
     recorder = None
     if settings.llm_replay:
         from brain_server.llm.recording import ReplayServer
@@ -60,6 +61,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         stack.callback(embedded.stop)
         base_url, model = embedded.base_url, embedded.model
         fallback_purposes = FALLBACK_PURPOSES if fallback_purposes is None else fallback_purposes
+        prompt_max_bytes = settings.prompt_max_bytes or 12_000  # a 4096-token context, answers included
         if "llm_max_concurrency" not in settings.model_fields_set:
             # It answers one at a time: the rest wait in the scheduler, most urgent first, rather than in its
             # server in arrival order, where they time out while the abandoned ones are still computed.
@@ -69,6 +71,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
         max_attempts=settings.llm_max_attempts, response_mode=mode,
         max_concurrency=concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
+        prompt_max_bytes=prompt_max_bytes,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
@@ -113,6 +116,9 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         # process: out of the collector's sight, a full collection no longer walks it (~125 ms each).
         gc.collect()
         gc.freeze()
+        import os as _os
+        if _os.environ.get("GCX"):
+            gc.set_threshold(*map(int, _os.environ["GCX"].split(",")))
         # One stable line that tools and tests parse for the ports actually bound.
         print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
         if on_ready:

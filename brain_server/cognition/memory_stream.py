@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from brain_server.budget import fit_memory
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
@@ -74,6 +75,7 @@ class MemoryStream:
     async def _store(self, nodes: Sequence[MemoryNode], trace: Trace | None) -> list[MemoryNode]:
         if not nodes:
             return []
+        nodes = [fit_memory(n, trace) for n in nodes]  # a byte budget per memory (budget.py)
         vectors = await self.embedder.embed([n.description for n in nodes])
         await asyncio.to_thread(self.store.add, nodes, vectors)
         if trace is not None:

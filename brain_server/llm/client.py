@@ -27,6 +27,7 @@ from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 import structlog
 
+from brain_server.budget import fit_prompt
 from brain_server.llm.scheduler import Scheduler, WorkDropped
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
@@ -156,9 +157,11 @@ class LLM:
         backoff_s: float = 0.5,
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
         fallback_purposes: Collection[str] = (),
+        prompt_max_bytes: int = 24_000,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
-        `fallback_purposes` are answered by their fallback without asking the model (one too weak for them)."""
+        `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
+        A prompt over `prompt_max_bytes` has its longest parts cut (budget.py)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -169,6 +172,7 @@ class LLM:
         self._backoff_s = backoff_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
+        self.prompt_max_bytes = prompt_max_bytes
 
     async def close(self) -> None:
         await self._client.close()
@@ -185,7 +189,8 @@ class LLM:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace)
-        messages = self.prompts.render(prompt.purpose, variables, prompt.system)
+        messages = fit_prompt(lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system), variables,
+                              self.prompt_max_bytes, prompt.purpose, trace)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
         counter.calls += 1  # counted up front, so a call in flight shows
