@@ -233,3 +233,22 @@ def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI,
     assert all(c.fallback_used for c in insight_calls(t)) and fake_llm.chat_requests("importance") == []
     assert fake_llm.chat_requests("importance_batch") == []
     assert store.count(NPC) == len(EVENTS) and any("without insights" in note for note in t.notes)
+
+
+def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    """The paper asks for 5 insights per question: three questions may give fifteen thoughts (in
+    one call here), not six for all questions together."""
+    state, t = npc(), trace()
+    answers = [insight(f"Isabella Rodriguez has a reason {i} to expect a busy week", 1 + i % 8) for i in range(15)]
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+    fake_llm.queue({"json": {"insights": answers}}, purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+
+    thoughts = run(scenario)
+    [request] = fake_llm.chat_requests("reflection_insights")
+    assert request["body"]["response_format"]["json_schema"]["schema"]["properties"]["insights"]["maxItems"] == 15
+    assert "up to 5 insights for each\nquestion" in request["body"]["messages"][1]["content"]
+    assert len(thoughts) == 15

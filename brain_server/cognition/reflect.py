@@ -7,10 +7,11 @@ retrieves memories for each question, and asks for insights that cite the retrie
 by number. Insights are stored as THOUGHT nodes whose `evidence_ids` point at the cited nodes;
 since thoughts are retrieved like any memory, later reflections can cite earlier ones (a tree).
 
-Cost: the paper asks for insights once per question and then rates each insight. Here one call
+Cost: the paper asks for 5 insights once per question and then rates each insight. Here one call
 sees every question with its statements (numbered across questions, a statement retrieved for
-two questions shown once) and rates its own insights, so a reflection costs two calls, not five;
-thoughts of the same round cannot cite each other, only those of earlier rounds.
+two questions shown once), asks for up to 5 insights per question, as the paper, and rates its
+own insights, so a reflection costs two calls, not five or more; thoughts of the same round
+cannot cite each other, only those of earlier rounds.
 
 When the LLM fails (its fallback), the counter is still reset: a reflection is then skipped, not
 retried on every tick against an endpoint that is down. Insights citing nothing that was shown
@@ -28,7 +29,7 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import REFLECTION_THRESHOLD
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
-from brain_server.prompts.reflection_insights import MAX_INSIGHTS, ReflectionInsights
+from brain_server.prompts.reflection_insights import INSIGHTS_PER_QUESTION, MAX_INSIGHTS, ReflectionInsights
 from brain_server.prompts.reflection_insights import PROMPT as INSIGHTS
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS, ReflectionQuestions
 from brain_server.prompts.reflection_questions import PROMPT as QUESTIONS
@@ -110,7 +111,8 @@ async def _insights(
     answer = await stream.llm.complete(
         INSIGHTS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": "\n".join(lines),
-         "statement_count": len(statements), "insight_count": min(MAX_INSIGHTS, 2 * len(questions))},
+         "statement_count": len(statements), "per_question": INSIGHTS_PER_QUESTION,
+         "insight_count": min(MAX_INSIGHTS, INSIGHTS_PER_QUESTION * len(questions))},
         npc_id=npc.npc_id,
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),
         trace=trace,

@@ -7,8 +7,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
+from brain_server.prompts.reflection_questions import MAX_QUESTIONS
 
-MAX_INSIGHTS = 6
+INSIGHTS_PER_QUESTION = 5  # the paper's ("What 5 high-level insights can you infer ...?")
+MAX_INSIGHTS = INSIGHTS_PER_QUESTION * MAX_QUESTIONS
 
 
 class Insight(BaseModel):
@@ -33,4 +35,5 @@ def _only_listed_statements(schema: dict[str, Any], variables: Mapping[str, Any]
     }
 
 
-PROMPT = Prompt("reflection_insights", ReflectionInsights, refine_schema=_only_listed_statements, max_tokens=1000)
+# Room for 15 insights of up to ~110 tokens each (sentence, subject, citations, rating).
+PROMPT = Prompt("reflection_insights", ReflectionInsights, refine_schema=_only_listed_statements, max_tokens=2000)
