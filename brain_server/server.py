@@ -82,6 +82,19 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     return core
 
 
+def settle_collector() -> None:
+    """The collector's pauses stop every answer: keep them rare and short. What is loaded by now
+    (models, prompts, protocol code: ~180k objects) lives as long as the process, so it is frozen
+    out of the collector's sight; young collections wait for 50,000 new objects instead of 700,
+    so the short-lived ones (a Decide's copies, a completion's parsing) die before they are
+    promoted, and the full collections this promotion triggers come 10x less often. Measured in the
+    1,000-NPC load test: 16 full collections in 45 s, the longest 1.26 s, with the defaults; 1
+    with these."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 async def serve(settings: Settings, on_ready: Callable[[str], None] | None = None) -> None:
     check_bind(settings)  # before anything loads: an unusable token or an open bind is one line at once
     stop = asyncio.Event()
@@ -112,13 +125,7 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
                 raise OSError(f"the HTTP server could not start on {settings.host}:{settings.http_port}")
             await asyncio.sleep(0.01)
         http_port = sock.getsockname()[1]
-        # What is loaded by now (models, prompts, protocol code: ~180k objects) lives as long as the
-        # process: out of the collector's sight, a full collection no longer walks it (~125 ms each).
-        gc.collect()
-        gc.freeze()
-        import os as _os
-        if _os.environ.get("GCX"):
-            gc.set_threshold(*map(int, _os.environ["GCX"].split(",")))
+        settle_collector()
         # One stable line that tools and tests parse for the ports actually bound.
         print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
         if on_ready:

@@ -4,10 +4,11 @@ bounded queues, a slot kept for the player, and a cancelled waiter gives its tur
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from brain_server.llm.scheduler import Priority, Scheduler, Work, WorkDropped, doing
+from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
 
 
 def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
@@ -164,3 +165,23 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
 
     asyncio.run(main())
     assert most_deferred == 3
+
+
+def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
+    """Back to back, one at a time would still fill the process: while strained, each deferrable
+    completion starts RETRY_STRAINED_S after the one before, even when nothing else runs."""
+    scheduler = Scheduler(4, player_reserve=0, strained=lambda: True)
+    started: list[float] = []
+
+    async def one(n: int) -> None:
+        with doing(Work(Priority.BACKGROUND, f"npc{n}")):
+            async with scheduler.slot():
+                started.append(time.monotonic())
+
+    async def main() -> None:
+        await asyncio.gather(*(one(n) for n in range(4)))
+
+    asyncio.run(main())
+    gaps = [b - a for a, b in zip(started, started[1:], strict=False)]
+    assert len(started) == 4
+    assert all(gap >= RETRY_STRAINED_S * 0.9 for gap in gaps), gaps

@@ -40,7 +40,7 @@ import grpc
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
-from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, cpu_seconds, next_ask
+from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, cpu_seconds, next_ask, vitals
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
@@ -110,6 +110,12 @@ async def queues(caller: Caller) -> dict[str, dict[str, Any]]:
     return {q.priority: {"waiting": q.waiting, "running": q.running, "served": q.served,
                          "wait_p50_ms": round(q.wait_p50_ms, 1), "wait_p99_ms": round(q.wait_p99_ms, 1),
                          "dropped_stale": q.dropped_stale, "dropped_full": q.dropped_full} for q in usage.queues}
+
+
+async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
+    """The brain's own view (GetUsage, recent samples): Decide's time inside it, its loop's lateness, GC pauses."""
+    usage = await caller.stub.GetUsage(pb.GetUsageRequest(npc_id="-"), timeout=60)
+    return vitals(json_format.MessageToDict(usage, preserving_proto_field_name=True))
 
 
 async def plan_days(caller: Caller, ids: list[str], concurrency: int, wait_s: float) -> dict[str, Any]:
@@ -190,6 +196,7 @@ async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], s
             finally:
                 await caller.close()
             phases[-1]["brain_cpu_share"] = round((cpu_seconds(brain.proc.pid) - cpu) / phases[-1]["wall_s"], 2)
+            phases[-1]["inside_brain"] = await inside_brain(setup_caller)
         return {"planning": planning, "phases": phases, "queues": await queues(setup_caller)}
     finally:
         await setup_caller.close()
@@ -233,6 +240,12 @@ def table(report: dict[str, Any]) -> str:
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
              f"{p['brain_cpu_share']:.0%}", "-".join(p["game_time"])] for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
+    for p in report["phases"]:
+        inside = p["inside_brain"]
+        decide, late, gc = inside.get("rpc Decide", {}), inside["loop late"], inside["gc pauses"]
+        lines.append(f"{p['transport']}, inside the brain (recent): Decide p50 {decide.get('p50_ms')} / p99 "
+                     f"{decide.get('p99_ms')} / max {decide.get('max_ms')} ms; event loop late p99 {late['p99_ms']} / "
+                     f"max {late['max_ms']} ms; full GCs {gc['count']}, longest {gc['max_ms']} ms")
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())

@@ -14,7 +14,8 @@ The endpoint is not the only thing work shares: handling a completion costs the 
 (parsing, embedding, storing), and with a fast endpoint the town's thinking can keep the process
 so busy that Decides, answered from memory in a millisecond, wait behind it. While the process
 is strained (its event loop wakes late, `strained()`), the classes nobody waits for (AHEAD,
-BACKGROUND) run one completion at a time.
+BACKGROUND) run one completion at a time, RETRY_STRAINED_S apart at least (with a fast
+endpoint, one at a time back to back would still fill the process).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ class Scheduler:
         self.strained = strained  # the process is too busy: deferrable work one at a time
         self._running = 0
         self._deferred_running = 0  # granted slots of DEFERRABLE classes
+        self._deferred_last = 0.0  # when the last of them was granted (monotonic)
         self._retry: asyncio.TimerHandle | None = None
         # Per class: npc_id -> its waiters in order; NPCs take turns (round robin).
         self._queues: dict[Priority, OrderedDict[str, deque[asyncio.Future[None]]]] = {
@@ -172,13 +174,16 @@ class Scheduler:
 
     def _has_room(self, priority: Priority) -> bool:
         limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
-        if priority in DEFERRABLE and self._deferred_running and self.strained():
+        if priority in DEFERRABLE and self.strained() and (
+                self._deferred_running or time.monotonic() - self._deferred_last < RETRY_STRAINED_S):
             return False
         return self._running < limit
 
     def _take(self, priority: Priority) -> None:
         self._running += 1
-        self._deferred_running += priority in DEFERRABLE
+        if priority in DEFERRABLE:
+            self._deferred_running += 1
+            self._deferred_last = time.monotonic()
 
     def _give_back(self, priority: Priority) -> None:
         self._running -= 1
@@ -191,6 +196,7 @@ class Scheduler:
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queues[work.priority].setdefault(npc_id, deque()).append(granted)
         self._waiting[work.priority] += 1
+        self._dispatch()  # held back by strain alone, nothing running would ever look again
         try:
             await granted
         except asyncio.CancelledError:
