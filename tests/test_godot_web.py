@@ -512,6 +512,8 @@ def test_the_addon_guide_project_boots_and_its_npcs_act(brain_factory, fake_llm,
     tiles = _tiles_by_address(registered["world"])
     assert tiles["Tiny Town:Park:lawn"] == {(x, y) for x in range(4, 10) for y in range(9, 12)}
     assert tiles["Tiny Town:Park:lawn:bench"] == {(6, 10), (7, 10)}
+    # Ben and Cleo's room is the floor painted on the Ground layer inside its rect (not its walls).
+    assert tiles["Tiny Town:Ben and Cleo's home:room"] == {(x, y) for x in range(11, 17) for y in range(8, 11)}
     assert not [e for e in events if e["event"] in ("brain_error", "unreachable")], events
     states = [e for e in events if e["event"] == "object_state"]
     held = {e["address"] for e in states if e["state"]}

@@ -109,7 +109,8 @@ func _enter_tree() -> void:
 func _exit_tree() -> void:
 	if Engine.is_editor_hint():
 		return
-	_release_states({})
+	if is_instance_valid(world) and world.is_inside_tree():
+		_release_states({})
 	var client := NpcBrainClient.get_instance()
 	if client != null and client.find_agent(npc_id) == self:
 		client.set_agent(npc_id, null)

@@ -5,7 +5,8 @@ extends NpcBrainWorldPart
 ## A room or an area of an NpcBrainSector (kitchen, bedroom, cafe, park): a rectangle of floor
 ## tiles, walled unless outdoors, with door tiles (gaps) in its walls. Holds NpcBrainObjects.
 ## Type its `rect` in, or point `bounds` at a rectangle CollisionShape2D and drag that shape's
-## handles in the 2D viewport.
+## handles in the 2D viewport. With a `floor_layer`, the floor is the cells painted on that
+## TileMapLayer inside `rect` (with the `floor_tile` atlas tile, if set): any room shape.
 
 ## The arena's name in addresses ("world:sector:arena"); the node name if empty.
 @export var arena_name: String = "":
@@ -30,6 +31,21 @@ extends NpcBrainWorldPart
 @export var floor_color: Color = Color(0.76, 0.66, 0.5):
 	set(value):
 		floor_color = value
+		notify_changed()
+## A TileMapLayer (aligned with the world, same tile size) whose painted cells inside `rect`
+## are the floor; empty: every tile of `rect`.
+@export var floor_layer: TileMapLayer:
+	set(value):
+		if floor_layer != null and floor_layer.changed.is_connected(notify_changed):
+			floor_layer.changed.disconnect(notify_changed)
+		floor_layer = value
+		if floor_layer != null:
+			floor_layer.changed.connect(notify_changed)
+		notify_changed()
+## Only cells with this atlas tile are floor (-1, -1: any painted cell).
+@export var floor_tile: Vector2i = Vector2i(-1, -1):
+	set(value):
+		floor_tile = value
 		notify_changed()
 ## A CollisionShape2D with a RectangleShape2D (say of the Area2D your game already has for this
 ## room) that sets `rect`, snapped to the world's tiles: resize it with its handles.
@@ -90,8 +106,20 @@ func get_floor_tiles() -> Array[Vector2i]:
 	var tiles: Array[Vector2i] = []
 	for y in range(rect.position.y, rect.end.y):
 		for x in range(rect.position.x, rect.end.x):
-			tiles.append(Vector2i(x, y))
+			if floor_layer == null or is_floor(Vector2i(x, y)):
+				tiles.append(Vector2i(x, y))
 	return tiles
+
+
+## Whether `tile` is floor of this arena.
+func is_floor(tile: Vector2i) -> bool:
+	if not rect.has_point(tile):
+		return false
+	if floor_layer == null:
+		return true
+	if floor_layer.get_cell_source_id(tile) == -1:
+		return false
+	return floor_tile.x < 0 or floor_layer.get_cell_atlas_coords(tile) == floor_tile
 
 
 ## The ring of tiles just outside the floor, where walls (and doors) are; empty if not walled.

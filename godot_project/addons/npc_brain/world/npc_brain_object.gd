@@ -96,6 +96,6 @@ func get_structure_warnings() -> PackedStringArray:
 	var arena := get_arena()
 	if arena == null:
 		warnings.append("A NpcBrainObject must be a child of an NpcBrainArena.")
-	elif not arena.rect.encloses(get_rect()):
+	elif not get_tiles().all(arena.is_floor):
 		warnings.append("The object %s is outside its arena's floor %s." % [get_rect(), arena.rect])
 	return warnings

@@ -280,7 +280,7 @@ func full_address(address: String) -> String:
 ## The arena whose floor holds the tile, or null (walls, doors, open ground).
 func arena_at(tile: Vector2i) -> NpcBrainArena:
 	for arena in get_arenas():
-		if arena.rect.has_point(tile):
+		if arena.is_floor(tile):
 			return arena
 	return null
 

@@ -45,7 +45,11 @@ func paint() -> void:
 func _paint_overlay() -> void:
 	for arena in _world.get_arenas():
 		var area := _tile_rect(arena.rect.position, arena.rect.size)
-		_canvas.draw_rect(area, Color(arena.floor_color, 0.18))
+		if arena.floor_layer != null:  # any shape: each floor tile
+			for tile in arena.get_floor_tiles():
+				_canvas.draw_rect(_tile_rect(tile), Color(arena.floor_color, 0.18))
+		else:
+			_canvas.draw_rect(area, Color(arena.floor_color, 0.18))
 		_canvas.draw_rect(area, arena.floor_color.darkened(0.2), false, 2.0)
 		_text(area.position + Vector2(4, area.size.y - 5), arena.get_arena_name(), LABEL_SIZE,
 				Color(1, 1, 1, 0.75))
