@@ -566,8 +566,14 @@ class StandIn:
         found = _enum_at(self.p.schema, "address")
         return found or self.p.section("places")
 
+    def where(self, text: str) -> str:
+        """What a line says about a place: without who does it (a person's name is not where they go,
+        even when their home bears it)."""
+        text = re.sub(r"^(?:going to:\s*)?(?:[A-Z][\w'-]*\s){1,3}(?=[a-z])", "", text)
+        return " ".join(w for w in text.split() if w.strip(".,:;'\"").removesuffix("'s") not in self.p.name.split())
+
     def place_for(self, text: str, places: list[str], default: str) -> str:
-        i, score = best_match(text, places, rarity(places))
+        i, score = best_match(self.where(text), places, rarity(places))
         return places[i] if i >= 0 and score > 0 else default
 
     def day_plan(self) -> Draft:
@@ -663,7 +669,7 @@ class StandIn:
         if not options:
             return {"place": {}}
         labels = [f"{s} {a}" for s, a, _ in options]
-        i, score = best_match(activity, labels, rarity(labels))
+        i, score = best_match(self.where(activity), labels, rarity(labels))
         sector, arena, objects = options[i if i >= 0 and score > 0 else 0]
         things = [o for o in objects if o]
         j, hit = best_match(activity, things) if things else (-1, 0)

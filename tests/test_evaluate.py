@@ -77,6 +77,9 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
         assert f"| {c} | {r['judged']} | {r['mean_rank']:.2f} |" in report
         assert f"{r['mu']:.2f} ({r['sigma']:.2f}) | {PAPER_MU[c]} |" in report
     assert "| human crowdworkers (paper only) |" in report
+    # Beside the ratings, the run's emergent behaviour as the sim asked it (diffusion, density, coordination).
+    assert "## The run's emergent behaviour" in report and "| network density (asked) | 0.000 -> " in report
+    assert summary["emergent"]["density"]["asked"]
     assert (out / "ratings.png").read_bytes().startswith(b"\x89PNG")
 
 
@@ -107,6 +110,8 @@ def test_conditions_and_questions() -> None:
     assert someone_known("a", names, {"a": "Ann Lee works with Bob Ray."}, memories) == "Cy Dee"
     assert someone_known("a", names, {"a": "Ann Lee works with Bob Ray."}, []) == "Bob Ray"
     assert someone_known("c", names, {}, []) == "Ann Lee"
+    # Asked "Do you know ...?" in the run, Ann said she knows only Bob: Cy, named more often, is not chosen.
+    assert someone_known("a", names, {}, memories, said_known={"b"}) == "Bob Ray"
     filled = for_resident(load_templates(), name="Ann Lee", other="Cy Dee", event="a picnic", event_question="")
     assert sum("Cy Dee" in q.text for q in filled) >= 3 and any("a picnic" in q.text for q in filled)
     per_category = {c: sum(q.category == c for q in filled) for c in CATEGORIES}

@@ -25,6 +25,7 @@ from npc_lab.evaluate.interview import (
     write_answers,
 )
 from npc_lab.evaluate.judge import JUDGE_ID, judge_all, judge_llm, ratings
+from npc_lab.sim.measure import measure
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -83,8 +84,9 @@ async def evaluate(the_run: Run, conditions: list[Condition], out: Path, *, judg
     judged = await _judge(the_run, rows, names, out, judge, seed) if judge else None
     if judged:
         summary["judge"] = judged
+    summary["emergent"] = emergent = measure(the_run.folder)
     report.report_markdown(out, run=the_run.folder, residents=summary["residents"], questions=summary["questions"],
-                           costs=costs, rows=rows, judged=judged)
+                           costs=costs, rows=rows, judged=judged, emergent=emergent)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 

@@ -27,7 +27,7 @@ from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.evaluate.questions import Question, for_resident, load_templates, someone_known
 from npc_lab.sim.brain import BrainProcess
-from npc_lab.sim.measure import load_run
+from npc_lab.sim.measure import load_run, says_knows
 
 ABLATIONS = ("observation", "reflection", "planning")
 # The paper's conditions (section 6.1), by the names the command takes.
@@ -83,10 +83,15 @@ def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None 
     measure = cfg.get("measure", {})
     templates = load_templates(questions_file) if questions_file else load_templates()
     chosen = sorted(names)[:npcs] if npcs else sorted(names)
+    said_known: dict[str, set[str]] = {}
+    for i in data["interviews"]:
+        if i.get("asks") == "knows" and i.get("when") == "end" and says_knows(i["answer"], names.get(i["about"], "")):
+            said_known.setdefault(i["npc_id"], set()).add(i["about"])
     questions = {
         npc_id: for_resident(templates, name=names[npc_id], event=measure.get("topic", ""),
                              event_question=measure.get("question", ""),
-                             other=someone_known(npc_id, names, identities, data["memories"].get(npc_id, [])))
+                             other=someone_known(npc_id, names, identities, data["memories"].get(npc_id, []),
+                                                 said_known.get(npc_id)))
         for npc_id in chosen
     }
     return Run(folder, data_dir, datetime.fromisoformat(cfg["end"]), names, identities, questions)

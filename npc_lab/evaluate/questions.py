@@ -36,10 +36,11 @@ def load_templates(path: Path = QUESTIONS) -> list[Question]:
 
 
 def someone_known(npc_id: str, names: dict[str, str], identities: dict[str, str],
-                  memories: list[dict[str, Any]]) -> str:
+                  memories: list[dict[str, Any]], said_known: set[str] | None = None) -> str:
     """The other resident named most often in this one's memories (its identity breaks ties;
-    without either, the next resident by id, so every resident gets someone)."""
-    others = {i: n for i, n in names.items() if i != npc_id}
+    without either, the next resident by id, so every resident gets someone). When the run asked
+    "Do you know <name>?" (`said_known`: the ids this resident said it knows), only those count."""
+    others = {i: n for i, n in names.items() if i != npc_id and (not said_known or i in said_known)}
     if not others:
         return "your neighbour"
     text = [m.get("description", "") for m in memories]

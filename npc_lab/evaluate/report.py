@@ -11,6 +11,7 @@ from typing import Any
 
 from npc_lab.evaluate.interview import KINDS
 from npc_lab.evaluate.judge import PAPER_MU
+from npc_lab.sim.measure import PAPER
 
 
 def answers_markdown(rows: Sequence[dict[str, Any]], conditions: Sequence[str], path: Path) -> None:
@@ -40,7 +41,8 @@ def _cell(text: str) -> str:
 
 
 def report_markdown(out: Path, *, run: Path, residents: int, questions: int, costs: Sequence[dict[str, Any]],
-                    rows: Sequence[dict[str, Any]], judged: dict[str, Any] | None) -> None:
+                    rows: Sequence[dict[str, Any]], judged: dict[str, Any] | None,
+                    emergent: dict[str, Any] | None = None) -> None:
     """report.md: what was asked, what each condition retrieved and cost, and the judge's figures."""
     per_condition: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -70,7 +72,23 @@ def report_markdown(out: Path, *, run: Path, residents: int, questions: int, cos
         lines += [f"| {c} (paper only) | - | - | - | - | - | {mu} |" for c, mu in PAPER_MU.items() if c not in r]
         if judged.get("plot"):
             lines += ["", f"![ratings]({judged['plot']})"]
+    if emergent:
+        lines += ["", *emergent_table(emergent)]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def emergent_table(m: dict[str, Any]) -> list[str]:
+    """The run's emergent behaviour (npc_lab/sim/measure.py, from the interviews the sim asked) beside the paper's."""
+    d, g, c = m["diffusion"], m["density"], m["coordination"]
+    paper = PAPER["diffusion_party"] if c else PAPER["diffusion_candidacy"]
+    rows = [("information diffusion (asked)", f"{d['start']} -> {d['end']} of {d['n']} ({d['end_pct']:.0%})", paper),
+            ("network density (asked)", f"{g['start']:.3f} -> {g['end']:.3f}" if g["asked"] else "not asked",
+             PAPER["density"])]
+    if c:
+        rows.append(("coordination", f"{len(c['invited'])} invited, {len(c['invited_attended'])} of them at the place "
+                     f"in the window ({len(c['planned_attended'])} with it in a plan)", PAPER["coordination"]))
+    return ["## The run's emergent behaviour", "", "| measure | this run | paper |", "| --- | --- | --- |",
+            *(f"| {a} | {b} | {p} |" for a, b, p in rows)]
 
 
 def _num(value: float, fmt: str) -> str:

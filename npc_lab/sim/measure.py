@@ -184,7 +184,29 @@ def measure(run: Path) -> dict[str, Any]:
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
                         "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
-            "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination}
+            "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination,
+            "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", [])))}
+
+
+def flow(memories: dict[str, list[dict[str, Any]]], names: dict[str, str], keywords: list[str], claims: set[str],
+         attended: set[str]) -> list[dict[str, Any]]:
+    """How the news travelled, per resident who met it: when and from whom it was first heard in a
+    conversation, whether a memo (thought) and a plan kept it, whether the interview answer says it,
+    whether they were at the place in its window. The first hop that is missing is where it stopped."""
+    out = []
+    for npc_id in sorted(names):
+        mems = sorted(memories.get(npc_id, []), key=lambda x: x["created"])
+        about = [x for x in mems if keywords and _mentions(x.get("description", ""), keywords)]
+        if not about:
+            continue
+        chat = next((x for x in about if x.get("kind") == "MEMORY_KIND_CHAT"), None)
+        partner = re.match(r"conversation with ([^:\n]+)", chat["description"]) if chat else None
+        out.append({"npc_id": npc_id, "first": about[0]["created"], "first_kind": about[0].get("kind", ""),
+                    "heard_at": chat["created"] if chat else "", "heard_from": partner.group(1) if partner else "",
+                    "thought": any(x.get("kind") == "MEMORY_KIND_THOUGHT" for x in about),
+                    "planned": any(x.get("kind") == "MEMORY_KIND_PLAN" for x in about),
+                    "says_so": npc_id in claims, "attended": npc_id in attended})
+    return out
 
 
 def report(run: Path) -> dict[str, Any]:
@@ -214,10 +236,24 @@ def report(run: Path) -> dict[str, Any]:
              f"Run `{run}`: {result['npcs']} NPCs, {result['start']} -> {result['end']}.", "",
              "| measure | this run | paper (25 agents, 2 game days) |", "| --- | --- | --- |",
              *(f"| {a} | {b} | {p} |" for a, b, p in rows), ""]
+    if result["flow"]:
+        lines += ["## How the news travelled", "",
+                  "| resident | first met it | heard in a conversation | memo/thought | plan | says so when asked | "
+                  "at the place in its window |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for f in result["flow"]:
+            heard = f"{f['heard_at'][:16]} from {f['heard_from']}" if f["heard_at"] else "-"
+            lines.append(f"| {f['npc_id']} | {f['first'][:16]} ({f['first_kind'].removeprefix('MEMORY_KIND_').lower()}) "
+                         f"| {heard} | {_yes(f['thought'])} | {_yes(f['planned'])} | {_yes(f['says_so'])} | "
+                         f"{_yes(f['attended']) if c else '-'} |")
+        lines.append("")
     plots = _plots(run, result)
     lines += [f"![{p.stem}]({p.name})" for p in plots]
     (run / "report.md").write_text("\n".join(lines) + "\n")
     return result
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
 
 
 def _share(value: float | None) -> str:
