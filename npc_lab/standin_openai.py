@@ -481,10 +481,16 @@ class StandIn:
             return {"summary": summary[:400], "importance": 2, "activity": "", "start": None, "minutes": 0}
         f = facts[0]
         summary = f"{name} heard from {partner}: {f.full()}"
-        start = datetime.combine(f.day or self.p.now.date(), f.start) if self.p.now and f.start else None
-        minutes = _minutes(f.start, f.end) if f.start and f.end else 60
+        today = self.p.now.date() if self.p.now else None
+        day = f.day or today
+        props = _resolve(self.p.schema, self.p.schema).get("properties", {}) if self.p.schema else {}
+        dated = any(re.search(r"date|day", k) for k in props)  # the schema can take another day
+        if f.start is None or day is None or (day != today and not dated):
+            return {"summary": summary[:400], "importance": importance(f.text), "activity": "", "start": None,
+                    "day": None, "minutes": 0}
+        minutes = _minutes(f.start, f.end) if f.end else 60
         return {"summary": summary[:400], "importance": importance(f.text), "activity": activity_of(f),
-                "start": start, "minutes": minutes}
+                "start": f.start, "day": day, "minutes": minutes}
 
     def relationship(self) -> str:
         partner = self.partner() or "them"
@@ -733,8 +739,8 @@ def _resolve(root: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-ALIASES = {"start": ("start", "time", "when", "at"), "activity": ("activity", "what", "item", "event"),
-           "minutes": ("minutes", "duration", "length"), "day": ("date", "day")}
+ALIASES = {"day": ("date", "day"), "start": ("start", "time", "when"), "activity": ("activity", "what", "item", "event"),
+           "minutes": ("minutes", "duration", "length")}
 
 
 def _draft_value(draft: Any, key: str) -> Any:
@@ -745,10 +751,8 @@ def _draft_value(draft: Any, key: str) -> Any:
         return draft[key]
     low = key.lower()
     for meaning, cues in ALIASES.items():
-        if meaning in draft and any(c in low for c in cues):
-            if meaning == "start" and isinstance(draft[meaning], datetime) and any(c in low for c in ALIASES["day"]):
-                return draft[meaning].date()
-            return draft[meaning]
+        if any(c in low for c in cues):
+            return draft.get(meaning)
     return None
 
 
@@ -762,6 +766,8 @@ def conform(value: Any, node: dict[str, Any], root: dict[str, Any], reader: Stan
         return conform(value, node["anyOf"][0], root, reader, name)
     if "enum" in node:
         options = list(node["enum"])
+        if isinstance(value, (date, time)):
+            value = next((c for c in _formats(value) if c in options), "" if "" in options else str(value))
         if value in options:
             return value
         text = value if isinstance(value, str) and value else reader.p.text
@@ -794,12 +800,18 @@ def conform(value: Any, node: dict[str, Any], root: dict[str, Any], reader: Stan
     return _string(value, node, reader, name)
 
 
-def _string(value: Any, node: dict[str, Any], reader: StandIn, name: str) -> str:
+def _formats(value: date | time) -> list[str]:
+    """A date's or a clock time's spellings, the most common first."""
     if isinstance(value, datetime):
-        candidates = [f"{value:%H:%M}" if reader.p.now is None or value.date() == reader.p.now.date() else "",
-                      f"{value:%Y-%m-%d %H:%M}", f"{value:%Y-%m-%dT%H:%M}", f"{value:%Y-%m-%d}", f"{value:%H:%M}"]
-    elif isinstance(value, date):
-        candidates = [f"{value:%Y-%m-%d}", f"{MONTHS[value.month - 1].title()} {value.day}"]
+        return [f"{value:%Y-%m-%d %H:%M}", f"{value:%Y-%m-%dT%H:%M}", f"{value:%Y-%m-%d}", f"{value:%H:%M}"]
+    if isinstance(value, date):
+        return [f"{value:%Y-%m-%d}", f"{MONTHS[value.month - 1].title()} {value.day}", f"{value:%m-%d}"]
+    return [f"{value:%H:%M}", f"{value.hour}:{value.minute:02d}"]
+
+
+def _string(value: Any, node: dict[str, Any], reader: StandIn, name: str) -> str:
+    if isinstance(value, (date, time)):
+        candidates = _formats(value)
     elif isinstance(value, str):
         candidates = [value]
     elif value is None and "pattern" in node:

@@ -57,6 +57,8 @@ def _variables(**over: Any) -> dict[str, Any]:
         "place_choices": [("Ferry House", "kitchen", ["stove"]), ("Lighthouse", "lamp room", ["lens", "ladder"])],
         "reason": "Piet Vos asked for help", "done": "- (nothing)", "planned": "- 10:00-11:00 polishing the lens "
         f"({PLACES[2]})", "later": "- (nothing)", "start_times": ["10:00", "10:05", "10:30", "11:00"],
+        "days": "2026-03-03 (today), 2026-03-04 (tomorrow), 2026-03-05 (Thursday)",
+        "date_list": ["2026-03-03", "2026-03-04", "2026-03-05"],
         "count": 2, "statements": "What does Odile think of Piet?\n1. Piet Vos is mending a net\n2. Piet Vos said "
         "the regatta starts at 4 pm", "statement_count": 2, "insight_count": 3,
         "resident_name": "Odile Marsh", "identity": "keeps the lamp", "category": "plans", "category_about": "plans",
@@ -116,10 +118,10 @@ def test_a_dated_line_travels_from_one_mind_to_the_next_and_into_a_plan() -> Non
     memo = _ask("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
                 dialogue=both, time="Tuesday March 3, 10:20")
     assert "lantern walk" in memo.summary and memo.importance >= 6
-    assert memo.plan_activity and not memo.plan_start, "March 5 is not today: no time today"
+    assert (memo.plan_date, memo.plan_start, memo.plan_minutes) == ("2026-03-05", "18:00", 120), "on its day"
     on_the_day = _ask("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
-                      dialogue=both, time="Thursday March 5, 09:00")
-    assert (on_the_day.plan_start, on_the_day.plan_minutes) == ("18:00", 120)
+                      dialogue=both, time="Thursday March 5, 09:00", date_list=["2026-03-05", "2026-03-06"])
+    assert (on_the_day.plan_date, on_the_day.plan_start) == ("2026-03-05", "18:00")
     onward = _ask("converse_turn", npc_name="Piet Vos", partner="Mina Roe", persona="Name: Piet Vos",
                   memories=f"- {memo.summary}\n- Mina Roe is buying bread", time="Wednesday March 4, 12:00").utterance
     assert "lantern walk" in onward and "6 pm" in onward and "March 5" in onward
