@@ -142,10 +142,17 @@ def _end(action: dict) -> datetime:
 
 
 def test_a_thing_seen_in_a_new_state_is_reacted_to(clients: Clients, fake_llm) -> None:
-    """The environment: an object event nobody in sight is causing is weighed like a person's
-    (continue or re-plan; no talking to it), once per state."""
+    """The environment: a thing in the state the game set (SetObjectState) is weighed like a person
+    (continue or re-plan; no talking to it), once per state; a state someone's action gives a thing
+    is theirs, not the environment's."""
     decide(clients, "isabella", "09:00")
+    counter = f"{CAFE}:cafe counter"
+    clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:50:00Z", "address": CAFE, "perceptions": [
+        {"subject": counter, "predicate": "is", "object": "being wiped", "description": "cafe counter is being wiped",
+         "address": counter, "distance": 1}]})
+    assert fake_llm.chat_requests("react") == []
     machine = f"{CAFE}:coffee machine"
+    clients.grpc("SetObjectState", {"worldName": WORLD, "address": machine, "state": "out of order"})
     broken = {"subject": machine, "predicate": "is", "object": "out of order",
               "description": "coffee machine is out of order", "address": machine, "distance": 1}
     fake_llm.queue({"json": {"choice": "react", "reason": "the cafe needs coffee",

@@ -58,7 +58,7 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
-from brain_server.world import SEPARATOR, World, arena_of
+from brain_server.world import SEPARATOR, World, arena_of, join
 
 log = structlog.get_logger(__name__)
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
@@ -114,7 +114,7 @@ class Mind:
         self.traces = traces
         self._clock: dict[str, datetime] = {}  # the game time of each NPC's latest Decide
         self._seen: dict[str, set[str]] = {}  # who each NPC saw at its latest Decide
-        self._in_use: dict[str, set[str]] = {}  # where the people it saw then were busy (their actions' addresses)
+        self._surroundings: dict[str, set[str]] = {}  # things it saw then in a state the world records
         self._reactions: dict[str, PendingReaction] = {}
         self._talking: set[str] = set()  # NPCs whose conversation is being written
         self._announce: dict[str, str] = {}  # a plan landed: the next action says how it was made
@@ -185,7 +185,7 @@ class Mind:
         (walked through or arrived at, as Godot reports it) and where the events it sees happen."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
         self._seen[npc.npc_id] = {e.subject for e in events}
-        self._in_use[npc.npc_id] = {e.address for e in events if not is_thing(e.subject)}
+        self._surroundings[npc.npc_id] = _recorded(world, [e for e in events if is_thing(e.subject)])
         known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
         unknown = [a for a in (npc.address, *(e.address for e in events)) if a and arena_of(a) not in known
                    and arena_of(a).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
@@ -236,16 +236,16 @@ class Mind:
     def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
         """The person or thing just seen most worth a reaction (no LLM): the reaction itself is
         thought out in the background (`_react`), each person reconsidered at most every
-        REACTION_COOLDOWN, a thing in a given state once a day. A thing someone in sight is using
-        ("the coffee machine is brewing coffee") is that person's doing, reacted to through them."""
+        REACTION_COOLDOWN, a thing in a given state once a day. Things count in the state the world
+        records (set by the game or its user: "the coffee machine is out of order"), not in one an
+        action gives them ("the bed is in use": that person's doing, reacted to through them)."""
         if npc.is_asleep() or not observed or npc.is_chatting(now) or npc.npc_id in self._talking:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)
-        in_use = self._in_use.get(npc.npc_id, set())
+        surroundings = self._surroundings.get(npc.npc_id, set())
         fresh = {n.subject for n in observed
                  if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN}
-        fresh |= {n.subject for n in observed if is_thing(n.subject) and n.subject not in in_use
-                  and n.object.strip().lower() not in ("", "idle")
+        fresh |= {n.subject for n in observed if n.subject in surroundings and n.object.strip().lower() not in ("", "idle")
                   and now - npc.last_reaction.get(n.description, never) >= THING_REACTION_COOLDOWN}
         observation = worth_considering(observed, npc, fresh)
         if observation is None or npc.npc_id in self._reactions:
@@ -720,6 +720,15 @@ def _adopt_plan(live: NpcState, draft: NpcState) -> bool:
         return False
     live.plan = draft.plan
     return True
+
+
+def _recorded(world: World, things: Sequence[PerceivedEvent]) -> set[str]:
+    """The things (object events) seen in the state the world records for them."""
+    if not things:
+        return set()
+    states = {join(world.name, s.name, a.name, o.name): o.state.strip().lower()
+              for s in world.sectors for a in s.arenas for o in a.objects if o.state}
+    return {e.subject for e in things if states.get(e.subject) == e.object.strip().lower()}
 
 
 def _own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
