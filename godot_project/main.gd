@@ -18,10 +18,8 @@ var _follow_player: bool = false
 
 @onready var _town: NpcBrainWorld = $Town
 @onready var _npcs: Node2D = $Npcs
-@onready var _hud: VilleHud = $Hud
 @onready var _camera: Camera2D = $Camera
 @onready var _player: VillePlayer = $Player
-@onready var _inspector: VilleInspector = $Inspector
 
 
 func _ready() -> void:
@@ -37,12 +35,8 @@ func _ready() -> void:
 	for npc in _get_npcs():
 		npc.setup(_town)
 	_player.setup(_town)
-	_inspector.town = _town
 	_frame_town()
 	get_viewport().size_changed.connect(_frame_town)
-	_town.registered.connect(_on_town_registered)
-	_town.registration_failed.connect(_hud.show_failure)
-	NpcBrain.call_failed.connect(_on_brain_call_failed)
 	var stats_timer := Timer.new()
 	stats_timer.wait_time = stats_interval_s
 	stats_timer.timeout.connect(_record_stats)
@@ -100,27 +94,6 @@ func _unhandled_input(event: InputEvent) -> void:
 	if key != null and key.pressed and not key.echo and key.keycode == KEY_F:
 		_follow_player = not _follow_player
 		_frame_town()
-		return
-	var click := event as InputEventMouseButton
-	if click == null or not click.pressed or click.button_index != MOUSE_BUTTON_LEFT:
-		return
-	if _inspector.covers(click.position):
-		return
-	var point := get_global_mouse_position()
-	var nearest: VilleNpc = null
-	for npc in _get_npcs():
-		var distance := npc.global_position.distance_to(point)
-		if distance < _town.tile_size and (
-				nearest == null or distance < nearest.global_position.distance_to(point)):
-			nearest = npc
-	if nearest != null:
-		_inspector.show_npc(nearest)
-		return
-	var items := _town.objects_near(_town.local_to_tile(_town.to_local(point)), 0.0)
-	if not items.is_empty():
-		_inspector.show_object(items[0])
-	else:
-		_inspector.close()
 
 
 ## Screen position of a point of the town (for tools and tests that click on things).
@@ -133,28 +106,14 @@ func _frame_town() -> void:
 		_camera.zoom = Vector2(1.5, 1.5)
 		return
 	var area := _town.get_rect_px()
-	var view := get_viewport_rect().size - Vector2(0, VilleHud.BAR_HEIGHT)
+	var view := get_viewport_rect().size - Vector2(0, NpcBrainHud.BAR_HEIGHT)
 	var zoom := minf(view.x / area.size.x, view.y / area.size.y)
 	_camera.zoom = Vector2(zoom, zoom)
 	_camera.position = (_town.to_global(area.get_center())
-			+ Vector2(0, VilleHud.BAR_HEIGHT * 0.5 / zoom))
+			+ Vector2(0, NpcBrainHud.BAR_HEIGHT * 0.5 / zoom))
 	var origin := get_viewport_rect().size * 0.5 - _camera.position * zoom
 	NpcBrainLog.record("view", {"zoom": zoom, "origin": [origin.x, origin.y],
 			"tile_size": _town.tile_size})
-
-
-func _on_town_registered() -> void:
-	_hud.show_message("%s registered: %d sectors, %d arenas, %d NPCs" % [
-		_town.world_name, _town.get_sectors().size(), _town.get_arenas().size(),
-		_get_npcs().size(),
-	])
-
-
-# A request the brain refused for good (a persona clashing with the stored one, a bad token):
-# the bar turns red with the brain's message; transient failures show as the brain's state.
-func _on_brain_call_failed(error: NpcBrainError) -> void:
-	if error.is_permanent():
-		_hud.show_failure(error)
 
 
 func _record_stats() -> void:

@@ -1,21 +1,30 @@
-class_name VilleInspector
+@icon("res://addons/npc_brain/icons/agent.svg")
+class_name NpcBrainInspector
 extends CanvasLayer
-## The side panel (the Godot-side twin of GetTrace): click an NPC to see its current action, its
-## plan for today, recent memories with importance and its last decision's trace (retrieved
-## memories with recency/importance/relevance, the prompt, the raw answer). Below, a line to
-## whisper to it, interview it or talk to it as the player. Click an object to edit its state in
-## natural language (SetObjectState).
+## The debug side panel (part of the optional overlay `npc_brain_debug.tscn`), the Godot-side
+## twin of GetTrace: click an NPC (any NpcBrainAgent's body) to see its current action, its plan
+## for today, recent memories with importance and its last decision's trace (retrieved memories
+## with recency/importance/relevance, the prompt, the raw answer). Below, a line to whisper to
+## it, interview it or talk to it as the player. Click an object to edit its state in natural
+## language (SetObjectState). Anchored to the right edge above the bar; `theme` styles it; the
+## InputMap action `npc_brain_close` (Escape) closes it.
 
 ## Emitted when the player's line got the NPC's reply (Talk).
-signal talked(npc: VilleNpc, reply: String)
+signal talked(agent: NpcBrainAgent, reply: String)
 
 const WIDTH := 380.0
 const LANE := "inspector"
 const PLAYER_NAME := "the player"
 
-var npc: VilleNpc = null
+## Styles the panel; empty: the project's theme.
+@export var theme: Theme
+## Room left at the bottom (the bar's height).
+@export var bottom_margin: float = NpcBrainHud.BAR_HEIGHT
+
+## The NPC shown, or null.
+var agent: NpcBrainAgent = null
+## The object shown, or null.
 var game_object: NpcBrainObject = null
-var town: NpcBrainWorld = null
 
 var _panel: PanelContainer
 var _text: RichTextLabel
@@ -26,76 +35,97 @@ var _request_id: int = 0
 
 func _ready() -> void:
 	layer = 5
+	NpcBrainHud.ensure_actions()
 	_build()
 	_panel.hide()
 
 
 ## Shows an NPC: its action at once, then its plan, memories and last trace from the brain.
-func show_npc(target: VilleNpc) -> void:
-	npc = target
+func show_agent(target: NpcBrainAgent) -> void:
+	agent = target
 	game_object = null
 	_panel.show()
 	_set_mode(true)
-	_input.placeholder_text = "Whisper, interview or talk to %s..." % npc.get_display_name()
+	_input.placeholder_text = "Whisper, interview or talk to %s..." % agent.persona.display_name
 	_refresh_npc()
 
 
 ## Shows an object and lets the player change its state.
 func show_object(target: NpcBrainObject) -> void:
-	npc = null
+	agent = null
 	game_object = target
 	_panel.show()
 	_set_mode(false)
 	_input.placeholder_text = "New state, e.g. \"on fire\" (empty: idle)"
 	_input.text = target.state
 	_text.text = "[b]%s[/b]\n%s\n\nstate: %s" % [
-		_esc(target.get_object_name()), _esc(town.object_address(target)),
+		_esc(target.get_object_name()), _esc(target.get_world().object_address(target)),
 		_esc(target.state if target.state != "" else "idle")]
 
 
 ## Hides the panel.
 func close() -> void:
-	npc = null
+	agent = null
 	game_object = null
 	_panel.hide()
 
 
-func _unhandled_key_input(event: InputEvent) -> void:
-	var key := event as InputEventKey
-	if key != null and key.pressed and key.keycode == KEY_ESCAPE and _panel.visible:
+## Shows what is at a point of the game world (global canvas coordinates): the nearest NPC
+## within a tile, else an object there; closes the panel over nothing.
+func inspect_at(point: Vector2) -> void:
+	var nearest: NpcBrainAgent = null
+	var nearest_distance := INF
+	for candidate in NpcBrainClient.get_instance().get_agents():
+		var distance := candidate.get_body().global_position.distance_to(point)
+		if distance < candidate.world.tile_size and distance < nearest_distance:
+			nearest = candidate
+			nearest_distance = distance
+	if nearest != null:
+		show_agent(nearest)
+		return
+	var world := NpcBrainWorld.find_in(get_tree())
+	var items := world.objects_near(world.global_to_tile(point), 0.0) if world != null else []
+	if not items.is_empty():
+		show_object(items[0])
+	else:
+		close()
+
+
+func _unhandled_input(event: InputEvent) -> void:
+	if event.is_action_pressed("npc_brain_close") and _panel.visible:
 		close()
 		get_viewport().set_input_as_handled()
-
-
-## Whether a screen point is over the panel.
-func covers(screen_point: Vector2) -> bool:
-	return _panel.visible and _panel.get_global_rect().has_point(screen_point)
+		return
+	var click := event as InputEventMouseButton
+	if click != null and click.pressed and click.button_index == MOUSE_BUTTON_LEFT:
+		inspect_at(get_viewport().get_canvas_transform().affine_inverse() * click.position)
 
 
 ## Whispers `text` to the NPC shown (a thought from its inner voice).
 func whisper(text: String) -> void:
-	var target := npc
-	var reply := await NpcBrain.call_rpc("Whisper", {
-		"npcId": target.agent.npc_id, "text": text, "gameTime": NpcBrainClock.now_rfc3339()}, LANE)
+	var target := agent
+	var reply := await NpcBrainClient.get_instance().call_rpc("Whisper", {
+		"npcId": target.npc_id, "text": text,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, LANE)
 	NpcBrainLog.record("whisper", {
-		"npc": target.agent.npc_id, "text": text, "ok": reply.ok,
+		"npc": target.npc_id, "text": text, "ok": reply.ok,
 		"memory_id": str(reply.data.get("memoryId", "")), "trace": str(reply.data.get("traceId", "")),
 	})
 	_append("[color=#9cf]whispered:[/color] %s %s" % [
 		_esc(text), "(remembered)" if reply.ok else "(failed: %s)" % reply.code])
-	if reply.ok and target == npc:
+	if reply.ok and target == agent:
 		_refresh_npc()
 
 
 ## Asks the NPC shown a question; it answers from its memories.
 func interview(question: String) -> void:
-	var target := npc
-	var reply := await NpcBrain.call_rpc("Interview", {
-		"npcId": target.agent.npc_id, "question": question,
-		"gameTime": NpcBrainClock.now_rfc3339()}, LANE)
+	var target := agent
+	var reply := await NpcBrainClient.get_instance().call_rpc("Interview", {
+		"npcId": target.npc_id, "question": question,
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, LANE)
 	var answer := str(reply.data.get("answer", ""))
 	NpcBrainLog.record("interview", {
-		"npc": target.agent.npc_id, "question": question, "answer": answer,
+		"npc": target.npc_id, "question": question, "answer": answer,
 			"ok": reply.ok})
 	_append("[color=#fc9]Q:[/color] %s\n[color=#fc9]A:[/color] %s" % [
 		_esc(question), _esc(answer) if reply.ok else "(failed: %s)" % reply.code])
@@ -104,25 +134,26 @@ func interview(question: String) -> void:
 ## Says a line to the NPC shown, as the player; its reply appears in its speech bubble (the
 ## agent's `spoke` signal).
 func talk(text: String) -> void:
-	var target := npc
-	var line := await target.agent.talk(text, PLAYER_NAME)
+	var target := agent
+	var line := await target.talk(text, PLAYER_NAME)
 	var answer := line.text if line != null else ""
 	NpcBrainLog.record("talk", {
-		"npc": target.agent.npc_id, "text": text, "reply": answer, "ok": line != null})
+		"npc": target.npc_id, "text": text, "reply": answer, "ok": line != null})
 	if line != null:
 		talked.emit(target, answer)
 	_append("[color=#cfc]you:[/color] %s\n[color=#cfc]%s:[/color] %s" % [
-		_esc(text), _esc(target.get_display_name()), _esc(answer) if line != null else "(failed)"])
+		_esc(text), _esc(target.persona.display_name), _esc(answer) if line != null else "(failed)"])
 
 
 ## Sets the state of the object shown, in natural language (SetObjectState), here and there.
 func set_object_state(state: String) -> void:
 	var target := game_object
-	var address := town.object_address(target)
-	var reply := await NpcBrain.call_rpc("SetObjectState", {
-		"worldName": town.world_name, "address": address, "state": state}, LANE)
+	var world := target.get_world()
+	var address := world.object_address(target)
+	var reply := await NpcBrainClient.get_instance().call_rpc("SetObjectState", {
+		"worldName": world.world_name, "address": address, "state": state}, LANE)
 	if reply.ok:
-		town.set_object_state(address, state)
+		world.set_object_state(address, state)
 	NpcBrainLog.record("object_state_set", {"address": address, "state": state, "ok": reply.ok})
 	if target == game_object:
 		show_object(target)
@@ -131,16 +162,16 @@ func set_object_state(state: String) -> void:
 func _refresh_npc() -> void:
 	_request_id += 1
 	var request_id := _request_id
-	var target := npc
+	var target := agent
 	_text.text = _npc_header(target) + "\n[i]asking the brain...[/i]"
-	var plan := await NpcBrain.call_rpc("ListMemories", {
-		"npcId": target.agent.npc_id, "limit": 3, "kind": "MEMORY_KIND_PLAN"}, LANE)
-	var memories := await NpcBrain.call_rpc("ListMemories", {
-		"npcId": target.agent.npc_id, "limit": 8}, LANE)
+	var plan := await NpcBrainClient.get_instance().call_rpc("ListMemories", {
+		"npcId": target.npc_id, "limit": 3, "kind": "MEMORY_KIND_PLAN"}, LANE)
+	var memories := await NpcBrainClient.get_instance().call_rpc("ListMemories", {
+		"npcId": target.npc_id, "limit": 8}, LANE)
 	var trace := NpcBrainReply.failure("not_found", "no decision yet")
 	if _trace_id(target) != "":
-		trace = await NpcBrain.call_rpc("GetTrace", {
-			"traceId": _trace_id(target), "npcId": target.agent.npc_id}, LANE)
+		trace = await NpcBrainClient.get_instance().call_rpc("GetTrace", {
+			"traceId": _trace_id(target), "npcId": target.npc_id}, LANE)
 	if request_id != _request_id:
 		return
 	var parts := PackedStringArray([_npc_header(target)])
@@ -174,7 +205,7 @@ func _refresh_npc() -> void:
 				+ _esc(str(call.get("rawCompletion", "")).left(400)))
 	_text.text = "\n".join(parts)
 	NpcBrainLog.record("inspector_opened", {
-		"npc": target.agent.npc_id, "trace": _trace_id(target), "trace_ok": trace.ok,
+		"npc": target.npc_id, "trace": _trace_id(target), "trace_ok": trace.ok,
 		"retrieved": retrieved.size(), "llm_calls": calls.size(),
 		"memories": (memories.data.get("memories", []) as Array).size(),
 		"plan": (plan.data.get("memories", []) as Array).size(),
@@ -191,19 +222,19 @@ func _control_centers() -> Dictionary[String, Array]:
 	return centers
 
 
-func _npc_header(target: VilleNpc) -> String:
-	var agent := target.agent
-	var decision := agent.decision
+func _npc_header(target: NpcBrainAgent) -> String:
+	var decision := target.decision
 	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n" % [
-		_esc(agent.persona.display_name), agent.persona.age, _esc(", ".join(agent.persona.traits)),
+		_esc(target.persona.display_name), target.persona.age,
+		_esc(", ".join(target.persona.traits)),
 		_esc(decision.action.description if decision != null else "deciding...")
-				+ (" (thinking...)" if agent.thinking else ""),
-		_esc(decision.action.address if decision != null else agent.get_address()),
+				+ (" (thinking...)" if target.thinking else ""),
+		_esc(decision.action.address if decision != null else target.get_address()),
 	]
 
 
-func _trace_id(target: VilleNpc) -> String:
-	return target.agent.decision.trace_id if target.agent.decision != null else ""
+func _trace_id(target: NpcBrainAgent) -> String:
+	return target.decision.trace_id if target.decision != null else ""
 
 
 func _build() -> void:
@@ -212,8 +243,13 @@ func _build() -> void:
 	style.bg_color = Color(0.08, 0.09, 0.1, 0.93)
 	style.set_content_margin_all(8)
 	_panel.add_theme_stylebox_override("panel", style)
-	_panel.position = Vector2(960 - WIDTH - 6, 6)
-	_panel.size = Vector2(WIDTH, 640 - VilleHud.BAR_HEIGHT - 12)
+	_panel.theme = theme
+	# Anchored to the right edge, from the top to the bar, at any window size.
+	_panel.set_anchors_and_offsets_preset(Control.PRESET_RIGHT_WIDE)
+	_panel.offset_left = -WIDTH - 6.0
+	_panel.offset_right = -6.0
+	_panel.offset_top = 6.0
+	_panel.offset_bottom = -bottom_margin - 6.0
 	add_child(_panel)
 	var column := VBoxContainer.new()
 	_panel.add_child(column)
@@ -256,7 +292,7 @@ func _on_button(label: String) -> void:
 	if game_object != null:
 		set_object_state(text)
 		return
-	if npc == null or text == "":
+	if agent == null or text == "":
 		return
 	_input.text = ""
 	match label:
