@@ -62,6 +62,7 @@ def test_a_whisper_becomes_a_plan_that_is_told_to_another_npc(clients: Clients, 
 
 
 def test_the_player_talks_and_is_remembered(clients: Clients, fake_llm) -> None:
+    doing = decide(clients, "isabella", "09:55")["description"].removeprefix("Isabella Rodriguez is ")
     fake_llm.queue({"json": {"utterance": "Welcome to Hobbs Cafe!", "end_conversation": False}},
                    {"json": {"utterance": "See you at the party then.", "end_conversation": True}},
                    purpose="converse_turn")
@@ -70,6 +71,8 @@ def test_the_player_talks_and_is_remembered(clients: Clients, fake_llm) -> None:
     first = clients.connect("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller", "text": "Hello!",
                                      "gameTime": "2026-02-13T10:00:00Z"}).json()
     assert first["reply"] == "Welcome to Hobbs Cafe!" and not first.get("endConversation")
+    opening = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+    assert f"Isabella Rodriguez was {doing}." in opening and "Sam the traveller started this conversation." in opening
     second = clients.grpc("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller",
                                    "text": "Is there a party tomorrow?", "gameTime": "2026-02-13T10:01:00Z"})
     assert second == {"reply": "See you at the party then.", "endConversation": True, "traceId": second["traceId"]}
