@@ -74,6 +74,11 @@ class Settings(BaseSettings):
         None, description="Purposes answered by their safe default without asking the model, e.g. daily_plan,decompose; "
         "unset: none with a configured endpoint, and with the embedded SmolLM2 those it cannot answer usefully "
         "(llm/embedded.py FALLBACK_PURPOSES); empty: ask the model for every purpose.")
+    llm_calls_per_npc_hour: int = Field(0, ge=0, description="Ceiling on LLM calls an NPC makes per game hour "
+                                        "(0 = none); calls over it get their fallback, a coarser answer; Talk, "
+                                        "Interview and Whisper are never refused.")
+    llm_calls_per_hour: int = Field(0, ge=0, description="Ceiling on LLM calls the whole town makes per game hour "
+                                    "(0 = none), likewise.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 

@@ -16,6 +16,7 @@ import uvicorn
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
 from brain_server.config import Settings
+from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_mode_at_start
@@ -72,6 +73,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         max_attempts=settings.llm_max_attempts, response_mode=mode,
         max_concurrency=concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
         prompt_max_bytes=prompt_max_bytes,
+        allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -193,11 +193,14 @@ class BrainCore:
                                 served=q.served, wait_p50_ms=q.wait_p50_ms, wait_p99_ms=q.wait_p99_ms,
                                 dropped_stale=q.dropped_stale, dropped_full=q.dropped_full)
                   for q in self.llm.scheduler.report()]
-        vitals = self.vitals
+        vitals, allowance = self.vitals, self.llm.allowance
         return pb.GetUsageResponse(counters=counters, hourly=hourly, queues=queues,
                                    rpcs=[_latency(s.spread(), name) for name, s in sorted(vitals.rpcs.items()) if s.count],
                                    loop_late=_latency(vitals.loop_late.spread()),
-                                   gc_pauses=_latency(vitals.gc_pauses.spread()))
+                                   gc_pauses=_latency(vitals.gc_pauses.spread()),
+                                   allowance=pb.CallAllowance(calls_per_npc_hour=allowance.per_npc_hour,
+                                                              calls_per_hour=allowance.per_hour,
+                                                              refused=allowance.refused))
 
     async def close(self) -> None:
         await self.mind.close()

@@ -28,7 +28,8 @@ from pydantic import BaseModel, ValidationError
 import structlog
 
 from brain_server.budget import fit_prompt
-from brain_server.llm.scheduler import Scheduler, WorkDropped
+from brain_server.llm.allowance import Allowance
+from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
 
@@ -158,10 +159,12 @@ class LLM:
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
         fallback_purposes: Collection[str] = (),
         prompt_max_bytes: int = 24_000,
+        allowance: Allowance | None = None,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
-        A prompt over `prompt_max_bytes` has its longest parts cut (budget.py)."""
+        A prompt over `prompt_max_bytes` has its longest parts cut (budget.py). Calls over the
+        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -173,6 +176,7 @@ class LLM:
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
+        self.allowance = allowance or Allowance()
 
     async def close(self) -> None:
         await self._client.close()
@@ -188,7 +192,12 @@ class LLM:
     ) -> Out:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
         if prompt.purpose in self.fallback_purposes:
-            return self._not_asked(prompt, npc_id, fallback, trace)
+            return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
+                                   "fallback with this model (NPC_BRAIN_LLM_FALLBACK_PURPOSES)")
+        if trace is not None:
+            over = self.allowance.take(npc_id, trace.game_time, current_work(npc_id).priority)
+            if over is not None:
+                return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
         messages = fit_prompt(lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system), variables,
                               self.prompt_max_bytes, prompt.purpose, trace)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
@@ -223,12 +232,12 @@ class LLM:
             trace.llm_calls.append(record)
         return result
 
-    def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None) -> Out:
-        """A purpose the model is not asked for: its fallback at once, counted as a fallback, not a call."""
+    def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None,
+                   why: str) -> Out:
+        """A completion the model is not asked for: its fallback at once, counted as a fallback, not a call."""
         result = fallback()
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=[], fallback_used=True,
-                               errors=[f"not asked: {prompt.purpose} is answered by its fallback with this model "
-                                       "(NPC_BRAIN_LLM_FALLBACK_PURPOSES)"], parsed_json=result.model_dump_json())
+                               errors=[why], parsed_json=result.model_dump_json())
         self.usage.counter(npc_id, prompt.purpose).add(record)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record)
