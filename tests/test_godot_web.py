@@ -914,3 +914,38 @@ def test_a_refused_world_turns_the_hud_red_once_and_is_not_retried(brain_factory
     assert len(pushed) == 1 and 'Two sectors are named "The Willows Market and Pharmacy"' in pushed[0], (
         godot_web.engine_problems(game.lines))
     assert not [e for e in game.events if e["event"] in ("world_registered", "npc_spawned")]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_debug_overlay_follows_the_window_and_its_keys_are_input_actions(tmp_path: Path) -> None:
+    """The addon's overlay in the Ville, in a 1280x720 window the game does not stretch (the
+    project is 960x640): the bar spans the bottom edge, the inspector opens on the clicked NPC
+    against the right edge; Space (the npc_brain_pause action) pauses, Escape (npc_brain_close)
+    closes."""
+    _needs_browser()
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(".godot"))
+    settings = project / "project.godot"
+    settings.write_text(settings.read_text().replace('window/stretch/mode="canvas_items"', 'window/stretch/mode="disabled"'))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    size = {"width": 1280, "height": 720}
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60", viewport=size) as game:
+        assert game.wait_for(lambda e: e["event"] == "decision", timeout_s=60), "\n".join(game.lines[-30:])
+        game.press("Space")
+        paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10)
+        assert paused, "\n".join(game.lines[-30:])
+        npc, (x, y) = sorted(paused["npcs_on_screen"].items())[0]
+        game.click(x, y)
+        opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20)
+        assert opened and opened["npc"] == npc, opened
+        game.press("Escape")
+        game.click(x, y)  # closed: the same click opens it again
+        again = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20,
+                              since=game.events.index(opened) + 1)
+    assert paused["bar"] == [0, 680, 1280, 40], paused["bar"]
+    controls = opened["controls"]
+    assert all(1280 - 380 - 6 <= cx <= 1280 and cy < 680 for cx, cy in controls.values()), controls
+    assert again and again["npc"] == npc
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

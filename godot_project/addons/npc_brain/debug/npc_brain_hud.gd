@@ -75,14 +75,17 @@ func toggle_pause() -> void:
 	var clock := NpcBrainGameClock.get_instance()
 	clock.paused = not clock.paused
 	_refresh_controls()
-	# Where each NPC stands on screen: tools and tests click there while the game is paused.
+	# Where each NPC stands in the window: tools and tests click there while the game is paused.
 	var screen: Dictionary[String, Array] = {}
-	var to_screen := get_viewport().get_canvas_transform()
+	var window := get_viewport().get_screen_transform()
+	var to_screen := window * get_viewport().get_canvas_transform()
 	for agent in NpcBrainClient.get_instance().get_agents():
 		var at := to_screen * agent.get_body().global_position
 		screen[agent.npc_id] = [at.x, at.y]
+	var bar := window * _bar.get_global_rect()
 	NpcBrainLog.record("clock", {
 		"paused": clock.paused, "time_scale": clock.time_scale, "npcs_on_screen": screen,
+		"bar": [bar.position.x, bar.position.y, bar.size.x, bar.size.y],
 	})
 
 

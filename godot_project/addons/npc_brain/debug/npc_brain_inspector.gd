@@ -213,11 +213,11 @@ func _refresh_npc() -> void:
 	})
 
 
-# Screen centers of the input line and the buttons, for tools and tests that click them.
+# Window centers of the input line and the buttons, for tools and tests that click them.
 func _control_centers() -> Dictionary[String, Array]:
 	var centers: Dictionary[String, Array] = {}
 	for control: Control in [_input] + _buttons.values():
-		var at := control.get_global_rect().get_center()
+		var at := get_viewport().get_screen_transform() * control.get_global_rect().get_center()
 		centers[control.text if control is Button else "input"] = [at.x, at.y]
 	return centers
 
