@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Generate `godot_project/town/the_ville.tscn` (the Town's Sector/Arena/GameObject nodes) from
-`godot_project/data/town.json`.
+"""Generate `godot_project/town/the_ville.tscn` (the Town: the addon's NpcBrainWorld with its
+sectors, arenas and objects) from `godot_project/data/town.json`.
 
 The output is a plain scene of editable nodes (the npc_brain addon's NpcBrainWorld >
 NpcBrainSector > NpcBrainArena > NpcBrainObject): after generating it once, developers edit it
