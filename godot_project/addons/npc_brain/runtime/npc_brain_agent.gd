@@ -198,13 +198,16 @@ func report_arrived() -> void:
 	_tick()
 
 
-## The body cannot get to `target_address`; it asks again when the action ends.
+## The body cannot get to `target_address`; it asks again when the action ends (and tries
+## again if the brain sends it there again).
 func report_unreachable(reason: String = "") -> void:
 	_moving = false
 	var tile := get_tile()
 	NpcBrainLog.error("unreachable", {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y], "reason": reason,
 	})
+	target_address = ""  # the next decision for it tries again
+	target_tile = NpcBrainWorld.NO_TILE
 
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
