@@ -5,37 +5,19 @@ corrupt protobuf is invalid_argument. Each request goes over both transports to 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import json
-from pathlib import Path
 
 import grpc
 import pytest
 
-from npc_lab.fake_openai import FakeOpenAI
+from tests import test_bad_input
 from tests.clients import Clients
-from tests.conftest import BrainProcess
 from tests.town import WORLD, spawn_json, world_json
+
+clients = test_bad_input.clients  # a brain of this module's own, as that one's: the Ville and Isabella, no rate limit
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 NOW = "2026-02-13T09:00:00Z"
-
-
-@pytest.fixture(scope="module")
-def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
-    data: Path = tmp_path_factory.mktemp("untrusted-input")
-    with FakeOpenAI() as fake:
-        brain = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data,
-                              "prepare_ahead_minutes": 0, "rate_limit_per_s": 0}).start()
-        c = Clients(brain)
-        c.grpc("RegisterWorld", world_json())
-        c.grpc("SpawnNpc", spawn_json())
-        try:
-            yield c
-        finally:
-            c.close()
-            brain.stop()
-            assert not [line for line in brain.output if "rpc_failed" in line]
 
 
 def world(**changes: object) -> dict:
