@@ -45,6 +45,9 @@ MONTH_DAY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.I)
 DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH, re.I)
 ON_WEEKDAY = re.compile(r"\b(?:on|this|next)\s+" + _WEEKDAY + r"\b", re.I)
 RELATIVE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|tomorrow)\b", re.I)
+# Someone's decision or intention: news even without a date.
+INTENT = re.compile(r"\b(?:has|have|had) decided to\b|\bdecided to\b|\b(?:wants?|plans?|intends?|hopes?) to\b|"
+                    r"\bis (?:planning|organi[sz]ing|hosting|running|standing)\b", re.I)
 DURATION = re.compile(r"\(\d+\s*min\)")
 YEAR = re.compile(r"\b(19|20)\d{2}\b")
 LISTED = re.compile(r"^\d{1,2}:\d{2}-\d{1,2}:\d{2}\s")  # "- 17:00-19:00 activity (place)": a plan's line
@@ -78,13 +81,23 @@ def words(text: str) -> list[str]:
     for w in WORD.findall(text.lower().replace("'s", "")):
         if w in STOP or len(w) < 2:
             continue
-        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+        out.append(_stem(w))
     return out
+
+
+def _stem(w: str) -> str:
+    """A crude English stem, enough to match "running" with "run" and "cafes" with "cafe"."""
+    for suffix in ("ing", "ed"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            return w[:-1] if len(w) > 2 and w[-1] == w[-2] else w
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
 @dataclass
 class Fact:
-    """A dated line: a sentence that says when something happens."""
+    """News: a dated line (a sentence that says when something happens), or someone's intention
+    ("X has decided to ...", "X wants to ..."), which is news without a date."""
 
     text: str
     day: date | None  # None: no date given (the day the prompt is about)
@@ -92,6 +105,7 @@ class Fact:
     end: time | None
     shown_as: str  # "memory", "dialogue", "persona" or "context"
     speaker: str = ""
+    intent: bool = False
 
     def key(self) -> tuple[Any, ...]:
         return self.day, self.start, tuple(sorted(set(words(self.text)))[:6])
@@ -198,7 +212,7 @@ class Prompt:
                     found += _facts(_unlead(said.group(2)) if said else part, self.now, "memory",
                                     said.group(1) if said else "")
             for text in [self.persona.get("currently", ""), *self.context()]:
-                found += _facts(text, self.now, "persona")
+                found += [f for f in _facts(text, self.now, "persona") if f.day or f.start]  # a persona's aims are not news
         if dialogue:
             for speaker, text in self.dialogue():
                 found += _facts(text, self.now, "dialogue", speaker)
@@ -211,8 +225,10 @@ class Prompt:
         return out
 
     def news(self) -> list[Fact]:
-        """Dated lines among the memories still to come: a time alone may be a habit, a day makes news."""
-        return [f for f in self.ahead(self.facts(dialogue=False)) if f.day is not None]
+        """News among the memories, dated first: lines still to come (a time alone may be a habit, a
+        day makes news) and intentions."""
+        found = [f for f in self.ahead(self.facts(dialogue=False)) if f.day is not None or f.intent]
+        return sorted(found, key=lambda f: f.day is None)
 
     def ahead(self, facts: list[Fact]) -> list[Fact]:
         """The facts still to come (all of them when the prompt tells no time)."""
@@ -220,7 +236,8 @@ class Prompt:
             return facts
         today, clock = self.now.date(), self.now.time()
         return [f for f in facts if (f.day or today) > today
-                or ((f.day or today) == today and f.start is not None and (f.end or f.start) > clock)]
+                or ((f.day or today) == today and f.start is not None and (f.end or f.start) > clock)
+                or (f.intent and f.day is None and f.start is None)]
 
     def dialogue_partner_of(self, observed: str) -> str:
         """Who an observation is about: the name it starts with ("Ann Lee is reading" -> Ann Lee)."""
@@ -300,10 +317,11 @@ def _facts(text: str, now: datetime | None, shown_as: str, speaker: str = "") ->
             continue
         times = _times(sentence)
         day = _day_of(sentence, now)
-        if not times and day is None:
+        intent = bool(INTENT.search(sentence)) and not sentence.startswith("going to:")
+        if not times and day is None and not intent:
             continue
         out.append(Fact(sentence.rstrip(".!? "), day, times[0] if times else None,
-                        times[1] if len(times) > 1 and times[1] > times[0] else None, shown_as, speaker))
+                        times[1] if len(times) > 1 and times[1] > times[0] else None, shown_as, speaker, intent))
     return out
 
 
@@ -364,10 +382,10 @@ def importance(text: str) -> int:
     if re.search(r"\b(sleep|sleeping|asleep|idle)\b", text, re.I):
         return 1
     score = 2
-    if _facts(text, None, "memory"):
+    if any(f.day or f.start for f in _facts(text, None, "memory")):
         score += 5
-    if re.search(r"\b(invit\w*|news|decided|wants to|plans? to|will)\b", text, re.I):
-        score += 1
+    if INTENT.search(text) or re.search(r"\b(invit\w*|news)\b", text, re.I):
+        score += 3
     if len(re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text)) >= 2:
         score += 1
     return max(1, min(10, score))
@@ -449,6 +467,8 @@ class StandIn:
         news = [f for f in theirs if not _told(f, answered)]
         if news:
             f = news[-1]
+            if f.start is None:
+                return {"utterance": f"I heard that {f.text}. Good to know!", "end_conversation": len(said) >= 5 and not mine}
             return {"utterance": f"That sounds good, I will be there: {activity_of(f)} {f.when()}!",
                     "end_conversation": len(said) >= 5 and not mine}
         if mine:
@@ -768,6 +788,8 @@ def conform(value: Any, node: dict[str, Any], root: dict[str, Any], reader: Stan
         options = list(node["enum"])
         if isinstance(value, (date, time)):
             value = next((c for c in _formats(value) if c in options), "" if "" in options else str(value))
+        elif value is None and "" in options:
+            value = ""
         if value in options:
             return value
         text = value if isinstance(value, str) and value else reader.p.text

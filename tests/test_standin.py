@@ -144,6 +144,16 @@ def test_interviews_answer_from_the_lines_shown_and_say_no_otherwise() -> None:
     assert _ask("interview", question="Do you know Mina Roe?").answer == "No, I do not know Mina Roe."
 
 
+def test_an_intention_is_news_without_a_date() -> None:
+    told = "- Tobias Grell has decided to stand for harbour master at the spring vote, and wants to fix the quay."
+    line = _ask("converse_turn", memories=told).utterance
+    assert "harbour master" in line
+    memo = _ask("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", dialogue=f'Odile Marsh: "{line}"')
+    assert "harbour master" in memo.summary and not memo.plan_activity and not memo.plan_date
+    assert _ask("interview", memories=f"- {memo.summary}",
+                question="Do you know who is standing for harbour master?").answer.startswith("Yes")
+
+
 def test_dated_news_matters_more_than_routine() -> None:
     news = "Mina Roe wants to lead a lantern walk from the Chapel on March 5 from 6 pm to 8 pm."
     assert _ask("importance", memory=news).importance >= 7
