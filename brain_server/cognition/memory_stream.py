@@ -138,6 +138,9 @@ class MemoryStream:
     def _top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
              kind: MemoryKind | None) -> list[RetrievedRecord]:
         w = self.weights
+        if self.store.scores_in_python:  # qdrant-client's local mode: one brute-force scan, scored here
+            every = self.store.nearest(npc_id, vector, self.store.count(npc_id) + PREFETCH_SLACK, kind, w.exclude)
+            return score(every, now, query, w)
         span = self.store.span(npc_id, vector, kind, w.exclude)
         if span is None:
             return []

@@ -32,6 +32,9 @@ class MemoryStore(ABC):
     """Narrow interface the cognition modules use; backends: embedded Qdrant Edge, qdrant-client."""
 
     dim: int
+    # Whether retrieval should score the stream in Python from one exhaustive search (a store that is
+    # itself brute force in Python, where formula queries and ordered reads each rescan every point).
+    scores_in_python: bool = False
 
     @abstractmethod
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:

@@ -122,6 +122,7 @@ class QdrantClientMemoryStore(MemoryStore):
         self.records = f"{collection}_records"
         # Local mode is brute force (exact) and warns about search params; a server is told to be exact.
         self._exact = _EXACT if url is not None else None
+        self.scores_in_python = url is None
         if url is not None:
             self._client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
         elif path is None or str(path) == ":memory:":
