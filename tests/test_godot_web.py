@@ -954,3 +954,108 @@ def test_the_debug_overlay_follows_the_window_and_its_keys_are_input_actions(tmp
     assert all(1280 - 380 - 6 <= cx <= 1280 and cy < 680 for cx, cy in controls.values()), controls
     assert again and again["npc"] == npc
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+_BOT_3D = '''extends Node3D
+## A 3D NPC: glides to where its agent is sent, then says it is there.
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.move_requested_3d.connect(_on_move_requested_3d)
+
+
+func _on_move_requested_3d(_address: String, target: Vector3) -> void:
+	var tween := create_tween()
+	tween.tween_property(self, "global_position", target, 0.5)
+	tween.finished.connect(_agent.report_arrived)
+'''
+
+_SCENE_3D = '''[gd_scene load_steps=8 format=3]
+
+[ext_resource type="Script" path="res://bot.gd" id="1_bot"]
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_agent.gd" id="2_agent"]
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_persona.gd" id="3_persona"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="4_world"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="5_sector"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="6_arena"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_object.gd" id="7_object"]
+
+[sub_resource type="Resource" id="Persona_bot"]
+script = ExtResource("3_persona")
+display_name = "Robo Clerk"
+home = "Home:room"
+
+[node name="Game3D" type="Node3D"]
+
+[node name="World" type="Node2D" parent="."]
+script = ExtResource("4_world")
+world_name = "Town3D"
+grid_size = Vector2i(10, 6)
+tile_size_3d = 2.0
+style = 2
+
+[node name="Home" type="Node" parent="World"]
+script = ExtResource("5_sector")
+sector_name = "Home"
+
+[node name="Room" type="Node" parent="World/Home"]
+script = ExtResource("6_arena")
+arena_name = "room"
+rect = Rect2i(1, 1, 3, 3)
+walled = false
+
+[node name="Shop" type="Node" parent="World"]
+script = ExtResource("5_sector")
+sector_name = "Shop"
+
+[node name="Floor" type="Node" parent="World/Shop"]
+script = ExtResource("6_arena")
+arena_name = "shop"
+rect = Rect2i(6, 1, 3, 3)
+walled = false
+
+[node name="Counter" type="Node" parent="World/Shop/Floor"]
+script = ExtResource("7_object")
+object_name = "counter"
+tile = Vector2i(7, 2)
+
+[node name="Bot" type="Node3D" parent="."]
+position = Vector3(5, 1, 5)
+script = ExtResource("1_bot")
+
+[node name="NpcBrainAgent" type="Node" parent="Bot"]
+script = ExtResource("2_agent")
+npc_id = "robo_clerk"
+persona = SubResource("Persona_bot")
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_an_agent_drives_a_3d_body_on_the_worlds_tiles(tmp_path: Path) -> None:
+    """A Node3D body: the agent reads its tile from x and z (2 m tiles), sends it to the tile of
+    the brain's address with `move_requested_3d` at its own height, and hears it arrive there."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "bot.gd").write_text(_BOT_3D)
+    (project / "town.tscn").write_text(_SCENE_3D)
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        return 0.0, {"traceId": "shop", "action": {
+            "description": "Robo Clerk is minding the counter", "address": "Town3D:Shop:shop:counter",
+            "durationMinutes": 600, "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=60)
+        assert arrived, "\n".join(game.lines[-30:])
+    spawn = next(r for m, r in brain.calls if m == "SpawnNpc")
+    assert spawn["tile"] == {"x": 2, "y": 2} and spawn["address"] == "Town3D:Home:room", spawn
+    assert arrived["npc"] == "robo_clerk" and arrived["address"] == "Town3D:Shop:shop:counter", arrived
+    assert arrived["tile"] == [7, 2] and arrived["at"] == "Town3D:Shop:shop", arrived
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

@@ -80,8 +80,9 @@ func toggle_pause() -> void:
 	var window := get_viewport().get_screen_transform()
 	var to_screen := window * get_viewport().get_canvas_transform()
 	for agent in NpcBrainClient.get_instance().get_agents():
-		var at := to_screen * agent.get_body().global_position
-		screen[agent.npc_id] = [at.x, at.y]
+		if agent.get_body() != null:  # 2D bodies
+			var at := to_screen * agent.get_body().global_position
+			screen[agent.npc_id] = [at.x, at.y]
 	var bar := window * _bar.get_global_rect()
 	NpcBrainLog.record("clock", {
 		"paused": clock.paused, "time_scale": clock.time_scale, "npcs_on_screen": screen,

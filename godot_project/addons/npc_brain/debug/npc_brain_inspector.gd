@@ -76,6 +76,8 @@ func inspect_at(point: Vector2) -> void:
 	var nearest: NpcBrainAgent = null
 	var nearest_distance := INF
 	for candidate in NpcBrainClient.get_instance().get_agents():
+		if candidate.get_body() == null:
+			continue  # a 3D body: not on the 2D canvas
 		var distance := candidate.get_body().global_position.distance_to(point)
 		if distance < candidate.world.tile_size and distance < nearest_distance:
 			nearest = candidate

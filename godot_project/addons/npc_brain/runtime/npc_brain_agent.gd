@@ -2,11 +2,12 @@
 @icon("res://addons/npc_brain/icons/agent.svg")
 class_name NpcBrainAgent
 extends Node
-## An NPC's mind, for any body: add it as a child of your own CharacterBody2D (or any Node2D),
-## give it an `npc_id` and a `persona`, and connect its signals. It spawns the NPC in the brain
-## once the world is registered, asks Decide when the brain said to (`askAgainAt`) or when the
-## action ends, and tells the body what to do through signals. Moving stays the game's: on
-## `move_requested`, walk there your way (NavigationAgent2D, AStarGrid2D, a tween), then call
+## An NPC's mind, for any body: add it as a child of your own CharacterBody2D or
+## CharacterBody3D (any Node2D or Node3D), give it an `npc_id` and a `persona`, and connect its
+## signals. It spawns the NPC in the brain once the world is registered, asks Decide when the
+## brain said to (`askAgainAt`) or when the action ends, and tells the body what to do through
+## signals. Moving stays the game's: on `move_requested` (`move_requested_3d` for a 3D body),
+## walk there your way (NavigationAgent2D/3D, AStarGrid2D, a tween), then call
 ## `report_arrived()`, or `report_unreachable()` when there is no way.
 ##
 ## What the NPC perceives is sent with each Decide: the other agents, the nodes of the group
@@ -24,8 +25,11 @@ extends Node
 signal spawned(resumed: bool)
 ## A new decision arrived (the action is `decision.action`).
 signal decided(decision: NpcBrainDecision)
-## Go to `address`; `target` is the global position of the tile chosen there.
+## Go to `address`; `target` is the global position of the tile chosen there (2D bodies).
 signal move_requested(address: String, target: Vector2)
+## Go to `address`; `target` is the 3D position of the tile chosen there, at the body's height
+## (3D bodies; see NpcBrainWorld.tile_size_3d).
+signal move_requested_3d(address: String, target: Vector3)
 ## This NPC says a line (show a speech bubble).
 signal spoke(line: NpcBrainLine)
 ## The NPC's action changed an object's state ("" when it releases it).
@@ -35,7 +39,7 @@ signal perceiving
 ## A call failed; permanent errors are also pushed with push_error.
 signal failed(error: NpcBrainError)
 
-## Node2Ds in this group are perceived by agents near them (see the class description).
+## Node2Ds and Node3Ds in this group are perceived by agents near them (see above).
 const VISIBLE_GROUP := "npc_brain_visible"
 ## Every agent joins this group (in the editor too, for the world's checks).
 const GROUP := "npc_brain_agent"
@@ -132,8 +136,9 @@ func start() -> void:
 		return
 	if world == null:
 		world = NpcBrainWorld.find_in(get_tree())
-	if world == null or npc_id == "" or persona == null or get_body() == null:
-		_fail_locally("needs an npc_id, a persona, a Node2D parent and an NpcBrainWorld in the scene")
+	if world == null or npc_id == "" or persona == null or not _has_body():
+		_fail_locally("needs an npc_id, a persona, a Node2D or Node3D parent and an NpcBrainWorld"
+				+ " in the scene")
 		return
 	_started = true
 	NpcBrainClient.get_instance().set_agent(npc_id, self)
@@ -143,14 +148,19 @@ func start() -> void:
 	_tick()
 
 
-## The body it moves (its parent).
+## The 2D body it moves (its parent), or null for a 3D body.
 func get_body() -> Node2D:
 	return get_parent() as Node2D
 
 
+## The 3D body it moves (its parent), or null for a 2D body.
+func get_body_3d() -> Node3D:
+	return get_parent() as Node3D
+
+
 ## The world tile the body stands on.
 func get_tile() -> Vector2i:
-	return world.global_to_tile(get_body().global_position)
+	return world.node_to_tile(get_parent())
 
 
 ## The address of the arena it is in (kept while crossing doors and open ground; its home
@@ -257,9 +267,13 @@ func _get_configuration_warnings() -> PackedStringArray:
 		for address in [persona.home] + Array(persona.known_areas):
 			if in_world != null and in_world.find_arena(address) == null:
 				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
-	if not get_parent() is Node2D:
-		warnings.append("An NpcBrainAgent moves its parent: make it a child of a Node2D body.")
+	if not _has_body():
+		warnings.append("An NpcBrainAgent moves its parent: make it a child of a 2D or 3D body.")
 	return warnings
+
+
+func _has_body() -> bool:
+	return get_parent() is Node2D or get_parent() is Node3D
 
 
 func _on_minute_passed(_unix_time: int) -> void:
@@ -416,7 +430,12 @@ func _go(address: String) -> void:
 			"to": [target_tile.x, target_tile.y],
 			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 		})
-	move_requested.emit(address, world.tile_to_global(target_tile))
+	var body_3d := get_body_3d()
+	if body_3d != null:
+		move_requested_3d.emit(address,
+				world.tile_to_position_3d(target_tile, body_3d.global_position.y))
+	else:
+		move_requested.emit(address, world.tile_to_global(target_tile))
 
 
 # Tiles other agents of this world stand on or walk to: targets avoid them.
@@ -479,11 +498,10 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(
 					other.persona.display_name, other.get_activity(), here, distance))
-	for node in get_tree().get_nodes_in_group(VISIBLE_GROUP):
-		var visible_node := node as Node2D
-		if visible_node == null or visible_node == get_body():
+	for visible_node in get_tree().get_nodes_in_group(VISIBLE_GROUP):
+		if visible_node == get_parent() or not (visible_node is Node2D or visible_node is Node3D):
 			continue
-		var their_tile := world.global_to_tile(visible_node.global_position)
+		var their_tile := world.node_to_tile(visible_node)
 		var distance := Vector2(their_tile).distance_to(tile)
 		if distance <= vision_radius and world.address_at(their_tile) == here:
 			seen.append(NpcBrainPerception.new(

@@ -53,6 +53,9 @@ const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP,
 	set(value):
 		solid_layer = value
 		mark_layout_changed()
+## For 3D games: meters per tile. A Node3D at (x, y, z) stands on tile (x, z) / tile_size_3d
+## (from the 3D origin), and a tile's center is at height 0 there.
+@export var tile_size_3d: float = 1.0
 ## Register with the brain when the game starts (off: call `register()` yourself).
 @export var register_on_ready: bool = true
 ## How it draws (TOWN draws a whole town with primitives; OVERLAY suits a tile map).
@@ -187,6 +190,21 @@ func get_object_state(address: String) -> String:
 ## The tile under a global position.
 func global_to_tile(global_point: Vector2) -> Vector2i:
 	return local_to_tile(to_local(global_point))
+
+
+## The tile a body stands on: a Node2D's global position, or a Node3D's x and z (see
+## `tile_size_3d`).
+func node_to_tile(node: Node) -> Vector2i:
+	var body_3d := node as Node3D
+	if body_3d != null:
+		var at := body_3d.global_position / tile_size_3d
+		return Vector2i(floori(at.x), floori(at.z))
+	return global_to_tile((node as Node2D).global_position)
+
+
+## The 3D position of a tile's center, at `height`.
+func tile_to_position_3d(tile: Vector2i, height: float = 0.0) -> Vector3:
+	return Vector3((tile.x + 0.5) * tile_size_3d, height, (tile.y + 0.5) * tile_size_3d)
 
 
 ## The global position of a tile's center.
