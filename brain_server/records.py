@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 import functools
 from itertools import islice
+import time
 from typing import Any, TypeVar
 from weakref import WeakValueDictionary
 
@@ -31,6 +32,7 @@ from brain_server.validation import NPC_ID, shown  # noqa: F401 - NPC_ID: the la
 from brain_server.world import World, join
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
+PEOPLE_FRESH_S = 2.0  # replicas on one store: how long another replica's newcomer may go unseen
 WORLDS_CACHED = 16  # a world is up to MAX_REQUEST_BYTES of tiles: the least recently used go first
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -56,14 +58,17 @@ class WorldIndex:
 class Records:
     """Worlds and NPCs: cached, locked per NPC, saved only when changed."""
 
-    def __init__(self, store: MemoryStore, *, shared_store: bool, npcs_cached: int = 10_000) -> None:
+    def __init__(self, store: MemoryStore, *, shared_store: bool, npcs_cached: int = 10_000,
+                 write_behind: bool = True) -> None:
         self.store = store
         self._shared = shared_store  # replicas on one store: check the revision before using the cache
+        self._writes_behind = write_behind and not shared_store  # replicas read the record before each use
         self._npcs_cached = npcs_cached
         self._worlds: OrderedDict[str, World] = OrderedDict()  # least recently used first
         self._npcs: OrderedDict[str, NpcState] = OrderedDict()
         self._locks: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # alive while held or awaited
         self._people_by_world: dict[str, dict[str, str]] = {}  # per cached world
+        self._people_read: dict[str, float] = {}  # when each was read from the store (monotonic)
         self._indexes: dict[str, WorldIndex] = {}  # per cached world
         self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written (cached NPCs)
         # Records have threads of their own: a Decide's write must not queue behind embeddings,
@@ -105,6 +110,7 @@ class Records:
             gone, _ = self._worlds.popitem(last=False)
             self._indexes.pop(gone, None)
             self._people_by_world.pop(gone, None)
+            self._people_read.pop(gone, None)
 
     def world_lock(self, name: str) -> asyncio.Lock:
         """The lock for a world's read-modify-writes (SetObjectState) and for who lives in it (SpawnNpc)."""
@@ -119,15 +125,24 @@ class Records:
                 self._indexes[world.name] = cached
         return cached
 
-    async def people(self, world_name: str) -> dict[str, str]:
-        """Names of the NPCs in a world, to their ids: who an observation is about."""
+    async def people(self, world_name: str, *, fresh: bool = False) -> dict[str, str]:
+        """Names of the NPCs in a world, to their ids: who an observation is about. Kept up to
+        date by every save; replicas sharing a store read it again after PEOPLE_FRESH_S, since
+        NPCs spawned by another replica are saved there, and `fresh` reads it now without keeping
+        it (SpawnNpc's check for a name in use must see the other replicas' NPCs)."""
         people = self._people_by_world.get(world_name)
-        if people is None:
-            records = await self._io(self.store.list_records, NPC_RECORD)
-            people = {r["persona"]["name"]: r["npc_id"] for r in records if r["world_name"] == world_name}
+        if fresh and self._shared:
+            return await self._read_people(world_name)
+        if people is None or (self._shared and time.monotonic() - self._people_read[world_name] > PEOPLE_FRESH_S):
+            people = await self._read_people(world_name)
             if world_name in self._worlds:
-                people = self._people_by_world.setdefault(world_name, people)
+                self._people_by_world[world_name] = people
+                self._people_read[world_name] = time.monotonic()
         return people
+
+    async def _read_people(self, world_name: str) -> dict[str, str]:
+        records = await self._io(self.store.list_records, NPC_RECORD)
+        return {r["persona"]["name"]: r["npc_id"] for r in records if r["world_name"] == world_name}
 
     # --- NPCs -----------------------------------------------------------------------------
 
@@ -166,15 +181,15 @@ class Records:
 
     async def save(self, npc: NpcState, *, wait: bool = False) -> None:
         """Write the NPC's record, unless it is what was last written (a Decide that only reads
-        the plan's current step changes nothing, and should cost no write). By default the record
-        is written right after, by a writer of its own, so no one holds the NPC's lock while the
-        disk works (a Decide waiting on that lock would wait for the disk); `wait` is for what a
-        caller is told is stored (SpawnNpc), and replicas sharing a store always wait (they read
-        the record before each use). An NPC's writes never overtake each other."""
+        the plan's current step changes nothing, and should cost no write). Thinking in the
+        background, the record is written right after, by a writer of its own, so no one holds
+        the NPC's lock while the disk works (a Decide waiting on that lock would wait for the
+        disk); `wait` is for what a caller is told is stored (SpawnNpc). In lockstep, and for
+        replicas sharing a store, every save waits. An NPC's writes never overtake each other."""
         digest = _content_digest(npc)
         if self._saved.get(npc.npc_id) != digest:
             npc.revision += 1
-            if wait or self._shared:
+            if wait or not self._writes_behind:
                 async with self._writing.setdefault(npc.npc_id, asyncio.Lock()):
                     await self._io(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
             else:

@@ -38,7 +38,7 @@ class BrainCore:
         self.llm = stream.llm
         self.traces = TraceBook(settings.traces_per_npc, settings.traces_total)
         self.records = Records(self.store, shared_store=settings.qdrant_url is not None,
-                               npcs_cached=settings.npc_cache)
+                               npcs_cached=settings.npc_cache, write_behind=settings.background_thinking)
         self.mind = Mind(settings, stream, self.records, self.traces)
         self.vitals = Vitals()
 
@@ -70,7 +70,7 @@ class BrainCore:
             index.check(address, "address")
         async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
             # One persona name per world: observations, reactions, chats and private homes go by name.
-            holder = (await self.records.people(world.name)).get(persona.name, request.npc_id)
+            holder = (await self.records.people(world.name, fresh=True)).get(persona.name, request.npc_id)
             if holder != request.npc_id:
                 raise BrainError(Status.ALREADY_EXISTS, f"persona.name {shown(persona.name)} is taken in world "
                                  f"{shown(world.name)} by NPC {holder!r}: give each NPC of a world its own name")

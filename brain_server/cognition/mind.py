@@ -151,7 +151,7 @@ class Mind:
                     stored, unrated = await self._perceive(npc, events, now, trace)
                     people = await self.records.people(npc.world_name) if stored else {}
                     self._observed(npc, stored, unrated, now, trace, people)
-                await self.records.save(npc, wait=not self.settings.background_thinking)
+                await self.records.save(npc)
             if self.settings.background_thinking:
                 if events:
                     await self._meanwhile(self._perceive_later(npc_id, events, now, trace))
