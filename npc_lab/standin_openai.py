@@ -5,11 +5,12 @@ It knows no town, person or event. It reads what the brain shows it — the pers
 ("It is ...", "Today is ..."), remembered lines ("- ..."), dialogue lines (`Name: "..."`), numbered
 statements, places — and copies the most relevant of them into its answer:
 
-- a *dated line* (a sentence with a clock time or a date that is still ahead, e.g. "... on March 3
-  from 6 pm to 8 pm") it was shown among its memories is news: the conversation line it writes
-  shares it, the listener's reply accepts it, the memo repeats it and turns it into a plan item
-  when it is today, the day plan holds a block at that time at the place the line names, a
-  re-plan keeps it, "currently" carries it, an interview answer quotes it;
+- a *news line* it was shown among its memories — a sentence with a date or clock time still
+  ahead (e.g. "... on March 3 from 6 pm to 8 pm"), or someone's decision or intention ("X has
+  decided to ...") — is repeated: the conversation line it writes shares it, the listener's reply
+  accepts it, the memo repeats it and makes it a plan item on its day (only today's when the
+  schema has no day to give), the day plan holds a block at that time at the place the line
+  names, a re-plan keeps it, "currently" carries it, an interview answer quotes it;
 - a question is answered from the shown line that shares its rarest words, and "no" when none does;
 - places are chosen by the words they share with the activity, steps restate their block.
 
@@ -536,7 +537,7 @@ class StandIn:
     # Interviews and thoughts.
     def interview(self) -> str:
         question = next((q for q in reversed(self.p.quoted()) if "?" in q), self.p.quoted()[-1] if self.p.quoted() else "")
-        lines = [b.split("\n")[0] if not _said_only(b) else b for b in self.p.bullets()]
+        lines = self.p.bullets()
         lines += [s for key in ("identity", "currently") for s in re.split(r"(?<=[.;])\s+", self.p.persona.get(key, ""))
                   if s]
         flat = [_unlead(line.replace("\n", " ")) for line in lines]
@@ -706,10 +707,6 @@ def _told(f: Fact, text: str) -> bool:
     """Whether `text` already says this fact (most of its words)."""
     mine, there = set(words(f.text)), set(words(text))
     return bool(mine) and len(mine & there) >= 0.6 * len(mine)
-
-
-def _said_only(bullet: str) -> bool:
-    return bullet.count("\n") > 0
 
 
 def _minutes(a: time, b: time) -> int:
