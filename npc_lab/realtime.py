@@ -1,9 +1,10 @@
 """`npc-brain bench realtime`: the brain under a game that runs in real time.
 
 The Ville's residents live on a game clock running 60 game seconds per wall second (not lockstep),
-each in its own loop as Godot's NpcMind drives it (`godot_project/npc/npc_mind.gd`): Decide with
-what it sees (`Town.perceive`: other NPCs' actions within its vision radius, in its arena, and
-object states), walk to the answered address over the town's grid, a tile per SECONDS_PER_TILE
+each in its own loop as Godot's NpcBrainAgent drives it
+(`godot_project/addons/npc_brain/runtime/npc_brain_agent.gd`): Decide with what it sees (the
+sim's `Town.perceive`: other NPCs' actions within its vision radius, in its arena, and object
+states), walk to the answered address over the town's grid, a tile per SECONDS_PER_TILE
 game seconds, and ask again at min(askAgainAt, the action's end) on the game clock. While the
 brain is still thinking about it (a provisional action, or `thinking`) the NPC asks again on time
 even on its way, at most every 0.5 wall seconds; otherwise it finishes its walk first. Half of
@@ -53,9 +54,9 @@ from npc_lab.sim.grid import SECONDS_PER_TILE, layout
 from npc_lab.sim.runner import Town, Walker
 
 SERVICE = "/npc_brain.v1.BrainService"
-DEADLINE_S = 15.0  # Godot's BrainLane.timeout_s
-RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcMind's back-off after a failed call
-MIN_THINKING_INTERVAL_S = 0.5  # NpcMind.min_thinking_interval_s
+DEADLINE_S = 15.0  # Godot's NpcBrainLane.timeout_s (npc_brain/brain/timeout_s)
+RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcBrainAgent's back-off after a failed call
+MIN_THINKING_INTERVAL_S = 0.5  # NpcBrainAgent.min_thinking_interval_s
 TIME_SCALE = 60.0
 LLM_CONCURRENCY = 4
 PLAYER = "the player"
@@ -98,7 +99,7 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 def next_ask(answer: pb.DecideResponse, now: datetime) -> datetime:
-    """When to call Decide again, as Godot's Decision.next_ask: askAgainAt or the action's end
+    """When to call Decide again, as Godot's NpcBrainDecision.next_ask: askAgainAt or the action's end
     (at least a game minute away: the game's clock ticks each minute), whichever comes first."""
     action = answer.action
     start = action.start_time.ToDatetime(UTC) if action.HasField("start_time") else now
@@ -286,7 +287,7 @@ class RealTime:
             self.loop_lag_ms.append((time.perf_counter() - asked - 0.05) * 1000)
 
     async def live(self, w: Walker, caller: Caller) -> None:
-        """One NPC's loop, as NpcMind runs it."""
+        """One NPC's loop, as NpcBrainAgent runs it."""
         failures = 0
         while self.left() > 0:
             now = self.clock.now()

@@ -2,7 +2,8 @@
 
 The map is `godot_project/data/town_layout.json`, exported from the Godot scene by the engine
 itself (`python -m tools.godot_web export-town`; a test keeps it current), so walking distances
-here are the game's. The rules are Godot's (`town/town.gd`): a tile is walkable when it is inside
+here are the game's. The rules are Godot's (`NpcBrainWorld`,
+`godot_project/addons/npc_brain/world/npc_brain_world.gd`): a tile is walkable when it is inside
 the grid and not a wall; NPCs step to the 4 neighbours (AStarGrid2D, DIAGONAL_MODE_NEVER), one
 tile per 10 game seconds (the paper's step); an object's address leads to its walkable tile
 nearest to the walker, an arena's to a floor tile no object stands on.
@@ -56,7 +57,7 @@ class Grid:
 
     def destination(self, address: str, who: str, start: Tile | None = None,
                     taken: Collection[Tile] = ()) -> Tile | None:
-        """Where to stand for an address (Godot's Town.resolve_target): an object's walkable tile
+        """Where to stand for an address (Godot's NpcBrainWorld.resolve_target): an object's walkable tile
         nearest to `start`, one not `taken` (by other NPCs' tiles and destinations) if it can; else
         a floor tile of the arena (of a "world:sector" address: the sector's first arena) that no
         object covers and is not taken, picked stably per walker; None if the address is unknown."""
