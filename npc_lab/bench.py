@@ -255,6 +255,8 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
 def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
+    from brain_server.cognition.memory_stream import MemoryStream
+    from brain_server.cognition.retrieve import RetrievalWeights
     from brain_server.config import Settings
     from brain_server.memory import MemoryKind, MemoryNode
     from brain_server.storage import open_store
@@ -277,22 +279,28 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
                                         created=now, last_accessed=now) for j in range(count)]
                     store.add(nodes, vectors.tolist())
             load_s = time.perf_counter() - t0
-            times = []
+            stream = MemoryStream(store, embedder=None, llm=None, weights=RetrievalWeights())  # type: ignore[arg-type]
+            times, nearest = [], []
             for q in range(args.samples):
                 vector = rng.standard_normal(dim)
                 vector /= np.linalg.norm(vector)
                 t = time.perf_counter()
-                found = store.nearest(f"npc{q % npcs}", vector.tolist(), 30)
+                found = stream.top(f"npc{q % npcs}", vector.tolist(), "a query", now, None)
                 times.append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                store.nearest(f"npc{q % npcs}", vector.tolist(), 30)
+                nearest.append((time.perf_counter() - t) * 1000)
                 assert len(found) == 30
             store.close()
             results[backend] = {"points": npcs * per_npc, "load_s": load_s, "p50_ms": _pct(times, 50),
-                                "p99_ms": _pct(times, 99)}
+                                "p99_ms": _pct(times, 99), "nearest_p50_ms": _pct(nearest, 50),
+                                "nearest_p99_ms": _pct(nearest, 99)}
             print(f"{backend}: {results[backend]}", flush=True)
-    rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}"]
-            for b, r in results.items()]
-    print(_table(["store", "points", "load s", "top-30 p50 ms", "p99 ms"], rows))
-    print("target: p50 <= 2 ms embedded (edge)")
+    rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}",
+             f"{r['nearest_p50_ms']:.2f}", f"{r['nearest_p99_ms']:.2f}"] for b, r in results.items()]
+    print(_table(["store", "points", "load s", "retrieval p50 ms", "p99 ms", "nearest-30 p50 ms", "p99 ms"], rows))
+    print("retrieval: the whole stream scored as the paper (recency, importance, relevance), top 30; "
+          "nearest-30: the vector search alone. Target: p50 <= 2 ms embedded (edge), set for the search alone")
     return results
 
 

@@ -173,7 +173,7 @@ def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) ->
             assert len(every) == sum(n.npc_id == "a" and (kind is None or n.kind == kind)
                                      and n.kind not in weights.exclude for n in nodes)
             expected = score(every, now, query, weights)
-            got = stream._top("a", vector, query, now, kind)
+            got = stream.top("a", vector, query, now, kind)
             assert [r.score for r in got] == pytest.approx([r.score for r in expected], abs=1e-5)
             assert [r.node.id for r in got] == [r.node.id for r in expected]
             for g, e in zip(got, expected, strict=True):

@@ -128,15 +128,16 @@ class MemoryStream:
         """The top memories for a query, every memory of the NPC scored as in the paper (inside
         Qdrant: `retrieve.py`); retrieving refreshes their recency."""
         [vector] = await self.embedder.embed([query])
-        records = await asyncio.to_thread(self._top, npc_id, vector, query, now, kind)
+        records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
         if records:
             await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
         if trace is not None:
             trace.retrieved.extend(records)
         return records
 
-    def _top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
-             kind: MemoryKind | None) -> list[RetrievedRecord]:
+    def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
+            kind: MemoryKind | None) -> list[RetrievedRecord]:
+        """What `retrieve` returns for an embedded query, without refreshing recency (blocking: a thread's)."""
         w = self.weights
         if self.store.scores_in_python:  # qdrant-client's local mode: one brute-force scan, scored here
             every = self.store.nearest(npc_id, vector, self.store.count(npc_id) + PREFETCH_SLACK, kind, w.exclude)
