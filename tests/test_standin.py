@@ -168,6 +168,15 @@ def test_it_talks_when_it_has_news_and_only_when_talking_is_possible() -> None:
     assert busy.choice == "continue"
 
 
+def test_its_choices_are_drawn_from_its_seed() -> None:
+    """Without news, whether it greets someone it sees is a seeded draw: the same seed, the same answer."""
+    prompt = next(p for p in _prompts() if p.purpose == "react")
+    body = _body(prompt, _variables(relationship_memories="- Piet Vos is mending a net", status_memories="- (none)"))
+    choices = {seed: respond(body, seed)["choice"] for seed in range(12)}
+    assert choices == {seed: respond(body, seed)["choice"] for seed in range(12)}
+    assert set(choices.values()) == {"talk", "continue"}
+
+
 def test_it_knows_no_town_person_or_event_of_ours() -> None:
     source = (Path(__file__).parent.parent / "npc_lab" / "standin_openai.py").read_text().lower()
     world = loaders.load_town()
