@@ -145,6 +145,7 @@ def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
     assert len(list((run / "memories").glob("*.json"))) == 25
     measured = json.loads((run / "measurements.json").read_text())
     assert measured["npcs"] == 25 and "isabella_rodriguez" in measured["diffusion"]["with_related_memory"]
-    assert measured["density"]["start"] > 0  # the personas name their friends
+    assert measured["density"]["asked"]  # every resident was asked "Do you know ...?" about the others
+    assert measured["density"]["named_start"] > 0  # the personas name their friends (the bound beside it)
     assert (run / "report.md").is_file()
     assert datetime.fromisoformat(measured["end"]) == datetime(2026, 2, 14, 7, tzinfo=UTC)
