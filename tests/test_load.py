@@ -22,5 +22,7 @@ def test_1000_npcs_decide_for_60_s_per_transport(tmp_path: Path) -> None:
         assert phase["errors"] == 0, phase["errors_by_status"]
         assert phase["wall_s"] >= 60 and phase["decides"] >= 1000, phase
     assert [p["transport"] for p in report["phases"]] == ["grpc", "connect"]
-    assert report["memory"]["flat"], report["memory"]
+    # A leak shows in anonymous memory (the heap); file-backed pages are the store's mapped files,
+    # which the kernel can drop. Both allow for the memories the town stored meanwhile.
+    assert report["memory_anonymous"]["flat"], report["memory_anonymous"]
     assert len(report["rss_samples"]) >= 20
