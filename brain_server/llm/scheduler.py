@@ -31,10 +31,9 @@ import time
 
 import structlog
 
-from brain_server.vitals import percentile
+from brain_server.vitals import Series
 
 log = structlog.get_logger(__name__)
-WAITS_KEPT = 2000  # recent waits per class, for the percentiles
 LOG_EVERY_S = 60.0
 
 
@@ -92,14 +91,14 @@ def current_work(npc_id: str = "") -> Work:
 
 @dataclass
 class ClassStats:
-    served: int = 0
     running: int = 0
     dropped_stale: int = 0
     dropped_full: int = 0
-    waits_ms: deque[float] = field(default_factory=lambda: deque(maxlen=WAITS_KEPT))
+    waits: Series = field(default_factory=Series)  # one per completion that got a slot
 
-    def percentile(self, q: float) -> float:
-        return percentile(self.waits_ms, q)
+    @property
+    def served(self) -> int:
+        return self.waits.count
 
 
 @dataclass(frozen=True)
@@ -146,8 +145,7 @@ class Scheduler:
         else:
             await self._wait(work, npc_id or work.npc_id)
         stats.running += 1
-        stats.served += 1
-        stats.waits_ms.append((time.perf_counter() - asked) * 1000)
+        stats.waits.add((time.perf_counter() - asked) * 1000)
         try:
             if work.stale is not None and work.stale():
                 stats.dropped_stale += 1
@@ -161,8 +159,9 @@ class Scheduler:
             self._maybe_log()
 
     def report(self) -> list[QueueReport]:
+        spreads = {p: s.waits.spread() for p, s in self.stats.items()}
         return [QueueReport(priority=p, waiting=self._waiting[p], running=s.running, served=s.served,
-                            wait_p50_ms=s.percentile(0.5), wait_p99_ms=s.percentile(0.99),
+                            wait_p50_ms=spreads[p].p50_ms, wait_p99_ms=spreads[p].p99_ms,
                             dropped_stale=s.dropped_stale, dropped_full=s.dropped_full)
                 for p, s in self.stats.items()]
 
