@@ -1,8 +1,9 @@
 """`npc-brain bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
 JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet machine.
 
-- calls:     LLM calls and tokens per NPC per awake game hour, by purpose, from a sim run
-             (a run folder given with --run, or a fresh run against the fake endpoint)
+- calls:     LLM calls and tokens per NPC per awake game hour, by purpose, and per conversation,
+             from sim runs against the stand-in model in lockstep, several seeds, with all
+             residents in view and with a player seeing only some (--in-view); or a run folder (--run)
 - speed:     game seconds per wall second, 25 NPCs, the fake answering after 0.5 s, at concurrency
              8 and 1, beside the ideal (game seconds / (calls x latency / concurrency))
 - decide:    Decide latency when the answer is a step of the plan (no LLM call), p50/p99 over
@@ -94,7 +95,27 @@ def awake_hours(run: Path) -> dict[str, float]:
     return out
 
 
+def conversations(run: Path) -> int:
+    """Conversations in a run, from actions.jsonl: an action chatting with someone starts one
+    between the pair unless one of them was already chatting with the other (counted once, not
+    per speaker or per Decide); it lasts while either one's latest action chats with the other."""
+    partner: dict[str, str] = {}
+    talking: set[frozenset[str]] = set()
+    count = 0
+    for line in (run / "actions.jsonl").read_text().splitlines():
+        a = json.loads(line)
+        me, other = a["npc_id"], a.get("chatting_with", "")
+        partner[me] = other
+        talking = {pair for pair in talking if me not in pair or any(partner.get(x) in pair - {x} for x in pair)}
+        if other and other != me and frozenset((me, other)) not in talking:
+            talking.add(frozenset((me, other)))
+            count += 1
+    return count
+
+
 def calls_from_run(run: Path) -> dict[str, Any]:
+    """A run folder's LLM calls and tokens by purpose (GetUsage), per NPC per awake hour, and its
+    conversations."""
     usage = json.loads((run / "usage.json").read_text())
     hours = sum(awake_hours(run).values())
     by_purpose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -104,46 +125,129 @@ def calls_from_run(run: Path) -> dict[str, Any]:
     calls = sum(v[0] for v in by_purpose.values())
     tokens = sum(v[1] for v in by_purpose.values())
     cfg = json.loads((run / "config.json").read_text())
+
+    def per_hour(n: int) -> float:
+        return n / hours if hours else 0.0
+
     return {"run": str(run), "npcs": len(cfg["residents"]), "start": cfg["start"], "end": cfg["end"],
-            "awake_npc_hours": hours, "calls": calls, "tokens": tokens,
-            "calls_per_npc_hour": calls / hours if hours else 0.0, "tokens_per_npc_hour": tokens / hours if hours else 0.0,
-            "by_purpose": {p: {"calls": v[0], "tokens": v[1], "calls_per_npc_hour": v[0] / hours if hours else 0.0}
+            "in_view": cfg.get("sim", {}).get("in_view"), "awake_npc_hours": hours, "calls": calls, "tokens": tokens,
+            "calls_per_npc_hour": per_hour(calls), "tokens_per_npc_hour": per_hour(tokens),
+            "conversations": conversations(run),
+            "by_purpose": {p: {"calls": v[0], "tokens": v[1], "calls_per_npc_hour": per_hour(v[0]),
+                               "tokens_per_npc_hour": per_hour(v[1])}
                            for p, v in sorted(by_purpose.items(), key=lambda kv: -kv[1][0])}}
 
 
 def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int | None = None,
-         tick: int = 10, interview: bool = False) -> dict[str, Any]:
+         tick: int = 10, interview: bool = False, stand_in_seed: int | None = None,
+         in_view: str | None = None) -> dict[str, Any]:
+    """A sim run of the party scenario into `out` (its brain's data started afresh): against the
+    fake endpoint, or with `stand_in_seed` against the stand-in model in lockstep (no background
+    thinking: each Decide thinks before it answers, so the run does not depend on thread timing).
+    `in_view`: how many residents the player sees, 'all' or a number (None: attention not sent)."""
+    import shutil
+
     from npc_lab.sim.data import ROOT, load_all
     from npc_lab.sim.runner import Sim, SimConfig
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from npc_lab.fake_openai import FakeOpenAI
+    from npc_lab.standin_openai import StandInOpenAI
 
     town, residents, scenario = load_all("valentines_party")
     residents = residents[:npcs] if npcs else residents
-    with FakeOpenAI(latency_s=latency) as fake:
-        config = SimConfig(out=out, brain_settings={"llm_base_url": fake.base_url, "llm_model": "fake-model",
-                                                    "llm_max_concurrency": max(concurrency, 1),
-                                                    "data_dir": out / "brain-data"},
+    shutil.rmtree(out / "brain-data", ignore_errors=True)
+    settings: dict[str, Any] = {"llm_max_concurrency": max(concurrency, 1), "data_dir": out / "brain-data"}
+    if stand_in_seed is None:
+        model: FakeOpenAI = FakeOpenAI(latency_s=latency)
+        settings.update(llm_model="fake-model")
+    else:
+        model = StandInOpenAI(latency_s=latency, seed=stand_in_seed)
+        settings.update(llm_model="stand-in", background_thinking=False)
+    with model:
+        config = SimConfig(out=out, brain_settings={"llm_base_url": model.base_url, **settings},
                            concurrency=concurrency, tick_s=tick, duration=timedelta(hours=hours),
-                           interview=interview, progress_s=30)
+                           interview=interview, ask_density=False, progress_s=30,
+                           in_view=None if in_view is None else len(residents) if in_view == "all" else int(in_view))
         return asyncio.run(Sim(town, residents, scenario, config).run())
 
 
+# The issue's targets, calls per NPC per awake hour, by how many of the 25 residents the player sees.
+CALL_TARGETS = {"all": 5.0, "5": 2.5}
+CONVERSATION_PURPOSES = ("converse_turn", "conversation_memo", "relationship", "conversation_summary")
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    mean = sum(values) / len(values) if values else 0.0
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    return {"mean": mean, "min": low, "max": high, "spread_pct": (high - low) / mean * 100 if mean else 0.0}
+
+
+def summarize_calls(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of one mode (one per seed): calls per NPC per awake hour by purpose, the mean over the
+    runs with min..max and the relative spread; tokens' mean; conversation calls per conversation
+    (all runs' calls over all their conversations)."""
+    purposes = sorted({p for r in runs for p in r["by_purpose"]},
+                      key=lambda p: -sum(r["by_purpose"].get(p, {}).get("calls", 0) for r in runs))
+
+    def of(p: str, key: str) -> list[float]:
+        return [r["by_purpose"].get(p, {}).get(key, 0.0) for r in runs]
+
+    talks = sum(r["conversations"] for r in runs)
+    per_conversation = {p: sum(of(p, "calls")) / talks if talks else 0.0 for p in CONVERSATION_PURPOSES}
+    per_conversation["total"] = sum(per_conversation.values())
+    return {"runs": runs, "npcs": runs[0]["npcs"], "awake_npc_hours": _spread([r["awake_npc_hours"] for r in runs]),
+            "calls_per_npc_hour": _spread([r["calls_per_npc_hour"] for r in runs]),
+            "tokens_per_npc_hour": _spread([r["tokens_per_npc_hour"] for r in runs])["mean"],
+            "by_purpose": {p: {"calls_per_npc_hour": _spread(of(p, "calls_per_npc_hour")),
+                               "tokens_per_npc_hour": _spread(of(p, "tokens_per_npc_hour"))["mean"]}
+                           for p in purposes},
+            "conversations": [r["conversations"] for r in runs], "per_conversation": per_conversation}
+
+
 def bench_calls(args: argparse.Namespace) -> dict[str, Any]:
-    run = args.run
-    if run is None:
-        run = args.out / "calls-run"
-        _sim(run, latency=0.0, concurrency=8, hours=args.hours or 24, npcs=args.npcs, tick=60)
-    result = calls_from_run(run)
-    rows = [[p, v["calls"], f"{v['calls_per_npc_hour']:.2f}", v["tokens"]] for p, v in result["by_purpose"].items()]
-    rows.append(["total", result["calls"], f"{result['calls_per_npc_hour']:.2f}", result["tokens"]])
-    print(_table(["purpose", "calls", "calls / NPC / awake hour", "tokens"], rows))
-    print(f"{result['npcs']} NPCs, {result['awake_npc_hours']:.0f} awake NPC-hours; "
-          f"{result['tokens_per_npc_hour']:,.0f} tokens / NPC / awake hour "
-          f"(target <= 5 calls; original ~{ORIGINAL['calls_per_npc_hour']} calls, ~26k tokens)")
-    return result
+    if args.run is not None:
+        modes = {args.run.name: summarize_calls([calls_from_run(args.run)])}
+        seeds: list[int] = []
+    else:
+        seeds = args.seeds
+        modes = {}
+        for mode in args.in_view:
+            runs = []
+            for seed in seeds:
+                run = args.out / f"calls-{mode}-seed{seed}"
+                print(f"calls: in view {mode}, seed {seed} -> {run}", file=sys.stderr, flush=True)
+                _sim(run, latency=0.0, concurrency=1, hours=args.hours or 24, npcs=args.npcs, tick=60,
+                     stand_in_seed=seed, in_view=mode)
+                runs.append(calls_from_run(run))
+            modes[mode] = summarize_calls(runs)
+    _print_calls(modes)
+    return {"seeds": seeds, "hours": args.hours or 24, "targets": CALL_TARGETS, "modes": modes}
+
+
+def _print_calls(modes: dict[str, dict[str, Any]]) -> None:
+    def figure(s: dict[str, float]) -> str:
+        return f"{s['mean']:.2f} ({s['min']:.2f}..{s['max']:.2f}, {s['spread_pct']:.0f}%)"
+
+    labels = [f"in view {m}" for m in modes]
+    purposes = list(dict.fromkeys(p for m in modes.values() for p in m["by_purpose"]))
+    rows = [[p, *[x for m in modes.values() for x in (
+        figure(m["by_purpose"][p]["calls_per_npc_hour"]) if p in m["by_purpose"] else "-",
+        f"{m['by_purpose'][p]['tokens_per_npc_hour']:,.0f}" if p in m["by_purpose"] else "-")]] for p in purposes]
+    rows.append(["total", *[x for m in modes.values()
+                            for x in (figure(m["calls_per_npc_hour"]), f"{m['tokens_per_npc_hour']:,.0f}")]])
+    rows.append(["target", *[x for mode in modes for x in (
+        f"<= {CALL_TARGETS[mode]:g}" if mode in CALL_TARGETS else "-", "")]])
+    print(_table(["purpose", *[x for label in labels for x in (f"{label}: calls / NPC / awake hour "
+                                                              "(min..max, spread)", "tokens")]], rows))
+    rows = [[p, *[f"{m['per_conversation'][p]:.2f}" for m in modes.values()]]
+            for p in [*CONVERSATION_PURPOSES, "total"]]
+    rows.append(["conversations", *[" ".join(map(str, m["conversations"])) for m in modes.values()]])
+    print(_table(["calls per conversation", *labels], rows))
+    print("; ".join(f"{label}: {m['npcs']} NPCs, {m['awake_npc_hours']['mean']:.0f} awake NPC-hours, "
+                    f"{len(m['runs'])} run(s)" for label, m in zip(labels, modes.values(), strict=True)))
+    print(f"original ~{ORIGINAL['calls_per_npc_hour']} calls, ~26k tokens per NPC per awake hour")
 
 
 # --- (2) simulation speed ------------------------------------------------------------------------
@@ -343,7 +447,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", choices=NAMES)
     parser.add_argument("--out", type=Path, default=Path("runs") / "bench")
     parser.add_argument("--run", type=Path, help="calls: measure this sim run folder instead of a fresh run")
-    parser.add_argument("--hours", type=float, help="calls / speed: game hours to simulate")
+    parser.add_argument("--hours", type=float, help="calls / speed: game hours to simulate (default 24 / 1)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="calls: the stand-in model's seeds")
+    parser.add_argument("--in-view", nargs="+", default=["all", "5"], type=_view_mode,
+                        help="calls: how many residents the player sees, one run per value and seed: 'all' "
+                        "(every Decide says in view) or a number (default: all 5)")
     parser.add_argument("--npcs", type=int, help="calls / speed / realtime: only the first N residents")
     parser.add_argument("--minutes", type=float, help="realtime: wall minutes (default 10)")
     parser.add_argument("--latency", type=float, help="realtime: fake LLM seconds per completion (default 2)")
@@ -353,6 +461,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
     parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
+
+
+def _view_mode(value: str) -> str:
+    if value != "all" and not (value.isdigit() and int(value) >= 0):
+        raise argparse.ArgumentTypeError(f"expected 'all' or a number of residents, not {value!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> None:

@@ -36,6 +36,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sim.add_argument("--seed", type=int, default=0, help="seed of the stand-in model's choices")
     sim.add_argument("--no-density", action="store_true", help="skip asking every resident whether it knows every "
                      "other at the start and the end (n x (n-1) interviews each time)")
+    sim.add_argument("--in-view", type=int, metavar="N", help="a player in the town sees the N residents nearest to "
+                     "them (moving to the next sector every game hour): each Decide says in view or out of view "
+                     "(default: attention not sent, all treated as in view)")
     sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
 
 
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace) -> None:
         settings["data_dir"] = out / "brain-data"
     config = SimConfig(out=out, brain=args.brain, brain_settings=settings, concurrency=args.concurrency,
                        tick_s=args.tick, decide_every_min=args.decide_every, interview=not args.no_interview,
-                       ask_density=not args.no_density,
+                       ask_density=not args.no_density, in_view=args.in_view,
                        duration=timedelta(hours=args.hours) if args.hours else None)
     print(f"sim: {scenario.name}, {len(residents)} residents, run folder {out}", file=sys.stderr, flush=True)
     try:

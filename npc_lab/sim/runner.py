@@ -8,6 +8,15 @@ conversation partner just started talking to it, or `decide_every_min` game minu
 it perceives whoever came by). Decisions due in one tick run concurrently (at most `concurrency`
 in flight, ordered by npc_id when 1, which makes a run reproducible); the clock waits for them.
 
+The player's view (`in_view` = N): a player stands in the town and sees the N residents nearest
+to them (straight-line tile distance, as a camera frames them; ties broken by npc_id); every
+Decide says ATTENTION_IN_VIEW or ATTENTION_OUT_OF_VIEW, and a resident that just came into view
+is asked at once, as a game asks again when an NPC enters the screen, so the brain can give it
+its detail back. The player moves every game hour from the run's start to the next of the town's
+sectors, in the order of their names (cycling), and stands on the sector's tile nearest the middle
+of its arenas: the same places at the same hours in every run, whatever the seed, so runs differ
+only in what the residents do. `in_view` None sends no attention (the brain treats it as in view).
+
 A run folder holds config.json, actions.jsonl (every decision), moves.jsonl (every change of
 arena), usage.json (GetUsage), memories/<npc_id>.json, interviews.json and stats.json.
 """
@@ -52,6 +61,7 @@ class SimConfig:
     # paper's relationship density); n x (n - 1) Interviews each time.
     ask_density: bool = True
     rpc_timeout_s: float = 600.0
+    in_view: int | None = None  # the player sees the N nearest residents; None: attention not sent
 
 
 @dataclass
@@ -65,6 +75,8 @@ class Walker:
     last_decide: datetime | None = None
     poke: bool = False  # a partner started a conversation with it
     arena: str = ""
+    in_view: bool = True  # the player can see it (always, without a player's view)
+    entered_view: bool = False  # it came into view at this tick
 
 
 class Town:
@@ -171,6 +183,28 @@ class Sim(Town):
         self._actions: TextIO | None = None
         self._moves: TextIO | None = None
         self._last_progress = 0.0
+        self.player_spots = player_spots(self.grid)
+
+    # --- the player's view ---------------------------------------------------------------
+
+    def player_spot(self, now: datetime) -> tuple[str, Tile]:
+        """The sector the player stands in at `now`, and the tile: the next sector every game hour."""
+        hour = int((now - self.scenario.start).total_seconds() // 3600)
+        return self.player_spots[hour % len(self.player_spots)]
+
+    def look(self, now: datetime) -> set[str]:
+        """The residents the player sees at `now` (the `in_view` nearest to the player's tile);
+        each walker's `in_view`, and `entered_view` for those not seen at the last look."""
+        n = self.config.in_view
+        if n is None:
+            return set(self.walkers)
+        _, spot = self.player_spot(now)
+        nearest = sorted(self.walkers, key=lambda npc_id: (math.dist(spot, self.walkers[npc_id].tile), npc_id))
+        seen = set(nearest[:n])
+        for npc_id, w in self.walkers.items():
+            w.entered_view = npc_id in seen and not w.in_view
+            w.in_view = npc_id in seen
+        return seen
 
     # --- RPCs ----------------------------------------------------------------------------
 
@@ -237,6 +271,7 @@ class Sim(Town):
                     w = pending.pop(0)
                     if w.npc_id in self.walkers:
                         await self.call("Whisper", {"npcId": w.npc_id, "text": w.text, "gameTime": _ts(now)})
+                self.look(now)
                 await self._decide_due(now)
                 self._walk(now + tick)
                 now += tick
@@ -295,7 +330,7 @@ class Sim(Town):
     # --- one tick ------------------------------------------------------------------------
 
     def _due(self, w: Walker, now: datetime) -> bool:
-        if w.action is None or w.poke or w.arrived:
+        if w.action is None or w.poke or w.arrived or w.entered_view:
             return True
         if w.action_end is not None and now >= w.action_end:
             return True
@@ -307,6 +342,9 @@ class Sim(Town):
         if not due:
             return
         requests = [(w, self.decide_request(w, now)) for w in due]  # one snapshot for the whole tick
+        if self.config.in_view is not None:
+            for w, request in requests:
+                request.attention = pb.ATTENTION_IN_VIEW if w.in_view else pb.ATTENTION_OUT_OF_VIEW
         if self.config.concurrency <= 1:
             for w, request in requests:
                 await self._decide(w, request, now)
@@ -328,6 +366,7 @@ class Sim(Town):
         self._actions.write(json.dumps({"npc_id": w.resident.npc_id, "game_time": now.isoformat(),
                                         "tile": list(w.tile), "arena": w.arena,
                                         "perceived": len(request.perceptions),
+                                        "in_view": request.attention != pb.ATTENTION_OUT_OF_VIEW,
                                         "trace_id": reply.get("trace_id", ""), **action},
                                        ensure_ascii=False) + "\n")
 
@@ -355,6 +394,20 @@ class Sim(Town):
         print(f"sim {now:%Y-%m-%d %H:%M} {done:4.0%} | decides {self.decides} | LLM calls {calls} | "
               f"tokens {tokens:,} | {(now - start).total_seconds() / max(wall, 1e-9):.0f} game-s/wall-s",
               file=sys.stderr, flush=True)
+
+
+def player_spots(grid: Grid) -> list[tuple[str, Tile]]:
+    """Where the player stands, hour after hour: each sector (by name) and its floor tile nearest
+    the middle of its arenas' tiles."""
+    sectors: dict[str, list[Tile]] = {}
+    for arena, tiles in grid.arena_tiles.items():
+        sectors.setdefault(arena.rsplit(":", 1)[0], []).extend(tiles)
+    spots = []
+    for sector, tiles in sorted(sectors.items()):
+        if tiles:
+            middle = (sum(t[0] for t in tiles) / len(tiles), sum(t[1] for t in tiles) / len(tiles))
+            spots.append((sector, min(tiles, key=lambda t: (math.dist(t, middle), t))))
+    return spots or [("", (0, 0))]
 
 
 def know_question(name: str) -> str:
