@@ -123,6 +123,8 @@ class NpcState(BaseModel):
     # Reactions: when this NPC last considered reacting to each person (one thought per sighting).
     last_reaction: dict[str, datetime] = Field(default_factory=dict)
     action: Action | None = None
+    # Whether the player can see it (DecideRequest.attention): out of view it thinks coarser.
+    in_view: bool = True
 
     def plan_item_at(self, when: datetime) -> PlanItem | None:
         return next((item for item in self.plan if item.start <= when < item.end), None)

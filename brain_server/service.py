@@ -103,7 +103,7 @@ class BrainCore:
                 validation.line(f"perceptions.{part}", getattr(event, part))
             validation.text("perceptions.description", event.description)
         decision = await self.mind.decide(request.npc_id, now, convert.events_from_pb(list(request.perceptions)),
-                                          request.address)
+                                          request.address, in_view=request.attention != pb.ATTENTION_OUT_OF_VIEW)
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
 

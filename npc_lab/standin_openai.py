@@ -166,15 +166,14 @@ class Prompt:
 
     def section(self, heading: str) -> list[str]:
         """The "- " lines under the first line that contains `heading`, up to the next blank line."""
+        return [m.group(1).strip() for line in self.under(heading) if (m := BULLET.match(line))]
+
+    def under(self, heading: str) -> list[str]:
+        """The lines under the first line that contains `heading`, up to the next blank line."""
         for i, line in enumerate(self.lines):
             if heading.lower() in line.lower():
-                out = []
-                for later in self.lines[i + 1:]:
-                    if not later.strip():
-                        break
-                    if m := BULLET.match(later):
-                        out.append(m.group(1).strip())
-                return out
+                rest = self.lines[i + 1:]
+                return rest[:next((j for j, later in enumerate(rest) if not later.strip()), len(rest))]
         return []
 
     def dialogue(self) -> list[tuple[str, str]]:
@@ -410,6 +409,13 @@ class StandIn:
         self.p = Prompt.read(body)
         self.seed = seed
 
+    @classmethod
+    def of(cls, prompt: Prompt, seed: int = 0) -> StandIn:
+        """A reader of an already read (or narrowed) prompt."""
+        reader = cls.__new__(cls)
+        reader.p, reader.seed = prompt, seed
+        return reader
+
     def chance(self, salt: str) -> float:
         return ((self.p.seed(f"{self.seed}:{salt}") % 10_000) / 10_000)
 
@@ -422,6 +428,8 @@ class StandIn:
         return conform(draft, schema, schema, self)
 
     def draft(self, props: set[str]) -> Draft:
+        if "talk" in props and "lines" in props:
+            return self.told()
         if "utterance" in props:
             return self.turn()
         if "blocks" in props:
@@ -495,23 +503,54 @@ class StandIn:
     def memo(self) -> Draft:
         name, said = self.p.name, self.p.dialogue()
         partner = self.partner() or next((s for s, _ in said if s != name), "someone")
-        facts = self.p.ahead(self.p.facts(memory=False))
+        gist = next((t for s, t in said if s != name), said[0][1] if said else "")
+        props = _resolve(self.p.schema, self.p.schema).get("properties", {}) if self.p.schema else {}
+        dated = any(re.search(r"date|day", k) for k in props)  # the schema can take another day
+        return self._memo(name, partner, self.p.ahead(self.p.facts(memory=False)), gist, dated=dated)
+
+    def _memo(self, name: str, partner: str, facts: list[Fact], gist: str, *, dated: bool) -> Draft:
+        """What `name` takes away from hearing `facts` from `partner`: the first as a plan item."""
         if not facts:
-            gist = next((t for s, t in said if s != name), said[0][1] if said else "")
             summary = f"{name} chatted with {partner}" + (f", who said: {gist}" if gist else "")
             return {"summary": summary[:400], "importance": 2, "activity": "", "start": None, "minutes": 0}
         f = facts[0]
         summary = f"{name} heard from {partner}: {f.full()}"
         today = self.p.now.date() if self.p.now else None
         day = f.day or today
-        props = _resolve(self.p.schema, self.p.schema).get("properties", {}) if self.p.schema else {}
-        dated = any(re.search(r"date|day", k) for k in props)  # the schema can take another day
         if f.start is None or day is None or (day != today and not dated):
             return {"summary": summary[:400], "importance": importance(f.text), "activity": "", "start": None,
                     "day": None, "minutes": 0}
         minutes = _minutes(f.start, f.end) if f.end else 60
         return {"summary": summary[:400], "importance": importance(f.text), "activity": activity_of(f),
                 "start": f.start, "day": day, "minutes": minutes}
+
+    def told(self) -> Draft:
+        """A conversation told in one call: each speaker shares the first news among their own
+        memories that the other has not heard from them, the other accepts it, and each memo takes
+        away what the other said; with no news they talk by chance, as `react` would have them."""
+        name = self.p.name
+        m = re.search(r"\band sees ([^,\n]+?), who was", self.p.text)
+        partner = m.group(1).strip() if m else "someone"
+        mine, theirs = self._to_share(name, partner), self._to_share(partner, name)
+        if not (mine or theirs or self.chance("talk") < 0.35):
+            return {"talk": False, "lines": []}
+        lines = [{"speaker": name, "text": f"Hi {partner.split()[0]}! How are you doing?"}]
+        for speaker, listener, news in ((name, partner, mine), (partner, name, theirs)):
+            if news:
+                f = news[0]
+                lines += [{"speaker": speaker, "text": f"Have you heard? {f.full()}."},
+                          {"speaker": listener, "text": f"That sounds good, I will be there: {activity_of(f)} {f.when()}!"
+                           if f.start else f"I heard that {f.text}. Good to know!"}]
+        if len(lines) == 1:
+            lines.append({"speaker": partner, "text": f"Fine, thanks, {name.split()[0]}. See you around!"})
+        gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
+        return {"talk": True, "lines": lines, "first": self._memo(name, partner, theirs, gist(partner), dated=True),
+                "second": self._memo(partner, name, mine, gist(name), dated=True)}
+
+    def _to_share(self, speaker: str, listener: str) -> list[Fact]:
+        """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""
+        heard = Prompt(self.p.system, "", self.p.schema, self.p.under(f"What {speaker} remembers"), speaker, self.p.now)
+        return [f for f in heard.news() if not _told(f, StandIn.of(heard, self.seed).shared_with(listener))]
 
     def relationship(self) -> str:
         partner = self.partner() or "them"

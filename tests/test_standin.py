@@ -205,3 +205,25 @@ def test_the_brains_llm_client_talks_to_it_over_http() -> None:
         assert model.chat_requests("interview") and model.describe().startswith("stand-in model")
     assert answer is not None and "regatta" in answer.answer
     assert Settings  # the brain reads NPC_BRAIN_LLM_BASE_URL the same way for a sim
+
+
+def test_a_conversation_told_in_one_call_carries_the_news_both_ways() -> None:
+    """Out of view a conversation is one call: the news each remembers (and has not told the other)
+    is shared and accepted, and each one's memo makes what the other said a plan item on its day."""
+    summary = _ask("conversation_summary", npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                   partner_persona="Name: Piet Vos", activity="polishing the lens", partner_activity="mending a net",
+                   memories="- Odile Marsh thinks: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm",
+                   partner_memories="- Piet Vos decided to sell his boat at the Harbour on March 4 at 9 am",
+                   time="Tuesday March 3, 10:00")
+    assert summary.talk and summary.lines[0].speaker == "Odile Marsh"
+    said = " ".join(f"{line.speaker}: {line.text}" for line in summary.lines)
+    assert "lantern walk" in said and "sell his boat" in said
+    assert (summary.second.plan_date, summary.second.plan_start, summary.second.plan_minutes) == \
+        ("2026-03-05", "18:00", 120), "Piet takes away Odile's news"
+    assert "sell his boat" in summary.first.summary and summary.first.plan_date == "2026-03-04"
+    told = f'- conversation with Piet Vos:\nOdile Marsh: "{summary.lines[1].text}"'
+    again = _ask("conversation_summary", npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                 partner_persona="Name: Piet Vos",
+                 memories="- Odile Marsh thinks: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm\n"
+                          + told, partner_memories="- Piet Vos is mending a net", time="Tuesday March 3, 12:00")
+    assert "lantern walk" not in " ".join(line.text for line in again.lines), "news already told is not retold"

@@ -5,7 +5,11 @@ retrieved for the latest lines (not only the last one) and for the partner's sta
 original's turns retrieve; with an explicit end decision and the original's maximum of 8 rounds.
 Afterwards the whole conversation is stored in each participant's memory with a summary (linked
 to it) and any plan change it implies, today or on another day. The player talks through the same
-turn machinery. Interviews answer from memories."""
+turn machinery. Interviews answer from memories.
+
+A conversation nobody watches (both speakers out of the player's view) is resolved in one call
+instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
+what each remembers; both remember it as they would a conversation written turn by turn."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState, Persona
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
+from brain_server.prompts.conversation_summary import ConversationSummary, GistLine
 from brain_server.prompts.converse_turn import PROMPT as TURN
 from brain_server.prompts.converse_turn import Turn
 from brain_server.prompts.interview import PROMPT as INTERVIEW
@@ -137,20 +143,23 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
                                 stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
     and the plan change the conversation implies, if any, today or on a later day."""
-    dialogue = _dialogue_text(lines)
-    days = [now.date() + timedelta(days=n) for n in range(PLAN_DAYS_AHEAD + 1)]
+    days = _days_ahead(now)
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
-         "time": now.strftime("%A %B %d, %H:%M"), "dialogue": dialogue,
-         "days": ", ".join(f"{d.isoformat()} ({_day_name(d, now.date())})" for d in days),
-         "date_list": [d.isoformat() for d in days]},
+         "time": now.strftime("%A %B %d, %H:%M"), "dialogue": _dialogue_text(lines),
+         "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=npc.npc_id, trace=trace,
-        fallback=lambda: ConversationMemo(summary=f"{npc.persona.name} chatted with {partner_name}.",
-                                          importance=DEFAULT_IMPORTANCE, plan_activity="", plan_start="",
-                                          plan_minutes=0),
+        fallback=lambda: _plain_memo(npc.persona.name, partner_name),
     )
-    name = npc.persona.name
+    return await keep_conversation(npc, partner_name, lines, memo, now, stream, trace)
+
+
+async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], memo: ConversationMemo,
+                            now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
+    """The conversation and its memo as this NPC's memories (the memo's importance rates both), and
+    the plan change the memo gives, if any."""
+    name, dialogue = npc.persona.name, _dialogue_text(lines)
     chat = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
                       subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
                       created=now, last_accessed=now, keywords=[partner_name.lower()])
@@ -164,6 +173,64 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     start = datetime.combine(day, time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
     return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes)
+
+
+async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream,
+                                 trace: Trace) -> tuple[list[DialogueLine], ConversationMemo, ConversationMemo] | None:
+    """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
+    talk; else the gist as lines and each speaker's memo (`a`'s first)."""
+    recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in ((a, b), (b, a))))
+    days = _days_ahead(now)
+    names = (a.persona.name, b.persona.name)
+    answer = await stream.llm.complete(
+        SUMMARY,
+        {"npc_name": names[0], "persona": a.persona.summary(), "partner": names[1],
+         "partner_persona": b.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"), "place": place,
+         "activity": _doing(a.activity, names[0]) or "about", "partner_activity": _doing(b.activity, names[1]) or "about",
+         "memories": recalled[0], "partner_memories": recalled[1],
+         "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
+        npc_id=a.npc_id, trace=trace,
+        fallback=lambda: _greetings(names),
+    )
+    if not answer.talk or not answer.lines:
+        trace.note(f"converse: {names[0]} and {names[1]} did not stop to talk")
+        return None
+    ids = {a.persona.name: a.npc_id, b.persona.name: b.npc_id}
+    lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
+             for line in answer.lines]
+    trace.note(f"converse: {names[0]} and {names[1]} talked, told in {len(lines)} lines (one call: out of view)")
+    return lines, answer.first, answer.second
+
+
+async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:
+    """What may come up for `me`: memories of the other, and of what the other is doing."""
+    name = other.persona.name
+    about = await stream.retrieve(me.npc_id, f"{me.persona.name}'s relationship with {name}", now, trace)
+    seen = {r.node.id for r in about[:MEMORIES_PER_QUERY]}
+    doing = [r for r in await stream.retrieve(me.npc_id, other.activity or name, now, trace) if r.node.id not in seen]
+    return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
+
+
+def _greetings(names: tuple[str, str]) -> ConversationSummary:
+    """When the model cannot tell the conversation: they greet each other, and nothing else changes."""
+    first, second = (n.split()[0] if n.split() else n for n in names)
+    return ConversationSummary(talk=True, lines=[GistLine(speaker=names[0], text=f"Hi {second}! How are you?"),
+                                                 GistLine(speaker=names[1], text=f"Good, thanks, {first}. See you!")],
+                               first=_plain_memo(*names), second=_plain_memo(names[1], names[0]))
+
+
+def _plain_memo(name: str, partner_name: str) -> ConversationMemo:
+    return ConversationMemo(summary=f"{name} chatted with {partner_name}.", importance=DEFAULT_IMPORTANCE,
+                            plan_activity="", plan_start="", plan_minutes=0)
+
+
+def _days_ahead(now: datetime) -> list[date]:
+    """The days a conversation may plan for: today and the PLAN_DAYS_AHEAD after."""
+    return [now.date() + timedelta(days=n) for n in range(PLAN_DAYS_AHEAD + 1)]
+
+
+def _days_text(days: Sequence[date], now: datetime) -> str:
+    return ", ".join(f"{d.isoformat()} ({_day_name(d, now.date())})" for d in days)
 
 
 def _day_name(day: date, today: date) -> str:

@@ -40,9 +40,11 @@ from brain_server.cognition.converse import (
     answer_interview,
     chat_minutes,
     converse,
+    keep_conversation,
     next_line,
     relationship,
     remember_conversation,
+    summarize_conversation,
 )
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, queue_for_rating, rating_due
@@ -67,6 +69,7 @@ THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("t
 LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
 ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds both speakers this long at a time
+OUT_OF_VIEW_BATCHING = 4  # out of view, perceptions wait this many times longer for their rating
 
 URGENT = ("plan", "react", "decompose_now")  # work that changes what an NPC does now
 OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
@@ -125,7 +128,11 @@ class Mind:
 
     # --- the loop -------------------------------------------------------------------------
 
-    async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str) -> Decision:
+    async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
+                     *, in_view: bool = True) -> Decision:
+        """`in_view`: whether the player can see the NPC (cognitive level of detail: out of view it
+        follows its hour blocks without steps, its conversations are told in one call, and its
+        perceptions are rated in longer batches; back in view, its block is broken into steps at once)."""
         trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
         bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
         try:
@@ -143,6 +150,10 @@ class Mind:
                     self.records.index(world).check(address, "address")
                     npc.address = address
                 self._clock[npc_id] = now
+                if npc.in_view != in_view:
+                    npc.in_view = in_view
+                    trace.note("attention: " + ("in view: full detail" if in_view else
+                                                "out of view: hour blocks, conversations in one call"))
                 events = self._sight(npc, world, events, trace)
                 if self.settings.background_thinking:
                     npc.action = self._act(npc, world, now)
@@ -289,12 +300,13 @@ class Mind:
                 return later and pending.observation.subject not in self._seen.get(npc_id, set())
 
             needs.append(("react", Work(Priority.SOCIAL, npc_id, gone), self._react))
+        coarser = 1 if npc.in_view else OUT_OF_VIEW_BATCHING
         if rating_due(npc, now, batch=self.settings.importance_batch_size,
-                      wait=timedelta(minutes=self.settings.importance_batch_minutes)):
+                      wait=timedelta(minutes=self.settings.importance_batch_minutes * coarser)):
             needs.append(("rate", Work(Priority.BACKGROUND, npc_id), self._rate))
         if npc.importance_since_reflection >= self.settings.reflection_threshold:
             needs.append(("reflect", Work(Priority.BACKGROUND, npc_id), self._reflect))
-        due = due_blocks(npc.plan, now, self.settings.prepare_ahead_minutes) if planned else []
+        due = due_blocks(npc.plan, now, self.settings.prepare_ahead_minutes) if planned and npc.in_view else []
         if due and not npc.is_chatting(now):
             last_end = max(i.end for i in due)
             over = lambda: (clock(npc_id) or now) >= last_end  # noqa: E731
@@ -426,6 +438,12 @@ class Mind:
             return False
         draft = (await self.records.npc(npc_id)).model_copy(deep=True)
         partner = await self.records.npc_or_none(pending.partner_id) if pending.partner_id else None
+        if partner is not None and not (draft.in_view or partner.in_view):
+            # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
+            if not self._can_talk(draft, partner, now):
+                return False
+            with doing(Work(Priority.SOCIAL, npc_id)):
+                return await self._conversation(npc_id, partner.npc_id, now, trace, unseen=True)
         doing_now = partner.action if partner is not None else None
         ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
         reaction = await decide_reaction(
@@ -453,9 +471,10 @@ class Mind:
         return True
 
     async def _conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *,
-                            reason: str = "") -> bool:
+                            reason: str = "", unseen: bool = False) -> bool:
         """Both NPCs stand together talking while the lines are written; the lines, the memories
-        and any plan the conversation made land in both when done. `reason`: why `npc_id` started it."""
+        and any plan the conversation made land in both when done. `reason`: why `npc_id` started it;
+        `unseen`: nobody watches, so it is told in one call (which may find they do not talk)."""
         async with self._both(npc_id, partner_id):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
             if not self._can_talk(a, b, now):
@@ -468,9 +487,20 @@ class Mind:
             self._talking |= {npc_id, partner_id}
         try:
             speakers = [Speaker(me.npc_id, me.persona, me.action.description if me.action else "") for me in (a, b)]
-            lines = await converse(*speakers, now, a.address, self.stream, trace, reason=reason)
-            remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now, self.stream,
-                                                                      trace) for me, other in ((a, b), (b, a))))
+            if unseen:
+                told = await summarize_conversation(*speakers, now, a.address, self.stream, trace)
+                if told is None:
+                    await self._part(npc_id, partner_id)
+                    return False
+                lines = told[0]
+                remembered = await asyncio.gather(*(keep_conversation(me, other.persona.name, lines, memo, now,
+                                                                      self.stream, trace)
+                                                    for me, other, memo in ((a, b, told[1]), (b, a, told[2]))))
+            else:
+                lines = await converse(*speakers, now, a.address, self.stream, trace, reason=reason)
+                remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now,
+                                                                          self.stream, trace)
+                                                    for me, other in ((a, b), (b, a))))
             world = await self.records.world(a.world_name)
             places = [await self._place_for(change, me, world, trace, host=other) if change else None
                       for me, other, (_, change) in zip((a, b), (b, a), remembered, strict=True)]

@@ -21,9 +21,9 @@ class ConversationMemo(BaseModel):
     plan_minutes: int = Field(ge=0, le=600)
 
 
-def _days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+def offer_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     """The plan's day is one of the days offered (today and the two weeks after), or empty."""
     schema["properties"]["plan_date"]["enum"] = ["", *variables["date_list"]]
 
 
-PROMPT = Prompt("conversation_memo", ConversationMemo, refine_schema=_days, max_tokens=250)
+PROMPT = Prompt("conversation_memo", ConversationMemo, refine_schema=offer_days, max_tokens=250)

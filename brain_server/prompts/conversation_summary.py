@@ -1,0 +1,37 @@
+"""A conversation nobody is watching, resolved in one call (cognitive level of detail): whether
+the two stop to talk, the gist in a few lines, and what each takes away (the memo each would write,
+with any plan change, so both remember it as they would a conversation written turn by turn)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain_server.prompts import Prompt
+from brain_server.prompts.conversation_memo import ConversationMemo, offer_days
+
+MAX_GIST_LINES = 6
+
+
+class GistLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    speaker: str = Field(min_length=1, max_length=80)
+    text: str = Field(min_length=1, max_length=300)
+
+
+class ConversationSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    talk: bool
+    lines: list[GistLine] = Field(max_length=MAX_GIST_LINES)
+    first: ConversationMemo
+    second: ConversationMemo
+
+
+def _speakers_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+    """Lines are spoken by the two of them; plan days are the days offered (as in the memo)."""
+    defs = schema["$defs"]
+    defs["GistLine"]["properties"]["speaker"]["enum"] = [variables["npc_name"], variables["partner"]]
+    offer_days(defs["ConversationMemo"], variables)
+
+
+PROMPT = Prompt("conversation_summary", ConversationSummary, refine_schema=_speakers_and_days, max_tokens=700)
