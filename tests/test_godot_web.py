@@ -1059,3 +1059,169 @@ def test_an_agent_drives_a_3d_body_on_the_worlds_tiles(tmp_path: Path) -> None:
     assert arrived["npc"] == "robo_clerk" and arrived["address"] == "Town3D:Shop:shop:counter", arrived
     assert arrived["tile"] == [7, 2] and arrived["at"] == "Town3D:Shop:shop", arrived
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Attention: each Decide tells the brain whether the player can see the NPC (its body on the
+# screen), so the brain can think coarser about the NPCs nobody watches.
+# --------------------------------------------------------------------------------------------
+
+_BOT_2D = '''extends Node2D
+## A 2D NPC: glides where its agent is sent, then says it is there. A `jiggle` bot stays put
+## and, after its first decision, hops into the screen and out again four times (half a second
+## each), then into it for good: a camera shaking at an edge.
+
+@export var jiggle: bool = false
+@export var in_view_spot: Vector2 = Vector2(400, 200)
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.move_requested.connect(_on_move_requested)
+	if jiggle:
+		_agent.decided.connect(_on_first_decision, CONNECT_ONE_SHOT)
+
+
+func _on_move_requested(_address: String, target: Vector2) -> void:
+	if jiggle:
+		_agent.report_arrived.call_deferred()
+		return
+	var tween := create_tween()
+	tween.tween_property(self, "global_position", target, 2.0)
+	tween.finished.connect(_agent.report_arrived)
+
+
+func _on_first_decision(_decision: NpcBrainDecision) -> void:
+	var away := position
+	var tween := create_tween()
+	for i in 4:
+		tween.tween_interval(0.5)
+		tween.tween_property(self, "position", in_view_spot, 0.0)
+		tween.tween_interval(0.5)
+		tween.tween_property(self, "position", away, 0.0)
+	tween.tween_interval(0.5)
+	tween.tween_property(self, "position", in_view_spot, 0.0)
+	tween.finished.connect(func() -> void: print("NPCBRAIN {\\"event\\": \\"jiggled\\"}"))
+'''
+
+_PERSONA_2D = '''[sub_resource type="Resource" id="Persona_{id}"]
+script = ExtResource("3_persona")
+display_name = "{name}"
+home = "{home}"
+'''
+
+_BODY_2D = '''[node name="{node}" type="Node2D" parent="."]
+position = Vector2({x}, {y})
+script = ExtResource("1_bot")
+{extra}
+[node name="NpcBrainAgent" type="Node" parent="{node}"]
+script = ExtResource("2_agent")
+npc_id = "{id}"
+persona = SubResource("Persona_{id}")
+{agent_extra}
+'''
+
+# (node, npc id, name, home, x, y, body's extra lines, agent's extra lines). The window is
+# 960x640 (no Camera2D: the canvas from the origin): x < 500 is on screen, x > 1500 off it.
+_BOTS_2D = [
+    ("Near", "near", "Nora Near", "Home:room", 80, 80, "", ""),
+    ("Traveler", "traveler", "Tom Traveler", "Far:yard", 1712, 80, "", ""),
+    ("Jiggler", "jiggler", "Jill Jiggler", "Far:yard", 1776, 112, "jiggle = true\n", ""),
+    ("Companion", "companion", "Cora Companion", "Far:yard", 1840, 80, "", "attention_mode = 2\n"),
+]
+
+
+def _scene_2d() -> str:
+    parts = ['[gd_scene load_steps=9 format=3]\n',
+             '[ext_resource type="Script" path="res://bot.gd" id="1_bot"]',
+             '[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_agent.gd" id="2_agent"]',
+             '[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_persona.gd" id="3_persona"]',
+             '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="4_world"]',
+             '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="5_sector"]',
+             '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="6_arena"]\n']
+    parts += [_PERSONA_2D.format(id=bot[1], name=bot[2], home=bot[3]) for bot in _BOTS_2D]
+    parts.append('''[node name="Game2D" type="Node2D"]
+
+[node name="World" type="Node2D" parent="."]
+script = ExtResource("4_world")
+world_name = "Town2D"
+tile_size = 32
+grid_size = Vector2i(60, 8)
+style = 1
+
+[node name="Home" type="Node" parent="World"]
+script = ExtResource("5_sector")
+sector_name = "Home"
+
+[node name="Room" type="Node" parent="World/Home"]
+script = ExtResource("6_arena")
+arena_name = "room"
+rect = Rect2i(1, 1, 4, 3)
+walled = false
+
+[node name="Far" type="Node" parent="World"]
+script = ExtResource("5_sector")
+sector_name = "Far"
+
+[node name="Yard" type="Node" parent="World/Far"]
+script = ExtResource("6_arena")
+arena_name = "yard"
+rect = Rect2i(52, 1, 6, 3)
+walled = false
+''')
+    parts += [_BODY_2D.format(node=b[0], id=b[1], x=b[4], y=b[5], extra=b[6], agent_extra=b[7]) for b in _BOTS_2D]
+    return "\n".join(parts)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_decide_says_whether_the_player_sees_the_npc_and_an_npc_coming_into_view_asks_again(
+        tmp_path: Path) -> None:
+    """Four 2D NPCs in a 960x640 window with ten-hour actions: Nora stands on screen, her Decide
+    says ATTENTION_IN_VIEW; Tom, Jill and Cora start far to the right, off screen: Tom's and
+    Jill's first Decide say ATTENTION_OUT_OF_VIEW, Cora's ATTENTION_IN_VIEW (her agent is set to
+    always in view). Tom's first action sends him home, on screen: as he walks in, he asks again
+    at once (not at the action's end ten game hours on, not when he arrives), in view. Jill hops
+    in and out of the screen four times, half a second each: one early Decide, not four."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "bot.gd").write_text(_BOT_2D)
+    (project / "town.tscn").write_text(_scene_2d())
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        address = "Town2D:Home:room" if request["npcId"] == "traveler" else request["address"]
+        return 0.0, {"traceId": f"{request['npcId']}-{len(brain.calls)}", "action": {
+            "description": "going about the day", "address": address, "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    def decides(npc: str) -> list[dict]:
+        return [r for m, r in brain.calls if m == "Decide" and r["npcId"] == npc]
+
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events",
+                                   viewport={"width": 960, "height": 640}) as game:
+        jiggled = game.wait_for(lambda e: e["event"] == "jiggled", timeout_s=90)
+        assert jiggled, "\n".join(game.lines[-30:])
+        arrived = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "traveler", timeout_s=30)
+        assert arrived, "\n".join(game.lines[-30:])
+        game.pump(4)  # the jiggle's end and Tom's arrival ask nothing more
+    attention = {npc: [r["attention"] for r in decides(npc)] for npc in ("near", "traveler", "jiggler", "companion")}
+    assert attention == {
+        "near": ["ATTENTION_IN_VIEW"],
+        "traveler": ["ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"],
+        "jiggler": ["ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"],
+        "companion": ["ATTENTION_IN_VIEW"],
+    }, attention
+    # Tom asked again on his way in: before he arrived, minutes (not ten hours) after the first.
+    first, early = decides("traveler")
+    assert _game_time(early["gameTime"]) - _game_time(first["gameTime"]) < timedelta(minutes=5), (first, early)
+    walked_in = [e for e in game.events if e["event"] in ("attention", "arrived") and e["npc"] == "traveler"]
+    assert [(e["event"], e.get("in_view")) for e in walked_in] == [("attention", True), ("arrived", None)], walked_in
+    changes = [(e["npc"], e["in_view"], e["mode"]) for e in game.events if e["event"] == "attention"]
+    assert ("near", True, "auto") in changes and ("companion", True, "always_in_view") in changes, changes
+    assert [c for c in changes if c[0] == "jiggler"] == [("jiggler", True, "auto")], changes
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

@@ -2,8 +2,10 @@
 class_name NpcBrainHud
 extends CanvasLayer
 ## The debug bar (part of the optional overlay `npc_brain_debug.tscn`): the game clock with
-## pause and speeds, the brain's state (online; slow in amber; OFFLINE in red; REFUSED in red
-## when the brain refused the world or an NPC for good: fix the scene) and the latest news.
+## pause and speeds, how many NPCs are in the player's view (the brain thinks about the others
+## coarser; see NpcBrainAgent.attention_mode), the brain's state (online; slow in amber; OFFLINE
+## in red; REFUSED in red when the brain refused the world or an NPC for good: fix the scene)
+## and the latest news.
 ## Anchored along the bottom of the screen at any size; `theme` styles it; its keys are the
 ## InputMap actions `npc_brain_pause` and `npc_brain_speed_1`..`_5` (Space, 1-5 unless the
 ## game maps them).
@@ -27,6 +29,7 @@ const ACTIONS := {
 
 var _bar: ColorRect
 var _clock: Label
+var _in_view: Label
 var _status: Label
 var _pause_button: Button
 var _scale_buttons: Array[Button] = []
@@ -51,6 +54,7 @@ func _ready() -> void:
 	clock.minute_passed.connect(_on_minute_passed)
 	client.status_changed.connect(_on_brain_status_changed)
 	client.call_failed.connect(_on_call_failed)
+	client.agent_attention_changed.connect(_on_agent_attention_changed)
 	_status.text = "brain: connecting to %s" % client.base_url
 	_refresh_controls()
 	_watch_world.call_deferred()
@@ -77,16 +81,20 @@ func toggle_pause() -> void:
 	_refresh_controls()
 	# Where each NPC stands in the window: tools and tests click there while the game is paused.
 	var screen: Dictionary[String, Array] = {}
+	var in_view: Array[String] = []
 	var window := get_viewport().get_screen_transform()
 	var to_screen := window * get_viewport().get_canvas_transform()
 	for agent in NpcBrainClient.get_instance().get_agents():
 		if agent.get_body() != null:  # 2D bodies
 			var at := to_screen * agent.get_body().global_position
 			screen[agent.npc_id] = [at.x, at.y]
+		if agent.in_view:
+			in_view.append(agent.npc_id)
+	in_view.sort()
 	var bar := window * _bar.get_global_rect()
 	NpcBrainLog.record("clock", {
 		"paused": clock.paused, "time_scale": clock.time_scale, "npcs_on_screen": screen,
-		"bar": [bar.position.x, bar.position.y, bar.size.x, bar.size.y],
+		"npcs_in_view": in_view, "bar": [bar.position.x, bar.position.y, bar.size.x, bar.size.y],
 	})
 
 
@@ -132,6 +140,13 @@ func _build() -> void:
 	_pause_button = _button(row, "Pause", toggle_pause)
 	for scale in SCALES:
 		_scale_buttons.append(_button(row, "%dx" % scale, set_time_scale.bind(scale)))
+	_in_view = Label.new()
+	_in_view.name = "InView"
+	_in_view.tooltip_text = "NPCs in the player's view: the brain thinks about the others coarser"
+	_in_view.mouse_filter = Control.MOUSE_FILTER_PASS
+	_in_view.add_theme_color_override("font_color", ONLINE_COLOR)
+	_in_view.add_theme_font_size_override("font_size", 12)
+	row.add_child(_in_view)
 	_status = Label.new()
 	_status.size_flags_horizontal = Control.SIZE_EXPAND_FILL
 	_status.horizontal_alignment = HORIZONTAL_ALIGNMENT_RIGHT
@@ -173,6 +188,17 @@ func _on_world_registered(world: NpcBrainWorld) -> void:
 		world.world_name, world.get_sectors().size(), world.get_arenas().size(),
 		NpcBrainClient.get_instance().get_agents().size(),
 	])
+	_count_in_view()
+
+
+func _on_agent_attention_changed(_agent: NpcBrainAgent, _now_in_view: bool) -> void:
+	_count_in_view()
+
+
+func _count_in_view() -> void:
+	var agents := NpcBrainClient.get_instance().get_agents()
+	var seen := agents.filter(func(agent: NpcBrainAgent) -> bool: return agent.in_view).size()
+	_in_view.text = "  %d/%d in view" % [seen, agents.size()]
 
 
 func _on_minute_passed(unix_time: int) -> void:

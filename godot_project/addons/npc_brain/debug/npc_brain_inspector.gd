@@ -226,12 +226,15 @@ func _control_centers() -> Dictionary[String, Array]:
 
 func _npc_header(target: NpcBrainAgent) -> String:
 	var decision := target.decision
-	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n" % [
+	var mode := NpcBrainAgent.AttentionMode.keys()[target.get_attention_mode()] as String
+	return "[b]%s[/b] (%d)  %s\n[b]Now:[/b] %s\n[b]Going to:[/b] %s\n[b]Attention:[/b] %s\n" % [
 		_esc(target.persona.display_name), target.persona.age,
 		_esc(", ".join(target.persona.traits)),
 		_esc(decision.action.description if decision != null else "deciding...")
 				+ (" (thinking...)" if target.thinking else ""),
 		_esc(decision.action.address if decision != null else target.get_address()),
+		("in view" if target.in_view else "out of view: the brain thinks coarser")
+				+ " (%s)" % mode.to_lower().replace("_", " "),
 	]
 
 

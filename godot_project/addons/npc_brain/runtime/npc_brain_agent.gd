@@ -16,6 +16,13 @@ extends Node
 ## `vision_radius` in its arena (unless `perceive_world` is off), plus what the game adds with
 ## `perceive()` (connect `perceiving`, emitted just before each Decide).
 ##
+## Attention: each Decide says whether the player can see the NPC (`in_view`: its body on a
+## screen, by a VisibleOnScreenNotifier2D/3D the agent adds to it; see `attention_mode`). Out
+## of view, the brain thinks coarser and cheaper (hour-level plans, a conversation in one LLM
+## call, perceptions rated in longer batches); when the NPC comes into view the agent asks
+## Decide again at once (once per entry), so the brain restores the detail before the player
+## notices.
+##
 ## Failures: a brain away or slow is retried with a growing delay (the NPC keeps its action);
 ## a brain that lost the world or the NPC gets them again; a request the brain refuses for good
 ## (say a persona that clashes with the stored one) is reported with push_error and `failed`,
@@ -38,6 +45,16 @@ signal object_state_changed(address: String, state: String)
 signal perceiving
 ## A call failed; permanent errors are also pushed with push_error.
 signal failed(error: NpcBrainError)
+## The NPC came into the player's view or left it (see `attention_mode`).
+signal attention_changed(in_view: bool)
+
+## What the brain is told about the player's view of this NPC.
+enum AttentionMode {
+	PROJECT_DEFAULT, ## The project setting npc_brain/agents/attention (Auto unless set).
+	AUTO, ## In view while its body is on a screen (with a short settling delay).
+	ALWAYS_IN_VIEW, ## Always full detail (a companion the player always cares about).
+	ALWAYS_OUT_OF_VIEW, ## Always coarse (a background NPC, whatever the camera shows).
+}
 
 ## Node2Ds and Node3Ds in this group are perceived by agents near them (see above).
 const VISIBLE_GROUP := "npc_brain_visible"
@@ -69,6 +86,19 @@ const GROUP := "npc_brain_agent"
 ## Perceive the world's other agents and busy objects by itself.
 @export var perceive_world: bool = true
 
+@export_group("Attention")
+## Whether the brain thinks about this NPC in full detail (in view) or coarser (out of view).
+@export var attention_mode: AttentionMode = AttentionMode.PROJECT_DEFAULT:
+	set(value):
+		attention_mode = value
+		if _started:
+			_update_attention()
+## Real seconds on screen before the NPC counts as in view (and asks Decide early).
+@export var in_view_after_s: float = 0.2
+## Real seconds off every screen before it counts as out of view: a glance away, or a camera
+## jiggling at an edge, keeps it in view (and asks nothing).
+@export var out_of_view_after_s: float = 2.0
+
 @export_group("Retries")
 ## Real seconds to wait after a failed call; doubles with each failure in a row (with jitter)
 ## up to `max_retry_delay_s`. The NPC keeps its last action meanwhile.
@@ -81,6 +111,8 @@ const GROUP := "npc_brain_agent"
 var decision: NpcBrainDecision = null
 ## Whether the brain is still thinking about this NPC's action (see `is_tentative`).
 var thinking: bool = false
+## Whether the player can see it, as the next Decide tells the brain (see `attention_mode`).
+var in_view: bool = false
 ## Where it was last sent (a full address), and the tile chosen there.
 var target_address: String = ""
 var target_tile: Vector2i = NpcBrainWorld.NO_TILE
@@ -90,6 +122,9 @@ var _stopped: bool = false
 var _spawned: bool = false
 var _busy: bool = false
 var _moving: bool = false
+## Came into view: ask Decide at the next opportunity, whatever `_ask_at` and walking say.
+var _ask_early: bool = false
+var _view_watch: NpcBrainViewWatch = null
 ## Game time (Unix seconds) to ask Decide again; -1 without an action.
 var _ask_at: int = -1
 var _action_end: int = -1
@@ -145,7 +180,16 @@ func start() -> void:
 	NpcBrainGameClock.get_instance().minute_passed.connect(_on_minute_passed)
 	world.registered.connect(_on_world_registered)
 	_address = world.address_at(get_tile())
+	_update_attention()
 	_tick()
+
+
+## The attention mode in effect (`attention_mode`, or the project's default for PROJECT_DEFAULT).
+func get_attention_mode() -> AttentionMode:
+	if attention_mode != AttentionMode.PROJECT_DEFAULT:
+		return attention_mode
+	var setting := int(NpcBrainSettings.get_value(NpcBrainSettings.ATTENTION))
+	return (AttentionMode.AUTO + clampi(setting, 0, 2)) as AttentionMode
 
 
 ## The 2D body it moves (its parent), or null for a 3D body.
@@ -284,6 +328,47 @@ func _on_world_registered() -> void:
 	_tick()
 
 
+func _update_attention() -> void:
+	var mode := get_attention_mode()
+	if mode == AttentionMode.AUTO and _view_watch == null:
+		_view_watch = NpcBrainViewWatch.new()
+		_view_watch.name = "ViewWatch"
+		_view_watch.in_view_after_s = in_view_after_s
+		_view_watch.out_of_view_after_s = out_of_view_after_s
+		_view_watch.changed.connect(_on_view_changed)
+		add_child(_view_watch, false, Node.INTERNAL_MODE_BACK)
+		var body := get_parent()
+		_view_watch.watch(body, world.tile_size_3d if body is Node3D else float(world.tile_size))
+	match mode:
+		AttentionMode.AUTO:
+			_set_in_view(_view_watch.in_view)
+		AttentionMode.ALWAYS_IN_VIEW:
+			_set_in_view(true)
+		_:
+			_set_in_view(false)
+
+
+func _on_view_changed(on_screen: bool) -> void:
+	if get_attention_mode() == AttentionMode.AUTO:
+		_set_in_view(on_screen)
+
+
+func _set_in_view(value: bool) -> void:
+	if value == in_view:
+		return
+	in_view = value
+	NpcBrainLog.record("attention", {
+		"npc": npc_id, "in_view": in_view,
+		"mode": AttentionMode.keys()[get_attention_mode()].to_lower(),
+		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+	})
+	attention_changed.emit(in_view)
+	NpcBrainClient.get_instance().agent_attention_changed.emit(self, in_view)
+	if in_view and decision != null:
+		_ask_early = true  # the brain restores the detail before the player notices
+		_tick()
+
+
 func _tick() -> void:
 	if not _started or _stopped:
 		return
@@ -294,7 +379,7 @@ func _tick() -> void:
 		return
 	if not _spawned:
 		_spawn()
-	elif now >= _ask_at and (thinking or not _moving):
+	elif _ask_early or (now >= _ask_at and (thinking or not _moving)):
 		_decide()
 
 
@@ -318,6 +403,7 @@ func _spawn() -> void:
 
 func _decide() -> void:
 	_busy = true
+	_ask_early = false
 	perceiving.emit()
 	var tile := get_tile()
 	var request := {
@@ -326,6 +412,7 @@ func _decide() -> void:
 		"address": get_address(),
 		"tile": {"x": tile.x, "y": tile.y},
 		"perceptions": _collect_perceptions(),
+		"attention": "ATTENTION_IN_VIEW" if in_view else "ATTENTION_OUT_OF_VIEW",
 	}
 	var reply := await NpcBrainClient.get_instance().call_rpc("Decide", request, npc_id)
 	_busy = false
@@ -334,6 +421,8 @@ func _decide() -> void:
 		return
 	_failures = 0
 	_apply(NpcBrainDecision.from_proto(reply.data, reply.elapsed_ms))
+	if _ask_early:
+		_tick()  # came into view while this Decide was out: ask again now, not at the next minute
 
 
 func _handle_failure(method: String, reply: NpcBrainReply) -> void:

@@ -26,6 +26,9 @@ extends Node
 signal status_changed(state: State, detail: String)
 ## Emitted for every failed call (after it was logged), whatever the caller does about it.
 signal call_failed(error: NpcBrainError)
+## Emitted when an agent's NPC comes into the player's view or leaves it (the agent's own
+## `attention_changed`, for tools that watch every NPC, like the debug bar).
+signal agent_attention_changed(agent: NpcBrainAgent, in_view: bool)
 
 ## How the brain answers, as seen from here.
 enum State {

@@ -13,6 +13,14 @@ enum LogLevel {
 	VERBOSE, ## Every event with every field.
 }
 
+## What agents tell the brain about the player's view (`ATTENTION`; an agent's own
+## `attention_mode` beats it).
+enum Attention {
+	AUTO, ## In view while the NPC's body is on a screen, out of view otherwise.
+	ALWAYS_IN_VIEW, ## Full detail for every NPC, whatever the player sees.
+	ALWAYS_OUT_OF_VIEW, ## Coarse thinking for every NPC (a server, or a game without a view).
+}
+
 const URL := "npc_brain/brain/url"
 const TOKEN := "npc_brain/brain/token"
 const TIMEOUT_S := "npc_brain/brain/timeout_s"
@@ -21,6 +29,7 @@ const START_TIME := "npc_brain/clock/start_time"
 const TIME_SCALE := "npc_brain/clock/time_scale"
 const RETRY_DELAY_S := "npc_brain/world/retry_delay_s"
 const LOG_EVENTS := "npc_brain/debug/log_events"
+const ATTENTION := "npc_brain/agents/attention"
 
 ## name -> [default, Variant type, hint, hint string]
 const ALL := {
@@ -34,6 +43,8 @@ const ALL := {
 	TIME_SCALE: [60.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "0,3600,1,or_greater"],
 	RETRY_DELAY_S: [3.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "0.5,60,0.5,suffix:s"],
 	LOG_EVENTS: [LogLevel.ERRORS, TYPE_INT, PROPERTY_HINT_ENUM, "Off,Errors,Events,Verbose"],
+	ATTENTION: [Attention.AUTO, TYPE_INT, PROPERTY_HINT_ENUM,
+			"Auto,Always in view,Always out of view"],
 }
 
 

@@ -1,0 +1,60 @@
+class_name NpcBrainViewWatch
+extends Node
+## Whether a body is on the player's screen, for NpcBrainAgent's `attention`: a
+## VisibleOnScreenNotifier2D (or 3D) the watch adds to the body, its reports settled so that a
+## camera jiggling at an edge changes nothing. The body counts as in view once it has stayed on
+## a screen `in_view_after_s`, out of view once it has stayed off every screen
+## `out_of_view_after_s` (longer: a glimpse away keeps the detail the player may come back to).
+## Any viewport counts (split screen, a minimap's SubViewport); a hidden body is out of view.
+
+## The settled state changed.
+signal changed(in_view: bool)
+
+## The settled state: on a screen (after the delays above).
+var in_view: bool = false
+var in_view_after_s: float = 0.2
+var out_of_view_after_s: float = 2.0
+
+var _on_screen: bool = false
+var _reported: bool = false
+var _settle: Timer
+
+
+## Watches `body` (a Node2D or Node3D) through a notifier of about `size` (pixels for 2D: the
+## body's tile and one tile around it; meters for 3D: the tile it stands on, 3 m high).
+func watch(body: Node, size: float) -> void:
+	var notifier: Node = null
+	if body is Node3D:
+		var notifier_3d := VisibleOnScreenNotifier3D.new()
+		notifier_3d.aabb = AABB(Vector3(-size * 0.5, -1.0, -size * 0.5), Vector3(size, 3.0, size))
+		notifier_3d.screen_entered.connect(_on_screen_changed.bind(true))
+		notifier_3d.screen_exited.connect(_on_screen_changed.bind(false))
+		notifier = notifier_3d
+	else:
+		var notifier_2d := VisibleOnScreenNotifier2D.new()
+		notifier_2d.rect = Rect2(-size, -size, size * 2.0, size * 2.0)
+		notifier_2d.screen_entered.connect(_on_screen_changed.bind(true))
+		notifier_2d.screen_exited.connect(_on_screen_changed.bind(false))
+		notifier = notifier_2d
+	notifier.name = "NpcBrainOnScreen"
+	body.add_child(notifier, false, Node.INTERNAL_MODE_BACK)  # out of the body's get_children()
+	_settle = Timer.new()
+	_settle.one_shot = true
+	_settle.timeout.connect(_on_settled)
+	add_child(_settle)
+
+
+func _on_screen_changed(on_screen: bool) -> void:
+	_on_screen = on_screen
+	if not _reported:
+		# The first report (the first frames drawn) is the state the NPC starts in: at once.
+		_reported = true
+		_on_settled()
+		return
+	_settle.start(in_view_after_s if on_screen else out_of_view_after_s)
+
+
+func _on_settled() -> void:
+	if _on_screen != in_view:
+		in_view = _on_screen
+		changed.emit(in_view)
