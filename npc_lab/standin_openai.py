@@ -926,6 +926,8 @@ def _valid(value: Any, node: dict[str, Any], root: dict[str, Any]) -> bool:
             node.get("minimum", -math.inf) <= value <= node.get("maximum", math.inf)
     if kind == "boolean":
         return isinstance(value, bool)
+    if kind == "null":
+        return value is None
     return True
 
 

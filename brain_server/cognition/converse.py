@@ -199,7 +199,7 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
              for line in answer.lines]
     trace.note(f"converse: {names[0]} and {names[1]} talked, told in {len(lines)} lines (one call: out of view)")
-    return lines, answer.first, answer.second
+    return lines, answer.first or _plain_memo(*names), answer.second or _plain_memo(names[1], names[0])
 
 
 async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:

@@ -22,9 +22,10 @@ class GistLine(BaseModel):
 class ConversationSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
     talk: bool
-    lines: list[GistLine] = Field(max_length=MAX_GIST_LINES)
-    first: ConversationMemo
-    second: ConversationMemo
+    lines: list[GistLine] = Field(default_factory=list, max_length=MAX_GIST_LINES)
+    # None when they do not talk (a model need not write memos for a conversation that did not happen).
+    first: ConversationMemo | None = None
+    second: ConversationMemo | None = None
 
 
 def _speakers_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:

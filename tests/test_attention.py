@@ -1,0 +1,100 @@
+"""Cognitive level of detail through the real transports (DecideRequest.attention): an NPC the
+player cannot see follows its hour blocks without steps and talks in one call; back in view its
+block is broken into steps at once; what it learned out of view is kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.clients import Clients
+from tests.test_mind import CAFE, klaus
+from tests.town import spawn_json, world_json
+
+UNSEEN, SEEN = "ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"
+TURN_BY_TURN = ("react", "relationship", "converse_turn", "conversation_memo")
+
+
+@pytest.fixture
+def clients(brain_factory):
+    c = Clients(brain_factory())
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    c.grpc("SpawnNpc", klaus())
+    yield c
+    c.close()
+
+
+def decide(clients: Clients, npc_id: str, time: str, attention: str, *seen: str) -> dict:
+    perceptions = [{"subject": who, "predicate": "is", "object": "reading", "description": f"{who} is reading",
+                    "address": CAFE, "distance": 2} for who in seen]
+    return clients.grpc("Decide", {"npcId": npc_id, "gameTime": f"2026-02-13T{time}:00Z", "address": CAFE,
+                                   "perceptions": perceptions, "attention": attention})
+
+
+def notes(clients: Clients, reply: dict) -> list[str]:
+    return clients.grpc("GetTrace", {"traceId": reply["traceId"]})["trace"].get("notes", [])
+
+
+def test_unseen_npcs_talk_in_one_call_and_both_remember_it(clients: Clients, fake_llm) -> None:
+    decide(clients, "isabella", "09:00", UNSEEN)
+    decide(clients, "klaus", "09:00", UNSEEN)
+    memo = {"summary": "", "importance": 7, "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0}
+    fake_llm.queue({"json": {
+        "talk": True,
+        "lines": [{"speaker": "Isabella Rodriguez", "text": "Klaus, come to my party at the cafe at 5 pm!"},
+                  {"speaker": "Klaus Mueller", "text": "I'll be there."}],
+        "first": memo | {"summary": "Klaus Mueller will come to my party at 5 pm"},
+        "second": memo | {"summary": "Isabella Rodriguez invited me to her party at 5 pm today",
+                          "plan_activity": "going to Isabella's party", "plan_date": "2026-02-13",
+                          "plan_start": "17:00", "plan_minutes": 120}}}, purpose="conversation_summary")
+    before = len(fake_llm.chat_requests())
+    reply = decide(clients, "isabella", "09:40", UNSEEN, "Klaus Mueller")
+    assert reply["action"]["chattingWith"] == "klaus"
+    assert [line["text"] for line in reply["action"]["dialogue"]] == [
+        "Klaus, come to my party at the cafe at 5 pm!", "I'll be there."]
+    asked = [r["purpose"] for r in fake_llm.chat_requests()[before:]]
+    assert asked.count("conversation_summary") == 1 and not set(asked) & set(TURN_BY_TURN), asked
+    prompt = fake_llm.chat_requests("conversation_summary")[0]["body"]["messages"][1]["content"]
+    assert "Name: Isabella Rodriguez" in prompt and "Name: Klaus Mueller" in prompt
+    for npc_id, gist in (("isabella", "Klaus Mueller will come"), ("klaus", "invited me to her party")):
+        chats = clients.grpc("ListMemories", {"npcId": npc_id, "kind": "MEMORY_KIND_CHAT"})["memories"]
+        thoughts = clients.grpc("ListMemories", {"npcId": npc_id, "kind": "MEMORY_KIND_THOUGHT"})["memories"]
+        assert "come to my party at the cafe at 5 pm" in chats[0]["description"]
+        assert any(gist in t["description"] and t["evidenceIds"] == [chats[0]["id"]] for t in thoughts)
+    party = decide(clients, "klaus", "17:30", UNSEEN)
+    assert party["action"]["description"].startswith("Klaus Mueller is going to Isabella's party")
+
+
+def test_unseen_npcs_that_do_not_stop_to_talk_carry_on(clients: Clients, fake_llm) -> None:
+    decide(clients, "isabella", "09:00", UNSEEN)
+    decide(clients, "klaus", "09:00", UNSEEN)
+    fake_llm.queue({"json": {"talk": False}}, purpose="conversation_summary")
+    reply = decide(clients, "isabella", "09:40", UNSEEN, "Klaus Mueller")
+    assert not reply["action"].get("chattingWith")
+    assert any("did not stop to talk" in n for n in notes(clients, reply))
+    assert not clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"}).get("memories")
+
+
+def test_one_npc_in_view_makes_the_conversation_turn_by_turn(clients: Clients, fake_llm) -> None:
+    decide(clients, "isabella", "09:00", UNSEEN)
+    decide(clients, "klaus", "09:00", SEEN)
+    fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
+    fake_llm.queue({"json": {"utterance": "Hello Klaus!", "end_conversation": True}}, purpose="converse_turn")
+    reply = decide(clients, "isabella", "09:40", UNSEEN, "Klaus Mueller")
+    assert reply["action"]["dialogue"][0]["text"] == "Hello Klaus!"
+    assert not fake_llm.chat_requests("conversation_summary")
+
+
+def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Clients, fake_llm) -> None:
+    first = decide(clients, "isabella", "09:00", UNSEEN)
+    assert any(n.startswith("attention: out of view") for n in notes(clients, first))
+    for time in ("09:20", "10:05", "11:30"):
+        decide(clients, "isabella", time, UNSEEN)
+    assert not fake_llm.chat_requests("decompose"), "no 5-15 minute steps out of view"
+    seen = decide(clients, "isabella", "11:35", SEEN)
+    assert any(n.startswith("attention: in view") for n in notes(clients, seen))
+    assert fake_llm.chat_requests("decompose"), "back in view, the block in progress gets its steps"
+    again = decide(clients, "isabella", "11:40", SEEN)
+    assert not any(n.startswith("attention:") for n in notes(clients, again)), "noted only when it changes"
+    unset = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T11:45:00Z", "address": CAFE})
+    assert not any(n.startswith("attention:") for n in notes(clients, unset)), "unset is in view"
