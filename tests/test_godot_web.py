@@ -987,6 +987,11 @@ script = ExtResource("3_persona")
 display_name = "Robo Clerk"
 home = "Home:room"
 
+[sub_resource type="Resource" id="Persona_stocker"]
+script = ExtResource("3_persona")
+display_name = "Robo Stocker"
+home = "Shop:shop"
+
 [node name="Game3D" type="Node3D"]
 
 [node name="World" type="Node2D" parent="."]
@@ -1029,6 +1034,19 @@ script = ExtResource("1_bot")
 script = ExtResource("2_agent")
 npc_id = "robo_clerk"
 persona = SubResource("Persona_bot")
+
+[node name="Stocker" type="Node3D" parent="."]
+position = Vector3(17, 1, 5)
+script = ExtResource("1_bot")
+
+[node name="NpcBrainAgent" type="Node" parent="Stocker"]
+script = ExtResource("2_agent")
+npc_id = "robo_stocker"
+persona = SubResource("Persona_stocker")
+
+[node name="Camera" type="Camera3D" parent="."]
+position = Vector3(5, 1, 9)
+fov = 30.0
 '''
 
 
@@ -1036,7 +1054,10 @@ persona = SubResource("Persona_bot")
 @pytest.mark.slow
 def test_an_agent_drives_a_3d_body_on_the_worlds_tiles(tmp_path: Path) -> None:
     """A Node3D body: the agent reads its tile from x and z (2 m tiles), sends it to the tile of
-    the brain's address with `move_requested_3d` at its own height, and hears it arrive there."""
+    the brain's address with `move_requested_3d` at its own height, and hears it arrive there.
+    A narrow Camera3D looks at where the clerk starts: its first Decide says it is in view, the
+    stocker's (in the shop, beside the picture) out of view; the clerk, gone to the shop's
+    counter, is out of view a moment later."""
     _needs_browser()
     project = godot_web.make_host_project(tmp_path / "game")
     (project / "bot.gd").write_text(_BOT_3D)
@@ -1046,15 +1067,24 @@ def test_an_agent_drives_a_3d_body_on_the_worlds_tiles(tmp_path: Path) -> None:
     def decide(method: str, request: dict) -> tuple[float, dict] | None:
         if method != "Decide":
             return None
+        if request["npcId"] == "robo_stocker":
+            return 0.0, {"traceId": "stock", "action": {
+                "description": "Robo Stocker is stocking shelves", "address": request["address"],
+                "durationMinutes": 600, "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
         return 0.0, {"traceId": "shop", "action": {
             "description": "Robo Clerk is minding the counter", "address": "Town3D:Shop:shop:counter",
             "durationMinutes": 600, "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
 
     with _StandInBrain(web_dir, decide) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
-        arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=60)
+        arrived = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "robo_clerk", timeout_s=60)
         assert arrived, "\n".join(game.lines[-30:])
-    spawn = next(r for m, r in brain.calls if m == "SpawnNpc")
+        left = game.wait_for(lambda e: e["event"] == "attention" and e["npc"] == "robo_clerk"
+                             and not e["in_view"], timeout_s=10)
+        assert left, "\n".join(game.lines[-30:])
+    spawn = next(r for m, r in brain.calls if m == "SpawnNpc" and r["npcId"] == "robo_clerk")
+    first = {r["npcId"]: r["attention"] for m, r in reversed(brain.calls) if m == "Decide"}
+    assert first == {"robo_clerk": "ATTENTION_IN_VIEW", "robo_stocker": "ATTENTION_OUT_OF_VIEW"}, first
     assert spawn["tile"] == {"x": 2, "y": 2} and spawn["address"] == "Town3D:Home:room", spawn
     assert arrived["npc"] == "robo_clerk" and arrived["address"] == "Town3D:Shop:shop:counter", arrived
     assert arrived["tile"] == [7, 2] and arrived["at"] == "Town3D:Shop:shop", arrived
