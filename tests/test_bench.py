@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from brain_server.cli import main
+from npc_lab.bench import awake_hours, calls_from_run, conversations, summarize_calls
 from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 from tests.test_sim import needs_data
@@ -22,9 +23,50 @@ def test_calls_from_a_run_folder(fake_llm, tmp_path: Path, capsys) -> None:
                                                       interview=False)).run())
     main(["bench", "calls", "--run", str(tmp_path / "run"), "--out", str(tmp_path / "b")])
     result = json.loads((tmp_path / "b" / "bench-calls.json").read_text())["result"]
-    assert result["npcs"] == 3 and 0 < result["awake_npc_hours"] <= 9 and result["calls"] > 0
-    assert "daily_plan" in result["by_purpose"]
+    run = result["modes"]["run"]["runs"][0]
+    assert run["npcs"] == 3 and 0 < run["awake_npc_hours"] <= 9 and run["calls"] > 0
+    assert "daily_plan" in result["modes"]["run"]["by_purpose"]
     assert "calls / NPC / awake hour" in capsys.readouterr().out
+
+
+@needs_data
+def test_calls_are_the_same_for_the_same_seed(tmp_path: Path, capsys) -> None:
+    """Lockstep against the stand-in model: a seed's run makes the same calls again."""
+    main(["bench", "calls", "--npcs", "4", "--hours", "3", "--seeds", "0", "0", "--in-view", "all", "1",
+          "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "bench-calls.json").read_text())["result"]
+    assert list(result["modes"]) == ["all", "1"]
+    for mode in result["modes"].values():
+        first, again = ({p: v["calls"] for p, v in run["by_purpose"].items()} for run in mode["runs"])
+        assert first == again and sum(first.values()) > 0
+        assert mode["calls_per_npc_hour"]["spread_pct"] == 0
+    actions = [json.loads(x) for x in (tmp_path / "calls-1-seed0" / "actions.jsonl").read_text().splitlines()]
+    assert {a["in_view"] for a in actions} == {True, False}
+    printed = capsys.readouterr().out
+    assert "in view all" in printed and "<= 5" in printed and "calls per conversation" in printed
+
+
+def test_calls_per_conversation_count_each_pairs_talk_once(tmp_path: Path) -> None:
+    """A conversation is a pair's talk from the first action chatting with the other until neither
+    chats with the other: not one per speaker or per Decide."""
+    chats = [("a", "b"), ("b", "a"), ("a", "b"), ("b", "a"),  # one conversation, four Decides
+             ("c", "d"),  # one, though d never answers
+             ("a", ""), ("b", ""), ("b", "a"),  # both stopped, then b talks to a again: a second
+             ("c", "a"), ("a", "c"), ("d", ""), ("c", "a")]  # c leaves d for a: a third
+    (tmp_path / "actions.jsonl").write_text("".join(
+        json.dumps({"npc_id": who, "game_time": f"2026-02-13T{8 + i:02d}:00:00+00:00", "description": "talking",
+                    **({"chatting_with": other} if other else {})}) + "\n" for i, (who, other) in enumerate(chats)))
+    (tmp_path / "config.json").write_text(json.dumps({"residents": ["a", "b", "c", "d"], "start": "2026-02-13T08:00:00+00:00",
+                                                      "end": "2026-02-13T20:00:00+00:00", "sim": {"in_view": "None"}}))
+    counters = [{"purpose": "converse_turn", "calls": 16, "prompt_tokens": 100}, {"purpose": "relationship", "calls": 8},
+                {"purpose": "conversation_memo", "calls": 6}, {"purpose": "daily_plan", "calls": 4}]
+    (tmp_path / "usage.json").write_text(json.dumps({"counters": counters}))
+    assert conversations(tmp_path) == 4
+    summary = summarize_calls([calls_from_run(tmp_path)])
+    assert summary["conversations"] == [4]
+    assert summary["per_conversation"] == {"converse_turn": 4.0, "conversation_memo": 1.5, "relationship": 2.0,
+                                           "conversation_summary": 0.0, "total": 7.5}
+    assert summary["calls_per_npc_hour"]["mean"] == 34 / sum(awake_hours(tmp_path).values())
 
 
 @needs_data

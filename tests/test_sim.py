@@ -5,12 +5,13 @@ into a run folder the measurements read."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 import json
 from pathlib import Path
 
 import pytest
 
+from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.sim.data import DATA, load_all, topic_keywords
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import report
@@ -97,6 +98,27 @@ def test_perception_keeps_to_the_radius_and_the_arena(tmp_path: Path) -> None:
     assert [e["subject"] for e in sim.perceive(me)] == ["the Ville:Hobbs Cafe:cafe:coffee machine"]
 
 
+def test_the_player_sees_the_nearest_and_moves_every_hour(tmp_path: Path) -> None:
+    town, residents, scenario = small_town()
+    sim = Sim(town, residents, scenario, SimConfig(out=tmp_path, in_view=2))
+    sector, spot = sim.player_spot(scenario.start)
+    assert sim.player_spot(scenario.start + timedelta(minutes=59)) == (sector, spot)
+    assert sim.player_spot(scenario.start + timedelta(hours=1))[0] != sector
+    assert sim.grid.tile_arena[spot].startswith(sector + ":")
+    isabella, klaus, maria = residents
+    sim.walkers = {"maria_lopez": Walker(maria, (spot[0] + 3, spot[1])),
+                   "klaus_mueller": Walker(klaus, (spot[0] - 1, spot[1])),
+                   "isabella_rodriguez": Walker(isabella, (spot[0], spot[1] + 1))}
+    assert sim.look(scenario.start) == {"klaus_mueller", "isabella_rodriguez"}, "a tie goes to the first npc_id"
+    assert not any(w.entered_view for w in sim.walkers.values())
+    sim.walkers["maria_lopez"].tile = spot
+    assert sim.look(scenario.start) == {"maria_lopez", "isabella_rodriguez"}
+    assert [n for n, w in sim.walkers.items() if w.entered_view] == ["maria_lopez"]
+    assert sim._due(sim.walkers["maria_lopez"], scenario.start), "coming into view asks for a Decide"
+    sim.config.in_view = None
+    assert sim.look(scenario.start) == set(sim.walkers) and all(w.in_view for w in sim.walkers.values())
+
+
 def test_topic_keywords() -> None:
     assert topic_keywords("Sam Moore's candidacy for mayor", ["Sam Moore"]) == ["candidacy", "mayor"]
     assert topic_keywords("Valentine's Day party at Hobbs Cafe", ["Hobbs Cafe"]) == ["valentine", "party"]
@@ -128,6 +150,49 @@ def test_a_small_town_runs_through_grpc_into_a_run_folder(fake_llm, tmp_path: Pa
     assert result["diffusion"]["with_related_memory"] == ["isabella_rodriguez"]
     assert (run / "report.md").read_text().count("|") > 10
     assert (run / "diffusion.png").is_file() and (run / "density.png").is_file()
+
+
+class Watched(Sim):
+    """A sim that keeps who the player saw at each tick."""
+
+    views: dict[datetime, set[str]]
+
+    def look(self, now: datetime) -> set[str]:
+        seen = super().look(now)
+        self.views = {**getattr(self, "views", {}), now: seen}
+        return seen
+
+
+@pytest.mark.slow
+def test_with_one_in_view_one_resident_is_told_in_view(fake_llm, tmp_path: Path) -> None:
+    """--in-view 1: at every tick one resident is seen; its Decides say in view, the others' out of
+    view, one coming into view is asked at that tick, and the view moves over the run."""
+    town, residents, scenario = small_town(hours=4)
+    requests: list[pb.DecideRequest] = []
+    sim = Watched(town, residents, scenario, config(tmp_path / "run", fake_llm.base_url, tick_s=60, concurrency=1,
+                                                    interview=False, in_view=1))
+    call = sim.call
+
+    async def record(method: str, body: object) -> dict:
+        if method == "Decide":
+            requests.append(body)  # type: ignore[arg-type]
+        return await call(method, body)
+
+    sim.call = record  # type: ignore[method-assign]
+    asyncio.run(sim.run())
+    assert all(len(seen) == 1 for seen in sim.views.values())
+    assert {r.attention for r in requests} == {pb.ATTENTION_IN_VIEW, pb.ATTENTION_OUT_OF_VIEW}
+    actions = [json.loads(x) for x in (tmp_path / "run" / "actions.jsonl").read_text().splitlines()]
+    assert len(actions) == len(requests)
+    for a, r in zip(actions, requests, strict=True):
+        when = datetime.fromisoformat(a["game_time"])
+        assert a["in_view"] == (r.attention == pb.ATTENTION_IN_VIEW) == (a["npc_id"] in sim.views[when])
+    ticks = sorted(sim.views)
+    came = [(t, *sim.views[t]) for before, t in zip(ticks, ticks[1:], strict=False) if sim.views[t] != sim.views[before]]
+    assert came, "the view moved"
+    decided = {(datetime.fromisoformat(a["game_time"]), a["npc_id"]) for a in actions if a["in_view"]}
+    assert all((t, npc_id) in decided for t, npc_id in came), "who comes into view is asked at once"
+    assert len({npc_id for seen in sim.views.values() for npc_id in seen}) > 1
 
 
 @pytest.mark.slow

@@ -195,12 +195,11 @@ class Sim(Town):
     def look(self, now: datetime) -> set[str]:
         """The residents the player sees at `now` (the `in_view` nearest to the player's tile);
         each walker's `in_view`, and `entered_view` for those not seen at the last look."""
-        n = self.config.in_view
-        if n is None:
-            return set(self.walkers)
-        _, spot = self.player_spot(now)
-        nearest = sorted(self.walkers, key=lambda npc_id: (math.dist(spot, self.walkers[npc_id].tile), npc_id))
-        seen = set(nearest[:n])
+        seen = set(self.walkers)
+        if self.config.in_view is not None:
+            _, spot = self.player_spot(now)
+            seen = set(sorted(seen, key=lambda npc_id: (math.dist(spot, self.walkers[npc_id].tile), npc_id))
+                       [:self.config.in_view])
         for npc_id, w in self.walkers.items():
             w.entered_view = npc_id in seen and not w.in_view
             w.in_view = npc_id in seen
