@@ -27,6 +27,7 @@ import json
 from pathlib import Path
 import platform
 import random
+import shutil
 import socket
 import sys
 import tempfile
@@ -145,8 +146,6 @@ def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int
     fake endpoint, or with `stand_in_seed` against the stand-in model in lockstep (no background
     thinking: each Decide thinks before it answers, so the run does not depend on thread timing).
     `in_view`: how many residents the player sees, 'all' or a number (None: attention not sent)."""
-    import shutil
-
     from npc_lab.sim.data import ROOT, load_all
     from npc_lab.sim.runner import Sim, SimConfig
 
