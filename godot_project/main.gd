@@ -3,10 +3,19 @@ extends Node2D
 ## per file) next to the NPCs placed in the scene. The addon does the rest: the NpcBrainWorld
 ## (`Town`) registers itself with the brain and starts the clock, each NPC's NpcBrainAgent
 ## spawns it and asks Decide, and the VilleNpc bodies walk where the agents send them.
+##
+## The camera frames the whole town (every NPC in view: the brain thinks about all of them in
+## full detail), or follows the player, zoomed in (`F`, or `?follow-player` on the page): then
+## only the NPCs around the player are in view and the brain thinks coarser about the others
+## (NpcBrainAgent.attention_mode); each NPC that comes into view asks Decide again at once.
 
 const NPC_SCENE := preload("res://npc/npc.tscn")
 ## Launch flag (`?export-town` on the page) that prints the town's layout and stops there.
 const EXPORT_TOWN_FLAG := "export-town"
+## Launch flag (`?follow-player` on the page) that starts with the camera following the player.
+const FOLLOW_PLAYER_FLAG := "follow-player"
+## The follow camera's zoom: about 27 x 18 tiles of the town's 104 x 62 in a 960x640 window.
+const FOLLOW_ZOOM := 1.5
 
 ## Folder of resident personas (*.json); each becomes an NPC unless one with its id is placed.
 @export_dir var residents_dir: String = "res://data/residents"
@@ -35,6 +44,7 @@ func _ready() -> void:
 	for npc in _get_npcs():
 		npc.setup(_town)
 	_player.setup(_town)
+	_follow_player = NpcBrainLaunchArgs.has_flag(FOLLOW_PLAYER_FLAG)
 	_frame_town()
 	get_viewport().size_changed.connect(_frame_town)
 	var stats_timer := Timer.new()
@@ -103,7 +113,9 @@ func to_screen(world_point: Vector2) -> Vector2:
 
 func _frame_town() -> void:
 	if _follow_player:
-		_camera.zoom = Vector2(1.5, 1.5)
+		_camera.zoom = Vector2(FOLLOW_ZOOM, FOLLOW_ZOOM)
+		_camera.position = _player.global_position
+		NpcBrainLog.record("view", {"zoom": FOLLOW_ZOOM, "following": "player"})
 		return
 	var area := _town.get_rect_px()
 	var view := get_viewport_rect().size - Vector2(0, NpcBrainHud.BAR_HEIGHT)

@@ -1255,3 +1255,45 @@ def test_decide_says_whether_the_player_sees_the_npc_and_an_npc_coming_into_view
     assert ("near", True, "auto") in changes and ("companion", True, "always_in_view") in changes, changes
     assert [c for c in changes if c[0] == "jiggler"] == [("jiggler", True, "auto")], changes
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_ville_tells_the_brain_who_the_player_sees(tmp_path: Path) -> None:
+    """The demo with its camera following the player (`?follow-player`, zoomed in at the
+    town's top-left corner): the residents of the artists' co-living space around the player
+    decide in view, the rest of the town out of view; `F` frames the whole town, and each NPC
+    that was out of view asks again at once, in view (not at its ten-hour action's end); the bar
+    counts them."""
+    _needs_browser()
+    web_dir = godot_web.build_web(tmp_path / "web")
+
+    def first_decides() -> dict[str, str]:
+        first: dict[str, str] = {}
+        for method, request in brain.calls:
+            if method == "Decide":
+                first.setdefault(request["npcId"], request["attention"])
+        return first
+
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&follow-player") as game:
+        assert game.wait_until(lambda: len(first_decides()) == 25, timeout_s=90), "\n".join(game.lines[-30:])
+        game.pump(3)
+        followed = dict(first_decides())
+        before = len(brain.calls)
+        game.press("f")
+        assert game.wait_until(lambda: len({r["npcId"] for m, r in brain.calls[before:] if m == "Decide"})
+                               >= list(followed.values()).count("ATTENTION_OUT_OF_VIEW"), timeout_s=30), (
+            brain.calls[before:])
+        game.pump(3)
+        game.press("Space")
+        paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10)
+    in_view = sorted(npc for npc, attention in followed.items() if attention == "ATTENTION_IN_VIEW")
+    assert {"latoya_williams", "abigail_chen"} <= set(in_view), followed
+    assert "isabella_rodriguez" not in in_view and len(in_view) <= 8, followed
+    # After F: one early Decide, in view, for each NPC that was out of view, and for no other.
+    early = [r for m, r in brain.calls[before:] if m == "Decide"]
+    assert sorted(r["npcId"] for r in early) == sorted(n for n, a in followed.items() if a != "ATTENTION_IN_VIEW"), early
+    assert {r["attention"] for r in early} == {"ATTENTION_IN_VIEW"}, early
+    assert paused and len(paused["npcs_in_view"]) == 25, paused
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
