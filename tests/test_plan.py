@@ -22,7 +22,7 @@ from brain_server.cognition.plan import (
     plan_day,
     replan_from,
 )
-from brain_server.memory import MemoryKind
+from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.storage import MemoryStore
 from brain_server.trace import Trace
@@ -222,6 +222,44 @@ def test_currently_is_revised_from_the_second_day_on(run: Run, fake_llm: FakeOpe
     assert "decorating Hobbs Cafe for tonight's party" in day2
     assert "Friday February 13, 2026, waking up at 06:00" in day2 and "open the cafe" in day2
     assert npc.plan[0].start.date() == DAY2.date()
+
+
+def test_a_day_without_news_repeats_the_last_plan_without_a_call(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A routine costs nothing: with nothing of importance since the last plan (its own actions
+    aside, however rated), the next day is the same day again; news makes a new plan."""
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    npc = isabella()
+
+    def memory(kind: MemoryKind, subject: str, text: str, at: datetime) -> MemoryNode:
+        return MemoryNode(npc_id="isabella", kind=kind, description=text, subject=subject, predicate="is",
+                          object=text[:20], importance=8, created=at, last_accessed=at)
+
+    async def day(now: datetime, stream: MemoryStream) -> Trace:
+        t = trace(now)
+        npc.plan, node = await plan_day(npc, now, stream, t, renew_below=5)
+        npc.plan_day, npc.plan_memory_id = now.date(), node.id
+        return t
+
+    async def scenario(stream: MemoryStream) -> tuple[Trace, Trace, Trace]:
+        await new_day(npc, DAY1, stream)
+        own = memory(MemoryKind.OBSERVATION, "Isabella Rodriguez", "Isabella Rodriguez is running the cafe",
+                     DAY1 + timedelta(hours=3))
+        await stream.remember("isabella", npc.persona, [own], None, rate=False)
+        same = await day(DAY2, stream)
+        news = memory(MemoryKind.THOUGHT, "Isabella Rodriguez", "Klaus asked Isabella to dinner on Sunday",
+                      DAY2 + timedelta(hours=5))
+        await stream.remember("isabella", npc.persona, [news], None, rate=False)
+        renewed = await day(DAY2 + timedelta(days=1), stream)
+        shape = [(i.start.time(), i.activity) for i in npc.plan]
+        quiet = await day(DAY2 + timedelta(days=2), stream)
+        assert [(i.start.time(), i.activity) for i in npc.plan] == shape, "the day before, again"
+        assert {i.start.date() for i in npc.plan[:-1]} == {(DAY2 + timedelta(days=2)).date()}
+        return same, renewed, quiet
+
+    same, renewed, quiet = run(scenario)
+    assert not same.llm_calls and any("the same day again" in n for n in same.notes)
+    assert [c.purpose for c in renewed.llm_calls] == ["revise_currently", "daily_plan"]
+    assert not quiet.llm_calls
 
 
 def test_replan_changes_the_next_hours_and_keeps_the_rest(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:

@@ -385,7 +385,8 @@ class Mind:
         """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""
         draft = (await self.records.npc(npc_id)).model_copy(deep=True)
         world = await self.records.world(draft.world_name)
-        plan, node = await plan_day(draft, now, self.stream, trace, places=_plan_places(world, draft))
+        plan, node = await plan_day(draft, now, self.stream, trace, places=_plan_places(world, draft),
+                                    renew_below=self.settings.new_plan_importance)
         source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
 
         def adopt(live: NpcState) -> bool:

@@ -37,6 +37,7 @@ from brain_server.world import arena_of
 EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
 # Clock times before this hour belong to the night after the planned day (a block at "00:30").
 DAY_BOUNDARY_HOUR = 3
+NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether anything happened
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
@@ -47,17 +48,38 @@ _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
 
 
 async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
-                   places: Sequence[str] | None = None) -> tuple[list[PlanItem], MemoryNode]:
+                   places: Sequence[str] | None = None, renew_below: int = 0) -> tuple[list[PlanItem], MemoryNode]:
     """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
-    first. Sets `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so
-    `npc.plan` still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
+    first; with `renew_below`, a day after one in which nothing of that importance happened
+    repeats the last plan instead, without a call (a routine costs nothing). Sets
+    `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so `npc.plan`
+    still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
     places = _places(npc, places)
+    if renew_below and npc.plan and npc.plan_day is not None and npc.plan_day < now.date() and \
+            not await _news_since_plan(npc, stream, renew_below):
+        answer = fallback_plan(npc, now, places)
+        trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
+    else:
+        answer = await _ask_for_plan(npc, now, stream, trace, places)
+    items = schedule(answer, now, places, persona.home)
+    npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
+    summary = (f"{persona.name}'s plan for {_day(now)}: wake up at {items[0].start:%H:%M}; "
+               + "; ".join(answer.outline) + ". Schedule: "
+               + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in items))
+    node = _plan_node(npc, now, summary, importance=5)
+    [node] = await stream.remember(npc.npc_id, persona, [node], trace, rate=False)
+    return items, node
+
+
+async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
+                        places: Sequence[str]) -> DailyPlan:
+    persona = npc.persona
     if npc.plan_day is not None and npc.plan_day < now.date():
         persona.currently = await revise_currently(npc, now, stream, trace)
     memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
                                      now, trace)
-    answer = await stream.llm.complete(
+    return await stream.llm.complete(
         DAILY_PLAN,
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": _day(now),
@@ -68,14 +90,19 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         fallback=lambda: fallback_plan(npc, now, places),
         trace=trace,
     )
-    items = schedule(answer, now, places, persona.home)
-    npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
-    summary = (f"{persona.name}'s plan for {_day(now)}: wake up at {items[0].start:%H:%M}; "
-               + "; ".join(answer.outline) + ". Schedule: "
-               + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in items))
-    node = _plan_node(npc, now, summary, importance=5)
-    [node] = await stream.remember(npc.npc_id, persona, [node], trace, rate=False)
-    return items, node
+
+
+async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int) -> bool:
+    """Whether anything of `importance` or more entered the NPC's memory since its last day plan
+    (its own plans and what it saw itself doing aside); more memories since than are read count as news."""
+    store, name = stream.store, npc.persona.name
+    [made] = await asyncio.to_thread(store.get, npc.npc_id, [npc.plan_memory_id]) or [None]
+    if made is None:
+        return True
+    recent = await asyncio.to_thread(store.latest, npc.npc_id, NEWS_LOOKBACK)
+    since = [n for n in recent if n.created > made.created and n.kind != MemoryKind.PLAN]
+    own = lambda n: n.kind == MemoryKind.OBSERVATION and n.subject == name  # noqa: E731  (its own actions)
+    return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
 
 
 async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace) -> str:
