@@ -112,12 +112,15 @@ func to_screen(world_point: Vector2) -> Vector2:
 
 
 func _frame_town() -> void:
+	var area := _town.get_rect_px()
+	var town_rect := Rect2i(Rect2(_town.to_global(area.position), area.size))
 	if _follow_player:
 		_camera.zoom = Vector2(FOLLOW_ZOOM, FOLLOW_ZOOM)
 		_camera.position = _player.global_position
+		_set_camera_limits(town_rect.grow_side(SIDE_BOTTOM, int(NpcBrainHud.BAR_HEIGHT)))
 		NpcBrainLog.record("view", {"zoom": FOLLOW_ZOOM, "following": "player"})
 		return
-	var area := _town.get_rect_px()
+	_set_camera_limits(Rect2i(-10000000, -10000000, 20000000, 20000000))
 	var view := get_viewport_rect().size - Vector2(0, NpcBrainHud.BAR_HEIGHT)
 	var zoom := minf(view.x / area.size.x, view.y / area.size.y)
 	_camera.zoom = Vector2(zoom, zoom)
@@ -126,6 +129,14 @@ func _frame_town() -> void:
 	var origin := get_viewport_rect().size * 0.5 - _camera.position * zoom
 	NpcBrainLog.record("view", {"zoom": zoom, "origin": [origin.x, origin.y],
 			"tile_size": _town.tile_size})
+
+
+# Keeps the follow camera over the town (none of the void beyond its edges).
+func _set_camera_limits(limits: Rect2i) -> void:
+	_camera.limit_left = limits.position.x
+	_camera.limit_top = limits.position.y
+	_camera.limit_right = limits.end.x
+	_camera.limit_bottom = limits.end.y
 
 
 func _record_stats() -> void:

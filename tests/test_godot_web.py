@@ -1279,6 +1279,7 @@ def test_the_ville_tells_the_brain_who_the_player_sees(tmp_path: Path) -> None:
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&follow-player") as game:
         assert game.wait_until(lambda: len(first_decides()) == 25, timeout_s=90), "\n".join(game.lines[-30:])
         game.pump(3)
+        game.screenshot(ARTIFACTS / "godot-ville-follow-player.png")
         followed = dict(first_decides())
         before = len(brain.calls)
         game.press("f")
@@ -1296,4 +1297,32 @@ def test_the_ville_tells_the_brain_who_the_player_sees(tmp_path: Path) -> None:
     assert sorted(r["npcId"] for r in early) == sorted(n for n, a in followed.items() if a != "ATTENTION_IN_VIEW"), early
     assert {r["attention"] for r in early} == {"ATTENTION_IN_VIEW"}, early
     assert paused and len(paused["npcs_in_view"]) == 25, paused
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_project_setting_sets_every_agents_attention_unless_the_agent_says_otherwise(
+        tmp_path: Path) -> None:
+    """`npc_brain/agents/attention` = Always out of view (a game that wants coarse thinking
+    everywhere): Nora, on screen, decides out of view; Cora, whose agent says always in view,
+    still decides in view."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game", settings={"agents/attention": "2"})
+    (project / "bot.gd").write_text(_BOT_2D)
+    (project / "town.tscn").write_text(_scene_2d())
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+
+    def first_decides() -> dict[str, str]:
+        first: dict[str, str] = {}
+        for method, request in brain.calls:
+            if method == "Decide":
+                first.setdefault(request["npcId"], request["attention"])
+        return first
+
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60") as game:
+        assert game.wait_until(lambda: len(first_decides()) == 4, timeout_s=60), "\n".join(game.lines[-30:])
+    assert first_decides() == {"near": "ATTENTION_OUT_OF_VIEW", "traveler": "ATTENTION_OUT_OF_VIEW",
+                               "jiggler": "ATTENTION_OUT_OF_VIEW", "companion": "ATTENTION_IN_VIEW"}, brain.calls
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
