@@ -101,9 +101,10 @@ class Settings(BaseSettings):
     importance_batch_size: int = Field(40, ge=1, description="Observations rated together in one LLM call.")
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
                                           "rating (0 = rate each decision's observations at once).")
-    new_plan_importance: int = Field(5, ge=0, description="From the second day, a memory of at least this importance "
+    new_plan_importance: int = Field(0, ge=0, description="From the second day, a memory of at least this importance "
                                      "since the last day plan (a conversation, a thought, news seen) makes a new plan; "
-                                     "a day with none repeats the last one without an LLM call (0 = always plan anew).")
+                                     "a day with none repeats the last one without an LLM call (0 = always plan anew, "
+                                     "as the paper; 5 suits routine-heavy games).")
     reflection_threshold: int = Field(REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace); unset: 24000, 12000 with the "

@@ -3,7 +3,9 @@
 reaches others, and their plans, only if retrieval, prompts, memos and plans carry it. A run of
 `npc-brain sim --stand-in-llm` on the Ville's party and on a town of our own (Saltmarsh) must
 spread the news to a quarter of the town and bring three of the invited to the place in time.
-When it does not, the message says where the news stopped (measure.flow, per resident)."""
+When it does not, the message says where the news stopped (measure.flow, per resident). Both
+with every resident in the player's view (the paper's full detail) and with none (each
+conversation told in one call, no 5-15 minute steps): what is learned out of view must travel too."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ import pytest
 
 from brain_server.cli import main
 from tests.saltmarsh import LAYOUT, RESIDENTS, SCENARIO
+
+
+MODES = {"in view": [], "out of view": ["--in-view", "0"]}
 
 
 def _sim(run: Path, *args: str) -> dict:
@@ -33,13 +38,15 @@ def _check(measured: dict) -> None:
 
 
 @pytest.mark.slow
-def test_the_valentines_party_spreads_and_the_invited_come(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_the_valentines_party_spreads_and_the_invited_come(tmp_path: Path, mode: str) -> None:
     """The Ville's 25 residents from Feb 13 07:00 to the party's end, Feb 14 19:00."""
-    _check(_sim(tmp_path / "party", "--scenario", "valentines_party", "--hours", "36"))
+    _check(_sim(tmp_path / "party", "--scenario", "valentines_party", "--hours", "36", *MODES[mode]))
 
 
 @pytest.mark.slow
-def test_a_lantern_walk_spreads_in_a_town_of_our_own(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_a_lantern_walk_spreads_in_a_town_of_our_own(tmp_path: Path, mode: str) -> None:
     """Saltmarsh (8 residents, our own map and people): the baker's lantern walk, March 5 6-8 pm."""
     _check(_sim(tmp_path / "walk", "--scenario", str(SCENARIO), "--town", str(LAYOUT), "--residents", str(RESIDENTS),
-                "--hours", "37"))
+                "--hours", "37", *MODES[mode]))

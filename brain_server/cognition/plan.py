@@ -100,7 +100,7 @@ async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int)
     if made is None:
         return True
     recent = await asyncio.to_thread(store.latest, npc.npc_id, NEWS_LOOKBACK)
-    since = [n for n in recent if n.created > made.created and n.kind != MemoryKind.PLAN]
+    since = [n for n in recent if n.created >= made.created and n.kind != MemoryKind.PLAN]  # the same minute too
     own = lambda n: n.kind == MemoryKind.OBSERVATION and n.subject == name  # noqa: E731  (its own actions)
     return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
 
