@@ -18,7 +18,6 @@ import pytest
 from brain_server.cli import main
 from tests.saltmarsh import LAYOUT, RESIDENTS, SCENARIO
 
-
 MODES = {"in view": [], "out of view": ["--in-view", "0"]}
 
 
