@@ -29,26 +29,32 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+import gc
 import json
+import os
 from pathlib import Path
 import random
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
 import grpc
 
+from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.npc import is_sleep
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.bench import _table
-from npc_lab.fake_openai import FakeOpenAI
-from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.brain import ROOT, BrainProcess
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import SECONDS_PER_TILE, layout
 from npc_lab.sim.runner import Town, Walker
@@ -68,8 +74,8 @@ TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after
            "talk_p99_ms": 2500.0}
 FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
           "decide", "decides", "timeouts", "errors", "errors_by_status", "thinking_answers", "provisional_share",
-          "minutes_by_source", "talk", "queues", "llm", "conversations_started", "client_loop_lag", "brain",
-          "targets")
+          "minutes_by_source", "talk", "queues", "llm", "conversations_started", "client_loop_lag", "client_gc",
+          "brain", "targets")
 
 
 class GameClock:
@@ -214,17 +220,20 @@ class Answer:
 @dataclass
 class Calls:
     """Latencies of answered calls (and when the slow ones were answered, wall seconds into the
-    run, to line them up with the brain's log), and failures by status."""
+    run, to line them up with the brain's log), and failures by status. `together`: how many
+    Decides (either transport) were in flight when each was sent, itself included: the tail of
+    calls sent alone is stalls, that of calls sent in a burst also queueing behind the others."""
 
     slow_ms: float = float("inf")
     ms: list[float] = field(default_factory=list)
     at: list[float] = field(default_factory=list)  # wall seconds into the run, per answered call
+    together: list[int] = field(default_factory=list)  # Decides in flight when it was sent, per answered call
     slow: list[tuple[float, float]] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
     began: float = field(default_factory=time.monotonic)
 
-    def add(self, reply: Reply) -> None:
+    def add(self, reply: Reply, together: int = 1) -> None:
         if reply.timed_out:
             self.timeouts += 1
         elif reply.status:
@@ -232,6 +241,7 @@ class Calls:
         else:
             self.ms.append(reply.ms)
             self.at.append(time.monotonic() - self.began)
+            self.together.append(together)
             if reply.ms > self.slow_ms:
                 self.slow.append((round(self.at[-1], 1), round(reply.ms, 1)))
 
@@ -239,9 +249,108 @@ class Calls:
         """Percentiles, failures, and the same after the start (all NPCs ask at once in the first
         seconds, as a game's town does when it starts)."""
         after = [ms for ms, at in zip(self.ms, self.at, strict=True) if at >= START_BURST_S]
+        alone = [ms for ms, n in zip(self.ms, self.together, strict=True) if n == 1]
         return {**percentiles(self.ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
                 "errors_by_status": dict(self.errors), "after_start": percentiles(after),
+                "sent_alone": percentiles(alone),
                 **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
+
+
+class FakeProcess:
+    """The fake OpenAI endpoint (`python -m npc_lab.fake_openai`) in a process of its own, as a
+    real endpoint is: its thread per completion (each asleep for `latency_s`, then building the
+    answer) does not take the GIL from this client's callers. `with FakeProcess(2.0) as fake:
+    fake.base_url`; stopped (and waited for) at the end."""
+
+    LISTENING = re.compile(r"server on (http://\S+)")
+
+    def __init__(self, latency_s: float, log_path: Path | None = None) -> None:
+        self.latency_s, self.log_path = latency_s, log_path
+        self.proc: subprocess.Popen[str] | None = None
+        self.base_url = ""
+
+    def start(self, timeout_s: float = 60) -> FakeProcess:
+        self.proc = subprocess.Popen([sys.executable, "-m", "npc_lab.fake_openai", "--port", "0",
+                                      "--latency", str(self.latency_s)], cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        listening, lines = threading.Event(), []
+
+        def pump() -> None:  # read all it says (a full pipe would stop it), keep it in the log
+            assert self.proc and self.proc.stdout
+            with self.log_path.open("w") if self.log_path else open(os.devnull, "w") as log:
+                for line in self.proc.stdout:
+                    log.write(line)
+                    lines.append(line)
+                    if not listening.is_set() and (match := self.LISTENING.search(line)):
+                        self.base_url = match.group(1)
+                        listening.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + timeout_s
+        while not listening.wait(0.1):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the fake endpoint did not start:\n" + "".join(lines[-40:]))
+        return self
+
+    def chat_requests(self) -> int:
+        """Chat completions it was asked for (the brain's start-up probe aside)."""
+        with urlopen(self.base_url.rsplit("/v1", 1)[0] + "/_fake/requests", timeout=60) as answer:
+            asked = json.loads(answer.read())["requests"]
+        return sum(1 for r in asked if r["path"].endswith("/chat/completions") and r["purpose"] != PROBE_PURPOSE)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def __enter__(self) -> FakeProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Collector:
+    """This client's garbage collections while it runs, timed through `gc.callbacks`. Inside
+    `with`, what was set up before (town, protobuf and gRPC code) is frozen out of the collector's
+    sight and young collections wait for 50,000 new objects, as the brain settles its own
+    (`brain_server.server.settle_collector`): a game's engine has no such pauses, so they should
+    not read as the brain's latency. The pauses that remain are reported beside the loop lag."""
+
+    def __init__(self, settle: bool = True) -> None:
+        self.settle = settle
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._began = 0.0
+        self._threshold = gc.get_threshold()
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append((time.perf_counter() - self._began) * 1000)
+
+    def __enter__(self) -> Collector:
+        if self.settle:
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(50_000, 20, 100)
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+        if self.settle:
+            gc.set_threshold(*self._threshold)
+            gc.unfreeze()
+
+    def report(self) -> dict[str, Any]:
+        return {"settled": self.settle, "full": percentiles(self.pauses[2]),
+                "young": percentiles(self.pauses[0] + self.pauses[1])}
 
 
 class RealTime:
@@ -261,6 +370,7 @@ class RealTime:
         self.answers: dict[str, list[Answer]] = defaultdict(list)
         self.clock = GameClock(TIME_SCALE, start)
         self.loop_lag_ms: list[float] = []  # this client's own event loop, late by (a stall here reads as latency)
+        self.in_flight = 0  # Decides sent and not yet answered
         self._end = 0.0
 
     def left(self) -> float:
@@ -291,8 +401,14 @@ class RealTime:
         failures = 0
         while self.left() > 0:
             now = self.clock.now()
-            reply = await caller.call("Decide", self.town.decide_request(w, now))
-            self.decides[caller.transport].add(reply)
+            request = self.town.decide_request(w, now)
+            self.in_flight += 1
+            together = self.in_flight
+            try:
+                reply = await caller.call("Decide", request)
+            finally:
+                self.in_flight -= 1
+            self.decides[caller.transport].add(reply, together)
             if reply.status:
                 failures += 1
                 await self.pause(min(RETRY_S * 2 ** (failures - 1), MAX_RETRY_S) * self.rng.uniform(0.8, 1.2))
@@ -421,8 +537,6 @@ def vitals(usage: dict[str, Any]) -> dict[str, dict[str, float]]:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (Linux)."""
-    import os
-
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -434,7 +548,7 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
     callers = {t: Caller(t, brain) for t in ("grpc", "connect")}
     run = RealTime(town, callers, start=start, wall_s=args.minutes * 60, talk_every_s=args.talk_every)
     assert brain.proc is not None
-    cpu0, wall0 = cpu_seconds(brain.proc.pid), time.monotonic()
+    cpu0, mine0, wall0 = cpu_seconds(brain.proc.pid), cpu_seconds(os.getpid()), time.monotonic()
 
     async def progress(rt: RealTime) -> None:
         while rt.left() > 0:
@@ -450,14 +564,16 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
                   f"provisional now {tentative}/{len(town.walkers)} | talk lines {len(rt.talks.ms)} | "
                   f"waiting {waiting}", file=sys.stderr, flush=True)
 
+    collector = Collector(settle=getattr(args, "settle_gc", True))
     try:
-        end = await run.run(progress)
+        with collector:
+            end = await run.run(progress)
         usage = json_format.MessageToDict(await callers["grpc"].stub.GetUsage(pb.GetUsageRequest(), timeout=60),
                                           preserving_proto_field_name=True)
     finally:
         for caller in callers.values():
             await caller.close()
-    cpu = cpu_seconds(brain.proc.pid) - cpu0
+    cpu, mine = cpu_seconds(brain.proc.pid) - cpu0, cpu_seconds(os.getpid()) - mine0
     wall = time.monotonic() - wall0
     first_hour = start + timedelta(hours=1)
     by_source = minutes_by_source(run.answers, start, end)
@@ -467,6 +583,7 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
     for c in run.decides.values():
         every.ms += c.ms
         every.at += c.at
+        every.together += c.together
         every.errors += c.errors
         every.timeouts += c.timeouts
     decides["all"] = every.report()
@@ -489,6 +606,7 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
         "llm": llm_usage(usage, awake_hours(run.answers, start, end)),
         "conversations_started": conversations(run.answers),
         "client_loop_lag": percentiles(run.loop_lag_ms),
+        "client_gc": {**collector.report(), "cpu_share": round(mine / wall, 2) if wall else None},
         "brain": {"cpu_s": round(cpu, 1), "cpu_share": round(cpu / wall, 2) if wall else None,
                   "rss_mib": round(brain.rss_bytes() / 2**20, 1)},
         "targets": TARGETS,
@@ -502,7 +620,13 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
     town_layout, residents, scenario = load_all("valentines_party")
     residents = residents[:args.npcs] if args.npcs else residents
     town = Town(layout(town_layout))
-    with FakeOpenAI(latency_s=args.latency) as fake, tempfile.TemporaryDirectory() as data:
+    if getattr(args, "fake_in_process", False):  # as it was: the fake's threads share this client's GIL
+        from npc_lab.fake_openai import FakeOpenAI
+
+        endpoint: Any = FakeOpenAI(latency_s=args.latency)
+    else:
+        endpoint = FakeProcess(args.latency, args.out / "realtime-fake.log")
+    with endpoint as fake, tempfile.TemporaryDirectory() as data:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
                     "llm_max_concurrency": LLM_CONCURRENCY, "background_thinking": "true", "log_level": "warning"}
         with BrainProcess(settings, args.out / "realtime-brain.log") as brain:
@@ -516,9 +640,14 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
             print(f"realtime: {len(residents)} NPCs, {args.minutes:g} wall minutes at {TIME_SCALE:g}x, fake LLM "
                   f"{args.latency:g} s per completion, concurrency {LLM_CONCURRENCY}", file=sys.stderr, flush=True)
             result = asyncio.run(_drive(brain, town, args, scenario.start))
-        result["llm"]["fake_chat_requests"] = len(fake.chat_requests())
+        asked = fake.chat_requests()
+        result["llm"]["fake_chat_requests"] = asked if isinstance(asked, int) else len(asked)
     print(table(result))
     return result
+
+
+def _pauses(p: dict[str, Any]) -> str:
+    return f"{p['count']} (max {_ms(p['max_ms'])} ms)" if p["count"] else "0"
 
 
 def _ms(value: Any) -> str:
@@ -527,9 +656,10 @@ def _ms(value: Any) -> str:
 
 def table(r: dict[str, Any]) -> str:
     rows = [[t, d.get("count", 0), _ms(d.get("p50_ms")), _ms(d.get("p99_ms")), _ms(d.get("max_ms")),
-             _ms(d["after_start"].get("p99_ms")), d["timeouts"], d["errors"]] for t, d in r["decide"].items()]
-    out = [_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "timeouts",
-                   "errors"], rows)]
+             _ms(d["after_start"].get("p99_ms")), f'{_ms(d["sent_alone"].get("p99_ms"))} ({d["sent_alone"]["count"]})',
+             d["timeouts"], d["errors"]] for t, d in r["decide"].items()]
+    out = [_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s",
+                   "p99 sent alone (count)", "timeouts", "errors"], rows)]
     t = r["talk"]
     out.append(_table(["Talk", "conversations", "lines answered", "p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
                       [["player", t["conversations"], t["count"], _ms(t.get("p50_ms")), _ms(t.get("p99_ms")),
@@ -552,7 +682,8 @@ def table(r: dict[str, Any]) -> str:
                f"{llm['awake_npc_hours']} awake NPC-hours); conversations started {r['conversations_started']}; "
                f"brain CPU {r['brain']['cpu_share']:.0%} of a core, RSS {r['brain']['rss_mib']:.0f} MiB; this client's "
                f"event loop late by p99 {_ms(r['client_loop_lag'].get('p99_ms'))} ms, "
-               f"max {_ms(r['client_loop_lag'].get('max_ms'))}")
+               f"max {_ms(r['client_loop_lag'].get('max_ms'))}; its full GCs {_pauses(r['client_gc']['full'])}, "
+               f"young {_pauses(r['client_gc']['young'])}, its CPU {r['client_gc']['cpu_share']:.0%} of a core")
     if r["errors_by_status"]:
         out.append(f"errors by status: {r['errors_by_status']}")
     out.append("targets: Decide p99 <= 20 ms on both transports, 0 timeouts, 0 errors, provisional after the first "

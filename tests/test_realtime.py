@@ -102,3 +102,38 @@ def test_the_players_line_overtakes_the_towns_thinking(clients: Clients, fake_ll
     queues = {q["priority"]: q for q in clients.grpc("GetUsage", {})["queues"]}
     assert int(queues["plan_now"]["waiting"]) >= 5  # most plans still wait: the player went first
     assert int(queues["player"]["served"]) >= 1
+
+
+def test_the_benchmarks_fake_endpoint_runs_in_a_process_of_its_own_and_stops() -> None:
+    """`bench realtime` starts the fake endpoint as its own process (its threads do not share the
+    callers' GIL), counts the chat completions it was asked for, and stops it at the end."""
+    import json
+    import os
+    from urllib.request import Request, urlopen
+
+    from npc_lab.realtime import FakeProcess
+
+    with FakeProcess(latency_s=0.0) as fake:
+        assert fake.proc and fake.proc.pid != os.getpid()
+        body = {"model": "fake-model", "messages": [{"role": "user", "content": "hello"}]}
+        request = Request(f"{fake.base_url}/chat/completions", json.dumps(body).encode(),
+                          {"Content-Type": "application/json"})
+        with urlopen(request, timeout=30) as answer:
+            assert json.loads(answer.read())["choices"][0]["message"]["content"]
+        assert fake.chat_requests() == 1
+    assert fake.proc.poll() is not None
+
+
+def test_the_benchmarks_client_settles_and_times_its_own_collections() -> None:
+    """The bench client's collector is settled as the brain's for the run, and its pauses recorded."""
+    import gc
+
+    from npc_lab.realtime import Collector
+
+    threshold = gc.get_threshold()
+    with Collector() as collector:
+        assert gc.get_threshold()[0] == 50_000 and gc.get_freeze_count() > 0
+        gc.collect()
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
+    report = collector.report()
+    assert report["full"]["count"] == 1 and report["full"]["max_ms"] >= 0
