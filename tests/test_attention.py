@@ -98,3 +98,21 @@ def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Cl
     assert not any(n.startswith("attention:") for n in notes(clients, again)), "noted only when it changes"
     unset = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T11:45:00Z", "address": CAFE})
     assert not any(n.startswith("attention:") for n in notes(clients, unset)), "unset is in view"
+
+
+def test_out_of_view_reflection_waits_for_twice_the_importance(brain_factory, fake_llm) -> None:
+    """Rated importance 36 crosses a threshold of 30: the NPC in view reflects, the one out of view
+    waits until 60 (its reflections come half as often, each on more)."""
+    c = Clients(brain_factory(reflection_threshold=30, importance_batch_minutes=0))
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    c.grpc("SpawnNpc", klaus())
+    for npc_id, attention in (("isabella", SEEN), ("klaus", UNSEEN)):
+        decide(c, npc_id, "09:00", attention)
+        fake_llm.queue({"json": {"ratings": [9, 9, 9, 9]}}, purpose="importance_batch")
+        decide(c, npc_id, "09:10", attention, "Ann Lee", "Bo Chen", "Cy Diaz", "Di Eng")
+        decide(c, npc_id, "09:20", attention)  # lockstep reflects after the Decide that finds it due
+    assert len(fake_llm.chat_requests("importance_batch")) == 2
+    asked = [r["body"]["messages"][0]["content"] for r in fake_llm.chat_requests("reflection_questions")]
+    assert [("Isabella" in a, "Klaus" in a) for a in asked] == [(True, False)]
+    c.close()

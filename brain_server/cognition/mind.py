@@ -70,6 +70,7 @@ LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered
 ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds both speakers this long at a time
 OUT_OF_VIEW_BATCHING = 4  # out of view, perceptions wait this many times longer for their rating
+OUT_OF_VIEW_REFLECTING = 2  # and reflection waits for this many times the importance
 
 URGENT = ("plan", "react", "decompose_now")  # work that changes what an NPC does now
 OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
@@ -277,6 +278,10 @@ class Mind:
             return action_now(npc, now, self._announce.pop(npc.npc_id, "plan"))
         return provisional_action(npc, now, self.records.index(world).objects)
 
+    def _reflection_threshold(self, npc: NpcState) -> int:
+        """Out of view, reflections come less often, each on more (the paper's threshold in view)."""
+        return self.settings.reflection_threshold * (1 if npc.in_view else OUT_OF_VIEW_REFLECTING)
+
     def _thinking_about_now(self, npc_id: str) -> bool:
         """Whether work under way will change what the NPC does now (so it should ask again soon)."""
         return npc_id in self._talking or npc_id in self._urgent
@@ -304,7 +309,7 @@ class Mind:
         if rating_due(npc, now, batch=self.settings.importance_batch_size,
                       wait=timedelta(minutes=self.settings.importance_batch_minutes * coarser)):
             needs.append(("rate", Work(Priority.BACKGROUND, npc_id), self._rate))
-        if npc.importance_since_reflection >= self.settings.reflection_threshold:
+        if npc.importance_since_reflection >= self._reflection_threshold(npc):
             needs.append(("reflect", Work(Priority.BACKGROUND, npc_id), self._reflect))
         due = due_blocks(npc.plan, now, self.settings.prepare_ahead_minutes) if planned and npc.in_view else []
         if due and not npc.is_chatting(now):
@@ -565,7 +570,7 @@ class Mind:
         """Reflection (`reflect.py`), once the importance of what happened adds up."""
         draft = (await self.records.npc(npc_id)).model_copy(deep=True)
         accumulated = draft.importance_since_reflection
-        thoughts = await maybe_reflect(draft, now, self.stream, trace, threshold=self.settings.reflection_threshold)
+        thoughts = await maybe_reflect(draft, now, self.stream, trace, threshold=self._reflection_threshold(draft))
 
         def apply(live: NpcState) -> None:
             live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
