@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 import uuid
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 
 class MemoryKind(StrEnum):
@@ -17,10 +17,17 @@ class MemoryKind(StrEnum):
     PLAN = "plan"
 
 
-class MemoryNode(BaseModel):
-    """One node of an NPC's memory stream; times are game times (timezone-aware UTC)."""
+_MEMORY_NS = uuid.UUID("0b7f5f0e-52a4-4c43-9d4e-8f6d3a7c2e91")
 
-    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+
+class MemoryNode(BaseModel):
+    """One node of an NPC's memory stream; times are game times (timezone-aware UTC).
+
+    Its id, unless given, is derived from what it is (NPC, kind, time, words, evidence): the same
+    run makes the same ids, so retrieval ties (broken by id) fall the same way and a lockstep run
+    repeats exactly; the same memory stored twice is one memory."""
+
+    id: str = ""
     npc_id: str
     kind: MemoryKind
     description: str
@@ -32,6 +39,14 @@ class MemoryNode(BaseModel):
     last_accessed: datetime
     keywords: list[str] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> MemoryNode:
+        if not self.id:
+            what = "\x1f".join([self.npc_id, self.kind, self.created.isoformat(), self.subject, self.predicate,
+                                self.object, self.description, *self.evidence_ids])
+            self.id = str(uuid.uuid5(_MEMORY_NS, what))
+        return self
 
 
 class ScoredNode(BaseModel):

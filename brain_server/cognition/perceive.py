@@ -57,4 +57,4 @@ def attend(
 
 
 def _keywords(event: PerceivedEvent) -> list[str]:
-    return [k for k in {event.subject.strip().lower(), event.object.strip().lower()} if k]
+    return [k for k in dict.fromkeys((event.subject.strip().lower(), event.object.strip().lower())) if k]
