@@ -84,10 +84,9 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     conversation, and `reason`: why (the reaction's reason, known to the one who started it)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
-    by_dialogue = await stream.retrieve(speaker.npc_id, latest or reason or partner_name, now, trace)
-    seen = {r.node.id for r in by_dialogue[:MEMORIES_PER_QUERY]}
-    status = partner_activity or partner_name
-    by_status = [r for r in await stream.retrieve(speaker.npc_id, status, now, trace) if r.node.id not in seen]
+    by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
+                                                       partner_activity or partner_name, now, trace,
+                                                       apart=MEMORIES_PER_QUERY)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
@@ -205,9 +204,8 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
 async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:
     """What may come up for `me`: memories of the other, and of what the other is doing."""
     name = other.persona.name
-    about = await stream.retrieve(me.npc_id, f"{me.persona.name}'s relationship with {name}", now, trace)
-    seen = {r.node.id for r in about[:MEMORIES_PER_QUERY]}
-    doing = [r for r in await stream.retrieve(me.npc_id, other.activity or name, now, trace) if r.node.id not in seen]
+    about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {name}",
+                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY)
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 

@@ -135,6 +135,14 @@ class MemoryStream:
             trace.retrieved.extend(records)
         return records
 
+    async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
+                           apart: int) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
+        """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
+        without those among the first's `apart` best, so a prompt showing both lists no memory twice."""
+        by_first = await self.retrieve(npc_id, first, now, trace)
+        shown = {r.node.id for r in by_first[:apart]}
+        return by_first, [r for r in await self.retrieve(npc_id, second, now, trace) if r.node.id not in shown]
+
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
             kind: MemoryKind | None) -> list[RetrievedRecord]:
         """What `retrieve` returns for an embedded query, without refreshing recency (blocking: a thread's)."""

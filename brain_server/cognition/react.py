@@ -49,9 +49,8 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
     thing = is_thing(subject)
     called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
     status = status or observation.description
-    by_relationship = await stream.retrieve(npc.npc_id, f"{name}'s relationship with {called}", now, trace)
-    seen = {r.node.id for r in by_relationship[:MEMORIES_PER_QUERY]}
-    by_status = [r for r in await stream.retrieve(npc.npc_id, status, now, trace) if r.node.id not in seen]
+    by_relationship, by_status = await stream.retrieve_two(npc.npc_id, f"{name}'s relationship with {called}", status,
+                                                           now, trace, apart=MEMORIES_PER_QUERY)
     offered = ["continue", *(["talk"] if can_talk and not thing else []),
                *(["wait"] if wait_until is not None and wait_until > now and not thing else []), "react"]
     activity = npc.action.description.removeprefix(f"{name} is ") if npc.action else "going about the day"
