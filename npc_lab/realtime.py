@@ -36,10 +36,8 @@ from pathlib import Path
 import random
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,10 +49,11 @@ import grpc
 
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.npc import is_sleep
+from brain_server.server import settle_collector
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.bench import _table
-from npc_lab.sim.brain import ROOT, BrainProcess
+from npc_lab.sim.brain import BrainProcess, ChildProcess
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import SECONDS_PER_TILE, layout
 from npc_lab.sim.runner import Town, Walker
@@ -256,63 +255,28 @@ class Calls:
                 **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
 
 
-class FakeProcess:
+class FakeProcess(ChildProcess):
     """The fake OpenAI endpoint (`python -m npc_lab.fake_openai`) in a process of its own, as a
     real endpoint is: its thread per completion (each asleep for `latency_s`, then building the
     answer) does not take the GIL from this client's callers. `with FakeProcess(2.0) as fake:
     fake.base_url`; stopped (and waited for) at the end."""
 
-    LISTENING = re.compile(r"server on (http://\S+)")
+    READY = re.compile(r"server on (http://\S+)")
+    WHAT = "the fake endpoint"
 
     def __init__(self, latency_s: float, log_path: Path | None = None) -> None:
-        self.latency_s, self.log_path = latency_s, log_path
-        self.proc: subprocess.Popen[str] | None = None
+        super().__init__([sys.executable, "-m", "npc_lab.fake_openai", "--port", "0", "--latency", str(latency_s)],
+                         {**os.environ, "PYTHONUNBUFFERED": "1"}, log_path)
         self.base_url = ""
 
-    def start(self, timeout_s: float = 60) -> FakeProcess:
-        self.proc = subprocess.Popen([sys.executable, "-m", "npc_lab.fake_openai", "--port", "0",
-                                      "--latency", str(self.latency_s)], cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        listening, lines = threading.Event(), []
-
-        def pump() -> None:  # read all it says (a full pipe would stop it), keep it in the log
-            assert self.proc and self.proc.stdout
-            with self.log_path.open("w") if self.log_path else open(os.devnull, "w") as log:
-                for line in self.proc.stdout:
-                    log.write(line)
-                    lines.append(line)
-                    if not listening.is_set() and (match := self.LISTENING.search(line)):
-                        self.base_url = match.group(1)
-                        listening.set()
-
-        threading.Thread(target=pump, daemon=True).start()
-        deadline = time.monotonic() + timeout_s
-        while not listening.wait(0.1):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the fake endpoint did not start:\n" + "".join(lines[-40:]))
-        return self
+    def on_ready(self, match: re.Match[str]) -> None:
+        self.base_url = match.group(1)
 
     def chat_requests(self) -> int:
         """Chat completions it was asked for (the brain's start-up probe aside)."""
         with urlopen(self.base_url.rsplit("/v1", 1)[0] + "/_fake/requests", timeout=60) as answer:
             asked = json.loads(answer.read())["requests"]
         return sum(1 for r in asked if r["path"].endswith("/chat/completions") and r["purpose"] != PROBE_PURPOSE)
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-    def __enter__(self) -> FakeProcess:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 class Collector:
@@ -336,9 +300,7 @@ class Collector:
 
     def __enter__(self) -> Collector:
         if self.settle:
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(50_000, 20, 100)
+            settle_collector()
         gc.callbacks.append(self)
         return self
 

@@ -10,37 +10,38 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Self
 
 READY = re.compile(r"npc-brain ready grpc=(\S+) http=(\S+)")
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-class BrainProcess:
-    """Starts the brain with the caller's NPC_BRAIN_* environment (unless `inherit_env` is off) plus
-    `settings`; its output goes to `log_path`, if given, and through `on_line`. `grpc_target` and
-    `http_url` are set once it prints its ready line."""
+class ChildProcess:
+    """A lab process that says when it is ready: started with `command` and `env`, everything it
+    prints read at once (a full pipe would stop it) into `log_path`, if given, and through
+    `on_line`; `on_ready` gets the match of the first line that matches `READY`."""
 
-    def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
-                 inherit_env: bool = True) -> None:
-        self.env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
-        self.env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
-        self.env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
-        self.log_path = log_path
+    READY: re.Pattern[str]
+    WHAT = "the process"
+
+    def __init__(self, command: list[str], env: Mapping[str, str], log_path: Path | None = None) -> None:
+        self.command, self.env, self.log_path = command, dict(env), log_path
         self.proc: subprocess.Popen[str] | None = None
-        self.grpc_target = ""
-        self.http_url = ""
         self.tail: list[str] = []
 
     def on_line(self, line: str) -> None:
-        """Each line the brain prints; the last 40 are kept for the error when it does not start."""
+        """Each line it prints; the last 40 are kept for the error when it does not start."""
         self.tail = [*self.tail[-39:], line]
 
-    def start(self, timeout_s: float = 120) -> BrainProcess:
+    def on_ready(self, match: re.Match[str]) -> None:
+        """Its ready line, read once."""
+
+    def start(self, timeout_s: float = 120) -> Self:
         if self.log_path:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w") if self.log_path else None
-        self.proc = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "serve"], cwd=ROOT, env=self.env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
         ready = threading.Event()
 
         def pump() -> None:
@@ -50,8 +51,8 @@ class BrainProcess:
                     log.write(line)
                     log.flush()
                 self.on_line(line.rstrip())
-                if not ready.is_set() and (match := READY.search(line)):
-                    self.grpc_target, self.http_url = match.group(1), match.group(2)
+                if not ready.is_set() and (match := self.READY.search(line)):
+                    self.on_ready(match)
                     ready.set()
             if log:
                 log.close()
@@ -61,8 +62,44 @@ class BrainProcess:
         while not ready.wait(0.1):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError("the brain did not start:\n" + "\n".join(self.tail))
+                raise RuntimeError(f"{self.WHAT} did not start:\n" + "\n".join(self.tail))
         return self
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class BrainProcess(ChildProcess):
+    """Starts the brain with the caller's NPC_BRAIN_* environment (unless `inherit_env` is off) plus
+    `settings`; its output goes to `log_path`, if given, and through `on_line`. `grpc_target` and
+    `http_url` are set once it prints its ready line."""
+
+    READY = READY
+    WHAT = "the brain"
+
+    def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
+                 inherit_env: bool = True) -> None:
+        env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
+        env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
+        env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
+        super().__init__([sys.executable, "-m", "brain_server.cli", "serve"], env, log_path)
+        self.grpc_target = ""
+        self.http_url = ""
+
+    def on_ready(self, match: re.Match[str]) -> None:
+        self.grpc_target, self.http_url = match.group(1), match.group(2)
 
     def rss_bytes(self) -> int:
         """Resident memory of the brain process (Linux)."""
@@ -75,18 +112,3 @@ class BrainProcess:
         except OSError:
             pass
         return 0
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-    def __enter__(self) -> BrainProcess:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
