@@ -5,7 +5,7 @@ each in its own loop as Godot's NpcBrainAgent drives it
 (`godot_project/addons/npc_brain/runtime/npc_brain_agent.gd`): Decide with what it sees (the
 sim's `Town.perceive`: other NPCs' actions within its vision radius, in its arena, and object
 states), walk to the answered address over the town's grid, a tile per SECONDS_PER_TILE
-game seconds, and ask again at min(askAgainAt, the action's end) on the game clock. While the
+game seconds, and ask again at askAgainAt (the action's end without it) on the game clock. While the
 brain is still thinking about it (a provisional action, or `thinking`) the NPC asks again on time
 even on its way, at most every 0.5 wall seconds; otherwise it finishes its walk first. Half of
 the NPCs call over gRPC, half over Connect JSON with a fresh connection per request (as Godot's
@@ -104,12 +104,13 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 def next_ask(answer: pb.DecideResponse, now: datetime) -> datetime:
-    """When to call Decide again, as Godot's NpcBrainDecision.next_ask: askAgainAt or the action's end
-    (at least a game minute away: the game's clock ticks each minute), whichever comes first."""
+    """When to call Decide again, as Godot's NpcBrainDecision.next_ask: askAgainAt, or without it the
+    action's end (at least a game minute away: the game's clock ticks each minute)."""
+    if answer.HasField("ask_again_at"):
+        return max(answer.ask_again_at.ToDatetime(UTC), now + timedelta(minutes=1))
     action = answer.action
     start = action.start_time.ToDatetime(UTC) if action.HasField("start_time") else now
-    end = max(start + timedelta(minutes=action.duration_minutes), now + timedelta(minutes=1))
-    return min(answer.ask_again_at.ToDatetime(UTC), end) if answer.HasField("ask_again_at") else end
+    return max(start + timedelta(minutes=action.duration_minutes), now + timedelta(minutes=1))
 
 
 @dataclass

@@ -178,7 +178,9 @@ class Mind:
             action = npc.action
             assert action is not None
             soon = now + ASK_AGAIN_WHILE_THINKING + _stagger(npc_id)
-            ask_again = min(action.end_time, soon) if thinking else action.end_time
+            # Past the end by the NPC's own few seconds: steps end on the same minutes across a town, and
+            # the game asking for all of them in one instant would queue each behind the others.
+            ask_again = min(action.end_time, soon) if thinking else action.end_time + _stagger(npc_id)
             trace.action = action
             self.traces.add(trace)
             log.info("decided", action=action.description, address=action.address, source=action.source,
@@ -778,7 +780,7 @@ def _own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
 
 
 def _stagger(npc_id: str) -> timedelta:
-    """Up to a game minute, fixed per NPC: a town that started together does not ask again together."""
+    """Up to a game minute, fixed per NPC: a town whose plans share a clock does not ask again together."""
     return timedelta(seconds=zlib.crc32(npc_id.encode()) % 60)
 
 

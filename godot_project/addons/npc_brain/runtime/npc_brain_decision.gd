@@ -31,7 +31,7 @@ func is_tentative() -> bool:
 	return thinking or action.is_provisional()
 
 
-## Game time to call Decide again: `askAgainAt` or the action's end, whichever comes first.
+## Game time to call Decide again: `askAgainAt` (the brain spreads a town's asks past the ends of
+## steps that end together), or the action's end when the brain did not say.
 func next_ask(now: int) -> int:
-	var end := action.end_time(now)
-	return mini(ask_again_at, end) if ask_again_at >= 0 else end
+	return maxi(ask_again_at, now + 60) if ask_again_at >= 0 else action.end_time(now)
