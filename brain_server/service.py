@@ -89,6 +89,7 @@ class BrainCore:
                            address=request.address or persona.home,
                            known_addresses=known)
             await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
+        self.mind.spawned(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
         return pb.SpawnNpcResponse(npc_id=npc.npc_id, resumed=False)
 

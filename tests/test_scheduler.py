@@ -1,5 +1,6 @@
 """The LLM scheduler: the most urgent class first, NPCs in turn within a class, stale work dropped,
-bounded queues, a slot kept for the player, and a cancelled waiter gives its turn back."""
+bounded queues, a slot kept for the player, and a cancelled waiter gives its turn back; and
+background work waiting out a burst of Decides."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 
 import pytest
 
+from brain_server.foreground import Foreground
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
 
 
@@ -185,3 +187,29 @@ def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
     gaps = [b - a for a, b in zip(started, started[1:], strict=False)]
     assert len(started) == 4
     assert all(gap >= RETRY_STRAINED_S * 0.9 for gap in gaps), gaps
+
+
+def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
+    """Thinking steps aside while Decides are being answered (brain_server/foreground.py): it
+    starts after the last answer of a burst, and a town that never stops asking still thinks."""
+    async def burst(foreground: Foreground, answers: int, every_s: float, log: list[str]) -> None:
+        for _ in range(answers):
+            foreground.answering()
+            log.append("answer")
+            await asyncio.sleep(every_s)
+
+    async def think(foreground: Foreground, log: list[str]) -> None:
+        await asyncio.sleep(0)  # started by the burst's first answer
+        await foreground.quiet()
+        log.append("think")
+
+    async def main(foreground: Foreground, answers: int) -> list[str]:
+        log: list[str] = []
+        await asyncio.gather(burst(foreground, answers, 0.005, log), think(foreground, log))
+        return log
+
+    log = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=5.0), 20))
+    assert log == ["answer"] * 20 + ["think"]
+    endless = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=0.02), 60))
+    assert endless.index("think") < 59, endless  # waited at most longest_wait_s, not for the end
+    assert asyncio.run(main(Foreground(enabled=False), 5))[:2] == ["answer", "think"]  # lockstep: no waiting

@@ -52,8 +52,9 @@ from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
 from brain_server.cognition.plan import action_now, decompose_upcoming, due_blocks, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction, is_thing, worth_considering
 from brain_server.cognition.reflect import maybe_reflect, note_importance
-from brain_server.cognition.routine import provisional_action
+from brain_server.cognition.routine import provisional_action, read_places
 from brain_server.config import Settings
+from brain_server.foreground import Foreground
 from brain_server.llm.scheduler import Priority, Work, WorkDropped, doing
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.memory import MemoryKind, MemoryNode
@@ -126,8 +127,13 @@ class Mind:
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._urgent: set[str] = set()  # NPCs with work under way that changes what they do now
         self._perceiving: dict[str, asyncio.Lock] = {}  # each NPC's perceptions stored in the order seen
+        self.foreground = Foreground(enabled=settings.background_thinking)  # thinking waits out a burst of Decides
 
     # --- the loop -------------------------------------------------------------------------
+
+    def spawned(self, npc: NpcState) -> None:
+        """A new NPC: what its persona says of its day is read now, before its first Decide."""
+        read_places(npc)
 
     async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
                      *, in_view: bool = True) -> Decision:
@@ -136,6 +142,7 @@ class Mind:
         perceptions are rated in longer batches; back in view, its block is broken into steps at once)."""
         trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
         bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
+        self.foreground.answering()
         try:
             async with self.records.lock(npc_id):
                 live = await self.records.npc(npc_id)
@@ -188,6 +195,7 @@ class Mind:
                      tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
         finally:
             unbind_decision()
+            self.foreground.answering()
         if not self.settings.background_thinking:
             await self._think_after(npc_id, now)
         return Decision(action=action, trace=trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
@@ -238,6 +246,7 @@ class Mind:
         """With background thinking, what a Decide saw is stored after it answered (embedding it
         takes longer than a Decide may), each NPC's perceptions in the order seen, then merged into
         the NPC as it is by then; what it noticed starts its thinking."""
+        await self.foreground.quiet()
         async with self._perceiving.setdefault(npc_id, asyncio.Lock()):
             npc = await self.records.npc(npc_id)
             stored, unrated = await self._perceive(npc, events, now, trace)
@@ -351,6 +360,8 @@ class Mind:
         done = False
         try:
             with doing(work):
+                if own:
+                    await self.foreground.quiet()
                 if work.stale is not None and work.stale():
                     raise WorkDropped("stale before it started")
                 done = await step(work.npc_id, now, trace)

@@ -85,29 +85,57 @@ def day_shape(npc: NpcState, day: date, tz: tzinfo | None, places: Sequence[str]
     blocks without gaps, the last one sleep at home. `places`: the arenas it may go to (default:
     all it knows). Remembered per persona, places and day: a provisional action asks on every Decide."""
     persona = npc.persona
-    return list(_shape(persona.name, persona.identity, persona.lifestyle, persona.currently, persona.home,
-                       tuple(npc.known_addresses if places is None else places), npc.wake_up_hour, day, tz))
+    return list(_shape(_places_of(npc, places), persona.lifestyle, persona.home, npc.wake_up_hour, day, tz))
+
+
+def read_places(npc: NpcState) -> None:
+    """Read the persona's places now (SpawnNpc) rather than on its first Decide: a town that starts
+    together asks for its first actions together, and the reading is most of a first Decide."""
+    _places_of(npc, None)
+
+
+@dataclass(frozen=True)
+class _Places:
+    """The places of its day the persona's text names, among those it may go to."""
+
+    kitchen: str | None
+    work: str | None
+    outings: tuple[str, ...]
+    mornings: frozenset[str]  # the outings it names in the morning ("walks in the park after breakfast")
+
+
+def _places_of(npc: NpcState, places: Sequence[str] | None) -> _Places:
+    persona = npc.persona
+    return _read_places(persona.name, persona.identity, persona.lifestyle, persona.currently, persona.home,
+                        tuple(npc.known_addresses if places is None else places))
 
 
 @functools.lru_cache(maxsize=4096)
-def _shape(name: str, identity: str, lifestyle: str, currently: str, home: str, addresses: tuple[str, ...],
-           wake_up_hour: int | None, day: date, tz: tzinfo | None) -> tuple[Block, ...]:
+def _read_places(name: str, identity: str, lifestyle: str, currently: str, home: str,
+                 addresses: tuple[str, ...]) -> _Places:
     npc = NpcState(npc_id="", world_name="", persona=Persona(name=name, identity=identity, lifestyle=lifestyle,
                                                              currently=currently, home=home),
-                   known_addresses=list(addresses), wake_up_hour=wake_up_hour)
-    places = None  # the places it may go are its known addresses here
-    persona, home = npc.persona, npc.persona.home
-    kitchen = _kitchen(npc, places) or home
-    wake, bed = wake_and_bed(persona.lifestyle)
-    if npc.wake_up_hour is not None and npc.wake_up_hour != wake.hour:
-        wake = time(npc.wake_up_hour)  # the hour its last plan woke it up
+                   known_addresses=list(addresses))
+    work = workplace(npc)
+    outings = tuple(_outings(npc, None, work))
+    mornings = _mentions(npc, outings, near=_in_the_morning)
+    return _Places(_kitchen(npc, None), work, outings, frozenset(p for p, n in mornings.items() if n))
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, day: date,
+           tz: tzinfo | None) -> tuple[Block, ...]:
+    kitchen = where.kitchen or home
+    wake, bed = wake_and_bed(lifestyle)
+    if wake_up_hour is not None and wake_up_hour != wake.hour:
+        wake = time(wake_up_hour)  # the hour its last plan woke it up
     start = datetime.combine(day, wake, tzinfo=tz)
     bedtime = _after(start, bed, minimum=timedelta(hours=4))
     ready, breakfast = start + GETTING_READY, start + GETTING_READY + BREAKFAST
     blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
-    work, at_work = workplace(npc, places), None
+    work, at_work = where.work, None
     if work is not None and day.weekday() < 5:
-        opens, closes = work_hours(persona.lifestyle)
+        opens, closes = work_hours(lifestyle)
         begin = datetime.combine(day, opens, tzinfo=tz)
         end = _after(begin, closes)
         if end <= start:  # a night shift: tonight's
@@ -117,10 +145,10 @@ def _shape(name: str, identity: str, lifestyle: str, currently: str, home: str, 
         if at_work.end - at_work.start >= timedelta(hours=1):
             blocks = _paint(blocks, at_work)
     else:
-        outings = _outings(npc, places, work)
+        outings = where.outings
         out = outings[day.toordinal() % len(outings)] if outings else None
         # In the morning if the persona says so where it names the place ("writes most mornings at the cafe").
-        window = MORNING_OUTING if out and _mentions(npc, [out], near=_in_the_morning)[out] else OUTING
+        window = MORNING_OUTING if out in where.mornings else OUTING
         begin = max(_after(start, window[0]), breakfast)
         end = _after(begin, window[1])
         if out and end - begin >= timedelta(minutes=30) and end <= bedtime - timedelta(minutes=30):
