@@ -5,7 +5,8 @@ each in its own loop as Godot's NpcBrainAgent drives it
 (`godot_project/addons/npc_brain/runtime/npc_brain_agent.gd`): Decide with what it sees (the
 sim's `Town.perceive`: other NPCs' actions within its vision radius, in its arena, and object
 states), walk to the answered address over the town's grid, a tile per SECONDS_PER_TILE
-game seconds, and ask again at askAgainAt (the action's end without it) on the game clock. While the
+game seconds, and ask again at askAgainAt (the action's end without it) on the game clock; the
+first call comes after the NPC's own share of a second (NpcBrainAgent.start_spread_s). While the
 brain is still thinking about it (a provisional action, or `thinking`) the NPC asks again on time
 even on its way, at most every 0.5 wall seconds; otherwise it finishes its walk first. Half of
 the NPCs call over gRPC, half over Connect JSON with a fresh connection per request (as Godot's
@@ -42,6 +43,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import urlopen
+import zlib
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -62,13 +64,14 @@ SERVICE = "/npc_brain.v1.BrainService"
 DEADLINE_S = 15.0  # Godot's NpcBrainLane.timeout_s (npc_brain/brain/timeout_s)
 RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcBrainAgent's back-off after a failed call
 MIN_THINKING_INTERVAL_S = 0.5  # NpcBrainAgent.min_thinking_interval_s
+START_SPREAD_S = 1.0  # NpcBrainAgent.start_spread_s: each NPC's first call after its own share of it
 TIME_SCALE = 60.0
 LLM_CONCURRENCY = 4
 PLAYER = "the player"
 PLAYER_LINES = ("Hello there! How is your day going?", "What are you working on at the moment?",
                 "It was nice talking to you. See you around!")
 MAX_MINUTES = 60.0
-START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks at once
+START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks for the first time
 TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after_first_hour": 0.10,
            "talk_p99_ms": 2500.0}
 FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
@@ -362,6 +365,7 @@ class RealTime:
     async def live(self, w: Walker, caller: Caller) -> None:
         """One NPC's loop, as NpcBrainAgent runs it."""
         failures = 0
+        await self.pause(START_SPREAD_S * (zlib.crc32(w.resident.npc_id.encode()) % 1000) / 1000)
         while self.left() > 0:
             now = self.clock.now()
             request = self.town.decide_request(w, now)

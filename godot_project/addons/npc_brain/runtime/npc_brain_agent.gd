@@ -106,6 +106,9 @@ const GROUP := "npc_brain_agent"
 @export var max_retry_delay_s: float = 8.0
 ## Real seconds at least between two Decide calls while thinking, whatever `askAgainAt` says.
 @export var min_thinking_interval_s: float = 0.5
+## Real seconds over which a scene's agents make their first call: each waits its own share of
+## it (from its npc_id), so a town that loads together does not ask the brain in one frame.
+@export var start_spread_s: float = 1.0
 
 ## The latest decision, or null.
 var decision: NpcBrainDecision = null
@@ -181,7 +184,7 @@ func start() -> void:
 	world.registered.connect(_on_world_registered)
 	_address = world.address_at(get_tile())
 	_update_attention()
-	_tick()
+	_wait_own_turn()
 
 
 ## The attention mode in effect (`attention_mode`, or the project's default for PROJECT_DEFAULT).
@@ -325,7 +328,14 @@ func _on_minute_passed(_unix_time: int) -> void:
 
 
 func _on_world_registered() -> void:
-	_tick()
+	_wait_own_turn()
+
+
+## Calls the brain after its own share of `start_spread_s`, as the other agents do theirs.
+func _wait_own_turn() -> void:
+	var wait := start_spread_s * float(absi(hash(npc_id)) % 1000) / 1000.0
+	_retry_at_msec = maxi(_retry_at_msec, Time.get_ticks_msec() + int(wait * 1000.0))
+	_wake_in(wait)
 
 
 func _update_attention() -> void:
@@ -399,6 +409,12 @@ func _spawn() -> void:
 	})
 	spawned.emit(bool(reply.data.get("resumed", false)))
 	_tick()
+
+
+## Ticks again after `seconds` of real time (besides each game minute and each arrival).
+func _wake_in(seconds: float) -> void:
+	if seconds < INF and is_inside_tree():
+		get_tree().create_timer(seconds + 0.001, false).timeout.connect(_tick)
 
 
 func _decide() -> void:
@@ -480,6 +496,8 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	var now := NpcBrainGameClock.get_instance().now()
 	_ask_at = decision.next_ask(now)
 	_action_end = action.end_time(now)
+	# On time to the game second, not at the next minute: the brain spreads a town's asks over it.
+	_wake_in(NpcBrainGameClock.get_instance().real_seconds_until(_ask_at))
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
 	var address := world.full_address(action.address)

@@ -79,6 +79,13 @@ func now() -> int:
 	return int(_unix_time)
 
 
+## Real seconds until game time `unix_time` at the current speed; INF while time stands still.
+func real_seconds_until(unix_time: int) -> float:
+	if not is_ticking() or time_scale <= 0.0:
+		return INF
+	return maxf((unix_time - _unix_time) / time_scale, 0.0)
+
+
 ## Game time now as RFC 3339 text, e.g. "2026-02-13T07:00:00Z".
 func now_rfc3339() -> String:
 	return NpcBrainTime.to_rfc3339(now())
