@@ -657,8 +657,9 @@ def test_hud_says_slow_not_offline_when_answers_time_out(tmp_path: Path) -> None
 @pytest.mark.slow
 def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> None:
     """Isabella's first answer is provisional (her home, for an hour) with `thinking` and
-    askAgainAt ten game minutes on; she walks there showing that she is thinking, asks again at
-    about that game time (not at the hour's end), and takes the plan's action without the mark."""
+    askAgainAt ten and a half game minutes on; she walks there showing that she is thinking, asks
+    again at that game time to the game second (not at the hour's end, nor at the next game
+    minute), and takes the plan's action without the mark."""
     _needs_browser()
     web_dir = godot_web.build_web(tmp_path / "web")
     npc, cafe = "isabella_rodriguez", "the Ville:Hobbs Cafe:cafe"
@@ -669,7 +670,7 @@ def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> No
         now = _game_time(request["gameTime"])
         if not [r for m, r in brain.calls[:-1] if m == "Decide" and r["npcId"] == npc]:
             return 0.0, {"traceId": "provisional", "thinking": True,
-                         "askAgainAt": _rfc3339(now + timedelta(minutes=10)), "action": {
+                         "askAgainAt": _rfc3339(now + timedelta(minutes=10, seconds=30)), "action": {
                              "description": "Isabella Rodriguez is getting ready for the day",
                              "address": request["address"], "durationMinutes": 60,
                              "startTime": request["gameTime"], "source": "ACTION_SOURCE_PROVISIONAL"}}
@@ -689,9 +690,10 @@ def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> No
     assert first["source"] == "ACTION_SOURCE_PROVISIONAL" and first["thinking"], first
     assert first["shown"].endswith("(thinking...)"), first
     ask_at = _game_time(first["ask_again_at"])
-    assert ask_at == asked[0] + timedelta(minutes=10), (first, asked)
-    # Asked again at the first game minute at or after askAgainAt, long before the hour was up.
-    assert ask_at <= asked[1] <= ask_at + timedelta(minutes=2), (ask_at, asked)
+    assert ask_at == asked[0] + timedelta(minutes=10, seconds=30), (first, asked)
+    # Asked again at askAgainAt (a third of a real second is 20 game seconds at 60x), long before
+    # the hour was up, and before the minute after it.
+    assert ask_at <= asked[1] <= ask_at + timedelta(seconds=20), (ask_at, asked)
     assert second["source"] == "ACTION_SOURCE_PLAN" and not second["thinking"], second
     assert "thinking" not in second["shown"] and second["address"] == cafe, second
     # Meanwhile she walked to the provisional action's address.

@@ -8,9 +8,11 @@ with a "memory flat" verdict; prints a table and writes JSON.
 Each NPC's day is planned first: its first Decide at 08:00 (answered at once, provisionally)
 starts its plan in the background, and the load waits until the brain's plan_now queue is empty.
 Then a game clock starts at 08:00, running --time-scale game seconds per wall second across the
-transports, and per transport every NPC runs its own loop as Godot drives it: Decide at the
-clock's time, then wait until the time it was told to ask again (askAgainAt, or the action's end
-if sooner; at least --pause and at most --max-wait wall seconds), again. At most --concurrency calls
+transports, and per transport every NPC runs its own loop as Godot drives it: its first call
+after its own share of --start-spread wall seconds (NpcBrainAgent.start_spread_s), then Decide at
+the clock's time, wait until the time it was told to ask again (askAgainAt; at least --pause and
+at most --max-wait wall seconds), again. The fake endpoint runs in a process of its own
+(`FakeProcess`), as a real one does. At most --concurrency calls
 are in flight, each with Godot's 15 s deadline. Decides carry no perceptions: this measures the
 decision path (plan steps, each hour's block decomposed in the background) and the transports,
 not embedding throughput; answers that are provisional (the NPC still thinking) are counted.
@@ -33,14 +35,14 @@ import tempfile
 import threading
 import time
 from typing import Any
+import zlib
 
 from google.protobuf import json_format
 import grpc
 
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
-from npc_lab.fake_openai import FakeOpenAI
-from npc_lab.realtime import START_BURST_S, Caller, Calls, GameClock, cpu_seconds, next_ask, vitals
+from npc_lab.realtime import START_BURST_S, Caller, Calls, FakeProcess, GameClock, cpu_seconds, next_ask, vitals
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
@@ -170,6 +172,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
 
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
+        await asyncio.sleep(args.start_spread * (zlib.crc32(npc_id.encode()) % 1000) / 1000)
         while time.monotonic() - began < args.seconds:
             now = clock.now()
             async with gate:
@@ -223,7 +226,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     args.seconds = seconds
     town, residents, _ = load_all("valentines_party")
     bodies = repeated_spawn_requests(residents, town.name, npcs)
-    with FakeOpenAI(latency_s=args.llm_latency) as fake, tempfile.TemporaryDirectory() as data:
+    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
                     "background_thinking": "true"}
@@ -239,9 +242,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler))
             loaded = [s for s in sampler.samples if s["phase"] != "setup"]
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
-    return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause,
+    return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
             "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
-            "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": len(fake.chat_requests()), **results, "errors": errors,
+            "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": fake.chat_requests(), **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
             "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib,
                                                results["memories_stored"]),
@@ -286,6 +289,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=1000, help="Decide calls in flight at most")
     parser.add_argument("--plan-concurrency", type=int, default=16, help="first Decides (day plans) in flight at most")
     parser.add_argument("--plan-wait", type=float, default=300, help="wall seconds to wait at most for the day plans")
+    parser.add_argument("--start-spread", type=float, default=10.0,
+                        help="wall seconds over which each transport's NPCs make their first call (NpcBrainAgent."
+                             "start_spread_s; 10 s: a thousand NPCs at the pace they keep after)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
     parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
