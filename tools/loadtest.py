@@ -241,10 +241,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             with RssSampler(brain, args.rss_every) as sampler:
                 results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler))
             loaded = [s for s in sampler.samples if s["phase"] != "setup"]
+        llm_calls = fake.chat_requests()
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
     return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
             "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
-            "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": fake.chat_requests(), **results, "errors": errors,
+            "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
             "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib,
                                                results["memories_stored"]),
