@@ -414,7 +414,17 @@ func _spawn() -> void:
 ## Ticks again after `seconds` of real time (besides each game minute and each arrival).
 func _wake_in(seconds: float) -> void:
 	if seconds < INF and is_inside_tree():
-		get_tree().create_timer(seconds + 0.001, false).timeout.connect(_tick)
+		get_tree().create_timer(seconds + 0.001, false).timeout.connect(_on_wake)
+
+
+## The game clock and timers count frames their own ways (they drift by a frame or so): a
+## wake-up before the ask is due waits the rest.
+func _on_wake() -> void:
+	var clock := NpcBrainGameClock.get_instance()
+	if _ask_at >= 0 and clock.now() < _ask_at:
+		_wake_in(maxf(clock.real_seconds_until(_ask_at), 0.01))
+		return
+	_tick()
 
 
 func _decide() -> void:
