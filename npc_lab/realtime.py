@@ -106,6 +106,12 @@ def percentiles(values: list[float]) -> dict[str, float]:
             "mean_ms": round(statistics.fmean(values), 1)}
 
 
+def own_turn_s(npc_id: str, spread_s: float) -> float:
+    """Wall seconds an NPC waits before its first call: its own share of `spread_s`, fixed by its id,
+    as NpcBrainAgent waits its share of `start_spread_s`."""
+    return spread_s * (zlib.crc32(npc_id.encode()) % 1000) / 1000
+
+
 def next_ask(answer: pb.DecideResponse, now: datetime) -> datetime:
     """When to call Decide again, as Godot's NpcBrainDecision.next_ask: askAgainAt, or without it the
     action's end (at least a game minute away: the game's clock ticks each minute)."""
@@ -365,7 +371,7 @@ class RealTime:
     async def live(self, w: Walker, caller: Caller) -> None:
         """One NPC's loop, as NpcBrainAgent runs it."""
         failures = 0
-        await self.pause(START_SPREAD_S * (zlib.crc32(w.resident.npc_id.encode()) % 1000) / 1000)
+        await self.pause(own_turn_s(w.resident.npc_id, START_SPREAD_S))
         while self.left() > 0:
             now = self.clock.now()
             request = self.town.decide_request(w, now)

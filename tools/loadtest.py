@@ -36,14 +36,23 @@ import tempfile
 import threading
 import time
 from typing import Any
-import zlib
 
 from google.protobuf import json_format
 import grpc
 
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
-from npc_lab.realtime import START_BURST_S, Caller, Calls, FakeProcess, GameClock, cpu_seconds, next_ask, vitals
+from npc_lab.realtime import (
+    START_BURST_S,
+    Caller,
+    Calls,
+    FakeProcess,
+    GameClock,
+    cpu_seconds,
+    next_ask,
+    own_turn_s,
+    vitals,
+)
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
@@ -173,7 +182,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
 
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
-        await asyncio.sleep(args.start_spread * (zlib.crc32(npc_id.encode()) % 1000) / 1000)
+        await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
         while time.monotonic() - began < args.seconds:
             now = clock.now()
             async with gate:
