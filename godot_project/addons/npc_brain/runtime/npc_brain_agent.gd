@@ -411,18 +411,19 @@ func _spawn() -> void:
 	_tick()
 
 
-## Ticks again after `seconds` of real time (besides each game minute and each arrival).
-func _wake_in(seconds: float) -> void:
+## Calls `then` (a tick by default) after `seconds` of real time, besides each game minute and
+## each arrival.
+func _wake_in(seconds: float, then: Callable = _tick) -> void:
 	if seconds < INF and is_inside_tree():
-		get_tree().create_timer(seconds + 0.001, false).timeout.connect(_on_wake)
+		get_tree().create_timer(seconds + 0.001, false).timeout.connect(then)
 
 
-## The game clock and timers count frames their own ways (they drift by a frame or so): a
-## wake-up before the ask is due waits the rest.
-func _on_wake() -> void:
+## Ticks at `askAgainAt`. The game clock and timers count frames their own ways (they drift by a
+## frame or so): a wake-up before the ask is due waits the rest.
+func _wake_at_ask() -> void:
 	var clock := NpcBrainGameClock.get_instance()
-	if _ask_at >= 0 and clock.now() < _ask_at:
-		_wake_in(maxf(clock.real_seconds_until(_ask_at), 0.01))
+	if clock.now() < _ask_at:
+		_wake_in(maxf(clock.real_seconds_until(_ask_at), 0.01), _wake_at_ask)
 		return
 	_tick()
 
@@ -507,7 +508,7 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	_ask_at = decision.next_ask(now)
 	_action_end = action.end_time(now)
 	# On time to the game second, not at the next minute: the brain spreads a town's asks over it.
-	_wake_in(NpcBrainGameClock.get_instance().real_seconds_until(_ask_at))
+	_wake_in(NpcBrainGameClock.get_instance().real_seconds_until(_ask_at), _wake_at_ask)
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
 	var address := world.full_address(action.address)
