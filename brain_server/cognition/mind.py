@@ -184,10 +184,11 @@ class Mind:
             thinking = self._thinking_about_now(npc_id)
             action = npc.action
             assert action is not None
-            soon = now + ASK_AGAIN_WHILE_THINKING + _stagger(npc_id)
-            # Past the end by the NPC's own few seconds: steps end on the same minutes across a town, and
-            # the game asking for all of them in one instant would queue each behind the others.
-            ask_again = min(action.end_time, soon) if thinking else action.end_time + _stagger(npc_id)
+            # The NPC's own few seconds: steps end on the same minutes across a town, and the game
+            # asking for all of them in one instant would queue each behind the others.
+            stagger = _stagger(npc_id)
+            ask_again = min(action.end_time, now + ASK_AGAIN_WHILE_THINKING + stagger) if thinking \
+                else action.end_time + stagger
             trace.action = action
             self.traces.add(trace)
             log.info("decided", action=action.description, address=action.address, source=action.source,
