@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 import pytest
+from qdrant_client import models
+from qdrant_edge import Point, UpdateOperation
 
 from brain_server.config import Settings
 from brain_server.memory import MemoryKind, MemoryNode
@@ -24,6 +26,7 @@ from brain_server.storage import (
     StoreLockedError,
     open_store,
 )
+import brain_server.storage._payload as pl
 from tools.qdrant_standin import QdrantStandIn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,6 +177,21 @@ def test_records(store: MemoryStore) -> None:
     assert store.list_records("state") == [{"plan": "open cafe"}]
     assert sorted(r["i"] for r in store.list_records("world")) == list(range(300))
     assert store.count("isabella") == 0
+
+
+def test_records_stored_as_a_nested_dict_are_still_read(store: MemoryStore) -> None:
+    """Stores written before records were kept as one JSON text hold them as a nested `data` dict."""
+    old = {"record_kind": "npc", "key": "ada", "data": {"npc_id": "ada", "plan": [{"what": "read", "minutes": 30}]}}
+    point_id = pl.record_id("npc", "ada")
+    if isinstance(store, EdgeMemoryStore):
+        store._records.update(UpdateOperation.upsert_points([Point(id=point_id, vector={}, payload=old)]))
+    else:
+        assert isinstance(store, QdrantClientMemoryStore)
+        store._client.upsert(store.records, [models.PointStruct(id=point_id, vector={}, payload=old)], wait=True)
+    assert store.get_record("npc", "ada") == old["data"]
+    assert store.list_records("npc") == [old["data"]]
+    store.put_record("npc", "ada", {"npc_id": "ada", "plan": []})
+    assert store.list_records("npc") == [{"npc_id": "ada", "plan": []}]
 
 
 def test_persistence_across_reopen(opener: Opener, tmp_path: Path) -> None:

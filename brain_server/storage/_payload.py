@@ -2,7 +2,9 @@
 
 A memory point's payload is the MemoryNode's fields with times as ISO-8601 UTC strings (exact
 round trip, microseconds included) plus `<time>_ts` float epoch seconds that Qdrant indexes for
-ordering and range filters. A record point's payload is {record_kind, key, data}.
+ordering and range filters. A record point's payload is {record_kind, key, json}: the record as
+one JSON text, since a store only filters records by kind, and handing it a nested dict costs
+several times the write itself (qdrant-edge converts it field by field, holding the interpreter).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+import json
 import struct
 from typing import Any, Generic, TypeVar
 import uuid
@@ -28,6 +31,7 @@ SCORE = "$score"  # a formula's name for the prefetch's score: here the cosine s
 # the exhaustive prefetch asks for this many more, so it still covers the whole stream.
 PREFETCH_SLACK = 256
 RECORD_KIND = "record_kind"
+RECORD_JSON = "json"
 _TIMES = ("created", "last_accessed")
 _RECORDS_NS = uuid.UUID("6f1c8a52-3d0e-4b7a-9a51-2f4e8c7d9b10")
 
@@ -93,7 +97,18 @@ def record_id(kind: str, key: str) -> str:
 
 
 def record_payload(kind: str, key: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {RECORD_KIND: kind, "key": key, "data": data}
+    return {RECORD_KIND: kind, "key": key, RECORD_JSON: json.dumps(data, separators=(",", ":"))}
+
+
+def record_data(payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A record's data from its point's payload; also reads records stored as a nested `data` dict
+    (before records were stored as text)."""
+    if not payload:
+        return None
+    if RECORD_JSON in payload:
+        data: dict[str, Any] = json.loads(payload[RECORD_JSON])
+        return data
+    return payload.get("data")
 
 
 E = TypeVar("E")

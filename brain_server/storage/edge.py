@@ -280,7 +280,7 @@ class EdgeMemoryStore(MemoryStore):
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._records.retrieve([pl.record_id(kind, key)], with_payload=True, with_vector=False)
-        return found[0].payload["data"] if found and found[0].payload else None
+        return pl.record_data(found[0].payload) if found else None
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         only_kind = Filter(must=[FieldCondition(key=pl.RECORD_KIND, match=MatchValue(kind))])
@@ -290,7 +290,7 @@ class EdgeMemoryStore(MemoryStore):
             page, offset = self._records.scroll(
                 ScrollRequest(offset=offset, limit=_SCROLL_PAGE, filter=only_kind, with_payload=True)
             )
-            out.extend(r.payload["data"] for r in page if r.payload)
+            out.extend(data for r in page if (data := pl.record_data(r.payload)) is not None)
             if offset is None:
                 return out
 

@@ -301,7 +301,7 @@ class QdrantClientMemoryStore(MemoryStore):
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._client.retrieve(self.records, [pl.record_id(kind, key)], with_payload=True)
-        return found[0].payload["data"] if found and found[0].payload else None
+        return pl.record_data(found[0].payload) if found else None
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         only_kind = models.Filter(
@@ -313,7 +313,7 @@ class QdrantClientMemoryStore(MemoryStore):
             page, offset = self._client.scroll(
                 self.records, scroll_filter=only_kind, limit=_SCROLL_PAGE, offset=offset, with_payload=True
             )
-            out.extend(r.payload["data"] for r in page if r.payload)
+            out.extend(data for r in page if (data := pl.record_data(r.payload)) is not None)
             if offset is None:
                 return out
 
