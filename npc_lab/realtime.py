@@ -72,6 +72,7 @@ PLAYER_LINES = ("Hello there! How is your day going?", "What are you working on 
                 "It was nice talking to you. See you around!")
 MAX_MINUTES = 60.0
 START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks for the first time
+WINDOW_S = 10.0  # wall seconds per window of the p99 over time (a steady tail or stalls)
 TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after_first_hour": 0.10,
            "talk_p99_ms": 2500.0}
 FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
@@ -259,9 +260,14 @@ class Calls:
         seconds, as a game's town does when it starts)."""
         after = [ms for ms, at in zip(self.ms, self.at, strict=True) if at >= START_BURST_S]
         alone = [ms for ms, n in zip(self.ms, self.together, strict=True) if n == 1]
+        by_window: dict[int, list[float]] = {}
+        for ms, at in zip(self.ms, self.at, strict=True):
+            by_window.setdefault(int(at // WINDOW_S), []).append(ms)
         return {**percentiles(self.ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
                 "errors_by_status": dict(self.errors), "after_start": percentiles(after),
                 "sent_alone": percentiles(alone),
+                "p99_by_window": [round(percentiles(by_window.get(w, [0.0]))["p99_ms"], 1)
+                                  for w in range(max(by_window, default=-1) + 1)],
                 **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
 
 

@@ -27,6 +27,7 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 import json
 import os
@@ -40,6 +41,7 @@ from typing import Any
 from google.protobuf import json_format
 import grpc
 
+from brain_server.vitals import Vitals
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.realtime import (
@@ -180,6 +182,9 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
     began = time.monotonic()
     game_began = clock.now()
 
+    own = Vitals()  # the load generator's own loop: a tail it adds is not the brain's
+    own.start()
+
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
@@ -197,13 +202,15 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
             await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
 
     await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
+    await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
     return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
-            "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"]}
+            "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
+            "client_loop_late": asdict(own.loop_late.spread())}
 
 
 async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler) -> dict[str, Any]:
@@ -277,7 +284,8 @@ def table(report: dict[str, Any]) -> str:
         decide, late, gc = inside.get("rpc Decide", {}), inside["loop late"], inside["gc pauses"]
         lines.append(f"{p['transport']}, inside the brain (recent): Decide p50 {decide.get('p50_ms')} / p99 "
                      f"{decide.get('p99_ms')} / max {decide.get('max_ms')} ms; event loop late p99 {late['p99_ms']} / "
-                     f"max {late['max_ms']} ms; full GCs {gc['count']}, longest {gc['max_ms']} ms")
+                     f"max {late['max_ms']} ms; full GCs {gc['count']}, longest {gc['max_ms']} ms; the load "
+                     f"generator's loop late p99 {p['client_loop_late']['p99_ms']} / max {p['client_loop_late']['max_ms']} ms")
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
