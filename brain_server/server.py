@@ -1,5 +1,6 @@
 """Assembles the brain from settings (store, embedder, LLM, core) and runs both transports
-in one asyncio process until SIGINT/SIGTERM."""
+in one process until SIGINT/SIGTERM: the mind on the main thread's event loop, the servers on a
+loop of their own (transport/edge_loop.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from brain_server.security import check_bind
 from brain_server.service import BrainCore
 from brain_server.storage import open_store
 from brain_server.transport import connect_http, grpc_server
+from brain_server.transport.edge_loop import EdgeLoop
 
 log = structlog.get_logger(__name__)
 
@@ -108,20 +110,23 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         core.vitals.start()
         core.llm.scheduler.strained = core.vitals.strained
         stack.push_async_callback(core.vitals.stop)
-        grpc, grpc_port = await grpc_server.start(core, settings.host, settings.grpc_port)
-        stack.push_async_callback(grpc.stop, 2)
+        # The servers run on a loop of their own; each call's core method runs here (transport/edge_loop.py).
+        mind, edge = asyncio.get_running_loop(), EdgeLoop()
+        stack.callback(edge.close)
+        grpc, grpc_port = await edge.run(grpc_server.start(core, settings.host, settings.grpc_port, mind))
+        stack.push_async_callback(lambda: edge.run(grpc.stop(2)))
         # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
         # without it a response's last chunk waits for the client's delayed ACK (~40 ms).
         sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET, socket.SOCK_STREAM,
                              socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((settings.host, settings.http_port))
-        app = connect_http.http_app(core, web_root=settings.web_root)
+        app = connect_http.http_app(core, web_root=settings.web_root, mind=mind)
         # Keep idle connections well past a game's pause between calls: with uvicorn's 5 s default a
         # client reusing a connection races the server closing it (resets seen under load).
         http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False,
                                              timeout_keep_alive=75))
-        http_task = asyncio.create_task(http.serve(sockets=[sock]))
+        http_task = asyncio.run_coroutine_threadsafe(http.serve(sockets=[sock]), edge.loop)
         while not http.started:  # "ready" must mean accepting: clients connect the moment they read it
             if http_task.done():
                 raise OSError(f"the HTTP server could not start on {settings.host}:{settings.http_port}")
@@ -137,4 +142,4 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         await stop.wait()
         log.info("stopping")
         http.should_exit = True
-        await http_task
+        await asyncio.wrap_future(http_task)

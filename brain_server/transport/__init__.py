@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 import re
 
@@ -19,8 +20,20 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def core_methods(core: BrainCore) -> Iterator[tuple[str, CoreMethod]]:
+def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreMethod]]:
     """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one;
-    each timed by the core's vitals."""
+    each timed by the core's vitals, and run on the `mind`'s loop when the transport has its own
+    (transport/edge_loop.py)."""
     for method in SERVICE.methods:
-        yield method.name, core.vitals.timed(method.name, getattr(core, snake_case(method.name)))
+        timed = core.vitals.timed(method.name, getattr(core, snake_case(method.name)))
+        yield method.name, timed if mind is None else _on_loop(mind, timed)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, method: CoreMethod) -> CoreMethod:
+    """`method` run on `loop` whichever loop awaits it; its errors and its cancellation (a caller
+    gone, a deadline passed) cross over both ways."""
+
+    async def call(request: Message) -> Message:
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(method(request), loop))
+
+    return call

@@ -6,6 +6,7 @@ page the user happens to open cannot call the brain, under its own name or a reb
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -52,8 +53,8 @@ def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it
     return rpc
 
 
-def connect_service(core: BrainCore) -> object:
-    methods = {snake_case(name): _adapt(name, method) for name, method in core_methods(core)}
+def connect_service(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> object:
+    methods = {snake_case(name): _adapt(name, method) for name, method in core_methods(core, mind)}
     return type("BrainConnectService", (), methods)()
 
 
@@ -126,11 +127,12 @@ class _HostAndOrigin:
         await self.app(scope, receive, send)
 
 
-def http_app(core: BrainCore, *, web_root: Path | None = None) -> ASGIApp:
+def http_app(core: BrainCore, *, web_root: Path | None = None, mind: asyncio.AbstractEventLoop | None = None) -> ASGIApp:
+    """The Connect RPCs (run on the `mind`'s loop if given) and the web root's files."""
     settings = core.settings
     # Unknown JSON fields are refused (invalid_argument), so a misspelt field is never silently dropped.
     codecs = [google_protobuf_binary_codec(), google_protobuf_json_codec(ignore_unknown_fields=False)]
-    connect = _Guarded(BrainServiceASGIApplication(connect_service(core), read_max_bytes=settings.max_request_bytes,
+    connect = _Guarded(BrainServiceASGIApplication(connect_service(core, mind), read_max_bytes=settings.max_request_bytes,
                                                    codecs=codecs), guard_for(core, settings))
     static = _Isolated(StaticFiles(directory=web_root, html=True)) if web_root else None
     prefix = f"/{SERVICE_NAME}/"

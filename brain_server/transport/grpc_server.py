@@ -3,6 +3,7 @@ grpcurl, Postman and buf curl work out of the box."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from google.protobuf.message import DecodeError, Message
@@ -68,12 +69,13 @@ def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpci
     return rpc
 
 
-def handlers(core: BrainCore) -> grpc.GenericRpcHandler:
-    """Every RPC of the service, decoding requests itself so that a corrupt body is invalid_argument."""
+def handlers(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> grpc.GenericRpcHandler:
+    """Every RPC of the service, decoding requests itself so that a corrupt body is invalid_argument;
+    each run on the `mind`'s loop if given."""
     guard = guard_for(core, core.settings)
     by_name = {m.name: m for m in SERVICE.methods}
     rpcs = {}
-    for name, method in core_methods(core):
+    for name, method in core_methods(core, mind):
         request_type = getattr(brain_pb2, by_name[name].input_type.name)
         response_type = getattr(brain_pb2, by_name[name].output_type.name)
         rpcs[name] = grpc.unary_unary_rpc_method_handler(_adapt(name, method, guard),
@@ -82,12 +84,14 @@ def handlers(core: BrainCore) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, rpcs)
 
 
-async def start(core: BrainCore, host: str, port: int) -> tuple[grpc.aio.Server, int]:
-    """A started server and the port it listens on (port 0 picks a free one). Health and
-    reflection stay open; BrainService RPCs need the token when one is set."""
+async def start(core: BrainCore, host: str, port: int,
+                mind: asyncio.AbstractEventLoop | None = None) -> tuple[grpc.aio.Server, int]:
+    """A started server on the running loop and the port it listens on (port 0 picks a free one);
+    its RPCs run on the `mind`'s loop if given. Health and reflection stay open; BrainService RPCs
+    need the token when one is set."""
     check_bind(core.settings.model_copy(update={"host": host}))
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", core.settings.max_request_bytes)])
-    server.add_generic_rpc_handlers((handlers(core),))
+    server.add_generic_rpc_handlers((handlers(core, mind),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, reflection.SERVICE_NAME, health.SERVICE_NAME), server)
