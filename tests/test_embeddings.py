@@ -7,6 +7,9 @@ from collections.abc import Iterator
 import hashlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
+import os
+from pathlib import Path
+import sys
 import threading
 from typing import Any
 
@@ -14,6 +17,7 @@ import numpy as np
 import pytest
 
 from brain_server.config import Settings
+from brain_server.foreground import BACKGROUND_NICENESS
 from brain_server.llm.embeddings import MiniLMEmbedder, OpenAIEmbedder, make_embedder
 
 
@@ -28,6 +32,24 @@ def test_minilm_shapes_and_normalisation(minilm: MiniLMEmbedder) -> None:
     assert [len(v) for v in vectors] == [384, 384, 384]
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert asyncio.run(minilm.embed([])) == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="niceness is per thread only on Linux")
+def test_minilm_computes_at_a_lower_priority_than_the_answering_threads(minilm: MiniLMEmbedder) -> None:
+    """Embedding takes the cores the game's answers leave: its worker, and the onnxruntime threads
+    that worker started, run niced; the calling thread keeps its priority."""
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    asyncio.run(minilm.embed(["warm-up"]))
+    niced = min(19, own + BACKGROUND_NICENESS)
+    threads = {int(t): _niceness(int(t)) for t in os.listdir("/proc/self/task")}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+    assert minilm._worker.submit(lambda: threads[threading.get_native_id()]).result() == niced
+    assert sum(n == niced for n in threads.values()) >= 2  # the worker and onnxruntime's own thread
+
+
+def _niceness(tid: int) -> int:
+    stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[16])
 
 
 def test_minilm_semantic_ordering(minilm: MiniLMEmbedder) -> None:

