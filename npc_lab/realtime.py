@@ -266,7 +266,8 @@ class Calls:
         return {**percentiles(self.ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
                 "errors_by_status": dict(self.errors), "after_start": percentiles(after),
                 "sent_alone": percentiles(alone),
-                "p99_by_window": [round(percentiles(by_window.get(w, [0.0]))["p99_ms"], 1)
+                # None: no call answered in that window (a stall, not a fast one)
+                "p99_by_window": [percentiles(by_window[w])["p99_ms"] if w in by_window else None
                                   for w in range(max(by_window, default=-1) + 1)],
                 **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
 

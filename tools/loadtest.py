@@ -285,7 +285,8 @@ def table(report: dict[str, Any]) -> str:
         lines.append(f"{p['transport']}, inside the brain (recent): Decide p50 {decide.get('p50_ms')} / p99 "
                      f"{decide.get('p99_ms')} / max {decide.get('max_ms')} ms; event loop late p99 {late['p99_ms']} / "
                      f"max {late['max_ms']} ms; full GCs {gc['count']}, longest {gc['max_ms']} ms; the load "
-                     f"generator's loop late p99 {p['client_loop_late']['p99_ms']} / max {p['client_loop_late']['max_ms']} ms")
+                     f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
+                     f"{p['client_loop_late']['max_ms']:.1f} ms")
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())

@@ -9,6 +9,7 @@ import re
 from google.protobuf.message import Message
 
 from brain_server.service import BrainCore
+from brain_server.transport.edge_loop import run_on
 from npc_brain.v1 import brain_pb2
 
 SERVICE = brain_pb2.DESCRIPTOR.services_by_name["BrainService"]
@@ -30,10 +31,9 @@ def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None)
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop, method: CoreMethod) -> CoreMethod:
-    """`method` run on `loop` whichever loop awaits it; its errors and its cancellation (a caller
-    gone, a deadline passed) cross over both ways."""
+    """`method` run on `loop` whichever loop awaits it."""
 
     async def call(request: Message) -> Message:
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(method(request), loop))
+        return await run_on(loop, method(request))
 
     return call

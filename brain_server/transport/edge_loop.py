@@ -28,10 +28,15 @@ class EdgeLoop:
 
     async def run(self, work: Coroutine[Any, Any, T]) -> T:
         """`work` run on this loop, awaited from another."""
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+        return await run_on(self.loop, work)
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
 
+
+async def run_on(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
+    """`work` run on `loop`, awaited from the running one; its result, its errors and its
+    cancellation (a caller gone, a deadline passed) cross over both ways."""
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
