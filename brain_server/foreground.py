@@ -9,22 +9,29 @@ only once no Decide has been answered for QUIET_S, and never waits more than LON
 that (a town asking without pause still thinks). Thinking waits for the LLM for seconds anyway;
 this adds milliseconds to it.
 
-The same holds for the machine's cores: work that runs on threads of its own and wants all the CPU
-it can get (embedding text) runs at a lower priority (`lower_priority`), so the threads that answer
-the game are scheduled first and it takes what they leave.
+The same holds for the machine's cores: work that wants all the CPU it can get (embedding text)
+runs in a process of its own at a lower priority (`lower_process_priority`), so the threads that
+answer the game are scheduled first and it takes what they leave. And a large town's asks are
+spread over more game time (`AskSpread`), so that its steps ending together do not ask together.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from datetime import datetime, timedelta
 import os
 import sys
-import threading
 import time
+import zlib
 
 QUIET_S = 0.01  # no answer for this long: the burst is over
 LONGEST_WAIT_S = 0.25  # background work never waits longer than this for a quiet moment
-BACKGROUND_NICENESS = 10  # a thread at +10 gets about a tenth of a core that the answering threads want
+BACKGROUND_NICENESS = 10  # a process at +10 gets about a tenth of a core that the answering threads want
+ASKS_PER_S = 100  # a town asks at most about this many times a wall second at step ends (answering ~2 ms each)
+SHORTEST_SPREAD = timedelta(minutes=1)  # a small town's asks spread over a game minute
+LONGEST_SPREAD = timedelta(minutes=10)  # the longest an NPC keeps a finished step, however large the town
+ACTIVE_S = 60.0  # an NPC that asked within this many wall seconds is part of the town being answered
 
 
 class Foreground:
@@ -50,8 +57,51 @@ class Foreground:
             await asyncio.sleep(min(left, give_up - now))
 
 
-def lower_priority() -> None:
-    """The calling thread (and the threads it starts) yields the CPU to the process's other threads:
-    nice +BACKGROUND_NICENESS on Linux, where niceness is per thread; elsewhere nothing changes."""
+def lower_process_priority() -> None:
+    """Every thread of this process, and those its threads start, yields the CPU to other processes
+    (for a process of its own that does background work: libraries it imported may have started
+    threads already); elsewhere than Linux, nothing changes."""
     if sys.platform == "linux":
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
+        for tid in os.listdir("/proc/self/task"):
+            os.setpriority(os.PRIO_PROCESS, int(tid), BACKGROUND_NICENESS)
+
+
+class AskSpread:
+    """When each NPC of a town should ask again, so that the town does not ask at once.
+
+    Plan steps end on shared marks (every hour block ends on the hour), and an NPC asks again when
+    its step ends: a town of a thousand would ask within one instant, and the last of them wait
+    for all the others. So each NPC asks its own fraction of a spread later (fixed per NPC): a game
+    minute for a small town, and for a large one as many game seconds as the town's asks take at
+    ASKS_PER_S, at the game's speed (game seconds per wall second, as the Decides show it). A
+    lockstep world waits for its answers: there the spread stays a game minute.
+    """
+
+    def __init__(self, *, real_time: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+        self.real_time = real_time
+        self._clock = clock
+        self._asked: dict[str, tuple[float, datetime]] = {}  # npc_id -> (wall, game) of its latest ask
+        self._speed = 1.0  # game seconds per wall second, a moving average over the town's asks
+        self._active, self._counted = 0, float("-inf")
+
+    def asked(self, npc_id: str, now: datetime) -> None:
+        """An NPC asks at game time `now`."""
+        wall = self._clock()
+        last = self._asked.get(npc_id)
+        if last is not None and wall - last[0] >= 0.1 and now >= last[1]:
+            self._speed = 0.95 * self._speed + 0.05 * (now - last[1]).total_seconds() / (wall - last[0])
+        self._asked[npc_id] = (wall, now)
+        if wall - self._counted >= 1.0:  # counted once a second: a town asks hundreds of times a second
+            self._active = sum(wall - w < ACTIVE_S for w, _ in self._asked.values())
+            self._counted = wall
+
+    def spread(self) -> timedelta:
+        """The game time over which the town's asks are spread."""
+        if not self.real_time:
+            return SHORTEST_SPREAD
+        wanted = timedelta(seconds=self._active / ASKS_PER_S * self._speed)
+        return min(LONGEST_SPREAD, max(SHORTEST_SPREAD, wanted))
+
+    def offset(self, npc_id: str) -> timedelta:
+        """The NPC's own share of the spread (fixed per NPC, whole game seconds)."""
+        return timedelta(seconds=zlib.crc32(npc_id.encode()) % int(self.spread().total_seconds()))

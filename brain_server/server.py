@@ -35,6 +35,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     """The service core with its store, embedder and LLM; resources close with the stack. A wrong
     setting of a configured endpoint or store raises ConfigError (llm/probe.py)."""
     embedder = make_embedder(settings)
+    stack.callback(embedder.close)
     dim = await embedder.ensure_dim()
     store = open_store(settings, dim)
     stack.callback(store.close)

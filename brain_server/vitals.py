@@ -15,6 +15,9 @@ from typing import Any
 KEPT = 2000  # recent samples per series, for the percentiles
 LOOP_TICK_S = 0.05  # how often the loop watcher asks to wake
 STRAINED_MS = 10.0  # the loop's recent lateness (moving average) above which the process is strained
+# The share of a core the loop's thread recently used above which the process is strained: Python runs
+# one thread at a time, and the transports' thread needs the interpreter for every call it answers.
+STRAINED_CPU = 0.6
 
 
 def percentile(values: Iterable[float], q: float) -> float:
@@ -59,6 +62,7 @@ class Vitals:
         self.loop_late = Series()
         self.gc_pauses = Series()
         self._late_ms = 0.0  # moving average of the loop's lateness, over the last ~second
+        self._cpu = 0.0  # moving average of the share of a core the loop's thread used, over the last ~second
         self._gc_started = 0.0
         self._watcher: asyncio.Task[None] | None = None
 
@@ -90,15 +94,18 @@ class Vitals:
 
     async def _watch_loop(self) -> None:
         while True:
-            asked = time.perf_counter()
+            asked, used = time.perf_counter(), time.thread_time()
             await asyncio.sleep(LOOP_TICK_S)
-            late = max(0.0, (time.perf_counter() - asked - LOOP_TICK_S) * 1000)
+            woke = time.perf_counter()
+            late = max(0.0, (woke - asked - LOOP_TICK_S) * 1000)
             self.loop_late.add(late)
             self._late_ms = 0.8 * self._late_ms + 0.2 * late
+            self._cpu = 0.8 * self._cpu + 0.2 * (time.thread_time() - used) / (woke - asked)
 
     def strained(self) -> bool:
-        """The event loop has recently been waking late: everything it serves waits (llm/scheduler.py)."""
-        return self._late_ms > STRAINED_MS
+        """The event loop has recently been waking late, or its thread has kept the interpreter busy:
+        everything it serves waits, and so do the calls the transports' thread answers (llm/scheduler.py)."""
+        return self._late_ms > STRAINED_MS or self._cpu > STRAINED_CPU
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":

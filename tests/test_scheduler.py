@@ -5,12 +5,15 @@ background work waiting out a burst of Decides."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 import time
+import zlib
 
 import pytest
 
-from brain_server.foreground import Foreground
+from brain_server.foreground import LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
+from brain_server.vitals import Vitals
 
 
 def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
@@ -213,3 +216,76 @@ def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
     endless = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=0.02), 60))
     assert endless.index("think") < 59, endless  # waited at most longest_wait_s, not for the end
     assert asyncio.run(main(Foreground(enabled=False), 5))[:2] == ["answer", "think"]  # lockstep: no waiting
+
+
+def _town_asks(spread: AskSpread, wall: list[float], npcs: int, *, speed: float, rounds: int = 3) -> None:
+    """`npcs` NPCs each asking once a wall second of a game running at `speed`."""
+    start = datetime(2026, 2, 13, 9, tzinfo=UTC)
+    for second in range(rounds):
+        for n in range(npcs):
+            wall[0] = second + n / npcs
+            spread.asked(f"npc-{n}", start + timedelta(seconds=wall[0] * speed))
+
+
+def test_a_large_town_asks_again_spread_over_more_game_time() -> None:
+    """Steps end on shared marks: a small town spreads its asks over a game minute, as many NPCs as
+    ASKS_PER_S would ask within one wall second spread theirs over longer, in game time at the
+    game's speed, up to LONGEST_SPREAD; a lockstep world keeps a minute."""
+    wall = [0.0]
+    small = AskSpread(clock=lambda: wall[0])
+    _town_asks(small, wall, 25, speed=60)
+    assert small.spread() == SHORTEST_SPREAD
+    assert small.offset("npc-3") == timedelta(seconds=zlib.crc32(b"npc-3") % 60)
+
+    wall = [0.0]
+    town = AskSpread(clock=lambda: wall[0])
+    _town_asks(town, wall, 300, speed=60)
+    assert timedelta(minutes=2) <= town.spread() <= timedelta(minutes=4)  # 300 asks at 100 a second: 3 s = 3 game min
+    offsets = [town.offset(f"npc-{n}") for n in range(300)]
+    assert max(offsets) > SHORTEST_SPREAD and all(o < town.spread() for o in offsets)
+
+    wall = [0.0]
+    huge = AskSpread(clock=lambda: wall[0])
+    _town_asks(huge, wall, 2000, speed=60)
+    assert huge.spread() == LONGEST_SPREAD
+
+    wall = [0.0]
+    slow = AskSpread(clock=lambda: wall[0])
+    _town_asks(slow, wall, 300, speed=1)  # a game at real speed has 3 s to spare in any game minute
+    assert slow.spread() == SHORTEST_SPREAD
+
+    wall = [0.0]
+    lockstep = AskSpread(real_time=False, clock=lambda: wall[0])
+    _town_asks(lockstep, wall, 2000, speed=60)
+    assert lockstep.spread() == SHORTEST_SPREAD
+
+
+def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
+    """Busy in short steps, the loop is never late, yet the transports' thread waits for the
+    interpreter at every call it answers: a thread using most of a core counts as strained."""
+    vitals = Vitals()
+
+    async def busy(seconds: float) -> tuple[bool, float]:
+        vitals.start()
+        try:
+            until = time.perf_counter() + seconds
+            while time.perf_counter() < until:
+                spin = time.thread_time() + 0.002
+                while time.thread_time() < spin:
+                    pass
+                await asyncio.sleep(0)
+            return vitals.strained(), vitals.loop_late.spread().p99_ms
+        finally:
+            await vitals.stop()
+
+    async def idle(seconds: float) -> bool:
+        vitals.start()
+        try:
+            await asyncio.sleep(seconds)
+            return vitals.strained()
+        finally:
+            await vitals.stop()
+
+    strained, late_p99_ms = asyncio.run(busy(1.0))
+    assert strained and late_p99_ms < 10
+    assert not asyncio.run(idle(1.0))

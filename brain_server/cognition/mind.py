@@ -29,7 +29,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import time
-import zlib
 
 import structlog
 
@@ -54,7 +53,7 @@ from brain_server.cognition.react import decide_reaction, is_thing, worth_consid
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.routine import provisional_action, read_places
 from brain_server.config import Settings
-from brain_server.foreground import Foreground
+from brain_server.foreground import AskSpread, Foreground
 from brain_server.llm.scheduler import Priority, Work, WorkDropped, doing
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.memory import MemoryKind, MemoryNode
@@ -128,6 +127,7 @@ class Mind:
         self._urgent: set[str] = set()  # NPCs with work under way that changes what they do now
         self._perceiving: dict[str, asyncio.Lock] = {}  # each NPC's perceptions stored in the order seen
         self.foreground = Foreground(enabled=settings.background_thinking)  # thinking waits out a burst of Decides
+        self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -158,6 +158,7 @@ class Mind:
                     self.records.index(world).check(address, "address")
                     npc.address = address
                 self._clock[npc_id] = now
+                self.spread.asked(npc_id, now)
                 if npc.in_view != in_view:
                     npc.in_view = in_view
                     trace.note("attention: " + ("in view: full detail" if in_view else
@@ -184,9 +185,9 @@ class Mind:
             thinking = self._thinking_about_now(npc_id)
             action = npc.action
             assert action is not None
-            # The NPC's own few seconds: steps end on the same minutes across a town, and the game
-            # asking for all of them in one instant would queue each behind the others.
-            stagger = _stagger(npc_id)
+            # The NPC's own share of a spread: steps end on the same minutes across a town, and the
+            # game asking for all of them in one instant would queue each behind the others.
+            stagger = self.spread.offset(npc_id)
             ask_again = min(action.end_time, now + ASK_AGAIN_WHILE_THINKING + stagger) if thinking \
                 else action.end_time + stagger
             trace.action = action
@@ -789,11 +790,6 @@ def _own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
     subject, predicate, obj = action.event
     return [PerceivedEvent(subject=subject, predicate=predicate, object=obj, description=action.description,
                            address=action.address, distance=0.0)]
-
-
-def _stagger(npc_id: str) -> timedelta:
-    """Up to a game minute, fixed per NPC: a town whose plans share a clock does not ask again together."""
-    return timedelta(seconds=zlib.crc32(npc_id.encode()) % 60)
 
 
 def _family(kind: str) -> str:

