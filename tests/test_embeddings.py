@@ -173,3 +173,19 @@ def test_openai_embedder_rejects_dimension_change(embeddings_server: str) -> Non
     embedder = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed", dim=16)
     with pytest.raises(ValueError, match="dimension 8"):
         asyncio.run(embedder.embed(["x"]))
+
+
+def test_minilm_serves_the_calls_after_one_that_gave_up(minilm: MiniLMEmbedder) -> None:
+    """A caller cancelled while its texts wait (a deadline passed) is left out of the batch; the
+    calls waiting with it, and those after, are answered."""
+
+    async def main() -> list[list[list[float]]]:
+        waiting = [asyncio.ensure_future(minilm.embed([f"text {i}"])) for i in range(20)]
+        await asyncio.sleep(0)
+        for task in waiting[::2]:
+            task.cancel()
+        kept = await asyncio.gather(*waiting[1::2])
+        return [*kept, await minilm.embed(["after"])]
+
+    answers = asyncio.run(asyncio.wait_for(main(), 30))
+    assert len(answers) == 11 and all(len(a) == 1 and len(a[0]) == 384 for a in answers)

@@ -198,6 +198,10 @@ class MiniLMEmbedder(Embedder):
                     self._requests.put(None)  # closing: after this batch
                     break
                 batch.append(more)
+            # A caller that gave up (cancelled) is left out; the others' futures can no longer be cancelled.
+            batch = [(texts, done) for texts, done in batch if done.set_running_or_notify_cancel()]
+            if not batch:
+                continue
             try:
                 vectors = self.embed_sync([text for texts, _ in batch for text in texts])
             except Exception as exc:  # noqa: BLE001 - each caller gets the error
