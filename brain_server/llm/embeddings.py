@@ -58,11 +58,10 @@ class Embedder(ABC):
 class MiniLMEmbedder(Embedder):
     """Local MiniLM (`MiniLMModel`), computed in a process of its own at a lower priority.
 
-    At 1,000 NPCs embedding wants more CPU than two cores have. On a thread of the brain, even at a
-    lower priority, it slowed every answer: its Python steps (tokens in, vectors out) hold the
-    interpreter, and a low-priority thread that the kernel preempts while holding it stops every
-    other thread until it runs again. In a process of its own it shares no interpreter with the
-    game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
+    At 1,000 NPCs embedding wants a core or more of a two-core machine. On a thread of the brain
+    its Python steps (tokens in, vectors out) took the interpreter the answering threads need, and
+    niced, it could be preempted while holding it. In a process of its own it shares no
+    interpreter with the game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
     over its stdout, one batch at a time, the texts of every call that waited meanwhile in one
     batch (up to COALESCE_TEXTS); a process that died (killed, out of memory) is started again by
     the next call, and one whose brain died ends with its stdin.
