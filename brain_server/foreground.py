@@ -32,6 +32,7 @@ ASKS_PER_S = 100  # a town asks at most about this many times a wall second at s
 SHORTEST_SPREAD = timedelta(minutes=1)  # a small town's asks spread over a game minute
 LONGEST_SPREAD = timedelta(minutes=10)  # the longest an NPC keeps a finished step, however large the town
 ACTIVE_S = 60.0  # an NPC that asked within this many wall seconds is part of the town being answered
+FASTEST_GAME = 600.0  # game seconds per wall second: faster is a jump in time, not a speed
 
 
 class Foreground:
@@ -89,7 +90,9 @@ class AskSpread:
         wall = self._clock()
         last = self._asked.get(npc_id)
         if last is not None and wall - last[0] >= 0.1 and now >= last[1]:
-            self._speed = 0.95 * self._speed + 0.05 * (now - last[1]).total_seconds() / (wall - last[0])
+            speed = (now - last[1]).total_seconds() / (wall - last[0])
+            if speed <= FASTEST_GAME:  # faster is a game skipping time (a night slept through), not its speed
+                self._speed = 0.95 * self._speed + 0.05 * speed
         self._asked[npc_id] = (wall, now)
         if wall - self._counted >= 1.0:  # counted once a second: a town asks hundreds of times a second
             self._active = sum(wall - w < ACTIVE_S for w, _ in self._asked.values())

@@ -255,6 +255,14 @@ def test_a_large_town_asks_again_spread_over_more_game_time() -> None:
     assert slow.spread() == SHORTEST_SPREAD
 
     wall = [0.0]
+    skipping = AskSpread(clock=lambda: wall[0])
+    _town_asks(skipping, wall, 300, speed=1)
+    for n in range(300):  # the night skipped: eight game hours in a wall second, once
+        wall[0] = 3 + n / 300
+        skipping.asked(f"npc-{n}", datetime(2026, 2, 13, 17, tzinfo=UTC))
+    assert skipping.spread() < LONGEST_SPREAD
+
+    wall = [0.0]
     lockstep = AskSpread(real_time=False, clock=lambda: wall[0])
     _town_asks(lockstep, wall, 2000, speed=60)
     assert lockstep.spread() == SHORTEST_SPREAD
