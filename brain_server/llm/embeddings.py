@@ -23,16 +23,11 @@ import structlog
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
 from brain_server.llm import minilm
-from brain_server.llm.minilm import EmbedderUnavailable, model_files, receive, said, send
+from brain_server.llm.minilm import EmbedderUnavailable, model_files, receive, said, send, unit_rows
 from brain_server.llm.probe import Endpoint
 
 log = structlog.get_logger(__name__)
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
-
-
-def _normalise(vectors: np.ndarray) -> list[list[float]]:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32).tolist()
 
 
 class Embedder(ABC):
@@ -222,7 +217,7 @@ class OpenAIEmbedder(Embedder):
             if self.dim and vectors.shape[1] != self.dim:
                 raise ValueError(f"embeddings endpoint returned dimension {vectors.shape[1]}, expected {self.dim}")
             self.dim = int(vectors.shape[1])
-            out.extend(_normalise(vectors))
+            out.extend(unit_rows(vectors).tolist())
         return out
 
     async def aclose(self) -> None:
@@ -238,4 +233,3 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=settings.embeddings_api_key.get_secret_value(),
         )
     return MiniLMEmbedder()
-

@@ -47,6 +47,11 @@ def model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[P
     return model_path, tokenizer_path
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (float32), so a dot product is the cosine similarity."""
+    return (vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
+
+
 class MiniLMModel:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch:
     WordPiece tokens truncated to `max_tokens`, mean pooling over the attention mask, L2 normalisation."""
@@ -89,7 +94,7 @@ class MiniLMModel:
             hidden = self._session.run(None, feeds)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            out[chunk] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            out[chunk] = unit_rows(pooled)
         return out
 
 
