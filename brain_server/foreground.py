@@ -13,16 +13,22 @@ The same holds for the machine's cores: work that wants all the CPU it can get (
 runs in a process of its own at a lower priority (`lower_process_priority`), so the threads that
 answer the game are scheduled first and it takes what they leave. And a large town's asks are
 spread over more game time (`AskSpread`), so that its steps ending together do not ask together.
+
+And a Decide is answered on the transports' own thread, from the NPC as it is, never waiting for
+the mind's loop, which is busy with the town's thinking: what the Decide changed (where the NPC
+stands, what it saw, the action it was given) goes to the mind's loop afterwards (`Handoff`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
 import os
 import sys
 import time
+from typing import Any, TypeVar
 import zlib
 
 QUIET_S = 0.01  # no answer for this long: the burst is over
@@ -33,6 +39,7 @@ SHORTEST_SPREAD = timedelta(minutes=1)  # a small town's asks spread over a game
 LONGEST_SPREAD = timedelta(minutes=10)  # the longest an NPC keeps a finished step, however large the town
 ACTIVE_S = 60.0  # an NPC that asked within this many wall seconds is part of the town being answered
 FASTEST_GAME = 600.0  # game seconds per wall second: faster is a jump in time, not a speed
+T = TypeVar("T")
 
 
 class Foreground:
@@ -95,7 +102,7 @@ class AskSpread:
                 self._speed = 0.95 * self._speed + 0.05 * speed
         self._asked[npc_id] = (wall, now)
         if wall - self._counted >= 1.0:  # counted once a second: a town asks hundreds of times a second
-            self._active = sum(wall - w < ACTIVE_S for w, _ in self._asked.values())
+            self._active = sum(wall - w < ACTIVE_S for w, _ in list(self._asked.values()))  # a copy: any thread asks
             self._counted = wall
 
     def spread(self) -> timedelta:
@@ -108,3 +115,35 @@ class AskSpread:
     def offset(self, npc_id: str) -> timedelta:
         """The NPC's own share of the spread (fixed per NPC, whole game seconds)."""
         return timedelta(seconds=zlib.crc32(npc_id.encode()) % int(self.spread().total_seconds()))
+
+
+async def run_on(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
+    """`work` run on `loop`, awaited from the running one; its result, its errors and its
+    cancellation (a caller gone, a deadline passed) cross over both ways."""
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
+
+
+class Handoff:
+    """Calls handed to an event loop from another thread, that loop woken once per batch.
+
+    Waking a loop writes to its self-pipe, a system call that gives up the interpreter; while the
+    loop's thread thinks, getting it back takes up to a switch interval (5 ms). Answering a town's
+    Decides, the transports' thread would wait that long once per Decide; here it waits once per
+    batch of whatever it handed over while the loop had not yet woken."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._calls: deque[Callable[[], None]] = deque()
+        self._woken = False
+
+    def post(self, call: Callable[[], None]) -> None:
+        """Run `call` on the loop soon, after the calls posted before it."""
+        self._calls.append(call)
+        if not self._woken:
+            self._woken = True
+            self.loop.call_soon_threadsafe(self._run)
+
+    def _run(self) -> None:
+        self._woken = False  # before taking the calls: one posted from now on wakes the loop again
+        while self._calls:
+            self._calls.popleft()()

@@ -179,6 +179,15 @@ class Records:
         """The NPC as this process has it, without touching the store (for staleness checks)."""
         return self._npcs.get(npc_id)
 
+    def current(self, npc_id: str) -> NpcState | None:
+        """The cached NPC when it is known to be current (no other replica writes to the store),
+        without I/O or any change to the cache, so any thread may ask; None when it must be loaded."""
+        return None if self._shared else self._npcs.get(npc_id)
+
+    def cached_world(self, name: str) -> World | None:
+        """The cached world, without I/O or any change to the cache, so any thread may ask."""
+        return self._worlds.get(name)
+
     async def save(self, npc: NpcState, *, wait: bool = False) -> None:
         """Write the NPC's record, unless it is what was last written (a Decide that only reads
         the plan's current step changes nothing, and should cost no write). Thinking in the

@@ -29,7 +29,11 @@ MAX_AGE = 200
 
 
 class BrainCore:
-    """Every RPC of npc_brain.v1.BrainService, as an async method taking and returning pb messages."""
+    """Every RPC of npc_brain.v1.BrainService, as an async method taking and returning pb messages.
+    Each runs on the mind's event loop, except those named in ANSWERED_ANYWHERE: a Decide is answered
+    on the caller's loop (the transports') and hands the mind its share itself (`Mind.decide`)."""
+
+    ANSWERED_ANYWHERE = frozenset({"Decide"})
 
     def __init__(self, settings: Settings, stream: MemoryStream) -> None:
         self.settings = settings

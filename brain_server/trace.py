@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from datetime import UTC, datetime
-import uuid
+import random
 
 from pydantic import BaseModel, Field
 
@@ -39,8 +39,14 @@ class LlmCallRecord(BaseModel):
     latency_ms: float = 0.0
 
 
+def trace_id() -> str:
+    """A fresh id of 32 hex digits. Not uuid4: its random bytes come from a system call, and the
+    thread answering a Decide waits for the interpreter again after each one (server.py)."""
+    return f"{random.getrandbits(128):032x}"
+
+
 class Trace(BaseModel):
-    trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    trace_id: str = Field(default_factory=trace_id)
     npc_id: str
     kind: str
     game_time: datetime

@@ -16,10 +16,13 @@ from brain_server.npc import NpcState
 from brain_server.records import WORLD_RECORD
 from brain_server.service import BrainCore
 from brain_server.trace import Trace
+from brain_server.transport.edge_loop import EdgeLoop
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import WORLD, spawn_json, world_json
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
+COUNTER = f"{CAFE}:cafe counter"
+HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 
 
 def request(kind: type, body: dict) -> object:
@@ -93,6 +96,37 @@ def test_a_decide_with_background_thinking_answers_in_one_step(run, tmp_path) ->
         return done and moved
 
     assert run(scenario)
+
+
+def test_a_decide_from_the_transports_loop_is_answered_while_the_minds_loop_is_busy(run, tmp_path) -> None:
+    """A Decide called on another loop (the transports', as the server does) answers from the NPC
+    as it is, without waiting for the mind's loop, blocked here as a town's thinking would hold it;
+    what the Decides changed lands there once it is free, in the order they were answered."""
+
+    async def scenario(stream: MemoryStream) -> tuple[list[pb.DecideResponse], str, str, str, bool]:
+        core = await core_with_town(stream, tmp_path, background_thinking=True)
+        await core.decide(request(pb.DecideRequest, FIRST))
+        edge = EdgeLoop()
+        try:
+            calls = [asyncio.run_coroutine_threadsafe(core.decide(request(pb.DecideRequest, body)), edge.loop)
+                     for body in (MOVING, {**MOVING, "gameTime": "2026-02-13T09:06:00Z", "address": COUNTER})]
+            replies = [call.result(timeout=10) for call in calls]  # blocks the mind's loop meanwhile
+            while_blocked = core.records.cached("isabella").address
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                if core.records.cached("isabella").address != while_blocked:
+                    break
+            npc = core.records.cached("isabella")
+            traced = core.traces.get(replies[-1].trace_id) is not None
+        finally:
+            await core.close()
+            edge.close()
+        return replies, while_blocked, npc.address, npc.action.description, traced
+
+    replies, while_blocked, address, action, traced = run(scenario)
+    assert while_blocked == HOME
+    assert address == COUNTER and action == replies[-1].action.description
+    assert traced
 
 
 FIRST = {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}

@@ -25,10 +25,11 @@ fixed order, so a run at concurrency 1 is a pure function of the LLM's answers (
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 import time
+from typing import Any, TypeVar
 
 import structlog
 
@@ -53,7 +54,7 @@ from brain_server.cognition.react import decide_reaction, is_thing, worth_consid
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.routine import provisional_action, read_places
 from brain_server.config import Settings
-from brain_server.foreground import AskSpread, Foreground
+from brain_server.foreground import AskSpread, Foreground, Handoff, run_on
 from brain_server.llm.scheduler import Priority, Work, WorkDropped, doing
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.memory import MemoryKind, MemoryNode
@@ -77,6 +78,7 @@ OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently
 OPEN_TALKS = 1000  # open player conversations in all
 
 Step = Callable[[str, datetime, Trace], Awaitable[bool]]
+T = TypeVar("T")
 
 
 @dataclass
@@ -128,6 +130,8 @@ class Mind:
         self._perceiving: dict[str, asyncio.Lock] = {}  # each NPC's perceptions stored in the order seen
         self.foreground = Foreground(enabled=settings.background_thinking)  # thinking waits out a burst of Decides
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
+        # The mind's own loop, for Decides answered on another (the transports'); none outside a loop.
+        self._inbox = Handoff(asyncio.get_running_loop()) if _in_a_loop() else None
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -137,68 +141,111 @@ class Mind:
 
     async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
                      *, in_view: bool = True) -> Decision:
-        """`in_view`: whether the player can see the NPC (cognitive level of detail: out of view it
-        follows its hour blocks without steps, its conversations are told in one call, and its
-        perceptions are rated in longer batches; back in view, its block is broken into steps at once)."""
+        """The NPC's action for now. `in_view`: whether the player can see the NPC (cognitive level
+        of detail: out of view it follows its hour blocks without steps, its conversations are told
+        in one call, and its perceptions are rated in longer batches; back in view, its block is
+        broken into steps at once).
+
+        With background thinking it is answered on whichever loop calls (the transports' thread),
+        from the NPC as this process has it, never waiting for the mind's loop and the town's
+        thinking there; what the Decide changed follows to the mind's loop (`_record`), in the order
+        the Decides came. In lockstep the thinking runs first, inside the Decide, on the mind's loop."""
+        if not self.settings.background_thinking:
+            return await self._at_home(self._decide_in_step(npc_id, now, events, address, in_view))
         trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
         bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
         self.foreground.answering()
         try:
-            async with self.records.lock(npc_id):
-                live = await self.records.npc(npc_id)
-                before = live.action
-                if self.settings.background_thinking:
-                    # Such a Decide changes only the NPC's address, action and known places: it copies
-                    # just those (a deep copy of the day's plan was most of its time).
-                    npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
-                else:
-                    npc = live.model_copy(deep=True)
-                world = await self.records.world(npc.world_name)
-                if address:
-                    self.records.index(world).check(address, "address")
-                    npc.address = address
-                self._clock[npc_id] = now
-                self.spread.asked(npc_id, now)
-                if npc.in_view != in_view:
-                    npc.in_view = in_view
-                    trace.note("attention: " + ("in view: full detail" if in_view else
-                                                "out of view: hour blocks, conversations in one call"))
-                events = self._sight(npc, world, events, trace)
-                if self.settings.background_thinking:
-                    npc.action = self._act(npc, world, now)
-                    events = [*events, *_own_event(before, npc.action)]
-                else:
-                    stored, unrated = await self._perceive(npc, events, now, trace)
-                    people = await self.records.people(npc.world_name) if stored else {}
-                    self._observed(npc, stored, unrated, now, trace, people)
-                await self.records.save(npc)
-            if self.settings.background_thinking:
-                if events:
-                    await self._meanwhile(self._perceive_later(npc_id, events, now, trace))
-                self._think(npc_id)
-            else:
-                npc = await self._think_first(npc_id, now, trace)
-                assert npc.action is not None
-                if own := _own_event(before, npc.action):
-                    stored, unrated = await self._perceive(npc, own, now, trace)
-                    await self.records.merge(npc_id, lambda live: self._observed(live, stored, unrated, now, trace, {}))
-            thinking = self._thinking_about_now(npc_id)
-            action = npc.action
-            assert action is not None
-            # The NPC's own share of a spread: steps end on the same minutes across a town, and the
-            # game asking for all of them in one instant would queue each behind the others.
-            ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) \
-                + self.spread.offset(npc_id)
-            trace.action = action
-            self.traces.add(trace)
-            log.info("decided", action=action.description, address=action.address, source=action.source,
-                     thinking=thinking, llm_calls=len(trace.llm_calls),
-                     tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
+            live = self.records.current(npc_id) or await self._at_home(self.records.npc(npc_id))
+            world = (self.records.cached_world(live.world_name)
+                     or await self._at_home(self.records.world(live.world_name)))
+            if address:
+                self.records.index(world).check(address, "address")
+            npc = live.model_copy(update={"address": address or live.address, "in_view": in_view})
+            action = self._act(npc, world, now)
+            thinking = self._thinking_about_now(npc_id) or any(kind in URGENT for kind, _, _ in self._needs(npc, now))
+            decision = self._decided(npc_id, now, action, thinking, trace)
         finally:
             unbind_decision()
-            self.foreground.answering()
-        if not self.settings.background_thinking:
-            await self._think_after(npc_id, now)
+        record = self._record(npc_id, now, events, address, in_view, action, trace)
+        if self._inbox is None or asyncio.get_running_loop() is self._inbox.loop:
+            await record
+        else:
+            self._inbox.post(lambda: self._start(record))
+        return decision
+
+    async def _record(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
+                      in_view: bool, action: Action, trace: Trace) -> None:
+        """What a Decide answered and saw, into the NPC on the mind's loop: where it stands, its
+        attention, the places it learns, the action it was given; then what it saw and its own new
+        action are stored as perceptions (embedding takes longer than a Decide may), and what the
+        NPC now needs is started."""
+        self.traces.add(trace)
+        async with self.records.lock(npc_id):
+            live = await self.records.npc(npc_id)
+            # Such a Decide changes only the NPC's address, action and known places: it copies just
+            # those (a deep copy of the day's plan was most of its time).
+            npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
+            events = [*await self._update(npc, now, address, in_view, events, trace), *_own_event(live.action, action)]
+            npc.action = action
+            await self.records.save(npc)
+        if events:
+            await self._meanwhile(self._perceive_later(npc_id, events, now, trace))
+        self._think(npc_id)
+
+    async def _decide_in_step(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
+                              in_view: bool) -> Decision:
+        """Lockstep: what the Decide saw is stored and the work its action depends on is done
+        first (`_think_first`), then it answers; the rest follows before the next Decide."""
+        trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
+        bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
+        try:
+            async with self.records.lock(npc_id):
+                live = await self.records.npc(npc_id)
+                npc = live.model_copy(deep=True)
+                seen = await self._update(npc, now, address, in_view, events, trace)
+                stored, unrated = await self._perceive(npc, seen, now, trace)
+                people = await self.records.people(npc.world_name) if stored else {}
+                self._observed(npc, stored, unrated, now, trace, people)
+                await self.records.save(npc)
+            npc = await self._think_first(npc_id, now, trace)
+            assert npc.action is not None
+            if own := _own_event(live.action, npc.action):
+                stored, unrated = await self._perceive(npc, own, now, trace)
+                await self.records.merge(npc_id, lambda live: self._observed(live, stored, unrated, now, trace, {}))
+            decision = self._decided(npc_id, now, npc.action, self._thinking_about_now(npc_id), trace)
+            self.traces.add(trace)
+        finally:
+            unbind_decision()
+        await self._think_after(npc_id, now)
+        return decision
+
+    async def _update(self, npc: NpcState, now: datetime, address: str, in_view: bool,
+                      events: Sequence[PerceivedEvent], trace: Trace) -> list[PerceivedEvent]:
+        """What every Decide changes in the NPC's copy: where it stands, its attention, and what it
+        sees (`_sight`); the events in sight."""
+        world = await self.records.world(npc.world_name)
+        if address:
+            self.records.index(world).check(address, "address")
+            npc.address = address
+        self._clock[npc.npc_id] = now
+        if npc.in_view != in_view:
+            npc.in_view = in_view
+            trace.note("attention: " + ("in view: full detail" if in_view else
+                                        "out of view: hour blocks, conversations in one call"))
+        return self._sight(npc, world, events, trace)
+
+    def _decided(self, npc_id: str, now: datetime, action: Action, thinking: bool, trace: Trace) -> Decision:
+        """The answer: the action, and when to ask again: sooner while thinking about now, and the
+        NPC's own share of a spread later (steps end on the same minutes across a town, and the game
+        asking for all of them in one instant would queue each behind the others)."""
+        self.spread.asked(npc_id, now)
+        ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) \
+            + self.spread.offset(npc_id)
+        trace.action = action
+        log.info("decided", action=action.description, address=action.address, source=action.source,
+                 thinking=thinking, llm_calls=len(trace.llm_calls),
+                 tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
         return Decision(action=action, trace=trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
                         thinking=thinking)
 
@@ -724,10 +771,25 @@ class Mind:
         if not self.settings.background_thinking:
             await work
             return
+        self._start(work)
+
+    def _start(self, work: Awaitable[None]) -> None:
+        """`work` as a task of the mind's, cancelled by `close`; a failure is logged."""
         task = asyncio.ensure_future(work)
         key = (f"task-{id(task)}", "remember")
         self._jobs[key] = task  # type: ignore[assignment]
-        task.add_done_callback(lambda _: self._jobs.pop(key, None))
+        task.add_done_callback(lambda done: self._ended(key, done))
+
+    def _ended(self, key: tuple[str, str], task: asyncio.Future[None]) -> None:
+        self._jobs.pop(key, None)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("background_failed", exc_info=error)
+
+    async def _at_home(self, work: Coroutine[Any, Any, T]) -> T:
+        """`work` run on the mind's loop, whichever loop awaits it."""
+        if self._inbox is None or asyncio.get_running_loop() is self._inbox.loop:
+            return await work
+        return await run_on(self._inbox.loop, work)
 
     def _both(self, a: str, b: str) -> _BothLocks:
         return _BothLocks(self.records.lock(min(a, b)), self.records.lock(max(a, b)))
@@ -789,6 +851,14 @@ def _own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
     subject, predicate, obj = action.event
     return [PerceivedEvent(subject=subject, predicate=predicate, object=obj, description=action.description,
                            address=action.address, distance=0.0)]
+
+
+def _in_a_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _family(kind: str) -> str:

@@ -8,8 +8,8 @@ import re
 
 from google.protobuf.message import Message
 
+from brain_server.foreground import run_on
 from brain_server.service import BrainCore
-from brain_server.transport.edge_loop import run_on
 from npc_brain.v1 import brain_pb2
 
 SERVICE = brain_pb2.DESCRIPTOR.services_by_name["BrainService"]
@@ -24,10 +24,11 @@ def snake_case(name: str) -> str:
 def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreMethod]]:
     """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one;
     each timed by the core's vitals, and run on the `mind`'s loop when the transport has its own
-    (transport/edge_loop.py)."""
+    (transport/edge_loop.py), except those the core answers on any loop (Decide)."""
     for method in SERVICE.methods:
         timed = core.vitals.timed(method.name, getattr(core, snake_case(method.name)))
-        yield method.name, timed if mind is None else _on_loop(mind, timed)
+        anywhere = mind is None or method.name in core.ANSWERED_ANYWHERE
+        yield method.name, timed if anywhere else _on_loop(mind, timed)
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop, method: CoreMethod) -> CoreMethod:

@@ -6,6 +6,8 @@ thousands of callbacks ready at a time, and a call waited its turn there at ever
 and the loop woke at most 0.3-0.6 s late, yet calls took seconds end to end. Here the servers
 accept, decode, guard and answer on a loop that does nothing else, and hand each call's core
 method to the mind's loop in one step (`core_methods`), where it runs without waiting behind itself.
+A Decide does not wait for the mind's loop at all: it is answered here, from the NPC as it is, and
+hands what it changed to the mind's loop afterwards (`BrainCore.ANSWERED_ANYWHERE`, `Mind.decide`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import asyncio
 from collections.abc import Coroutine
 import threading
 from typing import Any, TypeVar
+
+from brain_server.foreground import run_on
 
 T = TypeVar("T")
 
@@ -34,9 +38,3 @@ class EdgeLoop:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
-
-
-async def run_on(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:
-    """`work` run on `loop`, awaited from the running one; its result, its errors and its
-    cancellation (a caller gone, a deadline passed) cross over both ways."""
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, loop))
