@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 import json
+import os
 from pathlib import Path
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.storage import (
     EdgeMemoryStore,
     MemoryStore,
+    ProcessMemoryStore,
     QdrantClientMemoryStore,
     StoreLockedError,
     open_store,
@@ -36,6 +39,7 @@ DIM = 12
 Opener = Callable[[Path, int], MemoryStore]
 OPENERS: dict[str, Opener] = {
     "edge": lambda path, dim: EdgeMemoryStore(path, dim),
+    "process": lambda path, dim: ProcessMemoryStore(path, dim),
     "local": lambda path, dim: QdrantClientMemoryStore(dim, "mem", path=path),
 }
 
@@ -183,6 +187,8 @@ def test_records_stored_as_a_nested_dict_are_still_read(store: MemoryStore) -> N
     """Stores written before records were kept as one JSON text hold them as a nested `data` dict."""
     old = {"record_kind": "npc", "key": "ada", "data": {"npc_id": "ada", "plan": [{"what": "read", "minutes": 30}]}}
     point_id = pl.record_id("npc", "ada")
+    if isinstance(store, ProcessMemoryStore):
+        pytest.skip("the edge engine's own reading, run in a child process: written by the edge case")
     if isinstance(store, EdgeMemoryStore):
         store._records.update(UpdateOperation.upsert_points([Point(id=point_id, vector={}, payload=old)]))
     else:
@@ -263,7 +269,7 @@ def test_add_rejects_mismatched_lengths(store: MemoryStore) -> None:
 
 def test_open_store_picks_backend(tmp_path: Path) -> None:
     s = open_store(Settings(data_dir=tmp_path / "data"), DIM)
-    assert isinstance(s, EdgeMemoryStore) and (tmp_path / "data" / "qdrant" / "memories").is_dir()
+    assert isinstance(s, ProcessMemoryStore) and (tmp_path / "data" / "qdrant" / "memories").is_dir()
     s.close()
     s = open_store(Settings(qdrant_path=tmp_path / "local", collection="c"), DIM)
     assert isinstance(s, QdrantClientMemoryStore) and s.collection == "c" and s.records == "c_records"
@@ -328,3 +334,45 @@ def test_edge_writes_survive_sigkill(tmp_path: Path) -> None:
         assert store.get_record("state", "a") == {"ids": n}
     finally:
         store.close()
+
+
+def test_the_store_process_is_started_again_after_it_died(tmp_path: Path) -> None:
+    """The engine's process killed (out of memory, by hand): the next call starts another on the
+    same files, and what was acknowledged before is there."""
+    store = ProcessMemoryStore(tmp_path / "store", DIM)
+    try:
+        n = node("a", 0)
+        store.add([n], unit(np.random.default_rng(3), 1).tolist())
+        first = store.process_id()
+        os.kill(first, signal.SIGKILL)
+        assert store.get("a", [n.id]) == [n]
+        assert store.process_id() != first
+    finally:
+        store.close()
+
+
+def test_the_store_process_ends_with_its_brain(tmp_path: Path) -> None:
+    """A brain killed outright leaves no engine process holding its files: the next brain opens them."""
+    script = ("import sys; from brain_server.storage import ProcessMemoryStore; "
+              "s = ProcessMemoryStore(sys.argv[1], 8); print(s.process_id(), flush=True); sys.stdin.read()")
+    brain = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "store")], cwd=REPO, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert brain.stdout is not None
+    engine = int(brain.stdout.readline())
+    brain.kill()
+    brain.wait()
+    for _ in range(200):
+        if not _running(engine):
+            break
+        time.sleep(0.05)
+    assert not _running(engine)
+    ProcessMemoryStore(tmp_path / "store", 8).close()
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")

@@ -23,8 +23,9 @@ import structlog
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
 from brain_server.llm import minilm
-from brain_server.llm.minilm import EmbedderUnavailable, model_files, receive, said, send, unit_rows
+from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
+from brain_server.pipes import receive, send
 
 log = structlog.get_logger(__name__)
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many

