@@ -12,22 +12,19 @@ from concurrent.futures import Future
 import json
 from pathlib import Path
 import queue
-import subprocess
 import sys
 import threading
 
 import numpy as np
 import openai
-import structlog
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
 from brain_server.llm import minilm
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
-from brain_server.pipes import receive, send
+from brain_server.pipes import Child
 
-log = structlog.get_logger(__name__)
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
 
 
@@ -69,33 +66,21 @@ class MiniLMEmbedder(Embedder):
     def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
         model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
-        self._options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
-                         "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
-        self._process: subprocess.Popen[bytes] | None = None
-        self._lock = threading.RLock()  # one exchange with the process at a time
+        options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
+                   "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
+        command = [sys.executable, "-m", minilm.__name__, json.dumps(options)]
+        self._child = Child(command, "embedding",
+                            lambda reply: EmbedderUnavailable(f"the embedding process did not start: {said(reply)}"))
         # One thread talks to the process (waiting on the pipe without holding the interpreter), and
         # sends what waits meanwhile as one batch: per text, a batch costs a fraction of one at a time.
         self._requests: queue.SimpleQueue[tuple[list[str], Future[list[list[float]]]] | None] = queue.SimpleQueue()
-        self._started()  # loaded and ready before the first call
+        self._child.process_id()  # loaded and ready before the first call
         self._thread = threading.Thread(target=self._serve_requests, name="embeddings", daemon=True)
         self._thread.start()
 
-    def _started(self) -> subprocess.Popen[bytes]:
-        with self._lock:
-            if self._process is None or self._process.poll() is not None:
-                process = subprocess.Popen([sys.executable, "-m", minilm.__name__, json.dumps(self._options)],
-                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-                assert process.stdout is not None
-                ready = receive(process.stdout)
-                if ready != b"R":
-                    process.kill()
-                    raise EmbedderUnavailable(f"the embedding process did not start: {said(ready)}")
-                self._process = process
-            return self._process
-
     def process_id(self) -> int:
         """The embedding process's pid (started if it is not running)."""
-        return self._started().pid
+        return self._child.process_id()
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -132,35 +117,15 @@ class MiniLMEmbedder(Embedder):
 
     def embed_sync(self, texts: list[str]) -> list[list[float]]:
         """Blocking embed (the embedding thread's, or a benchmark's)."""
-        request = json.dumps(texts).encode()
-        with self._lock:
-            for attempt in (1, 2):
-                process = self._started()
-                assert process.stdin is not None and process.stdout is not None
-                try:
-                    send(process.stdin, request)
-                    reply = receive(process.stdout)
-                except (BrokenPipeError, EOFError):
-                    reply = None
-                if reply is None:  # it died: start another, once
-                    log.warning("embedding_process_restarted", exit_code=process.wait(), attempt=attempt)
-                    continue
-                if reply[:1] != b"V":
-                    raise RuntimeError(f"the embedding process failed: {said(reply)}")
-                return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
-        raise RuntimeError("the embedding process died twice in a row")
+        reply = self._child.ask(json.dumps(texts).encode())
+        if reply[:1] != b"V":
+            raise RuntimeError(f"the embedding process failed: {said(reply)}")
+        return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
 
     def close(self) -> None:
         self._requests.put(None)
         self._thread.join()
-        with self._lock:
-            if self._process is not None and self._process.poll() is None:
-                assert self._process.stdin is not None
-                self._process.stdin.close()  # it ends at the end of its input
-                try:
-                    self._process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self._process.kill()
+        self._child.close(timeout_s=5)  # it ends at the end of its input
 
 
 class OpenAIEmbedder(Embedder):

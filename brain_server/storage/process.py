@@ -21,21 +21,16 @@ from datetime import datetime
 import json
 from pathlib import Path
 import pickle
-import subprocess
 import sys
-import threading
 import time
 from typing import IO, Any
 
-import structlog
-
 from brain_server.config import SYNC_AFTER_S
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
-from brain_server.pipes import receive, replies, send
+from brain_server.pipes import Child, receive, replies, send
 from brain_server.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
 from brain_server.storage.edge import EdgeMemoryStore
 
-log = structlog.get_logger(__name__)
 LOCKED_WAIT_S = 3.0  # how long a new child waits for the files of a child still closing them (a flush: ~0.1 s)
 # The child's command (not `-m` this module: the package imports it before runpy would run it).
 CHILD = "import json, sys; from brain_server.storage.process import serve; serve(json.loads(sys.argv[1]), sys.stdin.buffer)"
@@ -49,46 +44,19 @@ class ProcessMemoryStore(MemoryStore):
     def __init__(self, data_dir: Path | str, dim: int, *, sync_after_s: float = SYNC_AFTER_S) -> None:
         self.dim = dim
         self.data_dir = Path(data_dir)
-        self._options = {"data_dir": str(self.data_dir), "dim": dim, "sync_after_s": sync_after_s}
-        self._lock = threading.Lock()  # one call at a time on the pipe
-        self._process: subprocess.Popen[bytes] | None = None
-        with self._lock:
-            self._started()  # open (or refused: StoreLockedError) before the first call
-
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
-            process = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(self._options)],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            assert process.stdout is not None
-            ready = receive(process.stdout)
-            if ready != b"R":
-                process.wait()
-                raise _error(ready) if ready else StoreUnavailable("embedded Qdrant process", "did not start")
-            self._process = process
-        return self._process
+        options = {"data_dir": str(self.data_dir), "dim": dim, "sync_after_s": sync_after_s}
+        self._child = Child([sys.executable, "-c", CHILD, json.dumps(options)], "store", _unavailable)
+        self._child.process_id()  # open (or refused: StoreLockedError) before the first call
 
     def process_id(self) -> int:
-        with self._lock:
-            return self._started().pid
+        return self._child.process_id()
 
     def _call(self, method: str, *args: Any) -> Any:
-        request = pickle.dumps((method, args), protocol=pickle.HIGHEST_PROTOCOL)
-        with self._lock:
-            for attempt in (1, 2):  # every call may be repeated: writes are upserts by id
-                process = self._started()
-                assert process.stdin is not None and process.stdout is not None
-                try:
-                    send(process.stdin, request)
-                    reply = receive(process.stdout)
-                except (BrokenPipeError, EOFError):
-                    reply = None
-                if reply is None:
-                    log.warning("store_process_restarted", exit_code=process.wait(), attempt=attempt)
-                    continue
-                if reply[:1] == b"E":
-                    raise _error(reply)
-                return pickle.loads(reply[1:])
-        raise StoreUnavailable("embedded Qdrant process", "died twice in a row")
+        """The engine's `method` called in the child; writes are upserts by id, safe to repeat."""
+        reply = self._child.ask(pickle.dumps((method, args), protocol=pickle.HIGHEST_PROTOCOL))
+        if reply[:1] == b"E":
+            raise pickle.loads(reply[1:])
+        return pickle.loads(reply[1:])
 
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
         self._call("add", list(nodes), [list(v) for v in vectors])
@@ -130,21 +98,14 @@ class ProcessMemoryStore(MemoryStore):
         return self._call("list_records", kind)
 
     def close(self) -> None:
-        with self._lock:
-            process, self._process = self._process, None
-            if process is None or process.poll() is not None:
-                return
-            assert process.stdin is not None
-            process.stdin.close()  # it closes the engine and ends at the end of its input
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        self._child.close(timeout_s=30)  # it closes the engine (a flush) at the end of its input
 
 
-def _error(reply: bytes) -> Exception:
-    return pickle.loads(reply[1:])
+def _unavailable(said: bytes | None) -> Exception:
+    """Why the child would not start (its pickled error), or that it keeps dying."""
+    if said and said[:1] == b"E":
+        return pickle.loads(said[1:])
+    return StoreUnavailable("embedded Qdrant process", "exited; its errors are in the brain's log")
 
 
 def _pickled_error(exc: Exception) -> bytes:
