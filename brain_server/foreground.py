@@ -127,7 +127,7 @@ class Handoff:
     """Calls handed to an event loop from another thread, that loop woken once per batch.
 
     Waking a loop writes to its self-pipe, a system call that gives up the interpreter; while the
-    loop's thread thinks, getting it back takes up to a switch interval (5 ms). Answering a town's
+    loop's thread thinks, getting it back takes up to a switch interval (server.py). Answering a town's
     Decides, the transports' thread would wait that long once per Decide; here it waits once per
     batch of whatever it handed over while the loop had not yet woken."""
 
