@@ -168,9 +168,10 @@ class Mind:
         finally:
             unbind_decision()
         record = self._record(npc_id, now, events, address, in_view, action, trace)
-        if self._inbox is None or asyncio.get_running_loop() is self._inbox.loop:
+        if self._at_home_now():
             await record
         else:
+            assert self._inbox is not None
             self._inbox.post(lambda: self._start(record))
         return decision
 
@@ -785,10 +786,15 @@ class Mind:
         if not task.cancelled() and (error := task.exception()) is not None:
             log.error("background_failed", exc_info=error)
 
+    def _at_home_now(self) -> bool:
+        """Whether this runs on the mind's own loop (always, outside the server's two loops)."""
+        return self._inbox is None or asyncio.get_running_loop() is self._inbox.loop
+
     async def _at_home(self, work: Coroutine[Any, Any, T]) -> T:
         """`work` run on the mind's loop, whichever loop awaits it."""
-        if self._inbox is None or asyncio.get_running_loop() is self._inbox.loop:
+        if self._at_home_now():
             return await work
+        assert self._inbox is not None
         return await run_on(self._inbox.loop, work)
 
     def _both(self, a: str, b: str) -> _BothLocks:
