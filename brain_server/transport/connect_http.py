@@ -11,8 +11,11 @@ import json
 from pathlib import Path
 
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.codec import Codec
+from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
+from google.protobuf import json_format
+from google.protobuf.message import Message
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -38,6 +41,26 @@ GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permiss
 CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id"]
 # Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
 ISOLATION_HEADERS = [(b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-embedder-policy", b"require-corp")]
+
+
+class CompactJSON(Codec[Message, Message]):
+    """Connect's JSON, answered compact. The library's codec pretty-prints (json_format's indent=2),
+    which takes json's pure-Python encoder, whose nested functions refer to each other: ~25
+    objects in a reference cycle per answer, which only the garbage collector frees, in pauses
+    that stop every thread (measured at 1,000 NPCs: 57,000 such objects in one 282 ms collection).
+    Compact, the C encoder writes it and leaves nothing behind. Unknown fields are refused
+    (invalid_argument), so a misspelt field is never silently dropped."""
+
+    def name(self) -> str:
+        return "json"
+
+    def encode(self, message: Message) -> bytes:
+        return json_format.MessageToJson(message, indent=None).encode()
+
+    def decode(self, data: bytes | bytearray, message_class: type[Message]) -> Message:
+        message = message_class()
+        json_format.Parse(data, message, ignore_unknown_fields=False)
+        return message
 
 
 def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it by attribute
@@ -130,8 +153,7 @@ class _HostAndOrigin:
 def http_app(core: BrainCore, *, web_root: Path | None = None, mind: asyncio.AbstractEventLoop | None = None) -> ASGIApp:
     """The Connect RPCs (run on the `mind`'s loop if given) and the web root's files."""
     settings = core.settings
-    # Unknown JSON fields are refused (invalid_argument), so a misspelt field is never silently dropped.
-    codecs = [google_protobuf_binary_codec(), google_protobuf_json_codec(ignore_unknown_fields=False)]
+    codecs = [google_protobuf_binary_codec(), CompactJSON()]
     connect = _Guarded(BrainServiceASGIApplication(connect_service(core, mind), read_max_bytes=settings.max_request_bytes,
                                                    codecs=codecs), guard_for(core, settings))
     static = _Isolated(StaticFiles(directory=web_root, html=True)) if web_root else None
