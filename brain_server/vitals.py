@@ -14,6 +14,7 @@ from typing import Any
 
 KEPT = 2000  # recent samples per series, for the percentiles
 LOOP_TICK_S = 0.05  # how often the loop watcher asks to wake
+GC_PAUSE_MS = 1.0  # collections this long or longer are counted, of any generation
 STRAINED_MS = 10.0  # the loop's recent lateness (moving average) above which the process is strained
 # The share of a core the loop's thread recently used above which the process is strained: Python runs
 # one thread at a time, and the transports' thread needs the interpreter for every call it answers.
@@ -110,5 +111,5 @@ class Vitals:
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._gc_started = time.perf_counter()
-        elif info.get("generation") == 2:  # the young generations take well under a millisecond
-            self.gc_pauses.add((time.perf_counter() - self._gc_started) * 1000)
+        elif (paused := (time.perf_counter() - self._gc_started) * 1000) >= GC_PAUSE_MS:
+            self.gc_pauses.add(paused)

@@ -299,7 +299,7 @@ class FakeProcess(ChildProcess):
 class Collector:
     """This client's garbage collections while it runs, timed through `gc.callbacks`. Inside
     `with`, what was set up before (town, protobuf and gRPC code) is frozen out of the collector's
-    sight and young collections wait for 50,000 new objects, as the brain settles its own
+    sight and the collections' thresholds are the brain's, as the brain settles its own
     (`brain_server.server.settle_collector`): a game's engine has no such pauses, so they should
     not read as the brain's latency. The pauses that remain are reported beside the loop lag."""
 

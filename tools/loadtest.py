@@ -284,7 +284,7 @@ def table(report: dict[str, Any]) -> str:
         decide, late, gc = inside.get("rpc Decide", {}), inside["loop late"], inside["gc pauses"]
         lines.append(f"{p['transport']}, inside the brain (recent): Decide p50 {decide.get('p50_ms')} / p99 "
                      f"{decide.get('p99_ms')} / max {decide.get('max_ms')} ms; event loop late p99 {late['p99_ms']} / "
-                     f"max {late['max_ms']} ms; full GCs {gc['count']}, longest {gc['max_ms']} ms; the load "
+                     f"max {late['max_ms']} ms; GC pauses of 1 ms or more {gc['count']}, longest {gc['max_ms']} ms; the load "
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
                      f"{p['client_loop_late']['max_ms']:.1f} ms")
     plan, memory = report["planning"], report["memory"]
