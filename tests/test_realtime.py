@@ -128,11 +128,12 @@ def test_the_benchmarks_client_settles_and_times_its_own_collections() -> None:
     """The bench client's collector is settled as the brain's for the run, and its pauses recorded."""
     import gc
 
+    from brain_server.server import GC_THRESHOLDS
     from npc_lab.realtime import Collector
 
     threshold = gc.get_threshold()
     with Collector() as collector:
-        assert gc.get_threshold()[0] == 50_000 and gc.get_freeze_count() > 0
+        assert gc.get_threshold() == GC_THRESHOLDS and gc.get_freeze_count() > 0
         gc.collect()
     assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0
     report = collector.report()
