@@ -16,6 +16,10 @@ at most --max-wait wall seconds), again. The fake endpoint runs in a process of 
 are in flight, each with Godot's 15 s deadline. Decides carry no perceptions: this measures the
 decision path (plan steps, each hour's block decomposed in the background) and the transports,
 not embedding throughput; answers that are provisional (the NPC still thinking) are counted.
+This client is Python too: during each phase its collector is settled as the brain's
+(`npc_lab.realtime.Collector`), since its own pauses, which a game's engine does not have, read
+as the brain's latency (at Python's defaults, a full collection of up to 200 ms stalled every call
+in flight); its loop lag and longest pause are reported beside the brain's.
 The brain keeps --traces-per-npc traces per NPC, so that this bounded cache fills early in the run
 and "memory flat" speaks of everything else.
 Bounded: --npcs <= 2000, --seconds <= 300 per transport, loopback only; rate limit off.
@@ -48,6 +52,7 @@ from npc_lab.realtime import (
     START_BURST_S,
     Caller,
     Calls,
+    Collector,
     FakeProcess,
     GameClock,
     cpu_seconds,
@@ -184,6 +189,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
 
     own = Vitals()  # the load generator's own loop: a tail it adds is not the brain's
     own.start()
+    collector = Collector()  # and its collector, settled as the brain's is: a game's engine has no such pauses
 
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
@@ -201,7 +207,8 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
                 wait = max(clock.wall_seconds_until(next_ask(reply.message, now)), args.pause)
             await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
 
-    await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
+    with collector:
+        await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
     await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
@@ -210,7 +217,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
             "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
-            "client_loop_late": asdict(own.loop_late.spread())}
+            "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
 
 
 async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler) -> dict[str, Any]:
@@ -286,7 +293,8 @@ def table(report: dict[str, Any]) -> str:
                      f"{decide.get('p99_ms')} / max {decide.get('max_ms')} ms; event loop late p99 {late['p99_ms']} / "
                      f"max {late['max_ms']} ms; GC pauses of 1 ms or more {gc['count']}, longest {gc['max_ms']} ms; the load "
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
-                     f"{p['client_loop_late']['max_ms']:.1f} ms")
+                     f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
+                     f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
