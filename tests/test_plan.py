@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 import pytest
 
 from brain_server.cognition.memory_stream import MemoryStream
@@ -165,6 +166,22 @@ def test_fitted_steps_are_5_to_15_minutes_and_sum_to_the_block(wanted: list[int]
     assert all(5 <= m <= 15 for _, m in fitted)
     indexes = [i for i, _ in fitted]
     assert indexes == sorted(indexes) and set(indexes) <= set(range(len(wanted)))
+
+
+def test_copies_of_an_npc_share_its_plan_items_which_never_change_in_place() -> None:
+    npc = isabella()
+    lunch = PlanItem(start=DAY1.replace(hour=12), duration_minutes=60, activity="having lunch", address=PARK,
+                     subtasks=[PlanItem(start=DAY1.replace(hour=12), duration_minutes=60, activity="eating",
+                                        address=PARK)])
+    npc.plan = [lunch]
+    copy = npc.model_copy(deep=True)
+    assert copy.plan is not npc.plan and copy.plan[0] is lunch  # the mind's drafts copy no item
+    with pytest.raises(ValidationError):
+        copy.plan[0].activity = "skipping lunch"
+    changed = lunch.model_copy(update={"activity": "skipping lunch"})
+    assert (lunch.activity, changed.activity) == ("having lunch", "skipping lunch")
+    alone = lunch.model_copy(deep=True)  # asked for on its own, a copy is a copy
+    assert alone == lunch and alone is not lunch and alone.subtasks is not lunch.subtasks
 
 
 def test_action_now_is_the_current_step(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -490,10 +490,10 @@ class Mind:
         steps = {_block_key(item): item.subtasks for item in draft.plan if item.subtasks}
 
         def adopt(live: NpcState) -> bool:
-            changed = False
-            for item in live.plan:
-                if not item.subtasks and _block_key(item) in steps:
-                    item.subtasks, changed = steps[_block_key(item)], True
+            plan = [item.model_copy(update={"subtasks": steps[_block_key(item)]})
+                    if not item.subtasks and _block_key(item) in steps else item for item in live.plan]
+            changed = any(new is not old for new, old in zip(plan, live.plan, strict=True))
+            live.plan = plan
             return changed
 
         await self.records.merge(npc_id, adopt)

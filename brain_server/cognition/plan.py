@@ -182,8 +182,10 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
     results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
                                      for item in due))
     nodes = []
+    filled = {id(item): item.model_copy(update={"subtasks": subtasks})
+              for item, (subtasks, _) in zip(due, results, strict=True)}
+    npc.plan = [filled.get(id(item), item) for item in npc.plan]
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
-        item.subtasks = subtasks
         if from_llm:
             steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
             nodes.append(_plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
