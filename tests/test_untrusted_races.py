@@ -151,7 +151,7 @@ def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached
         await asyncio.sleep(0.3)  # the steps are being written: the block moves elsewhere
 
         def move(live: NpcState) -> None:
-            next(i for i in live.plan if i.start == block.start).address = home
+            live.plan = [i.model_copy(update={"address": home}) if i.start == block.start else i for i in live.plan]
 
         await core.records.merge("isabella", move)
         await steps
