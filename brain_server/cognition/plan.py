@@ -182,14 +182,14 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
     results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
                                      for item in due))
     nodes = []
-    filled = {id(item): item.model_copy(update={"subtasks": subtasks})
-              for item, (subtasks, _) in zip(due, results, strict=True)}
-    npc.plan = [filled.get(id(item), item) for item in npc.plan]
+    filled: dict[int, PlanItem] = {}  # the blocks with their steps, by the block they replace
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
+        filled[id(item)] = item.model_copy(update={"subtasks": subtasks})
         if from_llm:
             steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
             nodes.append(_plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
                                               f"on {_day(item.start)}, {item.activity}: {steps}", importance=3))
+    npc.plan = [filled.get(id(item), item) for item in npc.plan]
     await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
     trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))
     return len(due)
