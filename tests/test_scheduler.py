@@ -5,13 +5,15 @@ background work waiting out a burst of Decides."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+import threading
 import time
 import zlib
 
 import pytest
 
-from brain_server.foreground import LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground
+from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
 from brain_server.vitals import Vitals
 
@@ -297,3 +299,44 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     strained, late_p99_ms = asyncio.run(busy(1.0))
     assert strained and late_p99_ms < 10
     assert not asyncio.run(idle(1.0))
+
+
+class _CountingLoop(asyncio.SelectorEventLoop):
+    """A real loop that counts how often another thread woke it."""
+
+    wakeups = 0
+
+    def call_soon_threadsafe(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        self.wakeups += 1
+        return super().call_soon_threadsafe(*args, **kwargs)
+
+
+def test_a_steady_stream_of_handed_over_calls_wakes_the_loop_once() -> None:
+    loop = _CountingLoop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    handoff, ran, threads = Handoff(loop), [], set()
+
+    def call(i: int) -> Callable[[], None]:
+        return lambda: (ran.append(i), threads.add(threading.get_ident()))
+
+    try:
+        for i in range(200):  # a Decide's record every millisecond: the loop keeps looking
+            handoff.post(call(i))
+            time.sleep(0.001)
+        deadline = time.monotonic() + 5
+        while len(ran) < 200 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ran == list(range(200)) and threads == {thread.ident}
+        assert loop.wakeups <= 20, loop.wakeups  # not once per call (a pause over the poll wakes it again)
+        time.sleep(HANDOFF_POLL_S * 20)  # quiet: the loop stops looking; the next call wakes it
+        before = loop.wakeups
+        handoff.post(call(200))
+        deadline = time.monotonic() + 5
+        while len(ran) < 201 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert ran[-1] == 200 and loop.wakeups == before + 1
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
