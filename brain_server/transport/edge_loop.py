@@ -8,6 +8,11 @@ accept, decode, guard and answer on a loop that does nothing else, and hand each
 method to the mind's loop in one step (`core_methods`), where it runs without waiting behind itself.
 A Decide does not wait for the mind's loop at all: it is answered here, from the NPC as it is, and
 hands what it changed to the mind's loop afterwards (`BrainCore.ANSWERED_ANYWHERE`, `Mind.decide`).
+
+The loop is uvloop's where it is installed (uvicorn[standard] installs it on Linux and macOS):
+libuv accepts, reads and writes without the interpreter, where asyncio's own loop makes each of
+those a system call from Python that gives the interpreter up and waits to get it back from the
+mind's thread. Measured at 1,000 NPCs, Connect alone: p99 27.7 and 27.9 ms against 44-72 ms.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ import asyncio
 from collections.abc import Coroutine
 import threading
 from typing import Any, TypeVar
+
+try:
+    import uvloop
+except ImportError:  # Windows: asyncio's own loop
+    uvloop = None
 
 from brain_server.foreground import run_on
 
@@ -26,7 +36,7 @@ class EdgeLoop:
     """An event loop running on its own thread until `close`."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = uvloop.new_event_loop() if uvloop else asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="transports", daemon=True)
         self._thread.start()
 
