@@ -69,14 +69,13 @@ class Foreground:
 def lower_process_priority() -> None:
     """Every thread of this process, and those its threads start, yields the CPU to other processes
     (for a process of its own that does background work: libraries it imported may have started
-    threads already): niced, and scheduled only on a core nothing else wants (SCHED_IDLE), so a
-    thread that answers the game, woken, takes a core at once. A niceness alone still left the
-    brain's threads waiting for a core: at 1,000 NPCs, embedding on both cores, the brain's threads
-    waited on the run queue 0.6 s for each second they ran. Elsewhere than Linux, nothing changes."""
+    threads already); elsewhere than Linux, nothing changes. A niceness, not SCHED_IDLE: an idle
+    class process gets no CPU at all while others keep the cores busy (an embedded model writing
+    an answer on both), and the player's line waits for its embedding (measured: a query not
+    embedded in 100 s beside two busy threads)."""
     if sys.platform == "linux":
         for tid in os.listdir("/proc/self/task"):
             os.setpriority(os.PRIO_PROCESS, int(tid), BACKGROUND_NICENESS)
-            os.sched_setscheduler(int(tid), os.SCHED_IDLE, os.sched_param(0))
 
 
 class AskSpread:

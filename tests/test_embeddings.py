@@ -38,8 +38,8 @@ def test_minilm_shapes_and_normalisation(minilm: MiniLMEmbedder) -> None:
 @pytest.mark.skipif(sys.platform != "linux", reason="niceness is per thread only on Linux")
 def test_minilm_computes_in_a_process_of_its_own_at_a_lower_priority(minilm: MiniLMEmbedder) -> None:
     """Embedding shares no interpreter with the game's answers and takes the cores they leave: it
-    runs in another process, whose threads (the model's and onnxruntime's) are all niced and
-    scheduled only on idle cores; the brain's own threads keep their priority."""
+    runs in another process, whose threads (the model's and onnxruntime's) are all niced; the
+    brain's own threads keep their priority."""
     asyncio.run(minilm.embed(["warm-up"]))
     pid = minilm.process_id()
     assert pid != os.getpid()
@@ -47,8 +47,6 @@ def test_minilm_computes_in_a_process_of_its_own_at_a_lower_priority(minilm: Min
     assert len(own) == 1, own
     theirs = [_niceness(pid, int(t)) for t in os.listdir(f"/proc/{pid}/task")]
     assert len(theirs) >= 2 and set(theirs) == {min(19, min(own) + BACKGROUND_NICENESS)}
-    assert {os.sched_getscheduler(int(t)) for t in os.listdir(f"/proc/{pid}/task")} == {os.SCHED_IDLE}
-    assert {os.sched_getscheduler(int(t)) for t in os.listdir("/proc/self/task")} == {os.SCHED_OTHER}
 
 
 def test_minilm_starts_its_process_again_when_it_died() -> None:
