@@ -152,7 +152,7 @@ class Handoff:
     def _run(self) -> None:
         if not self._calls:
             self._woken = False  # before looking again: one posted from now on wakes the loop
-            if self._calls:
+            if self._calls:  # posted between the two looks, while the flag still said awake
                 self._woken = True
                 self.loop.call_soon(self._run)
             return
