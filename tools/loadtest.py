@@ -315,7 +315,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--npcs", type=int, default=100, help=f"NPCs (at most {MAX_NPCS})")
     parser.add_argument("--seconds", type=float, default=20, help=f"wall seconds per transport (at most {MAX_SECONDS})")
     parser.add_argument("--transports", type=lambda s: [t for t in s.split(",") if t], default=["grpc", "connect"],
-                        help="comma-separated: grpc, connect")
+                        help="comma-separated phases, run in this order on one game clock: grpc, connect (a "
+                             "transport may come again: grpc,connect,connect,grpc compares them like for like)")
     parser.add_argument("--concurrency", type=int, default=1000, help="Decide calls in flight at most")
     parser.add_argument("--plan-concurrency", type=int, default=16, help="first Decides (day plans) in flight at most")
     parser.add_argument("--plan-wait", type=float, default=300, help="wall seconds to wait at most for the day plans")
