@@ -52,6 +52,7 @@ class Child:
         self._unavailable = unavailable  # the error for a child that would not start or keeps dying
         self._lock = threading.Lock()  # one exchange at a time
         self._process: subprocess.Popen[bytes] | None = None
+        self._killed = False  # by `kill`: not started again
 
     def process_id(self) -> int:
         """Its pid (started if it is not running)."""
@@ -59,6 +60,8 @@ class Child:
             return self._started().pid
 
     def _started(self) -> subprocess.Popen[bytes]:
+        if self._killed:
+            raise self._unavailable(None)
         if self._process is None or self._process.poll() is not None:
             process = subprocess.Popen(self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             assert process.stdout is not None
@@ -81,10 +84,19 @@ class Child:
                     reply = receive(process.stdout)
                 except (BrokenPipeError, EOFError):
                     reply = None
-                if reply is not None:
-                    return reply
+                if reply is not None or self._killed:
+                    break
                 log.warning("child_process_restarted", process=self.name, exit_code=process.wait(), attempt=attempt)
-        raise self._unavailable(None)
+        if reply is None:
+            raise self._unavailable(None)
+        return reply
+
+    def kill(self) -> None:
+        """End it at once, even while an exchange waits for its reply (a hung process: stopped,
+        deadlocked), which then fails; it is not started again."""
+        self._killed = True
+        if (process := self._process) is not None:
+            process.kill()
 
     def close(self, timeout_s: float) -> None:
         """End it: its input closed, killed if it has not ended within `timeout_s`."""

@@ -26,6 +26,7 @@ from brain_server.llm.probe import Endpoint
 from brain_server.pipes import Child
 
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
+CLOSE_WAIT_S = 10.0  # how long closing waits for the batches already asked before it kills the process
 
 
 class Embedder(ABC):
@@ -124,7 +125,10 @@ class MiniLMEmbedder(Embedder):
 
     def close(self) -> None:
         self._requests.put(None)
-        self._thread.join()
+        self._thread.join(CLOSE_WAIT_S)
+        if self._thread.is_alive():  # a hung process would hold the brain's shutdown forever
+            self._child.kill()  # the batch in flight and those behind it fail
+            self._thread.join()
         self._child.close(timeout_s=5)  # it ends at the end of its input
 
 
