@@ -99,8 +99,12 @@ class Child:
             process.kill()
 
     def close(self, timeout_s: float) -> None:
-        """End it: its input closed, killed if it has not ended within `timeout_s`."""
-        with self._lock:
+        """End it: its input closed, killed if it has not ended within `timeout_s`, or at once if
+        an exchange still waits for its reply after `timeout_s` (a hung process)."""
+        if not self._lock.acquire(timeout=timeout_s):
+            self.kill()
+            self._lock.acquire()
+        try:
             process, self._process = self._process, None
             if process is None or process.poll() is not None:
                 return
@@ -111,3 +115,5 @@ class Child:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        finally:
+            self._lock.release()

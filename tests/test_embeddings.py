@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-import contextlib
 import hashlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
@@ -24,6 +22,7 @@ from brain_server.foreground import BACKGROUND_NICENESS
 from brain_server.llm import embeddings
 from brain_server.llm.embeddings import MiniLMEmbedder, OpenAIEmbedder, make_embedder
 from brain_server.llm.minilm import EmbedderUnavailable
+from tests.hung import assert_closes_while_hung
 
 
 @pytest.fixture(scope="module")
@@ -70,25 +69,8 @@ def test_minilm_closes_while_its_process_hangs(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(embeddings, "CLOSE_WAIT_S", 1.0)
     embedder = MiniLMEmbedder()
     asyncio.run(embedder.embed(["warm-up"]))
-    pid = embedder.process_id()
-    os.kill(pid, signal.SIGSTOP)
-    pool = ThreadPoolExecutor(1)
-    try:
-        waiting = pool.submit(asyncio.run, embedder.embed(["the bakery sells out by noon"]))
-        with pytest.raises(TimeoutError):
-            waiting.result(timeout=0.5)  # in flight, never answered
-        closing = threading.Thread(target=embedder.close, daemon=True)
-        closing.start()
-        closing.join(30)
-        assert not closing.is_alive()
-        with pytest.raises(EmbedderUnavailable):
-            waiting.result(timeout=5)
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)  # killed and reaped, not started again
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # a failed check leaves nothing stopped behind
-        pool.shutdown(wait=False)
+    assert_closes_while_hung(embedder.process_id(), lambda: asyncio.run(embedder.embed(["the bakery sells out by noon"])),
+                             embedder.close, EmbedderUnavailable)
 
 
 def _niceness(pid: int, tid: int) -> int:

@@ -30,6 +30,9 @@ from brain_server.storage import (
     open_store,
 )
 import brain_server.storage._payload as pl
+from brain_server.storage.base import StoreUnavailable
+import brain_server.storage.process as store_process
+from tests.hung import assert_closes_while_hung, running
 from tools.qdrant_standin import QdrantStandIn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -351,6 +354,22 @@ def test_the_store_process_is_started_again_after_it_died(tmp_path: Path) -> Non
         store.close()
 
 
+def test_the_store_closes_while_its_process_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hung engine process (here stopped) does not hold the brain's shutdown: closing waits
+    CLOSE_WAIT_S for the call in flight, then kills the process; that call fails, and what was
+    acknowledged before opens again."""
+    monkeypatch.setattr(store_process, "CLOSE_WAIT_S", 1.0)
+    store = ProcessMemoryStore(tmp_path / "store", DIM)
+    n = node("a", 0)
+    store.add([n], unit(np.random.default_rng(4), 1).tolist())
+    assert_closes_while_hung(store.process_id(), lambda: store.get("a", [n.id]), store.close, StoreUnavailable)
+    again = ProcessMemoryStore(tmp_path / "store", DIM)
+    try:
+        assert again.get("a", [n.id]) == [n]
+    finally:
+        again.close()
+
+
 def test_the_store_process_ends_with_its_brain(tmp_path: Path) -> None:
     """A brain killed outright leaves no engine process holding its files: the next brain opens them."""
     script = ("import sys; from brain_server.storage import ProcessMemoryStore; "
@@ -362,17 +381,8 @@ def test_the_store_process_ends_with_its_brain(tmp_path: Path) -> None:
     brain.kill()
     brain.wait()
     for _ in range(200):
-        if not _running(engine):
+        if not running(engine):
             break
         time.sleep(0.05)
-    assert not _running(engine)
+    assert not running(engine)
     ProcessMemoryStore(tmp_path / "store", 8).close()
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie waiting to be reaped."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")

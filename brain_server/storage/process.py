@@ -31,6 +31,7 @@ from brain_server.pipes import Child, receive, replies, send
 from brain_server.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
 from brain_server.storage.edge import EdgeMemoryStore
 
+CLOSE_WAIT_S = 30.0  # how long closing waits for a call in flight, then for the engine's flush, before it kills
 LOCKED_WAIT_S = 3.0  # how long a new child waits for the files of a child still closing them (a flush: ~0.1 s)
 # The child's command (not `-m` this module: the package imports it before runpy would run it).
 CHILD = "import json, sys; from brain_server.storage.process import serve; serve(json.loads(sys.argv[1]), sys.stdin.buffer)"
@@ -98,7 +99,8 @@ class ProcessMemoryStore(MemoryStore):
         return self._call("list_records", kind)
 
     def close(self) -> None:
-        self._child.close(timeout_s=30)  # it closes the engine (a flush) at the end of its input
+        # It closes the engine (a flush) at the end of its input; killed, it loses nothing acknowledged (the WAL).
+        self._child.close(timeout_s=CLOSE_WAIT_S)
 
 
 def _unavailable(said: bytes | None) -> Exception:
