@@ -7,6 +7,7 @@ godot_project/brain/event_log.gd); tools/godot_web.py builds, serves (via the br
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 import functools
@@ -1164,7 +1165,7 @@ _BOTS_2D = [
 ]
 
 
-def _scene_2d() -> str:
+def _scene_2d(bots: list[tuple[str, str, str, str, int, int, str, str]] = _BOTS_2D) -> str:
     parts = ['[gd_scene load_steps=9 format=3]\n',
              '[ext_resource type="Script" path="res://bot.gd" id="1_bot"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_agent.gd" id="2_agent"]',
@@ -1172,7 +1173,7 @@ def _scene_2d() -> str:
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="4_world"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="5_sector"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="6_arena"]\n']
-    parts += [_PERSONA_2D.format(id=bot[1], name=bot[2], home=bot[3]) for bot in _BOTS_2D]
+    parts += [_PERSONA_2D.format(id=bot[1], name=bot[2], home=bot[3]) for bot in bots]
     parts.append('''[node name="Game2D" type="Node2D"]
 
 [node name="World" type="Node2D" parent="."]
@@ -1202,8 +1203,46 @@ arena_name = "yard"
 rect = Rect2i(52, 1, 6, 3)
 walled = false
 ''')
-    parts += [_BODY_2D.format(node=b[0], id=b[1], x=b[4], y=b[5], extra=b[6], agent_extra=b[7]) for b in _BOTS_2D]
+    parts += [_BODY_2D.format(node=b[0], id=b[1], x=b[4], y=b[5], extra=b[6], agent_extra=b[7]) for b in bots]
     return "\n".join(parts)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_large_town_spreads_its_first_calls_over_a_second_per_hundred_agents(tmp_path: Path) -> None:
+    """300 numbered agents load together with the default start_spread_s (1 s): once the world is
+    registered each waits its own share of 3 s, a second per hundred agents, and their first
+    calls (each NPC's SpawnNpc) reach the brain spread over about that long."""
+    _needs_browser()
+    bots = [(f"Bot{i}", f"bot_{i:03d}", f"Bot {i}", "Far:yard", 1680 + 32 * (i % 6), 48 + 32 * (i // 6 % 3), "", "")
+            for i in range(300)]
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "bot.gd").write_text(_BOT_2D)
+    (project / "town.tscn").write_text(_scene_2d(bots))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    first_call: dict[str, float] = {}
+
+    def answer(method: str, request: dict) -> tuple[float, dict] | None:
+        if "npcId" in request:
+            first_call.setdefault(request["npcId"], time.monotonic())
+        return None
+
+    with _StandInBrain(web_dir, answer) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=verbose") as game:
+        deadline = time.monotonic() + 90
+        while len(first_call) < len(bots) and time.monotonic() < deadline:
+            game.pump(0.5)
+        assert len(first_call) == len(bots), (len(first_call), game.lines[-30:])
+    turns = {e["npc"]: e for e in game.events if e["event"] == "own_turn"}  # the last: once the world is registered
+    assert len(turns) == len(bots) and {e["spread_s"] for e in turns.values()} == {3.0}, list(turns.values())[:3]
+    waits = sorted(e["wait_s"] for e in turns.values())
+    assert 0 <= waits[0] < 0.5 and 2.5 < waits[-1] < 3.0, (waits[:3], waits[-3:])
+    tenths = Counter(int(w / 0.3) for w in waits)  # numbered ids spread evenly, not in one instant
+    assert len(tenths) == 10 and min(tenths.values()) >= 10, tenths
+    spawned = sorted(first_call.values())
+    assert spawned[-1] - spawned[0] >= 2.5, spawned[-1] - spawned[0]
+    assert [m for m, _ in brain.calls].count("SpawnNpc") == len(bots)
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
 
 
 @pytest.mark.godot

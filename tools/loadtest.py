@@ -321,8 +321,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--plan-concurrency", type=int, default=16, help="first Decides (day plans) in flight at most")
     parser.add_argument("--plan-wait", type=float, default=300, help="wall seconds to wait at most for the day plans")
     parser.add_argument("--start-spread", type=float, default=10.0,
-                        help="wall seconds over which each transport's NPCs make their first call (NpcBrainAgent."
-                             "start_spread_s; 10 s: a thousand NPCs at the pace they keep after)")
+                        help="wall seconds over which each transport's NPCs make their first call (10 s: a "
+                             "thousand NPCs at the pace they keep after, as NpcBrainAgent spreads a thousand agents)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
     parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")

@@ -60,6 +60,9 @@ enum AttentionMode {
 const VISIBLE_GROUP := "npc_brain_visible"
 ## Every agent joins this group (in the editor too, for the world's checks).
 const GROUP := "npc_brain_agent"
+## First calls a second the brain takes from a town loading together (a larger town spreads its
+## agents' first calls over more than `start_spread_s`).
+const FIRST_CALLS_PER_S := 100.0
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -107,7 +110,8 @@ const GROUP := "npc_brain_agent"
 ## Real seconds at least between two Decide calls while thinking, whatever `askAgainAt` says.
 @export var min_thinking_interval_s: float = 0.5
 ## Real seconds over which a scene's agents make their first call: each waits its own share of
-## it (from its npc_id), so a town that loads together does not ask the brain in one frame.
+## it (from its npc_id), so a town that loads together does not ask the brain in one frame. At
+## least a second per `FIRST_CALLS_PER_S` agents in the game.
 @export var start_spread_s: float = 1.0
 
 ## The latest decision, or null.
@@ -331,9 +335,16 @@ func _on_world_registered() -> void:
 	_wait_own_turn()
 
 
-## Calls the brain after its own share of `start_spread_s`, as the other agents do theirs.
+## Calls the brain after its own share of the start spread, as the other agents do theirs.
 func _wait_own_turn() -> void:
-	var wait := start_spread_s * float(absi(hash(npc_id)) % 1000) / 1000.0
+	var agents := NpcBrainClient.get_instance().get_agent_count()
+	var spread := maxf(start_spread_s, float(agents) / FIRST_CALLS_PER_S)
+	# From a digest, not hash(): String.hash() of "guard_1" and "guard_2" differ by 1, so a town of
+	# numbered NPCs would take one instant of the spread.
+	var share := float(npc_id.md5_text().substr(0, 6).hex_to_int() % 1000) / 1000.0
+	var wait := spread * share
+	NpcBrainLog.record("own_turn", {"npc": npc_id, "wait_s": wait, "spread_s": spread},
+			NpcBrainSettings.LogLevel.VERBOSE)
 	_retry_at_msec = maxi(_retry_at_msec, Time.get_ticks_msec() + int(wait * 1000.0))
 	_wake_in(wait)
 

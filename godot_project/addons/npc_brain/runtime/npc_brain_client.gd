@@ -127,6 +127,11 @@ func get_agents() -> Array[NpcBrainAgent]:
 	return agents
 
 
+## How many agents are in the game (without building the list).
+func get_agent_count() -> int:
+	return _agents.size()
+
+
 ## Called by NpcBrainAgent: `npc_id` is now `agent` (null: gone).
 func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 	if agent == null:
