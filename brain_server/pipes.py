@@ -84,12 +84,12 @@ class Child:
                     reply = receive(process.stdout)
                 except (BrokenPipeError, EOFError):
                     reply = None
-                if reply is not None or self._killed:
+                if reply is not None:
+                    return reply
+                if self._killed:
                     break
                 log.warning("child_process_restarted", process=self.name, exit_code=process.wait(), attempt=attempt)
-        if reply is None:
-            raise self._unavailable(None)
-        return reply
+        raise self._unavailable(None)
 
     def kill(self) -> None:
         """End it at once, even while an exchange waits for its reply (a hung process: stopped,
