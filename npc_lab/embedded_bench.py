@@ -187,7 +187,7 @@ async def _revise_currently(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 async def _decompose(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.plan import decompose_upcoming
+    from brain_server.cognition.steps import decompose_upcoming
 
     draft = planned(npc, DAY)
     blocks = draft.plan[1:-1]  # not getting ready, not sleep
@@ -197,8 +197,8 @@ async def _decompose(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 async def _react(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.plan import action_now
     from brain_server.cognition.react import decide_reaction
+    from brain_server.cognition.steps import action_now
     from brain_server.memory import MemoryKind, MemoryNode
 
     now = at("10:30")

@@ -15,14 +15,8 @@ from pydantic import ValidationError
 import pytest
 
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.plan import (
-    action_now,
-    decompose_upcoming,
-    fit_steps,
-    is_sleep,
-    plan_day,
-    replan_from,
-)
+from brain_server.cognition.plan import is_sleep, plan_day, replan_from
+from brain_server.cognition.steps import action_now, decompose_upcoming, fit_steps
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.storage import MemoryStore

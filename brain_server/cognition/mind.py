@@ -49,7 +49,8 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, queue_for_rating, rating_due
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
-from brain_server.cognition.plan import action_now, decompose_upcoming, due_blocks, plan_day, replan_from
+from brain_server.cognition.plan import plan_day, replan_from
+from brain_server.cognition.steps import action_now, decompose_upcoming, due_blocks
 from brain_server.cognition.react import decide_reaction, is_thing, worth_considering
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.routine import provisional_action, read_places

@@ -1,44 +1,39 @@
 """Recursive planning (paper section 4.3): each morning the NPC revises its "currently" status
 (from day 2), then writes its day top-down in one call: wake-up hour, broad strokes, hour-level
-blocks at places it knows. About an hour ahead each block is broken into 5-15 minute steps (one
-call per block; sleep never), and a reaction re-plans only the next hour or two (one call).
+blocks at places it knows; a reaction re-plans only the next hour or two (one call). Breaking
+blocks into 5-15 minute steps, and the action the plan gives for now, are `steps.py`.
 
 The LLM's times are never trusted as they come: every answer is normalised in code into a
-gap-free timeline (the day from waking up to waking up the next day, ending in sleep at home;
-step durations that sum exactly to their block), so a weak model degrades the plan's content,
-not its shape. Meals are once a day: a later block repeating a meal already in the timeline
+gap-free timeline (the day from waking up to waking up the next day, ending in sleep at home),
+so a weak model degrades the plan's content, not its shape. Meals are once a day: a later block repeating a meal already in the timeline
 continues the block before it instead. Day plans, decompositions and re-plans are PLAN memories.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, time, timedelta
-import math
 import re
 
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
+from brain_server.npc import NpcState, PlanItem, is_sleep
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
-from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
-from brain_server.prompts.decompose import PROMPT as DECOMPOSE
+from brain_server.prompts.decompose import MIN_STEP_MINUTES
 from brain_server.prompts.replan import PROMPT as REPLAN
 from brain_server.prompts.replan import Replan
 from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
 from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
-from brain_server.world import arena_of
 
 EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
 # Clock times before this hour belong to the night after the planned day (a block at "00:30").
 DAY_BOUNDARY_HOUR = 3
 NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether anything happened
-MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
@@ -64,10 +59,10 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         answer = await _ask_for_plan(npc, now, stream, trace, places)
     items = schedule(answer, now, places, persona.home)
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
-    summary = (f"{persona.name}'s plan for {_day(now)}: wake up at {items[0].start:%H:%M}; "
+    summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "
                + "; ".join(answer.outline) + ". Schedule: "
                + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in items))
-    node = _plan_node(npc, now, summary, importance=5)
+    node = plan_node(npc, now, summary, importance=5)
     [node] = await stream.remember(npc.npc_id, persona, [node], trace, rate=False)
     return items, node
 
@@ -82,7 +77,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
     return await stream.llm.complete(
         DAILY_PLAN,
         {
-            "npc_name": persona.name, "persona": persona.summary(), "date": _day(now),
+            "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
             "previous_day": _previous_day(npc), "memories": bullet_list(memories),
             "places": _bullets(places), "place_list": places,
         },
@@ -113,7 +108,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     old = persona.currently
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
-        {"npc_name": persona.name, "persona": persona.summary(), "date": _day(now),
+        {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
          "previous_day": _previous_day(npc), "memories": bullet_list(memories)},
         npc_id=npc.npc_id,
         fallback=lambda: Currently.model_construct(currently=old),
@@ -165,125 +160,6 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -
     return _once_a_day(items, wake)
 
 
-# --- decomposition into 5-15 minute steps ---------------------------------------------------
-
-
-async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
-                             horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None) -> int:
-    """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
-    (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). Each step
-    may use one of the objects of the block's arena (`objects`: arena address -> object names),
-    which becomes its address. The steps are stored on the blocks and as PLAN memories. Returns
-    how many blocks were decomposed."""
-    due = due_blocks(npc.plan, now, horizon_minutes)
-    if not due:
-        return 0
-    objects = objects or {}
-    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
-                                     for item in due))
-    nodes = []
-    filled: dict[int, PlanItem] = {}  # the blocks with their steps, by the block they replace
-    for item, (subtasks, from_llm) in zip(due, results, strict=True):
-        filled[id(item)] = item.model_copy(update={"subtasks": subtasks})
-        if from_llm:
-            steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
-            nodes.append(_plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
-                                              f"on {_day(item.start)}, {item.activity}: {steps}", importance=3))
-    npc.plan = [filled.get(id(item), item) for item in npc.plan]
-    await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
-    trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))
-    return len(due)
-
-
-def due_blocks(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> list[PlanItem]:
-    """Blocks in progress or starting within the horizon that still need their steps (never sleep)."""
-    horizon = now + timedelta(minutes=horizon_minutes)
-    return [i for i in plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
-
-
-async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
-                     trace: Trace, objects: Sequence[str]) -> tuple[list[PlanItem], bool]:
-    """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
-    minutes = item.duration_minutes
-    if minutes < 2 * MIN_STEP_MINUTES:
-        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes)]), False
-    least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
-    failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
-    answer = await stream.llm.complete(
-        DECOMPOSE,
-        {
-            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": _day(item.start),
-            "schedule": _lines(npc.plan), "activity": item.activity, "start": f"{item.start:%H:%M}",
-            "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
-            "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
-            "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
-        },
-        npc_id=npc.npc_id,
-        fallback=lambda: failed,
-        trace=trace,
-    )
-    return _steps(item, answer.steps, objects), answer is not failed
-
-
-def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
-    """(step index, minutes) filling `total` minutes exactly, each 5-15 minutes (`total` >= 5):
-    the wanted durations are scaled to the total, a step left longer than 15 minutes repeats,
-    the shortest steps go when there are more than fit, and rounding is evened out from the last step."""
-    if total < MIN_STEP_MINUTES:
-        return [(0, total)]
-    scale = total / sum(max(w, 1) for w in wanted)
-    pieces: list[tuple[int, float]] = []
-    for index, want in enumerate(wanted):
-        size = max(want, 1) * scale
-        repeats = math.ceil(size / MAX_STEP_MINUTES)
-        pieces += [(index, size / repeats)] * repeats
-    while len(pieces) > total // MIN_STEP_MINUTES:
-        pieces.remove(min(pieces, key=lambda p: p[1]))
-    minutes = [min(MAX_STEP_MINUTES, max(MIN_STEP_MINUTES, round(size))) for _, size in pieces]
-    missing = total - sum(minutes)
-    for j in reversed(range(len(minutes))):
-        change = max(MIN_STEP_MINUTES - minutes[j], min(MAX_STEP_MINUTES - minutes[j], missing))
-        minutes[j] += change
-        missing -= change
-    return [(index, m) for (index, _), m in zip(pieces, minutes, strict=True)]
-
-
-def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = ()) -> list[PlanItem]:
-    start, subtasks = item.start, []
-    for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
-        step = steps[index]
-        uses = bool(step.object) and step.object in objects
-        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=step.activity.strip(),
-                                 emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
-                                 else item.address, object_state=(step.object_state.strip() or "in use") if uses
-                                 else ""))
-        start += timedelta(minutes=minutes)
-    return subtasks
-
-
-# --- acting on the plan ---------------------------------------------------------------------
-
-
-def action_now(npc: NpcState, now: datetime, source: str) -> Action:
-    """The current step of the current block (or the block, if not decomposed); asleep at home
-    outside the plan's hours, until the plan resumes (at most an hour, so the NPC is asked again)."""
-    name = npc.persona.name
-    item = npc.plan_item_at(now)
-    if item is None:
-        following = [i.start for i in npc.plan if i.start > now]
-        minutes = int((min(following) - now).total_seconds() // 60) if following else 60
-        activity, emoji = SLEEP
-        return Action(description=f"{name} is {activity}", emoji=emoji, address=npc.persona.home, start_time=now,
-                      duration_minutes=max(5, min(minutes, 60)), event=(name, "is", activity), source=source)
-    step = next((s for s in item.subtasks if s.start <= now < s.end), None)
-    current = step or item
-    activity = f"{item.activity} ({step.activity})" if step and step.activity != item.activity else item.activity
-    states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
-    return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
-                  start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
-                  object_states=states, source=source)
-
-
 # --- re-planning after a reaction -----------------------------------------------------------
 
 
@@ -307,10 +183,10 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     answer = await stream.llm.complete(
         REPLAN,
         {
-            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": _day(now),
+            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(now),
             "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories),
-            "done": _lines(before), "planned": _lines([i for i in npc.plan if i.start < end and i.end > now]),
-            "later": _lines(after), "places": _bullets(places), "place_list": places,
+            "done": plan_lines(before), "planned": plan_lines([i for i in npc.plan if i.start < end and i.end > now]),
+            "later": plan_lines(after), "places": _bullets(places), "place_list": places,
             "start_times": [f"{s:%H:%M}" for s in starts],
         },
         npc_id=npc.npc_id,
@@ -325,9 +201,9 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
     npc.plan = _once_a_day([*before, *window, *after], now)
     changed = [i for i in npc.plan if now <= i.start < end]
-    description = (f"{npc.persona.name} changed plans at {now:%H:%M} on {_day(now)} because {reason}: "
+    description = (f"{npc.persona.name} changed plans at {now:%H:%M} on {day_name(now)} because {reason}: "
                    + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in changed))
-    await stream.remember(npc.npc_id, npc.persona, [_plan_node(npc, now, description, importance=5)], trace,
+    await stream.remember(npc.npc_id, npc.persona, [plan_node(npc, now, description, importance=5)], trace,
                           rate=False)
     trace.note(f"plan: re-planned {now:%H:%M}-{end:%H:%M} into {len(changed)} block(s)")
 
@@ -407,10 +283,10 @@ def _previous_day(npc: NpcState) -> str:
     if not npc.plan or npc.plan_day is None:
         return "- (none: this is the first day)"
     outline = "".join(f"- {o}\n" for o in npc.day_outline)
-    return f"{_day(npc.plan[0].start)}, waking up at {npc.plan[0].start:%H:%M}:\n{outline}{_lines(npc.plan)}"
+    return f"{day_name(npc.plan[0].start)}, waking up at {npc.plan[0].start:%H:%M}:\n{outline}{plan_lines(npc.plan)}"
 
 
-def _lines(items: Sequence[PlanItem]) -> str:
+def plan_lines(items: Sequence[PlanItem]) -> str:
     return "\n".join(f"- {i.start:%H:%M}-{i.end:%H:%M} {i.activity} ({i.address})" for i in items) or "- (nothing)"
 
 
@@ -418,7 +294,7 @@ def _bullets(values: Sequence[str]) -> str:
     return "\n".join(f"- {v}" for v in values)
 
 
-def _day(when: datetime) -> str:
+def day_name(when: datetime) -> str:
     return f"{when:%A %B} {when.day}, {when.year}"
 
 
@@ -426,7 +302,7 @@ def _minutes(start: datetime, end: datetime) -> int:
     return int((end - start).total_seconds() // 60)
 
 
-def _plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:
+def plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:
     return MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.PLAN, description=description, subject=npc.persona.name,
                       predicate="plans", object=description[:80], importance=importance, created=now,
                       last_accessed=now)

@@ -1,0 +1,144 @@
+"""The plan's 5-15 minute steps (paper section 4.3), and the action it gives for now.
+
+About an hour ahead each hour block is broken into steps (one call per block, concurrently;
+sleep never), each step's minutes normalised in code so they sum exactly to the block and each
+step may use one object of the block's arena (its state while used: "brewing coffee"). The
+action for now is the current step of the current block, or the block until its steps land.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+import math
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.plan import day_name, plan_lines, plan_node
+from brain_server.cognition.routine import SLEEP
+from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
+from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
+from brain_server.prompts.decompose import PROMPT as DECOMPOSE
+from brain_server.trace import Trace
+from brain_server.world import arena_of
+
+MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
+
+
+# --- decomposition into 5-15 minute steps ---------------------------------------------------
+
+
+async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
+                             horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None) -> int:
+    """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
+    (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). Each step
+    may use one of the objects of the block's arena (`objects`: arena address -> object names),
+    which becomes its address. The steps are stored on the blocks and as PLAN memories. Returns
+    how many blocks were decomposed."""
+    due = due_blocks(npc.plan, now, horizon_minutes)
+    if not due:
+        return 0
+    objects = objects or {}
+    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
+                                     for item in due))
+    nodes = []
+    filled: dict[int, PlanItem] = {}  # the blocks with their steps, by the block they replace
+    for item, (subtasks, from_llm) in zip(due, results, strict=True):
+        filled[id(item)] = item.model_copy(update={"subtasks": subtasks})
+        if from_llm:
+            steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
+            nodes.append(plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
+                                              f"on {day_name(item.start)}, {item.activity}: {steps}", importance=3))
+    npc.plan = [filled.get(id(item), item) for item in npc.plan]
+    await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
+    trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))
+    return len(due)
+
+
+def due_blocks(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> list[PlanItem]:
+    """Blocks in progress or starting within the horizon that still need their steps (never sleep)."""
+    horizon = now + timedelta(minutes=horizon_minutes)
+    return [i for i in plan if i.end > now and i.start <= horizon and not i.subtasks and not is_sleep(i.activity)]
+
+
+async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
+                     trace: Trace, objects: Sequence[str]) -> tuple[list[PlanItem], bool]:
+    """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
+    minutes = item.duration_minutes
+    if minutes < 2 * MIN_STEP_MINUTES:
+        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes)]), False
+    least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
+    failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
+    answer = await stream.llm.complete(
+        DECOMPOSE,
+        {
+            "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(item.start),
+            "schedule": plan_lines(npc.plan), "activity": item.activity, "start": f"{item.start:%H:%M}",
+            "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
+            "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
+            "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
+        },
+        npc_id=npc.npc_id,
+        fallback=lambda: failed,
+        trace=trace,
+    )
+    return _steps(item, answer.steps, objects), answer is not failed
+
+
+def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
+    """(step index, minutes) filling `total` minutes exactly, each 5-15 minutes (`total` >= 5):
+    the wanted durations are scaled to the total, a step left longer than 15 minutes repeats,
+    the shortest steps go when there are more than fit, and rounding is evened out from the last step."""
+    if total < MIN_STEP_MINUTES:
+        return [(0, total)]
+    scale = total / sum(max(w, 1) for w in wanted)
+    pieces: list[tuple[int, float]] = []
+    for index, want in enumerate(wanted):
+        size = max(want, 1) * scale
+        repeats = math.ceil(size / MAX_STEP_MINUTES)
+        pieces += [(index, size / repeats)] * repeats
+    while len(pieces) > total // MIN_STEP_MINUTES:
+        pieces.remove(min(pieces, key=lambda p: p[1]))
+    minutes = [min(MAX_STEP_MINUTES, max(MIN_STEP_MINUTES, round(size))) for _, size in pieces]
+    missing = total - sum(minutes)
+    for j in reversed(range(len(minutes))):
+        change = max(MIN_STEP_MINUTES - minutes[j], min(MAX_STEP_MINUTES - minutes[j], missing))
+        minutes[j] += change
+        missing -= change
+    return [(index, m) for (index, _), m in zip(pieces, minutes, strict=True)]
+
+
+def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = ()) -> list[PlanItem]:
+    start, subtasks = item.start, []
+    for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
+        step = steps[index]
+        uses = bool(step.object) and step.object in objects
+        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=step.activity.strip(),
+                                 emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
+                                 else item.address, object_state=(step.object_state.strip() or "in use") if uses
+                                 else ""))
+        start += timedelta(minutes=minutes)
+    return subtasks
+
+
+# --- acting on the plan ---------------------------------------------------------------------
+
+
+def action_now(npc: NpcState, now: datetime, source: str) -> Action:
+    """The current step of the current block (or the block, if not decomposed); asleep at home
+    outside the plan's hours, until the plan resumes (at most an hour, so the NPC is asked again)."""
+    name = npc.persona.name
+    item = npc.plan_item_at(now)
+    if item is None:
+        following = [i.start for i in npc.plan if i.start > now]
+        minutes = int((min(following) - now).total_seconds() // 60) if following else 60
+        activity, emoji = SLEEP
+        return Action(description=f"{name} is {activity}", emoji=emoji, address=npc.persona.home, start_time=now,
+                      duration_minutes=max(5, min(minutes, 60)), event=(name, "is", activity), source=source)
+    step = next((s for s in item.subtasks if s.start <= now < s.end), None)
+    current = step or item
+    activity = f"{item.activity} ({step.activity})" if step and step.activity != item.activity else item.activity
+    states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
+    return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
+                  start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
+                  object_states=states, source=source)
