@@ -14,16 +14,17 @@ runs in a process of its own at a lower priority (`lower_process_priority`), so 
 answer the game are scheduled first and it takes what they leave. And a large town's asks are
 spread over more game time (`AskSpread`), so that its steps ending together do not ask together.
 
-And a Decide is answered on the transports' own thread, from the NPC as it is, never waiting for
-the mind's loop, which is busy with the town's thinking: what the Decide changed (where the NPC
-stands, what it saw, the action it was given) goes to the mind's loop afterwards (`Handoff`).
+And a Decide is answered on the transports' own thread, from the NPC as the mind published it,
+never waiting for the mind's loop, which is busy with the town's thinking: what the Decide changed
+(where the NPC stands, what it saw, the action it was given) goes to the mind's loop afterwards
+(`Handoff`). Which call runs on which loop is decided here, in one place (`Home`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime, timedelta
 import os
 import sys
@@ -119,6 +120,43 @@ class AskSpread:
     def offset(self, npc_id: str) -> timedelta:
         """The NPC's own share of the spread (fixed per NPC, whole game seconds)."""
         return timedelta(seconds=zlib.crc32(npc_id.encode()) % int(self.spread().total_seconds()))
+
+
+class Home:
+    """The threading policy: the mind's state lives on the mind's loop (`loop`), and every core
+    method runs there, except those answered on the caller's loop (`anywhere`: a Decide, when the
+    mind thinks in the background and publishes what a Decide reads). None: no other loop (tests
+    and tools that run everything on one)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, *, anywhere: frozenset[str] = frozenset()) -> None:
+        self.loop = loop
+        self.anywhere = anywhere
+        self._handoff = Handoff(loop) if loop is not None else None
+
+    def here(self) -> bool:
+        """Whether the caller runs on the mind's loop."""
+        return self.loop is None or asyncio.get_running_loop() is self.loop
+
+    async def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """`work` run on the mind's loop, whichever loop awaits it."""
+        return await work if self.loop is None or self.here() else await run_on(self.loop, work)
+
+    def post(self, call: Callable[[], None]) -> None:
+        """`call` run on the mind's loop soon, in the order posted (see `Handoff`); at once when here."""
+        if self._handoff is None or self.here():
+            call()
+        else:
+            self._handoff.post(call)
+
+    def route(self, name: str, method: Callable[[T], Awaitable[Any]]) -> Callable[[T], Awaitable[Any]]:
+        """The core method `name` as a transport on a loop of its own calls it."""
+        if name in self.anywhere:
+            return method
+
+        async def call(request: T) -> Any:
+            return await self.run(method(request))  # type: ignore[arg-type]
+
+        return call
 
 
 async def run_on(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, T]) -> T:

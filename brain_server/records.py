@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 import functools
 from itertools import islice
@@ -35,6 +35,7 @@ WORLD_RECORD, NPC_RECORD = "world", "npc"
 PEOPLE_FRESH_S = 2.0  # replicas on one store: how long another replica's newcomer may go unseen
 WORLDS_CACHED = 16  # a world is up to MAX_REQUEST_BYTES of tiles: the least recently used go first
 T = TypeVar("T")
+Apply = Callable[[NpcState], bool | None]  # a result applied to the NPC as it is; False: nothing changed
 log = structlog.get_logger(__name__)
 check_npc_id = validation.npc_id
 
@@ -243,7 +244,18 @@ class Records:
         """Wait for the records still being written."""
         await asyncio.gather(*list(self._writers.values()), return_exceptions=True)
 
-    async def merge(self, npc_id: str, apply: Callable[[NpcState], bool | None]) -> NpcState | None:
+    async def revise(self, npc_id: str, think: Callable[[NpcState], Awaitable[Apply | bool]]) -> bool:
+        """Read, copy, think, merge: `think` works on a copy of the NPC (no lock is held while a
+        model thinks) and returns what to apply to the NPC as it is when the result lands
+        (`merge`), or whether it changed anything without a merge (a conversation saves both
+        NPCs itself). True when something was applied or changed."""
+        outcome = await think((await self.npc(npc_id)).model_copy(deep=True))
+        if isinstance(outcome, bool):
+            return outcome
+        await self.merge(npc_id, outcome)
+        return True
+
+    async def merge(self, npc_id: str, apply: Apply) -> NpcState | None:
         """Apply a result to the NPC as it is now (a Decide may have changed it while the result was
         being thought out), under its lock, and save it; `apply` returning False keeps it unchanged."""
         async with self.lock(npc_id):

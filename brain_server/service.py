@@ -15,6 +15,7 @@ from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
+from brain_server.foreground import Home
 from brain_server.npc import NpcState, Perception
 from brain_server.records import Records
 from brain_server.trace import TraceBook
@@ -30,10 +31,9 @@ MAX_AGE = 200
 
 class BrainCore:
     """Every RPC of npc_brain.v1.BrainService, as an async method taking and returning pb messages.
-    Each runs on the mind's event loop, except those named in ANSWERED_ANYWHERE: a Decide is answered
-    on the caller's loop (the transports') and hands the mind its share itself (`Mind.decide`)."""
-
-    ANSWERED_ANYWHERE = frozenset({"Decide"})
+    Each runs on the mind's event loop (`home`), except a Decide while the mind thinks in the
+    background: that is answered on the caller's loop (the transports') from what the mind
+    published, and hands the mind what it changed (`decide`)."""
 
     def __init__(self, settings: Settings, stream: MemoryStream) -> None:
         self.settings = settings
@@ -45,6 +45,9 @@ class BrainCore:
                                npcs_cached=settings.npc_cache, write_behind=settings.background_thinking)
         self.mind = Mind(settings, stream, self.records, self.traces)
         self.vitals = Vitals()
+        # The mind's loop is the one building the core (none outside a loop: tools that run one).
+        self.home = Home(_running_loop(), anywhere=frozenset({"Decide"}) if settings.background_thinking
+                         else frozenset())
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -100,15 +103,23 @@ class BrainCore:
     # --- the decision loop ----------------------------------------------------------------
 
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
-        """The NPC's action for now, never waiting for the model (`Mind.decide`)."""
+        """The NPC's action for now, never waiting for the model (`Mind.answer`, `Mind.decide`)."""
         now = _game_time(request)
         validation.count("perceptions", request.perceptions, MAX_PERCEPTIONS)
         for event in request.perceptions:
             for part in ("subject", "predicate", "object", "address"):
                 validation.line(f"perceptions.{part}", getattr(event, part))
             validation.text("perceptions.description", event.description)
-        decision = await self.mind.decide(request.npc_id, now, convert.events_from_pb(list(request.perceptions)),
-                                          request.address, in_view=request.attention != pb.ATTENTION_OUT_OF_VIEW)
+        npc_id, events, address = request.npc_id, convert.events_from_pb(list(request.perceptions)), request.address
+        in_view = request.attention != pb.ATTENTION_OUT_OF_VIEW
+        if self.home.here():
+            decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view)
+        else:  # the transports' thread: the mind's state is read as published, and changed on its loop
+            decision = self.mind.answer(npc_id, now, address, in_view) or self.mind.answer(
+                npc_id, now, address, in_view, loaded=await self.home.run(self.mind.load(npc_id)))
+            assert decision is not None
+            record = self.mind.record(npc_id, now, events, address, in_view, decision)
+            self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
 
@@ -117,20 +128,20 @@ class BrainCore:
     async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
         now = _game_time(request)
         validation.text("text", request.text, required=True)
-        memory_id, trace = await self.mind.whisper(request.npc_id, request.text.strip(), now)
+        memory_id, trace = await self.mind.player.whisper(request.npc_id, request.text.strip(), now)
         return pb.WhisperResponse(memory_id=memory_id, trace_id=trace.trace_id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:
         now = _game_time(request)
         validation.text("question", request.question, required=True)
-        answer, trace = await self.mind.interview(request.npc_id, request.question, now, remember=request.remember)
+        answer, trace = await self.mind.player.interview(request.npc_id, request.question, now, remember=request.remember)
         return pb.InterviewResponse(answer=answer, trace_id=trace.trace_id)
 
     async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
         now = _game_time(request)
         validation.text("text", request.text, required=True)
         player = validation.name("speaker_name", request.speaker_name.strip() or "the player")
-        reply, ended, trace = await self.mind.talk(request.npc_id, player, request.text, now)
+        reply, ended, trace = await self.mind.player.talk(request.npc_id, player, request.text, now)
         return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
 
     async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
@@ -209,6 +220,13 @@ class BrainCore:
 
     async def close(self) -> None:
         await self.mind.close()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _latency(spread: Spread, name: str = "") -> pb.Latency:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from google.protobuf import json_format
 
+from brain_server.cognition import work
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import Settings
 from brain_server.npc import NpcState
@@ -147,7 +148,7 @@ def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached
         home = npc.persona.home if block.address != npc.persona.home else CAFE
         fake_llm.queue({"delay_s": 1.0}, purpose="decompose")
         trace = Trace(npc_id="isabella", kind="background", game_time=block.start)
-        steps = asyncio.create_task(core.mind._decompose("isabella", block.start, trace, horizon_minutes=0))
+        steps = asyncio.create_task(work.decompose(core.mind.parts, "isabella", block.start, trace, horizon_minutes=0))
         await asyncio.sleep(0.3)  # the steps are being written: the block moves elsewhere
 
         def move(live: NpcState) -> None:
@@ -175,8 +176,8 @@ def test_two_conversations_with_one_partner_at_once_make_one(run, tmp_path) -> N
             await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": CAFE}))
         now = datetime(2026, 2, 13, 10, tzinfo=UTC)
         traces = [Trace(npc_id=n, kind="background", game_time=now) for n in ("isabella", "maria")]
-        talked = await asyncio.gather(core.mind._conversation("isabella", "klaus", now, traces[0]),
-                                      core.mind._conversation("maria", "klaus", now, traces[1]))
+        talked = await asyncio.gather(core.mind.chats.conversation("isabella", "klaus", now, traces[0]),
+                                      core.mind.chats.conversation("maria", "klaus", now, traces[1]))
         await core.close()
         return list(talked), [note for t in traces for note in t.notes]
 

@@ -8,7 +8,6 @@ import re
 
 from google.protobuf.message import Message
 
-from brain_server.foreground import run_on
 from brain_server.service import BrainCore
 from npc_brain.v1 import brain_pb2
 
@@ -23,18 +22,9 @@ def snake_case(name: str) -> str:
 
 def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreMethod]]:
     """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one;
-    each timed by the core's vitals, and run on the `mind`'s loop when the transport has its own
-    (transport/edge_loop.py), except those the core answers on any loop (Decide)."""
+    each timed by the core's vitals; when the transport has a loop of its own (`mind`: the
+    mind's loop, transport/edge_loop.py), each runs where the core's threading policy says
+    (`foreground.Home`)."""
     for method in SERVICE.methods:
         timed = core.vitals.timed(method.name, getattr(core, snake_case(method.name)))
-        anywhere = mind is None or method.name in core.ANSWERED_ANYWHERE
-        yield method.name, timed if anywhere else _on_loop(mind, timed)
-
-
-def _on_loop(loop: asyncio.AbstractEventLoop, method: CoreMethod) -> CoreMethod:
-    """`method` run on `loop` whichever loop awaits it."""
-
-    async def call(request: Message) -> Message:
-        return await run_on(loop, method(request))
-
-    return call
+        yield method.name, timed if mind is None else core.home.route(method.name, timed)

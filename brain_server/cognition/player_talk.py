@@ -1,0 +1,179 @@
+"""The player's and the user's ways into an NPC's mind: talking with it (a conversation kept open
+between the player's lines, bounded in number and idle time), whispering it a thought (the
+paper's inner voice), and interviewing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+import time
+
+from brain_server.cognition.converse import (
+    MAX_LINES,
+    Speaker,
+    answer_interview,
+    next_line,
+    relationship,
+    remember_conversation,
+)
+from brain_server.cognition.memory_stream import bullet_list
+from brain_server.cognition.plan import replan_from
+from brain_server.cognition.reflect import note_importance
+from brain_server.cognition.thinking import Thinking
+from brain_server.cognition.work import adopt_plan, plan_places
+from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import DialogueLine, NpcState
+from brain_server.records import Apply
+from brain_server.trace import Trace
+
+OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
+OPEN_TALKS = 1000  # open player conversations in all
+
+
+@dataclass
+class PlayerTalk:
+    """A conversation with the player in progress: the NPC's view of them and the lines so far."""
+
+    view: tuple[str, str]
+    lines: list[DialogueLine] = field(default_factory=list)
+    summary: asyncio.Task[tuple[str, str]] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    spoken: float = field(default_factory=time.monotonic)  # when the player last spoke (wall clock)
+    at: datetime | None = None  # the game time of that line
+
+
+class Player:
+    """Talk, Whisper and Interview, each in the player's class of the endpoint's scheduler."""
+
+    def __init__(self, thinking: Thinking) -> None:
+        self.thinking = thinking
+        self.parts = thinking.parts
+        self._talks: dict[tuple[str, str], PlayerTalk] = {}
+
+    async def talk(self, npc_id: str, player: str, text: str, now: datetime) -> tuple[str, bool, Trace]:
+        """The player speaks; the NPC answers within one completion (it holds no lock meanwhile,
+        and its first line does not wait for its view of the player, which is written beside it).
+        When the conversation ends it is remembered, in the background."""
+        npc = await self.parts.records.npc(npc_id)
+        trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
+        speaker = Speaker(npc_id, npc.persona, npc.action.description if npc.action else "")
+        key = (npc_id, player)
+        with doing(Work(Priority.PLAYER, npc_id)):
+            talk = self._talks.get(key)
+            if talk is None:
+                await self._end_talks(npc_id)
+                talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
+            talk.spoken, talk.at = time.monotonic(), now
+            async with talk.lock:
+                if talk.summary is not None and talk.summary.done() and not talk.summary.cancelled():
+                    talk.view = talk.summary.result()
+                # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
+                talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
+                turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.parts.stream,
+                                       trace, opener=player)
+                talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
+                                               text=turn.utterance))
+                ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
+        if ended:
+            self._talks.pop(key, None)
+            if talk.summary is not None:
+                talk.summary.cancel()
+            await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk.lines, now, trace))
+        self.thinking.traces.add(trace)
+        return turn.utterance, ended, trace
+
+    async def _end_talks(self, npc_id: str) -> None:
+        """Open player conversations are bounded: one the player left (silent for
+        NPC_BRAIN_PLAYER_TALK_IDLE_S) ends, and so does the least recently continued beyond
+        OPEN_TALKS_PER_NPC for this NPC or OPEN_TALKS in all; each is remembered as if it had ended."""
+        clock, idle = time.monotonic(), self.parts.settings.player_talk_idle_s
+        open_talks = sorted((t.spoken, k) for k, t in self._talks.items() if not t.lock.locked())
+        mine = [k for _, k in open_talks if k[0] == npc_id]
+        ending = {k for spoken, k in open_talks if clock - spoken > idle}
+        ending |= set(mine[:len(mine) - OPEN_TALKS_PER_NPC + 1] if len(mine) >= OPEN_TALKS_PER_NPC else [])
+        ending |= {k for _, k in open_talks[:max(0, len(self._talks) - OPEN_TALKS + 1)]}
+        for key in ending:
+            talk = self._talks.pop(key, None)
+            if talk is None:
+                continue
+            if talk.summary is not None:
+                talk.summary.cancel()
+            if talk.lines and talk.at is not None:
+                trace = Trace(npc_id=key[0], kind="talk", game_time=talk.at)
+                trace.note(f"talk: the conversation with {key[1]} ended unfinished (open conversations are bounded)")
+                self.thinking.traces.add(trace)
+                await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk.lines, talk.at, trace))
+
+    async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
+        name, stream = speaker.persona.name, self.parts.stream
+        memories = await stream.retrieve(speaker.npc_id, f"{name}'s relationship with {player}", now, trace)
+        talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", bullet_list(memories)))
+        if self.thinking.background:
+            with doing(Work(Priority.SOCIAL, speaker.npc_id)):
+                talk.summary = asyncio.create_task(relationship(speaker, player, now, stream, trace))
+        else:
+            talk.view = await relationship(speaker, player, now, stream, trace)
+        return talk
+
+    async def _remember_talk(self, npc_id: str, player: str, lines: list[DialogueLine], now: datetime,
+                             trace: Trace) -> None:
+        async def think(npc: NpcState) -> Apply:
+            stored, change = await remember_conversation(npc, player, lines, now, self.parts.stream, trace)
+            world = await self.parts.records.world(npc.world_name)
+            item = await self.parts.chats.place_for(change, npc, world, trace) if change is not None else None
+
+            def apply(live: NpcState) -> None:
+                note_importance(live, stored)
+                if item is not None:
+                    live.commit(item)
+
+            return apply
+
+        with doing(Work(Priority.SOCIAL, npc_id)):
+            await self.parts.records.revise(npc_id, think)
+
+    async def whisper(self, npc_id: str, text: str, now: datetime) -> tuple[str, Trace]:
+        """The paper's inner voice: a thought the NPC takes as its own. It is remembered (so it
+        comes up in conversations and plans) and, during a planned day, re-plans the next hours."""
+        npc = await self.parts.records.npc(npc_id)
+        trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
+
+        async def replan(draft: NpcState) -> Apply:
+            world = await self.parts.records.world(draft.world_name)
+            await replan_from(draft, now, f"{draft.persona.name} now thinks: {text}", self.parts.stream, trace,
+                              places=plan_places(world, draft))
+            return lambda live: adopt_plan(live, draft)
+
+        with doing(Work(Priority.PLAYER, npc_id)):
+            node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
+                              predicate="thinks", object=text[:80], created=now, last_accessed=now)
+            [node] = await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
+            if npc.plan_day == now.date() and not npc.is_asleep():
+                await self.parts.records.revise(npc_id, replan)
+        self.thinking.traces.add(trace)
+        return node.id, trace
+
+    async def interview(self, npc_id: str, question: str, now: datetime, *, remember: bool) -> tuple[str, Trace]:
+        """Answers from retrieved memories; stores the exchange only when asked to."""
+        npc = await self.parts.records.npc(npc_id)
+        trace = Trace(npc_id=npc_id, kind="interview", game_time=now)
+        with doing(Work(Priority.PLAYER, npc_id)):
+            answer = await answer_interview(npc_id, npc.persona, question, now, self.parts.stream, trace)
+            if remember:
+                node = MemoryNode(npc_id=npc_id, kind=MemoryKind.CHAT, subject="an interviewer", predicate="asked",
+                                  object=npc.persona.name, created=now, last_accessed=now,
+                                  description=f'an interviewer asked "{question}" and {npc.persona.name} '
+                                              f'answered "{answer}"')
+                await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
+        self.thinking.traces.add(trace)
+        return answer, trace
+
+    async def close(self) -> None:
+        """Stop writing the NPCs' views of the players."""
+        summaries = [t.summary for t in self._talks.values() if t.summary is not None]
+        for task in summaries:
+            task.cancel()
+        await asyncio.gather(*summaries, return_exceptions=True)

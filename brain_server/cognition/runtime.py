@@ -1,0 +1,126 @@
+"""What the mind keeps of each NPC between Decides, beside its record: one object per NPC, changed
+only on the mind's loop, and the snapshot of it that a Decide reads from any thread.
+
+The record (`NpcState`, in `records.py`) is what survives a restart; this is what does not need
+to: the game time of its latest Decide, who and what it saw then, a reaction waiting for its
+turn, whether its conversation is being written, the work under way. A Decide answered on the
+transports' thread reads the NPC's published record (never changed once saved: every change
+saves a new copy) and the NPC's `Snapshot` (a frozen value, replaced whole), never this object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from brain_server.memory import MemoryNode
+
+URGENT_FAMILIES = frozenset({"plan", "react", "decompose"})  # work that may change what an NPC does now
+
+
+@dataclass
+class PendingReaction:
+    """Someone the NPC saw and may react to, waiting for its turn with the model."""
+
+    observation: MemoryNode
+    partner_id: str
+    seen_at: datetime
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a Decide needs of the mind: whether the NPC's conversation is being written (it stays
+    "chatting"), whether other work under way will change what it does now, whether a reaction
+    waits (such work too), and the source the next action of a plan says it comes from (a plan
+    just landed: "new_plan" or "fallback")."""
+
+    talking: bool = False
+    urgent: bool = False
+    reacting: bool = False
+    announce: str = "plan"
+
+    @property
+    def thinking(self) -> bool:
+        """Work under way changes what the NPC does now: it should ask again soon."""
+        return self.talking or self.urgent
+
+
+NOTHING = Snapshot()
+
+
+@dataclass
+class NpcRuntime:
+    """One NPC's state in the mind. The fields a Decide reads change through the methods below,
+    each of which publishes a new snapshot."""
+
+    npc_id: str
+    published: dict[str, Snapshot]  # the mind's snapshots, by NPC
+    clock: datetime | None = None  # the game time of its latest Decide
+    seen: set[str] = field(default_factory=set)  # who it saw at its latest Decide
+    surroundings: set[str] = field(default_factory=set)  # things it saw then in a state the world records
+    jobs: dict[str, asyncio.Task[bool]] = field(default_factory=dict)  # work under way, by family
+    perceiving: asyncio.Lock = field(default_factory=asyncio.Lock)  # its perceptions stored in the order seen
+    reaction: PendingReaction | None = None
+    talking: bool = False  # its conversation is being written
+    urgent: bool = False  # work under way changes what it does now
+    announce: str = "plan"
+
+    def publish(self) -> None:
+        snapshot = Snapshot(talking=self.talking, urgent=self.urgent, reacting=self.reaction is not None,
+                            announce=self.announce)
+        if self.published.get(self.npc_id) != snapshot:
+            self.published[self.npc_id] = snapshot
+
+    def set_reaction(self, pending: PendingReaction | None) -> PendingReaction | None:
+        """Note a reaction to think out (None: take the one waiting); the one waiting before."""
+        before, self.reaction = self.reaction, pending
+        self.publish()
+        return before
+
+    def set_talking(self, talking: bool) -> None:
+        self.talking = talking
+        self.publish()
+
+    def set_announce(self, source: str) -> None:
+        self.announce = source
+        self.publish()
+
+    def started(self, family: str, task: asyncio.Task[bool], *, urgent: bool) -> None:
+        self.jobs[family] = task
+        if urgent and not self.urgent:
+            self.urgent = True
+            self.publish()
+
+    def ended(self, family: str) -> None:
+        self.jobs.pop(family, None)
+        if self.urgent and not URGENT_FAMILIES & self.jobs.keys():
+            self.urgent = False
+            self.publish()
+
+
+class Runtimes:
+    """Every NPC's runtime, and their snapshots (read from any thread: a dict read, no lock)."""
+
+    def __init__(self) -> None:
+        self._npcs: dict[str, NpcRuntime] = {}
+        self._published: dict[str, Snapshot] = {}
+
+    def of(self, npc_id: str) -> NpcRuntime:
+        runtime = self._npcs.get(npc_id)
+        if runtime is None:
+            runtime = self._npcs[npc_id] = NpcRuntime(npc_id, self._published)
+        return runtime
+
+    def snapshot(self, npc_id: str) -> Snapshot:
+        return self._published.get(npc_id, NOTHING)
+
+    def clock(self, npc_id: str, default: datetime) -> datetime:
+        runtime = self._npcs.get(npc_id)
+        return default if runtime is None or runtime.clock is None else runtime.clock
+
+    def talking(self, *npc_ids: str) -> bool:
+        return any((r := self._npcs.get(n)) is not None and r.talking for n in npc_ids)
+
+    def jobs(self) -> list[asyncio.Task[bool]]:
+        return [task for runtime in self._npcs.values() for task in runtime.jobs.values()]

@@ -1,0 +1,149 @@
+"""What a Decide brings into the NPC: where it stands, its attention, what it sees; then what it
+saw stored as perceptions (`perceive.py`: radius, bandwidth, retention; embedding them takes
+longer than a Decide may) and who or what is worth a reaction noticed (no LLM call: the reaction
+itself is work, `work.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from brain_server.cognition.locate import learn_places
+from brain_server.cognition.memory_stream import queue_for_rating
+from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
+from brain_server.cognition.react import is_thing, worth_considering
+from brain_server.cognition.reflect import note_importance
+from brain_server.cognition.runtime import PendingReaction
+from brain_server.cognition.thinking import Thinking
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import Action, NpcState
+from brain_server.trace import Trace
+from brain_server.world import World, arena_of, join
+
+REACTION_COOLDOWN = timedelta(minutes=30)  # reconsider the same person at most this often
+THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("the stove is burning")
+
+
+class Senses:
+    """Perception, for the mind's loop."""
+
+    def __init__(self, thinking: Thinking) -> None:
+        self.thinking = thinking
+        self.parts = thinking.parts
+
+    async def update(self, npc: NpcState, now: datetime, address: str, in_view: bool,
+                     events: Sequence[PerceivedEvent], trace: Trace, *, check: bool = True) -> list[PerceivedEvent]:
+        """What every Decide changes in the NPC's copy: where it stands (`check`: the address is
+        not checked yet), its attention, and what it sees; the events in sight."""
+        records = self.parts.records
+        world = await records.world(npc.world_name)
+        if address:
+            if check:
+                records.index(world).check(address, "address")
+            npc.address = address
+        self.parts.runtimes.of(npc.npc_id).clock = now
+        if npc.in_view != in_view:
+            npc.in_view = in_view
+            trace.note("attention: " + ("in view: full detail" if in_view else
+                                        "out of view: hour blocks, conversations in one call"))
+        return self._sight(npc, world, events, trace)
+
+    def _sight(self, npc: NpcState, world: World, events: Sequence[PerceivedEvent],
+               trace: Trace) -> list[PerceivedEvent]:
+        """What is in sight (no I/O): who the NPC sees now, and the places it learns: where it stands
+        (walked through or arrived at, as Godot reports it) and where the events it sees happen."""
+        events = [e for e in events if e.distance <= npc.perception.vision_radius]
+        runtime = self.parts.runtimes.of(npc.npc_id)
+        runtime.seen = {e.subject for e in events}
+        runtime.surroundings = _recorded(world, [e for e in events if is_thing(e.subject)])
+        known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
+        unknown = [a for a in (npc.address, *(e.address for e in events)) if a and arena_of(a) not in known
+                   and arena_of(a).rsplit(":", 1)[0] != home]  # learn_places walks the world: only if new
+        if unknown and (learned := learn_places(npc, world, unknown)):
+            trace.note(f"perceive: {learned} new places")
+        return events
+
+    async def perceive(self, npc: NpcState, events: Sequence[PerceivedEvent], now: datetime,
+                       trace: Trace) -> tuple[list[MemoryNode], list[MemoryNode]]:
+        """What is in sight and new is stored with a provisional importance; the stored nodes, and
+        those whose rating waits for a batch (the `rate` work)."""
+        if not events:
+            return [], []
+        stream = self.parts.stream
+        recent = await asyncio.to_thread(stream.store.latest, npc.npc_id, npc.perception.retention,
+                                         MemoryKind.OBSERVATION)
+        mine = sum(e.subject == npc.persona.name and e.distance == 0 for e in events)  # its own action
+        attention = Attention(npc.perception.attention_bandwidth + mine, npc.perception.retention)
+        nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
+        stored, unrated = await stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
+        trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
+        return stored, unrated
+
+    def observed(self, npc: NpcState, stored: list[MemoryNode], unrated: list[MemoryNode], now: datetime,
+                 trace: Trace, people: dict[str, str]) -> None:
+        """Stored perceptions into the NPC: ratings queued, importance counted towards reflection,
+        the person most worth a reaction noticed (`people`: the world's names to NPC ids)."""
+        queue_for_rating(npc, unrated, now)
+        waiting = {n.id for n in unrated}
+        note_importance(npc, [n for n in stored if n.id not in waiting])
+        if unrated:
+            trace.note(f"perceive: {len(npc.unrated_ids)} waiting for their importance rating")
+        self._notice(npc, stored, now, people)
+
+    async def perceive_later(self, npc_id: str, events: Sequence[PerceivedEvent], now: datetime,
+                             trace: Trace) -> None:
+        """In the background, what a Decide saw is stored after it answered, each NPC's perceptions
+        in the order seen, then merged into the NPC as it is by then; what it noticed starts its thinking."""
+        await self.thinking.foreground.quiet()
+        records = self.parts.records
+        async with self.parts.runtimes.of(npc_id).perceiving:
+            npc = await records.npc(npc_id)
+            stored, unrated = await self.perceive(npc, events, now, trace)
+            if not stored:
+                return
+            people = await records.people(npc.world_name)
+            await records.merge(npc_id, lambda live: self.observed(live, stored, unrated, now, trace, people))
+        self.thinking.needs(npc_id)
+
+    def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
+        """The person or thing just seen most worth a reaction (no LLM), each person reconsidered
+        at most every REACTION_COOLDOWN, a thing in a given state once a day. Things count in the
+        state the world records (set by the game or its user: "the coffee machine is out of
+        order"), not in one an action gives them ("the bed is in use": that person's doing,
+        reacted to through them)."""
+        runtime = self.parts.runtimes.of(npc.npc_id)
+        if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
+            return
+        never = datetime.min.replace(tzinfo=now.tzinfo)
+        fresh = {n.subject for n in observed
+                 if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN}
+        fresh |= {n.subject for n in observed if n.subject in runtime.surroundings
+                  and n.object.strip().lower() not in ("", "idle")
+                  and now - npc.last_reaction.get(n.description, never) >= THING_REACTION_COOLDOWN}
+        observation = worth_considering(observed, npc, fresh)
+        if observation is None or runtime.reaction is not None:
+            return
+        thing = is_thing(observation.subject)
+        npc.last_reaction[observation.description if thing else observation.subject] = now
+        runtime.set_reaction(PendingReaction(observation, "" if thing else people[observation.subject], now))
+
+
+def own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
+    """The NPC's own action as an event it perceives (the original perceives its own each step),
+    once per action: [] while the action goes on."""
+    if before is not None and before.description == action.description:
+        return []
+    subject, predicate, obj = action.event
+    return [PerceivedEvent(subject=subject, predicate=predicate, object=obj, description=action.description,
+                           address=action.address, distance=0.0)]
+
+
+def _recorded(world: World, things: Sequence[PerceivedEvent]) -> set[str]:
+    """The things (object events) seen in the state the world records for them."""
+    if not things:
+        return set()
+    states = {join(world.name, s.name, a.name, o.name): o.state.strip().lower()
+              for s in world.sectors for a in s.arenas for o in a.objects if o.state}
+    return {e.subject for e in things if states.get(e.subject) == e.object.strip().lower()}

@@ -1,0 +1,131 @@
+"""Running the work of `work.py`: one runner for every kind, and the two ways it is scheduled.
+
+In the background (production) each NPC runs at most one piece of work of a family at a time,
+each as a task started once the game's burst of Decides is answered (`foreground.py`), each
+completion waiting its turn in the endpoint's scheduler (`llm/scheduler.py`); a finished piece
+starts whatever became needed (a plan lands -> its first block is decomposed). In lockstep
+(`background_thinking` off) the same pieces run inline, inside the Decide: the urgent ones
+before the action, the rest after it, in the registry's order, so a run at concurrency 1 is a
+pure function of the LLM's answers (record/replay).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from datetime import datetime
+
+import structlog
+
+from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.work import KINDS, Kind, Parts, needed
+from brain_server.foreground import Foreground
+from brain_server.llm.scheduler import Work, WorkDropped, doing
+from brain_server.trace import Trace, TraceBook
+
+log = structlog.get_logger(__name__)
+FIRST = frozenset(k.name for k in KINDS if k.urgent)  # lockstep: before the action (a plan, its reaction, its step)
+LOCKSTEP_ROUNDS = 3  # a plan, then its reaction and decomposition
+
+
+class Thinking:
+    """The one runner of the mind's work, scheduled inline (lockstep) or in the background."""
+
+    def __init__(self, parts: Parts, traces: TraceBook, *, background: bool) -> None:
+        self.parts = parts
+        self.traces = traces
+        self.background = background
+        self.foreground = Foreground(enabled=background)  # background work waits out a burst of Decides
+        self._tasks: set[asyncio.Task[None]] = set()  # work of no kind (storing perceptions, remembering a talk)
+
+    @property
+    def runtimes(self) -> Runtimes:
+        return self.parts.runtimes
+
+    async def meanwhile(self, work: Awaitable[None]) -> None:
+        """`work` in the background (awaited inline in lockstep)."""
+        if self.background:
+            self.start(work)
+        else:
+            await work
+
+    def start(self, work: Awaitable[None]) -> None:
+        """`work` as a task of the mind's, cancelled by `close`; a failure is logged."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("background_failed", exc_info=error)
+
+    def needs(self, npc_id: str) -> None:
+        """Start the work the NPC needs, each family at most once at a time (background only: in
+        lockstep the Decide runs it, `first` and `after`)."""
+        npc, runtime = self.parts.records.cached(npc_id), self.runtimes.of(npc_id)
+        now = runtime.clock
+        if not self.background or npc is None or now is None:
+            return
+        for kind in needed(npc, now, self.parts.settings, reacting=runtime.reaction is not None):
+            if kind.family in runtime.jobs:
+                continue
+            work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.parts.settings))
+            task = asyncio.create_task(self.run(kind, work, now))
+            runtime.started(kind.family, task, urgent=kind.urgent)
+            task.add_done_callback(lambda done, kind=kind: self._finished(npc_id, kind, done))
+
+    def _finished(self, npc_id: str, kind: Kind, task: asyncio.Task[bool]) -> None:
+        self.runtimes.of(npc_id).ended(kind.family)
+        if not task.cancelled() and task.result():
+            self.needs(npc_id)  # what it changed may need more (a plan lands -> decompose its first block)
+
+    async def run(self, kind: Kind, work: Work, now: datetime, trace: Trace | None = None) -> bool:
+        """One piece of work with its own trace (or the Decide's, inline); dropped when stale."""
+        own = trace is None
+        trace = trace or Trace(npc_id=work.npc_id, kind="background", game_time=now)
+        done = False
+        try:
+            with doing(work):
+                if own:
+                    await self.foreground.quiet()
+                if work.stale is not None and work.stale():
+                    raise WorkDropped("stale before it started")
+                done = await kind.think(self.parts, work.npc_id, now, trace)
+        except WorkDropped as exc:
+            trace.note(f"{kind.name}: dropped ({exc.reason})")
+        except Exception:
+            log.exception("background_failed", npc_id=work.npc_id, work=kind.name)
+        if own and (trace.llm_calls or trace.notes):
+            self.traces.add(trace)
+        return done
+
+    async def first(self, npc_id: str, now: datetime, trace: Trace) -> None:
+        """Lockstep, before the action: what it depends on (a plan, a reaction, the block in progress)."""
+        await self._inline(npc_id, now, FIRST, trace, rounds=LOCKSTEP_ROUNDS)
+
+    async def after(self, npc_id: str, now: datetime) -> None:
+        """Lockstep, after the action: what no action waits for (ratings, reflection, the next hour's steps)."""
+        await self._inline(npc_id, now, frozenset(k.name for k in KINDS) - FIRST, None, rounds=1)
+
+    async def _inline(self, npc_id: str, now: datetime, kinds: frozenset[str], trace: Trace | None, *,
+                      rounds: int) -> None:
+        runtime = self.runtimes.of(npc_id)
+        for _ in range(rounds):
+            npc = self.parts.records.cached(npc_id)
+            assert npc is not None
+            due = [k for k in needed(npc, now, self.parts.settings, reacting=runtime.reaction is not None)
+                   if k.name in kinds]
+            if not due:
+                return
+            for kind in due:
+                work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.parts.settings))
+                await self.run(kind, work, now, trace)
+
+    async def close(self) -> None:
+        """Stop thinking (what was not merged is redone after a restart: the events to rate and
+        the reflection counter are in the NPC's record, and a missing plan is noticed again)."""
+        tasks = [*self.runtimes.jobs(), *self._tasks]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

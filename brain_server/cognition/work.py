@@ -1,0 +1,295 @@
+"""Every kind of work an NPC's mind does with the model, in one registry: when it is needed, when
+it goes stale, and the thinking itself (read a copy of the NPC, think, apply the result to the
+NPC as it is when it lands: `Records.revise`). `thinking.py` runs them.
+
+    kind           class      urgent  needed when
+    plan           plan_now   yes     no plan for today
+    react          social     yes     someone or something seen is worth a reaction
+    rate           background         perceived events waited long enough for their importance
+    reflect        background         the importance since the last reflection adds up
+    decompose_now  plan_now   yes     the block in progress has no steps (in view)
+    decompose      ahead              a block of the next hour has no steps (in view)
+
+Urgent work changes what the NPC does now: lockstep runs it before the action, and a Decide
+says `thinking` while it is needed or under way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from brain_server.cognition.chats import Chats
+from brain_server.cognition.locate import accessible_places
+from brain_server.cognition.memory_stream import MemoryStream, rating_due
+from brain_server.cognition.plan import plan_day, replan_from
+from brain_server.cognition.react import decide_reaction
+from brain_server.cognition.reflect import maybe_reflect, note_importance
+from brain_server.cognition.runtime import NpcRuntime, Runtimes
+from brain_server.cognition.steps import decompose_upcoming, due_blocks
+from brain_server.config import Settings
+from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.npc import NpcState, PlanItem
+from brain_server.records import Apply, Records
+from brain_server.trace import Trace
+from brain_server.world import World
+
+LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
+OUT_OF_VIEW_BATCHING = 4  # out of view, perceptions wait this many times longer for their rating
+OUT_OF_VIEW_REFLECTING = 2  # and reflection waits for this many times the importance
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What the pieces of work use."""
+
+    settings: Settings
+    stream: MemoryStream
+    records: Records
+    runtimes: Runtimes
+    chats: Chats
+
+
+Stale = Callable[[], bool] | None
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of work. `needed` reads only the NPC's record and whether a reaction waits, so a
+    Decide can ask it from any thread; `stale` is asked when the work's turn with the model comes."""
+
+    name: str
+    priority: Priority
+    urgent: bool
+    needed: Callable[[NpcState, datetime, Settings, bool], bool]
+    stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]
+    think: Callable[[Parts, str, datetime, Trace], Awaitable[bool]]
+
+    @property
+    def family(self) -> str:
+        """An NPC runs one piece of work of a family at a time (decomposing now or ahead is one)."""
+        return self.name.removesuffix("_now")
+
+
+def reflection_threshold(npc: NpcState, settings: Settings) -> int:
+    """Out of view, reflections come less often, each on more (the paper's threshold in view)."""
+    return settings.reflection_threshold * (1 if npc.in_view else OUT_OF_VIEW_REFLECTING)
+
+
+def plan_places(world: World, npc: NpcState) -> list[str]:
+    """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
+    return accessible_places(world, npc).arena_addresses()
+
+
+def adopt_plan(live: NpcState, draft: NpcState) -> bool:
+    """A re-planned day replaces the live one, unless the live one is already another day's."""
+    if live.plan_day != draft.plan_day:
+        return False
+    live.plan = draft.plan
+    return True
+
+
+def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
+    planned = npc.plan_day == now.date()
+    due = due_blocks(npc.plan, now, settings.prepare_ahead_minutes) if planned and npc.in_view else []
+    return due if due and not npc.is_chatting(now) else []
+
+
+def _blocks_over(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
+    last_end = max(i.end for i in _due(npc, now, settings))
+    return lambda: (runtime.clock or now) >= last_end
+
+
+def _day_over(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
+    day = now.date()
+    return lambda: (runtime.clock or now).date() != day
+
+
+def _gone(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
+    """A reaction to someone who left before its turn came is not worth thinking out."""
+    pending = runtime.reaction
+    if pending is None:
+        return None
+    return lambda: (runtime.clock or now) > pending.seen_at and pending.observation.subject not in runtime.seen
+
+
+def _never(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
+    return None
+
+
+# --- the thinking of each kind --------------------------------------------------------------
+
+
+async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""
+
+    async def think(draft: NpcState) -> Apply:
+        world = await parts.records.world(draft.world_name)
+        made, node = await plan_day(draft, now, parts.stream, trace, places=plan_places(world, draft),
+                                    renew_below=parts.settings.new_plan_importance)
+        source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
+
+        def adopt(live: NpcState) -> bool:
+            adopted = live.plan_day != now.date()
+            if adopted:
+                live.plan, live.plan_day, live.plan_memory_id = made, now.date(), node.id
+                live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
+                live.persona.currently = draft.persona.currently
+                if kept := live.keep_commitments(now.date()):
+                    trace.note("plan: keeps what was promised: "
+                               + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in kept))
+            parts.runtimes.of(npc_id).set_announce(source)
+            trace.note(f"plan: new day plan with {len(made)} blocks ({source})")
+            return adopted
+
+        return adopt
+
+    return await parts.records.revise(npc_id, think)
+
+
+async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:
+    """Break the block in progress (horizon 0) or those of the next `horizon_minutes` into steps."""
+
+    async def think(draft: NpcState) -> Apply | bool:
+        if draft.is_chatting(now):
+            return False
+        objects = parts.records.index(await parts.records.world(draft.world_name)).objects
+        if not await decompose_upcoming(draft, now, parts.stream, trace, horizon_minutes=horizon_minutes,
+                                        objects=objects):
+            return False
+        steps = {_block_key(item): item.subtasks for item in draft.plan if item.subtasks}
+
+        def adopt(live: NpcState) -> bool:
+            adopted = [item.model_copy(update={"subtasks": steps[_block_key(item)]})
+                       if not item.subtasks and _block_key(item) in steps else item for item in live.plan]
+            changed = any(new is not old for new, old in zip(adopted, live.plan, strict=True))
+            live.plan = adopted
+            return changed
+
+        return adopt
+
+    return await parts.records.revise(npc_id, think)
+
+
+async def _decompose_now(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    return await decompose(parts, npc_id, now, trace, horizon_minutes=0)
+
+
+async def _prepare(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    return await decompose(parts, npc_id, now, trace, horizon_minutes=parts.settings.prepare_ahead_minutes)
+
+
+async def _rate(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    """Rate the perceived events that waited for their importance, in one call."""
+
+    async def think(draft: NpcState) -> Apply:
+        ids = list(draft.unrated_ids)
+        rated = await parts.stream.rate_stored(npc_id, draft.persona, ids, trace)
+        trace.note(f"rated {len(rated)} perceived events")
+
+        def apply(live: NpcState) -> None:
+            done = set(ids)
+            live.unrated_ids = [i for i in live.unrated_ids if i not in done]
+            live.unrated_since = live.unrated_since if live.unrated_ids else None
+            note_importance(live, rated)
+
+        return apply
+
+    return await parts.records.revise(npc_id, think)
+
+
+async def _reflect(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    """Reflection (`reflect.py`), once the importance of what happened adds up."""
+
+    async def think(draft: NpcState) -> Apply:
+        accumulated = draft.importance_since_reflection
+        thoughts = await maybe_reflect(draft, now, parts.stream, trace,
+                                       threshold=reflection_threshold(draft, parts.settings))
+
+        def apply(live: NpcState) -> None:
+            live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
+            live.reflection_count += bool(thoughts)
+
+        return apply
+
+    return await parts.records.revise(npc_id, think)
+
+
+async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+    """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
+    chats = parts.chats
+
+    async def think(draft: NpcState) -> Apply | bool:
+        pending = parts.runtimes.of(npc_id).set_reaction(None)
+        if pending is None:
+            return False
+        partner = await parts.records.npc_or_none(pending.partner_id) if pending.partner_id else None
+        if partner is not None and not (draft.in_view or partner.in_view):
+            # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
+            if not chats.can_talk(draft, partner, now):
+                return False
+            with doing(Work(Priority.SOCIAL, npc_id)):
+                return await chats.conversation(npc_id, partner.npc_id, now, trace, unseen=True)
+        doing_now = partner.action if partner is not None else None
+        ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
+        reaction = await decide_reaction(
+            draft, pending.observation, now, chats.can_talk(draft, partner, now), parts.stream, trace,
+            status=doing_now.description if doing_now is not None else "",
+            wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None)
+        if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
+            return False
+        if reaction.choice == "wait" and ends is not None:
+            start = now.replace(second=0, microsecond=0)
+            wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
+                            activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
+                            address=draft.address or draft.persona.home)
+            trace.note(f"react: waits until {wait.end:%H:%M}")
+            return lambda live: live.insert_plan_item(wait)
+        with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
+            if reaction.choice == "talk":
+                assert partner is not None
+                return await chats.conversation(npc_id, partner.npc_id, now, trace, reason=reaction.reason)
+            world = await parts.records.world(draft.world_name)
+            await replan_from(draft, now, f"{pending.observation.description}; {reaction.new_activity}",
+                              parts.stream, trace, places=plan_places(world, draft))
+        return lambda live: adopt_plan(live, draft)
+
+    return await parts.records.revise(npc_id, think)
+
+
+def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool) -> bool:
+    coarser = 1 if npc.in_view else OUT_OF_VIEW_BATCHING
+    return rating_due(npc, now, batch=settings.importance_batch_size,
+                      wait=timedelta(minutes=settings.importance_batch_minutes * coarser))
+
+
+def _block_key(item: PlanItem) -> tuple[datetime, int, str, str]:
+    """A block as a decomposition found it: a re-plan that moved or changed it makes a new one."""
+    return item.start, item.duration_minutes, item.activity, item.address
+
+
+# The registry, in the order lockstep runs the kinds (the scheduler orders them by class).
+KINDS = (
+    Kind("plan", Priority.PLAN_NOW, True, lambda npc, now, s, r: npc.plan_day != now.date(), _day_over, plan),
+    Kind("react", Priority.SOCIAL, True, lambda npc, now, s, reacting: reacting and npc.plan_day == now.date(),
+         _gone, _react),
+    Kind("rate", Priority.BACKGROUND, False, _rating_due, _never, _rate),
+    Kind("reflect", Priority.BACKGROUND, False,
+         lambda npc, now, s, r: npc.importance_since_reflection >= reflection_threshold(npc, s), _never, _reflect),
+    Kind("decompose_now", Priority.PLAN_NOW, True,
+         lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, _decompose_now),
+    Kind("decompose", Priority.AHEAD, False,
+         lambda npc, now, s, r: bool(due := _due(npc, now, s)) and not any(i.start <= now for i in due),
+         _blocks_over, _prepare),
+)
+
+
+def needed(npc: NpcState, now: datetime, settings: Settings, *, reacting: bool) -> list[Kind]:
+    """The kinds of work the NPC needs now, in the registry's order."""
+    return [kind for kind in KINDS if kind.needed(npc, now, settings, reacting)]
+
+
+def thinking_about_now(npc: NpcState, now: datetime, settings: Settings, *, reacting: bool) -> bool:
+    """Whether work that changes what the NPC does now is needed (for a Decide: no I/O, any thread)."""
+    return any(kind.urgent and kind.needed(npc, now, settings, reacting) for kind in KINDS)
