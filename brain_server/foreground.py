@@ -148,13 +148,16 @@ class Home:
         else:
             self._handoff.post(call)
 
-    def route(self, name: str, method: Callable[[T], Awaitable[Any]]) -> Callable[[T], Awaitable[Any]]:
+    def route(self, name: str, method: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
         """The core method `name` as a transport on a loop of its own calls it."""
         if name in self.anywhere:
             return method
 
-        async def call(request: T) -> Any:
-            return await self.run(method(request))  # type: ignore[arg-type]
+        async def call(request: Any) -> Any:
+            async def there() -> Any:
+                return await method(request)
+
+            return await self.run(there())
 
         return call
 

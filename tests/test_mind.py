@@ -1,13 +1,26 @@
-"""The user's controls and the player, through the real transports: a whisper becomes a plan and
-comes up in conversation, the player talks and is remembered, object states, perception settings."""
+"""The mind: in-process on the production path (background thinking, the real embedded store and
+embedder, the fake OpenAI endpoint over loopback), and the user's controls and the player through
+the real transports: a whisper becomes a plan and comes up in conversation, the player talks and
+is remembered, object states, perception settings."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.mind import Mind
+from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.config import Settings
+from brain_server.records import Records
+from brain_server.service import BrainCore
+from brain_server.trace import TraceBook
+from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
+from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, tiles, world_json
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
@@ -260,3 +273,59 @@ def test_an_invitation_home_opens_the_hosts_home(clients: Clients, fake_llm) -> 
     dinner = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T19:10:00Z", "address": home})
     assert dinner["action"]["description"].startswith("Klaus Mueller is having dinner at Isabella's apartment")
     assert dinner["action"]["address"].startswith(home)
+
+
+async def _town_mind(stream: MemoryStream, tmp_path) -> Mind:
+    """A Mind as production runs it (background thinking), its world and NPCs put in by a core."""
+    core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0), stream)
+    await core.register_world(request(pb.RegisterWorldRequest, world_json()))
+    await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
+    await core.spawn_npc(request(pb.SpawnNpcRequest, klaus()))
+    mind = Mind(core.settings, stream, core.records, TraceBook(100, 1000))
+    assert mind.thinking.background
+    return mind
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the background work did not land in 10 s")
+
+
+def test_the_mind_thinks_in_the_background_and_answers_from_what_it_published(run, fake_llm, tmp_path) -> None:
+    """The production path in-process: the first Decide answers at once with a provisional action
+    and `thinking`, the plan is made in the background and its first action says so; a Decide is
+    answered from the published record and snapshot without changing them, and what it saw (Klaus)
+    is stored afterwards and reacted to in the background."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records: Records = mind.records
+        nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
+        first = await mind.decide("isabella", nine, [], CAFE)
+        assert first.action.source == "provisional" and first.thinking
+        await _until(lambda: records.cached("isabella").plan_day == nine.date() and not mind.thinking._tasks
+                     and not mind.runtimes.of("isabella").jobs)
+        published = records.current("isabella")
+        before = published.model_dump()
+        answered = mind.answer("isabella", nine + timedelta(minutes=5), CAFE, True)
+        assert answered is not None and answered.action.source == "new_plan"
+        assert records.current("isabella") is published and published.model_dump() == before  # nothing changed
+        await mind.record("isabella", nine + timedelta(minutes=5), [], CAFE, True, answered)
+        assert mind.answer("isabella", nine + timedelta(minutes=6), CAFE, True).action.source == "plan"
+        assert mind.answer("nobody", nine, CAFE, True) is None  # not loaded: the mind's loop loads it first
+
+        await mind.decide("klaus", nine, [], CAFE)
+        await _until(lambda: records.cached("klaus").plan_day == nine.date() and not mind.runtimes.of("klaus").jobs)
+        fake_llm.queue({"json": {"choice": "continue", "reason": "busy", "new_activity": ""}}, purpose="react")
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="reading",
+                                    description="Klaus Mueller is reading", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(minutes=10), [klaus_seen], CAFE)
+        await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
+        assert "Klaus Mueller" in records.cached("isabella").last_reaction
+        assert mind.runtimes.snapshot("isabella").reacting is False
+        await mind.close()
+
+    run(scenario)
