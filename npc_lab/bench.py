@@ -1,4 +1,4 @@
-"""`npc-brain bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
+"""`npc-lab bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
 JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet machine.
 
 - calls:     LLM calls and tokens per NPC per awake game hour, by purpose, and per conversation,
@@ -430,7 +430,7 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="npc-brain bench")
+    parser = argparse.ArgumentParser(prog="npc-lab bench")
     add_arguments(parser)
     run(parser.parse_args(argv))
 

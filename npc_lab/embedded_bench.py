@@ -1,4 +1,4 @@
-"""`npc-brain bench embedded`: how often the embedded SmolLM2-135M answers each prompt the brain
+"""`npc-lab bench embedded`: how often the embedded SmolLM2-135M answers each prompt the brain
 uses in the game loop, and how long it takes.
 
 The model is started as `serve` starts it (`EmbeddedLLM.from_settings`: llama.cpp, one thread,
@@ -452,7 +452,7 @@ def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
     purposes = list(args.purposes or PURPOSES)
     unknown = set(purposes) - set(PURPOSES)
     if unknown:
-        raise SystemExit(f"npc-brain bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}")
+        raise SystemExit(f"npc-lab bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}")
     with tempfile.TemporaryDirectory() as data_dir:
         result = asyncio.run(measure(args.samples, purposes, Path(data_dir)))
     print(markdown_table(HEADERS, table(result)))

@@ -1,4 +1,4 @@
-"""`npc-brain bench realtime`: the brain under a game that runs in real time.
+"""`npc-lab bench realtime`: the brain under a game that runs in real time.
 
 The Ville's residents live on a game clock running 60 game seconds per wall second (not lockstep),
 each in its own loop as Godot's NpcBrainAgent drives it
