@@ -65,11 +65,11 @@ def test_play_builds_the_game_and_serves_it_with_the_brain(tmp_path: Path, fake_
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
     env |= {"NPC_BRAIN_LLM_BASE_URL": fake_llm.base_url, "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0"}
-    play = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "play", "--data-dir", str(tmp_path),
+    play = subprocess.Popen([sys.executable, "-m", "npc_lab.cli", "play", "--data-dir", str(tmp_path),
                              "--time-scale", "120"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
-        url = next(line.split("open ", 1)[1].split()[0] for line in play.stdout if "npc-brain: open " in line)
+        url = next(line.split("open ", 1)[1].split()[0] for line in play.stdout if "npc-lab: open " in line)
         assert url.endswith("/?time-scale=120")
         page = httpx.get(url, timeout=10)
         assert page.status_code == 200 and "<canvas" in page.text
