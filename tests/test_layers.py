@@ -37,7 +37,11 @@ def module_name(path: Path) -> str:
 
 
 def modules() -> dict[str, Path]:
-    return {module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+    """Every module of the packages: files in folders that are packages themselves (not a build/ copy)."""
+    def in_packages(path: Path, top: Path) -> bool:
+        return all((folder / "__init__.py").is_file() for folder in path.parents if folder.is_relative_to(top))
+    return {module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
+            if in_packages(p, ROOT / package)}
 
 
 def _is_type_checking(node: ast.If) -> bool:
