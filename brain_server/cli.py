@@ -16,6 +16,8 @@ from brain_server import __version__
 from brain_server.config import Settings
 from brain_server.logs import configure
 
+LAB_COMMANDS = ("sim", "eval", "bench", "play")  # npc-brain's until the lab got its own command
+
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
@@ -25,6 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
     server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
+    asked = sys.argv[1:] if argv is None else argv
+    if asked[:1] and asked[0] in LAB_COMMANDS:
+        sys.exit(f"npc-brain: {asked[0]} is the lab's: npc-lab {asked[0]} (a checkout's tools/setup.sh installs it)")
     args = parser.parse_args(argv)
     settings = load_settings(args, prog="npc-brain")
     if args.command == "check":

@@ -37,6 +37,12 @@ def test_bad_settings_and_missing_config_are_one_line_errors(tmp_path: Path) -> 
     assert invalid.returncode != 0 and "recency_decay" in invalid.stderr and "Traceback" not in invalid.stderr
 
 
+def test_the_lab_commands_say_where_they_went() -> None:
+    moved = npc_brain("sim", "--hours", "1")
+    assert moved.returncode != 0 and moved.stderr.strip() == (
+        "npc-brain: sim is the lab's: npc-lab sim (a checkout's tools/setup.sh installs it)")
+
+
 def test_a_second_brain_on_the_same_data_dir_says_why_it_cannot_start(brain_factory) -> None:
     first = brain_factory()
     second = npc_brain("serve", env={**first.env})
