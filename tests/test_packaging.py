@@ -103,6 +103,23 @@ def test_the_wheel_holds_the_brain_and_not_the_lab(wheel: Path) -> None:
     assert "npc-brain = brain_server.cli:main" in entry_points and "npc-lab" not in entry_points
 
 
+def test_the_lab_is_a_distribution_of_its_own_with_its_data(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "npc_lab", tmp_path / "npc_lab", ignore=shutil.ignore_patterns("__pycache__", "build",
+                                                                                          "*.egg-info"))
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tmp_path / "dist",
+         tmp_path / "npc_lab", cwd=tmp_path)
+    [lab] = (tmp_path / "dist").glob("npc_lab-*.whl")
+    archive = zipfile.ZipFile(lab)
+    names = archive.namelist()
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"npc_lab"}
+    assert {"npc_lab/evaluate/prompts/judge.md", "npc_lab/evaluate/prompts/judge_system.md",
+            "npc_lab/evaluate/questions.toml", "npc_lab/cli.py", "npc_lab/sim/runner.py"} <= set(names)
+    metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "Requires-Dist: npc-brain==" in metadata
+    assert "npc-lab = npc_lab.cli:main" in archive.read(
+        next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+
+
 def test_the_installed_wheel_serves_a_town_over_both_transports(venv: Path, fake_llm, tmp_path: Path) -> None:
     elsewhere = tmp_path / "game"
     elsewhere.mkdir()
