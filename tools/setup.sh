@@ -52,11 +52,12 @@ if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; t
 fi
 
 extras="embedded-llm"
-[ "$want_tests" = 1 ] && extras="embedded-llm,test"
+lab="./npc_lab"
+[ "$want_tests" = 1 ] && extras="embedded-llm,test" && lab="./npc_lab[plots]"
 # Without isolation only for our own package (its setup.py generates the protocol code with the
 # build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
 .venv/bin/pip install -q --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
-  -e ".[${extras}]" -e "./npc_lab[plots]"
+  -e ".[${extras}]" -e "$lab"
 
 if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   echo "setup: installing Debian's chromium (for the Godot web runtime)"
