@@ -1,14 +1,14 @@
-"""The `npc-brain` command."""
+"""The `npc-brain` command: what a game needs of the brain (serve it, check its setup). The lab's
+commands (sim, bench, eval, play) are `npc-lab`, which builds on the helpers here."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable, Collection
 import os
 from pathlib import Path
-import subprocess
 import sys
-from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
@@ -16,61 +16,31 @@ from brain_server import __version__
 from brain_server.config import Settings
 from brain_server.logs import configure
 
+LAB_COMMANDS = ("sim", "eval", "bench", "play")  # npc-brain's until the lab got its own command
+
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = _server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
+    serve = server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
     serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
-    play = _server_options(commands.add_parser(
-        "play", help="build the Godot town for the browser and serve it with the brain on one origin"))
-    play.add_argument("--time-scale", type=float, default=60.0, help="game seconds per real second (default 60)")
-    play.add_argument("--start-time", help="game start, RFC 3339 (default: the project's, 2026-02-13T07:00:00Z)")
-    play.add_argument("--no-build", action="store_true", help="serve the last build as it is")
-    _server_options(commands.add_parser(
+    server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
-    from npc_lab.sim import cli as sim_cli
-
-    sim_cli.add_parser(commands)
-    from npc_lab.evaluate import cli as eval_cli
-
-    eval_cli.add_parser(commands)
-    from npc_lab import bench
-
-    bench.add_arguments(commands.add_parser("bench", help="benchmarks (docs/benchmarks.md)"))
+    asked = sys.argv[1:] if argv is None else argv
+    if asked[:1] and asked[0] in LAB_COMMANDS:
+        sys.exit(f"npc-brain: {asked[0]} is the lab's: npc-lab {asked[0]} (a checkout's tools/setup.sh installs it)")
     args = parser.parse_args(argv)
-    if args.command in ("sim", "eval", "bench"):
-        configure(json=False, level="warning")
-        {"sim": sim_cli, "eval": eval_cli, "bench": bench}[args.command].run(args)
-        return
-
-    if args.config:
-        if not args.config.is_file():
-            sys.exit(f"npc-brain: config file {args.config} does not exist")
-        os.environ["NPC_BRAIN_CONFIG"] = str(args.config)
-    page_query = ""
-    if args.command == "play":
-        page_query = _build_game(args)
-        args.web_root = _web_dir(args)
-    play_only = ("command", "config", "time_scale", "start_time", "no_build")
-    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in play_only}
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as exc:
-        sys.exit(f"npc-brain: invalid settings: {exc}")
-    configure(json=settings.log_json, level=settings.log_level)
+    settings = load_settings(args, prog="npc-brain")
     if args.command == "check":
         from brain_server.check import run
 
         sys.exit(run(settings))
-    try:
-        asyncio.run(_serve(settings, page_query))
-    except KeyboardInterrupt:
-        pass
+    run_server(settings, prog="npc-brain")
 
 
-def _server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options every command that starts a brain takes (they override the settings)."""
     parser.add_argument("--config", type=Path, help="TOML settings file (same keys as NPC_BRAIN_* without prefix)")
     parser.add_argument("--host")
     parser.add_argument("--grpc-port", type=int)
@@ -80,37 +50,43 @@ def _server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def _web_dir(args: argparse.Namespace) -> Path:
-    return (args.data_dir or Path("data")) / "web"
+def load_settings(args: argparse.Namespace, *, prog: str, not_settings: Collection[str] = ()) -> Settings:
+    """The settings the parsed options name (with the config file, environment and defaults), logging
+    configured by them; a missing config file or an invalid value exits with one line."""
+    if args.config:
+        if not args.config.is_file():
+            sys.exit(f"{prog}: config file {args.config} does not exist")
+        os.environ["NPC_BRAIN_CONFIG"] = str(args.config)
+    skip = {"command", "config", *not_settings}
+    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in skip}
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        sys.exit(f"{prog}: invalid settings: {exc}")
+    configure(json=settings.log_json, level=settings.log_level)
+    return settings
 
 
-def _build_game(args: argparse.Namespace) -> str:
-    """Build the web game with the repository's harness; the query string the page should get."""
-    harness = Path(__file__).resolve().parent.parent / "tools" / "godot_web.py"
-    if not args.no_build:
-        if not harness.is_file():
-            sys.exit("npc-brain: play builds godot_project/ with tools/godot_web.py: run it from a source checkout")
-        built = subprocess.run([sys.executable, str(harness), "build", str(_web_dir(args))], check=False)
-        if built.returncode:
-            sys.exit("npc-brain: building the web game failed (see above)")
-    query = {"time-scale": f"{args.time_scale:g}"} | ({"start-time": args.start_time} if args.start_time else {})
-    return "?" + urlencode(query)
+def run_server(settings: Settings, *, prog: str, on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve until Ctrl-C or a signal; what stops the start (a port in use, a locked store, a missing
+    model) exits with one line. `on_ready` gets the HTTP URL once both transports listen."""
+    try:
+        asyncio.run(_serve(settings, prog, on_ready))
+    except KeyboardInterrupt:
+        pass
 
 
-async def _serve(settings: Settings, page_query: str = "") -> None:
+async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] | None) -> None:
     from brain_server.errors import ConfigError
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
     from brain_server.llm.embeddings import EmbedderUnavailable
     from brain_server.server import serve
     from brain_server.storage.base import StoreLockedError
 
-    def announce(http_url: str) -> None:
-        print(f"npc-brain: open {http_url}/{page_query} to watch the town (Ctrl-C stops)", flush=True)
-
     try:
-        await serve(settings, on_ready=announce if page_query else None)
+        await serve(settings, on_ready=on_ready)
     except (ConfigError, EmbeddedLLMUnavailable, EmbedderUnavailable, StoreLockedError, OSError) as exc:
-        sys.exit(f"npc-brain: {exc}")
+        sys.exit(f"{prog}: {exc}")
 
 
 if __name__ == "__main__":

@@ -18,10 +18,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server import paper
 
-_PAPER = RetrievalWeights()  # the paper's retrieval weights, decay and top-k: defined once, in retrieve.py
-REFLECTION_THRESHOLD = 150  # the paper's; its released 25-agent run used 250
 SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
 
 
@@ -88,12 +86,12 @@ class Settings(BaseSettings):
     embeddings_api_key: SecretStr = Field(SecretStr("not-needed"))
 
     # Cognition
-    recency_decay: float = Field(_PAPER.decay_per_hour, gt=0, le=1,
+    recency_decay: float = Field(paper.DECAY_PER_HOUR, gt=0, le=1,
                                  description="Recency factor per game hour since last access.")
-    weight_recency: float = _PAPER.recency
-    weight_importance: float = _PAPER.importance
-    weight_relevance: float = _PAPER.relevance
-    retrieve_top_k: int = Field(_PAPER.top_k, ge=1)
+    weight_recency: float = paper.WEIGHT_RECENCY
+    weight_importance: float = paper.WEIGHT_IMPORTANCE
+    weight_relevance: float = paper.WEIGHT_RELEVANCE
+    retrieve_top_k: int = Field(paper.RETRIEVE_TOP_K, ge=1)
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
     background_thinking: bool = Field(True, description="Decide answers at once and all thinking runs in the "
                                       "background; off: inside each Decide before it answers, so that a run at "
@@ -105,7 +103,7 @@ class Settings(BaseSettings):
                                      "since the last day plan (a conversation, a thought, news seen) makes a new plan; "
                                      "a day with none repeats the last one without an LLM call (0 = always plan anew, "
                                      "as the paper; 5 suits routine-heavy games).")
-    reflection_threshold: int = Field(REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
+    reflection_threshold: int = Field(paper.REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace); unset: 24000, 12000 with the "
                                          "embedded model (its context is 4096 tokens).")

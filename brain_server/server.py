@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 import gc
 import signal
 import socket
@@ -125,7 +125,8 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
     loop = asyncio.get_running_loop()
     settle_threads(loop)
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        with suppress(NotImplementedError):  # Windows' loop has no signal handlers: Ctrl-C interrupts asyncio.run
+            loop.add_signal_handler(sig, stop.set)
     async with AsyncExitStack() as stack:
         core = await build_core(settings, stack)
         core.vitals.start()

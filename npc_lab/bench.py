@@ -1,4 +1,4 @@
-"""`npc-brain bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
+"""`npc-lab bench <name>`: the numbers in docs/benchmarks.md, printed as a table and written as
 JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet machine.
 
 - calls:     LLM calls and tokens per NPC per awake game hour, by purpose, and per conversation,
@@ -35,6 +35,7 @@ import time
 from typing import Any
 
 from brain_server.npc import is_sleep
+from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
 NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime")
@@ -58,14 +59,6 @@ def machine() -> str:
     except (OSError, ValueError, IndexError):
         pass
     return f"{cpu}, {os.cpu_count()} CPUs{mem}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
-
-
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    cells = [[str(c) for c in r] for r in [headers, *rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in cells]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -238,12 +231,12 @@ def _print_calls(modes: dict[str, dict[str, Any]]) -> None:
                             for x in (figure(m["calls_per_npc_hour"]), f"{m['tokens_per_npc_hour']:,.0f}")]])
     rows.append(["target", *[x for mode in modes for x in (
         f"<= {CALL_TARGETS[mode]:g}" if mode in CALL_TARGETS else "-", "")]])
-    print(_table(["purpose", *[x for label in labels for x in (f"{label}: calls / NPC / awake hour "
+    print(markdown_table(["purpose", *[x for label in labels for x in (f"{label}: calls / NPC / awake hour "
                                                               "(min..max, spread)", "tokens")]], rows))
     rows = [[p, *[f"{m['per_conversation'][p]:.2f}" for m in modes.values()]]
             for p in [*CONVERSATION_PURPOSES, "total"]]
     rows.append(["conversations", *[" ".join(map(str, m["conversations"])) for m in modes.values()]])
-    print(_table(["calls per conversation", *labels], rows))
+    print(markdown_table(["calls per conversation", *labels], rows))
     print("; ".join(f"{label}: {m['npcs']} NPCs, {m['awake_npc_hours']['mean']:.0f} awake NPC-hours, "
                     f"{len(m['runs'])} run(s)" for label, m in zip(labels, modes.values(), strict=True)))
     print(f"original ~{ORIGINAL['calls_per_npc_hour']} calls, ~26k tokens per NPC per awake hour")
@@ -264,7 +257,7 @@ def bench_speed(args: argparse.Namespace) -> dict[str, Any]:
     rows = [[c, s["npcs"], f"{s['game_seconds'] / 3600:g}", s["llm_calls"], f"{s['wall_seconds']:.0f}",
              f"{s['game_seconds_per_wall_second']:.1f}", f"{s['ideal_game_s_per_wall_s']:.1f}"]
             for c, s in results.items()]
-    print(_table(["", "NPCs", "game hours", "LLM calls", "wall s", "game-s / wall-s", "ideal"], rows))
+    print(markdown_table(["", "NPCs", "game hours", "LLM calls", "wall s", "game-s / wall-s", "ideal"], rows))
     print(f"fake LLM latency {latency} s; target >= 60 game-s/wall-s at concurrency 8; original ~0.8")
     return {"latency_s": latency, **results}
 
@@ -346,7 +339,7 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
                     brain.stop()
     rows = [[r["npcs"], f"{r['grpc_p50_ms']:.2f}", f"{r['grpc_p99_ms']:.2f}", f"{r['connect_p50_ms']:.2f}",
              f"{r['connect_p99_ms']:.2f}", f"{r['rss_mib']:.0f}", r["not_from_plan"]] for r in results.values()]
-    print(_table(["NPCs", "gRPC p50 ms", "gRPC p99 ms", "Connect p50 ms", "Connect p99 ms", "brain RSS MiB",
+    print(markdown_table(["NPCs", "gRPC p50 ms", "gRPC p99 ms", "Connect p50 ms", "Connect p99 ms", "brain RSS MiB",
                   "not from plan"], rows))
     print("targets: p99 <= 2 ms at 25 NPCs, <= 5 ms at 1000")
     return results
@@ -401,7 +394,7 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
             print(f"{backend}: {results[backend]}", flush=True)
     rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}",
              f"{r['nearest_p50_ms']:.2f}", f"{r['nearest_p99_ms']:.2f}"] for b, r in results.items()]
-    print(_table(["store", "points", "load s", "retrieval p50 ms", "p99 ms", "nearest-30 p50 ms", "p99 ms"], rows))
+    print(markdown_table(["store", "points", "load s", "retrieval p50 ms", "p99 ms", "nearest-30 p50 ms", "p99 ms"], rows))
     print("retrieval: the whole stream scored as the paper (recency, importance, relevance), top 30; "
           "nearest-30: the vector search alone. Target: p50 <= 2 ms embedded (edge), set for the search alone")
     return results
@@ -420,7 +413,7 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
         for i in range(0, len(texts), batch):
             embedder.embed_sync(texts[i:i + batch])
         out[f"batch_{batch}"] = len(texts) / (time.perf_counter() - t)
-    print(_table(["batch", "texts / s"], [[k, f"{v:.0f}"] for k, v in out.items()]))
+    print(markdown_table(["batch", "texts / s"], [[k, f"{v:.0f}"] for k, v in out.items()]))
     return out
 
 
@@ -437,7 +430,7 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="npc-brain bench")
+    parser = argparse.ArgumentParser(prog="npc-lab bench")
     add_arguments(parser)
     run(parser.parse_args(argv))
 

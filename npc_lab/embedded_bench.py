@@ -1,4 +1,4 @@
-"""`npc-brain bench embedded`: how often the embedded SmolLM2-135M answers each prompt the brain
+"""`npc-lab bench embedded`: how often the embedded SmolLM2-135M answers each prompt the brain
 uses in the game loop, and how long it takes.
 
 The model is started as `serve` starts it (`EmbeddedLLM.from_settings`: llama.cpp, one thread,
@@ -259,17 +259,17 @@ async def _choose_address(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 async def _reflection_questions(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.reflect import _questions
+    from brain_server.cognition.reflect import ask_questions
 
     recent = await asyncio.to_thread(town.stream.store.latest, npc.npc_id, 100)
-    await _questions(npc, recent, town.stream, trace)
+    await ask_questions(npc, recent, town.stream, trace)
 
 
 async def _reflection_insights(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.reflect import _insights
+    from brain_server.cognition.reflect import draw_insights
 
     questions = [q.format(name=npc.persona.name) for q in REFLECTION_QUESTIONS]
-    await _insights(npc, questions, at("11:00"), town.stream, trace)
+    await draw_insights(npc, questions, at("11:00"), town.stream, trace)
 
 
 async def _interview(town: Town, npc: Any, i: int, trace: Any) -> None:
@@ -447,15 +447,15 @@ HEADERS = ["purpose", "calls", "valid 1st", "valid retried", "fallback", "valid"
 
 
 def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
-    from npc_lab.bench import _table
+    from npc_lab.tables import markdown_table
 
     purposes = list(args.purposes or PURPOSES)
     unknown = set(purposes) - set(PURPOSES)
     if unknown:
-        raise SystemExit(f"npc-brain bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}")
+        raise SystemExit(f"npc-lab bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}")
     with tempfile.TemporaryDirectory() as data_dir:
         result = asyncio.run(measure(args.samples, purposes, Path(data_dir)))
-    print(_table(HEADERS, table(result)))
+    print(markdown_table(HEADERS, table(result)))
     print(f"{result['model']} on llama.cpp, {result['threads']} thread(s), {result['max_attempts']} attempts of at "
           f"most {result['timeout_s']:.0f} s; tokens summed over a call's attempts")
     return result

@@ -1,4 +1,4 @@
-"""`npc-brain bench realtime`: the brain under a game that runs in real time.
+"""`npc-lab bench realtime`: the brain under a game that runs in real time.
 
 The Ville's residents live on a game clock running 60 game seconds per wall second (not lockstep),
 each in its own loop as Godot's NpcBrainAgent drives it
@@ -54,11 +54,11 @@ from brain_server.npc import is_sleep
 from brain_server.server import settle_collector
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
-from npc_lab.bench import _table
 from npc_lab.sim.brain import BrainProcess, ChildProcess
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import SECONDS_PER_TILE, layout
 from npc_lab.sim.runner import Town, Walker
+from npc_lab.tables import markdown_table
 
 SERVICE = "/npc_brain.v1.BrainService"
 DEADLINE_S = 15.0  # Godot's NpcBrainLane.timeout_s (npc_brain/brain/timeout_s)
@@ -638,16 +638,16 @@ def table(r: dict[str, Any]) -> str:
     rows = [[t, d.get("count", 0), _ms(d.get("p50_ms")), _ms(d.get("p99_ms")), _ms(d.get("max_ms")),
              _ms(d["after_start"].get("p99_ms")), f'{_ms(d["sent_alone"].get("p99_ms"))} ({d["sent_alone"]["count"]})',
              d["timeouts"], d["errors"]] for t, d in r["decide"].items()]
-    out = [_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s",
+    out = [markdown_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s",
                    "p99 sent alone (count)", "timeouts", "errors"], rows)]
     t = r["talk"]
-    out.append(_table(["Talk", "conversations", "lines answered", "p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
+    out.append(markdown_table(["Talk", "conversations", "lines answered", "p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
                       [["player", t["conversations"], t["count"], _ms(t.get("p50_ms")), _ms(t.get("p99_ms")),
                         _ms(t.get("max_ms")), t["timeouts"], t["errors"]]]))
-    out.append(_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
+    out.append(markdown_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
                       [[p, q["served"], q["waiting"], _ms(q["wait_p50_ms"]), _ms(q["wait_p99_ms"]), q["dropped_stale"],
                         q["dropped_full"]] for p, q in r["queues"].items()]))
-    out.append(_table(["inside the brain", "count", "p50 ms", "p99 ms", "max ms"],
+    out.append(markdown_table(["inside the brain", "count", "p50 ms", "p99 ms", "max ms"],
                       [[k, v["count"], _ms(v["p50_ms"]), _ms(v["p99_ms"]), _ms(v["max_ms"])]
                        for k, v in r["inside_brain"].items()]))
     s, llm = r["provisional_share"], r["llm"]

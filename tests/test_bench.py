@@ -1,4 +1,4 @@
-"""Smoke tests of `npc-brain bench`: each benchmark runs tiny and writes its JSON (no timing checks)."""
+"""Smoke tests of `npc-lab bench`: each benchmark runs tiny and writes its JSON (no timing checks)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from brain_server.cli import main
 from npc_lab.bench import awake_hours, calls_from_run, conversations, summarize_calls
+from npc_lab.cli import main
 from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 from tests.test_sim import needs_data

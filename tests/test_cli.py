@@ -37,6 +37,12 @@ def test_bad_settings_and_missing_config_are_one_line_errors(tmp_path: Path) -> 
     assert invalid.returncode != 0 and "recency_decay" in invalid.stderr and "Traceback" not in invalid.stderr
 
 
+def test_the_lab_commands_say_where_they_went() -> None:
+    moved = npc_brain("sim", "--hours", "1")
+    assert moved.returncode != 0 and moved.stderr.strip() == (
+        "npc-brain: sim is the lab's: npc-lab sim (a checkout's tools/setup.sh installs it)")
+
+
 def test_a_second_brain_on_the_same_data_dir_says_why_it_cannot_start(brain_factory) -> None:
     first = brain_factory()
     second = npc_brain("serve", env={**first.env})
@@ -65,11 +71,11 @@ def test_play_builds_the_game_and_serves_it_with_the_brain(tmp_path: Path, fake_
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
     env |= {"NPC_BRAIN_LLM_BASE_URL": fake_llm.base_url, "NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0"}
-    play = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "play", "--data-dir", str(tmp_path),
+    play = subprocess.Popen([sys.executable, "-m", "npc_lab.cli", "play", "--data-dir", str(tmp_path),
                              "--time-scale", "120"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
-        url = next(line.split("open ", 1)[1].split()[0] for line in play.stdout if "npc-brain: open " in line)
+        url = next(line.split("open ", 1)[1].split()[0] for line in play.stdout if "npc-lab: open " in line)
         assert url.endswith("/?time-scale=120")
         page = httpx.get(url, timeout=10)
         assert page.status_code == 200 and "<canvas" in page.text

@@ -1,4 +1,4 @@
-"""Interview evaluation: a short sim run, then `npc-brain eval` over real gRPC brains (one per
+"""Interview evaluation: a short sim run, then `npc-lab eval` over real gRPC brains (one per
 condition, each on a copy of the run's store) against the fake endpoint, and the judge's figures."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brain_server.cli import main
+from npc_lab.cli import main
 from npc_lab.evaluate.interview import condition
 from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings
 from npc_lab.evaluate.questions import for_resident, load_templates, someone_known

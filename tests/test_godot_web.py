@@ -706,20 +706,20 @@ def test_npc_shows_thinking_and_asks_again_at_ask_again_at(tmp_path: Path) -> No
 
 
 # --------------------------------------------------------------------------------------------
-# The main job: `npc-brain play` on its embedded defaults, exactly as `tools/run.sh` leaves it.
+# The main job: `npc-lab play` on its embedded defaults, exactly as `tools/run.sh` leaves it.
 # --------------------------------------------------------------------------------------------
 
-PLAY_URL_LINE = re.compile(r"npc-brain: open (http://\S+) to watch the town")
+PLAY_URL_LINE = re.compile(r"npc-lab: open (http://\S+) to watch the town")
 DOCS_SCREENSHOT = ROOT / "docs" / "images" / "town-embedded.png"
 
 
 class _Play:
-    """`.venv/bin/npc-brain play` in a subprocess with no NPC_BRAIN_* setting (so no LLM endpoint:
+    """`.venv/bin/npc-lab play` in a subprocess with no NPC_BRAIN_* setting (so no LLM endpoint:
     the embedded SmolLM2 starts), a fresh data dir and free ports; `url` is the page it prints."""
 
     def __init__(self, data_dir: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-        command = [str(Path(sys.executable).parent / "npc-brain"), "play", "--data-dir", str(data_dir),
+        command = [str(Path(sys.executable).parent / "npc-lab"), "play", "--data-dir", str(data_dir),
                    "--grpc-port", "0", "--http-port", "0"]
         self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
@@ -739,7 +739,7 @@ class _Play:
 
     def wait_ready(self, timeout_s: float) -> str:
         self._ready.wait(timeout_s)
-        assert self.url, "npc-brain play printed no URL:\n" + "\n".join(self.output[-40:])
+        assert self.url, "npc-lab play printed no URL:\n" + "\n".join(self.output[-40:])
         return self.url
 
     def stop(self) -> None:
@@ -755,7 +755,7 @@ class _Play:
 @pytest.mark.godot
 @pytest.mark.slow
 def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None:
-    """What a user sees after `tools/run.sh`: `npc-brain play` with no endpoint configured (the
+    """What a user sees after `tools/run.sh`: `npc-lab play` with no endpoint configured (the
     embedded SmolLM2), its printed page watched for 3 minutes at the default 60x. The first NPC
     sets out within 10 s of the page opening, at least 20 of the 25 walk somewhere, and the HUD
     never says OFFLINE (Decide answers at once; the model thinks in the background)."""

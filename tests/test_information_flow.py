@@ -1,7 +1,7 @@
 """The paper's emergent results as a test of the pipeline (issue 13): with the stand-in model
 (npc_lab/standin_openai.py), which only copies what its prompts show, news told to one resident
 reaches others, and their plans, only if retrieval, prompts, memos and plans carry it. A run of
-`npc-brain sim --stand-in-llm` on the Ville's party and on a town of our own (Saltmarsh) must
+`npc-lab sim --stand-in-llm` on the Ville's party and on a town of our own (Saltmarsh) must
 spread the news to a quarter of the town and bring three of the invited to the place in time.
 When it does not, the message says where the news stopped (measure.flow, per resident). Both
 with every resident in the player's view (the paper's full detail) and with none (each
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from brain_server.cli import main
+from npc_lab.cli import main
 from tests.saltmarsh import LAYOUT, RESIDENTS, SCENARIO
 
 MODES = {"in view": [], "out of view": ["--in-view", "0"]}

@@ -201,9 +201,9 @@ def test_with_one_in_view_one_resident_is_told_in_view(fake_llm, tmp_path: Path)
 @pytest.mark.slow
 @needs_data
 def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
-    """The CI check of the whole thing: `npc-brain sim` with its own fake endpoint, 25 residents,
+    """The CI check of the whole thing: `npc-lab sim` with its own fake endpoint, 25 residents,
     a whole game day at a one-minute tick, then the report from the run folder."""
-    from brain_server.cli import main
+    from npc_lab.cli import main
 
     run = tmp_path / "day"
     main(["sim", "--scenario", "valentines_party", "--fake-llm", "0", "--hours", "24", "--tick", "60",

@@ -15,11 +15,12 @@ import pytest
 
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
-from brain_server.prompts import BUILTIN_DIR, Prompt, PromptLibrary
+from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
+from npc_lab.evaluate.judge import JUDGE, judge_prompts
 from npc_lab.standin_openai import StandInOpenAI, conform, respond
 
-LIB = PromptLibrary()
+LIB = judge_prompts()  # the brain's prompts and the lab's judge
 PLACES = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Ferry House:porch", "Brookhaven:Lighthouse:lamp room",
           "Brookhaven:Harbour:boat shed", "Brookhaven:Chapel:nave"]
 PERSONA = ("Name: Odile Marsh\nAge: 51\nInnate traits: patient, dry\nIdentity: Odile Marsh keeps the lamp at the "
@@ -32,7 +33,7 @@ def _prompts() -> list[Prompt]:
     for path in sorted(Path(BUILTIN_DIR).glob("*.py")):
         if path.stem != "__init__":
             out.append(importlib.import_module(f"brain_server.prompts.{path.stem}").PROMPT)
-    return out
+    return [*out, JUDGE]
 
 
 def _variables(**over: Any) -> dict[str, Any]:

@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Installs everything the project needs into .venv (idempotent): Python packages with the
-# protocol code generated from proto/, Debian's Chromium for the real-engine tests, and the
-# pinned Godot 4.6 web runtime (verified by its npm integrity hash).
-#   tools/setup.sh            product + tests
-#   tools/setup.sh --runtime  product only (what `tools/run.sh` needs)
+# Installs everything a developer of this checkout needs into .venv (idempotent): the brain
+# (npc-brain, with the protocol code generated from proto/) and the lab (npc-lab, npc_lab/
+# pyproject.toml), both editable, the pinned Godot 4.6 web runtime (verified by its npm integrity
+# hash) and, for the real-engine tests only, Debian's Chromium. A game needs none of this: it
+# installs the npc-brain wheel (README, "Install").
+#   tools/setup.sh               brain + lab + tests, with Chromium for the real-engine tests
+#   tools/setup.sh --no-browser  the same without Chromium (the Godot tests then skip)
+#   tools/setup.sh --runtime     brain + lab only (what `tools/run.sh` needs: `npc-lab play` builds the
+#                                town for your own browser), no test tools, no Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_tests=1
-[ "${1:-}" = "--runtime" ] && want_tests=0
+want_browser=1
+for arg in "$@"; do
+  case "$arg" in
+    --runtime) want_tests=0; want_browser=0 ;;
+    --no-browser) want_browser=0 ;;
+    *) echo "setup: unknown option $arg (--runtime, --no-browser)" >&2; exit 2 ;;
+  esac
+done
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
@@ -41,15 +52,14 @@ if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; t
 fi
 
 extras="embedded-llm"
-[ "$want_tests" = 1 ] && extras="embedded-llm,test"
+lab="./npc_lab"
+[ "$want_tests" = 1 ] && extras="embedded-llm,test" && lab="./npc_lab[plots]"
 # Without isolation only for our own package (its setup.py generates the protocol code with the
 # build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
 .venv/bin/pip install -q --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
-  -e ".[${extras}]"
+  -e ".[${extras}]" -e "$lab"
 
-need_chromium=$want_tests
-[ -d godot_project ] && need_chromium=1
-if [ "$need_chromium" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   echo "setup: installing Debian's chromium (for the Godot web runtime)"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq

@@ -19,8 +19,7 @@ from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.prompts.importance_batch import PROMPT as IMPORTANCE_BATCH
 from brain_server.prompts.importance_batch import Ratings
-from brain_server.storage._payload import PREFETCH_SLACK
-from brain_server.storage.base import MemoryStore
+from brain_server.storage.base import PREFETCH_SLACK, MemoryStore
 from brain_server.trace import RetrievedRecord, Trace
 
 # Events this mundane are scored 1 without asking the LLM, as the paper's code does for "idle".

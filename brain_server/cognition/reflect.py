@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.config import REFLECTION_THRESHOLD
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
+from brain_server.paper import REFLECTION_THRESHOLD
 from brain_server.prompts.reflection_insights import INSIGHTS_PER_QUESTION, MAX_INSIGHTS, ReflectionInsights
 from brain_server.prompts.reflection_insights import PROMPT as INSIGHTS
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS, ReflectionQuestions
@@ -54,11 +54,11 @@ async def maybe_reflect(
         return []
     accumulated, npc.importance_since_reflection = npc.importance_since_reflection, 0
     recent = await asyncio.to_thread(stream.store.latest, npc.npc_id, RECENT_FOR_REFLECTION)
-    questions = await _questions(npc, recent, stream, trace) if recent else []
+    questions = await ask_questions(npc, recent, stream, trace) if recent else []
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
         return []
-    thoughts, dropped = await _insights(npc, questions, now, stream, trace)
+    thoughts, dropped = await draw_insights(npc, questions, now, stream, trace)
     stored = await stream.remember(npc.npc_id, npc.persona, thoughts, trace, rate=False)
     if stored:
         npc.reflection_count += 1
@@ -70,7 +70,7 @@ async def maybe_reflect(
     return stored
 
 
-async def _questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
+async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
     memories = "\n".join(f"- {n.description}" for n in sorted(recent, key=lambda n: n.created))
     answer = await stream.llm.complete(
@@ -88,7 +88,7 @@ async def _questions(npc: NpcState, recent: Sequence[MemoryNode], stream: Memory
     return [q for q in unique.values() if q]
 
 
-async def _insights(
+async def draw_insights(
     npc: NpcState, questions: Sequence[str], now: datetime, stream: MemoryStream, trace: Trace
 ) -> tuple[list[MemoryNode], int]:
     """Unstored, rated thought nodes answering the questions, and how many citations were out of range."""

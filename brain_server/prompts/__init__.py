@@ -5,7 +5,7 @@ NPC_BRAIN_PROMPTS_DIR; placeholders are `$name` (string.Template), so JSON brace
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 import copy
 from dataclasses import dataclass, field
 import functools
@@ -48,10 +48,11 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 class PromptLibrary:
-    """Loads templates from the override folder first, then the built-in ones."""
+    """Loads templates from the override folder first, then from `more_dirs` (a caller's own prompts,
+    such as the lab's judge), then the built-in ones."""
 
-    def __init__(self, override_dir: Path | None = None) -> None:
-        self._dirs = [d for d in (override_dir, BUILTIN_DIR) if d]
+    def __init__(self, override_dir: Path | None = None, *, more_dirs: Sequence[Path] = ()) -> None:
+        self._dirs = [d for d in (override_dir, *more_dirs, BUILTIN_DIR) if d]
         self._cache: dict[str, Template] = {}
 
     def template(self, purpose: str) -> Template:

@@ -27,9 +27,6 @@ LAST_ACCESSED = "last_accessed"
 LAST_ACCESSED_TS = "last_accessed_ts"
 IMPORTANCE = "importance"
 SCORE = "$score"  # a formula's name for the prefetch's score: here the cosine similarity
-# Memories that may be stored between counting a stream and scoring it (perceptions land meanwhile):
-# the exhaustive prefetch asks for this many more, so it still covers the whole stream.
-PREFETCH_SLACK = 256
 RECORD_KIND = "record_kind"
 RECORD_JSON = "json"
 _TIMES = ("created", "last_accessed")

@@ -28,6 +28,11 @@ class StoreUnavailable(BrainError):
         self.reason = reason
 
 
+# Memories that may be stored between counting a stream and scoring it (perceptions land meanwhile):
+# an exhaustive read of a stream asks for this many more than it counted, so it still covers it all.
+PREFETCH_SLACK = 256
+
+
 class MemoryStore(ABC):
     """Narrow interface the cognition modules use; backends: embedded Qdrant Edge, qdrant-client."""
 

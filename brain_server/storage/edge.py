@@ -57,7 +57,7 @@ import structlog
 from brain_server.config import SYNC_AFTER_S
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.storage import _payload as pl
-from brain_server.storage.base import MemoryStore, StoreLockedError
+from brain_server.storage.base import PREFETCH_SLACK, MemoryStore, StoreLockedError
 
 log = structlog.get_logger(__name__)
 FLUSH_INTERVAL_S = 30.0
@@ -238,7 +238,7 @@ class EdgeMemoryStore(MemoryStore):
                    kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
         only = self._filter(npc_id, kind, exclude=exclude)
         v = [float(x) for x in vector]
-        every = Prefetch(limit=count + pl.PREFETCH_SLACK, query=Query.Nearest(v, using=pl.VECTOR), filter=only,
+        every = Prefetch(limit=count + PREFETCH_SLACK, query=Query.Nearest(v, using=pl.VECTOR), filter=only,
                          params=_EXACT)
         hits = self._memories.query(QueryRequest(limit=limit, prefetches=[every],
                                                  query=Formula(pl.score_expression(_OPS, formula)), filter=only))

@@ -21,7 +21,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from brain_server.errors import ConfigError, root_cause
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.storage import _payload as pl
-from brain_server.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
+from brain_server.storage.base import PREFETCH_SLACK, MemoryStore, StoreLockedError, StoreUnavailable
 
 _SCROLL_PAGE = 256
 _EXACT = models.SearchParams(exact=True)
@@ -259,7 +259,7 @@ class QdrantClientMemoryStore(MemoryStore):
                    kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
         only = self._filter(npc_id, kind, exclude=exclude)
         v = [float(x) for x in vector]
-        every = models.Prefetch(query=v, using=pl.VECTOR, filter=only, limit=count + pl.PREFETCH_SLACK,
+        every = models.Prefetch(query=v, using=pl.VECTOR, filter=only, limit=count + PREFETCH_SLACK,
                                 params=self._exact)
         hits = self._client.query_points(self.collection, prefetch=every, query_filter=only, limit=limit,
                                          query=models.FormulaQuery(formula=pl.score_expression(_OPS, formula)),

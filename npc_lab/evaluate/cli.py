@@ -1,4 +1,4 @@
-"""`npc-brain eval RUN`: interview a sim run's residents under each condition, save the answers
+"""`npc-lab eval RUN`: interview a sim run's residents under each condition, save the answers
 side by side, and with --judge rank them and rate the conditions."""
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from npc_lab.sim.measure import measure
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("eval", help="interview a sim run's residents under the paper's ablations",
-                            description="Interview every resident of a run folder (from `npc-brain sim`) in five "
+                            description="Interview every resident of a run folder (from `npc-lab sim`) in five "
                             "categories, once per condition, each on a brain started over a copy of the run's store "
                             "with NPC_BRAIN_ABLATE set; answers go to RUN/eval/. The brains and the judge use the "
                             "NPC_BRAIN_LLM_* settings in the environment.")
-    p.add_argument("run", type=Path, help="run folder of `npc-brain sim`")
+    p.add_argument("run", type=Path, help="run folder of `npc-lab sim`")
     p.add_argument("--conditions", default=",".join(PAPER_CONDITIONS),
                    help="comma-separated: full, no_memory, or no_ plus observation/reflection/planning joined by _ "
                    f"(default: the paper's, {','.join(PAPER_CONDITIONS)})")

@@ -69,7 +69,7 @@ class Run:
 def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None = None) -> Run:
     """The run's residents (the first `npcs` by id), its store folder and everyone's questions."""
     if not (folder / "config.json").is_file():
-        raise ValueError(f"{folder} is not a run folder of `npc-brain sim` (no config.json)")
+        raise ValueError(f"{folder} is not a run folder of `npc-lab sim` (no config.json)")
     data = load_run(folder)
     cfg = data["config"]
     configured = cfg.get("brain_settings", {}).get("data_dir")

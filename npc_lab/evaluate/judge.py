@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 import json
 import math
+from pathlib import Path
 import random
 from string import ascii_uppercase
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
-from brain_server.prompts import PromptLibrary
-from brain_server.prompts.judge import PROMPT as JUDGE
-from brain_server.prompts.judge import Judgement
+from brain_server.prompts import Prompt, PromptLibrary
 
 # Park et al. 2023, figure 8: TrueSkill mu of each condition (100 human evaluators' rankings).
 PAPER_MU = {"full": 29.89, "no_reflection": 26.88, "no_reflection_planning": 25.64, "human crowdworkers": 22.95,
@@ -36,6 +37,32 @@ SIGMA0 = MU0 / 3
 BETA = SIGMA0 / 2
 TAU = SIGMA0 / 100
 JUDGE_ID = "judge"  # the npc_id the judge's calls are counted under
+# The judge's templates (judge.md, judge_system.md) are the lab's package data: the brain never asks them.
+PROMPTS_DIR = Path(__file__).with_name("prompts")
+
+
+class Judgement(BaseModel):
+    """A judge's ranking of anonymized interview answers: the paper's believability ranking, asked of
+    an LLM instead of human evaluators."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(max_length=600, description="what decided the order, before the order itself")
+    ranking: list[str] = Field(max_length=26, description="the answers' letters, most believable first")
+
+
+def _only_shown_letters(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
+    """A ranking of exactly the letters shown, so constrained decoders cannot invent or drop one."""
+    letters = json.loads(f"[{variables['labels']}]")
+    schema["properties"]["ranking"].update(
+        items={"type": "string", "enum": letters}, minItems=len(letters), maxItems=len(letters))
+
+
+JUDGE = Prompt("judge", Judgement, refine_schema=_only_shown_letters, max_tokens=400, system="judge_system")
+
+
+def judge_prompts(override_dir: Path | None = None) -> PromptLibrary:
+    """The brain's prompt library with the judge's templates (a user's override folder still first)."""
+    return PromptLibrary(override_dir, more_dirs=[PROMPTS_DIR])
 
 
 def judge_llm(settings: Settings) -> LLM:
@@ -44,7 +71,7 @@ def judge_llm(settings: Settings) -> LLM:
         raise ValueError("--judge needs an OpenAI-compatible endpoint (NPC_BRAIN_LLM_BASE_URL): the embedded "
                          "SmolLM2-135M is too small to judge believability")
     return LLM(base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key.get_secret_value(),
-               prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
+               prompts=judge_prompts(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
                max_attempts=settings.llm_max_attempts, json_schema=settings.llm_json_schema,
                max_concurrency=settings.llm_max_concurrency)
 

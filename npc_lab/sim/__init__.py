@@ -1,5 +1,5 @@
 """A headless world for the brain: the town on a tile grid, a game clock, walking, perception and
 object states, driving the brain through its real gRPC transport exactly as Godot does.
 
-`npc-brain sim` runs it (`npc_lab/sim/runner.py`); `measure.py` reads a run folder.
+`npc-lab sim` runs it (`npc_lab/sim/runner.py`); `measure.py` reads a run folder.
 """

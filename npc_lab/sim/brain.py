@@ -24,8 +24,9 @@ class ChildProcess:
     READY: re.Pattern[str]
     WHAT = "the process"
 
-    def __init__(self, command: list[str], env: Mapping[str, str], log_path: Path | None = None) -> None:
-        self.command, self.env, self.log_path = command, dict(env), log_path
+    def __init__(self, command: list[str], env: Mapping[str, str], log_path: Path | None = None, *,
+                 cwd: Path = ROOT) -> None:
+        self.command, self.env, self.log_path, self.cwd = command, dict(env), log_path, cwd
         self.proc: subprocess.Popen[str] | None = None
         self.tail: list[str] = []
 
@@ -40,7 +41,7 @@ class ChildProcess:
         if self.log_path:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w") if self.log_path else None
-        self.proc = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         ready = threading.Event()
 
@@ -84,17 +85,18 @@ class ChildProcess:
 class BrainProcess(ChildProcess):
     """Starts the brain with the caller's NPC_BRAIN_* environment (unless `inherit_env` is off) plus
     `settings`; its output goes to `log_path`, if given, and through `on_line`. `grpc_target` and
-    `http_url` are set once it prints its ready line."""
+    `http_url` are set once it prints its ready line. `command` runs another installation of the
+    brain (an installed `npc-brain serve`), from `cwd`."""
 
     READY = READY
     WHAT = "the brain"
 
     def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
-                 inherit_env: bool = True) -> None:
+                 inherit_env: bool = True, command: list[str] | None = None, cwd: Path = ROOT) -> None:
         env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
         env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
         env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
-        super().__init__([sys.executable, "-m", "brain_server.cli", "serve"], env, log_path)
+        super().__init__(command or [sys.executable, "-m", "brain_server.cli", "serve"], env, log_path, cwd=cwd)
         self.grpc_target = ""
         self.http_url = ""
 

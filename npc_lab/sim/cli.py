@@ -1,4 +1,4 @@
-"""`npc-brain sim`: run a scenario in the headless world, then measure the run folder."""
+"""`npc-lab sim`: run a scenario in the headless world, then measure the run folder."""
 
 from __future__ import annotations
 
