@@ -19,6 +19,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -97,12 +98,56 @@ def test_pack_carries_editor_uids_so_uid_references_resolve(tmp_path: Path) -> N
     scene.write_text(scene.read_text().replace("format=3]", 'format=3 uid="uid://b7x2npcscene"]', 1))
     files = godot_web.read_pck(_built(project, tmp_path / "game.pck"))
     assert "npc/ville_npc.gd.uid" not in files
-    cache = files[godot_web.UID_CACHE_PATH]
-    assert cache == godot_web.uid_cache_bytes({
-        godot_web.uid_text_to_id("uid://c3mindscript"): "res://npc/ville_npc.gd",
-        godot_web.uid_text_to_id("uid://b7x2npcscene"): "res://npc/npc.tscn",
-    })
-    assert int.from_bytes(cache[:4], "little") == 2
+    cache = _uid_cache(files[godot_web.UID_CACHE_PATH])
+    assert cache[godot_web.uid_text_to_id("uid://c3mindscript")] == "res://npc/ville_npc.gd"
+    assert cache[godot_web.uid_text_to_id("uid://b7x2npcscene")] == "res://npc/npc.tscn"
+    assert len(cache) == len(list(project.rglob("*.gd"))) + 1  # every script's sidecar, and the scene
+
+
+def _uid_cache(data: bytes) -> dict[int, str]:
+    """`.godot/uid_cache.bin` read as ResourceUID::load_from_cache reads it."""
+    count, at, out = int.from_bytes(data[:4], "little"), 4, {}
+    for _ in range(count):
+        uid, length = struct.unpack_from("<qI", data, at)
+        out[uid] = data[at + 12:at + 12 + length].decode()
+        at += 12 + length
+    assert at == len(data)
+    return out
+
+
+def test_uid_text_encodes_like_the_engine() -> None:
+    # ResourceUID::id_to_text, the inverse of text_to_id.
+    for text in ("uid://a", "uid://ba", "uid://0", "uid://b1", "uid://c3mindscript"):
+        assert godot_web.uid_id_to_text(godot_web.uid_text_to_id(text)) == text
+    assert godot_web.uid_id_to_text(34 + 26) == "uid://b1"
+
+
+def test_every_script_has_its_committed_uid_and_the_pack_resolves_them(tmp_path: Path) -> None:
+    # Godot 4.4+ gives each script a `.gd.uid` sidecar and references it by uid once saved: an
+    # addon without them gets new, different ones in every project that opens it.
+    scripts = sorted(p for p in PROJECT.rglob("*.gd") if ".godot" not in p.parts)
+    texts = {p: p.with_name(p.name + ".uid").read_text(encoding="utf-8").strip() for p in scripts}
+    assert len(set(texts.values())) == len(scripts), "two scripts share a uid"
+    for text in texts.values():
+        assert godot_web.uid_id_to_text(godot_web.uid_text_to_id(text)) == text
+    assert godot_web.write_missing_uids(PROJECT) == []
+    cache = _uid_cache(godot_web.read_pck(_built(PROJECT, tmp_path / "game.pck"))[godot_web.UID_CACHE_PATH])
+    for script, text in texts.items():
+        assert cache[godot_web.uid_text_to_id(text)] == "res://" + script.relative_to(PROJECT).as_posix()
+
+
+def test_the_addon_folder_is_ready_for_the_asset_library() -> None:
+    # Everything a game needs is inside addons/npc_brain: the plugin, its guide and its license.
+    addon = godot_web.ADDON_DIR
+    plugin = (addon / "plugin.cfg").read_text(encoding="utf-8")
+    for key in ("name", "description", "author", "version", "script"):
+        assert re.search(rf'^{key}="[^"]+"$', plugin, re.M), key
+    assert (addon / "LICENSE").read_text(encoding="utf-8").split()[:3] == ["Apache", "License", "Version"]
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert (addon / "README.md").exists()
+    outside = [p for p in addon.rglob("*.gd") if "res://" in p.read_text(encoding="utf-8")
+               and re.search(r'res://(?!addons/npc_brain/)', p.read_text(encoding="utf-8"))]
+    assert not outside, outside
 
 
 def _built(project: Path, pck: Path) -> Path:

@@ -48,6 +48,7 @@ import http.server
 import json
 from pathlib import Path
 import re
+import secrets
 import shutil
 import struct
 import subprocess
@@ -324,6 +325,32 @@ def uid_text_to_id(text: str) -> int:
             raise ValueError(f"not a uid: {text!r}")
         value = (value * _UID_BASE + digit) & 0xFFFF_FFFF_FFFF_FFFF  # uint64 arithmetic
     return value & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def uid_id_to_text(uid: int) -> str:
+    """Encode a uid the way ResourceUID::id_to_text does (the inverse of `uid_text_to_id`)."""
+    if uid < 0:
+        raise ValueError(f"not a uid: {uid}")
+    digits = ""
+    while True:
+        value = uid % _UID_BASE
+        digits = (chr(ord("a") + value) if value < _UID_CHAR_COUNT else chr(ord("0") + value - _UID_CHAR_COUNT)) + digits
+        uid //= _UID_BASE
+        if uid == 0:
+            return "uid://" + digits
+
+
+def write_missing_uids(project_dir: Path) -> list[Path]:
+    """Give every script without one the `.uid` sidecar the Godot 4.4+ editor would (a random
+    63-bit uid, as ResourceUID::create_id makes): the sidecars are committed, so references by
+    uid stay the same on every machine. Returns the files written."""
+    written = []
+    for script in sorted(Path(project_dir).rglob("*.gd")):
+        sidecar = script.with_name(script.name + ".uid")
+        if ".godot" not in script.parts and not sidecar.exists():
+            sidecar.write_text(uid_id_to_text(secrets.randbits(63)) + "\n", encoding="utf-8")
+            written.append(sidecar)
+    return written
 
 
 def scan_uids(project_dir: Path, files: Iterable[Path]) -> dict[int, str]:
@@ -876,6 +903,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--screenshot", type=Path, default=None)
     p_host = sub.add_parser("host-project", help="write the addon guide's fresh game (addon + guide scripts)")
     p_host.add_argument("out_dir", type=Path)
+    p_uids = sub.add_parser("uids", help="write the .uid file the editor would for each script that has none")
+    p_uids.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
     p_export = sub.add_parser("export-town", help="write the town's layout as the engine sees it (for the sim)")
     p_export.add_argument("--out", type=Path, default=TOWN_LAYOUT_PATH)
     p_export.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
@@ -901,6 +930,8 @@ def main(argv: list[str] | None = None) -> int:
             pass
     elif args.command == "host-project":
         print(make_host_project(args.out_dir))
+    elif args.command == "uids":
+        print("\n".join(str(path) for path in write_missing_uids(args.project)))
     elif args.command == "export-town":
         started = time.monotonic()
         args.out.write_text(layout_text(export_town(args.project)), encoding="utf-8")
