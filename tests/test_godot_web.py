@@ -1412,3 +1412,370 @@ def test_the_project_setting_sets_every_agents_attention_unless_the_agent_says_o
     assert first_decides() == {"near": "ATTENTION_OUT_OF_VIEW", "traveler": "ATTENTION_OUT_OF_VIEW",
                                "jiggler": "ATTENTION_OUT_OF_VIEW", "companion": "ATTENTION_IN_VIEW"}, brain.calls
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+# --------------------------------------------------------------------------------------------
+# A host game written as a user would: its own tile map (16 px cells painted at negative
+# coordinates, the layer offset from the World), its own navigation (NavigationAgent2D bodies
+# on the tiles' navigation polygons, a crate the navigation does not know), a street that is no
+# arena, and the player on it.
+# --------------------------------------------------------------------------------------------
+
+# Rows y = -8..3, columns x = -12..11. '.' floor (Ground, with a navigation polygon), '#' wall
+# (Walls, the World's solid_layer). Bakery x -11..-6, shed x -4..0 (its door, x -2, has a crate
+# in it), home x 2..10, all y -7..-5; the street y -3..2 is no arena.
+_HARBOR_MAP = [
+    "########################",
+    "#......#.....#.........#",
+    "#......#.....#.........#",
+    "#......#.....#.........#",
+    "###.#######.#####.######",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "########################",
+]
+_HARBOR_ORIGIN = (-12, -8)  # the map's first cell
+_HARBOR_LAYER_AT = (200, 150)  # the layers' offset; the World stays at the origin
+
+
+def _cells(char: str) -> list[tuple[int, int]]:
+    ox, oy = _HARBOR_ORIGIN
+    return [(ox + i, oy + j) for j, row in enumerate(_HARBOR_MAP) for i, c in enumerate(row) if c == char]
+
+
+def _tile_map_data(cells: list[tuple[int, int]], atlas: tuple[int, int]) -> str:
+    """TileMapLayer.tile_map_data: format 0, then per cell x, y (int16), source, atlas x, atlas y,
+    alternative (uint16)."""
+    data = struct.pack("<H", 0) + b"".join(struct.pack("<hhHHHH", x, y, 0, *atlas, 0) for x, y in cells)
+    return "PackedByteArray(" + ", ".join(str(b) for b in data) + ")"
+
+
+def _cell_center(cell: tuple[int, int]) -> tuple[int, int]:
+    return _HARBOR_LAYER_AT[0] + cell[0] * 16 + 8, _HARBOR_LAYER_AT[1] + cell[1] * 16 + 8
+
+
+# (node, npc id, name, home, cell, walk_speed in tiles/s)
+_HARBOR_NPCS = [
+    ("Ann", "ann_aho", "Ann Aho", "Bakery:shop", (5, -1)),
+    ("Bob", "bob_bell", "Bob Bell", "Home:room", (1, -2)),
+    ("Carl", "carl_cole", "Carl Cole", "Home:room", (8, -6)),
+    ("Dan", "dan_dunn", "Dan Dunn", "Bakery:shop", (-3, 1)),
+]
+
+
+def _harbor_scene() -> str:
+    ext = [f'[ext_resource type="Script" path="res://addons/npc_brain/{path}.gd" id="{rid}"]' for path, rid in [
+        ("runtime/npc_brain_agent", "1_agent"), ("runtime/npc_brain_persona", "2_persona"),
+        ("world/npc_brain_world", "3_world"), ("world/npc_brain_sector", "4_sector"),
+        ("world/npc_brain_arena", "5_arena"), ("world/npc_brain_object", "6_object"),
+        ("navigation/npc_brain_navigation_2d", "7_nav")]]
+    ext.append('[ext_resource type="Script" path="res://player.gd" id="8_player"]')
+    parts = ["[gd_scene format=3]\n", "\n".join(ext) + "\n", '''[sub_resource type="Gradient" id="Gradient_tiles"]
+interpolation_mode = 1
+offsets = PackedFloat32Array(0, 0.5)
+colors = PackedColorArray(0.76, 0.66, 0.5, 1, 0.29, 0.24, 0.22, 1)
+
+[sub_resource type="GradientTexture2D" id="GradientTexture2D_tiles"]
+gradient = SubResource("Gradient_tiles")
+width = 32
+height = 16
+
+[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
+vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
+polygons = Array[PackedInt32Array]([PackedInt32Array(0, 1, 2, 3)])
+
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_tiles"]
+texture = SubResource("GradientTexture2D_tiles")
+0:0/0 = 0
+0:0/0/navigation_layer_0/polygon = SubResource("NavigationPolygon_floor")
+1:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_harbor"]
+navigation_layer_0/layers = 1
+sources/0 = SubResource("TileSetAtlasSource_tiles")
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_npc"]
+radius = 4.0
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_crate"]
+size = Vector2(16, 16)
+''']
+    parts += [f'''[sub_resource type="Resource" id="Persona_{npc_id}"]
+script = ExtResource("2_persona")
+display_name = "{name}"
+home = "{home}"
+''' for _, npc_id, name, home, _ in _HARBOR_NPCS]
+    x, y = _HARBOR_LAYER_AT
+    crate = _cell_center((-2, -4))
+    parts.append(f'''[node name="Harbor" type="Node2D"]
+
+[node name="Ground" type="TileMapLayer" parent="."]
+position = Vector2({x}, {y})
+tile_map_data = {_tile_map_data(_cells("."), (0, 0))}
+tile_set = SubResource("TileSet_harbor")
+
+[node name="Walls" type="TileMapLayer" parent="."]
+position = Vector2({x}, {y})
+tile_map_data = {_tile_map_data(_cells("#"), (1, 0))}
+tile_set = SubResource("TileSet_harbor")
+
+[node name="Crate" type="StaticBody2D" parent="."]
+position = Vector2{crate}
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="Crate"]
+shape = SubResource("RectangleShape2D_crate")
+
+[node name="World" type="Node2D" parent="." node_paths=PackedStringArray("map_layer", "solid_layer")]
+script = ExtResource("3_world")
+world_name = "Harbor"
+map_layer = NodePath("../Ground")
+solid_layer = NodePath("../Walls")
+
+[node name="Bakery" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Shop" type="Node" parent="World/Bakery"]
+script = ExtResource("5_arena")
+arena_name = "shop"
+rect = Rect2i(-11, -7, 6, 3)
+
+[node name="Counter" type="Node" parent="World/Bakery/Shop"]
+script = ExtResource("6_object")
+object_name = "counter"
+tile = Vector2i(-10, -6)
+
+[node name="Shed" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Shed" type="Node" parent="World/Shed"]
+script = ExtResource("5_arena")
+arena_name = "shed"
+rect = Rect2i(-4, -7, 5, 3)
+
+[node name="Home" type="Node" parent="World"]
+script = ExtResource("4_sector")
+residents = PackedStringArray("carl_cole", "Bob Bell")
+
+[node name="Room" type="Node" parent="World/Home"]
+script = ExtResource("5_arena")
+arena_name = "room"
+rect = Rect2i(2, -7, 9, 3)
+
+[node name="Player" type="CharacterBody2D" parent="."]
+position = Vector2{_cell_center((0, 0))}
+script = ExtResource("8_player")
+''')
+    for node, npc_id, _, _, cell in _HARBOR_NPCS:
+        parts.append(f'''[node name="{node}" type="CharacterBody2D" parent="."]
+position = Vector2{_cell_center(cell)}
+collision_layer = 2
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="{node}"]
+shape = SubResource("CircleShape2D_npc")
+
+[node name="NavigationAgent2D" type="NavigationAgent2D" parent="{node}"]
+path_desired_distance = 4.0
+target_desired_distance = 4.0
+
+[node name="NpcBrainAgent" type="Node" parent="{node}"]
+script = ExtResource("1_agent")
+npc_id = "{npc_id}"
+persona = SubResource("Persona_{npc_id}")
+walk_speed = 2.0
+arrival_grace_s = 1.0
+
+[node name="NpcBrainNavigation2D" type="Node" parent="{node}"]
+script = ExtResource("7_nav")
+''')
+    return "\n".join(parts)
+
+
+def _seen(decide: dict) -> dict[str, str]:
+    return {p["subject"]: p.get("address", "") for p in decide.get("perceptions", [])}
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_host_game_with_its_own_tile_map_navigation_and_street(tmp_path: Path) -> None:
+    """The World reads the map from a TileMapLayer painted at negative cells with 16 px tiles,
+    offset from the World: the brain gets the layer's cells. NavigationAgent2D bodies walk with
+    NpcBrainNavigation2D: Ann reaches the bakery's counter around the walls; Dan, sent into the
+    shed whose door a crate blocks (the navigation does not know it), is given up on after the
+    arrival timeout, asks again at once and walks to the bakery. On the street (no arena) Ann and
+    Bob see each other and the player; nobody sees Carl behind his home's wall. Bob, listed among
+    Home's residents by name, is sent by id, with a warning."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "town.tscn").write_text(_harbor_scene())
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    to_shed = {"dan_dunn": 1}
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        npc = request["npcId"]
+        address, minutes = {"ann_aho": ("Harbor:Bakery:shop:counter", 600), "bob_bell": ("Harbor:Bakery:shop", 600),
+                            "carl_cole": (request["address"], 600)}.get(npc, ("Harbor:Bakery:shop", 600))
+        if npc == "dan_dunn" and to_shed["dan_dunn"]:
+            to_shed["dan_dunn"] -= 1
+            address, minutes = "Harbor:Shed:shed", 1
+        return 0.0, {"traceId": f"{npc}-{len(brain.calls)}", "action": {
+            "description": "going about the day", "address": address, "durationMinutes": minutes,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    started = time.monotonic()
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        ann = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "ann_aho", timeout_s=60)
+        assert ann, "\n".join(game.lines[-30:])
+        dan = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "dan_dunn", timeout_s=60)
+        assert dan, "\n".join(game.lines[-30:])
+    print(f"host game test: {time.monotonic() - started:.1f} s in the engine")
+    world = next(r for m, r in brain.calls if m == "RegisterWorld")["world"]
+    assert (world["name"], world["width"], world["height"]) == ("Harbor", 22, 10), world
+    sectors = {s["name"]: s for s in world["sectors"]}
+    assert sectors["Home"]["residents"] == ["carl_cole", "bob_bell"], sectors["Home"]
+    shop = sectors["Bakery"]["arenas"][0]
+    assert {"x": -11, "y": -7} in shop["tiles"] and len(shop["tiles"]) == 18, shop
+    assert shop["objects"][0]["tiles"] == [{"x": -10, "y": -6}], shop
+    spawns = {r["npcId"]: r["tile"] for m, r in brain.calls if m == "SpawnNpc"}
+    assert spawns == {npc_id: {"x": cell[0], "y": cell[1]} for _, npc_id, _, _, cell in _HARBOR_NPCS}, spawns
+    assert ann["tile"] == [-10, -6] and ann["at"] == "Harbor:Bakery:shop", ann
+    decides = [(r["npcId"], r) for m, r in brain.calls if m == "Decide"]
+    first = {}
+    for npc, request in decides:
+        first.setdefault(npc, request)
+    assert {"Bob Bell", "the player"} <= set(_seen(first["ann_aho"])), first["ann_aho"]
+    assert {"Ann Aho", "the player"} <= set(_seen(first["bob_bell"])), first["bob_bell"]
+    assert all("Carl Cole" not in _seen(r) for _, r in decides), "Carl is behind a wall"
+    assert not _seen(first["carl_cole"]), first["carl_cole"]
+    # Dan: stuck at the crate, given up on after the timeout, asks again at once, moves on.
+    events = [e for e in game.events if e.get("npc") == "dan_dunn" and e["event"] in ("unreachable", "decision", "arrived")]
+    kinds = [(e["event"], e.get("address")) for e in events]
+    assert kinds[:4] == [("decision", "Harbor:Shed:shed"), ("unreachable", "Harbor:Shed:shed"),
+                         ("decision", "Harbor:Bakery:shop"), ("arrived", "Harbor:Bakery:shop")], kinds
+    assert "timeout" in events[1]["reason"], events[1]
+    assert dan["at"] == "Harbor:Bakery:shop", dan
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 1 and 'resident "Bob Bell" is a name: write its npc id "bob_bell"' in warnings[0], warnings
+
+
+_HILL_SCENE = '''[gd_scene format=3]
+
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_agent.gd" id="1_agent"]
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_persona.gd" id="2_persona"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="3_world"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="4_sector"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="5_arena"]
+[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_object.gd" id="6_object"]
+[ext_resource type="Script" path="res://addons/npc_brain/navigation/npc_brain_navigation_3d.gd" id="7_nav"]
+
+[sub_resource type="NavigationMesh" id="NavigationMesh_hill"]
+vertices = PackedVector3Array(0, 0, 0, 10, 0, 0, 10, 0, 6, 0, 0, 6, 14, 2, 0, 14, 2, 6, 20, 2, 0, 20, 2, 6)
+polygons = [PackedInt32Array(0, 1, 2, 3), PackedInt32Array(1, 4, 5, 2), PackedInt32Array(4, 6, 7, 5)]
+
+[sub_resource type="CapsuleShape3D" id="CapsuleShape3D_npc"]
+radius = 0.3
+height = 1.6
+
+[sub_resource type="Resource" id="Persona_uma"]
+script = ExtResource("2_persona")
+display_name = "Uma Up"
+home = "Yard:yard"
+
+[sub_resource type="Resource" id="Persona_dov"]
+script = ExtResource("2_persona")
+display_name = "Dov Down"
+home = "Roof:roof"
+
+[node name="Hill" type="Node3D"]
+
+[node name="NavigationRegion3D" type="NavigationRegion3D" parent="."]
+navigation_mesh = SubResource("NavigationMesh_hill")
+
+[node name="World" type="Node2D" parent="."]
+script = ExtResource("3_world")
+world_name = "Hill"
+grid_size = Vector2i(20, 6)
+
+[node name="Yard" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Yard" type="Node" parent="World/Yard"]
+script = ExtResource("5_arena")
+arena_name = "yard"
+rect = Rect2i(1, 1, 4, 4)
+
+[node name="Roof" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Roof" type="Node" parent="World/Roof"]
+script = ExtResource("5_arena")
+arena_name = "roof"
+rect = Rect2i(16, 1, 3, 4)
+
+[node name="Telescope" type="Node" parent="World/Roof/Roof"]
+script = ExtResource("6_object")
+object_name = "telescope"
+tile = Vector2i(17, 2)
+'''
+
+_HILL_NPC = '''
+[node name="{node}" type="CharacterBody3D" parent="."]
+position = Vector3({x}, {y}, {z})
+
+[node name="CollisionShape3D" type="CollisionShape3D" parent="{node}"]
+shape = SubResource("CapsuleShape3D_npc")
+
+[node name="NavigationAgent3D" type="NavigationAgent3D" parent="{node}"]
+path_desired_distance = 0.3
+target_desired_distance = 0.3
+
+[node name="NpcBrainAgent" type="Node" parent="{node}"]
+script = ExtResource("1_agent")
+npc_id = "{npc_id}"
+persona = SubResource("Persona_{persona}")
+
+[node name="NpcBrainNavigation3D" type="Node" parent="{node}"]
+script = ExtResource("7_nav")
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> None:
+    """A NavigationMesh with a ground (y 0), a ramp and a roof (y 2 m): NpcBrainNavigation3D puts
+    each target on the mesh at its height, so Uma walks from the yard up the ramp to the roof's
+    telescope, and Dov from the roof down to the yard; both arrive, at the mesh's heights."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    npcs = [_HILL_NPC.format(node="Uma", x=2.5, y=0, z=2.5, npc_id="uma_up", persona="uma"),
+            _HILL_NPC.format(node="Dov", x=18.5, y=2, z=4.5, npc_id="dov_down", persona="dov")]
+    (project / "town.tscn").write_text(_HILL_SCENE + "".join(npcs))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    goals = {"uma_up": "Hill:Roof:roof:telescope", "dov_down": "Hill:Yard:yard"}
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        return 0.0, {"traceId": request["npcId"], "action": {
+            "description": "going about the day", "address": goals[request["npcId"]], "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    started = time.monotonic()
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        assert game.wait_until(lambda: {e["npc"] for e in game.events if e["event"] == "arrived"} == set(goals),
+                               timeout_s=60), "\n".join(game.lines[-30:])
+    print(f"3D navigation mesh test: {time.monotonic() - started:.1f} s in the engine")
+    arrived = {e["npc"]: e for e in game.events if e["event"] == "arrived"}
+    uma, dov = arrived["uma_up"], arrived["dov_down"]
+    assert uma["tile"] == [17, 2] and uma["at"] == "Hill:Roof:roof", uma
+    assert dov["at"] == "Hill:Yard:yard", dov
+    assert abs(uma["position"][1] - 2.0) < 0.3 and abs(dov["position"][1]) < 0.3, (uma, dov)
+    assert [m for m, _ in brain.calls].count("Decide") == 2
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

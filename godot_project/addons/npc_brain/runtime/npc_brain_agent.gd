@@ -271,10 +271,14 @@ func report_arrived() -> void:
 	_moving = false
 	_move_serial += 1
 	var tile := get_tile()
-	NpcBrainLog.record("arrived", {
+	var fields := {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y],
 		"at": world.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-	})
+	}
+	if get_body_3d() != null:
+		var at := get_body_3d().global_position
+		fields["position"] = [at.x, at.y, at.z]
+	NpcBrainLog.record("arrived", fields)
 	_tick()
 
 
