@@ -600,12 +600,19 @@ func _time_arrival(from: Vector2i, serial: int) -> void:
 		return
 	var path := world.find_path(from, target_tile)
 	var tiles := float(path.size()) if not path.is_empty() else Vector2(from).distance_to(target_tile)
-	var timeout := tiles / walk_speed + arrival_grace_s
+	_arm_arrival_timeout(tiles / walk_speed + arrival_grace_s, serial)
+
+
+func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 	_wake_in(timeout, func() -> void:
-		if _moving and _move_serial == serial:
-			arrival_timed_out.emit(target_address)
-			report_unreachable("no arrival after %.1f s (the timeout)" % timeout)
-			_tick())
+		if not _moving or _move_serial != serial:
+			return
+		if not NpcBrainGameClock.get_instance().is_ticking():
+			_arm_arrival_timeout(timeout, serial)  # the game is paused: bodies wait, so do we
+			return
+		arrival_timed_out.emit(target_address)
+		report_unreachable("no arrival after %.1f s (the timeout)" % timeout)
+		_tick())
 
 
 # Tiles other agents of this world stand on or walk to: targets avoid them.
