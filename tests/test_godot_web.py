@@ -1467,14 +1467,20 @@ _HARBOR_NPCS = [
 ]
 
 
-def _harbor_scene() -> str:
+def _host_scene_header(navigation: str) -> str:
+    """A host game's scene header: the addon's scripts it uses (ids 1_agent .. 7_nav) and the
+    guide's player (8_player)."""
     ext = [f'[ext_resource type="Script" path="res://addons/npc_brain/{path}.gd" id="{rid}"]' for path, rid in [
         ("runtime/npc_brain_agent", "1_agent"), ("runtime/npc_brain_persona", "2_persona"),
         ("world/npc_brain_world", "3_world"), ("world/npc_brain_sector", "4_sector"),
         ("world/npc_brain_arena", "5_arena"), ("world/npc_brain_object", "6_object"),
-        ("navigation/npc_brain_navigation_2d", "7_nav")]]
+        (f"navigation/npc_brain_navigation_{navigation}", "7_nav")]]
     ext.append('[ext_resource type="Script" path="res://player.gd" id="8_player"]')
-    parts = ["[gd_scene format=3]\n", "\n".join(ext) + "\n", '''[sub_resource type="Gradient" id="Gradient_tiles"]
+    return "[gd_scene format=3]\n\n" + "\n".join(ext) + "\n"
+
+
+def _harbor_scene() -> str:
+    parts = [_host_scene_header("2d"), '''[sub_resource type="Gradient" id="Gradient_tiles"]
 interpolation_mode = 1
 offsets = PackedFloat32Array(0, 0.5)
 colors = PackedColorArray(0.76, 0.66, 0.5, 1, 0.29, 0.24, 0.22, 1)
@@ -1664,16 +1670,7 @@ def test_a_host_game_with_its_own_tile_map_navigation_and_street(tmp_path: Path)
     assert len(warnings) == 1 and 'resident "Bob Bell" is a name: write its npc id "bob_bell"' in warnings[0], warnings
 
 
-_HILL_SCENE = '''[gd_scene format=3]
-
-[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_agent.gd" id="1_agent"]
-[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_persona.gd" id="2_persona"]
-[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="3_world"]
-[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="4_sector"]
-[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="5_arena"]
-[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_object.gd" id="6_object"]
-[ext_resource type="Script" path="res://addons/npc_brain/navigation/npc_brain_navigation_3d.gd" id="7_nav"]
-
+_HILL_SCENE = _host_scene_header("3d") + '''
 [sub_resource type="NavigationMesh" id="NavigationMesh_hill"]
 vertices = PackedVector3Array(0, 0, 0, 10, 0, 0, 10, 0, 6, 0, 0, 6, 14, 2, 0, 14, 2, 6, 20, 2, 0, 20, 2, 6)
 polygons = [PackedInt32Array(0, 1, 2, 3), PackedInt32Array(1, 4, 5, 2), PackedInt32Array(4, 6, 7, 5)]
