@@ -1479,7 +1479,7 @@ def _host_scene_header(navigation: str) -> str:
     return "[gd_scene format=3]\n\n" + "\n".join(ext) + "\n"
 
 
-def _harbor_scene() -> str:
+def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
     parts = [_host_scene_header("2d"), '''[sub_resource type="Gradient" id="Gradient_tiles"]
 interpolation_mode = 1
 offsets = PackedFloat32Array(0, 0.5)
@@ -1514,7 +1514,7 @@ size = Vector2(16, 16)
 script = ExtResource("2_persona")
 display_name = "{name}"
 home = "{home}"
-''' for _, npc_id, name, home, _ in _HARBOR_NPCS]
+''' for _, npc_id, name, home, _ in npcs]
     x, y = _HARBOR_LAYER_AT
     crate = _cell_center((-2, -4))
     parts.append(f'''[node name="Harbor" type="Node2D"]
@@ -1575,7 +1575,7 @@ rect = Rect2i(2, -7, 9, 3)
 position = Vector2{_cell_center((0, 0))}
 script = ExtResource("8_player")
 ''')
-    for node, npc_id, _, _, cell in _HARBOR_NPCS:
+    for node, npc_id, _, _, cell in npcs:
         parts.append(f'''[node name="{node}" type="CharacterBody2D" parent="."]
 position = Vector2{_cell_center(cell)}
 collision_layer = 2
@@ -1776,3 +1776,27 @@ def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> No
     assert abs(uma["position"][1] - 2.0) < 0.3 and abs(dov["position"][1]) < 0.3, (uma, dov)
     assert [m for m, _ in brain.calls].count("Decide") == 2
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, tmp_path: Path) -> None:
+    """The same host game with a real brain: Ann and Bob stand on the street (no arena), see each
+    other and talk; Carl, behind his home's wall, hears nothing of it."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "town.tscn").write_text(_harbor_scene(_HARBOR_NPCS[:3]))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    brain = brain_factory(web_root=web_dir)
+    fake_llm.queue(*[{"json": {"choice": "talk", "reason": "a neighbour", "new_activity": ""}}] * 4, purpose="react")
+    fake_llm.queue(*[{"json": {"utterance": "Morning! Busy street today.", "end_conversation": False}}] * 8,
+                   purpose="converse_turn")
+    started = time.monotonic()
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
+        assert game.wait_until(lambda: {e["speaker"] for e in game.events if e["event"] == "dialogue"}
+                               >= {"Ann Aho", "Bob Bell"}, timeout_s=120), "\n".join(game.lines[-40:])
+    print(f"street talk test: {time.monotonic() - started:.1f} s in the engine")
+    speakers = {e["speaker"] for e in game.events if e["event"] == "dialogue"}
+    assert speakers == {"Ann Aho", "Bob Bell"}, speakers
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
