@@ -1467,6 +1467,20 @@ _HARBOR_NPCS = [
 ]
 
 
+# Two colors, floor and wall, for tiles up to 32 px (no image to import).
+_TILE_TEXTURE = '''[sub_resource type="Gradient" id="Gradient_tiles"]
+interpolation_mode = 1
+offsets = PackedFloat32Array(0, 0.5)
+colors = PackedColorArray(0.76, 0.66, 0.5, 1, 0.29, 0.24, 0.22, 1)
+
+[sub_resource type="GradientTexture2D" id="GradientTexture2D_tiles"]
+gradient = SubResource("Gradient_tiles")
+width = 64
+height = 32
+
+'''
+
+
 def _host_scene_header(navigation: str) -> str:
     """A host game's scene header: the addon's scripts it uses (ids 1_agent .. 7_nav) and the
     guide's player (8_player)."""
@@ -1480,17 +1494,7 @@ def _host_scene_header(navigation: str) -> str:
 
 
 def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
-    parts = [_host_scene_header("2d"), '''[sub_resource type="Gradient" id="Gradient_tiles"]
-interpolation_mode = 1
-offsets = PackedFloat32Array(0, 0.5)
-colors = PackedColorArray(0.76, 0.66, 0.5, 1, 0.29, 0.24, 0.22, 1)
-
-[sub_resource type="GradientTexture2D" id="GradientTexture2D_tiles"]
-gradient = SubResource("Gradient_tiles")
-width = 32
-height = 16
-
-[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
+    parts = [_host_scene_header("2d"), _TILE_TEXTURE, '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
 vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
 polygons = Array[PackedInt32Array]([PackedInt32Array(0, 1, 2, 3)])
 
@@ -1800,3 +1804,75 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
     assert speakers == {"Ann Aho", "Bob Bell"}, speakers
     warnings = godot_web.engine_problems(game.lines)
     assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
+
+
+_MISFIT_SCENE = '''
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_small"]
+texture = SubResource("GradientTexture2D_tiles")
+0:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_small"]
+sources/0 = SubResource("TileSetAtlasSource_small")
+
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_big"]
+texture = SubResource("GradientTexture2D_tiles")
+texture_region_size = Vector2i(32, 32)
+0:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_big"]
+tile_size = Vector2i(32, 32)
+sources/0 = SubResource("TileSetAtlasSource_big")
+
+[node name="Misfit" type="Node2D"]
+
+[node name="Ground" type="TileMapLayer" parent="."]
+position = Vector2(-40, 24)
+tile_map_data = {ground}
+tile_set = SubResource("TileSet_small")
+
+[node name="Rocks" type="TileMapLayer" parent="."]
+tile_map_data = {rocks}
+tile_set = SubResource("TileSet_big")
+
+[node name="Carpet" type="TileMapLayer" parent="."]
+position = Vector2(-32, 24)
+tile_map_data = {ground}
+tile_set = SubResource("TileSet_small")
+
+[node name="World" type="Node2D" parent="." node_paths=PackedStringArray("map_layer", "solid_layer")]
+script = ExtResource("3_world")
+map_layer = NodePath("../Ground")
+solid_layer = NodePath("../Rocks")
+
+[node name="Hall" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Hall" type="Node" parent="World/Hall" node_paths=PackedStringArray("floor_layer")]
+script = ExtResource("5_arena")
+rect = Rect2i(-4, -2, 8, 4)
+floor_layer = NodePath("../../../Carpet")
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_layers_that_cannot_match_the_worlds_tiles_are_warned_about(tmp_path: Path) -> None:
+    """A World on a 16 px map layer (offset 40 px left, cells -4..3 x -2..1), with a solid layer of
+    32 px tiles and an arena's floor layer shifted half a tile from the map: the game says so as
+    it starts, once for each (their walls and floors would silently be elsewhere), and the
+    brain still gets the map layer's grid under the neutral default name."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    cells = [(x, y) for x in range(-4, 4) for y in range(-2, 2)]
+    (project / "town.tscn").write_text(_host_scene_header("2d") + _TILE_TEXTURE + _MISFIT_SCENE.format(
+        ground=_tile_map_data(cells, (0, 0)), rocks=_tile_map_data([(0, 0)], (0, 0))))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events") as game:
+        assert game.wait_for(lambda e: e["event"] == "world_registered", timeout_s=60), "\n".join(game.lines[-30:])
+    world = next(r for m, r in brain.calls if m == "RegisterWorld")["world"]
+    assert (world["name"], world["width"], world["height"]) == ("world", 8, 4), world
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 2, warnings
+    assert "Rocks's cells are (32.0, 32.0) px, the world's tiles (16.0, 16.0) px" in warnings[0], warnings
+    assert "Carpet's cells are shifted from the world's tiles by (-8.0, 0.0) px" in warnings[1], warnings

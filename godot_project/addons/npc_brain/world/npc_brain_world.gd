@@ -151,7 +151,7 @@ func register() -> void:
 	if _registering:
 		return
 	_registering = true
-	_warn_resident_names()
+	_warn_what_does_not_fit()
 	var client := NpcBrainClient.get_instance()
 	var world := to_proto()
 	var reply := await client.call_rpc("RegisterWorld", {"world": world})
@@ -557,8 +557,18 @@ func _get_configuration_warnings() -> PackedStringArray:
 	return validate()
 
 
-# Residents given as persona names work (sent as their npc ids), but say so: a name changes.
-func _warn_resident_names() -> void:
+# Said once per registration, as the game starts: layers whose cells cannot match the tiles (the
+# walls or floors would silently be elsewhere), and residents given as persona names (they work,
+# sent as their npc ids, but a name changes).
+func _warn_what_does_not_fit() -> void:
+	var layers: Array[TileMapLayer] = [map_layer, solid_layer]
+	for arena in get_arenas():
+		if arena.floor_layer != null and not layers.has(arena.floor_layer):
+			layers.append(arena.floor_layer)
+	for layer in layers:
+		var problem := layer_problem(layer)
+		if problem != "":
+			push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
 	var agents := _agents_in_tree()
 	for sector in get_sectors():
 		var ids := sector.get_resident_ids(agents)
