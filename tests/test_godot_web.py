@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import urllib.request
+import zipfile
 
 import pytest
 
@@ -148,6 +149,23 @@ def test_the_addon_folder_is_ready_for_the_asset_library() -> None:
     outside = [p for p in addon.rglob("*.gd") if "res://" in p.read_text(encoding="utf-8")
                and re.search(r'res://(?!addons/npc_brain/)', p.read_text(encoding="utf-8"))]
     assert not outside, outside
+
+
+def test_the_addon_zip_holds_the_addon_as_the_asset_library_installs_it(tmp_path: Path) -> None:
+    # One top folder, then addons/npc_brain/: the Asset Library installer drops the top folder, so a
+    # project gets res://addons/npc_brain/ with every script, .uid, icon, the guide and LICENSE.
+    names = godot_web.addon_zip(tmp_path / "addon.zip")
+    assert names == sorted(names) and all(n.startswith("npc-brain/addons/npc_brain/") for n in names), names[:3]
+    inside = {n.removeprefix("npc-brain/") for n in names}
+    addon = {"addons/npc_brain/" + p.relative_to(godot_web.ADDON_DIR).as_posix()
+             for p in godot_web.ADDON_DIR.rglob("*") if p.is_file()}
+    assert inside == addon
+    assert {"addons/npc_brain/plugin.cfg", "addons/npc_brain/LICENSE", "addons/npc_brain/README.md",
+            "addons/npc_brain/runtime/npc_brain_agent.gd.uid"} <= inside
+    assert (tmp_path / "addon.zip").read_bytes() == (godot_web.addon_zip(tmp_path / "again.zip") and
+                                                    (tmp_path / "again.zip").read_bytes())
+    with zipfile.ZipFile(tmp_path / "addon.zip") as archive:
+        assert archive.read("npc-brain/addons/npc_brain/plugin.cfg") == (godot_web.ADDON_DIR / "plugin.cfg").read_bytes()
 
 
 def _built(project: Path, pck: Path) -> Path:
