@@ -510,10 +510,7 @@ func validate() -> PackedStringArray:
 	if get_sectors().is_empty():
 		problems.append("Add NpcBrainSector children (with arenas and objects) to build the world.")
 	problems.append_array(NpcBrainWorldPart.name_problems(get_sectors(), "sector"))
-	for layer: TileMapLayer in [map_layer, solid_layer]:
-		var problem := layer_problem(layer)
-		if problem != "":
-			problems.append(problem)
+	problems.append_array(_layer_problems([map_layer, solid_layer]))
 	var agents := _agents_in_tree()
 	for sector in get_sectors():
 		problems.append_array(sector.get_problems())
@@ -563,12 +560,9 @@ func _get_configuration_warnings() -> PackedStringArray:
 func _warn_what_does_not_fit() -> void:
 	var layers: Array[TileMapLayer] = [map_layer, solid_layer]
 	for arena in get_arenas():
-		if arena.floor_layer != null and not layers.has(arena.floor_layer):
-			layers.append(arena.floor_layer)
-	for layer in layers:
-		var problem := layer_problem(layer)
-		if problem != "":
-			push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
+		layers.append(arena.floor_layer)
+	for problem in _layer_problems(layers):
+		push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
 	var agents := _agents_in_tree()
 	for sector in get_sectors():
 		var ids := sector.get_resident_ids(agents)
@@ -576,6 +570,20 @@ func _warn_what_does_not_fit() -> void:
 			if ids[i] != sector.residents[i]:
 				push_warning("NpcBrainWorld: %s's resident \"%s\" is a name: write its npc id \"%s\"."
 						% [sector.get_sector_name(), sector.residents[i], ids[i]])
+
+
+# What `layer_problem` finds in each of `layers` (each layer once; nulls skipped).
+func _layer_problems(layers: Array[TileMapLayer]) -> PackedStringArray:
+	var problems := PackedStringArray()
+	var seen: Array[TileMapLayer] = []
+	for layer in layers:
+		if layer == null or seen.has(layer):
+			continue
+		seen.append(layer)
+		var problem := layer_problem(layer)
+		if problem != "":
+			problems.append(problem)
+	return problems
 
 
 # This world's agents in the tree, by npc id.
