@@ -1511,6 +1511,14 @@ def _host_scene_header(navigation: str) -> str:
     return "[gd_scene format=3]\n\n" + "\n".join(ext) + "\n"
 
 
+def _host_persona(npc_id: str, name: str, home: str) -> str:
+    return f'''[sub_resource type="Resource" id="Persona_{npc_id}"]
+script = ExtResource("2_persona")
+display_name = "{name}"
+home = "{home}"
+'''
+
+
 def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
     parts = [_host_scene_header("2d"), _TILE_TEXTURE, '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
 vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
@@ -1532,11 +1540,7 @@ radius = 4.0
 [sub_resource type="RectangleShape2D" id="RectangleShape2D_crate"]
 size = Vector2(16, 16)
 ''']
-    parts += [f'''[sub_resource type="Resource" id="Persona_{npc_id}"]
-script = ExtResource("2_persona")
-display_name = "{name}"
-home = "{home}"
-''' for _, npc_id, name, home, _ in npcs]
+    parts += [_host_persona(npc_id, name, home) for _, npc_id, name, home, _ in npcs]
     x, y = _HARBOR_LAYER_AT
     crate = _cell_center((-2, -4))
     parts.append(f'''[node name="Harbor" type="Node2D"]
@@ -1597,29 +1601,32 @@ rect = Rect2i(2, -7, 9, 3)
 position = Vector2{_cell_center((0, 0))}
 script = ExtResource("8_player")
 ''')
-    for node, npc_id, _, _, cell in npcs:
-        parts.append(f'''[node name="{node}" type="CharacterBody2D" parent="."]
-position = Vector2{_cell_center(cell)}
-collision_layer = 2
+    parts += [_host_npc(node, npc_id, "2D", f"Vector2{_cell_center(cell)}\ncollision_layer = 2", "CircleShape2D_npc",
+                        4.0, "walk_speed = 2.0\narrival_grace_s = 1.0\n") for node, npc_id, _, _, cell in npcs]
+    return "\n".join(parts)
 
-[node name="CollisionShape2D" type="CollisionShape2D" parent="{node}"]
-shape = SubResource("CircleShape2D_npc")
 
-[node name="NavigationAgent2D" type="NavigationAgent2D" parent="{node}"]
-path_desired_distance = 4.0
-target_desired_distance = 4.0
+def _host_npc(node: str, npc_id: str, dim: str, position: str, shape: str, reach: float, agent_extra: str = "") -> str:
+    """An NPC body as a user builds one: a CharacterBody2D/3D (`dim`), its collision shape, a
+    NavigationAgent2D/3D stopping within `reach`, an NpcBrainAgent and an NpcBrainNavigation2D/3D."""
+    return f'''[node name="{node}" type="CharacterBody{dim}" parent="."]
+position = {position}
+
+[node name="CollisionShape{dim}" type="CollisionShape{dim}" parent="{node}"]
+shape = SubResource("{shape}")
+
+[node name="NavigationAgent{dim}" type="NavigationAgent{dim}" parent="{node}"]
+path_desired_distance = {reach}
+target_desired_distance = {reach}
 
 [node name="NpcBrainAgent" type="Node" parent="{node}"]
 script = ExtResource("1_agent")
 npc_id = "{npc_id}"
 persona = SubResource("Persona_{npc_id}")
-walk_speed = 2.0
-arrival_grace_s = 1.0
-
-[node name="NpcBrainNavigation2D" type="Node" parent="{node}"]
+{agent_extra}
+[node name="NpcBrainNavigation{dim}" type="Node" parent="{node}"]
 script = ExtResource("7_nav")
-''')
-    return "\n".join(parts)
+'''
 
 
 def _seen(decide: dict) -> dict[str, str]:
@@ -1701,16 +1708,7 @@ polygons = [PackedInt32Array(0, 1, 2, 3), PackedInt32Array(1, 4, 5, 2), PackedIn
 radius = 0.3
 height = 1.6
 
-[sub_resource type="Resource" id="Persona_uma"]
-script = ExtResource("2_persona")
-display_name = "Uma Up"
-home = "Yard:yard"
-
-[sub_resource type="Resource" id="Persona_dov"]
-script = ExtResource("2_persona")
-display_name = "Dov Down"
-home = "Roof:roof"
-
+''' + _host_persona("uma_up", "Uma Up", "Yard:yard") + "\n" + _host_persona("dov_down", "Dov Down", "Roof:roof") + '''
 [node name="Hill" type="Node3D"]
 
 [node name="NavigationRegion3D" type="NavigationRegion3D" parent="."]
@@ -1743,26 +1741,6 @@ object_name = "telescope"
 tile = Vector2i(17, 2)
 '''
 
-_HILL_NPC = '''
-[node name="{node}" type="CharacterBody3D" parent="."]
-position = Vector3({x}, {y}, {z})
-
-[node name="CollisionShape3D" type="CollisionShape3D" parent="{node}"]
-shape = SubResource("CapsuleShape3D_npc")
-
-[node name="NavigationAgent3D" type="NavigationAgent3D" parent="{node}"]
-path_desired_distance = 0.3
-target_desired_distance = 0.3
-
-[node name="NpcBrainAgent" type="Node" parent="{node}"]
-script = ExtResource("1_agent")
-npc_id = "{npc_id}"
-persona = SubResource("Persona_{persona}")
-
-[node name="NpcBrainNavigation3D" type="Node" parent="{node}"]
-script = ExtResource("7_nav")
-'''
-
 
 @pytest.mark.godot
 @pytest.mark.slow
@@ -1772,9 +1750,9 @@ def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> No
     telescope, and Dov from the roof down to the yard; both arrive, at the mesh's heights."""
     _needs_browser()
     project = godot_web.make_host_project(tmp_path / "game")
-    npcs = [_HILL_NPC.format(node="Uma", x=2.5, y=0, z=2.5, npc_id="uma_up", persona="uma"),
-            _HILL_NPC.format(node="Dov", x=18.5, y=2, z=4.5, npc_id="dov_down", persona="dov")]
-    (project / "town.tscn").write_text(_HILL_SCENE + "".join(npcs))
+    npcs = [_host_npc("Uma", "uma_up", "3D", "Vector3(2.5, 0, 2.5)", "CapsuleShape3D_npc", 0.3),
+            _host_npc("Dov", "dov_down", "3D", "Vector3(18.5, 2, 4.5)", "CapsuleShape3D_npc", 0.3)]
+    (project / "town.tscn").write_text(_HILL_SCENE + "\n" + "\n".join(npcs))
     web_dir = godot_web.build_web(tmp_path / "web", project)
     goals = {"uma_up": "Hill:Roof:roof:telescope", "dov_down": "Hill:Yard:yard"}
 
