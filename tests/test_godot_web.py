@@ -19,11 +19,13 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
 import urllib.request
+import zipfile
 
 import pytest
 
@@ -97,12 +99,73 @@ def test_pack_carries_editor_uids_so_uid_references_resolve(tmp_path: Path) -> N
     scene.write_text(scene.read_text().replace("format=3]", 'format=3 uid="uid://b7x2npcscene"]', 1))
     files = godot_web.read_pck(_built(project, tmp_path / "game.pck"))
     assert "npc/ville_npc.gd.uid" not in files
-    cache = files[godot_web.UID_CACHE_PATH]
-    assert cache == godot_web.uid_cache_bytes({
-        godot_web.uid_text_to_id("uid://c3mindscript"): "res://npc/ville_npc.gd",
-        godot_web.uid_text_to_id("uid://b7x2npcscene"): "res://npc/npc.tscn",
-    })
-    assert int.from_bytes(cache[:4], "little") == 2
+    cache = _uid_cache(files[godot_web.UID_CACHE_PATH])
+    assert cache[godot_web.uid_text_to_id("uid://c3mindscript")] == "res://npc/ville_npc.gd"
+    assert cache[godot_web.uid_text_to_id("uid://b7x2npcscene")] == "res://npc/npc.tscn"
+    assert len(cache) == len(list(project.rglob("*.gd"))) + 1  # every script's sidecar, and the scene
+
+
+def _uid_cache(data: bytes) -> dict[int, str]:
+    """`.godot/uid_cache.bin` read as ResourceUID::load_from_cache reads it."""
+    count, at, out = int.from_bytes(data[:4], "little"), 4, {}
+    for _ in range(count):
+        uid, length = struct.unpack_from("<qI", data, at)
+        out[uid] = data[at + 12:at + 12 + length].decode()
+        at += 12 + length
+    assert at == len(data)
+    return out
+
+
+def test_uid_text_encodes_like_the_engine() -> None:
+    # ResourceUID::id_to_text, the inverse of text_to_id.
+    for text in ("uid://a", "uid://ba", "uid://0", "uid://b1", "uid://c3mindscript"):
+        assert godot_web.uid_id_to_text(godot_web.uid_text_to_id(text)) == text
+    assert godot_web.uid_id_to_text(34 + 26) == "uid://b1"
+
+
+def test_every_script_has_its_committed_uid_and_the_pack_resolves_them(tmp_path: Path) -> None:
+    # Godot 4.4+ gives each script a `.gd.uid` sidecar and references it by uid once saved: an
+    # addon without them gets new, different ones in every project that opens it.
+    scripts = sorted(p for p in PROJECT.rglob("*.gd") if ".godot" not in p.parts)
+    texts = {p: p.with_name(p.name + ".uid").read_text(encoding="utf-8").strip() for p in scripts}
+    assert len(set(texts.values())) == len(scripts), "two scripts share a uid"
+    for text in texts.values():
+        assert godot_web.uid_id_to_text(godot_web.uid_text_to_id(text)) == text
+    assert godot_web.write_missing_uids(PROJECT) == []
+    cache = _uid_cache(godot_web.read_pck(_built(PROJECT, tmp_path / "game.pck"))[godot_web.UID_CACHE_PATH])
+    for script, text in texts.items():
+        assert cache[godot_web.uid_text_to_id(text)] == "res://" + script.relative_to(PROJECT).as_posix()
+
+
+def test_the_addon_folder_is_ready_for_the_asset_library() -> None:
+    # Everything a game needs is inside addons/npc_brain: the plugin, its guide and its license.
+    addon = godot_web.ADDON_DIR
+    plugin = (addon / "plugin.cfg").read_text(encoding="utf-8")
+    for key in ("name", "description", "author", "version", "script"):
+        assert re.search(rf'^{key}="[^"]+"$', plugin, re.M), key
+    assert (addon / "LICENSE").read_text(encoding="utf-8").split()[:3] == ["Apache", "License", "Version"]
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert (addon / "README.md").exists()
+    outside = [p for p in addon.rglob("*.gd") if "res://" in p.read_text(encoding="utf-8")
+               and re.search(r'res://(?!addons/npc_brain/)', p.read_text(encoding="utf-8"))]
+    assert not outside, outside
+
+
+def test_the_addon_zip_holds_the_addon_as_the_asset_library_installs_it(tmp_path: Path) -> None:
+    # One top folder, then addons/npc_brain/: the Asset Library installer drops the top folder, so a
+    # project gets res://addons/npc_brain/ with every script, .uid, icon, the guide and LICENSE.
+    names = godot_web.addon_zip(tmp_path / "addon.zip")
+    assert names == sorted(names) and all(n.startswith("npc-brain/addons/npc_brain/") for n in names), names[:3]
+    inside = {n.removeprefix("npc-brain/") for n in names}
+    addon = {"addons/npc_brain/" + p.relative_to(godot_web.ADDON_DIR).as_posix()
+             for p in godot_web.ADDON_DIR.rglob("*") if p.is_file()}
+    assert inside == addon
+    assert {"addons/npc_brain/plugin.cfg", "addons/npc_brain/LICENSE", "addons/npc_brain/README.md",
+            "addons/npc_brain/runtime/npc_brain_agent.gd.uid"} <= inside
+    assert (tmp_path / "addon.zip").read_bytes() == (godot_web.addon_zip(tmp_path / "again.zip") and
+                                                    (tmp_path / "again.zip").read_bytes())
+    with zipfile.ZipFile(tmp_path / "addon.zip") as archive:
+        assert archive.read("npc-brain/addons/npc_brain/plugin.cfg") == (godot_web.ADDON_DIR / "plugin.cfg").read_bytes()
 
 
 def _built(project: Path, pck: Path) -> Path:
@@ -1367,3 +1430,445 @@ def test_the_project_setting_sets_every_agents_attention_unless_the_agent_says_o
     assert first_decides() == {"near": "ATTENTION_OUT_OF_VIEW", "traveler": "ATTENTION_OUT_OF_VIEW",
                                "jiggler": "ATTENTION_OUT_OF_VIEW", "companion": "ATTENTION_IN_VIEW"}, brain.calls
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+# --------------------------------------------------------------------------------------------
+# A host game written as a user would: its own tile map (16 px cells painted at negative
+# coordinates, the layer offset from the World), its own navigation (NavigationAgent2D bodies
+# on the tiles' navigation polygons, a crate the navigation does not know), a street that is no
+# arena, and the player on it.
+# --------------------------------------------------------------------------------------------
+
+# Rows y = -8..3, columns x = -12..11. '.' floor (Ground, with a navigation polygon), '#' wall
+# (Walls, the World's solid_layer). Bakery x -11..-6, shed x -4..0 (its door, x -2, has a crate
+# in it), home x 2..10, all y -7..-5; the street y -3..2 is no arena.
+_HARBOR_MAP = [
+    "########################",
+    "#......#.....#.........#",
+    "#......#.....#.........#",
+    "#......#.....#.........#",
+    "###.#######.#####.######",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "#......................#",
+    "########################",
+]
+_HARBOR_ORIGIN = (-12, -8)  # the map's first cell
+_HARBOR_LAYER_AT = (200, 150)  # the layers' offset; the World stays at the origin
+
+
+def _cells(char: str) -> list[tuple[int, int]]:
+    ox, oy = _HARBOR_ORIGIN
+    return [(ox + i, oy + j) for j, row in enumerate(_HARBOR_MAP) for i, c in enumerate(row) if c == char]
+
+
+def _tile_map_data(cells: list[tuple[int, int]], atlas: tuple[int, int]) -> str:
+    """TileMapLayer.tile_map_data: format 0, then per cell x, y (int16), source, atlas x, atlas y,
+    alternative (uint16)."""
+    data = struct.pack("<H", 0) + b"".join(struct.pack("<hhHHHH", x, y, 0, *atlas, 0) for x, y in cells)
+    return "PackedByteArray(" + ", ".join(str(b) for b in data) + ")"
+
+
+def _cell_center(cell: tuple[int, int]) -> tuple[int, int]:
+    return _HARBOR_LAYER_AT[0] + cell[0] * 16 + 8, _HARBOR_LAYER_AT[1] + cell[1] * 16 + 8
+
+
+# (node, npc id, name, home, cell, walk_speed in tiles/s)
+_HARBOR_NPCS = [
+    ("Ann", "ann_aho", "Ann Aho", "Bakery:shop", (5, -1)),
+    ("Bob", "bob_bell", "Bob Bell", "Home:room", (1, -2)),
+    ("Carl", "carl_cole", "Carl Cole", "Home:room", (8, -6)),
+    ("Dan", "dan_dunn", "Dan Dunn", "Bakery:shop", (-3, 1)),
+]
+
+
+# Two colors, floor and wall, for tiles up to 32 px (no image to import).
+_TILE_TEXTURE = '''[sub_resource type="Gradient" id="Gradient_tiles"]
+interpolation_mode = 1
+offsets = PackedFloat32Array(0, 0.5)
+colors = PackedColorArray(0.76, 0.66, 0.5, 1, 0.29, 0.24, 0.22, 1)
+
+[sub_resource type="GradientTexture2D" id="GradientTexture2D_tiles"]
+gradient = SubResource("Gradient_tiles")
+width = 64
+height = 32
+
+'''
+
+
+def _host_scene_header(navigation: str) -> str:
+    """A host game's scene header: the addon's scripts it uses (ids 1_agent .. 7_nav) and the
+    guide's player (8_player)."""
+    ext = [f'[ext_resource type="Script" path="res://addons/npc_brain/{path}.gd" id="{rid}"]' for path, rid in [
+        ("runtime/npc_brain_agent", "1_agent"), ("runtime/npc_brain_persona", "2_persona"),
+        ("world/npc_brain_world", "3_world"), ("world/npc_brain_sector", "4_sector"),
+        ("world/npc_brain_arena", "5_arena"), ("world/npc_brain_object", "6_object"),
+        (f"navigation/npc_brain_navigation_{navigation}", "7_nav")]]
+    ext.append('[ext_resource type="Script" path="res://player.gd" id="8_player"]')
+    return "[gd_scene format=3]\n\n" + "\n".join(ext) + "\n"
+
+
+def _host_persona(npc_id: str, name: str, home: str) -> str:
+    return f'''[sub_resource type="Resource" id="Persona_{npc_id}"]
+script = ExtResource("2_persona")
+display_name = "{name}"
+home = "{home}"
+'''
+
+
+def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
+    parts = [_host_scene_header("2d"), _TILE_TEXTURE, '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
+vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
+polygons = Array[PackedInt32Array]([PackedInt32Array(0, 1, 2, 3)])
+
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_tiles"]
+texture = SubResource("GradientTexture2D_tiles")
+0:0/0 = 0
+0:0/0/navigation_layer_0/polygon = SubResource("NavigationPolygon_floor")
+1:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_harbor"]
+navigation_layer_0/layers = 1
+sources/0 = SubResource("TileSetAtlasSource_tiles")
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_npc"]
+radius = 4.0
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_crate"]
+size = Vector2(16, 16)
+''']
+    parts += [_host_persona(npc_id, name, home) for _, npc_id, name, home, _ in npcs]
+    x, y = _HARBOR_LAYER_AT
+    crate = _cell_center((-2, -4))
+    parts.append(f'''[node name="Harbor" type="Node2D"]
+
+[node name="Ground" type="TileMapLayer" parent="."]
+position = Vector2({x}, {y})
+tile_map_data = {_tile_map_data(_cells("."), (0, 0))}
+tile_set = SubResource("TileSet_harbor")
+
+[node name="Walls" type="TileMapLayer" parent="."]
+position = Vector2({x}, {y})
+tile_map_data = {_tile_map_data(_cells("#"), (1, 0))}
+tile_set = SubResource("TileSet_harbor")
+
+[node name="Crate" type="StaticBody2D" parent="."]
+position = Vector2{crate}
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="Crate"]
+shape = SubResource("RectangleShape2D_crate")
+
+[node name="World" type="Node2D" parent="." node_paths=PackedStringArray("map_layer", "solid_layer")]
+script = ExtResource("3_world")
+world_name = "Harbor"
+map_layer = NodePath("../Ground")
+solid_layer = NodePath("../Walls")
+
+[node name="Bakery" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Shop" type="Node" parent="World/Bakery"]
+script = ExtResource("5_arena")
+arena_name = "shop"
+rect = Rect2i(-11, -7, 6, 3)
+
+[node name="Counter" type="Node" parent="World/Bakery/Shop"]
+script = ExtResource("6_object")
+object_name = "counter"
+tile = Vector2i(-10, -6)
+
+[node name="Shed" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Shed" type="Node" parent="World/Shed"]
+script = ExtResource("5_arena")
+arena_name = "shed"
+rect = Rect2i(-4, -7, 5, 3)
+
+[node name="Home" type="Node" parent="World"]
+script = ExtResource("4_sector")
+residents = PackedStringArray("carl_cole", "Bob Bell")
+
+[node name="Room" type="Node" parent="World/Home"]
+script = ExtResource("5_arena")
+arena_name = "room"
+rect = Rect2i(2, -7, 9, 3)
+
+[node name="Player" type="CharacterBody2D" parent="."]
+position = Vector2{_cell_center((0, 0))}
+script = ExtResource("8_player")
+''')
+    parts += [_host_npc(node, npc_id, "2D", f"Vector2{_cell_center(cell)}\ncollision_layer = 2", "CircleShape2D_npc",
+                        4.0, "walk_speed = 2.0\narrival_grace_s = 1.0\n") for node, npc_id, _, _, cell in npcs]
+    return "\n".join(parts)
+
+
+def _host_npc(node: str, npc_id: str, dim: str, position: str, shape: str, reach: float, agent_extra: str = "") -> str:
+    """An NPC body as a user builds one: a CharacterBody2D/3D (`dim`), its collision shape, a
+    NavigationAgent2D/3D stopping within `reach`, an NpcBrainAgent and an NpcBrainNavigation2D/3D."""
+    return f'''[node name="{node}" type="CharacterBody{dim}" parent="."]
+position = {position}
+
+[node name="CollisionShape{dim}" type="CollisionShape{dim}" parent="{node}"]
+shape = SubResource("{shape}")
+
+[node name="NavigationAgent{dim}" type="NavigationAgent{dim}" parent="{node}"]
+path_desired_distance = {reach}
+target_desired_distance = {reach}
+
+[node name="NpcBrainAgent" type="Node" parent="{node}"]
+script = ExtResource("1_agent")
+npc_id = "{npc_id}"
+persona = SubResource("Persona_{npc_id}")
+{agent_extra}
+[node name="NpcBrainNavigation{dim}" type="Node" parent="{node}"]
+script = ExtResource("7_nav")
+'''
+
+
+def _seen(decide: dict) -> dict[str, str]:
+    return {p["subject"]: p.get("address", "") for p in decide.get("perceptions", [])}
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_host_game_with_its_own_tile_map_navigation_and_street(tmp_path: Path) -> None:
+    """The World reads the map from a TileMapLayer painted at negative cells with 16 px tiles,
+    offset from the World: the brain gets the layer's cells. NavigationAgent2D bodies walk with
+    NpcBrainNavigation2D: Ann reaches the bakery's counter around the walls; Dan, sent into the
+    shed whose door a crate blocks (the navigation does not know it), is given up on after the
+    arrival timeout, asks again at once and walks to the bakery. On the street (no arena) Ann and
+    Bob see each other and the player; nobody sees Carl behind his home's wall. Bob, listed among
+    Home's residents by name, is sent by id, with a warning."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "town.tscn").write_text(_harbor_scene())
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    to_shed = {"dan_dunn": 1}
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        npc = request["npcId"]
+        address, minutes = {"ann_aho": ("Harbor:Bakery:shop:counter", 600), "bob_bell": ("Harbor:Bakery:shop", 600),
+                            "carl_cole": (request["address"], 600)}.get(npc, ("Harbor:Bakery:shop", 600))
+        if npc == "dan_dunn" and to_shed["dan_dunn"]:
+            to_shed["dan_dunn"] -= 1
+            address, minutes = "Harbor:Shed:shed", 1
+        return 0.0, {"traceId": f"{npc}-{len(brain.calls)}", "action": {
+            "description": "going about the day", "address": address, "durationMinutes": minutes,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    started = time.monotonic()
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        ann = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "ann_aho", timeout_s=60)
+        assert ann, "\n".join(game.lines[-30:])
+        dan = game.wait_for(lambda e: e["event"] == "arrived" and e["npc"] == "dan_dunn", timeout_s=60)
+        assert dan, "\n".join(game.lines[-30:])
+    print(f"host game test: {time.monotonic() - started:.1f} s in the engine")
+    world = next(r for m, r in brain.calls if m == "RegisterWorld")["world"]
+    assert (world["name"], world["width"], world["height"]) == ("Harbor", 22, 10), world
+    sectors = {s["name"]: s for s in world["sectors"]}
+    assert sectors["Home"]["residents"] == ["carl_cole", "bob_bell"], sectors["Home"]
+    shop = sectors["Bakery"]["arenas"][0]
+    assert {"x": -11, "y": -7} in shop["tiles"] and len(shop["tiles"]) == 18, shop
+    assert shop["objects"][0]["tiles"] == [{"x": -10, "y": -6}], shop
+    spawns = {r["npcId"]: r["tile"] for m, r in brain.calls if m == "SpawnNpc"}
+    assert spawns == {npc_id: {"x": cell[0], "y": cell[1]} for _, npc_id, _, _, cell in _HARBOR_NPCS}, spawns
+    assert ann["tile"] == [-10, -6] and ann["at"] == "Harbor:Bakery:shop", ann
+    decides = [(r["npcId"], r) for m, r in brain.calls if m == "Decide"]
+    first = {}
+    for npc, request in decides:
+        first.setdefault(npc, request)
+    assert {"Bob Bell", "the player"} <= set(_seen(first["ann_aho"])), first["ann_aho"]
+    assert {"Ann Aho", "the player"} <= set(_seen(first["bob_bell"])), first["bob_bell"]
+    assert all("Carl Cole" not in _seen(r) for _, r in decides), "Carl is behind a wall"
+    assert not _seen(first["carl_cole"]), first["carl_cole"]
+    # Dan: stuck at the crate, given up on after the timeout, asks again at once, moves on.
+    events = [e for e in game.events if e.get("npc") == "dan_dunn" and e["event"] in ("unreachable", "decision", "arrived")]
+    kinds = [(e["event"], e.get("address")) for e in events]
+    assert kinds[:4] == [("decision", "Harbor:Shed:shed"), ("unreachable", "Harbor:Shed:shed"),
+                         ("decision", "Harbor:Bakery:shop"), ("arrived", "Harbor:Bakery:shop")], kinds
+    assert "timeout" in events[1]["reason"], events[1]
+    assert dan["at"] == "Harbor:Bakery:shop", dan
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 1 and 'resident "Bob Bell" is a name: write its npc id "bob_bell"' in warnings[0], warnings
+
+
+_HILL_SCENE = _host_scene_header("3d") + '''
+[sub_resource type="NavigationMesh" id="NavigationMesh_hill"]
+vertices = PackedVector3Array(0, 0, 0, 10, 0, 0, 10, 0, 6, 0, 0, 6, 14, 2, 0, 14, 2, 6, 20, 2, 0, 20, 2, 6)
+polygons = [PackedInt32Array(0, 1, 2, 3), PackedInt32Array(1, 4, 5, 2), PackedInt32Array(4, 6, 7, 5)]
+
+[sub_resource type="CapsuleShape3D" id="CapsuleShape3D_npc"]
+radius = 0.3
+height = 1.6
+
+''' + _host_persona("uma_up", "Uma Up", "Yard:yard") + "\n" + _host_persona("dov_down", "Dov Down", "Roof:roof") + '''
+[node name="Hill" type="Node3D"]
+
+[node name="NavigationRegion3D" type="NavigationRegion3D" parent="."]
+navigation_mesh = SubResource("NavigationMesh_hill")
+
+[node name="World" type="Node2D" parent="."]
+script = ExtResource("3_world")
+world_name = "Hill"
+grid_size = Vector2i(20, 6)
+
+[node name="Yard" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Yard" type="Node" parent="World/Yard"]
+script = ExtResource("5_arena")
+arena_name = "yard"
+rect = Rect2i(1, 1, 4, 4)
+
+[node name="Roof" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Roof" type="Node" parent="World/Roof"]
+script = ExtResource("5_arena")
+arena_name = "roof"
+rect = Rect2i(16, 1, 3, 4)
+
+[node name="Telescope" type="Node" parent="World/Roof/Roof"]
+script = ExtResource("6_object")
+object_name = "telescope"
+tile = Vector2i(17, 2)
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> None:
+    """A NavigationMesh with a ground (y 0), a ramp and a roof (y 2 m): NpcBrainNavigation3D puts
+    each target on the mesh at its height, so Uma walks from the yard up the ramp to the roof's
+    telescope, and Dov from the roof down to the yard; both arrive, at the mesh's heights."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    npcs = [_host_npc("Uma", "uma_up", "3D", "Vector3(2.5, 0, 2.5)", "CapsuleShape3D_npc", 0.3),
+            _host_npc("Dov", "dov_down", "3D", "Vector3(18.5, 2, 4.5)", "CapsuleShape3D_npc", 0.3)]
+    (project / "town.tscn").write_text(_HILL_SCENE + "\n" + "\n".join(npcs))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    goals = {"uma_up": "Hill:Roof:roof:telescope", "dov_down": "Hill:Yard:yard"}
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        return 0.0, {"traceId": request["npcId"], "action": {
+            "description": "going about the day", "address": goals[request["npcId"]], "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    started = time.monotonic()
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        assert game.wait_until(lambda: {e["npc"] for e in game.events if e["event"] == "arrived"} == set(goals),
+                               timeout_s=60), "\n".join(game.lines[-30:])
+    print(f"3D navigation mesh test: {time.monotonic() - started:.1f} s in the engine")
+    arrived = {e["npc"]: e for e in game.events if e["event"] == "arrived"}
+    uma, dov = arrived["uma_up"], arrived["dov_down"]
+    assert uma["tile"] == [17, 2] and uma["at"] == "Hill:Roof:roof", uma
+    assert dov["at"] == "Hill:Yard:yard", dov
+    assert abs(uma["position"][1] - 2.0) < 0.3 and abs(dov["position"][1]) < 0.3, (uma, dov)
+    assert [m for m, _ in brain.calls].count("Decide") == 2
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, tmp_path: Path) -> None:
+    """The same host game with a real brain: Ann and Bob stand on the street (no arena), see each
+    other and talk; Carl, behind his home's wall, hears nothing of it."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "town.tscn").write_text(_harbor_scene(_HARBOR_NPCS[:3]))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    brain = brain_factory(web_root=web_dir)
+    fake_llm.queue(*[{"json": {"choice": "talk", "reason": "a neighbour", "new_activity": ""}}] * 4, purpose="react")
+    fake_llm.queue(*[{"json": {"utterance": "Morning! Busy street today.", "end_conversation": False}}] * 8,
+                   purpose="converse_turn")
+    started = time.monotonic()
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
+        assert game.wait_until(lambda: {e["speaker"] for e in game.events if e["event"] == "dialogue"}
+                               >= {"Ann Aho", "Bob Bell"}, timeout_s=120), "\n".join(game.lines[-40:])
+    print(f"street talk test: {time.monotonic() - started:.1f} s in the engine")
+    speakers = {e["speaker"] for e in game.events if e["event"] == "dialogue"}
+    assert speakers == {"Ann Aho", "Bob Bell"}, speakers
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
+
+
+_MISFIT_SCENE = '''
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_small"]
+texture = SubResource("GradientTexture2D_tiles")
+0:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_small"]
+sources/0 = SubResource("TileSetAtlasSource_small")
+
+[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_big"]
+texture = SubResource("GradientTexture2D_tiles")
+texture_region_size = Vector2i(32, 32)
+0:0/0 = 0
+
+[sub_resource type="TileSet" id="TileSet_big"]
+tile_size = Vector2i(32, 32)
+sources/0 = SubResource("TileSetAtlasSource_big")
+
+[node name="Misfit" type="Node2D"]
+
+[node name="Ground" type="TileMapLayer" parent="."]
+position = Vector2(-40, 24)
+tile_map_data = {ground}
+tile_set = SubResource("TileSet_small")
+
+[node name="Rocks" type="TileMapLayer" parent="."]
+tile_map_data = {rocks}
+tile_set = SubResource("TileSet_big")
+
+[node name="Carpet" type="TileMapLayer" parent="."]
+position = Vector2(-32, 24)
+tile_map_data = {ground}
+tile_set = SubResource("TileSet_small")
+
+[node name="World" type="Node2D" parent="." node_paths=PackedStringArray("map_layer", "solid_layer")]
+script = ExtResource("3_world")
+map_layer = NodePath("../Ground")
+solid_layer = NodePath("../Rocks")
+
+[node name="Hall" type="Node" parent="World"]
+script = ExtResource("4_sector")
+
+[node name="Hall" type="Node" parent="World/Hall" node_paths=PackedStringArray("floor_layer")]
+script = ExtResource("5_arena")
+rect = Rect2i(-4, -2, 8, 4)
+floor_layer = NodePath("../../../Carpet")
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_layers_that_cannot_match_the_worlds_tiles_are_warned_about(tmp_path: Path) -> None:
+    """A World on a 16 px map layer (offset 40 px left, cells -4..3 x -2..1), with a solid layer of
+    32 px tiles and an arena's floor layer shifted half a tile from the map: the game says so as
+    it starts, once for each (their walls and floors would silently be elsewhere), and the
+    brain still gets the map layer's grid under the neutral default name."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    cells = [(x, y) for x in range(-4, 4) for y in range(-2, 2)]
+    (project / "town.tscn").write_text(_host_scene_header("2d") + _TILE_TEXTURE + _MISFIT_SCENE.format(
+        ground=_tile_map_data(cells, (0, 0)), rocks=_tile_map_data([(0, 0)], (0, 0))))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events") as game:
+        assert game.wait_for(lambda e: e["event"] == "world_registered", timeout_s=60), "\n".join(game.lines[-30:])
+    world = next(r for m, r in brain.calls if m == "RegisterWorld")["world"]
+    assert (world["name"], world["width"], world["height"]) == ("world", 8, 4), world
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 2, warnings
+    assert "Rocks's cells are (32.0, 32.0) px, the world's tiles (16.0, 16.0) px" in warnings[0], warnings
+    assert "Carpet's cells are shifted from the world's tiles by (-8.0, 0.0) px" in warnings[1], warnings

@@ -91,6 +91,14 @@ def test_accessible_places_are_known_and_not_private() -> None:
         MOORE_KITCHEN, f"{W}:Moore family's house:living room", PARK}
 
 
+def test_residents_may_be_npc_ids() -> None:
+    # Godot's addon lists residents by npc id (a persona's name changes more often than its id).
+    moores = WORLD.sectors[2].model_copy(update={"residents": ["sam_moore", "isabella"]})
+    world = WORLD.model_copy(update={"sectors": [*WORLD.sectors[:2], moores, *WORLD.sectors[3:]]})
+    assert MOORE_KITCHEN in accessible_places(world, isabella()).arena_addresses()
+    assert MOORE_KITCHEN not in accessible_places(WORLD, isabella()).arena_addresses()
+
+
 def test_learn_places_keeps_only_valid_new_arenas() -> None:
     npc = isabella()
     perceived = [f"{SHOP}:shelf", "the Ville:Nowhere:room", "other town:Hobbs Cafe:cafe", "garbage", CAFE, "", SHOP]

@@ -30,9 +30,11 @@ def test_the_sims_tree_is_the_datas() -> None:
     world = loaders.load_town()
     sent = layout(town).world_message(town)["world"]
     assert sent["name"] == world.name
+    ids = {p.persona["name"]: p.npc_id for p in people}  # Godot lists residents by npc id
     assert [(s["name"], s["residents"], [(a["name"], [o["name"] for o in a["objects"]]) for a in s["arenas"]])
             for s in sent["sectors"]] == \
-        [(s.name, s.residents, [(a.name, [o.name for o in a.objects]) for a in s.arenas]) for s in world.sectors]
+        [(s.name, [ids[r] for r in s.residents], [(a.name, [o.name for o in a.objects]) for a in s.arenas])
+         for s in world.sectors]
     assert len(people) == 25 and scenario.keywords == ["valentine", "party"]
     assert scenario.event_address == "the Ville:Hobbs Cafe:cafe" and scenario.host == "isabella_rodriguez"
 

@@ -150,6 +150,11 @@ def node_name(name: str) -> str:
     return cleaned or "Node"
 
 
+def resident_id(name: str) -> str:
+    """The npc id of a resident named `name` (the id its persona file in data/residents has)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
 def _color(seed: str, saturation: float, value: float) -> str:
     hue = int(hashlib.sha256(seed.encode()).hexdigest()[:4], 16) / 65535.0
     r, g, b = colorsys.hsv_to_rgb(hue, saturation, value)
@@ -174,6 +179,7 @@ def scene_text(world: str, placed: list[tuple[TownSector, list[PlacedArena]]], g
         f"world_name = {_q(world)}",
         f"grid_size = Vector2i({grid[0]}, {grid[1]})",
         "tile_size = 24",
+        "style = 0",
         "",
     ]
     used: set[str] = set()
@@ -190,7 +196,8 @@ def scene_text(world: str, placed: list[tuple[TownSector, list[PlacedArena]]], g
         lines += [f'[node name="{s_node}" type="Node" parent="."]', 'script = ExtResource("2_sector")',
                   f"sector_name = {_q(sector.name)}"]
         if sector.residents:
-            lines.append("residents = PackedStringArray(" + ", ".join(_q(r) for r in sector.residents) + ")")
+            ids = ", ".join(_q(resident_id(r)) for r in sector.residents)
+            lines.append(f"residents = PackedStringArray({ids})")
         lines.append("")
         for arena in arenas:
             a_node = unique(node_name(arena.spec.name), s_node)
@@ -198,8 +205,8 @@ def scene_text(world: str, placed: list[tuple[TownSector, list[PlacedArena]]], g
             floor = _color(arena.spec.name, 0.18, 0.86) if arena.walled else "Color(0.5, 0.72, 0.4, 1)"
             lines += [f'[node name="{a_node}" type="Node" parent="{s_node}"]', 'script = ExtResource("3_arena")',
                       f"arena_name = {_q(arena.spec.name)}", f"rect = Rect2i({x}, {y}, {w}, {h})"]
-            if not arena.walled:
-                lines.append("walled = false")
+            if arena.walled:
+                lines.append("walled = true")
             if arena.doors:
                 doors = ", ".join(f"Vector2i({dx}, {dy})" for dx, dy in arena.doors)
                 lines.append(f"doors = Array[Vector2i]([{doors}])")

@@ -29,6 +29,8 @@ Command line::
     python tools/godot_web.py run URL --until arrived --screenshot shot.png
     python -m tools.godot_web export-town             # godot_project/data/town_layout.json
     python tools/godot_web.py host-project OUT_DIR    # a fresh game built by the addon's guide
+    python tools/godot_web.py addon-zip OUT.zip       # the addon alone, as the Asset Library installs it
+    python tools/godot_web.py uids                    # .uid files for scripts that have none
     python tools/godot_web.py build OUT/web --project OUT_DIR
 
 Serving: the page needs an HTTP server (not file://). The brain (`npc-brain serve --web-root`)
@@ -48,6 +50,7 @@ import http.server
 import json
 from pathlib import Path
 import re
+import secrets
 import shutil
 import struct
 import subprocess
@@ -56,6 +59,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import zipfile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PROJECT_DIR = REPO_ROOT / "godot_project"
@@ -324,6 +328,32 @@ def uid_text_to_id(text: str) -> int:
             raise ValueError(f"not a uid: {text!r}")
         value = (value * _UID_BASE + digit) & 0xFFFF_FFFF_FFFF_FFFF  # uint64 arithmetic
     return value & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def uid_id_to_text(uid: int) -> str:
+    """Encode a uid the way ResourceUID::id_to_text does (the inverse of `uid_text_to_id`)."""
+    if uid < 0:
+        raise ValueError(f"not a uid: {uid}")
+    digits = ""
+    while True:
+        value = uid % _UID_BASE
+        digits = (chr(ord("a") + value) if value < _UID_CHAR_COUNT else chr(ord("0") + value - _UID_CHAR_COUNT)) + digits
+        uid //= _UID_BASE
+        if uid == 0:
+            return "uid://" + digits
+
+
+def write_missing_uids(project_dir: Path) -> list[Path]:
+    """Give every script without one the `.uid` sidecar the Godot 4.4+ editor would (a random
+    63-bit uid, as ResourceUID::create_id makes): the sidecars are committed, so references by
+    uid stay the same on every machine. Returns the files written."""
+    written = []
+    for script in sorted(Path(project_dir).rglob("*.gd")):
+        sidecar = script.with_name(script.name + ".uid")
+        if ".godot" not in script.parts and not sidecar.exists():
+            sidecar.write_text(uid_id_to_text(secrets.randbits(63)) + "\n", encoding="utf-8")
+            written.append(sidecar)
+    return written
 
 
 def scan_uids(project_dir: Path, files: Iterable[Path]) -> dict[int, str]:
@@ -818,6 +848,21 @@ def guide_files(guide: Path = ADDON_GUIDE) -> dict[str, str]:
     return {path: source for path, source in _GUIDE_BLOCK_RE.findall(guide.read_text(encoding="utf-8"))}
 
 
+def addon_zip(out_zip: Path, addon_dir: Path = ADDON_DIR) -> list[str]:
+    """The addon alone, laid out as the Godot Asset Library installs it: one top folder (the
+    installer drops it) holding `addons/npc_brain/` (scripts with their .uid files, icons, the
+    guide, LICENSE). Entries are sorted and dated 1980, so the same addon makes the same bytes.
+    Returns the entry names."""
+    top = "npc-brain"
+    files = sorted(p for p in Path(addon_dir).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    names = [f"{top}/addons/{Path(addon_dir).name}/{p.relative_to(addon_dir).as_posix()}" for p in files]
+    with zipfile.ZipFile(out_zip, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, name in zip(files, names, strict=True):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), path.read_bytes(),
+                             compress_type=zipfile.ZIP_DEFLATED)
+    return names
+
+
 def make_host_project(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR,
                       settings: dict[str, str] | None = None) -> Path:
     """A fresh game that follows the addon's guide: the addon copied into `addons/` and
@@ -876,6 +921,10 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--screenshot", type=Path, default=None)
     p_host = sub.add_parser("host-project", help="write the addon guide's fresh game (addon + guide scripts)")
     p_host.add_argument("out_dir", type=Path)
+    p_zip = sub.add_parser("addon-zip", help="write the addon alone, as the Asset Library installs it")
+    p_zip.add_argument("out_zip", type=Path)
+    p_uids = sub.add_parser("uids", help="write the .uid file the editor would for each script that has none")
+    p_uids.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
     p_export = sub.add_parser("export-town", help="write the town's layout as the engine sees it (for the sim)")
     p_export.add_argument("--out", type=Path, default=TOWN_LAYOUT_PATH)
     p_export.add_argument("--project", type=Path, default=DEFAULT_PROJECT_DIR)
@@ -901,6 +950,10 @@ def main(argv: list[str] | None = None) -> int:
             pass
     elif args.command == "host-project":
         print(make_host_project(args.out_dir))
+    elif args.command == "addon-zip":
+        print(f"{args.out_zip}: {len(addon_zip(args.out_zip))} files")
+    elif args.command == "uids":
+        print("\n".join(str(path) for path in write_missing_uids(args.project)))
     elif args.command == "export-town":
         started = time.monotonic()
         args.out.write_text(layout_text(export_town(args.project)), encoding="utf-8")

@@ -4,7 +4,7 @@ place, so Godot is never sent a place that does not exist or that the NPC may no
 
 Access rule. Spatial memory is kept per arena: knowing an arena, or any object in it, means
 knowing all of its objects, and an NPC always knows every arena of its home's sector. A sector
-is private when it has residents and the NPC is not one of them; an NPC may enter a known arena
+is private when it has residents (npc ids, or persona names) and the NPC is not one of them; an NPC may enter a known arena
 unless its sector is private, and its own home's sector and the sectors it is invited to are
 never private to it. An invitation lifts privacy, not ignorance: an NPC invited somewhere it has
 never seen must learn the place first (`learn_places`, e.g. with the address the invitation
@@ -43,7 +43,7 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
     home_sector = _sector_of(npc.persona.home)
     sectors: list[Sector] = []
     for sector in world.sectors:
-        private = bool(sector.residents) and npc.persona.name not in sector.residents
+        private = bool(sector.residents) and not {npc.npc_id, npc.persona.name} & set(sector.residents)
         if private and join(world.name, sector.name) != home_sector and sector.name not in invited_sectors:
             continue
         arenas = [a for a in sector.arenas if join(world.name, sector.name, a.name) in known]

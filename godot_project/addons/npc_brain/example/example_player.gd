@@ -1,5 +1,5 @@
 extends CharacterBody2D
-## You: arrow keys to walk. NPCs in the same room see you (the group "npc_brain_visible");
+## You: arrow keys to walk. NPCs that can see you do (the group "npc_brain_visible");
 ## T says hello to the nearest one, who answers in its own words.
 
 @export var speed: float = 160.0

@@ -7,14 +7,17 @@ extends Node
 ## signals. It spawns the NPC in the brain once the world is registered, asks Decide when the
 ## brain said to (`askAgainAt`) or when the action ends, and tells the body what to do through
 ## signals. Moving stays the game's: on `move_requested` (`move_requested_3d` for a 3D body),
-## walk there your way (NavigationAgent2D/3D, AStarGrid2D, a tween), then call
-## `report_arrived()`, or `report_unreachable()` when there is no way.
+## walk there your way (NavigationAgent2D/3D, AStarGrid2D, a tween; NpcBrainNavigation2D/3D do
+## it with a NavigationAgent2D/3D), then call `report_arrived()`, or `report_unreachable()` when
+## there is no way. A body that never reports (stuck on a corner) is given up on after the
+## arrival timeout (`walk_speed`, `arrival_grace_s`): the agent reports it unreachable itself.
 ##
 ## What the NPC perceives is sent with each Decide: the other agents, the nodes of the group
 ## "npc_brain_visible" (`VISIBLE_GROUP`: your player, say; meta "npc_brain_name" and
 ## "npc_brain_activity" name them and what they do) and the busy objects of its world, within
-## `vision_radius` in its arena (unless `perceive_world` is off), plus what the game adds with
-## `perceive()` (connect `perceiving`, emitted just before each Decide).
+## `vision_radius` tiles and in its line of sight (walls block it, doors do not), in an arena or
+## on open ground (unless `perceive_world` is off), plus what the game adds with `perceive()`
+## (connect `perceiving`, emitted just before each Decide).
 ##
 ## Attention: each Decide says whether the player can see the NPC (`in_view`: its body on a
 ## screen, by a VisibleOnScreenNotifier2D/3D the agent adds to it; see `attention_mode`). Out
@@ -37,6 +40,9 @@ signal move_requested(address: String, target: Vector2)
 ## Go to `address`; `target` is the 3D position of the tile chosen there, at the body's height
 ## (3D bodies; see NpcBrainWorld.tile_size_3d).
 signal move_requested_3d(address: String, target: Vector3)
+## The body did not report arriving at `address` within the arrival timeout (`walk_speed`,
+## `arrival_grace_s`): the agent reports it unreachable right after; stop walking there.
+signal arrival_timed_out(address: String)
 ## This NPC says a line (show a speech bubble).
 signal spoke(line: NpcBrainLine)
 ## The NPC's action changed an object's state ("" when it releases it).
@@ -79,8 +85,18 @@ const FIRST_CALLS_PER_S := 100.0
 ## Start when the world is registered; off: call `start()` yourself.
 @export var autostart: bool = true
 
+@export_group("Walking")
+## The slowest your body walks, in tiles per real second: after `move_requested`, the agent waits
+## for `report_arrived()` as long as the way there (the world's grid path, or the straight
+## line) takes at this speed, plus `arrival_grace_s`, then reports it unreachable itself and
+## moves on. 0: wait forever.
+@export var walk_speed: float = 1.0
+## Real seconds added to the arrival timeout (turning, waiting for a door, a slow start).
+@export var arrival_grace_s: float = 5.0
+
 @export_group("Perception")
-## Other NPCs and busy objects within this many tiles (in the same arena) are perceived.
+## Other NPCs, visible nodes and busy objects within this many tiles, in its line of sight, are
+## perceived.
 @export var vision_radius: float = 8.0
 ## The brain keeps the nearest this many perceived events per decision.
 @export var attention_bandwidth: int = 8
@@ -129,6 +145,8 @@ var _stopped: bool = false
 var _spawned: bool = false
 var _busy: bool = false
 var _moving: bool = false
+## Counts the moves asked: an arrival timeout applies only to the move that set it.
+var _move_serial: int = 0
 ## Came into view: ask Decide at the next opportunity, whatever `_ask_at` and walking say.
 var _ask_early: bool = false
 var _view_watch: NpcBrainViewWatch = null
@@ -251,11 +269,16 @@ func perceive(subject: String, doing: String, address: String = "", distance: fl
 ## The body reached `target_address` (call it when your navigation finishes).
 func report_arrived() -> void:
 	_moving = false
+	_move_serial += 1
 	var tile := get_tile()
-	NpcBrainLog.record("arrived", {
+	var fields := {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y],
 		"at": world.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-	})
+	}
+	if get_body_3d() != null:
+		var at := get_body_3d().global_position
+		fields["position"] = [at.x, at.y, at.z]
+	NpcBrainLog.record("arrived", fields)
 	_tick()
 
 
@@ -263,6 +286,7 @@ func report_arrived() -> void:
 ## again if the brain sends it there again).
 func report_unreachable(reason: String = "") -> void:
 	_moving = false
+	_move_serial += 1
 	var tile := get_tile()
 	NpcBrainLog.error("unreachable", {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y], "reason": reason,
@@ -553,6 +577,8 @@ func _go(address: String) -> void:
 		report_unreachable("unknown address")
 		return
 	_moving = true
+	_move_serial += 1
+	_time_arrival(from, _move_serial)
 	if target_tile != from:
 		NpcBrainLog.record("walking", {
 			"npc": npc_id, "address": address, "from": [from.x, from.y],
@@ -565,6 +591,28 @@ func _go(address: String) -> void:
 				world.tile_to_position_3d(target_tile, body_3d.global_position.y))
 	else:
 		move_requested.emit(address, world.tile_to_global(target_tile))
+
+
+# Reports the move unreachable when the body has not arrived after the way's length at
+# `walk_speed`, plus `arrival_grace_s` (unless it arrived, or another move started, before).
+func _time_arrival(from: Vector2i, serial: int) -> void:
+	if walk_speed <= 0.0:
+		return
+	var path := world.find_path(from, target_tile)
+	var tiles := float(path.size()) if not path.is_empty() else Vector2(from).distance_to(target_tile)
+	_arm_arrival_timeout(tiles / walk_speed + arrival_grace_s, serial)
+
+
+func _arm_arrival_timeout(timeout: float, serial: int) -> void:
+	_wake_in(timeout, func() -> void:
+		if not _moving or _move_serial != serial:
+			return
+		if not NpcBrainGameClock.get_instance().is_ticking():
+			_arm_arrival_timeout(timeout, serial)  # the game is paused: bodies wait, so do we
+			return
+		arrival_timed_out.emit(target_address)
+		report_unreachable("no arrival after %.1f s (the timeout)" % timeout)
+		_tick())
 
 
 # Tiles other agents of this world stand on or walk to: targets avoid them.
@@ -613,38 +661,48 @@ func _collect_perceptions() -> Array[Dictionary]:
 	return events
 
 
-# Other agents and objects in use, within vision_radius and in its arena.
+# Other agents, visible nodes and objects in use within vision_radius and in sight, wherever
+# they stand (an arena or open ground: then at the address they last were in).
 func _perceive_world() -> Array[NpcBrainPerception]:
 	var seen: Array[NpcBrainPerception] = []
-	var here := get_address()
 	var tile := get_tile()
 	for other in NpcBrainClient.get_instance().get_agents():
 		if other == self or other.world != world or not other.is_inside_tree():
 			continue
-		if other.get_address() != here:
-			continue
-		var distance := Vector2(other.get_tile()).distance_to(tile)
+		var distance := _sight_distance(other.get_tile())
 		if distance <= vision_radius:
-			seen.append(NpcBrainPerception.new(
-					other.persona.display_name, other.get_activity(), here, distance))
+			seen.append(NpcBrainPerception.new(other.persona.display_name, other.get_activity(),
+					other.get_address(), distance))
 	for visible_node in get_tree().get_nodes_in_group(VISIBLE_GROUP):
 		if visible_node == get_parent() or not (visible_node is Node2D or visible_node is Node3D):
 			continue
 		var their_tile := world.node_to_tile(visible_node)
-		var distance := Vector2(their_tile).distance_to(tile)
-		if distance <= vision_radius and world.address_at(their_tile) == here:
+		var distance := _sight_distance(their_tile)
+		if distance <= vision_radius:
+			var there := world.address_at(their_tile)
 			seen.append(NpcBrainPerception.new(
 					str(visible_node.get_meta("npc_brain_name", visible_node.name)),
-					str(visible_node.get_meta("npc_brain_activity", "here")), here, distance))
+					str(visible_node.get_meta("npc_brain_activity", "here")),
+					there if there != "" else get_address(), distance))
 	for item in world.objects_near(tile, vision_radius):
-		var address := world.object_address(item)
-		if item.state == "" or not address.begins_with(here + ":"):
+		if item.state == "":
 			continue
 		var distance := INF
 		for item_tile in item.get_tiles():
-			distance = minf(distance, Vector2(item_tile).distance_to(tile))
-		seen.append(NpcBrainPerception.new(item.get_object_name(), item.state, address, distance))
+			distance = minf(distance, _sight_distance(item_tile))
+		if distance <= vision_radius:
+			seen.append(NpcBrainPerception.new(item.get_object_name(), item.state,
+					world.object_address(item), distance))
 	return seen
+
+
+# Tiles from this NPC to `tile`, INF when a wall hides it.
+func _sight_distance(other_tile: Vector2i) -> float:
+	var tile := get_tile()
+	var distance := Vector2(other_tile).distance_to(tile)
+	if distance > vision_radius or not world.has_line_of_sight(tile, other_tile):
+		return INF
+	return distance
 
 
 func _spawn_request() -> Dictionary:

@@ -3,7 +3,7 @@
 class_name NpcBrainArena
 extends NpcBrainWorldPart
 ## A room or an area of an NpcBrainSector (kitchen, bedroom, cafe, park): a rectangle of floor
-## tiles, walled unless outdoors, with door tiles (gaps) in its walls. Holds NpcBrainObjects.
+## tiles, with door tiles (gaps) in its walls when `walled`. Holds NpcBrainObjects.
 ## Type its `rect` in, or point `bounds` at a rectangle CollisionShape2D and drag that shape's
 ## handles in the 2D viewport. With a `floor_layer`, the floor is the cells painted on that
 ## TileMapLayer inside `rect` (with the `floor_tile` atlas tile, if set): any room shape.
@@ -18,8 +18,9 @@ extends NpcBrainWorldPart
 	set(value):
 		rect = value
 		notify_changed()
-## Whether walls surround the floor (false for outdoor areas: a park, a street).
-@export var walled: bool = true:
+## Whether the addon adds a ring of walls around the floor (for maps without their own walls:
+## a map with a `solid_layer` or colliders has them already).
+@export var walled: bool = false:
 	set(value):
 		walled = value
 		notify_changed()
@@ -32,8 +33,8 @@ extends NpcBrainWorldPart
 	set(value):
 		floor_color = value
 		notify_changed()
-## A TileMapLayer (aligned with the world, same tile size) whose painted cells inside `rect`
-## are the floor; empty: every tile of `rect`.
+## A TileMapLayer (cells the size of the world's tiles) whose painted cells inside `rect` are
+## the floor; empty: every tile of `rect`.
 @export var floor_layer: TileMapLayer:
 	set(value):
 		if floor_layer != null and floor_layer.changed.is_connected(notify_changed):
@@ -53,11 +54,17 @@ extends NpcBrainWorldPart
 	set(value):
 		bounds = value
 		sync_bounds()
+		_follow_bounds()
 
 
 func _ready() -> void:
 	sync_bounds()
-	# In the editor, follow the shape while it is dragged (nothing tells a node another moved).
+	_follow_bounds()
+
+
+# In the editor, follow the shape while it is dragged (nothing tells a node another moved), from
+# the moment it is assigned.
+func _follow_bounds() -> void:
 	set_process(Engine.is_editor_hint() and bounds != null)
 
 
@@ -74,8 +81,10 @@ func sync_bounds() -> void:
 	if shape == null:
 		return
 	var half := shape.size * 0.5
-	var a := world.to_local(bounds.global_transform * -half) / world.tile_size
-	var b := world.to_local(bounds.global_transform * half) / world.tile_size
+	var to_grid := (world.get_grid_transform().affine_inverse()
+			* world.global_transform.affine_inverse())
+	var a := to_grid * (bounds.global_transform * -half) / world.tile_size
+	var b := to_grid * (bounds.global_transform * half) / world.tile_size
 	var from := Vector2i(a.min(b).round())
 	var fitted := Rect2i(from, (Vector2i(a.max(b).round()) - from).max(Vector2i.ONE))
 	if fitted != rect:
@@ -117,9 +126,11 @@ func is_floor(tile: Vector2i) -> bool:
 		return false
 	if floor_layer == null:
 		return true
-	if floor_layer.get_cell_source_id(tile) == -1:
+	var world := get_world()
+	var cell := world.tile_to_layer_cell(floor_layer, tile) if world != null else tile
+	if floor_layer.get_cell_source_id(cell) == -1:
 		return false
-	return floor_tile.x < 0 or floor_layer.get_cell_atlas_coords(tile) == floor_tile
+	return floor_tile.x < 0 or floor_layer.get_cell_atlas_coords(cell) == floor_tile
 
 
 ## The ring of tiles just outside the floor, where walls (and doors) are; empty if not walled.
@@ -159,6 +170,9 @@ func get_structure_warnings() -> PackedStringArray:
 		if walled and not ring.has(door):
 			warnings.append("Door %s is not on this arena's wall ring %s." % [door, rect.grow(1)])
 	var world := get_world()
-	if world != null and not Rect2i(Vector2i.ZERO, world.grid_size).encloses(rect):
-		warnings.append("The arena's rect %s is outside the world grid." % rect)
+	if world != null and not world.get_grid_rect().encloses(rect):
+		warnings.append("The arena's rect %s is outside the world grid %s." % [
+			rect, world.get_grid_rect()])
+	if world != null and world.layer_problem(floor_layer) != "":
+		warnings.append(world.layer_problem(floor_layer))
 	return warnings

@@ -8,7 +8,7 @@ extends RefCounted
 
 ## {"world": NpcBrainWorld.to_proto(), "tile_size": pixels, "walls": [[x, y], ...] sorted}.
 static func of(world: NpcBrainWorld) -> Dictionary:
-	var bounds := Rect2i(Vector2i.ZERO, world.grid_size)
+	var bounds := world.get_grid_rect()
 	var walls: Array[Array] = []
 	for tile in world.get_wall_tiles():
 		if bounds.has_point(tile):

@@ -35,11 +35,17 @@ extends NpcBrainWorldPart
 	set(value):
 		marker = value
 		sync_marker()
+		_follow_marker()
 
 
 func _ready() -> void:
 	sync_marker()
-	# In the editor, follow the marker while it is dragged (nothing tells a node another moved).
+	_follow_marker()
+
+
+# In the editor, follow the marker while it is dragged (nothing tells a node another moved), from
+# the moment it is assigned.
+func _follow_marker() -> void:
 	set_process(Engine.is_editor_hint() and marker != null)
 
 

@@ -9,13 +9,48 @@ extends NpcBrainWorldPart
 	set(value):
 		sector_name = value
 		notify_changed()
-## Names of the NPCs who live here; the brain keeps other NPCs out of its private arenas.
-@export var residents: PackedStringArray = []
+## The npc ids of the NPCs who live here; the brain keeps other NPCs out of its arenas. A
+## persona's name works too (sent as its NPC's id), with a warning.
+@export var residents: PackedStringArray = []:
+	set(value):
+		residents = value
+		update_configuration_warnings()
 
 
 ## The name used in addresses.
 func get_sector_name() -> String:
 	return sector_name if sector_name != "" else String(name)
+
+
+## `residents` as npc ids: a persona name of one of `agents` (by npc id) becomes its id.
+func get_resident_ids(agents: Dictionary[String, NpcBrainAgent]) -> PackedStringArray:
+	var ids := PackedStringArray()
+	for resident in residents:
+		ids.append(_id_named(resident, agents) if not agents.has(resident) else resident)
+	return ids
+
+
+## What is wrong with `residents` given the scene's `agents` (by npc id): names instead of ids,
+## ids no agent has.
+func resident_problems(agents: Dictionary[String, NpcBrainAgent]) -> PackedStringArray:
+	var problems := PackedStringArray()
+	for resident in residents:
+		if agents.has(resident):
+			continue
+		var id := _id_named(resident, agents)
+		if id != resident:
+			problems.append("resident \"%s\" is a name: write its npc id \"%s\"." % [resident, id])
+		else:
+			problems.append("resident \"%s\" is no NPC's npc_id in this scene." % resident)
+	return problems
+
+
+func _id_named(resident: String, agents: Dictionary[String, NpcBrainAgent]) -> String:
+	for id in agents:
+		var persona := agents[id].persona
+		if persona != null and persona.display_name == resident:
+			return id
+	return resident
 
 
 ## The sector's NpcBrainArena children.

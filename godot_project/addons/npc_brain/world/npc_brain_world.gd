@@ -9,10 +9,14 @@ extends Node2D
 ## this tile. `find_path` walks an AStarGrid2D over it (walls solid, doors open) for games that
 ## want it; navigation otherwise stays the game's.
 ##
-## Its tiles are `tile_size` pixels from this node's origin: put it at the origin of your
-## TileMapLayer with the same tile size, and give it that layer as `solid_layer` to make the
-## layer's cells walls. Addresses: "world:sector:arena" or "world:sector:arena:object", names as
-## in the nodes' fields.
+## Its tiles are your map's cells: give it the TileMapLayer your map is painted on as
+## `map_layer`, and it reads the tile size, the cells in use (negative ones too), the layer's
+## offset and scale from it; tile (x, y) is then that layer's cell (x, y). Without a map layer,
+## tiles are `tile_size` pixels from this node's origin, `grid_origin` and `grid_size` the grid.
+## Other layers (`solid_layer`, an arena's `floor_layer`) are converted cell by cell through their
+## positions; a layer whose cells cannot match the tiles (another size, not square, shifted by a
+## part of a tile) is a configuration warning. Addresses: "world:sector:arena" or
+## "world:sector:arena:object", names as in the nodes' fields.
 
 ## Emitted (deferred, once per batch of edits) after the layout or an object's state changed.
 signal layout_changed
@@ -34,32 +38,54 @@ const NO_TILE := Vector2i(-1, -1)
 const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP, Vector2i.DOWN]
 
 ## The world's name, the first part of every address.
-@export var world_name: String = "the_ville":
+@export var world_name: String = "world":
 	set(value):
 		world_name = value
 		mark_layout_changed()
-## Width and height of the grid, in tiles.
+## The TileMapLayer your map is painted on: the grid is its cells in use (its used rectangle),
+## its tile size and its transform (offset, scale). Set, it overrides `tile_size`,
+## `grid_origin` and `grid_size`, and follows the layer as you paint.
+@export var map_layer: TileMapLayer:
+	set(value):
+		if map_layer != null and map_layer.changed.is_connected(_read_map_layer):
+			map_layer.changed.disconnect(_read_map_layer)
+		map_layer = value
+		if map_layer != null:
+			map_layer.changed.connect(_read_map_layer)
+		_read_map_layer()
+## The grid's first tile (without a `map_layer`; may be negative).
+@export var grid_origin: Vector2i = Vector2i.ZERO:
+	set(value):
+		grid_origin = value
+		mark_layout_changed()
+## Width and height of the grid, in tiles (without a `map_layer`).
 @export var grid_size: Vector2i = Vector2i(40, 25):
 	set(value):
 		grid_size = value.max(Vector2i.ONE)
 		mark_layout_changed()
-## Size of a tile, in pixels.
-@export_range(8, 128) var tile_size: int = 24:
+## Size of a tile, in pixels (without a `map_layer`).
+@export_range(8, 128) var tile_size: int = 16:
 	set(value):
 		tile_size = value
 		mark_layout_changed()
-## A TileMapLayer whose painted cells are walls (besides the walled arenas' own).
+## A TileMapLayer whose painted cells are walls (besides the walled arenas' own); they also
+## block NPCs' sight.
 @export var solid_layer: TileMapLayer:
 	set(value):
+		if solid_layer != null and solid_layer.changed.is_connected(mark_layout_changed):
+			solid_layer.changed.disconnect(mark_layout_changed)
 		solid_layer = value
+		if solid_layer != null:
+			solid_layer.changed.connect(mark_layout_changed)
 		mark_layout_changed()
 ## For 3D games: meters per tile. A Node3D at (x, y, z) stands on tile (x, z) / tile_size_3d
 ## (from the 3D origin), and a tile's center is at height 0 there.
 @export var tile_size_3d: float = 1.0
 ## Register with the brain when the game starts (off: call `register()` yourself).
 @export var register_on_ready: bool = true
-## How it draws (TOWN draws a whole town with primitives; OVERLAY suits a tile map).
-@export var style: Style = Style.TOWN:
+## How it draws (NONE leaves the drawing to your map; OVERLAY outlines the areas over it;
+## TOWN draws a whole town with primitives, for prototypes without a map).
+@export var style: Style = Style.NONE:
 	set(value):
 		style = value
 		mark_layout_changed()
@@ -96,6 +122,7 @@ func _enter_tree() -> void:
 
 
 func _ready() -> void:
+	_read_map_layer()
 	if Engine.is_editor_hint():
 		return
 	if bake_when_running and style != Style.NONE:
@@ -124,6 +151,7 @@ func register() -> void:
 	if _registering:
 		return
 	_registering = true
+	_warn_what_does_not_fit()
 	var client := NpcBrainClient.get_instance()
 	var world := to_proto()
 	var reply := await client.call_rpc("RegisterWorld", {"world": world})
@@ -173,7 +201,7 @@ func mark_layout_changed() -> void:
 	_dirty = true
 	queue_redraw()
 	if _baked != null:
-		_baked.size = Vector2i(grid_size * tile_size)
+		_place_baked()
 		_baked_painter.queue_redraw()
 		_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
 	if not _notify_pending and is_inside_tree():
@@ -190,6 +218,61 @@ func get_object_state(address: String) -> String:
 ## The tile under a global position.
 func global_to_tile(global_point: Vector2) -> Vector2i:
 	return local_to_tile(to_local(global_point))
+
+
+## The grid: its first tile and its size, in tiles (the map layer's used cells, if it has one).
+func get_grid_rect() -> Rect2i:
+	return Rect2i(grid_origin, grid_size)
+
+
+## From grid pixels (tile t's top-left corner at t * tile_size) to this node's coordinates:
+## the identity without a `map_layer`, else the layer's transform and cell offset.
+func get_grid_transform() -> Transform2D:
+	if map_layer == null or not map_layer.is_inside_tree() or not is_inside_tree():
+		return Transform2D.IDENTITY
+	var corner := map_layer.map_to_local(Vector2i.ZERO) - Vector2(tile_size, tile_size) * 0.5
+	return (global_transform.affine_inverse() * map_layer.global_transform
+			* Transform2D(0.0, corner))
+
+
+## The world tile a cell of `layer` lies on (its center's tile).
+func layer_cell_to_tile(layer: TileMapLayer, cell: Vector2i) -> Vector2i:
+	if layer == map_layer:
+		return cell
+	return global_to_tile(layer.to_global(layer.map_to_local(cell)))
+
+
+## The cell of `layer` under a world tile's center.
+func tile_to_layer_cell(layer: TileMapLayer, tile: Vector2i) -> Vector2i:
+	if layer == map_layer:
+		return tile
+	return layer.local_to_map(layer.to_local(tile_to_global(tile)))
+
+
+## Why the cells of `layer` cannot match this world's tiles one to one ("" when they can): a
+## shape other than square, another size once scaled, or cells shifted by a part of a tile.
+func layer_problem(layer: TileMapLayer) -> String:
+	if layer == null or layer.tile_set == null:
+		return ""
+	if layer.tile_set.tile_shape != TileSet.TILE_SHAPE_SQUARE:
+		return "%s has no square tiles: the world's tiles are squares." % layer.name
+	if not (layer.is_inside_tree() and is_inside_tree()):
+		return ""
+	var origin := to_global(tile_center(Vector2i.ZERO))
+	var right := to_global(tile_center(Vector2i.RIGHT)) - origin
+	var down := to_global(tile_center(Vector2i.DOWN)) - origin
+	var cell := Vector2(layer.tile_set.tile_size)
+	var their_right := layer.global_transform.basis_xform(Vector2(cell.x, 0.0))
+	var their_down := layer.global_transform.basis_xform(Vector2(0.0, cell.y))
+	if not (their_right.is_equal_approx(right) and their_down.is_equal_approx(down)):
+		return "%s's cells are %s px, the world's tiles %s px: they cannot match." % [
+			layer.name, (their_right + their_down).abs(), (right + down).abs()]
+	var center := layer.to_global(layer.map_to_local(Vector2i.ZERO))
+	var snapped := to_global(tile_center(global_to_tile(center)))
+	if not center.is_equal_approx(snapped):
+		return "%s's cells are shifted from the world's tiles by %s px: align them." % [
+			layer.name, center - snapped]
+	return ""
 
 
 ## The tile a body stands on: a Node2D's global position, or a Node3D's x and z (see
@@ -231,17 +314,19 @@ func get_arenas() -> Array[NpcBrainArena]:
 
 ## The whole grid in pixels, in this node's coordinates.
 func get_rect_px() -> Rect2:
-	return Rect2(Vector2.ZERO, Vector2(grid_size * tile_size))
+	var rect := get_grid_rect()
+	return get_grid_transform() * Rect2(Vector2(rect.position * tile_size),
+			Vector2(rect.size * tile_size))
 
 
 ## Center of a tile, in this node's coordinates.
 func tile_center(tile: Vector2i) -> Vector2:
-	return (Vector2(tile) + Vector2(0.5, 0.5)) * tile_size
+	return get_grid_transform() * ((Vector2(tile) + Vector2(0.5, 0.5)) * tile_size)
 
 
 ## The tile under a point given in this node's coordinates.
 func local_to_tile(point: Vector2) -> Vector2i:
-	return Vector2i((point / tile_size).floor())
+	return Vector2i((get_grid_transform().affine_inverse() * point / tile_size).floor())
 
 
 ## Whether an NPC can stand on the tile (inside the grid, not a wall).
@@ -272,6 +357,19 @@ func find_path_points(from: Vector2, to: Vector2) -> PackedVector2Array:
 func get_wall_tiles() -> Dictionary[Vector2i, bool]:
 	_ensure_built()
 	return _walls
+
+
+## Whether nothing blocks the sight from tile `from` to tile `to`: no wall (doors are open) on
+## the tiles a straight line between their centers crosses.
+func has_line_of_sight(from: Vector2i, to: Vector2i) -> bool:
+	_ensure_built()
+	var steps := maxi(absi(to.x - from.x), absi(to.y - from.y)) * 2
+	for i in range(1, steps):
+		var tile := Vector2i((Vector2(from).lerp(Vector2(to), float(i) / steps)
+				+ Vector2(0.5, 0.5)).floor())
+		if tile != from and tile != to and _walls.has(tile):
+			return false
+	return true
 
 
 ## "world:sector:arena" of an arena.
@@ -397,7 +495,7 @@ func to_proto() -> Dictionary:
 		sectors.append({
 			"name": sector.get_sector_name(),
 			"arenas": arenas,
-			"residents": Array(sector.residents),
+			"residents": Array(sector.get_resident_ids(_agents_in_tree())),
 		})
 	return {"name": world_name, "width": grid_size.x, "height": grid_size.y, "sectors": sectors}
 
@@ -412,8 +510,13 @@ func validate() -> PackedStringArray:
 	if get_sectors().is_empty():
 		problems.append("Add NpcBrainSector children (with arenas and objects) to build the world.")
 	problems.append_array(NpcBrainWorldPart.name_problems(get_sectors(), "sector"))
+	problems.append_array(_layer_problems([map_layer, solid_layer]))
+	var agents := _agents_in_tree()
 	for sector in get_sectors():
 		problems.append_array(sector.get_problems())
+		if not agents.is_empty():
+			for problem in sector.resident_problems(agents):
+				problems.append("%s: %s" % [sector.get_sector_name(), problem])
 	var owner_of: Dictionary[Vector2i, String] = {}
 	for arena in get_arenas():
 		for tile in arena.get_floor_tiles():
@@ -451,6 +554,61 @@ func _get_configuration_warnings() -> PackedStringArray:
 	return validate()
 
 
+# Said once per registration, as the game starts: layers whose cells cannot match the tiles (the
+# walls or floors would silently be elsewhere), and residents given as persona names (they work,
+# sent as their npc ids, but a name changes).
+func _warn_what_does_not_fit() -> void:
+	var layers: Array[TileMapLayer] = [map_layer, solid_layer]
+	for arena in get_arenas():
+		layers.append(arena.floor_layer)
+	for problem in _layer_problems(layers):
+		push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
+	var agents := _agents_in_tree()
+	for sector in get_sectors():
+		var ids := sector.get_resident_ids(agents)
+		for i in ids.size():
+			if ids[i] != sector.residents[i]:
+				push_warning("NpcBrainWorld: %s's resident \"%s\" is a name: write its npc id \"%s\"."
+						% [sector.get_sector_name(), sector.residents[i], ids[i]])
+
+
+# What `layer_problem` finds in each of `layers` (each layer once; nulls skipped).
+func _layer_problems(layers: Array[TileMapLayer]) -> PackedStringArray:
+	var problems := PackedStringArray()
+	var seen: Array[TileMapLayer] = []
+	for layer in layers:
+		if layer == null or seen.has(layer):
+			continue
+		seen.append(layer)
+		var problem := layer_problem(layer)
+		if problem != "":
+			problems.append(problem)
+	return problems
+
+
+# This world's agents in the tree, by npc id.
+func _agents_in_tree() -> Dictionary[String, NpcBrainAgent]:
+	var agents: Dictionary[String, NpcBrainAgent] = {}
+	if not is_inside_tree():
+		return agents
+	for node in get_tree().get_nodes_in_group(NpcBrainAgent.GROUP):
+		var agent := node as NpcBrainAgent
+		if agent != null and agent.npc_id != "" and (agent.world == null or agent.world == self):
+			agents[agent.npc_id] = agent
+	return agents
+
+
+# The tile size, origin and used cells of the map layer.
+func _read_map_layer() -> void:
+	if map_layer == null or map_layer.tile_set == null:
+		mark_layout_changed()
+		return
+	tile_size = map_layer.tile_set.tile_size.x
+	var used := map_layer.get_used_rect()
+	grid_origin = used.position
+	grid_size = used.size
+
+
 func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 	var problems := PackedStringArray()
 	if agent == null or agent.persona == null or (agent.world != null and agent.world != self):
@@ -465,19 +623,19 @@ func _draw() -> void:
 	if _baked != null:
 		return
 	_ensure_built()
-	NpcBrainWorldPainter.new(self).paint()
+	NpcBrainWorldPainter.new(self, self, get_grid_transform()).paint()
 
 
 func _bake() -> void:
 	_baked = SubViewport.new()
 	_baked.name = "BakedLayer"
 	_baked.disable_3d = true
-	_baked.size = Vector2i(grid_size * tile_size)
 	_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
 	_baked_painter = Node2D.new()
 	_baked_painter.draw.connect(func() -> void:
 		_ensure_built()
-		NpcBrainWorldPainter.new(self, _baked_painter).paint())
+		NpcBrainWorldPainter.new(self, _baked_painter, Transform2D(0.0,
+				-Vector2(get_grid_rect().position * tile_size))).paint())
 	_baked.add_child(_baked_painter)
 	add_child(_baked)
 	var sprite := Sprite2D.new()
@@ -485,7 +643,18 @@ func _bake() -> void:
 	sprite.centered = false
 	sprite.texture = _baked.get_texture()
 	add_child(sprite)
+	_place_baked()
 	queue_redraw()
+
+
+# The baked texture covers the grid, drawn where the grid lies.
+func _place_baked() -> void:
+	var grid := get_grid_rect()
+	_baked.size = grid.size * tile_size
+	var sprite := get_node_or_null("Baked") as Sprite2D
+	if sprite != null:
+		sprite.transform = (get_grid_transform()
+				* Transform2D(0.0, Vector2(grid.position * tile_size)))
 
 
 func _emit_layout_changed() -> void:
@@ -517,10 +686,10 @@ func _ensure_built() -> void:
 		_walls.erase(tile)
 	if solid_layer != null:
 		for cell in solid_layer.get_used_cells():
-			_walls[cell] = true
+			_walls[layer_cell_to_tile(solid_layer, cell)] = true
 	for tile in _doors.keys():
 		_walls.erase(tile)
-	_grid.region = Rect2i(Vector2i.ZERO, grid_size)
+	_grid.region = get_grid_rect()
 	_grid.cell_size = Vector2(tile_size, tile_size)
 	_grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_NEVER
 	_grid.update()

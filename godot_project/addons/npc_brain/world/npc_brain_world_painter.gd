@@ -12,13 +12,19 @@ var _world: NpcBrainWorld
 var _canvas: CanvasItem
 var _font: Font = ThemeDB.fallback_font
 var _ts: float
+var _transform: Transform2D
 
 
-## Paints `world` on `canvas` (the world itself by default, from its _draw()).
-func _init(world: NpcBrainWorld, canvas: CanvasItem = null) -> void:
+## Paints `world` on `canvas` (the world itself by default, from its _draw()); `transform` takes
+## grid pixels (tile t's corner at t * tile_size) to the canvas (see get_grid_transform).
+func _init(
+		world: NpcBrainWorld, canvas: CanvasItem = null,
+		transform: Transform2D = Transform2D.IDENTITY
+) -> void:
 	_world = world
 	_canvas = canvas if canvas != null else world
 	_ts = world.tile_size
+	_transform = transform
 
 
 ## Draws the world in its `style` (outlines only for NONE in the editor).
@@ -26,6 +32,7 @@ func paint() -> void:
 	var style := _world.style
 	if style == NpcBrainWorld.Style.NONE and not Engine.is_editor_hint():
 		return
+	_canvas.draw_set_transform_matrix(_transform)
 	if style != NpcBrainWorld.Style.TOWN:
 		_paint_overlay()
 		return
@@ -65,9 +72,10 @@ func _tile_rect(tile: Vector2i, size: Vector2i = Vector2i.ONE) -> Rect2:
 
 func _paint_ground() -> void:
 	var grass := _world.grass_color
-	_canvas.draw_rect(_tile_rect(Vector2i.ZERO, _world.grid_size), grass)
-	for y in _world.grid_size.y:
-		for x in _world.grid_size.x:
+	var grid := _world.get_grid_rect()
+	_canvas.draw_rect(_tile_rect(grid.position, grid.size), grass)
+	for y in range(grid.position.y, grid.end.y):
+		for x in range(grid.position.x, grid.end.x):
 			var speck := (x * 7 + y * 13) % 5
 			if speck == 0:
 				_canvas.draw_rect(_tile_rect(Vector2i(x, y)), grass.darkened(0.035))
@@ -135,8 +143,9 @@ func _paint_trees() -> void:
 	for arena in _world.get_arenas():
 		for tile in arena.get_floor_tiles() + arena.doors:
 			built[tile] = true
-	for y in _world.grid_size.y:
-		for x in _world.grid_size.x:
+	var grid := _world.get_grid_rect()
+	for y in range(grid.position.y, grid.end.y):
+		for x in range(grid.position.x, grid.end.x):
 			var tile := Vector2i(x, y)
 			if (x * 31 + y * 17) % 7 != 0 or _near_any(tile, built):
 				continue
