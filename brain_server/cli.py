@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from pathlib import Path
 import subprocess
 import sys
 from urllib.parse import urlencode
 
-from pydantic import ValidationError
-
-from brain_server import __version__
+from brain_server import __version__, settings_cli
 from brain_server.config import Settings
 from brain_server.logs import configure
 
@@ -21,8 +18,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = _server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
-    serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
+    _server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
     play = _server_options(commands.add_parser(
         "play", help="build the Godot town for the browser and serve it with the brain on one origin"))
     play.add_argument("--time-scale", type=float, default=60.0, help="game seconds per real second (default 60)")
@@ -30,6 +26,8 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--no-build", action="store_true", help="serve the last build as it is")
     _server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
+    _server_options(commands.add_parser(
+        "config", help="print the effective settings (flags, environment, .env, TOML, defaults), secrets masked"))
     from npc_lab.sim import cli as sim_cli
 
     sim_cli.add_parser(commands)
@@ -45,20 +43,15 @@ def main(argv: list[str] | None = None) -> None:
         {"sim": sim_cli, "eval": eval_cli, "bench": bench}[args.command].run(args)
         return
 
-    if args.config:
-        if not args.config.is_file():
-            sys.exit(f"npc-brain: config file {args.config} does not exist")
-        os.environ["NPC_BRAIN_CONFIG"] = str(args.config)
+    settings = settings_cli.load(args)
+    if args.command == "config":
+        print(settings_cli.render(settings))
+        return
     page_query = ""
     if args.command == "play":
-        page_query = _build_game(args)
-        args.web_root = _web_dir(args)
-    play_only = ("command", "config", "time_scale", "start_time", "no_build")
-    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in play_only}
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as exc:
-        sys.exit(f"npc-brain: invalid settings: {exc}")
+        web = settings.data_dir / "web"
+        page_query = _build_game(args, web)
+        settings = settings.model_copy(update={"web_root": web})
     configure(json=settings.log_json, level=settings.log_level)
     if args.command == "check":
         from brain_server.check import run
@@ -71,26 +64,16 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--config", type=Path, help="TOML settings file (same keys as NPC_BRAIN_* without prefix)")
-    parser.add_argument("--host")
-    parser.add_argument("--grpc-port", type=int)
-    parser.add_argument("--http-port", type=int)
-    parser.add_argument("--data-dir", type=Path)
-    parser.add_argument("--log-json", action="store_true", default=None, help="JSON log lines")
-    return parser
+    return settings_cli.add_arguments(parser)
 
 
-def _web_dir(args: argparse.Namespace) -> Path:
-    return (args.data_dir or Path("data")) / "web"
-
-
-def _build_game(args: argparse.Namespace) -> str:
+def _build_game(args: argparse.Namespace, web_dir: Path) -> str:
     """Build the web game with the repository's harness; the query string the page should get."""
     harness = Path(__file__).resolve().parent.parent / "tools" / "godot_web.py"
     if not args.no_build:
         if not harness.is_file():
             sys.exit("npc-brain: play builds godot_project/ with tools/godot_web.py: run it from a source checkout")
-        built = subprocess.run([sys.executable, str(harness), "build", str(_web_dir(args))], check=False)
+        built = subprocess.run([sys.executable, str(harness), "build", str(web_dir)], check=False)
         if built.returncode:
             sys.exit("npc-brain: building the web game failed (see above)")
     query = {"time-scale": f"{args.time_scale:g}"} | ({"start-time": args.start_time} if args.start_time else {})

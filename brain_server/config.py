@@ -1,6 +1,8 @@
-"""Settings from the environment (prefix NPC_BRAIN_) and an optional TOML file.
+"""Settings from the command line, the environment (prefix NPC_BRAIN_), a `.env` file and a TOML file.
 
-Precedence: init arguments > environment > TOML file (NPC_BRAIN_CONFIG or --config) > defaults.
+Precedence: init arguments (the command line's flags) > environment > `.env` in the working directory >
+TOML file (NPC_BRAIN_CONFIG or --config) > defaults. Every field carries its description: the
+command line's help, `npc-brain config` and docs/configuration.md are generated from them.
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ from brain_server.cognition.retrieve import RetrievalWeights
 
 _PAPER = RetrievalWeights()  # the paper's retrieval weights, decay and top-k: defined once, in retrieve.py
 REFLECTION_THRESHOLD = 150  # the paper's; its released 25-agent run used 250
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid")
+    # A .env file often holds other tools' variables too (Compose reads it): only NPC_BRAIN_* ones are
+    # read from it, and a misspelt one of those is an error, as in the environment.
+    model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid", env_file=".env",
+                                      env_file_encoding="utf-8", dotenv_filtering="match_prefix")
 
     # Transports
     host: str = Field("127.0.0.1", description="Address both transports bind to.")
@@ -54,7 +60,7 @@ class Settings(BaseSettings):
                                 "disk (fsync, surviving a power cut) at most this long after it; 0 = before "
                                 "the answer, at a disk sync per write.")
     qdrant_url: str | None = Field(None, description="Qdrant server or cluster URL; unset = embedded engine.")
-    qdrant_api_key: SecretStr | None = None
+    qdrant_api_key: SecretStr | None = Field(None, description="API key of the Qdrant server (QDRANT_URL).")
     qdrant_path: Path | None = Field(None, description="qdrant-client local mode folder (tests, small setups).")
     collection: str = Field("npc_memories", description="The one collection all NPCs' memories share.")
 
@@ -84,16 +90,19 @@ class Settings(BaseSettings):
 
     # Embeddings
     embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = local MiniLM.")
-    embeddings_model: str = Field("text-embedding-3-small")
-    embeddings_api_key: SecretStr = Field(SecretStr("not-needed"))
+    embeddings_model: str = Field("text-embedding-3-small", description="Embeddings model name sent to "
+                                  "EMBEDDINGS_BASE_URL.")
+    embeddings_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the embeddings "
+                                          "endpoint.")
 
     # Cognition
     recency_decay: float = Field(_PAPER.decay_per_hour, gt=0, le=1,
                                  description="Recency factor per game hour since last access.")
-    weight_recency: float = _PAPER.recency
-    weight_importance: float = _PAPER.importance
-    weight_relevance: float = _PAPER.relevance
-    retrieve_top_k: int = Field(_PAPER.top_k, ge=1)
+    weight_recency: float = Field(_PAPER.recency, description="Weight of recency in a memory's retrieval score.")
+    weight_importance: float = Field(_PAPER.importance, description="Weight of importance in the retrieval score.")
+    weight_relevance: float = Field(_PAPER.relevance, description="Weight of relevance (cosine similarity to the "
+                                    "query) in the retrieval score.")
+    retrieve_top_k: int = Field(_PAPER.top_k, ge=1, description="Memories retrieved per question.")
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
     background_thinking: bool = Field(True, description="Decide answers at once and all thinking runs in the "
                                       "background; off: inside each Decide before it answers, so that a run at "
@@ -119,7 +128,13 @@ class Settings(BaseSettings):
 
     # Logging
     log_json: bool = Field(False, description="JSON log lines instead of the human console format.")
-    log_level: str = "info"
+    log_level: LogLevel = Field("info", description="Lowest level logged: debug, info, warning, error or critical.")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower_case(cls, value: Any) -> Any:
+        """LOG_LEVEL=WARNING is as good as warning."""
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("ablate", "llm_fallback_purposes", mode="before")
     @classmethod
@@ -136,7 +151,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
         toml_file = os.environ.get("NPC_BRAIN_CONFIG")
         if toml_file:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_file)))
