@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+import email.utils
 import heapq
 import json
 import random
@@ -38,6 +39,10 @@ log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # Statuses worth another attempt: rate limits, timeouts, server-side trouble.
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# Retry-After on these is the endpoint saying when to come back (hosted APIs' rate limits, a loaded vLLM).
+_RETRY_AFTER_STATUS = {429, 503}
+# The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
+RETRY_AFTER_MAX_S = 20.0
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
 HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
@@ -156,6 +161,7 @@ class LLM:
         response_mode: ResponseMode | None = None,
         max_concurrency: int = 8,
         backoff_s: float = 0.5,
+        retry_after_max_s: float = RETRY_AFTER_MAX_S,
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
         fallback_purposes: Collection[str] = (),
         prompt_max_bytes: int = 24_000,
@@ -173,6 +179,7 @@ class LLM:
         self.response_mode: ResponseMode = response_mode or ("json_schema" if json_schema else "prompt")
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
+        self._retry_after_max_s = retry_after_max_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
@@ -220,7 +227,7 @@ class LLM:
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not _worth_retrying(exc) or attempt == self._max_attempts:
                     break
-                await asyncio.sleep(self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random()))
+                await asyncio.sleep(self._retry_delay_s(exc, attempt))
         if result is None:
             result = fallback()
             record.fallback_used = True
@@ -231,6 +238,13 @@ class LLM:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
+
+    def _retry_delay_s(self, exc: Exception, attempt: int) -> float:
+        """The endpoint's Retry-After where it sent one (bounded), else exponential backoff with jitter."""
+        asked = retry_after_s(exc)
+        if asked is not None:
+            return min(asked, self._retry_after_max_s)
+        return self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
 
     def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None,
                    why: str) -> Out:
@@ -335,6 +349,28 @@ def _kept(text: str) -> str:
     return f"{text[:_KEPT_CHARS]}… [{len(text) - _KEPT_CHARS} more characters]"
 
 
+def retry_after_s(exc: Exception) -> float | None:
+    """Seconds a 429/503 asks the client to wait (Retry-After as seconds or an HTTP date, or OpenAI's
+    retry-after-ms); None where it asks nothing readable."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _RETRY_AFTER_STATUS:
+        return None
+    headers = exc.response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
 def _worth_retrying(exc: Exception) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _RETRYABLE_STATUS
@@ -343,7 +379,9 @@ def _worth_retrying(exc: Exception) -> bool:
 
 def _describe(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code} from the LLM endpoint"
+        asked = retry_after_s(exc)
+        return f"HTTP {exc.status_code} from the LLM endpoint" + ("" if asked is None else
+                                                                  f" (Retry-After {asked:g} s)")
     if isinstance(exc, openai.APITimeoutError):
         return "the LLM endpoint timed out"
     if isinstance(exc, openai.APIConnectionError):
