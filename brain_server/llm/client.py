@@ -28,6 +28,7 @@ from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 import structlog
 
+from brain_server import metrics
 from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
@@ -223,6 +224,7 @@ class LLM:
                 raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 counter.failed_attempts += 1
+                metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not _worth_retrying(exc) or attempt == self._max_attempts:
@@ -234,6 +236,8 @@ class LLM:
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
         counter.add(record)
+        metrics.llm_call(prompt.purpose, "fallback" if record.fallback_used else "answered", record.latency_ms / 1000,
+                         record.prompt_tokens, record.completion_tokens)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
@@ -253,6 +257,7 @@ class LLM:
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=[], fallback_used=True,
                                errors=[why], parsed_json=result.model_dump_json())
         self.usage.counter(npc_id, prompt.purpose).add(record)
+        metrics.llm_call(prompt.purpose, "not_asked", None, 0, 0)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record)
             trace.llm_calls.append(record)
