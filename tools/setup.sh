@@ -44,7 +44,7 @@ extras="embedded-llm"
 [ "$want_tests" = 1 ] && extras="embedded-llm,test"
 # Without isolation only for our own package (its setup.py generates the protocol code with the
 # build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
-.venv/bin/pip install -q --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
+.venv/bin/pip install -q -c constraints.txt --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
   -e ".[${extras}]"
 
 need_chromium=$want_tests
