@@ -31,9 +31,10 @@ def test_help_lists_every_setting_with_its_description(command: str, tmp_path: P
     result = npc_brain(command, "--help", cwd=tmp_path, env={"COLUMNS": "100"})
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
+    unwrapped = "".join(result.stdout.split())  # argparse wraps lines at spaces and after hyphens
     missing = [name for name, field in Settings.model_fields.items()
                if f"{flag(name)} " not in text or env_name(name) not in text or not field.description
-               or " ".join(field.description.split()) not in text]
+               or "".join(field.description.split()) not in unwrapped]
     assert not missing, f"settings missing from --help or without a description: {missing}"
 
 
@@ -96,3 +97,10 @@ def test_flags_decode_as_the_environment_does(tmp_path: Path) -> None:
     for expected in ('allowed_hosts = ["brain.example"]', 'llm_fallback_purposes = ["daily_plan", "decompose"]',
                      "llm_probe = false", "log_json = true", 'web_root = "web"'):
         assert expected in lines, expected
+
+
+def test_the_settings_table_of_docs_configuration_is_up_to_date() -> None:
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run([sys.executable, str(root / "tools" / "config_doc.py"), "--check"], capture_output=True,
+                            text=True, timeout=60, cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
