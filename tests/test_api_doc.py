@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_api_reference_is_up_to_date() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "api_doc.py"), "--check"], capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-m", "tools.api_doc", "--check"], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -101,6 +101,6 @@ def test_flags_decode_as_the_environment_does(tmp_path: Path) -> None:
 
 def test_the_settings_table_of_docs_configuration_is_up_to_date() -> None:
     root = Path(__file__).resolve().parent.parent
-    result = subprocess.run([sys.executable, str(root / "tools" / "config_doc.py"), "--check"], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "tools.config_doc", "--check"], capture_output=True,
                             text=True, timeout=60, cwd=root)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -3,13 +3,12 @@
 protoc (grpcio-tools) parses proto/ into descriptors with their source comments, so the reference
 says exactly what the .proto says, and a test (tests/test_api_doc.py) fails when the two differ:
 
-    .venv/bin/python tools/api_doc.py          # rewrite docs/api.md
-    .venv/bin/python tools/api_doc.py --check  # exit status 1 if docs/api.md is out of date
+    .venv/bin/python -m tools.api_doc          # rewrite docs/api.md
+    .venv/bin/python -m tools.api_doc --check  # exit status 1 if docs/api.md is out of date
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 import sys
 import tempfile
@@ -18,7 +17,8 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor_pb2 import FieldDescriptorProto as Field
 from grpc_tools import protoc
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.generated import ROOT, write_or_check
+
 PROTO_ROOT = ROOT / "proto"
 OUT = ROOT / "docs" / "api.md"
 # Source-info paths: FileDescriptorProto field numbers (message_type 4, enum_type 5, service 6) and,
@@ -66,7 +66,7 @@ def _type(field: descriptor_pb2.FieldDescriptorProto, package: str) -> str:
 
 def render(files: descriptor_pb2.FileDescriptorSet) -> str:
     lines = ["# API reference", "",
-             "Generated from `proto/` by `tools/api_doc.py` (do not edit by hand; `tests/test_api_doc.py` checks it).",
+             "Generated from `proto/` by `python -m tools.api_doc` (do not edit by hand; `tests/test_api_doc.py` checks it).",
              "Every RPC is served over gRPC and over Connect on the HTTP port: `POST /<package>.<Service>/<Method>`",
              "with a JSON body whose fields are the messages' in lowerCamelCase (or proto names);",
              "a `google.protobuf.Timestamp` is an RFC 3339 string there, e.g. `\"2026-02-13T09:00:00Z\"`.", ""]
@@ -127,18 +127,7 @@ def _enum(enum: descriptor_pb2.EnumDescriptorProto, path: tuple[int, ...], comme
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only say whether docs/api.md is up to date")
-    args = parser.parse_args()
-    text = render(descriptors())
-    if args.check:
-        if OUT.is_file() and OUT.read_text() == text:
-            return 0
-        print(f"{OUT.relative_to(ROOT)} is out of date: run .venv/bin/python tools/api_doc.py")
-        return 1
-    OUT.write_text(text)
-    print(f"api_doc: wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check("tools.api_doc", __doc__.splitlines()[0], OUT, lambda: render(descriptors()))
 
 
 if __name__ == "__main__":
