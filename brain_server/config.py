@@ -90,6 +90,9 @@ class Settings(BaseSettings):
                                      "/metrics show the queues).")
     llm_probe: bool = Field(True, description="Probe the LLM endpoint at start: a wrong URL, key or model stops "
                             "serve with one line; a rejected json_schema steps down to json_object or plain prompts.")
+    llm_send_priority: bool = Field(False, description="Send each completion's class (0 player ... 4 background) "
+                                    "as the request's priority, for a vLLM started with --scheduling-policy "
+                                    "priority; other servers may reject the field.")
     llm_record: Path | None = Field(None, description="Append every completion (purpose, request hash, messages, "
                                     "answer, tokens) to this JSONL file.")
     llm_replay: Path | None = Field(None, description="Answer completions from such a recording through a loopback "

@@ -83,6 +83,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         max_concurrency=concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
         prompt_max_bytes=prompt_max_bytes,
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
+        send_priority=settings.llm_send_priority,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -167,11 +167,14 @@ class LLM:
         fallback_purposes: Collection[str] = (),
         prompt_max_bytes: int = 24_000,
         allowance: Allowance | None = None,
+        send_priority: bool = False,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
         A prompt over `prompt_max_bytes` has its longest parts cut (budget.py). Calls over the
-        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py)."""
+        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py). `send_priority` sends
+        each completion's class as vLLM's request `priority` (lower first, as in llm/scheduler.py), so a
+        vLLM started with --scheduling-policy priority orders the town's calls as the brain does."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -185,6 +188,7 @@ class LLM:
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
         self.allowance = allowance or Allowance()
+        self.send_priority = send_priority
 
     async def close(self) -> None:
         await self._client.close()
@@ -296,6 +300,7 @@ class LLM:
                     temperature=0.7,
                     max_tokens=prompt.max_tokens,
                     extra_headers={PURPOSE_HEADER: prompt.purpose},
+                    extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
                     **response_format(mode, prompt.purpose, schema),
                 )
             except openai.APIStatusError as exc:
