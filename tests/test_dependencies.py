@@ -4,7 +4,6 @@ admit the tested versions, and constraints.txt (what setup.sh installs with) is 
 from __future__ import annotations
 
 import hashlib
-from importlib.metadata import distribution
 from pathlib import Path
 import re
 import subprocess
@@ -14,7 +13,7 @@ import tomllib
 from packaging.requirements import Requirement
 
 from brain_server.llm.minilm import TOKENIZER_FILE
-from tools.constraints import canonical, read
+from tools.constraints import canonical, closure, read
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -37,24 +36,6 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 
 def core() -> list[Requirement]:
     return [Requirement(spec) for spec in PROJECT["project"]["dependencies"]]
-
-
-def closure(requirements: list[Requirement]) -> set[str]:
-    """Every distribution a core install brings, read from the installed packages' metadata."""
-    seen: set[str] = set()
-    todo = list(requirements)
-    while todo:
-        requirement = todo.pop()
-        name = canonical(requirement.name)
-        if name in seen or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
-            continue
-        seen.add(name)
-        for spec in distribution(name).requires or []:
-            child = Requirement(spec)
-            if not child.marker or child.marker.evaluate({"extra": ""}) or any(
-                    child.marker.evaluate({"extra": extra}) for extra in requirement.extras):
-                todo.append(child)
-    return seen
 
 
 def test_every_core_dependency_serves() -> None:
