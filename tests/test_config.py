@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -52,6 +53,8 @@ def test_config_prints_the_effective_settings_with_secrets_masked(tmp_path: Path
                      "http_port = 8080  # default", "# llm_base_url = (unset)"):
         assert expected in lines, expected
     assert len(lines) == len(Settings.model_fields)
+    as_toml = tomllib.loads(result.stdout)  # what it prints is a TOML file the brain reads back
+    assert as_toml["grpc_port"] == 6001 and as_toml["ablate"] == ["reflection"] and "llm_base_url" not in as_toml
 
 
 def test_a_bad_log_level_is_one_line_naming_the_setting(tmp_path: Path) -> None:
