@@ -70,9 +70,9 @@ class RpcMeter:
     def done(self, started: float, code: str = "ok") -> None:
         """One RPC answered with `code`, `started` at time.perf_counter()."""
         self._seconds.observe(time.perf_counter() - started)
-        self.count(code)
+        self._count(code)
 
-    def count(self, code: str) -> None:
+    def _count(self, code: str) -> None:
         counter = self._codes.get(code)
         if counter is None:
             counter = self._codes[code] = RPCS.labels(*self._labels, code)

@@ -110,7 +110,7 @@ class _Isolated:
 async def _refuse(scope: Scope, send: Send, code: str, message: str) -> None:
     """A refusal before the RPC, in Connect's error JSON, counted for its method (if it names one)."""
     method = scope.get("path", "").rpartition("/")[2]
-    metrics.RpcMeter("connect", method if method in METHOD_NAMES else "unknown").count(code)
+    metrics.RPCS.labels("connect", method if method in METHOD_NAMES else "unknown", code).inc()
     log.warning("rpc_refused", path=scope.get("path", "")[:200], transport="connect", code=code,
                 peer=(scope.get("client") or ("unknown", 0))[0])
     body = json.dumps({"code": code, "message": message}).encode()
