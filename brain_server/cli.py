@@ -1,18 +1,14 @@
-"""The `npc-brain` command: what a game needs of the brain (serve it, check its setup). The lab's
-commands (sim, bench, eval, play) are `npc-lab`, which builds on the helpers here."""
+"""The `npc-brain` command: what a game needs of the brain (serve it, check its setup, show its
+settings). The lab's commands (sim, bench, eval, play) are `npc-lab`, which builds on the helpers here."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Callable, Collection
-import os
-from pathlib import Path
+from collections.abc import Callable
 import sys
 
-from pydantic import ValidationError
-
-from brain_server import __version__
+from brain_server import __version__, settings_cli
 from brain_server.config import Settings
 from brain_server.logs import configure
 
@@ -23,15 +19,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
-    serve.add_argument("--web-root", type=Path, help="serve this folder (a Godot web build) at / on the HTTP port")
+    server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
     server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
+    server_options(commands.add_parser(
+        "config", help="print the effective settings (flags, environment, .env, TOML, defaults), secrets masked"))
     asked = sys.argv[1:] if argv is None else argv
     if asked[:1] and asked[0] in LAB_COMMANDS:
         sys.exit(f"npc-brain: {asked[0]} is the lab's: npc-lab {asked[0]} (a checkout's tools/setup.sh installs it)")
     args = parser.parse_args(argv)
-    settings = load_settings(args, prog="npc-brain")
+    if args.command == "config":
+        print(settings_cli.render(settings_cli.load(args)))
+        return
+    settings = load_settings(args)
     if args.command == "check":
         from brain_server.check import run
 
@@ -40,29 +40,15 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The options every command that starts a brain takes (they override the settings)."""
-    parser.add_argument("--config", type=Path, help="TOML settings file (same keys as NPC_BRAIN_* without prefix)")
-    parser.add_argument("--host")
-    parser.add_argument("--grpc-port", type=int)
-    parser.add_argument("--http-port", type=int)
-    parser.add_argument("--data-dir", type=Path)
-    parser.add_argument("--log-json", action="store_true", default=None, help="JSON log lines")
-    return parser
+    """The options every command that starts a brain takes: --config and a flag per setting."""
+    return settings_cli.add_arguments(parser)
 
 
-def load_settings(args: argparse.Namespace, *, prog: str, not_settings: Collection[str] = ()) -> Settings:
-    """The settings the parsed options name (with the config file, environment and defaults), logging
-    configured by them; a missing config file or an invalid value exits with one line."""
-    if args.config:
-        if not args.config.is_file():
-            sys.exit(f"{prog}: config file {args.config} does not exist")
-        os.environ["NPC_BRAIN_CONFIG"] = str(args.config)
-    skip = {"command", "config", *not_settings}
-    overrides = {k: v for k, v in vars(args).items() if v is not None and k not in skip}
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as exc:
-        sys.exit(f"{prog}: invalid settings: {exc}")
+def load_settings(args: argparse.Namespace) -> Settings:
+    """The settings the parsed options name (with the config file, environment, .env and defaults),
+    logging configured by them; a missing config file or an invalid value exits with one line. A
+    command's own options that are not settings are left alone."""
+    settings = settings_cli.load(args)
     configure(json=settings.log_json, level=settings.log_level)
     return settings
 

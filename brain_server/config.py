@@ -1,6 +1,8 @@
-"""Settings from the environment (prefix NPC_BRAIN_) and an optional TOML file.
+"""Settings from the command line, the environment (prefix NPC_BRAIN_), a `.env` file and a TOML file.
 
-Precedence: init arguments > environment > TOML file (NPC_BRAIN_CONFIG or --config) > defaults.
+Precedence: init arguments (the command line's flags) > environment > `.env` in the working directory >
+TOML file (NPC_BRAIN_CONFIG or --config) > defaults. Every field carries its description: the
+command line's help, `npc-brain config` and docs/configuration.md are generated from them.
 """
 
 from __future__ import annotations
@@ -20,15 +22,19 @@ from pydantic_settings import (
 
 from brain_server import paper
 
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid")
+    # A .env file often holds other tools' variables too (Compose reads it): only NPC_BRAIN_* ones are
+    # read from it, and a misspelt one of those is an error, as in the environment.
+    model_config = SettingsConfigDict(env_prefix="NPC_BRAIN_", extra="forbid", env_file=".env",
+                                      env_file_encoding="utf-8", dotenv_filtering="match_prefix")
 
     # Transports
     host: str = Field("127.0.0.1", description="Address both transports bind to.")
-    grpc_port: int = Field(50051, description="gRPC port (0 picks a free one).")
+    grpc_port: int = Field(50051, description="gRPC port (0 picks a free one; the ready line prints the ports).")
     http_port: int = Field(8080, description="Connect JSON / HTTP port (0 picks a free one).")
     web_root: Path | None = Field(None, description="Folder served at / on the HTTP port (the Godot web build).")
     cors_origins: list[str] | None = Field(
@@ -39,8 +45,15 @@ class Settings(BaseSettings):
         [], description="Host names the HTTP port answers to besides localhost, loopback and the bind address "
         "(any IP address too when bound to 0.0.0.0 or ::); other Host headers are refused (DNS rebinding); "
         "\"*\" = any.")
-    auth_token: SecretStr | None = Field(None, description="Bearer token every RPC needs; required off loopback.")
-    rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address (0 = no limit).")
+    auth_token: SecretStr | None = Field(
+        None, description="Bearer token every RPC and /metrics need (Authorization: Bearer <token>); required when "
+        "HOST is not loopback; empty, shorter than 16 characters or with spaces stops the brain at start; 10 wrong "
+        "tokens from an address lock it out (one more try every 5 s). The Godot game sends it from ?token= / "
+        "--token= or the project setting npc_brain/brain/token.")
+    rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address, both transports "
+                                    "together (0 = no limit). One game process calls for all its NPCs from one "
+                                    "address: 1,000 NPCs at a 60x clock ask ~150 a second; raise it for bigger or "
+                                    "faster towns.")
     rate_limit_burst: int = Field(400, ge=1, description="Requests a client address may burst above the rate.")
     max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body on both transports.")
     npc_cache: int = Field(10_000, ge=1, description="NPCs kept in memory, the least recently used forgotten first "
@@ -50,31 +63,48 @@ class Settings(BaseSettings):
     data_dir: Path = Field(Path("data"), description="Where the embedded Qdrant engine keeps its files.")
     sync_after_s: float = Field(SYNC_AFTER_S, ge=0, le=60, description="Embedded engine: an acknowledged write is on the "
                                 "disk (fsync, surviving a power cut) at most this long after it; 0 = before "
-                                "the answer, at a disk sync per write.")
-    qdrant_url: str | None = Field(None, description="Qdrant server or cluster URL; unset = embedded engine.")
-    qdrant_api_key: SecretStr | None = None
+                                "the answer, at a disk sync per write. A killed process loses nothing acknowledged either way.")
+    qdrant_url: str | None = Field(None, description="Qdrant server or cluster URL (Qdrant 1.14 or later); unset = "
+                                   "the embedded engine in DATA_DIR.")
+    qdrant_api_key: SecretStr | None = Field(None, description="API key of the Qdrant server (QDRANT_URL).")
     qdrant_path: Path | None = Field(None, description="qdrant-client local mode folder (tests, small setups).")
-    collection: str = Field("npc_memories", description="The one collection all NPCs' memories share.")
+    collection: str = Field("npc_memories", description="The one collection all NPCs' memories share (npc_id is "
+                            "the tenant key).")
 
     # LLM
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = embedded SmolLM2.")
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, its /v1 address (OpenAI, vLLM, "
+                                     "Ollama, llama.cpp server); unset = the embedded SmolLM2.")
     llm_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
     llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the endpoint.")
     llm_timeout_s: float = Field(60.0, description="Per-attempt timeout of one completion.")
-    llm_max_attempts: int = Field(3, ge=1, le=10, description="Attempts per call before the fallback.")
-    llm_json_schema: bool = Field(True, description="Send response_format json_schema (turn off for old servers).")
-    llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once.")
+    llm_max_attempts: int = Field(3, ge=1, le=10, description="Attempts per call before it falls back to a safe "
+                                  "default; a 429 or 503 with Retry-After waits what it asks (at most 20 s).")
+    llm_json_schema: bool = Field(True, description="Send response_format json_schema; off: no response_format, the "
+                                  "prompts ask for the JSON (an endpoint that rejects json_schema is stepped down to "
+                                  "json_object or plain prompts anyway).")
+    llm_max_concurrency: int = Field(8, ge=1, description="Completions in flight at once (1 with the embedded model); "
+                                     "one more is kept for the player's Talk, Interview and Whisper; the rest wait, "
+                                     "most urgent first: player, social, plan_now, ahead, background (GetUsage and "
+                                     "/metrics show the queues).")
     llm_probe: bool = Field(True, description="Probe the LLM endpoint at start: a wrong URL, key or model stops "
                             "serve with one line; a rejected json_schema steps down to json_object or plain prompts.")
-    llm_record: Path | None = Field(None, description="Append every completion to this JSONL file (llm/recording.py).")
-    llm_replay: Path | None = Field(None, description="Answer completions from this recording; no endpoint needed.")
+    llm_send_priority: bool = Field(False, description="Send each completion's class (0 player ... 4 background) "
+                                    "as the request's priority, for a vLLM started with --scheduling-policy "
+                                    "priority; other servers may reject the field.")
+    llm_record: Path | None = Field(None, description="Append every completion (purpose, request hash, messages, "
+                                    "answer, tokens) to this JSONL file.")
+    llm_replay: Path | None = Field(None, description="Answer completions from such a recording through a loopback "
+                                    "OpenAI-compatible server: no endpoint needed, the same answers (for the same "
+                                    "run again: BACKGROUND_THINKING=false and the sim at --concurrency 1).")
     llm_fallback_purposes: Annotated[frozenset[str] | None, NoDecode] = Field(
         None, description="Purposes answered by their safe default without asking the model, e.g. daily_plan,decompose; "
         "unset: none with a configured endpoint, and with the embedded SmolLM2 those it cannot answer usefully "
         "(llm/embedded.py FALLBACK_PURPOSES); empty: ask the model for every purpose.")
     llm_calls_per_npc_hour: int = Field(0, ge=0, description="Ceiling on LLM calls an NPC makes per game hour "
-                                        "(0 = none); calls over it get their fallback, a coarser answer; Talk, "
-                                        "Interview and Whisper are never refused.")
+                                        "(0 = none); a call over it is not made and gets its fallback, a coarser "
+                                        "answer (a routine day, a block as one step, carrying on instead of "
+                                        "reacting), so NPCs think less and never stop; Talk, Interview and Whisper "
+                                        "are never refused; GetUsage shows the calls refused.")
     llm_calls_per_hour: int = Field(0, ge=0, description="Ceiling on LLM calls the whole town makes per game hour "
                                     "(0 = none), likewise.")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
@@ -82,42 +112,59 @@ class Settings(BaseSettings):
 
     # Embeddings
     embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = local MiniLM.")
-    embeddings_model: str = Field("text-embedding-3-small")
-    embeddings_api_key: SecretStr = Field(SecretStr("not-needed"))
+    embeddings_model: str = Field("text-embedding-3-small", description="Embeddings model name sent to "
+                                  "EMBEDDINGS_BASE_URL.")
+    embeddings_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the embeddings "
+                                          "endpoint.")
 
     # Cognition
     recency_decay: float = Field(paper.DECAY_PER_HOUR, gt=0, le=1,
                                  description="Recency factor per game hour since last access.")
-    weight_recency: float = paper.WEIGHT_RECENCY
-    weight_importance: float = paper.WEIGHT_IMPORTANCE
-    weight_relevance: float = paper.WEIGHT_RELEVANCE
-    retrieve_top_k: int = Field(paper.RETRIEVE_TOP_K, ge=1)
+    weight_recency: float = Field(paper.WEIGHT_RECENCY, description="Weight of recency in a memory's retrieval score.")
+    weight_importance: float = Field(paper.WEIGHT_IMPORTANCE, description="Weight of importance in the retrieval score.")
+    weight_relevance: float = Field(paper.WEIGHT_RELEVANCE, description="Weight of relevance (cosine similarity to the "
+                                    "query) in the retrieval score.")
+    retrieve_top_k: int = Field(paper.RETRIEVE_TOP_K, ge=1, description="Memories retrieved per question.")
     prepare_ahead_minutes: int = Field(60, ge=0, description="Decompose blocks starting this soon in the background (0 = off).")
     background_thinking: bool = Field(True, description="Decide answers at once and all thinking runs in the "
                                       "background; off: inside each Decide before it answers, so that a run at "
                                       "concurrency 1 is a pure function of the LLM's answers (record and replay).")
     importance_batch_size: int = Field(40, ge=1, description="Observations rated together in one LLM call.")
     importance_batch_minutes: int = Field(60, ge=0, description="Longest game time an observation waits for its "
-                                          "rating (0 = rate each decision's observations at once).")
+                                          "rating (stored at once with a provisional 3; 0 = rate each decision's "
+                                          "observations at once).")
     new_plan_importance: int = Field(0, ge=0, description="From the second day, a memory of at least this importance "
                                      "since the last day plan (a conversation, a thought, news seen) makes a new plan; "
-                                     "a day with none repeats the last one without an LLM call (0 = always plan anew, "
-                                     "as the paper; 5 suits routine-heavy games).")
+                                     "a day with none repeats the last one without an LLM call, saving 2 calls per "
+                                     "NPC per quiet day (0 = always plan anew, as the paper: a new plan also varies "
+                                     "where NPCs go and whom they meet; 5 suits routine-heavy games).")
     reflection_threshold: int = Field(paper.REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
-                                         "its longest parts cut (noted in the trace); unset: 24000, 12000 with the "
-                                         "embedded model (its context is 4096 tokens).")
-    prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones.")
+                                         "its longest parts cut (noted in the trace), and a stored memory is cut to "
+                                         "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "
+                                         "4096 tokens).")
+    prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones "
+                                     "(brain_server/prompts/*.md).")
     player_talk_idle_s: float = Field(600.0, gt=0, description="A player's conversation with an NPC ends (and is "
-                                      "remembered) once the player has been silent this many wall seconds.")
+                                      "remembered) once the player has been silent this many wall seconds; at most 8 "
+                                      "are open per NPC and 1,000 in all, the least recently continued ending first.")
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
-    traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all (oldest dropped first).")
+    traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all, the oldest dropped "
+                              "first (a trace with LLM calls holds its prompts: tens of KB).")
     ablate: Annotated[frozenset[Literal["observation", "reflection", "planning"]], NoDecode] = Field(
-        frozenset(), description="Memory kinds retrieval cannot reach (the paper's ablations), e.g. reflection,planning.")
+        frozenset(), description="Memory kinds retrieval cannot reach (the paper's ablations, docs/evaluation.md), "
+        "e.g. reflection,planning.")
 
     # Logging
-    log_json: bool = Field(False, description="JSON log lines instead of the human console format.")
-    log_level: str = "info"
+    log_json: bool = Field(False, description="JSON log lines (each carries npc_id and trace_id; uvicorn's, grpc's "
+                           "and qdrant-client's lines too) instead of the human console format.")
+    log_level: LogLevel = Field("info", description="Lowest level logged: debug, info, warning, error or critical.")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower_case(cls, value: Any) -> Any:
+        """LOG_LEVEL=WARNING is as good as warning."""
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("ablate", "llm_fallback_purposes", mode="before")
     @classmethod
@@ -134,7 +181,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
         toml_file = os.environ.get("NPC_BRAIN_CONFIG")
         if toml_file:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_file)))

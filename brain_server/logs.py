@@ -1,7 +1,9 @@
 """structlog set-up: a human console by default, JSON lines with --log-json.
 
 Every line carries the npc and trace ids bound with `bind_decision` (contextvars), so one
-decision can be followed through perceive, retrieve, plan and the LLM calls it made.
+decision can be followed through perceive, retrieve, plan and the LLM calls it made. The standard
+library's loggers (uvicorn, grpc, qdrant-client, the `warnings` module) are rendered by the same
+processors, so a JSON log holds nothing but JSON lines for a collector to parse.
 """
 
 from __future__ import annotations
@@ -21,12 +23,30 @@ def configure(*, json: bool = False, level: str = "info") -> None:
     renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
     if json:
         processors.append(structlog.processors.format_exc_info)
+    threshold = logging.getLevelNamesMapping()[level.upper()]
     structlog.configure(
         processors=[*processors, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        wrapper_class=structlog.make_filtering_bound_logger(threshold),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+    _route_standard_logging(processors, renderer, threshold)
+
+
+def _route_standard_logging(processors: list[structlog.typing.Processor], renderer: structlog.typing.Processor,
+                            threshold: int) -> None:
+    """The root logger's one handler renders records as structlog's lines, with the logger's name."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*processors, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+    ))
+    root = logging.getLogger()
+    for old in root.handlers[:]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(threshold)
+    logging.captureWarnings(True)
 
 
 def bind_decision(*, npc_id: str, trace_id: str) -> None:

@@ -176,6 +176,9 @@ class Records:
             raise not_found(f"no NPC {npc_id!r}: spawn it with SpawnNpc first")
         return npc
 
+    def cached_npcs(self) -> int:
+        return len(self._npcs)
+
     def cached(self, npc_id: str) -> NpcState | None:
         """The NPC as this process has it, without touching the store (for staleness checks)."""
         return self._npcs.get(npc_id)

@@ -23,6 +23,7 @@ from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_mode_at_start
+from brain_server.metrics import instrument_store
 from brain_server.prompts import PromptLibrary
 from brain_server.security import check_bind
 from brain_server.service import BrainCore
@@ -42,7 +43,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     embedder = make_embedder(settings)
     stack.callback(embedder.close)
     dim = await embedder.ensure_dim()
-    store = open_store(settings, dim)
+    store = instrument_store(open_store(settings, dim))  # its calls timed for /metrics
     stack.callback(store.close)
     mode = await llm_mode_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
@@ -82,6 +83,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         max_concurrency=concurrency, recorder=recorder, fallback_purposes=fallback_purposes or (),
         prompt_max_bytes=prompt_max_bytes,
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
+        send_priority=settings.llm_send_priority,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
@@ -146,8 +148,9 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         app = connect_http.http_app(core, web_root=settings.web_root, mind=mind)
         # Keep idle connections well past a game's pause between calls: with uvicorn's 5 s default a
         # client reusing a connection races the server closing it (resets seen under load).
+        # log_config None: uvicorn's lines go to the root logger, which logs.py renders as structlog's.
         http = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False,
-                                             timeout_keep_alive=75))
+                                             timeout_keep_alive=75, log_config=None))
         http_task = asyncio.run_coroutine_threadsafe(http.serve(sockets=[sock]), edge.loop)
         while not http.started:  # "ready" must mean accepting: clients connect the moment they read it
             if http_task.done():

@@ -40,14 +40,16 @@ class Spread:
 
 
 class Series:
-    """Recent samples of one measure, and how many there were in all."""
+    """Recent samples of one measure, and how many there were in all and their sum (/metrics)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.total_ms = 0.0
         self.samples_ms: deque[float] = deque(maxlen=KEPT)
 
     def add(self, ms: float) -> None:
         self.count += 1
+        self.total_ms += ms
         self.samples_ms.append(ms)
 
     def spread(self) -> Spread:

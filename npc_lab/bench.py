@@ -36,6 +36,7 @@ from typing import Any
 
 from brain_server.npc import is_sleep
 from npc_lab.tables import markdown_table
+from brain_server.vitals import percentile
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
 NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime")
@@ -61,9 +62,6 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} CPUs{mem}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] if ordered else 0.0
 
 
 # --- (1) calls per NPC per awake game hour --------------------------------------------------------
@@ -332,8 +330,8 @@ def bench_decide(args: argparse.Namespace) -> dict[str, Any]:
                     channel.close()
                     results[str(n)] = {
                         "npcs": n, "samples": samples, "setup_s": setup_s, "not_from_plan": unplanned,
-                        "grpc_p50_ms": _pct(grpc_ms, 50), "grpc_p99_ms": _pct(grpc_ms, 99),
-                        "connect_p50_ms": _pct(connect_ms, 50), "connect_p99_ms": _pct(connect_ms, 99),
+                        "grpc_p50_ms": percentile(grpc_ms, 0.50), "grpc_p99_ms": percentile(grpc_ms, 0.99),
+                        "connect_p50_ms": percentile(connect_ms, 0.50), "connect_p99_ms": percentile(connect_ms, 0.99),
                         "rss_mib": brain.rss_bytes() / 2**20}
                 finally:
                     brain.stop()
@@ -388,9 +386,9 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
                 nearest.append((time.perf_counter() - t) * 1000)
                 assert len(found) == 30
             store.close()
-            results[backend] = {"points": npcs * per_npc, "load_s": load_s, "p50_ms": _pct(times, 50),
-                                "p99_ms": _pct(times, 99), "nearest_p50_ms": _pct(nearest, 50),
-                                "nearest_p99_ms": _pct(nearest, 99)}
+            results[backend] = {"points": npcs * per_npc, "load_s": load_s, "p50_ms": percentile(times, 0.50),
+                                "p99_ms": percentile(times, 0.99), "nearest_p50_ms": percentile(nearest, 0.50),
+                                "nearest_p99_ms": percentile(nearest, 0.99)}
             print(f"{backend}: {results[backend]}", flush=True)
     rows = [[b, r["points"], f"{r['load_s']:.0f}", f"{r['p50_ms']:.2f}", f"{r['p99_ms']:.2f}",
              f"{r['nearest_p50_ms']:.2f}", f"{r['nearest_p99_ms']:.2f}"] for b, r in results.items()]

@@ -20,7 +20,6 @@ from npc_lab.sim import cli as sim_cli
 # play builds the checkout's Godot project with the developer harness.
 CHECKOUT = Path(__file__).resolve().parent.parent
 HARNESS = CHECKOUT / "tools" / "godot_web.py"
-PLAY_ONLY = ("time_scale", "start_time", "no_build")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -53,7 +52,7 @@ def _play(args: argparse.Namespace) -> None:
         if subprocess.run([sys.executable, str(HARNESS), "build", str(web)], check=False).returncode:
             sys.exit("npc-lab: building the web game failed (see above)")
     args.web_root = web
-    settings = load_settings(args, prog="npc-lab", not_settings=PLAY_ONLY)
+    settings = load_settings(args)
     query = "?" + urlencode({"time-scale": f"{args.time_scale:g}"}
                             | ({"start-time": args.start_time} if args.start_time else {}))
 

@@ -108,7 +108,7 @@ class FakeOpenAI(LoopbackServer):
 
     def queue(self, *replies: dict[str, Any], purpose: str | None = None) -> None:
         """Replies used by the next chat requests (of one purpose, if given), in order:
-        {"status": 503}, {"content": "not json"}, {"json": {...}}, {"delay_s": 3}, {"refusal": "no"};
+        {"status": 503}, {"status": 429, "retry_after": 2} (a Retry-After header), {"content": "not json"}, {"json": {...}}, {"delay_s": 3}, {"refusal": "no"};
         anything else is answered normally."""
         with self._lock:
             self.script.setdefault(purpose, deque()).extend(replies)
@@ -140,7 +140,7 @@ class FakeOpenAI(LoopbackServer):
 
     def _log(self, path: str, purpose: str | None, body: dict[str, Any]) -> None:
         with self._lock:
-            self.requests.append({"path": path, "purpose": purpose, "body": body})
+            self.requests.append({"path": path, "purpose": purpose, "body": body, "at": time.monotonic()})
 
     def answer(self, body: dict[str, Any], purpose: str | None) -> Any:
         """The answer to a chat request that nothing scripted: schema-valid random words. A
@@ -207,7 +207,9 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 return
             time.sleep(scripted.get("delay_s", 0))
             if "status" in scripted:
-                self.send_json(scripted["status"], {"error": {"message": "scripted failure", "type": "server_error"}})
+                error = json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode()
+                retry_after = {"Retry-After": str(scripted["retry_after"])} if "retry_after" in scripted else {}
+                self.send_body(scripted["status"], "application/json", error, **retry_after)
                 return
             if "refusal" in scripted:
                 self.send_json(200, completion(body, None, refusal=scripted["refusal"]))

@@ -52,6 +52,7 @@ import grpc
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.npc import is_sleep
 from brain_server.server import settle_collector
+from brain_server.vitals import percentile
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.sim.brain import BrainProcess, ChildProcess
@@ -99,11 +100,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
     if not values:
         return {"count": 0}
     ordered = sorted(values)
-
-    def at(p: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))], 1)
-
-    return {"count": len(values), "p50_ms": at(50), "p90_ms": at(90), "p99_ms": at(99), "max_ms": round(ordered[-1], 1),
+    at = {q: round(percentile(ordered, q / 100), 1) for q in (50, 90, 99)}
+    return {"count": len(values), "p50_ms": at[50], "p90_ms": at[90], "p99_ms": at[99], "max_ms": round(ordered[-1], 1),
             "mean_ms": round(statistics.fmean(values), 1)}
 
 

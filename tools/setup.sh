@@ -56,7 +56,7 @@ lab="./npc_lab"
 [ "$want_tests" = 1 ] && extras="embedded-llm,test" && lab="./npc_lab[plots]"
 # Without isolation only for our own package (its setup.py generates the protocol code with the
 # build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
-.venv/bin/pip install -q --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
+.venv/bin/pip install -q -c constraints.txt --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
   -e ".[${extras}]" -e "$lab"
 
 if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+import email.utils
 import heapq
 import json
 import random
@@ -27,6 +28,7 @@ from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 import structlog
 
+from brain_server import metrics
 from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
@@ -38,6 +40,10 @@ log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # Statuses worth another attempt: rate limits, timeouts, server-side trouble.
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# Retry-After on these is the endpoint saying when to come back (hosted APIs' rate limits, a loaded vLLM).
+_RETRY_AFTER_STATUS = {429, 503}
+# The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
+RETRY_AFTER_MAX_S = 20.0
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
 HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
@@ -156,15 +162,19 @@ class LLM:
         response_mode: ResponseMode | None = None,
         max_concurrency: int = 8,
         backoff_s: float = 0.5,
+        retry_after_max_s: float = RETRY_AFTER_MAX_S,
         recorder: Callable[[str, list[dict[str, str]], str, int, int], None] | None = None,
         fallback_purposes: Collection[str] = (),
         prompt_max_bytes: int = 24_000,
         allowance: Allowance | None = None,
+        send_priority: bool = False,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
         A prompt over `prompt_max_bytes` has its longest parts cut (budget.py). Calls over the
-        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py)."""
+        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py). `send_priority` sends
+        each completion's class as vLLM's request `priority` (lower first, as in llm/scheduler.py), so a
+        vLLM started with --scheduling-policy priority orders the town's calls as the brain does."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -173,10 +183,12 @@ class LLM:
         self.response_mode: ResponseMode = response_mode or ("json_schema" if json_schema else "prompt")
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
+        self._retry_after_max_s = retry_after_max_s
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
         self.allowance = allowance or Allowance()
+        self.send_priority = send_priority
 
     async def close(self) -> None:
         await self._client.close()
@@ -216,21 +228,31 @@ class LLM:
                 raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 counter.failed_attempts += 1
+                metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not _worth_retrying(exc) or attempt == self._max_attempts:
                     break
-                await asyncio.sleep(self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random()))
+                await asyncio.sleep(self._retry_delay_s(exc, attempt))
         if result is None:
             result = fallback()
             record.fallback_used = True
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
         counter.add(record)
+        metrics.llm_call(prompt.purpose, "fallback" if record.fallback_used else "answered", record.latency_ms / 1000,
+                         record.prompt_tokens, record.completion_tokens)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
+
+    def _retry_delay_s(self, exc: Exception, attempt: int) -> float:
+        """The endpoint's Retry-After where it sent one (bounded), else exponential backoff with jitter."""
+        asked = retry_after_s(exc)
+        if asked is not None:
+            return min(asked, self._retry_after_max_s)
+        return self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
 
     def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None,
                    why: str) -> Out:
@@ -239,6 +261,7 @@ class LLM:
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=[], fallback_used=True,
                                errors=[why], parsed_json=result.model_dump_json())
         self.usage.counter(npc_id, prompt.purpose).add(record)
+        metrics.llm_call(prompt.purpose, "not_asked", None, 0, 0)
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record)
             trace.llm_calls.append(record)
@@ -277,6 +300,7 @@ class LLM:
                     temperature=0.7,
                     max_tokens=prompt.max_tokens,
                     extra_headers={PURPOSE_HEADER: prompt.purpose},
+                    extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
                     **response_format(mode, prompt.purpose, schema),
                 )
             except openai.APIStatusError as exc:
@@ -335,6 +359,28 @@ def _kept(text: str) -> str:
     return f"{text[:_KEPT_CHARS]}… [{len(text) - _KEPT_CHARS} more characters]"
 
 
+def retry_after_s(exc: Exception) -> float | None:
+    """Seconds a 429/503 asks the client to wait (Retry-After as seconds or an HTTP date, or OpenAI's
+    retry-after-ms); None where it asks nothing readable."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _RETRY_AFTER_STATUS:
+        return None
+    headers = exc.response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
 def _worth_retrying(exc: Exception) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _RETRYABLE_STATUS
@@ -343,7 +389,9 @@ def _worth_retrying(exc: Exception) -> bool:
 
 def _describe(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code} from the LLM endpoint"
+        asked = retry_after_s(exc)
+        return f"HTTP {exc.status_code} from the LLM endpoint" + ("" if asked is None else
+                                                                  f" (Retry-After {asked:g} s)")
     if isinstance(exc, openai.APITimeoutError):
         return "the LLM endpoint timed out"
     if isinstance(exc, openai.APIConnectionError):

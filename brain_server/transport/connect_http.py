@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+import time
 
 from connectrpc.code import Code
 from connectrpc.codec import Codec
@@ -21,10 +22,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 import structlog
 
+from brain_server import __version__, metrics
 from brain_server.errors import BrainError, Status
+from brain_server.foreground import run_on
 from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE_NAME, CoreMethod, core_methods, snake_case
+from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, core_methods, snake_case
 from npc_brain.v1.brain_connect import BrainServiceASGIApplication
 
 log = structlog.get_logger(__name__)
@@ -36,6 +39,7 @@ CODES = {
     Status.RESOURCE_EXHAUSTED: Code.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: Code.UNAVAILABLE,
 }
+METHOD_NAMES = frozenset(m.name for m in SERVICE.methods)
 GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permission_denied": 403}
 # x-npc-id: Godot's client names the NPC a call is about, for load balancers that pin NPCs to replicas.
 CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id"]
@@ -64,14 +68,21 @@ class CompactJSON(Codec[Message, Message]):
 
 
 def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it by attribute
+    meter = metrics.RpcMeter("connect", name)
+
     async def rpc(self: object, request: object, ctx: object) -> object:
+        started, code = time.perf_counter(), "ok"
         try:
             return await method(request)
         except BrainError as exc:
+            code = exc.status.value
             raise ConnectError(CODES[exc.status], exc.message) from None
         except Exception:
+            code = "internal"
             log.exception("rpc_failed", rpc=name, transport="connect")
             raise ConnectError(Code.INTERNAL, f"{name} failed inside the brain; the server log has details") from None
+        finally:
+            meter.done(started, code)
 
     return rpc
 
@@ -97,7 +108,9 @@ class _Isolated:
 
 
 async def _refuse(scope: Scope, send: Send, code: str, message: str) -> None:
-    """A refusal before the RPC, in Connect's error JSON."""
+    """A refusal before the RPC, in Connect's error JSON, counted for its method (if it names one)."""
+    method = scope.get("path", "").rpartition("/")[2]
+    metrics.RPCS.labels("connect", method if method in METHOD_NAMES else "unknown", code).inc()
     log.warning("rpc_refused", path=scope.get("path", "")[:200], transport="connect", code=code,
                 peer=(scope.get("client") or ("unknown", 0))[0])
     body = json.dumps({"code": code, "message": message}).encode()
@@ -150,17 +163,47 @@ class _HostAndOrigin:
         await self.app(scope, receive, send)
 
 
+async def _answer(send: Send, status: int, content_type: str, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _operations(core: BrainCore, mind: asyncio.AbstractEventLoop | None) -> dict[str, ASGIApp]:
+    """/healthz (open, as gRPC's health service is) and /metrics (Prometheus text; behind the token,
+    which Prometheus sends as `authorization: bearer`). The core's own series are read on its loop."""
+    text = metrics.exposition(core)
+
+    async def exposition() -> bytes:
+        return text()
+
+    async def healthz(scope: Scope, receive: Receive, send: Send) -> None:
+        body = json.dumps({"status": "serving", "version": __version__}).encode()
+        await _answer(send, 200, "application/json", body)
+
+    async def metrics_page(scope: Scope, receive: Receive, send: Send) -> None:
+        body = await (run_on(mind, exposition()) if mind is not None else exposition())
+        await _answer(send, 200, metrics.CONTENT_TYPE_LATEST, body)
+
+    return {"/healthz": healthz, "/metrics": _Guarded(metrics_page, guard_for(core, core.settings))}
+
+
 def http_app(core: BrainCore, *, web_root: Path | None = None, mind: asyncio.AbstractEventLoop | None = None) -> ASGIApp:
-    """The Connect RPCs (run on the `mind`'s loop if given) and the web root's files."""
+    """The Connect RPCs (run on the `mind`'s loop if given), /healthz, /metrics and the web root's files."""
     settings = core.settings
     codecs = [google_protobuf_binary_codec(), CompactJSON()]
     connect = _Guarded(BrainServiceASGIApplication(connect_service(core, mind), read_max_bytes=settings.max_request_bytes,
                                                    codecs=codecs), guard_for(core, settings))
     static = _Isolated(StaticFiles(directory=web_root, html=True)) if web_root else None
     prefix = f"/{SERVICE_NAME}/"
+    operations = _operations(core, mind)
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
-        if static is None or scope.get("path", "").startswith(prefix):
+        path = scope.get("path", "")
+        if path in operations and scope.get("method") in ("GET", "HEAD"):
+            await operations[path](scope, receive, send)
+        elif static is None or path.startswith(prefix):
             await connect(scope, receive, send)
         else:
             await static(scope, receive, send)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+import time
 
 from google.protobuf.message import DecodeError, Message
 import grpc
@@ -12,6 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 import structlog
 
+from brain_server import metrics
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
@@ -49,21 +51,32 @@ def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undeco
 
 
 def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
+    meter = metrics.RpcMeter("grpc", name)
+
     async def rpc(request: object, context: grpc.aio.ServicerContext) -> object:
-        metadata = dict(context.invocation_metadata() or ())
-        refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
-        if refused is not None:
-            log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
-            await context.abort(GUARD_CODES[refused[0]], refused[1])
-        if isinstance(request, _Undecodable):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
+        started, code = time.perf_counter(), "ok"
         try:
-            return await method(request)
-        except BrainError as exc:
-            await context.abort(CODES[exc.status], exc.message)
-        except Exception:
-            log.exception("rpc_failed", rpc=name, transport="grpc")
-            await context.abort(grpc.StatusCode.INTERNAL, f"{name} failed inside the brain; the server log has details")
+            metadata = dict(context.invocation_metadata() or ())
+            refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
+            if refused is not None:
+                code = refused[0]
+                log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
+                await context.abort(GUARD_CODES[refused[0]], refused[1])
+            if isinstance(request, _Undecodable):
+                code = Status.INVALID_ARGUMENT.value
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
+            try:
+                return await method(request)
+            except BrainError as exc:
+                code = exc.status.value
+                await context.abort(CODES[exc.status], exc.message)
+            except Exception:
+                code = "internal"
+                log.exception("rpc_failed", rpc=name, transport="grpc")
+                await context.abort(grpc.StatusCode.INTERNAL,
+                                    f"{name} failed inside the brain; the server log has details")
+        finally:
+            meter.done(started, code)
 
     rpc.__name__ = name
     return rpc
