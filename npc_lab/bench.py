@@ -35,8 +35,8 @@ import time
 from typing import Any
 
 from brain_server.npc import is_sleep
-from npc_lab.tables import markdown_table
 from brain_server.vitals import percentile
+from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
 NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime")
