@@ -15,9 +15,10 @@ from brain_server.config import Settings
 from brain_server.settings_cli import MASK, env_name, flag
 
 
-def npc_brain(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def npc_brain(*args: str, cwd: Path, env: dict[str, str] | None = None,
+              module: str = "brain_server.cli") -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-    return subprocess.run([sys.executable, "-m", "brain_server.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd, env=clean | (env or {}))
 
 
@@ -29,7 +30,8 @@ def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.mark.parametrize("command", ["serve", "check", "config", "play"])
 def test_help_lists_every_setting_with_its_description(command: str, tmp_path: Path) -> None:
-    result = npc_brain(command, "--help", cwd=tmp_path, env={"COLUMNS": "100"})
+    module = "npc_lab.cli" if command == "play" else "brain_server.cli"  # play is the lab's: npc-lab play
+    result = npc_brain(command, "--help", cwd=tmp_path, env={"COLUMNS": "100"}, module=module)
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     unwrapped = "".join(result.stdout.split())  # argparse wraps lines at spaces and after hyphens
