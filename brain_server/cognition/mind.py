@@ -126,7 +126,7 @@ class Mind:
         self._announced(npc_id, action)
         if events := [*seen, *own_event(live.action, action)]:
             await self.thinking.meanwhile(self.senses.perceive_later(npc_id, events, now, trace))
-        self.thinking.needs(npc_id)
+        await self.thinking.after_acting(npc_id, now)
 
     # --- a Decide on the mind's loop -------------------------------------------------------------
 
@@ -147,7 +147,7 @@ class Mind:
             decision = await self._step(npc_id, now, events, address, in_view, trace)
         finally:
             unbind_decision()
-        await self.thinking.after(npc_id, now)
+        await self.thinking.after_acting(npc_id, now)
         return decision
 
     async def _step(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
@@ -162,7 +162,7 @@ class Mind:
             people = await self.records.people(npc.world_name) if stored else {}
             self.senses.observed(npc, stored, unrated, now, trace, people)
             await self.records.save(npc)
-        await self.thinking.first(npc_id, now, trace)
+        await self.thinking.before_acting(npc_id, now, trace)
         async with self.records.lock(npc_id):
             npc = (await self.records.npc(npc_id)).model_copy(deep=True)
             action = self._act(npc, await self.records.world(npc.world_name), now, self.runtimes.snapshot(npc_id))
