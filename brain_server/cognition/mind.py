@@ -85,27 +85,24 @@ class Mind:
         world = world or (self.records.cached_world(live.world_name) if live is not None else None)
         if live is None or world is None:
             return None
-        return self._answer(live, world, now, address, in_view)
-
-    async def load(self, npc_id: str) -> tuple[NpcState, World]:
-        """The NPC and its world, read from the store where they are not cached (the mind's loop)."""
-        live = await self.records.npc(npc_id)
-        return live, await self.records.world(live.world_name)
-
-    def _answer(self, live: NpcState, world: World, now: datetime, address: str, in_view: bool) -> Decision:
-        trace = Trace(npc_id=live.npc_id, kind="decide", game_time=now)
-        bind_decision(npc_id=live.npc_id, trace_id=trace.trace_id)
+        trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
+        bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
         self.thinking.foreground.answering()
         try:
             if address:
                 self.records.index(world).check(address, "address")
             npc = live.model_copy(update={"address": address or live.address, "in_view": in_view})
-            snapshot = self.runtimes.snapshot(live.npc_id)
+            snapshot = self.runtimes.snapshot(npc_id)
             action = self._act(npc, world, now, snapshot)
             thinking = snapshot.thinking or thinking_about_now(npc, now, self.settings, reacting=snapshot.reacting)
-            return self._decided(live.npc_id, now, action, thinking, trace)
+            return self._decided(npc_id, now, action, thinking, trace)
         finally:
             unbind_decision()
+
+    async def load(self, npc_id: str) -> tuple[NpcState, World]:
+        """The NPC and its world, read from the store where they are not cached (the mind's loop)."""
+        live = await self.records.npc(npc_id)
+        return live, await self.records.world(live.world_name)
 
     async def record(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
                      in_view: bool, decision: Decision) -> None:
@@ -126,7 +123,7 @@ class Mind:
         self._announced(npc_id, action)
         if events := [*seen, *own_event(live.action, action)]:
             await self.thinking.meanwhile(self.senses.perceive_later(npc_id, events, now, trace))
-        self.thinking.needs(npc_id)
+        await self.thinking.after_acting(npc_id, now)
 
     # --- a Decide on the mind's loop -------------------------------------------------------------
 
@@ -137,8 +134,8 @@ class Mind:
         conversations are told in one call, and its perceptions are rated in longer batches; back
         in view, its block is broken into steps at once)."""
         if self.thinking.background:
-            live, world = await self.load(npc_id)
-            decision = self._answer(live, world, now, address, in_view)
+            decision = self.answer(npc_id, now, address, in_view, loaded=await self.load(npc_id))
+            assert decision is not None
             await self.record(npc_id, now, events, address, in_view, decision)
             return decision
         trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
@@ -147,7 +144,7 @@ class Mind:
             decision = await self._step(npc_id, now, events, address, in_view, trace)
         finally:
             unbind_decision()
-        await self.thinking.after(npc_id, now)
+        await self.thinking.after_acting(npc_id, now)
         return decision
 
     async def _step(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
@@ -162,7 +159,7 @@ class Mind:
             people = await self.records.people(npc.world_name) if stored else {}
             self.senses.observed(npc, stored, unrated, now, trace, people)
             await self.records.save(npc)
-        await self.thinking.first(npc_id, now, trace)
+        await self.thinking.before_acting(npc_id, now, trace)
         async with self.records.lock(npc_id):
             npc = (await self.records.npc(npc_id)).model_copy(deep=True)
             action = self._act(npc, await self.records.world(npc.world_name), now, self.runtimes.snapshot(npc_id))

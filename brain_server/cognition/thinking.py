@@ -62,7 +62,7 @@ class Thinking:
 
     def needs(self, npc_id: str) -> None:
         """Start the work the NPC needs, each family at most once at a time (background only: in
-        lockstep the Decide runs it, `first` and `after`)."""
+        lockstep the Decide runs it, `before_acting` and `after_acting`)."""
         npc, runtime = self.parts.records.cached(npc_id), self.runtimes.of(npc_id)
         now = runtime.clock
         if not self.background or npc is None or now is None:
@@ -100,13 +100,19 @@ class Thinking:
             self.traces.add(trace)
         return done
 
-    async def first(self, npc_id: str, now: datetime, trace: Trace) -> None:
-        """Lockstep, before the action: what it depends on (a plan, a reaction, the block in progress)."""
-        await self._inline(npc_id, now, FIRST, trace, rounds=LOCKSTEP_ROUNDS)
+    async def before_acting(self, npc_id: str, now: datetime, trace: Trace) -> None:
+        """What the action depends on (a plan, a reaction, the block in progress): run inline in
+        lockstep, with the Decide's trace; in the background nothing waits (the Decide answered)."""
+        if not self.background:
+            await self._inline(npc_id, now, FIRST, trace, rounds=LOCKSTEP_ROUNDS)
 
-    async def after(self, npc_id: str, now: datetime) -> None:
-        """Lockstep, after the action: what no action waits for (ratings, reflection, the next hour's steps)."""
-        await self._inline(npc_id, now, frozenset(k.name for k in KINDS) - FIRST, None, rounds=1)
+    async def after_acting(self, npc_id: str, now: datetime) -> None:
+        """The rest: in lockstep what no action waits for (ratings, reflection, the next hour's
+        steps), inline; in the background all the NPC needs, started as tasks."""
+        if self.background:
+            self.needs(npc_id)
+        else:
+            await self._inline(npc_id, now, frozenset(k.name for k in KINDS) - FIRST, None, rounds=1)
 
     async def _inline(self, npc_id: str, now: datetime, kinds: frozenset[str], trace: Trace | None, *,
                       rounds: int) -> None:
