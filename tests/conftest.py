@@ -23,12 +23,14 @@ from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 
 ROOT = Path(__file__).resolve().parent.parent
-# The fast tier (`-m "not slow and not godot"`) is the edit loop: a test over SLOW_S belongs in the
-# slow tier. An unmarked one that takes UNMARKED_LIMIT_S (SLOW_S with room for a loaded machine)
-# fails, so that the fast tier cannot grow slow unnoticed; the ones between are listed at the end.
+# The fast tier (`tools/test.sh --fast`: `-m "not slow and not godot and not brain"`) is the edit
+# loop: unit and in-process tests. A test that starts a brain server process is marked `brain` here
+# (it uses brain_factory); one over SLOW_S belongs in the slow tier. An unmarked test that takes
+# UNMARKED_LIMIT_S (SLOW_S with room), times the machine's load per core when it is over 1, fails,
+# so that the fast tier cannot grow slow unnoticed; the ones over SLOW_S are listed at the end.
 SLOW_S = 5.0
 UNMARKED_LIMIT_S = float(os.environ.get("NPC_BRAIN_UNMARKED_LIMIT_S", "20"))
-TIER_MARKS = ("slow", "godot")
+TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
 _UNMARKED = pytest.StashKey[list[tuple[str, float]]]()
@@ -36,6 +38,8 @@ _UNMARKED = pytest.StashKey[list[tuple[str, float]]]()
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if "brain_factory" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.brain)
         if item.get_closest_marker("godot") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(GODOT_TIMEOUT_S))
 
@@ -49,10 +53,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     took = call.duration
     if took > SLOW_S:
         item.config.stash.setdefault(_UNMARKED, []).append((item.nodeid, took))
-    if took > UNMARKED_LIMIT_S and report.passed:
+    limit = UNMARKED_LIMIT_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    if took > limit and report.passed:
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} took {took:.1f} s without a slow mark (the fast tier's bound is "
-                           f"{UNMARKED_LIMIT_S:.0f} s): mark it @pytest.mark.slow, or make it faster")
+                           f"{limit:.0f} s at this load): mark it @pytest.mark.slow, or make it faster")
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
