@@ -12,7 +12,7 @@ import pytest
 
 from tools import loadtest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # 4 min at load ~23 on 2 cores
 NPCS, SECONDS = 200, 20
 
 
