@@ -22,6 +22,8 @@ from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 
 ROOT = Path(__file__).resolve().parent.parent
+# The test tiers (tests/tiers.py); pytester runs a pytest inside a test (tests/test_tiers.py).
+pytest_plugins = ["tests.tiers", "pytester"]
 
 
 @pytest.fixture

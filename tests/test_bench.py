@@ -14,9 +14,8 @@ from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 from tests.test_sim import needs_data
 
-pytestmark = pytest.mark.slow
 
-
+@pytest.mark.slow
 def test_calls_from_a_run_folder(fake_llm, tmp_path: Path, capsys) -> None:
     town, residents, scenario = small_town(hours=3)
     # Lockstep: 3 game hours pass in seconds, and a mind thinking in the background could still be
@@ -31,6 +30,7 @@ def test_calls_from_a_run_folder(fake_llm, tmp_path: Path, capsys) -> None:
     assert "calls / NPC / awake hour" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @needs_data
 def test_calls_are_the_same_for_the_same_seed(tmp_path: Path, capsys) -> None:
     """Lockstep against the stand-in model: a seed's run makes the same calls again."""
@@ -71,6 +71,7 @@ def test_calls_per_conversation_count_each_pairs_talk_once(tmp_path: Path) -> No
     assert summary["calls_per_npc_hour"]["mean"] == 34 / sum(awake_hours(tmp_path).values())
 
 
+@pytest.mark.slow
 @needs_data
 def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
     main(["bench", "decide", "--sizes", "3", "--samples", "5", "--out", str(tmp_path)])
@@ -82,6 +83,7 @@ def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "bench-embed.json").read_text())["result"]["batch_8"] > 0
 
 
+@pytest.mark.slow
 @needs_data
 def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
     from brain_server.llm import embedded
@@ -98,6 +100,7 @@ def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
     assert "usable" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @needs_data
 def test_realtime_runs_briefly_and_reports_every_figure(tmp_path: Path) -> None:
     """The real-time benchmark for 1.5 wall minutes (game 07:00-08:30), 10 NPCs, the fake at 0.3 s:

@@ -29,6 +29,8 @@ from tests.test_cli import npc_brain
 from tests.town import spawn_json, world_json
 from tools.qdrant_standin import QdrantStandIn
 
+# Most of these start `npc-brain check` or `serve` processes: the fast tier leaves them out.
+pytestmark = pytest.mark.brain
 SECRET = "sk-the-secret-never-printed"
 DECIDE = {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}
 

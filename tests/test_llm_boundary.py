@@ -126,6 +126,7 @@ HEADERS = st.fixed_dictionaries({}, optional={"Location": st.sampled_from(["/els
 GOOD = json.dumps(chat_completion("fake-model", '{"importance": 7}', 3, 4)).encode()
 
 
+@pytest.mark.slow  # 60 generated answers through the real client
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(status=STATUS, content_type=CONTENT_TYPE, headers=HEADERS, body=BODY)
 @example(status=200, content_type="application/json", headers={}, body=GOOD)

@@ -1,7 +1,8 @@
-"""The load test of docs/reliability.md as a test: 1,000 NPCs deciding concurrently for 60 s over each
-transport against one brain on loopback (each asking again when the brain says), with no failed or
-timed-out call and the brain's memory flat. About 4-5 minutes on two CPUs: `pytest
-tests/test_load.py -s` prints the table."""
+"""The load test of docs/reliability.md as a test, smaller: 200 NPCs deciding concurrently for 20 s
+over each transport against one brain on loopback (each asking again when the brain says), with no
+failed or timed-out call and the brain's memory flat. It checks errors and memory on the path the
+1,000-NPC run takes; latency is a measurement, not a test: `python -m tools.loadtest --npcs 1000
+--seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table."""
 
 from __future__ import annotations
 
@@ -11,18 +12,19 @@ import pytest
 
 from tools import loadtest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # 4 min at load ~23 on 2 cores
+NPCS, SECONDS = 200, 20
 
 
-def test_1000_npcs_decide_for_60_s_per_transport(tmp_path: Path) -> None:
-    report = loadtest.main(["--npcs", "1000", "--seconds", "60", "--transports", "grpc,connect",
-                            "--out", str(tmp_path / "loadtest.json")])
-    assert report["npcs"] == 1000 and report["planning"]["errors"] == {} and report["planning"]["unplanned"] == 0
+def test_200_npcs_decide_for_20_s_per_transport(tmp_path: Path) -> None:
+    report = loadtest.main(["--npcs", str(NPCS), "--seconds", str(SECONDS), "--transports", "grpc,connect",
+                            "--rss-every", "1", "--out", str(tmp_path / "loadtest.json")])
+    assert report["npcs"] == NPCS and report["planning"]["errors"] == {} and report["planning"]["unplanned"] == 0
     for phase in report["phases"]:
         assert phase["errors"] == 0, phase["errors_by_status"]
-        assert phase["wall_s"] >= 60 and phase["decides"] >= 1000, phase
+        assert phase["wall_s"] >= SECONDS and phase["decides"] >= NPCS, phase
     assert [p["transport"] for p in report["phases"]] == ["grpc", "connect"]
     # A leak shows in anonymous memory (the heap); file-backed pages are the store's mapped files,
     # which the kernel can drop. Both allow for the memories the town stored meanwhile.
     assert report["memory_anonymous"]["flat"], report["memory_anonymous"]
-    assert len(report["rss_samples"]) >= 20
+    assert len([s for s in report["rss_samples"] if s["phase"] != "setup"]) >= SECONDS  # a verdict on enough samples

@@ -144,6 +144,7 @@ def test_a_recent_important_memory_far_from_the_query_is_retrieved(any_store) ->
     assert records[0].recency == 1.0 and records[0].importance == 1.0
 
 
+@pytest.mark.slow  # every memory scored in Python against each backend: 10-50 s on a loaded machine
 def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) -> None:
     """The formula Qdrant computes ranks exactly as the paper's score computed in Python over every
     memory of the NPC (min-max over the whole stream), with any weights, kind filter and ablation."""

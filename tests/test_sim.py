@@ -201,6 +201,7 @@ def test_with_one_in_view_one_resident_is_told_in_view(fake_llm, tmp_path: Path)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # 4 min at load ~23 on 2 cores
 @needs_data
 def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
     """The CI check of the whole thing: `npc-lab sim` with its own fake endpoint, 25 residents,

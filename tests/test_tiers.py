@@ -1,0 +1,43 @@
+"""The test tiers' plugin (tests/tiers.py) in a pytest of its own: an unmarked test over the bound
+fails and says to mark it, a marked one passes, and a test that starts a brain is marked `brain`."""
+
+from __future__ import annotations
+
+import pytest
+
+SUITE = """
+import time
+import pytest
+
+@pytest.fixture
+def brain_factory():
+    return None
+
+def test_quick():
+    pass
+
+def test_unmarked_and_slow():
+    time.sleep(0.5)
+
+@pytest.mark.slow
+def test_marked_slow():
+    time.sleep(0.5)
+
+def test_starts_a_brain(brain_factory):
+    time.sleep(0.5)
+"""
+
+
+def test_an_unmarked_slow_test_fails_and_the_marked_ones_pass(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(SUITE)
+    # 0.5 s is over a bound of 0.01 s up to a load of 50 per core
+    result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "--unmarked-limit-s", "0.01")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*test_unmarked_and_slow took * s without a slow mark*mark it @pytest.mark.slow*"])
+
+
+def test_the_fast_tier_leaves_out_tests_that_start_a_brain(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-m", "not slow and not brain",
+                                "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_quick", "*test_unmarked_and_slow", "*2/4 tests collected (2 deselected)*"])
