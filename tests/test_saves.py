@@ -15,12 +15,16 @@ import grpc
 import httpx
 import pytest
 
+from brain_server.config import Settings
 from brain_server.errors import BrainError, Status
 from brain_server.npc import NpcState, Persona
 from brain_server.records import Records
 from brain_server.saves import SUFFIX, SaveFiles, SaveInfo
+from brain_server.service import BrainCore
 from brain_server.storage import EdgeMemoryStore
+from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
+from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, world_json
 from tools.qdrant_standin import QdrantStandIn
 
@@ -215,3 +219,32 @@ def test_a_result_thought_out_before_a_reset_is_dropped(tmp_path: Path) -> None:
         return lambda live: setattr(live, "day_outline", ["a new plan"])
 
     asyncio.run(scenario())
+
+
+def test_a_load_drops_the_thinking_under_way(run, fake_llm, tmp_path: Path) -> None:
+    """Background thinking (production): a day plan still being written when the save is loaded
+    is cancelled, and never lands in the loaded NPC; the next Decide starts thinking anew."""
+
+    async def scenario(stream) -> None:
+        core = BrainCore(Settings(data_dir=tmp_path / "brain", prepare_ahead_minutes=0), stream)
+        try:
+            await core.register_world(request(pb.RegisterWorldRequest, world_json()))
+            await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
+            await core.save_world(request(pb.SaveWorldRequest, {"worldName": WORLD, "slot": "dawn"}))
+            fake_llm.latency_s = 1.0
+            first = await core.decide(request(pb.DecideRequest, {"npcId": "isabella",
+                                                                "gameTime": "2026-02-13T09:00:00Z"}))
+            assert first.thinking and core.mind.runtimes.jobs()  # its day plan is being written
+            await core.load_world(request(pb.LoadWorldRequest, {"worldName": WORLD, "slot": "dawn"}))
+            assert core.mind.runtimes.jobs() == []
+            await asyncio.sleep(2.5)  # past the endpoint's answer: nothing merges
+            npc = await core.records.npc("isabella")
+            assert npc.plan == [] and npc.plan_day is None and npc.action is None
+            fake_llm.latency_s = 0.0
+            again = await core.decide(request(pb.DecideRequest, {"npcId": "isabella",
+                                                                "gameTime": "2026-02-13T09:00:00Z"}))
+            assert again.thinking and again.action.source == pb.ACTION_SOURCE_PROVISIONAL
+        finally:
+            await core.close()
+
+    run(scenario)
