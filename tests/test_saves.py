@@ -6,13 +6,14 @@ nothing; a result thought out before a load is not merged into the loaded NPC.""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 import threading
 import time
 
 import grpc
 import httpx
+import numpy as np
 import pytest
 
 from brain_server.config import Settings
@@ -24,6 +25,7 @@ from brain_server.service import BrainCore
 from brain_server.storage import EdgeMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
+from tests.test_storage import DIM, Opener, node, opener, unit  # noqa: F401 - opener: the stores' fixture
 from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, world_json
 from tools.qdrant_standin import QdrantStandIn
@@ -248,3 +250,37 @@ def test_a_load_drops_the_thinking_under_way(run, fake_llm, tmp_path: Path) -> N
             await core.close()
 
     run(scenario)
+
+
+@pytest.fixture
+def any_store(opener: Opener, tmp_path: Path):  # noqa: F811 - the imported fixture
+    s = opener(tmp_path / "store", DIM)
+    yield s
+    s.close()
+
+
+def test_every_store_dumps_forgets_and_deletes(any_store) -> None:
+    """What saves and resets rest on, on each store (embedded in-process and in its process,
+    qdrant-client's local mode, a Qdrant server): an NPC's memories come back whole with their
+    embeddings, and go without touching another NPC's."""
+    store = any_store
+    rng = np.random.default_rng(3)
+    mine = [node("ada", m) for m in range(300)]  # more than a scroll page
+    theirs = [node("bob", 1)]
+    vectors = unit(rng, 301)
+    store.add(mine + theirs, vectors.tolist())
+    store.touch("ada", [mine[0].id], mine[0].created + timedelta(hours=2))
+    store.set_importance("ada", {mine[1].id: 9})
+    nodes, dumped = store.dump("ada")
+    by_id = {n.id: (n, v) for n, v in zip(nodes, dumped, strict=True)}
+    assert sorted(by_id) == sorted(n.id for n in mine)
+    assert by_id[mine[0].id][0].last_accessed == mine[0].created + timedelta(hours=2)
+    assert by_id[mine[1].id][0].importance == 9
+    for original, vector in zip(mine, vectors, strict=False):
+        assert np.allclose(by_id[original.id][1], vector, atol=1e-6)
+    store.forget("ada")
+    assert store.count("ada") == 0 and store.count("bob") == 1
+    store.put_record("npc", "ada", {"npc_id": "ada"})
+    store.delete_record("npc", "ada")
+    store.delete_record("npc", "never")
+    assert store.get_record("npc", "ada") is None
