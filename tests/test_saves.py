@@ -25,6 +25,7 @@ from brain_server.service import BrainCore
 from brain_server.storage import EdgeMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
+from tests.test_mind import decide, klaus
 from tests.test_storage import DIM, Opener, node, opener, unit  # noqa: F401 - opener: the stores' fixture
 from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, world_json
@@ -32,20 +33,6 @@ from tools.qdrant_standin import QdrantStandIn
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 NEWS = "The mayor resigned this morning"
-
-
-def klaus() -> dict:
-    body = spawn_json("klaus")
-    body["persona"].update({"name": "Klaus Mueller", "identity": "Klaus studies sociology at Oak Hill College.",
-                            "home": CAFE, "knownAreas": [CAFE]})
-    return body | {"address": CAFE}
-
-
-def decide(clients: Clients, npc_id: str, time: str, *seen: str) -> dict:
-    perceptions = [{"subject": who, "predicate": "is", "object": "reading", "description": f"{who} is reading",
-                    "address": CAFE, "distance": 2} for who in seen]
-    return clients.grpc("Decide", {"npcId": npc_id, "gameTime": f"2026-02-13T{time}:00Z", "address": CAFE,
-                                   "perceptions": perceptions})["action"]
 
 
 def memories(clients: Clients, npc_id: str) -> list[dict]:
@@ -225,7 +212,8 @@ def test_a_result_thought_out_before_a_reset_is_dropped(tmp_path: Path) -> None:
 
 def test_a_load_drops_the_thinking_under_way(run, fake_llm, tmp_path: Path) -> None:
     """Background thinking (production): a day plan still being written when the save is loaded
-    is cancelled, and never lands in the loaded NPC; the next Decide starts thinking anew."""
+    is cancelled, and never lands in the loaded NPC; the next Decide starts thinking anew. The
+    world's object states are the saved ones."""
 
     async def scenario(stream) -> None:
         core = BrainCore(Settings(data_dir=tmp_path / "brain", prepare_ahead_minutes=0), stream)
@@ -233,6 +221,8 @@ def test_a_load_drops_the_thinking_under_way(run, fake_llm, tmp_path: Path) -> N
             await core.register_world(request(pb.RegisterWorldRequest, world_json()))
             await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
             await core.save_world(request(pb.SaveWorldRequest, {"worldName": WORLD, "slot": "dawn"}))
+            await core.set_object_state(request(pb.SetObjectStateRequest, {
+                "worldName": WORLD, "address": f"{CAFE}:coffee machine", "state": "on fire"}))
             fake_llm.latency_s = 1.0
             first = await core.decide(request(pb.DecideRequest, {"npcId": "isabella",
                                                                 "gameTime": "2026-02-13T09:00:00Z"}))
@@ -242,6 +232,8 @@ def test_a_load_drops_the_thinking_under_way(run, fake_llm, tmp_path: Path) -> N
             await asyncio.sleep(2.5)  # past the endpoint's answer: nothing merges
             npc = await core.records.npc("isabella")
             assert npc.plan == [] and npc.plan_day is None and npc.action is None
+            world = await core.records.world(WORLD)
+            assert world.sectors[0].arenas[0].objects[1].state == "idle"  # the object states as saved
             fake_llm.latency_s = 0.0
             again = await core.decide(request(pb.DecideRequest, {"npcId": "isabella",
                                                                 "gameTime": "2026-02-13T09:00:00Z"}))
