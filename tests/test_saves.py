@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+import json
 from pathlib import Path
+import subprocess
+import sys
 import threading
 import time
 
@@ -276,3 +279,12 @@ def test_every_store_dumps_forgets_and_deletes(any_store) -> None:
     store.delete_record("npc", "ada")
     store.delete_record("npc", "never")
     assert store.get_record("npc", "ada") is None
+
+
+def test_the_save_bench_runs() -> None:
+    """`python -m npc_lab.saves_bench` on a tiny town: it saves, loads and reports (docs/benchmarks.md)."""
+    done = subprocess.run([sys.executable, "-m", "npc_lab.saves_bench", "--npcs", "2", "--memories", "20",
+                           "--repeat", "1"], capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["npcs"] == 2 and report["memories"] == 40 and report["size_mib"] > 0
+    assert report["save_s"] > 0 and report["load_s"] > 0
