@@ -47,6 +47,8 @@ SUFFIX = ".npcsave"
 MAX_SLOTS = 64  # per world
 MAX_SAVE_BYTES = 1 << 30
 PAUSE_ENV = "NPC_BRAIN_TEST_SAVE_PAUSE_S"  # tests only: a pause before the rename (a kill mid-save)
+Dump = tuple[list[MemoryNode], list[list[float]]]  # an NPC's memories and their embeddings
+Saved = tuple[NpcState, list[MemoryNode], list[list[float]]]  # an NPC as a slot holds it
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,7 @@ class Saves:
         """The world as saved: the slot is read and checked whole first (a bad one changes
         nothing); then the world's NPCs' thinking is dropped, the NPCs now in the world are
         forgotten and the saved ones written back."""
-        def read() -> tuple[SaveInfo, World, list[tuple[NpcState, list[MemoryNode], list[list[float]]]]]:
+        def read() -> tuple[SaveInfo, World, list[Saved]]:
             info, body = self.files.read(world_name, slot)
             return info, *_decoded(slot, world_name, body)
 
@@ -201,15 +203,14 @@ class Saves:
         return info
 
 
-def _encoded(world: World, npcs: list[NpcState], dumps: list[tuple[list[MemoryNode], list[list[float]]]]) -> bytes:
+def _encoded(world: World, npcs: list[NpcState], dumps: list[Dump]) -> bytes:
     return json.dumps({"world": world.model_dump(mode="json"), "npcs": [
         {"record": npc.model_dump(mode="json"), "memories": [n.model_dump(mode="json") for n in nodes],
          "vectors": _pack(vectors)}
         for npc, (nodes, vectors) in zip(npcs, dumps, strict=True)]}).encode()
 
 
-def _decoded(slot: str, world_name: str, body: dict[str, Any]) -> tuple[World, list[tuple[NpcState, list[MemoryNode],
-                                                                                           list[list[float]]]]]:
+def _decoded(slot: str, world_name: str, body: dict[str, Any]) -> tuple[World, list[Saved]]:
     try:
         world = World.model_validate(body["world"])
         saved = []
