@@ -4,7 +4,7 @@ in one place so both transports and all modules agree."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
@@ -18,6 +18,9 @@ from brain_server.npc import Action, Persona
 from brain_server.trace import LlmCallRecord, RetrievedRecord, Trace
 from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
+
+if TYPE_CHECKING:
+    from brain_server.saves import SaveInfo
 
 M = TypeVar("M", bound=BaseModel)
 _KINDS = {
@@ -114,3 +117,10 @@ def trace_to_pb(trace: Trace) -> pb.Trace:
         action=action_to_pb(trace.action) if trace.action else None,
         stored_memory_ids=trace.stored_memory_ids, notes=trace.notes,
     )
+
+
+def save_info_to_pb(info: SaveInfo) -> pb.SaveInfo:
+    return pb.SaveInfo(world_name=info.world_name, slot=info.slot,
+                       game_time=timestamp(info.game_time) if info.game_time else None,
+                       saved_at=timestamp(info.saved_at), npc_count=info.npc_count, memory_count=info.memory_count,
+                       size_bytes=info.size_bytes)

@@ -78,6 +78,9 @@ class Records:
         self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # one write at a time
         self._behind: set[str] = set()  # NPCs whose newest record is still to be written
         self._writers: dict[str, asyncio.Task[None]] = {}
+        # Raised when an NPC is forgotten or reloaded (ResetNpc, DeleteNpc, LoadWorld): a result
+        # thought out from the NPC before is for another timeline, and `revise` drops it.
+        self._epochs: dict[str, int] = {}
 
     async def _io(self, call: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(call, *args))
@@ -252,9 +255,13 @@ class Records:
         model thinks) and returns what to apply to the NPC as it is when the result lands
         (`merge`), or whether it changed anything without a merge (a conversation saves both
         NPCs itself). True when something was applied or changed."""
+        epoch = self._epochs.get(npc_id, 0)
         outcome = await think((await self.npc(npc_id)).model_copy(deep=True))
         if isinstance(outcome, bool):
             return outcome
+        if self._epochs.get(npc_id, 0) != epoch:
+            log.info("result_dropped", npc_id=npc_id, reason="the NPC was reset or reloaded meanwhile")
+            return False
         await self.merge(npc_id, outcome)
         return True
 
@@ -270,6 +277,37 @@ class Records:
                 return live
             await self.save(draft)
             return draft
+
+
+    # --- forgetting and reloading (ResetNpc, DeleteNpc, LoadWorld) ------------------------------
+
+    async def forget(self, npc: NpcState, *, keep_record: bool = False) -> None:
+        """Delete the NPC's memories and (unless `keep_record`) its record, after any write of it
+        still under way; results thought out from it before are dropped (`revise`). The caller
+        holds its lock."""
+        npc_id = npc.npc_id
+        self._epochs[npc_id] = self._epochs.get(npc_id, 0) + 1
+        self._behind.discard(npc_id)
+        if (writer := self._writers.get(npc_id)) is not None:
+            await asyncio.gather(writer, return_exceptions=True)
+        await self._io(self.store.forget, npc_id)
+        self._npcs.pop(npc_id, None)
+        self._saved.pop(npc_id, None)
+        people = self._people_by_world.get(npc.world_name, {})
+        if people.get(npc.persona.name) == npc_id:
+            del people[npc.persona.name]
+        if not keep_record:
+            await self._io(self.store.delete_record, NPC_RECORD, npc_id)
+
+    def renamed(self, world_name: str, old_name: str) -> None:
+        """An NPC's persona took another name: the old one is free in its world."""
+        self._people_by_world.get(world_name, {}).pop(old_name, None)
+
+    async def world_npcs(self, world_name: str) -> list[NpcState]:
+        """Every NPC of a world as stored (newest records first written: `drain`)."""
+        await self.drain()
+        records = await self._io(self.store.list_records, NPC_RECORD)
+        return [NpcState.model_validate(r) for r in records if r["world_name"] == world_name]
 
 
 def _content_digest(npc: NpcState) -> int:

@@ -5,7 +5,7 @@ checks its request, loads what it needs, calls the mind, and answers; the paper'
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from datetime import UTC, datetime
 
 import structlog
 
@@ -16,9 +16,11 @@ from brain_server.cognition.object_state import set_object_state
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.foreground import Home
-from brain_server.npc import NpcState, Perception
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState, Perception, Persona
 from brain_server.records import Records
-from brain_server.trace import TraceBook
+from brain_server.saves import SaveFiles, Saves
+from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, MAX_WORLD_PLACES, shown
 from brain_server.vitals import Spread, Vitals
 from brain_server.world import World, arena_of
@@ -45,6 +47,7 @@ class BrainCore:
                                npcs_cached=settings.npc_cache, write_behind=settings.background_thinking)
         self.mind = Mind(settings, stream, self.records, self.traces)
         self.vitals = Vitals()
+        self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind)
         # The mind's loop is the one building the core (none outside a loop: tools that run one).
         self.home = Home(_running_loop(), anywhere=frozenset({"Decide"}) if settings.background_thinking
                          else frozenset())
@@ -83,22 +86,105 @@ class BrainCore:
                                  f"{shown(world.name)} by NPC {holder!r}: give each NPC of a world its own name")
             existing = await self.records.npc_or_none(request.npc_id)
             if existing is not None:
-                # "currently" is the brain's to revise from day 2 on; the rest must match to resume.
-                spawned_as = existing.persona.model_copy(update={"currently": persona.currently})
-                if spawned_as == persona and existing.world_name == world.name:
-                    return pb.SpawnNpcResponse(npc_id=request.npc_id, resumed=True)
-                raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} already exists with another persona "
-                                 "or world; pick another npc_id")
-            known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
-                           if persona.known_areas else set(world.arena_addresses()))
-            npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
-                           perception=perception,
-                           address=request.address or persona.home,
-                           known_addresses=known)
+                if existing.world_name != world.name:
+                    raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} lives in world "
+                                     f"{shown(existing.world_name)}: delete it there first (DeleteNpc) or pick "
+                                     "another npc_id")
+                return await self._edit(existing, persona, perception, world)
+            npc = _fresh(request.npc_id, world, persona, perception, request.address or persona.home)
             await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
         self.mind.spawned(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
         return pb.SpawnNpcResponse(npc_id=npc.npc_id, resumed=False)
+
+    async def _edit(self, existing: NpcState, persona: Persona, perception: Perception,
+                    world: World) -> pb.SpawnNpcResponse:
+        """The NPC spawned again: the same persona resumes it; a changed one replaces its persona
+        and keeps its memories and plans. "currently" is the brain's to revise from day 2 on: it is
+        kept. What changed is noted in a trace, and what the NPC would notice is remembered as a
+        thought, at the game time it last lived (none yet: no memory to contradict)."""
+        persona = persona.model_copy(update={"currently": existing.persona.currently})
+        changed = [f for f in PERSONA_FIELDS if getattr(existing.persona, f) != getattr(persona, f)]
+        if existing.perception != perception:
+            changed.append("perception")
+        if not changed:
+            return pb.SpawnNpcResponse(npc_id=existing.npc_id, resumed=True)
+        npc = existing.model_copy(deep=True)
+        npc.persona, npc.perception = persona, perception
+        if "known_areas" in changed or "home" in changed:
+            npc.known_addresses = sorted({*npc.known_addresses, arena_of(persona.home),
+                                          *(arena_of(a) for a in persona.known_areas)})
+        when = self.mind.runtimes.last(npc.npc_id) or (existing.action.start_time if existing.action else None)
+        trace = Trace(npc_id=npc.npc_id, kind="edit", game_time=when or datetime.now(UTC))
+        trace.note(f"persona edited: {', '.join(changed)} changed; memories and plans kept")
+        thoughts = _noticed(existing.persona, persona, world) if when else []
+        if thoughts:
+            nodes = [MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text, subject=persona.name,
+                                predicate="is now", object=text[:80], importance=EDIT_IMPORTANCE, created=when,
+                                last_accessed=when) for text in thoughts]
+            await self.stream.remember(npc.npc_id, persona, nodes, trace, rate=False)
+        await self.records.save(npc, wait=True)
+        if persona.name != existing.persona.name:
+            self.records.renamed(world.name, existing.persona.name)
+        self.traces.add(trace)
+        self.mind.spawned(npc)
+        log.info("npc_edited", npc_id=npc.npc_id, changed=changed, trace_id=trace.trace_id)
+        return pb.SpawnNpcResponse(npc_id=npc.npc_id, updated=True, changed=changed)
+
+    async def reset_npc(self, request: pb.ResetNpcRequest) -> pb.ResetNpcResponse:
+        """Its memories, plans and thinking forgotten; its persona, perception and place kept."""
+        npc = await self.records.npc(request.npc_id)
+        world = await self.records.world(npc.world_name)
+        forgotten = await self._forget(npc, keep_record=True)
+        async with self.records.lock(npc.npc_id):
+            fresh = _fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home)
+            fresh.revision = npc.revision
+            await self.records.save(fresh, wait=True)
+        self.mind.spawned(fresh)
+        log.info("npc_reset", npc_id=npc.npc_id, forgotten=forgotten)
+        return pb.ResetNpcResponse(npc_id=npc.npc_id, forgotten=forgotten)
+
+    async def delete_npc(self, request: pb.DeleteNpcRequest) -> pb.DeleteNpcResponse:
+        """Gone, memories and record: its id and its name are free for a later SpawnNpc."""
+        npc = await self.records.npc(request.npc_id)
+        async with self.records.world_lock(npc.world_name):
+            forgotten = await self._forget(npc, keep_record=False)
+        log.info("npc_deleted", npc_id=npc.npc_id, forgotten=forgotten)
+        return pb.DeleteNpcResponse(npc_id=npc.npc_id, forgotten=forgotten)
+
+    async def _forget(self, npc: NpcState, *, keep_record: bool) -> int:
+        await self.mind.forget([npc.npc_id])
+        async with self.records.lock(npc.npc_id):
+            forgotten = await asyncio.to_thread(self.store.count, npc.npc_id)
+            await self.records.forget(npc, keep_record=keep_record)
+        return forgotten
+
+    # --- save slots -----------------------------------------------------------------------
+
+    async def save_world(self, request: pb.SaveWorldRequest) -> pb.SaveWorldResponse:
+        slot = validation.slot(request.slot)
+        validation.name("world_name", request.world_name)
+        when = convert.from_timestamp(request.game_time) if request.HasField("game_time") else None
+        info = await self.saves.save(request.world_name, slot, when)
+        return pb.SaveWorldResponse(save=convert.save_info_to_pb(info))
+
+    async def load_world(self, request: pb.LoadWorldRequest) -> pb.LoadWorldResponse:
+        slot = validation.slot(request.slot)
+        validation.name("world_name", request.world_name)
+        info = await self.saves.load(request.world_name, slot)
+        return pb.LoadWorldResponse(save=convert.save_info_to_pb(info))
+
+    async def list_saves(self, request: pb.ListSavesRequest) -> pb.ListSavesResponse:
+        validation.name("world_name", request.world_name)
+        saves = await asyncio.to_thread(self.saves.files.list, request.world_name)
+        return pb.ListSavesResponse(saves=[convert.save_info_to_pb(s) for s in saves])
+
+    async def delete_save(self, request: pb.DeleteSaveRequest) -> pb.DeleteSaveResponse:
+        slot = validation.slot(request.slot)
+        validation.name("world_name", request.world_name)
+        async with self.records.world_lock(request.world_name):
+            deleted = await asyncio.to_thread(self.saves.files.delete, request.world_name, slot)
+        return pb.DeleteSaveResponse(deleted=deleted)
 
     # --- the decision loop ----------------------------------------------------------------
 
@@ -279,3 +365,35 @@ def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewReque
                       "send the game's calendar time")
     return when
 
+
+
+PERSONA_FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "known_areas")
+EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
+
+
+def _fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str) -> NpcState:
+    """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
+    known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
+                   if persona.known_areas else set(world.arena_addresses()))
+    return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
+                    known_addresses=known)
+
+
+def _noticed(before: Persona, after: Persona, world: World) -> list[str]:
+    """The edit as thoughts of the NPC's own, for the changes it would know of itself."""
+    name = after.name
+    thoughts = []
+    if before.name != after.name:
+        thoughts.append(f"{before.name} is now called {name}")
+    if before.age != after.age and after.age:
+        thoughts.append(f"{name} is now {after.age} years old")
+    if before.traits != after.traits and after.traits:
+        thoughts.append(f"{name} is now {', '.join(after.traits)}")
+    if before.identity != after.identity:
+        thoughts.append(f"{name} now: {after.identity}")
+    if before.lifestyle != after.lifestyle:
+        thoughts.append(f"{name} now lives like this: {after.lifestyle}")
+    if before.home != after.home:
+        place = after.home.split(":", 1)[-1].replace(":", ", ")
+        thoughts.append(f"{name} now lives at {place} in {world.name}")
+    return [t[:validation.MAX_TEXT] for t in thoughts]

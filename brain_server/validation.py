@@ -32,6 +32,7 @@ MAX_PERCEPTIONS = 64
 MAX_TRAITS = 32
 MAX_KNOWN_AREAS = 1000
 MAX_WORLD_PLACES = 20_000  # sectors, arenas and objects of one world together
+SLOT = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")  # a save slot's name is a file's name on every OS
 NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # full-matched; the lab's pydantic models use the pattern
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_IN_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -99,4 +100,10 @@ def unique(field: str, values: Iterable[str], where: str) -> None:
 def npc_id(value: str) -> str:
     if not NPC_ID.fullmatch(value):
         raise invalid(f"npc_id {shown(value)} is invalid: use 1-64 letters, digits, '_', '-' or '.'")
+    return value
+
+
+def slot(value: str) -> str:
+    if not SLOT.fullmatch(value):
+        raise invalid(f"slot {shown(value)} is invalid: use 1-64 letters, digits, '_' or '-', e.g. \"slot_1\"")
     return value

@@ -18,7 +18,7 @@ from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
-                "SetObjectState", "Talk"]
+                "SetObjectState", "Talk", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves", "DeleteSave"]
 
 
 @pytest.fixture
@@ -58,12 +58,12 @@ def test_world_spawn_decide_over_connect(clients: Clients, fake_llm) -> None:
     assert again["action"]["source"] == "ACTION_SOURCE_PLAN"
     assert again["action"]["address"] == action["address"]
     assert len(fake_llm.chat_requests("daily_plan")) == 1
-    # Spawning again with the same persona resumes; with another persona it is refused.
+    # Spawning again with the same persona resumes; with another persona it updates (tests/test_personas.py).
     assert clients.connect("SpawnNpc", spawn_json()).json() == {"npcId": "isabella", "resumed": True}
     other = spawn_json()
     other["persona"]["age"] = 99
-    refused = clients.connect("SpawnNpc", other)
-    assert refused.status_code == 409 and refused.json()["code"] == "already_exists"
+    updated = clients.connect("SpawnNpc", other)
+    assert updated.json() == {"npcId": "isabella", "updated": True, "changed": ["age"]}
 
 
 def test_both_transports_answer_the_same_request_identically(brain_factory) -> None:

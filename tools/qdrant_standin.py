@@ -4,7 +4,7 @@ No Qdrant server can be installed on our build machines, and both embedded store
 qdrant-client's local mode) belong to one process. To test several brain processes sharing one
 store, this serves on loopback the REST endpoints that `brain_server/storage/qdrant_server.py`
 calls through qdrant-client (collection exists/create/get, payload index, upsert, scroll, query,
-set payload, count, retrieve): each body is parsed with `qdrant_client.http.models` and run on
+set payload, count, retrieve, delete): each body is parsed with `qdrant_client.http.models` and run on
 qdrant-client's own local engine (pure Python, brute force) behind one lock, and answered as
 Qdrant answers, `{"result": ..., "status": "ok", "time": ...}`. It is a test double like
 `npc_lab/fake_openai.py`: the same client code and wire format as against a real server, none of
@@ -78,6 +78,12 @@ def _set_payload(engine: QdrantClient, name: str, body: dict[str, Any]) -> dict[
     return _update(engine.set_payload(name, r.payload, points=selector, key=r.key))
 
 
+def _delete(engine: QdrantClient, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    selector: models.PointsSelector = (models.PointIdsList.model_validate(body) if "points" in body
+                                       else models.FilterSelector.model_validate(body))
+    return _update(engine.delete(name, selector))
+
+
 def _count(engine: QdrantClient, name: str, body: dict[str, Any]) -> Any:
     r = models.CountRequest.model_validate(body)
     return engine.count(name, count_filter=r.filter, exact=r.exact if r.exact is not None else True)
@@ -99,6 +105,7 @@ ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "points/query"): _query,
     ("POST", "points/payload"): _set_payload,
     ("POST", "points/count"): _count,
+    ("POST", "points/delete"): _delete,
     ("POST", "points"): _retrieve,
 }
 PATH = re.compile(r"^/collections/(?P<name>[^/?]+)/?(?P<rest>[^?]*)")

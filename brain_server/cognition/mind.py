@@ -18,6 +18,7 @@ the mind's loop: what it saw is stored and the urgent work done before it answer
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -72,6 +73,17 @@ class Mind:
     def spawned(self, npc: NpcState) -> None:
         """A new NPC: what its persona says of its day is read now, before its first Decide."""
         read_places(npc)
+
+    async def forget(self, npc_ids: Sequence[str]) -> None:
+        """Drop what the mind thinks about these NPCs (ResetNpc, DeleteNpc, LoadWorld): their work
+        is cancelled and awaited, with the perceptions still being stored, and their runtimes start
+        anew; a result that lands anyway is dropped by `Records.revise` (the NPC's epoch)."""
+        jobs = [task for npc_id in npc_ids for task in self.runtimes.drop(npc_id)]
+        for task in jobs:
+            task.cancel()
+        await asyncio.gather(*jobs, self.thinking.settle(), return_exceptions=True)
+        for npc_id in npc_ids:
+            self.runtimes.drop(npc_id)  # a runtime a cancelled job's end made again
 
     # --- a Decide answered from what the mind published (any thread) ----------------------------
 

@@ -119,8 +119,19 @@ class Runtimes:
         runtime = self._npcs.get(npc_id)
         return default if runtime is None or runtime.clock is None else runtime.clock
 
+    def last(self, npc_id: str) -> datetime | None:
+        """The game time of the NPC's latest Decide since the start, if any."""
+        runtime = self._npcs.get(npc_id)
+        return None if runtime is None else runtime.clock
+
     def talking(self, *npc_ids: str) -> bool:
         return any((r := self._npcs.get(n)) is not None and r.talking for n in npc_ids)
+
+    def drop(self, npc_id: str) -> list[asyncio.Task[bool]]:
+        """Forget the NPC's runtime (a reset, a delete, a loaded save); its work under way, to cancel."""
+        self._published.pop(npc_id, None)
+        runtime = self._npcs.pop(npc_id, None)
+        return [] if runtime is None else list(runtime.jobs.values())
 
     def jobs(self) -> list[asyncio.Task[bool]]:
         return [task for runtime in self._npcs.values() for task in runtime.jobs.values()]

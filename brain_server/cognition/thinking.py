@@ -60,6 +60,10 @@ class Thinking:
         if not task.cancelled() and (error := task.exception()) is not None:
             log.error("background_failed", exc_info=error)
 
+    async def settle(self) -> None:
+        """Wait for the work of no kind under way now (perceptions being stored, a talk remembered)."""
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
     def needs(self, npc_id: str) -> None:
         """Start the work the NPC needs, each family at most once at a time (background only: in
         lockstep the Decide runs it, `before_acting` and `after_acting`)."""

@@ -9,7 +9,7 @@ several times the write itself (qdrant-edge converts it field by field, holding 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
@@ -55,6 +55,15 @@ def node_from_payload(payload: dict[str, Any]) -> MemoryNode:
     for name in _TIMES:
         fields[name] = datetime.fromisoformat(fields[name])
     return MemoryNode.model_validate(fields)
+
+
+def vector_of(vector: Any) -> Sequence[float]:
+    """A point's memory embedding as the engine hands it back (named vectors: a dict)."""
+    if isinstance(vector, dict):
+        vector = vector[VECTOR]
+    if not isinstance(vector, list | tuple):
+        raise ValueError(f"a memory point came back without its {VECTOR!r} vector")
+    return vector
 
 
 def point_ids(ids: Iterable[str]) -> list[str]:

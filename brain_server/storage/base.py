@@ -87,12 +87,24 @@ class MemoryStore(ABC):
         """Number of nodes of this NPC."""
 
     @abstractmethod
+    def dump(self, npc_id: str) -> tuple[list[MemoryNode], list[list[float]]]:
+        """Every node of this NPC with its embedding, in no set order (a save game)."""
+
+    @abstractmethod
+    def forget(self, npc_id: str) -> None:
+        """Delete every node of this NPC; durable once this returns."""
+
+    @abstractmethod
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         """Store (replace) a JSON record; durable once this returns."""
 
     @abstractmethod
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         """The record, or None."""
+
+    @abstractmethod
+    def delete_record(self, kind: str, key: str) -> None:
+        """Delete a record (none: nothing happens); durable once this returns."""
 
     @abstractmethod
     def list_records(self, kind: str) -> list[dict[str, Any]]:

@@ -274,6 +274,23 @@ class EdgeMemoryStore(MemoryStore):
     def count(self, npc_id: str) -> int:
         return self._memories.count(CountRequest(exact=True, filter=self._filter(npc_id)))
 
+    def dump(self, npc_id: str) -> tuple[list[MemoryNode], list[list[float]]]:
+        nodes: list[MemoryNode] = []
+        vectors: list[list[float]] = []
+        offset: Any = None
+        while True:
+            page, offset = self._memories.scroll(ScrollRequest(offset=offset, limit=_SCROLL_PAGE,
+                                                               filter=self._filter(npc_id), with_payload=True,
+                                                               with_vector=True))
+            for r in page:
+                nodes.append(pl.node_from_payload(r.payload or {}))
+                vectors.append(list(pl.vector_of(r.vector)))
+            if offset is None:
+                return nodes, vectors
+
+    def forget(self, npc_id: str) -> None:
+        self._write(self._memories, UpdateOperation.delete_points_by_filter(self._filter(npc_id)))
+
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         point = Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
         self._write(self._records, UpdateOperation.upsert_points([point]))
@@ -281,6 +298,9 @@ class EdgeMemoryStore(MemoryStore):
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._records.retrieve([pl.record_id(kind, key)], with_payload=True, with_vector=False)
         return pl.record_data(found[0].payload) if found else None
+
+    def delete_record(self, kind: str, key: str) -> None:
+        self._write(self._records, UpdateOperation.delete_points([pl.record_id(kind, key)]))
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         only_kind = Filter(must=[FieldCondition(key=pl.RECORD_KIND, match=MatchValue(kind))])

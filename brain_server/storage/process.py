@@ -89,11 +89,20 @@ class ProcessMemoryStore(MemoryStore):
     def count(self, npc_id: str) -> int:
         return self._call("count", npc_id)
 
+    def dump(self, npc_id: str) -> tuple[list[MemoryNode], list[list[float]]]:
+        return self._call("dump", npc_id)
+
+    def forget(self, npc_id: str) -> None:
+        self._call("forget", npc_id)
+
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self._call("put_record", kind, key, data)
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         return self._call("get_record", kind, key)
+
+    def delete_record(self, kind: str, key: str) -> None:
+        self._call("delete_record", kind, key)
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         return self._call("list_records", kind)

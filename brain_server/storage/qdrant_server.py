@@ -295,6 +295,22 @@ class QdrantClientMemoryStore(MemoryStore):
     def count(self, npc_id: str) -> int:
         return self._client.count(self.collection, count_filter=self._filter(npc_id), exact=True).count
 
+    def dump(self, npc_id: str) -> tuple[list[MemoryNode], list[list[float]]]:
+        nodes: list[MemoryNode] = []
+        vectors: list[list[float]] = []
+        offset: models.ExtendedPointId | None = None
+        while True:
+            page, offset = self._client.scroll(self.collection, scroll_filter=self._filter(npc_id), limit=_SCROLL_PAGE,
+                                               offset=offset, with_payload=True, with_vectors=True)
+            for r in page:
+                nodes.append(pl.node_from_payload(r.payload or {}))
+                vectors.append(list(pl.vector_of(r.vector)))
+            if offset is None:
+                return nodes, vectors
+
+    def forget(self, npc_id: str) -> None:
+        self._client.delete(self.collection, models.FilterSelector(filter=self._filter(npc_id)), wait=True)
+
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         point = models.PointStruct(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
         self._client.upsert(self.records, [point], wait=True)
@@ -302,6 +318,9 @@ class QdrantClientMemoryStore(MemoryStore):
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._client.retrieve(self.records, [pl.record_id(kind, key)], with_payload=True)
         return pl.record_data(found[0].payload) if found else None
+
+    def delete_record(self, kind: str, key: str) -> None:
+        self._client.delete(self.records, models.PointIdsList(points=[pl.record_id(kind, key)]), wait=True)
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
         only_kind = models.Filter(
