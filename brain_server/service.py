@@ -5,6 +5,7 @@ checks its request, loads what it needs, calls the mind, and answers; the paper'
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import datetime
 
 import structlog
@@ -13,6 +14,7 @@ from brain_server import convert, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
+from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.foreground import Home
@@ -54,6 +56,7 @@ class BrainCore:
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
         _check_world(world)
+        validation.verbs("world.verbs", world.verbs)
         await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
@@ -72,6 +75,8 @@ class BrainCore:
             raise invalid(f"persona.age {persona.age} is out of range: use 0-{MAX_AGE} (0 = not given)")
         validation.count("persona.known_areas", persona.known_areas, MAX_KNOWN_AREAS)
         perception = _perception(request.perception)
+        verbs = convert.verbs_from_pb(request.verbs, "verbs")
+        validation.verbs("verbs", verbs)
         index = self.records.index(world)
         for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
             index.check(address, "address")
@@ -86,6 +91,8 @@ class BrainCore:
                 # "currently" is the brain's to revise from day 2 on; the rest must match to resume.
                 spawned_as = existing.persona.model_copy(update={"currently": persona.currently})
                 if spawned_as == persona and existing.world_name == world.name:
+                    if existing.verbs != verbs:  # a game may change its verbs between runs
+                        await self.records.save(existing.model_copy(update={"verbs": verbs}), wait=True)
                     return pb.SpawnNpcResponse(npc_id=request.npc_id, resumed=True)
                 raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} already exists with another persona "
                                  "or world; pick another npc_id")
@@ -94,7 +101,7 @@ class BrainCore:
             npc = NpcState(npc_id=request.npc_id, world_name=world.name, persona=persona,
                            perception=perception,
                            address=request.address or persona.home,
-                           known_addresses=known)
+                           known_addresses=known, verbs=verbs)
             await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
         self.mind.spawned(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
@@ -111,6 +118,8 @@ class BrainCore:
                 validation.line(f"perceptions.{part}", getattr(event, part))
             validation.text("perceptions.description", event.description)
         npc_id, events, address = request.npc_id, convert.events_from_pb(list(request.perceptions)), request.address
+        if request.verb_outcomes:
+            events += await self._outcomes(npc_id, request.verb_outcomes)
         in_view = request.attention != pb.ATTENTION_OUT_OF_VIEW
         if self.home.here():
             decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view)
@@ -122,6 +131,16 @@ class BrainCore:
             self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
+
+    async def _outcomes(self, npc_id: str, outcomes: Sequence[pb.VerbOutcome]) -> list[PerceivedEvent]:
+        """The game's answers to the NPC's verbs, as what it perceives of itself (it remembers them)."""
+        validation.count("verb_outcomes", outcomes, MAX_PERCEPTIONS)
+        for outcome in outcomes:
+            validation.line("verb_outcomes.name", outcome.name, required=True)
+            validation.line("verb_outcomes.target", outcome.target)
+            validation.text("verb_outcomes.detail", outcome.detail)
+        npc = self.mind.records.current(npc_id) or await self.home.run(self.mind.records.npc(npc_id))
+        return convert.outcome_events(npc.persona.name, outcomes)
 
     # --- the user's tools -----------------------------------------------------------------
 
