@@ -5,6 +5,7 @@ plain step, noted in the trace."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 import json
 from typing import Any
@@ -13,13 +14,19 @@ import pytest
 
 from brain_server import convert, validation
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.cognition.steps import action_now, decompose_upcoming
 from brain_server.errors import BrainError
+from brain_server.llm.client import LLM
+from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.prompts import PromptLibrary
+from brain_server.storage import MemoryStore
 from brain_server.trace import Trace
 from brain_server.verbs import Verb, VerbArgument
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.standin_openai import StandInOpenAI
 from tests.conftest import Run
 
 W = "Hamlet"
@@ -99,6 +106,32 @@ def test_without_verbs_here_the_decomposition_asks_as_before(run: Run, fake_llm:
         "content"]
     assert not any(s.verb for s in npc.plan[0].subtasks)
     assert any("'ring_bell' is not declared" in n for n in trace.notes)
+
+
+def test_the_stand_in_model_picks_a_verb_from_its_description_alone(store: MemoryStore, minilm: MiniLMEmbedder) -> None:
+    """The prompt-reading stand-in chooses the verb whose description fits the block (and none for
+    a block no description fits), so a town on the stand-in uses a game's verbs."""
+    sweep = Verb(name="sweep_floor", description="Sweep the dust off the chapel floor with a broom.")
+    npc = bell_ringer()
+    npc.plan.append(PlanItem(start=NOON.replace(hour=12, minute=30), duration_minutes=30, activity="eating a sandwich",
+                             address=TOWER))
+
+    async def scenario(model: StandInOpenAI) -> None:
+        llm = LLM(base_url=model.base_url, model="stand-in", api_key="k", prompts=PromptLibrary(), backoff_s=0.01)
+        try:
+            stream = MemoryStream(store, minilm, llm, RetrievalWeights())
+            await decompose_upcoming(npc, NOON, stream, Trace(npc_id=npc.npc_id, kind="work", game_time=NOON),
+                                     horizon_minutes=60, objects={TOWER: ["bell", "rope"]}, verbs=[sweep, RING])
+        finally:
+            await llm.close()
+
+    with StandInOpenAI() as model:
+        asyncio.run(scenario(model))
+    ringing, lunch = npc.plan
+    calls = [s.verb for s in ringing.subtasks if s.verb]
+    assert [(c.name, c.target, c.arguments) for c in calls] == [("ring_bell", f"{TOWER}:bell",
+                                                                  {"times": 1, "tone": "loud"})]
+    assert lunch.subtasks and not any(s.verb for s in lunch.subtasks)
 
 
 def _world(*verbs: pb.Verb) -> pb.World:
