@@ -506,7 +506,7 @@ def test_the_guide_shows_the_example_scripts_verbatim() -> None:
     """The guide's scripts are the example's, plus the game's own class_name: what the example
     scene runs is what the guide tells a developer to type."""
     files = godot_web.guide_files()
-    assert set(files) == {"res://npc.gd", "res://player.gd", "res://town.gd"}
+    assert set(files) == godot_web.GUIDE_SCRIPTS
     for res_path, source in files.items():
         name = res_path.removeprefix("res://").removesuffix(".gd")
         first, rest = source.split("\n", 1)
