@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 import json
 from typing import Any
 
+from google.protobuf import json_format
+import grpc
 import pytest
 
 from brain_server import convert, validation
@@ -27,6 +29,7 @@ from brain_server.verbs import Verb, VerbArgument
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.standin_openai import StandInOpenAI
+from tests.clients import Clients
 from tests.conftest import Run
 
 W = "Hamlet"
@@ -171,3 +174,36 @@ def test_a_bad_declaration_is_refused_with_the_reason(verb: pb.Verb, why: str) -
 def test_two_verbs_of_one_name_are_refused() -> None:
     with pytest.raises(BrainError, match="two verbs are named 'ring'"):
         validation.verbs("verbs", [Verb(name="ring", description="x")] * 2)
+
+
+def test_the_brain_takes_declarations_refuses_bad_ones_and_remembers_outcomes(brain_factory) -> None:
+    """Over both transports of a real brain: a world whose verb is malformed is refused with the
+    reason; the fixed one registers; an NPC spawns with verbs of its own and resumes with others;
+    a Decide carrying the game's outcomes makes them memories."""
+    clients = Clients(brain_factory())
+    try:
+        ring = {"name": "ring_bell", "description": "Ring the bell.", "place": "VERB_PLACE_OBJECT", "targets": ["bell"],
+                "arguments": [{"name": "times", "type": "VERB_ARGUMENT_TYPE_INTEGER", "minimum": 1, "maximum": 12}]}
+        world = json_format.MessageToDict(_world())
+        bad = {**world, "verbs": [{**ring, "arguments": [{"name": "tone"}]}]}
+        refused = clients.connect("RegisterWorld", {"world": bad})
+        assert refused.status_code == 400 and "choice without choices" in refused.json()["message"], refused.text
+        with pytest.raises(grpc.RpcError) as failed:
+            clients.grpc("RegisterWorld", {"world": bad})
+        assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert clients.connect("ListMemories", {"npcId": "bob_bell"}).status_code == 404  # nothing of it kept
+        assert clients.grpc("RegisterWorld", {"world": {**world, "verbs": [ring]}})["worldName"] == W
+        spawn = {"worldName": W, "npcId": "bob_bell", "persona": {"name": "Bob Bell", "home": TOWER},
+                 "verbs": [{"name": "wave", "description": "Wave at whoever is near."}]}
+        assert clients.grpc("SpawnNpc", spawn) == {"npcId": "bob_bell"}
+        again = clients.grpc("SpawnNpc", {**spawn, "verbs": []})
+        assert again == {"npcId": "bob_bell", "resumed": True}
+        outcomes = [{"name": "ring_bell", "target": f"{TOWER}:bell", "done": True, "detail": "the bell rang 12 times"},
+                    {"name": "wave", "target": TOWER, "detail": "nobody was there"}]
+        clients.grpc("Decide", {"npcId": "bob_bell", "gameTime": "2026-03-02T12:05:00Z", "address": TOWER,
+                                "verbOutcomes": outcomes})
+        memories = [m["description"] for m in clients.grpc("ListMemories", {"npcId": "bob_bell"})["memories"]]
+        assert f"Bob Bell did ring_bell at {TOWER}:bell: the bell rang 12 times" in memories, memories
+        assert f"Bob Bell failed to do wave at {TOWER}: nobody was there" in memories, memories
+    finally:
+        clients.close()
