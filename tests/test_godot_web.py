@@ -1895,6 +1895,29 @@ def test_an_npc_rings_the_declared_bell_at_noon_and_remembers_it(brain_factory, 
     assert remembered and done["detail"] in remembered[0], remembered
 
 
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_verb_the_brain_refuses_is_named_by_the_worlds_own_check(brain_factory, tmp_path: Path) -> None:
+    """The bell's "tone" argument left a Choice without choices: the real brain refuses the world
+    with the reason, and the game's error names the verb and the argument from its own check."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    scene = _bell_scene()
+    assert scene.count('choices = PackedStringArray("loud", "soft")\n') == 1
+    (project / "town.tscn").write_text(scene.replace('choices = PackedStringArray("loud", "soft")\n', ""))
+    brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
+
+    def refused() -> list[str]:
+        return [line for line in godot_web.engine_problems(game.lines) if "refused world" in line]
+
+    with godot_web.HeadlessGame(f"{brain.http_url}/?npc-brain-log=events") as game:
+        assert game.wait_until(lambda: bool(refused()), timeout_s=60), "\n".join(game.lines[-30:])
+    [pushed] = refused()
+    assert "'tone' is a choice without choices" in pushed, pushed
+    assert 'Verb "ring_bell" argument "tone": a Choice needs its choices.' in pushed, pushed
+    assert not [e for e in game.events if e["event"] in ("world_registered", "npc_spawned")]
+
+
 _MISFIT_SCENE = '''
 [sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_small"]
 texture = SubResource("GradientTexture2D_tiles")

@@ -51,3 +51,40 @@ static func list_to_proto(verbs: Array[NpcBrainVerb]) -> Array[Dictionary]:
 		if verb != null:
 			out.append(verb.to_proto())
 	return out
+
+
+## What the brain would refuse in this declaration, or what can never match in `world`, one
+## sentence each (empty when nothing is): NpcBrainWorld.validate() lists them.
+func get_problems(world: NpcBrainWorld) -> PackedStringArray:
+	var problems := PackedStringArray()
+	var label := "Verb \"%s\"" % verb_name
+	var pattern := RegEx.create_from_string("^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+	if pattern.search(verb_name) == null:
+		problems.append(label + ": name it with letters, digits and '_' (not starting with a digit).")
+	if description.strip_edges() == "":
+		problems.append(label + ": describe what it does; the model chooses verbs by their descriptions.")
+	if place == Place.ANYWHERE and not targets.is_empty():
+		problems.append(label + ": applies anywhere but names targets; set its place to Object or Arena.")
+	var names := PackedStringArray()
+	if place == Place.OBJECT:
+		for arena in world.get_arenas():
+			for item in arena.get_objects():
+				names.append(item.get_object_name())
+	elif place == Place.ARENA:
+		for arena in world.get_arenas():
+			names.append(arena.get_arena_name())
+	for target in targets:
+		if not names.has(target.get_slice(":", target.get_slice_count(":") - 1)):
+			problems.append(label + ": no %s is named \"%s\"." % [
+					"object" if place == Place.OBJECT else "arena", target])
+	for argument in arguments:
+		if argument == null:
+			continue
+		var name := "%s argument \"%s\"" % [label, argument.argument_name]
+		if pattern.search(argument.argument_name) == null:
+			problems.append(name + ": name it with letters, digits and '_'.")
+		if argument.type == NpcBrainVerbArgument.Type.CHOICE and argument.choices.is_empty():
+			problems.append(name + ": a Choice needs its choices.")
+		if argument.type != NpcBrainVerbArgument.Type.CHOICE and argument.minimum > argument.maximum:
+			problems.append(name + ": its minimum is above its maximum.")
+	return problems

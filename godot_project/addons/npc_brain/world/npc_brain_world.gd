@@ -531,9 +531,14 @@ func validate() -> PackedStringArray:
 					owner_of[tile], arena_address(arena), tile])
 				break
 			owner_of[tile] = arena_address(arena)
+	var declared: Array[NpcBrainVerb] = verbs.duplicate()
 	if is_inside_tree():
 		for node in get_tree().get_nodes_in_group(NpcBrainAgent.GROUP):
 			problems.append_array(_agent_problems(node as NpcBrainAgent))
+			declared.append_array((node as NpcBrainAgent).verbs)
+	for verb in declared:
+		if verb != null:
+			problems.append_array(verb.get_problems(self))
 	return problems
 
 
