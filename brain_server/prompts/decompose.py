@@ -44,13 +44,13 @@ def _step_count(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     step.pop("default", None)
     step["object_state"].pop("default", None)
     schema["$defs"]["Step"]["required"] = ["activity", "duration_minutes", "object", "object_state"]
-    if not variables["verb_list"]:  # no verbs here: the schema (and prompt) of a game without verbs
+    if not variables.get("verb_list"):  # no verbs here: the schema (and prompt) of a game without verbs
         del step["verb"], step["arguments"]
         del schema["$defs"]["VerbArgumentValue"]
         return
     step["verb"] = {"type": "string", "enum": ["", *variables["verb_list"]]}
     step.pop("arguments")
-    names = variables["argument_list"]
+    names = variables.get("argument_list") or []
     step["arguments"] = {"type": "array", "items": {"$ref": "#/$defs/VerbArgumentValue"}, "maxItems": 8 if names else 0}
     schema["$defs"]["VerbArgumentValue"]["properties"]["name"]["enum"] = names or [""]
     schema["$defs"]["Step"]["required"] += ["verb", "arguments"]
