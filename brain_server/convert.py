@@ -3,6 +3,7 @@ in one place so both transports and all modules agree."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -16,6 +17,7 @@ from brain_server.errors import invalid
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, Persona
 from brain_server.trace import LlmCallRecord, RetrievedRecord, Trace
+from brain_server.verbs import Verb, VerbArgument, VerbCall
 from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
 
@@ -32,6 +34,9 @@ _KINDS = {
 _KIND_OF_PB = {v: k for k, v in _KINDS.items()}
 _SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK,
             "provisional": pb.ACTION_SOURCE_PROVISIONAL}
+_PLACES = {pb.VERB_PLACE_ANYWHERE: "anywhere", pb.VERB_PLACE_OBJECT: "object", pb.VERB_PLACE_ARENA: "arena"}
+_ARGUMENT_TYPES = {pb.VERB_ARGUMENT_TYPE_CHOICE: "choice", pb.VERB_ARGUMENT_TYPE_NUMBER: "number",
+                   pb.VERB_ARGUMENT_TYPE_INTEGER: "integer"}
 
 
 def timestamp(when: datetime) -> Timestamp:
@@ -58,7 +63,45 @@ def _validated(model: type[M], message: Message, what: str) -> M:
 
 
 def world_from_pb(message: pb.World) -> World:
-    return _validated(World, message, "world")
+    places = pb.World()
+    places.CopyFrom(message)
+    places.ClearField("verbs")
+    return _validated(World, places, "world").model_copy(update={"verbs": verbs_from_pb(message.verbs, "world.verbs")})
+
+
+def _enum(table: dict[int, str], value: int, field: str) -> str:
+    if value not in table:
+        raise invalid(f"{field} {value} is not a known value: use one of {sorted(table)}")
+    return table[value]
+
+
+def verbs_from_pb(messages: Sequence[pb.Verb], field: str) -> list[Verb]:
+    """The game's verb declarations (checked by validation.verbs before use)."""
+    return [Verb(name=m.name, description=m.description, place=_enum(_PLACES, m.place, f"{field}.place"),  # type: ignore[arg-type]
+                 targets=list(m.targets), users=list(m.users),
+                 arguments=[VerbArgument(
+                     name=a.name, description=a.description, choices=list(a.choices),
+                     type=_enum(_ARGUMENT_TYPES, a.type, f"{field}.arguments.type"),  # type: ignore[arg-type]
+                     minimum=a.minimum if a.HasField("minimum") else None,
+                     maximum=a.maximum if a.HasField("maximum") else None) for a in m.arguments])
+            for m in messages]
+
+
+def verb_call_to_pb(call: VerbCall) -> pb.VerbCall:
+    values = [pb.VerbValue(name=k, choice=v) if isinstance(v, str) else pb.VerbValue(name=k, integer=v)
+              if isinstance(v, int) else pb.VerbValue(name=k, number=v) for k, v in call.arguments.items()]
+    return pb.VerbCall(name=call.name, arguments=values, target=call.target)
+
+
+def outcome_events(npc_name: str, outcomes: Sequence[pb.VerbOutcome]) -> list[PerceivedEvent]:
+    """What the game reported of the NPC's verbs, as events the NPC perceives of itself (memories)."""
+    events = []
+    for o in outcomes:
+        did = "did" if o.done else "failed to do"
+        detail = f": {o.detail}" if o.detail else ""
+        events.append(PerceivedEvent(npc_name, did, o.name, f"{npc_name} {did} {o.name} at {o.target}{detail}",
+                                     o.target, 0.0))
+    return events
 
 
 def persona_from_pb(message: pb.Persona) -> Persona:
@@ -92,6 +135,7 @@ def action_to_pb(action: Action) -> pb.Action:
                   for d in action.dialogue],
         source=_SOURCES.get(action.source, pb.ACTION_SOURCE_UNSPECIFIED), chatting_with=action.chatting_with,
         event_subject=subject, event_predicate=predicate, event_object=obj,
+        verb=verb_call_to_pb(action.verb) if action.verb else None,
     )
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from brain_server.verbs import Verb, VerbCall
+
 _SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
 
 
@@ -68,6 +70,8 @@ class Action(BaseModel):
     # The action as an event others perceive (subject, predicate, object).
     event: tuple[str, str, str] = ("", "", "")
     source: str = "plan"  # plan | new_plan | fallback | provisional
+    # A declared game verb to perform with this action, validated (brain_server/verbs.py).
+    verb: VerbCall | None = None
 
     @property
     def end_time(self) -> datetime:
@@ -89,6 +93,7 @@ class PlanItem(BaseModel):
     address: str
     # The state of the object at `address` while this is done, e.g. "brewing coffee".
     object_state: str = ""
+    verb: VerbCall | None = None
     # 5-15 minute steps, filled shortly before the block starts (never for sleep).
     subtasks: list[PlanItem] = Field(default_factory=list)
 
@@ -135,6 +140,8 @@ class NpcState(BaseModel):
     action: Action | None = None
     # Whether the player can see it (DecideRequest.attention): out of view it thinks coarser.
     in_view: bool = True
+    # The game's verbs only this NPC may use, besides its world's.
+    verbs: list[Verb] = Field(default_factory=list)
 
     def plan_item_at(self, when: datetime) -> PlanItem | None:
         return next((item for item in self.plan if item.start <= when < item.end), None)

@@ -5,6 +5,7 @@ checks its request, loads what it needs, calls the mind, and answers; the paper'
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -13,6 +14,7 @@ from brain_server import convert, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
+from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.foreground import Home
@@ -22,6 +24,7 @@ from brain_server.records import Records
 from brain_server.saves import SaveFiles, Saves
 from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, MAX_WORLD_PLACES, shown
+from brain_server.verbs import Verb
 from brain_server.vitals import Spread, Vitals
 from brain_server.world import World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -57,6 +60,7 @@ class BrainCore:
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
         _check_world(world)
+        validation.verbs("world.verbs", world.verbs)
         await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
@@ -75,6 +79,8 @@ class BrainCore:
             raise invalid(f"persona.age {persona.age} is out of range: use 0-{MAX_AGE} (0 = not given)")
         validation.count("persona.known_areas", persona.known_areas, MAX_KNOWN_AREAS)
         perception = _perception(request.perception)
+        verbs = convert.verbs_from_pb(request.verbs, "verbs")
+        validation.verbs("verbs", verbs)
         index = self.records.index(world)
         for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
             index.check(address, "address")
@@ -90,15 +96,15 @@ class BrainCore:
                     raise BrainError(Status.ALREADY_EXISTS, f"NPC {request.npc_id!r} lives in world "
                                      f"{shown(existing.world_name)}: delete it there first (DeleteNpc) or pick "
                                      "another npc_id")
-                return await self._edit(existing, persona, perception, world)
-            npc = _fresh(request.npc_id, world, persona, perception, request.address or persona.home)
+                return await self._edit(existing, persona, perception, world, verbs)
+            npc = _fresh(request.npc_id, world, persona, perception, request.address or persona.home, verbs)
             await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
         self.mind.spawned(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
         return pb.SpawnNpcResponse(npc_id=npc.npc_id, resumed=False)
 
-    async def _edit(self, existing: NpcState, persona: Persona, perception: Perception,
-                    world: World) -> pb.SpawnNpcResponse:
+    async def _edit(self, existing: NpcState, persona: Persona, perception: Perception, world: World,
+                    verbs: list[Verb]) -> pb.SpawnNpcResponse:
         """The NPC spawned again: the same persona resumes it; a changed one replaces its persona
         and keeps its memories and plans. "currently" is the brain's to revise from day 2 on: it is
         kept. What changed is noted in a trace, and what the NPC would notice is remembered as a
@@ -108,9 +114,11 @@ class BrainCore:
         if existing.perception != perception:
             changed.append("perception")
         if not changed:
+            if existing.verbs != verbs:  # a game may change its verbs between runs
+                await self.records.save(existing.model_copy(update={"verbs": verbs}), wait=True)
             return pb.SpawnNpcResponse(npc_id=existing.npc_id, resumed=True)
         npc = existing.model_copy(deep=True)
-        npc.persona, npc.perception = persona, perception
+        npc.persona, npc.perception, npc.verbs = persona, perception, verbs
         if "known_areas" in changed or "home" in changed:
             npc.known_addresses = sorted({*npc.known_addresses, arena_of(persona.home),
                                           *(arena_of(a) for a in persona.known_areas)})
@@ -137,7 +145,7 @@ class BrainCore:
         world = await self.records.world(npc.world_name)
         forgotten = await self._forget(npc, keep_record=True)
         async with self.records.lock(npc.npc_id):
-            fresh = _fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home)
+            fresh = _fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
             fresh.revision = npc.revision
             await self.records.save(fresh, wait=True)
         self.mind.spawned(fresh)
@@ -197,6 +205,8 @@ class BrainCore:
                 validation.line(f"perceptions.{part}", getattr(event, part))
             validation.text("perceptions.description", event.description)
         npc_id, events, address = request.npc_id, convert.events_from_pb(list(request.perceptions)), request.address
+        if request.verb_outcomes:
+            events += await self._outcomes(npc_id, request.verb_outcomes)
         in_view = request.attention != pb.ATTENTION_OUT_OF_VIEW
         if self.home.here():
             decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view)
@@ -208,6 +218,16 @@ class BrainCore:
             self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
+
+    async def _outcomes(self, npc_id: str, outcomes: Sequence[pb.VerbOutcome]) -> list[PerceivedEvent]:
+        """The game's answers to the NPC's verbs, as what it perceives of itself (it remembers them)."""
+        validation.count("verb_outcomes", outcomes, MAX_PERCEPTIONS)
+        for outcome in outcomes:
+            validation.line("verb_outcomes.name", outcome.name, required=True)
+            validation.line("verb_outcomes.target", outcome.target)
+            validation.text("verb_outcomes.detail", outcome.detail)
+        npc = self.mind.records.current(npc_id) or await self.home.run(self.mind.records.npc(npc_id))
+        return convert.outcome_events(npc.persona.name, outcomes)
 
     # --- the user's tools -----------------------------------------------------------------
 
@@ -371,12 +391,13 @@ PERSONA_FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "kno
 EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
 
 
-def _fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str) -> NpcState:
+def _fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,
+           verbs: list[Verb]) -> NpcState:
     """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
     known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
                    if persona.known_areas else set(world.arena_addresses()))
     return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
-                    known_addresses=known)
+                    known_addresses=known, verbs=verbs)
 
 
 def _noticed(before: Persona, after: Persona, world: World) -> list[str]:

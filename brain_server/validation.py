@@ -19,10 +19,12 @@ invalid_argument. Every message repeats at most MAX_ECHO characters of what it r
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
+import math
 import re
 
 from brain_server.errors import BrainError, Status, invalid
+from brain_server.verbs import Verb, VerbArgument
 
 MAX_TEXT = 4000
 MAX_LABEL = 200
@@ -107,3 +109,54 @@ def slot(value: str) -> str:
     if not SLOT.fullmatch(value):
         raise invalid(f"slot {shown(value)} is invalid: use 1-64 letters, digits, '_' or '-', e.g. \"slot_1\"")
     return value
+
+
+MAX_VERBS = 64  # declared on a world, or on one NPC
+MAX_VERB_ARGUMENTS = 8
+MAX_CHOICES = 32
+VERB_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")  # full-matched: a name the model copies and the game matches
+
+
+def verbs(field: str, declared: Sequence[Verb]) -> None:
+    """A game's verb declarations: names a model can copy exactly, each argument's type usable
+    (choices to pick from, a range that holds a number), targets and users that can match."""
+    count(field, declared, MAX_VERBS)
+    unique("verb", (v.name for v in declared), f"in {field}")
+    for verb in declared:
+        where = f"{field} {shown(verb.name)}"
+        if not VERB_NAME.fullmatch(verb.name):
+            raise invalid(f"{where}: a verb's name is 1-64 letters, digits or '_', not starting with a digit")
+        text(f"{where} description", verb.description, required=True, limit=MAX_LABEL)
+        count(f"{where} targets", verb.targets, MAX_WORLD_PLACES)
+        for target in verb.targets:
+            line(f"{where} target", target, required=True)
+        count(f"{where} users", verb.users, MAX_WORLD_PLACES)
+        for user in verb.users:
+            npc_id(user)
+        if verb.place == "anywhere" and verb.targets:
+            raise invalid(f"{where} applies anywhere but names targets: set its place to object or arena")
+        count(f"{where} arguments", verb.arguments, MAX_VERB_ARGUMENTS)
+        unique("argument", (a.name for a in verb.arguments), f"of verb {shown(verb.name)}")
+        for argument in verb.arguments:
+            _argument(f"{where} argument {shown(argument.name)}", argument)
+
+
+def _argument(where: str, argument: VerbArgument) -> None:
+    if not VERB_NAME.fullmatch(argument.name):
+        raise invalid(f"{where}: an argument's name is 1-64 letters, digits or '_', not starting with a digit")
+    line(f"{where} description", argument.description)
+    if argument.type == "choice":
+        if not argument.choices:
+            raise invalid(f"{where} is a choice without choices: list them")
+        count(f"{where} choices", argument.choices, MAX_CHOICES)
+        unique("choice", argument.choices, f"of {where}")
+        for choice in argument.choices:
+            line(f"{where} choice", choice, required=True, limit=MAX_NAME)
+    elif argument.choices:
+        raise invalid(f"{where} is a number with choices: make it a choice, or drop the choices")
+    bounds = [b for b in (argument.minimum, argument.maximum) if b is not None]
+    if argument.type == "choice" and bounds:
+        raise invalid(f"{where} is a choice with a range: make it a number, or drop the range")
+    if any(not math.isfinite(b) for b in bounds) or (len(bounds) == 2 and bounds[0] > bounds[1]):
+        raise invalid(f"{where} has the range {argument.minimum}..{argument.maximum}: give finite bounds, "
+                      "the minimum first")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from brain_server.verbs import Verb
+
 SEPARATOR = ":"
 
 
@@ -38,6 +40,8 @@ class World(BaseModel):
     width: int = 0
     height: int = 0
     sectors: list[Sector] = Field(default_factory=list)
+    # The game's verbs its NPCs may use (brain_server/verbs.py).
+    verbs: list[Verb] = Field(default_factory=list)
 
     def arena_addresses(self) -> list[str]:
         return [join(self.name, s.name, a.name) for s in self.sectors for a in s.arenas]

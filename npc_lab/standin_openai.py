@@ -53,6 +53,9 @@ DURATION = re.compile(r"\(\d+\s*min\)")
 YEAR = re.compile(r"\b(19|20)\d{2}\b")
 LISTED = re.compile(r"^\d{1,2}:\d{2}-\d{1,2}:\d{2}\s")  # "- 17:00-19:00 activity (place)": a plan's line
 WORD = re.compile(r"[a-z0-9]+")
+# A verb the prompt offers: '- "name" (on the object or the other): what it does. Arguments: ...'.
+VERB_LINE = re.compile(r'^- "(\w+)"(?: \(on the ([^)]+)\))?: (.*?)(?: Arguments: (.*))?$', re.M)
+VERB_ARGUMENT = re.compile(r'(\w+): (?:"([^"]*)"|[^0-9;-]*(-?\d+(?:\.\d+)?))')
 BULLET = re.compile(r"^\s*-\s+(.*)$")
 NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*)$")
 SAID = re.compile(r'^\s*([\w\'.-]+(?: [A-Z][\w\'.-]*){0,3}):\s*"(.*)"\s*$')
@@ -723,8 +726,28 @@ class StandIn:
         for i in range(count):
             label = names[0] if i == 0 and count > 2 else names[2] if i == count - 1 and count > 2 else names[1]
             steps.append({"activity": label[:80], "duration_minutes": max(5, min(15, minutes // count)),
-                          "object": thing, "object_state": "in use" if thing else ""})
+                          "object": thing, "object_state": "in use" if thing else "", "verb": "", "arguments": []})
+        if verb := self.verb_for(activity):
+            steps[0].update(verb)
         return {"steps": steps}
+
+    def verb_for(self, doing: str) -> Draft:
+        """The offered verb whose description shares the most telling words with what the step does
+        (its object the first it applies to, each argument its first choice or its least value), or {}."""
+        offered = [m for m in VERB_LINE.finditer(self.p.text) if m.group(1) in _enum_at(self.p.schema, "verb")]
+        if not offered:
+            return {}
+        texts = [m.group(3) for m in offered]
+        i, score = best_match(self.where(doing), texts, rarity(texts))
+        if i < 0 or score <= 0:
+            return {}
+        chosen = offered[i]
+        arguments = [{"name": a.group(1), "value": a.group(2) or a.group(3)}
+                     for a in VERB_ARGUMENT.finditer(chosen.group(4) or "")]
+        step: Draft = {"verb": chosen.group(1), "arguments": arguments}
+        if chosen.group(2):
+            step.update(object=chosen.group(2).split(" or the ")[0], object_state="in use")
+        return step
 
     def place(self) -> Draft:
         m = re.search(r'about to do this: "([^"]*)"', self.p.text)

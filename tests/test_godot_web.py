@@ -29,6 +29,7 @@ import zipfile
 
 import pytest
 
+from npc_lab.standin_openai import StandInOpenAI
 from tools import godot_web
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -506,7 +507,7 @@ def test_the_guide_shows_the_example_scripts_verbatim() -> None:
     """The guide's scripts are the example's, plus the game's own class_name: what the example
     scene runs is what the guide tells a developer to type."""
     files = godot_web.guide_files()
-    assert set(files) == {"res://npc.gd", "res://player.gd", "res://town.gd"}
+    assert set(files) == godot_web.GUIDE_SCRIPTS
     for res_path, source in files.items():
         name = res_path.removeprefix("res://").removesuffix(".gd")
         first, rest = source.split("\n", 1)
@@ -1800,6 +1801,121 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
     assert speakers == {"Ann Aho", "Bob Bell"}, speakers
     warnings = godot_web.engine_problems(game.lines)
     assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
+
+
+_BELL_VERB = '''[ext_resource type="Script" path="res://verbs.gd" id="9_verbs"]
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_verb.gd" id="10_verb"]
+[ext_resource type="Script" path="res://addons/npc_brain/runtime/npc_brain_verb_argument.gd" id="11_argument"]
+
+[sub_resource type="Resource" id="Argument_times"]
+script = ExtResource("11_argument")
+argument_name = "times"
+description = "how many strokes"
+type = 2
+minimum = 1.0
+maximum = 12.0
+
+[sub_resource type="Resource" id="Argument_tone"]
+script = ExtResource("11_argument")
+argument_name = "tone"
+choices = PackedStringArray("loud", "soft")
+
+[sub_resource type="Resource" id="Verb_ring"]
+script = ExtResource("10_verb")
+verb_name = "ring_bell"
+description = "Ring the bell in the bakery shop to tell the harbor it is noon."
+place = 1
+targets = PackedStringArray("bell")
+arguments = Array[ExtResource("11_argument")]([SubResource("Argument_times"), SubResource("Argument_tone")])
+'''
+
+
+def _bell_scene() -> str:
+    """The harbor with Bob alone (the crate gone), a bell in the bakery's shop and the verb "ring_bell" on it
+    (declared on the World, as in the inspector), Bob's persona saying he rings it at noon, and
+    the guide's verbs.gd on his body answering for the game."""
+    scene = _harbor_scene([_HARBOR_NPCS[1]])
+    for old, new in [
+        ('id="8_player"]\n', 'id="8_player"]\n' + _BELL_VERB),
+        ('display_name = "Bob Bell"\n', 'display_name = "Bob Bell"\nidentity = "Bob Bell keeps the bakery\'s bell."\n'
+         'lifestyle = "Bob wakes up at 6 am, rings the bakery bell at noon every day, and goes to bed at 10 pm."\n'),
+        ('solid_layer = NodePath("../Walls")\n',
+         'solid_layer = NodePath("../Walls")\nverbs = Array[ExtResource("10_verb")]([SubResource("Verb_ring")])\n'),
+        ('tile = Vector2i(-10, -6)\n', 'tile = Vector2i(-10, -6)\n\n[node name="Bell" type="Node" '
+         'parent="World/Bakery/Shop"]\nscript = ExtResource("6_object")\nobject_name = "bell"\ntile = Vector2i(-7, -6)\n'),
+        ('npc_id = "bob_bell"\n', 'npc_id = "bob_bell"\nattention_mode = 2\n'),
+        ('[node name="CollisionShape2D" type="CollisionShape2D" parent="Crate"]\n', ''),  # no crate in his way
+    ]:
+        assert scene.count(old) == 1, old
+        scene = scene.replace(old, new)
+    return scene + '\n[node name="Verbs" type="Node" parent="Bob"]\nscript = ExtResource("9_verbs")\n'
+
+
+def _memories(http_url: str, npc_id: str) -> list[str]:
+    request = urllib.request.Request(
+        f"{http_url}/npc_brain.v1.BrainService/ListMemories", headers={"Content-Type": "application/json"},
+        data=json.dumps({"npcId": npc_id, "limit": 200}).encode())
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return [m["description"] for m in json.load(response).get("memories", [])]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_an_npc_rings_the_declared_bell_at_noon_and_remembers_it(brain_factory, tmp_path: Path) -> None:
+    """A verb declared in the scene ("ring_bell" on the bakery's bell, typed arguments) reaches
+    the brain with the world; Bob, whose persona says he rings the bell at noon, is planned by the
+    prompt-reading stand-in model (no answer scripted): at noon his agent, at the bell, emits
+    action_requested with typed arguments in range, the guide's verbs.gd reports it done, and the
+    next Decide makes it Bob's memory."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "town.tscn").write_text(_bell_scene())
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    with StandInOpenAI() as model:
+        brain = brain_factory(web_root=web_dir, llm_base_url=model.base_url)
+        started = time.monotonic()
+        url = f"{brain.http_url}/?time-scale=60&start-time=2026-02-13T11:40:00Z&npc-brain-log=events"
+        with godot_web.HeadlessGame(url) as game:
+            done = game.wait_for(lambda e: e["event"] == "action_done", timeout_s=150)
+            assert done, "\n".join(game.lines[-40:])
+            remembered: list[str] = []
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not remembered:
+                remembered = [m for m in _memories(brain.http_url, "bob_bell") if "did ring_bell" in m]
+                time.sleep(1)
+        print(f"bell test: {time.monotonic() - started:.1f} s in the engine")
+    [asked] = [e for e in game.events if e["event"] == "action_requested"]
+    assert asked["npc"] == "bob_bell" and asked["verb"] == "ring_bell", asked
+    assert asked["target"] == "Harbor:Bakery:shop:bell" and _game_time(asked["game_time"]).hour == 12, asked
+    assert set(asked["args"]) == {"times", "tone"} and 1 <= asked["args"]["times"] <= 12, asked
+    assert asked["args"]["tone"] in ("loud", "soft"), asked
+    arrived = [e for e in game.events if e["event"] == "arrived" and e.get("address") == "Harbor:Bakery:shop:bell"]
+    assert arrived and arrived[0]["tile"] == [-7, -6], arrived
+    assert done["detail"].startswith("the bell rang"), done
+    assert remembered and done["detail"] in remembered[0], remembered
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_verb_the_brain_refuses_is_named_by_the_worlds_own_check(brain_factory, tmp_path: Path) -> None:
+    """The bell's "tone" argument left a Choice without choices: the real brain refuses the world
+    with the reason, and the game's error names the verb and the argument from its own check."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    scene = _bell_scene()
+    assert scene.count('choices = PackedStringArray("loud", "soft")\n') == 1
+    (project / "town.tscn").write_text(scene.replace('choices = PackedStringArray("loud", "soft")\n', ""))
+    brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
+
+    def refused() -> list[str]:
+        return [line for line in godot_web.engine_problems(game.lines) if "refused world" in line]
+
+    with godot_web.HeadlessGame(f"{brain.http_url}/?npc-brain-log=events") as game:
+        assert game.wait_until(lambda: bool(refused()), timeout_s=60), "\n".join(game.lines[-30:])
+    [pushed] = refused()
+    assert "'tone' is a choice without choices" in pushed, pushed
+    assert 'Verb "ring_bell" argument "tone": a Choice needs its choices.' in pushed, pushed
+    assert not [e for e in game.events if e["event"] in ("world_registered", "npc_spawned")]
 
 
 _MISFIT_SCENE = '''

@@ -804,6 +804,8 @@ ADDON_GUIDE = ADDON_DIR / "README.md"
 EXAMPLE_SCENE = ADDON_DIR / "example" / "example_town.tscn"
 # The guide's files: a ```gdscript block whose first line is `# res://<file>`.
 _GUIDE_BLOCK_RE = re.compile(r"```gdscript\n# (res://[\w/]+\.gd)\n(.*?)```", re.S)
+# The scripts the guide has a developer write (each the example's, with a class_name).
+GUIDE_SCRIPTS = {"res://npc.gd", "res://player.gd", "res://town.gd", "res://verbs.gd"}
 
 # project.godot as the Godot 4.6 editor leaves it after *Project Settings > Plugins > NPC Brain*
 # is enabled in a new project: the plugin's autoloads and the enabled plugin, nothing else of ours.
@@ -879,7 +881,7 @@ def make_host_project(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR,
     (out_dir / "project.godot").write_text(
         HOST_PROJECT_GODOT + (f"\n[npc_brain]\n\n{extra}" if extra else ""), encoding="utf-8")
     files = guide_files(addon / "README.md")
-    if set(files) != {"res://npc.gd", "res://player.gd", "res://town.gd"}:
+    if set(files) != GUIDE_SCRIPTS:
         raise ValueError(f"the guide's scripts are {sorted(files)}")
     for res_path, source in files.items():
         (out_dir / res_path.removeprefix("res://")).write_text(source, encoding="utf-8")

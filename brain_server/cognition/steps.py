@@ -20,6 +20,7 @@ from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
 from brain_server.trace import Trace
+from brain_server.verbs import Verb, VerbCall, check_call, menu, usable
 from brain_server.world import arena_of
 
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
@@ -29,18 +30,20 @@ MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than
 
 
 async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
-                             horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None) -> int:
+                             horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None,
+                             verbs: Sequence[Verb] = ()) -> int:
     """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
     (one LLM call each, concurrently; sleep and already decomposed blocks are skipped). Each step
     may use one of the objects of the block's arena (`objects`: arena address -> object names),
-    which becomes its address. The steps are stored on the blocks and as PLAN memories. Returns
-    how many blocks were decomposed."""
+    which becomes its address, and perform one of the game's `verbs` usable there (checked against
+    its declaration; a refused one is noted in the trace and the step stays plain). The steps are
+    stored on the blocks and as PLAN memories. Returns how many blocks were decomposed."""
     due = due_blocks(npc.plan, now, horizon_minutes)
     if not due:
         return 0
     objects = objects or {}
-    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []))
-                                     for item in due))
+    results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []),
+                                                verbs) for item in due))
     nodes = []
     filled: dict[int, PlanItem] = {}  # the blocks with their steps, by the block they replace
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
@@ -62,9 +65,10 @@ def due_blocks(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) ->
 
 
 async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
-                     trace: Trace, objects: Sequence[str]) -> tuple[list[PlanItem], bool]:
+                     trace: Trace, objects: Sequence[str], verbs: Sequence[Verb]) -> tuple[list[PlanItem], bool]:
     """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
-    minutes = item.duration_minutes
+    minutes, arena = item.duration_minutes, arena_of(item.address)
+    here = usable(verbs, npc.npc_id, arena, objects)
     if minutes < 2 * MIN_STEP_MINUTES:
         return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes)]), False
     least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
@@ -77,12 +81,38 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
             "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
             "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
             "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
+            **verb_variables(npc.persona.name, here, arena, objects),
         },
         npc_id=npc.npc_id,
         fallback=lambda: failed,
         trace=trace,
     )
-    return _steps(item, answer.steps, objects), answer is not failed
+    checked = [_verb(s, here, arena, objects, trace) for s in answer.steps]
+    return _steps(item, answer.steps, objects, checked), answer is not failed
+
+
+def verb_variables(name: str, verbs: Sequence[Verb], arena: str, objects: Sequence[str]) -> dict[str, object]:
+    """The decomposition prompt's verb parts: empty (the prompt and schema of a game without verbs)
+    when none is usable here."""
+    if not verbs:
+        return {"verbs": "", "verb_fields": "", "verb_list": [], "argument_list": []}
+    return {"verbs": f"\n\nThe game lets {name} do these things here (verbs). When a step does one, name it as the "
+                     "step's verb (and its object, when it is done on one) with its arguments, else \"\":\n"
+                     + menu(verbs, arena, objects),
+            "verb_fields": ', "verb": "...", "arguments": [{"name": "...", "value": "..."}]',
+            "verb_list": [v.name for v in verbs],
+            "argument_list": sorted({a.name for v in verbs for a in v.arguments})}
+
+
+def _verb(step: Step, verbs: Sequence[Verb], arena: str, objects: Sequence[str], trace: Trace) -> VerbCall | None:
+    """The step's verb as declared, or None (none proposed, or refused: noted in the trace)."""
+    if not step.verb:
+        return None
+    call = check_call(step.verb, {a.name: a.value for a in step.arguments}, step.object, verbs, arena, objects)
+    if isinstance(call, str):
+        trace.note(f"verb refused, plain step {step.activity!r}: {call}")
+        return None
+    return call
 
 
 def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
@@ -108,15 +138,18 @@ def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
     return [(index, m) for (index, _), m in zip(pieces, minutes, strict=True)]
 
 
-def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = ()) -> list[PlanItem]:
-    start, subtasks = item.start, []
+def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = (),
+           verbs: Sequence[VerbCall | None] | None = None) -> list[PlanItem]:
+    """The block's steps; a step's verb (`verbs`, by step) goes with its first piece only (a verb is done once)."""
+    start, subtasks, asked = item.start, [], set()
     for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
-        step = steps[index]
+        step, verb = steps[index], verbs[index] if verbs and index not in asked else None
+        asked.add(index)
         uses = bool(step.object) and step.object in objects
         subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=step.activity.strip(),
                                  emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
                                  else item.address, object_state=(step.object_state.strip() or "in use") if uses
-                                 else ""))
+                                 else "", verb=verb))
         start += timedelta(minutes=minutes)
     return subtasks
 
@@ -141,4 +174,4 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
     states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
     return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
                   start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
-                  object_states=states, source=source)
+                  object_states=states, source=source, verb=current.verb)

@@ -154,9 +154,9 @@ async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, h
     async def think(draft: NpcState) -> Apply | bool:
         if draft.is_chatting(now):
             return False
-        objects = parts.records.index(await parts.records.world(draft.world_name)).objects
+        world = await parts.records.world(draft.world_name)
         if not await decompose_upcoming(draft, now, parts.stream, trace, horizon_minutes=horizon_minutes,
-                                        objects=objects):
+                                        objects=parts.records.index(world).objects, verbs=[*world.verbs, *draft.verbs]):
             return False
         steps = {_block_key(item): item.subtasks for item in draft.plan if item.subtasks}
 

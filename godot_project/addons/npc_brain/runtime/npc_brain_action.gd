@@ -24,6 +24,12 @@ var object_changes: Array[NpcBrainObjectChange] = []
 var dialogue: Array[NpcBrainLine] = []
 ## The npc_id of the conversation partner while chatting, else "".
 var chatting_with: String = ""
+## A game verb to perform with this action (see NpcBrainVerb), else "".
+var verb: String = ""
+## The verb's arguments by name, typed as declared (String, float or int).
+var verb_args: Dictionary = {}
+## The address of the object or arena the verb applies to.
+var verb_target: String = ""
 
 
 ## Reads an Action message in proto3 JSON.
@@ -40,11 +46,27 @@ static func from_proto(message: Dictionary) -> NpcBrainAction:
 		if change is Dictionary:
 			action.object_changes.append(NpcBrainObjectChange.new(
 					str(change.get("address", "")), str(change.get("state", ""))))
+	var call: Variant = message.get("verb", {})
+	if call is Dictionary and str(call.get("name", "")) != "":
+		action.verb = str(call["name"])
+		action.verb_target = str(call.get("target", ""))
+		for value: Variant in call.get("arguments", []):
+			if value is Dictionary:
+				action.verb_args[str(value.get("name", ""))] = _typed(value)
 	for line: Variant in message.get("dialogue", []):
 		if line is Dictionary:
 			action.dialogue.append(NpcBrainLine.new(str(line.get("speakerNpcId", "")),
 					str(line.get("speakerName", "")), str(line.get("text", ""))))
 	return action
+
+
+## A VerbValue's value: proto3 JSON writes an int64 as a string.
+static func _typed(value: Dictionary) -> Variant:
+	if value.has("integer"):
+		return int(str(value["integer"]))
+	if value.has("number"):
+		return float(value["number"])
+	return str(value.get("choice", ""))
 
 
 ## What others see it doing: the description without "<name> is ", e.g. "brewing coffee".

@@ -53,6 +53,10 @@ signal perceiving
 signal failed(error: NpcBrainError)
 ## The NPC came into the player's view or left it (see `attention_mode`).
 signal attention_changed(in_view: bool)
+## The NPC does one of the game's verbs (see NpcBrainVerb; `args` typed as declared), now that
+## its body is at the target (`requested_verb_target`): do it, then call `report_action_done()`
+## or `report_action_failed()`. The NPC remembers the answer.
+signal action_requested(verb: String, args: Dictionary)
 
 ## What the brain is told about the player's view of this NPC.
 enum AttentionMode {
@@ -84,6 +88,8 @@ const FIRST_CALLS_PER_S := 100.0
 @export var world: NpcBrainWorld
 ## Start when the world is registered; off: call `start()` yourself.
 @export var autostart: bool = true
+## The game's verbs only this NPC may use, besides its world's `verbs` (see NpcBrainVerb).
+@export var verbs: Array[NpcBrainVerb] = []
 
 @export_group("Walking")
 ## The slowest your body walks, in tiles per real second: after `move_requested`, the agent waits
@@ -139,6 +145,10 @@ var in_view: bool = false
 ## Where it was last sent (a full address), and the tile chosen there.
 var target_address: String = ""
 var target_tile: Vector2i = NpcBrainWorld.NO_TILE
+## The verb the game was asked to do (`action_requested`) and has not answered yet, else "";
+## and the address it applies to.
+var requested_verb: String = ""
+var requested_verb_target: String = ""
 
 var _started: bool = false
 var _stopped: bool = false
@@ -162,6 +172,11 @@ var _perceived: Array[NpcBrainPerception] = []
 var _held_states: Dictionary[String, String] = {}
 var _pushed_errors: Dictionary[String, bool] = {}
 var _rng := RandomNumberGenerator.new()
+## An action whose verb waits for the body to arrive; the last verb action requested (once each).
+var _verb_due: NpcBrainAction = null
+var _verb_asked: String = ""
+## The game's answers to verbs, sent with the next Decide (the protocol's VerbOutcome).
+var _verb_outcomes: Array[Dictionary] = []
 
 
 func _enter_tree() -> void:
@@ -279,6 +294,7 @@ func report_arrived() -> void:
 		var at := get_body_3d().global_position
 		fields["position"] = [at.x, at.y, at.z]
 	NpcBrainLog.record("arrived", fields)
+	_request_verb()
 	_tick()
 
 
@@ -293,6 +309,21 @@ func report_unreachable(reason: String = "") -> void:
 	})
 	target_address = ""  # the next decision for it tries again
 	target_tile = NpcBrainWorld.NO_TILE
+	if _verb_due != null:
+		_add_outcome(_verb_due.verb, _verb_due.verb_target, false, "could not get there")
+		_verb_due = null
+
+
+## The game did the verb of `action_requested`; `result` says what came of it, in words the
+## NPC remembers, e.g. "the bell rang twelve times".
+func report_action_done(result: String = "") -> void:
+	_answer_verb(true, result)
+
+
+## The game could not do the verb of `action_requested`; `reason` says why, in words the NPC
+## remembers, e.g. "the bell rope is broken".
+func report_action_failed(reason: String) -> void:
+	_answer_verb(false, reason)
 
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
@@ -476,9 +507,14 @@ func _decide() -> void:
 		"perceptions": _collect_perceptions(),
 		"attention": "ATTENTION_IN_VIEW" if in_view else "ATTENTION_OUT_OF_VIEW",
 	}
+	var outcomes := _verb_outcomes
+	_verb_outcomes = []
+	if not outcomes.is_empty():
+		request["verbOutcomes"] = outcomes
 	var reply := await NpcBrainClient.get_instance().call_rpc("Decide", request, npc_id)
 	_busy = false
 	if not reply.ok:
+		_verb_outcomes = outcomes + _verb_outcomes  # not lost: sent with the next Decide
 		_handle_failure("Decide", reply)
 		return
 	_failures = 0
@@ -547,6 +583,8 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
 	var address := world.full_address(action.address)
+	var verb_key := "%s@%s@%d" % [action.verb, action.verb_target, action.start_time]
+	_verb_due = action if action.verb != "" and verb_key != _verb_asked else null
 	_apply_object_states(action)
 	var client := NpcBrainClient.get_instance()
 	for line in action.dialogue:
@@ -563,9 +601,42 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 		"ask_again_at": NpcBrainTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(decision)
-	if target_address == address:
-		return  # already there or on its way (asked again while thinking): no pacing about
-	_go(address)
+	if target_address != address:  # else already there or on its way: no pacing about
+		_go(address)
+	if not _moving:
+		_request_verb()
+
+
+func _request_verb() -> void:
+	if _verb_due == null:
+		return
+	var action := _verb_due
+	_verb_due = null
+	_verb_asked = "%s@%s@%d" % [action.verb, action.verb_target, action.start_time]
+	requested_verb = action.verb
+	requested_verb_target = action.verb_target
+	NpcBrainLog.record("action_requested", {
+		"npc": npc_id, "verb": action.verb, "args": action.verb_args, "target": action.verb_target,
+		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+	})
+	action_requested.emit(action.verb, action.verb_args.duplicate())
+
+
+func _answer_verb(done: bool, detail: String) -> void:
+	if requested_verb == "":
+		push_warning("NpcBrain: %s reported an action with no verb requested" % npc_id)
+		return
+	_add_outcome(requested_verb, requested_verb_target, done, detail)
+	requested_verb = ""
+	requested_verb_target = ""
+
+
+func _add_outcome(verb: String, target: String, done: bool, detail: String) -> void:
+	_verb_outcomes.append({"name": verb, "target": target, "done": done, "detail": detail})
+	NpcBrainLog.record("action_done" if done else "action_failed", {
+		"npc": npc_id, "verb": verb, "target": target, "detail": detail,
+		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+	})
 
 
 func _go(address: String) -> void:
@@ -733,4 +804,5 @@ func _spawn_request() -> Dictionary:
 			"attentionBandwidth": attention_bandwidth,
 			"retention": retention,
 		},
+		"verbs": NpcBrainVerb.list_to_proto(verbs),
 	}

@@ -83,6 +83,9 @@ const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP,
 @export var tile_size_3d: float = 1.0
 ## Register with the brain when the game starts (off: call `register()` yourself).
 @export var register_on_ready: bool = true
+## The game's verbs every NPC of this world may use (see NpcBrainVerb; each verb's `users`
+## narrows it, and an agent adds its own `verbs`).
+@export var verbs: Array[NpcBrainVerb] = []
 ## How it draws (NONE leaves the drawing to your map; OVERLAY outlines the areas over it;
 ## TOWN draws a whole town with primitives, for prototypes without a map).
 @export var style: Style = Style.NONE:
@@ -497,7 +500,10 @@ func to_proto() -> Dictionary:
 			"arenas": arenas,
 			"residents": Array(sector.get_resident_ids(_agents_in_tree())),
 		})
-	return {"name": world_name, "width": grid_size.x, "height": grid_size.y, "sectors": sectors}
+	return {
+		"name": world_name, "width": grid_size.x, "height": grid_size.y, "sectors": sectors,
+		"verbs": NpcBrainVerb.list_to_proto(verbs),
+	}
 
 
 ## What is wrong with the world for the brain, one sentence each (empty when nothing is):
@@ -525,9 +531,14 @@ func validate() -> PackedStringArray:
 					owner_of[tile], arena_address(arena), tile])
 				break
 			owner_of[tile] = arena_address(arena)
+	var declared: Array[NpcBrainVerb] = verbs.duplicate()
 	if is_inside_tree():
 		for node in get_tree().get_nodes_in_group(NpcBrainAgent.GROUP):
 			problems.append_array(_agent_problems(node as NpcBrainAgent))
+			declared.append_array((node as NpcBrainAgent).verbs)
+	for verb in declared:
+		if verb != null:
+			problems.append_array(verb.get_problems(self))
 	return problems
 
 
