@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import structlog
 
-from brain_server import convert, validation
+from brain_server import convert, personas, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -97,7 +97,7 @@ class BrainCore:
                                      f"{shown(existing.world_name)}: delete it there first (DeleteNpc) or pick "
                                      "another npc_id")
                 return await self._edit(existing, persona, perception, world, verbs)
-            npc = _fresh(request.npc_id, world, persona, perception, request.address or persona.home, verbs)
+            npc = personas.fresh(request.npc_id, world, persona, perception, request.address or persona.home, verbs)
             await self.records.save(npc, wait=True)  # acknowledged: on disk before the answer
         self.mind.spawned(npc)
         log.info("npc_spawned", npc_id=npc.npc_id, name=persona.name, world=world.name)
@@ -110,7 +110,7 @@ class BrainCore:
         kept. What changed is noted in a trace, and what the NPC would notice is remembered as a
         thought, at the game time it last lived (none yet: no memory to contradict)."""
         persona = persona.model_copy(update={"currently": existing.persona.currently})
-        changed = [f for f in PERSONA_FIELDS if getattr(existing.persona, f) != getattr(persona, f)]
+        changed = [f for f in personas.FIELDS if getattr(existing.persona, f) != getattr(persona, f)]
         if existing.perception != perception:
             changed.append("perception")
         if not changed:
@@ -125,10 +125,10 @@ class BrainCore:
         when = self.mind.runtimes.last(npc.npc_id) or (existing.action.start_time if existing.action else None)
         trace = Trace(npc_id=npc.npc_id, kind="edit", game_time=when or datetime.now(UTC))
         trace.note(f"persona edited: {', '.join(changed)} changed; memories and plans kept")
-        thoughts = _noticed(existing.persona, persona, world) if when else []
+        thoughts = personas.noticed(existing.persona, persona, world) if when else []
         if thoughts:
             nodes = [MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text, subject=persona.name,
-                                predicate="is now", object=text[:80], importance=EDIT_IMPORTANCE, created=when,
+                                predicate="is now", object=text[:80], importance=personas.EDIT_IMPORTANCE, created=when,
                                 last_accessed=when) for text in thoughts]
             await self.stream.remember(npc.npc_id, persona, nodes, trace, rate=False)
         await self.records.save(npc, wait=True)
@@ -145,7 +145,7 @@ class BrainCore:
         world = await self.records.world(npc.world_name)
         forgotten = await self._forget(npc, keep_record=True)
         async with self.records.lock(npc.npc_id):
-            fresh = _fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
+            fresh = personas.fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
             fresh.revision = npc.revision
             await self.records.save(fresh, wait=True)
         self.mind.spawned(fresh)
@@ -384,37 +384,3 @@ def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewReque
         raise invalid(f"game_time {when.isoformat()} is {'before 1900' if when.year < 1900 else 'after 9000'}: "
                       "send the game's calendar time")
     return when
-
-
-
-PERSONA_FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "known_areas")
-EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
-
-
-def _fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,
-           verbs: list[Verb]) -> NpcState:
-    """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
-    known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
-                   if persona.known_areas else set(world.arena_addresses()))
-    return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
-                    known_addresses=known, verbs=verbs)
-
-
-def _noticed(before: Persona, after: Persona, world: World) -> list[str]:
-    """The edit as thoughts of the NPC's own, for the changes it would know of itself."""
-    name = after.name
-    thoughts = []
-    if before.name != after.name:
-        thoughts.append(f"{before.name} is now called {name}")
-    if before.age != after.age and after.age:
-        thoughts.append(f"{name} is now {after.age} years old")
-    if before.traits != after.traits and after.traits:
-        thoughts.append(f"{name} is now {', '.join(after.traits)}")
-    if before.identity != after.identity:
-        thoughts.append(f"{name} now: {after.identity}")
-    if before.lifestyle != after.lifestyle:
-        thoughts.append(f"{name} now lives like this: {after.lifestyle}")
-    if before.home != after.home:
-        place = after.home.split(":", 1)[-1].replace(":", ", ")
-        thoughts.append(f"{name} now lives at {place} in {world.name}")
-    return [t[:validation.MAX_TEXT] for t in thoughts]

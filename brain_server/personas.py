@@ -1,0 +1,41 @@
+"""What SpawnNpc makes of a persona: a new NPC's first record, and an edited persona as the NPC
+would notice it (thoughts of its own). The service keeps the records and the RPCs; this keeps the rules."""
+
+from __future__ import annotations
+
+from brain_server import validation
+from brain_server.npc import NpcState, Perception, Persona
+from brain_server.verbs import Verb
+from brain_server.world import World, arena_of
+
+FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "known_areas")
+EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
+
+
+def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,
+           verbs: list[Verb]) -> NpcState:
+    """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
+    known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
+                   if persona.known_areas else set(world.arena_addresses()))
+    return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
+                    known_addresses=known, verbs=verbs)
+
+
+def noticed(before: Persona, after: Persona, world: World) -> list[str]:
+    """The edit as thoughts of the NPC's own, for the changes it would know of itself."""
+    name = after.name
+    thoughts = []
+    if before.name != after.name:
+        thoughts.append(f"{before.name} is now called {name}")
+    if before.age != after.age and after.age:
+        thoughts.append(f"{name} is now {after.age} years old")
+    if before.traits != after.traits and after.traits:
+        thoughts.append(f"{name} is now {', '.join(after.traits)}")
+    if before.identity != after.identity:
+        thoughts.append(f"{name} now: {after.identity}")
+    if before.lifestyle != after.lifestyle:
+        thoughts.append(f"{name} now lives like this: {after.lifestyle}")
+    if before.home != after.home:
+        place = after.home.split(":", 1)[-1].replace(":", ", ")
+        thoughts.append(f"{name} now lives at {place} in {world.name}")
+    return [t[:validation.MAX_TEXT] for t in thoughts]
