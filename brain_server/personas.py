@@ -13,7 +13,7 @@ EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating woul
 
 
 def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,
-           verbs: list[Verb]) -> NpcState:
+          verbs: list[Verb]) -> NpcState:
     """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
     known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
                    if persona.known_areas else set(world.arena_addresses()))

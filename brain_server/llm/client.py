@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-import email.utils
+from datetime import datetime
 import heapq
 import json
 import random
@@ -31,6 +30,7 @@ import structlog
 from brain_server import metrics
 from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
+from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
@@ -38,12 +38,6 @@ from brain_server.trace import LlmCallRecord, Trace
 Out = TypeVar("Out", bound=BaseModel)
 log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
-# Statuses worth another attempt: rate limits, timeouts, server-side trouble.
-_RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
-# Retry-After on these is the endpoint saying when to come back (hosted APIs' rate limits, a loaded vLLM).
-_RETRY_AFTER_STATUS = {429, 503}
-# The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
-RETRY_AFTER_MAX_S = 20.0
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
 HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
@@ -231,7 +225,7 @@ class LLM:
                 metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
-                if not _worth_retrying(exc) or attempt == self._max_attempts:
+                if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
                 await asyncio.sleep(self._retry_delay_s(exc, attempt))
         if result is None:
@@ -357,34 +351,6 @@ def _kept(text: str) -> str:
     if len(text) <= _KEPT_CHARS:
         return text
     return f"{text[:_KEPT_CHARS]}… [{len(text) - _KEPT_CHARS} more characters]"
-
-
-def retry_after_s(exc: Exception) -> float | None:
-    """Seconds a 429/503 asks the client to wait (Retry-After as seconds or an HTTP date, or OpenAI's
-    retry-after-ms); None where it asks nothing readable."""
-    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _RETRY_AFTER_STATUS:
-        return None
-    headers = exc.response.headers
-    try:
-        if "retry-after-ms" in headers:
-            return max(0.0, float(headers["retry-after-ms"]) / 1000)
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        if value.strip().replace(".", "", 1).isdigit():
-            return float(value)
-        when = email.utils.parsedate_to_datetime(value)
-    except (ValueError, TypeError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _worth_retrying(exc: Exception) -> bool:
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRYABLE_STATUS
-    return True  # bad answers, timeouts and refused connections may pass on another try
 
 
 def _describe(exc: Exception) -> str:

@@ -1,0 +1,44 @@
+"""When a failed completion is asked again: which answers are worth another attempt, and how long
+an endpoint that says when to come back (429/503 with Retry-After) asks the client to wait."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+import email.utils
+
+import openai
+
+# Statuses worth another attempt: rate limits, timeouts, server-side trouble.
+RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# Retry-After on these is the endpoint saying when to come back (hosted APIs' rate limits, a loaded vLLM).
+RETRY_AFTER_STATUS = {429, 503}
+# The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
+RETRY_AFTER_MAX_S = 20.0
+
+
+def retry_after_s(exc: Exception) -> float | None:
+    """Seconds a 429/503 asks the client to wait (Retry-After as seconds or an HTTP date, or OpenAI's
+    retry-after-ms); None where it asks nothing readable."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in RETRY_AFTER_STATUS:
+        return None
+    headers = exc.response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def worth_retrying(exc: Exception) -> bool:
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in RETRYABLE_STATUS
+    return True  # bad answers, timeouts and refused connections may pass on another try
