@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import re
 
 import pytest
 
@@ -14,13 +15,15 @@ from tools import godot_web
 
 # The host game's NPC body: glides where its agent sends it. Given `?save-slot=NAME`, once the NPC
 # has decided it saves under NAME, lets the clock run two real seconds, loads NAME and lists the
-# saves, as a save menu would.
+# saves, as a save menu would. It also says whether the guide's save menu compiles.
 _BODY = '''extends Node2D
 
 @onready var _agent: NpcBrainAgent = $NpcBrainAgent
 
 
 func _ready() -> void:
+	var menu: GDScript = load("res://save_menu.gd")
+	print("NPCBRAIN " + JSON.stringify({"event": "save_menu", "compiles": menu.can_instantiate()}))
 	_agent.move_requested.connect(_on_move_requested)
 	if NpcBrainLaunchArgs.get_value("save-slot") != "":
 		_agent.decided.connect(_save_then_load, CONNECT_ONE_SHOT)
@@ -43,6 +46,8 @@ func _save_then_load(_decision: NpcBrainDecision) -> void:
 	print("NPCBRAIN " + JSON.stringify({"event": "host_saves", "loaded": loaded.ok,
 			"saves": saves.data.get("saves", [])}))
 '''
+
+SAVE_MENU_RE = re.compile(r"```gdscript\n(extends VBoxContainer\n## A save menu.*?)```", re.S)
 
 
 def _game(project: Path, trait: str) -> None:
@@ -68,6 +73,9 @@ def test_an_edited_npc_keeps_acting_and_a_save_loads_with_the_clock(brain_factor
     _needs_browser()
     project = godot_web.make_host_project(tmp_path / "game")
     (project / "bot.gd").write_text(_BODY)
+    menus = SAVE_MENU_RE.findall(godot_web.ADDON_GUIDE.read_text(encoding="utf-8"))
+    assert len(menus) == 1, "the guide shows one save menu"
+    (project / "save_menu.gd").write_text(menus[0])
     _game(project, "kind")
     web_dir = godot_web.build_web(tmp_path / "web", project)
     brain = brain_factory(web_root=web_dir)
@@ -104,6 +112,7 @@ def test_an_edited_npc_keeps_acting_and_a_save_loads_with_the_clock(brain_factor
     listed = next(e for e in events if e["event"] == "host_saves")
     assert listed["loaded"] and [s["slot"] for s in listed["saves"]] == ["slot1"], listed
     assert listed["saves"][0]["npcCount"] == 1, listed
+    assert [e["compiles"] for e in events if e["event"] == "save_menu"] == [True], "the guide's save menu"
     problems = godot_web.engine_problems(first.lines + game.lines)
     assert not problems, "\n".join(problems[:20])
 
