@@ -551,7 +551,7 @@ func _push_once(error: NpcBrainError) -> void:
 	var text := "NpcBrain: " + error.describe()
 	if error.code == "already_exists":
 		text += (" (another NPC of this world has this name, or this npc_id lives in another"
-				+ " world: rename one of them, or free the other with DeleteNpc)")
+				+ " world: give this NPC a new npc_id or name, or free the other with DeleteNpc)")
 	if not _pushed_errors.has(text):
 		_pushed_errors[text] = true
 		push_error(text)
