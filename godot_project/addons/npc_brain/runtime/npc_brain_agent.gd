@@ -34,7 +34,7 @@ extends Node
 ##
 ## Failures: a brain away or slow is retried with a growing delay (the NPC keeps its action);
 ## a brain that lost the world or the NPC gets them again; a request the brain refuses for good
-## (say a persona that clashes with the stored one) is reported with push_error and `failed`,
+## (say a name another NPC of the world has) is reported with push_error and `failed`,
 ## and the agent stops asking until `start()` is called again.
 
 ## The brain has the NPC (`resumed`: it already knew it, with its memories; its persona updated
