@@ -26,12 +26,19 @@ extends Node
 ## Decide again at once (once per entry), so the brain restores the detail before the player
 ## notices.
 ##
+## Persona edits: an NPC the brain knows with another persona (a trait or its home edited since)
+## is updated, its memories and plans kept: `spawned(true)` as for a resumed one.
+##
+## Save games (NpcBrain.save_game/load_game): during a load the agent makes no calls; after it,
+## it drops its action and spawns and decides again at the restored clock.
+##
 ## Failures: a brain away or slow is retried with a growing delay (the NPC keeps its action);
 ## a brain that lost the world or the NPC gets them again; a request the brain refuses for good
-## (say a persona that clashes with the stored one) is reported with push_error and `failed`,
+## (say a name another NPC of the world has) is reported with push_error and `failed`,
 ## and the agent stops asking until `start()` is called again.
 
-## The brain has the NPC (`resumed`: it already knew it, with its memories).
+## The brain has the NPC (`resumed`: it already knew it, with its memories; its persona updated
+## when it was edited since).
 signal spawned(resumed: bool)
 ## A new decision arrived (the action is `decision.action`).
 signal decided(decision: NpcBrainDecision)
@@ -218,6 +225,7 @@ func start() -> void:
 	_started = true
 	NpcBrainClient.get_instance().set_agent(npc_id, self)
 	NpcBrainGameClock.get_instance().minute_passed.connect(_on_minute_passed)
+	NpcBrainClient.get_instance().game_loaded.connect(_on_game_loaded)
 	world.registered.connect(_on_world_registered)
 	_address = world.address_at(get_tile())
 	_update_attention()
@@ -386,6 +394,28 @@ func _on_minute_passed(_unix_time: int) -> void:
 	_tick()
 
 
+# After a save game was loaded: the brain is back in the saved timeline, so the action, its
+# objects and the walk are dropped; spawning again gives the brain this NPC's persona as the game
+# has it now (or the NPC, if it was spawned after the save), then Decide at the restored clock.
+func _on_game_loaded(_slot: String, _save: Dictionary) -> void:
+	if is_instance_valid(world) and world.is_inside_tree():
+		_release_states({})
+	decision = null
+	thinking = false
+	_spawned = false
+	_ask_early = false
+	_ask_at = -1
+	_action_end = -1
+	_failures = 0
+	_retry_at_msec = 0
+	_moving = false
+	_move_serial += 1
+	target_address = ""
+	target_tile = NpcBrainWorld.NO_TILE
+	_perceived.clear()
+	_wait_own_turn()
+
+
 func _on_world_registered() -> void:
 	_wait_own_turn()
 
@@ -453,6 +483,8 @@ func _tick() -> void:
 		_release_states({})
 	if _busy or Time.get_ticks_msec() < _retry_at_msec or not world.is_registered():
 		return
+	if NpcBrainClient.get_instance().is_loading():
+		return
 	if not _spawned:
 		_spawn()
 	elif _ask_early or (now >= _ask_at and (thinking or not _moving)):
@@ -463,17 +495,21 @@ func _spawn() -> void:
 	_busy = true
 	var reply := await NpcBrainClient.get_instance().call_rpc("SpawnNpc", _spawn_request(), npc_id)
 	_busy = false
+	if NpcBrainClient.get_instance().is_loading():
+		return  # a save game is loading: spawned again after it
 	if not reply.ok:
 		_handle_failure("SpawnNpc", reply)
 		return
 	_failures = 0
 	_spawned = true
 	var tile := get_tile()
+	var updated := bool(reply.data.get("updated", false))
+	var resumed := updated or bool(reply.data.get("resumed", false))
 	NpcBrainLog.record("npc_spawned", {
-		"npc": npc_id, "address": get_address(), "tile": [tile.x, tile.y],
-		"resumed": bool(reply.data.get("resumed", false)),
+		"npc": npc_id, "address": get_address(), "tile": [tile.x, tile.y], "resumed": resumed,
+		"updated": updated, "changed": reply.data.get("changed", []),
 	})
-	spawned.emit(bool(reply.data.get("resumed", false)))
+	spawned.emit(resumed)
 	_tick()
 
 
@@ -513,6 +549,8 @@ func _decide() -> void:
 		request["verbOutcomes"] = outcomes
 	var reply := await NpcBrainClient.get_instance().call_rpc("Decide", request, npc_id)
 	_busy = false
+	if NpcBrainClient.get_instance().is_loading():
+		return  # decided in the timeline the load replaces
 	if not reply.ok:
 		_verb_outcomes = outcomes + _verb_outcomes  # not lost: sent with the next Decide
 		_handle_failure("Decide", reply)
@@ -548,8 +586,8 @@ func _handle_failure(method: String, reply: NpcBrainReply) -> void:
 func _push_once(error: NpcBrainError) -> void:
 	var text := "NpcBrain: " + error.describe()
 	if error.code == "already_exists":
-		text += (" (the brain keeps each NPC's persona: give this NPC a new npc_id, or start"
-				+ " the brain on empty data)")
+		text += (" (another NPC of this world has this name, or this npc_id lives in another"
+				+ " world: give this NPC a new npc_id or name, or free the other with DeleteNpc)")
 	if not _pushed_errors.has(text):
 		_pushed_errors[text] = true
 		push_error(text)

@@ -29,6 +29,14 @@ signal call_failed(error: NpcBrainError)
 ## Emitted when an agent's NPC comes into the player's view or leaves it (the agent's own
 ## `attention_changed`, for tools that watch every NPC, like the debug bar).
 signal agent_attention_changed(agent: NpcBrainAgent, in_view: bool)
+## The brain saved the world under `slot` (`save`: the brain's SaveInfo, e.g. "gameTime").
+signal game_saved(slot: String, save: Dictionary)
+## A load of `slot` starts: agents stop calling until `game_loaded` (or `game_load_failed`).
+signal game_loading(slot: String)
+## The brain and the clock are back at `slot`'s save; agents spawn and decide again.
+signal game_loaded(slot: String, save: Dictionary)
+## The load of `slot` failed (nothing changed when the brain refused it, e.g. no such slot).
+signal game_load_failed(slot: String, error: NpcBrainError)
 
 ## How the brain answers, as seen from here.
 enum State {
@@ -66,6 +74,7 @@ var _agents: Dictionary[String, NpcBrainAgent] = {}
 var _token: String = ""
 var _errors_in_row: int = 0
 var _slow_until_msec: int = 0
+var _loading: bool = false
 
 
 ## The autoload, or null (with an error saying how to fix it) when the plugin is not enabled.
@@ -140,9 +149,84 @@ func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 		_agents[npc_id] = agent
 
 
+## Saves the brain's state of `world` (the scene's first NpcBrainWorld by default) with the game
+## clock under `slot` (1-64 letters, digits, `_` or `-`; an existing slot is replaced).
+## `reply.data["save"]`: slot, gameTime, savedAt, npcCount, memoryCount, sizeBytes.
+func save_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
+	var world_name := _world_name(world)
+	var reply := await call_rpc("SaveWorld", {"worldName": world_name, "slot": slot,
+			"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, WORLD_LANE)
+	if reply.ok:
+		var save: Dictionary = reply.data.get("save", {})
+		NpcBrainLog.record("game_saved", {"world": world_name, "slot": slot, "save": save})
+		game_saved.emit(slot, save)
+	return reply
+
+
+## Loads `slot` into the brain and sets the game clock to its save's time. Agents stop calling
+## first (their calls under way finish), then drop their actions and spawn and decide again.
+## Nothing changes when the brain refuses (e.g. `not_found`: no such slot).
+func load_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
+	if _loading:
+		return NpcBrainReply.failure("aborted", "LoadWorld: a load is already under way")
+	var world_name := _world_name(world)
+	_loading = true
+	game_loading.emit(slot)
+	await _agents_idle()
+	var reply := await call_rpc("LoadWorld", {"worldName": world_name, "slot": slot}, WORLD_LANE)
+	if not reply.ok:
+		_loading = false
+		game_load_failed.emit(slot, NpcBrainError.from_reply("LoadWorld", reply, ""))
+		return reply
+	var save: Dictionary = reply.data.get("save", {})
+	var clock := NpcBrainGameClock.get_instance()
+	var clock_was := clock.now_rfc3339()
+	var game_time := NpcBrainTime.parse_rfc3339(str(save.get("gameTime", "")))
+	if game_time >= 0:
+		clock.set_time(game_time)  # its minute_passed finds the agents paused
+	_loading = false
+	NpcBrainLog.record("game_loaded", {"world": world_name, "slot": slot, "save": save,
+			"game_time": clock.now_rfc3339(), "clock_was": clock_was})
+	game_loaded.emit(slot, save)
+	return reply
+
+
+## The world's save slots, the most recent first: `reply.data["saves"]` (each as in save_game).
+func list_saves(world: NpcBrainWorld = null) -> NpcBrainReply:
+	return await call_rpc("ListSaves", {"worldName": _world_name(world)}, WORLD_LANE)
+
+
+## Deletes `slot`; `reply.data["deleted"]` is false when there was no such slot.
+func delete_save(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
+	return await call_rpc("DeleteSave", {"worldName": _world_name(world), "slot": slot}, WORLD_LANE)
+
+
+## Whether a `load_game` is under way (agents make no calls meanwhile).
+func is_loading() -> bool:
+	return _loading
+
+
 ## Whether `lane` has a request in flight or queued.
 func is_busy(lane: String) -> bool:
 	return _lanes.has(lane) and _lanes[lane].is_busy()
+
+
+func _world_name(world: NpcBrainWorld) -> String:
+	var found := world if world != null else NpcBrainWorld.find_in(get_tree())
+	return found.world_name if found != null else ""
+
+
+# Waits (at most one call's timeout) for the agents' calls under way: their answers belong to
+# the timeline the load replaces.
+func _agents_idle() -> void:
+	var deadline := Time.get_ticks_msec() + int(timeout_s * 1000.0)
+	while Time.get_ticks_msec() < deadline:
+		var busy := false
+		for npc_id in _agents:
+			busy = busy or is_busy(npc_id)
+		if not busy:
+			return
+		await get_tree().process_frame
 
 
 func _lane(key: String) -> NpcBrainLane:

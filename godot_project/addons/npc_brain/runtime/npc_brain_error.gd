@@ -5,8 +5,8 @@ extends RefCounted
 ## TRANSIENT: the brain is away, slow or busy; calls are retried with a growing delay.
 ## RECOVERABLE: the brain lost state (restarted on an empty store): the addon registers the
 ## world again (`failed_precondition`) or spawns the NPC again (`not_found`) and carries on.
-## PERMANENT: the request itself is wrong (a duplicate sector name, a persona that clashes
-## with the stored one, a bad token): retrying cannot help; the developer has to fix something,
+## PERMANENT: the request itself is wrong (a duplicate sector name, an NPC name another NPC
+## of the world has, a bad token): retrying cannot help; the developer has to fix something,
 ## so it is reported with push_error and the `failed` signals, and not retried in a loop.
 
 enum Kind { TRANSIENT, RECOVERABLE, PERMANENT }
