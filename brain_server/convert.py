@@ -34,7 +34,8 @@ _KINDS = {
 _KIND_OF_PB = {v: k for k, v in _KINDS.items()}
 _SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK,
             "provisional": pb.ACTION_SOURCE_PROVISIONAL}
-_PLACES = {pb.VERB_PLACE_ANYWHERE: "anywhere", pb.VERB_PLACE_OBJECT: "object", pb.VERB_PLACE_ARENA: "arena"}
+_PLACES = {pb.VERB_PLACE_UNSPECIFIED: "anywhere", pb.VERB_PLACE_ANYWHERE: "anywhere", pb.VERB_PLACE_OBJECT: "object",
+           pb.VERB_PLACE_ARENA: "arena"}
 _ARGUMENT_TYPES = {pb.VERB_ARGUMENT_TYPE_CHOICE: "choice", pb.VERB_ARGUMENT_TYPE_NUMBER: "number",
                    pb.VERB_ARGUMENT_TYPE_INTEGER: "integer"}
 
@@ -71,7 +72,7 @@ def world_from_pb(message: pb.World) -> World:
 
 def _enum(table: dict[int, str], value: int, field: str) -> str:
     if value not in table:
-        raise invalid(f"{field} {value} is not a known value: use one of {sorted(table)}")
+        raise invalid(f"{field} {value} is not a known value: use one of {', '.join(sorted(set(table.values())))}")
     return table[value]
 
 
