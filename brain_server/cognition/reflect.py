@@ -95,7 +95,7 @@ async def draw_insights(
     groups: list[tuple[str, list[MemoryNode]]] = []
     shown: dict[str, MemoryNode] = {}
     for question in questions:
-        records = await stream.retrieve(npc.npc_id, question, now, trace)
+        records = await stream.retrieve(npc.npc_id, question, now, trace, shown=None)  # all become statements
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
         shown.update((n.id, n) for n in fresh)
         groups.append((question, fresh))
