@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from brain_server.budget import fit_memory
+from brain_server.budget import Bullets, Item, fit_memory
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
@@ -197,7 +197,8 @@ def _trivial(node: MemoryNode) -> bool:
     return node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle")
 
 
-def bullet_list(records: Sequence[RetrievedRecord], limit: int = SHOWN) -> str:
-    """Retrieved memories as prompt lines, oldest first so the story reads forward."""
+def bullet_list(records: Sequence[RetrievedRecord], limit: int = SHOWN) -> Bullets:
+    """Retrieved memories as prompt lines, oldest first so the story reads forward; over the prompt
+    budget the lowest-scored go first (budget.py), never the newest by position."""
     chosen = sorted(records[:limit], key=lambda r: r.node.created)
-    return "\n".join(f"- {r.node.description}" for r in chosen) or "- (nothing comes to mind)"
+    return Bullets([Item(r.node.description, (r.score, r.node.created.timestamp())) for r in chosen])
