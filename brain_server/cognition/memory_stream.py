@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from brain_server.budget import Bullets, Item, fit_memory
-from brain_server.cognition.retrieve import RetrievalWeights, formula, score
+from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryKind, MemoryNode
@@ -160,9 +160,11 @@ class MemoryStream:
             kind: MemoryKind | None) -> list[RetrievedRecord]:
         """What `retrieve` returns for an embedded query, without refreshing recency (blocking: a thread's)."""
         w = self.weights
-        if self.store.scores_in_python:  # qdrant-client's local mode: one brute-force scan, scored here
+        if self.store.scores_in_python or thoughts_split(w.ablate):
+            # qdrant-client's local mode, or some thoughts ablated (not a kind Qdrant can filter): one
+            # brute-force scan, scored here over what is reachable
             every = self.store.nearest(npc_id, vector, self.store.count(npc_id) + PREFETCH_SLACK, kind, w.exclude)
-            return score(every, now, query, w)
+            return score([c for c in every if not unreachable_thought(c.node, w.ablate)], now, query, w)
         span = self.store.span(npc_id, vector, kind, w.exclude)
         if span is None:
             return []

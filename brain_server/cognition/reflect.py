@@ -27,6 +27,7 @@ from datetime import datetime
 
 from brain_server.budget import Bullets, Item
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
 from brain_server.paper import REFLECTION_THRESHOLD
@@ -132,7 +133,7 @@ async def draw_insights(
         about = insight.about.strip() or "the day"
         thoughts.append(MemoryNode(
             npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text,
-            subject=npc.persona.name, predicate="reflects on", object=about, importance=insight.importance,
+            subject=npc.persona.name, predicate=REFLECTION_PREDICATE, object=about, importance=insight.importance,
             created=now, last_accessed=now, keywords=sorted({npc.persona.name.lower(), about.lower()}),
             evidence_ids=[statements[n - 1].id for n in cited],
         ))
