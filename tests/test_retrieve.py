@@ -10,7 +10,6 @@ import random
 
 import pytest
 
-from brain_server.cognition.memory_stream import SHOWN
 from brain_server.cognition.retrieve import RetrievalWeights, min_max, score, unreachable_kinds
 from brain_server.config import Settings
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
@@ -189,25 +188,3 @@ def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) ->
             for g, e in zip(got, expected, strict=True):
                 assert (g.recency, g.importance, g.relevance) == pytest.approx((e.recency, e.importance,
                                                                                 e.relevance), abs=1e-6)
-
-
-def test_retrieval_refreshes_only_the_memories_a_prompt_shows(stream) -> None:
-    """The paper's last access is what the agent recalled: of the 30 retrieved, only the ones a
-    prompt's list shows (15, `apart` of each of two lists, all for reflection) get a fresh recency."""
-    before = NOW - timedelta(hours=10)
-    nodes = [MemoryNode(npc_id="a", kind=MemoryKind.OBSERVATION, description=f"Isabella serves coffee {i} at the cafe",
-                        created=before, last_accessed=before) for i in range(40)]
-    asyncio.run(stream.remember("a", None, nodes, None, rate=False))
-    [vector] = asyncio.run(stream.embedder.embed(["cafe"]))
-
-    def refreshed(at: datetime) -> set[str]:
-        return {s.node.id for s in stream.store.nearest("a", vector, 100) if s.node.last_accessed == at}
-
-    records = asyncio.run(stream.retrieve("a", "coffee at the cafe", NOW, None))
-    assert len(records) == 30 and refreshed(NOW) == {r.node.id for r in records[:SHOWN]}
-    later = NOW + timedelta(hours=1)
-    first, second = asyncio.run(stream.retrieve_two("a", "Isabella", "serving coffee", later, None, apart=4))
-    assert refreshed(later) == {r.node.id for r in [*first[:4], *second[:4]]}
-    latest = NOW + timedelta(hours=2)
-    records = asyncio.run(stream.retrieve("a", "the cafe", latest, None, shown=None))
-    assert refreshed(latest) == {r.node.id for r in records}

@@ -37,7 +37,6 @@ MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
 RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
-INTERVIEW_SHOWN = 20  # memories an interview answer is given (and refreshes)
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
 
@@ -243,11 +242,11 @@ def chat_minutes(lines: Sequence[DialogueLine]) -> int:
 
 async def answer_interview(npc_id: str, persona: Persona, question: str, now: datetime,
                            stream: MemoryStream, trace: Trace) -> str:
-    memories = await stream.retrieve(npc_id, question, now, trace, shown=INTERVIEW_SHOWN)
+    memories = await stream.retrieve(npc_id, question, now, trace)
     answer = await stream.llm.complete(
         INTERVIEW,
         {"npc_name": persona.name, "persona": persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
-         "memories": bullet_list(memories, limit=INTERVIEW_SHOWN), "question": question},
+         "memories": bullet_list(memories, limit=20), "question": question},
         npc_id=npc_id,
         fallback=lambda: InterviewAnswer(answer="Sorry, my mind is elsewhere right now. Ask me again later?"),
         trace=trace,

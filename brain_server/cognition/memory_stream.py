@@ -26,7 +26,6 @@ from brain_server.trace import RetrievedRecord, Trace
 TRIVIAL_PREDICATES = {"idle", "is idle"}
 DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
 RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
-SHOWN = 15  # memories a prompt's list shows of the 30 retrieved (bullet_list), and so refreshes
 
 
 @dataclass
@@ -123,38 +122,25 @@ class MemoryStream:
         return [n.model_copy(update={"importance": r}) for n, r in zip(nodes, ratings, strict=True)]
 
     async def retrieve(
-        self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None,
-        shown: int | None = SHOWN,
+        self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None
     ) -> list[RetrievedRecord]:
         """The top memories for a query, every memory of the NPC scored as in the paper (inside
-        Qdrant: `retrieve.py`). Retrieving refreshes the recency of the `shown` best only (None: all):
-        the paper's last access is what the agent actually recalled, and prompts show 10-20 of the 30."""
-        records = await self._retrieve(npc_id, query, now, trace, kind)
-        await self._touch(npc_id, records[:shown] if shown is not None else records, now)
+        Qdrant: `retrieve.py`); retrieving refreshes their recency."""
+        [vector] = await self.embedder.embed([query])
+        records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
+        if records:
+            await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
+        if trace is not None:
+            trace.retrieved.extend(records)
         return records
 
     async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
                            apart: int) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
-        without those among the first's `apart` best, so a prompt showing both lists no memory twice.
-        The prompts show `apart` of each, and only those are refreshed."""
-        by_first = await self._retrieve(npc_id, first, now, trace, None)
+        without those among the first's `apart` best, so a prompt showing both lists no memory twice."""
+        by_first = await self.retrieve(npc_id, first, now, trace)
         shown = {r.node.id for r in by_first[:apart]}
-        by_second = [r for r in await self._retrieve(npc_id, second, now, trace, None) if r.node.id not in shown]
-        await self._touch(npc_id, [*by_first[:apart], *by_second[:apart]], now)
-        return by_first, by_second
-
-    async def _retrieve(self, npc_id: str, query: str, now: datetime, trace: Trace | None,
-                        kind: MemoryKind | None) -> list[RetrievedRecord]:
-        [vector] = await self.embedder.embed([query])
-        records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
-        if trace is not None:
-            trace.retrieved.extend(records)
-        return records
-
-    async def _touch(self, npc_id: str, records: Sequence[RetrievedRecord], now: datetime) -> None:
-        if records:
-            await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
+        return by_first, [r for r in await self.retrieve(npc_id, second, now, trace) if r.node.id not in shown]
 
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
             kind: MemoryKind | None) -> list[RetrievedRecord]:
@@ -199,7 +185,7 @@ def _trivial(node: MemoryNode) -> bool:
     return node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle")
 
 
-def bullet_list(records: Sequence[RetrievedRecord], limit: int = SHOWN) -> Bullets:
+def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
     """Retrieved memories as prompt lines, oldest first so the story reads forward; over the prompt
     budget the lowest-scored go first (budget.py), never the newest by position."""
     chosen = sorted(records[:limit], key=lambda r: r.node.created)

@@ -99,7 +99,7 @@ async def draw_insights(
     shown: dict[str, MemoryNode] = {}
     score: dict[str, float] = {}
     for question in questions:
-        records = await stream.retrieve(npc.npc_id, question, now, trace, shown=None)  # all become statements
+        records = await stream.retrieve(npc.npc_id, question, now, trace)
         score.update((r.node.id, max(r.score, score.get(r.node.id, r.score))) for r in records)
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
         shown.update((n.id, n) for n in fresh)
