@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 import re
 from typing import Any
 
+import pytest
+
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
 from brain_server.memory import MemoryKind, MemoryNode
@@ -254,6 +256,7 @@ def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI,
     assert len(thoughts) == 15
 
 
+@pytest.mark.slow  # 100 memories through MiniLM: ~6 s
 def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run: Run, fake_llm: FakeOpenAI,
                                                                              store: MemoryStore) -> None:
     """A reflection over 100 memories with long dialogues: the budget drops whole old, low-rated
