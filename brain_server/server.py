@@ -88,7 +88,8 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,
                                relevance=settings.weight_relevance, decay_per_hour=settings.recency_decay,
-                               top_k=settings.retrieve_top_k, exclude=unreachable_kinds(settings.ablate))
+                               top_k=settings.retrieve_top_k, exclude=unreachable_kinds(settings.ablate),
+                               ablate=settings.ablate)
     core = BrainCore(settings, MemoryStream(store, embedder, llm, weights))
     stack.push_async_callback(core.close)
     return core

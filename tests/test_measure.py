@@ -1,5 +1,6 @@
-"""The paper's measures read from a run folder: who claims to know the news (a negation anywhere in
-the clause that names it denies it), and relationship density from asking "Do you know <name>?"."""
+"""The paper's measures read from a run folder: who claims to know the news (a clause that names it
+and denies knowing it is a denial; other negations are not), and relationship density from asking
+"Do you know <name>?" (mutual, undirected, as the paper's graph)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,59 @@ from pathlib import Path
 
 import pytest
 
-from npc_lab.sim.measure import claims_to_know, measure, report, says_knows
+from npc_lab.sim.data import topic_keywords
+from npc_lab.sim.measure import claims_to_know, measure, news_keywords, news_names, report, says_knows
 
 PARTY = ["valentine", "party"]
+PARTY_TOPIC = "Valentine's Day party at Hobbs Cafe"
+ELECTION_TOPIC = "Sam Moore's candidacy for mayor"
+
+# Answers that fooled the measures, each with the verdict a reader gives it: (question kind, about, answer,
+# knows). "name": an answer to "Do you know <about>?"; "party"/"election": to the scenario's news question.
+TRICKY = [
+    ("name", "Tom Moreno", "Who doesn't know Tom?", True),
+    ("name", "Tom Moreno", "I'll see you tomorrow, I have to go.", False),
+    ("name", "John Lin", "I often walk in Johnson Park.", False),
+    ("name", "Will Parker", "I will ask around.", False),
+    ("name", "Tom Moreno", "Tom? Sure, he runs the grocery with his wife.", True),
+    ("name", "Tom Moreno", "No, I haven't met Tom Moreno yet.", False),
+    ("name", "Tom Moreno", "Tom Moreno? Never heard of him.", False),
+    ("name", "Tom Moreno", "Nobody knows Tom better than I do, we've been friends for years.", True),
+    ("name", "Tom Moreno", "I don't see Tom much these days, he's busy at the store.", True),
+    ("party", "", "I haven't heard of a party, but happy Valentine's Day!", False),
+    ("party", "", "No one throws a party like Isabella.", True),
+    ("party", "", "Happy Valentine's Day! I'm spending it with my family.", False),
+    ("party", "", "I haven't decided whether to go to Isabella's party yet.", True),
+    ("party", "", "The party isn't until 5 pm tomorrow.", True),
+    ("party", "", "I won't be able to make it to the party, sadly.", True),
+    ("party", "", "Who hasn't heard about Isabella's party?", True),
+    ("party", "", "Isabella mentioned the parties she's planning at the cafe.", True),
+    ("party", "", "I've heard nothing about any parties.", False),
+    ("party", "", "There's no party that I know of.", False),
+    ("election", "Sam Moore", "Sam Moore, I believe.", True),
+    ("election", "Sam Moore", "Yes, Sam Moore is running for mayor.", True),
+    ("election", "Sam Moore", "I don't know who is running, I'll ask Samantha tomorrow.", False),
+    ("election", "Sam Moore", "No one is running against the mayor that I've heard of.", False),
+]
+
+
+@pytest.mark.parametrize(("kind", "about", "answer", "knows"), TRICKY)
+def test_tricky_interview_answers(kind: str, about: str, answer: str, knows: bool) -> None:
+    """The interview measures as a reader would judge them: whole-word names, denials about knowing
+    only, a rhetorical question as a yes, the date of the party not the party."""
+    if kind == "name":
+        assert says_knows(answer, about) is knows
+        return
+    topic = PARTY_TOPIC if kind == "party" else ELECTION_TOPIC
+    keywords = news_keywords(topic, topic_keywords(topic, ["Isabella Rodriguez", "Sam Moore", "Hobbs Cafe"]))
+    assert claims_to_know(answer, keywords, news_names(topic, about or "Isabella Rodriguez")) is knows
+
+
+def test_the_news_words_leave_out_its_date_and_name_the_candidate() -> None:
+    assert news_keywords(PARTY_TOPIC, PARTY) == ["party"]
+    assert news_keywords("Valentine's Day", ["valentine"]) == ["valentine"], "nothing else left: the day is the news"
+    assert news_names(ELECTION_TOPIC, "Sam Moore") == ["Sam Moore", "Sam", "Moore"]
+    assert news_names(PARTY_TOPIC, "Isabella Rodriguez") == [], "the party's topic does not name its host"
 
 
 @pytest.mark.parametrize("answer", [
@@ -95,22 +146,58 @@ def test_density_counts_only_the_pairs_who_say_they_know_each_other(tmp_path: Pa
         {"npc_id": "bo", "question": "Have you heard about a fair?", "answer": "I haven't heard about a fair."},
         {"npc_id": "cy", "question": "Have you heard about a fair?", "answer": "Ana said there is a fair at 3 pm."},
     ]
-    memories = {"ana": [_memory("Ana Berg wants to hold a spring fair on the square at 3 pm", "MEMORY_KIND_THOUGHT")],
+    memories = {"ana": [_memory("Ana Berg wants to hold a spring fair on the square at 3 pm", "MEMORY_KIND_THOUGHT",
+                                "2026-03-01T08:00:00+00:00")],
                 "bo": [_memory("Cy Diaz is walking"), _memory("Ana Berg mentioned a fair at 3 pm", "MEMORY_KIND_CHAT")],
                 "cy": [_memory("conversation with Ana Berg: the fair at 3 pm", "MEMORY_KIND_CHAT")]}
     run = _run(tmp_path, interviews, memories)
     result = measure(run)
     g = result["density"]
-    assert g["asked"] and g["edges_start"] == [["ana", "bo"]] and g["start"] == pytest.approx(1 / 6)
-    assert g["edges_end"] == [["ana", "bo"], ["ana", "cy"], ["bo", "ana"], ["cy", "ana"]]
-    assert g["end"] == pytest.approx(4 / 6)
-    assert g["named_start"] == pytest.approx(1 / 6)  # Bo in Ana's persona: a bound, not the measure
+    # the paper's graph is undirected: an edge where both say they know each other, over n(n-1)/2 pairs
+    assert g["asked"] and g["edges_start"] == [] and g["start"] == 0 and g["one_way_start"] == 1
+    assert g["edges_end"] == [["ana", "bo"], ["ana", "cy"]] and g["one_way_end"] == 4
+    assert g["end"] == pytest.approx(2 / 3)
+    assert g["named_start"] == 0, "Bo is named in Ana's persona, Ana not in Bo's: a bound of mutual knowing is 0"
+    assert g["chatted_pairs"] == 1, "Cy talked with Ana; Bo's memory only mentions her"
+    assert g["chatted_density"] == pytest.approx(1 / 3)
     d = result["diffusion"]
     assert d["claims_in_interview"] == ["ana", "cy"], "Bo's 'I haven't heard about a fair' is not knowing"
     assert d["knows"] == ["ana", "cy"] and d["hallucinated"] == []
+    assert d["seeded"] == ["ana"] and d["start"] == 1
     report(run)
     text = (run / "report.md").read_text()
-    assert "0.167 -> 0.667" in text and "1 -> 4 of 6 ordered pairs" in text
+    assert "0.000 -> 0.667" in text and "0 -> 2 of 3 pairs" in text and "1 -> 4 one-way" in text
+
+
+def test_diffusion_starts_from_who_knew_before_any_conversation(tmp_path: Path) -> None:
+    """Two residents whispered the news before anyone spoke of it: the start is 2, not the host alone;
+    a greeting for the day the party is on is not the party."""
+    news = [{"npc_id": i, "asks": "news", "question": "Have you heard about a fair?", "answer": a}
+            for i, a in (("ana", "Yes, the fair."), ("bo", "Yes, the fair at 3."), ("cy", "Yes, a fair!"))]
+    memories = {"ana": [_memory("Ana Berg plans the fair", "MEMORY_KIND_THOUGHT", "2026-03-01T07:00:00+00:00")],
+                "bo": [_memory("a poster about the fair", at="2026-03-01T08:00:00+00:00"),
+                       _memory("conversation with Cy Diaz:\nBo: the fair!", "MEMORY_KIND_CHAT",
+                               "2026-03-01T10:00:00+00:00")],
+                "cy": [_memory("conversation with Bo Chen:\nBo: the fair!", "MEMORY_KIND_CHAT",
+                               "2026-03-01T10:00:00+00:00")]}
+    d = measure(_run(tmp_path, news, memories))["diffusion"]
+    assert d["seeded"] == ["ana", "bo"] and d["start"] == 2 and d["start_pct"] == pytest.approx(2 / 3)
+    assert d["end"] == 3
+
+
+def test_the_party_measure_does_not_count_the_date(tmp_path: Path) -> None:
+    run = _run(tmp_path, [
+        {"npc_id": "bo", "asks": "news", "question": "Do you know about a Valentine's Day party?",
+         "answer": "Happy Valentine's Day to you too!"},
+        {"npc_id": "cy", "asks": "news", "question": "Do you know about a Valentine's Day party?",
+         "answer": "Yes, Ana's party at the cafe at 5."}], {
+        "bo": [_memory("It is Valentine's Day")],
+        "cy": [_memory("conversation with Ana Berg:\nAna: my Valentine's Day party is at 5", "MEMORY_KIND_CHAT")]})
+    config = json.loads((run / "config.json").read_text())
+    config["measure"].update(topic=PARTY_TOPIC, keywords=PARTY)
+    (run / "config.json").write_text(json.dumps(config))
+    d = measure(run)["diffusion"]
+    assert d["keywords"] == ["party"] and d["with_related_memory"] == ["cy"] and d["claims_in_interview"] == ["cy"]
 
 
 def test_without_asking_density_is_not_reported_as_measured(tmp_path: Path) -> None:

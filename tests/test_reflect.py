@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 import re
 from typing import Any
 
+import pytest
+
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
 from brain_server.memory import MemoryKind, MemoryNode
@@ -252,3 +254,41 @@ def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI,
     assert request["body"]["response_format"]["json_schema"]["schema"]["properties"]["insights"]["maxItems"] == 15
     assert "up to 5 insights for each\nquestion" in request["body"]["messages"][1]["content"]
     assert len(thoughts) == 15
+
+
+@pytest.mark.slow  # 100 memories through MiniLM: ~6 s
+def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run: Run, fake_llm: FakeOpenAI,
+                                                                             store: MemoryStore) -> None:
+    """A reflection over 100 memories with long dialogues: the budget drops whole old, low-rated
+    dialogues, not the newest events that triggered it, and the numbers cited are the ones shown."""
+    state, t = npc(), trace()
+    dialogue = "\n".join(f"Klaus Mueller: line {i} about the weather and the library, nothing more." for i in range(8))
+    old = [MemoryNode(npc_id=NPC, kind=MemoryKind.CHAT, importance=2, description=f"conversation with Klaus {i}:\n"
+                      f"{dialogue}", created=T0 - timedelta(hours=9, minutes=-i), last_accessed=T0 - timedelta(hours=9))
+           for i in range(95)]
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+    fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez is devoted to her party", 1, 2)]}},
+                   purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        stream.llm.prompt_max_bytes = 9000
+        await stream.remember(NPC, state.persona, old, None, rate=False)
+        await seed(stream, state, EVENTS[:5])
+        return await maybe_reflect(state, NOW, stream, t, threshold=30)
+
+    [thought] = run(scenario)
+    [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
+    asked = questions_call.messages[1]["content"]
+    assert all(e in asked for e in EVENTS[:5]), "the newest events that triggered the reflection are shown"
+    assert "[...]" not in asked and asked.count("conversation with Klaus") < 95
+    [call] = insight_calls(t)
+    shown = statements(call)
+    assert sorted(shown) == list(range(1, len(shown) + 1)), "renumbered without gaps"
+    assert all(e in shown.values() for e in EVENTS[:5]) and "[...]" not in call.messages[1]["content"]
+    evidence = {n.id: n.description for n in store.get(NPC, thought.evidence_ids)}
+    assert [evidence[i].split("\n")[0] for i in thought.evidence_ids] == [shown[1], shown[2]]  # first lines
+    [request] = fake_llm.chat_requests("reflection_insights")
+    schema = request["body"]["response_format"]["json_schema"]["schema"]
+    cited = schema["$defs"]["Insight"]["properties"]["evidence"]["items"]
+    assert cited["maximum"] == len(shown), "the schema allows citing only the statements shown"
+    assert any("dropped" in note for note in t.notes)

@@ -79,23 +79,32 @@ def test_ablated_kinds_are_out_of_reach_inside_qdrant(backend: str, stream, tmp_
     nodes = [MemoryNode(npc_id="a", kind=MemoryKind.OBSERVATION, description=f"{about_cafe} serving coffee {i}",
                         created=NOW, last_accessed=NOW) for i in range(12)]
     nodes += [MemoryNode(npc_id="a", kind=kind, description=f"{text} about Hobbs Cafe", created=NOW,
-                         last_accessed=NOW)
-              for kind, text in ((MemoryKind.CHAT, "a conversation with Isabella"),
-                                 (MemoryKind.THOUGHT, "Isabella seems to love the cafe"),
-                                 (MemoryKind.PLAN, "plan to meet Isabella"))]
+                         last_accessed=NOW, predicate=predicate)
+              for kind, text, predicate in ((MemoryKind.CHAT, "a conversation with Isabella", "chatted with"),
+                                            (MemoryKind.THOUGHT, "Isabella seems to love the cafe", "reflects on"),
+                                            (MemoryKind.THOUGHT, "Isabella wants a party at the cafe", "remembers"),
+                                            (MemoryKind.PLAN, "plan to meet Isabella", "plans"))]
+    reflection, memo = nodes[13].id, nodes[14].id
+
+    def ids(ablate: set[str], top_k: int = 3) -> set[str]:
+        stream.weights = RetrievalWeights(top_k=top_k, exclude=unreachable_kinds(ablate), ablate=frozenset(ablate))
+        return {r.node.id for r in asyncio.run(stream.retrieve("a", about_cafe, NOW, None))}
 
     def kinds(ablate: set[str]) -> set[MemoryKind]:
-        stream.weights = RetrievalWeights(top_k=3, exclude=unreachable_kinds(ablate))
-        return {r.node.kind for r in asyncio.run(stream.retrieve("a", about_cafe, NOW, None))}
+        return {n.kind for n in nodes if n.id in ids(ablate)}
 
     try:
         asyncio.run(stream.remember("a", None, nodes, None, rate=False))
         assert kinds(set()) == {MemoryKind.OBSERVATION}  # the twelve nearest crowd out the rest at top 3
         assert kinds({"reflection", "planning"}) == {MemoryKind.OBSERVATION}
-        assert kinds({"observation"}) == {MemoryKind.THOUGHT, MemoryKind.PLAN}  # conversations go with it
-        assert kinds({"observation", "reflection"}) == {MemoryKind.PLAN}
-        assert kinds({"observation", "planning"}) == {MemoryKind.THOUGHT}
-        assert kinds({"observation", "reflection", "planning"}) == set()
+        # observation takes what was heard: conversations and their memos (whispers alike)
+        assert ids({"observation"}) == {reflection, nodes[15].id}
+        # reflection takes only the reflection: the memo is no reflection
+        reachable = ids({"reflection"}, top_k=20)
+        assert reachable == {n.id for n in nodes} - {reflection} and memo in reachable
+        assert ids({"observation", "reflection"}) == {nodes[15].id}
+        assert ids({"observation", "planning"}) == {reflection}
+        assert ids({"observation", "reflection", "planning"}) == set()
     finally:
         if backend != "edge":
             stream.store.close()
@@ -104,7 +113,7 @@ def test_ablated_kinds_are_out_of_reach_inside_qdrant(backend: str, stream, tmp_
 def test_ablate_reads_a_comma_separated_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NPC_BRAIN_ABLATE", "reflection, planning")
     assert Settings().ablate == {"reflection", "planning"}
-    assert unreachable_kinds(Settings().ablate) == {MemoryKind.THOUGHT, MemoryKind.PLAN}
+    assert unreachable_kinds(Settings().ablate) == {MemoryKind.PLAN}, "reflections are thoughts, not all thoughts"
     monkeypatch.setenv("NPC_BRAIN_ABLATE", "")
     assert Settings().ablate == frozenset()
     monkeypatch.setenv("NPC_BRAIN_ABLATE", "memory")
@@ -165,7 +174,7 @@ def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) ->
     asyncio.run(stream.remember("a", None, nodes[150:], None, rate=False))
     cases = [(RetrievalWeights(), None), (RetrievalWeights(recency=0.5, importance=2, relevance=3), None),
              (RetrievalWeights(decay_per_hour=0.99, top_k=10), MemoryKind.OBSERVATION),
-             (RetrievalWeights(exclude=unreachable_kinds({"reflection"})), None)]
+             (RetrievalWeights(exclude=unreachable_kinds({"planning"})), None)]
     for (weights, kind), now in itertools.product(cases, (NOW, NOW - timedelta(hours=3))):
         stream.weights = weights  # three hours ago: some memories were accessed later (a clock set back)
         for query in ("Who is coming to the party?", "the election", "what did I eat"):

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from brain_server.budget import fit_memory
-from brain_server.cognition.retrieve import RetrievalWeights, formula, score
+from brain_server.budget import Bullets, Item, fit_memory
+from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryKind, MemoryNode
@@ -146,9 +146,11 @@ class MemoryStream:
             kind: MemoryKind | None) -> list[RetrievedRecord]:
         """What `retrieve` returns for an embedded query, without refreshing recency (blocking: a thread's)."""
         w = self.weights
-        if self.store.scores_in_python:  # qdrant-client's local mode: one brute-force scan, scored here
+        if self.store.scores_in_python or thoughts_split(w.ablate):
+            # qdrant-client's local mode, or some thoughts ablated (not a kind Qdrant can filter): one
+            # brute-force scan, scored here over what is reachable
             every = self.store.nearest(npc_id, vector, self.store.count(npc_id) + PREFETCH_SLACK, kind, w.exclude)
-            return score(every, now, query, w)
+            return score([c for c in every if not unreachable_thought(c.node, w.ablate)], now, query, w)
         span = self.store.span(npc_id, vector, kind, w.exclude)
         if span is None:
             return []
@@ -183,7 +185,8 @@ def _trivial(node: MemoryNode) -> bool:
     return node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle")
 
 
-def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> str:
-    """Retrieved memories as prompt lines, oldest first so the story reads forward."""
+def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
+    """Retrieved memories as prompt lines, oldest first so the story reads forward; over the prompt
+    budget the lowest-scored go first (budget.py), never the newest by position."""
     chosen = sorted(records[:limit], key=lambda r: r.node.created)
-    return "\n".join(f"- {r.node.description}" for r in chosen) or "- (nothing comes to mind)"
+    return Bullets([Item(r.node.description, (r.score, r.node.created.timestamp())) for r in chosen])

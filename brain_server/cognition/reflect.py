@@ -25,7 +25,9 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 
+from brain_server.budget import Bullets, Item
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
 from brain_server.paper import REFLECTION_THRESHOLD
@@ -72,7 +74,8 @@ async def maybe_reflect(
 
 async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = "\n".join(f"- {n.description}" for n in sorted(recent, key=lambda n: n.created))
+    memories = Bullets([Item(n.description, (n.importance, n.created.timestamp()))
+                        for n in sorted(recent, key=lambda n: n.created)])
     answer = await stream.llm.complete(
         QUESTIONS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "memories": memories,
@@ -94,29 +97,29 @@ async def draw_insights(
     """Unstored, rated thought nodes answering the questions, and how many citations were out of range."""
     groups: list[tuple[str, list[MemoryNode]]] = []
     shown: dict[str, MemoryNode] = {}
+    score: dict[str, float] = {}
     for question in questions:
         records = await stream.retrieve(npc.npc_id, question, now, trace)
+        score.update((r.node.id, max(r.score, score.get(r.node.id, r.score))) for r in records)
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
         shown.update((n.id, n) for n in fresh)
         groups.append((question, fresh))
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    lines, number = [], 1
-    for question, group in groups:
-        lines.append(f'Question: "{question}"')
-        for node in group:
-            lines.append(f"{number}. {node.description}")
-            number += 1
+    numbered = Bullets([Item(n.description, (score[n.id], n.created.timestamp()), g)
+                        for g, (_, group) in enumerate(groups) for n in group],
+                       numbered=True, headers=[f'Question: "{question}"' for question, _ in groups])
     answer = await stream.llm.complete(
         INSIGHTS,
-        {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": "\n".join(lines),
+        {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": numbered,
          "statement_count": len(statements), "per_question": INSIGHTS_PER_QUESTION,
          "insight_count": min(MAX_INSIGHTS, INSIGHTS_PER_QUESTION * len(questions))},
         npc_id=npc.npc_id,
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),
         trace=trace,
     )
+    statements = [statements[i] for i in numbered.kept]  # what the prompt's budget left, as numbered there
     thoughts: list[MemoryNode] = []
     dropped, seen = 0, set[str]()
     for insight in answer.insights[:MAX_INSIGHTS]:
@@ -130,7 +133,7 @@ async def draw_insights(
         about = insight.about.strip() or "the day"
         thoughts.append(MemoryNode(
             npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=text,
-            subject=npc.persona.name, predicate="reflects on", object=about, importance=insight.importance,
+            subject=npc.persona.name, predicate=REFLECTION_PREDICATE, object=about, importance=insight.importance,
             created=now, last_accessed=now, keywords=sorted({npc.persona.name.lower(), about.lower()}),
             evidence_ids=[statements[n - 1].id for n in cited],
         ))

@@ -9,9 +9,12 @@ each), then one query computes every similarity in the NPC's tenant and ranks al
 the formula, so only the top_k nodes come back to Python. `score` is the same computation in
 Python: over a given set of candidates, or with the stream's ranges (`span`) when given.
 
-Ablations (the paper's section 6 conditions, `NPC_BRAIN_ABLATE`) take whole memory kinds out of
-reach: Qdrant never returns them, so every retrieval — planning, reacting, talking, interviews —
-answers as an agent without those memories would.
+Ablations (the paper's section 6 conditions, `NPC_BRAIN_ABLATE`) take memories out of reach, so
+every retrieval — planning, reacting, talking, interviews — answers as an agent without them
+would: whole kinds inside Qdrant (observations with conversations, plans). Thoughts are split:
+"reflection" takes only the reflections, "observation" the other thoughts (conversation memos and
+whispers: what was heard or told); with only one of the two, the unreachable thoughts are left out
+before scoring, which then scores the rest of the stream in Python (`MemoryStream.top`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from brain_server import paper
-from brain_server.memory import MemoryKind, ScoredNode, ScoreFormula, StreamSpan
+from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.trace import RetrievedRecord
 
 
@@ -33,20 +36,36 @@ class RetrievalWeights:
     decay_per_hour: float = paper.DECAY_PER_HOUR
     top_k: int = paper.RETRIEVE_TOP_K
     exclude: frozenset[MemoryKind] = frozenset()  # kinds an ablation makes unreachable
+    ablate: frozenset[str] = frozenset()  # the ablations, for the thoughts `exclude` cannot tell apart
 
 
-# What each ablation takes away: observation also takes conversations (what was heard), reflection
-# the thoughts (reflections and conversation memos), planning the plan memories.
+# What each ablation takes away as whole kinds: observation also takes conversations (what was heard),
+# planning the plan memories. Thoughts go by `unreachable_thought`, or whole when both of its ablations are on.
 ABLATED_KINDS: dict[str, tuple[MemoryKind, ...]] = {
     "observation": (MemoryKind.OBSERVATION, MemoryKind.CHAT),
-    "reflection": (MemoryKind.THOUGHT,),
+    "reflection": (),
     "planning": (MemoryKind.PLAN,),
 }
+REFLECTION_PREDICATE = "reflects on"  # an insight of reflect.py, unlike a whisper or a memo
 
 
 def unreachable_kinds(ablate: Iterable[str]) -> frozenset[MemoryKind]:
     """The memory kinds retrieval must not return under these ablations."""
-    return frozenset(kind for name in ablate for kind in ABLATED_KINDS[name])
+    names = set(ablate)
+    both = {"observation", "reflection"} <= names
+    return frozenset(kind for name in names for kind in ABLATED_KINDS[name]) | ({MemoryKind.THOUGHT} if both else set())
+
+
+def thoughts_split(ablate: frozenset[str]) -> bool:
+    """Whether some thoughts are reachable and others not (one of observation, reflection ablated)."""
+    return len(ablate & {"observation", "reflection"}) == 1
+
+
+def unreachable_thought(node: MemoryNode, ablate: frozenset[str]) -> bool:
+    """A reflection under "reflection", a memo or whisper under "observation"."""
+    if node.kind is not MemoryKind.THOUGHT:
+        return False
+    return "reflection" in ablate if node.predicate == REFLECTION_PREDICATE else "observation" in ablate
 
 
 def min_max(values: Sequence[float]) -> list[float]:

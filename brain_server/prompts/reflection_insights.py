@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from brain_server.budget import Bullets
 from brain_server.prompts import Prompt
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS
 
@@ -29,7 +30,8 @@ class ReflectionInsights(BaseModel):
 def _only_listed_statements(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     """Citations must be statement numbers 1..N, so constrained decoders cannot cite what was not shown."""
     schema["properties"]["insights"]["maxItems"] = int(variables["insight_count"])
-    count = int(variables["statement_count"])
+    shown = variables["statements"]  # after the prompt budget: the statements it kept, renumbered
+    count = len(shown.kept) if isinstance(shown, Bullets) else int(variables["statement_count"])
     schema["$defs"]["Insight"]["properties"]["evidence"]["items"] = {
         "type": "integer", "minimum": 1, "maximum": count, "enum": list(range(1, count + 1)),
     }

@@ -23,6 +23,7 @@ from typing import Any
 
 import grpc
 
+from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.evaluate.questions import Question, for_resident, load_templates, someone_known
@@ -143,9 +144,11 @@ async def _ask(stub: brain_pb2_grpc.BrainServiceStub, run: Run, cond: Condition,
     reply = await stub.Interview(request, timeout=600)
     trace = (await stub.GetTrace(pb.GetTraceRequest(trace_id=reply.trace_id), timeout=60)).trace
     kinds = Counter(pb.MemoryKind.Name(r.memory.kind).removeprefix("MEMORY_KIND_").lower() for r in trace.retrieved)
+    reflections = sum(r.memory.kind == pb.MEMORY_KIND_THOUGHT and r.memory.predicate == REFLECTION_PREDICATE
+                      for r in trace.retrieved)
     return {"npc_id": npc_id, "name": run.names[npc_id], "category": q.category, "question_id": q.question_id,
             "question": q.text, "condition": cond.name, "ablate": sorted(cond.ablate), "answer": reply.answer,
-            "trace_id": reply.trace_id, "retrieved": {k: kinds.get(k, 0) for k in KINDS},
+            "trace_id": reply.trace_id, "retrieved": {k: kinds.get(k, 0) for k in KINDS}, "reflections": reflections,
             "fallback": any(c.fallback_used for c in trace.llm_calls)}
 
 

@@ -3,10 +3,11 @@
 - information diffusion: who knows the scenario's news at the end (interview answers that
   mention the topic's keywords, and memories that do); knowledge claimed in an interview with no
   related memory is flagged as hallucinated; the same from memories hour by hour;
-- relationship network density: ordered pairs (A, B) where A, asked "Do you know B?" (an
-  Interview, as the paper asked), says it does, over possible pairs, at the start and at the end
-  of the run; hour by hour only the pairs where B is named in A's persona or memories (a bound,
-  not the paper's measure), and the pairs who have chatted;
+- relationship network density: the paper's undirected graph of mutual knowledge: pairs {A, B}
+  where A, asked "Do you know B?" (an Interview, as the paper asked), says it does and B says it
+  knows A, over the n(n-1)/2 possible pairs, at the start and at the end of the run; hour by hour
+  only the pairs who name each other in persona or memories (a bound, not the paper's measure),
+  and the pairs who have had a conversation (the partner of a chat, not anyone it mentions);
 - coordination: who heard of the event in a conversation (invited), who has a plan or thought
   about it (planned), who was at the place during its window (attended, from moves.jsonl).
 
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 import json
 from pathlib import Path
@@ -24,12 +26,22 @@ from typing import Any
 PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
          "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
          "hallucinated": "none reported (checked by interview)"}
-# A clause that denies: "I haven't heard about a party", "No, I do not know Tom", "never", "no idea".
-NEGATIONS = re.compile(r"n't\b|\b(no|not|never|nothing|none|nobody|unaware|cannot|neither|nor|nope)\b", re.I)
-# Negative words that do not deny knowing: "I can't wait for the party", "I don't know her very well".
+# Negative words that do not deny knowing: "I can't wait for the party", "I don't know her very well",
+# "No one throws a party like Isabella" (a comparison).
 NOT_DENIALS = re.compile(r"\b(can't|cannot|can not|won't|wouldn't) (wait|miss)\b|\bdon't miss\b|\bnot to be missed\b|"
                          r"\bno doubt\b|\bnot only\b|\bno matter\b|"
+                         r"\b(no one|nobody|nothing|none)\b[^.!?]*\b(like|better than|compares)\b|"
                          r"(n't|\bnot) know (\w+ ){0,3}(very |that |too |all that )?well\b", re.I)
+# A denial is about knowing: a negation shortly before a verb of knowing or hearing ("I haven't heard",
+# "there is no party that I know of", "nobody told me"), or after one ("I know nothing about it"), a bare
+# "No"/"Not really" opening the clause, or a word that is a denial by itself. "I haven't decided whether
+# to go to the party" or "The party isn't until 5" deny nothing.
+_NEG = r"(?:\w+n't|not|never|no|nothing|none|nobody|no one|neither|nor)"
+_KNOW = r"(?:know|knew|heard|hear|aware|told|tell|met|meet|seen|familiar|recall|remember|recognize|clue|idea|sure)"
+DENIALS = re.compile(rf"\b{_NEG}\b(?:\W+\w+){{0,3}}?\W+{_KNOW}\b|\b{_KNOW}\b(?:\W+\w+){{0,2}}?\W+{_NEG}\b|"
+                     r"^\W*(?:no|nope|not really|not at all|never)\b|\b(?:unaware|no idea|never heard)\b", re.I)
+# "Who doesn't know Tom?", "Who hasn't heard about the party?": a question that says yes.
+RHETORICAL = re.compile(r"^\W*who\s+(?:\w+n't|does not|has not|did not|would not)\b.*\?\s*$", re.I)
 # Clause ends: after ! ? ; or a single full stop (an ellipsis trails off, it does not end a clause),
 # and before a turn ("..., but ..."). The end mark stays with its clause, so a question can be told.
 CLAUSES = re.compile(r"(?<=[!?;])\s+|(?<=[^.]\.)\s+|,?\s+\b(?:but|however|although|though)\b\s*|\s+-+\s+", re.I)
@@ -42,25 +54,45 @@ def clauses(answer: str) -> list[str]:
 
 
 def denies(clause: str) -> bool:
-    return bool(NEGATIONS.search(NOT_DENIALS.sub(" ", clause)))
+    """Whether a clause denies knowing (a negation about knowing or hearing, not any negation)."""
+    return not RHETORICAL.match(clause) and bool(DENIALS.search(NOT_DENIALS.sub(" ", clause)))
 
 
-def claims_to_know(answer: str, keywords: list[str]) -> bool:
-    """Whether an answer says it knows the news: some clause names the topic and denies nothing
-    (a negation anywhere in that clause counts, not only at the start of the answer)."""
-    return any(_mentions(c, keywords) and not denies(c) for c in clauses(answer) if not c.rstrip().endswith("?"))
+def news_keywords(topic: str, keywords: list[str]) -> list[str]:
+    """The keywords that say the news, without those naming its date: in "Valentine's Day party"
+    "valentine" is the day itself (a greeting knows no party); all of them if nothing else is left."""
+    dates = {w.lower().removesuffix("'s") for w in re.findall(r"([\w']+)\s+day\b", topic, re.I)}
+    kept = [k for k in keywords if k.lower() not in dates]
+    return kept or keywords
+
+
+def news_names(topic: str, host_name: str) -> list[str]:
+    """The host's names, when the news is about the host ("Sam Moore's candidacy for mayor": an
+    answer that only names the candidate knows it); none when the topic does not name them."""
+    parts = host_name.split()
+    if not parts or not any(_names(topic, [p]) for p in parts):
+        return []
+    return [host_name, *parts]
+
+
+def claims_to_know(answer: str, keywords: Sequence[str], names: Sequence[str] = ()) -> bool:
+    """Whether an answer says it knows the news: some clause names the topic (a keyword, or one
+    of `names` as a whole word) and denies nothing; a question back counts only when it says yes."""
+    return any((_mentions(c, keywords) or _names(c, names)) and not denies(c)
+               and (RHETORICAL.match(c) or not c.rstrip().endswith("?")) for c in clauses(answer))
 
 
 def says_knows(answer: str, name: str) -> bool:
-    """Whether an answer to "Do you know <name>?" says yes: it affirms, or names them, and no
-    clause denies knowing them ("No, I don't know Tom", "I have seen Tom, but I don't know him")."""
-    parts = [p.lower() for p in name.split()]
-    names = [name.lower(), *parts[:1]] if parts else [name.lower()]
+    """Whether an answer to "Do you know <name>?" says yes: it affirms, or names them (the full or
+    first name as a whole word, so "tomorrow" is not Tom), and no clause denies knowing them ("No,
+    I don't know Tom", "I have seen Tom, but I don't know him")."""
+    parts = name.split()
+    names = [name, *parts[:1]] if parts else [name]
     pieces = clauses(answer)
-    if any(denies(c) and (_mentions(c, names) or re.search(r"\b(know|him|her|them|who)\b", c, re.I) or i == 0)
+    if any(denies(c) and (_names(c, names) or re.search(r"\b(know|him|her|them|who)\b", c, re.I) or i == 0)
            for i, c in enumerate(pieces)):
         return False
-    return bool(YES.match(answer)) or any(_mentions(c, names) for c in pieces)
+    return bool(YES.match(answer)) or any(RHETORICAL.match(c) or _names(c, names) for c in pieces)
 
 
 def _time(value: str) -> datetime:
@@ -78,9 +110,16 @@ def load_run(run: Path) -> dict[str, Any]:
     return {"config": config, "memories": memories, "interviews": interviews, "moves": moves}
 
 
-def _mentions(text: str, keywords: list[str]) -> bool:
-    text = text.lower()
-    return any(k in text for k in keywords)
+def _mentions(text: str, keywords: Sequence[str]) -> bool:
+    """A keyword at the start of a word ("party", "parties", "mayoral"), in any case."""
+    return any(re.search(rf"\b(?:{re.escape(k)}|{re.escape(k[:-1])}ies)" if k.endswith("y") else rf"\b{re.escape(k)}",
+                         text, re.I) for k in keywords if k)
+
+
+def _names(text: str, names: Sequence[str]) -> bool:
+    """A name as a whole word, capitalised as names are: "Tom" is not in "tomorrow", "John" not in
+    "Johnson Park", "Will" not in "I will"."""
+    return any(re.search(rf"\b{re.escape(n)}\b", text) for n in names if n)
 
 
 def _hours(start: datetime, end: datetime) -> list[datetime]:
@@ -100,7 +139,9 @@ def measure(run: Path) -> dict[str, Any]:
     ids = sorted(names)
     n = len(ids)
     m = cfg.get("measure", {})
-    keywords = [k.lower() for k in m.get("keywords", [])]
+    host = m.get("host", "")
+    keywords = news_keywords(m.get("topic", ""), [k.lower() for k in m.get("keywords", [])])
+    host_names = news_names(m.get("topic", ""), names.get(host, ""))
     start, end = _time(cfg["start"]), _time(cfg["end"])
     hours = _hours(start, end)
 
@@ -112,53 +153,57 @@ def measure(run: Path) -> dict[str, Any]:
             first_known[npc_id] = min(times)
     knows_memory = set(first_known)
     news = [i for i in data["interviews"] if i.get("asks", "news") == "news"]
-    claims = {i["npc_id"] for i in news if claims_to_know(i["answer"], keywords)}
+    claims = {i["npc_id"] for i in news if claims_to_know(i["answer"], keywords, host_names)}
     interviewed = bool(news)
     knows = (claims & knows_memory) if interviewed else knows_memory
-    host = m.get("host", "")
+    seeded = _seeded(memories, cfg.get("identities", {}), keywords, first_known)
     diffusion = {
         "topic": m.get("topic", ""), "question": m.get("question", ""), "keywords": keywords,
-        "start": 1 if host else 0, "end": len(knows), "n": n,
-        "start_pct": (1 if host else 0) / n if n else 0, "end_pct": len(knows) / n if n else 0,
+        "start": len(seeded), "seeded": sorted(seeded), "end": len(knows), "n": n,
+        "start_pct": len(seeded) / n if n else 0, "end_pct": len(knows) / n if n else 0,
         "knows": sorted(knows), "claims_in_interview": sorted(claims), "with_related_memory": sorted(knows_memory),
         "hallucinated": sorted(claims - knows_memory), "interviewed": interviewed,
         "by_hour": [[h.isoformat(), sum(t <= h for t in first_known.values())] for h in hours],
     }
 
-    # --- relationship network density --------------------------------------------------------
+    # --- relationship network density: undirected, an edge where each says it knows the other -----
     def named_at(h: datetime) -> set[tuple[str, str]]:
         edges = set()
         for a in ids:
             text = cfg.get("identities", {}).get(a, "") + " " + " ".join(
                 x.get("description", "") for x in memories.get(a, []) if _time(x["created"]) <= h)
-            edges |= {(a, b) for b in ids if b != a and names[b] in text}
-        return edges
+            edges |= {(a, b) for b in ids if b != a and _names(text, [names[b]])}
+        return _mutual(edges)
 
-    def asked(when: str) -> set[tuple[str, str]] | None:
+    def asked(when: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]] | None:
         answers = [i for i in data["interviews"] if i.get("asks") == "knows" and i.get("when") == when]
         if not answers:
             return None
-        return {(i["npc_id"], i["about"]) for i in answers
+        said = {(i["npc_id"], i["about"]) for i in answers
                 if i["about"] in names and says_knows(i["answer"], names[i["about"]])}
+        return said, _mutual(said)
 
     chats: dict[frozenset[str], datetime] = {}
+    by_name = {v: k for k, v in names.items()}
     for a, mems in memories.items():
         for x in mems:
-            if x.get("kind") == "MEMORY_KIND_CHAT":
-                for b in ids:
-                    if b != a and names[b] in x.get("description", ""):
-                        key = frozenset((a, b))
-                        chats[key] = min(chats.get(key, _time(x["created"])), _time(x["created"]))
-    possible = n * (n - 1) if n > 1 else 1
+            partner = _partner(x)
+            if partner in by_name and by_name[partner] != a:
+                key, t = frozenset((a, by_name[partner])), _time(x["created"])
+                chats[key] = min(chats.get(key, t), t)
+    possible = n * (n - 1) / 2 if n > 1 else 1
     knows_start, knows_end = asked("start"), asked("end")
     named_by_hour = [[h.isoformat(), len(named_at(h)) / possible] for h in hours]
     density = {"asked": knows_start is not None or knows_end is not None,
-               "start": len(knows_start) / possible if knows_start is not None else None,
-               "end": len(knows_end) / possible if knows_end is not None else None,
-               "edges_start": sorted(map(list, knows_start or ())), "edges_end": sorted(map(list, knows_end or ())),
+               "start": len(knows_start[1]) / possible if knows_start is not None else None,
+               "end": len(knows_end[1]) / possible if knows_end is not None else None,
+               "edges_start": sorted(map(list, knows_start[1] if knows_start else ())),
+               "edges_end": sorted(map(list, knows_end[1] if knows_end else ())),
+               "one_way_start": len(knows_start[0]) if knows_start else 0,
+               "one_way_end": len(knows_end[0]) if knows_end else 0,
                "named_start": len(named_at(start - timedelta(seconds=1))) / possible,
                "named_by_hour": named_by_hour, "chatted_pairs": len(chats),
-               "chatted_density": len(chats) / (possible / 2)}
+               "chatted_density": len(chats) / possible}
 
     # --- coordination --------------------------------------------------------------------------
     coordination: dict[str, Any] = {}
@@ -188,6 +233,29 @@ def measure(run: Path) -> dict[str, Any]:
             "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", [])))}
 
 
+def _partner(memory: dict[str, Any]) -> str:
+    """Who a conversation memory was with ("conversation with Ana Berg: ..."); "" for other memories."""
+    found = re.match(r"conversation with ([^:\n]+)", memory.get("description", "")) \
+        if memory.get("kind") == "MEMORY_KIND_CHAT" else None
+    return found.group(1).strip() if found else ""
+
+
+def _mutual(said: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The undirected edges (a, b), a < b, where each said it knows the other."""
+    return {(a, b) for a, b in said if a < b and (b, a) in said}
+
+
+def _seeded(memories: dict[str, list[dict[str, Any]]], identities: dict[str, str], keywords: list[str],
+            first_known: dict[str, datetime]) -> set[str]:
+    """Who knew the news before anyone talked about it (a whisper, the persona): the measured start
+    of diffusion, not an assumed single host."""
+    chats = [_time(x["created"]) for mems in memories.values() for x in mems
+             if x.get("kind") == "MEMORY_KIND_CHAT" and _mentions(x.get("description", ""), keywords)]
+    first_chat = min(chats, default=None)
+    return {a for a, t in first_known.items() if first_chat is None or t < first_chat} | \
+        {a for a, text in identities.items() if keywords and _mentions(text, keywords)}
+
+
 def flow(memories: dict[str, list[dict[str, Any]]], names: dict[str, str], keywords: list[str], claims: set[str],
          attended: set[str]) -> list[dict[str, Any]]:
     """How the news travelled, per resident who met it: when and from whom it was first heard in a
@@ -200,9 +268,8 @@ def flow(memories: dict[str, list[dict[str, Any]]], names: dict[str, str], keywo
         if not about:
             continue
         chat = next((x for x in about if x.get("kind") == "MEMORY_KIND_CHAT"), None)
-        partner = re.match(r"conversation with ([^:\n]+)", chat["description"]) if chat else None
         out.append({"npc_id": npc_id, "first": about[0]["created"], "first_kind": about[0].get("kind", ""),
-                    "heard_at": chat["created"] if chat else "", "heard_from": partner.group(1) if partner else "",
+                    "heard_at": chat["created"] if chat else "", "heard_from": _partner(chat) if chat else "",
                     "thought": any(x.get("kind") == "MEMORY_KIND_THOUGHT" for x in about),
                     "planned": any(x.get("kind") == "MEMORY_KIND_PLAN" for x in about),
                     "says_so": npc_id in claims, "attended": npc_id in attended})
@@ -216,7 +283,8 @@ def report(run: Path) -> dict[str, Any]:
     d, g, c = result["diffusion"], result["density"], result["coordination"]
     paper_diffusion = PAPER["diffusion_party"] if c else PAPER["diffusion_candidacy"]  # an event with a place: the party
     density = (f"{_share(g['start'])} -> {_share(g['end'])} (asked \"Do you know ...?\": {len(g['edges_start'])} -> "
-               f"{len(g['edges_end'])} of {d['n'] * (d['n'] - 1)} ordered pairs)") if g["asked"] else \
+               f"{len(g['edges_end'])} of {d['n'] * (d['n'] - 1) // 2} pairs who each say they know the other; "
+               f"{g['one_way_start']} -> {g['one_way_end']} one-way)") if g["asked"] else \
         f"not asked (named in memories: {g['named_start']:.3f} -> {g['named_by_hour'][-1][1]:.3f})"
     rows = [
         ("information diffusion", f"{d['start_pct']:.0%} -> {d['end_pct']:.0%} ({d['start']} -> {d['end']} of {d['n']})"
