@@ -36,8 +36,8 @@ _SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN
             "provisional": pb.ACTION_SOURCE_PROVISIONAL}
 _PLACES = {pb.VERB_PLACE_UNSPECIFIED: "anywhere", pb.VERB_PLACE_ANYWHERE: "anywhere", pb.VERB_PLACE_OBJECT: "object",
            pb.VERB_PLACE_ARENA: "arena"}
-_ARGUMENT_TYPES = {pb.VERB_ARGUMENT_TYPE_CHOICE: "choice", pb.VERB_ARGUMENT_TYPE_NUMBER: "number",
-                   pb.VERB_ARGUMENT_TYPE_INTEGER: "integer"}
+_ARGUMENT_TYPES = {pb.VERB_ARGUMENT_TYPE_UNSPECIFIED: "choice", pb.VERB_ARGUMENT_TYPE_CHOICE: "choice",
+                   pb.VERB_ARGUMENT_TYPE_NUMBER: "number", pb.VERB_ARGUMENT_TYPE_INTEGER: "integer"}
 
 
 def timestamp(when: datetime) -> Timestamp:
