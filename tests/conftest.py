@@ -20,6 +20,8 @@ from brain_server.storage import open_store
 from brain_server.storage.base import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
+from tests.clients import Clients
+from tests.town import spawn_json, world_json
 
 ROOT = Path(__file__).resolve().parent.parent
 # The test tiers (tests/tiers.py); pytester runs a pytest inside a test (tests/test_tiers.py).
@@ -119,3 +121,14 @@ def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
     for brain in started:
         brain.stop()
         print(f"--- brain output ({brain.grpc_target}) ---", *brain.output[-60:], sep="\n")
+
+
+@pytest.fixture
+def clients(brain_factory):
+    """A brain with the Ville registered and Isabella spawned, over both transports (a test file may
+    define its own `clients` for another town)."""
+    c = Clients(brain_factory())
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    yield c
+    c.close()

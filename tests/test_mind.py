@@ -9,8 +9,6 @@ import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
@@ -25,14 +23,6 @@ from tests.town import WORLD, spawn_json, tiles, world_json
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 
-
-@pytest.fixture
-def clients(brain_factory):
-    c = Clients(brain_factory())
-    c.grpc("RegisterWorld", world_json())
-    c.grpc("SpawnNpc", spawn_json())
-    yield c
-    c.close()
 
 
 def klaus() -> dict:

@@ -20,14 +20,6 @@ CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 
 
-@pytest.fixture
-def clients(brain_factory):
-    c = Clients(brain_factory())
-    c.grpc("RegisterWorld", world_json())
-    c.grpc("SpawnNpc", spawn_json())
-    yield c
-    c.close()
-
 
 def edited(**changes: object) -> dict:
     body = spawn_json()
