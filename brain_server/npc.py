@@ -94,12 +94,20 @@ class PlanItem(BaseModel):
     # The state of the object at `address` while this is done, e.g. "brewing coffee".
     object_state: str = ""
     verb: VerbCall | None = None
+    # Happens once (a promise, a party, a re-plan's reaction, the tail of last night): never
+    # replayed as routine by a fallback plan or a provisional action.
+    one_off: bool = False
     # 5-15 minute steps, filled shortly before the block starts (never for sleep).
     subtasks: list[PlanItem] = Field(default_factory=list)
 
     @property
     def end(self) -> datetime:
         return self.start + timedelta(minutes=self.duration_minutes)
+
+    @property
+    def key(self) -> tuple[datetime, int, str, str]:
+        """The block as planned, its steps aside: one moved or changed by a re-plan is another block."""
+        return self.start, self.duration_minutes, self.activity, self.address
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> PlanItem:
         """Shared by a deep copy of what holds it; copied only when asked for on its own."""
@@ -164,7 +172,8 @@ class NpcState(BaseModel):
         self.plan = sorted([*timeline, new], key=lambda item: item.start)
 
     def commit(self, item: PlanItem) -> None:
-        """A promised plan item: into the plan if it is for the planned day, else kept for its day."""
+        """A promised plan item (one-off): into the plan if it is for the planned day, else kept for its day."""
+        item = item.model_copy(update={"one_off": True})
         if item.start.date() == self.plan_day:
             self.insert_plan_item(item)
         else:

@@ -90,6 +90,28 @@ def test_yesterdays_plan_is_the_routine_at_this_hour() -> None:
     assert provisional_action(npc, at(9, 30), OBJECTS).address == LIGHTHOUSE
 
 
+def test_a_one_off_block_is_not_replayed_as_routine() -> None:
+    """Yesterday's party (a promise made in conversation, tagged one-off) is neither the provisional
+    action at that hour today nor part of the fallback plan: the day shape and the routine stand."""
+    npc = keeper()
+    yesterday = MONDAY - timedelta(days=1)
+    npc.plan = [PlanItem(start=at(5, 30, day=yesterday), duration_minutes=14 * 60 + 30, activity="keeping the light",
+                         address=LIGHTHOUSE),
+                PlanItem(start=at(20, day=yesterday), duration_minutes=9 * 60 + 30, activity="sleeping",
+                         address=COTTAGE)]
+    npc.plan_day = yesterday.date()
+    npc.commit(PlanItem(start=at(17, day=yesterday), duration_minutes=120, activity="going to Rosa's birthday party",
+                        address=QUAY))
+    evening = provisional_action(npc, at(18), OBJECTS)
+    assert "party" not in evening.description and evening.address == KITCHEN  # the day shape's dinner
+    assert provisional_action(npc, at(10), OBJECTS).address == LIGHTHOUSE  # the routine around it stays
+    places = [COTTAGE, LIGHTHOUSE, QUAY]
+    plan = schedule(fallback_plan(npc, at(5, 30), places), at(5, 30), places, COTTAGE)
+    assert not any("party" in i.activity for i in plan)
+    assert where(plan, at(18)) == ("keeping the light", LIGHTHOUSE)
+    assert [i.one_off for i in npc.plan] == [False, True, False, False]
+
+
 # --- the day's shape, and the fallback plan drawn from it --------------------------------------
 
 

@@ -118,14 +118,15 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:
-    """When the LLM cannot plan: the last planned day again if there is one (NPCs keep routines),
+    """When the LLM cannot plan: the last planned day again if there is one (NPCs keep routines;
+    its one-off blocks are not repeated: the gap they leave is the block before, continued),
     else the persona's usual day at the places it may go (`routine.day_shape`: its workplace on a
     weekday, meals, an outing on other days). Built unvalidated: it is our own data, and may exceed
     the LLM's limits."""
-    if npc.plan:
+    if routine := [i for i in npc.plan if not i.one_off]:
         wake = npc.wake_up_hour if npc.wake_up_hour is not None else DEFAULT_WAKE.hour
         blocks = [PlanBlock.model_construct(start=f"{i.start:%H:%M}", duration_minutes=i.duration_minutes,
-                                            activity=i.activity, emoji=i.emoji, address=i.address) for i in npc.plan]
+                                            activity=i.activity, emoji=i.emoji, address=i.address) for i in routine]
         return DailyPlan.model_construct(wake_up_hour=wake, outline=list(npc.day_outline), blocks=blocks)
     day = day_shape(npc, now.date(), now.tzinfo, places)
     blocks = [PlanBlock.model_construct(start=f"{b.start:%H:%M}", duration_minutes=_minutes(b.start, b.end),
@@ -164,11 +165,13 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -
 
 
 async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *,
-                      horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None) -> None:
+                      horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None) -> list[PlanItem]:
     """Re-plan from `now` for the next one to two hours (up to the first block boundary past an
     hour) given `reason`, in one call; blocks before and after that window are kept, the one in
     progress ends now and the one straddling the window's end starts at it. The prompt shows what
-    was already done today, and a meal done already is not repeated. Keeps the plan on failure."""
+    was already done today, and a meal done already is not repeated. Returns the window's new
+    blocks (one-off: a reaction is not a routine), for `lay_window` to lay over the plan as it is
+    when the answer lands; none, and the plan kept, on failure."""
     now = now.replace(second=0, microsecond=0)
     end = _window_end(npc.plan, now, horizon_minutes)
     places = _places(npc, places)
@@ -195,17 +198,45 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     )
     if not answer.new_blocks:
         trace.note("plan: re-plan failed, the plan stays as it was")
-        return
+        return []
     drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home)
               for b in answer.new_blocks]
     window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
     npc.plan = _once_a_day([*before, *window, *after], now)
-    changed = [i for i in npc.plan if now <= i.start < end]
+    changed = [i.model_copy(update={"one_off": True}) for i in npc.plan if now <= i.start < end]
     description = (f"{npc.persona.name} changed plans at {now:%H:%M} on {day_name(now)} because {reason}: "
                    + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in changed))
     await stream.remember(npc.npc_id, npc.persona, [plan_node(npc, now, description, importance=5)], trace,
                           rate=False)
     trace.note(f"plan: re-planned {now:%H:%M}-{end:%H:%M} into {len(changed)} block(s)")
+    return changed
+
+
+def lay_window(live: NpcState, planned: Sequence[PlanItem], window: Sequence[PlanItem]) -> bool:
+    """A re-planned window laid over the plan as it is now (`live`), not over the copy it was
+    thought out from (`planned`): blocks outside the window stay as they are, and a promise made
+    while the re-plan was being written (a one-off block `planned` did not have: an invitation
+    accepted in a conversation, a player's Talk) is laid over the window again. False when
+    there is no window or the plan is already another day's."""
+    if not window or live.plan_day != window[0].start.date():
+        return False
+    before = {i.key for i in planned}
+    promised = [i for i in live.plan if i.one_off and i.key not in before]
+    for item in [*window, *promised]:
+        live.insert_plan_item(item)
+    return True
+
+
+def carry_over(previous: Sequence[PlanItem], made: Sequence[PlanItem], now: datetime) -> list[PlanItem]:
+    """A new day plan made at `now` after the night began: what the last plan still had running
+    from now until the new plan's first block (the pub keeper serving until 01:00, a night owl
+    reading until bed) is kept before it, cut to start now, as one-off (the tail of another day)."""
+    first = made[0].start if made else now
+    tail = [i.model_copy(update={"start": max(i.start, now), "duration_minutes": _minutes(max(i.start, now),
+                                                                                          min(i.end, first)),
+                                 "subtasks": [] if i.start < now or i.end > first else i.subtasks, "one_off": True})
+            for i in previous if i.end > now and i.start < first]
+    return [*(i for i in tail if i.duration_minutes > 0), *made]
 
 
 def _window_end(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> datetime:

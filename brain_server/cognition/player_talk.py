@@ -19,10 +19,9 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.memory_stream import bullet_list
-from brain_server.cognition.plan import replan_from
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
-from brain_server.cognition.work import adopt_plan, plan_places
+from brain_server.cognition.work import replan
 from brain_server.llm.scheduler import Priority, Work, doing
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState
@@ -141,18 +140,15 @@ class Player:
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
 
-        async def replan(draft: NpcState) -> Apply:
-            world = await self.parts.records.world(draft.world_name)
-            await replan_from(draft, now, f"{draft.persona.name} now thinks: {text}", self.parts.stream, trace,
-                              places=plan_places(world, draft))
-            return lambda live: adopt_plan(live, draft)
+        async def rethink(draft: NpcState) -> Apply:
+            return await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace)
 
         with doing(Work(Priority.PLAYER, npc_id)):
             node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
                               predicate="thinks", object=text[:80], created=now, last_accessed=now)
             [node] = await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
             if npc.plan_day == now.date() and not npc.is_asleep():
-                await self.parts.records.revise(npc_id, replan)
+                await self.parts.records.revise(npc_id, rethink)
         self.thinking.traces.add(trace)
         return node.id, trace
 

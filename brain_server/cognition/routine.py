@@ -8,8 +8,8 @@ breakfast", else the afternoon); meals and evenings at home.
 
 Two things use it, so a day has one shape whichever is shown: the provisional action while the
 plan for now is being thought out (`provisional_action`; yesterday's plan at this hour comes first
-when there is one, as people keep routines), and the day plan when the model cannot write one
-(`plan.fallback_plan`).
+when there is one, as people keep routines, unless that block was a one-off), and the day plan
+when the model cannot write one (`plan.fallback_plan`).
 """
 
 from __future__ import annotations
@@ -297,13 +297,15 @@ def _name(address: str) -> str:
 
 
 def _yesterday_at(plan: Sequence[PlanItem], now: datetime) -> PlanItem | None:
-    """The block of the last planned day that covered this time of day."""
+    """The block of the last planned day that covered this time of day, unless it happened once
+    (a party, a promise: not the routine, which the persona's day shape then stands for)."""
     if not plan:
         return None
     shift = now.date() - plan[0].start.date()
     if shift.days <= 0:
         return None
-    return next((i for i in plan if i.start + shift <= now < i.end + shift), None)
+    block = next((i for i in plan if i.start + shift <= now < i.end + shift), None)
+    return None if block is None or block.one_off else block
 
 
 def _object(arena: str, objects: Mapping[str, Sequence[str]], word: str) -> str:

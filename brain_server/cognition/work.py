@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.locate import accessible_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
-from brain_server.cognition.plan import plan_day, replan_from
+from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.runtime import NpcRuntime, Runtimes
@@ -82,12 +82,13 @@ def plan_places(world: World, npc: NpcState) -> list[str]:
     return accessible_places(world, npc).arena_addresses()
 
 
-def adopt_plan(live: NpcState, draft: NpcState) -> bool:
-    """A re-planned day replaces the live one, unless the live one is already another day's."""
-    if live.plan_day != draft.plan_day:
-        return False
-    live.plan = draft.plan
-    return True
+async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trace: Trace) -> Apply:
+    """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
+    is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`)."""
+    world = await parts.records.world(draft.world_name)
+    planned = list(draft.plan)
+    window = await replan_from(draft, now, reason, parts.stream, trace, places=plan_places(world, draft))
+    return lambda live: lay_window(live, planned, window)
 
 
 def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
@@ -133,7 +134,7 @@ async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
         def adopt(live: NpcState) -> bool:
             adopted = live.plan_day != now.date()
             if adopted:
-                live.plan, live.plan_day, live.plan_memory_id = made, now.date(), node.id
+                live.plan, live.plan_day, live.plan_memory_id = carry_over(live.plan, made, now), now.date(), node.id
                 live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
                 live.persona.currently = draft.persona.currently
                 if kept := live.keep_commitments(now.date()):
@@ -158,11 +159,11 @@ async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, h
         if not await decompose_upcoming(draft, now, parts.stream, trace, horizon_minutes=horizon_minutes,
                                         objects=parts.records.index(world).objects, verbs=[*world.verbs, *draft.verbs]):
             return False
-        steps = {_block_key(item): item.subtasks for item in draft.plan if item.subtasks}
+        steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
 
         def adopt(live: NpcState) -> bool:
-            adopted = [item.model_copy(update={"subtasks": steps[_block_key(item)]})
-                       if not item.subtasks and _block_key(item) in steps else item for item in live.plan]
+            adopted = [item.model_copy(update={"subtasks": steps[item.key]})
+                       if not item.subtasks and item.key in steps else item for item in live.plan]
             changed = any(new is not old for new, old in zip(adopted, live.plan, strict=True))
             live.plan = adopted
             return changed
@@ -243,17 +244,15 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
             start = now.replace(second=0, microsecond=0)
             wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
                             activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
-                            address=draft.address or draft.persona.home)
+                            address=draft.address or draft.persona.home, one_off=True)
             trace.note(f"react: waits until {wait.end:%H:%M}")
             return lambda live: live.insert_plan_item(wait)
         with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
             if reaction.choice == "talk":
                 assert partner is not None
                 return await chats.conversation(npc_id, partner.npc_id, now, trace, reason=reaction.reason)
-            world = await parts.records.world(draft.world_name)
-            await replan_from(draft, now, f"{pending.observation.description}; {reaction.new_activity}",
-                              parts.stream, trace, places=plan_places(world, draft))
-        return lambda live: adopt_plan(live, draft)
+            return await replan(parts, draft, now, f"{pending.observation.description}; {reaction.new_activity}",
+                                trace)
 
     return await parts.records.revise(npc_id, think)
 
@@ -262,11 +261,6 @@ def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool
     coarser = 1 if npc.in_view else OUT_OF_VIEW_BATCHING
     return rating_due(npc, now, batch=settings.importance_batch_size,
                       wait=timedelta(minutes=settings.importance_batch_minutes * coarser))
-
-
-def _block_key(item: PlanItem) -> tuple[datetime, int, str, str]:
-    """A block as a decomposition found it: a re-plan that moved or changed it makes a new one."""
-    return item.start, item.duration_minutes, item.activity, item.address
 
 
 # The registry, in the order lockstep runs the kinds (the scheduler orders them by class).

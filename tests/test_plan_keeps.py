@@ -1,0 +1,86 @@
+"""What a plan keeps when it is made again (issue 30), on the production path in-process
+(background thinking, the fake endpoint over loopback): a re-plan keeps a promise made while it
+was being written, and the day plan made after midnight keeps last night's blocks still running."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.npc import NpcState, PlanItem
+from tests.test_mind import CAFE, _town_mind, _until
+
+TEN = datetime(2026, 2, 13, 10, tzinfo=UTC)
+SLOW_REPLAN_S = 3  # the re-plan's answer takes this long: the player's promise lands meanwhile
+
+
+def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_path) -> None:
+    """Isabella re-plans her next hour after Klaus spills coffee (a slow answer); meanwhile she
+    promises a player to meet at 10:30. The re-plan replaces its window, the promise stays in it."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records = mind.records
+        for npc_id in ("isabella", "klaus"):
+            await mind.decide(npc_id, TEN - timedelta(hours=1), [], CAFE)
+            await _until(lambda n=npc_id: records.cached(n).plan_day == TEN.date() and not mind.runtimes.of(n).jobs)
+        fake_llm.queue({"json": {"choice": "react", "reason": "the floor is wet",
+                                 "new_activity": "mopping up the spilled coffee"}}, purpose="react")
+        fake_llm.queue({"delay_s": SLOW_REPLAN_S, "json": {"new_blocks": [
+            {"start": "10:00", "activity": "mopping up the spilled coffee", "emoji": "🧽", "address": CAFE}]}},
+            purpose="replan")
+        spill = PerceivedEvent(subject="Klaus Mueller", predicate="spilled", object="coffee",
+                               description="Klaus Mueller spilled coffee on the floor", address=CAFE, distance=1)
+        await mind.decide("isabella", TEN, [spill], CAFE)
+        await _until(lambda: bool(fake_llm.chat_requests("replan")))
+        fake_llm.queue({"json": {"utterance": "Yes, see you at 10:30 then!", "end_conversation": True}},
+                       purpose="converse_turn")
+        fake_llm.queue({"json": {"summary": "Sam and I meet at 10:30", "importance": 5, "plan_activity":
+                                 "meeting Sam at the cafe", "plan_start": "10:30", "plan_minutes": 30}},
+                       purpose="conversation_memo")
+        await mind.player.talk("isabella", "Sam", "Can we meet at 10:30?", TEN)
+
+        def activity_at(npc: NpcState, minute: int) -> str:
+            item = npc.plan_item_at(TEN + timedelta(minutes=minute))
+            return item.activity if item is not None else ""
+
+        await _until(lambda: activity_at(records.cached("isabella"), 30) == "meeting Sam at the cafe")
+        assert mind.runtimes.of("isabella").jobs, "the promise must land while the re-plan is still written"
+        await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        plan = records.cached("isabella")
+        assert activity_at(plan, 0) == "mopping up the spilled coffee"  # the window is re-planned
+        meeting = plan.plan_item_at(TEN + timedelta(minutes=30))
+        assert meeting is not None and (meeting.activity, meeting.start, meeting.duration_minutes) == (
+            "meeting Sam at the cafe", TEN + timedelta(minutes=30), 30)
+        await mind.close()
+
+    run(scenario)
+
+
+def test_the_day_plan_made_at_midnight_keeps_last_nights_late_blocks(run, fake_llm, tmp_path) -> None:
+    """A night owl serving until 00:45 is not sent to bed when the new day's plan lands at 00:10:
+    what still runs is kept before the new plan (which starts at 07:00), then the day goes on."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records = mind.records
+        evening = TEN.replace(hour=21)
+        await mind.decide("isabella", evening, [], CAFE)
+        await _until(lambda: records.cached("isabella").plan_day == evening.date()
+                     and not mind.runtimes.of("isabella").jobs)
+        late = PlanItem(start=evening.replace(hour=23), duration_minutes=105, activity="serving the last drinks",
+                        emoji="🍷", address=CAFE)
+        await records.merge("isabella", lambda live: live.insert_plan_item(late))
+        midnight = evening.replace(hour=0, minute=10) + timedelta(days=1)
+        await mind.decide("isabella", midnight, [], CAFE)
+        await _until(lambda: records.cached("isabella").plan_day == midnight.date()
+                     and not mind.runtimes.of("isabella").jobs)
+        answer = mind.answer("isabella", midnight + timedelta(minutes=10), CAFE, True)
+        assert answer is not None and answer.action.description.startswith("Isabella Rodriguez is serving the last")
+        plan = records.cached("isabella").plan
+        assert plan[0].start == midnight and plan[0].end == late.end and plan[0].one_off
+        assert mind.answer("isabella", midnight.replace(hour=8), CAFE, True).action.source != "provisional"
+        await mind.close()
+
+    run(scenario)
