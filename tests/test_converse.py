@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from brain_server.cognition.converse import Speaker, converse, remember_conversation
+from brain_server.cognition.converse import Speaker, converse, remember_conversation, summarize_conversation
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem
@@ -192,3 +192,70 @@ def test_a_conversation_knows_why_it_began_what_both_were_doing_and_recalls_the_
     assert "Isabella Rodriguez started this conversation." in second and "Valentine" not in second
     # Klaus's second line: the last line is "Hm.", the dahlias come up from the lines before it.
     assert dahlias.description in klaus_later
+
+
+def test_both_speakers_see_their_plans_and_a_plan_item_names_its_place(stream, fake_llm) -> None:
+    """Klaus is busy at 17:00: his turns and his memo show his plan from now on (today's blocks,
+    tomorrow's promise), and say that an invitation over it is declined or negotiated; the memo's
+    plan item names its place among those he knows and Isabella's home."""
+    klaus = npc("klaus", "Klaus Mueller")
+    klaus.known_addresses, klaus.plan_day = ["w:lib:desk", "w:park:bench"], NOW.date()
+    klaus.plan = [PlanItem(start=NOW.replace(hour=13), duration_minutes=240, activity="writing his paper",
+                           address="w:lib"),
+                  PlanItem(start=NOW.replace(hour=17), duration_minutes=120, activity="dinner with Maria",
+                           address="w:h:bedroom")]
+    klaus.commit(PlanItem(start=NOW + timedelta(days=1), duration_minutes=60, activity="helping Ayesha move",
+                          address="w:park"))
+    fake_llm.queue(turn("Come to my party at 17:00!", False), turn("Sorry, I have dinner with Maria then.", False),
+                   turn("Then come on Saturday at 18:00, at my place.", False), turn("Gladly.", True),
+                   purpose="converse_turn")
+    fake_llm.queue({"json": {"summary": "Isabella invited me to her place on Saturday at 6 pm", "importance": 6,
+                             "plan_activity": "party at Isabella's", "plan_date": "2026-02-14", "plan_start": "18:00",
+                             "plan_minutes": 120, "plan_place": "w:isabella's flat:living room"}},
+                   purpose="conversation_memo")
+
+    async def talk():
+        lines = await converse(Speaker("isabella", ISABELLA.persona), Speaker.of(klaus, NOW), NOW, "w:park",
+                               stream, trace())
+        return await remember_conversation(klaus, "Isabella Rodriguez", lines, NOW, stream, trace("klaus"),
+                                           partner_home="w:isabella's flat:living room")
+
+    _, change = asyncio.run(talk())
+    planned = ("- 13:00-17:00 writing his paper (w:lib)\n- 17:00-19:00 dinner with Maria (w:h:bedroom)\n"
+               "- Saturday February 14, 15:00-16:00 helping Ayesha move (w:park)")
+    klaus_turn = fake_llm.chat_requests("converse_turn")[1]["body"]["messages"][1]["content"]
+    assert planned in klaus_turn and "declines or proposes another time" in klaus_turn
+    memo = fake_llm.chat_requests("conversation_memo")[0]["body"]
+    assert planned in memo["messages"][1]["content"] and "agreed in the conversation" in memo["messages"][1]["content"]
+    assert memo["response_format"]["json_schema"]["schema"]["properties"]["plan_place"]["enum"] == [
+        "", "w:h:bedroom", "w:lib:desk", "w:park:bench", "w:isabella's flat:living room"]
+    assert change is not None and change.place == "w:isabella's flat:living room"
+
+
+def test_out_of_view_a_memo_keeps_only_what_was_said(stream, fake_llm) -> None:
+    """One call sees both minds: Klaus's memo may not hold Isabella's party that she never mentioned
+    (it becomes what she said, without a plan), while hers, naming only what she knew, is kept."""
+    party = MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, importance=8, created=NOW, last_accessed=NOW,
+                       description="Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14")
+    fake_llm.queue({"json": {"talk": True, "lines": [
+        {"speaker": "Isabella Rodriguez", "text": "Hi Klaus, lovely weather today!"},
+        {"speaker": "Klaus Mueller", "text": "It is. Back to my paper, though."}],
+        "first": {"summary": "Klaus Mueller is busy with his paper; he might like my Valentine's Day party",
+                  "importance": 3, "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0},
+        "second": {"summary": "Klaus learned Isabella throws a Valentine's Day party at Hobbs Cafe", "importance": 7,
+                   "plan_activity": "going to the party at Hobbs Cafe", "plan_date": "2026-02-14",
+                   "plan_start": "17:00", "plan_minutes": 120}}}, purpose="conversation_summary")
+    t = trace()
+
+    async def told():
+        await stream.remember("isabella", None, [party], None, rate=False)
+        return await summarize_conversation(Speaker.of(ISABELLA, NOW), Speaker.of(KLAUS, NOW), NOW, "w:cafe:cafe",
+                                            stream, t)
+
+    result = asyncio.run(told())
+    assert result is not None
+    _, hers, his = result
+    assert hers.summary.startswith("Klaus Mueller is busy with his paper")
+    assert "Valentine" not in his.summary and "Hobbs" not in his.summary and not his.plan_activity
+    assert his.summary == 'Klaus Mueller chatted with Isabella Rodriguez, who said "Hi Klaus, lovely weather today!"'
+    assert any("kept to the gist" in note for note in t.notes)

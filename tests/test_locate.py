@@ -188,3 +188,14 @@ def test_set_object_state_is_a_pure_update() -> None:
 def test_set_object_state_rejects_what_is_not_an_object(address: str) -> None:
     with pytest.raises(ValueError, match="is not an object of world 'the Ville'"):
         set_object_state(WORLD, address, "broken")
+
+
+def test_a_place_named_for_the_activity_is_taken_without_a_call(fake_llm: FakeOpenAI) -> None:
+    """A conversation's plan item names where the party is: it is booked there, not re-guessed (nor
+    "stay where you are": she talked in the park); a named place she may not enter is chosen anew."""
+    assert choose(fake_llm, isabella(PARK), "going to the party", named=CAFE) == CAFE
+    assert fake_llm.chat_requests("choose_address") == []
+    fake_llm.queue(scripted("Johnson Park", "park"), purpose="choose_address")
+    private = f"{W}:Moore family's house:living room"
+    assert choose(fake_llm, isabella(PARK), "going to the party", named=private) == PARK
+    assert len(fake_llm.chat_requests("choose_address")) == 1

@@ -1,18 +1,72 @@
-"""What a plan keeps when it is made again (issue 30), on the production path in-process
-(background thinking, the fake endpoint over loopback): a re-plan keeps a promise made while it
-was being written, and the day plan made after midnight keeps last night's blocks still running."""
+"""What a plan keeps (issue 30), on the production path in-process (background thinking, the fake
+endpoint over loopback): a plan item made in conversation keeps the place it named, a re-plan keeps
+a promise made while it was being written, and the day plan made after midnight keeps last
+night's blocks still running."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.config import Settings
 from brain_server.npc import NpcState, PlanItem
-from tests.test_mind import CAFE, _town_mind, _until
+from brain_server.service import BrainCore
+from brain_server.trace import TraceBook
+from npc_brain.v1 import brain_pb2 as pb
+from tests.test_mind import CAFE, _town_mind, _until, klaus
+from tests.test_untrusted_races import request
+from tests.town import WORLD, spawn_json, tiles, world_json
 
 TEN = datetime(2026, 2, 13, 10, tzinfo=UTC)
 SLOW_REPLAN_S = 3  # the re-plan's answer takes this long: the player's promise lands meanwhile
+PARK = f"{WORLD}:Johnson Park:park"
+
+
+async def _town_with_a_park(stream: MemoryStream, tmp_path) -> Mind:
+    """Isabella and Klaus in the park of the test town, as production runs them (background thinking)."""
+    core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0), stream)
+    town = world_json()
+    town["world"]["sectors"].append({"name": "Johnson Park", "arenas": [{"name": "park", "tiles": tiles(1, 8, 8, 12)}]})
+    await core.register_world(request(pb.RegisterWorldRequest, town))
+    for body in (spawn_json(), klaus()):
+        await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": PARK}))
+    return Mind(core.settings, stream, core.records, TraceBook(100, 1000))
+
+
+def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp_path) -> None:
+    """Isabella invites Klaus in the park to her party at the cafe: both memos name the cafe, and
+    both book it there without asking where (a model asked would keep them in the park they talk in)."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_with_a_park(stream, tmp_path)
+        records = mind.records
+        for npc_id in ("isabella", "klaus"):
+            await mind.decide(npc_id, TEN - timedelta(hours=1), [], PARK)
+            await _until(lambda n=npc_id: records.cached(n).plan_day == TEN.date() and not mind.runtimes.of(n).jobs)
+        fake_llm.queue({"json": {"choice": "talk", "reason": "invite him", "new_activity": ""}}, purpose="react")
+        fake_llm.queue({"json": {"utterance": "Come to my party at Hobbs Cafe at 17:00!", "end_conversation": False}},
+                       {"json": {"utterance": "I'll be there.", "end_conversation": True}}, purpose="converse_turn")
+        memo = {"summary": "Klaus comes to Isabella's party at Hobbs Cafe at 5 pm", "importance": 7,
+                "plan_activity": "going to Isabella's party", "plan_date": "2026-02-13", "plan_start": "17:00",
+                "plan_minutes": 120, "plan_place": CAFE}
+        fake_llm.queue({"json": memo}, {"json": memo}, purpose="conversation_memo")
+        stay = {"json": {"place": {"sector": "Johnson Park", "arena": "park", "object": ""}}}
+        fake_llm.queue(stay, stay, purpose="choose_address")
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
+                                    description="Klaus Mueller is walking", address=PARK, distance=2)
+        await mind.decide("isabella", TEN, [klaus_seen], PARK)
+
+        def party(npc_id: str) -> PlanItem | None:
+            return next((i for i in records.cached(npc_id).plan if i.activity == "going to Isabella's party"), None)
+
+        await _until(lambda: party("klaus") is not None and party("isabella") is not None)
+        assert party("klaus").address == party("isabella").address == CAFE
+        assert party("klaus").start == TEN.replace(hour=17) and fake_llm.chat_requests("choose_address") == []
+        await mind.close()
+
+    run(scenario)
 
 
 def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_path) -> None:

@@ -68,7 +68,7 @@ class Chats:
             for runtime in talkers:
                 runtime.set_talking(True)
         try:
-            speakers = [Speaker(me.npc_id, me.persona, me.action.description if me.action else "") for me in (a, b)]
+            speakers = [Speaker.of(me, now) for me in (a, b)]
             if unseen:
                 told = await summarize_conversation(*speakers, now, a.address, self.stream, trace)
                 if told is None:
@@ -81,7 +81,8 @@ class Chats:
             else:
                 lines = await converse(*speakers, now, a.address, self.stream, trace, reason=reason)
                 remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now,
-                                                                          self.stream, trace)
+                                                                          self.stream, trace,
+                                                                          partner_home=other.persona.home)
                                                     for me, other in ((a, b), (b, a))))
             world = await self.records.world(a.world_name)
             places = [await self.place_for(change, me, world, trace, host=other) if change else None
@@ -124,7 +125,8 @@ class Chats:
             npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
             learn_places(npc, world, [host.persona.home])
             invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
-        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, invited_sectors=invited)
+        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, invited_sectors=invited,
+                                       named=change.place)
         return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
 
     def _both(self, a: str, b: str) -> _BothLocks:

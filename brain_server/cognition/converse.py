@@ -9,7 +9,13 @@ turn machinery. Interviews answer from memories.
 
 A conversation nobody watches (both speakers out of the player's view) is resolved in one call
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
-what each remembers; both remember it as they would a conversation written turn by turn."""
+what each remembers; both remember it as they would a conversation written turn by turn, but a
+memo is kept only as far as the gist says it was said (`said_only`).
+
+Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
+planned is declined or negotiated, and a memo's plan item names its place among those the
+speaker knows (the partner's home included), so "going to Isabella's party" is booked where the
+party is, not where they talked."""
 
 from __future__ import annotations
 
@@ -17,10 +23,12 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+import re
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
+from brain_server.cognition.plan import bullets
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState, Persona
+from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -32,6 +40,7 @@ from brain_server.prompts.interview import InterviewAnswer
 from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
 from brain_server.prompts.relationship import Relationship
 from brain_server.trace import Trace
+from brain_server.world import arena_of
 
 MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
@@ -39,6 +48,13 @@ RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
+# A name in a memo (a capitalised word not opening a sentence): unsaid if neither the gist nor
+# the speaker's own memories, persona or plans have it. Calendar words are the prompt's own.
+_NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
+_WORD = re.compile(r"[\w'’]+")
+_CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+             "i", "am", "pm", "a.m", "p.m"}
 
 
 @dataclass
@@ -48,6 +64,14 @@ class Speaker:
     npc_id: str
     persona: Persona
     activity: str = ""  # what it was doing when the conversation began ("Isabella Rodriguez is baking")
+    schedule: str = "- (nothing planned)"  # its plan from now on, as prompt lines (`schedule_from`)
+    places: tuple[str, ...] = ()  # the places it knows, home first, where a plan item may be
+
+    @classmethod
+    def of(cls, npc: NpcState, now: datetime) -> Speaker:
+        """An NPC as a speaker: what it is doing, its plan from now on and the places it knows."""
+        return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "", schedule_from(npc, now),
+                   tuple(known_places(npc)))
 
 
 @dataclass
@@ -55,6 +79,26 @@ class PlanChange:
     activity: str
     start: datetime
     minutes: int
+    place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
+
+
+def schedule_from(npc: NpcState, now: datetime) -> str:
+    """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
+    promised for later days."""
+    today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
+    lines = [*(_planned(i, now) for i in today), *(_planned(i, now) for i in npc.commitments if i.end > now)]
+    return "\n".join(lines) or "- (nothing planned)"
+
+
+def _planned(item: PlanItem, now: datetime) -> str:
+    day = "" if item.start.date() == now.date() else f"{item.start:%A %B} {item.start.day}, "
+    return f"- {day}{item.start:%H:%M}-{item.end:%H:%M} {item.activity} ({item.address})"
+
+
+def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
+    """The arenas an NPC knows, home first, and the partner's home (a host may invite it there)."""
+    arenas = [npc.persona.home, *npc.known_addresses, *([partner_home] if partner_home else [])]
+    return list(dict.fromkeys(arena_of(a) for a in arenas if a))
 
 
 def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
@@ -95,6 +139,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
         TURN,
         {"npc_name": name, "persona": speaker.persona.summary(), "partner": partner_name,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "relationship": view[0],
+         "schedule": speaker.schedule,
          "situation": " ".join(part for part in situation if part) or "They met by chance.",
          "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
@@ -139,14 +184,18 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
 
 async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
-                                stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
+                                stream: MemoryStream, trace: Trace, *,
+                                partner_home: str = "") -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
-    and the plan change the conversation implies, if any, today or on a later day."""
+    and the plan change the conversation implies, if any, today or on a later day, at the place
+    it named among those the NPC knows and the partner's home (`partner_home`, an NPC's)."""
     days = _days_ahead(now)
+    places = known_places(npc, partner_home)
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
          "time": now.strftime("%A %B %d, %H:%M"), "dialogue": _dialogue_text(lines),
+         "schedule": schedule_from(npc, now), "places": bullets(places), "place_list": places,
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=npc.npc_id, trace=trace,
         fallback=lambda: _plain_memo(npc.persona.name, partner_name),
@@ -171,22 +220,29 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
         return stored, None
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     start = datetime.combine(day, time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
-    return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes)
+    return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes,
+                              place=memo.plan_place.strip())
 
 
 async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream,
                                  trace: Trace) -> tuple[list[DialogueLine], ConversationMemo, ConversationMemo] | None:
     """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
-    talk; else the gist as lines and each speaker's memo (`a`'s first)."""
+    talk; else the gist as lines and each speaker's memo (`a`'s first), each kept only as far as
+    the gist says it was said (`said_only`)."""
     recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in ((a, b), (b, a))))
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)
+    places = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p))
+              for me, other in ((a, b), (b, a))]
     answer = await stream.llm.complete(
         SUMMARY,
         {"npc_name": names[0], "persona": a.persona.summary(), "partner": names[1],
          "partner_persona": b.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"), "place": place,
          "activity": _doing(a.activity, names[0]) or "about", "partner_activity": _doing(b.activity, names[1]) or "about",
          "memories": recalled[0], "partner_memories": recalled[1],
+         "schedule": a.schedule, "partner_schedule": b.schedule,
+         "places": bullets(places[0]), "place_list": places[0],
+         "partner_places": bullets(places[1]), "partner_place_list": places[1],
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=a.npc_id, trace=trace,
         fallback=lambda: _greetings(names),
@@ -198,7 +254,30 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
              for line in answer.lines]
     trace.note(f"converse: {names[0]} and {names[1]} talked, told in {len(lines)} lines (one call: out of view)")
-    return lines, answer.first or _plain_memo(*names), answer.second or _plain_memo(names[1], names[0])
+    memos = [said_only(memo or _plain_memo(me.persona.name, other.persona.name), me, other.persona.name, lines,
+                       known, trace)
+             for memo, me, other, known in ((answer.first, a, b, recalled[0]), (answer.second, b, a, recalled[1]))]
+    return lines, memos[0], memos[1]
+
+
+def said_only(memo: ConversationMemo, me: Speaker, partner: str, lines: Sequence[DialogueLine], known: str,
+              trace: Trace) -> ConversationMemo:
+    """`me`'s memo of a conversation told in one call, if every name in it (people, places, events)
+    was said in the gist or is one `me` knew already (its `known` memories, persona, plans); else
+    what the partner said, plainly, without the plan change: the one call saw both minds, and what
+    only the other remembered is not learned unless said."""
+    heard = " ".join(line.text for line in lines)
+    own = {w.lower() for w in _WORD.findall(" ".join((heard, known, me.persona.summary(), me.schedule, partner)))}
+    unsaid = sorted({w for w in _NAME.findall(f"{memo.summary} {memo.plan_activity}")
+                     if w.lower() not in own and w.lower().removesuffix("'s") not in own | _CALENDAR})
+    if not unsaid:
+        return memo
+    trace.note(f"converse: {me.persona.name}'s memo named what was not said ({', '.join(unsaid)}): kept to the gist")
+    theirs = " ".join(f'"{line.text}"' for line in lines if line.speaker_name == partner)
+    return ConversationMemo(summary=f"{me.persona.name} chatted with {partner}" + (f", who said {theirs}" if theirs
+                                                                                     else "")[:300],
+                            importance=min(memo.importance, DEFAULT_IMPORTANCE), plan_activity="", plan_start="",
+                            plan_minutes=0)
 
 
 async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:

@@ -78,8 +78,11 @@ async def choose_address(
     trace: Trace | None,
     *,
     invited_sectors: Collection[str] = frozenset(),
+    named: str = "",
 ) -> str:
     """Where the NPC does `activity`: an accessible arena or object address, never anything else.
+    `named`: the place already given for it (a conversation's plan item names where the party
+    is): taken without a call when the NPC may enter it, else chosen as if none were named.
 
     The current sector and arena are listed first and marked, so the model stays put when it can;
     a valid answer is kept as is, an invalid one is repaired level by level to the closest
@@ -87,6 +90,10 @@ async def choose_address(
     Raises ValueError when the NPC may enter no place at all (its home is not in this world).
     """
     places = accessible_places(world, npc, invited_sectors)
+    if named in places.addresses():
+        return named
+    if named and trace is not None:
+        trace.note(f"locate: {named!r} was named for {activity!r} but is not a place {npc.persona.name} may enter")
     current = arena_of(npc.address)
     fallback = _fallback(places, current, npc.persona.home)
     tree = _current_first(places, current)

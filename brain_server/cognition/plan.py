@@ -79,7 +79,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
             "previous_day": _previous_day(npc), "memories": bullet_list(memories),
-            "places": _bullets(places), "place_list": places,
+            "places": bullets(places), "place_list": places,
         },
         npc_id=npc.npc_id,
         fallback=lambda: fallback_plan(npc, now, places),
@@ -189,7 +189,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
             "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(now),
             "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories),
             "done": plan_lines(before), "planned": plan_lines([i for i in npc.plan if i.start < end and i.end > now]),
-            "later": plan_lines(after), "places": _bullets(places), "place_list": places,
+            "later": plan_lines(after), "places": bullets(places), "place_list": places,
             "start_times": [f"{s:%H:%M}" for s in starts],
         },
         npc_id=npc.npc_id,
@@ -321,7 +321,7 @@ def plan_lines(items: Sequence[PlanItem]) -> str:
     return "\n".join(f"- {i.start:%H:%M}-{i.end:%H:%M} {i.activity} ({i.address})" for i in items) or "- (nothing)"
 
 
-def _bullets(values: Sequence[str]) -> str:
+def bullets(values: Sequence[str]) -> str:
     return "\n".join(f"- {v}" for v in values)
 
 

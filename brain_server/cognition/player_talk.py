@@ -58,7 +58,7 @@ class Player:
         When the conversation ends it is remembered, in the background."""
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
-        speaker = Speaker(npc_id, npc.persona, npc.action.description if npc.action else "")
+        speaker = Speaker.of(npc, now)
         key = (npc_id, player)
         with doing(Work(Priority.PLAYER, npc_id)):
             talk = self._talks.get(key)

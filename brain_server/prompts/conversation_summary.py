@@ -3,6 +3,7 @@ the two stop to talk, the gist in a few lines, and what each takes away (the mem
 with any plan change, so both remember it as they would a conversation written turn by turn)."""
 
 from collections.abc import Mapping
+import copy
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,10 +30,16 @@ class ConversationSummary(BaseModel):
 
 
 def _speakers_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
-    """Lines are spoken by the two of them; plan days are the days offered (as in the memo)."""
+    """Lines are spoken by the two of them; plan days are the days offered (as in the memo), plan
+    places each one's own (the second memo gets a copy of the memo's definition for its places)."""
     defs = schema["$defs"]
     defs["GistLine"]["properties"]["speaker"]["enum"] = [variables["npc_name"], variables["partner"]]
+    defs["PartnerMemo"] = copy.deepcopy(defs["ConversationMemo"])
+    for option in schema["properties"]["second"]["anyOf"]:
+        if option.get("$ref") == "#/$defs/ConversationMemo":
+            option["$ref"] = "#/$defs/PartnerMemo"
     offer_days(defs["ConversationMemo"], variables)
+    offer_days(defs["PartnerMemo"], variables, "partner_place_list")
 
 
-PROMPT = Prompt("conversation_summary", ConversationSummary, refine_schema=_speakers_and_days, max_tokens=700)
+PROMPT = Prompt("conversation_summary", ConversationSummary, refine_schema=_speakers_and_days, max_tokens=800)
