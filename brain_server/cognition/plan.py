@@ -311,10 +311,13 @@ def _places(npc: NpcState, allowed: Sequence[str] | None) -> list[str]:
 
 
 def _previous_day(npc: NpcState) -> str:
+    """The last planned day for a prompt: its own first block says when it woke up (not the tail of
+    the night before, `carry_over`)."""
     if not npc.plan or npc.plan_day is None:
         return "- (none: this is the first day)"
     outline = "".join(f"- {o}\n" for o in npc.day_outline)
-    return f"{day_name(npc.plan[0].start)}, waking up at {npc.plan[0].start:%H:%M}:\n{outline}{plan_lines(npc.plan)}"
+    woke = next((i.start for i in npc.plan if not i.one_off), npc.plan[0].start)
+    return f"{day_name(woke)}, waking up at {woke:%H:%M}:\n{outline}{plan_lines(npc.plan)}"
 
 
 def plan_lines(items: Sequence[PlanItem]) -> str:
