@@ -222,7 +222,7 @@ def test_both_speakers_see_their_plans_and_a_plan_item_names_its_place(stream, f
 
     _, change = asyncio.run(talk())
     planned = ("- 13:00-17:00 writing his paper (w:lib)\n- 17:00-19:00 dinner with Maria (w:h:bedroom)\n"
-               "- Saturday February 14, 15:00-16:00 helping Ayesha move (w:park)")
+               "- 15:00-16:00 helping Ayesha move (w:park) on Saturday February 14")
     klaus_turn = fake_llm.chat_requests("converse_turn")[1]["body"]["messages"][1]["content"]
     assert planned in klaus_turn and "declines or proposes another time" in klaus_turn
     memo = fake_llm.chat_requests("conversation_memo")[0]["body"]

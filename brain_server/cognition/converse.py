@@ -91,8 +91,9 @@ def schedule_from(npc: NpcState, now: datetime) -> str:
 
 
 def _planned(item: PlanItem, now: datetime) -> str:
-    day = "" if item.start.date() == now.date() else f"{item.start:%A %B} {item.start.day}, "
-    return f"- {day}{item.start:%H:%M}-{item.end:%H:%M} {item.activity} ({item.address})"
+    """A plan line, times first as plan lines are (its day last when it is another day's)."""
+    day = "" if item.start.date() == now.date() else f" on {item.start:%A %B} {item.start.day}"
+    return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} ({item.address}){day}"
 
 
 def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
