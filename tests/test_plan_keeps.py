@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
@@ -69,6 +71,7 @@ def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp
     run(scenario)
 
 
+@pytest.mark.slow  # the re-plan's answer is held back SLOW_REPLAN_S
 def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_path) -> None:
     """Isabella re-plans her next hour after Klaus spills coffee (a slow answer); meanwhile she
     promises a player to meet at 10:30. The re-plan replaces its window, the promise stays in it."""
