@@ -37,16 +37,21 @@ async def _town_with_a_park(stream: MemoryStream, tmp_path) -> Mind:
     return Mind(core.settings, stream, core.records, TraceBook(100, 1000))
 
 
+async def _both_planned(mind: Mind, address: str) -> Mind:
+    """Isabella and Klaus at `address` with today's plans (made in the background at 09:00)."""
+    for npc_id in ("isabella", "klaus"):
+        await mind.decide(npc_id, TEN - timedelta(hours=1), [], address)
+        await _until(lambda n=npc_id: mind.records.cached(n).plan_day == TEN.date() and not mind.runtimes.of(n).jobs)
+    return mind
+
+
 def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp_path) -> None:
     """Isabella invites Klaus in the park to her party at the cafe: both memos name the cafe, and
     both book it there without asking where (a model asked would keep them in the park they talk in)."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _town_with_a_park(stream, tmp_path)
+        mind = await _both_planned(await _town_with_a_park(stream, tmp_path), PARK)
         records = mind.records
-        for npc_id in ("isabella", "klaus"):
-            await mind.decide(npc_id, TEN - timedelta(hours=1), [], PARK)
-            await _until(lambda n=npc_id: records.cached(n).plan_day == TEN.date() and not mind.runtimes.of(n).jobs)
         fake_llm.queue({"json": {"choice": "talk", "reason": "invite him", "new_activity": ""}}, purpose="react")
         fake_llm.queue({"json": {"utterance": "Come to my party at Hobbs Cafe at 17:00!", "end_conversation": False}},
                        {"json": {"utterance": "I'll be there.", "end_conversation": True}}, purpose="converse_turn")
@@ -77,11 +82,8 @@ def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_p
     promises a player to meet at 10:30. The re-plan replaces its window, the promise stays in it."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _town_mind(stream, tmp_path)
+        mind = await _both_planned(await _town_mind(stream, tmp_path), CAFE)
         records = mind.records
-        for npc_id in ("isabella", "klaus"):
-            await mind.decide(npc_id, TEN - timedelta(hours=1), [], CAFE)
-            await _until(lambda n=npc_id: records.cached(n).plan_day == TEN.date() and not mind.runtimes.of(n).jobs)
         fake_llm.queue({"json": {"choice": "react", "reason": "the floor is wet",
                                  "new_activity": "mopping up the spilled coffee"}}, purpose="react")
         fake_llm.queue({"delay_s": SLOW_REPLAN_S, "json": {"new_blocks": [
