@@ -18,7 +18,8 @@ from brain_server.llm.client import LLM
 from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
-from npc_lab.standin_openai import StandInOpenAI, conform, respond
+from npc_lab.standin import conform, respond
+from npc_lab.standin_openai import StandInOpenAI
 
 LIB = judge_prompts()  # the brain's prompts and the lab's judge
 PLACES = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Ferry House:porch", "Brookhaven:Lighthouse:lamp room",
@@ -91,7 +92,7 @@ def test_every_purpose_gets_a_schema_valid_answer_and_the_same_one_again(prompt:
 
 def test_any_schema_gets_a_valid_answer_from_the_prompt() -> None:
     """A purpose the stand-in has no reading for (or a schema changed under it) still gets a valid answer."""
-    from npc_lab.standin_openai import StandIn
+    from npc_lab.standin import StandIn
 
     schema = {"type": "object", "required": ["when", "mood", "tags", "ok", "n"], "properties": {
         "when": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
@@ -179,7 +180,8 @@ def test_its_choices_are_drawn_from_its_seed() -> None:
 
 
 def test_it_knows_no_town_person_or_event_of_ours() -> None:
-    source = (Path(__file__).parent.parent / "npc_lab" / "standin_openai.py").read_text().lower()
+    folder = Path(__file__).parent.parent / "npc_lab"
+    source = "\n".join(p.read_text() for p in [folder / "standin_openai.py", *(folder / "standin").glob("*.py")]).lower()
     world = loaders.load_town()
     names = {r.name for r in loaders.load_residents()} | {s.name for s in world.sectors} | {world.name}
     names |= {sc.measure.topic for sc in loaders.load_scenarios().values()}
