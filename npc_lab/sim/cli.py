@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 import sys
 
+from npc_lab.sim import matrix
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     sim = commands.add_parser("sim", help="run a scenario headless against a brain and measure it",
@@ -45,11 +47,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      "them (moving to the next sector every game hour): each Decide says in view or out of view "
                      "(default: attention not sent, all treated as in view)")
     sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
+    matrix.add_arguments(sim)
 
 
 def run(args: argparse.Namespace) -> None:
     from npc_lab.sim.measure import report
 
+    if args.matrix:
+        matrix.run(args)
+        return
     if args.measure:
         if not (args.measure / "config.json").is_file():
             sys.exit(f"npc-brain: {args.measure} is not a run folder (no config.json)")

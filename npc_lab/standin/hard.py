@@ -61,8 +61,8 @@ RATES = Rates()
 SCHEDULE_LINE = re.compile(r"^\s*-?\s*([01]?\d|2[0-3]):([0-5]\d)\s*[-–]\s*([01]?\d|2[0-4]):([0-5]\d)\s+(.+?)\s*$")
 # Blocks that do not stop anyone from going out.
 FREE = re.compile(r"\b(free|relax\w*|rest\w*|nothing|idle|leisure|unwind\w*|break)\b", re.I)
-_WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELATIVE.pattern}|{CLOCK.pattern}|" \
-        rf"{AMPM.pattern}|{NOON.pattern}|{PERIOD.pattern})"
+_WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELATIVE.pattern}|{AMPM.pattern}|" \
+        rf"{CLOCK.pattern}|{NOON.pattern}|{PERIOD.pattern})"
 # A time or date with the words that tie it to the sentence ("on February 14 from 5 pm to 7 pm").
 WHEN_PHRASE = re.compile(rf"(?:\s*,?\s*\b(?:on|from|at|until|till|to|between|and|in the|around|by)\b)*\s*{_WHEN}", re.I)
 PLACE_NOTE = re.compile(r"\s*\([^)]*\)$")  # a schedule line's "(place)"
@@ -183,7 +183,7 @@ class HardStandIn(StandIn):
 
 def _bare(text: str) -> str:
     """A sentence without its dates and times."""
-    return re.sub(r"\s{2,}", " ", WHEN_PHRASE.sub("", text)).strip(" ,")
+    return re.sub(r"\s{2,}", " ", re.sub(r"\s*\(\s*\)", "", WHEN_PHRASE.sub("", text))).strip(" ,")
 
 
 def _same(activity: str, news: str) -> bool:
