@@ -66,8 +66,8 @@ _WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELA
 # A time or date with the words that tie it to the sentence ("on February 14 from 5 pm to 7 pm").
 WHEN_PHRASE = re.compile(rf"(?:\s*,?\s*\b(?:on|from|at|until|till|to|between|and|in the|around|by)\b)*\s*{_WHEN}", re.I)
 PLACE_NOTE = re.compile(r"\s*\([^)]*\)$")  # a schedule line's "(place)"
-# "at Pier Market", "in the Harbour": a place named in a sentence.
-AT_PLACE = re.compile(r"\s+\b(?:at|in|to)\s+(?:the\s+)?(?:[A-Z][\w'’-]*\s?)+")
+# "at Pier Market", "from the Harbour": a place named in a sentence.
+AT_PLACE = re.compile(r"\s+\b(?:at|in|to|from|on|near|outside)\s+(?:the\s+)?(?:[A-Z][\w'’-]*\s?)+")
 
 
 class HardStandIn(StandIn):
