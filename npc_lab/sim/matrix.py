@@ -80,6 +80,7 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--seeds", default="0,1,2", help="matrix seeds")
     sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
                      "with the hard stand-in in view ('' for none)")
+    sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
     sim.add_argument("--whole-town", action="store_true", help="run the Ville's cases with all 25 residents "
                      "(default: a circle of 12 around the host)")
 
@@ -142,15 +143,25 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
                            decide_every_min=args.decide_every, in_view=VIEWS[cell.view], progress_s=0,
                            ask_density=not args.no_density,
                            duration=timedelta(hours=cell.case.hours) if cell.case.hours else None)
-        stats = asyncio.run(Sim(town, residents, scenario, config).run())
-    m = report(out)
+        asyncio.run(Sim(town, residents, scenario, config).run())
+    report(out)
+    (out / "matrix-wall.txt").write_text(f"{time.perf_counter() - started:.1f}\n")
+    return row(cell, out)
+
+
+def row(cell: Cell, out: Path) -> dict[str, Any]:
+    """A measured run folder's row of the matrix."""
+    m = json.loads((out / "measurements.json").read_text())
+    stats = json.loads((out / "stats.json").read_text())
+    wall = out / "matrix-wall.txt"
     d, g, c = m["diffusion"], m["density"], m["coordination"]
-    return {"case": cell.case.name, "scenario": scenario.name, "mood": cell.mood, "view": cell.view,
+    return {"case": cell.case.name, "scenario": m["scenario"], "mood": cell.mood, "view": cell.view,
             "seed": cell.seed, "condition": cell.condition, "run": str(out), "n": d["n"],
             "knew_start": d["start"], "knew_end": d["end"], "diffusion": d["end_pct"],
             "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
             "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
-            "llm_calls": stats["llm_calls"], "wall_s": round(time.perf_counter() - started, 1)}
+            "llm_calls": stats["llm_calls"],
+            "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -163,12 +174,13 @@ def run(args: argparse.Namespace) -> None:
     print(f"matrix: {len(todo)} runs, folder {folder}", file=sys.stderr, flush=True)
     rows: list[dict[str, Any]] = []
     for i, cell in enumerate(todo, 1):
-        row = run_cell(cell, folder, args)
-        rows.append(row)
-        attended = f", attended {row['attended']} of {row['invited']} invited" if row["invited"] is not None else ""
-        density = f"{_num(row['density_start'])} -> {_num(row['density_end'])}"
-        print(f"[{i}/{len(todo)}] {cell.label}: diffusion {row['diffusion']:.0%} ({row['knew_end']}/{row['n']}), "
-              f"density {density}{attended}, {row['llm_calls']} LLM calls, {row['wall_s']:.0f} s",
+        done = folder / cell.label / "measurements.json"
+        result = row(cell, done.parent) if args.resume and done.is_file() else run_cell(cell, folder, args)
+        rows.append(result)
+        attended = f", attended {result['attended']} of {result['invited']} invited" if result["invited"] is not None else ""
+        density = f"{_num(result['density_start'])} -> {_num(result['density_end'])}"
+        print(f"[{i}/{len(todo)}] {cell.label}: diffusion {result['diffusion']:.0%} ({result['knew_end']}/{result['n']}), "
+              f"density {density}{attended}, {result['llm_calls']} LLM calls, {result['wall_s']:.0f} s",
               file=sys.stderr, flush=True)
         write(folder, rows)
     print(table(summarise(rows)), flush=True)
