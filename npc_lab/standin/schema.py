@@ -6,12 +6,15 @@ from __future__ import annotations
 from datetime import date, datetime, time
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from npc_lab.standin.reading import MONTHS, WEEKDAYS, _day_of, _times, _unlead, best_match, importance, rarity
+from npc_lab.standin.reading import MONTHS, WEEKDAYS, Prompt, _day_of, _times, _unlead, best_match, importance, rarity
 
-if TYPE_CHECKING:
-    from npc_lab.standin.cooperative import StandIn
+
+class Reader(Protocol):
+    """What `conform` needs of the answer it completes: the prompt read."""
+
+    p: Prompt
 
 
 def _enum_at(schema: dict[str, Any], key: str) -> list[str]:
@@ -55,7 +58,7 @@ def _draft_value(draft: Any, key: str) -> Any:
     return None
 
 
-def conform(value: Any, node: dict[str, Any], root: dict[str, Any], reader: StandIn, name: str = "value") -> Any:
+def conform(value: Any, node: dict[str, Any], root: dict[str, Any], reader: Reader, name: str = "value") -> Any:
     """`value` made valid for `node`; where it cannot be, a value built from the prompt."""
     node = _resolve(root, node)
     if "anyOf" in node:
@@ -110,7 +113,7 @@ def _formats(value: date | time) -> list[str]:
     return [f"{value:%H:%M}", f"{value.hour}:{value.minute:02d}"]
 
 
-def _string(value: Any, node: dict[str, Any], reader: StandIn, name: str) -> str:
+def _string(value: Any, node: dict[str, Any], reader: Reader, name: str) -> str:
     if isinstance(value, (date, time)):
         candidates = _formats(value)
     elif isinstance(value, str):
