@@ -81,6 +81,8 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
                      "with the hard stand-in in view ('' for none)")
     sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
+    sim.add_argument("--report", action="store_true", help="run nothing: the table, matrix.json and the plot of "
+                     "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
     sim.add_argument("--whole-town", action="store_true", help="run the Ville's cases with all 25 residents "
                      "(default: a circle of 12 around the host)")
 
@@ -173,9 +175,12 @@ def run(args: argparse.Namespace) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     print(f"matrix: {len(todo)} runs, folder {folder}", file=sys.stderr, flush=True)
     rows: list[dict[str, Any]] = []
+    if args.report:
+        todo = [c for c in todo if (folder / c.label / "measurements.json").is_file()]
     for i, cell in enumerate(todo, 1):
         done = folder / cell.label / "measurements.json"
-        result = row(cell, done.parent) if args.resume and done.is_file() else run_cell(cell, folder, args)
+        kept = (args.resume or args.report) and done.is_file()
+        result = row(cell, done.parent) if kept else run_cell(cell, folder, args)
         rows.append(result)
         attended = f", attended {result['attended']} of {result['invited']} invited" if result["invited"] is not None else ""
         density = f"{_num(result['density_start'])} -> {_num(result['density_end'])}"
