@@ -1,5 +1,5 @@
 """The paper's emergent results as a test of the pipeline (issue 13): with the stand-in model
-(npc_lab/standin_openai.py), which only copies what its prompts show, news told to one resident
+(npc_lab/standin/), which only copies what its prompts show, news told to one resident
 reaches others, and their plans, only if retrieval, prompts, memos and plans carry it. A run of
 `npc-lab sim --stand-in-llm` on the Ville's party and on a town of our own (Saltmarsh) must
 spread the news to a quarter of the town and bring three of the invited to the place in time.
