@@ -67,7 +67,8 @@ _WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELA
 WHEN_PHRASE = re.compile(rf"(?:\s*,?\s*\b(?:on|from|at|until|till|to|between|and|in the|around|by)\b)*\s*{_WHEN}", re.I)
 PLACE_NOTE = re.compile(r"\s*\([^)]*\)$")  # a schedule line's "(place)"
 # "at Pier Market", "from the Harbour": a place named in a sentence.
-AT_PLACE = re.compile(r"\s+\b(?:at|in|to|from|on|near|outside)\s+(?:the\s+)?(?:[A-Z][\w'’-]*\s?)+")
+PLACE_WORDS = "at|in|to|from|on|near|outside"
+AT_PLACE = re.compile(rf"\s+\b(?:{PLACE_WORDS})\s+(?:the\s+)?(?:[A-Z][\w'’-]*\s?)+")
 
 
 class HardStandIn(StandIn):
@@ -161,7 +162,7 @@ class HardStandIn(StandIn):
         text = activity_of(Fact(_bare(f.text), f.day, f.start, f.end, f.shown_as))
         places = [part for p in self.places() for part in p.split(":")[1:]]
         for place in sorted(places, key=len, reverse=True):
-            text = re.sub(rf"\s*\b(?:at|in|to)?\s*(?:the\s+)?{re.escape(place)}\b", "", text, flags=re.I)
+            text = re.sub(rf"\s*\b(?:(?:{PLACE_WORDS})\s+)?(?:the\s+)?{re.escape(place)}\b", "", text, flags=re.I)
         return AT_PLACE.sub("", text).strip(" ,.") or "going out"
 
     def memo_place(self, f: Fact) -> Draft:
