@@ -1,11 +1,13 @@
 """The paper's emergent results as a test of the pipeline (issue 13): with the stand-in model
-(npc_lab/standin_openai.py), which only copies what its prompts show, news told to one resident
+(npc_lab/standin/), which only copies what its prompts show, news told to one resident
 reaches others, and their plans, only if retrieval, prompts, memos and plans carry it. A run of
 `npc-lab sim --stand-in-llm` on the Ville's party and on a town of our own (Saltmarsh) must
 spread the news to a quarter of the town and bring three of the invited to the place in time.
 When it does not, the message says where the news stopped (measure.flow, per resident). Both
 with every resident in the player's view (the paper's full detail) and with none (each
 conversation told in one call, no 5-15 minute steps): what is learned out of view must travel too.
+The hard-to-please stand-in (npc_lab/standin/hard.py: it declines, forgets, paraphrases times)
+runs once, short, to catch a total break; its figures over seeds are `npc-lab sim --matrix`'s.
 The Ville's party runs in Isabella's circle, not all 25 (5-6 minutes a run): the bars and the path
 are the same, and `npc-lab sim --stand-in-llm 0 --tick 60 --concurrency 1` runs the whole town
 (figures in docs/evaluation.md)."""
@@ -21,6 +23,7 @@ import pytest
 
 from npc_lab.cli import main
 from npc_lab.sim.data import DATA
+from tests import wyncombe
 from tests.saltmarsh import LAYOUT, RESIDENTS, SCENARIO
 
 MODES = {"in view": [], "out of view": ["--in-view", "0"]}
@@ -73,3 +76,17 @@ def test_a_lantern_walk_spreads_in_a_town_of_our_own(tmp_path: Path, mode: str) 
     """Saltmarsh (8 residents, our own map and people): the baker's lantern walk, March 5 6-8 pm."""
     _check(_sim(tmp_path / "walk", "--scenario", str(SCENARIO), "--town", str(LAYOUT), "--residents", str(RESIDENTS),
                 "--hours", "37", *MODES[mode]))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_news_still_travels_with_a_stand_in_that_is_hard_to_please(tmp_path: Path) -> None:
+    """Wyncombe's cricket match out of view, no density interviews: someone besides the host must
+    hear of it, nobody invent it, and one who heard must plan it and be on the Green in time."""
+    m = _sim(tmp_path / "cricket", "--mood", "hard", "--scenario", str(wyncombe.SCENARIO), "--town",
+             str(wyncombe.LAYOUT), "--residents", str(wyncombe.RESIDENTS), "--hours", "33", "--in-view", "0",
+             "--no-density")
+    d, c = m["diffusion"], m["coordination"]
+    where = "\n".join(json.dumps(f) for f in m["flow"]) or "nobody but the host met the news"
+    assert d["end"] > d["start"] and not d["hallucinated"], f"{d['knows']} of {d['n']} know:\n{where}"
+    assert c["planned_attended"], f"invited {c['invited']}, planned {c['planned']}, attended {c['attended']}\n{where}"

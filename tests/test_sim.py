@@ -4,6 +4,7 @@ into a run folder the measurements read."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from datetime import UTC, datetime, timedelta
 import json
@@ -220,3 +221,29 @@ def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
     assert measured["density"]["named_start"] > 0  # the personas name their friends (the bound beside it)
     assert (run / "report.md").is_file()
     assert datetime.fromisoformat(measured["end"]) == datetime(2026, 2, 14, 7, tzinfo=UTC)
+
+
+def _matrix_args(**over: str) -> argparse.Namespace:
+    from npc_lab.sim import matrix
+
+    parser = argparse.ArgumentParser()
+    matrix.add_arguments(parser)
+    return parser.parse_args([f"--{k.replace('_', '-')}={v}" for k, v in over.items()])
+
+
+@needs_data
+def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -> None:
+    """`npc-lab sim --matrix`: our towns (8 residents) before the Ville's circle of 12, the
+    paper's ablations with the hard stand-in in view only, and a clear error for a wrong name."""
+    from npc_lab.sim import matrix
+
+    todo = matrix.cells(_matrix_args(cases="party,cricket", seeds="0,1"))
+    assert [c.case.name for c in todo[:8]] == ["cricket"] * 8 and len(todo) == 16 + 6
+    ablated = [c for c in todo if c.condition != "full"]
+    assert {(c.case.name, c.mood, c.view) for c in ablated} == {("party", "hard", "in")}
+    assert todo.index(ablated[0]) > max(i for i, c in enumerate(todo) if c.condition == "full")
+    town, people, scenario = load_all("valentines_party")
+    ring = matrix.circle(people, scenario, 12)
+    assert [r.npc_id for r in ring[:2]] == ["isabella_rodriguez", "maria_lopez"] and len(ring) == 12
+    with pytest.raises(ValueError, match="unknown picnic.*cases are party"):
+        matrix.cells(_matrix_args(cases="picnic"))

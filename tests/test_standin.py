@@ -18,7 +18,8 @@ from brain_server.llm.client import LLM
 from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
-from npc_lab.standin_openai import StandInOpenAI, conform, respond
+from npc_lab.standin import conform, respond
+from npc_lab.standin_openai import StandInOpenAI
 
 LIB = judge_prompts()  # the brain's prompts and the lab's judge
 PLACES = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Ferry House:porch", "Brookhaven:Lighthouse:lamp room",
@@ -91,7 +92,7 @@ def test_every_purpose_gets_a_schema_valid_answer_and_the_same_one_again(prompt:
 
 def test_any_schema_gets_a_valid_answer_from_the_prompt() -> None:
     """A purpose the stand-in has no reading for (or a schema changed under it) still gets a valid answer."""
-    from npc_lab.standin_openai import StandIn
+    from npc_lab.standin import StandIn
 
     schema = {"type": "object", "required": ["when", "mood", "tags", "ok", "n"], "properties": {
         "when": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
@@ -179,7 +180,8 @@ def test_its_choices_are_drawn_from_its_seed() -> None:
 
 
 def test_it_knows_no_town_person_or_event_of_ours() -> None:
-    source = (Path(__file__).parent.parent / "npc_lab" / "standin_openai.py").read_text().lower()
+    folder = Path(__file__).parent.parent / "npc_lab"
+    source = "\n".join(p.read_text() for p in [folder / "standin_openai.py", *(folder / "standin").glob("*.py")]).lower()
     world = loaders.load_town()
     names = {r.name for r in loaders.load_residents()} | {s.name for s in world.sectors} | {world.name}
     names |= {sc.measure.topic for sc in loaders.load_scenarios().values()}
@@ -228,3 +230,94 @@ def test_a_conversation_told_in_one_call_carries_the_news_both_ways() -> None:
                  memories="- Odile Marsh thinks: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm\n"
                           + told, partner_memories="- Piet Vos is mending a net", time="Tuesday March 3, 12:00")
     assert "lantern walk" not in " ".join(line.text for line in again.lines), "news already told is not retold"
+
+
+# The hard-to-please stand-in (npc_lab/standin/hard.py).
+INVITE = "- Odile Marsh thinks: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm"
+TOLD = 'Odile Marsh: "Have you heard? the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm."'
+
+
+def _hard(purpose: str, seed: int = 0, **over: Any) -> Any:
+    prompt = next(p for p in _prompts() if p.purpose == purpose)
+    return prompt.schema.model_validate(respond(_body(prompt, _variables(**over)), seed, "hard"))
+
+
+def _piet(seed: int, **over: Any) -> str:
+    """Piet's answer to Odile's invitation."""
+    return _hard("converse_turn", seed, npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 memories="- Odile Marsh is polishing the lens", dialogue=TOLD, time="Thursday March 5, 10:00",
+                 **over).utterance
+
+
+def test_the_hard_one_declines_a_share_of_invitations_says_so_and_plans_nothing() -> None:
+    replies = [_piet(seed) for seed in range(20)]
+    declined = [r for r in replies if "can't make it" in r]
+    assert 2 <= len(declined) <= 12, replies  # RATES.decline = 0.3, without a schedule shown
+    said = f'{TOLD}\nPiet Vos: "{declined[0]}"'
+    memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 dialogue=said, time="Thursday March 5, 10:20")
+    assert "lantern walk" in memo.summary and not memo.plan_activity and not memo.plan_start
+    assert all("can't" not in _ask("converse_turn", npc_name="Piet Vos", partner="Odile Marsh", dialogue=TOLD,
+                                   time="Thursday March 5, 10:00").utterance for _ in range(2)), "cooperative accepts"
+
+
+def test_it_accepts_only_when_the_schedule_it_is_shown_is_free() -> None:
+    busy = "Piet Vos's plan for today:\n- 17:00-19:00 choir practice (Brookhaven:Chapel:nave)"
+    free = "Piet Vos's plan for today:\n- 17:00-19:00 relaxing at home (Brookhaven:Ferry House:porch)"
+    assert all("can't make it" in r and "choir practice" in r for r in (_piet(s, situation=busy) for s in range(8)))
+    assert not any("can't" in _piet(s, situation=free) for s in range(8))
+
+
+def test_it_forgets_to_pass_news_on_to_some() -> None:
+    partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
+                "Ada Kern", "Bo Lund", "Cas Moor"]
+    lines = [_hard("converse_turn", partner=p, memories=INVITE, time="Tuesday March 3, 10:00").utterance
+             for p in partners]
+    told = [line for line in lines if "lantern walk" in line]
+    assert 3 <= len(told) < len(partners), lines  # RATES.forget = 0.35
+
+
+def test_it_paraphrases_times_and_a_listener_takes_the_paraphrase_for_an_hour() -> None:
+    lines = [_hard("converse_turn", seed, memories=INVITE, time="Wednesday March 4, 10:00").utterance
+             for seed in range(8)]
+    vague = [line for line in lines if "lantern walk" in line and "6 pm" not in line]
+    assert vague and all(re.search(r"tomorrow (evening|after work)", line) for line in vague), lines
+    memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 dialogue=f'Odile Marsh: "{vague[0]}"\nPiet Vos: "Sounds lovely, count me in!"',
+                 time="Wednesday March 4, 10:20")
+    assert memo.plan_date == "2026-03-05" and memo.plan_start in ("17:30", "18:00"), memo
+
+
+def test_its_plan_items_name_no_place_but_its_addresses_do() -> None:
+    plan = _hard("daily_plan", npc_name="Piet Vos", date="Thursday March 5, 2026", memories=INVITE)
+    walk = [b for b in plan.blocks if "lantern walk" in b.activity]
+    assert walk and walk[0].activity.endswith("lantern walk leaves") and walk[0].address == "Brookhaven:Chapel:nave"
+    memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 dialogue=f'{TOLD}\nPiet Vos: "Sounds lovely!"', time="Tuesday March 3, 10:20")
+    assert "lantern walk" in memo.plan_activity and "Chapel" not in memo.plan_activity
+
+
+def test_it_sometimes_answers_interviews_vaguely() -> None:
+    questions = ["Have you heard about a regatta?", "Do you know Piet Vos?", "Is there a regatta soon?",
+                 "What is happening at the Harbour?", "Who mends nets?", "When does the regatta start?"]
+    answers = [_hard("interview", seed, question=q).answer for q in questions for seed in range(3)]
+    vague = [a for a in answers if a.startswith("Hmm")]
+    assert 1 <= len(vague) <= len(answers) // 2, answers  # RATES.vague = 0.2
+    assert not any(_ask("interview", question=q).answer.startswith("Hmm") for q in questions)
+
+
+def test_the_openai_client_gets_the_hard_ones_decline_over_http() -> None:
+    from openai import OpenAI
+
+    prompt = next(p for p in _prompts() if p.purpose == "converse_turn")
+    busy = "Piet Vos's plan for today:\n- 17:00-19:00 choir practice (Brookhaven:Chapel:nave)"
+    body = _body(prompt, _variables(npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                                    dialogue=TOLD, time="Thursday March 5, 10:00", situation=busy))
+    with StandInOpenAI(seed=1, mood="hard") as model:
+        client = OpenAI(base_url=model.base_url, api_key="k", max_retries=0)
+        reply = client.chat.completions.create(model="stand-in", messages=body["messages"],
+                                               response_format=body["response_format"])
+        client.close()
+    assert "can't make it" in json.loads(reply.choices[0].message.content or "{}")["utterance"]
+    with pytest.raises(ValueError, match="unknown stand-in mood"):
+        StandInOpenAI(mood="grumpy")

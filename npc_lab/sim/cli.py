@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 import sys
 
+from npc_lab.sim import matrix
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     sim = commands.add_parser("sim", help="run a scenario headless against a brain and measure it",
@@ -33,18 +35,27 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      "and point the started brain at it")
     sim.add_argument("--stand-in-llm", type=float, metavar="LATENCY_S", help="start npc_lab/standin_openai.py (a "
                      "model that only copies what its prompt shows) with this latency and point the started brain at it")
+    sim.add_argument("--mood", choices=["cooperative", "hard"], default="cooperative", help="the stand-in's mood: "
+                     "cooperative shares and accepts everything; hard declines, forgets and paraphrases "
+                     "(npc_lab/standin/hard.py)")
     sim.add_argument("--seed", type=int, default=0, help="seed of the stand-in model's choices")
+    sim.add_argument("--ablate", default="", help="memory kinds the started brain's retrieval cannot reach while the "
+                     "town lives (observation, reflection, planning, comma-separated; the paper's ablations)")
     sim.add_argument("--no-density", action="store_true", help="skip asking every resident whether it knows every "
                      "other at the start and the end (n x (n-1) interviews each time)")
     sim.add_argument("--in-view", type=int, metavar="N", help="a player in the town sees the N residents nearest to "
                      "them (moving to the next sector every game hour): each Decide says in view or out of view "
                      "(default: attention not sent, all treated as in view)")
     sim.add_argument("--measure", type=Path, metavar="RUN", help="only measure an existing run folder")
+    matrix.add_arguments(sim)
 
 
 def run(args: argparse.Namespace) -> None:
     from npc_lab.sim.measure import report
 
+    if args.matrix:
+        matrix.run(args)
+        return
     if args.measure:
         if not (args.measure / "config.json").is_file():
             sys.exit(f"npc-brain: {args.measure} is not a run folder (no config.json)")
@@ -69,7 +80,7 @@ def run(args: argparse.Namespace) -> None:
         from npc_lab.standin_openai import StandInOpenAI
 
         if args.stand_in_llm is not None:
-            fake = StandInOpenAI(latency_s=args.stand_in_llm, seed=args.seed).start()
+            fake = StandInOpenAI(latency_s=args.stand_in_llm, seed=args.seed, mood=args.mood).start()
             settings.update(llm_base_url=fake.base_url, llm_model="stand-in")
             # Lockstep (each Decide thinks before it answers): the headless clock does not outrun the minds,
             # so the run measures what the pipeline passes on, not how far background thinking lagged.
@@ -78,6 +89,8 @@ def run(args: argparse.Namespace) -> None:
         else:
             fake = FakeOpenAI(latency_s=args.fake_llm).start()
             settings.update(llm_base_url=fake.base_url, llm_model="fake-model")
+    if args.ablate:
+        settings["ablate"] = args.ablate
     if not args.brain and "NPC_BRAIN_DATA_DIR" not in os.environ:
         settings["data_dir"] = out / "brain-data"
     config = SimConfig(out=out, brain=args.brain, brain_settings=settings, concurrency=args.concurrency,

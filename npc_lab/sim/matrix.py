@@ -1,0 +1,269 @@
+"""`npc-lab sim --matrix`: the information-flow evaluation in one command (issue 30). Each case (a
+town and its event) runs with each stand-in mood, in view and out of view, over several seeds, and
+the party again under the paper's ablations (the town's own brain started with NPC_BRAIN_ABLATE,
+so retrieval cannot reach the ablated memories while the news travels); each run is an ordinary run
+folder with its report. Printed: a progress line per run and a table of diffusion, mutual density
+and attendance (mean and range over the seeds) beside the paper's figures; written: matrix.json and
+matrix.png in the output folder. Runs go smallest first (residents x hours), so a cut-short matrix
+still has its small towns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+import json
+from pathlib import Path
+import re
+import shutil
+import statistics
+import sys
+import time
+from typing import Any
+
+from npc_lab.sim.data import ROOT, Resident, Scenario, load_all
+from npc_lab.sim.measure import PAPER, report
+from npc_lab.sim.runner import Sim, SimConfig
+
+TESTS_DATA = ROOT / "tests" / "data"
+PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.167, 0.74),
+                 "attended": "5 of 12 invited"}
+ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
+             "no_memory": "observation,reflection,planning"}  # the paper's conditions
+VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
+
+
+@dataclass(frozen=True)
+class Case:
+    """A town and its event. `circle`: how many of the town's residents run (the host, the
+    whispered, then those whose personas name them, then the rest by id); 0 = all."""
+
+    name: str
+    scenario: str
+    town: Path | None = None
+    residents: Path | None = None
+    hours: float | None = None
+    circle: int = 0
+
+
+CASES = {
+    "party": Case("party", "valentines_party", hours=36, circle=12),  # to the party's end, Feb 14 19:00
+    "election": Case("election", "mayoral_election", circle=12),
+    "lantern": Case("lantern", str(TESTS_DATA / "saltmarsh" / "lantern_walk.json"),
+                    TESTS_DATA / "saltmarsh" / "town_layout.json", TESTS_DATA / "saltmarsh" / "residents", hours=37),
+    "cricket": Case("cricket", str(TESTS_DATA / "wyncombe" / "cricket_match.json"),
+                    TESTS_DATA / "wyncombe" / "town_layout.json", TESTS_DATA / "wyncombe" / "residents", hours=33),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    case: Case
+    mood: str
+    view: str
+    seed: int
+    condition: str = "full"
+
+    @property
+    def label(self) -> str:
+        return f"{self.case.name}-{self.mood}-{self.view}-{self.condition}-s{self.seed}"
+
+
+def add_arguments(sim: argparse.ArgumentParser) -> None:
+    sim.add_argument("--matrix", action="store_true", help="run the information-flow matrix (cases x moods x views "
+                     "x seeds, and the ablations) and print its table; --out is the matrix folder")
+    sim.add_argument("--cases", default=",".join(CASES), help=f"matrix cases (default: all of {','.join(CASES)})")
+    sim.add_argument("--moods", default="cooperative,hard", help="matrix stand-in moods")
+    sim.add_argument("--views", default="in,out", help="matrix views: in (all in view), out (none in view)")
+    sim.add_argument("--seeds", default="0,1,2", help="matrix seeds")
+    sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
+                     "with the hard stand-in in view ('' for none)")
+    sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
+    sim.add_argument("--report", action="store_true", help="run nothing: the table, matrix.json and the plot of "
+                     "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
+    sim.add_argument("--whole-town", action="store_true", help="run the Ville's cases with all 25 residents "
+                     "(default: a circle of 12 around the host)")
+
+
+def cells(args: argparse.Namespace) -> list[Cell]:
+    """The matrix's runs, smallest first."""
+    split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
+    unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
+    unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
+    unknown += [m for m in split(args.moods) if m not in ("cooperative", "hard")]
+    if unknown:
+        raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods cooperative, hard; "
+                         f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}")
+    cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
+    seeds = [int(s) for s in split(args.seeds)]
+    out = [Cell(c, m, v, s) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds]
+    if any(c.name == "party" for c in cases):
+        party = next(c for c in cases if c.name == "party")
+        out += [Cell(party, "hard", "in", s, a) for a in split(args.ablations) for s in seeds]
+    return sorted(out, key=lambda c: (_size(c.case), c.condition != "full", c.case.name, c.mood, c.view, c.condition,
+                                      c.seed))
+
+
+def _size(case: Case) -> float:
+    _, residents, scenario = _load(case)
+    return len(residents) * (case.hours or scenario.duration.total_seconds() / 3600)
+
+
+def _load(case: Case) -> tuple[Any, list[Resident], Scenario]:
+    if case.town and not case.town.is_file():
+        raise ValueError(f"case {case.name} needs {case.town}: run the matrix from a source checkout")
+    town, residents, scenario = load_all(case.scenario, case.town, case.residents)
+    return town, circle(residents, scenario, case.circle), scenario
+
+
+def circle(residents: list[Resident], scenario: Scenario, size: int) -> list[Resident]:
+    """The host and the whispered, then the residents whose personas name one of them, then the
+    rest by id: the first `size` (all when 0)."""
+    told = {w.npc_id for w in scenario.whispers} | ({scenario.host} if scenario.host else set())
+    names = [r.name for r in residents if r.npc_id in told]
+    knows = lambda r: any(re.search(rf"\b{re.escape(n)}\b", json.dumps(r.persona)) for n in names)  # noqa: E731
+    ranked = sorted(residents, key=lambda r: (r.npc_id not in told, not knows(r), r.npc_id))
+    return ranked[:size] if size else ranked
+
+
+def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One sim with the stand-in, measured: its row of the matrix."""
+    from npc_lab.standin_openai import StandInOpenAI
+
+    town, residents, scenario = _load(cell.case)
+    settings: dict[str, Any] = {"background_thinking": False}
+    if cell.condition != "full":
+        settings["ablate"] = ABLATIONS[cell.condition]
+    out = folder / cell.label
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.perf_counter()
+    with StandInOpenAI(seed=cell.seed, mood=cell.mood) as model:
+        settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
+        config = SimConfig(out=out, brain_settings=settings, concurrency=args.concurrency, tick_s=args.tick,
+                           decide_every_min=args.decide_every, in_view=VIEWS[cell.view], progress_s=0,
+                           ask_density=not args.no_density,
+                           duration=timedelta(hours=cell.case.hours) if cell.case.hours else None)
+        asyncio.run(Sim(town, residents, scenario, config).run())
+    report(out)
+    (out / "matrix-wall.txt").write_text(f"{time.perf_counter() - started:.1f}\n")
+    return row(cell, out)
+
+
+def row(cell: Cell, out: Path) -> dict[str, Any]:
+    """A measured run folder's row of the matrix."""
+    m = json.loads((out / "measurements.json").read_text())
+    stats = json.loads((out / "stats.json").read_text())
+    wall = out / "matrix-wall.txt"
+    d, g, c = m["diffusion"], m["density"], m["coordination"]
+    return {"case": cell.case.name, "scenario": m["scenario"], "mood": cell.mood, "view": cell.view,
+            "seed": cell.seed, "condition": cell.condition, "run": str(out), "n": d["n"],
+            "knew_start": d["start"], "knew_end": d["end"], "diffusion": d["end_pct"],
+            "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
+            "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
+            "llm_calls": stats["llm_calls"],
+            "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
+
+
+def run(args: argparse.Namespace) -> None:
+    try:
+        todo = cells(args)
+    except (OSError, ValueError) as exc:
+        sys.exit(f"npc-lab: {exc}")
+    folder = args.out or args.runs_dir / datetime.now(UTC).strftime("matrix-%Y%m%d-%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"matrix: {len(todo)} runs, folder {folder}", file=sys.stderr, flush=True)
+    rows: list[dict[str, Any]] = []
+    if args.report:
+        todo = [c for c in todo if (folder / c.label / "measurements.json").is_file()]
+    for i, cell in enumerate(todo, 1):
+        done = folder / cell.label / "measurements.json"
+        kept = (args.resume or args.report) and done.is_file()
+        result = row(cell, done.parent) if kept else run_cell(cell, folder, args)
+        rows.append(result)
+        attended = f", attended {result['attended']} of {result['invited']} invited" if result["invited"] is not None else ""
+        density = f"{_num(result['density_start'])} -> {_num(result['density_end'])}"
+        print(f"[{i}/{len(todo)}] {cell.label}: diffusion {result['diffusion']:.0%} ({result['knew_end']}/{result['n']}), "
+              f"density {density}{attended}, {result['llm_calls']} LLM calls, {result['wall_s']:.0f} s",
+              file=sys.stderr, flush=True)
+        write(folder, rows)
+    print(table(summarise(rows)), flush=True)
+
+
+def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (case, mood, view, condition): each measure's mean, min and max over the seeds."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["case"], r["mood"], r["view"], r["condition"]), []).append(r)
+    out = []
+    for (case, mood, view, condition), runs in groups.items():
+        row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
+                               "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
+        for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls"):
+            values = [r[key] for r in runs if r[key] is not None]
+            row[key] = {"mean": statistics.fmean(values), "min": min(values), "max": max(values)} if values else None
+        out.append(row)
+    return out
+
+
+def table(groups: list[dict[str, Any]]) -> str:
+    lines = ["| case | stand-in | view | condition | seeds | diffusion mean (min-max) | mutual density start -> end "
+             "| invitees attended mean (min-max) | paper |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for g in groups:
+        d, att = g["diffusion"], g["attended"]
+        paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
+            PAPER["coordination"].split(" (")[0] if att else "-")
+        lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
+                     f"{d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
+                     f"{_range(g['density_end'])} | {_range(att, 1) if att else '-'} | {paper} |")
+    return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
+        "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended. Every other figure: the stand-in model."
+
+
+def write(folder: Path, rows: list[dict[str, Any]]) -> None:
+    groups = summarise(rows)
+    (folder / "matrix.json").write_text(json.dumps({"paper": PAPER_FIGURES, "runs": rows, "groups": groups}, indent=1))
+    (folder / "matrix.md").write_text(table(groups) + "\n")
+    plot(folder / "matrix.png", groups)
+
+
+def plot(path: Path, groups: list[dict[str, Any]]) -> None:
+    """Diffusion and attendance per group (bars: mean; whiskers: min-max over seeds), the paper's beside."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    labels = [f"{g['case']} {g['mood'][:4]} {g['view']}" + ("" if g["condition"] == "full" else f" {g['condition']}")
+              for g in groups]
+    fig, axes = plt.subplots(1, 2, figsize=(max(8, 0.45 * len(groups) + 4), 4.5), dpi=100)
+    for ax, key, paper, ylabel in ((axes[0], "diffusion", 0.52, "share who know at the end"),
+                                   (axes[1], "attended", 5, "invitees at the place in time")):
+        shown = [(i, g[key]) for i, g in enumerate(groups) if g[key]]
+        xs = [i for i, _ in shown]
+        means = [v["mean"] for _, v in shown]
+        errors = [[v["mean"] - v["min"] for _, v in shown], [v["max"] - v["mean"] for _, v in shown]]
+        colours = ["tab:orange" if groups[i]["mood"] == "hard" else "tab:blue" for i in xs]
+        ax.bar(xs, means, yerr=errors, color=colours, capsize=3)
+        ax.axhline(paper, linestyle="--", color="black", label="paper (gpt-3.5, the party)")
+        ax.set_xticks(range(len(groups)), labels, rotation=70, ha="right", fontsize=7)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
+    axes[0].set_ylim(0, 1)
+    fig.suptitle("Information flow with the stand-in (blue: cooperative, orange: hard); min-max over seeds", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _range(v: dict[str, float] | None, digits: int = 2) -> str:
+    if not v:
+        return "-"
+    return f"{v['mean']:.{digits}f} ({v['min']:.{digits}f}-{v['max']:.{digits}f})"

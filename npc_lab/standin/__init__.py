@@ -1,0 +1,46 @@
+"""A stand-in model that only reads its prompt: an OpenAI-compatible endpoint whose answers are a
+generic function of the prompt's text and the requested JSON schema.
+
+It knows no town, person or event. It reads what the brain shows it — the persona, the clock
+("It is ...", "Today is ..."), remembered lines ("- ..."), dialogue lines (`Name: "..."`), numbered
+statements, places — and copies the most relevant of them into its answer:
+
+- a *news line* it was shown among its memories — a sentence with a date or clock time still
+  ahead (e.g. "... on March 3 from 6 pm to 8 pm"), or someone's decision or intention ("X has
+  decided to ...") — is repeated: the conversation line it writes shares it, the listener's reply
+  accepts it, the memo repeats it and makes it a plan item on its day (only today's when the
+  schema has no day to give), the day plan holds a block at that time at the place the line
+  names, a re-plan keeps it, "currently" carries it, an interview answer quotes it;
+- a question is answered from the shown line that shares its rarest words, and "no" when none does;
+- places are chosen by the words they share with the activity, steps restate their block.
+
+So the emergent results (diffusion, attendance) measure the brain's pipeline: what one NPC was
+told reaches another only if retrieval, prompts, memos and plans carry it. Answers go through
+`conform`, which makes any draft valid for the schema asked (enums, lengths, patterns, ranges,
+item counts): a purpose it has no reading for, or a schema that changed, still gets a valid
+answer built from the prompt. Deterministic: the same request and seed give the same answer.
+
+Two moods: `cooperative` (npc_lab/standin/cooperative.py), which passes on every piece of news and
+accepts every invitation, and `hard` (npc_lab/standin/hard.py), which is hard to please: it
+declines, forgets, paraphrases times, leaves places out of its plans and answers vaguely, at the
+rates in `hard.RATES`. Served by npc_lab/standin_openai.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from npc_lab.standin.cooperative import StandIn
+from npc_lab.standin.hard import RATES, HardStandIn, Rates
+from npc_lab.standin.schema import conform
+
+MOODS: dict[str, type[StandIn]] = {"cooperative": StandIn, "hard": HardStandIn}
+
+__all__ = ["MOODS", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
+
+
+def respond(body: dict[str, Any], seed: int = 0, mood: str = "cooperative") -> Any:
+    """The stand-in's answer to a chat request (its JSON value)."""
+    if mood not in MOODS:
+        raise ValueError(f"unknown stand-in mood {mood!r}: use one of {', '.join(MOODS)}")
+    return MOODS[mood](body, seed).answer()
