@@ -12,6 +12,7 @@ change each), as in a pair (`converse.remember_conversation`, `keep_conversation
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ def names(speakers: Sequence[Speaker]) -> str:
 
 def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addressed: str) -> Speaker:
     """Who speaks next (the policy in the module's docstring)."""
-    last = lines[-1].speaker_npc_id if lines else ""
+    last = next((line.speaker_npc_id for line in reversed(lines) if line.speaker_npc_id), "")
     candidates = [s for s in present if s.npc_id != last] or list(present)
     named = next((s for s in candidates if s.persona.name == addressed), None)
     if named is not None:
@@ -95,25 +96,23 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
     (for `reason`). Lines land in `group.lines` as they are written; the others' words to one who
     turned away (`group.heard`) join them when the next line is due."""
     opener = group.speakers[0]
-    views = {s.npc_id: await relationship(s, names([o for o in group.speakers if o is not s]), now, stream, trace)
-             for s in group.speakers}
+    viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
+                                                 trace) for s in group.speakers))
+    views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
     addressed = ""
     while len(group.lines) < max_lines and len(present := group.present()) >= 2:
         speaker = opener if not group.lines and opener in present else next_speaker(present, group.lines, addressed)
         others = [s for s in present if s is not speaker]
         turn = await group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
                                 opener=opener.persona.name, reason=reason if speaker is opener else "")
+        if speaker.npc_id not in group.left:  # else it turned to the player meanwhile: the line goes unsaid
+            group.lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
+                                            text=turn.utterance))
+            addressed = turn.addressed_to
+            if turn.end_conversation:
+                group.left.add(speaker.npc_id)
         group.lines.extend(group.heard)
         group.heard.clear()
-        if speaker.npc_id in group.left:
-            continue  # it turned to the player while its line was being written: the line goes unsaid
-        group.lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
-                                        text=turn.utterance))
-        addressed = turn.addressed_to
-        if turn.end_conversation:
-            group.left.add(speaker.npc_id)
-    group.lines.extend(group.heard)
-    group.heard.clear()
     trace.note(f"converse: {names(group.speakers)} exchanged {len(group.lines)} lines")
     return group.lines
 
@@ -159,7 +158,7 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
     answer = await stream.llm.complete(
         GROUP_SUMMARY,
-        {"opener": opener.persona.name, "activity": _doing(opener.activity, opener.persona.name) or "about",
+        {"npc_name": opener.persona.name, "opener": opener.persona.name, "activity": _doing(opener.activity, opener.persona.name) or "about",
          "others": names(speakers[1:]), "count": str(len(speakers)),
          "people": await _people(speakers, now, stream, trace), "name_list": everyone,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
