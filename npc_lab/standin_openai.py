@@ -431,6 +431,8 @@ class StandIn:
         return conform(draft, schema, schema, self)
 
     def draft(self, props: set[str]) -> Draft:
+        if "talk" in props and "memos" in props:
+            return self.told_group()
         if "talk" in props and "lines" in props:
             return self.told()
         if "utterance" in props:
@@ -549,6 +551,29 @@ class StandIn:
         gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
         return {"talk": True, "lines": lines, "first": self._memo(name, partner, theirs, gist(partner), dated=True),
                 "second": self._memo(partner, name, mine, gist(name), dated=True)}
+
+    def told_group(self) -> Draft:
+        """A conversation of three or more told in one call, as `told`: each shares the first news
+        among its own memories that someone there has not heard from it, the others accept it,
+        and each memo takes away the first news another told."""
+        people = _enum_at(self.p.schema, "name")
+        shares = {name: list({f.key(): f for other in people if other != name
+                              for f in self._to_share(name, other)}.values())[:1] for name in people}
+        if not (any(shares.values()) or self.chance("talk") < 0.35):
+            return {"talk": False, "lines": [], "memos": []}
+        lines = [{"speaker": people[0], "text": "Hi everyone! How are you doing?"}]
+        for speaker, news in shares.items():
+            for f in news:
+                lines.append({"speaker": speaker, "text": f"Have you heard? {f.full()}."})
+                lines += [{"speaker": listener, "text": f"That sounds good, I will be there: {activity_of(f)} {f.when()}!"
+                           if f.start else f"I heard that {f.text}. Good to know!"} for listener in people if listener != speaker]
+        memos = []
+        for name in people:
+            teller = next((other for other in people if other != name and shares[other]), "")
+            memo = self._memo(name, teller or ", ".join(o for o in people if o != name), shares.get(teller, []),
+                              "", dated=True)
+            memos.append(memo | {"name": name})
+        return {"talk": True, "lines": lines, "memos": memos}
 
     def _to_share(self, speaker: str, listener: str) -> list[Fact]:
         """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+import json
 
 import pytest
 
@@ -15,6 +16,7 @@ from brain_server.cognition.converse import Speaker
 from brain_server.cognition.groups import Group, next_speaker, talk_in_group
 from brain_server.npc import DialogueLine, Persona
 from brain_server.trace import Trace
+from npc_lab import group_bench
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
@@ -178,3 +180,14 @@ def test_an_npc_turned_to_the_player_while_the_group_talks_leaves_it(run, fake_l
     lines = run(scenario)
     assert [(d.speaker_name, d.text) for d in lines] == [
         ("Ann Lee", "Hi both!"), ("Sam", "Cy, a word?"), ("Bo Chen", "Hello Ann."), ("Ann Lee", "Bye Bo.")]
+
+
+@pytest.mark.slow
+@pytest.mark.brain
+def test_the_group_benchmark_counts_calls_and_the_news_reaches_everyone(tmp_path) -> None:
+    """`python -m npc_lab.group_bench` with the stand-in model: a group of three, in and out of view."""
+    group_bench.main(["--sizes", "3", "--seeds", "0", "--out", str(tmp_path)])
+    rows = {r["view"]: r for r in json.loads((tmp_path / "group-conversations.json").read_text())["summary"]}
+    assert rows["in view"]["by_purpose_mean"]["group_turn"] >= 3 and rows["in view"]["knew"] == [3]
+    assert rows["out of view"]["by_purpose_mean"]["group_summary"] == 1 and rows["out of view"]["knew"] == [3]
+    assert "group_turn" not in rows["out of view"]["by_purpose_mean"]
