@@ -5,7 +5,7 @@ game that runs in real time. It owns the loop; small parts do the work:
     act        here           the action for now from what the NPC already has (steps.py, routine.py)
     record     here           what the Decide saw and the action it gave, into the NPC
     think      thinking.py    the work of work.py (plan, react, rate, reflect, decompose), one runner
-               chats.py       two NPCs talking; player_talk.py: the player's and the user's ways in
+               chats.py       NPCs talking, two or more (groups.py); player_talk.py: the player's and the user's ways in
 
 A `Decide` answers at once from what the NPC already has: a conversation in progress, the current
 step of its plan, the block itself until its steps land, or, with no plan for now, a provisional
