@@ -436,7 +436,7 @@ class StandIn:
         if "talk" in props and "lines" in props:
             return self.told()
         if "utterance" in props:
-            return self.turn()
+            return self.turn() | ({"addressed_to": self.addressee()} if "addressed_to" in props else {})
         if "blocks" in props:
             return self.day_plan()
         if "new_blocks" in props:
@@ -493,6 +493,12 @@ class StandIn:
             return {"utterance": f"Hi {first}! " + (f"I remember that {about}." if about else "How are you doing?"),
                     "end_conversation": False}
         return {"utterance": f"It was good to talk, {first}. See you around!", "end_conversation": True}
+
+    def addressee(self) -> str:
+        """Whom a line in a group is for: whoever told the news it answers, else everyone."""
+        theirs = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != self.p.name]
+        answered = " ".join(t for s, t in self.p.dialogue() if s == self.p.name)
+        return next((f.speaker for f in reversed(theirs) if not _told(f, answered)), "everyone")
 
     def shared_with(self, person: str) -> str:
         """What the remembered conversations with `person` said (news already exchanged with them)."""
