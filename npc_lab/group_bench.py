@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     results = run(args.sizes, args.seeds)
     rows = summary(results)
-    print(markdown_table(["people", "view", "calls (mean)", "calls per run", "lines (mean)", "knew the news", "by purpose (mean)"],
+    print(markdown_table(["people", "view", "calls (mean)", "calls per run", "lines (mean)", "knew the news",
+                          "by purpose (mean)"],
                 [[str(r["size"]), r["view"], f"{r['calls_mean']:.1f}", " ".join(map(str, r["calls"])),
                   f"{r['lines_mean']:.1f}", " ".join(f"{k}/{r['size']}" for k in r["knew"]),
                   ", ".join(f"{p} {n:g}" for p, n in r["by_purpose_mean"].items())] for r in rows]))

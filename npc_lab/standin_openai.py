@@ -571,8 +571,9 @@ class StandIn:
         for speaker, news in shares.items():
             for f in news:
                 lines.append({"speaker": speaker, "text": f"Have you heard? {f.full()}."})
-                lines += [{"speaker": listener, "text": f"That sounds good, I will be there: {activity_of(f)} {f.when()}!"
-                           if f.start else f"I heard that {f.text}. Good to know!"} for listener in people if listener != speaker]
+                answer = (f"That sounds good, I will be there: {activity_of(f)} {f.when()}!" if f.start
+                          else f"I heard that {f.text}. Good to know!")
+                lines += [{"speaker": listener, "text": answer} for listener in people if listener != speaker]
         memos = []
         for name in people:
             teller = next((other for other in people if other != name and shares[other]), "")

@@ -98,15 +98,16 @@ class Chats:
                 return False
             lines, remembered = written
             world = await self.records.world(a.world_name)
-            places = [await self.place_for(change, me, world, trace, host=npcs[1] if me is npcs[0] else npcs[0]) if change else None
-                      for me, (_, change) in zip(npcs, remembered, strict=True)]
+            hosts = [npcs[1], *[npcs[0]] * (len(npcs) - 1)]  # whose home "my place" is: the starter's, or its partner's
+            places = [await self.place_for(change, me, world, trace, host=host) if change else None
+                      for me, host, (_, change) in zip(npcs, hosts, remembered, strict=True)]
         except BaseException:
             await self._part(ids)
             raise
         finally:
-            for npc_id_ in ids:
-                self._open.pop(npc_id_, None)
-                self.runtimes.of(npc_id_).set_talking(False)
+            for talker in ids:
+                self._open.pop(talker, None)
+                self.runtimes.of(talker).set_talking(False)
         landed = max(now, *(self.runtimes.clock(i, now) for i in ids))
         still = [me for me in npcs if me.npc_id not in group.turned]
         async with self._all(ids):

@@ -158,7 +158,8 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
     answer = await stream.llm.complete(
         GROUP_SUMMARY,
-        {"npc_name": opener.persona.name, "opener": opener.persona.name, "activity": _doing(opener.activity, opener.persona.name) or "about",
+        {"npc_name": opener.persona.name, "opener": opener.persona.name,
+         "activity": _doing(opener.activity, opener.persona.name) or "about",
          "others": names(speakers[1:]), "count": str(len(speakers)),
          "people": await _people(speakers, now, stream, trace), "name_list": everyone,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
