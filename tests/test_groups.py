@@ -182,6 +182,18 @@ def test_an_npc_turned_to_the_player_while_the_group_talks_leaves_it(run, fake_l
         ("Ann Lee", "Hi both!"), ("Sam", "Cy, a word?"), ("Bo Chen", "Hello Ann."), ("Ann Lee", "Bye Bo.")]
 
 
+def test_one_who_leaves_the_place_leaves_the_conversation(run, fake_llm) -> None:
+    """The game moves Cy away after the first line: the other two go on without Cy."""
+    fake_llm.queue(line("Hi both!"), line("Hello Ann.", to="Ann Lee"), line("Bye Bo.", end=True),
+                   purpose="group_turn")
+    group, now = Group([ANN, BO, CY]), datetime(2026, 2, 13, 9, tzinfo=UTC)
+    trace = Trace(npc_id="ann", kind="decide", game_time=now)
+    lines = run(lambda stream: talk_in_group(group, now, "w:cafe:cafe", stream, trace,
+                                             here=lambda npc_id: npc_id != "cy" or not group.lines))
+    assert [d.speaker_name for d in lines] == ["Ann Lee", "Bo Chen", "Ann Lee"]
+    assert "converse: Cy Diaz left the place, and so the conversation" in trace.notes
+
+
 @pytest.mark.slow
 @pytest.mark.brain
 def test_the_group_benchmark_counts_calls_and_the_news_reaches_everyone(tmp_path) -> None:

@@ -19,7 +19,7 @@ goes on without it, and the player's conversation is remembered by all of them (
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -140,11 +140,20 @@ class Chats:
             return lines, list(await asyncio.gather(*(keep_conversation(me, partner, lines, memo, now, self.stream, trace)
                                                       for me, partner, memo in zip(npcs, partners, memos, strict=True))))
         if len(npcs) > 2:
-            lines = await talk_in_group(group, now, place, self.stream, trace, reason=reason)
+            lines = await talk_in_group(group, now, place, self.stream, trace, reason=reason, here=self._at(place))
         else:
             lines = [*await converse(*group.speakers, now, place, self.stream, trace, reason=reason), *group.heard]
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace)
                                                   for me, partner in zip(npcs, partners, strict=True))))
+
+    def _at(self, place: str) -> Callable[[str], bool]:
+        """Whether an NPC still stands at `place`, as its latest Decide said (unknown: it does)."""
+
+        def here(npc_id: str) -> bool:
+            npc = self.records.current(npc_id)
+            return npc is None or npc.address == place
+
+        return here
 
     async def _joining(self, a_id: str, b_id: str, now: datetime) -> list[str]:
         """Who else takes part: those `a` or `b` saw at its latest Decide, at `a`'s place and free

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -91,16 +91,22 @@ def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addr
 
 
 async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                        reason: str = "", max_lines: int = MAX_LINES) -> list[DialogueLine]:
+                        reason: str = "", max_lines: int = MAX_LINES,
+                        here: Callable[[str], bool] = lambda npc_id: True) -> list[DialogueLine]:
     """A conversation of three or more written line by line, the first speaker having started it
     (for `reason`). Lines land in `group.lines` as they are written; the others' words to one who
-    turned away (`group.heard`) join them when the next line is due."""
+    turned away (`group.heard`) join them when the next line is due. `here`: whether a participant
+    still stands at the place (one the game moved away leaves the conversation)."""
     opener = group.speakers[0]
     viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
                                                  trace) for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
     addressed = ""
     while len(group.lines) < max_lines and len(present := group.present()) >= 2:
+        if gone := [s for s in present if not here(s.npc_id)]:
+            group.left.update(s.npc_id for s in gone)
+            trace.note(f"converse: {names(gone)} left the place, and so the conversation")
+            continue
         speaker = opener if not group.lines and opener in present else next_speaker(present, group.lines, addressed)
         others = [s for s in present if s is not speaker]
         turn = await group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
