@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 import json
+import time
 
 import pytest
 
@@ -203,3 +204,34 @@ def test_the_group_benchmark_counts_calls_and_the_news_reaches_everyone(tmp_path
     assert rows["in view"]["by_purpose_mean"]["group_turn"] >= 3 and rows["in view"]["knew"] == [3]
     assert rows["out of view"]["by_purpose_mean"]["group_summary"] == 1 and rows["out of view"]["knew"] == [3]
     assert "group_turn" not in rows["out of view"]["by_purpose_mean"]
+
+
+@pytest.mark.slow
+def test_the_player_interrupts_a_pair_while_its_lines_are_written(brain_factory, fake_llm) -> None:
+    """In real time: Sam speaks to Klaus while his conversation with Isabella is being written.
+    Both leave it when it lands, and Sam's words are in what both remember of it."""
+    c = Clients(brain_factory(background_thinking=True))
+    c.grpc("RegisterWorld", world_json())
+    for body in (spawn_json(), klaus()):
+        c.grpc("SpawnNpc", body)
+    for npc_id in ("isabella", "klaus"):
+        decide(c, npc_id, "09:00")
+    wait_for(lambda: all(decide(c, i, "09:01")["action"].get("source") != "provisional" for i in ("isabella", "klaus")))
+    fake_llm.latency_s = 0.5
+    fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
+    fake_llm.queue(*[{"json": {"utterance": "And another thing.", "end_conversation": False}}] * 4,
+                   purpose="converse_turn")
+    decide(c, "isabella", "09:40", SEEN, "Klaus Mueller")
+    wait_for(lambda: fake_llm.chat_requests("converse_turn"))
+    c.grpc("Talk", {"npcId": "klaus", "speakerName": "Sam", "text": "Klaus, a word?", "gameTime": "2026-02-13T09:41:00Z"})
+    wait_for(lambda: all(any('Sam: "Klaus, a word?"' in m for m in chats(c, i)) for i in ("isabella", "klaus")))
+    # Both leave it once it lands (until then they stand chatting).
+    wait_for(lambda: not any(decide(c, i, "09:42")["action"].get("chattingWith") for i in ("isabella", "klaus")))
+    c.close()
+
+
+def wait_for(done, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
