@@ -35,6 +35,7 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.npc import DialogueLine
 from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.prompts.conversation_summary import GistLine
 from brain_server.prompts.group_summary import MAX_GROUP_GIST_LINES, GroupSummary
 from brain_server.prompts.group_summary import PROMPT as GROUP_SUMMARY
 from brain_server.prompts.group_turn import EVERYONE, GroupTurn
@@ -171,7 +172,7 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=opener.npc_id, trace=trace,
-        fallback=lambda: GroupSummary(talk=False),
+        fallback=lambda: _greetings(speakers),
     )
     if not answer.talk or not answer.lines:
         trace.note(f"converse: {names(speakers)} did not stop to talk")
@@ -183,6 +184,15 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
     return lines, [memos.get(s.persona.name) or _plain_memo(s.persona.name, names([o for o in speakers if o is not s]))
                    for s in speakers]
+
+
+def _greetings(speakers: Sequence[Speaker]) -> GroupSummary:
+    """When the model cannot tell the conversation (as for a pair): they greet each other, and
+    nothing else changes (each memo is a plain one)."""
+    first = speakers[0].persona.name
+    return GroupSummary(talk=True, lines=[GistLine(speaker=first, text="Hi everyone! How are you?"),
+                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks, {first.split()[0]}.")
+                                            for s in speakers[1:])])
 
 
 async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStream, trace: Trace) -> Bullets:
