@@ -127,7 +127,8 @@ class Player:
         for it (they were there), each with its memo and plan change."""
         name = (await self.parts.records.npc(npc_id)).persona.name
         for me, partner in ((npc_id, player), *((w, listed([name, player])) for w in talk.witnesses)):
-            await self._remember_lines(me, partner, talk.lines, now, trace)
+            if me == npc_id or await self.parts.records.npc_or_none(me) is not None:  # a witness may be gone
+                await self._remember_lines(me, partner, talk.lines, now, trace)
 
     async def _remember_lines(self, npc_id: str, partner: str, lines: list[DialogueLine], now: datetime,
                               trace: Trace) -> None:
