@@ -1,16 +1,27 @@
-"""Two NPCs talking (paper section 4.4): whether they may, holding both while the lines are
-written, and what the conversation leaves in both (memories, a memo, a plan item it made).
+"""NPCs talking (paper section 4.4), two or more at one place (issue 31): whether they may,
+holding all of them while the lines are written, and what the conversation leaves in each
+(memories, a memo, a plan item it made).
 
-Both NPCs' locks are taken in id order (two conversations cannot deadlock) and only to read and
-save their records, never while the model writes; meanwhile both stand "chatting" (their
-Decides answer at once) and are marked talking in their runtimes, so nobody else starts a
-conversation with either.
+Who takes part: the one who starts it, the one it talks to, and, up to `groups.MAX_GROUP` in all,
+everyone else either of them saw at its latest Decide who stands at the same place and is free
+to talk with the starter (awake, in no other conversation, not chatted with in the last two
+hours). Out of view (nobody in it seen by the player) it is told in one call; otherwise line by
+line (`converse.converse` for two, `groups.talk_in_group` for more).
+
+The NPCs' locks are taken in id order (two conversations cannot deadlock) and only to read and
+save their records, never while the model writes; meanwhile all stand "chatting" (their Decides
+answer at once) and are marked talking in their runtimes, so nobody else starts a conversation
+with one of them. The player may speak to one of them (`interrupt`): it turns to the player, the
+others heard what the player said; a pair ends there (the partner goes back to its plan), a group
+goes on without it, and the player's conversation is remembered by all of them (`player_talk.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from brain_server.cognition.converse import (
     PlanChange,
@@ -21,17 +32,23 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
+from brain_server.cognition.groups import MAX_GROUP, Group, listed, names, talk_in_group, tell_group
 from brain_server.cognition.locate import choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
+from brain_server.memory import MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
+from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.records import Records
 from brain_server.trace import Trace
 from brain_server.world import SEPARATOR, World
 
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
-CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds both speakers this long at a time
+CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds its speakers this long at a time
+
+Remembered = tuple[list[MemoryNode], PlanChange | None]
+T = TypeVar("T", NpcState, Speaker)
 
 
 class Chats:
@@ -41,6 +58,7 @@ class Chats:
         self.stream = stream
         self.records = records
         self.runtimes = runtimes
+        self._open: dict[str, Group] = {}  # conversations being written, by participant
 
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
@@ -52,67 +70,143 @@ class Chats:
 
     async def conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *,
                            reason: str = "", unseen: bool = False) -> bool:
-        """Both NPCs stand together talking while the lines are written; the lines, the memories
-        and any plan the conversation made land in both when done. `reason`: why `npc_id` started it;
-        `unseen`: nobody watches, so it is told in one call (which may find they do not talk)."""
-        async with self._both(npc_id, partner_id):
+        """All participants stand together talking while the lines are written; the lines, the
+        memories and any plan the conversation made land in each when done. `reason`: why `npc_id`
+        started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
+        told in one call (which may find they do not talk)."""
+        joining = await self._joining(npc_id, partner_id, now)
+        async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
             if not self.can_talk(a, b, now):
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
-            for me, other in ((a, b), (b, a)):
+            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now)]]
+            for me in npcs:
                 me = me.model_copy(deep=True)
-                me.action = chatting(me, other, now, CHAT_HOLD, [])
+                me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
                 await self.records.save(me)
-            talkers = [self.runtimes.of(npc_id), self.runtimes.of(partner_id)]
-            for runtime in talkers:
-                runtime.set_talking(True)
+            group = Group([Speaker.of(me, now) for me in npcs])
+            for me in npcs:
+                self._open[me.npc_id] = group
+                self.runtimes.of(me.npc_id).set_talking(True)
+        ids = group.ids()
         try:
-            speakers = [Speaker.of(me, now) for me in (a, b)]
-            if unseen:
-                told = await summarize_conversation(*speakers, now, a.address, self.stream, trace)
-                if told is None:
-                    await self._part(npc_id, partner_id)
-                    return False
-                lines = told[0]
-                remembered = await asyncio.gather(*(keep_conversation(me, other.persona.name, lines, memo, now,
-                                                                      self.stream, trace)
-                                                    for me, other, memo in ((a, b, told[1]), (b, a, told[2]))))
-            else:
-                lines = await converse(*speakers, now, a.address, self.stream, trace, reason=reason)
-                remembered = await asyncio.gather(*(remember_conversation(me, other.persona.name, lines, now,
-                                                                          self.stream, trace,
-                                                                          partner_home=other.persona.home)
-                                                    for me, other in ((a, b), (b, a))))
+            written = await self._write(group, npcs, now, a.address, trace, reason=reason,
+                                        unseen=unseen and not any(c.in_view for c in npcs[2:]))
+            if written is None:
+                await self._part(ids)
+                return False
+            lines, remembered = written
             world = await self.records.world(a.world_name)
-            places = [await self.place_for(change, me, world, trace, host=other) if change else None
-                      for me, other, (_, change) in zip((a, b), (b, a), remembered, strict=True)]
+            places = [await self.place_for(change, me, world, trace, host=host) if change else None
+                      for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
         except BaseException:
-            await self._part(npc_id, partner_id)
+            await self._part(ids)
             raise
         finally:
-            for runtime in talkers:
-                runtime.set_talking(False)
-        landed = max(self.runtimes.clock(npc_id, now), self.runtimes.clock(partner_id, now), now)
-        async with self._both(npc_id, partner_id):
-            for me, other, (stored, change), place in zip((a, b), (b, a), remembered, places, strict=True):
+            for talker in ids:
+                self._open.pop(talker, None)
+                self.runtimes.of(talker).set_talking(False)
+        landed = max(now, *(self.runtimes.clock(i, now) for i in ids))
+        still = [me for me in npcs if me.npc_id not in group.turned]
+        async with self._all(ids):
+            for me, (stored, change), place in zip(npcs, remembered, places, strict=True):
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
                 note_importance(live, stored)
-                live.last_chat[other.npc_id] = now
+                live.last_chat.update({other.npc_id: now for other in _others(me, npcs)})
                 if change is not None and place is not None:
                     learn_places(live, world, [place.address])  # the host's home, if that is where it is
                     live.commit(place)
                     trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%Y-%m-%d %H:%M}")
-                live.action = chatting(live, other, landed, timedelta(minutes=chat_minutes(lines)), lines)
+                if me in still and len(still) > 1:
+                    live.action = chatting(live, _others(me, npcs), landed, timedelta(minutes=chat_minutes(lines)), lines)
+                elif live.action is not None and live.action.chatting_with in ids:
+                    live.action = None  # it turned to the player, or the one it talked with did
                 await self.records.save(live)
         return True
 
-    async def _part(self, a_id: str, b_id: str) -> None:
-        """A conversation that could not be written: both go back to their plans."""
-        async with self._both(a_id, b_id):
-            for me, other in ((a_id, b_id), (b_id, a_id)):
-                live = (await self.records.npc(me)).model_copy(deep=True)
-                if live.action is not None and live.action.chatting_with == other and not live.action.dialogue:
+    async def _write(self, group: Group, npcs: Sequence[NpcState], now: datetime, place: str, trace: Trace, *,
+                     reason: str, unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
+        """The conversation's lines and what each participant remembers of it (in `npcs`' order);
+        None when, told in one call, they do not stop to talk."""
+        partners = [names(_others(s, group.speakers)) for s in group.speakers]
+        if unseen:
+            told = await (tell_group(group.speakers, now, place, self.stream, trace) if len(npcs) > 2 else
+                          _pair_told(group.speakers, now, place, self.stream, trace))
+            if told is None:
+                return None
+            lines, memos = told
+            return lines, list(await asyncio.gather(*(keep_conversation(me, partner, lines, memo, now, self.stream, trace)
+                                                      for me, partner, memo in zip(npcs, partners, memos, strict=True))))
+        if len(npcs) > 2:
+            lines = await talk_in_group(group, now, place, self.stream, trace, reason=reason, here=self._at(place))
+        else:
+            lines = [*await converse(*group.speakers, now, place, self.stream, trace, reason=reason), *group.heard]
+        return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
+                                                                        partner_home=host.persona.home)
+                                                  for me, partner, host in zip(npcs, partners, _hosts(npcs),
+                                                                               strict=True))))
+
+    def _at(self, place: str) -> Callable[[str], bool]:
+        """Whether an NPC still stands at `place`, as its latest Decide said (unknown: it does)."""
+
+        def here(npc_id: str) -> bool:
+            npc = self.records.current(npc_id)
+            return npc is None or npc.address == place
+
+        return here
+
+    async def _joining(self, a_id: str, b_id: str, now: datetime) -> list[str]:
+        """Who else takes part: those `a` or `b` saw at its latest Decide, at `a`'s place and free
+        to talk with `a` (checked again under the locks), up to MAX_GROUP in all."""
+        a = await self.records.npc(a_id)
+        people = await self.records.people(a.world_name)
+        seen = self.runtimes.of(a_id).seen | self.runtimes.of(b_id).seen
+        joining = []
+        for other_id in sorted({people[name] for name in seen if name in people} - {a_id, b_id}):
+            other = await self.records.npc_or_none(other_id)
+            if other is not None and other.address == a.address and self.can_talk(a, other, now):
+                joining.append(other_id)
+        return joining[:MAX_GROUP - 2]
+
+    async def interrupt(self, npc_id: str, player: str, text: str, now: datetime, trace: Trace) -> list[str]:
+        """The player speaks to `npc_id` while it is in a conversation: it turns to the player (it
+        leaves the conversation; one being written goes on without it, with the player's words in
+        it). A pair ends (the partner goes back to its plan); a group goes on. The ids of those it
+        was talking with (they heard the player: they remember that conversation too)."""
+        group = self._open.pop(npc_id, None)
+        if group is not None:
+            group.turn_away(npc_id, player, text)
+            self.runtimes.of(npc_id).set_talking(False)
+            others = [i for i in group.ids() if i != npc_id]
+            await self._stop_chatting([npc_id], npc_id)
+        else:
+            npc = await self.records.npc(npc_id)
+            if not npc.is_chatting(now):
+                return []
+            assert npc.action is not None
+            others = list(dict.fromkeys(i for i in (npc.action.chatting_with,
+                                                    *(line.speaker_npc_id for line in npc.action.dialogue))
+                                        if i and i != npc_id))
+            await self._stop_chatting([npc_id, *others] if len(others) == 1 else [npc_id], npc_id)
+        trace.note(f"talk: {npc_id} turns to {player} from its conversation with {', '.join(others)}")
+        return others
+
+    async def _stop_chatting(self, ids: Sequence[str], about: str) -> None:
+        """These NPCs leave their conversation with `about`: back to their plans."""
+        async with self._all(ids):
+            for npc_id in ids:
+                live = await self.records.npc(npc_id)
+                if live.action is not None and about in (npc_id, live.action.chatting_with,
+                                                         *(line.speaker_npc_id for line in live.action.dialogue)):
+                    await self.records.save(live.model_copy(update={"action": None}))
+
+    async def _part(self, ids: Sequence[str]) -> None:
+        """A conversation that could not be written: all go back to their plans."""
+        async with self._all(ids):
+            for npc_id in ids:
+                live = (await self.records.npc(npc_id)).model_copy(deep=True)
+                if live.action is not None and live.action.chatting_with in ids and not live.action.dialogue:
                     live.action = None
                     await self.records.save(live)
 
@@ -129,29 +223,46 @@ class Chats:
                                        named=change.place)
         return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
 
-    def _both(self, a: str, b: str) -> _BothLocks:
-        return _BothLocks(self.records.lock(min(a, b)), self.records.lock(max(a, b)))
+    def _all(self, ids: Sequence[str]) -> _AllLocks:
+        return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
 
 
-class _BothLocks:
-    """Two NPCs' locks, always taken in id order so two conversations cannot deadlock."""
+async def _pair_told(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,
+                     trace: Trace) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
+    told = await summarize_conversation(speakers[0], speakers[1], now, place, stream, trace)
+    return None if told is None else (told[0], [told[1], told[2]])
 
-    def __init__(self, first: asyncio.Lock, second: asyncio.Lock) -> None:
-        self._locks = (first, second)
+
+def _hosts(npcs: Sequence[NpcState]) -> list[NpcState]:
+    """Whose home "my place" means for each participant: the starter's partner's for the starter,
+    the starter's for everyone else."""
+    return [npcs[1], *[npcs[0]] * (len(npcs) - 1)]
+
+
+def _others(me: NpcState | Speaker, everyone: Sequence[T]) -> list[T]:
+    return [o for o in everyone if o.npc_id != me.npc_id]
+
+
+class _AllLocks:
+    """NPCs' locks, always taken in id order so two conversations cannot deadlock."""
+
+    def __init__(self, locks: Sequence[asyncio.Lock]) -> None:
+        self._locks = locks
 
     async def __aenter__(self) -> None:
-        await self._locks[0].acquire()
-        await self._locks[1].acquire()
+        for lock in self._locks:
+            await lock.acquire()
 
     async def __aexit__(self, *_: object) -> None:
-        self._locks[1].release()
-        self._locks[0].release()
+        for lock in reversed(self._locks):
+            lock.release()
 
 
-def chatting(me: NpcState, other: NpcState, start: datetime, length: timedelta,
+def chatting(me: NpcState, others: Sequence[NpcState], start: datetime, length: timedelta,
              lines: list[DialogueLine]) -> Action:
     """The action of an NPC in a conversation (held while its lines are written)."""
-    return Action(description=f"{me.persona.name} is chatting with {other.persona.name}", emoji="💬",
+    with_whom = listed([o.persona.name for o in others])
+    return Action(description=f"{me.persona.name} is chatting with {with_whom}", emoji="💬",
                   address=me.address or me.persona.home, start_time=start,
                   duration_minutes=max(1, int(length.total_seconds() // 60)), dialogue=lines,
-                  chatting_with=other.npc_id, event=(me.persona.name, "is chatting with", other.persona.name))
+                  chatting_with=others[0].npc_id, event=(me.persona.name, "is chatting with", with_whom))

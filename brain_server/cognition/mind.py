@@ -5,7 +5,7 @@ game that runs in real time. It owns the loop; small parts do the work:
     act        here           the action for now from what the NPC already has (steps.py, routine.py)
     record     here           what the Decide saw and the action it gave, into the NPC
     think      thinking.py    the work of work.py (plan, react, rate, reflect, decompose), one runner
-               chats.py       two NPCs talking; player_talk.py: the player's and the user's ways in
+               chats.py       NPCs talking, two or more (groups.py); player_talk.py: the player's and the user's ways in
 
 A `Decide` answers at once from what the NPC already has: a conversation in progress, the current
 step of its plan, the block itself until its steps land, or, with no plan for now, a provisional
@@ -53,6 +53,13 @@ class Decision:
     trace: Trace
     ask_again_at: datetime
     thinking: bool
+
+
+def _overtaken(answered: Action, live: Action | None) -> bool:
+    """A conversation's action answered before the conversation landed, or was left (the player
+    spoke to one in it): the record's action is newer and stays."""
+    return bool(answered.chatting_with) and (live is None or (live.chatting_with, live.start_time, len(live.dialogue))
+                                            != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
 
 
 class Mind:
@@ -130,10 +137,12 @@ class Mind:
             # those (a deep copy of the day's plan was most of its time).
             npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
             seen = await self.senses.update(npc, now, address, in_view, events, trace, check=False)
-            npc.action = action
+            overtaken = _overtaken(action, live.action)
+            if not overtaken:
+                npc.action = action
             await self.records.save(npc)
         self._announced(npc_id, action)
-        if events := [*seen, *own_event(live.action, action)]:
+        if events := [*seen, *([] if overtaken else own_event(live.action, action))]:
             await self.thinking.meanwhile(self.senses.perceive_later(npc_id, events, now, trace))
         await self.thinking.after_acting(npc_id, now)
 

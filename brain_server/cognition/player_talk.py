@@ -18,6 +18,7 @@ from brain_server.cognition.converse import (
     relationship,
     remember_conversation,
 )
+from brain_server.cognition.groups import listed
 from brain_server.cognition.memory_stream import bullet_list
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
@@ -42,6 +43,7 @@ class PlayerTalk:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     spoken: float = field(default_factory=time.monotonic)  # when the player last spoke (wall clock)
     at: datetime | None = None  # the game time of that line
+    witnesses: list[str] = field(default_factory=list)  # NPCs it turned away from to talk (they heard it)
 
 
 class Player:
@@ -66,6 +68,8 @@ class Player:
                 await self._end_talks(npc_id)
                 talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
             talk.spoken, talk.at = time.monotonic(), now
+            turned_from = await self.parts.chats.interrupt(npc_id, player, text, now, trace)
+            talk.witnesses += [i for i in turned_from if i not in talk.witnesses]
             async with talk.lock:
                 if talk.summary is not None and talk.summary.done() and not talk.summary.cancelled():
                     talk.view = talk.summary.result()
@@ -80,7 +84,7 @@ class Player:
             self._talks.pop(key, None)
             if talk.summary is not None:
                 talk.summary.cancel()
-            await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk.lines, now, trace))
+            await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk, now, trace))
         self.thinking.traces.add(trace)
         return turn.utterance, ended, trace
 
@@ -104,7 +108,7 @@ class Player:
                 trace = Trace(npc_id=key[0], kind="talk", game_time=talk.at)
                 trace.note(f"talk: the conversation with {key[1]} ended unfinished (open conversations are bounded)")
                 self.thinking.traces.add(trace)
-                await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk.lines, talk.at, trace))
+                await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk, talk.at, trace))
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name, stream = speaker.persona.name, self.parts.stream
@@ -117,10 +121,18 @@ class Player:
             talk.view = await relationship(speaker, player, now, stream, trace)
         return talk
 
-    async def _remember_talk(self, npc_id: str, player: str, lines: list[DialogueLine], now: datetime,
-                             trace: Trace) -> None:
+    async def _remember_talk(self, npc_id: str, player: str, talk: PlayerTalk, now: datetime, trace: Trace) -> None:
+        """The NPC remembers its conversation with the player, and so do those it turned away from
+        for it (they were there), each with its memo and plan change."""
+        name = (await self.parts.records.npc(npc_id)).persona.name
+        for me, partner in ((npc_id, player), *((w, listed([name, player])) for w in talk.witnesses)):
+            if me == npc_id or await self.parts.records.npc_or_none(me) is not None:  # a witness may be gone
+                await self._remember_lines(me, partner, talk.lines, now, trace)
+
+    async def _remember_lines(self, npc_id: str, partner: str, lines: list[DialogueLine], now: datetime,
+                              trace: Trace) -> None:
         async def think(npc: NpcState) -> Apply:
-            stored, change = await remember_conversation(npc, player, lines, now, self.parts.stream, trace)
+            stored, change = await remember_conversation(npc, partner, lines, now, self.parts.stream, trace)
             world = await self.parts.records.world(npc.world_name)
             item = await self.parts.chats.place_for(change, npc, world, trace) if change is not None else None
 

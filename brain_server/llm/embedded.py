@@ -34,7 +34,7 @@ MODEL_NAME = "SmolLM2-135M-Instruct"
 # (the day's shape, its steps) or be kept for good (the status, thoughts, a conversation's plan
 # change), each for tens of seconds of its one thread. It still rates, reacts, talks and answers.
 FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "replan", "choose_address",
-                               "conversation_memo", "conversation_summary", "reflection_questions",
+                               "conversation_memo", "conversation_summary", "group_summary", "reflection_questions",
                                "reflection_insights"})
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = (

@@ -60,10 +60,12 @@ class StandIn:
         return conform(draft, schema, schema, self)
 
     def draft(self, props: set[str]) -> Draft:
+        if "talk" in props and "memos" in props:
+            return self.told_group()
         if "talk" in props and "lines" in props:
             return self.told()
         if "utterance" in props:
-            return self.turn()
+            return self.turn() | ({"addressed_to": self.addressee()} if "addressed_to" in props else {})
         if "blocks" in props:
             return self.day_plan()
         if "new_blocks" in props:
@@ -143,6 +145,12 @@ class StandIn:
                     "end_conversation": False}
         return {"utterance": f"It was good to talk, {first}. See you around!", "end_conversation": True}
 
+    def addressee(self) -> str:
+        """Whom a line in a group is for: whoever told the news it answers, else everyone."""
+        theirs = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != self.p.name]
+        answered = " ".join(t for s, t in self.p.dialogue() if s == self.p.name)
+        return next((f.speaker for f in reversed(theirs) if not _told(f, answered)), "everyone")
+
     def shared_with(self, person: str) -> str:
         """What the remembered conversations with `person` said (news already exchanged with them)."""
         return " ".join(b for b in self.p.bullets() if person and person in b.split("\n")[0] and "\n" in b)
@@ -210,6 +218,32 @@ class StandIn:
         memo = lambda me, other: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
                                             declined=bool(DECLINED.search(replies[me])))
         return {"talk": True, "lines": lines, "first": memo(name, partner), "second": memo(partner, name)}
+
+    def told_group(self) -> Draft:
+        """A conversation of three or more told in one call, as `told`: each shares the first news
+        among its own memories that someone there has not heard from it, the others accept it,
+        and each memo takes away the first news another told."""
+        people = _enum_at(self.p.schema, "name")
+        shares = {name: list({f.key(): f for other in people if other != name
+                              for f in self._to_share(name, other)}.values())[:1] for name in people}
+        if not (any(shares.values()) or self.chance("talk") < 0.35):
+            return {"talk": False, "lines": [], "memos": []}
+        lines = [{"speaker": people[0], "text": "Hi everyone! How are you doing?"}]
+        replies: dict[str, str] = {}
+        for speaker, news in shares.items():
+            for f in news:
+                lines.append({"speaker": speaker, "text": f"Have you heard? {self.say(f)}."})
+                for listener in people:
+                    if listener != speaker:
+                        replies.setdefault(listener, self.reply(f, listener))
+                        lines.append({"speaker": listener, "text": self.reply(f, listener)})
+        memos = []
+        for name in people:
+            teller = next((other for other in people if other != name and shares[other]), "")
+            memo = self._memo(name, teller or ", ".join(o for o in people if o != name), shares.get(teller, []),
+                              "", dated=True, declined=bool(DECLINED.search(replies.get(name, ""))))
+            memos.append(memo | {"name": name})
+        return {"talk": True, "lines": lines, "memos": memos}
 
     def _to_share(self, speaker: str, listener: str) -> list[Fact]:
         """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""

@@ -1,0 +1,212 @@
+"""Conversations of three or more (issue 31): who speaks next, each line written from the
+speaker's own memories, and the whole told in one call when nobody watches.
+
+Turn-taking is a small deterministic policy over the model's lines: the person the last line
+addressed by name speaks next; else whoever has spoken least (fairness), among them the one the
+latest lines name most (they have most to answer), then the earliest to join; never the same
+speaker twice running. A speaker who ends its line leaves the conversation, the others go on; it
+ends when fewer than two are left (someone left the place, or turned to the player), when the
+talk runs out, or at `MAX_LINES` lines. Every participant then remembers it (memo and plan
+change each), as in a pair (`converse.remember_conversation`, `keep_conversation`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from brain_server.budget import Bullets, Item
+from brain_server.cognition.converse import (
+    MAX_LINES,
+    MEMORIES_PER_QUERY,
+    RECALL_LINES,
+    Speaker,
+    _days_ahead,
+    _days_text,
+    _dialogue_text,
+    _doing,
+    _plain_memo,
+    _without_words,
+    relationship,
+)
+from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.npc import DialogueLine
+from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.prompts.conversation_summary import GistLine
+from brain_server.prompts.group_summary import MAX_GROUP_GIST_LINES, GroupSummary
+from brain_server.prompts.group_summary import PROMPT as GROUP_SUMMARY
+from brain_server.prompts.group_turn import EVERYONE, GroupTurn
+from brain_server.prompts.group_turn import PROMPT as GROUP_TURN
+from brain_server.trace import Trace
+
+MAX_GROUP = 4  # people in one conversation: who started it, whom it addressed, and two more at the place
+
+
+@dataclass
+class Group:
+    """A conversation in progress: who is in it (who started it first), its lines so far, and who
+    left it (ended their part, or turned to the player, whose words the others heard)."""
+
+    speakers: list[Speaker]
+    lines: list[DialogueLine] = field(default_factory=list)
+    left: set[str] = field(default_factory=set)
+    turned: set[str] = field(default_factory=set)  # those of `left` who turned to the player
+    heard: list[DialogueLine] = field(default_factory=list)  # the player's words to one who turned away
+
+    def present(self) -> list[Speaker]:
+        return [s for s in self.speakers if s.npc_id not in self.left]
+
+    def ids(self) -> list[str]:
+        return [s.npc_id for s in self.speakers]
+
+    def turn_away(self, npc_id: str, player: str, text: str) -> None:
+        """`npc_id` turns to the player, who said `text`: it leaves; the others heard it."""
+        self.left.add(npc_id)
+        self.turned.add(npc_id)
+        self.heard.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
+
+
+def listed(all_names: Sequence[str]) -> str:
+    """'Ann Lee', 'Ann Lee and Bo Chen', 'Ann Lee, Bo Chen and Cy Diaz'."""
+    return " and ".join(all_names) if len(all_names) < 3 else f"{', '.join(all_names[:-1])} and {all_names[-1]}"
+
+
+def names(speakers: Sequence[Speaker]) -> str:
+    return listed([s.persona.name for s in speakers])
+
+
+def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addressed: str) -> Speaker:
+    """Who speaks next (the policy in the module's docstring)."""
+    last = next((line.speaker_npc_id for line in reversed(lines) if line.speaker_npc_id), "")
+    candidates = [s for s in present if s.npc_id != last] or list(present)
+    named = next((s for s in candidates if s.persona.name == addressed), None)
+    if named is not None:
+        return named
+    spoken = Counter(line.speaker_npc_id for line in lines)
+    recent = " ".join(line.text for line in lines[-RECALL_LINES:]).lower()
+    return min(candidates, key=lambda s: (spoken[s.npc_id], -recent.count(s.persona.name.split()[0].lower()),
+                                          present.index(s)))
+
+
+async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
+                        reason: str = "", max_lines: int = MAX_LINES,
+                        here: Callable[[str], bool] = lambda npc_id: True) -> list[DialogueLine]:
+    """A conversation of three or more written line by line, the first speaker having started it
+    (for `reason`). Lines land in `group.lines` as they are written; the others' words to one who
+    turned away (`group.heard`) join them when the next line is due. `here`: whether a participant
+    still stands at the place (one the game moved away leaves the conversation)."""
+    opener = group.speakers[0]
+    viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
+                                                 trace) for s in group.speakers))
+    views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
+    addressed = ""
+    while len(group.lines) < max_lines and len(present := group.present()) >= 2:
+        if gone := [s for s in present if not here(s.npc_id)]:
+            group.left.update(s.npc_id for s in gone)
+            trace.note(f"converse: {names(gone)} left the place, and so the conversation")
+            continue
+        speaker = opener if not group.lines and opener in present else next_speaker(present, group.lines, addressed)
+        others = [s for s in present if s is not speaker]
+        turn = await group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
+                                opener=opener.persona.name, reason=reason if speaker is opener else "")
+        if speaker.npc_id not in group.left:  # else it turned to the player meanwhile: the line goes unsaid
+            group.lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
+                                            text=turn.utterance))
+            addressed = turn.addressed_to
+            if turn.end_conversation:
+                group.left.add(speaker.npc_id)
+        group.lines.extend(group.heard)
+        group.heard.clear()
+    trace.note(f"converse: {names(group.speakers)} exchanged {len(group.lines)} lines")
+    return group.lines
+
+
+async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
+                     lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
+                     opener: str = "", reason: str = "") -> GroupTurn:
+    """The speaker's next line, from its own memories retrieved for the latest lines and for what
+    the others were doing."""
+    name = speaker.persona.name
+    latest = " ".join(line.text for line in lines[-RECALL_LINES:])
+    doing = "; ".join(o.activity for o in others if o.activity)
+    by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or names(others),
+                                                       doing or names(others), now, trace, apart=MEMORIES_PER_QUERY)
+    situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
+                 *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
+                 f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
+                 if opener == name else f"{opener} started this conversation." if opener else ""]
+    return await stream.llm.complete(
+        GROUP_TURN,
+        {"npc_name": name, "persona": speaker.persona.summary(), "others": names(others),
+         "other_names": [o.persona.name for o in others], "time": now.strftime("%A %B %d, %H:%M"), "place": place,
+         "relationship": view[0], "situation": " ".join(part for part in situation if part),
+         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
+                                 limit=2 * MEMORIES_PER_QUERY),
+         "dialogue": _dialogue_text(lines)},
+        npc_id=speaker.npc_id, trace=trace,
+        fallback=lambda: _silent(others, lines),
+    )
+
+
+def _silent(others: Sequence[Speaker], lines: Sequence[DialogueLine]) -> GroupTurn:
+    """When the model cannot write the line: a greeting to open, else a polite goodbye."""
+    said = _without_words(names(others), lines)
+    return GroupTurn(utterance=said.utterance, addressed_to=EVERYONE, end_conversation=said.end_conversation)
+
+
+async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,
+                     trace: Trace) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
+    """A conversation of three or more nobody watches, in one call: None when they do not stop to
+    talk; else the gist as lines and each participant's memo (in `speakers`' order)."""
+    days = _days_ahead(now)
+    opener, everyone = speakers[0], [s.persona.name for s in speakers]
+    answer = await stream.llm.complete(
+        GROUP_SUMMARY,
+        {"npc_name": opener.persona.name, "opener": opener.persona.name,
+         "activity": _doing(opener.activity, opener.persona.name) or "about",
+         "others": names(speakers[1:]), "count": str(len(speakers)),
+         "people": await _people(speakers, now, stream, trace), "name_list": everyone,
+         "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
+         "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
+        npc_id=opener.npc_id, trace=trace,
+        fallback=lambda: _greetings(speakers),
+    )
+    if not answer.talk or not answer.lines:
+        trace.note(f"converse: {names(speakers)} did not stop to talk")
+        return None
+    ids = {s.persona.name: s.npc_id for s in speakers}
+    lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
+             for line in answer.lines]
+    memos = {memo.name: ConversationMemo.model_validate(memo.model_dump(exclude={"name"})) for memo in answer.memos}
+    trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
+    return lines, [memos.get(s.persona.name) or _plain_memo(s.persona.name, names([o for o in speakers if o is not s]))
+                   for s in speakers]
+
+
+def _greetings(speakers: Sequence[Speaker]) -> GroupSummary:
+    """When the model cannot tell the conversation (as for a pair): they greet each other, and
+    nothing else changes (each memo is a plain one)."""
+    first = speakers[0].persona.name
+    return GroupSummary(talk=True, lines=[GistLine(speaker=first, text="Hi everyone! How are you?"),
+                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks, {first.split()[0]}.")
+                                            for s in speakers[1:])])
+
+
+async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStream, trace: Trace) -> Bullets:
+    """Each participant: persona, what it was doing, and what may come up for it (its memories of
+    the others and of what they were doing), as one list the prompt budget trims item by item."""
+    headers, items = [], []
+    for g, me in enumerate(speakers):
+        others = [o for o in speakers if o is not me]
+        about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {names(others)}",
+                                                 "; ".join(o.activity for o in others if o.activity) or names(others),
+                                                 now, trace, apart=MEMORIES_PER_QUERY)
+        name = me.persona.name
+        headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
+                       f"\nWhat {name} remembers that may come up:")
+        chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
+        items += [Item(r.node.description, (r.score, r.node.created.timestamp()), group=g) for r in chosen]
+    return Bullets(items, headers=headers)
