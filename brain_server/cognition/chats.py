@@ -68,7 +68,7 @@ class Chats:
             for runtime in talkers:
                 runtime.set_talking(True)
         try:
-            speakers = [Speaker(me.npc_id, me.persona, me.action.description if me.action else "") for me in (a, b)]
+            speakers = [Speaker.of(me) for me in (a, b)]
             if unseen:
                 told = await summarize_conversation(*speakers, now, a.address, self.stream, trace)
                 if told is None:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from brain_server.cognition import offline_lines
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState, Persona
+from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -48,6 +49,11 @@ class Speaker:
     npc_id: str
     persona: Persona
     activity: str = ""  # what it was doing when the conversation began ("Isabella Rodriguez is baking")
+    plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
+
+    @classmethod
+    def of(cls, npc: NpcState) -> Speaker:
+        return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "", [*npc.plan, *npc.commitments])
 
 
 @dataclass
@@ -120,6 +126,8 @@ def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
                    *, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
     """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
+    if offline_lines.composing(stream.llm):
+        return await offline_lines.conversation(a, b, now, place, stream, trace, max_lines=max_lines)
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
                                 relationship(b, a.persona.name, now, stream, trace))
     views = {a.npc_id: both[0], b.npc_id: both[1]}

@@ -261,6 +261,8 @@ def build_app(llama: Any) -> Any:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return error(400, f"bad request: {exc}")
         async with lock:
+            if await request.is_disconnected():  # its caller gave up waiting: the model's one thread is for others
+                return error(499, "the client went away before its turn")
             try:
                 result = await asyncio.to_thread(llama.create_chat_completion, **options)
             except ValueError as exc:
@@ -289,6 +291,8 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     llama = _load_llama(args.model or str(model_path()), args.threads, args.ctx_size)
+    # The first completion pages the weights in (seconds): before serving, not in a player's wait.
+    llama.create_chat_completion(messages=[{"role": "user", "content": "Hello"}], max_tokens=1)
     app = build_app(llama)
     if args.fd is not None:
         uvicorn.run(app, fd=args.fd, log_level="warning")
