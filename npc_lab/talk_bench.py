@@ -3,9 +3,9 @@ default (composed lines, brain_server/cognition/offline_lines.py), in a harbour 
 (not the Ville): their latency and whether each line is grounded.
 
 The brain is built as `serve` builds it with no endpoint (`server.build_core`: the embedded
-SmolLM2 on llama.cpp, embedded Qdrant in a temporary folder, the local MiniLM), with thinking
-inside each Decide so the town is the same every run. Each resident plans its day (Decide at
-09:00), the keeper and the fisherman meet on the quay and talk (the real conversation and memory
+SmolLM2 on llama.cpp, embedded Qdrant in a temporary folder, the local MiniLM, thinking in the
+background, so a conversation that ends is remembered after its last line). Each resident plans
+its day (Decide at 09:00), the keeper and the fisherman meet on the quay and talk (the real conversation and memory
 functions the mind runs), then a player asks each resident the QUESTIONS, ROUNDS times, half of
 them while the model is kept busy rating another resident's thoughts (as a town thinking in the
 background keeps it). A line is grounded when it names the resident's job (JOB_WORDS), an item of
@@ -99,11 +99,21 @@ async def harbour(core: Any) -> None:
         await core.spawn_npc(request(pb.SpawnNpcRequest, {"worldName": WORLD, "npcId": npc_id,
                                                           "address": persona["home"], "persona": persona}))
         await core.decide(request(pb.DecideRequest, {"npcId": npc_id, "gameTime": stamp(at("09:00"))}))
+    await planned(core)
     odile, bram = await core.records.npc("odile"), await core.records.npc("bram")
     now, trace = at("09:30"), Trace(npc_id="odile", kind="bench", game_time=at("09:30"))
     lines = await converse(Speaker.of(odile), Speaker.of(bram), now, QUAY, core.stream, trace)
     for npc, partner in ((odile, bram), (bram, odile)):
         await remember_conversation(npc, partner.persona.name, lines, now, core.stream, trace)
+
+
+async def planned(core: Any, timeout_s: float = 300) -> None:
+    """Wait for every resident's plan of the day (made in the background when the mind thinks there)."""
+    deadline = time.monotonic() + timeout_s
+    while not all([(await core.records.npc(npc_id)).plan_day == DAY.date() for npc_id in PEOPLE]):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the residents had no plan for {DAY.date()} after {timeout_s:.0f} s")
+        await asyncio.sleep(0.2)
 
 
 def grounded(kind: str, npc_id: str, line: str, plan: list[str]) -> bool | None:
@@ -165,7 +175,7 @@ async def measure(rounds: int, data_dir: Path) -> list[dict[str, Any]]:
     from brain_server.server import build_core
 
     async with AsyncExitStack() as stack:
-        core = await build_core(Settings(data_dir=data_dir, background_thinking=False, prepare_ahead_minutes=0), stack)
+        core = await build_core(Settings(data_dir=data_dir), stack)
         await harbour(core)
         quiet = await ask_all(core, rounds, busy=False)
         stop = asyncio.Event()

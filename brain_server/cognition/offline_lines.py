@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
 import re
+import time
 from typing import TYPE_CHECKING
 
 from brain_server.llm.embedded import MODEL_NAME
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # converse.py calls this module: its names are for the types 
     from brain_server.llm.client import LLM
 
 CHOICE_WAIT_S = 1.2  # the model's pick is awaited this long (it may be busy with another NPC's thought)
+ANSWER_WITHIN_S = 1.5  # and no longer than leaves a reply this long from the line heard (retrieval first)
 SHOWN_WORDS = 12  # of each line, to the model
 RECALLED = 3
 LOOP_PAIRS = 3  # memories of a person or topic offered as lines
@@ -114,6 +116,8 @@ def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
     text = re.sub(rf"{subject}'s\b", "my", text)
     text = re.sub(rf"{subject} (\w+)", lambda m: f"I {_base(m.group(1))}", text)
     if pronouns:
+        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
+                      lambda m: f"{m.group(1)} {_base(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
         text = re.sub(r"\b(?:his|her)\b(?=\s+\w)", "my", text)
         text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
         text = re.sub(r"\b(?:him|her)\b", "me", text)
@@ -202,12 +206,25 @@ def recall(node: MemoryNode, name: str, now: datetime) -> str:
     if node.kind == MemoryKind.CHAT:
         partner = node.object if node.object != name else node.subject
         theirs = [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
-        told = f' {first_name(partner)} told me: "{max(theirs, key=len)}"' if theirs else ""
+        gist = max((_gist(t) for t in theirs), key=len, default="")
+        told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
         return f"I talked with {first_name(partner)} {when}.{told}"
     text = node.description.strip().rstrip(".")
     if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
         return f"I saw {text.replace(' is ', ' ', 1)} {when}."
     return f"{own_words(text, name)}."
+
+
+def _gist(said: str) -> str:
+    """What a line told, without its greeting and its questions."""
+    return " ".join(s for s in _SENTENCE.split(said.strip())
+                    if s.strip() and not s.endswith("?") and not (_GREETING.match(s) and len(s.split()) <= 4))
+
+
+def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
+    """What happened (conversations, then sightings) before what was thought of it, each once."""
+    unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
+    return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
 
 
 def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
@@ -227,9 +244,7 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
     later = _plan_lines(speaker.plan, "", now)
     if kind is Kind.PERSON:
-        about = {m.id: m for m in memories if person in m.description or first_name(person) in m.description}
-        # What happened (a conversation, a sighting) before what was thought of it
-        about = sorted(about.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
+        about = _by_event([m for m in memories if person in m.description or first_name(person) in m.description])
         lines = [recall(m, name, now) for m in about[:RECALLED]]
         return lines or [f"I don't think I know {person}.", f"{person}? I can't say I know them."]
     if kind is Kind.JOB:
@@ -248,7 +263,7 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
     if kind is Kind.GREETING:
         return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
                 f"Hi {them}! Doing well, thanks."]
-    told = [recall(m, name, now) for m in memories if m.kind != MemoryKind.PLAN][:RECALLED]
+    told = [recall(m, name, now) for m in _by_event(memories)[:RECALLED]]
     return [*told, f"I'm {now_doing} right now.", *later[:1]]
 
 
@@ -256,6 +271,7 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
                 stream: MemoryStream, trace: Trace, *, ask: str = "", kind: Kind | None = None) -> Turn:
     """The speaker's answer to the last line (the partner's), composed and chosen: of the `kind`
     given, else of the kind of that line; `ask` is added to it."""
+    started = time.monotonic()
     heard = lines[-1].text if lines else ""
     said = [line.text for line in lines if line.speaker_npc_id == speaker.npc_id]
     heard_kind, greeting = kind_of(heard)
@@ -275,14 +291,15 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     if not options:
         options = [o for o in (f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.",
                                "I have to get going. Talk later!") if acceptable(o, heard, said)] or ["Hm."]
-    line = await choose(speaker, partner, heard, options, stream, trace)
+    wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
+    line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
     return Turn(utterance=line, end_conversation=kind is Kind.BYE)
 
 
 async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[str], stream: MemoryStream,
-                 trace: Trace) -> str:
-    """The model's pick among the options, or the first when it does not pick within CHOICE_WAIT_S."""
-    if len(options) == 1:
+                 trace: Trace, *, wait_s: float = CHOICE_WAIT_S) -> str:
+    """The model's pick among the options, or the first when it does not pick within `wait_s`."""
+    if len(options) == 1 or wait_s <= 0:
         return options[0]
     # Each line's first words: the prompt's length is most of the model's time.
     shown = "\n".join(f'{n}. "{" ".join(o.split()[:SHOWN_WORDS])}"' for n, o in enumerate(options, 1))
@@ -290,9 +307,9 @@ async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[s
                  "options": shown, "count": len(options)}
     try:
         chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, npc_id=speaker.npc_id, trace=trace,
-                                                            fallback=lambda: ChosenLine(choice=1)), CHOICE_WAIT_S)
+                                                            fallback=lambda: ChosenLine(choice=1)), wait_s)
     except TimeoutError:
-        trace.note(f"offline lines: no pick within {CHOICE_WAIT_S} s, the first line said")
+        trace.note(f"offline lines: no pick within {wait_s:.2f} s, the first line said")
         return options[0]
     return options[min(chosen.choice, len(options)) - 1]
 

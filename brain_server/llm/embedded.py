@@ -291,8 +291,6 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     llama = _load_llama(args.model or str(model_path()), args.threads, args.ctx_size)
-    # The first completion pages the weights in (seconds): before serving, not in a player's wait.
-    llama.create_chat_completion(messages=[{"role": "user", "content": "Hello"}], max_tokens=1)
     app = build_app(llama)
     if args.fd is not None:
         uvicorn.run(app, fd=args.fd, log_level="warning")
