@@ -88,8 +88,9 @@ def stamp(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
 
 
-async def harbour(core: Any) -> None:
-    """The town, each resident's day planned, and the keeper and the fisherman met on the quay."""
+async def harbour(core: Any) -> list[Any]:
+    """The town, each resident's day planned, and the keeper and the fisherman met on the quay
+    (the lines they said)."""
     from brain_server.cognition.converse import Speaker, converse, remember_conversation
     from brain_server.trace import Trace
     from npc_brain.v1 import brain_pb2 as pb
@@ -105,6 +106,7 @@ async def harbour(core: Any) -> None:
     lines = await converse(Speaker.of(odile), Speaker.of(bram), now, QUAY, core.stream, trace)
     for npc, partner in ((odile, bram), (bram, odile)):
         await remember_conversation(npc, partner.persona.name, lines, now, core.stream, trace)
+    return lines
 
 
 async def planned(core: Any, timeout_s: float = 300) -> None:
