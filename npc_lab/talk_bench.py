@@ -10,7 +10,8 @@ functions the mind runs), then a player asks each resident the QUESTIONS, ROUNDS
 them while the model is kept busy rating another resident's thoughts (as a town thinking in the
 background keeps it). A line is grounded when it names the resident's job (JOB_WORDS), an item of
 its plan, or the person it met, as the question asks; every line is checked for echoing the
-question and for repeating itself or an earlier line.
+question and for repeating itself or an earlier line; "model picked" counts the lines the model
+chose in time (the others are the first line composed).
 """
 
 from __future__ import annotations
@@ -148,14 +149,19 @@ async def ask_all(core: Any, rounds: int, *, busy: bool) -> list[dict[str, Any]]
                 when = stamp(at("10:00") + timedelta(minutes=10 * r))
                 started = time.perf_counter()
                 if kind == "job" and r % 2:
-                    line = (await core.interview(request(pb.InterviewRequest, {
-                        "npcId": npc_id, "question": question, "gameTime": when}))).answer
+                    answer = await core.interview(request(pb.InterviewRequest, {
+                        "npcId": npc_id, "question": question, "gameTime": when}))
+                    line = answer.answer
                 else:
-                    line = (await core.talk(request(pb.TalkRequest, {
-                        "npcId": npc_id, "speakerName": "Ada", "text": question, "gameTime": when}))).reply
+                    answer = await core.talk(request(pb.TalkRequest, {
+                        "npcId": npc_id, "speakerName": "Ada", "text": question, "gameTime": when}))
+                    line = answer.reply
                 seconds = time.perf_counter() - started
+                trace = core.traces.get(answer.trace_id)
+                picked = trace is not None and any(c.purpose == "choose_line" and not c.fallback_used
+                                                   for c in trace.llm_calls)
                 out.append({"npc_id": npc_id, "kind": kind, "question": question, "line": line, "seconds": seconds,
-                            "busy": busy, "grounded": grounded(kind, npc_id, line, plan),
+                            "busy": busy, "picked": picked, "grounded": grounded(kind, npc_id, line, plan),
                             "clean": acceptable(line, question, said)})
                 said.append(line)
     return out
@@ -204,11 +210,11 @@ def summary(lines: list[dict[str, Any]]) -> list[list[Any]]:
         checked = [x["grounded"] for x in these if x["grounded"] is not None]
         rows.append([kind, len(these), f"{statistics.median(seconds):.2f}", f"{percentile(seconds, 0.99):.2f}",
                      f"{max(seconds):.2f}", f"{sum(checked)}/{len(checked)}" if checked else "-",
-                     f"{sum(not x['clean'] for x in these)}"])
+                     f"{sum(x['picked'] for x in these)}", f"{sum(not x['clean'] for x in these)}"])
     return rows
 
 
-HEADERS = ["question", "lines", "median s", "p99 s", "max s", "grounded", "echo or repeat"]
+HEADERS = ["question", "lines", "median s", "p99 s", "max s", "grounded", "model picked", "echo or repeat"]
 
 
 def bench_talk(args: argparse.Namespace) -> dict[str, Any]:

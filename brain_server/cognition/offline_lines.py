@@ -227,6 +227,13 @@ def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
     return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
 
 
+def _may_name(heard: str, *known: str) -> bool:
+    """Whether a capitalised word inside a sentence may name someone (memories are searched then;
+    the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
+    skip = {"I", *(w for name in known for w in name.split())}
+    return any(w.removesuffix("'s") not in skip for w in re.findall(r"(?:(?<=\w )|(?<=\w, ))[A-Z][\w']*", heard))
+
+
 def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
     """A person the line names whom the NPC's memories mention ("" if none)."""
     names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")}
@@ -276,12 +283,14 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     said = [line.text for line in lines if line.speaker_npc_id == speaker.npc_id]
     heard_kind, greeting = kind_of(heard)
     kind = kind or heard_kind
-    retrieved = await stream.retrieve(speaker.npc_id, heard or partner, now, trace)
-    memories = [r.node for r in retrieved]
+    memories: list[MemoryNode] = []
+    if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
+        memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
     person = _person_in(heard, memories, speaker.persona.name, partner)
     if person and kind is heard_kind:
         kind = Kind.PERSON
-        memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
+        if sum(first_name(person) in m.description for m in memories) < RECALLED:  # more of them, when few came
+            memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
     greets = greeting and not said and kind not in (Kind.GREETING, Kind.BYE)  # once, as the answer to one
     opening = f"{greeting}, {first_name(partner)}! " if greets else ""
     options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in
