@@ -2,7 +2,7 @@
 what the NPC knows, its persona, its plan, what it is doing and the memories retrieved for what
 it heard, by the kind of question heard (its job, its plans, a person, where, a greeting, a
 goodbye, anything else); the model only picks one of them by its number (prompts/choose_line),
-within CHOICE_WAIT_S, else the first is said. Free text from it was echoes of the question and
+within what is left of ANSWER_WITHIN_S, else the first is said. Free text from it was echoes of the question and
 loops ("The job is a job, a job...") after 5 s; a composed line never echoes what it answers,
 repeats itself or repeats a line the NPC said in the conversation (`acceptable`).
 
@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # converse.py calls this module: its names are for the types 
 CHOICE_WAIT_S = 1.2  # the model's pick is awaited this long (it may be busy with another NPC's thought)
 ANSWER_WITHIN_S = 1.5  # and no longer than leaves a reply this long from the line heard (retrieval first)
 SHOWN_WORDS = 12  # of each line, to the model
-RECALLED = 3
-LOOP_PAIRS = 3  # memories of a person or topic offered as lines
+RECALLED = 3  # memories of a person or topic offered as lines
+LOOP_PAIRS = 3  # the same two words this often in a line is a loop
 ASK, ASK_BACK = "What are you up to?", "Any plans for later?"  # an NPC-NPC conversation's questions
 CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
 
@@ -148,7 +148,7 @@ def _clock(when: datetime) -> str:
 
 
 def _will(activity: str) -> str:
-    """A plan item as what the NPC will do: 'be serving customers', 'have the party planned'."""
+    """A plan item as what the NPC will do: 'be serving customers', 'go to the regatta'."""
     first = activity.split()[0] if activity.split() else ""
     return f"be {activity}" if first.endswith("ing") else f"go to {activity}"
 
@@ -163,7 +163,7 @@ def _when(then: datetime, now: datetime) -> str:
 
 
 def _place(address: str) -> str:
-    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at the Lighthouse'."""
+    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at Lighthouse' (sectors are names)."""
     parts = [p for p in address.split(":")[1:] if p]
     if len(parts) >= 2:
         return f"the {parts[1]} at {parts[0]}"
