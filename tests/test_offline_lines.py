@@ -51,6 +51,16 @@ def test_echoes_loops_and_repeats_are_rejected() -> None:
     assert ol.acceptable("At 12 pm I'll be having lunch, and at 1 pm I'll be logging ships.", "Plans?", [])
 
 
+def test_a_person_is_someone_remembered_by_name() -> None:
+    seen = [MemoryNode(npc_id="odile", kind=kind, description=text, subject=subject, created=NOW, last_accessed=NOW)
+            for kind, subject, text in ((MemoryKind.OBSERVATION, "great lens", "great lens is clean"),
+                                        (MemoryKind.OBSERVATION, "Bram Tuck", "Bram Tuck is mending a net"))]
+    assert ol._person_in("That's great! Is Bram well?", seen, ODILE.name, "Ada") == "Bram Tuck"
+    assert ol._person_in("That's great!", seen, ODILE.name, "Ada") == ""
+    assert ol._may_name("Have you seen Bram lately?", ODILE.name, "Ada")
+    assert not ol._may_name("Hello Odile, what is your job? Ask Ada.", ODILE.name, "Ada")
+
+
 def test_a_persona_in_the_first_person() -> None:
     assert ol.own_words(ODILE.identity, ODILE.name, pronouns=True) == (
         "I am the lighthouse keeper and work at the Lighthouse. I polish the great lens every morning.")

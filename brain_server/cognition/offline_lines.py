@@ -236,8 +236,9 @@ def _may_name(heard: str, *known: str) -> bool:
 
 def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
     """A person the line names whom the NPC's memories mention ("" if none)."""
-    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")}
-    for name in sorted(names - {me, partner, ""}, key=len, reverse=True):
+    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
+             if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
+    for name in sorted(names - {me, partner}, key=len, reverse=True):
         if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
             return name
     return ""
