@@ -446,13 +446,21 @@ HEADERS = ["purpose", "calls", "valid 1st", "valid retried", "fallback", "valid"
            "prompt tok", "completion tok"]
 
 
+TALK = "talk"  # not a prompt: the player's Talk and interviews on composed lines (npc_lab/talk_bench.py)
+
+
 def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
     from npc_lab.tables import markdown_table
 
+    if args.purposes == [TALK]:
+        from npc_lab.talk_bench import bench_talk
+
+        return bench_talk(args)
     purposes = list(args.purposes or PURPOSES)
     unknown = set(purposes) - set(PURPOSES)
     if unknown:
-        raise SystemExit(f"npc-lab bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}")
+        raise SystemExit(f"npc-lab bench embedded: unknown purposes {sorted(unknown)}; choose from {PURPOSES}, "
+                         f"or {TALK} alone")
     with tempfile.TemporaryDirectory() as data_dir:
         result = asyncio.run(measure(args.samples, purposes, Path(data_dir)))
     print(markdown_table(HEADERS, table(result)))

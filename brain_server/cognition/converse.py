@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 import re
 
+from brain_server.cognition import offline_lines
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
 from brain_server.memory import MemoryKind, MemoryNode
@@ -66,12 +67,13 @@ class Speaker:
     activity: str = ""  # what it was doing when the conversation began ("Isabella Rodriguez is baking")
     schedule: str = "- (nothing planned)"  # its plan from now on, as prompt lines (`schedule_from`)
     places: tuple[str, ...] = ()  # the places it knows, home first, where a plan item may be
+    plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
 
     @classmethod
     def of(cls, npc: NpcState, now: datetime) -> Speaker:
         """An NPC as a speaker: what it is doing, its plan from now on and the places it knows."""
         return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "", schedule_from(npc, now),
-                   tuple(known_places(npc)))
+                   tuple(known_places(npc)), [*npc.plan, *npc.commitments])
 
 
 @dataclass
@@ -166,6 +168,8 @@ def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
                    *, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
     """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
+    if offline_lines.composing(stream.llm):
+        return await offline_lines.conversation(a, b, now, place, stream, trace, max_lines=max_lines)
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
                                 relationship(b, a.persona.name, now, stream, trace))
     views = {a.npc_id: both[0], b.npc_id: both[1]}

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 import time
 
+from brain_server.cognition import offline_lines
 from brain_server.cognition.converse import (
     MAX_LINES,
     Speaker,
@@ -75,8 +76,12 @@ class Player:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address, self.parts.stream,
-                                       trace, opener=player)
+                if offline_lines.composing(self.parts.stream.llm):
+                    turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address, self.parts.stream,
+                                                     trace)
+                else:
+                    turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
+                                           self.parts.stream, trace, opener=player)
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
                 ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
@@ -112,6 +117,8 @@ class Player:
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name, stream = speaker.persona.name, self.parts.stream
+        if offline_lines.composing(stream.llm):
+            return PlayerTalk(view=("", ""))  # composed lines need no view, and the model no second call
         memories = await stream.retrieve(speaker.npc_id, f"{name}'s relationship with {player}", now, trace)
         talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", bullet_list(memories)))
         if self.thinking.background:
@@ -169,7 +176,12 @@ class Player:
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="interview", game_time=now)
         with doing(Work(Priority.PLAYER, npc_id)):
-            answer = await answer_interview(npc_id, npc.persona, question, now, self.parts.stream, trace)
+            if offline_lines.composing(self.parts.stream.llm):
+                asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
+                answer = (await offline_lines.reply(Speaker.of(npc, now), "an interviewer", [asked], now, npc.address,
+                                                    self.parts.stream, trace)).utterance
+            else:
+                answer = await answer_interview(npc_id, npc.persona, question, now, self.parts.stream, trace)
             if remember:
                 node = MemoryNode(npc_id=npc_id, kind=MemoryKind.CHAT, subject="an interviewer", predicate="asked",
                                   object=npc.persona.name, created=now, last_accessed=now,

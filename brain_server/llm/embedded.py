@@ -44,6 +44,7 @@ INSTALL_HINT = (
 )
 
 
+STOP_GRACE_S = 3.0
 # Loopback must never go through an HTTP proxy set in the environment.
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -152,12 +153,13 @@ class EmbeddedLLM:
         return self._log.read()[-4000:].decode(errors="replace")
 
     def stop(self) -> None:
-        """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
+        """Terminate the server (SIGTERM, then SIGKILL after STOP_GRACE_S: it keeps nothing to
+        flush, and a completion its caller gave up on would only hold the exit back)."""
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.terminate()
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=STOP_GRACE_S)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -261,6 +263,8 @@ def build_app(llama: Any) -> Any:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return error(400, f"bad request: {exc}")
         async with lock:
+            if await request.is_disconnected():  # its caller gave up waiting: the model's one thread is for others
+                return error(499, "the client went away before its turn")
             try:
                 result = await asyncio.to_thread(llama.create_chat_completion, **options)
             except ValueError as exc:

@@ -1,0 +1,346 @@
+"""Lines for a model too small to write them (the embedded SmolLM2-135M): composed in code from
+what the NPC knows, its persona, its plan, what it is doing and the memories retrieved for what
+it heard, by the kind of question heard (its job, its plans, a person, where, a greeting, a
+goodbye, anything else); the model only picks one of them by its number (prompts/choose_line),
+within what is left of ANSWER_WITHIN_S, else the first is said. Free text from it was echoes of the question and
+loops ("The job is a job, a job...") after 5 s; a composed line never echoes what it answers,
+repeats itself or repeats a line the NPC said in the conversation (`acceptable`).
+
+With any other model nothing here runs (`composing`, the one test)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from enum import StrEnum
+import re
+import time
+from typing import TYPE_CHECKING
+
+from brain_server.llm.embedded import MODEL_NAME
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import DialogueLine, PlanItem, is_sleep
+from brain_server.prompts.choose_line import MAX_OPTIONS, ChosenLine
+from brain_server.prompts.choose_line import PROMPT as CHOOSE
+from brain_server.prompts.converse_turn import Turn
+from brain_server.trace import Trace
+
+if TYPE_CHECKING:  # converse.py calls this module: its names are for the types only
+    from brain_server.cognition.converse import Speaker
+    from brain_server.cognition.memory_stream import MemoryStream
+    from brain_server.llm.client import LLM
+
+CHOICE_WAIT_S = 1.2  # the model's pick is awaited this long (it may be busy with another NPC's thought)
+ANSWER_WITHIN_S = 1.5  # and no longer than leaves a reply this long from the line heard (retrieval first)
+SHOWN_WORDS = 12  # of each line, to the model
+RECALLED = 3  # memories of a person or topic offered as lines
+LOOP_PAIRS = 3  # the same two words this often in a line is a loop
+ASK, ASK_BACK = "What are you up to?", "Any plans for later?"  # an NPC-NPC conversation's questions
+CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
+
+
+class Kind(StrEnum):
+    GREETING = "greeting"
+    JOB = "job"
+    PLANS = "plans"
+    NOW = "now"
+    PERSON = "person"
+    PLACE = "place"
+    BYE = "bye"
+    OTHER = "other"
+
+
+_GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))\b"
+                       r"[^.!?,]{0,30}[.!?,]+\s*", re.IGNORECASE)
+# First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job.
+_KINDS = (
+    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care)\b", re.IGNORECASE)),
+    (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|going to|will you|next|this (afternoon|"
+                            r"evening|weekend)|after (this|that|work))\b", re.IGNORECASE)),
+    (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
+                          r"what do you do|business)\b", re.IGNORECASE)),
+    (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
+    (Kind.PLACE, re.compile(r"\b(where|live)\b", re.IGNORECASE)),
+    (Kind.GREETING, re.compile(r"(how are you|how('s| is) it going|how do you do|nice to meet)", re.IGNORECASE)),
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def composing(llm: LLM) -> bool:
+    """Whether lines are composed: the model answering is the embedded one (the one test of it)."""
+    return llm.model == MODEL_NAME
+
+
+def kind_of(heard: str) -> tuple[Kind, str]:
+    """The kind of what was heard, and the greeting it opened with ("" if none)."""
+    greeting = _GREETING.match(heard)
+    rest = heard[greeting.end():] if greeting else heard
+    kind = next((k for k, pattern in _KINDS if pattern.search(rest)), None)
+    if kind is None:
+        kind = Kind.GREETING if greeting and not rest.strip() else Kind.OTHER
+    return kind, greeting.group(1).capitalize() if greeting else ""
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def acceptable(line: str, heard: str, said: Sequence[str]) -> bool:
+    """Not an echo of what it answers, not repeating itself (a four-word run twice, two words
+    together LOOP_PAIRS times: "a job, a job, a job"), not a line said before."""
+    words, heard_words = _words(line), _words(heard)
+    if not words:
+        return False
+    spoken = " ".join(words)
+    if heard_words and (spoken in " ".join(heard_words) or len(set(words) & set(heard_words)) > 0.75 * len(set(words))):
+        return False
+    runs = list(zip(words, words[1:], words[2:], words[3:], strict=False))
+    pairs = Counter(zip(words, words[1:], strict=False))
+    looping = len(set(runs)) < len(runs) or max(pairs.values(), default=0) >= LOOP_PAIRS
+    return not looping and spoken not in {" ".join(_words(s)) for s in said}
+
+
+def first_name(name: str) -> str:
+    return name.split()[0] if name.split() else name
+
+
+def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
+    """A sentence about the NPC as it says it: "Odile Marsh keeps the lighthouse. She loves her lamp"
+    as "I keep the lighthouse. I love my lamp" (pronouns too where the text is its persona's)."""
+    subject = rf"(?:{re.escape(name)}|{re.escape(first_name(name))})"
+    if pronouns:
+        subject = rf"(?:{subject}|\b[Ss]he\b|\b[Hh]e\b)"
+    text = re.sub(rf"{subject}'s\b", "my", text)
+    text = re.sub(rf"{subject} (\w+)", lambda m: f"I {_base(m.group(1))}", text)
+    if pronouns:
+        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
+                      lambda m: f"{m.group(1)} {_base(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
+        text = re.sub(r"\b(?:his|her)\b(?=\s+\w)", "my", text)
+        text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
+        text = re.sub(r"\b(?:him|her)\b", "me", text)
+    return text[:1].upper() + text[1:]
+
+
+def _base(verb: str) -> str:
+    """The verb after "I": is -> am, loves -> love, watches -> watch, tries -> try."""
+    special = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
+    if verb in special:
+        return special[verb]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(ch|sh|ss|x|o)es$", verb):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3 else verb
+
+
+def doing(activity: str, name: str) -> str:
+    """'Odile Marsh is polishing the lens' as 'polishing the lens'."""
+    return activity.removeprefix(f"{name} is ").removeprefix(f"{name} ").strip().rstrip(".")
+
+
+def _clock(when: datetime) -> str:
+    """'8 am', '5:30 pm'."""
+    hour, half = when.hour % 12 or 12, "am" if when.hour < 12 else "pm"
+    return f"{hour} {half}" if when.minute == 0 else f"{hour}:{when:%M} {half}"
+
+
+def _will(activity: str) -> str:
+    """A plan item as what the NPC will do: 'be serving customers', 'go to the regatta'."""
+    first = activity.split()[0] if activity.split() else ""
+    return f"be {activity}" if first.endswith("ing") else f"go to {activity}"
+
+
+def _when(then: datetime, now: datetime) -> str:
+    days = (now.date() - then.date()).days
+    if days == 0:
+        return "this morning" if then.hour < 12 else "this afternoon" if then.hour < 18 else "this evening"
+    if days == 1:
+        return "yesterday"
+    return f"on {then:%A}" if days < 7 else f"on {then:%B} {then.day}"
+
+
+def _place(address: str) -> str:
+    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at Lighthouse' (sectors are names)."""
+    parts = [p for p in address.split(":")[1:] if p]
+    if len(parts) >= 2:
+        return f"the {parts[1]} at {parts[0]}"
+    return parts[0] if parts else "here"
+
+
+def _main_items(items: Sequence[PlanItem]) -> list[PlanItem]:
+    """The items worth telling: not sleep, the longer ones first, then in time order."""
+    kept = [i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")]
+    return sorted(sorted(kept, key=lambda i: -i.duration_minutes)[:2], key=lambda i: i.start)
+
+
+def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
+    tomorrow = now.date() + timedelta(days=1)
+    if "tomorrow" in heard.lower():
+        promised = [i for i in plan if i.start.date() == tomorrow]
+        usual = _main_items([i for i in plan if i.start.date() == now.date()])
+        lines = [f"Tomorrow at {_clock(i.start)} I'll {_will(i.activity)}." for i in promised]
+        if usual:
+            same = " and then ".join(f"{_will(i.activity)} from {_clock(i.start)}" for i in usual)
+            lines += [f"Tomorrow is much like today for me: I'll {same}.",
+                      f"The usual, I think: I'll {_will(usual[0].activity)} from {_clock(usual[0].start)}."]
+        return lines
+    later = [i for i in plan if now < i.start and i.start.date() == now.date()]
+    lines = [f"Later I'll {_will(i.activity)}, from {_clock(i.start)}." for i in later[:1]]
+    if len(later) > 1:
+        lines.append(f"At {_clock(later[0].start)} I'll {_will(later[0].activity)}, and at "
+                     f"{_clock(later[1].start)} I'll {_will(later[1].activity)}.")
+    return lines
+
+
+def _identity(speaker: Speaker) -> list[str]:
+    persona = speaker.persona
+    return [own_words(s, persona.name, pronouns=True) for s in _SENTENCE.split(persona.identity.strip()) if s]
+
+
+def recall(node: MemoryNode, name: str, now: datetime) -> str:
+    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'."""
+    when = _when(node.created, now)
+    if node.kind == MemoryKind.CHAT:
+        partner = node.object if node.object != name else node.subject
+        theirs = [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
+        gist = max((_gist(t) for t in theirs), key=len, default="")
+        told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
+        return f"I talked with {first_name(partner)} {when}.{told}"
+    text = node.description.strip().rstrip(".")
+    if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
+        return f"I saw {text.replace(' is ', ' ', 1)} {when}."
+    return f"{own_words(text, name)}."
+
+
+def _gist(said: str) -> str:
+    """What a line told, without its greeting and its questions."""
+    return " ".join(s for s in _SENTENCE.split(said.strip())
+                    if s.strip() and not s.endswith("?") and not (_GREETING.match(s) and len(s.split()) <= 4))
+
+
+def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
+    """What happened (conversations, then sightings) before what was thought of it, each once."""
+    unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
+    return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
+
+
+def _may_name(heard: str, *known: str) -> bool:
+    """Whether a capitalised word inside a sentence may name someone (memories are searched then;
+    the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
+    skip = {"I", *(w for name in known for w in name.split())}
+    return any(w.removesuffix("'s") not in skip for w in re.findall(r"(?:(?<=\w )|(?<=\w, ))[A-Z][\w']*", heard))
+
+
+def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
+    """A person the line names whom the NPC's memories mention ("" if none)."""
+    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
+             if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
+    for name in sorted(names - {me, partner}, key=len, reverse=True):
+        if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
+            return name
+    return ""
+
+
+def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetime, place: str,
+            memories: Sequence[MemoryNode], person: str = "") -> list[str]:
+    """The lines the speaker could say for this kind of line heard, the best first."""
+    name, them = speaker.persona.name, first_name(partner)
+    now_doing = doing(speaker.activity, name) or next(
+        (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
+    later = _plan_lines(speaker.plan, "", now)
+    if kind is Kind.PERSON:
+        about = _by_event([m for m in memories if person in m.description or first_name(person) in m.description])
+        lines = [recall(m, name, now) for m in about[:RECALLED]]
+        return lines or [f"I don't think I know {person}.", f"{person}? I can't say I know them."]
+    if kind is Kind.JOB:
+        who = _identity(speaker)
+        return [f"{who[0]} Right now I'm {now_doing}.", " ".join(who[:2]), who[0]] if who else [
+            f"Right now I'm {now_doing}."]
+    if kind is Kind.PLANS:
+        return _plan_lines(speaker.plan, heard, now) or [f"Nothing planned. For now I'm {now_doing}."]
+    if kind is Kind.NOW:
+        return [f"I'm {now_doing}." + (f" {later[0]}" if later else ""), f"Just {now_doing}."]
+    if kind is Kind.PLACE:
+        return [f"I'm at {_place(place)}, {now_doing}.", f"Right now, {_place(place)}.",
+                f"I live at {speaker.persona.home.split(':')[1] if speaker.persona.home.count(':') else 'home'}."]
+    if kind is Kind.BYE:
+        return [f"Goodbye, {them}! Back to {now_doing} for me.", f"See you later, {them}!", "Take care!"]
+    if kind is Kind.GREETING:
+        return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
+                f"Hi {them}! Doing well, thanks."]
+    told = [recall(m, name, now) for m in _by_event(memories)[:RECALLED]]
+    return [*told, f"I'm {now_doing} right now.", *later[:1]]
+
+
+async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,
+                stream: MemoryStream, trace: Trace, *, ask: str = "", kind: Kind | None = None) -> Turn:
+    """The speaker's answer to the last line (the partner's), composed and chosen: of the `kind`
+    given, else of the kind of that line; `ask` is added to it."""
+    started = time.monotonic()
+    heard = lines[-1].text if lines else ""
+    said = [line.text for line in lines if line.speaker_npc_id == speaker.npc_id]
+    heard_kind, greeting = kind_of(heard)
+    kind = kind or heard_kind
+    memories: list[MemoryNode] = []
+    if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
+        memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
+    person = _person_in(heard, memories, speaker.persona.name, partner)
+    if person and kind is heard_kind:
+        kind = Kind.PERSON
+        if sum(first_name(person) in m.description for m in memories) < RECALLED:  # more of them, when few came
+            memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
+    greets = greeting and not said and kind not in (Kind.GREETING, Kind.BYE)  # once, as the answer to one
+    opening = f"{greeting}, {first_name(partner)}! " if greets else ""
+    options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in
+               compose(kind, speaker, partner, heard, now, place, memories, person)]
+    options = list(dict.fromkeys(o for o in options if acceptable(o, heard, said)))[:MAX_OPTIONS]
+    trace.note(f"offline lines: {kind} line heard, {len(options)} composed")
+    if not options:
+        options = [o for o in (f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.",
+                               "I have to get going. Talk later!") if acceptable(o, heard, said)] or ["Hm."]
+    wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
+    line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
+    return Turn(utterance=line, end_conversation=kind is Kind.BYE)
+
+
+async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[str], stream: MemoryStream,
+                 trace: Trace, *, wait_s: float = CHOICE_WAIT_S) -> str:
+    """The model's pick among the options, or the first when it does not pick within `wait_s`."""
+    if len(options) == 1 or wait_s <= 0:
+        return options[0]
+    # Each line's first words: the prompt's length is most of the model's time.
+    shown = "\n".join(f'{n}. "{" ".join(o.split()[:SHOWN_WORDS])}"' for n, o in enumerate(options, 1))
+    variables = {"npc_name": speaker.persona.name, "partner": partner, "heard": heard or "(nothing yet)",
+                 "options": shown, "count": len(options)}
+    try:
+        chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, npc_id=speaker.npc_id, trace=trace,
+                                                            fallback=lambda: ChosenLine(choice=1)), wait_s)
+    except TimeoutError:
+        trace.note(f"offline lines: no pick within {wait_s:.2f} s, the first line said")
+        return options[0]
+    return options[min(chosen.choice, len(options)) - 1]
+
+
+async def conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
+                       *, max_lines: int) -> list[DialogueLine]:
+    """An NPC-NPC conversation of composed lines: `a` greets and asks, each answers and asks back,
+    and the last line is a goodbye."""
+    them = first_name(b.persona.name)
+    opener = await choose(a, b.persona.name, "", [f"Hi {them}! {ASK}", f"Hello, {them}! {ASK}"],
+                          stream, trace)
+    lines = [DialogueLine(speaker_npc_id=a.npc_id, speaker_name=a.persona.name, text=opener)]
+    speaker, listener = b, a
+    while len(lines) < max_lines:
+        last = len(lines) + 1 >= min(max_lines, CONVERSATION_LINES)
+        turn = await reply(speaker, listener.persona.name, lines, now, place, stream, trace,
+                           ask=ASK_BACK if len(lines) == 1 and not last else "", kind=Kind.BYE if last else None)
+        lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
+                                  text=turn.utterance))
+        if last:
+            break
+        speaker, listener = listener, speaker
+    trace.note(f"converse: {a.persona.name} and {b.persona.name} exchanged {len(lines)} composed lines")
+    return lines

@@ -1,0 +1,154 @@
+"""Composed lines for the embedded model (cognition/offline_lines.py), in process: the kinds of
+what is heard, the check against echoes and loops, and replies grounded in a persona, a plan and
+memories, picked through the real client from a fake endpoint that answers as the embedded model."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+import re
+import time
+
+from google.protobuf import json_format
+import pytest
+
+from brain_server.cognition import offline_lines as ol
+from brain_server.cognition.converse import Speaker
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.config import Settings
+from brain_server.llm.client import LLM
+from brain_server.llm.embedded import MODEL_NAME
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import DialogueLine, Persona, PlanItem
+from brain_server.service import BrainCore
+from brain_server.trace import Trace
+from npc_brain.v1 import brain_pb2 as pb
+from tests.town import spawn_json, world_json
+
+NOW = datetime(2026, 3, 3, 10, tzinfo=UTC)
+ODILE = Persona(name="Odile Marsh", age=58, identity="Odile Marsh is the lighthouse keeper and works at the Lighthouse. "
+                "She polishes the great lens every morning.", home="Brookhaven:Keeper's Cottage:kitchen")
+PLAN = [PlanItem(start=NOW.replace(hour=h), duration_minutes=m, activity=a, address="Brookhaven:Lighthouse:lamp room")
+        for h, m, a in ((6, 240, "polishing the great lens"), (12, 60, "having lunch"),
+                        (13, 300, "logging the ships in the harbour"), (21, 480, "sleeping"))]
+SPEAKER = Speaker("odile", ODILE, "Odile Marsh is polishing the great lens", plan=PLAN)
+
+
+@pytest.mark.parametrize(("heard", "kind"), [
+    ("What is your job?", ol.Kind.JOB), ("What do you do for a living?", ol.Kind.JOB),
+    ("What are you doing tomorrow?", ol.Kind.PLANS), ("What are you up to?", ol.Kind.NOW),
+    ("Where do you live?", ol.Kind.PLACE), ("Hello!", ol.Kind.GREETING), ("Bye now", ol.Kind.BYE),
+    ("Good evening! What's the news in town?", ol.Kind.OTHER)])
+def test_the_kind_of_what_is_heard(heard: str, kind: ol.Kind) -> None:
+    assert ol.kind_of(heard)[0] is kind
+
+
+def test_echoes_loops_and_repeats_are_rejected() -> None:
+    """The lines the embedded model wrote (issue 31) fail the check; a plain answer passes."""
+    assert not ol.acceptable("...", "Good evening! What's the news in town?", [])
+    assert not ol.acceptable("What's the news in town?", "What are you doing tomorrow? What's the news in town?", [])
+    assert not ol.acceptable("The job is a job, a job, a job, a job. It's a job, a job.", "What is your job?", [])
+    assert not ol.acceptable("I am the keeper.", "Who are you?", ["I am the keeper!"])
+    assert ol.acceptable("At 12 pm I'll be having lunch, and at 1 pm I'll be logging ships.", "Plans?", [])
+
+
+def test_a_person_is_someone_remembered_by_name() -> None:
+    seen = [MemoryNode(npc_id="odile", kind=kind, description=text, subject=subject, created=NOW, last_accessed=NOW)
+            for kind, subject, text in ((MemoryKind.OBSERVATION, "great lens", "great lens is clean"),
+                                        (MemoryKind.OBSERVATION, "Bram Tuck", "Bram Tuck is mending a net"))]
+    assert ol._person_in("That's great! Is Bram well?", seen, ODILE.name, "Ada") == "Bram Tuck"
+    assert ol._person_in("That's great!", seen, ODILE.name, "Ada") == ""
+    assert ol._may_name("Have you seen Bram lately?", ODILE.name, "Ada")
+    assert not ol._may_name("Hello Odile, what is your job? Ask Ada.", ODILE.name, "Ada")
+
+
+def test_a_persona_in_the_first_person() -> None:
+    assert ol.own_words(ODILE.identity, ODILE.name, pronouns=True) == (
+        "I am the lighthouse keeper and work at the Lighthouse. I polish the great lens every morning.")
+    assert ol.own_words("Bram Tuck is mending his net", ODILE.name) == "Bram Tuck is mending his net"
+
+
+async def _reply(stream: MemoryStream, heard: str, said: tuple[str, ...] = ()) -> tuple[str, Trace]:
+    trace = Trace(npc_id="odile", kind="talk", game_time=NOW)
+    lines = [DialogueLine(speaker_npc_id="odile", speaker_name=ODILE.name, text=s) for s in said]
+    lines.append(DialogueLine(speaker_npc_id="", speaker_name="Ada", text=heard))
+    turn = await ol.reply(SPEAKER, "Ada", lines, NOW, "Brookhaven:Lighthouse:lamp room", stream, trace)
+    return turn.utterance, trace
+
+
+def test_replies_from_the_persona_the_plan_and_a_meeting(run, fake_llm, store, minilm) -> None:
+    met = MemoryNode(npc_id="odile", kind=MemoryKind.CHAT, subject=ODILE.name, predicate="chatted with",
+                     object="Bram Tuck", created=NOW - timedelta(hours=2), last_accessed=NOW - timedelta(hours=2),
+                     description=f'conversation with Bram Tuck:\n{ODILE.name}: "Morning, Bram! Busy?"\n'
+                                 'Bram Tuck: "Hi, Odile! The storm took two of my lobster pots."')
+
+    async def scenario(stream: MemoryStream) -> dict[str, str]:
+        stream.llm = LLM(base_url=fake_llm.base_url, model=MODEL_NAME, api_key="k", prompts=stream.llm.prompts)
+        await stream.remember("odile", ODILE, [met], None, rate=False)
+        try:
+            return {q: (await _reply(stream, q))[0] for q in
+                    ("What is your job?", "What are you doing tomorrow?", "Have you seen Bram lately?")}
+        finally:
+            await stream.llm.close()
+
+    lines = run(scenario)
+    assert "lighthouse keeper" in lines["What is your job?"]
+    assert any(item.activity in lines["What are you doing tomorrow?"] for item in PLAN)
+    assert "the storm took two of my lobster pots" in lines["Have you seen Bram lately?"].lower()
+    assert all(ol.acceptable(line, heard, []) for heard, line in lines.items())
+    picks = fake_llm.chat_requests("choose_line")
+    assert picks and all(  # the model may only answer with the number of a line offered
+        r["body"]["response_format"]["json_schema"]["schema"]["properties"]["choice"]["maximum"]
+        == len(re.findall(r'^\d\. "', r["body"]["messages"][-1]["content"], re.MULTILINE)) for r in picks)
+
+
+def test_a_slow_pick_says_the_first_line_in_time_and_never_a_line_twice(run, fake_llm) -> None:
+    async def scenario(stream: MemoryStream) -> tuple[list[str], list[float], list[str]]:
+        stream.llm = LLM(base_url=fake_llm.base_url, model=MODEL_NAME, api_key="k", prompts=stream.llm.prompts)
+        fake_llm.queue(*[{"delay_s": 3}] * 2, purpose="choose_line")
+        said: list[str] = []
+        took, notes = [], []
+        try:
+            for _ in range(3):
+                started = time.monotonic()
+                line, trace = await _reply(stream, "What is your job?", tuple(said))
+                took.append(time.monotonic() - started)
+                said.append(line)
+                notes += trace.notes
+        finally:
+            await stream.llm.close()
+        return said, took, notes
+
+    said, took, notes = run(scenario)
+    assert max(took) < ol.ANSWER_WITHIN_S + 1.0
+    assert any("no pick within" in note for note in notes)
+    assert len(set(said)) == 3 and all("lighthouse keeper" in line for line in said)
+
+
+def test_talk_and_interview_compose_only_on_the_embedded_model(run, fake_llm, tmp_path) -> None:
+    """On the embedded model the player's Talk asks the model to pick (no free line, no view of the
+    player); on any other model Talk and Interview are as before."""
+    answers: list[str] = []
+
+    async def scenario(stream: MemoryStream, model: str) -> None:
+        stream.llm = LLM(base_url=fake_llm.base_url, model=model, api_key="k", prompts=stream.llm.prompts)
+        core = BrainCore(Settings(data_dir=tmp_path / model, background_thinking=False), stream)
+        try:
+            await core.register_world(json_format.ParseDict(world_json(), pb.RegisterWorldRequest()))
+            await core.spawn_npc(json_format.ParseDict(spawn_json(), pb.SpawnNpcRequest()))
+            fake_llm.reset()
+            for text in ("Hello!", "What is your job?"):
+                await core.talk(json_format.ParseDict({"npcId": "isabella", "speakerName": "Ada", "text": text,
+                                                       "gameTime": "2026-02-13T09:00:00Z"}, pb.TalkRequest()))
+            answers.append((await core.interview(json_format.ParseDict({
+                "npcId": "isabella", "question": "What is your job?", "gameTime": "2026-02-13T09:01:00Z"},
+                pb.InterviewRequest()))).answer)
+        finally:
+            await core.close()
+            await stream.llm.close()
+
+    run(lambda stream: scenario(stream, MODEL_NAME))
+    asked = {r["purpose"] for r in fake_llm.chat_requests()}
+    assert asked == {"choose_line"} and answers[0].startswith("I run Hobbs Cafe")
+    run(lambda stream: scenario(stream, "fake-model"))
+    asked = {r["purpose"] for r in fake_llm.chat_requests()}
+    assert {"converse_turn", "interview"} <= asked and "choose_line" not in asked
