@@ -1,0 +1,92 @@
+"""The crowd level (DecideRequest.attention = ATTENTION_CROWD, cognition/attention.py) through the
+real transports: no LLM call until something concerns the NPC, news passed between crowd NPCs
+without a call, and out-of-view NPCs demoted to the crowd beyond the town's call budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.clients import Clients
+from tests.test_attention import UNSEEN, decide, notes
+from tests.test_mind import CAFE, klaus
+from tests.town import spawn_json, world_json
+
+CROWD = "ATTENTION_CROWD"
+
+
+def town(brain) -> Clients:
+    c = Clients(brain)
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    c.grpc("SpawnNpc", klaus())
+    return c
+
+
+@pytest.fixture
+def clients(brain_factory):
+    c = town(brain_factory())
+    yield c
+    c.close()
+
+
+def test_a_crowd_npc_follows_its_routine_and_stores_what_it_sees_without_a_call(clients: Clients, fake_llm) -> None:
+    first = decide(clients, "isabella", "09:00", CROWD, "Klaus Mueller")
+    later = decide(clients, "isabella", "10:30", CROWD, f"{CAFE}:coffee machine")
+    assert fake_llm.chat_requests() == [], "a crowd makes no LLM call"
+    assert first["action"]["source"] == later["action"]["source"] == "ACTION_SOURCE_PROVISIONAL"
+    assert any(n.startswith("attention: crowd") for n in notes(clients, first))
+    seen = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_OBSERVATION"})["memories"]
+    assert {"Klaus Mueller is reading", f"{CAFE}:coffee machine is reading"} <= {m["description"] for m in seen}
+    assert not later.get("thinking")
+
+
+def test_the_player_in_sight_promotes_a_crowd_npc_for_an_hour(clients: Clients, fake_llm) -> None:
+    """Someone who is no NPC of the world is the player: seeing them concerns the NPC, which plans its day."""
+    decide(clients, "isabella", "09:00", CROWD)
+    promoted = decide(clients, "isabella", "09:10", CROWD, "the player")
+    assert any("promoted from the crowd: the player" in n for n in notes(clients, promoted))
+    assert len(fake_llm.chat_requests("daily_plan")) == 1
+    assert promoted["action"]["source"] != "ACTION_SOURCE_PROVISIONAL"
+    back = decide(clients, "isabella", "10:15", CROWD)
+    assert any(n.startswith("attention: crowd") for n in notes(clients, back)), "an hour later, the crowd again"
+
+
+def test_crowd_npcs_pass_news_on_without_a_call(clients: Clients, fake_llm) -> None:
+    clients.grpc("Whisper", {"npcId": "isabella", "gameTime": "2026-02-13T07:00:00Z",
+                             "text": "The cafe hosts a Valentine's party tomorrow at 5 pm"})
+    for npc_id in ("isabella", "klaus"):
+        decide(clients, npc_id, "09:00", CROWD)
+    before = len(fake_llm.chat_requests())
+    decide(clients, "isabella", "09:40", CROWD, "Klaus Mueller")
+    assert len(fake_llm.chat_requests()) == before, "the meeting costs no call"
+    heard = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]
+    assert any(m["description"] == "Isabella Rodriguez told Klaus Mueller: The cafe hosts a Valentine's party "
+               "tomorrow at 5 pm" and m["created"] == "2026-02-13T09:40:00Z" for m in heard), heard
+    decide(clients, "isabella", "09:45", CROWD, "Klaus Mueller")  # met already: the chat cooldown
+    assert len(clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]) == 1
+
+
+def test_beyond_the_call_budget_the_least_concerned_think_as_a_crowd(brain_factory, fake_llm) -> None:
+    """NPC_BRAIN_LLM_CALLS_PER_HOUR=2 pays for one thinking NPC: of two out of view, the one a
+    whisper concerned thinks, the other is demoted to the crowd."""
+    c = town(brain_factory(llm_calls_per_hour=2))
+    c.grpc("Whisper", {"npcId": "klaus", "gameTime": "2026-02-13T08:55:00Z", "text": "I should study today"})
+    decide(c, "klaus", "09:00", UNSEEN)
+    isabella = decide(c, "isabella", "09:00", UNSEEN)
+    assert any(n.startswith("attention: crowd") for n in notes(c, isabella)), notes(c, isabella)
+    assert isabella["action"]["source"] == "ACTION_SOURCE_PROVISIONAL"
+    assert [r["purpose"] for r in fake_llm.chat_requests() if "Isabella" in str(r["body"])] == []
+    c.close()
+
+
+def test_a_conversation_with_one_who_thinks_promotes_the_crowd_npc(clients: Clients, fake_llm) -> None:
+    decide(clients, "isabella", "09:00", UNSEEN)
+    decide(clients, "klaus", "09:00", CROWD)
+    memo = {"summary": "Isabella invited me", "importance": 6, "plan_activity": "", "plan_date": "",
+            "plan_start": "", "plan_minutes": 0}
+    fake_llm.queue({"json": {"talk": True, "lines": [{"speaker": "Isabella Rodriguez", "text": "Come tomorrow!"}],
+                             "first": memo, "second": memo}}, purpose="conversation_summary")
+    decide(clients, "isabella", "09:40", UNSEEN, "Klaus Mueller")
+    promoted = decide(clients, "klaus", "09:45", CROWD)
+    assert any(n.startswith("attention: thinks again") for n in notes(clients, promoted)), notes(clients, promoted)
+    assert [r for r in fake_llm.chat_requests("daily_plan") if "Klaus Mueller" in str(r["body"])]
