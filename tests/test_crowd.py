@@ -4,8 +4,15 @@ without a call, and out-of-view NPCs demoted to the crowd beyond the town's call
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
+from brain_server.cognition.attention import Levels
+from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.prompts import PromptLibrary
 from tests.clients import Clients
 from tests.test_attention import UNSEEN, decide, notes
 from tests.test_mind import CAFE, klaus
@@ -90,3 +97,41 @@ def test_a_conversation_with_one_who_thinks_promotes_the_crowd_npc(clients: Clie
     promoted = decide(clients, "klaus", "09:45", CROWD)
     assert any(n.startswith("attention: thinks again") for n in notes(clients, promoted)), notes(clients, promoted)
     assert [r for r in fake_llm.chat_requests("daily_plan") if "Klaus Mueller" in str(r["body"])]
+
+
+def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains() -> None:
+    """In process, the real scheduler: five completions wait for one slot (over 4 per slot), so
+    the share of out-of-view NPCs that think shrinks each second; the two never concerned are
+    the crowd; once the queue drains they think again. In view is never demoted."""
+    wall = [0.0]
+    llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(), max_concurrency=1)
+    levels = Levels(llm, clock=lambda: wall[0])
+    now = datetime(2026, 2, 13, 9, tzinfo=UTC)
+
+    async def main() -> None:
+        gate = asyncio.Event()
+
+        async def completion() -> None:
+            with doing(Work(Priority.BACKGROUND, "someone")):
+                async with llm.scheduler.slot():
+                    await gate.wait()
+
+        queued = [asyncio.create_task(completion()) for _ in range(6)]
+        await asyncio.sleep(0)
+        levels.concern("b", now - timedelta(minutes=30))
+        levels.concern("a", now - timedelta(minutes=10))
+        for npc_id in "abcde":
+            levels.asked(npc_id, in_view=False, crowd=False)
+        levels.asked("v", in_view=True, crowd=False)
+        for _ in range(3):
+            wall[0] += 1
+            levels.rebalance()
+        assert [n for n in "abcdev" if levels.crowd(n, now, in_view=n == "v", asked=False)] == ["d", "e"]
+        gate.set()
+        await asyncio.gather(*queued)
+        for _ in range(5):
+            wall[0] += 1
+            levels.rebalance()
+        assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
+
+    asyncio.run(main())

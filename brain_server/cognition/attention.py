@@ -27,7 +27,7 @@ from the player). The brain moves NPCs between the levels as attention moves:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 import math
 import time
@@ -56,12 +56,16 @@ NEVER = datetime.min.replace(tzinfo=UTC)
 
 class Levels:
     """Who thinks at which level. Read from any thread (`crowd`: dict reads, a frozenset replaced
-    whole); changed on the mind's loop."""
+    whole); changed on the mind's loop. Weighed whole (sorted by concern) at most once a wall
+    second; in between, an NPC newly out of view beyond the limit joins the demoted (never
+    concerned, it is among the least concerned), so a town arriving at once costs no sort each."""
 
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.llm = llm
+        self._clock = clock
         self._concerned: dict[str, datetime] = {}  # npc_id -> game time of its latest concern
         self._thinking: dict[str, bool] = {}  # NPCs the game does not call a crowd -> in view
+        self._in_view = 0  # of them, in view
         self._demoted: frozenset[str] = frozenset()
         self._share = 1.0  # of the out-of-view NPCs, the share that may think (the backlog's rule)
         self._weighed = -math.inf
@@ -83,45 +87,51 @@ class Levels:
             self._demoted = self._demoted - {npc_id}
 
     def asked(self, npc_id: str, *, in_view: bool, crowd: bool) -> None:
-        """The level a Decide asked for; the levels are weighed again when it changed, else at
-        most once a wall second."""
-        before = self._thinking.get(npc_id)
-        if crowd:
-            self._thinking.pop(npc_id, None)
-        else:
+        """The level a Decide asked for (`crowd`: the game's), then the levels weighed."""
+        before = self._thinking.pop(npc_id, None)
+        self._in_view -= before is True
+        if not crowd:
             self._thinking[npc_id] = in_view
-        self.rebalance(changed=before != self._thinking.get(npc_id))
+            self._in_view += in_view
+        if before is not False and not crowd and not in_view and len(self._thinking) - self._in_view > self._limit():
+            self._demoted = self._demoted | {npc_id}  # newly out of view, beyond the limit
+        elif before is False and (crowd or in_view) and npc_id in self._demoted:
+            self._demoted = self._demoted - {npc_id}
+        self.rebalance()
 
     def forget(self, npc_id: str) -> None:
         self._concerned.pop(npc_id, None)
-        self._thinking.pop(npc_id, None)
+        self._in_view -= self._thinking.pop(npc_id, None) is True
         self._demoted = self._demoted - {npc_id}
 
-    def rebalance(self, *, changed: bool = False) -> None:
-        """Demote the least recently concerned out-of-view NPCs beyond what the budget and the
-        endpoint's throughput allow (module docstring); promote them back as room returns."""
-        wall = time.monotonic()
-        if wall - self._weighed >= REBALANCE_S:
-            self._weighed = wall
-            slots = self.llm.scheduler.slots
-            waiting = sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER)
-            if waiting > BACKLOG_PER_SLOT * slots:
-                self._share *= 0.8
-            elif waiting <= slots:
-                self._share = min(1.0, self._share + 0.1)
-        elif not changed:
+    def rebalance(self) -> None:
+        """At most once a wall second: demote the least recently concerned out-of-view NPCs beyond
+        what the budget and the endpoint's throughput allow (module docstring), promote the others."""
+        wall = self._clock()
+        if wall - self._weighed < REBALANCE_S:
+            return
+        self._weighed = wall
+        slots = self.llm.scheduler.slots
+        waiting = sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER)
+        if waiting > BACKLOG_PER_SLOT * slots:
+            self._share *= 0.8
+        elif waiting <= slots:
+            self._share = min(1.0, self._share + 0.1)
+        limit = self._limit()
+        if limit >= len(self._thinking) - self._in_view:
+            self._demoted = frozenset()
             return
         out = sorted((n for n, seen in self._thinking.items() if not seen),
-                     key=lambda n: (self._concerned.get(n, NEVER), n), reverse=True)
-        allowed = math.ceil(self._share * len(out))
-        if per_hour := self.llm.allowance.per_hour:
-            in_view = len(self._thinking) - len(out)
-            allowed = min(allowed, max(0, int(per_hour / CALLS_PER_THINKING_HOUR) - in_view))
-        self._demoted = frozenset(out[allowed:])
+                     key=lambda n: (-self._concerned.get(n, NEVER).timestamp(), n))
+        self._demoted = frozenset(out[limit:])
 
-    def report(self) -> tuple[int, int]:
-        """(NPCs thinking, NPCs the brain demoted to the crowd)."""
-        return len(self._thinking) - len(self._demoted), len(self._demoted)
+    def _limit(self) -> int:
+        """How many out-of-view NPCs may think: the backlog's share, within the call budget."""
+        out = len(self._thinking) - self._in_view
+        limit = math.ceil(self._share * out)
+        if per_hour := self.llm.allowance.per_hour:
+            limit = min(limit, max(0, int(per_hour / CALLS_PER_THINKING_HOUR) - self._in_view))
+        return limit
 
 
 def concerns(npc: NpcState, events: Sequence[PerceivedEvent], people: Collection[str]) -> str:
