@@ -109,9 +109,12 @@ def conversations(run: Path) -> int:
 
 def news_reach(run: Path) -> dict[str, int]:
     """How far the scenario's news travelled (the residents with a memory of it, `sim/measure.py`),
-    and among the residents that were a crowd for most of their Decides."""
+    and among the residents that were a crowd for most of their Decides; {} for a run folder
+    without the residents' memories."""
     from npc_lab.sim.measure import measure
 
+    if not (run / "memories").is_dir():
+        return {}
     diffusion = measure(run)["diffusion"]
     crowd: defaultdict[str, list[bool]] = defaultdict(list)
     for line in (run / "actions.jsonl").read_text().splitlines():
@@ -256,7 +259,7 @@ def _print_calls(modes: dict[str, dict[str, Any]]) -> None:
             for p in [*CONVERSATION_PURPOSES, "total"]]
     rows.append(["conversations", *[" ".join(map(str, m["conversations"])) for m in modes.values()]])
     rows.append(["news: knew at start -> at end (crowd residents who knew / crowd residents)", *[
-        " ".join(f"{n['start']}->{n['end']} ({n['crowd_knows']}/{n['crowd']})" for n in m["news"])
+        " ".join(f"{n['start']}->{n['end']} ({n['crowd_knows']}/{n['crowd']})" if n else "-" for n in m["news"])
         for m in modes.values()]])
     print(markdown_table(["calls per conversation", *labels], rows))
     print("; ".join(f"{label}: {m['npcs']} NPCs, {m['awake_npc_hours']['mean']:.0f} awake NPC-hours, "
