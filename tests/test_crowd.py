@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -15,8 +16,10 @@ from brain_server.llm.scheduler import Priority, Work, doing
 from brain_server.prompts import PromptLibrary
 from tests.clients import Clients
 from tests.test_attention import UNSEEN, decide, notes
+from tests.test_godot_web import _game_time, _needs_browser, _scene_2d, _StandInBrain
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
+from tools import godot_web
 
 CROWD = "ATTENTION_CROWD"
 
@@ -135,3 +138,55 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
         assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
 
     asyncio.run(main())
+
+
+_SLEEPER_2D = '''extends Node2D
+## Stays put; the one named `sleeper` sleeps eight game hours once its first decision came.
+
+@export var sleeper: bool = false
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.move_requested.connect(func(_address: String, _target: Vector2) -> void: _agent.report_arrived())
+	if sleeper:
+		_agent.decided.connect(_on_first_decision, CONNECT_ONE_SHOT)
+
+
+func _on_first_decision(_decision: NpcBrainDecision) -> void:
+	var clock := NpcBrainGameClock.get_instance()
+	var reply := await clock.skip_time(clock.now() + 8 * 3600, "Town2D")
+	print("NPCBRAIN " + JSON.stringify({"event": "slept", "ok": reply.ok, "now": clock.now_rfc3339()}))
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_addon_says_crowd_far_off_screen_and_skips_time_through_the_brain(tmp_path: Path) -> None:
+    """The real engine, 960x640 window: Nora on screen is in view; Tom and Jill start off screen
+    ~1,300 px from its middle: Tom (crowd_distance 600) says ATTENTION_CROWD, Jill (5,000) out of
+    view. Nora's body then sleeps eight hours: SkipTime from the clock's time to eight hours on,
+    and the clock stands there afterwards."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "bot.gd").write_text(_SLEEPER_2D)
+    bots = [("Near", "near", "Nora Near", "Home:room", 80, 80, "sleeper = true\n", ""),
+            ("Traveler", "traveler", "Tom Traveler", "Far:yard", 1712, 80, "", "crowd_distance = 600.0\n"),
+            ("Jiggler", "jiggler", "Jill Jiggler", "Far:yard", 1776, 112, "", "crowd_distance = 5000.0\n")]
+    (project / "town.tscn").write_text(_scene_2d(bots))
+    web_dir = godot_web.build_web(tmp_path / "web", project)
+    with _StandInBrain(web_dir, lambda method, request: None) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events",
+                                   viewport={"width": 960, "height": 640}) as game:
+        slept = game.wait_for(lambda e: e["event"] == "slept", timeout_s=90)
+        assert slept, "\n".join(game.lines[-30:])
+        game.pump(2)
+    first = {r["npcId"]: r["attention"] for m, r in reversed(brain.calls) if m == "Decide"}
+    assert first == {"near": "ATTENTION_IN_VIEW", "traveler": "ATTENTION_CROWD",
+                     "jiggler": "ATTENTION_OUT_OF_VIEW"}, first
+    [skip] = [r for m, r in brain.calls if m == "SkipTime"]
+    jump = _game_time(skip["toTime"]) - _game_time(skip["fromTime"])
+    assert skip["worldName"] == "Town2D" and jump == timedelta(hours=8), skip
+    assert slept["ok"] and _game_time(slept["now"]) >= _game_time(skip["toTime"]), slept
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

@@ -10,8 +10,8 @@ the world:
   PLAN_CALLS; an NPC beyond the cap follows its routine and plans at its first Decide after;
 - the action of that hour (`attention.followed_action`: its plan's block, a promise, or its
   routine), remembered as its own observation stamped with that hour, the NPC standing there;
-- NPCs awake in the same arena meet two by two, each pair at most once per CHAT_COOLDOWN
-  (`attention.meet`: no call): each remembers the meeting and tells the other its news.
+- NPCs awake in the same arena meet two by two, each with the first it may still talk to (the
+  chat cooldown; `attention.meet`: no call): each remembers the meeting and tells the other its news.
 
 Nothing else thinks during a skip (no reaction, rating, reflection or decomposition): what it
 remembers keeps its provisional importance. Afterwards each NPC's clock stands at the end, so
@@ -108,15 +108,19 @@ async def _act(senses: Senses, npc_id: str, when: datetime, objects: Mapping[str
 
 
 async def _meet(senses: Senses, npcs: Sequence[NpcState], when: datetime, trace: Trace, done: Skipped) -> None:
-    """NPCs awake in the same arena meet two by two, without a call."""
+    """NPCs awake in the same arena meet two by two without a call, each with the first one it
+    may still talk to (the chat cooldown), so partners change from hour to hour."""
     parts = senses.parts
     places: defaultdict[str, list[NpcState]] = defaultdict(list)
     for npc in npcs:
         if npc.action is not None and not is_sleep(npc.action.description):
             places[arena_of(npc.action.address)].append(npc)
-    for here in places.values():
-        for a, b in zip(here[::2], here[1::2], strict=False):
-            if not parts.chats.can_talk(a, b, when):
+    for free in places.values():
+        while free:
+            a = free.pop(0)
+            b = next((b for b in free if parts.chats.can_talk(a, b, when)), None)
+            if b is None:
                 continue
+            free.remove(b)
             passed = await meet(parts.stream, parts.records, a, b, when, trace)
             done.meetings, done.news, done.memories = done.meetings + 1, done.news + passed, done.memories + 2 + passed

@@ -64,6 +64,8 @@ func watch(body: Node, size: float) -> void:
 		_crowd_check.timeout.connect(_check_crowd)
 		add_child(_crowd_check)
 		_crowd_check.start()
+		# A body that starts off screen gets no report: its first Decide knows all the same.
+		_check_crowd.call_deferred()
 
 
 func _on_screen_changed(on_screen: bool) -> void:
