@@ -148,6 +148,8 @@ class NpcState(BaseModel):
     action: Action | None = None
     # Whether the player can see it (DecideRequest.attention): out of view it thinks coarser.
     in_view: bool = True
+    # Whether it thinks as a crowd (cognition/attention.py): no LLM call until something concerns it.
+    crowd: bool = False
     # The game's verbs only this NPC may use, besides its world's.
     verbs: list[Verb] = Field(default_factory=list)
 

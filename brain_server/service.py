@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import structlog
 
-from brain_server import convert, personas, validation
+from brain_server import convert, personas, time_skip, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -194,6 +194,9 @@ class BrainCore:
             deleted = await asyncio.to_thread(self.saves.files.delete, request.world_name, slot)
         return pb.DeleteSaveResponse(deleted=deleted)
 
+    async def skip_time(self, request: pb.SkipTimeRequest) -> pb.SkipTimeResponse:
+        return await time_skip.skip_time(self.mind, request)
+
     # --- the decision loop ----------------------------------------------------------------
 
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
@@ -207,14 +210,15 @@ class BrainCore:
         npc_id, events, address = request.npc_id, convert.events_from_pb(list(request.perceptions)), request.address
         if request.verb_outcomes:
             events += await self._outcomes(npc_id, request.verb_outcomes)
-        in_view = request.attention != pb.ATTENTION_OUT_OF_VIEW
+        crowd = request.attention == pb.ATTENTION_CROWD
+        in_view = request.attention not in (pb.ATTENTION_OUT_OF_VIEW, pb.ATTENTION_CROWD)
         if self.home.here():
-            decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view)
+            decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view, crowd=crowd)
         else:  # the transports' thread: the mind's state is read as published, and changed on its loop
-            decision = self.mind.answer(npc_id, now, address, in_view) or self.mind.answer(
-                npc_id, now, address, in_view, loaded=await self.home.run(self.mind.load(npc_id)))
+            decision = self.mind.answer(npc_id, now, address, in_view, crowd=crowd) or self.mind.answer(
+                npc_id, now, address, in_view, crowd=crowd, loaded=await self.home.run(self.mind.load(npc_id)))
             assert decision is not None
-            record = self.mind.record(npc_id, now, events, address, in_view, decision)
+            record = self.mind.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
             self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
@@ -234,6 +238,7 @@ class BrainCore:
     async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
         now = _game_time(request)
         validation.text("text", request.text, required=True)
+        self.mind.levels.concern(request.npc_id, now)
         memory_id, trace = await self.mind.player.whisper(request.npc_id, request.text.strip(), now)
         return pb.WhisperResponse(memory_id=memory_id, trace_id=trace.trace_id)
 
@@ -247,6 +252,7 @@ class BrainCore:
         now = _game_time(request)
         validation.text("text", request.text, required=True)
         player = validation.name("speaker_name", request.speaker_name.strip() or "the player")
+        self.mind.levels.concern(request.npc_id, now)
         reply, ended, trace = await self.mind.player.talk(request.npc_id, player, request.text, now)
         return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
 
@@ -374,13 +380,4 @@ def _check_world(world: World) -> None:
 
 def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest) -> datetime:
     validation.npc_id(request.npc_id)
-    if not request.HasField("game_time"):
-        raise invalid("game_time is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")
-    try:
-        when = convert.from_timestamp(request.game_time)
-    except (ValueError, OverflowError) as exc:
-        raise invalid(f"game_time is not a valid time: {exc}") from exc
-    if not 1900 <= when.year <= 9000:
-        raise invalid(f"game_time {when.isoformat()} is {'before 1900' if when.year < 1900 else 'after 9000'}: "
-                      "send the game's calendar time")
-    return when
+    return validation.game_time(request, "game_time")

@@ -20,8 +20,11 @@ invalid_argument. Every message repeats at most MAX_ECHO characters of what it r
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from datetime import UTC, datetime
 import math
 import re
+
+from google.protobuf.message import Message
 
 from brain_server.errors import BrainError, Status, invalid
 from brain_server.verbs import Verb, VerbArgument
@@ -160,3 +163,17 @@ def _argument(where: str, argument: VerbArgument) -> None:
     if any(not math.isfinite(b) for b in bounds) or (len(bounds) == 2 and bounds[0] > bounds[1]):
         raise invalid(f"{where} has the range {argument.minimum}..{argument.maximum}: give finite bounds, "
                       "the minimum first")
+
+
+def game_time(request: Message, field: str) -> datetime:
+    """A game time the request must carry (a Timestamp field), in the years a game's calendar uses."""
+    if not request.HasField(field):
+        raise invalid(f"{field} is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")
+    try:
+        when: datetime = getattr(request, field).ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError) as exc:
+        raise invalid(f"{field} is not a valid time: {exc}") from exc
+    if not 1900 <= when.year <= 9000:
+        raise invalid(f"{field} {when.isoformat()} is {'before 1900' if when.year < 1900 else 'after 9000'}: "
+                      "send the game's calendar time")
+    return when

@@ -3,7 +3,9 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
 
 - calls:     LLM calls and tokens per NPC per awake game hour, by purpose, and per conversation,
              from sim runs against the stand-in model in lockstep, several seeds, with all
-             residents in view and with a player seeing only some (--in-view); or a run folder (--run)
+             residents in view and with a player seeing only some (--in-view), the farthest of
+             them a crowd ("5+5": 5 in view, 5 more out of view, the rest crowd), with how far the
+             news travelled; or a run folder (--run)
 - speed:     game seconds per wall second, 25 NPCs, the fake answering after 0.5 s, at concurrency
              8 and 1, beside the ideal (game seconds / (calls x latency / concurrency))
 - decide:    Decide latency when the answer is a step of the plan (no LLM call), p50/p99 over
@@ -105,9 +107,27 @@ def conversations(run: Path) -> int:
     return count
 
 
+def news_reach(run: Path) -> dict[str, int]:
+    """How far the scenario's news travelled (the residents with a memory of it, `sim/measure.py`),
+    and among the residents that were a crowd for most of their Decides; {} for a run folder
+    without the residents' memories."""
+    from npc_lab.sim.measure import measure
+
+    if not (run / "memories").is_dir():
+        return {}
+    diffusion = measure(run)["diffusion"]
+    crowd: defaultdict[str, list[bool]] = defaultdict(list)
+    for line in (run / "actions.jsonl").read_text().splitlines():
+        action = json.loads(line)
+        crowd[action["npc_id"]].append(bool(action.get("crowd")))
+    mostly = {npc_id for npc_id, flags in crowd.items() if sum(flags) > len(flags) / 2}
+    return {"start": diffusion["start"], "end": diffusion["end"], "crowd": len(mostly),
+            "crowd_knows": len(mostly & set(diffusion["knows"]))}
+
+
 def calls_from_run(run: Path) -> dict[str, Any]:
-    """A run folder's LLM calls and tokens by purpose (GetUsage), per NPC per awake hour, and its
-    conversations."""
+    """A run folder's LLM calls and tokens by purpose (GetUsage), per NPC per awake hour, its
+    conversations, and how far its news travelled."""
     usage = json.loads((run / "usage.json").read_text())
     hours = sum(awake_hours(run).values())
     by_purpose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -124,7 +144,7 @@ def calls_from_run(run: Path) -> dict[str, Any]:
     return {"run": str(run), "npcs": len(cfg["residents"]), "start": cfg["start"], "end": cfg["end"],
             "in_view": cfg.get("sim", {}).get("in_view"), "awake_npc_hours": hours, "calls": calls, "tokens": tokens,
             "calls_per_npc_hour": per_hour(calls), "tokens_per_npc_hour": per_hour(tokens),
-            "conversations": conversations(run),
+            "conversations": conversations(run), "news": news_reach(run),
             "by_purpose": {p: {"calls": v[0], "tokens": v[1], "calls_per_npc_hour": per_hour(v[0]),
                                "tokens_per_npc_hour": per_hour(v[1])}
                            for p, v in sorted(by_purpose.items(), key=lambda kv: -kv[1][0])}}
@@ -136,7 +156,8 @@ def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int
     """A sim run of the party scenario into `out` (its brain's data started afresh): against the
     fake endpoint, or with `stand_in_seed` against the stand-in model in lockstep (no background
     thinking: each Decide thinks before it answers, so the run does not depend on thread timing).
-    `in_view`: how many residents the player sees, 'all' or a number (None: attention not sent)."""
+    `in_view`: how many residents the player sees, 'all' or a number, or "N+M": N in view and M more
+    that think out of view, the rest a crowd (None: attention not sent)."""
     from npc_lab.sim.data import ROOT, load_all
     from npc_lab.sim.runner import Sim, SimConfig
 
@@ -159,7 +180,9 @@ def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int
         config = SimConfig(out=out, brain_settings={"llm_base_url": model.base_url, **settings},
                            concurrency=concurrency, tick_s=tick, duration=timedelta(hours=hours),
                            interview=interview, ask_density=False, progress_s=30,
-                           in_view=None if in_view is None else len(residents) if in_view == "all" else int(in_view))
+                           in_view=None if in_view is None else len(residents) if in_view == "all"
+                           else int(in_view.split("+")[0]),
+                           thinking=sum(map(int, in_view.split("+"))) if in_view and "+" in in_view else None)
         return asyncio.run(Sim(town, residents, scenario, config).run())
 
 
@@ -193,7 +216,8 @@ def summarize_calls(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "by_purpose": {p: {"calls_per_npc_hour": _spread(of(p, "calls_per_npc_hour")),
                                "tokens_per_npc_hour": _spread(of(p, "tokens_per_npc_hour"))["mean"]}
                            for p in purposes},
-            "conversations": [r["conversations"] for r in runs], "per_conversation": per_conversation}
+            "conversations": [r["conversations"] for r in runs], "per_conversation": per_conversation,
+            "news": [r["news"] for r in runs]}
 
 
 def bench_calls(args: argparse.Namespace) -> dict[str, Any]:
@@ -234,6 +258,9 @@ def _print_calls(modes: dict[str, dict[str, Any]]) -> None:
     rows = [[p, *[f"{m['per_conversation'][p]:.2f}" for m in modes.values()]]
             for p in [*CONVERSATION_PURPOSES, "total"]]
     rows.append(["conversations", *[" ".join(map(str, m["conversations"])) for m in modes.values()]])
+    rows.append(["news: knew at start -> at end (crowd residents who knew / crowd residents)", *[
+        " ".join(f"{n['start']}->{n['end']} ({n['crowd_knows']}/{n['crowd']})" if n else "-" for n in m["news"])
+        for m in modes.values()]])
     print(markdown_table(["calls per conversation", *labels], rows))
     print("; ".join(f"{label}: {m['npcs']} NPCs, {m['awake_npc_hours']['mean']:.0f} awake NPC-hours, "
                     f"{len(m['runs'])} run(s)" for label, m in zip(labels, modes.values(), strict=True)))
@@ -441,7 +468,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="calls: the stand-in model's seeds")
     parser.add_argument("--in-view", nargs="+", default=["all", "5"], type=_view_mode,
                         help="calls: how many residents the player sees, one run per value and seed: 'all' "
-                        "(every Decide says in view) or a number (default: all 5)")
+                        "(every Decide says in view), a number, or N+M: N in view, the M next nearest out of "
+                        "view, the rest a crowd (default: all 5)")
     parser.add_argument("--npcs", type=int, help="calls / speed / realtime: only the first N residents")
     parser.add_argument("--minutes", type=float, help="realtime: wall minutes (default 10)")
     parser.add_argument("--latency", type=float, help="realtime: fake LLM seconds per completion (default 2)")
@@ -454,8 +482,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _view_mode(value: str) -> str:
-    if value != "all" and not (value.isdigit() and int(value) >= 0):
-        raise argparse.ArgumentTypeError(f"expected 'all' or a number of residents, not {value!r}")
+    if value != "all" and not all(part.isdigit() for part in value.split("+", 1)):
+        raise argparse.ArgumentTypeError(f"expected 'all', a number of residents in view, or N+M (N in view, M "
+                                         f"more out of view, the rest a crowd), not {value!r}")
     return value
 
 

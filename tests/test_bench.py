@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
-from npc_lab.bench import awake_hours, calls_from_run, conversations, summarize_calls
+from npc_lab.bench import _view_mode, awake_hours, calls_from_run, conversations, summarize_calls
 from npc_lab.cli import main
 from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
@@ -69,6 +70,14 @@ def test_calls_per_conversation_count_each_pairs_talk_once(tmp_path: Path) -> No
     assert summary["per_conversation"] == {"converse_turn": 4.0, "conversation_memo": 1.5, "relationship": 2.0,
                                            "conversation_summary": 0.0, "total": 7.5}
     assert summary["calls_per_npc_hour"]["mean"] == 34 / sum(awake_hours(tmp_path).values())
+    assert summary["news"] == [{}], "no memories in the folder: no news measured"
+
+
+def test_a_view_mode_names_who_the_player_sees_and_who_thinks() -> None:
+    assert [_view_mode(v) for v in ("all", "5", "5+5", "5+0")] == ["all", "5", "5+5", "5+0"]
+    for bad in ("five", "5+", "+5", "5+5+5", "-1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="N\\+M"):
+            _view_mode(bad)
 
 
 @pytest.mark.slow

@@ -118,8 +118,13 @@ def test_the_player_sees_the_nearest_and_moves_every_hour(tmp_path: Path) -> Non
     assert sim.look(scenario.start) == {"maria_lopez", "isabella_rodriguez"}
     assert [n for n, w in sim.walkers.items() if w.entered_view] == ["maria_lopez"]
     assert sim._due(sim.walkers["maria_lopez"], scenario.start), "coming into view asks for a Decide"
+    sim.config.in_view, sim.config.thinking = 1, 2  # the nearest seen, the next one thinks, the last a crowd
+    sim.look(scenario.start)
+    assert [(n, w.in_view, w.crowd) for n, w in sorted(sim.walkers.items())] == [
+        ("isabella_rodriguez", False, False), ("klaus_mueller", False, True), ("maria_lopez", True, False)]
     sim.config.in_view = None
     assert sim.look(scenario.start) == set(sim.walkers) and all(w.in_view for w in sim.walkers.values())
+    assert not any(w.crowd for w in sim.walkers.values())
 
 
 def test_topic_keywords() -> None:

@@ -25,14 +25,14 @@ from datetime import datetime, timedelta
 
 import structlog
 
+from brain_server.cognition.attention import Levels, concerns, followed_action
 from brain_server.cognition.chats import CHAT_HOLD, Chats
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.player_talk import Player
-from brain_server.cognition.routine import provisional_action, read_places
+from brain_server.cognition.routine import read_places
 from brain_server.cognition.runtime import Runtimes, Snapshot
 from brain_server.cognition.senses import Senses, own_event
-from brain_server.cognition.steps import action_now
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Parts, thinking_about_now
 from brain_server.config import Settings
@@ -71,7 +71,8 @@ class Mind:
         self.traces = traces
         self.runtimes = Runtimes()
         self.chats = Chats(stream, records, self.runtimes)
-        self.parts = Parts(settings, stream, records, self.runtimes, self.chats)
+        self.levels = Levels(stream.llm)  # attention levels: in view, out of view, crowd
+        self.parts = Parts(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.parts, traces, background=settings.background_thinking)
         self.senses = Senses(self.thinking)
         self.player = Player(self.thinking)
@@ -91,10 +92,11 @@ class Mind:
         await asyncio.gather(*jobs, self.thinking.settle(), return_exceptions=True)
         for npc_id in npc_ids:
             self.runtimes.drop(npc_id)  # a runtime a cancelled job's end made again
+            self.levels.forget(npc_id)
 
     # --- a Decide answered from what the mind published (any thread) ----------------------------
 
-    def answer(self, npc_id: str, now: datetime, address: str, in_view: bool, *,
+    def answer(self, npc_id: str, now: datetime, address: str, in_view: bool, *, crowd: bool = False,
                loaded: tuple[NpcState, World] | None = None) -> Decision | None:
         """The NPC's action for now from its published record and snapshot (or the record and world
         `load` read), without I/O, waiting or any change to the mind: any thread may ask. None when
@@ -110,7 +112,8 @@ class Mind:
         try:
             if address:
                 self.records.index(world).check(address, "address")
-            npc = live.model_copy(update={"address": address or live.address, "in_view": in_view})
+            npc = live.model_copy(update={"address": address or live.address, "in_view": in_view,
+                                          "crowd": self.levels.crowd(npc_id, now, in_view=in_view, asked=crowd)})
             snapshot = self.runtimes.snapshot(npc_id)
             action = self._act(npc, world, now, snapshot)
             thinking = snapshot.thinking or thinking_about_now(npc, now, self.settings, reacting=snapshot.reacting)
@@ -124,7 +127,7 @@ class Mind:
         return live, await self.records.world(live.world_name)
 
     async def record(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                     in_view: bool, decision: Decision) -> None:
+                     in_view: bool, decision: Decision, *, crowd: bool = False) -> None:
         """What a Decide answered and saw, into the NPC on the mind's loop: where it stands, its
         attention, the places it learns, the action it was given; then what it saw and its own new
         action are stored as perceptions (embedding takes longer than a Decide may), and what the
@@ -138,6 +141,7 @@ class Mind:
             npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
             seen = await self.senses.update(npc, now, address, in_view, events, trace, check=False)
             overtaken = _overtaken(action, live.action)
+            await self._attend(npc, now, seen, crowd, trace)
             if not overtaken:
                 npc.action = action
             await self.records.save(npc)
@@ -149,33 +153,34 @@ class Mind:
     # --- a Decide on the mind's loop -------------------------------------------------------------
 
     async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                     *, in_view: bool = True) -> Decision:
+                     *, in_view: bool = True, crowd: bool = False) -> Decision:
         """The NPC's action for now, on the mind's loop. `in_view`: whether the player can see the
         NPC (cognitive level of detail: out of view it follows its hour blocks without steps, its
         conversations are told in one call, and its perceptions are rated in longer batches; back
-        in view, its block is broken into steps at once)."""
+        in view, its block is broken into steps at once). `crowd`: far from the player (attention.py)."""
         if self.thinking.background:
-            decision = self.answer(npc_id, now, address, in_view, loaded=await self.load(npc_id))
+            decision = self.answer(npc_id, now, address, in_view, crowd=crowd, loaded=await self.load(npc_id))
             assert decision is not None
-            await self.record(npc_id, now, events, address, in_view, decision)
+            await self.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
             return decision
         trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
         bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
         try:
-            decision = await self._step(npc_id, now, events, address, in_view, trace)
+            decision = await self._step(npc_id, now, events, address, in_view, trace, crowd=crowd)
         finally:
             unbind_decision()
         await self.thinking.after_acting(npc_id, now)
         return decision
 
     async def _step(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                    in_view: bool, trace: Trace) -> Decision:
+                    in_view: bool, trace: Trace, *, crowd: bool) -> Decision:
         """Lockstep: what the Decide saw is stored and the work its action depends on is done
         first, then it acts."""
         async with self.records.lock(npc_id):
             live = await self.records.npc(npc_id)
             npc = live.model_copy(deep=True)
             seen = await self.senses.update(npc, now, address, in_view, events, trace)
+            await self._attend(npc, now, seen, crowd, trace)
             stored, unrated = await self.senses.perceive(npc, seen, now, trace)
             people = await self.records.people(npc.world_name) if stored else {}
             self.senses.observed(npc, stored, unrated, now, trace, people)
@@ -204,9 +209,20 @@ class Mind:
         if npc.is_chatting(now):
             assert npc.action is not None
             return npc.action
-        if npc.plan_day == now.date() or npc.plan_item_at(now) is not None:
-            return action_now(npc, now, snapshot.announce)
-        return provisional_action(npc, now, self.records.index(world).objects)
+        return followed_action(npc, now, self.records.index(world).objects, snapshot.announce)
+
+    async def _attend(self, npc: NpcState, now: datetime, seen: Sequence[PerceivedEvent], asked: bool,
+                      trace: Trace) -> None:
+        """The NPC's level (attention.py): a crowd NPC that what it sees concerns is promoted."""
+        self.levels.asked(npc.npc_id, in_view=npc.in_view, crowd=asked)
+        crowd = self.levels.crowd(npc.npc_id, now, in_view=npc.in_view, asked=asked)
+        if crowd and seen and (why := concerns(npc, seen, await self.records.people(npc.world_name))):
+            self.levels.concern(npc.npc_id, now)
+            crowd = False
+            trace.note(f"attention: promoted from the crowd: {why}")
+        if crowd != npc.crowd:
+            npc.crowd = crowd
+            trace.note("attention: " + ("crowd: routine, no LLM call" if crowd else "thinks again"))
 
     def _announced(self, npc_id: str, action: Action) -> None:
         """A new plan's first action said how the plan was made: the next ones come from the plan."""

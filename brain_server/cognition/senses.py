@@ -85,6 +85,7 @@ class Senses:
                  trace: Trace, people: dict[str, str]) -> None:
         """Stored perceptions into the NPC: ratings queued, importance counted towards reflection,
         the person most worth a reaction noticed (`people`: the world's names to NPC ids)."""
+        unrated = [] if npc.crowd else unrated  # a crowd's perceptions keep their provisional rating
         queue_for_rating(npc, unrated, now)
         waiting = {n.id for n in unrated}
         note_importance(npc, [n for n in stored if n.id not in waiting])

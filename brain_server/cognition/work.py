@@ -3,10 +3,11 @@ it goes stale, and the thinking itself (read a copy of the NPC, think, apply the
 NPC as it is when it lands: `Records.revise`). `thinking.py` runs them.
 
     kind           class      urgent  needed when
-    plan           plan_now   yes     no plan for today
-    react          social     yes     someone or something seen is worth a reaction
+    plan           plan_now   yes     no plan for today (not in a crowd)
+    react          social     yes     someone or something seen is worth a reaction (in a crowd:
+                                      meeting another crowd NPC, no call: attention.py)
     rate           background         perceived events waited long enough for their importance
-    reflect        background         the importance since the last reflection adds up
+    reflect        background         the importance since the last reflection adds up (not in a crowd)
     decompose_now  plan_now   yes     the block in progress has no steps (in view)
     decompose      ahead              a block of the next hour has no steps (in view)
 
@@ -20,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from brain_server.cognition.attention import Levels, meet
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.locate import accessible_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
@@ -49,6 +51,7 @@ class Parts:
     records: Records
     runtimes: Runtimes
     chats: Chats
+    levels: Levels
 
 
 Stale = Callable[[], bool] | None
@@ -70,6 +73,11 @@ class Kind:
     def family(self) -> str:
         """An NPC runs one piece of work of a family at a time (decomposing now or ahead is one)."""
         return self.name.removesuffix("_now")
+
+
+def _thinks(npc: NpcState) -> bool:
+    """Whether the NPC calls the model for itself (a crowd does not: attention.py)."""
+    return not npc.crowd
 
 
 def reflection_threshold(npc: NpcState, settings: Settings) -> int:
@@ -226,12 +234,15 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
         if pending is None:
             return False
         partner = await parts.records.npc_or_none(pending.partner_id) if pending.partner_id else None
+        if draft.crowd:  # no call: a crowd NPC meets another; one that thinks reacts on its own
+            return partner is not None and partner.crowd and await _meet(parts, draft, partner, now, trace)
         if partner is not None and not (draft.in_view or partner.in_view):
             # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
             if not chats.can_talk(draft, partner, now):
                 return False
             with doing(Work(Priority.SOCIAL, npc_id)):
-                return await chats.conversation(npc_id, partner.npc_id, now, trace, unseen=True)
+                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                           unseen=True))
         doing_now = partner.action if partner is not None else None
         ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
         reaction = await decide_reaction(
@@ -250,14 +261,32 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
         with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
             if reaction.choice == "talk":
                 assert partner is not None
-                return await chats.conversation(npc_id, partner.npc_id, now, trace, reason=reaction.reason)
+                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                           reason=reaction.reason))
             return await replan(parts, draft, now, f"{pending.observation.description}; {reaction.new_activity}",
                                 trace)
 
     return await parts.records.revise(npc_id, think)
 
 
+async def _meet(parts: Parts, npc: NpcState, partner: NpcState, now: datetime, trace: Trace) -> bool:
+    """Two crowd NPCs meet (`attention.meet`), if they may talk now."""
+    if not parts.chats.can_talk(npc, partner, now):
+        return False
+    await meet(parts.stream, parts.records, npc, partner, now, trace)
+    return True
+
+
+def _told(parts: Parts, partner: NpcState, now: datetime, talked: bool) -> bool:
+    """A crowd NPC told something by one who thinks it over is concerned (attention.py)."""
+    if talked and partner.crowd:
+        parts.levels.concern(partner.npc_id, now)
+    return talked
+
+
 def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool) -> bool:
+    if not _thinks(npc):
+        return False
     coarser = 1 if npc.in_view else OUT_OF_VIEW_BATCHING
     return rating_due(npc, now, batch=settings.importance_batch_size,
                       wait=timedelta(minutes=settings.importance_batch_minutes * coarser))
@@ -265,12 +294,14 @@ def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool
 
 # The registry, in the order lockstep runs the kinds (the scheduler orders them by class).
 KINDS = (
-    Kind("plan", Priority.PLAN_NOW, True, lambda npc, now, s, r: npc.plan_day != now.date(), _day_over, plan),
-    Kind("react", Priority.SOCIAL, True, lambda npc, now, s, reacting: reacting and npc.plan_day == now.date(),
-         _gone, _react),
+    Kind("plan", Priority.PLAN_NOW, True, lambda npc, now, s, r: npc.plan_day != now.date() and _thinks(npc),
+         _day_over, plan),
+    Kind("react", Priority.SOCIAL, True,
+         lambda npc, now, s, reacting: reacting and (npc.plan_day == now.date() or npc.crowd), _gone, _react),
     Kind("rate", Priority.BACKGROUND, False, _rating_due, _never, _rate),
     Kind("reflect", Priority.BACKGROUND, False,
-         lambda npc, now, s, r: npc.importance_since_reflection >= reflection_threshold(npc, s), _never, _reflect),
+         lambda npc, now, s, r: _thinks(npc) and npc.importance_since_reflection >= reflection_threshold(npc, s),
+         _never, _reflect),
     Kind("decompose_now", Priority.PLAN_NOW, True,
          lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, _decompose_now),
     Kind("decompose", Priority.AHEAD, False,

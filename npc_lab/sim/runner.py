@@ -16,6 +16,8 @@ its detail back. The player moves every game hour from the run's start to the ne
 sectors, in the order of their names (cycling), and stands on the sector's tile nearest the middle
 of its arenas: the same places at the same hours in every run, whatever the seed, so runs differ
 only in what the residents do. `in_view` None sends no attention (the brain treats it as in view).
+With `thinking` = M as well, only the M nearest think (in view or out of view): the others are far,
+a crowd (ATTENTION_CROWD).
 
 A run folder holds config.json, actions.jsonl (every decision), moves.jsonl (every change of
 arena), usage.json (GetUsage), memories/<npc_id>.json, interviews.json and stats.json.
@@ -62,6 +64,7 @@ class SimConfig:
     ask_density: bool = True
     rpc_timeout_s: float = 600.0
     in_view: int | None = None  # the player sees the N nearest residents; None: attention not sent
+    thinking: int | None = None  # with in_view: the M nearest think, the others are a crowd; None: all think
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Walker:
     arena: str = ""
     in_view: bool = True  # the player can see it (always, without a player's view)
     entered_view: bool = False  # it came into view at this tick
+    crowd: bool = False  # far from the player (SimConfig.thinking)
 
 
 class Town:
@@ -195,14 +199,16 @@ class Sim(Town):
     def look(self, now: datetime) -> set[str]:
         """The residents the player sees at `now` (the `in_view` nearest to the player's tile);
         each walker's `in_view`, and `entered_view` for those not seen at the last look."""
-        seen = set(self.walkers)
+        seen = near = set(self.walkers)
         if self.config.in_view is not None:
             _, spot = self.player_spot(now)
-            seen = set(sorted(seen, key=lambda npc_id: (math.dist(spot, self.walkers[npc_id].tile), npc_id))
-                       [:self.config.in_view])
+            ranked = sorted(seen, key=lambda npc_id: (math.dist(spot, self.walkers[npc_id].tile), npc_id))
+            seen = set(ranked[:self.config.in_view])
+            near = set(ranked if self.config.thinking is None else ranked[:self.config.thinking])
         for npc_id, w in self.walkers.items():
             w.entered_view = npc_id in seen and not w.in_view
             w.in_view = npc_id in seen
+            w.crowd = npc_id not in near
         return seen
 
     # --- RPCs ----------------------------------------------------------------------------
@@ -343,7 +349,8 @@ class Sim(Town):
         requests = [(w, self.decide_request(w, now)) for w in due]  # one snapshot for the whole tick
         if self.config.in_view is not None:
             for w, request in requests:
-                request.attention = pb.ATTENTION_IN_VIEW if w.in_view else pb.ATTENTION_OUT_OF_VIEW
+                request.attention = pb.ATTENTION_IN_VIEW if w.in_view else \
+                    pb.ATTENTION_CROWD if w.crowd else pb.ATTENTION_OUT_OF_VIEW
         if self.config.concurrency <= 1:
             for w, request in requests:
                 await self._decide(w, request, now)
@@ -365,7 +372,8 @@ class Sim(Town):
         self._actions.write(json.dumps({"npc_id": w.resident.npc_id, "game_time": now.isoformat(),
                                         "tile": list(w.tile), "arena": w.arena,
                                         "perceived": len(request.perceptions),
-                                        "in_view": request.attention != pb.ATTENTION_OUT_OF_VIEW,
+                                        "in_view": request.attention in (pb.ATTENTION_UNSPECIFIED, pb.ATTENTION_IN_VIEW),
+                                        "crowd": request.attention == pb.ATTENTION_CROWD,
                                         "trace_id": reply.get("trace_id", ""), **action},
                                        ensure_ascii=False) + "\n")
 

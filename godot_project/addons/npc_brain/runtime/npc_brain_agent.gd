@@ -24,7 +24,8 @@ extends Node
 ## of view, the brain thinks coarser and cheaper (hour-level plans, a conversation in one LLM
 ## call, perceptions rated in longer batches); when the NPC comes into view the agent asks
 ## Decide again at once (once per entry), so the brain restores the detail before the player
-## notices.
+## notices. Far away (`crowd`: set by the game, or off screen beyond `crowd_distance`), it says
+## ATTENTION_CROWD: the brain makes no LLM call for it until something concerns it.
 ##
 ## Persona edits: an NPC the brain knows with another persona (a trait or its home edited since)
 ## is updated, its memories and plans kept: `spawned(true)` as for a resumed one.
@@ -130,6 +131,9 @@ const FIRST_CALLS_PER_S := 100.0
 ## Real seconds off every screen before it counts as out of view: a glance away, or a camera
 ## jiggling at an edge, keeps it in view (and asks nothing).
 @export var out_of_view_after_s: float = 2.0
+## Off screen and farther than this from the camera (pixels in 2D, meters in 3D), the NPC is a
+## crowd (Auto mode). 0: never.
+@export var crowd_distance: float = 0.0
 
 @export_group("Retries")
 ## Real seconds to wait after a failed call; doubles with each failure in a row (with jitter)
@@ -149,6 +153,8 @@ var decision: NpcBrainDecision = null
 var thinking: bool = false
 ## Whether the player can see it, as the next Decide tells the brain (see `attention_mode`).
 var in_view: bool = false
+## Far from the player while out of view: the brain thinks nothing for it (ATTENTION_CROWD).
+var crowd: bool = false
 ## Where it was last sent (a full address), and the tile chosen there.
 var target_address: String = ""
 var target_tile: Vector2i = NpcBrainWorld.NO_TILE
@@ -441,7 +447,9 @@ func _update_attention() -> void:
 		_view_watch.name = "ViewWatch"
 		_view_watch.in_view_after_s = in_view_after_s
 		_view_watch.out_of_view_after_s = out_of_view_after_s
+		_view_watch.crowd_distance = crowd_distance
 		_view_watch.changed.connect(_on_view_changed)
+		_view_watch.crowd_changed.connect(func(far: bool) -> void: crowd = far)
 		add_child(_view_watch, false, Node.INTERNAL_MODE_BACK)
 		var body := get_parent()
 		_view_watch.watch(body, world.tile_size_3d if body is Node3D else float(world.tile_size))
@@ -541,7 +549,8 @@ func _decide() -> void:
 		"address": get_address(),
 		"tile": {"x": tile.x, "y": tile.y},
 		"perceptions": _collect_perceptions(),
-		"attention": "ATTENTION_IN_VIEW" if in_view else "ATTENTION_OUT_OF_VIEW",
+		"attention": "ATTENTION_IN_VIEW" if in_view else (
+				"ATTENTION_CROWD" if crowd else "ATTENTION_OUT_OF_VIEW"),
 	}
 	var outcomes := _verb_outcomes
 	_verb_outcomes = []

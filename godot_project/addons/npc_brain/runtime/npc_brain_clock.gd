@@ -7,9 +7,16 @@ extends Node
 ## per real second (`npc_brain/clock/time_scale`, or `--time-scale=`) once `running` is set
 ## (NpcBrainWorld sets it when the brain has its world). A game with its own clock can drive
 ## this one instead: `running = false` and `set_time(unix_seconds)` each game minute.
+##
+## A jump of the clock (the player sleeps until morning) goes through `skip_time`, so the brain
+## lives the skipped hours (plans, meetings, news, memories at their times) instead of a hole.
 
 ## Emitted once per game minute while running.
 signal minute_passed(unix_time: int)
+## The clock jumped from `from_time` to `to_time` (Unix seconds) and the brain lived the hours
+## between (`reply.data`: SkipTimeResponse's counts), or could not (`reply.ok` false: its NPCs
+## then start at the new time without those hours).
+signal time_skipped(from_time: int, to_time: int, reply: NpcBrainReply)
 
 ## The autoload's name (the EditorPlugin registers it).
 const AUTOLOAD := "NpcBrainClock"
@@ -72,6 +79,24 @@ func set_time(unix_time: int) -> void:
 	if minute != _last_minute:
 		_last_minute = minute
 		minute_passed.emit(now())
+
+
+## Jumps the clock to `unix_time` (later than now), after the brain has lived the skipped hours
+## of `world_name`'s NPCs (SkipTime: at most a week, a few LLM calls per skipped hour; the call
+## may take a while, so show a fade). Time stands still meanwhile. Returns the brain's reply.
+func skip_time(unix_time: int, world_name: String) -> NpcBrainReply:
+	var from_time := now()
+	var was_paused := paused
+	paused = true
+	var reply := await NpcBrainClient.get_instance().call_rpc("SkipTime", {
+		"worldName": world_name,
+		"fromTime": NpcBrainTime.to_rfc3339(from_time),
+		"toTime": NpcBrainTime.to_rfc3339(unix_time),
+	})
+	set_time(unix_time)
+	paused = was_paused
+	time_skipped.emit(from_time, unix_time, reply)
+	return reply
 
 
 ## Game time now, in Unix seconds (UTC).

@@ -1,0 +1,206 @@
+"""Attention levels: how much each NPC thinks, by how much of it the player can notice.
+
+    in view      the paper's detail: 5-15 minute steps, conversations written turn by turn
+    out of view  hour blocks, a conversation told in one call, longer rating batches (work.py)
+    crowd        no LLM call at all: the plan it has, else what it promised for now, else its
+                 routine (routine.py); what it perceives is stored, unrated (its provisional
+                 importance stands); meeting another crowd NPC, each tells the other its most
+                 important news (`meet`: a memory copied, no call)
+
+The game asks for a level with each Decide (DecideRequest.attention: a crowd is the NPCs far
+from the player). The brain moves NPCs between the levels as attention moves:
+
+- promoted: a crowd NPC that something concerns thinks out of view for CONCERN_HOLD of game
+  time: a person in sight who is no NPC of the world (the player), an action aimed at it (its
+  name in another's event), a whisper, the player's talk, a conversation with an NPC that thinks
+  (news told by someone who thinks it over). News passed crowd to crowd promotes nobody: one
+  rumour would wake the whole crowd.
+- demoted: out-of-view NPCs think as a crowd while the town asks for more than the endpoint
+  serves: beyond NPC_BRAIN_LLM_CALLS_PER_HOUR / CALLS_PER_THINKING_HOUR thinking NPCs (those in
+  view counted first), and while the scheduler's queue of the NPCs' own work stays beyond
+  BACKLOG_PER_SLOT completions per slot (its measured throughput falls behind the demand, so the
+  share of out-of-view NPCs that think shrinks by a fifth a second, and grows back by a tenth
+  once the queue is short). The least recently concerned are demoted first: the game's own
+  `crowd` says who is far, the brain only knows who mattered lately. In view is never demoted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+import math
+import time
+
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.cognition.react import is_thing
+from brain_server.cognition.routine import provisional_action
+from brain_server.cognition.steps import action_now
+from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import Action, NpcState
+from brain_server.records import Records
+from brain_server.trace import Trace
+
+CONCERN_HOLD = timedelta(hours=1)  # a concerned crowd NPC thinks (out of view) this long
+CALLS_PER_THINKING_HOUR = 2.0  # an out-of-view NPC's calls per game hour (docs/benchmarks.md: 1.77 per awake hour)
+BACKLOG_PER_SLOT = 4  # the NPCs' own work waiting per endpoint slot beyond which demand exceeds throughput
+REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
+NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
+NEWS_LOOKED_AT = 50  # of its newest thoughts
+NEWS = "news"  # the keyword of a memory heard at a meeting
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+class Levels:
+    """Who thinks at which level. Read from any thread (`crowd`: dict reads, a frozenset replaced
+    whole); changed on the mind's loop. Weighed whole (sorted by concern) at most once a wall
+    second; in between, an NPC newly out of view beyond the limit joins the demoted (never
+    concerned, it is among the least concerned), so a town arriving at once costs no sort each."""
+
+    def __init__(self, llm: LLM, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.llm = llm
+        self._clock = clock
+        self._concerned: dict[str, datetime] = {}  # npc_id -> game time of its latest concern
+        self._thinking: dict[str, bool] = {}  # NPCs the game does not call a crowd -> in view
+        self._in_view = 0  # of them, in view
+        self._demoted: frozenset[str] = frozenset()
+        self._share = 1.0  # of the out-of-view NPCs, the share that may think (the backlog's rule)
+        self._weighed = -math.inf
+
+    def crowd(self, npc_id: str, now: datetime, *, in_view: bool, asked: bool) -> bool:
+        """Whether the NPC thinks as a crowd now: asked for (or demoted) and not concerned lately."""
+        if in_view or self.concerned(npc_id, now):
+            return False
+        return asked or npc_id in self._demoted
+
+    def concerned(self, npc_id: str, now: datetime) -> bool:
+        last = self._concerned.get(npc_id, NEVER)
+        return last <= now < last + CONCERN_HOLD
+
+    def concern(self, npc_id: str, now: datetime) -> None:
+        """Something concerns the NPC: it thinks (out of view at least) for CONCERN_HOLD."""
+        self._concerned[npc_id] = max(now, self._concerned.get(npc_id, NEVER))
+        if npc_id in self._demoted:
+            self._demoted = self._demoted - {npc_id}
+
+    def asked(self, npc_id: str, *, in_view: bool, crowd: bool) -> None:
+        """The level a Decide asked for (`crowd`: the game's), then the levels weighed."""
+        before = self._thinking.pop(npc_id, None)
+        self._in_view -= before is True
+        if not crowd:
+            self._thinking[npc_id] = in_view
+            self._in_view += in_view
+        if before is not False and not crowd and not in_view and len(self._thinking) - self._in_view > self._limit():
+            self._demoted = self._demoted | {npc_id}  # newly out of view, beyond the limit
+        elif before is False and (crowd or in_view) and npc_id in self._demoted:
+            self._demoted = self._demoted - {npc_id}
+        self.rebalance()
+
+    def forget(self, npc_id: str) -> None:
+        self._concerned.pop(npc_id, None)
+        self._in_view -= self._thinking.pop(npc_id, None) is True
+        self._demoted = self._demoted - {npc_id}
+
+    def rebalance(self) -> None:
+        """At most once a wall second: demote the least recently concerned out-of-view NPCs beyond
+        what the budget and the endpoint's throughput allow (module docstring), promote the others."""
+        wall = self._clock()
+        if wall - self._weighed < REBALANCE_S:
+            return
+        self._weighed = wall
+        slots = self.llm.scheduler.slots
+        waiting = sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER)
+        if waiting > BACKLOG_PER_SLOT * slots:
+            self._share *= 0.8
+        elif waiting <= slots:
+            self._share = min(1.0, self._share + 0.1)
+        limit = self._limit()
+        if limit >= len(self._thinking) - self._in_view:
+            self._demoted = frozenset()
+            return
+        out = sorted((n for n, seen in self._thinking.items() if not seen),
+                     key=lambda n: (-self._concerned.get(n, NEVER).timestamp(), n))
+        self._demoted = frozenset(out[limit:])
+
+    def _limit(self) -> int:
+        """How many out-of-view NPCs may think: the backlog's share, within the call budget."""
+        out = len(self._thinking) - self._in_view
+        limit = math.ceil(self._share * out)
+        if per_hour := self.llm.allowance.per_hour:
+            limit = min(limit, max(0, int(per_hour / CALLS_PER_THINKING_HOUR) - self._in_view))
+        return limit
+
+
+def concerns(npc: NpcState, events: Sequence[PerceivedEvent], people: Collection[str]) -> str:
+    """Why what the NPC sees concerns it, '' when nothing does: a person who is no NPC of the
+    world (the player), or another's action naming it."""
+    name = npc.persona.name
+    for event in events:
+        if event.subject == name:
+            continue
+        if name.lower() in f"{event.object} {event.description}".lower():
+            return f"{event.description!r} concerns it"
+        if not is_thing(event.subject) and event.subject not in people:
+            return f"{event.subject} (no NPC: the player) in sight"
+    return ""
+
+
+def followed_action(npc: NpcState, now: datetime, objects: Mapping[str, Sequence[str]], source: str = "plan") -> Action:
+    """The action for now without a call: the plan's (`source`: where it says it comes from), else
+    what the NPC promised for now (an invitation it accepted, no plan made yet), else its routine
+    (`routine.provisional_action`)."""
+    if npc.plan_day == now.date() or npc.plan_item_at(now) is not None:
+        return action_now(npc, now, source)
+    promised = next((item for item in npc.commitments if item.start <= now < item.end), None)
+    if promised is None:
+        return provisional_action(npc, now, objects)
+    return action_now(npc.model_copy(update={"plan": [promised]}), now, source)
+
+
+async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState, now: datetime, trace: Trace) -> int:
+    """Two NPCs meet without a call: each remembers the meeting, and each tells the other the most
+    important thought of its last game day the other has not heard (copied as a memory of the
+    hearer's, stamped `now`); then each is on the chat cooldown with the other. How many pieces
+    of news passed."""
+    told = await asyncio.gather(_news_for(stream, a, b, now), _news_for(stream, b, a, now))
+    nodes = {npc.npc_id: [MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.OBSERVATION,
+                                     description=f"{npc.persona.name} chatted with {other.persona.name}",
+                                     subject=npc.persona.name, predicate="chatted with", object=other.persona.name,
+                                     created=now, last_accessed=now, keywords=[other.persona.name.lower()])]
+             for npc, other in ((a, b), (b, a))}
+    for node in told:
+        if node is not None:
+            nodes[node.npc_id].append(node)
+    for npc in (a, b):
+        await stream.remember(npc.npc_id, npc.persona, nodes[npc.npc_id], trace, rate=False)
+    for me, other in ((a, b), (b, a)):
+        def met(live: NpcState, other: str = other.npc_id) -> None:
+            live.last_chat[other] = now
+        await records.merge(me.npc_id, met)
+    passed = sum(node is not None for node in told)
+    trace.note(f"crowd: {a.persona.name} and {b.persona.name} met, {passed} pieces of news passed (no call)")
+    return passed
+
+
+async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
+    """The teller's most important recent thought that the hearer has not heard, as the hearer's memory."""
+    mine, theirs = await asyncio.gather(
+        asyncio.to_thread(stream.store.latest, teller.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT),
+        asyncio.to_thread(stream.store.latest, hearer.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT))
+    heard = {gist(n) for n in theirs}
+    fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and gist(n) not in heard]
+    if not fresh:
+        return None
+    best = max(fresh, key=lambda n: (n.importance, n.created))
+    name, teller_name = hearer.persona.name, teller.persona.name
+    return MemoryNode(npc_id=hearer.npc_id, kind=MemoryKind.THOUGHT, description=f"{teller_name} told {name}: {gist(best)}",
+                      subject=name, predicate="heard from", object=teller_name, importance=best.importance,
+                      created=now, last_accessed=now, keywords=[NEWS, teller_name.lower()])
+
+
+def gist(node: MemoryNode) -> str:
+    """What a thought says, without who told it ("Klaus told Maria: <gist>")."""
+    return node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
