@@ -143,6 +143,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
         {"npc_name": name, "persona": speaker.persona.summary(), "others": names(others),
          "other_names": [o.persona.name for o in others], "time": now.strftime("%A %B %d, %H:%M"), "place": place,
          "relationship": view[0], "situation": " ".join(part for part in situation if part),
+         "schedule": speaker.schedule,
          "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
          "dialogue": _dialogue_text(lines)},
@@ -163,6 +164,7 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     talk; else the gist as lines and each participant's memo (in `speakers`' order)."""
     days = _days_ahead(now)
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
+    places = list(dict.fromkeys(p for s in speakers for p in s.places))  # anyone's place may be named
     answer = await stream.llm.complete(
         GROUP_SUMMARY,
         {"npc_name": opener.persona.name, "opener": opener.persona.name,
@@ -170,7 +172,8 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
          "others": names(speakers[1:]), "count": str(len(speakers)),
          "people": await _people(speakers, now, stream, trace), "name_list": everyone,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
-         "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
+         "days": _days_text(days, now), "date_list": [d.isoformat() for d in days],
+         "places": ", ".join(places), "place_list": places},
         npc_id=opener.npc_id, trace=trace,
         fallback=lambda: _greetings(speakers),
     )
@@ -206,7 +209,7 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
                                                  now, trace, apart=MEMORIES_PER_QUERY)
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
-                       f"\nWhat {name} remembers that may come up:")
+                       f"\nWhat {name} has planned:\n{me.schedule}\nWhat {name} remembers that may come up:")
         chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
         items += [Item(r.node.description, (r.score, r.node.created.timestamp()), group=g) for r in chosen]
     return Bullets(items, headers=headers)
