@@ -5,12 +5,12 @@ checks its request, loads what it needs, calls the mind, and answers; the paper'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import structlog
 
-from brain_server import convert, personas, validation
+from brain_server import convert, personas, talk_stream, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -244,11 +244,12 @@ class BrainCore:
         return pb.InterviewResponse(answer=answer, trace_id=trace.trace_id)
 
     async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
-        now = _game_time(request)
-        validation.text("text", request.text, required=True)
-        player = validation.name("speaker_name", request.speaker_name.strip() or "the player")
-        reply, ended, trace = await self.mind.player.talk(request.npc_id, player, request.text, now)
-        return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
+        return await talk_stream.answer(self.mind.player, request, _game_time(request))
+
+    async def talk_stream(self, request: pb.TalkRequest,
+                          send: Callable[[pb.TalkStreamResponse], None]) -> pb.TalkStreamResponse:
+        """Talk with the line streamed (talk_stream.py): the last message is returned, the others sent."""
+        return await talk_stream.streamed(self.mind.player, request, _game_time(request), send)
 
     async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
         """The user changes an object in natural language; NPCs perceive it through Godot's events."""
