@@ -18,7 +18,7 @@ from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
-                "SetObjectState", "Talk", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves", "DeleteSave"]
+                "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves", "DeleteSave"]
 
 
 @pytest.fixture
