@@ -82,7 +82,8 @@ START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks for the f
 WINDOW_S = 10.0  # wall seconds per window of the p99 over time (a steady tail or stalls)
 TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after_first_hour": 0.10,
            "talk_p99_ms": 2500.0, "talk_first_words_p99_ms": 400.0}
-FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
+FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_tokens_per_s", "llm_streaming", "talk_rpc",
+          "llm_concurrency", "deadline_s", "game_time",
           "decide", "decides", "timeouts", "errors", "errors_by_status", "thinking_answers", "provisional_share",
           "minutes_by_source", "talk", "queues", "llm", "conversations_started", "client_loop_lag", "client_gc",
           "brain", "targets")

@@ -13,10 +13,13 @@ from tests.test_godot_web import _needs_browser
 from tools import godot_web
 
 PROBE = '''extends Node
-## The test's player: once Ada has her first action, says hello, stops her answer after two
-## words, then says sorry and hears the next answer out.
+## The test's player: once Ada has her first action and S is pressed, says hello, stops her
+## answer after two words, then says sorry and hears the next answer out.
+
+signal go
 
 var _pieces: Array[String] = []
+var _stopped: bool = false
 
 
 func _ready() -> void:
@@ -28,7 +31,7 @@ func _ready() -> void:
 				ada = agent
 	await ada.decided
 	NpcBrainLog.record("probe_ready")
-	await get_tree().create_timer(1.0).timeout
+	await go
 	ada.line_progress.connect(_on_progress.bind(ada))
 	var stopped := await ada.talk("Hello! What are you up to?")
 	NpcBrainLog.record("probe_stopped", {"line": stopped != null, "pieces": _pieces.duplicate()})
@@ -37,9 +40,16 @@ func _ready() -> void:
 	NpcBrainLog.record("probe_spoke", {"text": line.text if line != null else "", "pieces": _pieces})
 
 
+func _unhandled_key_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key != null and key.pressed and key.keycode == KEY_S:
+		go.emit()
+
+
 func _on_progress(text: String, ada: NpcBrainAgent) -> void:
 	_pieces.append(text)
-	if text.split(" ", false).size() >= 2 and not _pieces.has("(stopped)"):
+	if text.split(" ", false).size() >= 2 and not _stopped:
+		_stopped = true
 		_pieces.append("(stopped)")
 		ada.stop_talking()
 '''
@@ -59,14 +69,16 @@ def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
         assert game.wait_for(lambda e: e["event"] == "probe_ready", timeout_s=90), "\n".join(game.lines[-30:])
         fake_llm.tokens_per_s = 6  # a slow model from here on: a line takes seconds
+        game.press("s")
         spoke = game.wait_for(lambda e: e["event"] == "probe_spoke", timeout_s=60)
         assert spoke, "\n".join(game.lines[-30:])
     stopped = next(e for e in game.events if e["event"] == "probe_stopped")
     assert not stopped["line"] and stopped["pieces"][-1] == "(stopped)", stopped
     said = stopped["pieces"][-2]
+    print("DEBUG", stopped, spoke, [(r["at"], r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")])
     assert fake_llm.streams_cut == 1, "the model went on after the stop"
     pieces = spoke["pieces"]
-    assert len(pieces) >= 3 and all(b.startswith(a) and a != b for a, b in zip(pieces, pieces[1:], strict=False))
+    assert len(pieces) >= 3 and all(b.startswith(a) and a != b for a, b in zip(pieces, pieces[1:], strict=False)), pieces
     assert pieces[-1] == spoke["text"] and "{" not in spoke["text"], spoke
     dialogue = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
     # She remembers her line as far as the brain had it when the stop came (the game saw a prefix of it).

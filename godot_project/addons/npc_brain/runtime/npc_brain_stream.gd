@@ -8,6 +8,11 @@ extends Node
 ##
 ## The client makes these (`NpcBrainClient.open_stream`): connect `message_received`, then await
 ## `finished`. `cancel()` closes the connection; the brain then stops writing.
+##
+## In a web export, Godot's HTTPClient closes its fetch by calling `response.abort()`, which no
+## browser has: the fetch would go on, and the brain would write the line to its end. So the
+## first stream on the web adds that method (`ABORT_POLYFILL`): it cancels the body's reader,
+## which ends the fetch, and the brain sees the client gone.
 
 ## A message of the stream (proto3 JSON), as soon as it is whole.
 signal message_received(data: Dictionary)
@@ -17,6 +22,21 @@ signal finished(reply: NpcBrainReply)
 ## Envelope flags: the end-of-stream message.
 const END_STREAM := 2
 const ENVELOPE_HEADER := 5
+const ABORT_POLYFILL := """(function () {
+	if (Response.prototype.abort) { return; }
+	const getReader = ReadableStream.prototype.getReader;
+	ReadableStream.prototype.getReader = function (...args) {
+		const reader = getReader.apply(this, args);
+		this.npcBrainReader = reader;
+		return reader;
+	};
+	Response.prototype.abort = function () {
+		const body = this.body;
+		if (body) { (body.npcBrainReader || body).cancel().catch(function () {}); }
+	};
+})();"""
+
+static var _abortable: bool = false
 
 var _http := HTTPClient.new()
 var _path: String = ""
@@ -33,6 +53,9 @@ var _done: bool = false
 ## Starts `method` at `endpoint` (".../npc_brain.v1.BrainService/") with `json_body`.
 func start(endpoint: String, method: String, json_body: String, extra_headers: PackedStringArray,
 		timeout_s: float) -> void:
+	if OS.has_feature("web") and not _abortable:
+		_abortable = true
+		JavaScriptBridge.eval(ABORT_POLYFILL, true)
 	_started_msec = Time.get_ticks_msec()
 	_deadline_msec = _started_msec + int(timeout_s * 1000.0)
 	var scheme_end := endpoint.find("://") + 3
