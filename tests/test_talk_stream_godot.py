@@ -75,7 +75,6 @@ def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake
     stopped = next(e for e in game.events if e["event"] == "probe_stopped")
     assert not stopped["line"] and stopped["pieces"][-1] == "(stopped)", stopped
     said = stopped["pieces"][-2]
-    print("DEBUG", stopped, spoke, [(r["at"], r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")])
     assert fake_llm.streams_cut == 1, "the model went on after the stop"
     pieces = spoke["pieces"]
     assert len(pieces) >= 3 and all(b.startswith(a) and a != b for a, b in zip(pieces, pieces[1:], strict=False)), pieces
