@@ -246,7 +246,7 @@ class BrainCore:
     async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
         return await talk_stream.answer(self.mind.player, request, _game_time(request))
 
-    async def talk_stream(self, request: pb.TalkRequest,
+    async def talk_stream(self, request: pb.TalkStreamRequest,
                           send: Callable[[pb.TalkStreamResponse], None]) -> pb.TalkStreamResponse:
         """Talk with the line streamed (talk_stream.py): the last message is returned, the others sent."""
         return await talk_stream.streamed(self.mind.player, request, _game_time(request), send)
@@ -373,7 +373,8 @@ def _check_world(world: World) -> None:
                 validation.line("object state", obj.state)
 
 
-def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest) -> datetime:
+def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest
+               | pb.TalkStreamRequest) -> datetime:
     validation.npc_id(request.npc_id)
     if not request.HasField("game_time"):
         raise invalid("game_time is missing: send the game clock's time, e.g. \"2026-02-13T07:00:00Z\"")

@@ -13,7 +13,7 @@ from brain_server.cognition.player_talk import Player
 from npc_brain.v1 import brain_pb2 as pb
 
 
-async def answer(player: Player, request: pb.TalkRequest, now: datetime,
+async def answer(player: Player, request: pb.TalkRequest | pb.TalkStreamRequest, now: datetime,
                  on_text: Callable[[str], None] | None = None) -> pb.TalkResponse:
     validation.text("text", request.text, required=True)
     speaker = validation.name("speaker_name", request.speaker_name.strip() or "the player")
@@ -21,7 +21,7 @@ async def answer(player: Player, request: pb.TalkRequest, now: datetime,
     return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
 
 
-async def streamed(player: Player, request: pb.TalkRequest, now: datetime,
+async def streamed(player: Player, request: pb.TalkStreamRequest, now: datetime,
                    send: Callable[[pb.TalkStreamResponse], None]) -> pb.TalkStreamResponse:
     """The line so far to `send` each time it grows, then the whole line (the last message)."""
     line = await answer(player, request, now, lambda text: send(pb.TalkStreamResponse(text=text)))

@@ -494,7 +494,7 @@ class RealTime:
             for i, text in enumerate(PLAYER_LINES[-self.rng.choice((2, 3)):]):
                 if i:
                     await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the player reads and types
-                request = pb.TalkRequest(npc_id=npc_id, speaker_name=PLAYER, text=text)
+                request = getattr(pb, f"{self.talk}Request")(npc_id=npc_id, speaker_name=PLAYER, text=text)
                 request.game_time.FromDatetime(self.clock.now())
                 reply = await caller.call(self.talk, request)
                 self.talks.add(reply)

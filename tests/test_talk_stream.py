@@ -59,7 +59,7 @@ def _check_growing(texts: list[str], reply: str) -> None:
 def test_grpcurl_receives_the_line_in_pieces_then_whole(brain, fake_llm) -> None:
     fake_llm.tokens_per_s = 100
     described = run(tool("grpcurl"), "-plaintext", brain.grpc_target, "describe", "npc_brain.v1.BrainService")
-    assert "rpc TalkStream ( .npc_brain.v1.TalkRequest ) returns ( stream .npc_brain.v1.TalkStreamResponse );" \
+    assert "rpc TalkStream ( .npc_brain.v1.TalkStreamRequest ) returns ( stream .npc_brain.v1.TalkStreamResponse );" \
         in described.stdout
     called = run(tool("grpcurl"), "-plaintext", "-d", json.dumps(TALK), brain.grpc_target, METHOD)
     assert called.returncode == 0, called.stderr
@@ -107,11 +107,11 @@ def test_connect_streams_the_line_as_it_is_written(brain, fake_llm) -> None:
 
 def test_an_endpoint_that_does_not_stream_gives_the_line_whole(brain, fake_llm) -> None:
     channel = grpc.insecure_channel(brain.grpc_target)
-    talk = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkRequest.SerializeToString,
+    talk = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
                                 response_deserializer=pb.TalkStreamResponse.FromString)
     for streaming, text in (("ignore", "Hello!"), ("refuse", "How is the cafe?"), ("refuse", "And the party?")):
         fake_llm.streaming = streaming  # answered whole, then HTTP 400
-        messages = list(talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkRequest()), timeout=30))
+        messages = list(talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkStreamRequest()), timeout=30))
         reply = messages[-1].line.reply
         assert reply and [m.WhichOneof("part") for m in messages] == (["text", "line"] if streaming == "ignore"
                                                                        else ["line"])
@@ -125,9 +125,9 @@ def test_a_cancel_stops_the_model_and_the_npc_remembers_what_it_said(brain, fake
     brain.clients.grpc("Talk", {**TALK, "text": "Good morning!"})
     fake_llm.tokens_per_s = 4  # a slow model: the line takes seconds
     channel = grpc.insecure_channel(brain.grpc_target)
-    call = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkRequest.SerializeToString,
+    call = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
                                 response_deserializer=pb.TalkStreamResponse.FromString)(
-        json_format.ParseDict(TALK, pb.TalkRequest()), timeout=30)
+        json_format.ParseDict(TALK, pb.TalkStreamRequest()), timeout=30)
     said = ""
     for message in call:
         said = message.text
