@@ -5,12 +5,12 @@ checks its request, loads what it needs, calls the mind, and answers; the paper'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import structlog
 
-from brain_server import convert, personas, time_skip, validation
+from brain_server import convert, personas, talk_stream, time_skip, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -250,11 +250,17 @@ class BrainCore:
 
     async def talk(self, request: pb.TalkRequest) -> pb.TalkResponse:
         now = _game_time(request)
-        validation.text("text", request.text, required=True)
-        player = validation.name("speaker_name", request.speaker_name.strip() or "the player")
+        answered = await talk_stream.answer(self.mind.player, request, now)
+        self.mind.levels.concern(request.npc_id, now)  # after: only an NPC that exists is concerned
+        return answered
+
+    async def talk_stream(self, request: pb.TalkStreamRequest,
+                          send: Callable[[pb.TalkStreamResponse], None]) -> pb.TalkStreamResponse:
+        """Talk with the line streamed (talk_stream.py): the last message is returned, the others sent."""
+        now = _game_time(request)
+        answered = await talk_stream.streamed(self.mind.player, request, now, send)
         self.mind.levels.concern(request.npc_id, now)
-        reply, ended, trace = await self.mind.player.talk(request.npc_id, player, request.text, now)
-        return pb.TalkResponse(reply=reply, end_conversation=ended, trace_id=trace.trace_id)
+        return answered
 
     async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
         """The user changes an object in natural language; NPCs perceive it through Godot's events."""
@@ -378,6 +384,7 @@ def _check_world(world: World) -> None:
                 validation.line("object state", obj.state)
 
 
-def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest) -> datetime:
+def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest
+               | pb.TalkStreamRequest) -> datetime:
     validation.npc_id(request.npc_id)
     return validation.game_time(request, "game_time")

@@ -472,7 +472,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "view, the rest a crowd (default: all 5)")
     parser.add_argument("--npcs", type=int, help="calls / speed / realtime: only the first N residents")
     parser.add_argument("--minutes", type=float, help="realtime: wall minutes (default 10)")
-    parser.add_argument("--latency", type=float, help="realtime: fake LLM seconds per completion (default 2)")
+    parser.add_argument("--latency", type=float, help="realtime: fake LLM seconds per completion (default 2), "
+                        "or to its first token with --tokens-per-s")
+    parser.add_argument("--tokens-per-s", type=float, help="realtime: the fake LLM's tokens a second after the first")
+    parser.add_argument("--streaming", choices=("sse", "ignore", "refuse"),
+                        help="realtime: the fake LLM streams (sse, default), answers whole, or refuses to stream")
+    parser.add_argument("--talk", choices=("stream", "unary"), help="realtime: the player's RPC, TalkStream "
+                        "(default) or Talk")
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")

@@ -14,6 +14,13 @@ A single fault can also be scripted: `fake.queue({"fault": "truncated"})`. `BOUN
 answers that are not a chat completion at all (a proxy's HTML page, plain text, JSON of another
 shape, a reset mid-body...): scripted the same way, or drawn with `FakeOpenAI(faults=BOUNDARY_FAULTS)`.
 
+Streaming: a chat request with `"stream": true` is answered with server-sent events, one chunk a
+token (a word's run of up to four characters), the first after `latency_s` and the others at
+`tokens_per_s` (`FakeOpenAI(latency_s=0.3, tokens_per_s=30)`: what a hosted model does); a request
+without it waits as long for the whole answer. `streaming="ignore"` answers a streamed request whole
+(as some OpenAI-compatible servers do), `streaming="refuse"` with HTTP 400. `fake.streams_cut`
+counts streams the client hung up on before their end (a cancelled line).
+
 Misconfiguration (constructor options) answers as real endpoints answer a client set up wrong:
 `models=` (another model: 404 model_not_found), `api_key=` (another key: 401), `path_prefix="/v1"`
 (paths outside it: 404, so a base URL without /v1 fails) and `response_formats=("json_object",
@@ -61,6 +68,8 @@ ALL_FAULTS = FAULTS + BOUNDARY_FAULTS
 LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
               b"<body><form action='/_fake/login' method='post'><input name='user'></form></body></html>")
 HUGE_BODY_BYTES = 4 << 20
+STREAMING = ("sse", "ignore", "refuse")
+_TOKEN = re.compile(r"\s*\S{1,4}|\s+")
 
 
 class FakeOpenAI(LoopbackServer):
@@ -69,8 +78,14 @@ class FakeOpenAI(LoopbackServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0, *, fault_rate: float = 0.0,
                  seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS,
                  models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
-                 response_formats: tuple[str, ...] = ("json_schema", "json_object", "text")) -> None:
+                 response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
+                 tokens_per_s: float = 0.0, streaming: str = "sse") -> None:
+        if streaming not in STREAMING:
+            raise ValueError(f"streaming {streaming!r} is not one of {STREAMING}")
         self.latency_s = latency_s
+        self.tokens_per_s = tokens_per_s  # 0: the whole answer at once after latency_s
+        self.streaming = streaming
+        self.streams_cut = 0
         self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
         self.fault_kinds = faults
         self.slow_s = slow_s  # how long a "slow" fault waits: set it above the client's timeout
@@ -100,6 +115,8 @@ class FakeOpenAI(LoopbackServer):
         if self.models is not None and body.get("model") not in self.models:
             return 404, _error(f"The model `{body.get('model')}` does not exist or you do not have access to it.",
                                "model_not_found")
+        if body.get("stream") and self.streaming == "refuse":
+            return 400, _error("stream is not supported by this server", None, param="stream")
         kind = (body.get("response_format") or {}).get("type", "text")
         if kind not in self.response_formats:
             return 400, _error(f"response_format type {kind!r} is not supported; supported: "
@@ -219,7 +236,40 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
                 content = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
+            tokens = _TOKEN.findall(content)
+            if body.get("stream") and fake.streaming == "sse":
+                self._stream(body, tokens)
+                return
+            if fake.tokens_per_s:
+                time.sleep(len(tokens) / fake.tokens_per_s)  # a whole answer waits for its last token
             self.send_json(200, completion(body, content))
+
+        def _stream(self, body: dict[str, Any], tokens: list[str]) -> None:
+            """Server-sent events as OpenAI's API sends them: a chunk per token, the usage last when asked."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            whole = completion(body, "".join(tokens))
+            events = [{"content": token} for token in tokens] + [{}]
+            try:
+                for i, delta in enumerate(events):
+                    if i and fake.tokens_per_s and delta:
+                        time.sleep(1 / fake.tokens_per_s)
+                    choice = {"index": 0, "delta": delta, "finish_reason": None if delta else "stop"}
+                    self._event({**whole, "object": "chat.completion.chunk", "choices": [choice], "usage": None})
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._event({**whole, "object": "chat.completion.chunk", "choices": []})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except OSError:  # the client hung up: a line cancelled while it was written
+                with fake._lock:
+                    fake.streams_cut += 1
+
+        def _event(self, data: dict[str, Any]) -> None:
+            self.wfile.write(b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n")
+            self.wfile.flush()
 
         def _fault(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
             if kind not in ALL_FAULTS:
@@ -408,6 +458,10 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of chat requests answered with a fault")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault generator (and of the stand-in's choices)")
     parser.add_argument("--slow", type=float, default=3.0, help="seconds a 'slow' fault waits (above the timeout)")
+    parser.add_argument("--tokens-per-s", type=float, default=0.0,
+                        help="tokens a second after the first (0: the whole answer after --latency)")
+    parser.add_argument("--streaming", choices=STREAMING, default="sse",
+                        help="a streamed request: streamed, answered whole (ignore) or refused (HTTP 400)")
     return parser
 
 
@@ -419,7 +473,8 @@ def serve(server: FakeOpenAI) -> None:
 
 def main() -> None:
     args = arguments(__doc__.split("\n\n")[0]).parse_args()
-    serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow))
+    serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
+                     tokens_per_s=args.tokens_per_s, streaming=args.streaming))
 
 
 if __name__ == "__main__":

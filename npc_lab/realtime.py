@@ -12,12 +12,16 @@ even on its way, at most every 0.5 wall seconds; otherwise it finishes its walk 
 the NPCs call over gRPC, half over Connect JSON with a fresh connection per request (as Godot's
 HTTPRequest); every call has Godot's 15 s deadline, and a failed one is asked again after 1 s,
 doubling up to 8 s. A player talks to a random NPC every ~15 wall seconds (2-3 lines, over that
-NPC's transport). The brain is its own process (`BrainProcess`) thinking in the background with
-LLM_MAX_CONCURRENCY 4, against the fake endpoint answering every completion after 2 s; loopback
-only, bounded by --minutes (at most 60) and --npcs (at most 25, the residents).
+NPC's transport), each line with TalkStream (the line streamed as it is written) or, with
+--talk unary, Talk. The brain is its own process (`BrainProcess`) thinking in the background with
+LLM_MAX_CONCURRENCY 4, against the fake endpoint answering every completion after 2 s (--latency),
+or streaming it: the first token after --latency, then --tokens-per-s (--streaming refuse: an
+endpoint that does not stream); loopback only, bounded by --minutes (at most 60) and --npcs (at
+most 25, the residents).
 
 Reported: Decide latency per transport, timeouts and errors by status; the share of NPC-minutes
-on provisional actions after the first game hour and overall; Talk latency; the scheduler's
+on provisional actions after the first game hour and overall; Talk latency to the first visible
+words (the first streamed text; the whole line with Talk) and to the whole line; the scheduler's
 queues per class (GetUsage at the end); LLM calls per NPC per awake game hour; conversations
 started between NPCs.
 """
@@ -27,7 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 import gc
@@ -37,6 +41,7 @@ from pathlib import Path
 import random
 import re
 import statistics
+import struct
 import sys
 import tempfile
 import time
@@ -62,6 +67,7 @@ from npc_lab.sim.runner import Town, Walker
 from npc_lab.tables import markdown_table
 
 SERVICE = "/npc_brain.v1.BrainService"
+STREAMED = frozenset({"TalkStream"})  # server-streaming RPCs, whose last message carries the `line`
 DEADLINE_S = 15.0  # Godot's NpcBrainLane.timeout_s (npc_brain/brain/timeout_s)
 RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcBrainAgent's back-off after a failed call
 MIN_THINKING_INTERVAL_S = 0.5  # NpcBrainAgent.min_thinking_interval_s
@@ -75,8 +81,9 @@ MAX_MINUTES = 60.0
 START_BURST_S = 10.0  # wall seconds of the start, when every NPC asks for the first time
 WINDOW_S = 10.0  # wall seconds per window of the p99 over time (a steady tail or stalls)
 TARGETS = {"decide_p99_ms": 20.0, "timeouts": 0, "errors": 0, "provisional_after_first_hour": 0.10,
-           "talk_p99_ms": 2500.0}
-FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_concurrency", "deadline_s", "game_time",
+           "talk_p99_ms": 2500.0, "talk_first_words_p99_ms": 400.0}
+FIELDS = ("npcs", "wall_minutes", "time_scale", "llm_latency_s", "llm_tokens_per_s", "llm_streaming", "talk_rpc",
+          "llm_concurrency", "deadline_s", "game_time",
           "decide", "decides", "timeouts", "errors", "errors_by_status", "thinking_answers", "provisional_share",
           "minutes_by_source", "talk", "queues", "llm", "conversations_started", "client_loop_lag", "client_gc",
           "brain", "targets")
@@ -130,6 +137,7 @@ class Reply:
     message: Any
     ms: float
     timed_out: bool = False
+    first_ms: float | None = None  # a stream's first message with text (a unary call's: its answer)
 
 
 class Caller:
@@ -151,10 +159,18 @@ class Caller:
 
     async def call(self, method: str, request: Message) -> Reply:
         sent = time.perf_counter()
-        status, message, timed_out = "", None, False
+        status, message, timed_out, first = "", None, False, None
+
+        def seen(text: str) -> None:
+            nonlocal first
+            if text and first is None:
+                first = (time.perf_counter() - sent) * 1000
+
         try:
             async with asyncio.timeout(self.deadline_s):
-                if self.transport == "grpc":
+                if method in STREAMED:
+                    message = await self._stream(method, request, seen)
+                elif self.transport == "grpc":
                     message = await getattr(self.stub, method)(request, timeout=self.deadline_s)
                 else:
                     code, body = await self._post(f"{SERVICE}/{method}", json_format.MessageToJson(request).encode())
@@ -169,7 +185,27 @@ class Caller:
             status, timed_out = f"{self.transport} timeout", True
         except (OSError, ValueError) as exc:
             status = f"connect {type(exc).__name__}"
-        return Reply(status, message, (time.perf_counter() - sent) * 1000, timed_out)
+        ms = (time.perf_counter() - sent) * 1000
+        return Reply(status, message, ms, timed_out, first if first is not None or status else ms)
+
+    async def _stream(self, method: str, request: Message, seen: Callable[[str], None]) -> Message:
+        """A server stream's last message; `seen` gets each message's text as it arrives."""
+        if self.transport == "grpc":
+            last = None
+            async for last in getattr(self.stub, method)(request, timeout=self.deadline_s):
+                seen(last.text)
+            return last.line
+        async with self.connections:
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+            try:
+                body = json_format.MessageToJson(request).encode()
+                writer.write(b"POST %s/%s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/connect+json\r\n"
+                             b"Connect-Timeout-Ms: %d\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                             % (SERVICE.encode(), method.encode(), self.host.encode(), self.port,
+                                int(self.deadline_s * 1000), len(body) + 5, struct.pack(">BI", 0, len(body)) + body))
+                return await _read_envelopes(reader, getattr(pb, f"{method}Response"), seen)
+            finally:
+                writer.close()
 
     async def _post(self, path: str, body: bytes) -> tuple[int, bytes]:
         """HTTP status and body of a POST on a connection of its own (asyncio sets TCP_NODELAY)."""
@@ -194,6 +230,30 @@ class Caller:
 
     async def close(self) -> None:
         await self.channel.close()
+
+
+async def _read_envelopes(reader: asyncio.StreamReader, message_type: type[Message],
+                          seen: Callable[[str], None]) -> Message:
+    """Connect's streaming answer read as it arrives (HTTP/1.1 chunked): each enveloped message's
+    text to `seen`; the last message's `line`, or ValueError with the end of stream's error."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    if status != 200:
+        raise ValueError(f"connect HTTP {status}")
+    buffer, last = b"", None
+    while size := int((await reader.readline()).split(b";")[0], 16):
+        buffer += (await reader.readexactly(size + 2))[:-2]
+        while len(buffer) >= 5 and len(buffer) >= 5 + (length := struct.unpack(">I", buffer[1:5])[0]):
+            flags, data, buffer = buffer[0], buffer[5:5 + length], buffer[5 + length:]
+            if flags & 2:  # the end of the stream: {} or {"error": ...}
+                error = json.loads(data).get("error")
+                if error:
+                    raise ValueError(f"connect {error.get('code', '')}")
+                assert last is not None
+                return last.line
+            last = json_format.Parse(data, message_type(), ignore_unknown_fields=True)
+            seen(last.text)
+    raise ValueError("connect stream ended without its end message")
 
 
 def _dechunked(payload: bytes) -> bytes:
@@ -237,6 +297,7 @@ class Calls:
     at: list[float] = field(default_factory=list)  # wall seconds into the run, per answered call
     together: list[int] = field(default_factory=list)  # Decides in flight when it was sent, per answered call
     slow: list[tuple[float, float]] = field(default_factory=list)
+    first_ms: list[float] = field(default_factory=list)  # to the first visible words, per answered call
     errors: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
     began: float = field(default_factory=time.monotonic)
@@ -248,6 +309,7 @@ class Calls:
             self.errors[reply.status] += 1
         else:
             self.ms.append(reply.ms)
+            self.first_ms.append(reply.first_ms if reply.first_ms is not None else reply.ms)
             self.at.append(time.monotonic() - self.began)
             self.together.append(together)
             if reply.ms > self.slow_ms:
@@ -261,7 +323,7 @@ class Calls:
         by_window: dict[int, list[float]] = {}
         for ms, at in zip(self.ms, self.at, strict=True):
             by_window.setdefault(int(at // WINDOW_S), []).append(ms)
-        return {**percentiles(self.ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
+        return {**percentiles(self.ms), "first_words": percentiles(self.first_ms), "timeouts": self.timeouts, "errors": sum(self.errors.values()),
                 "errors_by_status": dict(self.errors), "after_start": percentiles(after),
                 "sent_alone": percentiles(alone),
                 # None: no call answered in that window (a stall, not a fast one)
@@ -279,8 +341,10 @@ class FakeProcess(ChildProcess):
     READY = re.compile(r"server on (http://\S+)")
     WHAT = "the fake endpoint"
 
-    def __init__(self, latency_s: float, log_path: Path | None = None) -> None:
-        super().__init__([sys.executable, "-m", "npc_lab.fake_openai", "--port", "0", "--latency", str(latency_s)],
+    def __init__(self, latency_s: float, log_path: Path | None = None, *, tokens_per_s: float = 0.0,
+                 streaming: str = "sse") -> None:
+        super().__init__([sys.executable, "-m", "npc_lab.fake_openai", "--port", "0", "--latency", str(latency_s),
+                          "--tokens-per-s", str(tokens_per_s), "--streaming", streaming],
                          {**os.environ, "PYTHONUNBUFFERED": "1"}, log_path)
         self.base_url = ""
 
@@ -334,8 +398,8 @@ class RealTime:
     """The town on a real-time game clock, its NPCs and a player calling one brain."""
 
     def __init__(self, town: Town, callers: dict[str, Caller], *, start: datetime, wall_s: float,
-                 talk_every_s: float = 15.0, seed: int = 0) -> None:
-        self.town, self.callers = town, callers
+                 talk_every_s: float = 15.0, seed: int = 0, talk: str = "TalkStream") -> None:
+        self.town, self.callers, self.talk = town, callers, talk
         self.start, self.wall_s, self.talk_every_s = start, wall_s, talk_every_s
         self.rng = random.Random(seed)
         ids = sorted(town.walkers)
@@ -430,9 +494,9 @@ class RealTime:
             for i, text in enumerate(PLAYER_LINES[-self.rng.choice((2, 3)):]):
                 if i:
                     await asyncio.sleep(self.rng.uniform(1.0, 3.0))  # the player reads and types
-                request = pb.TalkRequest(npc_id=npc_id, speaker_name=PLAYER, text=text)
+                request = getattr(pb, f"{self.talk}Request")(npc_id=npc_id, speaker_name=PLAYER, text=text)
                 request.game_time.FromDatetime(self.clock.now())
-                reply = await caller.call("Talk", request)
+                reply = await caller.call(self.talk, request)
                 self.talks.add(reply)
                 if reply.status or reply.message.end_conversation:
                     break
@@ -524,7 +588,8 @@ def cpu_seconds(pid: int) -> float:
 
 async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, start: datetime) -> dict[str, Any]:
     callers = {t: Caller(t, brain) for t in ("grpc", "connect")}
-    run = RealTime(town, callers, start=start, wall_s=args.minutes * 60, talk_every_s=args.talk_every)
+    run = RealTime(town, callers, start=start, wall_s=args.minutes * 60, talk_every_s=args.talk_every,
+                   talk=run_talk(args))
     assert brain.proc is not None
     cpu0, mine0, wall0 = cpu_seconds(brain.proc.pid), cpu_seconds(os.getpid()), time.monotonic()
 
@@ -568,7 +633,8 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
     talk = run.talks.report()
     return {
         "npcs": len(town.walkers), "wall_minutes": round(wall / 60, 2), "time_scale": TIME_SCALE,
-        "llm_latency_s": args.latency, "llm_concurrency": LLM_CONCURRENCY, "deadline_s": DEADLINE_S,
+        "llm_latency_s": args.latency, "llm_tokens_per_s": args.tokens_per_s, "llm_streaming": args.streaming,
+        "talk_rpc": run.talk, "llm_concurrency": LLM_CONCURRENCY, "deadline_s": DEADLINE_S,
         "game_time": [start.isoformat(), end.isoformat()],
         "decide": decides, "decides": every.report()["count"],
         "timeouts": every.timeouts + run.talks.timeouts,
@@ -591,19 +657,27 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
     }
 
 
+def run_talk(args: argparse.Namespace) -> str:
+    return "Talk" if args.talk == "unary" else "TalkStream"
+
+
 def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
     args.minutes = min(args.minutes if args.minutes is not None else 10.0, MAX_MINUTES)
     args.latency = args.latency if args.latency is not None else 2.0
     args.talk_every = getattr(args, "talk_every", None) or 15.0
+    args.tokens_per_s = getattr(args, "tokens_per_s", None) or 0.0
+    args.streaming = getattr(args, "streaming", None) or "sse"
+    args.talk = getattr(args, "talk", None) or "stream"
     town_layout, residents, scenario = load_all("valentines_party")
     residents = residents[:args.npcs] if args.npcs else residents
     town = Town(layout(town_layout))
     if getattr(args, "fake_in_process", False):  # as it was: the fake's threads share this client's GIL
         from npc_lab.fake_openai import FakeOpenAI
 
-        endpoint: Any = FakeOpenAI(latency_s=args.latency)
+        endpoint: Any = FakeOpenAI(latency_s=args.latency, tokens_per_s=args.tokens_per_s, streaming=args.streaming)
     else:
-        endpoint = FakeProcess(args.latency, args.out / "realtime-fake.log")
+        endpoint = FakeProcess(args.latency, args.out / "realtime-fake.log", tokens_per_s=args.tokens_per_s,
+                               streaming=args.streaming)
     with endpoint as fake, tempfile.TemporaryDirectory() as data:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
                     "llm_max_concurrency": LLM_CONCURRENCY, "background_thinking": "true", "log_level": "warning"}
@@ -616,7 +690,9 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
                 stub.SpawnNpc(json_format.ParseDict(town.settle(r, town_layout.name), pb.SpawnNpcRequest()), timeout=60)
             setup.close()
             print(f"realtime: {len(residents)} NPCs, {args.minutes:g} wall minutes at {TIME_SCALE:g}x, fake LLM "
-                  f"{args.latency:g} s per completion, concurrency {LLM_CONCURRENCY}", file=sys.stderr, flush=True)
+                  f"{args.latency:g} s per completion" + (f" then {args.tokens_per_s:g} tokens/s" if args.tokens_per_s
+                                                           else "") + f" (streaming: {args.streaming}), concurrency "
+                  f"{LLM_CONCURRENCY}, the player on {run_talk(args)}", file=sys.stderr, flush=True)
             result = asyncio.run(_drive(brain, town, args, scenario.start))
         asked = fake.chat_requests()
         result["llm"]["fake_chat_requests"] = asked if isinstance(asked, int) else len(asked)
@@ -639,9 +715,12 @@ def table(r: dict[str, Any]) -> str:
     out = [markdown_table(["Decide", "answered", "p50 ms", "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s",
                    "p99 sent alone (count)", "timeouts", "errors"], rows)]
     t = r["talk"]
-    out.append(markdown_table(["Talk", "conversations", "lines answered", "p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
-                      [["player", t["conversations"], t["count"], _ms(t.get("p50_ms")), _ms(t.get("p99_ms")),
-                        _ms(t.get("max_ms")), t["timeouts"], t["errors"]]]))
+    w = t["first_words"]
+    out.append(markdown_table(["Talk", "conversations", "lines answered", "first words p50 ms", "first words p99 ms",
+                               "whole line p50 ms", "p99 ms", "max ms", "timeouts", "errors"],
+                      [[r.get("talk_rpc", "Talk"), t["conversations"], t["count"], _ms(w.get("p50_ms")),
+                        _ms(w.get("p99_ms")), _ms(t.get("p50_ms")), _ms(t.get("p99_ms")), _ms(t.get("max_ms")),
+                        t["timeouts"], t["errors"]]]))
     out.append(markdown_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
                       [[p, q["served"], q["waiting"], _ms(q["wait_p50_ms"]), _ms(q["wait_p99_ms"]), q["dropped_stale"],
                         q["dropped_full"]] for p, q in r["queues"].items()]))
@@ -665,5 +744,5 @@ def table(r: dict[str, Any]) -> str:
     if r["errors_by_status"]:
         out.append(f"errors by status: {r['errors_by_status']}")
     out.append("targets: Decide p99 <= 20 ms on both transports, 0 timeouts, 0 errors, provisional after the first "
-               "game hour <= 10%, Talk p99 <= 2.5 s")
+               "game hour <= 10%, Talk p99 <= 2.5 s (first words p99 <= 400 ms with a streaming endpoint)")
     return "\n\n".join(out)

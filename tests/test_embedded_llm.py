@@ -18,6 +18,8 @@ from brain_server.cognition.offline_lines import acceptable
 from brain_server.config import Settings
 from brain_server.llm import embedded
 from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM, EmbeddedLLMUnavailable
+from brain_server.llm.streaming import FieldText
+from brain_server.prompts.converse_turn import Turn
 from brain_server.server import build_core
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab import talk_bench
@@ -80,6 +82,27 @@ def test_structured_call_through_openai_client(smollm: EmbeddedLLM) -> None:
     )
     answer = Importance.model_validate_json(response.choices[0].message.content or "")
     assert 1 <= answer.importance <= 10
+    _streams_and_stops(client, smollm.model)
+
+
+def _streams_and_stops(client: openai.OpenAI, model: str) -> None:
+    """A line streamed token by token in the schema's JSON (cut at max_tokens: only its growth is
+    checked); a stream closed early frees the model."""
+    ask = {"model": model, "max_tokens": 30, "temperature": 0, "messages": [
+        {"role": "user", "content": "You are Isabella, who runs a cafe. Klaus says hello. Answer in JSON."}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "turn", "schema": Turn.model_json_schema()}}}
+    reader, heard = FieldText("utterance"), []
+    with client.chat.completions.create(**ask, stream=True, stream_options={"include_usage": True}) as stream:
+        chunks = list(stream)
+    for chunk in chunks:
+        if chunk.choices and chunk.choices[0].delta.content:
+            heard.append(reader.feed(chunk.choices[0].delta.content))
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == len(chunks) - 1
+    assert reader.buffer.startswith("{") and len(set(heard)) > 3 and heard[-1] in reader.buffer, heard
+    with client.chat.completions.create(**{**ask, "max_tokens": 400}, stream=True) as stream:
+        next(iter(stream))  # then closed: the model stops, its lock is free for the next completion
+    again = client.chat.completions.create(**{**ask, "max_tokens": 8})
+    assert again.choices[0].message.content
 
 
 @pytest.mark.slow

@@ -18,8 +18,8 @@ from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
-                "SetObjectState", "Talk", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves", "DeleteSave",
-                "SkipTime"]
+                "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves",
+                "DeleteSave", "SkipTime"]
 
 
 @pytest.fixture

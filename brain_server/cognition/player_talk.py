@@ -6,6 +6,7 @@ paper's inner voice), and interviewing it.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 import time
@@ -25,8 +26,10 @@ from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import replan
 from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.streaming import Listener, listening
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState
+from brain_server.prompts.converse_turn import PROMPT as TURN
 from brain_server.records import Apply
 from brain_server.trace import Trace
 
@@ -55,10 +58,13 @@ class Player:
         self.parts = thinking.parts
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
 
-    async def talk(self, npc_id: str, player: str, text: str, now: datetime) -> tuple[str, bool, Trace]:
+    async def talk(self, npc_id: str, player: str, text: str, now: datetime,
+                   on_text: Callable[[str], None] | None = None) -> tuple[str, bool, Trace]:
         """The player speaks; the NPC answers within one completion (it holds no lock meanwhile,
         and its first line does not wait for its view of the player, which is written beside it).
-        When the conversation ends it is remembered, in the background."""
+        When the conversation ends it is remembered, in the background. `on_text` hears the line
+        as the model writes it; cancelled meanwhile, the conversation keeps the player's line and
+        the NPC's as far as it was heard (`_cut_short`), and stays open."""
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
         speaker = Speaker.of(npc, now)
@@ -76,12 +82,18 @@ class Player:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                if offline_lines.composing(self.parts.stream.llm):
-                    turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address, self.parts.stream,
-                                                     trace)
-                else:
-                    turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
-                                           self.parts.stream, trace, opener=player)
+                listener = Listener(TURN.purpose, "utterance", on_text) if on_text is not None else None
+                try:
+                    with listening(listener):
+                        if offline_lines.composing(self.parts.stream.llm):
+                            turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address,
+                                                             self.parts.stream, trace)
+                        else:
+                            turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
+                                                   self.parts.stream, trace, opener=player)
+                except asyncio.CancelledError:
+                    self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
+                    raise
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
                 ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
@@ -92,6 +104,15 @@ class Player:
             await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk, now, trace))
         self.thinking.traces.add(trace)
         return turn.utterance, ended, trace
+
+    def _cut_short(self, talk: PlayerTalk, npc: NpcState, said: str, trace: Trace) -> None:
+        """The player stopped the NPC mid-line: what it had said (if anything) is part of the
+        conversation, marked as cut off, so its next line follows on from it."""
+        if said.strip():
+            talk.lines.append(DialogueLine(speaker_npc_id=npc.npc_id, speaker_name=npc.persona.name,
+                                           text=f"{said.strip()}—"))
+        trace.note(f"talk: the player stopped {npc.persona.name} after {len(said.strip())} characters of the line")
+        self.thinking.traces.add(trace)
 
     async def _end_talks(self, npc_id: str) -> None:
         """Open player conversations are bounded: one the player left (silent for

@@ -32,6 +32,7 @@ from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
+from brain_server.llm.streaming import Listener, Streamed, listener_for, stream_completion
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
 
@@ -183,6 +184,7 @@ class LLM:
         self.prompt_max_bytes = prompt_max_bytes
         self.allowance = allowance or Allowance()
         self.send_priority = send_priority
+        self.streams = True  # until the endpoint refuses a streamed completion
 
     async def close(self) -> None:
         await self._client.close()
@@ -264,43 +266,70 @@ class LLM:
     async def _attempt(
         self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]], record: LlmCallRecord
     ) -> Out:
+        schema = prompt.json_schema(variables)
+        listener, answer = listener_for(prompt.purpose) if self.streams else None, None
         async with self.scheduler.slot():
-            raw = await self._create(prompt, prompt.json_schema(variables), messages)
-        try:
-            message, usage = chat_message(raw)
-        except NotACompletion:
-            record.raw_completion = _kept(raw.http_response.text)  # what came instead, for the trace
-            raise
-        content = message.content or ""
+            if listener is not None:
+                answer = await self._create_streamed(prompt, schema, messages, listener)
+            if answer is None:
+                answer = await self._create(prompt, schema, messages)
+        if isinstance(answer, Streamed):
+            content, refusal, usage = answer.content, answer.refusal, answer.usage
+        else:
+            try:
+                message, usage = chat_message(answer)
+            except NotACompletion:
+                record.raw_completion = _kept(answer.http_response.text)  # what came instead, for the trace
+                raise
+            content, refusal = message.content or "", message.refusal
         record.raw_completion = _kept(content)
         tokens = _tokens(usage)
         record.prompt_tokens += tokens[0]
         record.completion_tokens += tokens[1]
         if self._recorder is not None:
             self._recorder(prompt.purpose, messages, content, *tokens)
-        if message.refusal:
-            raise AnswerError(f"the model refused: {str(message.refusal)[:200]}")
+        if refusal:
+            raise AnswerError(f"the model refused: {str(refusal)[:200]}")
         return parse_answer(content, prompt.schema)
+
+    def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
+                 mode: ResponseMode) -> dict[str, Any]:
+        """The `create` keywords of one completion in a response mode."""
+        return dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
+                    temperature=0.7, max_tokens=prompt.max_tokens, extra_headers={PURPOSE_HEADER: prompt.purpose},
+                    extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
+                    **response_format(mode, prompt.purpose, schema))
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
         """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
         response_format) is asked again in the next weaker one, which every later call uses too."""
         while True:
             mode = self.response_mode
-            try:
-                return await self._client.chat.completions.with_raw_response.create(  # chat_message checks it
-                    model=self.model,
-                    messages=schema_in_text(messages, schema) if mode == "prompt" else messages,  # type: ignore[arg-type]
-                    temperature=0.7,
-                    max_tokens=prompt.max_tokens,
-                    extra_headers={PURPOSE_HEADER: prompt.purpose},
-                    extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
-                    **response_format(mode, prompt.purpose, schema),
-                )
+            try:  # chat_message checks what comes back
+                return await self._client.chat.completions.with_raw_response.create(**self._request(
+                    prompt, schema, messages, mode))
             except openai.APIStatusError as exc:
                 if mode == "prompt" or not rejects_response_format(exc):
                     raise
                 self._downgrade(mode)
+
+    async def _create_streamed(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
+                               listener: Listener) -> Streamed | None:
+        """Streamed to the listener (llm/streaming.py), stepping down as `_create` does; None where
+        the endpoint refuses to stream (HTTP 400/422 about anything else): asked whole from then on."""
+        while True:
+            mode = self.response_mode
+            try:
+                return await stream_completion(self._client, listener, **self._request(prompt, schema, messages, mode))
+            except openai.APIStatusError as exc:
+                if mode != "prompt" and rejects_response_format(exc):
+                    self._downgrade(mode)
+                elif exc.status_code in (400, 422):
+                    self.streams = False
+                    log.warning("llm_streaming_refused", status=exc.status_code, note="lines are sent whole from now on")
+                    return None
+                else:
+                    raise
 
     def _downgrade(self, rejected: ResponseMode) -> None:
         if self.response_mode != rejected:

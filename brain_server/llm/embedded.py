@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import AsyncIterator
 import importlib.util
+import json
 import math
 import os
 from pathlib import Path
@@ -233,7 +235,7 @@ def build_app(llama: Any) -> Any:
     """A minimal OpenAI chat-completions server; one completion at a time, since a Llama is not reentrant."""
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
     lock = asyncio.Lock()
@@ -246,11 +248,9 @@ def build_app(llama: Any) -> Any:
             {"object": "list", "data": [{"id": MODEL_NAME, "object": "model", "owned_by": "npc-brain"}]}
         )
 
-    async def chat(request: Request) -> JSONResponse:
+    async def chat(request: Request) -> Response:
         try:
             body = await request.json()
-            if body.get("stream"):
-                return error(400, "streaming is not supported by the embedded LLM")
             options = {
                 "messages": body["messages"],
                 "response_format": _response_format(body.get("response_format")),
@@ -262,6 +262,9 @@ def build_app(llama: Any) -> Any:
             }
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return error(400, f"bad request: {exc}")
+        if body.get("stream"):
+            return StreamingResponse(streamed(options, bool((body.get("stream_options") or {}).get("include_usage"))),
+                                     media_type="text/event-stream")
         async with lock:
             if await request.is_disconnected():  # its caller gave up waiting: the model's one thread is for others
                 return error(499, "the client went away before its turn")
@@ -272,12 +275,40 @@ def build_app(llama: Any) -> Any:
         result["model"] = MODEL_NAME
         return JSONResponse(result)
 
+    async def streamed(options: dict[str, Any], usage: bool) -> AsyncIterator[bytes]:
+        """The completion's chunks as server-sent events, each token when llama.cpp writes it. The
+        client hanging up ends this (Starlette stops the response), and closing the iterator stops
+        llama.cpp's generation: a cancelled line costs no more tokens."""
+        async with lock:
+            chunks = await asyncio.to_thread(llama.create_chat_completion, **options, stream=True)
+            try:
+                written = 0
+                while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+                    written += 1
+                    yield _event({**chunk, "model": MODEL_NAME})
+                if usage:  # llama-cpp-python's chunks carry no usage: the tokens are counted here
+                    yield _event({**_chunk_like(MODEL_NAME), "usage": {
+                        "prompt_tokens": 0, "completion_tokens": written, "total_tokens": written}})
+                yield b"data: [DONE]\n\n"
+            finally:
+                await asyncio.to_thread(chunks.close)
+
     return Starlette(
         routes=[
             Route("/v1/models", models, methods=["GET"]),
             Route("/v1/chat/completions", chat, methods=["POST"]),
         ]
     )
+
+
+def _event(data: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
+
+
+def _chunk_like(model: str) -> dict[str, Any]:
+    """An empty chat.completion.chunk: what the usage of a stream comes in."""
+    return {"id": "chatcmpl-embedded", "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+            "choices": []}
 
 
 def main(argv: list[str] | None = None) -> None:

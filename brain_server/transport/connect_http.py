@@ -1,5 +1,6 @@
 """Connect transport: the Connect protocol's unary JSON (and binary) form over HTTP/1.1, which
-Godot's HTTPRequest speaks on desktop and web. Served by connectrpc's generated ASGI app, with
+Godot's HTTPRequest speaks on desktop and web, and its streaming form for TalkStream (which
+Godot's HTTPClient reads as it arrives). Served by connectrpc's generated ASGI app, with
 CORS (preflight included) and, optionally, the Godot web build at / on the same origin. In front
 of everything, the Host header and a browser's Origin are checked (`security.HttpPolicy`): a web
 page the user happens to open cannot call the brain, under its own name or a rebinding one."""
@@ -7,6 +8,8 @@ page the user happens to open cannot call the brain, under its own name or a reb
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Iterator
+import contextlib
 import json
 from pathlib import Path
 import time
@@ -27,7 +30,7 @@ from brain_server.errors import BrainError, Status
 from brain_server.foreground import run_on
 from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, core_methods, snake_case
+from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams, snake_case
 from npc_brain.v1.brain_connect import BrainServiceASGIApplication
 
 log = structlog.get_logger(__name__)
@@ -67,28 +70,52 @@ class CompactJSON(Codec[Message, Message]):
         return message
 
 
+@contextlib.contextmanager
+def _answering(name: str, meter: metrics.RpcMeter) -> Iterator[None]:
+    """One call answered in the block, its errors turned into Connect errors, and metered."""
+    started, code = time.perf_counter(), "ok"
+    try:
+        yield
+    except BrainError as exc:
+        code = exc.status.value
+        raise ConnectError(CODES[exc.status], exc.message) from None
+    except asyncio.CancelledError:
+        code = "canceled"
+        raise
+    except Exception:
+        code = "internal"
+        log.exception("rpc_failed", rpc=name, transport="connect")
+        raise ConnectError(Code.INTERNAL, f"{name} failed inside the brain; the server log has details") from None
+    finally:
+        meter.done(started, code)
+
+
 def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it by attribute
     meter = metrics.RpcMeter("connect", name)
 
     async def rpc(self: object, request: object, ctx: object) -> object:
-        started, code = time.perf_counter(), "ok"
-        try:
-            return await method(request)
-        except BrainError as exc:
-            code = exc.status.value
-            raise ConnectError(CODES[exc.status], exc.message) from None
-        except Exception:
-            code = "internal"
-            log.exception("rpc_failed", rpc=name, transport="connect")
-            raise ConnectError(Code.INTERNAL, f"{name} failed inside the brain; the server log has details") from None
-        finally:
-            meter.done(started, code)
+        with _answering(name, meter):
+            return await method(request)  # type: ignore[arg-type]
+
+    return rpc
+
+
+def _adapt_stream(name: str, stream: CoreStream):  # noqa: ANN202 - connectrpc calls it by attribute
+    """A server-streaming RPC (Connect's streaming protocol: enveloped messages, then the end of
+    the stream); the client hanging up cancels the core's work (connectrpc watches for it)."""
+    meter = metrics.RpcMeter("connect", name)
+
+    async def rpc(self: object, request: object, ctx: object) -> AsyncIterator[object]:
+        with _answering(name, meter):
+            async for message in stream(request):  # type: ignore[arg-type]
+                yield message
 
     return rpc
 
 
 def connect_service(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> object:
     methods = {snake_case(name): _adapt(name, method) for name, method in core_methods(core, mind)}
+    methods |= {snake_case(name): _adapt_stream(name, stream) for name, stream in core_streams(core, mind)}
     return type("BrainConnectService", (), methods)()
 
 

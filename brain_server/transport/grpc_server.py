@@ -4,7 +4,8 @@ grpcurl, Postman and buf curl work out of the box."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+import contextlib
 import time
 
 from google.protobuf.message import DecodeError, Message
@@ -17,7 +18,7 @@ from brain_server import metrics
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, core_methods
+from brain_server.transport import SERVICE, SERVICE_NAME, STREAMS, CoreMethod, CoreStream, core_methods, core_streams
 from npc_brain.v1 import brain_pb2
 
 log = structlog.get_logger(__name__)
@@ -50,33 +51,67 @@ def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undeco
     return decode
 
 
+def _refusal(name: str, guard: Guard, request: object,
+             context: grpc.aio.ServicerContext) -> tuple[str, grpc.StatusCode, str] | None:
+    """(metric code, status, message) for a call without the token, over the rate limit, or with
+    an undecodable request; None for one to answer."""
+    metadata = dict(context.invocation_metadata() or ())
+    refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
+    if refused is not None:
+        log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
+        return refused[0], GUARD_CODES[refused[0]], refused[1]
+    if isinstance(request, _Undecodable):
+        return Status.INVALID_ARGUMENT.value, grpc.StatusCode.INVALID_ARGUMENT, request.message
+    return None
+
+
+@contextlib.asynccontextmanager
+async def _answering(name: str, meter: metrics.RpcMeter, guard: Guard, request: object,
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+    """One call answered in the block: refused first where it must be, its errors turned into
+    gRPC statuses, and metered."""
+    started, code = time.perf_counter(), "ok"
+    try:
+        refused = _refusal(name, guard, request, context)
+        if refused is not None:
+            code = refused[0]
+            await context.abort(refused[1], refused[2])
+        try:
+            yield
+        except BrainError as exc:
+            code = exc.status.value
+            await context.abort(CODES[exc.status], exc.message)
+        except asyncio.CancelledError:
+            code = "canceled"
+            raise
+        except Exception:
+            code = "internal"
+            log.exception("rpc_failed", rpc=name, transport="grpc")
+            await context.abort(grpc.StatusCode.INTERNAL, f"{name} failed inside the brain; the server log has details")
+    finally:
+        meter.done(started, code)
+
+
 def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
     meter = metrics.RpcMeter("grpc", name)
 
     async def rpc(request: object, context: grpc.aio.ServicerContext) -> object:
-        started, code = time.perf_counter(), "ok"
-        try:
-            metadata = dict(context.invocation_metadata() or ())
-            refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
-            if refused is not None:
-                code = refused[0]
-                log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
-                await context.abort(GUARD_CODES[refused[0]], refused[1])
-            if isinstance(request, _Undecodable):
-                code = Status.INVALID_ARGUMENT.value
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
-            try:
-                return await method(request)
-            except BrainError as exc:
-                code = exc.status.value
-                await context.abort(CODES[exc.status], exc.message)
-            except Exception:
-                code = "internal"
-                log.exception("rpc_failed", rpc=name, transport="grpc")
-                await context.abort(grpc.StatusCode.INTERNAL,
-                                    f"{name} failed inside the brain; the server log has details")
-        finally:
-            meter.done(started, code)
+        async with _answering(name, meter, guard, request, context):
+            return await method(request)  # type: ignore[arg-type]
+        return None  # aborted (never reached: abort raises)
+
+    rpc.__name__ = name
+    return rpc
+
+
+def _adapt_stream(name: str, stream: CoreStream, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
+    """A server-streaming RPC; the client cancelling it cancels the core's work."""
+    meter = metrics.RpcMeter("grpc", name)
+
+    async def rpc(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[object]:
+        async with _answering(name, meter, guard, request, context):
+            async for message in stream(request):  # type: ignore[arg-type]
+                yield message
 
     rpc.__name__ = name
     return rpc
@@ -88,12 +123,15 @@ def handlers(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> 
     guard = guard_for(core, core.settings)
     by_name = {m.name: m for m in SERVICE.methods}
     rpcs = {}
-    for name, method in core_methods(core, mind):
+    for name, method in [*core_methods(core, mind), *core_streams(core, mind)]:
         request_type = getattr(brain_pb2, by_name[name].input_type.name)
         response_type = getattr(brain_pb2, by_name[name].output_type.name)
-        rpcs[name] = grpc.unary_unary_rpc_method_handler(_adapt(name, method, guard),
-                                                         request_deserializer=_decoder(request_type),
-                                                         response_serializer=response_type.SerializeToString)
+        if name in STREAMS:
+            behaviour, kind = _adapt_stream(name, method, guard), grpc.unary_stream_rpc_method_handler
+        else:
+            behaviour, kind = _adapt(name, method, guard), grpc.unary_unary_rpc_method_handler
+        rpcs[name] = kind(behaviour, request_deserializer=_decoder(request_type),
+                          response_serializer=response_type.SerializeToString)
     return grpc.method_handlers_generic_handler(SERVICE_NAME, rpcs)
 
 

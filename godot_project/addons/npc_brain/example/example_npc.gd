@@ -17,6 +17,7 @@ func _ready() -> void:
 	_agent.decided.connect(func(_decision: NpcBrainDecision) -> void:
 		_label.text = _agent.get_label())
 	_agent.spoke.connect(func(line: NpcBrainLine) -> void: _label.text = "\"%s\"" % line.text)
+	_agent.line_progress.connect(func(text: String) -> void: _label.text = "\"%s\"" % text)
 
 
 func _physics_process(delta: float) -> void:

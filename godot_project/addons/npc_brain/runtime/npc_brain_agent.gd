@@ -53,6 +53,9 @@ signal move_requested_3d(address: String, target: Vector3)
 signal arrival_timed_out(address: String)
 ## This NPC says a line (show a speech bubble).
 signal spoke(line: NpcBrainLine)
+## The line this NPC is answering the player with, as far as the model has written it: show it
+## growing in the bubble; `spoke` follows with the whole line (see `talk`).
+signal line_progress(text_so_far: String)
 ## The NPC's action changed an object's state ("" when it releases it).
 signal object_state_changed(address: String, state: String)
 ## Emitted just before each Decide: call `perceive()` for what the NPC sees now.
@@ -190,6 +193,8 @@ var _verb_due: NpcBrainAction = null
 var _verb_asked: String = ""
 ## The game's answers to verbs, sent with the next Decide (the protocol's VerbOutcome).
 var _verb_outcomes: Array[Dictionary] = []
+# The player's line being answered (`talk`), until it ends or is stopped.
+var _talk_stream: NpcBrainStream = null
 
 
 func _enter_tree() -> void:
@@ -341,17 +346,43 @@ func report_action_failed(reason: String) -> void:
 
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
-## as a line it speaks (also emitted with `spoke`), or null when the call failed.
+## as a line it speaks (also emitted with `spoke`), or null when the call failed or was stopped.
+## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
+## again while it answers stops the line under way first (`stop_talking`).
 func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
-	var reply := await NpcBrainClient.get_instance().call_rpc("Talk", {
+	stop_talking()
+	var stream := NpcBrainClient.get_instance().open_stream("TalkStream", {
 		"npcId": npc_id, "speakerName": speaker_name, "text": text,
-		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
-	if not reply.ok:
-		failed.emit(NpcBrainError.from_reply("Talk", reply, npc_id))
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()})
+	_talk_stream = stream
+	stream.message_received.connect(_on_talk_message)
+	var reply: NpcBrainReply = await stream.finished
+	if _talk_stream == stream:
+		_talk_stream = null
+	if reply.code == "canceled":
 		return null
-	var line := NpcBrainLine.new(npc_id, persona.display_name, str(reply.data.get("reply", "")))
+	if not reply.ok:
+		failed.emit(NpcBrainError.from_reply("TalkStream", reply, npc_id))
+		return null
+	var whole: Dictionary = reply.data.get("line", {})
+	var line := NpcBrainLine.new(npc_id, persona.display_name, str(whole.get("reply", "")))
 	spoke.emit(line)
 	return line
+
+
+## Stops the line the NPC is answering the player with (the player walked off, or interrupts):
+## the brain stops the model, and the NPC remembers the player's words and its own as far as
+## they were written. `talk` returns null for it; nothing more is emitted.
+func stop_talking() -> void:
+	if _talk_stream != null:
+		var stream := _talk_stream
+		_talk_stream = null
+		stream.cancel()
+
+
+## Whether the NPC is answering the player now.
+func is_talking() -> bool:
+	return _talk_stream != null
 
 
 ## Asks the NPC a question; it answers from its memories ("" when the call failed).
@@ -853,3 +884,8 @@ func _spawn_request() -> Dictionary:
 		},
 		"verbs": NpcBrainVerb.list_to_proto(verbs),
 	}
+
+
+func _on_talk_message(message: Dictionary) -> void:
+	if message.has("text"):
+		line_progress.emit(str(message["text"]))

@@ -58,7 +58,7 @@ const SERVER_ERRORS: PackedStringArray = ["internal", "unknown", "data_loss"]
 ## Real milliseconds SLOW lasts after its last sign: one quick answer among timeouts is no cure.
 const SLOW_HOLD_MSEC := 10000
 ## Calls that wait for the LLM by design (the player's): their latency says nothing about health.
-const LLM_BOUND_METHODS: PackedStringArray = ["Talk", "Interview"]
+const LLM_BOUND_METHODS: PackedStringArray = ["Talk", "TalkStream", "Interview"]
 
 ## e.g. "http://127.0.0.1:8080", without a trailing slash.
 var base_url: String = DEFAULT_URL
@@ -114,6 +114,20 @@ func call_rpc(method: String, request: Dictionary, lane: String = WORLD_LANE) ->
 		})
 		call_failed.emit(NpcBrainError.from_reply(method, reply, str(request.get("npcId", ""))))
 	return reply
+
+
+## Starts the server-streaming `method` (TalkStream) with `request`: connect the returned
+## stream's `message_received`, then await its `finished` (its reply is observed and failures
+## reported as `call_rpc`'s are; a `cancel()` is no failure). Streams use no lane: each has its
+## own connection (HTTPClient), which it closes when it ends.
+func open_stream(method: String, request: Dictionary) -> NpcBrainStream:
+	var stream := NpcBrainStream.new()
+	stream.name = "Stream_" + method
+	add_child(stream)
+	stream.finished.connect(_on_stream_finished.bind(method, request, stream), CONNECT_ONE_SHOT)
+	stream.start(base_url + SERVICE_PATH, method, JSON.stringify(request), _headers_for(request),
+			timeout_s)
+	return stream
 
 
 ## The name of `state`, e.g. "ONLINE".
@@ -209,6 +223,20 @@ func is_loading() -> bool:
 ## Whether `lane` has a request in flight or queued.
 func is_busy(lane: String) -> bool:
 	return _lanes.has(lane) and _lanes[lane].is_busy()
+
+
+func _on_stream_finished(
+		reply: NpcBrainReply, method: String, request: Dictionary, stream: NpcBrainStream) -> void:
+	stream.queue_free()
+	if reply.code == "canceled":
+		return
+	_observe(method, reply)
+	if not reply.ok:
+		NpcBrainLog.error("brain_error", {
+			"method": method, "lane": "", "code": reply.code, "message": reply.message,
+			"status": reply.http_status,
+		})
+		call_failed.emit(NpcBrainError.from_reply(method, reply, str(request.get("npcId", ""))))
 
 
 func _world_name(world: NpcBrainWorld) -> String:

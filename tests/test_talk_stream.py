@@ -1,0 +1,146 @@
+"""TalkStream: the NPC's line streamed as the model writes it, over gRPC (grpcurl) and Connect's
+streaming protocol (httpx), whole where the endpoint does not stream, and stopped by a cancel."""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+from typing import Any
+
+from google.protobuf import json_format
+import grpc
+import httpx
+import pytest
+
+from brain_server.llm.streaming import FieldText
+from npc_brain.v1 import brain_pb2 as pb
+from tests.clients import Clients
+from tests.test_rpc_tools import run, tool
+from tests.town import spawn_json, world_json
+
+TALK = {"npc_id": "isabella", "speaker_name": "Klaus", "text": "Hello! What are you up to?",
+        "game_time": "2026-02-13T12:00:00Z"}
+METHOD = "npc_brain.v1.BrainService/TalkStream"
+
+
+@pytest.fixture
+def brain(brain_factory):
+    """A brain with the Ville and Isabella; `brain.clients` over both transports."""
+    brain = brain_factory()
+    brain.clients = Clients(brain)
+    brain.clients.grpc("RegisterWorld", world_json())
+    brain.clients.grpc("SpawnNpc", spawn_json())
+    yield brain
+    brain.clients.close()
+
+
+def test_a_field_is_read_as_it_arrives_escapes_cut_by_chunks_included() -> None:
+    reader = FieldText("utterance")
+    chunks = ['{"end_conversation": false, "utter', 'ance": "Caf', '\\u00', 'e9 \\', '"ok\\"', '", "x": "y"}']
+    assert [reader.feed(c) for c in chunks] == ["", "Caf", "Caf", "Café ", 'Café "ok"', 'Café "ok"']
+
+
+def _messages(text: str) -> list[dict[str, Any]]:
+    """grpcurl's output: one JSON object per streamed message."""
+    decoder, out, at = json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        message, at = decoder.raw_decode(text, text.index("{", at))
+        out.append(message)
+    return out
+
+
+def _check_growing(texts: list[str], reply: str) -> None:
+    assert len(texts) >= 3, texts
+    assert all(a != b and b.startswith(a) for a, b in zip(texts, texts[1:], strict=False)), texts
+    assert texts[-1] == reply and "{" not in "".join(texts), texts
+
+
+def test_grpcurl_receives_the_line_in_pieces_then_whole(brain, fake_llm) -> None:
+    fake_llm.tokens_per_s = 100
+    described = run(tool("grpcurl"), "-plaintext", brain.grpc_target, "describe", "npc_brain.v1.BrainService")
+    assert "rpc TalkStream ( .npc_brain.v1.TalkStreamRequest ) returns ( stream .npc_brain.v1.TalkStreamResponse );" \
+        in described.stdout
+    called = run(tool("grpcurl"), "-plaintext", "-d", json.dumps(TALK), brain.grpc_target, METHOD)
+    assert called.returncode == 0, called.stderr
+    *progress, last = _messages(called.stdout)
+    assert set(last) == {"line"} and last["line"]["trace_id"]
+    _check_growing([m["text"] for m in progress], last["line"]["reply"])
+    empty = run(tool("grpcurl"), "-plaintext", "-d", json.dumps({**TALK, "text": ""}), brain.grpc_target, METHOD)
+    assert empty.returncode != 0 and "InvalidArgument" in empty.stderr and "text" in empty.stderr
+
+
+def _enveloped(message: dict[str, Any]) -> bytes:
+    data = json.dumps(message).encode()
+    return struct.pack(">BI", 0, len(data)) + data
+
+
+def connect_stream(url: str, body: dict[str, Any]) -> list[tuple[float, int, dict[str, Any]]]:
+    """(seconds after sending, flags, message) of each envelope of a Connect server stream, as it arrives."""
+    out, buffer, sent = [], b"", time.perf_counter()
+    headers = {"Content-Type": "application/connect+json", "Connect-Protocol-Version": "1"}
+    with httpx.Client(timeout=30) as client, client.stream("POST", f"{url}/{METHOD}", content=_enveloped(body),
+                                                           headers=headers) as response:
+        assert response.status_code == 200 and response.headers["content-type"] == "application/connect+json"
+        for chunk in response.iter_raw():
+            buffer += chunk
+            while len(buffer) >= 5 and len(buffer) >= 5 + struct.unpack(">I", buffer[1:5])[0]:
+                size = struct.unpack(">I", buffer[1:5])[0]
+                out.append((time.perf_counter() - sent, buffer[0], json.loads(buffer[5:5 + size])))
+                buffer = buffer[5 + size:]
+    return out
+
+
+def test_connect_streams_the_line_as_it_is_written(brain, fake_llm) -> None:
+    fake_llm.latency_s, fake_llm.tokens_per_s = 0.2, 40
+    envelopes = connect_stream(brain.http_url, {"npcId": "isabella", "speakerName": "Klaus",
+                                                        "text": "Hello there!", "gameTime": "2026-02-13T12:00:00Z"})
+    *progress, (_, flags, line), (_, end_flags, end) = envelopes
+    assert (flags, end_flags, end) == (0, 2, {}), envelopes[-2:]
+    _check_growing([m["text"] for _, _, m in progress], line["line"]["reply"])
+    first, whole = progress[0][0], envelopes[-2][0]
+    assert first < whole - 0.3, f"the first words after {first:.2f} s, the whole line after {whole:.2f} s"
+    refused = connect_stream(brain.http_url, {"npcId": "nobody", "text": "hi",
+                                                      "gameTime": "2026-02-13T12:00:00Z"})
+    assert [(f, m["error"]["code"]) for _, f, m in refused] == [(2, "not_found")]
+
+
+def test_an_endpoint_that_does_not_stream_gives_the_line_whole(brain, fake_llm) -> None:
+    channel = grpc.insecure_channel(brain.grpc_target)
+    talk = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
+                                response_deserializer=pb.TalkStreamResponse.FromString)
+    for streaming, text in (("ignore", "Hello!"), ("refuse", "How is the cafe?"), ("refuse", "And the party?")):
+        fake_llm.streaming = streaming  # answered whole, then HTTP 400
+        messages = list(talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkStreamRequest()), timeout=30))
+        reply = messages[-1].line.reply
+        assert reply and [m.WhichOneof("part") for m in messages] == (["text", "line"] if streaming == "ignore"
+                                                                       else ["line"])
+        assert all(m.text == reply for m in messages[:-1])
+    asked = [bool(r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")]
+    assert asked == [True, True, False, False], asked  # once refused, asked whole
+    channel.close()
+
+
+def test_a_cancel_stops_the_model_and_the_npc_remembers_what_it_said(brain, fake_llm) -> None:
+    brain.clients.grpc("Talk", {**TALK, "text": "Good morning!"})
+    fake_llm.tokens_per_s = 4  # a slow model: the line takes seconds
+    channel = grpc.insecure_channel(brain.grpc_target)
+    call = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
+                                response_deserializer=pb.TalkStreamResponse.FromString)(
+        json_format.ParseDict(TALK, pb.TalkStreamRequest()), timeout=30)
+    said = ""
+    for message in call:
+        said = message.text
+        if len(said.split()) >= 2:
+            break
+    call.cancel()
+    deadline = time.monotonic() + 5
+    while fake_llm.streams_cut == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake_llm.streams_cut == 1, "the endpoint kept generating after the cancel"
+    fake_llm.tokens_per_s = 0
+    again = brain.clients.grpc("Talk", {**TALK, "text": "Sorry, go on."})
+    assert again["reply"]
+    dialogue = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
+    assert f'"{said}—"' in dialogue and "Hello! What are you up to?" in dialogue and "Sorry, go on." in dialogue
+    channel.close()

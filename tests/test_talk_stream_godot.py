@@ -1,0 +1,89 @@
+"""TalkStream in the real Godot 4.6 engine (web build, headless Chromium): the guide's game, a
+probe that talks to Ada as the player, stops her answer at its first words (`stop_talking`), then
+hears the next one out, piece by piece (`line_progress`, then `spoke`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+import re
+
+import pytest
+
+from tests.test_godot_web import _needs_browser
+from tools import godot_web
+
+PROBE = '''extends Node
+## The test's player: once Ada has her first action and S is pressed, says hello, stops her
+## answer after two words, then says sorry and hears the next answer out.
+
+signal go
+
+var _pieces: Array[String] = []
+var _stopped: bool = false
+
+
+func _ready() -> void:
+	var ada: NpcBrainAgent = null
+	while ada == null:
+		await get_tree().create_timer(0.2).timeout
+		for agent in NpcBrain.get_agents():
+			if agent.npc_id == "ada_park":
+				ada = agent
+	await ada.decided
+	ada.failed.connect(func(error: NpcBrainError) -> void:
+		NpcBrainLog.record("probe_failed", {"code": error.code, "message": error.message}))
+	NpcBrainLog.record("probe_ready")
+	await go
+	ada.line_progress.connect(_on_progress.bind(ada))
+	var stopped := await ada.talk("Hello! What are you up to?")
+	NpcBrainLog.record("probe_stopped", {"line": stopped != null, "pieces": _pieces.duplicate()})
+	_pieces.clear()
+	var line := await ada.talk("Sorry, go on.")
+	NpcBrainLog.record("probe_spoke", {"text": line.text if line != null else "", "pieces": _pieces})
+
+
+func _unhandled_key_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key != null and key.pressed and key.keycode == KEY_S:
+		go.emit()
+
+
+func _on_progress(text: String, ada: NpcBrainAgent) -> void:
+	_pieces.append(text)
+	if text.split(" ", false).size() >= 2 and not _stopped:
+		_stopped = true
+		_pieces.append("(stopped)")
+		ada.stop_talking()
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake_llm, tmp_path: Path) -> None:
+    _needs_browser()
+    # A minute's deadline: on a loaded machine the line's retrieval alone can take seconds.
+    project = godot_web.make_host_project(tmp_path / "game", settings={"brain/timeout_s": "60.0"})
+    (project / "talk_probe.gd").write_text(PROBE, encoding="utf-8")
+    settings = project / "project.godot"
+    settings.write_text(settings.read_text().replace(
+        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\n',
+        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\nTalkProbe="*res://talk_probe.gd"\n'))
+    brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
+        assert game.wait_for(lambda e: e["event"] == "probe_ready", timeout_s=90), "\n".join(game.lines[-30:])
+        fake_llm.tokens_per_s = 6  # a slow model from here on: a line takes seconds
+        game.press("s")
+        spoke = game.wait_for(lambda e: e["event"] == "probe_spoke", timeout_s=150)
+        assert spoke, "\n".join(game.lines[-30:])
+    stopped = next(e for e in game.events if e["event"] == "probe_stopped")
+    assert not stopped["line"] and stopped["pieces"][-1] == "(stopped)", stopped
+    said = stopped["pieces"][-2]
+    assert fake_llm.streams_cut == 1, "the model went on after the stop"
+    assert not [e for e in game.events if e["event"] == "probe_failed"], game.events[-5:]
+    pieces = spoke["pieces"]
+    assert len(pieces) >= 3 and all(b.startswith(a) and a != b for a, b in zip(pieces, pieces[1:], strict=False)), pieces
+    assert pieces[-1] == spoke["text"] and "{" not in spoke["text"], spoke
+    dialogue = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
+    # She remembers her line as far as the brain had it when the stop came (the game saw a prefix of it).
+    assert re.search(f': "{re.escape(said)}[^"]*—"', dialogue) and "Sorry, go on." in dialogue, dialogue
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
