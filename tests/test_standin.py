@@ -243,7 +243,8 @@ def _hard(purpose: str, seed: int = 0, **over: Any) -> Any:
 
 
 def _piet(seed: int, **over: Any) -> str:
-    """Piet's answer to Odile's invitation."""
+    """Piet's answer to Odile's invitation (with no plan shown unless `over` shows one)."""
+    over.setdefault("schedule", "- (nothing planned)")
     return _hard("converse_turn", seed, npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
                  memories="- Odile Marsh is polishing the lens", dialogue=TOLD, time="Thursday March 5, 10:00",
                  **over).utterance

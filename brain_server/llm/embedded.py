@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from types import TracebackType
 from typing import IO, Any
@@ -238,7 +239,30 @@ def build_app(llama: Any) -> Any:
     from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    lock = asyncio.Lock()
+    lock = asyncio.Lock()  # the queue for the model, in arrival order
+    # The model itself, held by the thread that runs it: a request whose caller hangs up is cancelled
+    # at an await (and leaves `lock`) while its thread still finishes; the next one waits for that.
+    model = threading.Lock()
+
+    def complete(options: dict[str, Any]) -> Any:
+        with model:
+            return llama.create_chat_completion(**options)
+
+    def generate(options: dict[str, Any], hung_up: threading.Event, put: Any) -> None:
+        """One streamed completion, start to close in this one thread (llama.cpp crashes when a
+        stream is closed from another thread while the next completion begins)."""
+        try:
+            with model:
+                chunks = llama.create_chat_completion(**options, stream=True)
+                try:
+                    for chunk in chunks:
+                        if hung_up.is_set():
+                            break
+                        put(chunk)
+                finally:
+                    chunks.close()
+        finally:
+            put(None)
 
     def error(status: int, message: str) -> JSONResponse:
         return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, status_code=status)
@@ -269,7 +293,7 @@ def build_app(llama: Any) -> Any:
             if await request.is_disconnected():  # its caller gave up waiting: the model's one thread is for others
                 return error(499, "the client went away before its turn")
             try:
-                result = await asyncio.to_thread(llama.create_chat_completion, **options)
+                result = await asyncio.to_thread(complete, options)
             except ValueError as exc:
                 return error(400, str(exc))
         result["model"] = MODEL_NAME
@@ -277,21 +301,26 @@ def build_app(llama: Any) -> Any:
 
     async def streamed(options: dict[str, Any], usage: bool) -> AsyncIterator[bytes]:
         """The completion's chunks as server-sent events, each token when llama.cpp writes it. The
-        client hanging up ends this (Starlette stops the response), and closing the iterator stops
-        llama.cpp's generation: a cancelled line costs no more tokens."""
+        client hanging up ends this (Starlette stops the response) and the thread then stops llama.cpp
+        at its next token: a cancelled line costs no more tokens."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        hung_up = threading.Event()
         async with lock:
-            chunks = await asyncio.to_thread(llama.create_chat_completion, **options, stream=True)
+            worker = loop.run_in_executor(None, generate, options, hung_up,
+                                          lambda chunk: loop.call_soon_threadsafe(queue.put_nowait, chunk))
             try:
                 written = 0
-                while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+                while (chunk := await queue.get()) is not None:
                     written += 1
                     yield _event({**chunk, "model": MODEL_NAME})
+                await worker  # its error, if it failed
                 if usage:  # llama-cpp-python's chunks carry no usage: the tokens are counted here
                     yield _event({**_chunk_like(MODEL_NAME), "usage": {
                         "prompt_tokens": 0, "completion_tokens": written, "total_tokens": written}})
                 yield b"data: [DONE]\n\n"
             finally:
-                await asyncio.to_thread(chunks.close)
+                hung_up.set()
 
     return Starlette(
         routes=[
