@@ -31,6 +31,13 @@ in flight, each taking --llm-latency).
 
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --seconds 60 --llm-latency 2 --transports grpc,connect
 
+With --replicas N (2-4) the brains are N processes sharing one store (tools/qdrant_standin.py, in
+a process of its own: a test double of Qdrant's server, so its speed is not Qdrant's), each NPC
+served by replica `replica_of(npc_id)` (crc32 of the id mod N, docs/deployment.md), each
+replica's Decides batched on their own (as a game or proxy splits a DecideBatch by that hash).
+CPU and memory are the replicas' together; the brain's own view (queues, "inside the brain") is
+replica 0's.
+
 Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -40,16 +47,20 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
+import re
 import statistics
+import sys
 import tempfile
 import threading
 import time
 from typing import Any
+import zlib
 
 from google.protobuf import json_format
 import grpc
@@ -71,11 +82,12 @@ from npc_lab.realtime import (
     own_turn_s,
     vitals,
 )
-from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.brain import BrainProcess, ChildProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
 
 MAX_NPCS = 10_000
+MAX_REPLICAS = 4
 LLM_CONCURRENCY = 8  # the brain's NPC_BRAIN_LLM_MAX_CONCURRENCY default, which the run keeps
 MAX_SECONDS = 300
 # Anonymous memory a stored memory may take: the embedded engine alone took 2.5 KiB each (12,000
@@ -117,11 +129,31 @@ def memory_mib(pid: int) -> dict[str, float]:
     return out
 
 
-class RssSampler:
-    """Samples the brain's memory every `every_s` seconds in a thread, tagged with the running phase."""
+def replica_of(npc_id: str, replicas: int) -> int:
+    """The replica that serves an NPC: stable across processes and runs (crc32, not Python's hash)."""
+    return zlib.crc32(npc_id.encode()) % replicas
 
-    def __init__(self, brain: BrainProcess, every_s: float) -> None:
-        self.brain, self.every_s = brain, every_s
+
+class StandInProcess(ChildProcess):
+    """tools/qdrant_standin.py in a process of its own on a free port: the replicas' shared store."""
+
+    READY = re.compile(r"on (http://\S+)")
+    WHAT = "the Qdrant stand-in"
+
+    def __init__(self, log_path: Path) -> None:
+        super().__init__([sys.executable, "-m", "tools.qdrant_standin", "--port", "0"],
+                         {**os.environ, "PYTHONUNBUFFERED": "1"}, log_path)
+        self.url = ""
+
+    def on_ready(self, match: re.Match[str]) -> None:
+        self.url = match.group(1)
+
+
+class RssSampler:
+    """Samples the brains' memory (together) every `every_s` seconds in a thread, tagged with the running phase."""
+
+    def __init__(self, brains: list[BrainProcess], every_s: float) -> None:
+        self.brains, self.every_s = brains, every_s
         self.phase = "setup"
         self.samples: list[dict[str, Any]] = []
         self._stop = threading.Event()
@@ -130,8 +162,9 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
+            each = [memory_mib(b.proc.pid) for b in self.brains]  # type: ignore[union-attr]
             self.samples.append({"t_s": round(time.monotonic() - self._began, 1), "phase": self.phase,
-                                 **memory_mib(self.brain.proc.pid)})  # type: ignore[union-attr]
+                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]}})
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -195,7 +228,16 @@ class Batcher:
                                         None if result.code else result.response, ms))
 
 
-def decider(caller: Caller, args: argparse.Namespace) -> Callable[[pb.DecideRequest], Awaitable[Reply]]:
+Decide = Callable[[pb.DecideRequest], Awaitable[Reply]]
+
+
+def routed(callers: list[Caller], args: argparse.Namespace) -> Decide:
+    """Each Decide sent to its NPC's replica (`replica_of`), batched per replica."""
+    deciders = [decider(c, args) for c in callers]
+    return lambda request: deciders[replica_of(request.npc_id, len(deciders))](request)
+
+
+def decider(caller: Caller, args: argparse.Namespace) -> Decide:
     """How the run sends a Decide: alone (at most --concurrency in flight), or batched (--batch)."""
     if args.batch:
         return Batcher(caller, args.batch, args.frame, args.batch_lanes).decide
@@ -222,8 +264,7 @@ async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
     return vitals(json_format.MessageToDict(usage, preserving_proto_field_name=True))
 
 
-async def plan_days(decide: Callable[[pb.DecideRequest], Awaitable[Reply]], ids: list[str],
-                    wait_s: float) -> dict[str, Any]:
+async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, Any]:
     """Every NPC's first Decide at START, answered at once while its day is planned in the background
     (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
     none is (at most wait_s)."""
@@ -249,9 +290,9 @@ async def plan_days(decide: Callable[[pb.DecideRequest], Awaitable[Reply]], ids:
             "errors": dict(errors)}
 
 
-async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
+async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
     """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
-    decide = decider(caller, args)
+    decide = routed(callers, args)
     calls = Calls()
     provisional = thinking = 0
     sent: Counter[int] = Counter()  # Decides sent per tenth of a wall second: how bursty the town asks
@@ -282,7 +323,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
     await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
-    return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
+    return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
@@ -290,26 +331,31 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
             "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
 
 
-async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler,
+def cpu_of(brains: list[BrainProcess]) -> float:
+    return sum(cpu_seconds(b.proc.pid) for b in brains)  # type: ignore[union-attr]
+
+
+async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[str], sampler: RssSampler,
                 llm_calls: Callable[[], int]) -> dict[str, Any]:
-    setup_caller = Caller("grpc", brain, connections=args.concurrency)
+    setup_callers = [Caller("grpc", b, connections=args.concurrency) for b in brains]
+    setup_caller = setup_callers[0]
     try:
         plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
-        planning = await plan_days(decider(setup_caller, plan_args), ids, args.plan_wait)
+        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait)
         clock = GameClock(args.time_scale, START)
         phases = []
         before = await memories_stored(setup_caller, ids)
         for transport in args.transports:
             sampler.phase = transport
-            caller = Caller(transport, brain, connections=args.concurrency)
-            assert brain.proc is not None
-            cpu, mine, asked = cpu_seconds(brain.proc.pid), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
+            callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
+            cpu, mine, asked = cpu_of(brains), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
-                phases.append(await load_phase(caller, ids, clock, args))
+                phases.append(await load_phase(callers, ids, clock, args))
             finally:
-                await caller.close()
+                for caller in callers:
+                    await caller.close()
             phase = phases[-1]
-            phase["brain_cpu_share"] = round((cpu_seconds(brain.proc.pid) - cpu) / phase["wall_s"], 2)
+            phase["brain_cpu_share"] = round((cpu_of(brains) - cpu) / phase["wall_s"], 2)
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
                                                      / max(1, phase["decides"]), 3)
@@ -323,7 +369,8 @@ async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], s
         return {"planning": planning, "phases": phases, "queues": await queues(setup_caller),
                 "memories_stored": await memories_stored(setup_caller, ids) - before}
     finally:
-        await setup_caller.close()
+        for caller in setup_callers:
+            await caller.close()
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -332,27 +379,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     args.seconds = seconds
     town, residents, _ = load_all("valentines_party")
     bodies = repeated_spawn_requests(residents, town.name, npcs)
-    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake:
-        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
+    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake, \
+            ExitStack() as stack:
+        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
                     "background_thinking": "true"}
-        with BrainProcess(settings, Path(data) / "brain.log") as brain:
-            channel = grpc.insecure_channel(brain.grpc_target)
-            stub = brain_pb2_grpc.BrainServiceStub(channel)
+        if args.replicas > 1:
+            settings["qdrant_url"] = stack.enter_context(StandInProcess(Path(data) / "standin.log")).url
+        brains = [stack.enter_context(BrainProcess({**settings, "data_dir": Path(data) / f"brain{i}"},
+                                                   Path(data) / f"brain{i}.log")) for i in range(args.replicas)]
+        stubs = [brain_pb2_grpc.BrainServiceStub(stack.enter_context(grpc.insecure_channel(b.grpc_target)))
+                 for b in brains]
+        for stub in stubs:  # through every replica: a replica's cached world is not re-read from the store
             stub.RegisterWorld(json_format.ParseDict(layout(town).world_message(town), pb.RegisterWorldRequest()),
                                timeout=60)
-            for start in range(0, len(bodies), 32):  # 32 in flight: a large town spawns in seconds
-                spawning = [stub.SpawnNpc.future(json_format.ParseDict(b, pb.SpawnNpcRequest()), timeout=60)
-                            for b in bodies[start:start + 32]]
-                for future in spawning:
-                    future.result()
-            channel.close()
-            with RssSampler(brain, args.rss_every) as sampler:
-                results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler, fake.chat_requests))
-            loaded = [s for s in sampler.samples if s["phase"] != "setup"]
+        for start in range(0, len(bodies), 32):  # 32 in flight: a large town spawns in seconds
+            spawning = [stubs[replica_of(b["npcId"], len(stubs))].SpawnNpc.future(
+                json_format.ParseDict(b, pb.SpawnNpcRequest()), timeout=60) for b in bodies[start:start + 32]]
+            for future in spawning:
+                future.result()
+        with RssSampler(brains, args.rss_every) as sampler:
+            results = asyncio.run(drive(brains, args, [b["npcId"] for b in bodies], sampler, fake.chat_requests))
+        loaded = [s for s in sampler.samples if s["phase"] != "setup"]
         llm_calls = fake.chat_requests()
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
-    return {"npcs": npcs, "batch": args.batch, "batch_lanes": args.batch_lanes, "frame_s": args.frame,
+    return {"npcs": npcs, "replicas": args.replicas, "batch": args.batch, "batch_lanes": args.batch_lanes, "frame_s": args.frame,
             "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
             "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
             "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
@@ -386,7 +437,7 @@ def table(report: dict[str, Any]) -> str:
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
-    lines += [f"{report['npcs']} NPCs, " + (f"DecideBatch of at most {report['batch']} ({report['batch_lanes']} in "
+    lines += [f"{report['npcs']} NPCs on {report['replicas']} brain process(es), " + (f"DecideBatch of at most {report['batch']} ({report['batch_lanes']} in "
                                              f"flight, gathered over {report['frame_s'] * 1000:.1f} ms)"
                                              if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
               f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
@@ -425,10 +476,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="Decides per DecideBatch at most (0: single Decides, at most --concurrency in flight)")
     parser.add_argument("--batch-lanes", type=int, default=2, help="DecideBatch calls in flight at most (the addon's 2)")
     parser.add_argument("--frame", type=float, default=1 / 60, help="wall seconds over which due Decides are gathered")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="brain processes sharing one store (the Qdrant stand-in), NPCs pinned by replica_of")
     parser.add_argument("--out", type=Path, default=Path("runs") / "loadtest.json")
     args = parser.parse_args(argv)
     if not 0 <= args.batch <= MAX_BATCH:
         parser.error(f"--batch {args.batch}: use 1-{MAX_BATCH} (the brain's cap), or 0 for single Decides")
+    if not 1 <= args.replicas <= MAX_REPLICAS:
+        parser.error(f"--replicas {args.replicas}: use 1-{MAX_REPLICAS}")
     if unknown := set(args.transports) - {"grpc", "connect"}:
         parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
     return args
