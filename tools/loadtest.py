@@ -383,6 +383,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ExitStack() as stack:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
+                    "traces_total": args.traces_total,
                     "background_thinking": "true"}
         if args.replicas > 1:
             settings["qdrant_url"] = stack.enter_context(StandInProcess(Path(data) / "standin.log")).url
@@ -469,6 +470,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
     parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
     parser.add_argument("--traces-per-npc", type=int, default=5, help="the brain's NPC_BRAIN_TRACES_PER_NPC")
+    parser.add_argument("--traces-total", type=int, default=20_000,
+                        help="the brain's NPC_BRAIN_TRACES_TOTAL (the default; 10,000 NPCs fill it from their first Decides "
+                             "when it is at most the town's size)")
     parser.add_argument("--rss-every", type=float, default=3.0, help="seconds between RSS samples")
     parser.add_argument("--max-rss-growth-mib", type=float, default=50.0,
                         help="memory is flat if the last third of samples is at most this above the first third")
