@@ -725,7 +725,8 @@ def test_hud_says_slow_not_offline_when_answers_time_out(tmp_path: Path) -> None
         game.pump(5)  # more timeouts: still slow, never offline
     hud = _hud(game.events)
     assert hud[0]["state"] == "ONLINE" and hud[0]["text"].startswith("brain online"), hud
-    assert slow["text"].startswith("brain slow (Decide: no answer in 1.0 s)"), slow
+    # The Decides' batch times out (or, on a loaded machine, a SpawnNpc queued behind it): slow.
+    assert re.match(r"brain slow \((DecideBatch|SpawnNpc): no answer in 1\.0 s\)", slow["text"]), slow
     assert not [e for e in hud if e["state"] == "FAILING" or "OFFLINE" in e["text"]], hud
     timeouts = [e for e in game.events if e["event"] == "brain_error"]
     assert timeouts and {e["code"] for e in timeouts} == {"deadline_exceeded"}, timeouts[:5]
