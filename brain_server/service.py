@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import structlog
 
-from brain_server import convert, personas, talk_stream, time_skip, validation
+from brain_server import batch, convert, personas, talk_stream, time_skip, validation
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -50,9 +50,10 @@ class BrainCore:
                                npcs_cached=settings.npc_cache, write_behind=settings.background_thinking)
         self.mind = Mind(settings, stream, self.records, self.traces)
         self.vitals = Vitals()
+        self._decide_timed = self.vitals.timed("Decide", self.decide)
         self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind)
         # The mind's loop is the one building the core (none outside a loop: tools that run one).
-        self.home = Home(_running_loop(), anywhere=frozenset({"Decide"}) if settings.background_thinking
+        self.home = Home(_running_loop(), anywhere=frozenset({"Decide", "DecideBatch"}) if settings.background_thinking
                          else frozenset())
 
     # --- world and NPCs -------------------------------------------------------------------
@@ -222,6 +223,10 @@ class BrainCore:
             self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
+
+    async def decide_batch(self, request: pb.DecideBatchRequest) -> pb.DecideBatchResponse:
+        """Many NPCs' Decides, each answered or failed on its own (`batch.py`), each timed as a Decide."""
+        return await batch.decide_all(self._decide_timed, request)
 
     async def _outcomes(self, npc_id: str, outcomes: Sequence[pb.VerbOutcome]) -> list[PerceivedEvent]:
         """The game's answers to the NPC's verbs, as what it perceives of itself (it remembers them)."""

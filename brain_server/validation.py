@@ -34,6 +34,7 @@ MAX_LABEL = 200
 MAX_NAME = 100
 MAX_ECHO = 80
 MAX_PERCEPTIONS = 64
+MAX_BATCH = 1000  # Decides in one DecideBatch: a frame's worth for a large town, a body of a few MiB at most
 MAX_TRAITS = 32
 MAX_KNOWN_AREAS = 1000
 MAX_WORLD_PLACES = 20_000  # sectors, arenas and objects of one world together

@@ -2,7 +2,9 @@
 over each transport against one brain on loopback (each asking again when the brain says), with no
 failed or timed-out call and the brain's memory flat. It checks errors and memory on the path the
 1,000-NPC run takes; latency is a measurement, not a test: `python -m tools.loadtest --npcs 1000
---seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table."""
+--seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table. The second test sends the Decides as the addon
+does (DecideBatch, a frame's worth at a time) to two brain replicas sharing one store, each NPC
+pinned to its replica by the hash of its id (`--batch`, `--replicas`; figures in docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -28,3 +30,12 @@ def test_200_npcs_decide_for_20_s_per_transport(tmp_path: Path) -> None:
     # which the kernel can drop. Both allow for the memories the town stored meanwhile.
     assert report["memory_anonymous"]["flat"], report["memory_anonymous"]
     assert len([s for s in report["rss_samples"] if s["phase"] != "setup"]) >= SECONDS  # a verdict on enough samples
+
+
+def test_100_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -> None:
+    report = loadtest.main(["--npcs", "100", "--seconds", "10", "--transports", "connect", "--batch", "25",
+                            "--replicas", "2", "--out", str(tmp_path / "loadtest.json")])
+    assert report["replicas"] == 2 and report["batch"] == 25 and report["planning"]["errors"] == {}
+    [phase] = report["phases"]
+    assert phase["errors"] == 0, phase["errors_by_status"]
+    assert phase["decides"] >= 100 and phase["most_sent_in_100_ms"] > 0, phase

@@ -1,5 +1,6 @@
 """Two brain replicas sharing one store (docs/deployment.md): each serves its own NPCs, and an NPC
-moved from one replica to the other continues where it was.
+moved from one replica to the other continues where it was; a game's DecideBatch, split by the
+hash that pins NPCs to replicas, is answered by each NPC's own replica.
 
 The store is `tools/qdrant_standin.py`, a loopback stand-in for Qdrant's REST API running
 qdrant-client's local engine (no Qdrant server can be installed here): the brains reach it with
@@ -23,6 +24,7 @@ from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.town import WORLD
+from tools.loadtest import replica_of
 from tools.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow
@@ -160,3 +162,25 @@ def test_a_conversation_across_replicas_reaches_the_partners_replica(replicas: t
                for m in b("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"])
     partner = decide(b, "klaus", nine + timedelta(minutes=41))
     assert partner["chattingWith"] == "isabella", f"replica b served Klaus from an old copy: {partner['description']!r}"
+
+
+def test_a_batch_split_by_npc_id_is_answered_by_each_npcs_replica(replicas: tuple[Call, Call]) -> None:
+    served = list(replicas)
+    ids = ["isabella", "klaus", "maria"]  # replica_of: 1, 0, 1
+    for npc_id in ids:
+        spawn(served[replica_of(npc_id, 2)], npc_id)
+    batch = [{"npcId": n, "gameTime": DAY1.isoformat()} for n in ids]
+    parts = {r: [i for i, item in enumerate(batch) if replica_of(item["npcId"], 2) == r] for r in (0, 1)}
+    assert parts == {0: [1], 1: [0, 2]}  # both replicas have a share of the batch
+    results: list[dict] = [{}] * len(batch)
+    for replica, indexes in parts.items():
+        answered = served[replica]("DecideBatch", {"requests": [batch[i] for i in indexes]})["results"]
+        for i, result in zip(indexes, answered, strict=True):
+            results[i] = result
+    assert [r["npcId"] for r in results] == ids and all(r["response"]["action"]["address"] for r in results)
+    for npc_id in ids:  # decided where it lives: the trace is there, not on the other replica
+        mine, other = served[replica_of(npc_id, 2)], served[1 - replica_of(npc_id, 2)]
+        assert mine("GetTrace", {"npcId": npc_id})["trace"]["npcId"] == npc_id
+        with pytest.raises(grpc.RpcError) as missing:
+            other("GetTrace", {"npcId": npc_id})
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND

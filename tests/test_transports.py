@@ -19,7 +19,7 @@ from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
                 "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves",
-                "DeleteSave", "SkipTime"]
+                "DeleteSave", "SkipTime", "DecideBatch"]
 
 
 @pytest.fixture

@@ -22,7 +22,23 @@ as the brain's latency (at Python's defaults, a full collection of up to 200 ms 
 in flight); its loop lag and longest pause are reported beside the brain's.
 The brain keeps --traces-per-npc traces per NPC, so that this bounded cache fills early in the run
 and "memory flat" speaks of everything else.
-Bounded: --npcs <= 2000, --seconds <= 300 per transport, loopback only; rate limit off.
+With --batch N the NPCs' Decides go as the addon sends them (`NpcBrainClient.decide`): those due
+within one frame (--frame, 1/60 s) gathered into DecideBatch calls of at most N, at most
+--batch-lanes of them in flight; each Decide's latency runs from when it was due (the wait for its
+frame included) to its answer. Reported beside the latencies: the brain's CPU per Decide, and the
+LLM calls per game hour against the endpoint's capacity (NPC_BRAIN_LLM_MAX_CONCURRENCY completions
+in flight, each taking --llm-latency).
+
+    .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --seconds 60 --llm-latency 2 --transports grpc,connect
+
+With --replicas N (2-4) the brains are N processes sharing one store (tools/qdrant_standin.py, in
+a process of its own: a test double of Qdrant's server, so its speed is not Qdrant's), each NPC
+served by replica `replica_of(npc_id)` (crc32 of the id mod N, docs/deployment.md), each
+replica's Decides batched on their own (as a game or proxy splits a DecideBatch by that hash).
+CPU and memory are the replicas' together; the brain's own view (queues, "inside the brain") is
+replica 0's.
+
+Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
 from __future__ import annotations
@@ -30,21 +46,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import UTC, datetime
 import json
 import os
 from pathlib import Path
+import re
 import statistics
+import sys
 import tempfile
 import threading
 import time
 from typing import Any
+import zlib
 
 from google.protobuf import json_format
 import grpc
 
+from brain_server.validation import MAX_BATCH
 from brain_server.vitals import Vitals
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
@@ -55,16 +76,19 @@ from npc_lab.realtime import (
     Collector,
     FakeProcess,
     GameClock,
+    Reply,
     cpu_seconds,
     next_ask,
     own_turn_s,
     vitals,
 )
-from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.brain import BrainProcess, ChildProcess
 from npc_lab.sim.data import load_all, repeated_spawn_requests
 from npc_lab.sim.grid import layout
 
-MAX_NPCS = 2000
+MAX_NPCS = 10_000
+MAX_REPLICAS = 4
+LLM_CONCURRENCY = 8  # the brain's NPC_BRAIN_LLM_MAX_CONCURRENCY default, which the run keeps
 MAX_SECONDS = 300
 # Anonymous memory a stored memory may take: the embedded engine alone took 2.5 KiB each (12,000
 # points: +29 MiB); in the 1,000-NPC run, with retrieval's touches and payload indexes, ~6.5 KiB.
@@ -87,8 +111,11 @@ def memory_verdict(samples_mib: list[float], bound_mib: float, stored: int = 0) 
             "memories_stored": stored, "bound_mib": round(allowed, 1), "flat": last - first <= allowed}
 
 
-async def memories_stored(caller: Caller, ids: list[str]) -> int:
-    """All memories of these NPCs now (ListMemories' total)."""
+async def memories_stored(caller: Caller, ids: list[str], replicas: int = 1) -> int:
+    """All memories of these NPCs now (ListMemories' total); 0 over replicas, whose shared store
+    (the stand-in, a test double) counts a town's memories too slowly to ask."""
+    if replicas > 1:
+        return 0
     totals = [await caller.stub.ListMemories(pb.ListMemoriesRequest(npc_id=i, limit=1), timeout=60) for i in ids]
     return sum(t.total for t in totals)
 
@@ -105,11 +132,31 @@ def memory_mib(pid: int) -> dict[str, float]:
     return out
 
 
-class RssSampler:
-    """Samples the brain's memory every `every_s` seconds in a thread, tagged with the running phase."""
+def replica_of(npc_id: str, replicas: int) -> int:
+    """The replica that serves an NPC: stable across processes and runs (crc32, not Python's hash)."""
+    return zlib.crc32(npc_id.encode()) % replicas
 
-    def __init__(self, brain: BrainProcess, every_s: float) -> None:
-        self.brain, self.every_s = brain, every_s
+
+class StandInProcess(ChildProcess):
+    """tools/qdrant_standin.py in a process of its own on a free port: the replicas' shared store."""
+
+    READY = re.compile(r"on (http://\S+)")
+    WHAT = "the Qdrant stand-in"
+
+    def __init__(self, log_path: Path) -> None:
+        super().__init__([sys.executable, "-m", "tools.qdrant_standin", "--port", "0"],
+                         {**os.environ, "PYTHONUNBUFFERED": "1"}, log_path)
+        self.url = ""
+
+    def on_ready(self, match: re.Match[str]) -> None:
+        self.url = match.group(1)
+
+
+class RssSampler:
+    """Samples the brains' memory (together) every `every_s` seconds in a thread, tagged with the running phase."""
+
+    def __init__(self, brains: list[BrainProcess], every_s: float) -> None:
+        self.brains, self.every_s = brains, every_s
         self.phase = "setup"
         self.samples: list[dict[str, Any]] = []
         self._stop = threading.Event()
@@ -118,8 +165,9 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
+            each = [memory_mib(b.proc.pid) for b in self.brains]  # type: ignore[union-attr]
             self.samples.append({"t_s": round(time.monotonic() - self._began, 1), "phase": self.phase,
-                                 **memory_mib(self.brain.proc.pid)})  # type: ignore[union-attr]
+                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]}})
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -136,6 +184,75 @@ def decide_request(npc_id: str, when: datetime) -> pb.DecideRequest:
     return request
 
 
+class Batcher:
+    """Decides gathered as the addon gathers them: those due within one frame (`frame_s`) go in
+    DecideBatch calls of at most `size`, at most `lanes` in flight (the rest wait for a free one).
+    Each Decide's Reply is its own result, timed from when it was due."""
+
+    def __init__(self, caller: Caller, size: int, frame_s: float, lanes: int) -> None:
+        self.caller, self.size, self.frame_s = caller, size, frame_s
+        self.lanes = asyncio.Semaphore(lanes)
+        self.due: list[tuple[pb.DecideRequest, asyncio.Future[Reply], float]] = []
+        self.batches = 0
+        self._flusher: asyncio.Task[None] | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def decide(self, request: pb.DecideRequest) -> Reply:
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self.due.append((request, future, time.perf_counter()))
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(self.frame_s)
+        while self.due:
+            await self.lanes.acquire()
+            items, self.due = self.due[:self.size], self.due[self.size:]
+            task = asyncio.create_task(self._send(items))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        self._flusher = None
+
+    async def _send(self, items: list[tuple[pb.DecideRequest, asyncio.Future[Reply], float]]) -> None:
+        try:
+            reply = await self.caller.call("DecideBatch", pb.DecideBatchRequest(requests=[r for r, _, _ in items]))
+        finally:
+            self.lanes.release()
+        self.batches += 1
+        answered = time.perf_counter()
+        for i, (_, future, due) in enumerate(items):
+            ms = (answered - due) * 1000
+            if reply.status:
+                future.set_result(Reply(reply.status, None, ms, reply.timed_out))
+            else:
+                result = reply.message.results[i]
+                future.set_result(Reply(f"{self.caller.transport} {result.code}" if result.code else "",
+                                        None if result.code else result.response, ms))
+
+
+Decide = Callable[[pb.DecideRequest], Awaitable[Reply]]
+
+
+def routed(callers: list[Caller], args: argparse.Namespace) -> Decide:
+    """Each Decide sent to its NPC's replica (`replica_of`), batched per replica."""
+    deciders = [decider(c, args) for c in callers]
+    return lambda request: deciders[replica_of(request.npc_id, len(deciders))](request)
+
+
+def decider(caller: Caller, args: argparse.Namespace) -> Decide:
+    """How the run sends a Decide: alone (at most --concurrency in flight), or batched (--batch)."""
+    if args.batch:
+        return Batcher(caller, args.batch, args.frame, args.batch_lanes).decide
+    gate = asyncio.Semaphore(args.concurrency)
+
+    async def alone(request: pb.DecideRequest) -> Reply:
+        async with gate:
+            return await caller.call("Decide", request)
+
+    return alone
+
+
 async def queues(caller: Caller) -> dict[str, dict[str, Any]]:
     """The brain's LLM queues by class (GetUsage for no NPC in particular: few counters)."""
     usage = await caller.stub.GetUsage(pb.GetUsageRequest(npc_id="-"), timeout=60)
@@ -150,16 +267,14 @@ async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
     return vitals(json_format.MessageToDict(usage, preserving_proto_field_name=True))
 
 
-async def plan_days(caller: Caller, ids: list[str], concurrency: int, wait_s: float) -> dict[str, Any]:
+async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, Any]:
     """Every NPC's first Decide at START, answered at once while its day is planned in the background
     (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
     none is (at most wait_s)."""
-    gate = asyncio.Semaphore(concurrency)
     errors: Counter[str] = Counter()
 
     async def provisional(npc_id: str) -> bool:
-        async with gate:
-            reply = await caller.call("Decide", decide_request(npc_id, START))
+        reply = await decide(decide_request(npc_id, START))
         if reply.status:
             errors[reply.status] += 1
             return True
@@ -178,9 +293,9 @@ async def plan_days(caller: Caller, ids: list[str], concurrency: int, wait_s: fl
             "errors": dict(errors)}
 
 
-async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
+async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
     """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
-    gate = asyncio.Semaphore(args.concurrency)
+    decide = routed(callers, args)
     calls = Calls()
     provisional = thinking = 0
     sent: Counter[int] = Counter()  # Decides sent per tenth of a wall second: how bursty the town asks
@@ -196,9 +311,8 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
         while time.monotonic() - began < args.seconds:
             now = clock.now()
-            async with gate:
-                sent[int((time.monotonic() - began) * 10)] += 1
-                reply = await caller.call("Decide", decide_request(npc_id, now))
+            sent[int((time.monotonic() - began) * 10)] += 1
+            reply = await decide(decide_request(npc_id, now))
             calls.add(reply)
             wait = args.pause
             if not reply.status:
@@ -212,7 +326,7 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
     await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
-    return {"transport": caller.transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
+    return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
@@ -220,30 +334,46 @@ async def load_phase(caller: Caller, ids: list[str], clock: GameClock, args: arg
             "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
 
 
-async def drive(brain: BrainProcess, args: argparse.Namespace, ids: list[str], sampler: RssSampler) -> dict[str, Any]:
-    setup_caller = Caller("grpc", brain, connections=args.concurrency)
+def cpu_of(brains: list[BrainProcess]) -> float:
+    return sum(cpu_seconds(b.proc.pid) for b in brains)  # type: ignore[union-attr]
+
+
+async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[str], sampler: RssSampler,
+                llm_calls: Callable[[], int]) -> dict[str, Any]:
+    setup_callers = [Caller("grpc", b, connections=args.concurrency) for b in brains]
+    setup_caller = setup_callers[0]
     try:
-        planning = await plan_days(setup_caller, ids, args.plan_concurrency, args.plan_wait)
+        plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
+        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait)
         clock = GameClock(args.time_scale, START)
         phases = []
-        before = await memories_stored(setup_caller, ids)
+        before = await memories_stored(setup_caller, ids, len(brains))
         for transport in args.transports:
             sampler.phase = transport
-            caller = Caller(transport, brain, connections=args.concurrency)
-            assert brain.proc is not None
-            cpu, mine = cpu_seconds(brain.proc.pid), cpu_seconds(os.getpid())
+            callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
+            cpu, mine, asked = cpu_of(brains), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
-                phases.append(await load_phase(caller, ids, clock, args))
+                phases.append(await load_phase(callers, ids, clock, args))
             finally:
-                await caller.close()
-            phases[-1]["brain_cpu_share"] = round((cpu_seconds(brain.proc.pid) - cpu) / phases[-1]["wall_s"], 2)
+                for caller in callers:
+                    await caller.close()
+            phase = phases[-1]
+            phase["brain_cpu_share"] = round((cpu_of(brains) - cpu) / phase["wall_s"], 2)
+            # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
+            phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
+                                                     / max(1, phase["decides"]), 3)
+            game_hours = phase["wall_s"] * args.time_scale / 3600
+            phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
+            phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
+                                                        / args.time_scale) if args.llm_latency else None
             # The load generator shares the machine: its own CPU says how much of the tail is the client's.
             phases[-1]["client_cpu_share"] = round((cpu_seconds(os.getpid()) - mine) / phases[-1]["wall_s"], 2)
             phases[-1]["inside_brain"] = await inside_brain(setup_caller)
         return {"planning": planning, "phases": phases, "queues": await queues(setup_caller),
-                "memories_stored": await memories_stored(setup_caller, ids) - before}
+                "memories_stored": await memories_stored(setup_caller, ids, len(brains)) - before}
     finally:
-        await setup_caller.close()
+        for caller in setup_callers:
+            await caller.close()
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -252,27 +382,37 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     args.seconds = seconds
     town, residents, _ = load_all("valentines_party")
     bodies = repeated_spawn_requests(residents, town.name, npcs)
-    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake:
-        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data, "host": "127.0.0.1",
+    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake, \
+            ExitStack() as stack:
+        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
+                    "traces_total": args.traces_total,
                     "background_thinking": "true"}
-        with BrainProcess(settings, Path(data) / "brain.log") as brain:
-            channel = grpc.insecure_channel(brain.grpc_target)
-            stub = brain_pb2_grpc.BrainServiceStub(channel)
+        if args.replicas > 1:
+            settings["qdrant_url"] = stack.enter_context(StandInProcess(Path(data) / "standin.log")).url
+        brains = [stack.enter_context(BrainProcess({**settings, "data_dir": Path(data) / f"brain{i}"},
+                                                   Path(data) / f"brain{i}.log")) for i in range(args.replicas)]
+        stubs = [brain_pb2_grpc.BrainServiceStub(stack.enter_context(grpc.insecure_channel(b.grpc_target)))
+                 for b in brains]
+        for stub in stubs:  # through every replica: a replica's cached world is not re-read from the store
             stub.RegisterWorld(json_format.ParseDict(layout(town).world_message(town), pb.RegisterWorldRequest()),
                                timeout=60)
-            for body in bodies:
-                stub.SpawnNpc(json_format.ParseDict(body, pb.SpawnNpcRequest()), timeout=60)
-            channel.close()
-            with RssSampler(brain, args.rss_every) as sampler:
-                results = asyncio.run(drive(brain, args, [b["npcId"] for b in bodies], sampler))
-            loaded = [s for s in sampler.samples if s["phase"] != "setup"]
+        for start in range(0, len(bodies), 32):  # 32 in flight: a large town spawns in seconds
+            spawning = [stubs[replica_of(b["npcId"], len(stubs))].SpawnNpc.future(
+                json_format.ParseDict(b, pb.SpawnNpcRequest()), timeout=60) for b in bodies[start:start + 32]]
+            for future in spawning:
+                future.result()
+        with RssSampler(brains, args.rss_every) as sampler:
+            results = asyncio.run(drive(brains, args, [b["npcId"] for b in bodies], sampler, fake.chat_requests))
+        loaded = [s for s in sampler.samples if s["phase"] != "setup"]
         llm_calls = fake.chat_requests()
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
-    return {"npcs": npcs, "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
+    return {"npcs": npcs, "replicas": args.replicas, "batch": args.batch, "batch_lanes": args.batch_lanes, "frame_s": args.frame,
+            "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
             "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
             "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
+            "memory_per_npc_kib": round(max((s["rss_mib"] for s in loaded), default=0) * 1024 / npcs, 1),
             "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib,
                                                results["memories_stored"]),
             "rss_samples": sampler.samples}
@@ -280,11 +420,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
-               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "client CPU", "game time"]
+               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "CPU ms per Decide", "client CPU",
+               "LLM calls per game hour (capacity)", "game time"]
     rows = [[p["transport"], p["decides"], p["decides_per_s"],
              f"{p['most_sent_in_100_ms']} ({p['most_sent_in_100_ms_after_start']} after)", p["errors"], p["provisional"],
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
-             f"{p['brain_cpu_share']:.0%}", f"{p['client_cpu_share']:.0%}", "-".join(p["game_time"])] for p in report["phases"]]
+             f"{p['brain_cpu_share']:.0%}", p["brain_cpu_ms_per_decide"], f"{p['client_cpu_share']:.0%}",
+             f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"])]
+            for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
     for p in report["phases"]:
         inside = p["inside_brain"]
@@ -298,10 +441,12 @@ def table(report: dict[str, Any]) -> str:
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
-    lines += [f"{report['npcs']} NPCs; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
+    lines += [f"{report['npcs']} NPCs on {report['replicas']} brain process(es), " + (f"DecideBatch of at most {report['batch']} ({report['batch_lanes']} in "
+                                             f"flight, gathered over {report['frame_s'] * 1000:.1f} ms)"
+                                             if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
               f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
               f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
-              f"brain RSS/anonymous MiB under load: {rss}",
+              f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC)",
               f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "
               f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
               f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')}: {report['max_rss_growth_mib']} + "
@@ -328,11 +473,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
     parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
     parser.add_argument("--traces-per-npc", type=int, default=5, help="the brain's NPC_BRAIN_TRACES_PER_NPC")
+    parser.add_argument("--traces-total", type=int, default=20_000,
+                        help="the brain's NPC_BRAIN_TRACES_TOTAL (the default; 10,000 NPCs fill it from their first Decides "
+                             "when it is at most the town's size)")
     parser.add_argument("--rss-every", type=float, default=3.0, help="seconds between RSS samples")
     parser.add_argument("--max-rss-growth-mib", type=float, default=50.0,
                         help="memory is flat if the last third of samples is at most this above the first third")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="Decides per DecideBatch at most (0: single Decides, at most --concurrency in flight)")
+    parser.add_argument("--batch-lanes", type=int, default=2, help="DecideBatch calls in flight at most (the addon's 2)")
+    parser.add_argument("--frame", type=float, default=1 / 60, help="wall seconds over which due Decides are gathered")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="brain processes sharing one store (the Qdrant stand-in), NPCs pinned by replica_of")
     parser.add_argument("--out", type=Path, default=Path("runs") / "loadtest.json")
     args = parser.parse_args(argv)
+    if not 0 <= args.batch <= MAX_BATCH:
+        parser.error(f"--batch {args.batch}: use 1-{MAX_BATCH} (the brain's cap), or 0 for single Decides")
+    if not 1 <= args.replicas <= MAX_REPLICAS:
+        parser.error(f"--replicas {args.replicas}: use 1-{MAX_REPLICAS}")
     if unknown := set(args.transports) - {"grpc", "connect"}:
         parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
     return args

@@ -110,7 +110,13 @@ def _places_of(npc: NpcState, places: Sequence[str] | None) -> _Places:
                         tuple(npc.known_addresses if places is None else places))
 
 
-@functools.lru_cache(maxsize=4096)
+# Both caches hold a whole town (NPC_BRAIN_NPC_CACHE's 10,000 NPCs, two days each): smaller, a
+# town that outgrows them reads each persona again on every provisional Decide (measured at 10,000
+# NPCs with 4,096 entries: a third of the brain's CPU, in the transports' thread).
+PERSONAS_KEPT = 16_384
+
+
+@functools.lru_cache(maxsize=PERSONAS_KEPT)
 def _read_places(name: str, identity: str, lifestyle: str, currently: str, home: str,
                  addresses: tuple[str, ...]) -> _Places:
     npc = NpcState(npc_id="", world_name="", persona=Persona(name=name, identity=identity, lifestyle=lifestyle,
@@ -122,7 +128,7 @@ def _read_places(name: str, identity: str, lifestyle: str, currently: str, home:
     return _Places(_kitchen(npc, None), work, outings, frozenset(p for p, n in mornings.items() if n))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=2 * PERSONAS_KEPT)
 def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, day: date,
            tz: tzinfo | None) -> tuple[Block, ...]:
     kitchen = where.kitchen or home

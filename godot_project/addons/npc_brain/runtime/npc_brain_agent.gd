@@ -587,7 +587,7 @@ func _decide() -> void:
 	_verb_outcomes = []
 	if not outcomes.is_empty():
 		request["verbOutcomes"] = outcomes
-	var reply := await NpcBrainClient.get_instance().call_rpc("Decide", request, npc_id)
+	var reply := await NpcBrainClient.get_instance().decide(request)
 	_busy = false
 	if NpcBrainClient.get_instance().is_loading():
 		return  # decided in the timeline the load replaces

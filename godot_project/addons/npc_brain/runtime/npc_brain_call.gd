@@ -9,6 +9,8 @@ var method: String
 var body: String
 ## "Name: value" lines sent with this call only (the lane adds the protocol's own).
 var headers: PackedStringArray
+## The request itself, for a Decide gathered into a DecideBatch (`body` is then unused).
+var request: Dictionary = {}
 
 
 func _init(rpc_method: String, json_body: String, extra_headers := PackedStringArray()) -> void:

@@ -17,6 +17,11 @@ extends Node
 ## Games rarely call it directly: NpcBrainWorld registers the world and NpcBrainAgent drives
 ## each NPC. Tools can: `var reply := await NpcBrain.call_rpc("GetTrace", request, lane)`.
 ##
+## Decides (`decide`) are gathered per frame into DecideBatch calls of at most `BATCH_MAX`, at
+## most `BATCH_LANES` in flight (those due meanwhile wait for the next): a town of any size makes
+## a few requests a second, not one per NPC. A brain without DecideBatch (older: 404) gets
+## single Decides from then on, as does a client whose `batch_decides` is false.
+##
 ## Every reply updates `state`: ONLINE while answers arrive in time, SLOW while the brain is
 ## reachable but answers time out or take longer than `slow_after_s` (`--brain-slow-after-s=`,
 ## setting `npc_brain/brain/slow_after_s`), FAILING when no connection is made, the brain is
@@ -59,6 +64,10 @@ const SERVER_ERRORS: PackedStringArray = ["internal", "unknown", "data_loss"]
 const SLOW_HOLD_MSEC := 10000
 ## Calls that wait for the LLM by design (the player's): their latency says nothing about health.
 const LLM_BOUND_METHODS: PackedStringArray = ["Talk", "TalkStream", "Interview"]
+## Decides in one DecideBatch at most (the brain takes up to 1,000).
+const BATCH_MAX := 250
+## DecideBatch calls in flight at most (a browser opens ~6 connections per host).
+const BATCH_LANES := 2
 
 ## e.g. "http://127.0.0.1:8080", without a trailing slash.
 var base_url: String = DEFAULT_URL
@@ -68,6 +77,8 @@ var timeout_s: float = 15.0
 var slow_after_s: float = 5.0
 ## The brain's state after the latest reply.
 var state: State = State.CONNECTING
+## Whether Decides go in DecideBatch calls (false: one call per Decide, on the NPC's lane).
+var batch_decides: bool = true
 
 var _lanes: Dictionary[String, NpcBrainLane] = {}
 var _agents: Dictionary[String, NpcBrainAgent] = {}
@@ -75,6 +86,9 @@ var _token: String = ""
 var _errors_in_row: int = 0
 var _slow_until_msec: int = 0
 var _loading: bool = false
+var _decides_due: Array[NpcBrainCall] = []
+var _batch_lanes_busy: Array[bool] = []
+var _flush_queued: bool = false
 
 
 ## The autoload, or null (with an error saying how to fix it) when the plugin is not enabled.
@@ -102,17 +116,9 @@ func _ready() -> void:
 ## Calls `method` with `request` (a Dictionary in proto3 JSON form) on `lane` (one request in
 ## flight per lane: use the NPC id). Always returns a reply; never raises.
 func call_rpc(method: String, request: Dictionary, lane: String = WORLD_LANE) -> NpcBrainReply:
-	var call := NpcBrainCall.new(method, JSON.stringify(request), _headers_for(request))
-	if not _lane(lane).submit(call):
-		return NpcBrainReply.failure("resource_exhausted", "%s: lane %s is full" % [method, lane])
-	var reply: NpcBrainReply = await call.finished
-	_observe(method, reply)
+	var reply := await _send(method, request, lane)
 	if not reply.ok:
-		NpcBrainLog.error("brain_error", {
-			"method": method, "lane": lane, "code": reply.code, "message": reply.message,
-			"status": reply.http_status,
-		})
-		call_failed.emit(NpcBrainError.from_reply(method, reply, str(request.get("npcId", ""))))
+		_report(method, reply, lane, str(request.get("npcId", "")))
 	return reply
 
 
@@ -128,6 +134,20 @@ func open_stream(method: String, request: Dictionary) -> NpcBrainStream:
 	stream.start(base_url + SERVICE_PATH, method, JSON.stringify(request), _headers_for(request),
 			timeout_s)
 	return stream
+
+
+## The NPC's Decide (`request` in proto3 JSON form, its `npcId` set), sent with the others due
+## this frame in one DecideBatch; its own reply, as `call_rpc("Decide", ...)` would give it.
+func decide(request: Dictionary) -> NpcBrainReply:
+	if not batch_decides:
+		return await call_rpc("Decide", request, str(request.get("npcId", "")))
+	var call := NpcBrainCall.new("Decide", "")
+	call.request = request
+	_decides_due.append(call)
+	if not _flush_queued:
+		_flush_queued = true
+		_flush_decides.call_deferred()
+	return await call.finished
 
 
 ## The name of `state`, e.g. "ONLINE".
@@ -252,9 +272,97 @@ func _agents_idle() -> void:
 		var busy := false
 		for npc_id in _agents:
 			busy = busy or is_busy(npc_id)
+		busy = busy or not _decides_due.is_empty() or true in _batch_lanes_busy
 		if not busy:
 			return
 		await get_tree().process_frame
+
+
+# The reply to one call, observed for `state` but not reported (`call_rpc` reports failures).
+func _send(method: String, request: Dictionary, lane: String) -> NpcBrainReply:
+	var call := NpcBrainCall.new(method, JSON.stringify(request), _headers_for(request))
+	if not _lane(lane).submit(call):
+		return NpcBrainReply.failure("resource_exhausted", "%s: lane %s is full" % [method, lane])
+	var reply: NpcBrainReply = await call.finished
+	_observe(method, reply)
+	return reply
+
+
+# A failed call, logged and signalled.
+func _report(method: String, reply: NpcBrainReply, lane: String, npc_id: String) -> void:
+	NpcBrainLog.error("brain_error", {
+		"method": method, "lane": lane, "code": reply.code, "message": reply.message,
+		"status": reply.http_status,
+	})
+	call_failed.emit(NpcBrainError.from_reply(method, reply, npc_id))
+
+
+# Sends the Decides due, BATCH_MAX per DecideBatch, on the batch lanes free now.
+func _flush_decides() -> void:
+	_flush_queued = false
+	if not batch_decides:  # turned off while these waited: each goes alone
+		for call in _decides_due:
+			_decide_alone(call)
+		_decides_due.clear()
+		return
+	if _batch_lanes_busy.is_empty():
+		_batch_lanes_busy.resize(BATCH_LANES)
+		_batch_lanes_busy.fill(false)
+	var lane := _batch_lanes_busy.find(false)
+	while not _decides_due.is_empty() and lane >= 0:
+		var calls := _decides_due.slice(0, BATCH_MAX)
+		_decides_due = _decides_due.slice(BATCH_MAX)
+		_batch_lanes_busy[lane] = true
+		_send_batch(calls, lane)
+		lane = _batch_lanes_busy.find(false)
+
+
+func _send_batch(calls: Array[NpcBrainCall], lane: int) -> void:
+	var requests: Array[Dictionary] = []
+	for call in calls:
+		requests.append(call.request)
+	var lane_name := "decide_batch_%d" % lane
+	var reply := await _send("DecideBatch", {"requests": requests}, lane_name)
+	_batch_lanes_busy[lane] = false
+	if reply.code == "unimplemented":  # a brain older than DecideBatch (404): not a failure
+		batch_decides = false
+		NpcBrainLog.record("decide_batch_off", {"status": reply.http_status, "message": reply.message})
+		for call in calls:
+			_decide_alone(call)
+	elif not reply.ok:  # the call failed as a whole (no answer, unavailable): each Decide did
+		_report("DecideBatch", reply, lane_name, "")
+		for call in calls:
+			call.finished.emit(reply)
+	else:
+		var results: Array = reply.data.get("results", [])
+		for i in calls.size():
+			var result: Dictionary = results[i] if i < results.size() else {
+				"code": "internal", "message": "DecideBatch answered %d results for %d requests"
+						% [results.size(), calls.size()]}
+			calls[i].finished.emit(_result_reply(result, reply))
+	if not _decides_due.is_empty():
+		_flush_decides()
+
+
+func _decide_alone(call: NpcBrainCall) -> void:
+	call.finished.emit(await call_rpc("Decide", call.request, str(call.request.get("npcId", ""))))
+
+
+# One Decide's reply from its DecideResult; a failed one is logged and signalled as a call is.
+func _result_reply(result: Dictionary, batch: NpcBrainReply) -> NpcBrainReply:
+	var reply := NpcBrainReply.new()
+	reply.http_status = batch.http_status
+	reply.elapsed_ms = batch.elapsed_ms
+	reply.reached = true
+	reply.code = str(result.get("code", ""))
+	if reply.code == "":
+		reply.ok = true
+		reply.data = result.get("response", {})
+		return reply
+	reply.message = str(result.get("message", ""))
+	_observe("Decide", reply)
+	_report("Decide", reply, "decide_batch", str(result.get("npcId", "")))
+	return reply
 
 
 func _lane(key: String) -> NpcBrainLane:
