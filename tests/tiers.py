@@ -6,7 +6,8 @@ times the machine's load per core when that is over 1, fails, so that the fast t
 slow unnoticed; the ones over SLOW_S are listed at the end of the run.
 
 Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module with a module-scoped
-fixture stay on one worker (`--dist loadgroup`), so the fixture is built once, and each worker runs
+fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
+in GODOT_LANES groups, so that no more engines than that run at once; and each worker runs
 the longest tests first, as long as the last run of each took (kept in pytest's cache) or, for a test
 not seen yet, as long as its tier suggests: a long test started last would hold the whole run."""
 
@@ -23,6 +24,9 @@ UNMARKED_LIMIT_S = 20.0
 TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
+# Under xdist, how many engine tests run at once: each is a Chromium and a brain, and their timing
+# checks (the first NPC walks within seconds) need the cores that more would take.
+GODOT_LANES = 2
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
@@ -40,34 +44,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.brain)
         if item.get_closest_marker("godot") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(GODOT_TIMEOUT_S))
-        if _module_scoped(item) and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker orders the same collection the same way
-        _longest_first(config, items)
+        _schedule(config, items)
+
+
+def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups (xdist_group) the tests that must share a worker, and sorts the collection longest
+    first: a group's tests keep their order and sort by the group's total."""
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
+    guess = {item.nodeid: took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)),
+                                                    default=0.0)) for item in items}
+    for item in items:
+        if _module_scoped(item) and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    lanes = [0.0] * GODOT_LANES  # the longest engine test into the lane with the least so far
+    for item in sorted((i for i in items if i.get_closest_marker("godot") and not _group(i)),
+                       key=lambda i: -guess[i.nodeid]):
+        lane = lanes.index(min(lanes))
+        lanes[lane] += guess[item.nodeid]
+        item.add_marker(pytest.mark.xdist_group(f"godot-{lane}"))
+    totals: dict[str, float] = {}
+    for item in items:
+        key = _group(item) or item.nodeid
+        totals[key] = totals.get(key, 0.0) + guess[item.nodeid]
+    items.sort(key=lambda item: -totals[_group(item) or item.nodeid])
+
+
+def _group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) if mark else ""
 
 
 def _module_scoped(item: pytest.Item) -> bool:
     info = getattr(item, "_fixtureinfo", None)
     return info is not None and any(d.scope in ("module", "class", "package")
                                     for defs in info.name2fixturedefs.values() for d in defs)
-
-
-def _longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Sorts by expected seconds, longest first; a group's tests keep their order, with the group's total."""
-    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
-    took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
-
-    def guess(item: pytest.Item) -> float:
-        return took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)), default=0.0))
-
-    def group(item: pytest.Item) -> str:
-        mark = item.get_closest_marker("xdist_group")
-        return str(mark.args[0] if mark.args else mark.kwargs.get("name")) if mark else item.nodeid
-
-    totals: dict[str, float] = {}
-    for item in items:
-        totals[group(item)] = totals.get(group(item), 0.0) + guess(item)
-    items.sort(key=lambda item: -totals[group(item)])
 
 
 @pytest.hookimpl(hookwrapper=True)
