@@ -41,3 +41,38 @@ def test_the_fast_tier_leaves_out_tests_that_start_a_brain(pytester: pytest.Pyte
     result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-m", "not slow and not brain",
                                 "--collect-only", "-q")
     result.stdout.fnmatch_lines(["*test_quick", "*test_unmarked_and_slow", "*2/4 tests collected (2 deselected)*"])
+
+
+SHARED = """
+import os
+import pytest
+
+@pytest.fixture(scope="module")
+def built_once():
+    with open("built", "a") as out:
+        out.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+
+def test_one(built_once):
+    pass
+
+def test_two(built_once):
+    pass
+
+def test_three(built_once):
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_under_xdist_the_tiers_hold_and_the_longest_tests_run_first(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE, test_shared=SHARED)
+    tiers = ("-p", "tests.tiers", "--unmarked-limit-s", "0.01")
+    first = pytester.runpytest(*tiers, "-n", "2", "--dist", "loadgroup")
+    first.assert_outcomes(passed=6, failed=1)
+    first.stdout.fnmatch_lines(["*test_unmarked_and_slow took * s without a slow mark*"])
+    # A module-scoped fixture is built once though its tests could have gone to two workers.
+    assert len((pytester.path / "built").read_text().split()) == 1
+    # The tiers alone would run test_quick before test_unmarked_and_slow; the last run's times put it last.
+    ran = [line.split("::")[1].split()[0] for line in pytester.runpytest(*tiers, "-n", "1", "-v", "test_suite.py").outlines
+           if line.startswith("[gw") and "::" in line]
+    assert ran[-1] == "test_quick", ran

@@ -3,7 +3,13 @@
 A test that starts a brain server process is marked `brain` here (it uses brain_factory); one over
 SLOW_S belongs in the slow tier. An unmarked test that takes UNMARKED_LIMIT_S (SLOW_S with room),
 times the machine's load per core when that is over 1, fails, so that the fast tier cannot grow
-slow unnoticed; the ones over SLOW_S are listed at the end of the run."""
+slow unnoticed; the ones over SLOW_S are listed at the end of the run.
+
+Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module with a module-scoped
+fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
+in GODOT_LANES groups, so that no more engines than that run at once; and each worker runs
+the longest tests first, as long as the last run of each took (kept in pytest's cache) or, for a test
+not seen yet, as long as its tier suggests: a long test started last would hold the whole run."""
 
 from __future__ import annotations
 
@@ -18,7 +24,12 @@ UNMARKED_LIMIT_S = 20.0
 TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
-_UNMARKED = pytest.StashKey[list[tuple[str, float]]]()
+# Under xdist, how many engine tests run at once: each is a Chromium and a brain, and their timing
+# checks (the first NPC walks within seconds) need the cores that more would take.
+GODOT_LANES = 2
+# A test's expected seconds before the cache has its time, by its longest tier.
+GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
+DURATIONS_KEY = "npc-brain/durations"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,12 +37,49 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="fail an unmarked test (no slow, godot or brain mark) over this, times the load per core")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which names each test's group in its node id
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if "brain_factory" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.brain)
         if item.get_closest_marker("godot") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(GODOT_TIMEOUT_S))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker orders the same collection the same way
+        _schedule(config, items)
+
+
+def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups (xdist_group) the tests that must share a worker, and sorts the collection longest
+    first: a group's tests keep their order and sort by the group's total."""
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
+    guess = {item.nodeid: took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)),
+                                                    default=0.0)) for item in items}
+    for item in items:
+        if _module_scoped(item) and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    lanes = [0.0] * GODOT_LANES  # the longest engine test into the lane with the least so far
+    for item in sorted((i for i in items if i.get_closest_marker("godot") and not _group(i)),
+                       key=lambda i: -guess[i.nodeid]):
+        lane = lanes.index(min(lanes))
+        lanes[lane] += guess[item.nodeid]
+        item.add_marker(pytest.mark.xdist_group(f"godot-{lane}"))
+    totals: dict[str, float] = {}
+    for item in items:
+        key = _group(item) or item.nodeid
+        totals[key] = totals.get(key, 0.0) + guess[item.nodeid]
+    items.sort(key=lambda item: -totals[_group(item) or item.nodeid])
+
+
+def _group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) if mark else ""
+
+
+def _module_scoped(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(d.scope in ("module", "class", "package")
+                                    for defs in info.name2fixturedefs.values() for d in defs)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,8 +89,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when != "call" or any(item.get_closest_marker(m) for m in TIER_MARKS):
         return
     took = call.duration
-    if took > SLOW_S:
-        item.config.stash.setdefault(_UNMARKED, []).append((item.nodeid, took))
+    if took > SLOW_S:  # a user property travels with the report from an xdist worker to the controller
+        report.user_properties.append(("unmarked_s", took))
     limit = item.config.getoption("unmarked_limit_s") * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     if took > limit and report.passed:
         report.outcome = "failed"
@@ -50,8 +98,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                            f"{limit:.0f} s at this load): mark it @pytest.mark.slow, or make it faster")
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    if unmarked := config.stash.get(_UNMARKED, []):
-        terminalreporter.section(f"unmarked tests over {SLOW_S:.0f} s (candidates for @pytest.mark.slow)")
-        for nodeid, took in sorted(unmarked, key=lambda u: -u[1]):
-            terminalreporter.line(f"{took:6.1f} s  {nodeid}")
+def _without_group(nodeid: str) -> str:
+    """The node id as collected: xdist's loadgroup appends "@<group>" (after any parameters' "]")."""
+    at = nodeid.rfind("@")
+    return nodeid[:at] if at > nodeid.rfind("]") else nodeid
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Times(config), "npc-brain-times")
+
+
+class _Times:
+    """In the process that reports (the controller under xdist): each test's time, and the unmarked
+    slow ones to list at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.took: dict[str, float] = {}
+        self.unmarked: list[tuple[str, float]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        nodeid = _without_group(report.nodeid)
+        self.took[nodeid] = self.took.get(nodeid, 0.0) + report.duration
+        self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
+
+    def pytest_sessionfinish(self) -> None:
+        """Keeps this run's times for the next run's order (the controller writes; workers only read)."""
+        cache = getattr(self.config, "cache", None)
+        if cache is None or hasattr(self.config, "workerinput") or not self.took:
+            return
+        cache.set(DURATIONS_KEY, {**cache.get(DURATIONS_KEY, {}), **{k: round(v, 2) for k, v in self.took.items()}})
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.unmarked:
+            terminalreporter.section(f"unmarked tests over {SLOW_S:.0f} s (candidates for @pytest.mark.slow)")
+            for nodeid, took in sorted(self.unmarked, key=lambda u: -u[1]):
+                terminalreporter.line(f"{took:6.1f} s  {nodeid}")
