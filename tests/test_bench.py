@@ -111,6 +111,7 @@ def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.slow
 @needs_data
+@pytest.mark.timing
 def test_realtime_runs_briefly_and_reports_every_figure(tmp_path: Path) -> None:
     """The real-time benchmark for 1.5 wall minutes (game 07:00-08:30), 10 NPCs, the fake at 0.3 s:
     behaviour, not wall-clock figures."""

@@ -97,6 +97,7 @@ def test_the_npc_keeps_acting_when_every_answer_is_a_fault(brain_factory, fake_l
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_soak_three_npcs_a_day_under_heavy_faults(brain_factory, fake_llm: FakeOpenAI) -> None:
     """A game day for three NPCs with 40% of answers faulty, bounded to about 45 s of wall time."""
     brain = brain_factory(llm_timeout_s=0.5, reflection_threshold=60)

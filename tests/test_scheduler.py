@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+import os
 import threading
 import time
 import zlib
@@ -297,7 +298,8 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
             await vitals.stop()
 
     strained, late_p99_ms = asyncio.run(busy(1.0))
-    assert strained and late_p99_ms < 10
+    # A step is 2 ms of this thread's CPU: on a machine busier than its cores it takes longer by the clock.
+    assert strained and late_p99_ms < 10 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     assert not asyncio.run(idle(1.0))
 
 

@@ -7,13 +7,25 @@
 # tests wait on brain processes, the fake LLM's latency and game clocks, so more workers than cores
 # pay. tests/tiers.py keeps a module's shared fixture on one worker, runs at most two Godot engines
 # at once and starts the longest tests first (as long as they took last time, in .pytest_cache).
+# The full suite runs in two rounds: everything else on 4 workers, then the tests whose checks
+# measure time (the real engine's, `timing`) on 2 workers, so their deadlines do not share the cores
+# with the long simulations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PARALLEL=(-n 4 --dist loadgroup --no-loadscope-reorder)
+TIMED=(-n 2 --dist loadgroup --no-loadscope-reorder)
 if [ "${1:-}" = "--fast" ]; then
   shift
   [ -x .venv/bin/pytest ] || tools/setup.sh
   exec .venv/bin/pytest "${PARALLEL[@]}" -m "not slow and not godot and not brain" "$@"
 fi
 tools/setup.sh
-exec .venv/bin/pytest "${PARALLEL[@]}" "$@"
+status=0
+.venv/bin/pytest "${PARALLEL[@]}" -m "not godot and not timing" "$@" || status=$?
+timed=0
+.venv/bin/pytest "${TIMED[@]}" -m "godot or timing" "$@" || timed=$?
+# 5: no test of that round was selected (PYTEST_ARGS named other tests)
+[ "$status" = 5 ] && status=0
+[ "$timed" = 5 ] && timed=0
+[ "$status" != 0 ] && exit "$status"
+exit "$timed"
