@@ -27,7 +27,7 @@ def configure(*, json: bool = False, level: str = "info") -> None:
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(threshold),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),
         cache_logger_on_first_use=True,
     )
     _route_standard_logging(processors, renderer, threshold)
@@ -36,7 +36,7 @@ def configure(*, json: bool = False, level: str = "info") -> None:
 def _route_standard_logging(processors: list[structlog.typing.Processor], renderer: structlog.typing.Processor,
                             threshold: int) -> None:
     """The root logger's one handler renders records as structlog's lines, with the logger's name."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(_Stderr())
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=[*processors, structlog.stdlib.add_logger_name],
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
@@ -47,6 +47,17 @@ def _route_standard_logging(processors: list[structlog.typing.Processor], render
     root.addHandler(handler)
     root.setLevel(threshold)
     logging.captureWarnings(True)
+
+
+class _Stderr:
+    """sys.stderr as it is when a line is written, not when logging was set up: whoever embeds the
+    brain (a test runner, a host process) may replace it, and a closed one must not fail a call."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def bind_decision(*, npc_id: str, trace_id: str) -> None:
