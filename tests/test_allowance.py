@@ -46,7 +46,9 @@ def test_an_npc_over_its_ceiling_thinks_coarser_and_still_acts(brain_factory, fa
         assert talk["reply"]
         assert len(fake_llm.chat_requests()) > thinking_calls  # the player's conversation asked the model
         trace = clients.connect("GetTrace", {"traceId": talk["traceId"]}).json()["trace"]
-        player_calls = trace["llmCalls"]
+        # The reply's own calls (the player's class, never refused); the memo written after the
+        # conversation ends is background work, which the ceiling may make coarser.
+        player_calls = [c for c in trace["llmCalls"] if c["purpose"] in ("relationship", "converse_turn")]
         assert player_calls and not any(c.get("fallbackUsed") for c in player_calls)
     finally:
         clients.close()

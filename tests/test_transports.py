@@ -213,8 +213,10 @@ def test_connect_json_answers_leave_no_reference_cycles() -> None:
         for _ in range(50):
             codec.encode(answer)
         gc.collect()
-        left = len(gc.garbage)
+        # Only the encoders' own: under xdist other tests' threads may still be leaving theirs.
+        encoders = {"json.encoder", CompactJSON.__module__, "google.protobuf.json_format"}
+        left = [o for o in gc.garbage if getattr(o, "__module__", None) in encoders or type(o).__module__ in encoders]
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
-    assert left == 0
+    assert not left, left[:5]
