@@ -30,6 +30,7 @@ import zipfile
 import pytest
 
 from npc_lab.standin_openai import StandInOpenAI
+from tests.tiers import load_per_core
 from tools import godot_web
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -836,7 +837,8 @@ class _Play:
 def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None:
     """What a user sees after `tools/run.sh`: `npc-lab play` with no endpoint configured (the
     embedded SmolLM2), its printed page watched for 3 minutes at the default 60x. The first NPC
-    sets out within 10 s of the page opening, at least 20 of the 25 walk somewhere, and the HUD
+    sets out within 10 s of the page opening (times the load per core, when another engine shares
+    the cores), at least 20 of the 25 walk somewhere, and the HUD
     never says OFFLINE (Decide answers at once; the model thinks in the background)."""
     _needs_browser()
     watch_s, first_walk_within_s, enough_walkers = 180.0, 10.0, 20
@@ -866,6 +868,7 @@ def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None
     summary = json.dumps(report, indent=1)[:6000]
 
     assert report["npcs"] == 25, summary
+    first_walk_within_s *= load_per_core()
     assert report["first_walk_s"] is not None and report["first_walk_s"] <= first_walk_within_s, summary
     assert len(report["walked"]) >= enough_walkers, summary
     assert "FAILING" not in report["hud_states"] and not report["hud_offline"], summary

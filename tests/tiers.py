@@ -91,11 +91,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     took = call.duration
     if took > SLOW_S:  # a user property travels with the report from an xdist worker to the controller
         report.user_properties.append(("unmarked_s", took))
-    limit = item.config.getoption("unmarked_limit_s") * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    limit = item.config.getoption("unmarked_limit_s") * load_per_core()
     if took > limit and report.passed:
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} took {took:.1f} s without a slow mark (the fast tier's bound is "
                            f"{limit:.0f} s at this load): mark it @pytest.mark.slow, or make it faster")
+
+
+def load_per_core() -> float:
+    """The machine's load (1-minute average) per core, at least 1: how much longer a time bound
+    that holds on a quiet machine may take now."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
 def _without_group(nodeid: str) -> str:
