@@ -28,7 +28,9 @@ def configure(*, json: bool = False, level: str = "info") -> None:
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(threshold),
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),
-        cache_logger_on_first_use=True,
+        # Not cached: a cached logger keeps this configuration for good, so a host (or a test) that
+        # configures structlog after us, e.g. structlog.testing.capture_logs, would never see our lines.
+        cache_logger_on_first_use=False,
     )
     _route_standard_logging(processors, renderer, threshold)
 
