@@ -410,7 +410,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
 
             # Every resident walks to at least one address the brain chose; two NPCs talk.
             assert game.wait_until(lambda: len(_walked_to_decided(game.events)) == 25
-                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=90), (
+                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=90 * load_per_core()), (
                 f"walked: {sorted(_walked_to_decided(game.events))}, "
                 f"speech: {kinds('speech')[:4]}")
             game.screenshot(ARTIFACTS / "godot-ville-morning.png")
