@@ -5,7 +5,13 @@ browser, queueing behind ~6 connections per host); gathered per frame, it sends 
 Each request of a batch goes through the single Decide itself (`BrainCore.decide`: the same
 validation, the same mind, the same traces, budgets and threading), so a batch can never answer
 differently from the Decides it holds. Each is answered or failed on its own: an error becomes
-that request's code and message, and the others are answered as if it had not been there."""
+that request's code and message, and the others are answered as if it had not been there.
+
+On the real-time path a batch also answers in time on its own: what is not answered within
+`ANSWER_WITHIN_S` (an NPC still being read from the store by a brain just started, or short of
+CPU) fails alone as `deadline_exceeded` (the brain is slow, not gone), so the game asks that NPC again while the rest act. Waiting for
+the slowest would let a crowd's batch run past the game's deadline and fail whole, again and
+again, each try's work thrown away."""
 
 from __future__ import annotations
 
@@ -21,10 +27,14 @@ from npc_brain.v1 import brain_pb2 as pb
 log = structlog.get_logger(__name__)
 Decide = Callable[[pb.DecideRequest], Awaitable[pb.DecideResponse]]
 INTERNAL = "internal"
+LATE = "deadline_exceeded"
+ANSWER_WITHIN_S = 5.0  # a third of the addon's 15 s call deadline: answers reach the game well before it
 
 
-async def decide_all(decide: Decide, request: pb.DecideBatchRequest) -> pb.DecideBatchResponse:
-    """Every request's outcome, in order; the call fails only when it is over MAX_BATCH."""
+async def decide_all(decide: Decide, request: pb.DecideBatchRequest, *,
+                     within_s: float | None = None) -> pb.DecideBatchResponse:
+    """Every request's outcome, in order; the call fails only when it is over MAX_BATCH. With
+    `within_s`, the Decides not answered by then are cancelled and answered `deadline_exceeded`."""
     requests = request.requests
     validation.count("requests", requests, validation.MAX_BATCH)
     first: dict[str, int] = {}
@@ -45,4 +55,21 @@ async def decide_all(decide: Decide, request: pb.DecideBatchRequest) -> pb.Decid
             return pb.DecideResult(npc_id=item.npc_id, code=INTERNAL,
                                    message="Decide failed inside the brain; the server log has details")
 
-    return pb.DecideBatchResponse(results=await asyncio.gather(*(one(i, r) for i, r in enumerate(requests))))
+    tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(requests)]
+    try:
+        _, late = await asyncio.wait(tasks, timeout=within_s) if tasks else (set(), set())
+    except asyncio.CancelledError:  # the caller is gone: so is every answer
+        for task in tasks:
+            task.cancel()
+        raise
+    for task in late:
+        task.cancel()
+    if late:
+        await asyncio.gather(*late, return_exceptions=True)
+        log.warning("decide_batch_late", late=len(late), of=len(tasks), within_s=within_s)
+    return pb.DecideBatchResponse(results=[
+        task.result() if not task.cancelled() else pb.DecideResult(
+            npc_id=item.npc_id, code=LATE, message=(
+                f"requests[{index}]: NPC {validation.shown(item.npc_id)} was not answered within "
+                f"{within_s:g} s (the brain is still loading it or is short of CPU); ask again"))
+        for index, (task, item) in enumerate(zip(tasks, requests, strict=True))])

@@ -216,8 +216,10 @@ class BrainCore:
         if self.home.here():
             decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view, crowd=crowd)
         else:  # the transports' thread: the mind's state is read as published, and changed on its loop
+            # The load is shielded: a caller gone (a deadline) leaves the NPC read for its next Decide.
             decision = self.mind.answer(npc_id, now, address, in_view, crowd=crowd) or self.mind.answer(
-                npc_id, now, address, in_view, crowd=crowd, loaded=await self.home.run(self.mind.load(npc_id)))
+                npc_id, now, address, in_view, crowd=crowd,
+                loaded=await asyncio.shield(self.home.run(self.mind.load(npc_id))))
             assert decision is not None
             record = self.mind.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
             self.home.post(lambda: self.mind.thinking.start(record))
@@ -226,7 +228,8 @@ class BrainCore:
 
     async def decide_batch(self, request: pb.DecideBatchRequest) -> pb.DecideBatchResponse:
         """Many NPCs' Decides, each answered or failed on its own (`batch.py`), each timed as a Decide."""
-        return await batch.decide_all(self._decide_timed, request)
+        return await batch.decide_all(self._decide_timed, request,
+                                      within_s=None if self.home.here() else batch.ANSWER_WITHIN_S)
 
     async def _outcomes(self, npc_id: str, outcomes: Sequence[pb.VerbOutcome]) -> list[PerceivedEvent]:
         """The game's answers to the NPC's verbs, as what it perceives of itself (it remembers them)."""
