@@ -91,6 +91,16 @@ class Settings(BaseSettings):
     llm_send_priority: bool = Field(False, description="Send each completion's class (0 player ... 4 background) "
                                     "as the request's priority, for a vLLM started with --scheduling-policy "
                                     "priority; other servers may reject the field.")
+    llm_extra_body: dict[str, Any] | None = Field(None, description="A JSON object merged into every completion "
+                                                  "request, for a server's own options: a thinking model's "
+                                                  "thinking turned off ('{\"think\": false}' for Ollama, "
+                                                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' "
+                                                  "for vLLM or llama.cpp with Qwen3), '{\"reasoning_effort\": "
+                                                  "\"low\"}' for OpenAI's reasoning models.")
+    llm_extra_tokens: int = Field(0, ge=0, description="Tokens added to every completion's max_tokens (each purpose "
+                                  "has its own, 12-300): room for a model that thinks before it answers "
+                                  "(<think>...</think>, which counts against max_tokens), e.g. 1024; the reasoning "
+                                  "is dropped before the answer is read.")
     llm_record: Path | None = Field(None, description="Append every completion (purpose, request hash, messages, "
                                     "answer, tokens) to this JSONL file.")
     llm_replay: Path | None = Field(None, description="Answer completions from such a recording through a loopback "

@@ -95,11 +95,11 @@ class LoopbackServer:
 
 
 def chat_completion(model: str, content: str | None, prompt_tokens: int, completion_tokens: int, *,
-                    refusal: str | None = None) -> dict[str, Any]:
+                    refusal: str | None = None, finish_reason: str = "stop") -> dict[str, Any]:
     """An OpenAI chat.completion body with one choice."""
     return {
         "id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
+        "choices": [{"index": 0, "finish_reason": finish_reason,
                      "message": {"role": "assistant", "content": content, "refusal": refusal}}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},

@@ -84,6 +84,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         prompt_max_bytes=prompt_max_bytes,
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
         send_priority=settings.llm_send_priority,
+        extra_body=settings.llm_extra_body, extra_tokens=settings.llm_extra_tokens,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

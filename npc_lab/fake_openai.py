@@ -21,6 +21,11 @@ without it waits as long for the whole answer. `streaming="ignore"` answers a st
 (as some OpenAI-compatible servers do), `streaming="refuse"` with HTTP 400. `fake.streams_cut`
 counts streams the client hung up on before their end (a cancelled line).
 
+Thinking (`FakeOpenAI(think_words=200)`, `--think 200`): every answer starts with a reasoning block
+of that many words (`<think>...</think>`, braces and a draft included, as DeepSeek-R1 and Qwen3
+write in the content) and is cut at the request's `max_tokens` words (`finish_reason` "length"):
+a model whose thinking eats the tokens it was given.
+
 Misconfiguration (constructor options) answers as real endpoints answer a client set up wrong:
 `models=` (another model: 404 model_not_found), `api_key=` (another key: 401), `path_prefix="/v1"`
 (paths outside it: 404, so a base URL without /v1 fails) and `response_formats=("json_object",
@@ -79,13 +84,14 @@ class FakeOpenAI(LoopbackServer):
                  seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS,
                  models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
                  response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
-                 tokens_per_s: float = 0.0, streaming: str = "sse") -> None:
+                 tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0) -> None:
         if streaming not in STREAMING:
             raise ValueError(f"streaming {streaming!r} is not one of {STREAMING}")
         self.latency_s = latency_s
         self.tokens_per_s = tokens_per_s  # 0: the whole answer at once after latency_s
         self.streaming = streaming
         self.streams_cut = 0
+        self.think_words = think_words  # a reasoning block of this many words before every answer
         self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
         self.fault_kinds = faults
         self.slow_s = slow_s  # how long a "slow" fault waits: set it above the client's timeout
@@ -236,13 +242,16 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
                 content = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
+            finish = "stop"
+            if fake.think_words:
+                content, finish = thought_first(content, fake.think_words, body.get("max_tokens"))
             tokens = _TOKEN.findall(content)
             if body.get("stream") and fake.streaming == "sse":
                 self._stream(body, tokens)
                 return
             if fake.tokens_per_s:
                 time.sleep(len(tokens) / fake.tokens_per_s)  # a whole answer waits for its last token
-            self.send_json(200, completion(body, content))
+            self.send_json(200, completion(body, content, finish_reason=finish))
 
         def _stream(self, body: dict[str, Any], tokens: list[str]) -> None:
             """Server-sent events as OpenAI's API sends them: a chunk per token, the usage last when asked."""
@@ -325,11 +334,25 @@ def _error(message: str, code: str | None, param: str | None = None) -> dict[str
     return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
 
 
-def completion(body: dict[str, Any], content: str | None, refusal: str | None = None) -> dict[str, Any]:
+def completion(body: dict[str, Any], content: str | None, refusal: str | None = None, *,
+               finish_reason: str = "stop") -> dict[str, Any]:
     """A completion whose token counts are word counts (what the benchmarks count as tokens)."""
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     return chat_completion(body.get("model", "fake-model"), content, prompt_tokens, len((content or "").split()),
-                           refusal=refusal)
+                           refusal=refusal, finish_reason=finish_reason)
+
+
+def thought_first(answer: str, words: int, max_tokens: object) -> tuple[str, str]:
+    """The answer after `words` words of reasoning (a draft with braces among them), cut at
+    `max_tokens` words as a model's tokens run out; and its finish_reason."""
+    thinking = " ".join(["Hmm, {let me think}"] + [f"step{i}" for i in range(max(words - 5, 0))]
+                        + ['draft: {"x": 1}'])
+    text = f"<think>{thinking}</think>\n{answer}"
+    limit = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
+    parts = text.split(" ")
+    if limit is None or len(parts) <= limit:
+        return text, "stop"
+    return " ".join(parts[:limit]), "length"
 
 
 def broken_completion(kind: str, good: dict[str, Any]) -> dict[str, Any]:
@@ -462,6 +485,8 @@ def arguments(description: str) -> argparse.ArgumentParser:
                         help="tokens a second after the first (0: the whole answer after --latency)")
     parser.add_argument("--streaming", choices=STREAMING, default="sse",
                         help="a streamed request: streamed, answered whole (ignore) or refused (HTTP 400)")
+    parser.add_argument("--think", type=int, default=0, metavar="WORDS",
+                        help="a thinking model: each answer after a <think> block of WORDS words, cut at max_tokens")
     return parser
 
 
@@ -474,7 +499,7 @@ def serve(server: FakeOpenAI) -> None:
 def main() -> None:
     args = arguments(__doc__.split("\n\n")[0]).parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
-                     tokens_per_s=args.tokens_per_s, streaming=args.streaming))
+                     tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think))
 
 
 if __name__ == "__main__":

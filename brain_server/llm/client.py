@@ -43,6 +43,9 @@ PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 _KEPT_CHARS = 4000
 HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
+REASONING_HINT = ("give it room with NPC_BRAIN_LLM_EXTRA_TOKENS (e.g. 1024), or turn its thinking off with "
+                  "NPC_BRAIN_LLM_EXTRA_BODY ('{\"think\": false}' for Ollama, "
+                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' for vLLM or llama.cpp)")
 ResponseMode = Literal["json_schema", "json_object", "prompt"]
 # Strictest first: an endpoint that rejects one mode is asked in the next.
 RESPONSE_MODES: tuple[ResponseMode, ...] = ("json_schema", "json_object", "prompt")
@@ -127,9 +130,31 @@ class NotACompletion(Exception):
     """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
 
 
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_REASONING_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def without_reasoning(text: str) -> str:
+    """The answer without the reasoning a thinking model writes first (`<think>...</think>`, as
+    DeepSeek-R1, Qwen3 and QwQ do where the server leaves it in the content); a block never closed
+    (the tokens ran out while thinking) leaves no answer."""
+    text = _REASONING.sub("", text)
+    opened = _REASONING_OPEN.search(text)
+    return text if opened is None else text[:opened.start()]
+
+
+def thought_past_its_tokens(text: str) -> bool:
+    """Whether the answer is a reasoning block the token limit cut (nothing after it)."""
+    opened = _REASONING_OPEN.search(text or "")
+    return opened is not None and not without_reasoning(text).strip()
+
+
 def parse_answer(text: str, schema: type[Out]) -> Out:
-    """Validate a completion against the schema, tolerating code fences and chatter around the JSON."""
-    text = text or ""
+    """Validate a completion against the schema, tolerating code fences, chatter and a thinking
+    model's reasoning around the JSON."""
+    if thought_past_its_tokens(text):
+        raise AnswerError(f"the model was still thinking when its tokens ran out: {REASONING_HINT}")
+    text = without_reasoning(text or "")
     # From the first "{" to the last "}": linear, where a regex backtracks on megabytes of braces.
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
@@ -163,13 +188,17 @@ class LLM:
         prompt_max_bytes: int = 24_000,
         allowance: Allowance | None = None,
         send_priority: bool = False,
+        extra_body: Mapping[str, Any] | None = None,
+        extra_tokens: int = 0,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
         A prompt over `prompt_max_bytes` has its longest parts cut (budget.py). Calls over the
         `allowance`'s ceilings per game hour get their fallback (llm/allowance.py). `send_priority` sends
         each completion's class as vLLM's request `priority` (lower first, as in llm/scheduler.py), so a
-        vLLM started with --scheduling-policy priority orders the town's calls as the brain does."""
+        vLLM started with --scheduling-policy priority orders the town's calls as the brain does.
+        `extra_body` is merged into every request (a server's own options, e.g. turning a model's
+        thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -184,6 +213,8 @@ class LLM:
         self.prompt_max_bytes = prompt_max_bytes
         self.allowance = allowance or Allowance()
         self.send_priority = send_priority
+        self.extra_body = dict(extra_body or {})
+        self.extra_tokens = extra_tokens
         self.streams = True  # until the endpoint refuses a streamed completion
 
     async def close(self) -> None:
@@ -296,8 +327,10 @@ class LLM:
                  mode: ResponseMode) -> dict[str, Any]:
         """The `create` keywords of one completion in a response mode."""
         return dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
-                    temperature=0.7, max_tokens=prompt.max_tokens, extra_headers={PURPOSE_HEADER: prompt.purpose},
-                    extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
+                    temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
+                    extra_headers={PURPOSE_HEADER: prompt.purpose},
+                    extra_body={**self.extra_body, **({"priority": int(current_work().priority)}
+                                                      if self.send_priority else {})} or None,
                     **response_format(mode, prompt.purpose, schema))
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:

@@ -23,10 +23,13 @@ from brain_server.config import Settings
 from brain_server.errors import ConfigError, root_cause
 from brain_server.llm.client import (
     PURPOSE_HEADER,
+    REASONING_HINT,
     RESPONSE_MODES,
     ResponseMode,
     rejects_response_format,
     response_format,
+    thought_past_its_tokens,
+    without_reasoning,
 )
 
 log = structlog.get_logger(__name__)
@@ -38,6 +41,7 @@ _MESSAGES = [{"role": "system", "content": "Answer only with one JSON object."},
 _MODEL_MISSING = re.compile(r"model_not_found|model\W.{0,80}\b(not found|does not exist|not exist|unknown|not available)"
                             r"|(unknown|invalid|no such) model", re.IGNORECASE)
 _SHOWN_MODELS = 5
+PROBE_TOKENS = 64  # {"ok": true} needs a handful; a model that thinks first needs NPC_BRAIN_LLM_EXTRA_TOKENS more
 
 
 @dataclass(frozen=True)
@@ -102,17 +106,25 @@ async def available_models(client: openai.AsyncOpenAI) -> list[str] | None:
         return None
 
 
+@dataclass(frozen=True)
+class Asking:
+    """What every completion carries beyond the prompt (NPC_BRAIN_LLM_EXTRA_BODY, _EXTRA_TOKENS)."""
+
+    extra_body: dict[str, Any] | None = None
+    extra_tokens: int = 0
+
+
 async def probe_llm(endpoint: Endpoint, api_key: str, *, mode: ResponseMode = "json_schema",
-                    timeout_s: float = 30.0) -> Finding:
+                    timeout_s: float = 30.0, asking: Asking = Asking()) -> Finding:
     """Models listed, then one completion per response mode from `mode` down until one answers JSON."""
     client = client_for(endpoint.base_url, api_key, timeout_s)
     try:
-        return await _probe(client, endpoint, mode)
+        return await _probe(client, endpoint, mode, asking)
     finally:
         await client.close()
 
 
-async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseMode) -> Finding:
+async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseMode, asking: Asking) -> Finding:
     models: list[str] | None = None
     try:
         models = [model.id for model in (await client.models.list()).data]
@@ -126,14 +138,20 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
     for candidate in RESPONSE_MODES[RESPONSE_MODES.index(mode):]:
         try:
             response = await client.chat.completions.create(
-                model=endpoint.model, messages=_MESSAGES, max_tokens=64, temperature=0,  # type: ignore[arg-type]
-                extra_headers={PURPOSE_HEADER: PROBE_PURPOSE}, **response_format(candidate, PROBE_PURPOSE, _SCHEMA))
+                model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,  # type: ignore[arg-type]
+                temperature=0, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE}, extra_body=asking.extra_body or None,
+                **response_format(candidate, PROBE_PURPOSE, _SCHEMA))
         except openai.APIError as exc:
             if candidate != "prompt" and rejects_response_format(exc):
                 rejected.append(candidate)
                 continue
             return await endpoint.diagnose(exc, client, models)
-        content = (response.choices[0].message.content or "") if response.choices else ""
+        message = response.choices[0].message if response.choices else None
+        content = (message.content or "") if message is not None else ""
+        if thought_past_its_tokens(content) or (not content and getattr(message, "reasoning_content", None)):
+            return Finding("warn", f"{endpoint.model} at {endpoint.base_url} thinks before it answers and its "
+                                   f"{PROBE_TOKENS + asking.extra_tokens} tokens ran out while thinking: "
+                                   f"{REASONING_HINT}")
         if _answers_json(content, strict=candidate == "json_schema"):
             notes = [f"rejects response_format {', '.join(rejected)}"] if rejected else []
             notes += [f"ignores response_format {', '.join(ignored)}"] if ignored else []
@@ -148,6 +166,7 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
 
 def _answers_json(content: str, *, strict: bool) -> bool:
     """A JSON object in the answer; `strict`: the probe's schema, {"ok": <bool>}."""
+    content = without_reasoning(content)
     start, end = content.find("{"), content.rfind("}")
     try:
         answer: Any = json.loads(content[start : end + 1]) if 0 <= start < end else None
@@ -169,7 +188,8 @@ def configured_mode(settings: Settings) -> ResponseMode:
 
 async def probe_settings(settings: Settings, endpoint: Endpoint) -> Finding:
     return await probe_llm(endpoint, settings.llm_api_key.get_secret_value(), mode=configured_mode(settings),
-                           timeout_s=settings.llm_timeout_s)
+                           timeout_s=settings.llm_timeout_s,
+                           asking=Asking(settings.llm_extra_body, settings.llm_extra_tokens))
 
 
 async def llm_mode_at_start(settings: Settings) -> ResponseMode:

@@ -73,7 +73,8 @@ def judge_llm(settings: Settings) -> LLM:
     return LLM(base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key.get_secret_value(),
                prompts=judge_prompts(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
                max_attempts=settings.llm_max_attempts, json_schema=settings.llm_json_schema,
-               max_concurrency=settings.llm_max_concurrency)
+               max_concurrency=settings.llm_max_concurrency, extra_body=settings.llm_extra_body,
+               extra_tokens=settings.llm_extra_tokens)
 
 
 async def judge_all(rows: Sequence[dict[str, Any]], identities: dict[str, str], about: dict[str, str], llm: LLM,

@@ -1,0 +1,63 @@
+"""A model that thinks before it answers (DeepSeek-R1, Qwen3, QwQ as Ollama, vLLM or llama.cpp
+serve them): its `<think>` block is dropped before the answer is read, its thinking is given room
+(NPC_BRAIN_LLM_EXTRA_TOKENS) or turned off (NPC_BRAIN_LLM_EXTRA_BODY), and one whose tokens run
+out while thinking is named as such, with what to set, by the probe `serve` and `check` run."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from brain_server.llm.client import AnswerError, parse_answer
+from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, probe_llm
+from brain_server.prompts.choose_address import AddressChoice
+from npc_lab.fake_openai import FakeOpenAI
+from tests.clients import Clients
+from tests.town import spawn_json, world_json
+
+PLACE = '{"place": {"sector": "Hobbs Cafe", "arena": "cafe", "object": ""}}'
+
+
+@pytest.mark.parametrize("answer", [
+    f"<think>They want {{a place}}. Maybe {{\"place\": \"park\"}}? No.</think>\n{PLACE}",
+    f"<THINKING>\nfirst {{ then }}\n</THINKING>```json\n{PLACE}\n```",
+    f"<think>one</think><think>two {{</think>{PLACE}",
+])
+def test_the_reasoning_before_the_answer_is_not_read_as_the_answer(answer: str) -> None:
+    assert parse_answer(answer, AddressChoice).place.sector == "Hobbs Cafe"
+
+
+def test_thinking_cut_by_the_token_limit_says_what_to_set() -> None:
+    with pytest.raises(AnswerError, match="still thinking when its tokens ran out.*NPC_BRAIN_LLM_EXTRA_TOKENS"):
+        parse_answer('<think>The answer could be {"place": {"sector": "Hobbs Cafe"', AddressChoice)
+
+
+def test_the_probe_names_a_model_that_runs_out_while_thinking_and_passes_once_it_has_room() -> None:
+    with FakeOpenAI(think_words=200) as fake:
+        endpoint = Endpoint("the LLM endpoint", "NPC_BRAIN_LLM", fake.base_url, "fake-model")
+        cut = asyncio.run(probe_llm(endpoint, "k"))
+        assert cut.verdict == "warn" and "tokens ran out while thinking" in cut.line, cut
+        assert "NPC_BRAIN_LLM_EXTRA_TOKENS" in cut.line and "NPC_BRAIN_LLM_EXTRA_BODY" in cut.line
+        roomy = asyncio.run(probe_llm(endpoint, "k", asking=Asking({"think": False}, 1024)))
+        assert roomy.verdict == "ok" and roomy.mode == "json_schema", roomy
+        sent = fake.chat_requests(PROBE_PURPOSE)[-1]["body"]
+        assert sent["think"] is False and sent["max_tokens"] == 64 + 1024
+
+
+@pytest.mark.slow
+def test_a_thinking_model_with_room_plans_the_day(brain_factory, fake_llm) -> None:
+    """Every purpose's answer comes from the model, none from a fallback, and every request carries
+    the extra body and the extra tokens."""
+    fake_llm.think_words = 200
+    clients = Clients(brain_factory(llm_extra_tokens=1024, llm_extra_body='{"think": false}'))
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
+    decided = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"})
+    trace = clients.grpc("GetTrace", {"traceId": decided["traceId"]})["trace"]
+    calls = trace["llmCalls"]
+    assert calls and not [c for c in calls if c.get("fallbackUsed")], calls
+    assert decided["action"]["source"] != "ACTION_SOURCE_PROVISIONAL"
+    asked = [r["body"] for r in fake_llm.chat_requests()]
+    assert asked and all(b["think"] is False and b["max_tokens"] > 1024 for b in asked)
+    clients.close()
