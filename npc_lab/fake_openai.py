@@ -28,8 +28,10 @@ a model whose thinking eats the tokens it was given.
 
 Misconfiguration (constructor options) answers as real endpoints answer a client set up wrong:
 `models=` (another model: 404 model_not_found), `api_key=` (another key: 401), `path_prefix="/v1"`
-(paths outside it: 404, so a base URL without /v1 fails) and `response_formats=("json_object",
-"text")` (json_schema: HTTP 400, as older vLLM and llama.cpp servers answer).
+(paths outside it: 404, so a base URL without /v1 fails), `response_formats=("json_object",
+"text")` (json_schema: HTTP 400, as older vLLM and llama.cpp servers answer) and
+`reasoning_api=True` (HTTP 400 to `max_tokens` and to a temperature other than 1, word for word
+as OpenAI's reasoning models, o-series and GPT-5, answer them).
 
     python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
 """
@@ -84,7 +86,8 @@ class FakeOpenAI(LoopbackServer):
                  seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS,
                  models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
                  response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
-                 tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0) -> None:
+                 tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0,
+                 reasoning_api: bool = False) -> None:
         if streaming not in STREAMING:
             raise ValueError(f"streaming {streaming!r} is not one of {STREAMING}")
         self.latency_s = latency_s
@@ -92,6 +95,7 @@ class FakeOpenAI(LoopbackServer):
         self.streaming = streaming
         self.streams_cut = 0
         self.think_words = think_words  # a reasoning block of this many words before every answer
+        self.reasoning_api = reasoning_api  # max_tokens and temperature refused, as OpenAI's reasoning models do
         self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
         self.fault_kinds = faults
         self.slow_s = slow_s  # how long a "slow" fault waits: set it above the client's timeout
@@ -121,6 +125,13 @@ class FakeOpenAI(LoopbackServer):
         if self.models is not None and body.get("model") not in self.models:
             return 404, _error(f"The model `{body.get('model')}` does not exist or you do not have access to it.",
                                "model_not_found")
+        if self.reasoning_api and "max_tokens" in body:
+            return 400, _error("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                               "'max_completion_tokens' instead.", "unsupported_parameter", param="max_tokens")
+        if self.reasoning_api and body.get("temperature", 1) != 1:
+            return 400, _error(f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+                               "model. Only the default (1) value is supported.", "unsupported_value",
+                               param="temperature")
         if body.get("stream") and self.streaming == "refuse":
             return 400, _error("stream is not supported by this server", None, param="stream")
         kind = (body.get("response_format") or {}).get("type", "text")

@@ -9,8 +9,9 @@ import asyncio
 
 import pytest
 
-from brain_server.llm.client import AnswerError, parse_answer
+from brain_server.llm.client import LLM, AnswerError, parse_answer
 from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, probe_llm
+from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.prompts.choose_address import AddressChoice
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
@@ -61,3 +62,35 @@ def test_a_thinking_model_with_room_plans_the_day(brain_factory, fake_llm) -> No
     asked = [r["body"] for r in fake_llm.chat_requests()]
     assert asked and all(b["think"] is False and b["max_tokens"] > 1024 for b in asked)
     clients.close()
+
+
+def test_a_model_that_takes_no_max_tokens_or_temperature_is_probed_and_asked_without_them(tmp_path) -> None:
+    """OpenAI's reasoning models (o-series, GPT-5) answer HTTP 400 to `max_tokens` and to any
+    temperature but 1: the probe and the calls leave them out (the limit as max_completion_tokens)
+    instead of stopping `serve` or falling back on every call."""
+    with FakeOpenAI(reasoning_api=True) as fake:
+        endpoint = Endpoint("the LLM endpoint", "NPC_BRAIN_LLM", fake.base_url, "fake-model")
+        found = asyncio.run(probe_llm(endpoint, "k"))
+        assert found.verdict == "ok" and found.mode == "json_schema", found
+        assert "takes no max_tokens, temperature (left out)" in found.line, found.line
+        sent = fake.chat_requests(PROBE_PURPOSE)[-1]["body"]
+        assert "max_tokens" not in sent and "temperature" not in sent and sent["max_completion_tokens"] == 64
+
+        (tmp_path / "system.md").write_text("You are a test.")
+        (tmp_path / "where.md").write_text("Where do you go?")
+        where = Prompt("where", AddressChoice, max_tokens=120)
+
+        async def ask() -> tuple[AddressChoice, set[str]]:
+            llm = LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(tmp_path),
+                      max_attempts=1, backoff_s=0.01)
+            try:
+                answer = await llm.complete(where, {}, npc_id="isabella", fallback=lambda: pytest.fail("fell back"))
+                return answer, llm.refused
+            finally:
+                await llm.close()
+
+        fake.queue({"json": {"place": {"sector": "Hobbs Cafe", "arena": "cafe", "object": ""}}}, purpose="where")
+        answer, refused = asyncio.run(ask())
+        assert answer.place.sector == "Hobbs Cafe" and refused == {"max_tokens", "temperature"}
+        last = fake.chat_requests("where")[-1]["body"]
+        assert last["max_completion_tokens"] == 120 and "temperature" not in last

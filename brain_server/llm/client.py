@@ -45,7 +45,8 @@ HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earli
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 REASONING_HINT = ("give it room with NPC_BRAIN_LLM_EXTRA_TOKENS (e.g. 1024), or turn its thinking off with "
                   "NPC_BRAIN_LLM_EXTRA_BODY ('{\"think\": false}' for Ollama, "
-                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' for vLLM or llama.cpp)")
+                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' for vLLM or llama.cpp, "
+                  "'{\"reasoning_effort\": \"low\"}' for OpenAI's)")
 ResponseMode = Literal["json_schema", "json_object", "prompt"]
 # Strictest first: an endpoint that rejects one mode is asked in the next.
 RESPONSE_MODES: tuple[ResponseMode, ...] = ("json_schema", "json_object", "prompt")
@@ -67,6 +68,33 @@ def rejects_response_format(exc: Exception) -> bool:
     """HTTP 400/422 about response_format: the endpoint does not support the mode it was asked in."""
     return (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)
             and bool(_ABOUT_RESPONSE_FORMAT.search(f"{exc} {exc.body}")))
+
+
+_UNSUPPORTED = re.compile(r"unsupported|not supported|does not support|unrecognized|unknown parameter", re.IGNORECASE)
+ADAPTABLE = ("max_tokens", "temperature")  # what a model may refuse, and the request still means the same without
+
+
+def refused_parameter(exc: Exception) -> str | None:
+    """The request parameter an HTTP 400/422 says this model does not take: `max_tokens` (OpenAI's
+    reasoning models want max_completion_tokens) or `temperature` (they take only the default)."""
+    if not (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)):
+        return None
+    text = f"{exc} {exc.body}"
+    if not _UNSUPPORTED.search(text):
+        return None
+    param = exc.body.get("param") if isinstance(exc.body, dict) else None
+    return param if param in ADAPTABLE else next((p for p in ADAPTABLE if f"'{p}'" in text), None)
+
+
+def adapted(request: dict[str, Any], refused: Collection[str]) -> dict[str, Any]:
+    """`create` keywords without what the model refused: its token limit as max_completion_tokens,
+    its temperature left to the model."""
+    request = dict(request)
+    if "max_tokens" in refused and "max_tokens" in request:
+        request["max_completion_tokens"] = request.pop("max_tokens")
+    if "temperature" in refused:
+        request.pop("temperature", None)
+    return request
 
 
 def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
@@ -215,6 +243,7 @@ class LLM:
         self.send_priority = send_priority
         self.extra_body = dict(extra_body or {})
         self.extra_tokens = extra_tokens
+        self.refused: set[str] = set()  # parameters the model refused (`refused_parameter`), left out from then on
         self.streams = True  # until the endpoint refuses a streamed completion
 
     async def close(self) -> None:
@@ -326,12 +355,12 @@ class LLM:
     def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
                  mode: ResponseMode) -> dict[str, Any]:
         """The `create` keywords of one completion in a response mode."""
-        return dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
+        return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
                     temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
                     extra_headers={PURPOSE_HEADER: prompt.purpose},
                     extra_body={**self.extra_body, **({"priority": int(current_work().priority)}
                                                       if self.send_priority else {})} or None,
-                    **response_format(mode, prompt.purpose, schema))
+                    **response_format(mode, prompt.purpose, schema)), self.refused)
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
         """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
@@ -342,6 +371,8 @@ class LLM:
                 return await self._client.chat.completions.with_raw_response.create(**self._request(
                     prompt, schema, messages, mode))
             except openai.APIStatusError as exc:
+                if self._adapt(exc):
+                    continue
                 if mode == "prompt" or not rejects_response_format(exc):
                     raise
                 self._downgrade(mode)
@@ -355,6 +386,8 @@ class LLM:
             try:
                 return await stream_completion(self._client, listener, **self._request(prompt, schema, messages, mode))
             except openai.APIStatusError as exc:
+                if self._adapt(exc):
+                    continue
                 if mode != "prompt" and rejects_response_format(exc):
                     self._downgrade(mode)
                 elif exc.status_code in (400, 422):
@@ -363,6 +396,19 @@ class LLM:
                     return None
                 else:
                     raise
+
+    def _adapt(self, exc: openai.APIStatusError) -> bool:
+        """Whether the call may be asked again without a parameter the model just refused."""
+        param = refused_parameter(exc)
+        if param is None:
+            return False
+        if param in self.refused:
+            return True  # sent before another call learned it: the request leaves it out now
+        self.refused.add(param)
+        log.warning("llm_parameter_refused", parameter=param, note=f"the model does not take {param}: "
+                    + ("sending max_completion_tokens from now on" if param == "max_tokens"
+                       else "leaving it to the model from now on"))
+        return True
 
     def _downgrade(self, rejected: ResponseMode) -> None:
         if self.response_mode != rejected:

@@ -26,6 +26,8 @@ from brain_server.llm.client import (
     REASONING_HINT,
     RESPONSE_MODES,
     ResponseMode,
+    adapted,
+    refused_parameter,
     rejects_response_format,
     response_format,
     thought_past_its_tokens,
@@ -135,25 +137,35 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
         return await endpoint.diagnose(exc, client, [])
     rejected: list[str] = []
     ignored: list[str] = []
+    refused: set[str] = set()  # parameters the model does not take (OpenAI's reasoning models), left out
     for candidate in RESPONSE_MODES[RESPONSE_MODES.index(mode):]:
-        try:
-            response = await client.chat.completions.create(
-                model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,  # type: ignore[arg-type]
-                temperature=0, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE}, extra_body=asking.extra_body or None,
-                **response_format(candidate, PROBE_PURPOSE, _SCHEMA))
-        except openai.APIError as exc:
-            if candidate != "prompt" and rejects_response_format(exc):
-                rejected.append(candidate)
-                continue
-            return await endpoint.diagnose(exc, client, models)
+        while True:
+            try:
+                response = await client.chat.completions.create(**adapted(dict(
+                    model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,
+                    temperature=0, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE}, extra_body=asking.extra_body or None,
+                    **response_format(candidate, PROBE_PURPOSE, _SCHEMA)), refused))
+                break
+            except openai.APIError as exc:
+                if (param := refused_parameter(exc)) is not None and param not in refused:
+                    refused.add(param)
+                    continue
+                if candidate != "prompt" and rejects_response_format(exc):
+                    rejected.append(candidate)
+                    break
+                return await endpoint.diagnose(exc, client, models)
+        if candidate in rejected:
+            continue
         message = response.choices[0].message if response.choices else None
         content = (message.content or "") if message is not None else ""
-        if thought_past_its_tokens(content) or (not content and getattr(message, "reasoning_content", None)):
+        cut = response.choices[0].finish_reason == "length" if response.choices else False
+        if thought_past_its_tokens(content) or (cut and not without_reasoning(content).strip()):
             return Finding("warn", f"{endpoint.model} at {endpoint.base_url} thinks before it answers and its "
                                    f"{PROBE_TOKENS + asking.extra_tokens} tokens ran out while thinking: "
                                    f"{REASONING_HINT}")
         if _answers_json(content, strict=candidate == "json_schema"):
             notes = [f"rejects response_format {', '.join(rejected)}"] if rejected else []
+            notes += [f"takes no {', '.join(sorted(refused))} (left out)"] if refused else []
             notes += [f"ignores response_format {', '.join(ignored)}"] if ignored else []
             if models is not None and endpoint.model not in models:
                 notes.append(f"does not list {endpoint.model}, but answers")
