@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
 from brain_server.prompts.conversation_memo import ConversationMemo, offer_days
+from brain_server.prompts.spoken import Spoken
 
 MAX_GIST_LINES = 6
 
@@ -17,7 +18,7 @@ MAX_GIST_LINES = 6
 class GistLine(BaseModel):
     model_config = ConfigDict(extra="forbid")
     speaker: str = Field(min_length=1, max_length=80)
-    text: str = Field(min_length=1, max_length=300)
+    text: Spoken = Field(min_length=1, max_length=300)
 
 
 class ConversationSummary(BaseModel):

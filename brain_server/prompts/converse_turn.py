@@ -3,11 +3,12 @@
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
+from brain_server.prompts.spoken import Spoken
 
 
 class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    utterance: str = Field(min_length=1, max_length=400)
+    utterance: Spoken = Field(min_length=1, max_length=400)
     end_conversation: bool
 
 

@@ -7,13 +7,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
+from brain_server.prompts.spoken import Spoken
 
 EVERYONE = "everyone"
 
 
 class GroupTurn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    utterance: str = Field(min_length=1, max_length=400)
+    utterance: Spoken = Field(min_length=1, max_length=400)
     addressed_to: str = Field(min_length=1, max_length=80)
     end_conversation: bool
 

@@ -3,11 +3,12 @@
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
+from brain_server.prompts.spoken import Spoken
 
 
 class InterviewAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    answer: str = Field(min_length=1, max_length=600)
+    answer: Spoken = Field(min_length=1, max_length=600)
 
 
 PROMPT = Prompt("interview", InterviewAnswer)

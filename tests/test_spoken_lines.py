@@ -1,0 +1,46 @@
+"""A model's assistant voice is a refusal, not a character's line (brain_server/prompts/spoken.py):
+the player's Talk asks again and the NPC says the model's next, in-character line."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain_server.llm.client import AnswerError, parse_answer
+from brain_server.prompts.converse_turn import Turn
+from brain_server.prompts.interview import InterviewAnswer
+from tests.clients import Clients
+
+NINE = "2026-02-13T09:00:00Z"
+
+
+@pytest.mark.parametrize("line", [
+    "As an AI language model, I don't have a favourite pastry.",
+    "I'm sorry, but I can't assist with that request.",
+    "I\u2019m an AI assistant created by OpenAI.",
+    "I am unable to comply with that.",
+    "As a language model I cannot attend parties.",
+])
+def test_an_assistants_voice_is_not_a_characters_line(line: str) -> None:
+    with pytest.raises(AnswerError, match="answered as an assistant"):
+        parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn)
+    with pytest.raises(AnswerError, match="answered as an assistant"):
+        parse_answer(f'{{"answer": "{line}"}}', InterviewAnswer)
+
+
+@pytest.mark.parametrize("line", [
+    "Sorry, I can't help you with that, the forge is cold today.",
+    "The old clockwork man claims he is an automaton, not a person.",
+    "I can't stand the smell of the tannery.",
+])
+def test_a_character_may_still_refuse_in_its_own_words(line: str) -> None:
+    assert parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn).utterance == line
+
+
+def test_the_player_hears_the_next_in_character_line(clients: Clients, fake_llm) -> None:
+    fake_llm.queue({"json": {"utterance": "As an AI language model, I cannot have opinions about coffee.",
+                             "end_conversation": False}},
+                   {"json": {"utterance": "Coffee? Our dark roast, always.", "end_conversation": False}},
+                   purpose="converse_turn")
+    reply = clients.grpc("Talk", {"npcId": "isabella", "gameTime": NINE, "speakerName": "Ada",
+                                  "text": "Which coffee do you like?"})
+    assert reply["reply"] == "Coffee? Our dark roast, always."
