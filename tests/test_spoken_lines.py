@@ -1,4 +1,4 @@
-"""A model's assistant voice is a refusal, not a character's line (brain_server/prompts/spoken.py):
+"""A model's assistant voice is a refusal, not a character's line (brain_server/prompts/__init__.py, `Spoken`):
 the player's Talk asks again and the NPC says the model's next, in-character line."""
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def test_an_assistants_voice_is_not_a_characters_line(line: str) -> None:
     "Sorry, I can't help you with that, the forge is cold today.",
     "The old clockwork man claims he is an automaton, not a person.",
     "I can't stand the smell of the tannery.",
+    "I am an AI, the station's caretaker, and I never sleep.",
 ])
 def test_a_character_may_still_refuse_in_its_own_words(line: str) -> None:
     assert parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn).utterance == line

@@ -8,9 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain_server.prompts import Prompt
+from brain_server.prompts import Prompt, Spoken
 from brain_server.prompts.conversation_memo import ConversationMemo, offer_days
-from brain_server.prompts.spoken import Spoken
 
 MAX_GIST_LINES = 6
 

@@ -6,8 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain_server.prompts import Prompt
-from brain_server.prompts.spoken import Spoken
+from brain_server.prompts import Prompt, Spoken
 
 EVERYONE = "everyone"
 

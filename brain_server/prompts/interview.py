@@ -2,8 +2,7 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain_server.prompts import Prompt
-from brain_server.prompts.spoken import Spoken
+from brain_server.prompts import Prompt, Spoken
 
 
 class InterviewAnswer(BaseModel):
