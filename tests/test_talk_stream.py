@@ -113,8 +113,8 @@ def test_an_endpoint_that_does_not_stream_gives_the_line_whole(brain, fake_llm) 
         fake_llm.streaming = streaming  # answered whole, then HTTP 400
         messages = list(talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkStreamRequest()), timeout=30))
         reply = messages[-1].line.reply
-        assert reply and [m.WhichOneof("part") for m in messages] == (["text", "line"] if streaming == "ignore"
-                                                                       else ["line"])
+        parts = [m.WhichOneof("part") for m in messages]  # a whole answer's text may be overtaken by its line
+        assert reply and parts in ([["text", "line"], ["line"]] if streaming == "ignore" else [["line"]]), parts
         assert all(m.text == reply for m in messages[:-1])
     asked = [bool(r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")]
     assert asked == [True, True, False, False], asked  # once refused, asked whole

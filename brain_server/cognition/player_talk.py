@@ -30,6 +30,7 @@ from brain_server.llm.streaming import Listener, listening
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState
 from brain_server.prompts.converse_turn import PROMPT as TURN
+from brain_server.prompts.converse_turn import spoken
 from brain_server.records import Apply
 from brain_server.trace import Trace
 
@@ -82,7 +83,8 @@ class Player:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                listener = Listener(TURN.purpose, "utterance", on_text) if on_text is not None else None
+                listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
+                            if on_text is not None else None)
                 try:
                     with listening(listener):
                         if offline_lines.composing(self.parts.stream.llm):

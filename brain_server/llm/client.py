@@ -189,15 +189,8 @@ class LLM:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(
-        self,
-        prompt: Prompt[Out],
-        variables: Mapping[str, Any],
-        *,
-        npc_id: str,
-        fallback: Callable[[], Out],
-        trace: Trace | None = None,
-    ) -> Out:
+    async def complete(self, prompt: Prompt[Out], variables: Mapping[str, Any], *, npc_id: str,
+                       fallback: Callable[[], Out], trace: Trace | None = None) -> Out:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
@@ -290,15 +283,22 @@ class LLM:
             self._recorder(prompt.purpose, messages, content, *tokens)
         if refusal:
             raise AnswerError(f"the model refused: {str(refusal)[:200]}")
-        return parse_answer(content, prompt.schema)
+        if prompt.read is None:
+            return parse_answer(content, prompt.schema)
+        try:
+            return prompt.read(content, variables)
+        except ValueError as exc:  # pydantic's ValidationError included
+            raise AnswerError(f"unusable {prompt.purpose} answer: {exc}") from exc
 
     def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
                  mode: ResponseMode) -> dict[str, Any]:
-        """The `create` keywords of one completion in a response mode."""
-        return dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
-                    temperature=0.7, max_tokens=prompt.max_tokens, extra_headers={PURPOSE_HEADER: prompt.purpose},
+        """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
+        text = prompt.read is not None
+        return dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
+                    else messages, temperature=0.7, max_tokens=prompt.max_tokens,
+                    extra_headers={PURPOSE_HEADER: prompt.purpose},
                     extra_body={"priority": int(current_work().priority)} if self.send_priority else None,
-                    **response_format(mode, prompt.purpose, schema))
+                    **({} if text else response_format(mode, prompt.purpose, schema)))
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
         """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
