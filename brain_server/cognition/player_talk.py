@@ -66,6 +66,7 @@ class Player:
         When the conversation ends it is remembered, in the background. `on_text` hears the line
         as the model writes it; cancelled meanwhile, the conversation keeps the player's line and
         the NPC's as far as it was heard (`_cut_short`), and stays open."""
+        heard = time.perf_counter()
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
         speaker = Speaker.of(npc, now)
@@ -96,6 +97,10 @@ class Player:
                 except asyncio.CancelledError:
                     self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
                     raise
+                if listener is not None and listener.asked is not None and listener.first_words is not None:
+                    trace.note(f"talk: the model asked {(listener.asked - heard) * 1000:.0f} ms after the line was "
+                               f"heard, its first words read {(listener.first_words - listener.asked) * 1000:.0f} "
+                               "ms later")
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
                 ended = turn.end_conversation or len(talk.lines) >= MAX_LINES

@@ -106,6 +106,8 @@ class SpokenText:
     def _visible(self, *, final: bool) -> str:
         text = _THINKING.sub("", self.buffer, count=1) if self.buffer.lstrip().startswith("<think>") else self.buffer
         text = text.lstrip()
+        if not final and any(start.startswith(text) for start in ("<think>", "```")):
+            return ""
         if text.startswith("```"):
             if "\n" not in text and not final:
                 return ""
