@@ -21,7 +21,6 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.groups import listed
-from brain_server.cognition.memory_stream import bullet_list
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import replan
@@ -147,8 +146,9 @@ class Player:
         name, stream = speaker.persona.name, self.parts.stream
         if offline_lines.composing(stream.llm):
             return PlayerTalk(view=("", ""))  # composed lines need no view, and the model no second call
-        memories = await stream.retrieve(speaker.npc_id, f"{name}'s relationship with {player}", now, trace)
-        talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", bullet_list(memories)))
+        # Until the view is written, the turn's prompt points at the memories it shows (no retrieval
+        # of its own here: the first words would wait for it, and `relationship` retrieves them).
+        talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", ""))
         if self.thinking.background:
             with doing(Work(Priority.SOCIAL, speaker.npc_id)):
                 talk.summary = asyncio.create_task(relationship(speaker, player, now, stream, trace))
