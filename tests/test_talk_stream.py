@@ -68,6 +68,7 @@ def test_a_line_that_only_begins_like_a_name_or_a_tag_is_shown() -> None:
         ["", "Is that", "Is that", "Is that [excited] so?", "Is that [excited] so?", "Is that [excited] so?"]
     with pytest.raises(ValueError, match="no line"):
         read('{"utterance": {"unexpected": [1, 2]}}', {"npc_name": "Isabella Rodriguez"})
+    assert read("I see. " + "A job is a job, " * 40, {}).utterance == "I see."  # a loop cut after its last sentence
 
 
 def test_the_hard_stand_in_writes_lines_off_format_and_they_read_clean() -> None:
@@ -155,6 +156,7 @@ def test_an_endpoint_that_does_not_stream_gives_the_line_whole(brain, fake_llm) 
         assert all(m.text == reply for m in messages[:-1])
     asked = [bool(r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")]
     assert asked == [True, True, False, False], asked  # once refused, asked whole
+    assert not any("response_format" in r["body"] for r in fake_llm.chat_requests("converse_turn"))  # plain text
     channel.close()
 
 

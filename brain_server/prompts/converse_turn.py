@@ -10,11 +10,12 @@ from brain_server.llm.streaming import SpokenText
 from brain_server.prompts import Prompt
 
 END, GO_ON = "[end]", "[continue]"
+MAX_CHARS = 400
 
 
 class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    utterance: str = Field(min_length=1, max_length=400)
+    utterance: str = Field(min_length=1, max_length=MAX_CHARS)
     end_conversation: bool
 
 
@@ -31,7 +32,17 @@ def read(text: str, variables: Mapping[str, Any]) -> Turn:
     if not line:
         raise ValueError(f"no line in the answer: {text[:120]!r}")
     ended = reader.tag == END.strip("[]") if reader.json is None else reader.json.get("end_conversation") is True
-    return Turn(utterance=line, end_conversation=ended)
+    return Turn(utterance=_bounded(line), end_conversation=ended)
+
+
+def _bounded(line: str) -> str:
+    """A line that ran on (a model looping until max_tokens), cut after its last whole sentence
+    within MAX_CHARS: the player has read its start already, so it is kept rather than asked again."""
+    if len(line) <= MAX_CHARS:
+        return line
+    cut = line[:MAX_CHARS]
+    end = max(cut.rfind(mark) for mark in ".!?")
+    return cut[:end + 1] if end > 0 else cut.rsplit(" ", 1)[0]
 
 
 PROMPT = Prompt("converse_turn", Turn, max_tokens=200, read=read)
