@@ -146,7 +146,7 @@ class SpokenText:
                 bracket = line.find("[", bracket + 1)
             bare = line.strip(" .!()*").lower()
             if n and bare in self._tags:
-                self.tag = next(t for t in self._tags if bare.startswith(t))
+                self.tag = bare
                 break
             if last and n and any(t.startswith(bare) for t in self._tags):
                 break
@@ -171,6 +171,8 @@ class SpokenText:
 
 
 class Reader(Protocol):
+    """What a listener reads a completion with: the text to show after each chunk (`SpokenText`)."""
+
     def feed(self, chunk: str) -> str: ...
 
 
