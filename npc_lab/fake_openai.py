@@ -55,6 +55,7 @@ from typing import Any
 from brain_server.llm.client import PURPOSE_HEADER
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
+from brain_server.prompts.converse_turn import END, GO_ON
 
 WORDS = ("quiet", "morning", "coffee", "friendly", "garden", "book", "music", "neighbour", "market", "walk",
          "painting", "lecture", "bread", "river", "festival", "letter", "window", "recipe", "lantern", "chess")
@@ -252,7 +253,7 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             if "json" in scripted:
                 content = json.dumps(scripted["json"], ensure_ascii=False)
             if content is None:
-                content = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
+                content = as_text(fake.answer(body, purpose))
             finish = "stop"
             if fake.think_words:
                 content, finish = thought_first(content, fake.think_words, body.get("max_tokens"))
@@ -311,7 +312,7 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 self.send_json(200, completion(body, faulty_content(kind, fake.answer(body, purpose))))
 
         def _not_a_completion(self, kind: str, body: dict[str, Any], purpose: str | None) -> None:
-            good = json.dumps(fake.answer(body, purpose), ensure_ascii=False)
+            good = as_text(fake.answer(body, purpose))
             if kind == "html_200":
                 self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
             elif kind == "text_200":
@@ -380,9 +381,14 @@ def broken_completion(kind: str, good: dict[str, Any]) -> dict[str, Any]:
     return good
 
 
+def as_text(answer: Any) -> str:
+    """A completion's text: a plain-text answer as it is, any other as JSON."""
+    return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+
+
 def faulty_content(kind: str, good: Any) -> str:
     """The completion text of a content fault, made from the answer that would have been right."""
-    text = json.dumps(good, ensure_ascii=False)
+    text = as_text(good)
     if kind == "garbage":
         return "Sure! Here is what I think: the weather is lovely today."
     if kind == "truncated":
@@ -391,6 +397,8 @@ def faulty_content(kind: str, good: Any) -> str:
         return json.dumps({"answer": "I am not following the schema", "confidence": "high"})
     if kind == "empty":
         return ""
+    if kind == "wrong_types" and isinstance(good, str):  # a line's words where the text belongs
+        return json.dumps({"utterance": {"unexpected": [1, 2]}})
     if kind == "wrong_types":
         return json.dumps({key: {"unexpected": [1, 2]} for key in good} if isinstance(good, dict) else [good])
     return text  # "slow": a good answer, too late
@@ -416,10 +424,14 @@ def hashed_vector(text: str, dim: int) -> list[float]:
 
 
 def answer(body: dict[str, Any], purpose: str | None) -> Any:
-    """A schema-valid answer, deterministic in the messages."""
+    """A schema-valid answer, deterministic in the messages; a line of dialogue in plain text where
+    the prompt asks for one (converse_turn's words, then its tag)."""
     seed = hashlib.sha256(json.dumps(body.get("messages", []), sort_keys=True).encode()).hexdigest()
     rng = random.Random(seed)
     fmt = body.get("response_format") or {}
+    if not fmt and GO_ON in str((body.get("messages") or [{}])[-1].get("content", "")):
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 9)))
+        return f"{words[0].upper()}{words[1:]}.\n{rng.choice((END, GO_ON))}"
     schema = (fmt.get("json_schema") or {}).get("schema") or {}
     if "blocks" in schema.get("properties", {}):  # a day plan (without a schema, the fake answers {})
         return _day_plan(schema, rng)

@@ -67,6 +67,8 @@ from npc_lab.sim.runner import Town, Walker
 from npc_lab.tables import markdown_table
 
 SERVICE = "/npc_brain.v1.BrainService"
+# player_talk.py's note on a streamed line: ms from the line heard to the model asked, then to its first words
+FIRST_WORDS_NOTE = re.compile(r"talk: the model asked (\d+) ms after the line was heard, its first words read (\d+) ms")
 STREAMED = frozenset({"TalkStream"})  # server-streaming RPCs, whose last message carries the `line`
 DEADLINE_S = 15.0  # Godot's NpcBrainLane.timeout_s (npc_brain/brain/timeout_s)
 RETRY_S, MAX_RETRY_S = 1.0, 8.0  # NpcBrainAgent's back-off after a failed call
@@ -406,6 +408,10 @@ class RealTime:
         self.transport = {npc_id: ("grpc", "connect")[i % 2] for i, npc_id in enumerate(ids)}
         self.decides = {t: Calls(TARGETS["decide_p99_ms"]) for t in callers}
         self.talks = Calls()
+        # A streamed line's first words, step by step (the brain's trace note): from the line heard
+        # to the model asked (retrieval, its query's embedding, the prompt, a slot), from there to
+        # the first words read (the model's first tokens), and the rest (the transports, both ways)
+        self.first_words_steps: dict[str, list[float]] = {"asked_ms": [], "model_ms": [], "wire_ms": []}
         self.talk_conversations = 0
         self.thinking_answers = 0
         self.answers: dict[str, list[Answer]] = defaultdict(list)
@@ -498,8 +504,19 @@ class RealTime:
                 request.game_time.FromDatetime(self.clock.now())
                 reply = await caller.call(self.talk, request)
                 self.talks.add(reply)
+                if not reply.status and reply.first_ms is not None and self.talk == "TalkStream":
+                    await self.time_first_words(reply.message.trace_id, reply.first_ms)
                 if reply.status or reply.message.end_conversation:
                     break
+
+    async def time_first_words(self, trace_id: str, first_ms: float) -> None:
+        """The steps of one line's first words, from its trace (none where the line came whole)."""
+        found = await self.callers["grpc"].stub.GetTrace(pb.GetTraceRequest(trace_id=trace_id), timeout=DEADLINE_S)
+        for note in found.trace.notes:
+            if m := FIRST_WORDS_NOTE.search(note):
+                asked, model = float(m.group(1)), float(m.group(2))
+                for key, ms in zip(self.first_words_steps, (asked, model, first_ms - asked - model), strict=True):
+                    self.first_words_steps[key].append(ms)
 
 
 # --- measuring the run ----------------------------------------------------------------------------
@@ -644,7 +661,8 @@ async def _drive(brain: BrainProcess, town: Town, args: argparse.Namespace, star
         "provisional_share": {"after_first_hour": share(after, "provisional"),
                               "overall": share(by_source, "provisional")},
         "minutes_by_source": {k: round(v, 1) for k, v in sorted(by_source.items())},
-        "talk": {"conversations": run.talk_conversations, "lines": talk["count"], **talk},
+        "talk": {"conversations": run.talk_conversations, "lines": talk["count"], **talk,
+                 "first_words_steps": {k: percentiles(v) for k, v in run.first_words_steps.items()}},
         "queues": queues(usage),
         "inside_brain": vitals(usage),
         "llm": llm_usage(usage, awake_hours(run.answers, start, end)),
@@ -708,6 +726,10 @@ def _ms(value: Any) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
+STEPS = {"asked_ms": "line heard -> model asked (retrieval, embedding, prompt, slot)",
+         "model_ms": "model asked -> first words read", "wire_ms": "the rest: transports, both ways"}
+
+
 def table(r: dict[str, Any]) -> str:
     rows = [[t, d.get("count", 0), _ms(d.get("p50_ms")), _ms(d.get("p99_ms")), _ms(d.get("max_ms")),
              _ms(d["after_start"].get("p99_ms")), f'{_ms(d["sent_alone"].get("p99_ms"))} ({d["sent_alone"]["count"]})',
@@ -721,6 +743,10 @@ def table(r: dict[str, Any]) -> str:
                       [[r.get("talk_rpc", "Talk"), t["conversations"], t["count"], _ms(w.get("p50_ms")),
                         _ms(w.get("p99_ms")), _ms(t.get("p50_ms")), _ms(t.get("p99_ms")), _ms(t.get("max_ms")),
                         t["timeouts"], t["errors"]]]))
+    if any(v["count"] for v in t.get("first_words_steps", {}).values()):
+        out.append(markdown_table(["first words, step by step", "lines", "p50 ms", "p99 ms", "max ms"],
+                                  [[STEPS[k], v["count"], _ms(v.get("p50_ms")), _ms(v.get("p99_ms")),
+                                    _ms(v.get("max_ms"))] for k, v in t["first_words_steps"].items()]))
     out.append(markdown_table(["LLM queue", "served", "waiting", "wait p50 ms", "wait p99 ms", "dropped stale", "dropped full"],
                       [[p, q["served"], q["waiting"], _ms(q["wait_p50_ms"]), _ms(q["wait_p99_ms"]), q["dropped_stale"],
                         q["dropped_full"]] for p, q in r["queues"].items()]))

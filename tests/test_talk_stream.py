@@ -3,6 +3,7 @@ streaming protocol (httpx), whole where the endpoint does not stream, and stoppe
 
 from __future__ import annotations
 
+from collections import defaultdict
 import json
 import struct
 import time
@@ -14,7 +15,10 @@ import httpx
 import pytest
 
 from brain_server.llm.streaming import FieldText
+from brain_server.prompts import PromptLibrary
+from brain_server.prompts.converse_turn import Turn, read, spoken
 from npc_brain.v1 import brain_pb2 as pb
+from npc_lab.standin import respond
 from tests.clients import Clients
 from tests.test_rpc_tools import run, tool
 from tests.town import spawn_json, world_json
@@ -39,6 +43,40 @@ def test_a_field_is_read_as_it_arrives_escapes_cut_by_chunks_included() -> None:
     reader = FieldText("utterance")
     chunks = ['{"end_conversation": false, "utter', 'ance": "Caf', '\\u00', 'e9 \\', '"ok\\"', '", "x": "y"}']
     assert [reader.feed(c) for c in chunks] == ["", "Caf", "Caf", "Café ", 'Café "ok"', 'Café "ok"']
+
+
+LINE = "Well, hello there!"
+# A line as the prompt asks for it, and as models write it anyway (the hard stand-in writes the first five).
+FORMS = [(f"{LINE}\n[continue]", False), (f'"{LINE}"\n[end]', True), (f"Isabella Rodriguez: {LINE} [END]", True),
+         (json.dumps({"utterance": LINE, "end_conversation": True}), True), (f'Isabella: "{LINE}"', False),
+         (f'```json\n{{"line": "{LINE}"}}\n```', False), (f"<think>Klaus wants news.</think>\n{LINE}\nEND", True),
+         (f"\u201c{LINE}\u201d [end of conversation]", True), (f"{LINE}\nContinue.", False)]
+
+
+@pytest.mark.parametrize(("answer", "ended"), FORMS, ids=range(len(FORMS)))
+def test_only_the_words_show_however_the_model_wraps_them(answer: str, ended: bool) -> None:
+    reader, shown = spoken("Isabella Rodriguez"), []
+    for at in range(0, len(answer), 3):  # three characters a chunk: tags, names and escapes cut
+        shown.append(reader.feed(answer[at:at + 3]))
+    assert all(LINE.startswith(text) for text in shown) and shown[-1] == LINE, shown
+    assert read(answer, {"npc_name": "Isabella Rodriguez"}) == Turn(utterance=LINE, end_conversation=ended)
+
+
+def test_a_line_that_only_begins_like_a_name_or_a_tag_is_shown() -> None:
+    reader = spoken("Isabella Rodriguez")
+    assert [reader.feed(c) for c in ("Is", " that", " [e", "xcited] so?", "\n[en", "d]")] == \
+        ["", "Is that", "Is that", "Is that [excited] so?", "Is that [excited] so?", "Is that [excited] so?"]
+    with pytest.raises(ValueError, match="no line"):
+        read('{"utterance": {"unexpected": [1, 2]}}', {"npc_name": "Isabella Rodriguez"})
+    assert read("I see. " + "A job is a job, " * 40, {}).utterance == "I see."  # a loop cut after its last sentence
+
+
+def test_the_hard_stand_in_writes_lines_off_format_and_they_read_clean() -> None:
+    body = {"messages": PromptLibrary().render("converse_turn", defaultdict(lambda: "", npc_name="Piet Vos",
+                                                                          persona="Name: Piet Vos", partner="Odile"))}
+    answers = [respond(body, seed, "hard") for seed in range(20)]
+    assert 2 <= sum(not a.endswith(("\n[continue]", "\n[end]")) for a in answers) <= 12, answers
+    assert {read(a, {"npc_name": "Piet Vos"}).utterance for a in answers} == {"Hi Odile! How are you doing?"}
 
 
 def _messages(text: str) -> list[dict[str, Any]]:
@@ -113,11 +151,12 @@ def test_an_endpoint_that_does_not_stream_gives_the_line_whole(brain, fake_llm) 
         fake_llm.streaming = streaming  # answered whole, then HTTP 400
         messages = list(talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkStreamRequest()), timeout=30))
         reply = messages[-1].line.reply
-        assert reply and [m.WhichOneof("part") for m in messages] == (["text", "line"] if streaming == "ignore"
-                                                                       else ["line"])
+        parts = [m.WhichOneof("part") for m in messages]  # a whole answer's text may be overtaken by its line
+        assert reply and parts in ([["text", "line"], ["line"]] if streaming == "ignore" else [["line"]]), parts
         assert all(m.text == reply for m in messages[:-1])
     asked = [bool(r["body"].get("stream")) for r in fake_llm.chat_requests("converse_turn")]
     assert asked == [True, True, False, False], asked  # once refused, asked whole
+    assert not any("response_format" in r["body"] for r in fake_llm.chat_requests("converse_turn"))  # plain text
     channel.close()
 
 

@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from brain_server.cognition.player_talk import OPEN_TALKS_PER_NPC
-from brain_server.llm.client import HOURS_PER_NPC
+from brain_server.llm.usage import HOURS_PER_NPC
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
 

@@ -127,6 +127,10 @@ class MemoryStream:
         """The top memories for a query, every memory of the NPC scored as in the paper (inside
         Qdrant: `retrieve.py`); retrieving refreshes their recency."""
         [vector] = await self.embedder.embed([query])
+        return await self._retrieved(npc_id, query, vector, now, trace, kind)
+
+    async def _retrieved(self, npc_id: str, query: str, vector: list[float], now: datetime, trace: Trace | None,
+                         kind: MemoryKind | None = None) -> list[RetrievedRecord]:
         records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
         if records:
             await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
@@ -138,9 +142,11 @@ class MemoryStream:
                            apart: int) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
         without those among the first's `apart` best, so a prompt showing both lists no memory twice."""
-        by_first = await self.retrieve(npc_id, first, now, trace)
+        vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
+        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace)
         shown = {r.node.id for r in by_first[:apart]}
-        return by_first, [r for r in await self.retrieve(npc_id, second, now, trace) if r.node.id not in shown]
+        return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace)
+                          if r.node.id not in shown]
 
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
             kind: MemoryKind | None) -> list[RetrievedRecord]:

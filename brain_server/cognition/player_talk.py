@@ -21,7 +21,6 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.groups import listed
-from brain_server.cognition.memory_stream import bullet_list
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import replan
@@ -30,6 +29,7 @@ from brain_server.llm.streaming import Listener, listening
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState
 from brain_server.prompts.converse_turn import PROMPT as TURN
+from brain_server.prompts.converse_turn import spoken
 from brain_server.records import Apply
 from brain_server.trace import Trace
 
@@ -65,6 +65,7 @@ class Player:
         When the conversation ends it is remembered, in the background. `on_text` hears the line
         as the model writes it; cancelled meanwhile, the conversation keeps the player's line and
         the NPC's as far as it was heard (`_cut_short`), and stays open."""
+        heard = time.perf_counter()
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
         speaker = Speaker.of(npc, now)
@@ -82,7 +83,8 @@ class Player:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                listener = Listener(TURN.purpose, "utterance", on_text) if on_text is not None else None
+                listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
+                            if on_text is not None else None)
                 try:
                     with listening(listener):
                         if offline_lines.composing(self.parts.stream.llm):
@@ -94,6 +96,10 @@ class Player:
                 except asyncio.CancelledError:
                     self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
                     raise
+                if listener is not None and listener.asked is not None and listener.first_words is not None:
+                    trace.note(f"talk: the model asked {(listener.asked - heard) * 1000:.0f} ms after the line was "
+                               f"heard, its first words read {(listener.first_words - listener.asked) * 1000:.0f} "
+                               "ms later")
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
                 ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
@@ -140,8 +146,9 @@ class Player:
         name, stream = speaker.persona.name, self.parts.stream
         if offline_lines.composing(stream.llm):
             return PlayerTalk(view=("", ""))  # composed lines need no view, and the model no second call
-        memories = await stream.retrieve(speaker.npc_id, f"{name}'s relationship with {player}", now, trace)
-        talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", bullet_list(memories)))
+        # Until the view is written, the turn's prompt points at the memories it shows (no retrieval
+        # of its own here: the first words would wait for it, and `relationship` retrieves them).
+        talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", ""))
         if self.thinking.background:
             with doing(Work(Priority.SOCIAL, speaker.npc_id)):
                 talk.summary = asyncio.create_task(relationship(speaker, player, now, stream, trace))

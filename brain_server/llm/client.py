@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
-from datetime import datetime
-import heapq
-import json
 import random
-import re
 import time
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import openai
 from openai.types import CompletionUsage
@@ -30,9 +25,22 @@ import structlog
 from brain_server import metrics
 from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
+from brain_server.llm.dialects import (
+    REASONING_HINT,
+    RESPONSE_MODES,
+    ResponseMode,
+    adapted,
+    refused_parameter,
+    rejects_response_format,
+    response_format,
+    schema_in_text,
+    thought_past_its_tokens,
+    without_reasoning,
+)
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
 from brain_server.llm.streaming import Listener, Streamed, listener_for, stream_completion
+from brain_server.llm.usage import Usage
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
 
@@ -41,113 +49,7 @@ log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
-HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
-REASONING_HINT = ("give it room with NPC_BRAIN_LLM_EXTRA_TOKENS (e.g. 1024), or turn its thinking off with "
-                  "NPC_BRAIN_LLM_EXTRA_BODY ('{\"think\": false}' for Ollama, "
-                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' for vLLM or llama.cpp, "
-                  "'{\"reasoning_effort\": \"low\"}' for OpenAI's)")
-ResponseMode = Literal["json_schema", "json_object", "prompt"]
-# Strictest first: an endpoint that rejects one mode is asked in the next.
-RESPONSE_MODES: tuple[ResponseMode, ...] = ("json_schema", "json_object", "prompt")
-_ABOUT_RESPONSE_FORMAT = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
-# A prompt that shows the answer's shape ('Answer as {"importance": ...}') needs no schema appended.
-_SHOWS_SHAPE = re.compile(r'\{\s*"\w+"\s*:')
-
-
-def response_format(mode: ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The `create` keywords for a mode: response_format json_schema, json_object, or none (prompt)."""
-    if mode == "json_schema":
-        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
-    if mode == "json_object":
-        return {"response_format": {"type": "json_object"}}
-    return {}
-
-
-def rejects_response_format(exc: Exception) -> bool:
-    """HTTP 400/422 about response_format: the endpoint does not support the mode it was asked in."""
-    return (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)
-            and bool(_ABOUT_RESPONSE_FORMAT.search(f"{exc} {exc.body}")))
-
-
-_UNSUPPORTED = re.compile(r"unsupported|not supported|does not support|unrecognized|unknown parameter", re.IGNORECASE)
-ADAPTABLE = ("max_tokens", "temperature")  # what a model may refuse, and the request still means the same without
-
-
-def refused_parameter(exc: Exception) -> str | None:
-    """The request parameter an HTTP 400/422 says this model does not take: `max_tokens` (OpenAI's
-    reasoning models want max_completion_tokens) or `temperature` (they take only the default)."""
-    if not (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)):
-        return None
-    text = f"{exc} {exc.body}"
-    if not _UNSUPPORTED.search(text):
-        return None
-    param = exc.body.get("param") if isinstance(exc.body, dict) else None
-    return param if param in ADAPTABLE else next((p for p in ADAPTABLE if f"'{p}'" in text), None)
-
-
-def adapted(request: dict[str, Any], refused: Collection[str]) -> dict[str, Any]:
-    """`create` keywords without what the model refused: its token limit as max_completion_tokens,
-    its temperature left to the model."""
-    request = dict(request)
-    if "max_tokens" in refused and "max_tokens" in request:
-        request["max_completion_tokens"] = request.pop("max_tokens")
-    if "temperature" in refused:
-        request.pop("temperature", None)
-    return request
-
-
-def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
-    """Prompt mode: the schema appended to the last message, unless the prompt already shows the shape."""
-    if _SHOWS_SHAPE.search(messages[-1]["content"]):
-        return messages
-    shape = json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
-    return [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n"
-                             f"Answer with one JSON object matching this JSON schema: {shape}"}]
-
-
-@dataclass
-class UsageCounter:
-    calls: int = 0
-    failed_attempts: int = 0
-    fallbacks: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_latency_ms: float = 0.0
-
-    def add(self, call: LlmCallRecord, *, calls: int = 0) -> None:
-        self.calls += calls
-        self.fallbacks += call.fallback_used
-        self.prompt_tokens += call.prompt_tokens
-        self.completion_tokens += call.completion_tokens
-        self.total_latency_ms += call.latency_ms
-
-
-class Usage:
-    """LLM usage per (npc_id, purpose) and per (npc_id, game hour): the cost that matters. The game
-    hours are the caller's to send, so each NPC keeps its latest HOURS_PER_NPC of them."""
-
-    def __init__(self) -> None:
-        self.counters: dict[tuple[str, str], UsageCounter] = {}
-        self.hourly: dict[tuple[str, datetime], UsageCounter] = {}
-        self._hours: dict[str, list[datetime]] = {}  # each NPC's hours in self.hourly, a heap (earliest first)
-
-    def counter(self, npc_id: str, purpose: str) -> UsageCounter:
-        return self.counters.setdefault((npc_id, purpose), UsageCounter())
-
-    def hour(self, npc_id: str, game_time: datetime) -> UsageCounter:
-        key = (npc_id, game_time.replace(minute=0, second=0, microsecond=0))
-        counter = self.hourly.get(key)
-        if counter is None:
-            counter = self.hourly[key] = UsageCounter()
-            hours = self._hours.setdefault(npc_id, [])
-            heapq.heappush(hours, key[1])
-            if len(hours) > HOURS_PER_NPC:
-                del self.hourly[(npc_id, heapq.heappop(hours))]
-        return counter
-
-    def total_calls(self) -> int:
-        return sum(c.calls for c in self.counters.values())
 
 
 class AnswerError(Exception):
@@ -156,25 +58,6 @@ class AnswerError(Exception):
 
 class NotACompletion(Exception):
     """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
-
-
-_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_REASONING_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
-
-
-def without_reasoning(text: str) -> str:
-    """The answer without the reasoning a thinking model writes first (`<think>...</think>`, as
-    DeepSeek-R1, Qwen3 and QwQ do where the server leaves it in the content); a block never closed
-    (the tokens ran out while thinking) leaves no answer."""
-    text = _REASONING.sub("", text)
-    opened = _REASONING_OPEN.search(text)
-    return text if opened is None else text[:opened.start()]
-
-
-def thought_past_its_tokens(text: str) -> bool:
-    """Whether the answer is a reasoning block the token limit cut (nothing after it)."""
-    opened = _REASONING_OPEN.search(text or "")
-    return opened is not None and not without_reasoning(text).strip()
 
 
 def parse_answer(text: str, schema: type[Out]) -> Out:
@@ -249,15 +132,8 @@ class LLM:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(
-        self,
-        prompt: Prompt[Out],
-        variables: Mapping[str, Any],
-        *,
-        npc_id: str,
-        fallback: Callable[[], Out],
-        trace: Trace | None = None,
-    ) -> Out:
+    async def complete(self, prompt: Prompt[Out], variables: Mapping[str, Any], *, npc_id: str,
+                       fallback: Callable[[], Out], trace: Trace | None = None) -> Out:
         """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
@@ -350,17 +226,23 @@ class LLM:
             self._recorder(prompt.purpose, messages, content, *tokens)
         if refusal:
             raise AnswerError(f"the model refused: {str(refusal)[:200]}")
-        return parse_answer(content, prompt.schema)
+        if prompt.read is None:
+            return parse_answer(content, prompt.schema)
+        try:
+            return prompt.read(content, variables)
+        except ValueError as exc:  # pydantic's ValidationError included
+            raise AnswerError(f"unusable {prompt.purpose} answer: {exc}") from exc
 
     def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
                  mode: ResponseMode) -> dict[str, Any]:
-        """The `create` keywords of one completion in a response mode."""
-        return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" else messages,
-                    temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
-                    extra_headers={PURPOSE_HEADER: prompt.purpose},
-                    extra_body={**self.extra_body, **({"priority": int(current_work().priority)}
-                                                      if self.send_priority else {})} or None,
-                    **response_format(mode, prompt.purpose, schema)), self.refused)
+        """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
+        text = prompt.read is not None
+        return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
+                            else messages, temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
+                            extra_headers={PURPOSE_HEADER: prompt.purpose},
+                            extra_body={**self.extra_body, **({"priority": int(current_work().priority)}
+                                                              if self.send_priority else {})} or None,
+                            **({} if text else response_format(mode, prompt.purpose, schema))), self.refused)
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
         """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about

@@ -21,8 +21,8 @@ import structlog
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError, root_cause
-from brain_server.llm.client import (
-    PURPOSE_HEADER,
+from brain_server.llm.client import PURPOSE_HEADER
+from brain_server.llm.dialects import (
     REASONING_HINT,
     RESPONSE_MODES,
     ResponseMode,

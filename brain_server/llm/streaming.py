@@ -1,9 +1,11 @@
 """A completion streamed to someone waiting for its words: the player reading an NPC's line.
 
-Answers are JSON (`{"utterance": "...", "end_conversation": false}`), so the words the player may
-see are one string field of a JSON object that arrives a few characters at a time. `FieldText`
-reads that field's value as far as it has arrived (escapes decoded, an escape cut by a chunk held
-back), and the `Listener` hears it grow. A listener is set for the code that writes one line
+A line is asked for as plain text, the words first (`SpokenText`: a tag after them, such as
+`[end]`, says what else the line means), so its first token is already a word; a model that
+ignores the format (a name before the line, quotes around it, JSON anyway, a code fence or a
+reasoning block first) still shows only the words. `FieldText` reads one string field of a JSON
+object as far as it has arrived (escapes decoded, an escape cut by a chunk held back). The
+`Listener` hears the visible text grow. A listener is set for the code that writes one line
 (`listening`), and the LLM client streams the completions of its purpose to it; every other
 completion is asked for as before. An endpoint that does not stream (it answers stream=true with
 an error, or with a whole completion) gives the line in one piece.
@@ -17,7 +19,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 import json
 import re
-from typing import Any
+import time
+from typing import Any, Protocol
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -26,10 +29,11 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 
 
 class FieldText:
-    """The value of one string field of a JSON object being written, as far as it has arrived."""
+    """The value of one string field of a JSON object being written, as far as it has arrived
+    (`name` None: the first field whose value is a string)."""
 
-    def __init__(self, name: str) -> None:
-        self._key = re.compile(f'"{re.escape(name)}"' + r'\s*:\s*"')
+    def __init__(self, name: str | None) -> None:
+        self._key = re.compile((r'"(?:[^"\\]|\\.)*"' if name is None else f'"{re.escape(name)}"') + r'\s*:\s*"')
         self.buffer = ""
 
     def feed(self, chunk: str) -> str:
@@ -70,25 +74,133 @@ def _decoded_prefix(text: str, start: int) -> str:
     return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+_THINKING = re.compile(r"^\s*<think>.*?(?:</think>|$)\s*", re.DOTALL)
+_FENCE = re.compile(r"^```[\w-]*\n?")
+_QUOTES = {'"': '"', "\u201c": "\u201d"}
+
+
+class SpokenText:
+    """A line of speech asked for as plain text: the words, then one of `tags` (`[end]`), read
+    as far as it has arrived. What a model adds despite the prompt is not shown: a reasoning
+    block, a code fence, the speaker's name before the line, quotes around it, a JSON object
+    (its first string field is the line). A tag is also taken bare on a line of its own ("END").
+    What could still turn out to be one of these (`Isab` of "Isabella:", `[con` of "[continue]")
+    is held back until it is clear."""
+
+    def __init__(self, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
+        self._prefixes = [f"{n}:".lower() for n in dict.fromkeys(names) if n]
+        self._tags = [t.strip("[]").lower() for t in tags]
+        self.buffer = ""
+        self.tag: str | None = None  # the tag the answer ended with, once read
+        self.json: dict[str, Any] | None = None  # the object a model answered instead, once whole
+
+    def feed(self, chunk: str) -> str:
+        """The words so far, after `chunk` arrived."""
+        self.buffer += chunk
+        return self._visible(final=False)
+
+    def final(self) -> str:
+        """The whole line, once the answer is complete (its tag in `tag`, an object in `json`)."""
+        return self._visible(final=True)
+
+    def _visible(self, *, final: bool) -> str:
+        text = _THINKING.sub("", self.buffer, count=1) if self.buffer.lstrip().startswith("<think>") else self.buffer
+        text = text.lstrip()
+        if not final and any(start.startswith(text) for start in ("<think>", "```")):
+            return ""
+        if text.startswith("```"):
+            if "\n" not in text and not final:
+                return ""
+            text = _FENCE.sub("", text).rsplit("```", 1)[0].strip() if final else _FENCE.sub("", text).lstrip()
+        if text.startswith("{"):
+            return self._from_json(text, final)
+        for prefix in self._prefixes:
+            if text.lower().startswith(prefix):
+                text = text[len(prefix):].lstrip()
+                break
+            if prefix.startswith(text.lower()) and not final:
+                return ""
+        words = self._words(text, final)
+        if text[:1] in _QUOTES:
+            words = words[1:]
+            close = _QUOTES[text[0]]
+            words = words[:-1] if words.endswith(close) else words
+        return " ".join(words.split())
+
+    def _words(self, text: str, final: bool) -> str:
+        """The text before its tag (noting which), lines joined; an unfinished line or bracket
+        that may become a tag held back."""
+        kept: list[str] = []
+        lines = text.split("\n")
+        for n, line in enumerate(lines):
+            last = n == len(lines) - 1 and not final
+            bracket = line.find("[")
+            while bracket >= 0:
+                inside = line[bracket + 1:].split("]", 1)
+                word = inside[0].strip().lower()
+                if self._is_tag(word):
+                    self.tag = next(t for t in self._tags if word.startswith(t))
+                    return "\n".join([*kept, line[:bracket]]).strip()
+                if last and len(inside) == 1 and any(t.startswith(word) for t in self._tags):
+                    return "\n".join([*kept, line[:bracket]]).strip()
+                bracket = line.find("[", bracket + 1)
+            bare = line.strip(" .!()*").lower()
+            if n and bare in self._tags:
+                self.tag = bare
+                break
+            if last and n and any(t.startswith(bare) for t in self._tags):
+                break
+            kept.append(line)
+        return "\n".join(kept).strip()
+
+    def _is_tag(self, word: str) -> bool:
+        return any(word == t or word.startswith(f"{t} ") for t in self._tags)
+
+    def _from_json(self, text: str, final: bool) -> str:
+        if not final:
+            return FieldText(None).feed(text)
+        try:
+            found = json.loads(text[:text.rfind("}") + 1])
+        except ValueError:
+            return ""
+        if not isinstance(found, dict):
+            return ""
+        self.json = found
+        said = next((v for v in (found.get("utterance"), *found.values()) if isinstance(v, str)), "")
+        return " ".join(said.split())
+
+
+class Reader(Protocol):
+    """What a listener reads a completion with: the text to show after each chunk (`SpokenText`)."""
+
+    def feed(self, chunk: str) -> str: ...
+
+
 @dataclass
 class Listener:
-    """Who waits for the words of one field of the completions of one purpose. `text` is the
-    field's text as last heard; a retried completion starts it over."""
+    """Who waits for the words of the completions of one purpose, as a `reader` (made anew for
+    each completion: a retried one starts over) shows them. `text` is what was last heard;
+    `asked` and `first_words` when the completion was asked and its first words came
+    (time.perf_counter), for the trace."""
 
     purpose: str
-    field_name: str
+    reader: Callable[[], Reader]
     on_text: Callable[[str], None]
     text: str = ""
-    _reader: FieldText | None = field(default=None, repr=False)
+    asked: float | None = None
+    first_words: float | None = None
+    _reader: Reader | None = field(default=None, repr=False)
 
     def start(self) -> None:
-        """A completion begins (again): its field is read from nothing."""
-        self._reader = FieldText(self.field_name)
+        """A completion begins (again): its words are read from nothing."""
+        self._reader, self.asked = self.reader(), time.perf_counter()
 
     def heard(self, chunk: str) -> None:
         assert self._reader is not None, "start() first"
         text = self._reader.feed(chunk)
         if text != self.text:
+            if self.first_words is None:
+                self.first_words = time.perf_counter()
             self.text = text
             self.on_text(text)
 

@@ -33,6 +33,9 @@ class Prompt(Generic[Out]):
     max_tokens: int = 300
     # The system prompt's file: every NPC's mind shares one; a task outside the NPC (a judge) has its own.
     system: str = SYSTEM_PURPOSE
+    # An answer in plain text (the file says its form), read by this (ValueError: unusable) and
+    # asked without response_format; None: JSON for `schema`.
+    read: Callable[[str, Mapping[str, Any]], Out] | None = None
 
     def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         """The output schema for this call: a fresh copy that refine_schema may narrow."""

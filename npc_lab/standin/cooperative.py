@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.reading import (
     DECLINED,
     NUMBERED,
@@ -53,6 +54,8 @@ class StandIn:
 
     def answer(self) -> Any:
         schema = self.p.schema
+        if not schema and GO_ON in self.p.text and END in self.p.text:  # a line of dialogue asked as plain text
+            return self.spoken(self.turn())
         props = set(_resolve(schema, schema).get("properties", {})) if schema else set()
         draft = self.draft(props)
         if not schema:
@@ -144,6 +147,10 @@ class StandIn:
             return {"utterance": f"Hi {first}! " + (f"I remember that {about}." if about else "How are you doing?"),
                     "end_conversation": False}
         return {"utterance": f"It was good to talk, {first}. See you around!", "end_conversation": True}
+
+    def spoken(self, turn: Draft) -> str:
+        """A line as the prompt asks for it: the words, then the tag on a line of its own."""
+        return f"{turn['utterance']}\n{END if turn['end_conversation'] else GO_ON}"
 
     def addressee(self) -> str:
         """Whom a line in a group is for: whoever told the news it answers, else everyone."""

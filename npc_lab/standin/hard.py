@@ -10,7 +10,9 @@ person who is not always interested. Still prompt-only and seeded. It
   `RATES.exact_time`), and takes a paraphrase it hears for an hour (PERIODS in reading.py);
 - leaves place names out of its plan items' activity text (where a schema asks for a place, it
   still names the one the news names, as a model filling that field would);
-- answers a share `RATES.vague` of interview questions vaguely, with or without the topic.
+- answers a share `RATES.vague` of interview questions vaguely, with or without the topic;
+- writes a share `RATES.off_format` of its plain-text lines in another form (in quotes, after its
+  name, as JSON, the tag on the same line or left out), as models that half follow a format do.
 
 Every chance is a hash of the seed and what is decided (who, whom, which news, which day), not
 of the whole prompt: a person who forgot to tell a neighbour forgets it all that day.
@@ -21,9 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 import hashlib
+import json
 import re
 from typing import Any
 
+from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.reading import (
     AMPM,
@@ -54,6 +58,7 @@ class Rates:
     forget: float = 0.35  # news a speaker does not pass on to a listener that day
     exact_time: float = 0.25  # news told with its clock time (else "tomorrow evening", "after work")
     vague: float = 0.2  # interview answers that stay vague
+    off_format: float = 0.3  # plain-text lines written otherwise: quoted, after the name, as JSON, tag inline
 
 
 RATES = Rates()
@@ -171,6 +176,16 @@ class HardStandIn(StandIn):
             if places:
                 return {key: self.place_for(f.text, places, "")}
         return {}
+
+    def spoken(self, turn: Draft) -> str:
+        """A share `RATES.off_format` of lines in a form the prompt did not ask for, as models write them."""
+        chance = self.odds("format", self.p.name, self.p.text[-200:])
+        if chance >= self.rates.off_format:
+            return super().spoken(turn)
+        words, tag = turn["utterance"], END if turn["end_conversation"] else GO_ON
+        forms = (f'"{words}"\n{tag}', f"{self.p.name}: {words} {tag.upper()}", json.dumps(turn),
+                 f'{self.p.name.split()[0] if self.p.name else "Me"}: "{words}"')
+        return forms[int(chance / self.rates.off_format * len(forms))]
 
     def hedge(self, question: str) -> str:
         if self.odds("vague", self.p.name, question) >= self.rates.vague:

@@ -1,0 +1,94 @@
+"""How OpenAI-compatible servers and models differ, and how a request and its answer are fitted to
+each: the response_format modes an endpoint takes (json_schema, json_object, or the schema in the
+prompt), the parameters a model refuses (OpenAI's reasoning models take no max_tokens and no
+temperature), and the reasoning a thinking model writes before its answer."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+import json
+import re
+from typing import Any, Literal
+
+import openai
+
+REASONING_HINT = ("give it room with NPC_BRAIN_LLM_EXTRA_TOKENS (e.g. 1024), or turn its thinking off with "
+                  "NPC_BRAIN_LLM_EXTRA_BODY ('{\"think\": false}' for Ollama, "
+                  "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}' for vLLM or llama.cpp, "
+                  "'{\"reasoning_effort\": \"low\"}' for OpenAI's)")
+ResponseMode = Literal["json_schema", "json_object", "prompt"]
+# Strictest first: an endpoint that rejects one mode is asked in the next.
+RESPONSE_MODES: tuple[ResponseMode, ...] = ("json_schema", "json_object", "prompt")
+_ABOUT_RESPONSE_FORMAT = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
+# A prompt that shows the answer's shape ('Answer as {"importance": ...}') needs no schema appended.
+_SHOWS_SHAPE = re.compile(r'\{\s*"\w+"\s*:')
+
+
+def response_format(mode: ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The `create` keywords for a mode: response_format json_schema, json_object, or none (prompt)."""
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def rejects_response_format(exc: Exception) -> bool:
+    """HTTP 400/422 about response_format: the endpoint does not support the mode it was asked in."""
+    return (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)
+            and bool(_ABOUT_RESPONSE_FORMAT.search(f"{exc} {exc.body}")))
+
+
+_UNSUPPORTED = re.compile(r"unsupported|not supported|does not support|unrecognized|unknown parameter", re.IGNORECASE)
+ADAPTABLE = ("max_tokens", "temperature")  # what a model may refuse, and the request still means the same without
+
+
+def refused_parameter(exc: Exception) -> str | None:
+    """The request parameter an HTTP 400/422 says this model does not take: `max_tokens` (OpenAI's
+    reasoning models want max_completion_tokens) or `temperature` (they take only the default)."""
+    if not (isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422)):
+        return None
+    text = f"{exc} {exc.body}"
+    if not _UNSUPPORTED.search(text):
+        return None
+    param = exc.body.get("param") if isinstance(exc.body, dict) else None
+    return param if param in ADAPTABLE else next((p for p in ADAPTABLE if f"'{p}'" in text), None)
+
+
+def adapted(request: dict[str, Any], refused: Collection[str]) -> dict[str, Any]:
+    """`create` keywords without what the model refused: its token limit as max_completion_tokens,
+    its temperature left to the model."""
+    request = dict(request)
+    if "max_tokens" in refused and "max_tokens" in request:
+        request["max_completion_tokens"] = request.pop("max_tokens")
+    if "temperature" in refused:
+        request.pop("temperature", None)
+    return request
+
+
+def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
+    """Prompt mode: the schema appended to the last message, unless the prompt already shows the shape."""
+    if _SHOWS_SHAPE.search(messages[-1]["content"]):
+        return messages
+    shape = json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+    return [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n"
+                             f"Answer with one JSON object matching this JSON schema: {shape}"}]
+
+
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_REASONING_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def without_reasoning(text: str) -> str:
+    """The answer without the reasoning a thinking model writes first (`<think>...</think>`, as
+    DeepSeek-R1, Qwen3 and QwQ do where the server leaves it in the content); a block never closed
+    (the tokens ran out while thinking) leaves no answer."""
+    text = _REASONING.sub("", text)
+    opened = _REASONING_OPEN.search(text)
+    return text if opened is None else text[:opened.start()]
+
+
+def thought_past_its_tokens(text: str) -> bool:
+    """Whether the answer is a reasoning block the token limit cut (nothing after it)."""
+    opened = _REASONING_OPEN.search(text or "")
+    return opened is not None and not without_reasoning(text).strip()
