@@ -328,7 +328,7 @@ def test_the_game_sends_the_token_and_the_npc_id_to_a_guarded_brain(brain_factor
 
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&token={token}") as game:
         game.page.on("request", on_request)
-        decided = game.wait_for(lambda e: e["event"] == "decision", timeout_s=90)
+        decided = game.wait_for(lambda e: e["event"] == "decision", timeout_s=90 * load_per_core())
         assert decided, "\n".join(game.lines[-40:])
     events = game.events
     assert next(e for e in events if e["event"] == "brain_client")["token"] is True
