@@ -7,7 +7,9 @@ slow unnoticed; the ones over SLOW_S are listed at the end of the run.
 
 Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module with a module-scoped
 fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
-in GODOT_LANES groups, so that no more engines than that run at once; and each worker runs
+in GODOT_LANES groups, so that no more engines than that run at once; the other `timing` tests
+run in one group of their own, one after another beside the engine lanes (tools/test.sh gives
+each lane and that group a worker); and each worker runs
 the longest tests first, as long as the last run of each took (kept in pytest's cache) or, for a test
 not seen yet, as long as its tier suggests: a long test started last would hold the whole run."""
 
@@ -27,6 +29,9 @@ GODOT_TIMEOUT_S = 600
 # Under xdist, how many engine tests run at once: each is a Chromium and a brain, and their timing
 # checks (the first NPC walks within seconds) need the cores that more would take.
 GODOT_LANES = 2
+# Under xdist, the `timing` tests other than the engine's: one worker, one at a time (they wait on
+# clocks and the fake LLM far more than they use the cores).
+TIMING_GROUP = "timing"
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
@@ -49,8 +54,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Groups (xdist_group) the tests that must share a worker, and sorts the collection longest
-    first: a group's tests keep their order and sort by the group's total."""
+    """Groups (xdist_group) the tests that must share a worker or run one at a time, and sorts the
+    collection longest first: a group's tests keep their order and sort by the group's total."""
     cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
     took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
     guess = {item.nodeid: took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)),
@@ -58,6 +63,8 @@ def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _module_scoped(item) and not _group(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        elif item.get_closest_marker("timing") and not item.get_closest_marker("godot") and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
     lanes = [0.0] * GODOT_LANES  # the longest engine test into the lane with the least so far
     for item in sorted((i for i in items if i.get_closest_marker("godot") and not _group(i)),
                        key=lambda i: -guess[i.nodeid]):
