@@ -10,13 +10,18 @@ fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; t
 in GODOT_LANES groups, so that no more engines than that run at once; the other `timing` tests
 run in one group of their own, one after another beside the engine lanes (tools/test.sh gives
 each lane and that group a worker); and each worker runs
-the longest tests first, as long as the last run of each took (kept in pytest's cache) or, for a test
-not seen yet, as long as its tier suggests: a long test started last would hold the whole run."""
+the longest tests first, as long as the last run of each took (kept in pytest's cache; without
+one, as in a fresh clone or CI, as long as tests/durations.json says) or, for a test not seen yet,
+as long as its tier suggests: a long test started last would hold the whole run.
+
+`python -m tests.tiers` refreshes tests/durations.json from the cache after a full run."""
 
 from __future__ import annotations
 
 from collections.abc import Generator
+import json
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,6 +40,8 @@ TIMING_GROUP = "timing"
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
+# The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
+SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,7 +64,8 @@ def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Groups (xdist_group) the tests that must share a worker or run one at a time, and sorts the
     collection longest first: a group's tests keep their order and sort by the group's total."""
     cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
-    took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
+    took: dict[str, float] = {**json.loads(SHIPPED_DURATIONS.read_text()),
+                              **(cache.get(DURATIONS_KEY, {}) if cache else {})}
     guess = {item.nodeid: took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)),
                                                     default=0.0)) for item in items}
     for item in items:
@@ -147,3 +155,11 @@ class _Times:
             terminalreporter.section(f"unmarked tests over {SLOW_S:.0f} s (candidates for @pytest.mark.slow)")
             for nodeid, took in sorted(self.unmarked, key=lambda u: -u[1]):
                 terminalreporter.line(f"{took:6.1f} s  {nodeid}")
+
+
+if __name__ == "__main__":  # python -m tests.tiers: keep the last run's slow tests' times for fresh clones
+    cached = Path(__file__).resolve().parent.parent / ".pytest_cache" / "v" / DURATIONS_KEY
+    took = {**json.loads(SHIPPED_DURATIONS.read_text()), **json.loads(cached.read_text())}
+    slow = {nodeid: s for nodeid, s in sorted(took.items()) if s > SLOW_S}
+    SHIPPED_DURATIONS.write_text(json.dumps(slow, indent=0) + "\n")
+    print(f"{SHIPPED_DURATIONS}: {len(slow)} tests over {SLOW_S:.0f} s")
