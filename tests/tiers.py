@@ -9,10 +9,10 @@ Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module
 fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
 in GODOT_LANES groups, so that no more engines than that run at once; the other `timing` tests
 run in one group of their own, one after another beside the engine lanes (tools/test.sh gives
-each lane and that group a worker); and each worker runs
-the longest tests first, as long as the last run of each took (kept in pytest's cache; without
-one, as in a fresh clone or CI, as long as tests/durations.json says) or, for a test not seen yet,
-as long as its tier suggests: a long test started last would hold the whole run.
+each lane and that group a worker); and each worker runs the longest tests first, as long as
+the last run of each took (kept in pytest's cache; for a test the cache has not seen, as in a
+fresh clone or CI, as long as tests/durations.json says) or, for a test in neither, as long as
+its tier suggests: a long test started last would hold the whole run.
 
 `python -m tests.tiers` refreshes tests/durations.json from the cache after a full run."""
 
