@@ -43,6 +43,15 @@ def test_the_fast_tier_leaves_out_tests_that_start_a_brain(pytester: pytest.Pyte
     result.stdout.fnmatch_lines(["*test_quick", "*test_unmarked_and_slow", "*2/4 tests collected (2 deselected)*"])
 
 
+def test_only_a_run_of_the_tests_keeps_their_times(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(SUITE)
+    kept = pytester.path / ".pytest_cache" / "v" / "npc-brain" / "durations"
+    pytester.runpytest("-p", "tests.tiers", "--setup-plan")
+    assert not kept.exists()  # every test "took" no time: the next run would order by that
+    pytester.runpytest("-p", "tests.tiers")
+    assert kept.exists()
+
+
 SHARED = """
 import os
 import pytest

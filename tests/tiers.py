@@ -144,9 +144,11 @@ class _Times:
         self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
 
     def pytest_sessionfinish(self) -> None:
-        """Keeps this run's times for the next run's order (the controller writes; workers only read)."""
+        """Keeps this run's times for the next run's order (the controller writes; workers only read;
+        --setup-plan and --setup-only run no test, so their times say nothing)."""
         cache = getattr(self.config, "cache", None)
-        if cache is None or hasattr(self.config, "workerinput") or not self.took:
+        planned = self.config.getoption("setupplan", False) or self.config.getoption("setuponly", False)
+        if cache is None or hasattr(self.config, "workerinput") or not self.took or planned:
             return
         cache.set(DURATIONS_KEY, {**cache.get(DURATIONS_KEY, {}), **{k: round(v, 2) for k, v in self.took.items()}})
 
