@@ -43,6 +43,15 @@ def test_the_fast_tier_leaves_out_tests_that_start_a_brain(pytester: pytest.Pyte
     result.stdout.fnmatch_lines(["*test_quick", "*test_unmarked_and_slow", "*2/4 tests collected (2 deselected)*"])
 
 
+def test_only_a_run_of_the_tests_keeps_their_times(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_quick():\n    pass\n")
+    kept = pytester.path / ".pytest_cache" / "v" / "npc-brain" / "durations"
+    pytester.runpytest("-p", "tests.tiers", "--setup-plan")
+    assert not kept.exists()  # every test "took" no time: the next run would order by that
+    pytester.runpytest("-p", "tests.tiers")
+    assert kept.exists()
+
+
 SHARED = """
 import os
 import pytest
@@ -76,3 +85,41 @@ def test_under_xdist_the_tiers_hold_and_the_longest_tests_run_first(pytester: py
     ran = [line.split("::")[1].split()[0] for line in pytester.runpytest(*tiers, "-n", "1", "-v", "test_suite.py").outlines
            if line.startswith("[gw") and "::" in line]
     assert ran[-1] == "test_quick", ran
+
+
+LANES = """
+import os
+import time
+import pytest
+
+def ran(kind):
+    with open("ran", "a") as out:
+        out.write(kind + " " + os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+
+@pytest.mark.godot
+@pytest.mark.parametrize("n", range(6))
+def test_engine(n):
+    ran("godot")
+    time.sleep(0.1)
+
+@pytest.mark.timing
+@pytest.mark.parametrize("n", range(4))
+def test_timed(n):
+    ran("timing")
+    time.sleep(0.1)
+"""
+
+
+@pytest.mark.slow
+def test_round_two_runs_two_engine_lanes_and_the_timing_tests_on_a_third_worker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_lanes=LANES)
+    result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup",
+                                "--no-loadscope-reorder")
+    result.assert_outcomes(passed=10)
+    workers: dict[str, set[str]] = {"godot": set(), "timing": set()}
+    for line in (pytester.path / "ran").read_text().split("\n"):
+        if line:
+            kind, worker = line.split()
+            workers[kind].add(worker)
+    assert len(workers["godot"]) == 2 and len(workers["timing"]) == 1, workers
+    assert not workers["godot"] & workers["timing"], workers

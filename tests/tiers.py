@@ -7,14 +7,21 @@ slow unnoticed; the ones over SLOW_S are listed at the end of the run.
 
 Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module with a module-scoped
 fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
-in GODOT_LANES groups, so that no more engines than that run at once; and each worker runs
-the longest tests first, as long as the last run of each took (kept in pytest's cache) or, for a test
-not seen yet, as long as its tier suggests: a long test started last would hold the whole run."""
+in GODOT_LANES groups, so that no more engines than that run at once; the other `timing` tests
+run in one group of their own, one after another beside the engine lanes (tools/test.sh gives
+each lane and that group a worker); and each worker runs the longest tests first, as long as
+the last run of each took (kept in pytest's cache; for a test the cache has not seen, as in a
+fresh clone or CI, as long as tests/durations.json says) or, for a test in neither, as long as
+its tier suggests: a long test started last would hold the whole run.
+
+`python -m tests.tiers` refreshes tests/durations.json from the cache after a full run."""
 
 from __future__ import annotations
 
 from collections.abc import Generator
+import json
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +34,14 @@ GODOT_TIMEOUT_S = 600
 # Under xdist, how many engine tests run at once: each is a Chromium and a brain, and their timing
 # checks (the first NPC walks within seconds) need the cores that more would take.
 GODOT_LANES = 2
+# Under xdist, the `timing` tests other than the engine's: one worker, one at a time (they wait on
+# clocks and the fake LLM far more than they use the cores).
+TIMING_GROUP = "timing"
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
+# The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
+SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,15 +61,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Groups (xdist_group) the tests that must share a worker, and sorts the collection longest
-    first: a group's tests keep their order and sort by the group's total."""
+    """Groups (xdist_group) the tests that must share a worker or run one at a time, and sorts the
+    collection longest first: a group's tests keep their order and sort by the group's total."""
     cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
-    took: dict[str, float] = cache.get(DURATIONS_KEY, {}) if cache else {}
+    took: dict[str, float] = {**json.loads(SHIPPED_DURATIONS.read_text()),
+                              **(cache.get(DURATIONS_KEY, {}) if cache else {})}
     guess = {item.nodeid: took.get(item.nodeid, max((s for m, s in GUESS_S.items() if item.get_closest_marker(m)),
                                                     default=0.0)) for item in items}
     for item in items:
         if _module_scoped(item) and not _group(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        elif item.get_closest_marker("timing") and not item.get_closest_marker("godot") and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
     lanes = [0.0] * GODOT_LANES  # the longest engine test into the lane with the least so far
     for item in sorted((i for i in items if i.get_closest_marker("godot") and not _group(i)),
                        key=lambda i: -guess[i.nodeid]):
@@ -129,9 +144,11 @@ class _Times:
         self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
 
     def pytest_sessionfinish(self) -> None:
-        """Keeps this run's times for the next run's order (the controller writes; workers only read)."""
+        """Keeps this run's times for the next run's order (the controller writes; workers only read;
+        --setup-plan and --setup-only run no test, so their times say nothing)."""
         cache = getattr(self.config, "cache", None)
-        if cache is None or hasattr(self.config, "workerinput") or not self.took:
+        planned = self.config.getoption("setupplan", False) or self.config.getoption("setuponly", False)
+        if cache is None or hasattr(self.config, "workerinput") or not self.took or planned:
             return
         cache.set(DURATIONS_KEY, {**cache.get(DURATIONS_KEY, {}), **{k: round(v, 2) for k, v in self.took.items()}})
 
@@ -140,3 +157,11 @@ class _Times:
             terminalreporter.section(f"unmarked tests over {SLOW_S:.0f} s (candidates for @pytest.mark.slow)")
             for nodeid, took in sorted(self.unmarked, key=lambda u: -u[1]):
                 terminalreporter.line(f"{took:6.1f} s  {nodeid}")
+
+
+if __name__ == "__main__":  # python -m tests.tiers: keep the last run's slow tests' times for fresh clones
+    cached = Path(__file__).resolve().parent.parent / ".pytest_cache" / "v" / DURATIONS_KEY
+    took = {**json.loads(SHIPPED_DURATIONS.read_text()), **json.loads(cached.read_text())}
+    slow = {nodeid: s for nodeid, s in sorted(took.items()) if s > SLOW_S}
+    SHIPPED_DURATIONS.write_text(json.dumps(slow, indent=0) + "\n")
+    print(f"{SHIPPED_DURATIONS}: {len(slow)} tests over {SLOW_S:.0f} s")

@@ -8,12 +8,13 @@
 # pay. tests/tiers.py keeps a module's shared fixture on one worker, runs at most two Godot engines
 # at once and starts the longest tests first (as long as they took last time, in .pytest_cache).
 # The full suite runs in two rounds: everything else on 4 workers, then the tests whose checks
-# measure time (the real engine's, `timing`) on 2 workers, so their deadlines do not share the cores
-# with the long simulations.
+# measure time (the real engine's, `timing`) on 3 workers, so their deadlines do not share the cores
+# with the long simulations: two run the engine's two lanes, the third the `timing` tests beside
+# them (light on the cores: they wait on the fake LLM and the clock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PARALLEL=(-n 4 --dist loadgroup --no-loadscope-reorder)
-TIMED=(-n 2 --dist loadgroup --no-loadscope-reorder)
+TIMED=(-n 3 --dist loadgroup --no-loadscope-reorder)
 if [ "${1:-}" = "--fast" ]; then
   shift
   [ -x .venv/bin/pytest ] || tools/setup.sh
