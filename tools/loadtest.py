@@ -38,6 +38,16 @@ replica's Decides batched on their own (as a game or proxy splits a DecideBatch 
 CPU and memory are the replicas' together; the brain's own view (queues, "inside the brain") is
 replica 0's.
 
+With --in-view N the NPCs ask at attention levels (DecideRequest.attention) as a game does: the
+first N in view, of the rest --crowd-share a crowd, the others out of view (without --in-view
+none is sent: all in view, as a game that never says). `--max-wait 0` waits for askAgainAt
+however far, as the addon does. Beside the latencies the report gives figures the machine's load
+does not change: Decides asked per NPC per wall second (the ask-again rate, by level), the brain's
+CPU per Decide, their product (the CPU a second the town needs) and the Decides a second two free
+cores serve at that cost.
+
+    .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
+
 Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -178,10 +188,38 @@ class RssSampler:
         self._thread.join()
 
 
-def decide_request(npc_id: str, when: datetime) -> pb.DecideRequest:
-    request = pb.DecideRequest(npc_id=npc_id)
+LEVELS = {pb.ATTENTION_UNSPECIFIED: "in view", pb.ATTENTION_IN_VIEW: "in view",
+          pb.ATTENTION_OUT_OF_VIEW: "out of view", pb.ATTENTION_CROWD: "crowd"}
+FREE_CORES = 2  # the machine these runs are made on, had it to itself
+
+
+def attention_of(ids: Sequence[str], in_view: int | None, crowd_share: float) -> dict[str, int]:
+    """Each NPC's level: none sent without `in_view` (all in view); else the first `in_view` in
+    view, then the rest's `crowd_share` (rounded) a crowd, spread evenly, the others out of view."""
+    if in_view is None:
+        return dict.fromkeys(ids, pb.ATTENTION_UNSPECIFIED)
+    levels = dict.fromkeys(ids[:in_view], pb.ATTENTION_IN_VIEW)
+    rest = ids[in_view:]
+    for i, npc_id in enumerate(rest):  # crowd when the running share passes the next whole NPC
+        crowd = int((i + 1) * crowd_share + 1e-9) > int(i * crowd_share + 1e-9)
+        levels[npc_id] = pb.ATTENTION_CROWD if crowd else pb.ATTENTION_OUT_OF_VIEW
+    return levels
+
+
+def decide_request(npc_id: str, when: datetime, attention: int = pb.ATTENTION_UNSPECIFIED) -> pb.DecideRequest:
+    request = pb.DecideRequest(npc_id=npc_id, attention=attention)  # type: ignore[arg-type]
     request.game_time.FromDatetime(when)
     return request
+
+
+def capacity(asks_per_npc_s: float, npcs: int, cpu_ms_per_decide: float) -> dict[str, float]:
+    """Load-insensitive figures from the ask-again rate (Decides per NPC per wall second, the first
+    of each left out) and the brain's CPU per Decide: the CPU a second the town needs, and how many
+    Decides a second (and NPCs asking at this rate) two free cores would serve."""
+    served = FREE_CORES * 1000 / cpu_ms_per_decide if cpu_ms_per_decide else 0.0
+    return {"cpu_s_per_s_needed": round(asks_per_npc_s * npcs * cpu_ms_per_decide / 1000, 2),
+            "free_cores_serve_per_s": round(served),
+            "free_cores_serve_npcs": round(served / asks_per_npc_s) if asks_per_npc_s else 0}
 
 
 class Batcher:
@@ -267,14 +305,14 @@ async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
     return vitals(json_format.MessageToDict(usage, preserving_proto_field_name=True))
 
 
-async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, Any]:
+async def plan_days(decide: Decide, ids: list[str], wait_s: float, levels: dict[str, int]) -> dict[str, Any]:
     """Every NPC's first Decide at START, answered at once while its day is planned in the background
     (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
     none is (at most wait_s)."""
     errors: Counter[str] = Counter()
 
     async def provisional(npc_id: str) -> bool:
-        reply = await decide(decide_request(npc_id, START))
+        reply = await decide(decide_request(npc_id, START, levels[npc_id]))
         if reply.status:
             errors[reply.status] += 1
             return True
@@ -293,11 +331,16 @@ async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, 
             "errors": dict(errors)}
 
 
-async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
+async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace,
+                     levels: dict[str, int]) -> dict[str, Any]:
     """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
     decide = routed(callers, args)
     calls = Calls()
     provisional = thinking = 0
+    by_level: dict[str, Counter[str]] = {}  # per attention level: NPCs, Decides, provisional, thinking
+    for level in levels.values():
+        by_level.setdefault(LEVELS[level], Counter())["npcs"] += 1
+    first_ask: dict[str, float] = {}  # wall seconds into the phase of each NPC's first Decide
     sent: Counter[int] = Counter()  # Decides sent per tenth of a wall second: how bursty the town asks
     began = time.monotonic()
     game_began = clock.now()
@@ -308,27 +351,42 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
 
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
+        level = by_level[LEVELS[levels[npc_id]]]
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
         while time.monotonic() - began < args.seconds:
             now = clock.now()
             sent[int((time.monotonic() - began) * 10)] += 1
-            reply = await decide(decide_request(npc_id, now))
+            first_ask.setdefault(npc_id, time.monotonic() - began)
+            reply = await decide(decide_request(npc_id, now, levels[npc_id]))
             calls.add(reply)
+            level["decides"] += 1
             wait = args.pause
             if not reply.status:
-                provisional += reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+                was_provisional = reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+                provisional += was_provisional
                 thinking += reply.message.thinking
+                level.update(provisional=was_provisional, thinking=reply.message.thinking)
                 wait = max(clock.wall_seconds_until(next_ask(reply.message, now)), args.pause)
-            await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
+            left = max(0.0, args.seconds - (time.monotonic() - began))
+            await asyncio.sleep(min(wait, args.max_wait or left, left))
 
     with collector:
         await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
     await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
+    for name, counts in by_level.items():  # the ask-again rate: Decides after each NPC's first, over the time since
+        asked = [npc_id for npc_id in first_ask if LEVELS[levels[npc_id]] == name]
+        counts["npc_s_after_first"] = round(sum(wall - first_ask[n] for n in asked))
+        counts["again"] = counts["decides"] - len(asked)
     return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
+            "by_level": {name: {**c, "asks_per_npc_s": round(c["decides"] / wall / c["npcs"], 4),
+                                "asks_again_per_npc_s": round(c["again"] / max(1, c["npc_s_after_first"]), 4)}
+                         for name, c in by_level.items()},
+            "asks_again_per_npc_s": round(sum(c["again"] for c in by_level.values())
+                                          / max(1, sum(c["npc_s_after_first"] for c in by_level.values())), 4),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
             "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
             "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
@@ -344,7 +402,8 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
     setup_caller = setup_callers[0]
     try:
         plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
-        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait)
+        levels = attention_of(ids, args.in_view, args.crowd_share)
+        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait, levels)
         clock = GameClock(args.time_scale, START)
         phases = []
         before = await memories_stored(setup_caller, ids, len(brains))
@@ -353,7 +412,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
             cpu, mine, asked = cpu_of(brains), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
-                phases.append(await load_phase(callers, ids, clock, args))
+                phases.append(await load_phase(callers, ids, clock, args, levels))
             finally:
                 for caller in callers:
                     await caller.close()
@@ -362,6 +421,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
                                                      / max(1, phase["decides"]), 3)
+            phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
             phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
@@ -409,7 +469,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
     return {"npcs": npcs, "replicas": args.replicas, "batch": args.batch, "batch_lanes": args.batch_lanes, "frame_s": args.frame,
             "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
-            "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
+            "max_wait_s": args.max_wait, "in_view": args.in_view, "crowd_share": args.crowd_share, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
             "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
             "memory_per_npc_kib": round(max((s["rss_mib"] for s in loaded), default=0) * 1024 / npcs, 1),
@@ -421,12 +481,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
                "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "CPU ms per Decide", "client CPU",
-               "LLM calls per game hour (capacity)", "game time"]
+               "LLM calls per game hour (capacity)", "game time", "asks again per NPC per s", "CPU s per s needed",
+               f"{FREE_CORES} free cores serve (NPCs at this rate)"]
     rows = [[p["transport"], p["decides"], p["decides_per_s"],
              f"{p['most_sent_in_100_ms']} ({p['most_sent_in_100_ms_after_start']} after)", p["errors"], p["provisional"],
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
              f"{p['brain_cpu_share']:.0%}", p["brain_cpu_ms_per_decide"], f"{p['client_cpu_share']:.0%}",
-             f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"])]
+             f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"]),
+             p["asks_again_per_npc_s"], p["cpu_s_per_s_needed"], f"{p['free_cores_serve_per_s']} ({p['free_cores_serve_npcs']})"]
             for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
     for p in report["phases"]:
@@ -438,6 +500,10 @@ def table(report: dict[str, Any]) -> str:
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
                      f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
                      f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
+        lines.append(f"{p['transport']}, by attention level: " + "; ".join(
+            f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
+            f"{c['asks_again_per_npc_s']} after the first), "
+            f"{c.get('provisional', 0)} provisional, {c.get('thinking', 0)} thinking" for name, c in p["by_level"].items()))
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
@@ -469,7 +535,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="wall seconds over which each transport's NPCs make their first call (10 s: a "
                              "thousand NPCs at the pace they keep after, as NpcBrainAgent spreads a thousand agents)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
-    parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
+    parser.add_argument("--max-wait", type=float, default=10.0,
+                        help="wall seconds an NPC waits at most between Decides (0: until askAgainAt, as the addon)")
+    parser.add_argument("--in-view", type=int, default=None,
+                        help="NPCs asking in view (DecideRequest.attention); the rest out of view or a crowd "
+                             "(--crowd-share); unset: no attention sent (all in view)")
+    parser.add_argument("--crowd-share", type=float, default=0.0,
+                        help="with --in-view, the share of the other NPCs asking as a crowd (the rest out of view)")
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
     parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
     parser.add_argument("--traces-per-npc", type=int, default=5, help="the brain's NPC_BRAIN_TRACES_PER_NPC")
@@ -491,6 +563,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--batch {args.batch}: use 1-{MAX_BATCH} (the brain's cap), or 0 for single Decides")
     if not 1 <= args.replicas <= MAX_REPLICAS:
         parser.error(f"--replicas {args.replicas}: use 1-{MAX_REPLICAS}")
+    if not 0 <= args.crowd_share <= 1 or (args.in_view is None and args.crowd_share):
+        parser.error(f"--crowd-share {args.crowd_share}: use 0-1, with --in-view")
+    if args.in_view is not None and args.in_view < 0:
+        parser.error(f"--in-view {args.in_view}: use 0 or more")
     if unknown := set(args.transports) - {"grpc", "connect"}:
         parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
     return args
