@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import time
 
 import pytest
 
@@ -86,6 +87,28 @@ def test_beyond_the_call_budget_the_least_concerned_think_as_a_crowd(brain_facto
     assert any(n.startswith("attention: crowd") for n in notes(c, isabella)), notes(c, isabella)
     assert isabella["action"]["source"] == "ACTION_SOURCE_PROVISIONAL"
     assert [r["purpose"] for r in fake_llm.chat_requests() if "Isabella" in str(r["body"])] == []
+    c.close()
+
+
+def plan_queue(c: Clients) -> dict:
+    return next(q for q in c.grpc("GetUsage", {"npcId": "-"})["queues"] if q["priority"] == "plan_now")
+
+
+def test_an_npc_that_became_a_crowd_is_not_thinking_and_its_waiting_plan_makes_no_call(brain_factory, fake_llm) -> None:
+    """One endpoint slot, held 3 s by Klaus's day plan: Isabella's waits behind it. Asked as a
+    crowd meanwhile she is not thinking (asks again when her action ends, not within minutes), and
+    her plan is dropped (before, it was asked once Klaus's was answered)."""
+    c = town(brain_factory(llm_max_concurrency=1, background_thinking=True))
+    fake_llm.queue({"delay_s": 3}, purpose="daily_plan")
+    decide(c, "klaus", "09:00", UNSEEN)
+    assert decide(c, "isabella", "09:00", UNSEEN)["thinking"]
+    crowd = decide(c, "isabella", "09:05", CROWD)
+    assert not crowd.get("thinking") and crowd["askAgainAt"] >= "2026-02-13T09:10:00Z", crowd
+    deadline = time.monotonic() + 30
+    while not ((q := plan_queue(c)).get("served") and not q.get("waiting") and not q.get("running")):
+        assert time.monotonic() < deadline, q  # Klaus's plan served, and nothing after it
+        time.sleep(0.2)
+    assert [r for r in fake_llm.chat_requests("daily_plan") if "Isabella" in str(r["body"])] == []
     c.close()
 
 

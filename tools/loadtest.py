@@ -57,6 +57,7 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+import contextlib
 from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -162,6 +163,13 @@ class StandInProcess(ChildProcess):
         self.url = match.group(1)
 
 
+def _rss_or_0(pid: int) -> float:
+    try:
+        return memory_mib(pid)["rss_mib"]
+    except OSError:  # it ended meanwhile
+        return 0.0
+
+
 class RssSampler:
     """Samples the brains' memory (together) every `every_s` seconds in a thread, tagged with the running phase."""
 
@@ -176,8 +184,11 @@ class RssSampler:
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
             each = [memory_mib(b.proc.pid) for b in self.brains]  # type: ignore[union-attr]
+            tree = [pid for b in self.brains for pid in process_tree(b.proc.pid)[1:]]  # type: ignore[union-attr]
+            children = sum(_rss_or_0(pid) for pid in tree)
             self.samples.append({"t_s": round(time.monotonic() - self._began, 1), "phase": self.phase,
-                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]}})
+                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]},
+                                 "children_rss_mib": round(children, 1)})
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -392,8 +403,24 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
             "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
 
 
+def process_tree(pid: int) -> list[int]:
+    """The process and its descendants (Linux): a brain's store and embedder are child processes."""
+    try:
+        kids = [int(k) for task in Path(f"/proc/{pid}/task").iterdir()
+                for k in (task / "children").read_text().split()]
+    except OSError:  # it ended meanwhile
+        return []
+    return [pid, *(d for k in kids for d in process_tree(k))]
+
+
 def cpu_of(brains: list[BrainProcess]) -> float:
-    return sum(cpu_seconds(b.proc.pid) for b in brains)  # type: ignore[union-attr]
+    """The brains' CPU seconds, their store's and embedder's processes included."""
+    total = 0.0
+    for brain in brains:
+        for pid in process_tree(brain.proc.pid):  # type: ignore[union-attr]
+            with contextlib.suppress(OSError):
+                total += cpu_seconds(pid)
+    return total
 
 
 async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[str], sampler: RssSampler,
@@ -473,6 +500,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
             "memory_per_npc_kib": round(max((s["rss_mib"] for s in loaded), default=0) * 1024 / npcs, 1),
+            # with the store's and the embedder's processes
+            "memory_per_npc_kib_all": round(max((s["rss_mib"] + s["children_rss_mib"] for s in loaded), default=0)
+                                            * 1024 / npcs, 1),
+            "memory_all": memory_verdict([s["rss_mib"] + s["children_rss_mib"] for s in loaded], args.max_rss_growth_mib,
+                                         results["memories_stored"]),
             "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib,
                                                results["memories_stored"]),
             "rss_samples": sampler.samples}
@@ -512,12 +544,14 @@ def table(report: dict[str, Any]) -> str:
                                              if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
               f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
               f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
-              f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC)",
+              f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC; "
+              f"{report['memory_per_npc_kib_all']} with the store's and embedder's processes)",
               f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "
               f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
               f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')}: {report['max_rss_growth_mib']} + "
               f"{report['memories_stored']} memories stored x {STORE_KIB_PER_MEMORY} KiB; anonymous memory "
-              f"{report['memory_anonymous'].get('growth_mib')})"]
+              f"{report['memory_anonymous'].get('growth_mib')}; with the store's and embedder's processes "
+              f"{'flat' if report['memory_all'].get('flat') else 'NOT flat'}, growth {report['memory_all'].get('growth_mib')})"]
     return "\n".join(lines)
 
 
