@@ -420,11 +420,11 @@ def process_tree(pid: int) -> list[int]:
     return [pid, *(d for k in kids for d in process_tree(k))]
 
 
-def cpu_of(brains: list[BrainProcess]) -> float:
-    """The brains' CPU seconds, their store's and embedder's processes included."""
+def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
+    """The brains' CPU seconds, their store's and embedder's processes included unless `children` is off."""
     total = 0.0
     for brain in brains:
-        for pid in process_tree(brain.proc.pid):  # type: ignore[union-attr]
+        for pid in process_tree(brain.proc.pid) if children else [brain.proc.pid]:  # type: ignore[union-attr]
             with contextlib.suppress(OSError):
                 total += cpu_seconds(pid)
     return total
@@ -444,7 +444,8 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         for transport in args.transports:
             sampler.phase = transport
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
-            cpu, mine, asked = cpu_of(brains), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
+            cpu, own_cpu = cpu_of(brains), cpu_of(brains, children=False)
+            mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
                 phases.append(await load_phase(callers, ids, clock, args, levels))
             finally:
@@ -455,6 +456,8 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
                                                      / max(1, phase["decides"]), 3)
+            phase["brain_cpu_ms_per_decide_without_children"] = round(
+                (cpu_of(brains, children=False) - own_cpu) * 1000 / max(1, phase["decides"]), 3)
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
@@ -519,13 +522,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
-               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "CPU ms per Decide", "client CPU",
+               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU",
+               "CPU ms per Decide (the brain's process alone)", "client CPU",
                "LLM calls per game hour (capacity)", "game time", "asks again per NPC per s", "CPU s per s needed",
                f"{FREE_CORES} free cores serve (NPCs at this rate)"]
     rows = [[p["transport"], p["decides"], p["decides_per_s"],
              f"{p['most_sent_in_100_ms']} ({p['most_sent_in_100_ms_after_start']} after)", p["errors"], p["provisional"],
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
-             f"{p['brain_cpu_share']:.0%}", p["brain_cpu_ms_per_decide"], f"{p['client_cpu_share']:.0%}",
+             f"{p['brain_cpu_share']:.0%}", f"{p['brain_cpu_ms_per_decide']} ({p['brain_cpu_ms_per_decide_without_children']})",
+             f"{p['client_cpu_share']:.0%}",
              f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"]),
              p["asks_again_per_npc_s"], p["cpu_s_per_s_needed"], f"{p['free_cores_serve_per_s']} ({p['free_cores_serve_npcs']})"]
             for p in report["phases"]]
