@@ -163,6 +163,27 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
     asyncio.run(main())
 
 
+def test_work_stuck_before_the_endpoint_demotes_as_a_queue_at_it_does() -> None:
+    """A brain too busy to reach its endpoint (the NPCs' plans wait for a quiet moment between
+    the game's Decides, none in the scheduler's queue) falls behind all the same: 40 pieces under
+    way for one slot shrink the share that thinks; once they are done it grows back."""
+    wall, pending = [0.0], [40]
+    llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(), max_concurrency=1)
+    levels = Levels(llm, clock=lambda: wall[0], pending=lambda: pending[0])
+    now = datetime(2026, 2, 13, 9, tzinfo=UTC)
+    for npc_id in "abcde":
+        levels.asked(npc_id, in_view=False, crowd=False)
+    for _ in range(5):
+        wall[0] += 1
+        levels.rebalance()
+    assert sum(levels.crowd(n, now, in_view=False, asked=False) for n in "abcde") >= 3
+    pending[0] = 1
+    for _ in range(10):
+        wall[0] += 1
+        levels.rebalance()
+    assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
+
+
 _SLEEPER_2D = '''extends Node2D
 ## Stays put; the one named `sleeper` sleeps eight game hours once its first decision came.
 

@@ -17,11 +17,12 @@ from the player). The brain moves NPCs between the levels as attention moves:
   rumour would wake the whole crowd.
 - demoted: out-of-view NPCs think as a crowd while the town asks for more than the endpoint
   serves: beyond NPC_BRAIN_LLM_CALLS_PER_HOUR / CROWD_CALLS_PER_THINKING_HOUR thinking NPCs (those
-  in view counted first), and while the scheduler's queue of the NPCs' own work stays beyond
-  CROWD_BACKLOG_PER_SLOT completions per slot (its measured throughput falls behind the demand, so the
-  share of out-of-view NPCs that think shrinks by a fifth a second, and grows back by a tenth
-  once the queue is short). The three are settings (config.py). The least recently concerned are demoted first: the game's own
-  `crowd` says who is far, the brain only knows who mattered lately. In view is never demoted.
+  in view counted first), and while the NPCs' own work waiting stays beyond CROWD_BACKLOG_PER_SLOT
+  pieces per endpoint slot, in the scheduler's queue or before it (a brain too busy to reach its
+  endpoint falls behind as surely as a slow endpoint), so the share of out-of-view NPCs that think
+  shrinks by a fifth a second, and grows back by a tenth once little waits. The three are
+  settings (config.py). The least recently concerned are demoted first: the game's own `crowd`
+  says who is far, the brain only knows who mattered lately. In view is never demoted.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ class Levels:
     second; in between, an NPC newly out of view beyond the limit joins the demoted (never
     concerned, it is among the least concerned), so a town arriving at once costs no sort each."""
 
-    def __init__(self, llm: LLM, settings: Settings | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, llm: LLM, settings: Settings | None = None, *, clock: Callable[[], float] = time.monotonic,
+                 pending: Callable[[], int] = lambda: 0) -> None:
         self.llm = llm
+        self._pending = pending  # the NPCs' own work under way, wherever it waits (the mind's runtimes)
         self.settings = settings or Settings()
         self._hold = timedelta(minutes=self.settings.crowd_concern_hold_minutes)
         self._clock = clock
@@ -112,7 +115,9 @@ class Levels:
             return
         self._weighed = wall
         slots = self.llm.scheduler.slots
-        waiting = sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER)
+        # Work waits for a slot, or before it for a quiet moment between the game's Decides (foreground.py).
+        waiting = max(sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER),
+                      self._pending() - slots)
         if waiting > self.settings.crowd_backlog_per_slot * slots:
             self._share *= 0.8
         elif waiting <= slots:

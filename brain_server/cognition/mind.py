@@ -71,7 +71,7 @@ class Mind:
         self.traces = traces
         self.runtimes = Runtimes()
         self.chats = Chats(stream, records, self.runtimes)
-        self.levels = Levels(stream.llm, settings)  # attention levels: in view, out of view, crowd
+        self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending)  # in view, out of view, crowd
         self.parts = Parts(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.parts, traces, background=settings.background_thinking)
         self.senses = Senses(self.thinking)

@@ -136,3 +136,7 @@ class Runtimes:
 
     def jobs(self) -> list[asyncio.Task[bool]]:
         return [task for runtime in self._npcs.values() for task in runtime.jobs.values()]
+
+    def pending(self) -> int:
+        """How many pieces of the NPCs' work are under way (started, not yet finished)."""
+        return sum(len(runtime.jobs) for runtime in self._npcs.values())
