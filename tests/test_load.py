@@ -35,7 +35,7 @@ def test_200_npcs_decide_for_20_s_per_transport(tmp_path: Path) -> None:
 
 def test_100_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -> None:
     report = loadtest.main(["--npcs", "100", "--seconds", "10", "--transports", "connect", "--batch", "25",
-                            "--replicas", "2", "--in-view", "5", "--crowd-share", "0.9", "--max-wait", "0",
+                            "--replicas", "2", "--in-view", "5", "--crowd-share", "0.9", "--max-wait", "0", "--start-spread", "2",
                             "--out", str(tmp_path / "loadtest.json")])
     assert report["replicas"] == 2 and report["batch"] == 25 and report["planning"]["errors"] == {}
     [phase] = report["phases"]
