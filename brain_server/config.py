@@ -115,10 +115,10 @@ class Settings(BaseSettings):
                                                  "is counted at: with LLM_CALLS_PER_HOUR set, at most that over this "
                                                  "many NPCs think (those in view first), the rest as a crowd; raise it "
                                                  "if your prompts make NPCs call more (docs/benchmarks.md: 1.77).")
-    crowd_backlog_per_slot: int = Field(4, ge=1, description="The NPCs' own completions waiting per endpoint slot "
-                                        "beyond which the endpoint falls behind: the share of out-of-view NPCs that "
-                                        "think shrinks by a fifth a second until the queue is short again (lower: "
-                                        "fewer think, sooner answered).")
+    crowd_backlog_per_slot: int = Field(4, ge=1, description="Pieces of the NPCs' own work waiting per endpoint "
+                                        "slot (for a slot, or for a pause in the game's Decides) beyond which the "
+                                        "brain falls behind: the share of out-of-view NPCs that think shrinks by a "
+                                        "fifth a second until little waits (lower: fewer think, sooner answered).")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 
