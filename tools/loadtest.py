@@ -42,9 +42,10 @@ With --in-view N the NPCs ask at attention levels (DecideRequest.attention) as a
 first N in view, of the rest --crowd-share a crowd, the others out of view (without --in-view
 none is sent: all in view, as a game that never says). `--max-wait 0` waits for askAgainAt
 however far, as the addon does. Beside the latencies the report gives figures the machine's load
-does not change: Decides asked per NPC per wall second (the ask-again rate, by level), the brain's
-CPU per Decide, their product (the CPU a second the town needs) and the Decides a second two free
-cores serve at that cost.
+does not change: Decides asked per NPC per wall second (the ask-again rate, by level, as the
+answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
+processes included, and its own process's alone), their product (the CPU a second the town
+needs) and the Decides a second two free cores serve at that cost.
 
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
 
