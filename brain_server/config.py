@@ -117,6 +117,18 @@ class Settings(BaseSettings):
                                         "are never refused; GetUsage shows the calls refused.")
     llm_calls_per_hour: int = Field(0, ge=0, description="Ceiling on LLM calls the whole town makes per game hour "
                                     "(0 = none), likewise.")
+    # The crowd (cognition/attention.py, DecideRequest.attention = ATTENTION_CROWD)
+    crowd_concern_hold_minutes: int = Field(60, ge=1, description="A crowd NPC that something concerns (the player "
+                                            "in sight, a whisper, the player's talk, an action naming it, news from "
+                                            "an NPC that thinks) thinks, out of view, for this many game minutes.")
+    crowd_calls_per_thinking_hour: float = Field(2.0, gt=0, description="LLM calls per game hour an out-of-view NPC "
+                                                 "is counted at: with LLM_CALLS_PER_HOUR set, at most that over this "
+                                                 "many NPCs think (those in view first), the rest as a crowd; raise it "
+                                                 "if your prompts make NPCs call more (docs/benchmarks.md: 1.77).")
+    crowd_backlog_per_slot: int = Field(4, ge=1, description="Pieces of the NPCs' own work waiting per endpoint "
+                                        "slot (for a slot, or for a pause in the game's Decides) beyond which the "
+                                        "brain falls behind: the share of out-of-view NPCs that think shrinks by a "
+                                        "fifth a second until little waits (lower: fewer think, sooner answered).")
     embedded_llm_port: int = Field(0, description="Port of the embedded llama.cpp server (0 = free port).")
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 

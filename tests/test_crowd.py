@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+import time
 
 import pytest
 
@@ -89,6 +90,28 @@ def test_beyond_the_call_budget_the_least_concerned_think_as_a_crowd(brain_facto
     c.close()
 
 
+def plan_queue(c: Clients) -> dict:
+    return next(q for q in c.grpc("GetUsage", {"npcId": "-"})["queues"] if q["priority"] == "plan_now")
+
+
+def test_an_npc_that_became_a_crowd_is_not_thinking_and_its_waiting_plan_makes_no_call(brain_factory, fake_llm) -> None:
+    """One endpoint slot, held 3 s by Klaus's day plan: Isabella's waits behind it. Asked as a
+    crowd meanwhile she is not thinking (asks again when her action ends, not within minutes), and
+    her plan is dropped (before, it was asked once Klaus's was answered)."""
+    c = town(brain_factory(llm_max_concurrency=1, background_thinking=True))
+    fake_llm.queue({"delay_s": 3}, purpose="daily_plan")
+    decide(c, "klaus", "09:00", UNSEEN)
+    assert decide(c, "isabella", "09:00", UNSEEN)["thinking"]
+    crowd = decide(c, "isabella", "09:05", CROWD)
+    assert not crowd.get("thinking") and crowd["askAgainAt"] >= "2026-02-13T09:10:00Z", crowd
+    deadline = time.monotonic() + 30
+    while not ((q := plan_queue(c)).get("served") and not q.get("waiting") and not q.get("running")):
+        assert time.monotonic() < deadline, q  # Klaus's plan served, and nothing after it
+        time.sleep(0.2)
+    assert [r for r in fake_llm.chat_requests("daily_plan") if "Isabella" in str(r["body"])] == []
+    c.close()
+
+
 def test_a_conversation_with_one_who_thinks_promotes_the_crowd_npc(clients: Clients, fake_llm) -> None:
     decide(clients, "isabella", "09:00", UNSEEN)
     decide(clients, "klaus", "09:00", CROWD)
@@ -138,6 +161,27 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
         assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
 
     asyncio.run(main())
+
+
+def test_work_stuck_before_the_endpoint_demotes_as_a_queue_at_it_does() -> None:
+    """A brain too busy to reach its endpoint (the NPCs' plans wait for a quiet moment between
+    the game's Decides, none in the scheduler's queue) falls behind all the same: 40 pieces under
+    way for one slot shrink the share that thinks; once they are done it grows back."""
+    wall, pending = [0.0], [40]
+    llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(), max_concurrency=1)
+    levels = Levels(llm, clock=lambda: wall[0], pending=lambda: pending[0])
+    now = datetime(2026, 2, 13, 9, tzinfo=UTC)
+    for npc_id in "abcde":
+        levels.asked(npc_id, in_view=False, crowd=False)
+    for _ in range(5):
+        wall[0] += 1
+        levels.rebalance()
+    assert sum(levels.crowd(n, now, in_view=False, asked=False) for n in "abcde") >= 3
+    pending[0] = 1
+    for _ in range(10):
+        wall[0] += 1
+        levels.rebalance()
+    assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
 
 
 _SLEEPER_2D = '''extends Node2D

@@ -4,7 +4,8 @@ failed or timed-out call and the brain's memory flat. It checks errors and memor
 1,000-NPC run takes; latency is a measurement, not a test: `python -m tools.loadtest --npcs 1000
 --seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table. The second test sends the Decides as the addon
 does (DecideBatch, a frame's worth at a time) to two brain replicas sharing one store, each NPC
-pinned to its replica by the hash of its id (`--batch`, `--replicas`; figures in docs/benchmarks.md)."""
+pinned to its replica by the hash of its id, most of them as a crowd (`--batch`, `--replicas`,
+`--in-view`, `--crowd-share`; figures in docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,13 @@ def test_200_npcs_decide_for_20_s_per_transport(tmp_path: Path) -> None:
 
 def test_100_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -> None:
     report = loadtest.main(["--npcs", "100", "--seconds", "10", "--transports", "connect", "--batch", "25",
-                            "--replicas", "2", "--out", str(tmp_path / "loadtest.json")])
+                            "--replicas", "2", "--in-view", "5", "--crowd-share", "0.9", "--max-wait", "0", "--start-spread", "2",
+                            "--out", str(tmp_path / "loadtest.json")])
     assert report["replicas"] == 2 and report["batch"] == 25 and report["planning"]["errors"] == {}
     [phase] = report["phases"]
     assert phase["errors"] == 0, phase["errors_by_status"]
     assert phase["decides"] >= 100 and phase["most_sent_in_100_ms"] > 0, phase
+    levels = phase["by_level"]
+    assert {n: c["npcs"] for n, c in levels.items()} == {"in view": 5, "out of view": 10, "crowd": 85}
+    assert levels["crowd"]["thinking"] == 0 and 0 < levels["crowd"]["asks_again_per_npc_s"] < 1, levels
+    assert phase["brain_cpu_ms_per_decide"] > phase["brain_cpu_ms_per_decide_without_children"] > 0, phase

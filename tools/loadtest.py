@@ -38,6 +38,17 @@ replica's Decides batched on their own (as a game or proxy splits a DecideBatch 
 CPU and memory are the replicas' together; the brain's own view (queues, "inside the brain") is
 replica 0's.
 
+With --in-view N the NPCs ask at attention levels (DecideRequest.attention) as a game does: the
+first N in view, of the rest --crowd-share a crowd, the others out of view (without --in-view
+none is sent: all in view, as a game that never says). `--max-wait 0` waits for askAgainAt
+however far, as the addon does. Beside the latencies the report gives figures the machine's load
+does not change: Decides asked per NPC per wall second (the ask-again rate, by level, as the
+answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
+processes included, and its own process's alone), their product (the CPU a second the town
+needs) and the Decides a second two free cores serve at that cost.
+
+    .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
+
 Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -47,6 +58,7 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+import contextlib
 from contextlib import ExitStack
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -116,6 +128,8 @@ async def memories_stored(caller: Caller, ids: list[str], replicas: int = 1) -> 
     (the stand-in, a test double) counts a town's memories too slowly to ask."""
     if replicas > 1:
         return 0
+    # One at a time: after a town's first Decides the store is busy storing what they saw, and 32
+    # at once waited past a minute behind that.
     totals = [await caller.stub.ListMemories(pb.ListMemoriesRequest(npc_id=i, limit=1), timeout=60) for i in ids]
     return sum(t.total for t in totals)
 
@@ -152,6 +166,13 @@ class StandInProcess(ChildProcess):
         self.url = match.group(1)
 
 
+def _rss_or_0(pid: int) -> float:
+    try:
+        return memory_mib(pid)["rss_mib"]
+    except OSError:  # it ended meanwhile
+        return 0.0
+
+
 class RssSampler:
     """Samples the brains' memory (together) every `every_s` seconds in a thread, tagged with the running phase."""
 
@@ -166,8 +187,11 @@ class RssSampler:
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
             each = [memory_mib(b.proc.pid) for b in self.brains]  # type: ignore[union-attr]
+            tree = [pid for b in self.brains for pid in process_tree(b.proc.pid)[1:]]  # type: ignore[union-attr]
+            children = sum(_rss_or_0(pid) for pid in tree)
             self.samples.append({"t_s": round(time.monotonic() - self._began, 1), "phase": self.phase,
-                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]}})
+                                 **{k: round(sum(m[k] for m in each), 1) for k in each[0]},
+                                 "children_rss_mib": round(children, 1)})
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -178,10 +202,38 @@ class RssSampler:
         self._thread.join()
 
 
-def decide_request(npc_id: str, when: datetime) -> pb.DecideRequest:
-    request = pb.DecideRequest(npc_id=npc_id)
+LEVELS = {pb.ATTENTION_UNSPECIFIED: "in view", pb.ATTENTION_IN_VIEW: "in view",
+          pb.ATTENTION_OUT_OF_VIEW: "out of view", pb.ATTENTION_CROWD: "crowd"}
+FREE_CORES = 2  # the machine these runs are made on, had it to itself
+
+
+def attention_of(ids: Sequence[str], in_view: int | None, crowd_share: float) -> dict[str, int]:
+    """Each NPC's level: none sent without `in_view` (all in view); else the first `in_view` in
+    view, then the rest's `crowd_share` (rounded) a crowd, spread evenly, the others out of view."""
+    if in_view is None:
+        return dict.fromkeys(ids, pb.ATTENTION_UNSPECIFIED)
+    levels = dict.fromkeys(ids[:in_view], pb.ATTENTION_IN_VIEW)
+    rest = ids[in_view:]
+    for i, npc_id in enumerate(rest):  # crowd when the running share passes the next whole NPC
+        crowd = int((i + 1) * crowd_share + 1e-9) > int(i * crowd_share + 1e-9)
+        levels[npc_id] = pb.ATTENTION_CROWD if crowd else pb.ATTENTION_OUT_OF_VIEW
+    return levels
+
+
+def decide_request(npc_id: str, when: datetime, attention: int = pb.ATTENTION_UNSPECIFIED) -> pb.DecideRequest:
+    request = pb.DecideRequest(npc_id=npc_id, attention=attention)  # type: ignore[arg-type]
     request.game_time.FromDatetime(when)
     return request
+
+
+def capacity(asks_per_npc_s: float, npcs: int, cpu_ms_per_decide: float) -> dict[str, float]:
+    """Load-insensitive figures from the ask-again rate (Decides per NPC per wall second, as the
+    answers tell the NPCs to ask again) and the brain's CPU per Decide: the CPU a second the town
+    needs, and how many Decides a second (and NPCs asking at this rate) two free cores would serve."""
+    served = FREE_CORES * 1000 / cpu_ms_per_decide if cpu_ms_per_decide else 0.0
+    return {"cpu_s_per_s_needed": round(asks_per_npc_s * npcs * cpu_ms_per_decide / 1000, 2),
+            "free_cores_serve_per_s": round(served),
+            "free_cores_serve_npcs": round(served / asks_per_npc_s) if asks_per_npc_s else 0}
 
 
 class Batcher:
@@ -267,14 +319,14 @@ async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
     return vitals(json_format.MessageToDict(usage, preserving_proto_field_name=True))
 
 
-async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, Any]:
+async def plan_days(decide: Decide, ids: list[str], wait_s: float, levels: dict[str, int]) -> dict[str, Any]:
     """Every NPC's first Decide at START, answered at once while its day is planned in the background
     (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
     none is (at most wait_s)."""
     errors: Counter[str] = Counter()
 
     async def provisional(npc_id: str) -> bool:
-        reply = await decide(decide_request(npc_id, START))
+        reply = await decide(decide_request(npc_id, START, levels[npc_id]))
         if reply.status:
             errors[reply.status] += 1
             return True
@@ -293,11 +345,16 @@ async def plan_days(decide: Decide, ids: list[str], wait_s: float) -> dict[str, 
             "errors": dict(errors)}
 
 
-async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace) -> dict[str, Any]:
+async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace,
+                     levels: dict[str, int]) -> dict[str, Any]:
     """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
     decide = routed(callers, args)
     calls = Calls()
     provisional = thinking = 0
+    by_level: dict[str, Counter[str]] = {}  # per attention level: NPCs, Decides, provisional, thinking
+    for level in levels.values():
+        by_level.setdefault(LEVELS[level], Counter())["npcs"] += 1
+    told: dict[str, list[float]] = {}  # per NPC: its Decides answered, the wall seconds they told it to wait in all
     sent: Counter[int] = Counter()  # Decides sent per tenth of a wall second: how bursty the town asks
     began = time.monotonic()
     game_began = clock.now()
@@ -308,34 +365,67 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
 
     async def npc_loop(npc_id: str) -> None:
         nonlocal provisional, thinking
+        level = by_level[LEVELS[levels[npc_id]]]
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
         while time.monotonic() - began < args.seconds:
             now = clock.now()
             sent[int((time.monotonic() - began) * 10)] += 1
-            reply = await decide(decide_request(npc_id, now))
+            reply = await decide(decide_request(npc_id, now, levels[npc_id]))
             calls.add(reply)
+            level["decides"] += 1
             wait = args.pause
             if not reply.status:
-                provisional += reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+                was_provisional = reply.message.action.source == pb.ACTION_SOURCE_PROVISIONAL
+                provisional += was_provisional
                 thinking += reply.message.thinking
+                level.update(provisional=was_provisional, thinking=reply.message.thinking)
                 wait = max(clock.wall_seconds_until(next_ask(reply.message, now)), args.pause)
-            await asyncio.sleep(min(wait, args.max_wait, max(0.0, args.seconds - (time.monotonic() - began))))
+            wait = min(wait, args.max_wait or wait)
+            mine = told.setdefault(npc_id, [0, 0.0])
+            mine[0] += 1
+            mine[1] += wait
+            await asyncio.sleep(min(wait, max(0.0, args.seconds - (time.monotonic() - began))))
 
     with collector:
         await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
     await own.stop()
     wall = time.monotonic() - began
     report = calls.report()
+    # The ask-again rate: each NPC asks as often as its answers tell it to, whatever the phase's length
+    # (an hour-long routine step asks again after a minute, more than most phases hold of it).
+    rates = {name: 0.0 for name in by_level}
+    for npc_id, (answered, waited) in told.items():
+        rates[LEVELS[levels[npc_id]]] += answered / waited if waited else 0.0
     return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
+            "by_level": {name: {**c, "asks_per_npc_s": round(c["decides"] / wall / c["npcs"], 4),
+                                "asks_again_per_npc_s": round(rates[name] / c["npcs"], 4)}
+                         for name, c in by_level.items()},
+            "asks_again_per_npc_s": round(sum(rates.values()) / max(1, len(ids)), 4),
             "most_sent_in_100_ms_after_start": max((n for t, n in sent.items() if t >= START_BURST_S * 10), default=0),
             "game_time": [f"{game_began:%H:%M}", f"{clock.now():%H:%M}"],
             "client_loop_late": asdict(own.loop_late.spread()), "client_gc": collector.report()}
 
 
-def cpu_of(brains: list[BrainProcess]) -> float:
-    return sum(cpu_seconds(b.proc.pid) for b in brains)  # type: ignore[union-attr]
+def process_tree(pid: int) -> list[int]:
+    """The process and its descendants (Linux): a brain's store and embedder are child processes."""
+    try:
+        kids = [int(k) for task in Path(f"/proc/{pid}/task").iterdir()
+                for k in (task / "children").read_text().split()]
+    except OSError:  # it ended meanwhile
+        return []
+    return [pid, *(d for k in kids for d in process_tree(k))]
+
+
+def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
+    """The brains' CPU seconds, their store's and embedder's processes included unless `children` is off."""
+    total = 0.0
+    for brain in brains:
+        for pid in process_tree(brain.proc.pid) if children else [brain.proc.pid]:  # type: ignore[union-attr]
+            with contextlib.suppress(OSError):
+                total += cpu_seconds(pid)
+    return total
 
 
 async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[str], sampler: RssSampler,
@@ -344,16 +434,18 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
     setup_caller = setup_callers[0]
     try:
         plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
-        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait)
+        levels = attention_of(ids, args.in_view, args.crowd_share)
+        planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait, levels)
         clock = GameClock(args.time_scale, START)
         phases = []
         before = await memories_stored(setup_caller, ids, len(brains))
         for transport in args.transports:
             sampler.phase = transport
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
-            cpu, mine, asked = cpu_of(brains), cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
+            cpu, own_cpu = cpu_of(brains), cpu_of(brains, children=False)
+            mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
-                phases.append(await load_phase(callers, ids, clock, args))
+                phases.append(await load_phase(callers, ids, clock, args, levels))
             finally:
                 for caller in callers:
                     await caller.close()
@@ -362,6 +454,9 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
                                                      / max(1, phase["decides"]), 3)
+            phase["brain_cpu_ms_per_decide_without_children"] = round(
+                (cpu_of(brains, children=False) - own_cpu) * 1000 / max(1, phase["decides"]), 3)
+            phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
             phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
@@ -409,10 +504,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     errors = sum(p["errors"] for p in results["phases"]) + sum(results["planning"]["errors"].values())
     return {"npcs": npcs, "replicas": args.replicas, "batch": args.batch, "batch_lanes": args.batch_lanes, "frame_s": args.frame,
             "seconds_per_transport": seconds, "concurrency": args.concurrency, "pause_s": args.pause, "start_spread_s": args.start_spread,
-            "max_wait_s": args.max_wait, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
+            "max_wait_s": args.max_wait, "in_view": args.in_view, "crowd_share": args.crowd_share, "time_scale": args.time_scale, "traces_per_npc": args.traces_per_npc,
             "llm_latency_s": args.llm_latency, "max_rss_growth_mib": args.max_rss_growth_mib, "llm_calls": llm_calls, **results, "errors": errors,
             "memory": memory_verdict([s["rss_mib"] for s in loaded], args.max_rss_growth_mib, results["memories_stored"]),
             "memory_per_npc_kib": round(max((s["rss_mib"] for s in loaded), default=0) * 1024 / npcs, 1),
+            # with the store's and the embedder's processes
+            "memory_per_npc_kib_all": round(max((s["rss_mib"] + s["children_rss_mib"] for s in loaded), default=0)
+                                            * 1024 / npcs, 1),
+            "memory_all": memory_verdict([s["rss_mib"] + s["children_rss_mib"] for s in loaded], args.max_rss_growth_mib,
+                                         results["memories_stored"]),
             "memory_anonymous": memory_verdict([s["anon_mib"] for s in loaded], args.max_rss_growth_mib,
                                                results["memories_stored"]),
             "rss_samples": sampler.samples}
@@ -420,13 +520,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
-               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU", "CPU ms per Decide", "client CPU",
-               "LLM calls per game hour (capacity)", "game time"]
+               "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU",
+               "CPU ms per Decide (the brain's process alone)", "client CPU",
+               "LLM calls per game hour (capacity)", "game time", "asks again per NPC per s", "CPU s per s needed",
+               f"{FREE_CORES} free cores serve (NPCs at this rate)"]
     rows = [[p["transport"], p["decides"], p["decides_per_s"],
              f"{p['most_sent_in_100_ms']} ({p['most_sent_in_100_ms_after_start']} after)", p["errors"], p["provisional"],
              p.get("p50_ms"), p.get("p90_ms"), p.get("p99_ms"), p.get("max_ms"), p["after_start"].get("p99_ms"),
-             f"{p['brain_cpu_share']:.0%}", p["brain_cpu_ms_per_decide"], f"{p['client_cpu_share']:.0%}",
-             f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"])]
+             f"{p['brain_cpu_share']:.0%}", f"{p['brain_cpu_ms_per_decide']} ({p['brain_cpu_ms_per_decide_without_children']})",
+             f"{p['client_cpu_share']:.0%}",
+             f"{p['llm_calls_per_game_hour']} ({p['llm_capacity_per_game_hour']})", "-".join(p["game_time"]),
+             p["asks_again_per_npc_s"], p["cpu_s_per_s_needed"], f"{p['free_cores_serve_per_s']} ({p['free_cores_serve_npcs']})"]
             for p in report["phases"]]
     lines = [" | ".join(headers), " | ".join("---" for _ in headers), *(" | ".join(map(str, r)) for r in rows)]
     for p in report["phases"]:
@@ -438,6 +542,10 @@ def table(report: dict[str, Any]) -> str:
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
                      f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
                      f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
+        lines.append(f"{p['transport']}, by attention level: " + "; ".join(
+            f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
+            f"{c['asks_again_per_npc_s']} as told to ask again), "
+            f"{c.get('provisional', 0)} provisional, {c.get('thinking', 0)} thinking" for name, c in p["by_level"].items()))
     plan, memory = report["planning"], report["memory"]
     rss = ", ".join(f"{s['rss_mib']:.0f}/{s['anon_mib']:.0f}" for s in report["rss_samples"] if s["phase"] != "setup")
     waits = ", ".join(f"{c} {q['wait_p99_ms']:.0f}" for c, q in report["queues"].items())
@@ -446,12 +554,14 @@ def table(report: dict[str, Any]) -> str:
                                              if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
               f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
               f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
-              f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC)",
+              f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC; "
+              f"{report['memory_per_npc_kib_all']} with the store's and embedder's processes)",
               f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "
               f"{memory.get('last_third_mib')} vs first third {memory.get('first_third_mib')} MiB "
               f"(growth {memory.get('growth_mib')}, bound {memory.get('bound_mib')}: {report['max_rss_growth_mib']} + "
               f"{report['memories_stored']} memories stored x {STORE_KIB_PER_MEMORY} KiB; anonymous memory "
-              f"{report['memory_anonymous'].get('growth_mib')})"]
+              f"{report['memory_anonymous'].get('growth_mib')}; with the store's and embedder's processes "
+              f"{'flat' if report['memory_all'].get('flat') else 'NOT flat'}, growth {report['memory_all'].get('growth_mib')})"]
     return "\n".join(lines)
 
 
@@ -469,7 +579,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="wall seconds over which each transport's NPCs make their first call (10 s: a "
                              "thousand NPCs at the pace they keep after, as NpcBrainAgent spreads a thousand agents)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
-    parser.add_argument("--max-wait", type=float, default=10.0, help="wall seconds an NPC waits at most between Decides")
+    parser.add_argument("--max-wait", type=float, default=10.0,
+                        help="wall seconds an NPC waits at most between Decides (0: until askAgainAt, as the addon)")
+    parser.add_argument("--in-view", type=int, default=None,
+                        help="NPCs asking in view (DecideRequest.attention); the rest out of view or a crowd "
+                             "(--crowd-share); unset: no attention sent (all in view)")
+    parser.add_argument("--crowd-share", type=float, default=0.0,
+                        help="with --in-view, the share of the other NPCs asking as a crowd (the rest out of view)")
     parser.add_argument("--time-scale", type=float, default=60, help="game seconds per wall second")
     parser.add_argument("--llm-latency", type=float, default=0.0, help="seconds the fake LLM takes per answer")
     parser.add_argument("--traces-per-npc", type=int, default=5, help="the brain's NPC_BRAIN_TRACES_PER_NPC")
@@ -491,6 +607,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--batch {args.batch}: use 1-{MAX_BATCH} (the brain's cap), or 0 for single Decides")
     if not 1 <= args.replicas <= MAX_REPLICAS:
         parser.error(f"--replicas {args.replicas}: use 1-{MAX_REPLICAS}")
+    if not 0 <= args.crowd_share <= 1 or (args.in_view is None and args.crowd_share):
+        parser.error(f"--crowd-share {args.crowd_share}: use 0-1, with --in-view")
+    if args.in_view is not None and args.in_view < 0:
+        parser.error(f"--in-view {args.in_view}: use 0 or more")
     if unknown := set(args.transports) - {"grpc", "connect"}:
         parser.error(f"unknown transports {sorted(unknown)}: use grpc, connect")
     return args

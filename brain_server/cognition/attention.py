@@ -10,18 +10,19 @@
 The game asks for a level with each Decide (DecideRequest.attention: a crowd is the NPCs far
 from the player). The brain moves NPCs between the levels as attention moves:
 
-- promoted: a crowd NPC that something concerns thinks out of view for CONCERN_HOLD of game
-  time: a person in sight who is no NPC of the world (the player), an action aimed at it (its
+- promoted: a crowd NPC that something concerns thinks out of view for CROWD_CONCERN_HOLD_MINUTES
+  of game time: a person in sight who is no NPC of the world (the player), an action aimed at it (its
   name in another's event), a whisper, the player's talk, a conversation with an NPC that thinks
   (news told by someone who thinks it over). News passed crowd to crowd promotes nobody: one
   rumour would wake the whole crowd.
 - demoted: out-of-view NPCs think as a crowd while the town asks for more than the endpoint
-  serves: beyond NPC_BRAIN_LLM_CALLS_PER_HOUR / CALLS_PER_THINKING_HOUR thinking NPCs (those in
-  view counted first), and while the scheduler's queue of the NPCs' own work stays beyond
-  BACKLOG_PER_SLOT completions per slot (its measured throughput falls behind the demand, so the
-  share of out-of-view NPCs that think shrinks by a fifth a second, and grows back by a tenth
-  once the queue is short). The least recently concerned are demoted first: the game's own
-  `crowd` says who is far, the brain only knows who mattered lately. In view is never demoted.
+  serves: beyond NPC_BRAIN_LLM_CALLS_PER_HOUR / CROWD_CALLS_PER_THINKING_HOUR thinking NPCs (those
+  in view counted first), and while the NPCs' own work waiting stays beyond CROWD_BACKLOG_PER_SLOT
+  pieces per endpoint slot, in the scheduler's queue or before it (a brain too busy to reach its
+  endpoint falls behind as surely as a slow endpoint), so the share of out-of-view NPCs that think
+  shrinks by a fifth a second, and grows back by a tenth once little waits. The three are
+  settings (config.py). The least recently concerned are demoted first: the game's own `crowd`
+  says who is far, the brain only knows who mattered lately. In view is never demoted.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
 from brain_server.cognition.routine import provisional_action
 from brain_server.cognition.steps import action_now
+from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority
 from brain_server.memory import MemoryKind, MemoryNode
@@ -44,9 +46,6 @@ from brain_server.npc import Action, NpcState
 from brain_server.records import Records
 from brain_server.trace import Trace
 
-CONCERN_HOLD = timedelta(hours=1)  # a concerned crowd NPC thinks (out of view) this long
-CALLS_PER_THINKING_HOUR = 2.0  # an out-of-view NPC's calls per game hour (docs/benchmarks.md: 1.77 per awake hour)
-BACKLOG_PER_SLOT = 4  # the NPCs' own work waiting per endpoint slot beyond which demand exceeds throughput
 REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
 NEWS_LOOKED_AT = 50  # of its newest thoughts
@@ -60,8 +59,12 @@ class Levels:
     second; in between, an NPC newly out of view beyond the limit joins the demoted (never
     concerned, it is among the least concerned), so a town arriving at once costs no sort each."""
 
-    def __init__(self, llm: LLM, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, llm: LLM, settings: Settings | None = None, *, clock: Callable[[], float] = time.monotonic,
+                 pending: Callable[[], int] = lambda: 0) -> None:
         self.llm = llm
+        self._pending = pending  # the NPCs' own work under way, wherever it waits (the mind's runtimes)
+        self.settings = settings or Settings()
+        self._hold = timedelta(minutes=self.settings.crowd_concern_hold_minutes)
         self._clock = clock
         self._concerned: dict[str, datetime] = {}  # npc_id -> game time of its latest concern
         self._thinking: dict[str, bool] = {}  # NPCs the game does not call a crowd -> in view
@@ -78,10 +81,10 @@ class Levels:
 
     def concerned(self, npc_id: str, now: datetime) -> bool:
         last = self._concerned.get(npc_id, NEVER)
-        return last <= now < last + CONCERN_HOLD
+        return last <= now < last + self._hold
 
     def concern(self, npc_id: str, now: datetime) -> None:
-        """Something concerns the NPC: it thinks (out of view at least) for CONCERN_HOLD."""
+        """Something concerns the NPC: it thinks (out of view at least) for the concern hold."""
         self._concerned[npc_id] = max(now, self._concerned.get(npc_id, NEVER))
         if npc_id in self._demoted:
             self._demoted = self._demoted - {npc_id}
@@ -112,8 +115,10 @@ class Levels:
             return
         self._weighed = wall
         slots = self.llm.scheduler.slots
-        waiting = sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER)
-        if waiting > BACKLOG_PER_SLOT * slots:
+        # Work waits for a slot, or before it for a quiet moment between the game's Decides (foreground.py).
+        waiting = max(sum(q.waiting for q in self.llm.scheduler.report() if q.priority is not Priority.PLAYER),
+                      self._pending() - slots)
+        if waiting > self.settings.crowd_backlog_per_slot * slots:
             self._share *= 0.8
         elif waiting <= slots:
             self._share = min(1.0, self._share + 0.1)
@@ -130,7 +135,7 @@ class Levels:
         out = len(self._thinking) - self._in_view
         limit = math.ceil(self._share * out)
         if per_hour := self.llm.allowance.per_hour:
-            limit = min(limit, max(0, int(per_hour / CALLS_PER_THINKING_HOUR) - self._in_view))
+            limit = min(limit, max(0, int(per_hour / self.settings.crowd_calls_per_thinking_hour) - self._in_view))
         return limit
 
 

@@ -71,7 +71,7 @@ class Mind:
         self.traces = traces
         self.runtimes = Runtimes()
         self.chats = Chats(stream, records, self.runtimes)
-        self.levels = Levels(stream.llm)  # attention levels: in view, out of view, crowd
+        self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending)  # in view, out of view, crowd
         self.parts = Parts(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.parts, traces, background=settings.background_thinking)
         self.senses = Senses(self.thinking)
@@ -116,7 +116,10 @@ class Mind:
                                           "crowd": self.levels.crowd(npc_id, now, in_view=in_view, asked=crowd)})
             snapshot = self.runtimes.snapshot(npc_id)
             action = self._act(npc, world, now, snapshot)
-            thinking = snapshot.thinking or thinking_about_now(npc, now, self.settings, reacting=snapshot.reacting)
+            # A crowd NPC's own work is dropped at its turn (work.py) and its meetings need no call:
+            # only a conversation being written changes what it does now.
+            thinking = snapshot.talking if npc.crowd else (
+                snapshot.thinking or thinking_about_now(npc, now, self.settings, reacting=snapshot.reacting))
             return self._decided(npc_id, now, action, thinking, trace)
         finally:
             unbind_decision()
@@ -220,6 +223,7 @@ class Mind:
             self.levels.concern(npc.npc_id, now)
             crowd = False
             trace.note(f"attention: promoted from the crowd: {why}")
+        self.runtimes.of(npc.npc_id).crowd = crowd
         if crowd != npc.crowd:
             npc.crowd = crowd
             trace.note("attention: " + ("crowd: routine, no LLM call" if crowd else "thinks again"))

@@ -65,6 +65,7 @@ class NpcRuntime:
     talking: bool = False  # its conversation is being written
     urgent: bool = False  # work under way changes what it does now
     announce: str = "plan"
+    crowd: bool = False  # a crowd at its latest Decide: its own calls waiting their turn are dropped then
 
     def publish(self) -> None:
         snapshot = Snapshot(talking=self.talking, urgent=self.urgent, reacting=self.reaction is not None,
@@ -135,3 +136,7 @@ class Runtimes:
 
     def jobs(self) -> list[asyncio.Task[bool]]:
         return [task for runtime in self._npcs.values() for task in runtime.jobs.values()]
+
+    def pending(self) -> int:
+        """How many pieces of the NPCs' work are under way (started, not yet finished)."""
+        return sum(len(runtime.jobs) for runtime in self._npcs.values())

@@ -127,6 +127,17 @@ def _never(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings
     return None
 
 
+def _or_crowd(stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]) -> Callable[..., Stale]:
+    """Work of the NPC's own thinking is stale too once it is a crowd (attention.py: no LLM call),
+    as when the brain demotes it while the work waits its turn."""
+
+    def factory(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
+        inner = stale(npc, now, runtime, settings)
+        return lambda: runtime.crowd or (inner is not None and inner())
+
+    return factory
+
+
 # --- the thinking of each kind --------------------------------------------------------------
 
 
@@ -295,13 +306,13 @@ def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool
 # The registry, in the order lockstep runs the kinds (the scheduler orders them by class).
 KINDS = (
     Kind("plan", Priority.PLAN_NOW, True, lambda npc, now, s, r: npc.plan_day != now.date() and _thinks(npc),
-         _day_over, plan),
+         _or_crowd(_day_over), plan),
     Kind("react", Priority.SOCIAL, True,
          lambda npc, now, s, reacting: reacting and (npc.plan_day == now.date() or npc.crowd), _gone, _react),
-    Kind("rate", Priority.BACKGROUND, False, _rating_due, _never, _rate),
+    Kind("rate", Priority.BACKGROUND, False, _rating_due, _or_crowd(_never), _rate),
     Kind("reflect", Priority.BACKGROUND, False,
          lambda npc, now, s, r: _thinks(npc) and npc.importance_since_reflection >= reflection_threshold(npc, s),
-         _never, _reflect),
+         _or_crowd(_never), _reflect),
     Kind("decompose_now", Priority.PLAN_NOW, True,
          lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, _decompose_now),
     Kind("decompose", Priority.AHEAD, False,
