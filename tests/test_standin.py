@@ -269,6 +269,18 @@ def test_it_accepts_only_when_the_schedule_it_is_shown_is_free() -> None:
     assert not any("can't" in _piet(s, situation=free) for s in range(8))
 
 
+def test_an_answer_to_news_is_not_news_to_answer_again() -> None:
+    """The host reads a listener's "count me in, this evening" as an answer, not as an invitation to
+    decline (which the listener's memo then echoed as its own "cannot go")."""
+    said = f'{TOLD}\nPiet Vos: "Sounds lovely, count me in, this evening!"'
+    host = [_hard("converse_turn", seed, npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                  memories=INVITE, dialogue=said, time="Thursday March 5, 10:00").utterance for seed in range(4)]
+    assert not any("can't make it" in line or "count me in" in line for line in host), host
+    memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 dialogue=f'{said}\nOdile Marsh: "{host[0]}"', time="Thursday March 5, 10:20")
+    assert "cannot go" not in memo.summary and "lantern walk" in memo.plan_activity, memo
+
+
 def test_it_forgets_to_pass_news_on_to_some() -> None:
     partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
                 "Ada Kern", "Bo Lund", "Cas Moor"]

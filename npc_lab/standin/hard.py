@@ -26,9 +26,11 @@ from typing import Any
 
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.reading import (
+    ACCEPT,
     AMPM,
     CLOCK,
     DAY_MONTH,
+    DECLINE,
     MONTH_DAY,
     MONTHS,
     NOON,
@@ -122,8 +124,8 @@ class HardStandIn(StandIn):
             declines = self.odds("decline", listener, _bare(f.text), f.day) < self.rates.decline
             busy = "I have other plans" if declines else ""
         if busy:
-            return f"Sorry, I can't make it: {busy}."
-        return f"Sounds lovely, count me in, {self.paraphrase(f)}!"
+            return f"{DECLINE}: {busy}."
+        return f"{ACCEPT}, {self.paraphrase(f)}!"
 
     def busy(self, f: Fact, listener: str) -> str | None:
         """What `listener`'s shown schedule has at the event's time ("" when free); None when the
