@@ -308,6 +308,13 @@ def test_its_plan_items_name_no_place_but_its_addresses_do() -> None:
     memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
                  dialogue=f'{TOLD}\nPiet Vos: "Sounds lovely!"', time="Tuesday March 3, 10:20")
     assert "lantern walk" in memo.plan_activity and "Chapel" not in memo.plan_activity
+    assert memo.plan_place == "Brookhaven:Chapel:nave", "the memo's place field names it"
+    told = [_hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                  partner_persona="Name: Piet Vos", memories=INVITE, partner_memories="- Piet Vos is mending a net",
+                  place_list=[PLACES[2]], partner_place_list=[PLACES[0], PLACES[4]], time="Tuesday March 3, 10:00")
+            for seed in range(6)]
+    planned = [t.second for t in told if t.second is not None and t.second.plan_activity]
+    assert planned and all(m.plan_place == PLACES[4] for m in planned), "out of view, from Piet's own places"
 
 
 def test_it_sometimes_answers_interviews_vaguely() -> None:

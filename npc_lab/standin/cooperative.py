@@ -119,8 +119,9 @@ class StandIn:
         """A plan item's words for news: the line itself, place and all."""
         return activity_of(f)
 
-    def memo_place(self, f: Fact) -> Draft:
-        """Where a plan item from a conversation happens, when the memo's schema asks: none."""
+    def memo_place(self, f: Fact, memo: str = "") -> Draft:
+        """Where a plan item from a conversation happens, when the memo's schema (or its definition
+        `memo`, where one call holds two memos) asks: none."""
         return {}
 
     def hedge(self, question: str) -> str:
@@ -173,7 +174,7 @@ class StandIn:
                           declined=declined)
 
     def _memo(self, name: str, partner: str, facts: list[Fact], gist: str, *, dated: bool,
-              declined: bool = False) -> Draft:
+              declined: bool = False, memo: str = "") -> Draft:
         """What `name` takes away from hearing `facts` from `partner`: the first as a plan item,
         unless `name` said it cannot come."""
         if not facts:
@@ -190,7 +191,7 @@ class StandIn:
                     "day": None, "minutes": 0}
         minutes = _minutes(f.start, f.end) if f.end else 60
         return {"summary": summary[:400], "importance": importance(f.text), "activity": self.activity(f),
-                "start": f.start, "day": day, "minutes": minutes, **self.memo_place(f)}
+                "start": f.start, "day": day, "minutes": minutes, **self.memo_place(f, memo)}
 
     def told(self) -> Draft:
         """A conversation told in one call: each speaker shares the first news among their own
@@ -215,9 +216,10 @@ class StandIn:
         if len(lines) == 1:
             lines.append({"speaker": partner, "text": f"Fine, thanks, {name.split()[0]}. See you around!"})
         gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
-        memo = lambda me, other: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
-                                            declined=bool(DECLINED.search(replies[me])))
-        return {"talk": True, "lines": lines, "first": memo(name, partner), "second": memo(partner, name)}
+        memo = lambda me, other, of: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
+                                                declined=bool(DECLINED.search(replies[me])), memo=of)
+        return {"talk": True, "lines": lines, "first": memo(name, partner, "ConversationMemo"),
+                "second": memo(partner, name, "PartnerMemo")}
 
     def told_group(self) -> Draft:
         """A conversation of three or more told in one call, as `told`: each shares the first news

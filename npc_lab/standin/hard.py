@@ -167,9 +167,10 @@ class HardStandIn(StandIn):
             text = re.sub(rf"\s*\b(?:(?:{PLACE_WORDS})\s+)?(?:the\s+)?{re.escape(place)}\b", "", text, flags=re.I)
         return AT_PLACE.sub("", text).strip(" ,.") or "going out"
 
-    def memo_place(self, f: Fact) -> Draft:
-        for key in ("place", "address"):
-            places = [p for p in _enum_at(self.p.schema, key) if p]
+    def memo_place(self, f: Fact, memo: str = "") -> Draft:
+        schema = self.p.schema.get("$defs", {}).get(memo, self.p.schema)
+        for key in ("plan_place", "place", "address"):
+            places = [p for p in _enum_at(schema, key) if p]
             if places:
                 return {key: self.place_for(f.text, places, "")}
         return {}
