@@ -281,6 +281,23 @@ def test_an_answer_to_news_is_not_news_to_answer_again() -> None:
     assert "cannot go" not in memo.summary and "lantern walk" in memo.plan_activity, memo
 
 
+def test_out_of_view_a_listener_answers_the_time_it_heard() -> None:
+    """Told in one call, Piet answers to what Odile said ("this evening" he takes for 18:00-19:00,
+    free before his 19:00 choir), not to the 6-8 pm she remembers and did not say."""
+    answered = 0
+    for seed in range(8):
+        told = _hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos",
+                     persona="Name: Odile Marsh", partner_persona="Name: Piet Vos", memories=INVITE,
+                     partner_memories="- Piet Vos is mending a net", time="Thursday March 5, 10:00",
+                     partner_schedule="- 19:00-21:00 choir practice (Brookhaven:Chapel:nave)")
+        lines = [line.text for line in told.lines]
+        if any("lantern walk" in line for line in lines):
+            said = next(line for line in lines if "lantern walk" in line)
+            assert ("can't make it" in lines[-1]) == ("8 pm" in said), lines
+            answered += 1
+    assert answered >= 3
+
+
 def test_it_forgets_to_pass_news_on_to_some() -> None:
     partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
                 "Ada Kern", "Bo Lund", "Cas Moor"]

@@ -209,10 +209,9 @@ class StandIn:
         for speaker, listener, news in ((name, partner, mine), (partner, name, theirs)):
             if news:
                 told = f"Have you heard? {self.say(news[0])}."
-                replies[listener] = self.reply(news[0], listener)
+                heard[listener] = self.heard(told, speaker)
+                replies[listener] = self.reply((heard[listener] or news)[0], listener)
                 lines += [{"speaker": speaker, "text": told}, {"speaker": listener, "text": replies[listener]}]
-                heard[listener] = self.p.ahead(_facts(_unlead(told), self.p.now, "dialogue", speaker,
-                                                      periods=self.p.periods))
         if len(lines) == 1:
             lines.append({"speaker": partner, "text": f"Fine, thanks, {name.split()[0]}. See you around!"})
         gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
@@ -234,7 +233,10 @@ class StandIn:
         replies: dict[str, str] = {}
         for speaker, news in shares.items():
             for f in news:
-                lines.append({"speaker": speaker, "text": f"Have you heard? {self.say(f)}."})
+                told = f"Have you heard? {self.say(f)}."
+                lines.append({"speaker": speaker, "text": told})
+                shares[speaker] = self.heard(told, speaker) or news
+                f = shares[speaker][0]
                 for listener in people:
                     if listener != speaker:
                         replies.setdefault(listener, self.reply(f, listener))
@@ -246,6 +248,11 @@ class StandIn:
                               "", dated=True, declined=bool(DECLINED.search(replies.get(name, ""))))
             memos.append(memo | {"name": name})
         return {"talk": True, "lines": lines, "memos": memos}
+
+    def heard(self, told: str, speaker: str) -> list[Fact]:
+        """The news in a line as its listener takes it: the time said ("this evening"), which is
+        what the listener answers to and plans by, not the teller's own note of it."""
+        return self.p.ahead(_facts(_unlead(told), self.p.now, "dialogue", speaker, periods=self.p.periods))
 
     def _to_share(self, speaker: str, listener: str) -> list[Fact]:
         """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""
