@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+import json
 
 from brain_server.cognition.converse import Speaker, converse, remember_conversation, summarize_conversation
 from brain_server.cognition.react import decide_reaction, worth_considering
@@ -259,3 +260,29 @@ def test_out_of_view_a_memo_keeps_only_what_was_said(stream, fake_llm) -> None:
     assert "Valentine" not in his.summary and "Hobbs" not in his.summary and not his.plan_activity
     assert his.summary == 'Klaus Mueller chatted with Isabella Rodriguez, who said "Hi Klaus, lovely weather today!"'
     assert any("kept to the gist" in note for note in t.notes)
+
+
+def test_out_of_view_a_place_the_listener_never_saw_is_kept_only_when_said(stream, fake_llm) -> None:
+    """Klaus has never been to the cafe: the one call may book his plan there (Isabella knows it)
+    only if the gist names it; else the place is left to be chosen as for any activity."""
+    isabella = npc("isabella", "Isabella Rodriguez")
+    isabella.known_addresses = ["w:cafe:cafe"]
+    klaus_memo = {"summary": "Klaus Mueller will come to Isabella's party at 5 pm", "importance": 7,
+                  "plan_activity": "going to Isabella's party", "plan_date": "2026-02-13", "plan_start": "17:00",
+                  "plan_minutes": 120, "plan_place": "w:cafe:cafe"}
+    plain = {"summary": "Isabella Rodriguez invited Klaus Mueller", "importance": 5, "plan_activity": "",
+             "plan_date": "", "plan_start": "", "plan_minutes": 0}
+    for said in ("Come to my party at the cafe at 5 pm!", "Come to my party at 5 pm!"):
+        fake_llm.queue({"json": {"talk": True, "lines": [{"speaker": "Isabella Rodriguez", "text": said},
+                                                         {"speaker": "Klaus Mueller", "text": "Gladly."}],
+                                 "first": plain, "second": klaus_memo}}, purpose="conversation_summary")
+
+    async def told():
+        return [await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(KLAUS, NOW), NOW, "w:h:bedroom",
+                                             stream, trace()) for _ in range(2)]
+
+    named, unnamed = asyncio.run(told())
+    assert named is not None and named[2].plan_place == "w:cafe:cafe"
+    assert unnamed is not None and unnamed[2].plan_place == "" and unnamed[2].plan_activity
+    schema = fake_llm.chat_requests("conversation_summary")[0]["body"]["response_format"]["json_schema"]["schema"]
+    assert "w:cafe:cafe" in json.dumps(schema), "Isabella's places are offered for Klaus's memo"

@@ -26,13 +26,16 @@ SLOW_REPLAN_S = 3  # the re-plan's answer takes this long: the player's promise 
 PARK = f"{WORLD}:Johnson Park:park"
 
 
-async def _town_with_a_park(stream: MemoryStream, tmp_path) -> Mind:
-    """Isabella and Klaus in the park of the test town, as production runs them (background thinking)."""
+async def _town_with_a_park(stream: MemoryStream, tmp_path, klaus_knows: tuple[str, ...] = (CAFE,)) -> Mind:
+    """Isabella and Klaus in the park of the test town, as production runs them (background thinking);
+    Klaus lives in the park and knows `klaus_knows`."""
     core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0), stream)
     town = world_json()
     town["world"]["sectors"].append({"name": "Johnson Park", "arenas": [{"name": "park", "tiles": tiles(1, 8, 8, 12)}]})
     await core.register_world(request(pb.RegisterWorldRequest, town))
-    for body in (spawn_json(), klaus()):
+    stranger = klaus()
+    stranger["persona"].update({"home": PARK, "knownAreas": list(klaus_knows)})
+    for body in (spawn_json(), stranger):
         await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": PARK}))
     return Mind(core.settings, stream, core.records, TraceBook(100, 1000))
 
@@ -45,12 +48,14 @@ async def _both_planned(mind: Mind, address: str) -> Mind:
     return mind
 
 
-def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp_path) -> None:
+@pytest.mark.parametrize("klaus_knows", [(CAFE,), (PARK,)], ids=["knows the cafe", "never saw the cafe"])
+def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp_path, klaus_knows) -> None:
     """Isabella invites Klaus in the park to her party at the cafe: both memos name the cafe, and
-    both book it there without asking where (a model asked would keep them in the park they talk in)."""
+    both book it there without asking where (a model asked would keep them in the park they talk in).
+    Klaus may never have seen the cafe: told where it is, he is offered it and learns it."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _both_planned(await _town_with_a_park(stream, tmp_path), PARK)
+        mind = await _both_planned(await _town_with_a_park(stream, tmp_path, klaus_knows), PARK)
         records = mind.records
         fake_llm.queue({"json": {"choice": "talk", "reason": "invite him", "new_activity": ""}}, purpose="react")
         fake_llm.queue({"json": {"utterance": "Come to my party at Hobbs Cafe at 17:00!", "end_conversation": False}},
@@ -71,6 +76,9 @@ def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp
         await _until(lambda: party("klaus") is not None and party("isabella") is not None)
         assert party("klaus").address == party("isabella").address == CAFE
         assert party("klaus").start == TEN.replace(hour=17) and fake_llm.chat_requests("choose_address") == []
+        offered = [r["body"]["response_format"]["json_schema"]["schema"]["properties"]["plan_place"]["enum"]
+                   for r in fake_llm.chat_requests("conversation_memo")]
+        assert all(CAFE in places for places in offered) and CAFE in records.cached("klaus").known_addresses
         await mind.close()
 
     run(scenario)

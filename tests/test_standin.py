@@ -269,6 +269,35 @@ def test_it_accepts_only_when_the_schedule_it_is_shown_is_free() -> None:
     assert not any("can't" in _piet(s, situation=free) for s in range(8))
 
 
+def test_an_answer_to_news_is_not_news_to_answer_again() -> None:
+    """The host reads a listener's "count me in, this evening" as an answer, not as an invitation to
+    decline (which the listener's memo then echoed as its own "cannot go")."""
+    said = f'{TOLD}\nPiet Vos: "Sounds lovely, count me in, this evening!"'
+    host = [_hard("converse_turn", seed, npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                  memories=INVITE, dialogue=said, time="Thursday March 5, 10:00").utterance for seed in range(4)]
+    assert not any("can't make it" in line or "count me in" in line for line in host), host
+    memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                 dialogue=f'{said}\nOdile Marsh: "{host[0]}"', time="Thursday March 5, 10:20")
+    assert "cannot go" not in memo.summary and "lantern walk" in memo.plan_activity, memo
+
+
+def test_out_of_view_a_listener_answers_the_time_it_heard() -> None:
+    """Told in one call, Piet answers to what Odile said ("this evening" he takes for 18:00-19:00,
+    free before his 19:00 choir), not to the 6-8 pm she remembers and did not say."""
+    answered = 0
+    for seed in range(8):
+        told = _hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos",
+                     persona="Name: Odile Marsh", partner_persona="Name: Piet Vos", memories=INVITE,
+                     partner_memories="- Piet Vos is mending a net", time="Thursday March 5, 10:00",
+                     partner_schedule="- 19:00-21:00 choir practice (Brookhaven:Chapel:nave)")
+        lines = [line.text for line in told.lines]
+        if any("lantern walk" in line for line in lines):
+            said = next(line for line in lines if "lantern walk" in line)
+            assert ("can't make it" in lines[-1]) == ("8 pm" in said), lines
+            answered += 1
+    assert answered >= 3
+
+
 def test_it_forgets_to_pass_news_on_to_some() -> None:
     partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
                 "Ada Kern", "Bo Lund", "Cas Moor"]
@@ -296,6 +325,13 @@ def test_its_plan_items_name_no_place_but_its_addresses_do() -> None:
     memo = _hard("conversation_memo", npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
                  dialogue=f'{TOLD}\nPiet Vos: "Sounds lovely!"', time="Tuesday March 3, 10:20")
     assert "lantern walk" in memo.plan_activity and "Chapel" not in memo.plan_activity
+    assert memo.plan_place == "Brookhaven:Chapel:nave", "the memo's place field names it"
+    told = [_hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                  partner_persona="Name: Piet Vos", memories=INVITE, partner_memories="- Piet Vos is mending a net",
+                  place_list=[PLACES[2]], partner_place_list=[PLACES[0], PLACES[4]], time="Tuesday March 3, 10:00")
+            for seed in range(6)]
+    planned = [t.second for t in told if t.second is not None and t.second.plan_activity]
+    assert planned and all(m.plan_place == PLACES[4] for m in planned), "out of view, from Piet's own places"
 
 
 def test_it_sometimes_answers_interviews_vaguely() -> None:

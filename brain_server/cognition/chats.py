@@ -30,6 +30,7 @@ from brain_server.cognition.converse import (
     converse,
     keep_conversation,
     remember_conversation,
+    said_places,
     summarize_conversation,
 )
 from brain_server.cognition.groups import MAX_GROUP, Group, listed, names, talk_in_group, tell_group
@@ -142,8 +143,9 @@ class Chats:
             lines = await talk_in_group(group, now, place, self.stream, trace, reason=reason, here=self._at(place))
         else:
             lines = [*await converse(*group.speakers, now, place, self.stream, trace, reason=reason), *group.heard]
+        heard = said_places((p for s in group.speakers for p in s.places), lines)  # anyone's place may be named
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
-                                                                        partner_home=host.persona.home)
+                                                                        partner_home=host.persona.home, heard=heard)
                                                   for me, partner, host in zip(npcs, partners, _hosts(npcs),
                                                                                strict=True))))
 
@@ -213,10 +215,12 @@ class Chats:
     async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *,
                         host: NpcState | None = None) -> PlanItem:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
-        the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted)."""
+        the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
+        the place the conversation named (offered only when known or said: the NPC learns it)."""
         invited: frozenset[str] = frozenset()
+        npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
+        learn_places(npc, world, [change.place] if change.place else [])
         if host is not None and host.persona.home.count(SEPARATOR) >= 2:
-            npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
             learn_places(npc, world, [host.persona.home])
             invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
         address = await choose_address(change.activity, npc, world, self.stream.llm, trace, invited_sectors=invited,

@@ -14,13 +14,14 @@ memo is kept only as far as the gist says it was said (`said_only`).
 
 Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
 planned is declined or negotiated, and a memo's plan item names its place among those the
-speaker knows (the partner's home included), so "going to Isabella's party" is booked where the
-party is, not where they talked."""
+speaker knows (the partner's home included) and those the conversation named (`said_places`: told
+"the walk leaves from the Chapel", a listener who has never been there now knows where to go), so
+"going to Isabella's party" is booked where the party is, not where they talked."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 import re
@@ -41,7 +42,7 @@ from brain_server.prompts.interview import InterviewAnswer
 from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
 from brain_server.prompts.relationship import Relationship
 from brain_server.trace import Trace
-from brain_server.world import arena_of
+from brain_server.world import SEPARATOR, arena_of
 
 MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
@@ -102,6 +103,13 @@ def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
     """The arenas an NPC knows, home first, and the partner's home (a host may invite it there)."""
     arenas = [npc.persona.home, *npc.known_addresses, *([partner_home] if partner_home else [])]
     return list(dict.fromkeys(arena_of(a) for a in arenas if a))
+
+
+def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[str]:
+    """The places among `places` whose sector or arena the lines name ("from the Chapel")."""
+    heard = " ".join(line.text for line in lines)
+    return [p for p in dict.fromkeys(places)
+            if any(re.search(rf"\b{re.escape(name)}\b", heard, re.I) for name in p.split(SEPARATOR)[1:3] if name)]
 
 
 def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
@@ -189,13 +197,14 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
 
 async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
-                                stream: MemoryStream, trace: Trace, *,
-                                partner_home: str = "") -> tuple[list[MemoryNode], PlanChange | None]:
+                                stream: MemoryStream, trace: Trace, *, partner_home: str = "",
+                                heard: Sequence[str] = ()) -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
     and the plan change the conversation implies, if any, today or on a later day, at the place
-    it named among those the NPC knows and the partner's home (`partner_home`, an NPC's)."""
+    it named among those the NPC knows, the partner's home (`partner_home`, an NPC's) and the
+    places the lines named (`heard`, from `said_places`)."""
     days = _days_ahead(now)
-    places = known_places(npc, partner_home)
+    places = list(dict.fromkeys([*known_places(npc, partner_home), *heard]))
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
@@ -237,8 +246,9 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in ((a, b), (b, a))))
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)
-    places = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p))
-              for me, other in ((a, b), (b, a))]
+    mine = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p))
+            for me, other in ((a, b), (b, a))]
+    places = [list(dict.fromkeys((*mine[0], *b.places))), list(dict.fromkeys((*mine[1], *a.places)))]
     answer = await stream.llm.complete(
         SUMMARY,
         {"npc_name": names[0], "persona": a.persona.summary(), "partner": names[1],
@@ -259,10 +269,19 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
              for line in answer.lines]
     trace.note(f"converse: {names[0]} and {names[1]} talked, told in {len(lines)} lines (one call: out of view)")
-    memos = [said_only(memo or _plain_memo(me.persona.name, other.persona.name), me, other.persona.name, lines,
-                       known, trace)
-             for memo, me, other, known in ((answer.first, a, b, recalled[0]), (answer.second, b, a, recalled[1]))]
+    memos = [_place_heard(said_only(memo or _plain_memo(me.persona.name, other.persona.name), me, other.persona.name,
+                                    lines, known, trace), own, lines)
+             for memo, me, other, known, own in ((answer.first, a, b, recalled[0], mine[0]),
+                                                 (answer.second, b, a, recalled[1], mine[1]))]
     return lines, memos[0], memos[1]
+
+
+def _place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:
+    """The memo's place if the speaker knew it or the gist named it; else none (the place is then
+    chosen as for any activity): the partner's places were offered only as what might be said."""
+    if not memo.plan_place or memo.plan_place in known or said_places([memo.plan_place], lines):
+        return memo
+    return memo.model_copy(update={"plan_place": ""})
 
 
 def said_only(memo: ConversationMemo, me: Speaker, partner: str, lines: Sequence[DialogueLine], known: str,

@@ -122,8 +122,9 @@ class StandIn:
         """A plan item's words for news: the line itself, place and all."""
         return activity_of(f)
 
-    def memo_place(self, f: Fact) -> Draft:
-        """Where a plan item from a conversation happens, when the memo's schema asks: none."""
+    def memo_place(self, f: Fact, memo: str = "") -> Draft:
+        """Where a plan item from a conversation happens, when the memo's schema (or its definition
+        `memo`, where one call holds two memos) asks: none."""
         return {}
 
     def hedge(self, question: str) -> str:
@@ -180,7 +181,7 @@ class StandIn:
                           declined=declined)
 
     def _memo(self, name: str, partner: str, facts: list[Fact], gist: str, *, dated: bool,
-              declined: bool = False) -> Draft:
+              declined: bool = False, memo: str = "") -> Draft:
         """What `name` takes away from hearing `facts` from `partner`: the first as a plan item,
         unless `name` said it cannot come."""
         if not facts:
@@ -197,7 +198,7 @@ class StandIn:
                     "day": None, "minutes": 0}
         minutes = _minutes(f.start, f.end) if f.end else 60
         return {"summary": summary[:400], "importance": importance(f.text), "activity": self.activity(f),
-                "start": f.start, "day": day, "minutes": minutes, **self.memo_place(f)}
+                "start": f.start, "day": day, "minutes": minutes, **self.memo_place(f, memo)}
 
     def told(self) -> Draft:
         """A conversation told in one call: each speaker shares the first news among their own
@@ -215,16 +216,16 @@ class StandIn:
         for speaker, listener, news in ((name, partner, mine), (partner, name, theirs)):
             if news:
                 told = f"Have you heard? {self.say(news[0])}."
-                replies[listener] = self.reply(news[0], listener)
+                heard[listener] = self.heard(told, speaker)
+                replies[listener] = self.reply((heard[listener] or news)[0], listener)
                 lines += [{"speaker": speaker, "text": told}, {"speaker": listener, "text": replies[listener]}]
-                heard[listener] = self.p.ahead(_facts(_unlead(told), self.p.now, "dialogue", speaker,
-                                                      periods=self.p.periods))
         if len(lines) == 1:
             lines.append({"speaker": partner, "text": f"Fine, thanks, {name.split()[0]}. See you around!"})
         gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
-        memo = lambda me, other: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
-                                            declined=bool(DECLINED.search(replies[me])))
-        return {"talk": True, "lines": lines, "first": memo(name, partner), "second": memo(partner, name)}
+        memo = lambda me, other, of: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
+                                                declined=bool(DECLINED.search(replies[me])), memo=of)
+        return {"talk": True, "lines": lines, "first": memo(name, partner, "ConversationMemo"),
+                "second": memo(partner, name, "PartnerMemo")}
 
     def told_group(self) -> Draft:
         """A conversation of three or more told in one call, as `told`: each shares the first news
@@ -239,7 +240,10 @@ class StandIn:
         replies: dict[str, str] = {}
         for speaker, news in shares.items():
             for f in news:
-                lines.append({"speaker": speaker, "text": f"Have you heard? {self.say(f)}."})
+                told = f"Have you heard? {self.say(f)}."
+                lines.append({"speaker": speaker, "text": told})
+                shares[speaker] = self.heard(told, speaker) or news
+                f = shares[speaker][0]
                 for listener in people:
                     if listener != speaker:
                         replies.setdefault(listener, self.reply(f, listener))
@@ -251,6 +255,11 @@ class StandIn:
                               "", dated=True, declined=bool(DECLINED.search(replies.get(name, ""))))
             memos.append(memo | {"name": name})
         return {"talk": True, "lines": lines, "memos": memos}
+
+    def heard(self, told: str, speaker: str) -> list[Fact]:
+        """The news in a line as its listener takes it: the time said ("this evening"), which is
+        what the listener answers to and plans by, not the teller's own note of it."""
+        return self.p.ahead(_facts(_unlead(told), self.p.now, "dialogue", speaker, periods=self.p.periods))
 
     def _to_share(self, speaker: str, listener: str) -> list[Fact]:
         """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""

@@ -30,9 +30,11 @@ from typing import Any
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.reading import (
+    ACCEPT,
     AMPM,
     CLOCK,
     DAY_MONTH,
+    DECLINE,
     MONTH_DAY,
     MONTHS,
     NOON,
@@ -127,8 +129,8 @@ class HardStandIn(StandIn):
             declines = self.odds("decline", listener, _bare(f.text), f.day) < self.rates.decline
             busy = "I have other plans" if declines else ""
         if busy:
-            return f"Sorry, I can't make it: {busy}."
-        return f"Sounds lovely, count me in, {self.paraphrase(f)}!"
+            return f"{DECLINE}: {busy}."
+        return f"{ACCEPT}, {self.paraphrase(f)}!"
 
     def busy(self, f: Fact, listener: str) -> str | None:
         """What `listener`'s shown schedule has at the event's time ("" when free); None when the
@@ -170,9 +172,10 @@ class HardStandIn(StandIn):
             text = re.sub(rf"\s*\b(?:(?:{PLACE_WORDS})\s+)?(?:the\s+)?{re.escape(place)}\b", "", text, flags=re.I)
         return AT_PLACE.sub("", text).strip(" ,.") or "going out"
 
-    def memo_place(self, f: Fact) -> Draft:
-        for key in ("place", "address"):
-            places = [p for p in _enum_at(self.p.schema, key) if p]
+    def memo_place(self, f: Fact, memo: str = "") -> Draft:
+        schema = self.p.schema.get("$defs", {}).get(memo, self.p.schema)
+        for key in ("plan_place", "place", "address"):
+            places = [p for p in _enum_at(schema, key) if p]
             if places:
                 return {key: self.place_for(f.text, places, "")}
         return {}

@@ -28,6 +28,10 @@ PERIODS = {"morning": time(10), "lunchtime": time(12), "afternoon": time(15), "a
 PERIOD = re.compile(r"\b(" + "|".join(PERIODS) + r")\b", re.I)
 # A listener saying it will not come ("Sorry, I can't make it"): its memo then plans nothing.
 DECLINED = re.compile(r"\b(?:can't|cannot|can not|won't be able to) (?:make it|come|go|join)\b", re.I)
+# How the hard-to-please stand-in answers an invitation (hard.py), and how it reads one back: an
+# answer to news, never news itself ("count me in, after work today!" names a time, not an event).
+ACCEPT, DECLINE = "Sounds lovely, count me in", "Sorry, I can't make it"
+ANSWER = re.compile(rf"^(?:{ACCEPT}|{DECLINE})\b")
 RELATIVE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|tomorrow)\b", re.I)
 # Someone's decision or intention: news even without a date.
 INTENT = re.compile(r"\b(?:has|have|had) decided to\b|\bdecided to\b|\b(?:wants?|plans?|intends?|hopes?) to\b|"
@@ -302,7 +306,7 @@ def _facts(text: str, now: datetime | None, shown_as: str, speaker: str = "", *,
         return out
     for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip()):
         sentence = _unlead(sentence.strip())
-        if not sentence or _schedule_like(sentence):
+        if not sentence or _schedule_like(sentence) or ANSWER.match(sentence):
             continue
         times = _times(sentence, periods)
         day = _day_of(sentence, now)
