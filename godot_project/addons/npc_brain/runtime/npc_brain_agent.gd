@@ -720,11 +720,12 @@ func _add_outcome(verb: String, target: String, done: bool, detail: String) -> v
 func _go(address: String) -> void:
 	target_address = address
 	var from := get_tile()
-	target_tile = world.resolve_target(address, from, _taken_tiles(), _rng)
+	target_tile = world.resolve_target(address, from, world.taken_tiles(address, self), _rng)
 	if target_tile == NpcBrainWorld.NO_TILE:
 		_moving = false
 		report_unreachable("unknown address")
 		return
+	world.note_target(target_tile)
 	_moving = true
 	_move_serial += 1
 	_time_arrival(from, _move_serial)
@@ -762,17 +763,6 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 		arrival_timed_out.emit(target_address)
 		report_unreachable("no arrival after %.1f s (the timeout)" % timeout)
 		_tick())
-
-
-# Tiles other agents of this world stand on or walk to: targets avoid them.
-func _taken_tiles() -> Array[Vector2i]:
-	var taken: Array[Vector2i] = []
-	for agent in NpcBrainClient.get_instance().get_agents():
-		if agent != self and agent.world == world and agent.is_inside_tree():
-			taken.append(agent.get_tile())
-			if agent.target_tile != NpcBrainWorld.NO_TILE:
-				taken.append(agent.target_tile)
-	return taken
 
 
 func _apply_object_states(action: NpcBrainAction) -> void:
@@ -815,10 +805,11 @@ func _collect_perceptions() -> Array[Dictionary]:
 func _perceive_world() -> Array[NpcBrainPerception]:
 	var seen: Array[NpcBrainPerception] = []
 	var tile := get_tile()
-	for other in NpcBrainClient.get_instance().get_agents():
-		if other == self or other.world != world or not other.is_inside_tree():
+	var near := world.agents_near(tile, vision_radius)
+	for other: NpcBrainAgent in near:
+		if other == self:
 			continue
-		var distance := _sight_distance(other.get_tile())
+		var distance := _sight_distance(tile, near[other])
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(other.persona.display_name, other.get_activity(),
 					other.get_address(), distance))
@@ -826,7 +817,7 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 		if visible_node == get_parent() or not (visible_node is Node2D or visible_node is Node3D):
 			continue
 		var their_tile := world.node_to_tile(visible_node)
-		var distance := _sight_distance(their_tile)
+		var distance := _sight_distance(tile, their_tile)
 		if distance <= vision_radius:
 			var there := world.address_at(their_tile)
 			seen.append(NpcBrainPerception.new(
@@ -838,16 +829,15 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 			continue
 		var distance := INF
 		for item_tile in item.get_tiles():
-			distance = minf(distance, _sight_distance(item_tile))
+			distance = minf(distance, _sight_distance(tile, item_tile))
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(item.get_object_name(), item.state,
 					world.object_address(item), distance))
 	return seen
 
 
-# Tiles from this NPC to `tile`, INF when a wall hides it.
-func _sight_distance(other_tile: Vector2i) -> float:
-	var tile := get_tile()
+# Tiles from this NPC (at `tile`) to `other_tile`, INF when a wall hides it.
+func _sight_distance(tile: Vector2i, other_tile: Vector2i) -> float:
 	var distance := Vector2(other_tile).distance_to(tile)
 	if distance > vision_radius or not world.has_line_of_sight(tile, other_tile):
 		return INF
