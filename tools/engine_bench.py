@@ -214,7 +214,34 @@ def rpc_counts(http_url: str) -> Counter[str]:
     return counts
 
 
-def _phase(reports: list[dict], rpcs: Counter[str], seconds: float) -> dict[str, Any]:
+def chromium_cpu() -> Counter[str]:
+    """CPU seconds used so far by this process's Chromium, by process type: `renderer` (the page:
+    the engine's main loop and scripts), `gpu-process` (drawing, in software here) and the rest.
+    Unlike wall-clock frame times, not inflated by other work on the machine."""
+    procs: dict[int, tuple[int, float]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        procs[int(stat.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    ours, grew = {os.getpid()}, True
+    while grew:
+        grown = ours | {pid for pid, (parent, _) in procs.items() if parent in ours}
+        grew, ours = grown != ours, grown
+    cpu: Counter[str] = Counter()
+    for pid in ours - {os.getpid()}:
+        try:  # Chromium's children rewrite theirs as one line: "chromium --type=renderer ..."
+            command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "chrom" in command.split(" ", 1)[0]:
+            kind = match.group(1) if (match := re.search(r"--type=(\S+)", command)) else "browser"
+            cpu[kind if kind in ("renderer", "gpu-process") else "other"] += procs[pid][1]
+    return cpu
+
+
+def _phase(reports: list[dict], rpcs: Counter[str], cpu: Counter[str], seconds: float) -> dict[str, Any]:
     frames = [v for r in reports for v in r["frame_ms"]]
     process = [r["process_max_ms"] for r in reports]
     decisions = sum(r["decisions"] for r in reports)
@@ -225,6 +252,7 @@ def _phase(reports: list[dict], rpcs: Counter[str], seconds: float) -> dict[str,
         "frames": len(frames), "fps": round(len(frames) / seconds, 1),
         "frame_ms": {"p50": percentile(frames, 0.5), "p99": percentile(frames, 0.99), "max": max(frames, default=0.0)},
         "process_max_ms": {"p50": percentile(process, 0.5), "max": max(process, default=0.0)},
+        "cpu_per_s": {kind: round(cpu[kind] / seconds, 2) for kind in ("renderer", "gpu-process", "other")},
     }
 
 
@@ -243,12 +271,13 @@ def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: 
         registered = first(lambda e: e["registered"], 120)
         if registered is None:
             raise RuntimeError("the world was not registered in 120 s:\n" + "\n".join(game.lines[-30:]))
-        start_at, start_rpcs = time.monotonic(), rpc_counts(http_url)
+        start_at, start_rpcs, start_cpu = time.monotonic(), rpc_counts(http_url), chromium_cpu()
         everyone = first(lambda e: e["decided"] >= agents, start_timeout_s)
-        steady_at, steady_rpcs, steady = time.monotonic(), rpc_counts(http_url), len(game.events)
+        steady_at, steady_rpcs, steady_cpu, steady = (time.monotonic(), rpc_counts(http_url), chromium_cpu(),
+                                                      len(game.events))
         if everyone is not None:
             game.pump(seconds)
-        end_at, end_rpcs = time.monotonic(), rpc_counts(http_url)
+        end_at, end_rpcs, end_cpu = time.monotonic(), rpc_counts(http_url), chromium_cpu()
         events = list(game.events)
         problems = godot_web.engine_problems(game.lines)
 
@@ -260,8 +289,10 @@ def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: 
         "agents": agents, "all_decided": everyone is not None,
         "spawned": last["spawned"], "decided": last["decided"], "walked": last["walked"],
         "attention": next((r["attention"] for r in reversed(reports(0, len(events))) if "attention" in r), {}),
-        "start": _phase(reports(registered + 1, steady), steady_rpcs - start_rpcs, steady_at - start_at),
-        "steady": _phase(reports(steady, len(events)), end_rpcs - steady_rpcs, end_at - steady_at)
+        "start": _phase(reports(registered + 1, steady), steady_rpcs - start_rpcs, steady_cpu - start_cpu,
+                        steady_at - start_at),
+        "steady": _phase(reports(steady, len(events)), end_rpcs - steady_rpcs, end_cpu - steady_cpu,
+                         end_at - steady_at)
         if everyone is not None else None,
         "problems": problems[:20],
     }
@@ -269,7 +300,8 @@ def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: 
 
 def table(report: dict[str, Any]) -> str:
     rows = ["| phase | s | requests/s (by method) | Decides/s | fps | frame p50 / p99 / max ms | "
-            "longest process step a second, p50 / max ms |", "| --- | --- | --- | --- | --- | --- | --- |"]
+            "longest process step a second, p50 / max ms | page CPU s/s (drawing) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in ("start", "steady"):
         p = report[name]
         if p is None:
@@ -277,7 +309,8 @@ def table(report: dict[str, Any]) -> str:
         methods = ", ".join(f"{m} {n}" for m, n in sorted(p["requests"].items()))
         rows.append(f"| {name} | {p['seconds']} | {p['requests_per_s']} ({methods}) | {p['decides_per_s']} | "
                     f"{p['fps']} | {p['frame_ms']['p50']} / {p['frame_ms']['p99']} / {p['frame_ms']['max']} | "
-                    f"{p['process_max_ms']['p50']} / {p['process_max_ms']['max']} |")
+                    f"{p['process_max_ms']['p50']} / {p['process_max_ms']['max']} | "
+                    f"{p['cpu_per_s']['renderer']} ({p['cpu_per_s']['gpu-process']}) |")
     return (f"{report['agents']} agents: {report['spawned']} spawned, {report['decided']} decided, "
             f"{report['walked']} walked; attention {report['attention']}\n" + "\n".join(rows))
 
