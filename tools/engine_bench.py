@@ -1,9 +1,12 @@
 """A crowd in the real engine: N agents of the addon in a Godot 4.6 web build (headless Chromium)
 against a real brain, as a game with a large town runs them. Reports whether every agent spawned
-and acted, the HTTP requests a second the brain got (by method, from its /metrics), the Decides a
-second the game applied, and the game's frame time (the engine's `Performance.TIME_PROCESS` each
-frame, and the time between frames), in two phases: the start (the world registered until every
-agent has decided) and a steady window after it. Prints a table and writes JSON.
+and acted, the HTTP requests a second the brain got (by method, with its time for each, from its
+/metrics), the Decides a second the game applied, the errors the game saw, and the game's frame
+time (between frames, and the engine's `Performance.TIME_PROCESS`: its longest process step of
+each second), in two phases: the start (the world registered until every agent has decided) and a
+steady window after it. Frame times are wall-clock: on a machine busy with other work they show
+the share of the cores the page got; the page's CPU seconds (a second, and per Decide applied)
+show what the game itself cost. Prints a table and writes JSON.
 
     .venv/bin/python -m tools.engine_bench --agents 1000 --seconds 20 --out runs/engine-bench.json
 
@@ -203,14 +206,16 @@ def build(out_dir: Path) -> Path:
 
 
 def rpc_counts(http_url: str) -> Counter[str]:
-    """Connect requests the brain has answered, by method (its /metrics)."""
+    """Connect requests the brain has answered, by method, and the seconds it took over them
+    ("<method> s"), from its /metrics."""
     with urlopen(f"{http_url}/metrics", timeout=30) as answer:
         text = answer.read().decode()
     counts: Counter[str] = Counter()
-    for match in re.finditer(r'^npc_brain_rpcs_total\{([^}]*)\} (\S+)$', text, re.M):
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', match.group(1)))
+    for match in re.finditer(r'^npc_brain_(rpcs_total|rpc_duration_seconds_sum)\{([^}]*)\} (\S+)$', text, re.M):
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', match.group(2)))
         if labels.get("transport") == "connect":
-            counts[labels["method"]] += int(float(match.group(2)))
+            seconds = match.group(1) != "rpcs_total"
+            counts[labels["method"] + (" s" if seconds else "")] += float(match.group(3))
     return counts
 
 
@@ -245,14 +250,17 @@ def _phase(reports: list[dict], rpcs: Counter[str], cpu: Counter[str], seconds: 
     frames = [v for r in reports for v in r["frame_ms"]]
     process = [r["process_max_ms"] for r in reports]
     decisions = sum(r["decisions"] for r in reports)
+    requests = {m: int(n) for m, n in rpcs.items() if not m.endswith(" s") and n}
     return {
         "seconds": round(seconds, 1),
-        "requests": dict(rpcs), "requests_per_s": round(sum(rpcs.values()) / seconds, 1),
+        "requests": requests, "requests_per_s": round(sum(requests.values()) / seconds, 1),
+        "brain_ms_per_request": {m: round(1000 * rpcs[m + " s"] / n, 1) for m, n in requests.items()},
         "decides": decisions, "decides_per_s": round(decisions / seconds, 1),
         "frames": len(frames), "fps": round(len(frames) / seconds, 1),
         "frame_ms": {"p50": percentile(frames, 0.5), "p99": percentile(frames, 0.99), "max": max(frames, default=0.0)},
         "process_max_ms": {"p50": percentile(process, 0.5), "max": max(process, default=0.0)},
         "cpu_per_s": {kind: round(cpu[kind] / seconds, 2) for kind in ("renderer", "gpu-process", "other")},
+        "page_cpu_ms_per_decide": round(1000 * cpu["renderer"] / decisions, 1) if decisions else None,
     }
 
 
@@ -294,25 +302,27 @@ def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: 
         "steady": _phase(reports(steady, len(events)), end_rpcs - steady_rpcs, end_cpu - steady_cpu,
                          end_at - steady_at)
         if everyone is not None else None,
+        "brain_errors": dict(Counter(e["code"] for e in events if e["event"] == "brain_error")),
         "problems": problems[:20],
     }
 
 
 def table(report: dict[str, Any]) -> str:
-    rows = ["| phase | s | requests/s (by method) | Decides/s | fps | frame p50 / p99 / max ms | "
-            "longest process step a second, p50 / max ms | page CPU s/s (drawing) |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| phase | s | requests/s (by method: brain ms each) | Decides/s | fps | frame p50 / p99 / max ms | "
+            "longest process step a second, p50 / max ms | page CPU s/s (drawing) | page CPU ms per Decide |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name in ("start", "steady"):
         p = report[name]
         if p is None:
             continue
-        methods = ", ".join(f"{m} {n}" for m, n in sorted(p["requests"].items()))
+        methods = ", ".join(f"{m} {n}: {p['brain_ms_per_request'][m]}" for m, n in sorted(p["requests"].items()))
         rows.append(f"| {name} | {p['seconds']} | {p['requests_per_s']} ({methods}) | {p['decides_per_s']} | "
                     f"{p['fps']} | {p['frame_ms']['p50']} / {p['frame_ms']['p99']} / {p['frame_ms']['max']} | "
                     f"{p['process_max_ms']['p50']} / {p['process_max_ms']['max']} | "
-                    f"{p['cpu_per_s']['renderer']} ({p['cpu_per_s']['gpu-process']}) |")
+                    f"{p['cpu_per_s']['renderer']} ({p['cpu_per_s']['gpu-process']}) | {p['page_cpu_ms_per_decide']} |")
     return (f"{report['agents']} agents: {report['spawned']} spawned, {report['decided']} decided, "
-            f"{report['walked']} walked; attention {report['attention']}\n" + "\n".join(rows))
+            f"{report['walked']} walked; attention {report['attention']}; errors the game saw "
+            f"{report['brain_errors'] or 'none'}\n" + "\n".join(rows))
 
 
 def main(argv: list[str] | None = None) -> int:
