@@ -14,7 +14,9 @@ The game is generated (`build`): a 240 x 120 tile map of 18 wards (a houses aren
 each, the screen showing the first ward and a half); its script instances `?agents=N` bodies with
 an NpcBrainAgent each, spread over the wards, every agent with `crowd_distance` set, so those on
 screen decide in view, those near it out of view and the rest (most) as a crowd, as the addon
-tells them apart by itself. Bodies glide where they are sent. Once a real second the script prints
+tells them apart by itself; they see 12 tiles, so in a busy ward more than the 64 perceptions a
+Decide may carry; the addon's debug overlay (bar and inspector) is on. Bodies glide
+where they are sent. Once a real second the script prints
 `NPCBRAIN {"event": "bench_frames", ...}`: the frames' times since the last and the agents'
 progress. The brain here is `npc-brain serve` against the fake endpoint (`npc_lab/fake_openai.py`)
 in processes of their own, thinking in the background as a game's brain does.
@@ -91,6 +93,7 @@ script = ExtResource("1_body")
 [node name="NpcBrainAgent" type="Node" parent="."]
 script = ExtResource("2_agent")
 walk_speed = 4.0
+vision_radius = 12.0
 crowd_distance = {crowd}
 '''
 
@@ -175,14 +178,16 @@ func _rounded(values: PackedFloat32Array) -> Array[float]:
 
 def _scene() -> str:
     columns, rows = WARDS
-    parts = ['[gd_scene load_steps=5 format=3]\n',
+    parts = ['[gd_scene load_steps=6 format=3]\n',
+             '[ext_resource type="PackedScene" path="res://addons/npc_brain/debug/npc_brain_debug.tscn" id="5_debug"]',
              '[ext_resource type="Script" path="res://town.gd" id="1_town"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_world.gd" id="2_world"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_sector.gd" id="3_sector"]',
              '[ext_resource type="Script" path="res://addons/npc_brain/world/npc_brain_arena.gd" id="4_arena"]\n',
              '[node name="Town" type="Node2D"]\nscript = ExtResource("1_town")\n',
              f'[node name="World" type="Node2D" parent="."]\nscript = ExtResource("2_world")\nworld_name = "Crowd"\n'
-             f'tile_size = {TILE}\ngrid_size = Vector2i({columns * WARD_TILES}, {rows * WARD_TILES})\nstyle = 2\n']
+             f'tile_size = {TILE}\ngrid_size = Vector2i({columns * WARD_TILES}, {rows * WARD_TILES})\nstyle = 2\n',
+             '[node name="NpcBrainDebug" parent="." instance=ExtResource("5_debug")]\n']
     for ward in range(columns * rows):
         x, y = ward % columns * WARD_TILES, ward // columns * WARD_TILES
         parts.append(f'[node name="Ward{ward}" type="Node" parent="World"]\nscript = ExtResource("3_sector")\n'

@@ -81,6 +81,8 @@ enum AttentionMode {
 const VISIBLE_GROUP := "npc_brain_visible"
 ## Every agent joins this group (in the editor too, for the world's checks).
 const GROUP := "npc_brain_agent"
+## Perceptions one Decide carries at most (the brain refuses more): in a crowd, the nearest.
+const MAX_PERCEPTIONS := 64
 ## First calls a second the brain takes from a town loading together (a larger town spreads its
 ## agents' first calls over more than `start_spread_s`).
 const FIRST_CALLS_PER_S := 100.0
@@ -790,14 +792,22 @@ func _release_states(keep: Dictionary[String, String]) -> void:
 
 
 func _collect_perceptions() -> Array[Dictionary]:
-	var events: Array[Dictionary] = []
+	var perceptions: Array[NpcBrainPerception] = []
 	if perceive_world:
-		for perception in _perceive_world():
-			events.append(perception.to_proto())
-	for perception in _perceived:
-		events.append(perception.to_proto())
+		perceptions = _perceive_world()
+	perceptions.append_array(_perceived)
 	_perceived.clear()
+	if perceptions.size() > MAX_PERCEPTIONS:  # in a crowd: the nearest, as the brain attends
+		perceptions.sort_custom(_nearer)
+		perceptions.resize(MAX_PERCEPTIONS)
+	var events: Array[Dictionary] = []
+	for perception in perceptions:
+		events.append(perception.to_proto())
 	return events
+
+
+static func _nearer(a: NpcBrainPerception, b: NpcBrainPerception) -> bool:
+	return a.distance < b.distance
 
 
 # Other agents, visible nodes and objects in use within vision_radius and in sight, wherever
