@@ -22,8 +22,8 @@ def test_a_thousand_agents_spawn_and_act_in_a_few_requests_a_second(brain_factor
     """Every one of 1,000 agents spawns and has a decision applied (it walked); most are a crowd
     or out of view, as the addon tells from the camera; once they all have decided, their
     Decides reach the brain gathered in DecideBatch calls: a few requests a second, each
-    carrying several Decides, and nothing else; no call fails (in a busy ward an agent sees more
-    than the 64 perceptions a Decide may carry: it sends the nearest)."""
+    carrying several Decides, and nothing else; no call fails (in the busy ward on screen an agent
+    sees more than the 64 perceptions a Decide may carry: it sends the nearest)."""
     if not Path(godot_web.CHROMIUM).exists():
         pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
     brain = brain_factory(web_root=engine_bench.build(tmp_path), background_thinking=True)
@@ -35,7 +35,7 @@ def test_a_thousand_agents_spawn_and_act_in_a_few_requests_a_second(brain_factor
     assert report["all_decided"] and (report["spawned"], report["decided"], report["walked"]) == (1000, 1000, 1000), (
         report)
     attention = report["attention"]
-    assert attention["in_view"] > 0 and attention["crowd"] + attention["out_of_view"] > 750, attention
+    assert attention["in_view"] > 0 and attention["crowd"] + attention["out_of_view"] > 700, attention
     steady = report["steady"]
     assert set(steady["requests"]) == {"DecideBatch"}, steady
     assert steady["requests_per_s"] <= 10 and steady["decides"] >= 2 * sum(steady["requests"].values()), steady

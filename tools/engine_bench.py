@@ -14,9 +14,9 @@ The game is generated (`build`): a 240 x 120 tile map of 18 wards (a houses aren
 each, the screen showing the first ward and a half); its script instances `?agents=N` bodies with
 an NpcBrainAgent each, spread over the wards, every agent with `crowd_distance` set, so those on
 screen decide in view, those near it out of view and the rest (most) as a crowd, as the addon
-tells them apart by itself; they see 12 tiles, so in a busy ward more than the 64 perceptions a
-Decide may carry; the addon's debug overlay (bar and inspector) is on. Bodies glide
-where they are sent. Once a real second the script prints
+tells them apart by itself. A tenth more live in the ward on screen, so there an agent sees (12
+tiles) more than the 64 perceptions a Decide may carry. The addon's debug overlay (bar and
+inspector) is on. Bodies glide where they are sent. Once a real second the script prints
 `NPCBRAIN {"event": "bench_frames", ...}`: the frames' times since the last and the agents'
 progress. The brain here is `npc-brain serve` against the fake endpoint (`npc_lab/fake_openai.py`)
 in processes of their own, thinking in the background as a game's brain does.
@@ -117,7 +117,7 @@ func _ready() -> void:
 	var rng := RandomNumberGenerator.new()
 	rng.seed = 32
 	for i in count:
-		var ward := i % {wards}
+		var ward := 0 if i < count / 10 else i % {wards}  # the ward on screen is the busiest
 		var column := ward % {columns}
 		var row := ward / {columns}
 		var job := JOBS[i % JOBS.size()]
