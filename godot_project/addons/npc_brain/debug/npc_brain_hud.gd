@@ -33,6 +33,7 @@ var _in_view: Label
 var _status: Label
 var _pause_button: Button
 var _scale_buttons: Array[Button] = []
+var _count_queued: bool = false
 
 
 ## Adds the overlay's InputMap actions the game does not define, with their default keys.
@@ -192,10 +193,13 @@ func _on_world_registered(world: NpcBrainWorld) -> void:
 
 
 func _on_agent_attention_changed(_agent: NpcBrainAgent, _now_in_view: bool) -> void:
-	_count_in_view()
+	if not _count_queued:  # once a frame: a camera sweeping over a crowd changes hundreds
+		_count_queued = true
+		_count_in_view.call_deferred()
 
 
 func _count_in_view() -> void:
+	_count_queued = false
 	var agents := NpcBrainClient.get_instance().get_agents()
 	var seen := agents.filter(func(agent: NpcBrainAgent) -> bool: return agent.in_view).size()
 	_in_view.text = "  %d/%d in view" % [seen, agents.size()]

@@ -81,6 +81,8 @@ enum AttentionMode {
 const VISIBLE_GROUP := "npc_brain_visible"
 ## Every agent joins this group (in the editor too, for the world's checks).
 const GROUP := "npc_brain_agent"
+## Perceptions one Decide carries at most (the brain refuses more): in a crowd, the nearest.
+const MAX_PERCEPTIONS := 64
 ## First calls a second the brain takes from a town loading together (a larger town spreads its
 ## agents' first calls over more than `start_spread_s`).
 const FIRST_CALLS_PER_S := 100.0
@@ -720,11 +722,12 @@ func _add_outcome(verb: String, target: String, done: bool, detail: String) -> v
 func _go(address: String) -> void:
 	target_address = address
 	var from := get_tile()
-	target_tile = world.resolve_target(address, from, _taken_tiles(), _rng)
+	target_tile = world.resolve_target(address, from, world.taken_tiles(address, self), _rng)
 	if target_tile == NpcBrainWorld.NO_TILE:
 		_moving = false
 		report_unreachable("unknown address")
 		return
+	world.note_target(target_tile)
 	_moving = true
 	_move_serial += 1
 	_time_arrival(from, _move_serial)
@@ -764,17 +767,6 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 		_tick())
 
 
-# Tiles other agents of this world stand on or walk to: targets avoid them.
-func _taken_tiles() -> Array[Vector2i]:
-	var taken: Array[Vector2i] = []
-	for agent in NpcBrainClient.get_instance().get_agents():
-		if agent != self and agent.world == world and agent.is_inside_tree():
-			taken.append(agent.get_tile())
-			if agent.target_tile != NpcBrainWorld.NO_TILE:
-				taken.append(agent.target_tile)
-	return taken
-
-
 func _apply_object_states(action: NpcBrainAction) -> void:
 	var now_held: Dictionary[String, String] = {}
 	for change in action.object_changes:
@@ -800,14 +792,22 @@ func _release_states(keep: Dictionary[String, String]) -> void:
 
 
 func _collect_perceptions() -> Array[Dictionary]:
-	var events: Array[Dictionary] = []
+	var perceptions: Array[NpcBrainPerception] = []
 	if perceive_world:
-		for perception in _perceive_world():
-			events.append(perception.to_proto())
-	for perception in _perceived:
-		events.append(perception.to_proto())
+		perceptions = _perceive_world()
+	perceptions.append_array(_perceived)
 	_perceived.clear()
+	if perceptions.size() > MAX_PERCEPTIONS:  # in a crowd: the nearest, as the brain attends
+		perceptions.sort_custom(_nearer)
+		perceptions.resize(MAX_PERCEPTIONS)
+	var events: Array[Dictionary] = []
+	for perception in perceptions:
+		events.append(perception.to_proto())
 	return events
+
+
+static func _nearer(a: NpcBrainPerception, b: NpcBrainPerception) -> bool:
+	return a.distance < b.distance
 
 
 # Other agents, visible nodes and objects in use within vision_radius and in sight, wherever
@@ -815,10 +815,11 @@ func _collect_perceptions() -> Array[Dictionary]:
 func _perceive_world() -> Array[NpcBrainPerception]:
 	var seen: Array[NpcBrainPerception] = []
 	var tile := get_tile()
-	for other in NpcBrainClient.get_instance().get_agents():
-		if other == self or other.world != world or not other.is_inside_tree():
+	var near := world.agents_near(tile, vision_radius)
+	for other: NpcBrainAgent in near:
+		if other == self:
 			continue
-		var distance := _sight_distance(other.get_tile())
+		var distance := _sight_distance(tile, near[other])
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(other.persona.display_name, other.get_activity(),
 					other.get_address(), distance))
@@ -826,7 +827,7 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 		if visible_node == get_parent() or not (visible_node is Node2D or visible_node is Node3D):
 			continue
 		var their_tile := world.node_to_tile(visible_node)
-		var distance := _sight_distance(their_tile)
+		var distance := _sight_distance(tile, their_tile)
 		if distance <= vision_radius:
 			var there := world.address_at(their_tile)
 			seen.append(NpcBrainPerception.new(
@@ -838,16 +839,15 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 			continue
 		var distance := INF
 		for item_tile in item.get_tiles():
-			distance = minf(distance, _sight_distance(item_tile))
+			distance = minf(distance, _sight_distance(tile, item_tile))
 		if distance <= vision_radius:
 			seen.append(NpcBrainPerception.new(item.get_object_name(), item.state,
 					world.object_address(item), distance))
 	return seen
 
 
-# Tiles from this NPC to `tile`, INF when a wall hides it.
-func _sight_distance(other_tile: Vector2i) -> float:
-	var tile := get_tile()
+# Tiles from this NPC (at `tile`) to `other_tile`, INF when a wall hides it.
+func _sight_distance(tile: Vector2i, other_tile: Vector2i) -> float:
 	var distance := Vector2(other_tile).distance_to(tile)
 	if distance > vision_radius or not world.has_line_of_sight(tile, other_tile):
 		return INF

@@ -36,6 +36,10 @@ enum Style {
 const GROUP := "npc_brain_world"
 const NO_TILE := Vector2i(-1, -1)
 const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP, Vector2i.DOWN]
+## `agents_near` files the agents by squares of 2^this tiles a side (8).
+const AGENT_SQUARE_SHIFT := 3
+## Real milliseconds the agents' filed tiles are used for (a body walks a tile or less meanwhile).
+const AGENT_FILING_MSEC := 100
 
 ## The world's name, the first part of every address.
 @export var world_name: String = "world":
@@ -114,6 +118,15 @@ var _walls: Dictionary[Vector2i, bool] = {}
 var _doors: Dictionary[Vector2i, bool] = {}
 var _arenas_by_address: Dictionary[String, NpcBrainArena] = {}
 var _objects_by_address: Dictionary[String, NpcBrainObject] = {}
+var _arena_by_tile: Dictionary[Vector2i, NpcBrainArena] = {}
+var _walkable_floor: Dictionary[NpcBrainArena, Array] = {}
+# The agents by where they stand, filed when asked (agents_near, taken_tiles) at most every
+# AGENT_FILING_MSEC: in a town of a thousand, each Decide and each move would otherwise ask every
+# body where it is.
+var _filed_msec: int = -AGENT_FILING_MSEC
+var _agent_tiles: Dictionary[NpcBrainAgent, Vector2i] = {}
+var _agent_squares: Dictionary[Vector2i, Array] = {}
+var _taken_counts: Dictionary[Vector2i, int] = {}
 var _baked: SubViewport = null
 var _baked_painter: Node2D = null
 var _registered: bool = false
@@ -366,6 +379,8 @@ func get_wall_tiles() -> Dictionary[Vector2i, bool]:
 ## the tiles a straight line between their centers crosses.
 func has_line_of_sight(from: Vector2i, to: Vector2i) -> bool:
 	_ensure_built()
+	if _walls.is_empty():
+		return true
 	var steps := maxi(absi(to.x - from.x), absi(to.y - from.y)) * 2
 	for i in range(1, steps):
 		var tile := Vector2i((Vector2(from).lerp(Vector2(to), float(i) / steps)
@@ -398,10 +413,8 @@ func full_address(address: String) -> String:
 
 ## The arena whose floor holds the tile, or null (walls, doors, open ground).
 func arena_at(tile: Vector2i) -> NpcBrainArena:
-	for arena in get_arenas():
-		if arena.is_floor(tile):
-			return arena
-	return null
+	_ensure_built()
+	return _arena_by_tile.get(tile)
 
 
 ## Address of the arena at the tile, or "" where there is none.
@@ -447,14 +460,60 @@ func resolve_target(
 	for item in arena.get_objects():
 		for tile in item.get_tiles():
 			object_tiles[tile] = true
-	var floor_tiles := arena.get_floor_tiles().filter(is_walkable)
-	var free := floor_tiles.filter(
-			func(tile: Vector2i) -> bool: return not object_tiles.has(tile) and not taken.has(tile))
+	var floor_tiles: Array = _walkable_floor.get(arena, [])
+	var free: Array[Vector2i] = []
+	for tile: Vector2i in floor_tiles:
+		if not object_tiles.has(tile) and not taken.has(tile):
+			free.append(tile)
 	if free.is_empty():
-		free = floor_tiles
+		free.assign(floor_tiles)
 	if free.is_empty():
 		return NO_TILE
 	return free[rng.randi_range(0, free.size() - 1)]
+
+
+## This world's agents within `radius` tiles of `tile`, each with the tile it stands on: agent ->
+## tile (as filed, at most AGENT_FILING_MSEC ago).
+func agents_near(tile: Vector2i, radius: float) -> Dictionary[NpcBrainAgent, Vector2i]:
+	_file_agents()
+	var near: Dictionary[NpcBrainAgent, Vector2i] = {}
+	var reach := Vector2i.ONE * ceili(radius)
+	var low := tile - reach
+	var high := tile + reach
+	for square_y in range(low.y >> AGENT_SQUARE_SHIFT, (high.y >> AGENT_SQUARE_SHIFT) + 1):
+		for square_x in range(low.x >> AGENT_SQUARE_SHIFT, (high.x >> AGENT_SQUARE_SHIFT) + 1):
+			for agent: Variant in _agent_squares.get(Vector2i(square_x, square_y), []):
+				if not is_instance_valid(agent) or not agent.is_inside_tree():  # gone since filed
+					continue
+				var at: Vector2i = _agent_tiles[agent]
+				if Vector2(at).distance_to(tile) <= radius:
+					near[agent] = at
+	return near
+
+
+## The tiles of `address`'s arena that this world's agents other than `agent` stand on or walk
+## to (for `resolve_target`).
+func taken_tiles(address: String, agent: NpcBrainAgent) -> Array[Vector2i]:
+	_file_agents()
+	var taken: Array[Vector2i] = []
+	var arena := find_arena(address)
+	if arena == null:
+		return taken
+	var own_tile: Vector2i = _agent_tiles.get(agent, NO_TILE)
+	for y in range(arena.rect.position.y, arena.rect.end.y):
+		for x in range(arena.rect.position.x, arena.rect.end.x):
+			var tile := Vector2i(x, y)
+			var count: int = _taken_counts.get(tile, 0)
+			count -= int(tile == own_tile) + int(tile == agent.target_tile)
+			if count > 0:
+				taken.append(tile)
+	return taken
+
+
+## Called by NpcBrainAgent when it sets out for `tile`: the agents that choose a tile before the
+## next filing avoid it too.
+func note_target(tile: Vector2i) -> void:
+	_taken_counts[tile] = _taken_counts.get(tile, 0) + 1
 
 
 ## Objects with at least one tile within `radius` tiles of `tile`.
@@ -682,6 +741,8 @@ func _ensure_built() -> void:
 	_doors.clear()
 	_arenas_by_address.clear()
 	_objects_by_address.clear()
+	_arena_by_tile.clear()
+	_walkable_floor.clear()
 	var floors: Dictionary[Vector2i, bool] = {}
 	for arena in get_arenas():
 		_arenas_by_address[arena_address(arena)] = arena
@@ -689,6 +750,8 @@ func _ensure_built() -> void:
 			_objects_by_address[object_address(item)] = item
 		for tile in arena.get_floor_tiles():
 			floors[tile] = true
+			if not _arena_by_tile.has(tile):  # the first arena's, where two overlap
+				_arena_by_tile[tile] = arena
 		for tile in arena.get_wall_ring():
 			_walls[tile] = true
 		for door in arena.doors:
@@ -707,6 +770,38 @@ func _ensure_built() -> void:
 	for tile in _walls:
 		if _grid.is_in_boundsv(tile):
 			_grid.set_point_solid(tile)
+	for arena in get_arenas():
+		var walkable: Array[Vector2i] = []
+		for tile in arena.get_floor_tiles():
+			if _grid.is_in_boundsv(tile) and not _grid.is_point_solid(tile):
+				walkable.append(tile)
+		_walkable_floor[arena] = walkable
+
+
+func _file_agents() -> void:
+	var now := Time.get_ticks_msec()
+	if now - _filed_msec < AGENT_FILING_MSEC:
+		return
+	_filed_msec = now
+	_agent_tiles.clear()
+	_agent_squares.clear()
+	_taken_counts.clear()
+	# global_to_tile for every 2D body, its transforms composed once
+	var to_tiles := get_grid_transform().affine_inverse() * global_transform.affine_inverse()
+	for agent in NpcBrainClient.get_instance().get_agents():
+		if agent.world != self or not agent.is_inside_tree():
+			continue
+		var body := agent.get_parent() as Node2D
+		var tile := (Vector2i((to_tiles * body.global_position / tile_size).floor())
+				if body != null else node_to_tile(agent.get_parent()))
+		_agent_tiles[agent] = tile
+		var square := Vector2i(tile.x >> AGENT_SQUARE_SHIFT, tile.y >> AGENT_SQUARE_SHIFT)
+		if not _agent_squares.has(square):
+			_agent_squares[square] = []
+		_agent_squares[square].append(agent)
+		_taken_counts[tile] = _taken_counts.get(tile, 0) + 1
+		if agent.target_tile != NO_TILE:
+			_taken_counts[agent.target_tile] = _taken_counts.get(agent.target_tile, 0) + 1
 
 
 func _nearest(tiles: Array, from: Vector2i) -> Vector2i:
