@@ -152,3 +152,22 @@ def test_talk_and_interview_compose_only_on_the_embedded_model(run, fake_llm, tm
     run(lambda stream: scenario(stream, "fake-model"))
     asked = {r["purpose"] for r in fake_llm.chat_requests()}
     assert {"converse_turn", "interview"} <= asked and "choose_line" not in asked
+
+
+def test_asked_about_a_person_it_tells_what_was_said_of_them_not_who_asked() -> None:
+    """The player's own earlier question about Bram is no meeting with Bram; a neighbour's news of
+    him is, and the part told is what was said of him."""
+    def chat(partner: str, *said: tuple[str, str], hours: int) -> MemoryNode:
+        lines = "\n".join(f'{who}: "{text}"' for who, text in said)
+        return MemoryNode(npc_id="odile", kind=MemoryKind.CHAT, subject=ODILE.name, predicate="chatted with",
+                          object=partner, description=f"conversation with {partner}:\n{lines}",
+                          created=NOW - timedelta(hours=hours), last_accessed=NOW)
+
+    asked = chat("Ada", ("Ada", "Have you seen Bram lately?"), (ODILE.name, "Not today."), ("Ada", "Goodbye!"),
+                 hours=1)
+    told = chat("Wren Hollis", ("Wren Hollis", "Lovely morning. Bram sailed out to the far reef at dawn."),
+                (ODILE.name, "Good for him."), hours=3)
+    lines = ol.compose(ol.Kind.PERSON, SPEAKER, "Ada", "Have you seen Bram lately?", NOW,
+                       "Brookhaven:Lighthouse:lamp room", [asked, told], "Bram Tuck")
+    assert lines == ['I talked with Wren this morning. Wren told me: "Lovely morning. Bram sailed out to the far reef '
+                     'at dawn."'], lines

@@ -200,19 +200,40 @@ def _identity(speaker: Speaker) -> list[str]:
     return [own_words(s, persona.name, pronouns=True) for s in _SENTENCE.split(persona.identity.strip()) if s]
 
 
-def recall(node: MemoryNode, name: str, now: datetime) -> str:
-    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'."""
+def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
+    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'; asked
+    `about` someone, what was said of them is the part told."""
     when = _when(node.created, now)
     if node.kind == MemoryKind.CHAT:
         partner = node.object if node.object != name else node.subject
-        theirs = [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
-        gist = max((_gist(t) for t in theirs), key=len, default="")
+        theirs = [_gist(t) for t in _their_lines(node, name)]
+        gist = max((t for t in theirs if about and _names(t, about)), key=len, default="") or max(
+            theirs, key=len, default="")
         told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
         return f"I talked with {first_name(partner)} {when}.{told}"
     text = node.description.strip().rstrip(".")
     if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
         return f"I saw {text.replace(' is ', ' ', 1)} {when}."
     return f"{own_words(text, name)}."
+
+
+def _their_lines(node: MemoryNode, name: str) -> list[str]:
+    """What the others said in a conversation the NPC remembers."""
+    return [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
+
+
+def _names(text: str, person: str) -> bool:
+    return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
+
+
+def tells_of(node: MemoryNode, person: str, name: str) -> bool:
+    """Whether a memory says something of `person`: a conversation with them, or in which another
+    told of them (asked about them, as the one asking now may have done before, tells nothing);
+    another memory that names them."""
+    if node.kind != MemoryKind.CHAT:
+        return _names(node.description, person)
+    return person in (node.subject, node.object) or any(
+        _names(_gist(t), person) for t in _their_lines(node, name))
 
 
 def _gist(said: str) -> str:
@@ -252,8 +273,8 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
     later = _plan_lines(speaker.plan, "", now)
     if kind is Kind.PERSON:
-        about = _by_event([m for m in memories if person in m.description or first_name(person) in m.description])
-        lines = [recall(m, name, now) for m in about[:RECALLED]]
+        about = _by_event([m for m in memories if tells_of(m, person, name)])
+        lines = [recall(m, name, now, person) for m in about[:RECALLED]]
         return lines or [f"I don't think I know {person}.", f"{person}? I can't say I know them."]
     if kind is Kind.JOB:
         who = _identity(speaker)
