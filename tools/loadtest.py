@@ -322,7 +322,7 @@ async def inside_brain(caller: Caller) -> dict[str, dict[str, float]]:
 async def plan_days(decide: Decide, ids: list[str], wait_s: float, levels: dict[str, int]) -> dict[str, Any]:
     """Every NPC's first Decide at START, answered at once while its day is planned in the background
     (LLM calls to the fake); then the NPCs still on a provisional action ask again every second until
-    none is (at most wait_s)."""
+    none is (at most wait_s). A crowd plans no day (it follows its routine): it is not waited for."""
     errors: Counter[str] = Counter()
 
     async def provisional(npc_id: str) -> bool:
@@ -338,6 +338,7 @@ async def plan_days(decide: Decide, ids: list[str], wait_s: float, levels: dict[
     began = time.perf_counter()
     waiting = await still_provisional(ids)
     first = {"first_decides_s": round(time.perf_counter() - began, 1), "provisional": len(waiting)}
+    waiting = [n for n in waiting if levels[n] != pb.ATTENTION_CROWD]
     while waiting and time.perf_counter() - began < wait_s:
         await asyncio.sleep(1.0)
         waiting = await still_provisional(waiting)
