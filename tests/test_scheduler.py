@@ -271,6 +271,7 @@ def test_a_large_town_asks_again_spread_over_more_game_time() -> None:
     assert lockstep.spread() == SHORTEST_SPREAD
 
 
+@pytest.mark.timing
 def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     """Busy in short steps, the loop is never late, yet the transports' thread waits for the
     interpreter at every call it answers: a thread using most of a core counts as strained."""

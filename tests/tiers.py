@@ -1,5 +1,5 @@
 """The test tiers, a pytest plugin (tests/conftest.py loads it). The fast tier (`tools/test.sh
---fast`: `-m "not slow and not godot and not brain"`) is the edit loop: unit and in-process tests.
+--fast`: `-m "not slow and not godot and not brain and not timing"`) is the edit loop: unit and in-process tests.
 A test that starts a brain server process is marked `brain` here (it uses brain_factory); one over
 SLOW_S belongs in the slow tier. An unmarked test that takes UNMARKED_LIMIT_S (SLOW_S with room),
 times the machine's load per core when that is over 1, fails, so that the fast tier cannot grow

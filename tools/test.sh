@@ -2,7 +2,7 @@
 # Installs everything and runs the whole test suite, the real-engine Godot tests included.
 #   tools/test.sh [PYTEST_ARGS...]         the full suite (what CI runs)
 #   tools/test.sh --fast [PYTEST_ARGS...]  the fast tier for the edit loop: unit and in-process tests (no
-#                                          slow, Godot or brain-process test); installs only without .venv
+#                                          slow, Godot, brain-process or timing test); installs only without .venv
 # Both run on pytest-xdist workers (PARALLEL below; `-n 0` in PYTEST_ARGS runs in one process): most
 # tests wait on brain processes, the fake LLM's latency and game clocks, so more workers than cores
 # pay. tests/tiers.py keeps a module's shared fixture on one worker, runs at most two Godot engines
@@ -18,7 +18,7 @@ TIMED=(-n 3 --dist loadgroup --no-loadscope-reorder)
 if [ "${1:-}" = "--fast" ]; then
   shift
   [ -x .venv/bin/pytest ] || tools/setup.sh
-  exec .venv/bin/pytest "${PARALLEL[@]}" -m "not slow and not godot and not brain" "$@"
+  exec .venv/bin/pytest "${PARALLEL[@]}" -m "not slow and not godot and not brain and not timing" "$@"
 fi
 tools/setup.sh
 status=0
