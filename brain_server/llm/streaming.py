@@ -25,6 +25,8 @@ from typing import Any, Protocol
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from brain_server.llm.dialects import without_reasoning
+
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -74,7 +76,6 @@ def _decoded_prefix(text: str, start: int) -> str:
     return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-_THINKING = re.compile(r"^\s*<think>.*?(?:</think>|$)\s*", re.DOTALL)
 _FENCE = re.compile(r"^```[\w-]*\n?")
 _QUOTES = {'"': '"', "\u201c": "\u201d"}
 
@@ -104,8 +105,7 @@ class SpokenText:
         return self._visible(final=True)
 
     def _visible(self, *, final: bool) -> str:
-        text = _THINKING.sub("", self.buffer, count=1) if self.buffer.lstrip().startswith("<think>") else self.buffer
-        text = text.lstrip()
+        text = without_reasoning(self.buffer).lstrip()
         if not final and any(start.startswith(text) for start in ("<think>", "```")):
             return ""
         if text.startswith("```"):
