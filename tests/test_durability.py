@@ -44,6 +44,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
     acked_ids: dict[str, set[str]] = {n: set() for n in NAMES}
     acked_total = dict.fromkeys(NAMES, 0)
     last: dict[str, tuple[datetime, dict]] = {}
+    planned_when_acked: dict[str, int] = {}  # day plans asked for once a Decide came from one
     now = datetime(2026, 2, 13, 7, tzinfo=UTC)
     decisions = 0
     for kill in range(KILLS):
@@ -54,6 +55,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
                 for npc_id in NAMES:
                     decided = call(s, "Decide", {"npcId": npc_id, "gameTime": now.isoformat()})
                     last[npc_id] = (now, decided["action"])
+                    planned_when_acked.setdefault(npc_id, plans(npc_id))
                     decisions += 1
                     if rng.random() < 0.3:
                         said = call(s, "Whisper", {"npcId": npc_id, "gameTime": now.isoformat(),
@@ -81,5 +83,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
                 assert plans(npc_id) == planned[npc_id], f"{npc_id} planned its day again after kill {kill}"
         print(f"kill {kill + 1}: {decisions} decisions acknowledged so far, totals {acked_total}, at {now:%H:%M}")
     assert decisions >= 3 * KILLS
-    for npc_id in NAMES:
-        assert plans(npc_id) == 1, f"{npc_id}: {plans(npc_id)} day plans for one game day"
+    # A kill while the day plan was being written can cost that plan (nothing had been answered
+    # from it); once a Decide was answered, the day is never planned again.
+    for npc_id, planned_then in planned_when_acked.items():
+        assert plans(npc_id) == planned_then >= 1, f"{npc_id}: {plans(npc_id)} day plans, {planned_then} when first answered"

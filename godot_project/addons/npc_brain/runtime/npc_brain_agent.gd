@@ -649,6 +649,7 @@ func _back_off() -> void:
 	_failures += 1
 	var delay := minf(retry_delay_s * pow(2.0, mini(_failures, 16) - 1), max_retry_delay_s)
 	_retry_at_msec = Time.get_ticks_msec() + int(delay * randf_range(800.0, 1200.0))
+	NpcBrainLog.record("backing_off", {"npc": npc_id, "failures": _failures, "retry_in_s": delay})
 
 
 func _apply(new_decision: NpcBrainDecision) -> void:
