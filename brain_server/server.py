@@ -22,7 +22,7 @@ from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import make_embedder
-from brain_server.llm.probe import llm_mode_at_start
+from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.metrics import instrument_store
 from brain_server.prompts import PromptLibrary
 from brain_server.security import check_bind
@@ -45,7 +45,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     dim = await embedder.ensure_dim()
     store = instrument_store(open_store(settings, dim))  # its calls timed for /metrics
     stack.callback(store.close)
-    mode = await llm_mode_at_start(settings)
+    mode, refused = await llm_dialect_at_start(settings)
     base_url, model = settings.llm_base_url, settings.llm_model
     fallback_purposes, concurrency = settings.llm_fallback_purposes, settings.llm_max_concurrency
     prompt_max_bytes = settings.prompt_max_bytes or 24_000
@@ -84,7 +84,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         prompt_max_bytes=prompt_max_bytes,
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
         send_priority=settings.llm_send_priority,
-        extra_body=settings.llm_extra_body, extra_tokens=settings.llm_extra_tokens,
+        extra_body=settings.llm_extra_body, extra_tokens=settings.llm_extra_tokens, refused=refused,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -9,8 +9,9 @@ import asyncio
 
 import pytest
 
+from brain_server.config import Settings
 from brain_server.llm.client import LLM, AnswerError, parse_answer
-from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, probe_llm
+from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, llm_dialect_at_start, probe_llm
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.prompts.choose_address import AddressChoice
 from npc_lab.fake_openai import FakeOpenAI
@@ -94,3 +95,27 @@ def test_a_model_that_takes_no_max_tokens_or_temperature_is_probed_and_asked_wit
         assert answer.place.sector == "Hobbs Cafe" and refused == {"max_tokens", "temperature"}
         last = fake.chat_requests("where")[-1]["body"]
         assert last["max_completion_tokens"] == 120 and "temperature" not in last
+
+
+def test_what_the_probe_found_refused_is_left_out_of_the_towns_first_call(tmp_path) -> None:
+    """serve hands the probe's finding to the client: no NPC's call is asked with a refused
+    parameter and answered HTTP 400 first (one wasted call per parameter and NPC call in flight)."""
+    with FakeOpenAI(reasoning_api=True) as fake:
+        settings = Settings(llm_base_url=fake.base_url, llm_model="fake-model", data_dir=tmp_path / "data")
+        mode, refused = asyncio.run(llm_dialect_at_start(settings))
+        assert mode == "json_schema" and refused == {"max_tokens", "temperature"}
+        (tmp_path / "system.md").write_text("You are a test.")
+        (tmp_path / "where.md").write_text("Where do you go?")
+
+        async def ask() -> AddressChoice:
+            llm = LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(tmp_path),
+                      max_attempts=1, backoff_s=0.01, response_mode=mode, refused=refused)
+            try:
+                return await llm.complete(Prompt("where", AddressChoice, max_tokens=120), {}, npc_id="isabella",
+                                          fallback=lambda: pytest.fail("fell back"))
+            finally:
+                await llm.close()
+
+        fake.queue({"json": {"place": {"sector": "Hobbs Cafe", "arena": "cafe", "object": ""}}}, purpose="where")
+        assert asyncio.run(ask()).place.sector == "Hobbs Cafe"
+        assert [r["body"]["max_completion_tokens"] for r in fake.chat_requests("where")] == [120]

@@ -101,6 +101,7 @@ class LLM:
         send_priority: bool = False,
         extra_body: Mapping[str, Any] | None = None,
         extra_tokens: int = 0,
+        refused: Collection[str] = (),
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
@@ -109,7 +110,8 @@ class LLM:
         each completion's class as vLLM's request `priority` (lower first, as in llm/scheduler.py), so a
         vLLM started with --scheduling-policy priority orders the town's calls as the brain does.
         `extra_body` is merged into every request (a server's own options, e.g. turning a model's
-        thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking)."""
+        thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking); `refused`
+        are parameters the model is known not to take (the probe's finding), left out from the start."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -126,7 +128,7 @@ class LLM:
         self.send_priority = send_priority
         self.extra_body = dict(extra_body or {})
         self.extra_tokens = extra_tokens
-        self.refused: set[str] = set()  # parameters the model refused (`refused_parameter`), left out from then on
+        self.refused: set[str] = set(refused)  # parameters the model refused (`refused_parameter`), left out from then on
         self.streams = True  # until the endpoint refuses a streamed completion
 
     async def close(self) -> None:

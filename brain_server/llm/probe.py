@@ -51,6 +51,7 @@ class Finding:
     verdict: Verdict
     line: str  # ok: what answers and how; otherwise what is wrong and what to change
     mode: ResponseMode | None = None
+    refused: frozenset[str] = frozenset()  # parameters the model does not take (left out of every call)
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
             if models is not None and endpoint.model not in models:
                 notes.append(f"does not list {endpoint.model}, but answers")
             return Finding("ok", f"{endpoint.model} at {endpoint.base_url}, response mode {candidate}"
-                                 + (f" (the endpoint {'; '.join(notes)})" if notes else ""), candidate)
+                                 + (f" (the endpoint {'; '.join(notes)})" if notes else ""), candidate, frozenset(refused))
         ignored.append(candidate)
     return Finding("warn", f"{endpoint.what} {endpoint.base_url} answers, but not with JSON in any response mode "
                            f"({', '.join(ignored)}): is {endpoint.setting}_MODEL an instruction-following chat model?")
@@ -204,25 +205,26 @@ async def probe_settings(settings: Settings, endpoint: Endpoint) -> Finding:
                            asking=Asking(settings.llm_extra_body, settings.llm_extra_tokens))
 
 
-async def llm_mode_at_start(settings: Settings) -> ResponseMode:
+async def llm_dialect_at_start(settings: Settings) -> tuple[ResponseMode, frozenset[str]]:
     """serve's probe (unless NPC_BRAIN_LLM_PROBE=false): a ConfigError for a setting to fix; one warning
     line for an endpoint that is down (serving goes on, calls fall back until it answers); the
-    response mode that works."""
+    response mode that works and the parameters the model refused, so no call of the town's asks
+    with them first."""
     mode = configured_mode(settings)
     endpoint = configured_llm(settings)
     if endpoint is None or not settings.llm_probe:
-        return mode
+        return mode, frozenset()
     found = await probe_settings(settings, endpoint)
     if found.verdict == "wrong":
         raise ConfigError(found.line)
     if found.verdict == "warn" or found.mode is None:
         log.warning("llm_probe_failed", note=f"{found.line}; serving anyway: calls fall back while it fails")
-        return mode
+        return mode, frozenset()
     if found.mode != mode:
         log.warning("llm_response_format_rejected", rejected=mode, now=found.mode, note=found.line)
     else:
         log.info("llm_probe_ok", note=found.line)
-    return found.mode
+    return found.mode, found.refused
 
 
 def _message(exc: openai.APIStatusError) -> str:
