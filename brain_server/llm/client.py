@@ -19,14 +19,14 @@ import openai
 from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.chat.chat_completion import Choice
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 import structlog
 
 from brain_server import metrics
 from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
+from brain_server.llm.answers import AnswerError, parse_answer
 from brain_server.llm.dialects import (
-    REASONING_HINT,
     RESPONSE_MODES,
     ResponseMode,
     adapted,
@@ -34,8 +34,6 @@ from brain_server.llm.dialects import (
     rejects_response_format,
     response_format,
     schema_in_text,
-    thought_past_its_tokens,
-    without_reasoning,
 )
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
@@ -52,29 +50,8 @@ _KEPT_CHARS = 4000
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 
 
-class AnswerError(Exception):
-    """The completion arrived but is not usable JSON for the schema."""
-
-
 class NotACompletion(Exception):
     """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
-
-
-def parse_answer(text: str, schema: type[Out]) -> Out:
-    """Validate a completion against the schema, tolerating code fences, chatter and a thinking
-    model's reasoning around the JSON."""
-    if thought_past_its_tokens(text):
-        raise AnswerError(f"the model was still thinking when its tokens ran out: {REASONING_HINT}")
-    text = without_reasoning(text or "")
-    # From the first "{" to the last "}": linear, where a regex backtracks on megabytes of braces.
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise AnswerError(f"no JSON object in the answer: {text[:120]!r}")
-    try:
-        return schema.model_validate_json(text[start:end + 1])
-    except ValidationError as exc:
-        raise AnswerError(f"answer does not match the {schema.__name__} schema: {exc.error_count()} error(s): "
-                          f"{exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
 
 
 class LLM:

@@ -1,0 +1,135 @@
+"""Reading a completion as its purpose's schema, as models we have never run write it.
+
+Without `response_format` (endpoints that reject it, `NPC_BRAIN_LLM_JSON_SCHEMA=false`) small and
+chatty models wrap the object in prose and code fences, follow it with more prose (braces and
+all), write Python's quotes, trailing commas or comments, capitalise keys, wrap the object in
+another ({"answer": {...}}) or in a list. Each of those used to cost the call (retried, then its
+fallback). The strict reading comes first; the others are tried only when it fails, and what they
+give is validated against the schema all the same. A cut-off answer (brackets left open) is not
+repaired: closing it would pass a truncated value ("Hobbs Ca") as the model's choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import json
+import re
+from typing import Any, TypeVar, get_args
+
+import json_repair
+from pydantic import BaseModel, ValidationError
+
+from brain_server.llm.dialects import REASONING_HINT, thought_past_its_tokens, without_reasoning
+
+Out = TypeVar("Out", bound=BaseModel)
+_STARTS_TRIED = 8  # object starts tried for a complete value followed by chatter
+_REPAIRED_MAX_CHARS = 16_000  # a span longer than any answer's token limit allows is not repaired
+_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+class AnswerError(Exception):
+    """The completion arrived but is not usable JSON for the schema."""
+
+
+def parse_answer(text: str, schema: type[Out]) -> Out:
+    """The schema's object from a completion: strictly, else from the first reading that validates."""
+    if thought_past_its_tokens(text):
+        raise AnswerError(f"the model was still thinking when its tokens ran out: {REASONING_HINT}")
+    text = without_reasoning(text or "")
+    # From the first "{" to the last "}": linear, where a regex backtracks on megabytes of braces.
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise AnswerError(f"no JSON object in the answer: {text[:120]!r}")
+    try:
+        return schema.model_validate_json(text[start:end + 1])
+    except ValidationError as exc:
+        strict = exc
+    for value in _readings(text, start, end):
+        try:
+            return schema.model_validate(_fitted(value, schema))
+        except ValidationError:
+            continue
+    raise AnswerError(f"answer does not match the {schema.__name__} schema: {strict.error_count()} error(s): "
+                      f"{strict.errors()[0]['loc']} {strict.errors()[0]['msg']}") from strict
+
+
+def _readings(text: str, start: int, end: int) -> Iterator[Any]:
+    """The first complete JSON value at each of the first object starts (chatter after it), then the
+    spans from the first start to each close, repaired (quotes, commas, comments, bare keys) where
+    their brackets are balanced."""
+    decoder = json.JSONDecoder()
+    at = start
+    for _ in range(_STARTS_TRIED):
+        try:
+            yield decoder.raw_decode(text, at)[0]
+        except json.JSONDecodeError:
+            pass
+        at = text.find("{", at + 1)
+        if at < 0:
+            break
+    close = text.find("}", start)
+    for _ in range(_STARTS_TRIED):  # the shortest balanced span first: chatter after it is no part
+        span = text[start:close + 1]
+        if len(span) > _REPAIRED_MAX_CHARS:
+            break
+        if _balanced(span):
+            repaired = json_repair.loads(span)
+            yield repaired[0] if isinstance(repaired, list) and repaired else repaired
+        if close == end:
+            break
+        close = text.find("}", close + 1)
+
+
+def _balanced(span: str) -> bool:
+    """Whether every bracket opened outside double-quoted strings is closed: a cut-off answer is not."""
+    bare = _QUOTED.sub('""', span)
+    return bare.count("{") == bare.count("}") and bare.count("[") == bare.count("]")
+
+
+def _fitted(value: Any, schema: type[BaseModel]) -> Any:
+    """`value` shaped as `schema` reads it: the one object of a list, a lone wrapper's content, keys
+    matched to the fields whatever their case or separators, nulls left to the fields' defaults."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, dict):
+        return value
+    fields = {_key(name): name for name in schema.model_fields}
+    if len(value) == 1 and not any(_key(k) in fields for k in value):
+        (inner,) = value.values()
+        if isinstance(inner, (dict, list)):
+            return _fitted(inner, schema)
+    fitted: dict[str, Any] = {}
+    for key, item in value.items():
+        name = fields.get(_key(key), key) if isinstance(key, str) else key
+        field = schema.model_fields.get(name)
+        if field is None:
+            fitted[name] = item
+            continue
+        if item is None and not field.is_required():
+            continue
+        nested = _model_in(field.annotation)
+        if nested is not None and isinstance(item, list) and not _is_list(field.annotation):
+            item = item[0] if len(item) == 1 else item
+        if nested is not None:
+            item = [_fitted(i, nested) for i in item] if isinstance(item, list) else _fitted(item, nested)
+        fitted[name] = item
+    return fitted
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip()).lower()
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds (itself, in a list or optional), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_list(annotation: Any) -> bool:
+    return getattr(annotation, "__origin__", None) is list or any(_is_list(a) for a in get_args(annotation))
