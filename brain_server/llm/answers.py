@@ -6,7 +6,8 @@ all), write Python's quotes, trailing commas or comments, capitalise keys, wrap 
 another ({"answer": {...}}) or in a list. Each of those used to cost the call (retried, then its
 fallback). The strict reading comes first; the others are tried only when it fails, and what they
 give is validated against the schema all the same. A cut-off answer (brackets left open) is not
-repaired: closing it would pass a truncated value ("Hobbs Ca") as the model's choice.
+repaired: closing it would pass a truncated value ("Hobbs Ca") as the model's choice; nor is a
+runaway generation (longer than any purpose's token limit allows), which is asked again.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from brain_server.llm.dialects import REASONING_HINT, thought_past_its_tokens, w
 
 Out = TypeVar("Out", bound=BaseModel)
 _STARTS_TRIED = 8  # object starts tried for a complete value followed by chatter
-_REPAIRED_MAX_CHARS = 16_000  # a span longer than any answer's token limit allows is not repaired
+_READ_MAX_CHARS = 16_000
 _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
@@ -44,7 +45,7 @@ def parse_answer(text: str, schema: type[Out]) -> Out:
         return schema.model_validate_json(text[start:end + 1])
     except ValidationError as exc:
         strict = exc
-    for value in _readings(text, start, end):
+    for value in _readings(text, start, end) if end - start < _READ_MAX_CHARS else ():
         try:
             return schema.model_validate(_fitted(value, schema))
         except ValidationError:
@@ -70,8 +71,6 @@ def _readings(text: str, start: int, end: int) -> Iterator[Any]:
     close = text.find("}", start)
     for _ in range(_STARTS_TRIED):  # the shortest balanced span first: chatter after it is no part
         span = text[start:close + 1]
-        if len(span) > _REPAIRED_MAX_CHARS:
-            break
         if _balanced(span):
             repaired = json_repair.loads(span)
             yield repaired[0] if isinstance(repaired, list) and repaired else repaired
