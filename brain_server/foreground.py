@@ -74,9 +74,10 @@ def lower_process_priority() -> None:
     class process gets no CPU at all while others keep the cores busy (an embedded model writing
     an answer on both), and the player's line waits for its embedding (measured: a query not
     embedded in 100 s beside two busy threads)."""
-    if sys.platform == "linux":
+    if sys.platform == "linux":  # relative: a brain run niced keeps its embedder below it
         for tid in os.listdir("/proc/self/task"):
-            os.setpriority(os.PRIO_PROCESS, int(tid), BACKGROUND_NICENESS)
+            niceness = min(19, os.getpriority(os.PRIO_PROCESS, int(tid)) + BACKGROUND_NICENESS)
+            os.setpriority(os.PRIO_PROCESS, int(tid), niceness)
 
 
 class AskSpread:
