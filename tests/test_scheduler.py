@@ -15,7 +15,7 @@ import pytest
 
 from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
-from brain_server.vitals import Vitals
+from brain_server.vitals import STRAINED_CPU, Vitals
 
 
 def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
@@ -302,7 +302,9 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     # A step is 2 ms of this thread's CPU: where the thread got a share of a core (measured over the run
     # itself: the load average lags a burst of other tests) each step takes longer by the clock, and
     # the loop's watcher waits for the core as often: the bound grows as the square of the share lost.
-    assert strained and late_p99_ms < 10 / max(share, 0.05) ** 2, (late_p99_ms, share)
+    # Strained by its own CPU where it got the core to use (a loaded machine can keep it under 60%).
+    assert strained or share < STRAINED_CPU + 0.15, share
+    assert late_p99_ms < 10 / max(share, 0.05) ** 2, (late_p99_ms, share)
     assert not asyncio.run(idle(1.0))
 
 
