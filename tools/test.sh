@@ -13,6 +13,10 @@
 # them (light on the cores: they wait on the fake LLM and the clock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Compiled modules are kept (__pycache__, ignored by git) even where the environment says
+# PYTHONDONTWRITEBYTECODE: else every worker, brain and lab process compiles the sources again (a
+# worker's collection took 8 CPU-s so, 3.4 with them kept).
+export PYTHONDONTWRITEBYTECODE=""
 PARALLEL=(-n 4 --dist loadgroup --no-loadscope-reorder)
 TIMED=(-n 3 --dist loadgroup --no-loadscope-reorder)
 if [ "${1:-}" = "--fast" ]; then
