@@ -8,7 +8,7 @@ import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.memory import MemoryKind, MemoryNode
-from tests.test_mind import _town_mind, _until
+from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
 
 DAY_ONE = datetime(2026, 2, 13, 10, tzinfo=UTC)  # a Friday
@@ -60,3 +60,22 @@ def test_the_stand_ins_read_a_remembered_tomorrow_from_the_day_it_was_said() -> 
             if "lantern walk" in line]
     assert told and all("tomorrow" not in line and re.search(r"this evening|after work today|6 pm", line)
                         for line in told), told
+
+
+def test_a_whisper_before_the_first_plan_is_in_the_persona_the_day_plan_reads(run, fake_llm, tmp_path) -> None:
+    """Whispered before her first Decide (as a scenario starts), Isabella's intention is in her
+    "Currently" status when her day is planned, as the paper seeded its party, not only in a
+    memory that retrieval may or may not reach."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is inviting everyone to her party."}},
+                       purpose="revise_currently")
+        await mind.player.whisper("isabella", "I want to throw a party and invite everyone I meet", DAY_ONE)
+        await mind.decide("isabella", DAY_ONE, [], CAFE)
+        await _until(lambda: bool(fake_llm.chat_requests("daily_plan")))
+        planned = fake_llm.chat_requests("daily_plan")[0]["body"]["messages"][-1]["content"]
+        assert "Currently: Isabella Rodriguez is inviting everyone to her party." in planned
+        await mind.close()
+
+    run(scenario)
