@@ -79,3 +79,15 @@ def test_a_whisper_before_the_first_plan_is_in_the_persona_the_day_plan_reads(ru
         await mind.close()
 
     run(scenario)
+
+
+def test_told_in_one_call_the_stand_ins_share_what_a_persona_is_about() -> None:
+    """Out of view, as in view, news in a speaker's "Currently" status is news to pass on (a
+    whisper revises that status): not only the lines under what it remembers."""
+    host = "Name: Odile Marsh\nCurrently: Odile Marsh leads a lantern walk from the Chapel on March 5 from 6 pm to 8 pm."
+    told = [_hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos", persona=host,
+                  partner_persona="Name: Piet Vos\nCurrently: Piet Vos is mending nets.",
+                  memories="- Odile Marsh is polishing the lens", partner_memories="- Piet Vos is mending a net",
+                  time="Wednesday March 4, 10:00") for seed in range(4)]
+    said = [line.text for answer in told for line in answer.lines if line.speaker == "Odile Marsh"]
+    assert any("lantern walk" in line for line in said), said
