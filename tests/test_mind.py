@@ -45,11 +45,14 @@ def test_a_whisper_becomes_a_plan_that_is_told_to_another_npc(clients: Clients, 
     decide(clients, "klaus", "09:00")
     fake_llm.queue({"json": {"new_blocks": [{"start": "09:30", "activity": "planning her run for mayor",
                                              "emoji": "🗳", "address": CAFE}]}}, purpose="replan")
+    fake_llm.queue({"json": {"currently": "Isabella Rodriguez is running for mayor of the Ville."}},
+                   purpose="revise_currently")
     whispered = clients.grpc("Whisper", {"npcId": "isabella", "text": "I will run for mayor of the Ville",
                                          "gameTime": "2026-02-13T09:20:00Z"})
     trace = clients.grpc("GetTrace", {"traceId": whispered["traceId"]})["trace"]
-    assert [c["purpose"] for c in trace["llmCalls"]] == ["importance", "replan"]
-    assert "run for mayor" in trace["llmCalls"][1]["messages"][1]["content"]
+    assert [c["purpose"] for c in trace["llmCalls"]] == ["importance", "revise_currently", "replan"]
+    replanned = trace["llmCalls"][2]["messages"][1]["content"]
+    assert "run for mayor" in replanned and "Currently: Isabella Rodriguez is running for mayor" in replanned
     assert "planning her run for mayor" in decide(clients, "isabella", "09:35")["description"]
     # Isabella sees Klaus, decides to talk; the whisper comes up in what she remembers while talking.
     fake_llm.queue({"json": {"choice": "talk", "reason": "tell Klaus", "new_activity": ""}}, purpose="react")

@@ -32,9 +32,9 @@ def memory_ids(clients: Clients, npc_id: str = "isabella") -> list[str]:
 
 
 def test_an_edited_persona_keeps_memories_and_plans_on_both_transports(clients: Clients, fake_llm) -> None:
-    first = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"})["action"]
     clients.grpc("Whisper", {"npcId": "isabella", "text": "The bakery closes early on Sundays",
-                             "gameTime": "2026-02-13T09:02:00Z"})
+                             "gameTime": "2026-02-13T08:58:00Z"})  # before the plan: no re-plan of random words
+    first = clients.grpc("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"})["action"]
     before = memory_ids(clients)
     plans = len(fake_llm.chat_requests("daily_plan"))
 

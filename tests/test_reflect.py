@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
@@ -285,7 +285,7 @@ def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run
     shown = statements(call)
     assert sorted(shown) == list(range(1, len(shown) + 1)), "renumbered without gaps"
     assert all(e in shown.values() for e in EVENTS[:5]) and "[...]" not in call.messages[1]["content"]
-    evidence = {n.id: n.description for n in store.get(NPC, thought.evidence_ids)}
+    evidence = {n.id: memory_line(n) for n in store.get(NPC, thought.evidence_ids)}  # as the prompt showed them
     assert [evidence[i].split("\n")[0] for i in thought.evidence_ids] == [shown[1], shown[2]]  # first lines
     [request] = fake_llm.chat_requests("reflection_insights")
     schema = request["body"]["response_format"]["json_schema"]["schema"]

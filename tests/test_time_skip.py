@@ -30,6 +30,8 @@ def memories(clients: Clients, npc_id: str) -> list[dict]:
 def test_eight_skipped_hours_are_lived_remembered_and_pass_the_news(brain_factory, fake_llm) -> None:
     """As in production: the mind thinks in the background, the skip runs on its loop."""
     clients = town(brain_factory(background_thinking=True))
+    fake_llm.queue({"json": {"currently": f"Isabella Rodriguez is telling everyone: {NEWS}."}},
+                   purpose="revise_currently")
     clients.grpc("Whisper", {"npcId": "isabella", "gameTime": "2026-02-13T05:50:00Z", "text": NEWS})
     skipped = clients.grpc("SkipTime", {"worldName": WORLD, "fromTime": FROM, "toTime": TO})
     assert skipped["npcCount"] == 2 and skipped["hours"] == 8 and skipped["callsCap"] == 64

@@ -32,7 +32,7 @@ from brain_server.cognition.converse import (
     _without_words,
     relationship,
 )
-from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
 from brain_server.npc import DialogueLine
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
@@ -211,5 +211,5 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
                        f"\nWhat {name} has planned:\n{me.schedule}\nWhat {name} remembers that may come up:")
         chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
-        items += [Item(r.node.description, (r.score, r.node.created.timestamp()), group=g) for r in chosen]
+        items += [Item(memory_line(r.node), (r.score, r.node.created.timestamp()), group=g) for r in chosen]
     return Bullets(items, headers=headers)

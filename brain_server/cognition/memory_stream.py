@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+import re
 
 from brain_server.budget import Bullets, Item, fit_memory
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
@@ -26,6 +27,9 @@ from brain_server.trace import RetrievedRecord, Trace
 TRIVIAL_PREDICATES = {"idle", "is idle"}
 DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
 RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
+# Words whose day depends on when they were said: such a memory shown on a later day needs its own.
+RELATIVE_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend)|"
+                          r"next week)\b", re.I)
 
 
 @dataclass
@@ -195,4 +199,13 @@ def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
     """Retrieved memories as prompt lines, oldest first so the story reads forward; over the prompt
     budget the lowest-scored go first (budget.py), never the newest by position."""
     chosen = sorted(records[:limit], key=lambda r: r.node.created)
-    return Bullets([Item(r.node.description, (r.score, r.node.created.timestamp())) for r in chosen])
+    return Bullets([Item(memory_line(r.node), (r.score, r.node.created.timestamp())) for r in chosen])
+
+
+def memory_line(node: MemoryNode) -> str:
+    """A memory as every prompt lists it: a conversation (remembered word for word) or a memory whose
+    words name a day relative to when it was made ("tomorrow after work") leads with that day, in
+    the prompts' form for dates, so retold on a later day it names the right one."""
+    if node.kind is MemoryKind.CHAT or RELATIVE_DAY.search(node.description):
+        return f"[{node.created:%A %B} {node.created.day}] {node.description}"
+    return node.description

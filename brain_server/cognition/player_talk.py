@@ -21,6 +21,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.groups import listed
+from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import replan
@@ -182,20 +183,31 @@ class Player:
             await self.parts.records.revise(npc_id, think)
 
     async def whisper(self, npc_id: str, text: str, now: datetime) -> tuple[str, Trace]:
-        """The paper's inner voice: a thought the NPC takes as its own. It is remembered (so it
-        comes up in conversations and plans) and, during a planned day, re-plans the next hours."""
+        """The paper's inner voice: a thought the NPC takes as its own. It is remembered, and its
+        "Currently" status is revised with it (the paper seeded Isabella's party there), so every
+        prompt's persona carries it, not only those whose retrieval reaches the memory; during a
+        planned day it also re-plans the next hours."""
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
 
         async def rethink(draft: NpcState) -> Apply:
-            return await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace)
+            currently = draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace)
+            planned = draft.plan_day == now.date() and not draft.is_asleep()
+            window = await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace) \
+                if planned else None
+
+            def apply(live: NpcState) -> bool:
+                live.persona.currently = currently
+                if window is not None:
+                    window(live)
+                return True
+            return apply
 
         with doing(Work(Priority.PLAYER, npc_id)):
             node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
                               predicate="thinks", object=text[:80], created=now, last_accessed=now)
             [node] = await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
-            if npc.plan_day == now.date() and not npc.is_asleep():
-                await self.parts.records.revise(npc_id, rethink)
+            await self.parts.records.revise(npc_id, rethink)
         self.thinking.traces.add(trace)
         return node.id, trace
 

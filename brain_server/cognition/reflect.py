@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.budget import Bullets, Item
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
@@ -74,7 +74,7 @@ async def maybe_reflect(
 
 async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = Bullets([Item(n.description, (n.importance, n.created.timestamp()))
+    memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
                         for n in sorted(recent, key=lambda n: n.created)])
     answer = await stream.llm.complete(
         QUESTIONS,
@@ -107,7 +107,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(n.description, (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(n), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group],
                        numbered=True, headers=[f'Question: "{question}"' for question, _ in groups])
     answer = await stream.llm.complete(

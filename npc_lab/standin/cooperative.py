@@ -265,8 +265,20 @@ class StandIn:
         """News among what `speaker` remembers (its section of the prompt) not yet told to `listener`."""
         heard = Prompt(self.p.system, "", self.p.schema, self.p.under(f"What {speaker} remembers"), speaker, self.p.now,
                        periods=self.p.periods)
+        heard.persona["currently"] = self.currently_of(speaker)  # what they are about: news, as in view
         return [f for f in heard.news() if not _told(f, StandIn.of(heard, self.seed).shared_with(listener))
                 and self.tells(f, listener, speaker)]
+
+    def currently_of(self, person: str) -> str:
+        """The "Currently:" line of `person`'s persona, where the prompt shows several."""
+        name = ""
+        for line in self.p.lines:
+            if m := re.match(r"^(Name|Currently):\s*(.*)$", line.strip()):
+                if m.group(1) == "Name":
+                    name = m.group(2).strip()
+                elif name == person:
+                    return m.group(2).strip()
+        return ""
 
     def relationship(self) -> str:
         partner = self.partner() or "them"

@@ -44,6 +44,8 @@ WORD = re.compile(r"[a-z0-9]+")
 VERB_LINE = re.compile(r'^- "(\w+)"(?: \(on the ([^)]+)\))?: (.*?)(?: Arguments: (.*))?$', re.M)
 VERB_ARGUMENT = re.compile(r'(\w+): (?:"([^"]*)"|[^0-9;-]*(-?\d+(?:\.\d+)?))')
 BULLET = re.compile(r"^\s*-\s+(.*)$")
+# The day the brain shows before a memory whose words are relative to it ("[Friday February 13] ...").
+MEMORY_DAY = re.compile(r"^\[" + _WEEKDAY + r"\s+" + _MONTH + r"\s+(\d{1,2})\]\s*")
 NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*)$")
 SAID = re.compile(r'^\s*([\w\'.-]+(?: [A-Z][\w\'.-]*){0,3}):\s*"(.*)"\s*$')
 # What this model adds around a line it repeats, taken off again when it reads that line back.
@@ -104,7 +106,11 @@ class Fact:
     def full(self) -> str:
         """The line with its date and time spelled out when it gives no date of its own."""
         dated = MONTH_DAY.search(self.text) or DAY_MONTH.search(self.text)
-        return self.text if dated or not self.when() else f"{self.text} ({self.when()})"
+        if dated or not self.when():
+            return self.text
+        # "tomorrow" is only right on the day it was said: the date spelled out replaces it
+        text = re.sub(r"\s{2,}", " ", RELATIVE.sub("", self.text)).strip() if self.day else self.text
+        return f"{text} ({self.when()})"
 
     def when(self) -> str:
         """The date and time in words that survive retelling (no "tomorrow")."""
@@ -147,13 +153,26 @@ class Prompt:
     # Lines by what they are.
     def bullets(self) -> list[str]:
         """Remembered and listed lines ("- ..."), a multi-line memory joined to its first line."""
+        return [text for _, text in self.dated_bullets()]
+
+    def dated_bullets(self) -> list[tuple[date | None, str]]:
+        """`bullets`, each with the day the prompt shows before it (None when it shows none)."""
         out: list[str] = []
         for line in self.lines:
             if m := BULLET.match(line):
                 out.append(m.group(1).strip())
             elif out and SAID.match(line) and not line.startswith(" "):
                 out[-1] += "\n" + line.strip()
-        return [b for b in out if b and not b.startswith("(") and not OPTION.match(b)]
+        dated = [self._memory_day(b) for b in out]
+        return [(day, b) for day, b in dated if b and not b.startswith("(") and not OPTION.match(b)]
+
+    def _memory_day(self, bullet: str) -> tuple[date | None, str]:
+        """A memory's own day, when the prompt shows it, and the memory without it."""
+        m = MEMORY_DAY.match(bullet)
+        if m is None:
+            return None, bullet
+        day = _date(self.now.year, m.group(2), int(m.group(3))) if self.now else None
+        return day or _date_on(m.group(1), m.group(2), int(m.group(3))), bullet[m.end():]
 
     def section(self, heading: str) -> list[str]:
         """The "- " lines under the first line that contains `heading`, up to the next blank line."""
@@ -197,10 +216,11 @@ class Prompt:
         """Every dated line shown, earliest shown first, each event once."""
         found: list[Fact] = []
         if memory:
-            for text in self.bullets():
+            for day, text in self.dated_bullets():
+                said_on = datetime.combine(day, self.now.time()) if day and self.now else self.now  # "tomorrow" then
                 for part in text.split("\n"):
                     said = SAID.match(part)
-                    found += _facts(_unlead(said.group(2)) if said else part, self.now, "memory",
+                    found += _facts(_unlead(said.group(2)) if said else part, said_on, "memory",
                                     said.group(1) if said else "", periods=self.periods)
             for text in [self.persona.get("currently", ""), *self.context()]:
                 found += [f for f in _facts(text, self.now, "persona", periods=self.periods) if f.day or f.start]  # a persona's aims are not news

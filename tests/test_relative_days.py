@@ -1,0 +1,93 @@
+"""A conversation is remembered word for word, "tomorrow" and all: every prompt that lists it the
+next day must show the day it was said, or retold then it names the wrong day (issue 30)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+import re
+
+from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.memory import MemoryKind, MemoryNode
+from tests.test_mind import CAFE, _town_mind, _until
+from tests.test_standin import _ask, _hard
+
+DAY_ONE = datetime(2026, 2, 13, 10, tzinfo=UTC)  # a Friday
+TOLD = "Isabella's party is tomorrow after work at Hobbs Cafe, come along!"
+
+
+def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_llm, tmp_path) -> None:
+    """Sam tells Klaus on Friday of the party "tomorrow"; on Saturday Klaus answers Tom from a
+    prompt that lists that conversation under Friday's date, as the prompts write dates."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"utterance": "Thanks, I'll be there!", "end_conversation": True}},
+                       {"json": {"utterance": "Isabella has a party, Tom.", "end_conversation": True}},
+                       purpose="converse_turn")
+        memo = {"summary": "Sam told me about Isabella's party", "importance": 6, "plan_activity": "",
+                "plan_start": "", "plan_minutes": 0}
+        fake_llm.queue({"json": memo}, {"json": memo}, purpose="conversation_memo")
+        await mind.player.talk("klaus", "Sam", TOLD, DAY_ONE)
+        await _until(lambda: bool(fake_llm.chat_requests("conversation_memo")) and not mind.thinking._tasks)
+        await mind.player.talk("klaus", "Tom", "Any news in town?", DAY_ONE + timedelta(days=1))
+        retold = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
+        await _until(lambda: len(fake_llm.chat_requests("conversation_memo")) == 2 and not mind.thinking._tasks)
+        assert f'- [Friday February 13] conversation with Sam:\nSam: "{TOLD}"' in retold
+        await mind.close()
+
+    run(scenario)
+
+
+def test_only_memories_whose_day_matters_are_dated() -> None:
+    """An observation that names no day is shown as it was stored; one that says "tonight" is dated."""
+
+    def node(kind: MemoryKind, text: str) -> MemoryNode:
+        return MemoryNode(npc_id="klaus", kind=kind, description=text, created=DAY_ONE, last_accessed=DAY_ONE)
+
+    assert memory_line(node(MemoryKind.OBSERVATION, "Isabella is decorating the cafe")) == "Isabella is decorating the cafe"
+    assert memory_line(node(MemoryKind.THOUGHT, "The party is tonight")) == "[Friday February 13] The party is tonight"
+
+
+def test_the_stand_ins_read_a_remembered_tomorrow_from_the_day_it_was_said() -> None:
+    """Piet heard on Wednesday of the walk "tomorrow at 6 pm"; retelling it on Thursday both stand-ins
+    name Thursday (the hard one "this evening"), not Friday."""
+    heard = ('- [Wednesday March 4] conversation with Odile Marsh:\n'
+             'Odile Marsh: "The lantern walk leaves from the Chapel tomorrow at 6 pm."')
+    thursday = {"npc_name": "Piet Vos", "partner": "Mina Roe", "persona": "Name: Piet Vos", "memories": heard,
+                "time": "Thursday March 5, 10:00"}
+    assert "March 5" in _ask("converse_turn", **thursday).utterance
+    told = [line for line in (_hard("converse_turn", seed, **thursday).utterance for seed in range(6))
+            if "lantern walk" in line]
+    assert told and all("tomorrow" not in line and re.search(r"this evening|after work today|6 pm", line)
+                        for line in told), told
+
+
+def test_a_whisper_before_the_first_plan_is_in_the_persona_the_day_plan_reads(run, fake_llm, tmp_path) -> None:
+    """Whispered before her first Decide (as a scenario starts), Isabella's intention is in her
+    "Currently" status when her day is planned, as the paper seeded its party, not only in a
+    memory that retrieval may or may not reach."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is inviting everyone to her party."}},
+                       purpose="revise_currently")
+        await mind.player.whisper("isabella", "I want to throw a party and invite everyone I meet", DAY_ONE)
+        await mind.decide("isabella", DAY_ONE, [], CAFE)
+        await _until(lambda: bool(fake_llm.chat_requests("daily_plan")))
+        planned = fake_llm.chat_requests("daily_plan")[0]["body"]["messages"][-1]["content"]
+        assert "Currently: Isabella Rodriguez is inviting everyone to her party." in planned
+        await mind.close()
+
+    run(scenario)
+
+
+def test_told_in_one_call_the_stand_ins_share_what_a_persona_is_about() -> None:
+    """Out of view, as in view, news in a speaker's "Currently" status is news to pass on (a
+    whisper revises that status): not only the lines under what it remembers."""
+    host = "Name: Odile Marsh\nCurrently: Odile Marsh leads a lantern walk from the Chapel on March 5 from 6 pm to 8 pm."
+    told = [_hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos", persona=host,
+                  partner_persona="Name: Piet Vos\nCurrently: Piet Vos is mending nets.",
+                  memories="- Odile Marsh is polishing the lens", partner_memories="- Piet Vos is mending a net",
+                  time="Wednesday March 4, 10:00") for seed in range(4)]
+    said = [line.text for answer in told for line in answer.lines if line.speaker == "Odile Marsh"]
+    assert any("lantern walk" in line for line in said), said
