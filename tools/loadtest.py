@@ -419,6 +419,25 @@ def process_tree(pid: int) -> list[int]:
     return [pid, *(d for k in kids for d in process_tree(k))]
 
 
+def role_of(pid: int) -> str:
+    """Which of a brain's processes this is, by its command line: its store, its embedder, or itself."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "brain"
+    return "store" if b"brain_server.storage" in command else "embedder" if b"minilm" in command else "brain"
+
+
+def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:
+    """The brains' CPU seconds by process: the brain's own, its store's, its embedder's."""
+    total: Counter[str] = Counter()
+    for brain in brains:
+        for pid in process_tree(brain.proc.pid):  # type: ignore[union-attr]
+            with contextlib.suppress(OSError):
+                total[role_of(pid)] += cpu_seconds(pid)
+    return total
+
+
 def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
     """The brains' CPU seconds, their store's and embedder's processes included unless `children` is off."""
     total = 0.0
@@ -443,7 +462,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         for transport in args.transports:
             sampler.phase = transport
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
-            cpu, own_cpu = cpu_of(brains), cpu_of(brains, children=False)
+            cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
             mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
                 phases.append(await load_phase(callers, ids, clock, args, levels))
@@ -457,6 +476,9 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                                                      / max(1, phase["decides"]), 3)
             phase["brain_cpu_ms_per_decide_without_children"] = round(
                 (cpu_of(brains, children=False) - own_cpu) * 1000 / max(1, phase["decides"]), 3)
+            phase["cpu_ms_per_decide_by_process"] = {
+                role: round(seconds * 1000 / max(1, phase["decides"]), 3)
+                for role, seconds in (cpu_by_role(brains) - roles).items()}
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
@@ -543,6 +565,8 @@ def table(report: dict[str, Any]) -> str:
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
                      f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
                      f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
+        lines.append(f"{p['transport']}, CPU ms per Decide by process: " + ", ".join(
+            f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items())))
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "
