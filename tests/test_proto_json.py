@@ -4,7 +4,6 @@ for every message of the API filled at random."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 import math
 import random
 
@@ -15,9 +14,9 @@ import pytest
 from brain_server.transport import proto_json
 from brain_server.transport.connect_http import CompactJSON
 from npc_brain.v1 import brain_pb2 as pb
+from tools.connect_json_bench import batch
 
 F = descriptor.FieldDescriptor
-NOW = datetime(2026, 2, 13, 9, 0, tzinfo=UTC)
 
 
 def reference(message: Message) -> bytes:
@@ -37,45 +36,6 @@ def ours(data: bytes | str, message_class: type[Message]) -> Message | str:
         return proto_json.decode(data.encode() if isinstance(data, str) else data, message_class)
     except json_format.ParseError as exc:
         return f"ParseError: {exc}"
-
-
-def batch(n: int = 250) -> tuple[pb.DecideBatchRequest, pb.DecideBatchResponse]:
-    """A frame's DecideBatch as a game sends it and the brain answers it."""
-    request, response = pb.DecideBatchRequest(), pb.DecideBatchResponse()
-    for i in range(n):
-        item = request.requests.add(npc_id=f"npc-{i:05d}", address="the Ville:Hobbs Cafe:cafe",
-                                    attention=(pb.ATTENTION_CROWD, pb.ATTENTION_IN_VIEW, pb.ATTENTION_UNSPECIFIED)[i % 3])
-        item.game_time.FromDatetime(NOW + timedelta(microseconds=i * 1001))
-        item.tile.x, item.tile.y = i, 0
-        for k in range(i % 4):
-            item.perceptions.add(subject=f"Klaus Müller {k}", predicate="is", object="reading 📖",
-                                 description=f"Klaus Müller {k} is reading", address="the Ville:Hobbs Cafe:cafe",
-                                 distance=(0.1, 2.5, 1e-7, 0.0)[k])
-        if i % 50 == 0:
-            item.verb_outcomes.add(name="buy", target="the Ville:Hobbs Cafe:cafe:counter", done=True, detail="a latte")
-        result = response.results.add(npc_id=item.npc_id)
-        if i % 97 == 3:
-            result.code, result.message = "not_found", f"NPC {item.npc_id!r} is not spawned: SpawnNpc first"
-            continue
-        answer = result.response
-        action = answer.action
-        action.description, action.emoji, action.address = "Isabella is working", "☕", "the Ville:Hobbs Cafe:cafe"
-        action.start_time.FromDatetime(NOW)
-        action.duration_minutes = 60 - i % 60
-        action.source = (pb.ACTION_SOURCE_PROVISIONAL, pb.ACTION_SOURCE_PLAN, pb.ACTION_SOURCE_UNSPECIFIED)[i % 3]
-        action.event_subject, action.event_predicate, action.event_object = "Isabella", "is", "working"
-        if i % 25 == 1:
-            action.object_states.add(address="the Ville:Hobbs Cafe:cafe:stove", state="in use")
-            action.dialogue.add(speaker_npc_id="klaus", speaker_name="Klaus", text="Morning! \u2014 \"quoted\"")
-            action.chatting_with = "klaus"
-            action.verb.name, action.verb.target = "buy", "the Ville:Hobbs Cafe:cafe:counter"
-            action.verb.arguments.add(name="what", choice="latte")
-            action.verb.arguments.add(name="count", integer=2**40)
-            action.verb.arguments.add(name="price", number=3.5)
-        answer.trace_id = f"{i:032x}"
-        answer.ask_again_at.FromDatetime(NOW + timedelta(minutes=61, seconds=i, microseconds=(0, 500_000, 123)[i % 3]))
-        answer.thinking = i % 2 == 0
-    return request, response
 
 
 def test_a_decide_batch_is_written_and_read_as_json_format_does(monkeypatch: pytest.MonkeyPatch) -> None:
