@@ -438,6 +438,20 @@ def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:
     return total
 
 
+async def settle(brains: list[BrainProcess], limit_s: float) -> float:
+    """Waits until the brains' store and embedder processes are idle (a tenth of a core or less over a
+    second: what earlier Decides stored is stored), at most `limit_s`; the seconds waited."""
+    began = time.monotonic()
+    busy = cpu_by_role(brains)
+    while time.monotonic() - began < limit_s:
+        await asyncio.sleep(1.0)
+        now = cpu_by_role(brains)
+        if (now["store"] + now["embedder"]) - (busy["store"] + busy["embedder"]) <= 0.1:
+            break
+        busy = now
+    return round(time.monotonic() - began, 1)
+
+
 def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
     """The brains' CPU seconds, their store's and embedder's processes included unless `children` is off."""
     total = 0.0
@@ -460,6 +474,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         phases = []
         before = await memories_stored(setup_caller, ids, len(brains))
         for transport in args.transports:
+            settled_s = await settle(brains, args.settle) if args.settle else None
             sampler.phase = transport
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
             cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
@@ -470,6 +485,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                 for caller in callers:
                     await caller.close()
             phase = phases[-1]
+            phase["settled_s"] = settled_s
             phase["brain_cpu_share"] = round((cpu_of(brains) - cpu) / phase["wall_s"], 2)
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
@@ -566,7 +582,8 @@ def table(report: dict[str, Any]) -> str:
                      f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
                      f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
         lines.append(f"{p['transport']}, CPU ms per Decide by process: " + ", ".join(
-            f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items())))
+            f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items()))
+            + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "
@@ -603,6 +620,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--start-spread", type=float, default=10.0,
                         help="wall seconds over which each transport's NPCs make their first call (10 s: a "
                              "thousand NPCs at the pace they keep after, as NpcBrainAgent spreads a thousand agents)")
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="before each phase, wait at most this many seconds for the store and embedder to finish "
+                             "what earlier Decides stored (every NPC's first Decide stores its action: at 10,000 NPCs, "
+                             "a minute of embedding), so CPU per Decide is the town's steady state (0: no wait)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
     parser.add_argument("--max-wait", type=float, default=10.0,
                         help="wall seconds an NPC waits at most between Decides (0: until askAgainAt, as the addon)")
