@@ -438,16 +438,16 @@ def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:
     return total
 
 
-async def settle(brains: list[BrainProcess], limit_s: float) -> float:
-    """Waits until the brains' store and embedder processes are idle (a tenth of a core or less over a
-    second: what earlier Decides stored is stored), at most `limit_s`; the seconds waited."""
-    began = time.monotonic()
+async def settle(brains: list[BrainProcess], limit_s: float, quiet_s: int = 3) -> float:
+    """Waits until the brains' store and embedder processes are idle (a tenth of a core or less for
+    `quiet_s` seconds running: what earlier Decides stored is stored; a Decide's perceptions wait
+    for a quiet moment before they start), at most `limit_s`; the seconds waited."""
+    began, quiet = time.monotonic(), 0
     busy = cpu_by_role(brains)
-    while time.monotonic() - began < limit_s:
+    while quiet < quiet_s and time.monotonic() - began < limit_s:
         await asyncio.sleep(1.0)
         now = cpu_by_role(brains)
-        if (now["store"] + now["embedder"]) - (busy["store"] + busy["embedder"]) <= 0.1:
-            break
+        quiet = quiet + 1 if (now["store"] + now["embedder"]) - (busy["store"] + busy["embedder"]) <= 0.1 else 0
         busy = now
     return round(time.monotonic() - began, 1)
 
