@@ -52,7 +52,7 @@ def encode(message: Message) -> bytes:
     """json_format.MessageToJson(message, indent=None), as bytes."""
     try:
         written = _writer(message.DESCRIPTOR)(message)
-    except (KeyError, ValueError):  # an extension, a time out of range: json_format says what
+    except (_Slow, KeyError, ValueError):  # an extension, a time out of range: json_format says what
         written = json_format.MessageToDict(message)
     return json.dumps(written, indent=None).encode()
 
@@ -86,8 +86,7 @@ _writers: dict[str, Write] = {}
 
 def _writer(message_type: descriptor.Descriptor) -> Write:
     name = message_type.full_name
-    if name not in _writers:
-        _writers[name] = _slow  # while compiling: a type that contains itself
+    if name not in _writers:  # nested types compile at their first use (`_nested`)
         _writers[name] = _compile_writer(message_type)
     return _writers[name]
 
@@ -195,7 +194,6 @@ _readers: dict[str, Read] = {}
 def _reader(message_type: descriptor.Descriptor) -> Read:
     name = message_type.full_name
     if name not in _readers:
-        _readers[name] = _slow  # while compiling: a type that contains itself
         _readers[name] = _compile_reader(message_type)
     return _readers[name]
 
