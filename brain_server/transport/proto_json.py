@@ -60,7 +60,8 @@ def encode(message: Message) -> bytes:
 def decode(data: bytes | bytearray, message_class: type[Message]) -> Message:
     """json_format.Parse(data, message_class(), ignore_unknown_fields=False)."""
     try:
-        return message_class(**_reader(message_class.DESCRIPTOR)(json.loads(data, object_pairs_hook=_once_each)))
+        text = data.decode("utf-8")  # as json_format reads it (json.loads would take UTF-16 too)
+        return message_class(**_reader(message_class.DESCRIPTOR)(json.loads(text, object_pairs_hook=_once_each)))
     except (_Slow, ValueError, TypeError, RecursionError):
         message = message_class()
         json_format.Parse(data, message, ignore_unknown_fields=False)
