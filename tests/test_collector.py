@@ -54,3 +54,23 @@ def test_the_young_generation_is_swept_when_allocations_and_frees_balance() -> N
         assert asyncio.run(swept()) < young / 10
     finally:
         gc.enable()
+
+
+def test_a_town_grown_in_bulk_is_walked_once_it_settles_not_in_the_middle_of_play() -> None:
+    collector = Collector(grown_blocks=50_000)
+    collector.install()
+    try:
+        gc.disable()  # Python's own full collection, which the growth would start, freezes it too
+        town = [{"npc": [i]} for i in range(50_000)]  # spawned: ~250,000 blocks
+        gc.enable()
+
+        async def swept() -> None:
+            sweeping = asyncio.create_task(collector.sweep(every_s=0.01))
+            await asyncio.sleep(1.5)
+            sweeping.cancel()
+
+        asyncio.run(swept())
+        assert collector.full == collector.frozen == 1 and len(town) == 50_000
+    finally:
+        collector.remove()
+        gc.unfreeze()
