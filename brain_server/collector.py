@@ -54,12 +54,11 @@ class Collector:
         gc.callbacks.remove(self._on_gc)
 
     async def sweep(self, every_s: float = YOUNG_EVERY_S) -> None:
-        ticks, before = 0, sys.getallocatedblocks()
+        looked, before = self._clock(), sys.getallocatedblocks()
         while True:
             await asyncio.sleep(every_s)
-            ticks += 1
-            if ticks * every_s >= 1.0:  # once a second: has the heap grown in bulk, and settled?
-                ticks, blocks = 0, sys.getallocatedblocks()
+            if self._clock() - looked >= 1.0:  # once a second: has the heap grown in bulk, and settled?
+                looked, blocks = self._clock(), sys.getallocatedblocks()
                 settled, before = blocks - before < SETTLED * blocks, blocks
                 if settled and blocks - self._blocks >= max(self.grown_blocks, GROWN * self._blocks):
                     gc.collect()  # the walk (the callback freezes what it leaves)

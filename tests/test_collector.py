@@ -66,7 +66,11 @@ def test_a_town_grown_in_bulk_is_walked_once_it_settles_not_in_the_middle_of_pla
 
         async def swept() -> None:
             sweeping = asyncio.create_task(collector.sweep(every_s=0.01))
-            await asyncio.sleep(1.5)
+            for _ in range(100):  # a walk a second or so later (a loaded machine's seconds are long)
+                await asyncio.sleep(0.1)
+                if collector.full:
+                    break
+            await asyncio.sleep(1.5)  # and no other: the town has not grown since
             sweeping.cancel()
 
         asyncio.run(swept())
