@@ -45,7 +45,10 @@ however far, as the addon does. Beside the latencies the report gives figures th
 does not change: Decides asked per NPC per wall second (the ask-again rate, by level, as the
 answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
 processes included, and its own process's alone), their product (the CPU a second the town
-needs) and the Decides a second two free cores serve at that cost.
+needs) and the Decides a second two free cores serve at that cost; CPU per Decide by process
+(the brain, its store, its embedder). Every NPC's first Decide stores its action, and a large
+town's take the embedder minutes: --settle S waits (at most S) before each phase for the store
+and embedder to be idle, so the phase's CPU is its own Decides'.
 
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
 
