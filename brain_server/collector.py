@@ -15,10 +15,10 @@ CPU, 450 ms of wall time on the loaded machine; 10,000 quiet: 270 ms):
   behind is a reference cycle that became garbage after it was frozen, so every REWALK_S the frozen
   objects are given back and the next full collection walks everything once.
 - The first full collection after a town spawns walks all of it (533 ms of CPU at 10,000 NPCs),
-  and with the young generations swept it came some eight minutes into the game. So when the heap
-  has grown by half since the last full collection (`sys.getallocatedblocks`, a count Python
-  keeps) and has stopped growing, the sweep makes that walk itself: once, while the town is still
-  being set up, not in the middle of play.
+  and with the young generations swept it came some eight minutes into play. So the sweep makes
+  the full collections itself, each time the heap has grown by WALK_BLOCKS since the last
+  (`sys.getallocatedblocks`, a count Python keeps): a town that spawns, or grows as it plans and
+  remembers, is walked in small steps (each over what grew since the last), never all at once.
 """
 
 from __future__ import annotations
@@ -31,18 +31,16 @@ import time
 
 YOUNG_EVERY_S = 0.05  # each young collection then holds ~50 ms of a busy brain's new objects
 REWALK_S = 3600.0  # the longest a frozen garbage cycle waits: one full walk an hour
-GROWN = 0.5  # the heap's growth since the last full collection that asks for a walk now ...
-GROWN_BLOCKS = 500_000  # ... and at least this many blocks (~1,500 NPCs; a small town's walk is short)
-SETTLED = 0.05  # ... once it grew less than this share over the last second
+WALK_BLOCKS = 200_000  # the heap's growth that asks for a full collection: ~600 NPCs, a walk of ~10-20 ms
 
 
 class Collector:
     """`install` for the process's life (then `remove`); `sweep` runs on a loop until cancelled.
     `full` counts full collections, `frozen` those whose survivors were frozen."""
 
-    def __init__(self, *, rewalk_s: float = REWALK_S, grown_blocks: int = GROWN_BLOCKS,
+    def __init__(self, *, rewalk_s: float = REWALK_S, walk_blocks: int = WALK_BLOCKS,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.rewalk_s, self.grown_blocks, self._clock = rewalk_s, grown_blocks, clock
+        self.rewalk_s, self.walk_blocks, self._clock = rewalk_s, walk_blocks, clock
         self._walked = clock()  # when the collector last saw everything
         self._blocks = sys.getallocatedblocks()  # the heap after the last full collection
         self.full = self.frozen = 0
@@ -54,17 +52,15 @@ class Collector:
         gc.callbacks.remove(self._on_gc)
 
     async def sweep(self, every_s: float = YOUNG_EVERY_S) -> None:
-        looked, before = self._clock(), sys.getallocatedblocks()
+        looked = self._clock()
         while True:
             await asyncio.sleep(every_s)
-            if self._clock() - looked >= 1.0:  # once a second: has the heap grown in bulk, and settled?
-                looked, blocks = self._clock(), sys.getallocatedblocks()
-                settled, before = blocks - before < SETTLED * blocks, blocks
-                if settled and blocks - self._blocks >= max(self.grown_blocks, GROWN * self._blocks):
-                    gc.collect()  # the walk (the callback freezes what it leaves)
-                    self._blocks = sys.getallocatedblocks()
-                    continue
-            gc.collect(1)
+            if self._clock() - looked >= 1.0 and sys.getallocatedblocks() - self._blocks >= self.walk_blocks:
+                looked = self._clock()
+                gc.collect()  # a full walk over what grew since the last (the callback freezes what it leaves)
+                self._blocks = sys.getallocatedblocks()
+            else:
+                gc.collect(1)
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         """After a full collection the younger generations are empty: what is left is long-lived."""
