@@ -18,6 +18,7 @@ import uvicorn
 
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
+from brain_server.collector import Collector
 from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
@@ -105,7 +106,9 @@ def settle_collector() -> None:
     Measured at 1,000 NPCs: middle collections over what ten young ones left paused 40-97 ms every
     few seconds; over what one left, p90 25 ms and at most 58 ms. Young collections every 50,000
     objects paused 100-300 ms. Full collections, which walk every object the town holds (0.3-0.8 s
-    at 1,000 NPCs), wait for 10,000 middle ones: hours apart, as before (Python's default: ten)."""
+    at 1,000 NPCs), wait for 10,000 middle ones: hours apart, as before (Python's default: ten).
+    In a large town the counts alone are not enough: `collector.py` (the young generations on a timer,
+    full collections over what grew since the last)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
@@ -160,6 +163,11 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
             await asyncio.sleep(0.01)
         http_port = sock.getsockname()[1]
         settle_collector()
+        collector = Collector()  # short pauses in a large town (collector.py)
+        collector.install()
+        stack.callback(collector.remove)
+        sweeping = asyncio.create_task(collector.sweep(), name="collector")
+        stack.callback(sweeping.cancel)
         # One stable line that tools and tests parse for the ports actually bound.
         print(f"npc-brain ready grpc={settings.host}:{grpc_port} http=http://{settings.host}:{http_port}", flush=True)
         if on_ready:

@@ -51,6 +51,25 @@ def test_a_crowd_npc_follows_its_routine_and_stores_what_it_sees_without_a_call(
     assert not later.get("thinking")
 
 
+def test_a_crowd_npc_on_its_routine_stores_one_memory_per_step_not_per_decide(clients: Clients, fake_llm) -> None:
+    """A game day of Decides as the answers ask (a step of up to an hour, several per block): the
+    NPC perceives each new action of its own once, as the paper's agents do; what it keeps doing is
+    not stored again, and what it did lately is not stored twice (its retention)."""
+    when, actions = "2026-02-13T00:00:00Z", []
+    while when < "2026-02-14T00:00:00Z":
+        reply = clients.grpc("Decide", {"npcId": "isabella", "gameTime": when, "address": CAFE, "attention": CROWD})
+        actions.append(reply["action"]["description"])
+        when = reply["askAgainAt"]
+    steps = [a for i, a in enumerate(actions) if i == 0 or a != actions[i - 1]]
+    deadline, stored = time.monotonic() + 10, []
+    while len(stored) < 6 and time.monotonic() < deadline:  # stored after the Decides answered
+        time.sleep(0.1)
+        stored = [m["description"] for m in clients.grpc("ListMemories", {"npcId": "isabella", "limit": 100})["memories"]]
+    assert fake_llm.chat_requests() == []
+    assert 6 <= len(stored) <= len(steps) < len(actions), (stored, steps)
+    assert set(stored) <= set(steps)
+
+
 def test_the_player_in_sight_promotes_a_crowd_npc_for_an_hour(clients: Clients, fake_llm) -> None:
     """Someone who is no NPC of the world is the player: seeing them concerns the NPC, which plans its day."""
     decide(clients, "isabella", "09:00", CROWD)

@@ -11,6 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 import pytest
 
+from brain_server.transport import proto_json
 from brain_server.transport.connect_http import CompactJSON
 from brain_server.world import arena_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -214,7 +215,7 @@ def test_connect_json_answers_leave_no_reference_cycles() -> None:
             codec.encode(answer)
         gc.collect()
         # Only the encoders' own: under xdist other tests' threads may still be leaving theirs.
-        encoders = {"json.encoder", CompactJSON.__module__, "google.protobuf.json_format"}
+        encoders = {"json.encoder", CompactJSON.__module__, "google.protobuf.json_format", proto_json.__name__}
         left = [o for o in gc.garbage if getattr(o, "__module__", None) in encoders or type(o).__module__ in encoders]
     finally:
         gc.set_debug(0)

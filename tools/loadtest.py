@@ -45,7 +45,10 @@ however far, as the addon does. Beside the latencies the report gives figures th
 does not change: Decides asked per NPC per wall second (the ask-again rate, by level, as the
 answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
 processes included, and its own process's alone), their product (the CPU a second the town
-needs) and the Decides a second two free cores serve at that cost.
+needs) and the Decides a second two free cores serve at that cost; CPU per Decide by process
+(the brain, its store, its embedder). Every NPC's first Decide stores its action, and a large
+town's take the embedder minutes: --settle S waits (at most S) before each phase for the store
+and embedder to be idle, so the phase's CPU is its own Decides'.
 
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
 
@@ -419,6 +422,39 @@ def process_tree(pid: int) -> list[int]:
     return [pid, *(d for k in kids for d in process_tree(k))]
 
 
+def role_of(pid: int) -> str:
+    """Which of a brain's processes this is, by its command line: its store, its embedder, or itself."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "brain"
+    return "store" if b"brain_server.storage" in command else "embedder" if b"minilm" in command else "brain"
+
+
+def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:
+    """The brains' CPU seconds by process: the brain's own, its store's, its embedder's."""
+    total: Counter[str] = Counter()
+    for brain in brains:
+        for pid in process_tree(brain.proc.pid):  # type: ignore[union-attr]
+            with contextlib.suppress(OSError):
+                total[role_of(pid)] += cpu_seconds(pid)
+    return total
+
+
+async def settle(brains: list[BrainProcess], limit_s: float, quiet_s: int = 3) -> float:
+    """Waits until the brains' store and embedder processes are idle (a tenth of a core or less for
+    `quiet_s` seconds running: what earlier Decides stored is stored; a Decide's perceptions wait
+    for a quiet moment before they start), at most `limit_s`; the seconds waited."""
+    began, quiet = time.monotonic(), 0
+    busy = cpu_by_role(brains)
+    while quiet < quiet_s and time.monotonic() - began < limit_s:
+        await asyncio.sleep(1.0)
+        now = cpu_by_role(brains)
+        quiet = quiet + 1 if (now["store"] + now["embedder"]) - (busy["store"] + busy["embedder"]) <= 0.1 else 0
+        busy = now
+    return round(time.monotonic() - began, 1)
+
+
 def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
     """The brains' CPU seconds, their store's and embedder's processes included unless `children` is off."""
     total = 0.0
@@ -441,9 +477,10 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         phases = []
         before = await memories_stored(setup_caller, ids, len(brains))
         for transport in args.transports:
+            settled_s = await settle(brains, args.settle) if args.settle else None
             sampler.phase = transport
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
-            cpu, own_cpu = cpu_of(brains), cpu_of(brains, children=False)
+            cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
             mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
             try:
                 phases.append(await load_phase(callers, ids, clock, args, levels))
@@ -451,12 +488,16 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                 for caller in callers:
                     await caller.close()
             phase = phases[-1]
+            phase["settled_s"] = settled_s
             phase["brain_cpu_share"] = round((cpu_of(brains) - cpu) / phase["wall_s"], 2)
             # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
             phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
                                                      / max(1, phase["decides"]), 3)
             phase["brain_cpu_ms_per_decide_without_children"] = round(
                 (cpu_of(brains, children=False) - own_cpu) * 1000 / max(1, phase["decides"]), 3)
+            phase["cpu_ms_per_decide_by_process"] = {
+                role: round(seconds * 1000 / max(1, phase["decides"]), 3)
+                for role, seconds in (cpu_by_role(brains) - roles).items()}
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
@@ -543,6 +584,9 @@ def table(report: dict[str, Any]) -> str:
                      f"generator's loop late p99 {p['client_loop_late']['p99_ms']:.1f} / max "
                      f"{p['client_loop_late']['max_ms']:.1f} ms, its longest GC pause "
                      f"{max(p['client_gc'][g].get('max_ms') or 0 for g in ('young', 'full')):.1f} ms")
+        lines.append(f"{p['transport']}, CPU ms per Decide by process: " + ", ".join(
+            f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items()))
+            + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "
@@ -579,6 +623,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--start-spread", type=float, default=10.0,
                         help="wall seconds over which each transport's NPCs make their first call (10 s: a "
                              "thousand NPCs at the pace they keep after, as NpcBrainAgent spreads a thousand agents)")
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="before each phase, wait at most this many seconds for the store and embedder to finish "
+                             "what earlier Decides stored (every NPC's first Decide stores its action: at 10,000 NPCs, "
+                             "a minute of embedding), so CPU per Decide is the town's steady state (0: no wait)")
     parser.add_argument("--pause", type=float, default=1.0, help="wall seconds an NPC waits at least between Decides")
     parser.add_argument("--max-wait", type=float, default=10.0,
                         help="wall seconds an NPC waits at most between Decides (0: until askAgainAt, as the addon)")

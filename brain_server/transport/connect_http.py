@@ -18,7 +18,6 @@ from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
-from google.protobuf import json_format
 from google.protobuf.message import Message
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
@@ -30,7 +29,16 @@ from brain_server.errors import BrainError, Status
 from brain_server.foreground import run_on
 from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams, snake_case
+from brain_server.transport import (
+    SERVICE,
+    SERVICE_NAME,
+    CoreMethod,
+    CoreStream,
+    core_methods,
+    core_streams,
+    proto_json,
+    snake_case,
+)
 from npc_brain.v1.brain_connect import BrainServiceASGIApplication
 
 log = structlog.get_logger(__name__)
@@ -55,19 +63,18 @@ class CompactJSON(Codec[Message, Message]):
     which takes json's pure-Python encoder, whose nested functions refer to each other: ~33
     objects in a reference cycle per answer, which only the garbage collector frees, in pauses
     that stop every thread (measured at 1,000 NPCs: 57,000 such objects in one 282 ms collection).
-    Compact, the C encoder writes it and leaves nothing behind. Unknown fields are refused
+    Compact, the C encoder writes it and leaves nothing behind. Read and written by `proto_json`
+    (json_format's JSON, a DecideBatch of 250 in a fifth of its CPU). Unknown fields are refused
     (invalid_argument), so a misspelt field is never silently dropped."""
 
     def name(self) -> str:
         return "json"
 
     def encode(self, message: Message) -> bytes:
-        return json_format.MessageToJson(message, indent=None).encode()
+        return proto_json.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Message]) -> Message:
-        message = message_class()
-        json_format.Parse(data, message, ignore_unknown_fields=False)
-        return message
+        return proto_json.decode(data, message_class)
 
 
 @contextlib.contextmanager
