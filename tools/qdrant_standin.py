@@ -129,6 +129,7 @@ class QdrantStandIn(LoopbackServer):
         self.engine = QdrantClient(path=path) if path else QdrantClient(location=":memory:")
         self.lock = threading.Lock()
         self.requests = 0
+        self.closed = False
         super().__init__(_handler_for(self), host, port)
 
     @property
@@ -136,8 +137,13 @@ class QdrantStandIn(LoopbackServer):
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
+        """Stops serving, then closes the engine once no request is inside it: a request being
+        answered goes on in its own thread after the server stops, and an engine closed under it
+        (its SQLite connection) crashed the process."""
         super().stop()
-        self.engine.close()
+        with self.lock:
+            self.closed = True
+            self.engine.close()
 
     def call(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         """(HTTP status, body) for one request, answered as a Qdrant server would."""
@@ -151,6 +157,8 @@ class QdrantStandIn(LoopbackServer):
             return 404, {"status": {"error": f"Not found: {method} {path} (not served by the stand-in)"}, "time": 0.0}
         try:
             with self.lock:
+                if self.closed:
+                    return 503, {"status": {"error": "Service unavailable: the stand-in is stopping"}, "time": 0.0}
                 self.requests += 1
                 result = route(self.engine, match.group("name"), body)
         except (ValueError, KeyError) as exc:
