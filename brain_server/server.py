@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, suppress
-import gc
 import signal
 import socket
 import sys
@@ -18,7 +17,7 @@ import uvicorn
 
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
-from brain_server.collector import Collector
+from brain_server.collector import Collector, settle_collector
 from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
@@ -35,7 +34,6 @@ from brain_server.transport.edge_loop import EdgeLoop
 log = structlog.get_logger(__name__)
 STORE_THREADS = 2  # the default executor's: the store's calls (asyncio.to_thread) run Python too
 SWITCH_INTERVAL_S = 0.001  # the longest a thread keeps the interpreter while another waits for it
-GC_THRESHOLDS = (2_000, 1, 10_000)  # new objects per young collection; young per middle; middle per full
 
 
 async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
@@ -95,23 +93,6 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     core = BrainCore(settings, MemoryStream(store, embedder, llm, weights))
     stack.push_async_callback(core.close)
     return core
-
-
-def settle_collector() -> None:
-    """The collector's pauses stop every thread, the transports' too: keep each one short. What is
-    loaded by now (models, prompts, protocol code: ~180k objects) lives as long as the process, so
-    it is frozen out of the collector's sight. A young collection's pause grows with what it finds:
-    at GC_THRESHOLDS it looks at a few thousand objects, and what survives it moves on after one
-    more collection, so the middle generation never holds more than two young ones' leftovers.
-    Measured at 1,000 NPCs: middle collections over what ten young ones left paused 40-97 ms every
-    few seconds; over what one left, p90 25 ms and at most 58 ms. Young collections every 50,000
-    objects paused 100-300 ms. Full collections, which walk every object the town holds (0.3-0.8 s
-    at 1,000 NPCs), wait for 10,000 middle ones: hours apart, as before (Python's default: ten).
-    In a large town the counts alone are not enough: `collector.py` (the young generations on a timer,
-    full collections over what grew since the last)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def settle_threads(loop: asyncio.AbstractEventLoop) -> None:
