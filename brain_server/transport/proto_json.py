@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from datetime import datetime, timedelta
+import functools
 import json
 import math
 import re
@@ -82,17 +83,8 @@ def _slow(value: Any) -> Any:
 
 # --- writing ---------------------------------------------------------------------------------------
 
-_writers: dict[str, Write] = {}
-
-
+@functools.cache  # each type compiled once; nested types at their first use (`_nested`)
 def _writer(message_type: descriptor.Descriptor) -> Write:
-    name = message_type.full_name
-    if name not in _writers:  # nested types compile at their first use (`_nested`)
-        _writers[name] = _compile_writer(message_type)
-    return _writers[name]
-
-
-def _compile_writer(message_type: descriptor.Descriptor) -> Write:
     if message_type.full_name == TIMESTAMP:
         return _time
     try:
@@ -189,17 +181,8 @@ def _special(value: float) -> str | None:
 
 # --- reading ---------------------------------------------------------------------------------------
 
-_readers: dict[str, Read] = {}
-
-
+@functools.cache  # as `_writer`
 def _reader(message_type: descriptor.Descriptor) -> Read:
-    name = message_type.full_name
-    if name not in _readers:
-        _readers[name] = _compile_reader(message_type)
-    return _readers[name]
-
-
-def _compile_reader(message_type: descriptor.Descriptor) -> Read:
     if message_type.full_name == TIMESTAMP:
         return _timestamp
     if any(len(oneof.fields) > 1 for oneof in message_type.oneofs):  # json_format refuses two of one
