@@ -46,8 +46,14 @@ def test_the_young_generations_are_swept_when_allocations_and_frees_balance() ->
         assert young >= len(old), "the churn piles up in the young generation"
 
         async def swept() -> int:
+            # Until the sweep has made a middle collection (every tenth), not for a fixed time: on a
+            # loaded machine 50 ms of wall time passed without the loop's thread running once.
+            middle = gc.get_stats()[1]["collections"]
             sweeping = asyncio.create_task(Collector().sweep(every_s=0.001, middle_s=0.01))
-            await asyncio.sleep(0.05)
+            for _ in range(5000):
+                await asyncio.sleep(0.001)
+                if gc.get_stats()[1]["collections"] > middle:
+                    break
             sweeping.cancel()
             return len(gc.get_objects(0)) + len(gc.get_objects(1))
 
