@@ -99,15 +99,18 @@ def test_the_npc_keeps_acting_when_every_answer_is_a_fault(brain_factory, fake_l
 @pytest.mark.slow
 @pytest.mark.timing
 def test_soak_three_npcs_a_day_under_heavy_faults(brain_factory, fake_llm: FakeOpenAI) -> None:
-    """A game day for three NPCs with 40% of answers faulty, bounded to about 45 s of wall time."""
+    """A game day for three NPCs with 40% of answers faulty, bounded to about 45 s of wall time
+    once more than 20 faults were injected (a loaded machine makes fewer calls in 45 s: at most 120)."""
     brain = brain_factory(llm_timeout_s=0.5, reflection_threshold=60)
     fake_llm.slow_s, fake_llm.fault_rate = 0.8, 0.4
     fake_llm._rng.seed(2026)
     call, valid = town_with_three(brain)
     actions: dict[str, dict] = {}
     decisions, errors = 0, []
-    now, end, deadline = datetime(2026, 2, 13, 6, tzinfo=UTC), datetime(2026, 2, 13, 23, tzinfo=UTC), time.monotonic() + 45
-    while now < end and time.monotonic() < deadline:
+    now, end = datetime(2026, 2, 13, 6, tzinfo=UTC), datetime(2026, 2, 13, 23, tzinfo=UTC)
+    began = time.monotonic()
+    while now < end and (elapsed := time.monotonic() - began) < 120 and (
+            elapsed < 45 or sum(fake_llm.faults.values()) <= 20):
         for npc_id in NAMES:
             here = arena_of(actions[npc_id]["address"]) if npc_id in actions else f"{WORLD}:{HOMES[npc_id]}:bedroom"
             perceptions = [
