@@ -48,8 +48,10 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
     now = datetime(2026, 2, 13, 7, tzinfo=UTC)
     decisions = 0
     for kill in range(KILLS):
-        timer = threading.Timer(rng.uniform(0.3, 2.0), brain.kill)
-        timer.start()
+        # The kill comes at a random point after the round's first answered Decide (not after a fixed
+        # time from the round's start: on a loaded machine that can pass before anything is answered);
+        # in the first round the other NPCs are still planning their day then.
+        timer = threading.Timer(rng.uniform(0.0, 1.7), brain.kill)
         try:
             while True:
                 for npc_id in NAMES:
@@ -57,6 +59,8 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
                     last[npc_id] = (now, decided["action"])
                     planned_when_acked.setdefault(npc_id, plans(npc_id))
                     decisions += 1
+                    if not timer.is_alive() and not timer.finished.is_set():
+                        timer.start()
                     if rng.random() < 0.3:
                         said = call(s, "Whisper", {"npcId": npc_id, "gameTime": now.isoformat(),
                                                    "text": f"note {decisions} to self"})
@@ -82,7 +86,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
                 assert again["description"].startswith(NAMES[npc_id]) and action["address"], (kill, npc_id, again)
                 assert plans(npc_id) == planned[npc_id], f"{npc_id} planned its day again after kill {kill}"
         print(f"kill {kill + 1}: {decisions} decisions acknowledged so far, totals {acked_total}, at {now:%H:%M}")
-    assert decisions >= 3 * KILLS
+    assert decisions >= KILLS
     # A kill while the day plan was being written can cost that plan (nothing had been answered
     # from it); once a Decide was answered, the day is never planned again.
     for npc_id, planned_then in planned_when_acked.items():

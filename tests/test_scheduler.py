@@ -270,6 +270,7 @@ def test_a_large_town_asks_again_spread_over_more_game_time() -> None:
     assert lockstep.spread() == SHORTEST_SPREAD
 
 
+@pytest.mark.timing
 def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     """Busy in short steps, the loop is never late, yet the transports' thread waits for the
     interpreter at every call it answers: a thread using most of a core counts as strained."""
@@ -286,7 +287,7 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
                     pass
                 await asyncio.sleep(0)
             share = (time.thread_time() - cpu) / (time.perf_counter() - began)  # of a core this thread got
-            return vitals.strained(), vitals.loop_late.spread().p99_ms, share
+            return vitals.strained(), vitals._cpu, share
         finally:
             await vitals.stop()
 
@@ -298,13 +299,12 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
         finally:
             await vitals.stop()
 
-    strained, late_p99_ms, share = asyncio.run(busy(1.0))
+    strained, counted_cpu, share = asyncio.run(busy(1.0))
     # Judged where the thread got the core (its share measured over the run itself: the load average
-    # lags a burst of other tests): strained by its own CPU, and its loop's watcher on time, as a
-    # step is 2 ms of CPU (each step longer by the clock as the share falls, the bound with it). On a
-    # machine that kept it under 80% of a core, the kernel's time slices decide the lateness, not the loop.
-    assert strained or share < STRAINED_CPU + 0.15, share
-    assert share < 0.8 or late_p99_ms < 10 / share**2, (late_p99_ms, share)
+    # lags a burst of other tests): strained, and by the CPU its thread used, which the loop's own
+    # lateness (the kernel's time slices on a loaded machine) does not decide.
+    if share >= STRAINED_CPU + 0.15:
+        assert strained and counted_cpu > STRAINED_CPU, (counted_cpu, share)
     assert not asyncio.run(idle(1.0))
 
 

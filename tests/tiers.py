@@ -40,6 +40,9 @@ TIMING_GROUP = "timing"
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
+# A file the controller appends the failed tests to ("timing <node id>" or "other <node id>"): tools/test.sh
+# runs `timing` tests that failed under the suite's load once more, alone, when nothing else failed.
+FAILURES_ENV = "NPC_BRAIN_FAILURES"
 # The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
 SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
 
@@ -137,15 +140,22 @@ class _Times:
         self.config = config
         self.took: dict[str, float] = {}
         self.unmarked: list[tuple[str, float]] = []
+        self.failed: dict[str, bool] = {}  # node id -> whether its checks measure time (`timing`)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         nodeid = _without_group(report.nodeid)
         self.took[nodeid] = self.took.get(nodeid, 0.0) + report.duration
         self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
+        if report.failed:
+            self.failed[nodeid] = "timing" in report.keywords
 
     def pytest_sessionfinish(self) -> None:
-        """Keeps this run's times for the next run's order (the controller writes; workers only read;
-        --setup-plan and --setup-only run no test, so their times say nothing)."""
+        """Lists the failed tests where FAILURES_ENV says, and keeps this run's times for the next run's
+        order (the controller writes; workers only read; --setup-plan and --setup-only run no test, so
+        their times say nothing)."""
+        if (listed := os.environ.get(FAILURES_ENV)) and not hasattr(self.config, "workerinput"):
+            with open(listed, "a", encoding="utf-8") as out:
+                out.writelines(f"{'timing' if timing else 'other'} {nodeid}\n" for nodeid, timing in self.failed.items())
         cache = getattr(self.config, "cache", None)
         planned = self.config.getoption("setupplan", False) or self.config.getoption("setuponly", False)
         if cache is None or hasattr(self.config, "workerinput") or not self.took or planned:
