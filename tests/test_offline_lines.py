@@ -101,6 +101,7 @@ def test_replies_from_the_persona_the_plan_and_a_meeting(run, fake_llm, store, m
         == len(re.findall(r'^\d\. "', r["body"]["messages"][-1]["content"], re.MULTILINE)) for r in picks)
 
 
+@pytest.mark.timing
 def test_a_slow_pick_says_the_first_line_in_time_and_never_a_line_twice(run, fake_llm) -> None:
     async def scenario(stream: MemoryStream) -> tuple[list[str], list[float], list[str]]:
         stream.llm = LLM(base_url=fake_llm.base_url, model=MODEL_NAME, api_key="k", prompts=stream.llm.prompts)
