@@ -52,6 +52,36 @@ def test_only_a_run_of_the_tests_keeps_their_times(pytester: pytest.Pytester) ->
     assert kept.exists()
 
 
+
+def test_the_failed_tests_are_listed_with_whether_they_measure_time(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """tools/test.sh retries alone only the failures that measure time, and only when nothing else failed."""
+    pytester.makepyfile("""
+import pytest
+
+@pytest.mark.timing
+def test_late():
+    assert False
+
+@pytest.mark.godot
+def test_engine():
+    assert False
+
+def test_wrong():
+    assert False
+
+@pytest.mark.timing
+def test_on_time():
+    pass
+""")
+    listed = pytester.path / "failed.txt"
+    monkeypatch.setenv("NPC_BRAIN_FAILURES", str(listed))
+    pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-n", "2").assert_outcomes(passed=1, failed=3)
+    assert sorted(listed.read_text().splitlines()) == [
+        "other test_the_failed_tests_are_listed_with_whether_they_measure_time.py::test_wrong",
+        "timing test_the_failed_tests_are_listed_with_whether_they_measure_time.py::test_engine",
+        "timing test_the_failed_tests_are_listed_with_whether_they_measure_time.py::test_late"]
+
 SHARED = """
 import os
 import pytest

@@ -41,7 +41,8 @@ TIMING_GROUP = "timing"
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
 # A file the controller appends the failed tests to ("timing <node id>" or "other <node id>"): tools/test.sh
-# runs `timing` tests that failed under the suite's load once more, alone, when nothing else failed.
+# runs the tests whose checks measure time (`timing`, and the real engine's, `godot`) that failed under the
+# suite's load once more, alone, when nothing else failed.
 FAILURES_ENV = "NPC_BRAIN_FAILURES"
 # The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
 SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
@@ -140,14 +141,14 @@ class _Times:
         self.config = config
         self.took: dict[str, float] = {}
         self.unmarked: list[tuple[str, float]] = []
-        self.failed: dict[str, bool] = {}  # node id -> whether its checks measure time (`timing`)
+        self.failed: dict[str, bool] = {}  # node id -> whether its checks measure time (`timing`, `godot`)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         nodeid = _without_group(report.nodeid)
         self.took[nodeid] = self.took.get(nodeid, 0.0) + report.duration
         self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
         if report.failed:
-            self.failed[nodeid] = "timing" in report.keywords
+            self.failed[nodeid] = "timing" in report.keywords or "godot" in report.keywords
 
     def pytest_sessionfinish(self) -> None:
         """Lists the failed tests where FAILURES_ENV says, and keeps this run's times for the next run's

@@ -10,8 +10,8 @@
 # The full suite runs in two rounds: everything else on 4 workers, then the tests whose checks
 # measure time (the real engine's, `timing`) on 3 workers, so their deadlines do not share the cores
 # with the long simulations: two run the engine's two lanes, the third the `timing` tests beside
-# them (light on the cores: they wait on the fake LLM and the clock). When only `timing` tests failed (a
-# few), they run once more, alone, and are named: the suite's own load can take their time from them.
+# them (light on the cores: they wait on the fake LLM and the clock). When only such tests failed (a few:
+# their checks measure time), they run once more, alone, and are named: the suite's load can take it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Compiled modules are kept (__pycache__, ignored by git) even where the environment says
@@ -48,14 +48,14 @@ round "${TIMED[@]}" -m "godot or timing" "$@" || timed=$?
 # 5: no test of that round was selected (PYTEST_ARGS named other tests)
 [ "$status" = 5 ] && status=0
 [ "$timed" = 5 ] && timed=0
-# A `timing` test checks how much happens within a time, and the suite's own load can take that time
-# from it: when only such tests failed (at most RETRIED), they run once more, alone, and are named.
+# A `timing` or engine test checks how much happens within a time, and the suite's own load can take
+# that time from it: when only such tests failed (at most RETRIED), they run once more, alone, named.
 RETRIED=3
 if [ "$status$timed" != 00 ] && [ "$status" -le 1 ] && [ "$timed" -le 1 ] && [ -s "$failures" ] \
     && ! grep -qv '^timing ' "$failures"; then
   mapfile -t again < <(sed 's/^timing //' "$failures" | sort -u)
   if [ "${#again[@]}" -le "$RETRIED" ]; then
-    echo "tools/test.sh: ${#again[@]} timing test(s) failed under the suite's load; once more, alone:"
+    echo "tools/test.sh: ${#again[@]} test(s) that measure time failed under the suite's load; once more, alone:"
     printf '  %s\n' "${again[@]}"
     unset NPC_BRAIN_FAILURES
     .venv/bin/pytest -n 0 "${again[@]}" && status=0 timed=0
