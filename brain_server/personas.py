@@ -4,12 +4,26 @@ would notice it (thoughts of its own). The service keeps the records and the RPC
 from __future__ import annotations
 
 from brain_server import validation
+from brain_server.errors import invalid
 from brain_server.npc import NpcState, Perception, Persona
+from brain_server.records import WorldIndex
 from brain_server.verbs import Verb
 from brain_server.world import World, arena_of
 
 FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "known_areas")
 EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
+
+
+def check_places(index: WorldIndex, persona: Persona, address: str) -> None:
+    """Every place SpawnNpc names is in the world, each mistake named by its field."""
+    if not persona.home:
+        raise invalid("persona.home is empty: give the address of the NPC's home arena (where it sleeps), "
+                      f"e.g. {min(index.addresses)!r}")
+    index.check(persona.home, "persona.home")
+    for i, known in enumerate(persona.known_areas):
+        index.check(known, f"persona.known_areas[{i}]")
+    if address:
+        index.check(address, "address")
 
 
 def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,

@@ -82,9 +82,7 @@ class BrainCore:
         perception = _perception(request.perception)
         verbs = convert.verbs_from_pb(request.verbs, "verbs")
         validation.verbs("verbs", verbs)
-        index = self.records.index(world)
-        for address in (persona.home, *persona.known_areas, *([request.address] if request.address else [])):
-            index.check(address, "address")
+        personas.check_places(self.records.index(world), persona, request.address)
         async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
             # One persona name per world: observations, reactions, chats and private homes go by name.
             holder = (await self.records.people(world.name, fresh=True)).get(persona.name, request.npc_id)
