@@ -189,6 +189,22 @@ def test_a_night_shift_is_worked_at_night() -> None:
     assert (night.address, night.source) == (BAKERY, "provisional")
 
 
+
+def test_a_stretch_the_lifestyle_spends_at_a_place_is_the_working_day_whatever_the_verb() -> None:
+    # Each stayed home all day: no word of work came before the place.
+    miller = villager("ruth", identity="Ruth Abiodun is the miller's widow.",
+                      lifestyle="wakes at 5 am, tends the Old Mill from 6 am to 2 pm, and goes to bed at 9 pm")
+    day = day_shape(miller, MONDAY.date(), UTC)
+    assert where(day, at(6, 30)) == ("working at the mill room", MILL)
+    assert where(day, at(13, 30))[1] == MILL and where(day, at(15))[1] != MILL
+    # A short stretch somewhere is no working day, and a place with no word of work is none either.
+    walker = villager("tam", identity="Tam is retired.", lifestyle="walks in the Market Square from 7 am to 8 am")
+    assert workplace(walker) is None
+    # An arena named on its own outweighs its sector's name: the bakehouse, not the building's other room.
+    hall = [f"{HILL}:Market Hall:market", f"{HILL}:Market Hall:bakery", LOFT]
+    baker = villager("mina", identity="Mina runs the bakery in the Market Hall.", lifestyle="")
+    assert workplace(baker, hall) == f"{HILL}:Market Hall:bakery"
+
 def test_the_fallback_plan_is_the_persona_day_at_the_places_it_may_go() -> None:
     painter = villager("ilse", identity="Ilse paints the fountain in Market Square at every season.",
                        lifestyle="wakes up around 8 am and goes to bed around midnight")

@@ -36,6 +36,10 @@ _WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?|sleeps? in un
 _BED = re.compile(r"\b(?:bed|asleep|sleeps?(?!\s+(?:in|until)\b))\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
 _WORK_FROM_TO = re.compile(r"\b(?:work(?:s|ing)?|shifts?)\b[^.;]{0,40}?\bfrom\s+" + _CLOCK
                            + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK, re.IGNORECASE)
+# A stated stretch of the day ("bakes at the Bakehouse from 5 am to 1 pm"); one this long at a place is
+# where the working day is spent, whatever the verb ("looks after the Chapel from 9 am to 5 pm").
+_SPAN = re.compile(r"\bfrom\s+" + _CLOCK + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK, re.IGNORECASE)
+WORKING_STRETCH = timedelta(hours=3)
 _OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)
@@ -100,6 +104,7 @@ class _Places:
 
     kitchen: str | None
     work: str | None
+    hours: tuple[time, time] | None  # the stretch the lifestyle states at the workplace, if it names one
     outings: tuple[str, ...]
     mornings: frozenset[str]  # the outings it names in the morning ("walks in the park after breakfast")
 
@@ -123,9 +128,10 @@ def _read_places(name: str, identity: str, lifestyle: str, currently: str, home:
                                                              currently=currently, home=home),
                    known_addresses=list(addresses))
     work = workplace(npc)
+    hours = next((h for place, h in _stretches(npc, None) if place == work), None)
     outings = tuple(_outings(npc, None, work))
     mornings = _mentions(npc, outings, near=_in_the_morning)
-    return _Places(_kitchen(npc, None), work, outings, frozenset(p for p, n in mornings.items() if n))
+    return _Places(_kitchen(npc, None), work, hours, outings, frozenset(p for p, n in mornings.items() if n))
 
 
 @functools.lru_cache(maxsize=2 * PERSONAS_KEPT)
@@ -141,7 +147,7 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
     blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
     work, at_work = where.work, None
     if work is not None and day.weekday() < 5:
-        opens, closes = work_hours(lifestyle)
+        opens, closes = where.hours or work_hours(lifestyle)
         begin = datetime.combine(day, opens, tzinfo=tz)
         end = _after(begin, closes)
         if end <= start:  # a night shift: tonight's
@@ -191,10 +197,34 @@ def work_hours(lifestyle: str) -> tuple[time, time]:
 def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
     """The place among `places` (default: those it knows) that the persona's text says it works at:
     named, or its kind of room named ("the library"), a few words after a word of work ("runs",
-    "works", "student at") and not after "retired"; the most often named wins. None if it names none."""
+    "works", "student at") and not after "retired"; the most often named wins. Else the first place
+    its lifestyle spends a working stretch at ("bakes at the Bakehouse from 5 am to 1 pm"). None if
+    it names none."""
     scores = _mentions(npc, places, near=_works_at)
     best = max(scores.values(), default=0)
-    return next((p for p, score in scores.items() if score == best), None) if best else None
+    if best:
+        return next(p for p, score in scores.items() if score == best)
+    return next((place for place, _ in _stretches(npc, places)), None)
+
+
+def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
+    """The places its lifestyle states a stretch of WORKING_STRETCH or more at, each clause's most
+    named place with the stretch, in the lifestyle's order."""
+    found = []
+    for clause in re.split(r"[.;,]", npc.persona.lifestyle):
+        if not (span := _SPAN.search(clause)):
+            continue
+        begin, end = _time(*span.groups()[:3], evening=False), _time(*span.groups()[3:], evening=True)
+        length = datetime.combine(date.min, end) - datetime.combine(date.min, begin)
+        if length % timedelta(days=1) < WORKING_STRETCH:
+            continue
+        said = npc.model_copy(update={"persona": npc.persona.model_copy(
+            update={"identity": clause, "lifestyle": "", "currently": ""})})
+        scores = _mentions(said, places)
+        best = max(scores.values(), default=0)
+        if best:
+            found.append((next(p for p, score in scores.items() if score == best), (begin, end)))
+    return found
 
 
 def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> list[str]:
@@ -209,9 +239,9 @@ def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> l
 def _mentions(npc: NpcState, places: Sequence[str] | None, *,
               near: Callable[[Sequence[str], set[int], int], bool] | None = None) -> dict[str, int]:
     """How often the persona's identity, lifestyle and "currently" name each place (the sector's
-    name counts twice, a word of the arena's once; a capitalised arena word only within its own
-    sector's name, so "Ryan Park" is no park); only where `near` says so of the words before, if
-    given. The home arena is skipped."""
+    name counts twice, a word of the arena's twice, once within the sector's name; a capitalised
+    arena word only within its own sector's name, so "Ryan Park" is no park); only where `near`
+    says so of the words before, if given. The home arena is skipped."""
     persona = npc.persona
     tokens = _TOKEN.findall(f"{persona.identity}. {persona.lifestyle}. {persona.currently}")
     words = [t.lower().removesuffix("'s") for t in tokens]
@@ -229,8 +259,11 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
         name = name[1:] if name[:1] == ["the"] else name
         spans = [range(i, i + len(name)) for i in range(len(words)) if name and words[i:i + len(name)] == name]
         kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
+        # An arena's word within its sector's name counts less than named on its own: "the bakery in
+        # the Market Hall" is the bakery, not the market.
         hits = [(s.start, 2) for s in spans] + [
-            (i, 1) for i, w in enumerate(words) if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
+            (i, 1 if any(i in s for s in spans) else 2) for i, w in enumerate(words)
+            if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
         scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))
     return scores
 
