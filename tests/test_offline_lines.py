@@ -172,3 +172,26 @@ def test_asked_about_a_person_it_tells_what_was_said_of_them_not_who_asked() -> 
                        "Brookhaven:Lighthouse:lamp room", [asked, told], "Bram Tuck")
     assert lines == ['I talked with Wren this morning. Wren told me: "Lovely morning. Bram sailed out to the far reef '
                      'at dawn."'], lines
+
+
+def test_asked_who_it_is_what_it_plans_or_of_a_meal_it_answers_that() -> None:
+    """Found driving a town of our own on the embedded defaults: "Who are you?" was answered with
+    what it was doing, "What are you planning this week?" with the next hour's plan though its
+    "currently" named an event, "What's for dinner tonight?" with the next item, whatever it was."""
+    keeper = Speaker("odile", ODILE.model_copy(update={
+        "currently": "Odile Marsh is organising a lantern walk on Saturday at 7 pm on the quay. She hopes all come."}),
+        "Odile Marsh is polishing the great lens", plan=[*PLAN, PlanItem(
+            start=NOW.replace(hour=18), duration_minutes=60, activity="having dinner",
+            address="Brookhaven:Keeper's Cottage:kitchen")])
+
+    def said(heard: str) -> list[str]:
+        kind, _ = ol.kind_of(heard)
+        return ol.compose(kind, keeper, "Ada", heard, NOW, "Brookhaven:Lighthouse:lamp room", [])
+
+    assert said("Who are you?")[0].startswith("I'm Odile Marsh. I am the lighthouse keeper")
+    assert said("What are you planning this week?")[0] == "I am organising a lantern walk on Saturday at 7 pm on the quay."
+    assert said("What's for dinner tonight?")[0] == "At 6 pm I'll be having dinner."
+    assert said("What are you doing later?")[0].startswith("Later I'll be having lunch")
+    nameless = Speaker("pip", Persona(name="Pip", home="Brookhaven:Keeper's Cottage:kitchen"), "Pip is resting")
+    assert said("Who are you?") and ol.compose(ol.Kind.JOB, nameless, "Ada", "Who are you?", NOW, "", [])[0] == (
+        "I'm Pip. Right now I'm resting.")

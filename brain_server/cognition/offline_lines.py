@@ -60,11 +60,18 @@ _KINDS = (
     (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|going to|will you|next|this (afternoon|"
                             r"evening|weekend)|after (this|that|work))\b", re.IGNORECASE)),
     (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
-                          r"what do you do|business)\b", re.IGNORECASE)),
+                          r"what do you do|business|who are you|your name|introduce yourself)\b", re.IGNORECASE)),
     (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
     (Kind.PLACE, re.compile(r"\b(where|live)\b", re.IGNORECASE)),
     (Kind.GREETING, re.compile(r"(how are you|how('s| is) it going|how do you do|nice to meet)", re.IGNORECASE)),
 )
+_WHO = re.compile(r"\b(who are you|your name|introduce yourself)\b", re.IGNORECASE)
+# Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
+_TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
+# Words of asking and of time, not of what is done ("what are you doing later?" names no item).
+_ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "that", "there", "doing", "going", "plans",
+           "planning", "planned", "later", "tonight", "today", "tomorrow", "will", "about", "after", "before",
+           "morning", "afternoon", "evening", "week", "weekend", "anything", "something"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -195,6 +202,20 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
     return lines
 
 
+def _asked_items(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
+    """The items from now on whose activity the question names ("what's for dinner?": having dinner)."""
+    asked = {w for w in _words(heard) if len(w) > 3} - _ASKING
+    return [f"Right now I'm {i.activity}." if i.start <= now else f"At {_clock(i.start)} I'll {_will(i.activity)}."
+            for i in plan if i.end > now and i.start.date() <= now.date() + timedelta(days=1)
+            and asked & set(_words(i.activity))][:2]
+
+
+def _these_days(speaker: Speaker) -> list[str]:
+    """What the NPC is up to these days (the persona's "currently"), as it says it."""
+    told = [s for s in _SENTENCE.split(speaker.persona.currently.strip()) if s][:1]
+    return [own_words(told[0], speaker.persona.name, pronouns=True)] if told else []
+
+
 def _identity(speaker: Speaker) -> list[str]:
     persona = speaker.persona
     return [own_words(s, persona.name, pronouns=True) for s in _SENTENCE.split(persona.identity.strip()) if s]
@@ -277,11 +298,14 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
         lines = [recall(m, name, now, person) for m in about[:RECALLED]]
         return lines or [f"I don't think I know {person}.", f"{person}? I can't say I know them."]
     if kind is Kind.JOB:
+        intro = f"I'm {name}. " if _WHO.search(heard) else ""
         who = _identity(speaker)
-        return [f"{who[0]} Right now I'm {now_doing}.", " ".join(who[:2]), who[0]] if who else [
-            f"Right now I'm {now_doing}."]
+        return [f"{intro}{who[0]} Right now I'm {now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
+            f"{intro}Right now I'm {now_doing}."]
     if kind is Kind.PLANS:
-        return _plan_lines(speaker.plan, heard, now) or [f"Nothing planned. For now I'm {now_doing}."]
+        planned, these_days = _plan_lines(speaker.plan, heard, now), _these_days(speaker)
+        ordered = [*planned, *these_days] if _TODAY.search(heard) else [*these_days, *planned]
+        return [*_asked_items(speaker.plan, heard, now), *ordered] or [f"Nothing planned. For now I'm {now_doing}."]
     if kind is Kind.NOW:
         return [f"I'm {now_doing}." + (f" {later[0]}" if later else ""), f"Just {now_doing}."]
     if kind is Kind.PLACE:
