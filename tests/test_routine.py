@@ -205,6 +205,17 @@ def test_a_stretch_the_lifestyle_spends_at_a_place_is_the_working_day_whatever_t
     baker = villager("mina", identity="Mina runs the bakery in the Market Hall.", lifestyle="")
     assert workplace(baker, hall) == f"{HILL}:Market Hall:bakery"
 
+
+def test_without_a_stated_wake_up_time_it_gets_up_in_time_for_work() -> None:
+    baker = villager("lin", identity="Lin works at the Crust and Crumb Bakery from 6 am to 2 pm.")
+    day = day_shape(baker, MONDAY.date(), UTC)
+    assert day[0].start == at(4, 45) and day[0].activity == "getting ready for the day"
+    assert where(day, at(6, 0)) == ("working at the bakehouse", BAKERY)
+    sunday = MONDAY - timedelta(days=1)
+    assert where(day_shape(baker, sunday.date(), UTC), at(7, 0, day=sunday))[0] == "getting ready for the day"
+    late = villager("lin", identity=baker.persona.identity, lifestyle="wakes at 7 am")
+    assert day_shape(late, MONDAY.date(), UTC)[0].start == at(7, 0)  # it says when: as it says
+
 def test_the_fallback_plan_is_the_persona_day_at_the_places_it_may_go() -> None:
     painter = villager("ilse", identity="Ilse paints the fountain in Market Square at every season.",
                        lifestyle="wakes up around 8 am and goes to bed around midnight")

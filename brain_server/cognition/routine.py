@@ -139,14 +139,19 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
            tz: tzinfo | None) -> tuple[Block, ...]:
     kitchen = where.kitchen or home
     wake, bed = wake_and_bed(lifestyle)
+    working = where.work is not None and day.weekday() < 5
     if wake_up_hour is not None and wake_up_hour != wake.hour:
         wake = time(wake_up_hour)  # the hour its last plan woke it up
+    elif working and not _WAKE.search(lifestyle):  # up in time for work ("works from 6 am"), unless it says when
+        ready_by = datetime.combine(day, (where.hours or work_hours(lifestyle))[0]) - GETTING_READY - BREAKFAST
+        if ready_by.date() == day and ready_by.time() < wake:
+            wake = ready_by.time()
     start = datetime.combine(day, wake, tzinfo=tz)
     bedtime = _after(start, bed, minimum=timedelta(hours=4))
     ready, breakfast = start + GETTING_READY, start + GETTING_READY + BREAKFAST
     blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
     work, at_work = where.work, None
-    if work is not None and day.weekday() < 5:
+    if work is not None and working:
         opens, closes = where.hours or work_hours(lifestyle)
         begin = datetime.combine(day, opens, tzinfo=tz)
         end = _after(begin, closes)
@@ -208,10 +213,10 @@ def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
 
 
 def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
-    """The places its lifestyle states a stretch of WORKING_STRETCH or more at, each clause's most
-    named place with the stretch, in the lifestyle's order."""
+    """The places its lifestyle, then its identity, states a stretch of WORKING_STRETCH or more at
+    ("works at the bakery from 6 am to 2 pm"), each clause's most named place with the stretch."""
     found = []
-    for clause in re.split(r"[.;,]", npc.persona.lifestyle):
+    for clause in re.split(r"[.;,]", f"{npc.persona.lifestyle}. {npc.persona.identity}"):
         if not (span := _SPAN.search(clause)):
             continue
         begin, end = _time(*span.groups()[:3], evening=False), _time(*span.groups()[3:], evening=True)
