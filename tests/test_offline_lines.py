@@ -195,3 +195,23 @@ def test_asked_who_it_is_what_it_plans_or_of_a_meal_it_answers_that() -> None:
     nameless = Speaker("pip", Persona(name="Pip", home="Brookhaven:Keeper's Cottage:kitchen"), "Pip is resting")
     assert said("Who are you?") and ol.compose(ol.Kind.JOB, nameless, "Ada", "Who are you?", NOW, "", [])[0] == (
         "I'm Pip. Right now I'm resting.")
+
+
+def test_asked_of_someone_it_never_met_it_says_so_not_what_it_saw_itself_doing(run, fake_llm, store, minilm) -> None:
+    """Found driving a town of our own: "Have you seen Zoë today?" was answered "I am getting
+    ready for the day", its own action of the morning, recalled as if it were news."""
+    own = MemoryNode(npc_id="odile", kind=MemoryKind.OBSERVATION, subject=ODILE.name, predicate="is",
+                     object="getting ready for the day", description=f"{ODILE.name} is getting ready for the day",
+                     created=NOW - timedelta(hours=3), last_accessed=NOW - timedelta(hours=3))
+
+    async def scenario(stream: MemoryStream) -> str:
+        stream.llm = LLM(base_url=fake_llm.base_url, model=MODEL_NAME, api_key="k", prompts=stream.llm.prompts)
+        await stream.remember("odile", ODILE, [own], None, rate=False)
+        try:
+            return (await _reply(stream, "Have you seen Zoë today?"))[0]
+        finally:
+            await stream.llm.close()
+
+    assert run(scenario) in ("I haven't seen Zoë lately.", "Zoë? I can't say I know them.")
+    told = ol.compose(ol.Kind.OTHER, SPEAKER, "Ada", "Nice weather for it.", NOW, "", [own])
+    assert not any("getting ready" in line for line in told), told

@@ -73,6 +73,8 @@ _ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "th
            "planning", "planned", "later", "tonight", "today", "tomorrow", "will", "about", "after", "before",
            "morning", "afternoon", "evening", "week", "weekend", "anything", "something"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# Asked of someone by name ("Have you seen Zoë?", "Do you know Bram?"): a person, remembered or not.
+_ASKED_OF = re.compile(r"\b(?:seen|see|met|meet|heard from|heard of|know)\s+([A-Z][\w']*)")
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -296,7 +298,7 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
     if kind is Kind.PERSON:
         about = _by_event([m for m in memories if tells_of(m, person, name)])
         lines = [recall(m, name, now, person) for m in about[:RECALLED]]
-        return lines or [f"I don't think I know {person}.", f"{person}? I can't say I know them."]
+        return lines or [f"I haven't seen {person} lately.", f"{person}? I can't say I know them."]
     if kind is Kind.JOB:
         intro = f"I'm {name}. " if _WHO.search(heard) else ""
         who = _identity(speaker)
@@ -316,7 +318,9 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
     if kind is Kind.GREETING:
         return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
                 f"Hi {them}! Doing well, thanks."]
-    told = [recall(m, name, now) for m in _by_event(memories)[:RECALLED]]
+    # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
+    others = [m for m in memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == name)]
+    told = [recall(m, name, now) for m in _by_event(others)[:RECALLED]]
     return [*told, f"I'm {now_doing} right now.", *later[:1]]
 
 
@@ -333,6 +337,9 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
         memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
     person = _person_in(heard, memories, speaker.persona.name, partner)
+    if not person and heard_kind is Kind.OTHER and (asked := _ASKED_OF.search(heard)) and asked.group(1) not in (
+            first_name(speaker.persona.name), first_name(partner), "I"):
+        person = asked.group(1)  # nobody it remembers: it says so, rather than what else it remembers
     if person and kind is heard_kind:
         kind = Kind.PERSON
         if sum(first_name(person) in m.description for m in memories) < RECALLED:  # more of them, when few came
