@@ -190,6 +190,7 @@ def test_asked_who_it_is_what_it_plans_or_of_a_meal_it_answers_that() -> None:
 
     assert said("Who are you?")[0].startswith("I'm Odile Marsh. I am the lighthouse keeper")
     assert said("What are you planning this week?")[0] == "I am organising a lantern walk on Saturday at 7 pm on the quay."
+    assert said(ol.ASK_BACK)[0] == said("What are you planning this week?")[0]  # NPCs ask each other: news travels
     assert said("What's for dinner tonight?")[0] == "At 6 pm I'll be having dinner."
     assert said("What are you doing later?")[0].startswith("Later I'll be having lunch")
     nameless = Speaker("pip", Persona(name="Pip", home="Brookhaven:Keeper's Cottage:kitchen"), "Pip is resting")

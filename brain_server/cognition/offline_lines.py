@@ -37,7 +37,9 @@ ANSWER_WITHIN_S = 1.5  # and no longer than leaves a reply this long from the li
 SHOWN_WORDS = 12  # of each line, to the model
 RECALLED = 3  # memories of a person or topic offered as lines
 LOOP_PAIRS = 3  # the same two words this often in a line is a loop
-ASK, ASK_BACK = "What are you up to?", "Any plans for later?"  # an NPC-NPC conversation's questions
+# An NPC-NPC conversation's questions; the second, of no hour, is answered with what the NPC is up to these
+# days first (the event it organises), so news travels offline as the paper's party did.
+ASK, ASK_BACK = "What are you up to?", "Any plans coming up?"
 CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
 
 
