@@ -81,6 +81,21 @@ def test_a_whisper_before_the_first_plan_is_in_the_persona_the_day_plan_reads(ru
     run(scenario)
 
 
+
+def test_a_whisper_leads_the_status_when_the_model_does_not_revise_it(run, fake_llm, tmp_path) -> None:
+    """The embedded model is never asked to revise the status, and any model may fail to: the
+    whispered intention then leads the old status, so prompts and the offline lines still carry it."""
+
+    async def scenario(stream: MemoryStream) -> str:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue(*[{"content": "not json"}] * 5, purpose="revise_currently")
+        await mind.player.whisper("isabella", "Isabella wants to bake a cake for Klaus's birthday.", DAY_ONE)
+        currently = (await mind.parts.records.npc("isabella")).persona.currently
+        await mind.close()
+        return currently
+
+    assert run(scenario).startswith("Isabella wants to bake a cake for Klaus's birthday.")
+
 def test_told_in_one_call_the_stand_ins_share_what_a_persona_is_about() -> None:
     """Out of view, as in view, news in a speaker's "Currently" status is news to pass on (a
     whisper revises that status): not only the lines under what it remembers."""

@@ -26,6 +26,7 @@ from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
 from brain_server.prompts.replan import PROMPT as REPLAN
 from brain_server.prompts.replan import Replan
+from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
 from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
 from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
@@ -100,18 +101,21 @@ async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int)
     return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
 
 
-async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace) -> str:
+async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
+                           thought: str = "") -> str:
     """The new "currently" status, from what happened recently and what was planned (one call);
-    the old status if the LLM fails."""
+    if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
+    just whispered, so the NPC still knows what it now means to do."""
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
+    kept = " ".join(f"{thought} {old}".split())[:CURRENTLY_MAX_CHARS]
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
          "previous_day": _previous_day(npc), "memories": bullet_list(memories)},
         npc_id=npc.npc_id,
-        fallback=lambda: Currently.model_construct(currently=old),
+        fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
     return answer.currently.strip() or old

@@ -191,7 +191,7 @@ class Player:
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
 
         async def rethink(draft: NpcState) -> Apply:
-            currently = draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace)
+            currently = draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace, text)
             planned = draft.plan_day == now.date() and not draft.is_asleep()
             window = await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace) \
                 if planned else None

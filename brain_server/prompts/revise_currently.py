@@ -4,10 +4,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
 
+MAX_CHARS = 500
+
 
 class Currently(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    currently: str = Field(min_length=1, max_length=500)
+    currently: str = Field(min_length=1, max_length=MAX_CHARS)
 
 
 PROMPT = Prompt("revise_currently", Currently, max_tokens=250)
