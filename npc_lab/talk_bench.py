@@ -133,7 +133,7 @@ def grounded(kind: str, npc_id: str, line: str, plan: list[str]) -> bool | None:
 async def ask_all(core: Any, rounds: int, *, busy: bool) -> list[dict[str, Any]]:
     """Every question of every round to each resident who met someone (and the baker, minus the
     person question), over Talk; the job question also as an interview."""
-    from brain_server.cognition.offline_lines import acceptable
+    from brain_server.cognition.heard import acceptable
     from npc_brain.v1 import brain_pb2 as pb
 
     out: list[dict[str, Any]] = []

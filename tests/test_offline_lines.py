@@ -37,7 +37,9 @@ SPEAKER = Speaker("odile", ODILE, "Odile Marsh is polishing the great lens", pla
     ("What is your job?", ol.Kind.JOB), ("What do you do for a living?", ol.Kind.JOB),
     ("What are you doing tomorrow?", ol.Kind.PLANS), ("What are you up to?", ol.Kind.NOW),
     ("Where do you live?", ol.Kind.PLACE), ("Hello!", ol.Kind.GREETING), ("Bye now", ol.Kind.BYE),
-    ("Good evening! What's the news in town?", ol.Kind.OTHER)])
+    ("Good evening! What's the news in town?", ol.Kind.OTHER), ("Good morning, Odile!", ol.Kind.GREETING),
+    ("Thanks a lot!", ol.Kind.THANKS), ("What time is it?", ol.Kind.TIME), ("Where is the bakery?", ol.Kind.WAY),
+    ("Where are you?", ol.Kind.PLACE), ("Tell me about yourself.", ol.Kind.JOB), ("I'm new in town.", ol.Kind.GREETING)])
 def test_the_kind_of_what_is_heard(heard: str, kind: ol.Kind) -> None:
     assert ol.kind_of(heard)[0] is kind
 
@@ -193,6 +195,14 @@ def test_asked_who_it_is_what_it_plans_or_of_a_meal_it_answers_that() -> None:
     assert said(ol.ASK_BACK)[0] == said("What are you planning this week?")[0]  # NPCs ask each other: news travels
     assert said("What's for dinner tonight?")[0] == "At 6 pm I'll be having dinner."
     assert said("What are you doing later?")[0].startswith("Later I'll be having lunch")
+    assert said("How are you?")[0].startswith("Doing well, thanks, Ada!")
+    assert said("Thanks for your help!")[0] == "You're welcome, Ada!" and said("Sorry to bother you.")[0] == (
+        "No trouble at all.")
+    assert said("What time is it?")[0] == "It's 10 am, Tuesday."
+    assert "couldn't tell you the way" in said("Where is the bakery?")[0]  # not where it is itself
+    assert said("Nice to meet you, I'm Ada.")[0].startswith("Nice to meet you, Ada! I'm Odile Marsh. I am the lighthouse")
+    assert said("Any news?")[0] == said("What are you planning this week?")[0]
+    assert not any("lantern walk" in line for line in said("Can you help me?"))  # its news, only when asked for news
     nameless = Speaker("pip", Persona(name="Pip", home="Brookhaven:Keeper's Cottage:kitchen"), "Pip is resting")
     assert said("Who are you?") and ol.compose(ol.Kind.JOB, nameless, "Ada", "Who are you?", NOW, "", [])[0] == (
         "I'm Pip. Right now I'm resting.")

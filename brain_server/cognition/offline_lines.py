@@ -1,7 +1,8 @@
 """Lines for a model too small to write them (the embedded SmolLM2-135M): composed in code from
 what the NPC knows, its persona, its plan, what it is doing and the memories retrieved for what
-it heard, by the kind of question heard (its job, its plans, a person, where, a greeting, a
-goodbye, anything else); the model only picks one of them by its number (prompts/choose_line),
+it heard, by the kind of line heard (`heard.py`: who it is and its job, its plans, the time, a
+person, where it is or the way somewhere, a greeting, thanks, a goodbye, anything else); the
+model only picks one of them by its number (prompts/choose_line),
 within what is left of ANSWER_WITHIN_S, else the first is said. Free text from it was echoes of the question and
 loops ("The job is a job, a job...") after 5 s; a composed line never echoes what it answers,
 repeats itself or repeats a line the NPC said in the conversation (`acceptable`).
@@ -11,14 +12,27 @@ With any other model nothing here runs (`composing`, the one test)."""
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from enum import StrEnum
 import re
 import time
 from typing import TYPE_CHECKING
 
+from brain_server.cognition.heard import (
+    ASKED_OF,
+    ASKING,
+    GREETING,
+    HOW_ARE_YOU,
+    MEETING,
+    NEWS,
+    SORRY,
+    TODAY,
+    WHO,
+    Kind,
+    acceptable,
+    kind_of,
+    words,
+)
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
@@ -36,82 +50,16 @@ CHOICE_WAIT_S = 1.2  # the model's pick is awaited this long (it may be busy wit
 ANSWER_WITHIN_S = 1.5  # and no longer than leaves a reply this long from the line heard (retrieval first)
 SHOWN_WORDS = 12  # of each line, to the model
 RECALLED = 3  # memories of a person or topic offered as lines
-LOOP_PAIRS = 3  # the same two words this often in a line is a loop
 # An NPC-NPC conversation's questions; the second, of no hour, is answered with what the NPC is up to these
 # days first (the event it organises), so news travels offline as the paper's party did.
 ASK, ASK_BACK = "What are you up to?", "Any plans coming up?"
 CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
-
-
-class Kind(StrEnum):
-    GREETING = "greeting"
-    JOB = "job"
-    PLANS = "plans"
-    NOW = "now"
-    PERSON = "person"
-    PLACE = "place"
-    BYE = "bye"
-    OTHER = "other"
-
-
-_GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))\b"
-                       r"[^.!?,]{0,30}[.!?,]+\s*", re.IGNORECASE)
-# First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job.
-_KINDS = (
-    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care)\b", re.IGNORECASE)),
-    (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|going to|will you|next|this (afternoon|"
-                            r"evening|weekend)|after (this|that|work))\b", re.IGNORECASE)),
-    (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
-                          r"what do you do|business|who are you|your name|introduce yourself)\b", re.IGNORECASE)),
-    (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
-    (Kind.PLACE, re.compile(r"\b(where|live)\b", re.IGNORECASE)),
-    (Kind.GREETING, re.compile(r"(how are you|how('s| is) it going|how do you do|nice to meet)", re.IGNORECASE)),
-)
-_WHO = re.compile(r"\b(who are you|your name|introduce yourself)\b", re.IGNORECASE)
-# Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
-_TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
-# Words of asking and of time, not of what is done ("what are you doing later?" names no item).
-_ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "that", "there", "doing", "going", "plans",
-           "planning", "planned", "later", "tonight", "today", "tomorrow", "will", "about", "after", "before",
-           "morning", "afternoon", "evening", "week", "weekend", "anything", "something"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# Asked of someone by name ("Have you seen Zoë?", "Do you know Bram?"): a person, remembered or not.
-_ASKED_OF = re.compile(r"\b(?:seen|see|met|meet|heard from|heard of|know)\s+([A-Z][\w']*)")
-_WORD = re.compile(r"[a-z0-9']+")
 
 
 def composing(llm: LLM) -> bool:
     """Whether lines are composed: the model answering is the embedded one (the one test of it)."""
     return llm.model == MODEL_NAME
-
-
-def kind_of(heard: str) -> tuple[Kind, str]:
-    """The kind of what was heard, and the greeting it opened with ("" if none)."""
-    greeting = _GREETING.match(heard)
-    rest = heard[greeting.end():] if greeting else heard
-    kind = next((k for k, pattern in _KINDS if pattern.search(rest)), None)
-    if kind is None:
-        kind = Kind.GREETING if greeting and not rest.strip() else Kind.OTHER
-    return kind, greeting.group(1).capitalize() if greeting else ""
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def acceptable(line: str, heard: str, said: Sequence[str]) -> bool:
-    """Not an echo of what it answers, not repeating itself (a four-word run twice, two words
-    together LOOP_PAIRS times: "a job, a job, a job"), not a line said before."""
-    words, heard_words = _words(line), _words(heard)
-    if not words:
-        return False
-    spoken = " ".join(words)
-    if heard_words and (spoken in " ".join(heard_words) or len(set(words) & set(heard_words)) > 0.75 * len(set(words))):
-        return False
-    runs = list(zip(words, words[1:], words[2:], words[3:], strict=False))
-    pairs = Counter(zip(words, words[1:], strict=False))
-    looping = len(set(runs)) < len(runs) or max(pairs.values(), default=0) >= LOOP_PAIRS
-    return not looping and spoken not in {" ".join(_words(s)) for s in said}
 
 
 def first_name(name: str) -> str:
@@ -208,10 +156,10 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
 
 def _asked_items(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
     """The items from now on whose activity the question names ("what's for dinner?": having dinner)."""
-    asked = {w for w in _words(heard) if len(w) > 3} - _ASKING
+    asked = {w for w in words(heard) if len(w) > 3} - ASKING
     return [f"Right now I'm {i.activity}." if i.start <= now else f"At {_clock(i.start)} I'll {_will(i.activity)}."
             for i in plan if i.end > now and i.start.date() <= now.date() + timedelta(days=1)
-            and asked & set(_words(i.activity))][:2]
+            and asked & set(words(i.activity))][:2]
 
 
 def _these_days(speaker: Speaker) -> list[str]:
@@ -264,7 +212,7 @@ def tells_of(node: MemoryNode, person: str, name: str) -> bool:
 def _gist(said: str) -> str:
     """What a line told, without its greeting and its questions."""
     return " ".join(s for s in _SENTENCE.split(said.strip())
-                    if s.strip() and not s.endswith("?") and not (_GREETING.match(s) and len(s.split()) <= 4))
+                    if s.strip() and not s.endswith("?") and not (GREETING.match(s) and len(s.split()) <= 4))
 
 
 def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
@@ -302,13 +250,13 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
         lines = [recall(m, name, now, person) for m in about[:RECALLED]]
         return lines or [f"I haven't seen {person} lately.", f"{person}? I can't say I know them."]
     if kind is Kind.JOB:
-        intro = f"I'm {name}. " if _WHO.search(heard) else ""
+        intro = f"I'm {name}. " if WHO.search(heard) else ""
         who = _identity(speaker)
         return [f"{intro}{who[0]} Right now I'm {now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
             f"{intro}Right now I'm {now_doing}."]
     if kind is Kind.PLANS:
         planned, these_days = _plan_lines(speaker.plan, heard, now), _these_days(speaker)
-        ordered = [*planned, *these_days] if _TODAY.search(heard) else [*these_days, *planned]
+        ordered = [*planned, *these_days] if TODAY.search(heard) else [*these_days, *planned]
         return [*_asked_items(speaker.plan, heard, now), *ordered] or [f"Nothing planned. For now I'm {now_doing}."]
     if kind is Kind.NOW:
         return [f"I'm {now_doing}." + (f" {later[0]}" if later else ""), f"Just {now_doing}."]
@@ -317,13 +265,27 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
                 f"I live at {speaker.persona.home.split(':')[1] if speaker.persona.home.count(':') else 'home'}."]
     if kind is Kind.BYE:
         return [f"Goodbye, {them}! Back to {now_doing} for me.", f"See you later, {them}!", "Take care!"]
+    if kind is Kind.GREETING and HOW_ARE_YOU.search(heard):
+        return [f"Doing well, thanks, {them}! I'm {now_doing}.", f"Fine, thanks. Just {now_doing}."]
+    if kind is Kind.GREETING and MEETING.search(heard):
+        who = _identity(speaker)
+        return [f"Nice to meet you, {them}! I'm {name}." + (f" {who[0]}" if who else ""),
+                f"Welcome, {them}! I'm {first_name(name)}."]
     if kind is Kind.GREETING:
         return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
                 f"Hi {them}! Doing well, thanks."]
+    if kind is Kind.THANKS:
+        return ["No trouble at all.", f"Don't worry about it, {them}."] if SORRY.search(heard) else [
+            f"You're welcome, {them}!", "Any time."]
+    if kind is Kind.TIME:
+        return [f"It's {_clock(now)}, {now:%A}.", f"About {_clock(now)}."]
+    if kind is Kind.WAY:  # it knows no way in words: it says so, rather than where it is itself
+        return [f"Sorry, {them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
     # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
     others = [m for m in memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == name)]
     told = [recall(m, name, now) for m in _by_event(others)[:RECALLED]]
-    return [*told, f"I'm {now_doing} right now.", *later[:1]]
+    news = _these_days(speaker) if NEWS.search(heard) else []  # asked what's new: what it is up to these days too
+    return [*told, *news, f"I'm {now_doing} right now.", *later[:1]]
 
 
 async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,
@@ -339,7 +301,7 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
         memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
     person = _person_in(heard, memories, speaker.persona.name, partner)
-    if not person and heard_kind is Kind.OTHER and (asked := _ASKED_OF.search(heard)) and asked.group(1) not in (
+    if not person and heard_kind is Kind.OTHER and (asked := ASKED_OF.search(heard)) and asked.group(1) not in (
             first_name(speaker.persona.name), first_name(partner), "I"):
         person = asked.group(1)  # nobody it remembers: it says so, rather than what else it remembers
     if person and kind is heard_kind:
