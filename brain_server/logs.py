@@ -35,6 +35,9 @@ def configure(*, json: bool = False, level: str = "info") -> None:
     _route_standard_logging(processors, renderer, threshold)
 
 
+CHATTY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
+
+
 def _route_standard_logging(processors: list[structlog.typing.Processor], renderer: structlog.typing.Processor,
                             threshold: int) -> None:
     """The root logger's one handler renders records as structlog's lines, with the logger's name."""
@@ -48,6 +51,9 @@ def _route_standard_logging(processors: list[structlog.typing.Processor], render
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(threshold)
+    # The HTTP clients' line per request (every LLM call, at info) is for debugging; the brain logs its calls.
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(threshold if threshold <= logging.DEBUG else max(threshold, logging.WARNING))
     logging.captureWarnings(True)
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import json
 import os
 from pathlib import Path
 import socket
+import threading
 import time
 
 import grpc
@@ -121,6 +123,21 @@ def test_a_wrong_llm_setting_is_one_line_from_check_and_serve(tmp_path: Path, ca
         if case == "unknown model":  # NPC_BRAIN_LLM_PROBE=false: serve starts anyway (its calls fall back)
             started.append(BrainProcess({**settings, "llm_probe": False, "data_dir": tmp_path / "b"}).start())
 
+
+
+def test_a_web_server_for_an_endpoint_is_one_line_without_its_page(tmp_path: Path) -> None:
+    """A URL that serves web pages, not an API (the wrong port of a machine): its HTML error page was
+    the finding's text, over a dozen lines, after httpx's own line for every request."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)  # answers POST with a 501 page
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        done = npc_brain("check", env=env_for(tmp_path, llm_base_url=f"http://127.0.0.1:{server.server_port}/v1",
+                                              llm_model="m"))
+    finally:
+        server.shutdown()
+    [llm] = [line for line in done.stdout.splitlines() if line.startswith("LLM endpoint")]
+    assert done.returncode == 1 and "FAIL" in llm and "takes no chat completions (HTTP 501, an HTML page" in llm, llm
+    assert "OpenAI-compatible endpoint?" in llm and "<" not in done.stdout and "HTTP Request" not in done.stderr
 
 def test_an_unreachable_llm_is_one_warning_and_serving_goes_on(tmp_path: Path, started: list) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"

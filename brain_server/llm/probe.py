@@ -43,6 +43,8 @@ _MESSAGES = [{"role": "system", "content": "Answer only with one JSON object."},
 _MODEL_MISSING = re.compile(r"model_not_found|model\W.{0,80}\b(not found|does not exist|not exist|unknown|not available)"
                             r"|(unknown|invalid|no such) model", re.IGNORECASE)
 _SHOWN_MODELS = 5
+_HTML = re.compile(r"<\s*(?:!doctype|html|head|body)\b", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 PROBE_TOKENS = 64  # {"ok": true} needs a handful; a model that thinks first needs NPC_BRAIN_LLM_EXTRA_TOKENS more
 
 
@@ -84,6 +86,9 @@ class Endpoint:
             hint = "does it end in /v1?" if not self.base_url.rstrip("/").endswith("/v1") else \
                 "is it an OpenAI-compatible endpoint?"
             return Finding("wrong", f"{self.setting}_BASE_URL={self.base_url} answers 404: {hint}")
+        if code in (405, 501):  # the URL takes no POST: a web server, not an API
+            return Finding("wrong", f"{self.what} {self.base_url} takes no chat completions (HTTP {code}, "
+                                    f"{_message(exc)}): is {self.setting}_BASE_URL an OpenAI-compatible endpoint?")
         if code >= 500 or code in (408, 429):
             return Finding("warn", f"{self.what} {self.base_url} answers HTTP {code} ({_message(exc)})")
         return Finding("wrong", f"{self.what} {self.base_url} answers HTTP {code}: {_message(exc)}")
@@ -228,6 +233,11 @@ async def llm_dialect_at_start(settings: Settings) -> tuple[ResponseMode, frozen
 
 
 def _message(exc: openai.APIStatusError) -> str:
+    """What the endpoint said, on one line: a web page (no API answers in HTML) named by its title."""
     body = exc.body
     text = body.get("message") if isinstance(body, dict) else None
-    return str(text or body or exc.message)[:200]
+    said = str(text or body or exc.message)
+    if _HTML.search(said):
+        title = _TITLE.search(said)
+        said = "an HTML page" + (f" titled {' '.join(title.group(1).split())!r}" if title else "")
+    return " ".join(said.split())[:200]
