@@ -34,7 +34,8 @@ CLOSE_WAIT_S = 10.0  # how long closing waits for the batches already asked befo
 TEXTS = Counter("npc_brain_embedding_texts", "Texts asked of the embedder, by outcome: embedded (sent to the model "
                 "or endpoint) or reused (a vector kept from an earlier call, or a repeat within the call).",
                 ["outcome"], registry=metrics.PROCESS)
-BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to the model or endpoint.",
+BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to the model or endpoint (the MiniLM "
+                  "process batches those that wait together once more).",
                   registry=metrics.PROCESS)
 
 
@@ -57,15 +58,15 @@ class Embedder(ABC):
             return []
         kept = self.cache.get_many(texts)
         new = list(dict.fromkeys(text for text, row in zip(texts, kept, strict=True) if row is None))
+        if len(texts) > len(new):
+            TEXTS.labels("reused").inc(len(texts) - len(new))
         fresh: dict[str, np.ndarray] = {}
         if new:
+            BATCHES.inc()
+            TEXTS.labels("embedded").inc(len(new))
             rows = await self._embed_new(new)
             self.cache.put_many(new, rows)
             fresh = dict(zip(new, rows, strict=True))
-            BATCHES.inc()
-            TEXTS.labels("embedded").inc(len(new))
-        if len(texts) > len(new):
-            TEXTS.labels("reused").inc(len(texts) - len(new))
         return [(fresh[text] if row is None else np.frombuffer(row, dtype=np.float32)).tolist()
                 for text, row in zip(texts, kept, strict=True)]
 
