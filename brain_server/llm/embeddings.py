@@ -31,9 +31,10 @@ from brain_server.pipes import Child
 
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
 CLOSE_WAIT_S = 10.0  # how long closing waits for the batches already asked before it kills the process
-TEXTS = Counter("npc_brain_embedding_texts", "Texts asked of the embedder, by outcome: embedded (sent to the model "
-                "or endpoint) or reused (a vector kept from an earlier call, or a repeat within the call).",
-                ["outcome"], registry=metrics.PROCESS)
+_TEXTS = Counter("npc_brain_embedding_texts", "Texts asked of the embedder, by outcome: embedded (sent to the model "
+                 "or endpoint) or reused (a vector kept from an earlier call, or a repeat within the call).",
+                 ["outcome"], registry=metrics.PROCESS)
+EMBEDDED, REUSED = _TEXTS.labels("embedded"), _TEXTS.labels("reused")  # labels bound once (metrics.py)
 BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to the model or endpoint (the MiniLM "
                   "process batches those that wait together once more).",
                   registry=metrics.PROCESS)
@@ -59,11 +60,11 @@ class Embedder(ABC):
         kept = self.cache.get_many(texts)
         new = list(dict.fromkeys(text for text, row in zip(texts, kept, strict=True) if row is None))
         if len(texts) > len(new):
-            TEXTS.labels("reused").inc(len(texts) - len(new))
+            REUSED.inc(len(texts) - len(new))
         fresh: dict[str, np.ndarray] = {}
         if new:
             BATCHES.inc()
-            TEXTS.labels("embedded").inc(len(new))
+            EMBEDDED.inc(len(new))
             rows = await self._embed_new(new)
             self.cache.put_many(new, rows)
             fresh = dict(zip(new, rows, strict=True))
