@@ -46,7 +46,8 @@ does not change: Decides asked per NPC per wall second (the ask-again rate, by l
 answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
 processes included, and its own process's alone), their product (the CPU a second the town
 needs) and the Decides a second two free cores serve at that cost; CPU per Decide by process
-(the brain, its store, its embedder). Every NPC's first Decide stores its action, and a large
+(the brain, its store, its embedder), and the texts a Decide asks of the embedder, embedded or
+reused (its /metrics). Every NPC's first Decide stores its action, and a large
 town's take the embedder minutes: --settle S waits (at most S) before each phase for the store
 and embedder to be idle, so the phase's CPU is its own Decides'.
 
