@@ -4,6 +4,7 @@ tests/test_embeddings.py, against the real model and a real HTTP endpoint."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import tracemalloc
 
@@ -64,7 +65,7 @@ def test_threads_share_it_safely() -> None:
 
     def work(offset: int) -> None:
         try:
-            for i in range(300):
+            for i in range(1500):
                 j = (offset + i) % 400
                 text = f"text {j:03d}"
                 if (row := cache.get_many([text])[0]) is None:
@@ -75,9 +76,14 @@ def test_threads_share_it_safely() -> None:
             failures.append(exc)
 
     threads = [threading.Thread(target=work, args=(k * 37,)) for k in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads taking turns within every lookup and store
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
     assert not failures
     assert cache.size_bytes == len(cache) * entry_bytes("text 000", DIM) <= cache.max_bytes
