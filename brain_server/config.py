@@ -24,6 +24,9 @@ from brain_server import paper
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
+# Vectors of texts embedded lately (llm/vector_cache.py): ~1.7 KiB each at MiniLM's 384 dimensions, so
+# ~19,000 texts, a day of a 1,000-NPC town's routine (docs/benchmarks.md section 7).
+EMBEDDINGS_CACHE_MIB = 32.0
 
 
 class Settings(BaseSettings):
@@ -138,6 +141,10 @@ class Settings(BaseSettings):
                                   "EMBEDDINGS_BASE_URL.")
     embeddings_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the embeddings "
                                           "endpoint.")
+    embeddings_cache_mib: float = Field(EMBEDDINGS_CACHE_MIB, ge=0, description="Memory for the vectors of texts "
+                                        "embedded lately (a routine's actions, repeated perceptions and queries), "
+                                        "reused instead of embedded again; about 1.7 KiB a text with local MiniLM, "
+                                        "0 turns reuse off.")
 
     # Cognition
     recency_decay: float = Field(paper.DECAY_PER_HOUR, gt=0, le=1,

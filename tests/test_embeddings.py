@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from brain_server import metrics
 from brain_server.config import Settings
 from brain_server.foreground import BACKGROUND_NICENESS
 from brain_server.llm import embeddings
@@ -27,7 +28,8 @@ from tests.hung import assert_closes_while_hung
 
 @pytest.fixture(scope="module")
 def minilm() -> MiniLMEmbedder:
-    return MiniLMEmbedder(batch_size=4)
+    """The model itself: no vector reused, every text computed."""
+    return MiniLMEmbedder(batch_size=4, cache_mib=0)
 
 
 def test_minilm_shapes_and_normalisation(minilm: MiniLMEmbedder) -> None:
@@ -54,7 +56,7 @@ def test_minilm_computes_in_a_process_of_its_own_at_a_lower_priority(minilm: Min
 
 def test_minilm_starts_its_process_again_when_it_died() -> None:
     """A killed embedding process (out of memory, say) costs one restart, not the brain's memory."""
-    embedder = MiniLMEmbedder()
+    embedder = MiniLMEmbedder(cache_mib=0)
     try:
         before = asyncio.run(embedder.embed(["the cafe opens at eight"]))
         os.kill(embedder.process_id(), signal.SIGKILL)
@@ -110,6 +112,27 @@ def test_make_embedder_defaults_to_minilm() -> None:
     assert isinstance(make_embedder(Settings()), MiniLMEmbedder)
     remote = make_embedder(Settings(embeddings_base_url="http://127.0.0.1:9/v1", embeddings_model="m"))
     assert isinstance(remote, OpenAIEmbedder) and remote.name == "m"
+
+
+def _batches() -> float:
+    return metrics.PROCESS.get_sample_value("npc_brain_embedding_batches_total") or 0.0
+
+
+def test_minilm_reuses_the_vector_of_a_repeated_text_bit_for_bit() -> None:
+    """A text embedded lately is not computed again: its vector is the one the model gave, bit for
+    bit; the new texts of a call go to the model together, each once, and the order is the call's."""
+    embedder = MiniLMEmbedder()
+    try:
+        first = asyncio.run(embedder.embed(["Klaus Mueller is sleeping", "Maria Lopez is studying"]))
+        asked = _batches()
+        again = asyncio.run(embedder.embed(["Maria Lopez is studying", "Eddy Lin is composing",
+                                            "Klaus Mueller is sleeping", "Eddy Lin is composing"]))
+        assert _batches() == asked + 1 and len(embedder.cache) == 3
+        assert np.array_equal(again[0], first[1]) and np.array_equal(again[2], first[0])
+        assert again[1] == again[3] and not np.array_equal(again[1], first[0])
+        assert np.array_equal(again[1], embedder.embed_sync(["Eddy Lin is composing"])[0])  # what the model gives
+    finally:
+        embedder.close()
 
 
 def _fake_vector(text: str, dim: int) -> list[float]:
@@ -186,6 +209,32 @@ def test_openai_embedder_rejects_dimension_change(embeddings_server: str) -> Non
     embedder = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed", dim=16)
     with pytest.raises(ValueError, match="dimension 8"):
         asyncio.run(embedder.embed(["x"]))
+    assert len(embedder.cache) == 0  # a failed call keeps nothing
+
+
+def test_openai_embedder_asks_only_for_texts_it_has_not_embedded(embeddings_server: str) -> None:
+    """Repeated texts cost the endpoint no request; a text that differs at all (case, a space,
+    an accent) is its own and gets its own vector; with no memory for them nothing is reused."""
+    embedder = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed")
+    texts = ["Isabella is at the cafe", "the cafe is busy", "Isabella is at the cafe"]
+    variants = ["Isabella is at the cafe ", "isabella is at the cafe", "Isabella is at the café"]
+
+    async def run() -> tuple[list[list[float]], list[list[float]], list[list[float]]]:
+        first = await embedder.embed(texts)
+        again = await embedder.embed(texts[::-1])
+        return first, again, await embedder.embed([*variants, texts[1]])
+
+    first, again, varied = asyncio.run(run())
+    inputs = [r["body"]["input"] for r in _EmbeddingsHandler.requests]
+    assert inputs == [texts[:2], variants]
+    assert again == first[::-1] and first[0] == first[2]
+    expected = np.array([_fake_vector(t, 8) for t in [*variants, texts[1]]], dtype=np.float32)
+    assert varied == (expected / np.linalg.norm(expected, axis=1, keepdims=True)).tolist()
+
+    uncached = OpenAIEmbedder(base_url=embeddings_server, model="tiny-embed", cache_mib=0)
+    asyncio.run(uncached.embed(texts[:1]))
+    asyncio.run(uncached.embed(texts[:1]))
+    assert [r["body"]["input"] for r in _EmbeddingsHandler.requests][2:] == [texts[:1], texts[:1]]
 
 
 def test_minilm_serves_the_calls_after_one_that_gave_up(minilm: MiniLMEmbedder) -> None:

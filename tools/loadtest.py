@@ -46,7 +46,8 @@ does not change: Decides asked per NPC per wall second (the ask-again rate, by l
 answers tell each NPC to wait), the brain's CPU per Decide (its store's and embedder's child
 processes included, and its own process's alone), their product (the CPU a second the town
 needs) and the Decides a second two free cores serve at that cost; CPU per Decide by process
-(the brain, its store, its embedder). Every NPC's first Decide stores its action, and a large
+(the brain, its store, its embedder), and the texts a Decide asks of the embedder, embedded or
+reused (its /metrics). Every NPC's first Decide stores its action, and a large
 town's take the embedder minutes: --settle S waits (at most S) before each phase for the store
 and embedder to be idle, so the phase's CPU is its own Decides'.
 
@@ -75,10 +76,12 @@ import tempfile
 import threading
 import time
 from typing import Any
+import urllib.request
 import zlib
 
 from google.protobuf import json_format
 import grpc
+from prometheus_client.parser import text_string_to_metric_families
 
 from brain_server.validation import MAX_BATCH
 from brain_server.vitals import Vitals
@@ -147,6 +150,31 @@ def memory_mib(pid: int) -> dict[str, float]:
         if name in fields:
             out[fields[name]] = round(int(value.split()[0]) / 1024, 1)
     return out
+
+
+def embedding_counts(brains: list[BrainProcess]) -> Counter[str]:
+    """Texts the brains' embedders were asked for ("embedded" by the model, "reused") and the batches
+    they sent to it, from /metrics: load-insensitive figures of what the embedder's CPU buys."""
+    total: Counter[str] = Counter()
+    for brain in brains:
+        with urllib.request.urlopen(f"{brain.http_url}/metrics", timeout=30) as response:
+            text = response.read().decode()
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "npc_brain_embedding_texts_total":
+                    total[sample.labels["outcome"]] += int(sample.value)
+                elif sample.name == "npc_brain_embedding_batches_total":
+                    total["batches"] += int(sample.value)
+    return total
+
+
+def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]:
+    """A phase's embedder work per Decide, and the share of texts reused."""
+    texts = counts["embedded"] + counts["reused"]
+    return {"batches_per_decide": round(counts["batches"] / max(1, decides), 3),
+            "texts_per_decide": round(texts / max(1, decides), 3),
+            "embedded_per_decide": round(counts["embedded"] / max(1, decides), 3),
+            "reused_share": round(counts["reused"] / texts, 3) if texts else 0.0}
 
 
 def replica_of(npc_id: str, replicas: int) -> int:
@@ -482,6 +510,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
             cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
             mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
+            embedded = await asyncio.to_thread(embedding_counts, brains)
             try:
                 phases.append(await load_phase(callers, ids, clock, args, levels))
             finally:
@@ -499,6 +528,8 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                 role: round(seconds * 1000 / max(1, phase["decides"]), 3)
                 for role, seconds in (cpu_by_role(brains) - roles).items()}
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
+            phase["embedding"] = embedding_per_decide(await asyncio.to_thread(embedding_counts, brains) - embedded,
+                                                      phase["decides"])
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
             phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
@@ -587,6 +618,10 @@ def table(report: dict[str, Any]) -> str:
         lines.append(f"{p['transport']}, CPU ms per Decide by process: " + ", ".join(
             f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items()))
             + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
+        e = p["embedding"]
+        lines.append(f"{p['transport']}, the embedder per Decide: {e['texts_per_decide']} texts asked, "
+                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} batches, "
+                     f"{e['reused_share']:.1%} reused")
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "

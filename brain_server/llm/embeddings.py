@@ -1,6 +1,7 @@
 """Text embeddings for memory retrieval: local MiniLM by default, any OpenAI-compatible endpoint if set.
 
 Vectors are always L2-normalised so a dot product is the cosine similarity the retrieval score uses.
+Every embedder reuses the vectors of texts it embedded lately (`vector_cache.py`).
 """
 
 from __future__ import annotations
@@ -17,27 +18,62 @@ import threading
 
 import numpy as np
 import openai
+from prometheus_client import Counter
 
-from brain_server.config import Settings
+from brain_server import metrics
+from brain_server.config import EMBEDDINGS_CACHE_MIB, Settings
 from brain_server.errors import ConfigError
 from brain_server.llm import minilm
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
+from brain_server.llm.vector_cache import VectorCache
 from brain_server.pipes import Child
 
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
 CLOSE_WAIT_S = 10.0  # how long closing waits for the batches already asked before it kills the process
+_TEXTS = Counter("npc_brain_embedding_texts", "Texts asked of the embedder, by outcome: embedded (sent to the model "
+                 "or endpoint) or reused (a vector kept from an earlier call, or a repeat within the call).",
+                 ["outcome"], registry=metrics.PROCESS)
+EMBEDDED, REUSED = _TEXTS.labels("embedded"), _TEXTS.labels("reused")  # labels bound once (metrics.py)
+BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to the model or endpoint (the MiniLM "
+                  "process batches those that wait together once more).",
+                  registry=metrics.PROCESS)
 
 
 class Embedder(ABC):
-    """Turns texts into unit vectors of `dim` floats; `name` identifies the vector space."""
+    """Turns texts into unit vectors of `dim` floats; `name` identifies the vector space.
+
+    A text embedded lately is not sent again: its vector is the one kept (bit for bit what the
+    model gave), and the texts of a call that are new go to the model in one batch, each once.
+    """
 
     dim: int
     name: str
 
-    @abstractmethod
+    def __init__(self, cache_mib: float = EMBEDDINGS_CACHE_MIB) -> None:
+        self.cache = VectorCache(int(cache_mib * 2**20))
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One L2-normalised vector per text, in input order."""
+        if not texts:
+            return []
+        kept = self.cache.get_many(texts)
+        new = list(dict.fromkeys(text for text, row in zip(texts, kept, strict=True) if row is None))
+        if len(texts) > len(new):
+            REUSED.inc(len(texts) - len(new))
+        fresh: dict[str, np.ndarray] = {}
+        if new:
+            BATCHES.inc()
+            EMBEDDED.inc(len(new))
+            rows = await self._embed_new(new)
+            self.cache.put_many(new, rows)
+            fresh = dict(zip(new, rows, strict=True))
+        return [(fresh[text] if row is None else np.frombuffer(row, dtype=np.float32)).tolist()
+                for text, row in zip(texts, kept, strict=True)]
+
+    @abstractmethod
+    async def _embed_new(self, texts: list[str]) -> np.ndarray:
+        """The model's float32 unit rows for texts not kept, in order (one row per text)."""
 
     def close(self) -> None:  # noqa: B027 - most embedders hold nothing to release
         """Release what the embedder holds (a process)."""
@@ -65,7 +101,9 @@ class MiniLMEmbedder(Embedder):
     dim = minilm.DIM
 
     def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
-                 model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
+                 model_path: Path | None = None, tokenizer_path: Path | None = None,
+                 cache_mib: float = EMBEDDINGS_CACHE_MIB) -> None:
+        super().__init__(cache_mib)
         model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
         options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
                    "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
@@ -74,7 +112,7 @@ class MiniLMEmbedder(Embedder):
                             lambda reply: EmbedderUnavailable(f"the embedding process did not start: {said(reply)}"))
         # One thread talks to the process (waiting on the pipe without holding the interpreter), and
         # sends what waits meanwhile as one batch: per text, a batch costs a fraction of one at a time.
-        self._requests: queue.SimpleQueue[tuple[list[str], Future[list[list[float]]]] | None] = queue.SimpleQueue()
+        self._requests: queue.SimpleQueue[tuple[list[str], Future[np.ndarray]] | None] = queue.SimpleQueue()
         self._child.process_id()  # loaded and ready before the first call
         self._thread = threading.Thread(target=self._serve_requests, name="embeddings", daemon=True)
         self._thread.start()
@@ -83,11 +121,9 @@ class MiniLMEmbedder(Embedder):
         """The embedding process's pid (started if it is not running)."""
         return self._child.process_id()
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        done: Future[list[list[float]]] = Future()
-        self._requests.put((list(texts), done))
+    async def _embed_new(self, texts: list[str]) -> np.ndarray:
+        done: Future[np.ndarray] = Future()
+        self._requests.put((texts, done))
         return await asyncio.wrap_future(done)
 
     def _serve_requests(self) -> None:
@@ -116,12 +152,12 @@ class MiniLMEmbedder(Embedder):
                 done.set_result(vectors[: len(texts)])
                 vectors = vectors[len(texts) :]
 
-    def embed_sync(self, texts: list[str]) -> list[list[float]]:
-        """Blocking embed (the embedding thread's, or a benchmark's)."""
+    def embed_sync(self, texts: list[str]) -> np.ndarray:
+        """Blocking embed by the model, the cache passed by (the embedding thread's, or a benchmark's)."""
         reply = self._child.ask(json.dumps(texts).encode())
         if reply[:1] != b"V":
             raise RuntimeError(f"the embedding process failed: {said(reply)}")
-        return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim).tolist()
+        return np.frombuffer(reply, dtype=np.float32, offset=1).reshape(len(texts), self.dim)
 
     def close(self) -> None:
         self._requests.put(None)
@@ -147,7 +183,9 @@ class OpenAIEmbedder(Embedder):
         dim: int = 0,
         batch_size: int = 256,
         timeout_s: float = 60.0,
+        cache_mib: float = EMBEDDINGS_CACHE_MIB,
     ) -> None:
+        super().__init__(cache_mib)
         self.name = model
         self.dim = dim
         self.base_url = base_url
@@ -171,11 +209,11 @@ class OpenAIEmbedder(Embedder):
             raise ConfigError(f"{endpoint.what} {endpoint.base_url}: {exc}") from None
         return self.dim
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    async def _embed_new(self, texts: list[str]) -> np.ndarray:
         return await self._embed(self._client, texts)
 
-    async def _embed(self, client: openai.AsyncOpenAI, texts: Sequence[str]) -> list[list[float]]:
-        out: list[list[float]] = []
+    async def _embed(self, client: openai.AsyncOpenAI, texts: Sequence[str]) -> np.ndarray:
+        out: list[np.ndarray] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
             # encoding_format="float": the client's default (base64) is not served by every endpoint.
@@ -187,8 +225,8 @@ class OpenAIEmbedder(Embedder):
             if self.dim and vectors.shape[1] != self.dim:
                 raise ValueError(f"embeddings endpoint returned dimension {vectors.shape[1]}, expected {self.dim}")
             self.dim = int(vectors.shape[1])
-            out.extend(unit_rows(vectors).tolist())
-        return out
+            out.append(unit_rows(vectors))
+        return np.concatenate(out)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -201,5 +239,6 @@ def make_embedder(settings: Settings) -> Embedder:
             base_url=settings.embeddings_base_url,
             model=settings.embeddings_model,
             api_key=settings.embeddings_api_key.get_secret_value(),
+            cache_mib=settings.embeddings_cache_mib,
         )
-    return MiniLMEmbedder()
+    return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib)
