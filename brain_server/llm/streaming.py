@@ -110,8 +110,8 @@ class SpokenText:
         words = self._visible(final=False)
         growing = self.tag is None  # a tag read ends the line: nothing after it can change its words
         if phrase := assistant_phrase(words, growing=growing):
-            raise InAssistantVoice(f"the model answered as an assistant ({phrase!r}) in the line it was writing, "
-                                   f"after {len(words)} characters: dropped there")
+            raise InAssistantVoice(f"the model answered as an assistant ({phrase!r}), not as the character, in the "
+                                   f"line it was writing, dropped there: {words[:200]!r}")
         return words[:assistant_tail(words)].rstrip() if growing else words
 
     def final(self) -> str:
