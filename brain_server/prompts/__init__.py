@@ -96,7 +96,8 @@ _ASSISTANT = re.compile(r"\b(?:" + "|".join(map(re.escape, ASSISTANT_PHRASES)) +
 # What the assistant voice opens with: held back with the phrase it may lead to, so a refused line
 # shows none of its words ("As an" of "As an AI language model"), though a line may begin so too.
 _LEAD_INS = ("", "as an ", "as a ", "sorry, but ", "sorry. ", "i'm sorry, but ", "i'm sorry. ", "i apologize, but ")
-_HELD = tuple(dict.fromkeys(lead + phrase for lead in _LEAD_INS for phrase in ASSISTANT_PHRASES))
+_HELD = frozenset(f"{lead}{phrase}"[:end] for lead in _LEAD_INS for phrase in ASSISTANT_PHRASES
+                  for end in range(1, len(lead + phrase) + 1))  # every start of one: a set lookup per word
 _LONGEST = max(map(len, _HELD))
 _WORD_START = re.compile(r"\b\w")
 
@@ -113,7 +114,7 @@ def assistant_tail(text: str) -> int:
     begins ("... As an", "I'm sorry, but I can"); len(text) where none may."""
     lowered = text.lower().replace("\u2019", "'")
     for start in _WORD_START.finditer(lowered, max(0, len(lowered) - _LONGEST)):
-        if any(held.startswith(lowered[start.start():]) for held in _HELD):
+        if lowered[start.start():] in _HELD:
             return start.start()
     return len(text)
 
