@@ -12,6 +12,7 @@ import functools
 import itertools
 from pathlib import Path
 import re
+import string
 from string import Template
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -100,21 +101,22 @@ _HELD = frozenset(f"{lead}{phrase}"[:end] for lead in _LEAD_INS for phrase in AS
                   for end in range(1, len(lead + phrase) + 1))  # every start of one: a set lookup per word
 _LONGEST = max(map(len, _HELD))
 _WORD_START = re.compile(r"\b\w")
+_PLAIN = str.maketrans(string.ascii_uppercase + "\u2019", string.ascii_lowercase + "'")  # keeps each index
 
 
 def assistant_phrase(text: str, *, growing: bool = False) -> str | None:
     """The first assistant phrase in `text`, if any. While the text is `growing`, one that ends it
     is not yet whole ("ChatGPT" may be the start of "ChatGPTs")."""
-    found = _ASSISTANT.search(text.replace("\u2019", "'"))
-    return None if found is None or (growing and found.end() == len(text)) else found.group(0)
+    found = _ASSISTANT.search(text.translate(_PLAIN))
+    return None if found is None or (growing and found.end() == len(text)) else text[found.start():found.end()]
 
 
 def assistant_tail(text: str) -> int:
     """Where the tail of `text` that may still grow into an assistant phrase, or its lead-in,
     begins ("... As an", "I'm sorry, but I can"); len(text) where none may."""
-    lowered = text.lower().replace("\u2019", "'")
-    for start in _WORD_START.finditer(lowered, max(0, len(lowered) - _LONGEST)):
-        if lowered[start.start():] in _HELD:
+    plain = text.translate(_PLAIN)
+    for start in _WORD_START.finditer(plain, max(0, len(plain) - _LONGEST)):
+        if plain[start.start():] in _HELD:
             return start.start()
     return len(text)
 
