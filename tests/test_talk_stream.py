@@ -218,3 +218,5 @@ def test_a_line_in_the_models_assistant_voice_never_reaches_the_player(brain, fa
     assert texts[:taken_back] and all("Well, I suppose...".startswith(t) for t in texts[:taken_back]), texts
     assert line["line"]["reply"] == IN_CHARACTER and all(IN_CHARACTER.startswith(t) for t in texts[taken_back:])
     assert fake_llm.streams_cut == 2, "a refused attempt was read to its end"
+    calls = brain.clients.grpc("GetTrace", {"traceId": line["line"]["traceId"]})["trace"]["llmCalls"]
+    assert any("answered as an assistant" in e and "Well, I suppose..." in e for c in calls for e in c.get("errors", []))
