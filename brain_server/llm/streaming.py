@@ -4,9 +4,9 @@ A line is asked for as plain text, the words first (`SpokenText`: a tag after th
 `[end]`, says what else the line means), so its first token is already a word; a model that
 ignores the format (a name before the line, quotes around it, JSON anyway, a code fence or a
 reasoning block first) still shows only the words, and none of a line in its assistant voice
-("As an AI language model, ..."), which is dropped as soon as its phrase is whole. `FieldText` reads one string field of a JSON
-object as far as it has arrived (escapes decoded, an escape cut by a chunk held back). The
-`Listener` hears the visible text grow. A listener is set for the code that writes one line
+("As an AI language model, ..."), which is dropped as soon as its phrase is whole. `FieldText`
+reads one string field of a JSON object as far as it has arrived (escapes decoded, an escape cut
+by a chunk held back). The `Listener` hears the visible text grow. A listener is set for the code that writes one line
 (`listening`), and the LLM client streams the completions of its purpose to it; every other
 completion is asked for as before. An endpoint that does not stream (it answers stream=true with
 an error, or with a whole completion) gives the line in one piece.
