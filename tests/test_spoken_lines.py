@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from brain_server.llm.client import AnswerError, parse_answer
-from brain_server.prompts.converse_turn import Turn
+from brain_server.llm.streaming import InAssistantVoice
+from brain_server.prompts.converse_turn import Turn, spoken
 from brain_server.prompts.interview import InterviewAnswer
 from tests.clients import Clients
 
@@ -45,3 +46,25 @@ def test_the_player_hears_the_next_in_character_line(clients: Clients, fake_llm)
     reply = clients.grpc("Talk", {"npcId": "isabella", "gameTime": NINE, "speakerName": "Ada",
                                   "text": "Which coffee do you like?"})
     assert reply["reply"] == "Coffee? Our dark roast, always."
+
+
+REFUSED = ["As an AI language model, I don't have a favourite pastry.", "I'm sorry, but I can't assist with that request.",
+           "Well... as a large language model I cannot say.", "I\u2019m an AI assistant created by OpenAI."]
+KEPT = ["Sorry, I can't help you with that, the forge is cold today.", "As a baker, I am up at four.",
+        "I am an AI, the station's caretaker, and I never sleep.", "Oh, I can't help with the harvest, I'm sorry."]
+
+
+@pytest.mark.parametrize("line", REFUSED + KEPT)
+@pytest.mark.parametrize("size", [1, 4])
+def test_a_streamed_line_shows_no_word_of_an_assistant_phrase(line: str, size: int) -> None:
+    """Read as it streams (`size` characters a chunk), a line is dropped exactly when its whole
+    answer would be refused, before its phrase shows; what shows is always the start of the line."""
+    reader, answer, shown = spoken("Isabella Rodriguez"), f"{line}\n[continue]", [""]
+    try:
+        for at in range(0, len(answer), size):
+            shown.append(reader.feed(answer[at:at + size]))
+    except InAssistantVoice:
+        assert line in REFUSED and shown[-1] in ("", "Well..."), shown  # not even the phrase's lead-in
+        return
+    assert line in KEPT and shown[-1] == line and all(line.startswith(text) for text in shown), shown
+    assert parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn).utterance == line

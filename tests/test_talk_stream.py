@@ -183,3 +183,40 @@ def test_a_cancel_stops_the_model_and_the_npc_remembers_what_it_said(brain, fake
     dialogue = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
     assert f'"{said}—"' in dialogue and "Hello! What are you up to?" in dialogue and "Sorry, go on." in dialogue
     channel.close()
+
+
+IN_CHARACTER = "Coffee? Our dark roast, always."
+
+
+def _grpc_texts(brain: Any, text: str) -> tuple[list[str], str]:
+    """TalkStream over gRPC: the streamed texts, then the whole line."""
+    with grpc.insecure_channel(brain.grpc_target) as channel:
+        talk = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
+                                    response_deserializer=pb.TalkStreamResponse.FromString)
+        *progress, last = talk(json_format.ParseDict({**TALK, "text": text}, pb.TalkStreamRequest()), timeout=30)
+    return [m.text for m in progress], last.line.reply
+
+
+def test_a_line_in_the_models_assistant_voice_never_reaches_the_player(brain, fake_llm) -> None:
+    """Streamed word by word, a refused attempt shows none of its words (over gRPC), and one that
+    began harmlessly is taken back the moment its assistant phrase is whole (over Connect, what
+    Godot reads): the text starts over from "", each attempt's connection is closed unread, and
+    the retry's line streams."""
+    fake_llm.tokens_per_s = 100
+    fake_llm.queue({"content": "As an AI language model, I cannot have opinions about coffee.\n[continue]"},
+                   {"content": f"{IN_CHARACTER}\n[continue]"}, purpose="converse_turn")
+    texts, reply = _grpc_texts(brain, "Which coffee?")
+    assert reply == IN_CHARACTER and all(IN_CHARACTER.startswith(t) for t in texts), texts
+    fake_llm.queue({"content": "Well, I suppose... I'm sorry, but I can't assist with that request, it breaks the "
+                               "usage policy of this assistant and I cannot go on.\n[continue]"},
+                   {"content": f"{IN_CHARACTER}\n[continue]"}, purpose="converse_turn")
+    envelopes = connect_stream(brain.http_url, {"npcId": "isabella", "speakerName": "Klaus",
+                                                "text": "And the tea?", "gameTime": "2026-02-13T12:00:00Z"})
+    *progress, (_, _, line), _ = envelopes
+    texts = [m["text"] for _, _, m in progress]
+    taken_back = texts.index("")
+    assert texts[:taken_back] and all("Well, I suppose...".startswith(t) for t in texts[:taken_back]), texts
+    assert line["line"]["reply"] == IN_CHARACTER and all(IN_CHARACTER.startswith(t) for t in texts[taken_back:])
+    assert fake_llm.streams_cut == 2, "a refused attempt was read to its end"
+    calls = brain.clients.grpc("GetTrace", {"traceId": line["line"]["traceId"]})["trace"]["llmCalls"]
+    assert any("answered as an assistant" in e and "Well, I suppose..." in e for c in calls for e in c.get("errors", []))

@@ -3,9 +3,10 @@
 A line is asked for as plain text, the words first (`SpokenText`: a tag after them, such as
 `[end]`, says what else the line means), so its first token is already a word; a model that
 ignores the format (a name before the line, quotes around it, JSON anyway, a code fence or a
-reasoning block first) still shows only the words. `FieldText` reads one string field of a JSON
-object as far as it has arrived (escapes decoded, an escape cut by a chunk held back). The
-`Listener` hears the visible text grow. A listener is set for the code that writes one line
+reasoning block first) still shows only the words, and none of a line in its assistant voice
+("As an AI language model, ..."), which is dropped as soon as its phrase is whole. `FieldText`
+reads one string field of a JSON object as far as it has arrived (escapes decoded, an escape cut
+by a chunk held back). The `Listener` hears the visible text grow. A listener is set for the code that writes one line
 (`listening`), and the LLM client streams the completions of its purpose to it; every other
 completion is asked for as before. An endpoint that does not stream (it answers stream=true with
 an error, or with a whole completion) gives the line in one piece.
@@ -25,7 +26,9 @@ from typing import Any, Protocol
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from brain_server.llm.answers import AnswerError
 from brain_server.llm.dialects import without_reasoning
+from brain_server.prompts import assistant_phrase, assistant_tail
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -80,13 +83,18 @@ _FENCE = re.compile(r"^```[\w-]*\n?")
 _QUOTES = {'"': '"', "\u201c": "\u201d"}
 
 
+class InAssistantVoice(AnswerError):
+    """A line being written turned out to be the model's assistant voice ("As an AI language
+    model, I cannot..."): a refusal, not a line (prompts/__init__.py, `Spoken`)."""
+
+
 class SpokenText:
     """A line of speech asked for as plain text: the words, then one of `tags` (`[end]`), read
     as far as it has arrived. What a model adds despite the prompt is not shown: a reasoning
     block, a code fence, the speaker's name before the line, quotes around it, a JSON object
     (its first string field is the line). A tag is also taken bare on a line of its own ("END").
-    What could still turn out to be one of these (`Isab` of "Isabella:", `[con` of "[continue]")
-    is held back until it is clear."""
+    What could still turn out to be one of these (`Isab` of "Isabella:", `[con` of "[continue]"),
+    or the start of an assistant phrase ("As an", "I can"), is held back until it is clear."""
 
     def __init__(self, names: tuple[str, ...], tags: tuple[str, ...]) -> None:
         self._prefixes = [f"{n}:".lower() for n in dict.fromkeys(names) if n]
@@ -96,9 +104,15 @@ class SpokenText:
         self.json: dict[str, Any] | None = None  # the object a model answered instead, once whole
 
     def feed(self, chunk: str) -> str:
-        """The words so far, after `chunk` arrived."""
+        """The words so far, after `chunk` arrived, less a tail that may still become an assistant
+        phrase (held until it cannot); `InAssistantVoice` once one is whole."""
         self.buffer += chunk
-        return self._visible(final=False)
+        words = self._visible(final=False)
+        growing = self.tag is None  # a tag read ends the line: nothing after it can change its words
+        if phrase := assistant_phrase(words, growing=growing):
+            raise InAssistantVoice(f"the model answered as an assistant ({phrase!r}), not as the character, in the "
+                                   f"line it was writing, dropped there: {words[:200]!r}")
+        return words[:assistant_tail(words)].rstrip() if growing else words
 
     def final(self) -> str:
         """The whole line, once the answer is complete (its tag in `tag`, an object in `json`)."""
@@ -171,7 +185,8 @@ class SpokenText:
 
 
 class Reader(Protocol):
-    """What a listener reads a completion with: the text to show after each chunk (`SpokenText`)."""
+    """What a listener reads a completion with: the text to show after each chunk (`SpokenText`);
+    AnswerError where the completion so far already cannot be used."""
 
     def feed(self, chunk: str) -> str: ...
 
@@ -196,11 +211,21 @@ class Listener:
         self._reader, self.asked = self.reader(), time.perf_counter()
 
     def heard(self, chunk: str) -> None:
+        """The reader's text after `chunk`, told if it changed. A reader that finds the completion
+        unusable mid-way (`InAssistantVoice`) ends it: what it showed is taken back (the text
+        starts over from ""), and the call is asked again or falls back."""
         assert self._reader is not None, "start() first"
-        text = self._reader.feed(chunk)
+        try:
+            text = self._reader.feed(chunk)
+        except AnswerError:
+            self._tell("")
+            raise
+        if text and self.first_words is None:
+            self.first_words = time.perf_counter()
+        self._tell(text)
+
+    def _tell(self, text: str) -> None:
         if text != self.text:
-            if self.first_words is None:
-                self.first_words = time.perf_counter()
             self.text = text
             self.on_text(text)
 

@@ -9,8 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 import copy
 from dataclasses import dataclass, field
 import functools
+import itertools
 from pathlib import Path
 import re
+import string
 from string import Template
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -78,19 +80,50 @@ class PromptLibrary:
 # A character's spoken line, as the schemas of lines check it. A model's assistant voice ("As an
 # AI language model, I cannot...", "I'm sorry, but I can't assist with that request") is a refusal,
 # not something a character says: it fails validation as malformed JSON does, so the call is asked
-# again and then falls back, and the player never reads it in a baker's mouth. The patterns are the
-# assistant's own phrases, not words a character may use ("I can't help you with that" passes, and
-# so does a station's AI saying "I am an AI").
-_ASSISTANT = re.compile(
-    r"\b(?:ai|large) language model\b|\bas a language model\b|\bi(?:'m| am) (?:just )?an ai assistant\b"
-    r"|\bi(?: can(?:'|no)t| am unable to|'m unable to) (?:assist|comply) with\b|\bopenai\b|\bchatgpt\b"
-    r"|\bas an ai assistant\b",
-    re.IGNORECASE)
+# again and then falls back, and the player never reads it in a baker's mouth. The phrases are the
+# assistant's own, not words a character may use ("I can't help you with that" passes, and so does
+# a station's AI saying "I am an AI"). They are literal, so a line streamed to the player can hold
+# back a tail that may still become one (`assistant_tail`) and drop the attempt as soon as one is whole.
+def _each(*parts: tuple[str, ...]) -> list[str]:
+    return [" ".join(filter(None, words)) for words in itertools.product(*parts)]
+
+
+ASSISTANT_PHRASES = (
+    *_each(("ai", "large"), ("language model",)), "as a language model", "as an ai assistant", "openai", "chatgpt",
+    *_each(("i'm", "i am"), ("", "just"), ("an ai assistant",)),
+    *_each(("i can't", "i cannot", "i am unable to", "i'm unable to"), ("assist", "comply"), ("with",)),
+)
+_ASSISTANT = re.compile(r"\b(?:" + "|".join(map(re.escape, ASSISTANT_PHRASES)) + r")\b", re.IGNORECASE)
+# What the assistant voice opens with: held back with the phrase it may lead to, so a refused line
+# shows none of its words ("As an" of "As an AI language model"), though a line may begin so too.
+_LEAD_INS = ("", "as an ", "as a ", "sorry, but ", "sorry. ", "i'm sorry, but ", "i'm sorry. ", "i apologize, but ")
+_HELD = frozenset(f"{lead}{phrase}"[:end] for lead in _LEAD_INS for phrase in ASSISTANT_PHRASES
+                  for end in range(1, len(lead + phrase) + 1))  # every start of one: a set lookup per word
+_LONGEST = max(map(len, _HELD))
+_WORD_START = re.compile(r"\b\w")
+_PLAIN = str.maketrans(string.ascii_uppercase + "\u2019", string.ascii_lowercase + "'")  # keeps each index
+
+
+def assistant_phrase(text: str, *, growing: bool = False) -> str | None:
+    """The first assistant phrase in `text`, if any. While the text is `growing`, one that ends it
+    is not yet whole ("ChatGPT" may be the start of "ChatGPTs")."""
+    found = _ASSISTANT.search(text.translate(_PLAIN))
+    return None if found is None or (growing and found.end() == len(text)) else text[found.start():found.end()]
+
+
+def assistant_tail(text: str) -> int:
+    """Where the tail of `text` that may still grow into an assistant phrase, or its lead-in,
+    begins ("... As an", "I'm sorry, but I can"); len(text) where none may."""
+    plain = text.translate(_PLAIN)
+    for start in _WORD_START.finditer(plain, max(0, len(plain) - _LONGEST)):
+        if plain[start.start():] in _HELD:
+            return start.start()
+    return len(text)
 
 
 def _in_character(text: str) -> str:
-    if found := _ASSISTANT.search(text.replace("\u2019", "'")):
-        raise ValueError(f"the model answered as an assistant ({found.group(0)!r}), not as the character")
+    if found := assistant_phrase(text):
+        raise ValueError(f"the model answered as an assistant ({found!r}), not as the character")
     return text
 
 

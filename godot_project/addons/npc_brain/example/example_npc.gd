@@ -17,7 +17,8 @@ func _ready() -> void:
 	_agent.decided.connect(func(_decision: NpcBrainDecision) -> void:
 		_label.text = _agent.get_label())
 	_agent.spoke.connect(func(line: NpcBrainLine) -> void: _label.text = "\"%s\"" % line.text)
-	_agent.line_progress.connect(func(text: String) -> void: _label.text = "\"%s\"" % text)
+	_agent.line_progress.connect(func(text: String) -> void:  # "": still thinking what to say
+		_label.text = "\"%s\"" % text if text != "" else "...")
 
 
 func _physics_process(delta: float) -> void:

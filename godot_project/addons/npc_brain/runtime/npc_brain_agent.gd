@@ -54,7 +54,8 @@ signal arrival_timed_out(address: String)
 ## This NPC says a line (show a speech bubble).
 signal spoke(line: NpcBrainLine)
 ## The line this NPC is answering the player with, as far as the model has written it: show it
-## growing in the bubble; `spoke` follows with the whole line (see `talk`).
+## growing in the bubble; `spoke` follows with the whole line (see `talk`). It may start over,
+## from "" when the brain takes back a line the model began in its assistant voice.
 signal line_progress(text_so_far: String)
 ## The NPC's action changed an object's state ("" when it releases it).
 signal object_state_changed(address: String, state: String)
