@@ -47,4 +47,6 @@ def test_100_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -
     levels = phase["by_level"]
     assert {n: c["npcs"] for n, c in levels.items()} == {"in view": 5, "out of view": 10, "crowd": 85}
     assert levels["crowd"]["thinking"] == 0 and 0 < levels["crowd"]["asks_again_per_npc_s"] < 1, levels
-    assert phase["brain_cpu_ms_per_decide"] > phase["brain_cpu_ms_per_decide_without_children"] > 0, phase
+    # Its processes counted too (the embedder may have had nothing new to embed: its vectors are kept).
+    assert phase["brain_cpu_ms_per_decide"] >= phase["brain_cpu_ms_per_decide_without_children"] > 0, phase
+    assert "embedder" in phase["cpu_ms_per_decide_by_process"], phase

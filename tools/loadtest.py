@@ -518,15 +518,16 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                     await caller.close()
             phase = phases[-1]
             phase["settled_s"] = settled_s
-            phase["brain_cpu_share"] = round((cpu_of(brains) - cpu) / phase["wall_s"], 2)
-            # All the brain's CPU (thinking included) over the Decides answered: what one costs the process.
-            phase["brain_cpu_ms_per_decide"] = round(phase["brain_cpu_share"] * phase["wall_s"] * 1000
-                                                     / max(1, phase["decides"]), 3)
+            used = cpu_of(brains) - cpu
+            phase["brain_cpu_share"] = round(used / phase["wall_s"], 2)
+            # All the brain's CPU (thinking included) over the Decides answered: what one costs the process
+            # (from the seconds used, not the rounded share: that is a whole millisecond per Decide at 100 NPCs).
+            phase["brain_cpu_ms_per_decide"] = round(used * 1000 / max(1, phase["decides"]), 3)
             phase["brain_cpu_ms_per_decide_without_children"] = round(
                 (cpu_of(brains, children=False) - own_cpu) * 1000 / max(1, phase["decides"]), 3)
+            after = cpu_by_role(brains)  # each process named, one that did nothing as 0
             phase["cpu_ms_per_decide_by_process"] = {
-                role: round(seconds * 1000 / max(1, phase["decides"]), 3)
-                for role, seconds in (cpu_by_role(brains) - roles).items()}
+                role: round((after[role] - roles[role]) * 1000 / max(1, phase["decides"]), 3) for role in after}
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             phase["embedding"] = embedding_per_decide(await asyncio.to_thread(embedding_counts, brains) - embedded,
                                                       phase["decides"])
