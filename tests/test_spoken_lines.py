@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from brain_server.llm.client import AnswerError, parse_answer
-from brain_server.llm.streaming import InAssistantVoice
+from brain_server.llm.streaming import InAssistantVoice, Listener
 from brain_server.prompts.converse_turn import Turn, spoken
 from brain_server.prompts.interview import InterviewAnswer
 from tests.clients import Clients
@@ -68,3 +68,22 @@ def test_a_streamed_line_shows_no_word_of_an_assistant_phrase(line: str, size: i
         return
     assert line in KEPT and shown[-1] == line and all(line.startswith(text) for text in shown), shown
     assert parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn).utterance == line
+
+
+def test_a_streamed_line_that_ends_on_an_assistant_phrase_is_taken_back() -> None:
+    """While it grew, "... made by OpenAI" might have gone on ("OpenAIs"); whole, it is refused, and
+    what it showed is taken back at once, not left up until the next attempt's words replace it."""
+    told: list[str] = []
+    listener = Listener("converse_turn", lambda: spoken("Isabella Rodriguez"), told.append)
+    listener.start()
+    for word in "Well, I was made by OpenAI".split(" "):
+        listener.heard(f"{word} ")
+    assert told[-1].startswith("Well, I was made")
+    with pytest.raises(InAssistantVoice):
+        listener.ended()
+    assert told[-1] == "" and listener.text == ""
+    kept = Listener("converse_turn", lambda: spoken("Isabella Rodriguez"), told.append)
+    kept.start()
+    kept.heard("Well, I was made in Lisbon.")
+    kept.ended()
+    assert kept.text == "Well, I was made in Lisbon."

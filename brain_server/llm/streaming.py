@@ -47,6 +47,10 @@ class FieldText:
         found = self._key.search(self.buffer)
         return "" if found is None else _decoded_prefix(self.buffer, found.end())
 
+    def final(self) -> str:
+        """The field's whole text, once the object is complete."""
+        return self.feed("")
+
 
 def _decoded_prefix(text: str, start: int) -> str:
     """The JSON string starting at `start` (after its opening quote), decoded up to its closing
@@ -190,6 +194,8 @@ class Reader(Protocol):
 
     def feed(self, chunk: str) -> str: ...
 
+    def final(self) -> str: ...
+
 
 @dataclass
 class Listener:
@@ -223,6 +229,16 @@ class Listener:
         if text and self.first_words is None:
             self.first_words = time.perf_counter()
         self._tell(text)
+
+    def ended(self) -> None:
+        """The completion is whole. One that ends on an assistant phrase ("... made by OpenAI":
+        while it grew, the phrase might have gone on into another word) is taken back and refused
+        as in `heard`, so its first words do not stay up until the next attempt's replace them."""
+        assert self._reader is not None, "start() first"
+        if self.text and (phrase := assistant_phrase(self._reader.final())):
+            self._tell("")
+            raise InAssistantVoice(f"the model answered as an assistant ({phrase!r}), not as the character, at the "
+                                   f"end of the line it was writing: {self._reader.final()[:200]!r}")
 
     def _tell(self, text: str) -> None:
         if text != self.text:
@@ -280,6 +296,7 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
                 listener.heard(delta.content)
             if delta is not None and delta.refusal:
                 refusals.append(delta.refusal)
+        listener.ended()
         return Streamed("".join(parts), "".join(refusals) or None, usage)
 
 
@@ -292,4 +309,5 @@ def _whole(body: bytes, listener: Listener) -> Streamed:
         raise ValueError(f"the endpoint answered a streamed request with neither a stream nor a chat completion: "
                          f"{body[:120]!r}") from exc
     listener.heard(message.content or "")
+    listener.ended()
     return Streamed(message.content or "", message.refusal, completion.usage)
