@@ -3,6 +3,7 @@ names the place in every plan item and quotes its memories in interviews."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -48,6 +49,11 @@ class StandIn:
         reader = cls.__new__(cls)
         reader.p, reader.seed = prompt, seed
         return reader
+
+    def odds(self, *what: object) -> float:
+        """A chance in [0, 1) that depends only on the seed and `what` is decided."""
+        key = ":".join(str(w) for w in (self.seed, *what))
+        return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 16**8
 
     def chance(self, salt: str) -> float:
         return ((self.p.seed(f"{self.seed}:{salt}") % 10_000) / 10_000)
@@ -387,7 +393,8 @@ class StandIn:
         others = places[1:] or places
         work = self.place_for(persona, others, others[0] if others else home)
         out = [x for x in others if x.rsplit(":", 1)[0] != home.rsplit(":", 1)[0]] or others
-        lunch = out[self.p.seed(f"lunch:{p.name}") % len(out)] if out else home
+        # where to eat drawn from the seed, the person and the day, not from the prompt's wording
+        lunch = out[int(self.odds("lunch", p.name, p.now.date() if p.now else "") * len(out))] if out else home
         arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
         plan = [(wake * 60, "waking up and getting ready", "🪥", home),
                 (wake * 60 + 30, "having breakfast", "🍳", home),

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-import hashlib
 import json
 import re
 from typing import Any
@@ -85,11 +84,6 @@ class HardStandIn(StandIn):
         super().__init__(body, seed)
         self.p.periods = True
         self.rates = rates
-
-    def odds(self, *what: object) -> float:
-        """A chance in [0, 1) that depends only on the seed and `what` is decided."""
-        key = ":".join(str(w) for w in (self.seed, *what))
-        return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 16**8
 
     def _today(self) -> date | None:
         return self.p.now.date() if self.p.now else None
