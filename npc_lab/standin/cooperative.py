@@ -3,6 +3,7 @@ names the place in every plan item and quotes its memories in interviews."""
 
 from __future__ import annotations
 
+from datetime import date
 import hashlib
 import re
 from typing import Any
@@ -32,6 +33,12 @@ from npc_lab.standin.reading import (
     words,
 )
 from npc_lab.standin.schema import _enum_at, _resolve, conform
+
+# "to ask everyone she meets", "to invite as many of her customers and friends as she can"
+MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|people|customers|friends|"
+                         r"neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
+# Places people gather in, by their names.
+GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
 
 # --- the answers ------------------------------------------------------------------------------------
 
@@ -393,8 +400,10 @@ class StandIn:
         others = places[1:] or places
         work = self.place_for(persona, others, others[0] if others else home)
         out = [x for x in others if x.rsplit(":", 1)[0] != home.rsplit(":", 1)[0]] or others
+        today = p.now.date() if p.now else None
+        meet = self.meeting_places(out, work, today) if self.means_to_meet_people(today) else []
         # where to eat drawn from the seed, the person and the day, not from the prompt's wording
-        lunch = out[int(self.odds("lunch", p.name, p.now.date() if p.now else "") * len(out))] if out else home
+        lunch = meet[0] if meet else out[int(self.odds("lunch", p.name, today or "") * len(out))] if out else home
         arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
         plan = [(wake * 60, "waking up and getting ready", "🪥", home),
                 (wake * 60 + 30, "having breakfast", "🍳", home),
@@ -402,11 +411,12 @@ class StandIn:
         if begin < 12 < finish - 1:
             plan += [(12 * 60, f"having lunch at the {arena(lunch)}", "🥪", lunch),
                      (13 * 60, f"busy at the {arena(work)}", "💼", work)]
-        plan += [(finish * 60, "relaxing at home", "🛋️", home),
-                 (max(finish, 18) * 60 + 30, "having dinner", "🍲", home),
-                 (bed * 60, "sleeping", "😴", home)]
+        dinner = max(finish, 18) * 60 + 30
+        rounds = [(finish * 60 + 60 * i, "asking people to come along", "📣", place) for i, place in enumerate(meet[:2])
+                  if finish * 60 + 60 * (i + 1) <= dinner]
+        plan += [*rounds, (finish * 60 + 60 * len(rounds), "relaxing at home", "🛋️", home),
+                 (dinner, "having dinner", "🍲", home), (bed * 60, "sleeping", "😴", home)]
         plan = sorted({b[0]: b for b in plan}.values())
-        today = p.now.date() if p.now else None
         events = [f for f in p.facts(dialogue=False) if f.start and f.day == today]
         for f in events:
             begin, end = _mins(f.start), _mins(f.end) if f.end else _mins(f.start) + 60
@@ -426,6 +436,29 @@ class StandIn:
                            "activity": activity, "emoji": emoji, "address": address})
         outline = [b["activity"] + f" at {b['start']}" for b in blocks if b["activity"] != "sleeping"]
         return {"wake_up_hour": wake, "outline": outline[:8], "blocks": blocks}
+
+    def means_to_meet_people(self, today: date | None) -> bool:
+        """Whether the persona's status says it means to ask, invite or tell people about something
+        not yet past ("... and to ask everyone she meets to come along"): a model given that plans
+        its free hours where people are."""
+        for sentence in re.split(r"(?<=[.!?])\s+", self.p.persona.get("currently", "")):
+            if MEET_PEOPLE.search(sentence):
+                days = [f.day for f in _facts(sentence, self.p.now, "persona") if f.day]
+                if not days or today is None or max(days) >= today:
+                    return True
+        return False
+
+    def meeting_places(self, out: list[str], work: str, today: date | None) -> list[str]:
+        """Where it would go to find people: the places it knows that people gather in (an inn, a
+        market, a green), then the other places away from home, its workplace aside; each kind in
+        an order drawn from the seed, the person and the day."""
+        away = [x for x in out if x != work]
+        gather = [x for x in away if GATHERING.search(x.split(":", 1)[-1])]
+        found = []
+        for kind in (gather, [x for x in away if x not in gather]):
+            turn = int(self.odds("meet", self.p.name, today or "") * len(kind))
+            found += kind[turn:] + kind[:turn]
+        return found
 
     def replan(self) -> Draft:
         p, places = self.p, self.places()

@@ -1,0 +1,39 @@
+"""A stand-in host reads its status as a model would: one who means to ask everyone it meets to
+an event plans its free hours where people gather (issue 30: the baker who met nobody), and one
+without that aim, or whose event is past, keeps its usual day."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_standin import PLACES, _ask
+
+PLACES_OUT = [*PLACES, "Brookhaven:Anchor Inn:taproom"]
+HOST = ("Name: Odile Marsh\nAge: 51\nIdentity: Odile Marsh keeps the lamp at the Lighthouse.\nLifestyle: wakes up at "
+        "5 am, works in the lamp room from 8 am to 3 pm, goes to bed at 9 pm\nCurrently: Odile Marsh wants to lead a lantern "
+        "walk from the Chapel on March 5 from 6 pm to 8 pm, and to ask everyone she meets to come along.")
+
+
+def _plan(persona: str, date: str) -> list[tuple[str, str, str]]:
+    plan = _ask("daily_plan", persona=persona, date=date, places="\n".join(f"- {p}" for p in PLACES_OUT),
+                place_list=PLACES_OUT, memories="- Odile Marsh is polishing the lens")
+    return [(b.start, b.activity, b.address) for b in plan.blocks]
+
+
+@pytest.mark.parametrize("date", ["Tuesday March 3, 2026", "Thursday March 5, 2026"])
+def test_a_host_who_means_to_ask_everyone_plans_time_where_people_gather(date: str) -> None:
+    blocks = _plan(HOST, date)
+    asking = [(start, address) for start, activity, address in blocks if activity == "asking people to come along"]
+    assert [s for s, _ in asking] == ["15:00", "16:00"], blocks
+    first, then = (address for _, address in asking)
+    assert first == "Brookhaven:Anchor Inn:taproom", "where people gather first"
+    assert then not in (first, PLACES[0], "Brookhaven:Lighthouse:lamp room"), "then away from home and work"
+    assert ("12:00", "having lunch at the taproom", first) in blocks
+
+
+def test_without_that_aim_or_after_the_event_the_day_is_the_usual_one() -> None:
+    usual = HOST.replace(", and to ask everyone she meets to come along", "")
+    for persona, date in ((usual, "Tuesday March 3, 2026"), (HOST, "Friday March 6, 2026")):
+        blocks = _plan(persona, date)
+        assert not [b for b in blocks if "asking" in b[1]], blocks
+        assert ("15:00", "relaxing at home", PLACES[0]) in blocks
