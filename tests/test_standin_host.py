@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_standin import PLACES, _ask
+from tests.test_standin import INVITE, PLACES, _ask, _hard
 
 PLACES_OUT = [*PLACES, "Brookhaven:Anchor Inn:taproom"]
 HOST = ("Name: Odile Marsh\nAge: 51\nIdentity: Odile Marsh keeps the lamp at the Lighthouse.\nLifestyle: wakes up at "
@@ -37,3 +37,19 @@ def test_without_that_aim_or_after_the_event_the_day_is_the_usual_one() -> None:
         blocks = _plan(persona, date)
         assert not [b for b in blocks if "asking" in b[1]], blocks
         assert ("15:00", "relaxing at home", PLACES[0]) in blocks
+
+
+def test_someone_elses_aim_in_a_status_is_news_not_a_plan_of_ones_own() -> None:
+    heard = HOST.replace("Name: Odile Marsh", "Name: Piet Vos").replace("Currently: Odile", "Currently: Piet Vos "
+                                                                        "is mending nets. Odile")
+    assert not [b for b in _plan(heard, "Tuesday March 3, 2026") if "asking" in b[1]]
+
+
+def test_the_hard_host_never_forgets_to_ask_about_what_her_status_says_she_means_to() -> None:
+    """The hard stand-in forgets a share of the news it passes on (RATES.forget), but not the aim
+    its own status states, which a model reads in every prompt."""
+    partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
+                "Ada Kern", "Bo Lund", "Cas Moor"]  # the forgetting test's: it forgets some with INVITE alone
+    lines = [_hard("converse_turn", seed, partner=p, persona=HOST, memories=INVITE,
+                   time="Tuesday March 3, 10:00").utterance for p in partners for seed in range(3)]
+    assert all("lantern walk" in line for line in lines), lines

@@ -37,6 +37,18 @@ from npc_lab.standin.schema import _enum_at, _resolve, conform
 # "to ask everyone she meets", "to invite as many of her customers and friends as she can"
 MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|people|customers|friends|"
                          r"neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
+# "She", "he", "they": a sentence about the persona itself.
+PRONOUN = re.compile(r"^(?:she|he|they)\b", re.I)
+
+
+def own_aims(currently: str, name: str) -> list[str]:
+    """The sentences of a status in which `name` itself (by its name or a pronoun, not someone it
+    heard of) means to ask, invite or tell people about something."""
+    first = name.split()[0] if name else ""
+    return [s for s in re.split(r"(?<=[.!?])\s+", currently) if MEET_PEOPLE.search(s)
+            and first and (s.startswith((name, first)) or PRONOUN.match(s))]
+
+
 # Places people gather in, by their names.
 GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
 
@@ -441,11 +453,10 @@ class StandIn:
         """Whether the persona's status says it means to ask, invite or tell people about something
         not yet past ("... and to ask everyone she meets to come along"): a model given that plans
         its free hours where people are."""
-        for sentence in re.split(r"(?<=[.!?])\s+", self.p.persona.get("currently", "")):
-            if MEET_PEOPLE.search(sentence):
-                days = [f.day for f in _facts(sentence, self.p.now, "persona") if f.day]
-                if not days or today is None or max(days) >= today:
-                    return True
+        for aim in own_aims(self.p.persona.get("currently", ""), self.p.name):
+            days = [f.day for f in _facts(aim, self.p.now, "persona") if f.day]
+            if not days or today is None or max(days) >= today:
+                return True
         return False
 
     def meeting_places(self, out: list[str], work: str, today: date | None) -> list[str]:
