@@ -53,3 +53,17 @@ def test_the_hard_host_never_forgets_to_ask_about_what_her_status_says_she_means
     lines = [_hard("converse_turn", seed, partner=p, persona=HOST, memories=INVITE,
                    time="Tuesday March 3, 10:00").utterance for p in partners for seed in range(3)]
     assert all("lantern walk" in line for line in lines), lines
+
+
+def test_a_school_is_shut_at_the_weekend_an_inn_is_not() -> None:
+    """The prompt's date names a Saturday: a teacher's usual day is free, an innkeeper's is not."""
+    teacher = ("Name: Dalia Moss\nIdentity: Dalia Moss teaches at the School.\nLifestyle: wakes up at 7 am, teaches "
+               "at the School from 8 am to 3 pm, and goes to bed at 11 pm\nCurrently: Dalia Moss is marking essays.")
+    places = ["Wyncombe:Moss cottage:bedroom", "Wyncombe:School:classroom", "Wyncombe:Plough Inn:taproom"]
+    innkeeper = teacher.replace("teaches at the School", "runs the Plough Inn")
+    for persona, date, working in ((teacher, "Friday April 10, 2026", True), (teacher, "Saturday April 11, 2026", False),
+                                   (innkeeper, "Saturday April 11, 2026", True)):
+        blocks = _ask("daily_plan", persona=persona, date=date, places="\n".join(f"- {p}" for p in places),
+                      place_list=places).blocks
+        busy = [b for b in blocks if b.activity.startswith("busy at")]
+        assert bool(busy) == working, (date, [(b.start, b.activity) for b in blocks])

@@ -49,6 +49,9 @@ def own_aims(currently: str, name: str) -> list[str]:
             and first and (s.startswith((name, first)) or PRONOUN.match(s))]
 
 
+# Workplaces shut on Saturdays and Sundays, by their names.
+CLOSED_AT_WEEKENDS = re.compile(r"\b(?:school|classroom|office|surgery|clinic|bank|workshop|library|college|"
+                                r"university|factory)\b", re.I)
 # Places people gather in, by their names.
 GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
 
@@ -417,12 +420,13 @@ class StandIn:
         # where to eat drawn from the seed, the person and the day, not from the prompt's wording
         lunch = meet[0] if meet else out[int(self.odds("lunch", p.name, today or "") * len(out))] if out else home
         arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
+        # a school, an office or a workshop is shut at the weekend the prompt's date names
+        closed = today is not None and today.weekday() >= 5 and bool(CLOSED_AT_WEEKENDS.search(work.split(":", 1)[-1]))
+        working = ("relaxing on a day off", "🛋️", home) if closed else (f"busy at the {arena(work)}", "💼", work)
         plan = [(wake * 60, "waking up and getting ready", "🪥", home),
-                (wake * 60 + 30, "having breakfast", "🍳", home),
-                (begin * 60, f"busy at the {arena(work)}", "💼", work)]
+                (wake * 60 + 30, "having breakfast", "🍳", home), (begin * 60, *working)]
         if begin < 12 < finish - 1:
-            plan += [(12 * 60, f"having lunch at the {arena(lunch)}", "🥪", lunch),
-                     (13 * 60, f"busy at the {arena(work)}", "💼", work)]
+            plan += [(12 * 60, f"having lunch at the {arena(lunch)}", "🥪", lunch), (13 * 60, *working)]
         dinner = max(finish, 18) * 60 + 30
         rounds = [(finish * 60 + 60 * i, "asking people to come along", "📣", place) for i, place in enumerate(meet[:2])
                   if finish * 60 + 60 * (i + 1) <= dinner]
