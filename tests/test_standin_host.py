@@ -67,3 +67,17 @@ def test_a_school_is_shut_at_the_weekend_an_inn_is_not() -> None:
                       place_list=places).blocks
         busy = [b for b in blocks if b.activity.startswith("busy at")]
         assert bool(busy) == working, (date, [(b.start, b.activity) for b in blocks])
+        if not working:  # out among people in the afternoon, as the brain's routine has a day off
+            assert any(b.start == "14:00" and b.address == places[2] for b in blocks), blocks
+
+
+def test_a_host_whose_workplace_is_where_people_gather_stays_there_and_skips_its_back_rooms() -> None:
+    """A cafe owner's customers come to her: she eats in the cafe, not in its kitchen or elsewhere."""
+    places = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Hobbs Cafe:cafe", "Brookhaven:Hobbs Cafe:cafe kitchen",
+              "Brookhaven:Anchor Inn:taproom"]
+    owner = HOST.replace("keeps the lamp at the Lighthouse", "runs Hobbs Cafe").replace(
+        "works in the lamp room", "opens the cafe")
+    blocks = _ask("daily_plan", persona=owner, date="Tuesday March 3, 2026", places="\n".join(f"- {p}" for p in places),
+                  place_list=places).blocks
+    assert [b.address for b in blocks if "lunch" in b.activity] == [places[1]], blocks
+    assert places[2] not in {b.address for b in blocks}

@@ -52,6 +52,8 @@ def own_aims(currently: str, name: str) -> list[str]:
 # Workplaces shut on Saturdays and Sundays, by their names.
 CLOSED_AT_WEEKENDS = re.compile(r"\b(?:school|classroom|office|surgery|clinic|bank|workshop|library|college|"
                                 r"university|factory)\b", re.I)
+# Rooms nobody gathers in (a cafe's kitchen is not the cafe).
+PRIVATE = re.compile(r"\b(?:kitchen|bedroom|bathroom|main room|back room|storeroom|office)\b", re.I)
 # Places people gather in, by their names.
 GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
 
@@ -432,6 +434,11 @@ class StandIn:
                   if finish * 60 + 60 * (i + 1) <= dinner]
         plan += [*rounds, (finish * 60 + 60 * len(rounds), "relaxing at home", "🛋️", home),
                  (dinner, "having dinner", "🍲", home), (bed * 60, "sleeping", "😴", home)]
+        if closed and (outing := (meet or self.meeting_places(out, work, today))[:1]):
+            # a day off has an outing among people, as the brain's own routine has (14:00-16:00)
+            after = max((b for b in plan if b[0] <= 16 * 60), key=lambda b: b[0])
+            plan = [b for b in plan if not 14 * 60 <= b[0] <= 16 * 60]
+            plan += [(14 * 60, f"relaxing at the {arena(outing[0])}", "🚶", outing[0]), (16 * 60, *after[1:])]
         plan = sorted({b[0]: b for b in plan}.values())
         events = [f for f in p.facts(dialogue=False) if f.start and f.day == today]
         for f in events:
@@ -465,11 +472,12 @@ class StandIn:
 
     def meeting_places(self, out: list[str], work: str, today: date | None) -> list[str]:
         """Where it would go to find people: the places it knows that people gather in (an inn, a
-        market, a green), then the other places away from home, its workplace aside; each kind in
-        an order drawn from the seed, the person and the day."""
-        away = [x for x in out if x != work]
+        market, a green), then the other places away from home; each kind in an order drawn from
+        the seed, the person and the day. A workplace where people gather (a cafe) comes first: they
+        come to it."""
+        away = [x for x in out if x != work and not PRIVATE.search(x.rsplit(":", 1)[-1])]
         gather = [x for x in away if GATHERING.search(x.split(":", 1)[-1])]
-        found = []
+        found = [work] if GATHERING.search(work.split(":", 1)[-1]) else []
         for kind in (gather, [x for x in away if x not in gather]):
             turn = int(self.odds("meet", self.p.name, today or "") * len(kind))
             found += kind[turn:] + kind[:turn]
