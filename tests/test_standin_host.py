@@ -81,3 +81,7 @@ def test_a_host_whose_workplace_is_where_people_gather_stays_there_and_skips_its
                   place_list=places).blocks
     assert [b.address for b in blocks if "lunch" in b.activity] == [places[1]], blocks
     assert places[2] not in {b.address for b in blocks}
+    baker = [places[0], "Brookhaven:Market Hall:bakery", "Brookhaven:Market Hall:market"]
+    blocks = _ask("daily_plan", persona=owner.replace("runs Hobbs Cafe", "bakes in the bakery"), date="Tuesday March 3, 2026",
+                  places="\n".join(f"- {p}" for p in baker), place_list=baker).blocks
+    assert [b.address for b in blocks if "lunch" in b.activity] == [baker[2]], "a bakery in a market hall is no cafe"

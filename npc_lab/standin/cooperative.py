@@ -477,7 +477,8 @@ class StandIn:
         come to it."""
         away = [x for x in out if x != work and not PRIVATE.search(x.rsplit(":", 1)[-1])]
         gather = [x for x in away if GATHERING.search(x.split(":", 1)[-1])]
-        found = [work] if GATHERING.search(work.split(":", 1)[-1]) else []
+        # by its room's name: a bakery in a market hall is not where people gather
+        found = [work] if GATHERING.search(work.rsplit(":", 1)[-1]) else []
         for kind in (gather, [x for x in away if x not in gather]):
             turn = int(self.odds("meet", self.p.name, today or "") * len(kind))
             found += kind[turn:] + kind[:turn]
