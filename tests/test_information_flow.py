@@ -14,8 +14,11 @@ are the same, and `npc-lab sim --stand-in-llm 0 --tick 60 --concurrency 1` runs 
 the evening before the event (their files start at 7 am the day before; the party then took 36
 game hours, now 22, and a third to a half less CPU): the news must still go from the host's plan
 for the event's day, made with it in memory, through conversations to plans changed that day.
-The lantern walk keeps its file's two days: its first costs little (the baker meets nobody), and
-out of view, begun the evening before, two of the invited came, not three."""
+The lantern walk keeps its file's two days: out of view, begun the evening before, two of the
+invited came, not three. The stand-ins draw each resident's lunch from the seed, the person and
+the day: the baker tells anyone only because her status says she means to ask everyone she meets,
+which a model (and the stand-in's reading) plans by: lunch and the hours after work where people
+gather. The party is on a Saturday (February 14, 2026): schools and offices are shut."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@ names the place in every plan item and quotes its memories in interviews."""
 
 from __future__ import annotations
 
+from datetime import date
+import hashlib
 import re
 from typing import Any
 
@@ -32,6 +34,29 @@ from npc_lab.standin.reading import (
 )
 from npc_lab.standin.schema import _enum_at, _resolve, conform
 
+# "to ask everyone she meets", "to invite as many of her customers and friends as she can"
+MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|people|customers|friends|"
+                         r"neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
+# "She", "he", "they": a sentence about the persona itself.
+PRONOUN = re.compile(r"^(?:she|he|they)\b", re.I)
+
+
+def own_aims(currently: str, name: str) -> list[str]:
+    """The sentences of a status in which `name` itself (by its name or a pronoun, not someone it
+    heard of) means to ask, invite or tell people about something."""
+    first = name.split()[0] if name else ""
+    return [s for s in re.split(r"(?<=[.!?])\s+", currently) if MEET_PEOPLE.search(s)
+            and first and (s.startswith((name, first)) or PRONOUN.match(s))]
+
+
+# Workplaces shut on Saturdays and Sundays, by their names.
+CLOSED_AT_WEEKENDS = re.compile(r"\b(?:school|classroom|office|surgery|clinic|bank|workshop|library|college|"
+                                r"university|factory)\b", re.I)
+# Rooms nobody gathers in (a cafe's kitchen is not the cafe).
+PRIVATE = re.compile(r"\b(?:kitchen|bedroom|bathroom|main room|back room|storeroom|office)\b", re.I)
+# Places people gather in, by their names.
+GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
+
 # --- the answers ------------------------------------------------------------------------------------
 
 
@@ -48,6 +73,11 @@ class StandIn:
         reader = cls.__new__(cls)
         reader.p, reader.seed = prompt, seed
         return reader
+
+    def odds(self, *what: object) -> float:
+        """A chance in [0, 1) that depends only on the seed and `what` is decided."""
+        key = ":".join(str(w) for w in (self.seed, *what))
+        return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 16**8
 
     def chance(self, salt: str) -> float:
         return ((self.p.seed(f"{self.seed}:{salt}") % 10_000) / 10_000)
@@ -387,19 +417,29 @@ class StandIn:
         others = places[1:] or places
         work = self.place_for(persona, others, others[0] if others else home)
         out = [x for x in others if x.rsplit(":", 1)[0] != home.rsplit(":", 1)[0]] or others
-        lunch = out[self.p.seed(f"lunch:{p.name}") % len(out)] if out else home
-        arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
-        plan = [(wake * 60, "waking up and getting ready", "🪥", home),
-                (wake * 60 + 30, "having breakfast", "🍳", home),
-                (begin * 60, f"busy at the {arena(work)}", "💼", work)]
-        if begin < 12 < finish - 1:
-            plan += [(12 * 60, f"having lunch at the {arena(lunch)}", "🥪", lunch),
-                     (13 * 60, f"busy at the {arena(work)}", "💼", work)]
-        plan += [(finish * 60, "relaxing at home", "🛋️", home),
-                 (max(finish, 18) * 60 + 30, "having dinner", "🍲", home),
-                 (bed * 60, "sleeping", "😴", home)]
-        plan = sorted({b[0]: b for b in plan}.values())
         today = p.now.date() if p.now else None
+        meet = self.meeting_places(out, work, today) if self.means_to_meet_people(today) else []
+        # where to eat drawn from the seed, the person and the day, not from the prompt's wording
+        lunch = meet[0] if meet else out[int(self.odds("lunch", p.name, today or "") * len(out))] if out else home
+        arena = lambda a: a.rsplit(":", 1)[-1]  # noqa: E731
+        # a school, an office or a workshop is shut at the weekend the prompt's date names
+        closed = today is not None and today.weekday() >= 5 and bool(CLOSED_AT_WEEKENDS.search(work.split(":", 1)[-1]))
+        working = ("relaxing on a day off", "🛋️", home) if closed else (f"busy at the {arena(work)}", "💼", work)
+        plan = [(wake * 60, "waking up and getting ready", "🪥", home),
+                (wake * 60 + 30, "having breakfast", "🍳", home), (begin * 60, *working)]
+        if begin < 12 < finish - 1:
+            plan += [(12 * 60, f"having lunch at the {arena(lunch)}", "🥪", lunch), (13 * 60, *working)]
+        dinner = max(finish, 18) * 60 + 30
+        rounds = [(finish * 60 + 60 * i, "asking people to come along", "📣", place) for i, place in enumerate(meet[:2])
+                  if finish * 60 + 60 * (i + 1) <= dinner]
+        plan += [*rounds, (finish * 60 + 60 * len(rounds), "relaxing at home", "🛋️", home),
+                 (dinner, "having dinner", "🍲", home), (bed * 60, "sleeping", "😴", home)]
+        if closed and (outing := (meet or self.meeting_places(out, work, today))[:1]):
+            # a day off has an outing among people, as the brain's own routine has (14:00-16:00)
+            after = max((b for b in plan if b[0] <= 16 * 60), key=lambda b: b[0])
+            plan = [b for b in plan if not 14 * 60 <= b[0] <= 16 * 60]
+            plan += [(14 * 60, f"relaxing at the {arena(outing[0])}", "🚶", outing[0]), (16 * 60, *after[1:])]
+        plan = sorted({b[0]: b for b in plan}.values())
         events = [f for f in p.facts(dialogue=False) if f.start and f.day == today]
         for f in events:
             begin, end = _mins(f.start), _mins(f.end) if f.end else _mins(f.start) + 60
@@ -419,6 +459,30 @@ class StandIn:
                            "activity": activity, "emoji": emoji, "address": address})
         outline = [b["activity"] + f" at {b['start']}" for b in blocks if b["activity"] != "sleeping"]
         return {"wake_up_hour": wake, "outline": outline[:8], "blocks": blocks}
+
+    def means_to_meet_people(self, today: date | None) -> bool:
+        """Whether the persona's status says it means to ask, invite or tell people about something
+        not yet past ("... and to ask everyone she meets to come along"): a model given that plans
+        its free hours where people are."""
+        for aim in own_aims(self.p.persona.get("currently", ""), self.p.name):
+            days = [f.day for f in _facts(aim, self.p.now, "persona") if f.day]
+            if not days or today is None or max(days) >= today:
+                return True
+        return False
+
+    def meeting_places(self, out: list[str], work: str, today: date | None) -> list[str]:
+        """Where it would go to find people: the places it knows that people gather in (an inn, a
+        market, a green), then the other places away from home; each kind in an order drawn from
+        the seed, the person and the day. A workplace where people gather (a cafe) comes first: they
+        come to it."""
+        away = [x for x in out if x != work and not PRIVATE.search(x.rsplit(":", 1)[-1])]
+        gather = [x for x in away if GATHERING.search(x.split(":", 1)[-1])]
+        # by its room's name: a bakery in a market hall is not where people gather
+        found = [work] if GATHERING.search(work.rsplit(":", 1)[-1]) else []
+        for kind in (gather, [x for x in away if x not in gather]):
+            turn = int(self.odds("meet", self.p.name, today or "") * len(kind))
+            found += kind[turn:] + kind[:turn]
+        return found
 
     def replan(self) -> Draft:
         p, places = self.p, self.places()

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-import hashlib
 import json
 import re
 from typing import Any
 
 from brain_server.prompts.converse_turn import END, GO_ON
-from npc_lab.standin.cooperative import StandIn
+from npc_lab.standin.cooperative import StandIn, own_aims
 from npc_lab.standin.reading import (
     ACCEPT,
     AMPM,
@@ -46,6 +45,7 @@ from npc_lab.standin.reading import (
     Fact,
     _day_of,
     _mins,
+    _told,
     activity_of,
     words,
 )
@@ -86,15 +86,16 @@ class HardStandIn(StandIn):
         self.p.periods = True
         self.rates = rates
 
-    def odds(self, *what: object) -> float:
-        """A chance in [0, 1) that depends only on the seed and `what` is decided."""
-        key = ":".join(str(w) for w in (self.seed, *what))
-        return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 16**8
-
     def _today(self) -> date | None:
         return self.p.now.date() if self.p.now else None
 
     def tells(self, f: Fact, listener: str, speaker: str = "") -> bool:
+        """Never forgets what its own status says it means to ask everyone about (a model reads that
+        aim in every prompt); other news it forgets to pass on by the day's draw."""
+        teller = speaker or self.p.name
+        currently = self.p.persona.get("currently", "") if teller == self.p.name else self.currently_of(teller)
+        if any(_told(f, aim) for aim in own_aims(currently, teller)):
+            return True
         topic = " ".join(sorted(set(words(_bare(f.text))))[:6])
         return self.odds("forget", speaker or self.p.name, listener, topic, self._today()) >= self.rates.forget
 
