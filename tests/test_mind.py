@@ -137,12 +137,14 @@ def test_waiting_for_someone_to_finish_is_a_choice(clients: Clients, fake_llm) -
     klaus_now = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T09:38:00Z", "address": CAFE})
     fake_llm.queue({"json": {"choice": "wait", "reason": "Klaus is nearly done", "new_activity": ""}},
                    purpose="react")
-    action = decide(clients, "isabella", "09:40", "Klaus Mueller")
+    # Seen while Klaus has under half an hour left of what he does (the fake model's plan sets how long).
+    seen_at = max(datetime(2026, 2, 13, 9, 38, tzinfo=UTC), _end(klaus_now["action"]) - timedelta(minutes=20))
+    action = decide(clients, "isabella", f"{seen_at:%H:%M}", "Klaus Mueller")
     react = fake_llm.chat_requests("react")[0]["body"]
     assert "wait" in react["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"]
     assert f"Right now: {klaus_now['action']['description']}" in react["messages"][1]["content"]
     assert action["description"] == "Isabella Rodriguez is waiting for Klaus Mueller to finish"
-    assert action["startTime"] == "2026-02-13T09:40:00Z" and _end(action) == _end(klaus_now["action"])
+    assert action["startTime"] == f"{seen_at:%Y-%m-%dT%H:%M:%S}Z" and _end(action) == _end(klaus_now["action"])
     assert decide(clients, "isabella", _end(action).strftime("%H:%M"))["description"] != action["description"]
 
 
