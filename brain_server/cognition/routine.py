@@ -34,11 +34,11 @@ _CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 _WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?|sleeps? in until|sleeps? until)\b[^.;]{0,30}?\b"
                    + _CLOCK, re.IGNORECASE)
 _BED = re.compile(r"\b(?:bed|asleep|sleeps?(?!\s+(?:in|until)\b))\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
-_WORK_FROM_TO = re.compile(r"\b(?:work(?:s|ing)?|shifts?)\b[^.;]{0,40}?\bfrom\s+" + _CLOCK
-                           + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK, re.IGNORECASE)
+_FROM_TO = r"\bfrom\s+" + _CLOCK + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK
+_WORK_FROM_TO = re.compile(r"\b(?:work(?:s|ing)?|shifts?)\b[^.;]{0,40}?" + _FROM_TO, re.IGNORECASE)
 # A stated stretch of the day ("bakes at the Bakehouse from 5 am to 1 pm"); one this long at a place is
 # where the working day is spent, whatever the verb ("looks after the Chapel from 9 am to 5 pm").
-_SPAN = re.compile(r"\bfrom\s+" + _CLOCK + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK, re.IGNORECASE)
+_SPAN = re.compile(_FROM_TO, re.IGNORECASE)
 WORKING_STRETCH = timedelta(hours=3)
 _OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
@@ -127,8 +127,7 @@ def _read_places(name: str, identity: str, lifestyle: str, currently: str, home:
     npc = NpcState(npc_id="", world_name="", persona=Persona(name=name, identity=identity, lifestyle=lifestyle,
                                                              currently=currently, home=home),
                    known_addresses=list(addresses))
-    work = workplace(npc)
-    hours = next((h for place, h in _stretches(npc, None) if place == work), None)
+    work, hours = _work_and_hours(npc, None)
     outings = tuple(_outings(npc, None, work))
     mornings = _mentions(npc, outings, near=_in_the_morning)
     return _Places(_kitchen(npc, None), work, hours, outings, frozenset(p for p, n in mornings.items() if n))
@@ -140,10 +139,11 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
     kitchen = where.kitchen or home
     wake, bed = wake_and_bed(lifestyle)
     working = where.work is not None and day.weekday() < 5
+    opens, closes = where.hours or work_hours(lifestyle)
     if wake_up_hour is not None and wake_up_hour != wake.hour:
         wake = time(wake_up_hour)  # the hour its last plan woke it up
     elif working and not _WAKE.search(lifestyle):  # up in time for work ("works from 6 am"), unless it says when
-        ready_by = datetime.combine(day, (where.hours or work_hours(lifestyle))[0]) - GETTING_READY - BREAKFAST
+        ready_by = datetime.combine(day, opens) - GETTING_READY - BREAKFAST
         if ready_by.date() == day and ready_by.time() < wake:
             wake = ready_by.time()
     start = datetime.combine(day, wake, tzinfo=tz)
@@ -151,8 +151,7 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
     ready, breakfast = start + GETTING_READY, start + GETTING_READY + BREAKFAST
     blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
     work, at_work = where.work, None
-    if work is not None and working:
-        opens, closes = where.hours or work_hours(lifestyle)
+    if working:
         begin = datetime.combine(day, opens, tzinfo=tz)
         end = _after(begin, closes)
         if end <= start:  # a night shift: tonight's
@@ -205,11 +204,17 @@ def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
     "works", "student at") and not after "retired"; the most often named wins. Else the first place
     its lifestyle spends a working stretch at ("bakes at the Bakehouse from 5 am to 1 pm"). None if
     it names none."""
+    return _work_and_hours(npc, places)[0]
+
+
+def _work_and_hours(npc: NpcState, places: Sequence[str] | None) -> tuple[str | None, tuple[time, time] | None]:
+    """The workplace (`workplace`) and the stretch the persona states there, if it states one."""
     scores = _mentions(npc, places, near=_works_at)
     best = max(scores.values(), default=0)
-    if best:
-        return next(p for p, score in scores.items() if score == best)
-    return next((place for place, _ in _stretches(npc, places)), None)
+    stretches = _stretches(npc, places)
+    work = next(p for p, score in scores.items() if score == best) if best else next(
+        (place for place, _ in stretches), None)
+    return work, next((hours for place, hours in stretches if place == work), None)
 
 
 def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
