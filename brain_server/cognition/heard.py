@@ -26,6 +26,11 @@ class Kind(StrEnum):
     OTHER = "other"
 
 
+# Asked who the NPC is; how it is; met for the first time; an apology (each a kind's part, told apart in the answer).
+_WHO = r"who are you|your name|introduce yourself|about yourself"
+_HOW_ARE_YOU = r"how are you|how('s| is) it going|how do you do"
+_MEETING = r"nice to meet|new (?:in town|here)|my name is"
+_SORRY = r"sorry|apologi[sz]e"
 GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))\b"
                       r"[^.!?,]{0,30}[.!?,]+\s*", re.IGNORECASE)
 # First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job,
@@ -36,20 +41,18 @@ _KINDS = (
     (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|going to|will you|next|this (afternoon|"
                             r"evening|weekend)|after (this|that|work))\b", re.IGNORECASE)),
     (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
-                          r"what do you do|business|who are you|your name|introduce yourself|about yourself)\b",
-                          re.IGNORECASE)),
+                          r"what do you do|business|" + _WHO + r")\b", re.IGNORECASE)),
     (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
     (Kind.WAY, re.compile(r"\bwhere(?:'s| is| are| can i find| do i find)\b(?! you\b)", re.IGNORECASE)),
     (Kind.PLACE, re.compile(r"\b(where|live)\b", re.IGNORECASE)),
-    (Kind.GREETING, re.compile(r"(how are you|how('s| is) it going|how do you do|nice to meet|new (?:in town|here)|"
-                               r"my name is)", re.IGNORECASE)),
-    (Kind.THANKS, re.compile(r"\b(thanks|thank you|cheers|sorry|apologi[sz]e)\b", re.IGNORECASE)),
+    (Kind.GREETING, re.compile(f"({_HOW_ARE_YOU}|{_MEETING})", re.IGNORECASE)),
+    (Kind.THANKS, re.compile(rf"\b(thanks|thank you|cheers|{_SORRY})\b", re.IGNORECASE)),
 )
-WHO = re.compile(r"\b(who are you|your name|introduce yourself|about yourself)\b", re.IGNORECASE)
-HOW_ARE_YOU = re.compile(r"how are you|how('s| is) it going|how do you do", re.IGNORECASE)
-MEETING = re.compile(r"nice to meet|new (?:in town|here)|my name is", re.IGNORECASE)
+WHO = re.compile(rf"\b({_WHO})\b", re.IGNORECASE)
+HOW_ARE_YOU = re.compile(_HOW_ARE_YOU, re.IGNORECASE)
+MEETING = re.compile(_MEETING, re.IGNORECASE)
 NEWS = re.compile(r"\bnews\b|what'?s new|anything new|happening|going on", re.IGNORECASE)
-SORRY = re.compile(r"\b(sorry|apologi[sz]e)\b", re.IGNORECASE)
+SORRY = re.compile(rf"\b({_SORRY})\b", re.IGNORECASE)
 # Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
 TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
 # Words of asking and of time, not of what is done ("what are you doing later?" names no item).

@@ -235,10 +235,11 @@ class Listener:
         while it grew, the phrase might have gone on into another word) is taken back and refused
         as in `heard`, so its first words do not stay up until the next attempt's replace them."""
         assert self._reader is not None, "start() first"
-        if self.text and (phrase := assistant_phrase(self._reader.final())):
+        line = self._reader.final()
+        if self.text and (phrase := assistant_phrase(line)):
             self._tell("")
             raise InAssistantVoice(f"the model answered as an assistant ({phrase!r}), not as the character, at the "
-                                   f"end of the line it was writing: {self._reader.final()[:200]!r}")
+                                   f"end of the line it was writing: {line[:200]!r}")
 
     def _tell(self, text: str) -> None:
         if text != self.text:
