@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 import json
 
 from brain_server.cognition.converse import Speaker, converse, remember_conversation, summarize_conversation
 from brain_server.cognition.react import decide_reaction, worth_considering
+from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.trace import Trace
 
 NOW = datetime(2026, 2, 13, 15, tzinfo=UTC)
@@ -231,6 +233,25 @@ def test_both_speakers_see_their_plans_and_a_plan_item_names_its_place(stream, f
     assert memo["response_format"]["json_schema"]["schema"]["properties"]["plan_place"]["enum"] == [
         "", "w:h:bedroom", "w:lib:desk", "w:park:bench", "w:isabella's flat:living room"]
     assert change is not None and change.place == "w:isabella's flat:living room"
+
+
+def test_under_the_planning_ablation_a_speaker_sees_no_plan(stream, fake_llm) -> None:
+    """The paper's "no planning" condition: plans are out of the NPC's reach, so neither its turns
+    nor its memo show the schedule it still lives by."""
+    klaus = npc("klaus", "Klaus Mueller")
+    klaus.plan_day, klaus.plan = NOW.date(), [PlanItem(start=NOW.replace(hour=17), duration_minutes=120,
+                                                       activity="dinner with Maria", address="w:h:bedroom")]
+    ablated = replace(stream, weights=replace(stream.weights, exclude=unreachable_kinds({"planning"})))
+    assert stream.reaches_plans and not ablated.reaches_plans
+    assert "dinner with Maria" in Speaker.of(klaus, NOW, stream.reaches_plans).schedule
+    speaker = Speaker.of(klaus, NOW, ablated.reaches_plans)
+    assert speaker.schedule == "- (nothing planned)" and not speaker.plan
+    fake_llm.queue({"json": {"summary": "Isabella said hello", "importance": 2, "plan_activity": "", "plan_date": "",
+                             "plan_start": "", "plan_minutes": 0, "plan_place": ""}}, purpose="conversation_memo")
+    line = DialogueLine(speaker_npc_id="isabella", speaker_name="Isabella Rodriguez", text="Hello!")
+    asyncio.run(remember_conversation(klaus, "Isabella Rodriguez", [line], NOW, ablated, trace("klaus")))
+    memo = fake_llm.chat_requests("conversation_memo")[0]["body"]["messages"][1]["content"]
+    assert "dinner with Maria" not in memo and "(nothing planned)" in memo
 
 
 def test_out_of_view_a_memo_keeps_only_what_was_said(stream, fake_llm) -> None:

@@ -307,6 +307,27 @@ def test_it_forgets_to_pass_news_on_to_some() -> None:
     assert 3 <= len(told) < len(partners), lines  # RATES.forget = 0.35
 
 
+def test_it_forgets_less_what_more_kinds_of_its_memories_bring_back() -> None:
+    """Heard, reflected on and planned for, news is passed on more often than only heard (what the
+    paper's ablations take away); and it is not told twice in one conversation, however paraphrased."""
+    partners = [f"{first} {last}" for first in ("Piet", "Mina", "Hana", "Ruben", "Lotte") for last in ("Vos", "Kask",
+                                                                                                    "Moor", "Lund")]
+    insight = "- Odile Marsh learned that the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm"
+    planned = "- 18:00-20:00 the lantern walk (Brookhaven:Chapel:nave) on Thursday March 5"
+
+    def told(memories: str, schedule: str = "- (nothing planned)") -> int:
+        return sum("lantern walk" in _hard("converse_turn", partner=p, memories=memories, schedule=schedule,
+                                           time="Tuesday March 3, 10:00").utterance for p in partners)
+
+    once, thrice = told(INVITE), told(f"{INVITE}\n{insight}", planned)
+    assert 8 <= once < thrice <= len(partners) and thrice >= 17, (once, thrice)  # 0.35 against 0.35 ** 3
+    said = ('Odile Marsh: "Have you heard? the lantern walk leaves from the Chapel on Thursday evening."\n'
+            'Piet Vos: "Sorry, I can\'t make it: I have other plans."')
+    again = [_hard("converse_turn", seed, partner="Piet Vos", memories=INVITE, dialogue=said,
+                   time="Tuesday March 3, 10:00").utterance for seed in range(4)]
+    assert not any("lantern walk" in line for line in again), again
+
+
 def test_it_paraphrases_times_and_a_listener_takes_the_paraphrase_for_an_hour() -> None:
     lines = [_hard("converse_turn", seed, memories=INVITE, time="Wednesday March 4, 10:00").utterance
              for seed in range(8)]

@@ -86,7 +86,7 @@ class Chats:
                 me = me.model_copy(deep=True)
                 me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
                 await self.records.save(me)
-            group = Group([Speaker.of(me, now) for me in npcs])
+            group = Group([Speaker.of(me, now, self.stream.reaches_plans) for me in npcs])
             for me in npcs:
                 self._open[me.npc_id] = group
                 self.runtimes.of(me.npc_id).set_talking(True)

@@ -71,10 +71,11 @@ class Speaker:
     plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
 
     @classmethod
-    def of(cls, npc: NpcState, now: datetime) -> Speaker:
-        """An NPC as a speaker: what it is doing, its plan from now on and the places it knows."""
-        return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "", schedule_from(npc, now),
-                   tuple(known_places(npc)), [*npc.plan, *npc.commitments])
+    def of(cls, npc: NpcState, now: datetime, plans: bool = True) -> Speaker:
+        """An NPC as a speaker: what it is doing, its plan from now on (unless `plans` is False: the
+        planning ablation, `MemoryStream.reaches_plans`) and the places it knows."""
+        return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "",
+                   schedule_from(npc, now, plans), tuple(known_places(npc)), [*npc.plan, *npc.commitments] if plans else [])
 
 
 @dataclass
@@ -85,9 +86,11 @@ class PlanChange:
     place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
 
 
-def schedule_from(npc: NpcState, now: datetime) -> str:
+def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
-    promised for later days."""
+    promised for later days; none when its plans are out of its reach (`plans` False)."""
+    if not plans:
+        return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
     lines = [*(_planned(i, now) for i in today), *(_planned(i, now) for i in npc.commitments if i.end > now)]
     return "\n".join(lines) or "- (nothing planned)"
@@ -209,7 +212,7 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
          "time": now.strftime("%A %B %d, %H:%M"), "dialogue": _dialogue_text(lines),
-         "schedule": schedule_from(npc, now), "places": bullets(places), "place_list": places,
+         "schedule": schedule_from(npc, now, stream.reaches_plans), "places": bullets(places), "place_list": places,
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=npc.npc_id, trace=trace,
         fallback=lambda: _plain_memo(npc.persona.name, partner_name),

@@ -42,6 +42,12 @@ class MemoryStream:
     # tomorrow matters as much as today, and need not cost another call.
     _rated: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict)
 
+    @property
+    def reaches_plans(self) -> bool:
+        """Whether the NPC can bring its plans to mind (not under the paper's "planning" ablation):
+        a conversation shows it its schedule only then."""
+        return MemoryKind.PLAN not in self.weights.exclude
+
     async def remember(
         self,
         npc_id: str,

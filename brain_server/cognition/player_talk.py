@@ -69,7 +69,7 @@ class Player:
         heard = time.perf_counter()
         npc = await self.parts.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
-        speaker = Speaker.of(npc, now)
+        speaker = Speaker.of(npc, now, self.parts.stream.reaches_plans)
         key = (npc_id, player)
         with doing(Work(Priority.PLAYER, npc_id)):
             talk = self._talks.get(key)
@@ -218,7 +218,7 @@ class Player:
         with doing(Work(Priority.PLAYER, npc_id)):
             if offline_lines.composing(self.parts.stream.llm):
                 asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
-                answer = (await offline_lines.reply(Speaker.of(npc, now), "an interviewer", [asked], now, npc.address,
+                answer = (await offline_lines.reply(Speaker.of(npc, now, self.parts.stream.reaches_plans), "an interviewer", [asked], now, npc.address,
                                                     self.parts.stream, trace)).utterance
             else:
                 answer = await answer_interview(npc_id, npc.persona, question, now, self.parts.stream, trace)

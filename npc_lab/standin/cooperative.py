@@ -37,6 +37,7 @@ from npc_lab.standin.schema import _enum_at, _resolve, conform
 # "to ask everyone she meets", "to invite as many of her customers and friends as she can"
 MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|people|customers|friends|"
                          r"neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
+INSIGHT = "learned that"  # how its insights read ("Ann Lee learned that ..."), to know them again when shown
 # "She", "he", "they": a sentence about the persona itself.
 PRONOUN = re.compile(r"^(?:she|he|they)\b", re.I)
 
@@ -138,6 +139,10 @@ class StandIn:
         """Whether `speaker` (this NPC when empty) passes this news on to `listener`: always."""
         return True
 
+    def said(self, f: Fact, text: str) -> bool:
+        """Whether `text` (lines already spoken) holds this news as this stand-in tells it."""
+        return _told(f, text)
+
     def say(self, f: Fact) -> str:
         """How news is told: the line with its date and time spelled out."""
         return f.full()
@@ -165,7 +170,7 @@ class StandIn:
         name, partner, said = self.p.name, self.partner(), self.p.dialogue()
         first = partner.split()[0] if partner else "there"
         spoken = " ".join(t for _, t in said)
-        mine = [f for f in self.p.news() if not _told(f, spoken + self.shared_with(partner)) and self.tells(f, partner)]
+        mine = [f for f in self.p.news() if not self.said(f, spoken + self.shared_with(partner)) and self.tells(f, partner)]
         theirs = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != name]
         answered = " ".join(t for s, t in said if s == name)
         news = [f for f in theirs if not _told(f, answered)]
@@ -296,7 +301,7 @@ class StandIn:
         heard = Prompt(self.p.system, "", self.p.schema, self.p.under(f"What {speaker} remembers"), speaker, self.p.now,
                        periods=self.p.periods)
         heard.persona["currently"] = self.currently_of(speaker)  # what they are about: news, as in view
-        return [f for f in heard.news() if not _told(f, StandIn.of(heard, self.seed).shared_with(listener))
+        return [f for f in heard.news() if not self.said(f, StandIn.of(heard, self.seed).shared_with(listener))
                 and self.tells(f, listener, speaker)]
 
     def currently_of(self, person: str) -> str:
@@ -324,7 +329,7 @@ class StandIn:
             not re.search(r"\b(not possible|busy|cannot)\b", talk_line)
         observed = self.p.quoted()[0] if self.p.quoted() else ""
         subject = self.p.dialogue_partner_of(observed)
-        news = [f for f in self.p.news() if not _told(f, self.shared_with(subject)) and self.tells(f, subject)]
+        news = [f for f in self.p.news() if not self.said(f, self.shared_with(subject)) and self.tells(f, subject)]
         if can_talk and (news or self.chance("talk") < 0.35):
             reason = f"wants to tell them: {news[0].text}" if news else f"says hello after noticing: {observed}"
             return {"choice": "talk", "reason": reason[:300], "new_activity": ""}
@@ -379,7 +384,7 @@ class StandIn:
         out = []
         for number, text in ranked[:5]:
             flat = _unlead(text.replace("\n", " "))
-            out.append({"insight": f"{self.p.name} learned that {flat}"[:300],
+            out.append({"insight": f"{self.p.name} {INSIGHT} {flat}"[:300],
                         "about": (re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", flat) or ["daily life"])[0],
                         "evidence": [number], "importance": importance(flat)})
         return {"insights": out}

@@ -5,7 +5,10 @@ person who is not always interested. Still prompt-only and seeded. It
   schedule (lines "HH:MM-HH:MM activity", under a heading that names its day or none) it accepts
   only when nothing but free time overlaps the event, and when no schedule is shown it declines
   a share `RATES.decline`; a declined invitation becomes no plan item;
-- forgets news: a share `RATES.forget` of (speaker, listener, news, day) is never passed on;
+- forgets news: a share `RATES.forget` of (speaker, listener, news, day) is never passed on, when
+  one kind of its memories shown brings the news back; `forget ** k` when k kinds do (what it
+  heard, what it reflected on, what it planned for: `reminders`), as a model brings up most readily
+  what its prompt keeps returning to; it never tells the same news twice in one conversation;
 - paraphrases times ("tomorrow evening", "on Saturday after work"; the clock itself a share
   `RATES.exact_time`), and takes a paraphrase it hears for an hour (PERIODS in reading.py);
 - leaves place names out of its plan items' activity text (where a schema asks for a place, it
@@ -20,17 +23,18 @@ of the whole prompt: a person who forgot to tell a neighbour forgets it all that
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 import json
 import re
 from typing import Any
 
 from brain_server.prompts.converse_turn import END, GO_ON
-from npc_lab.standin.cooperative import StandIn, own_aims
+from npc_lab.standin.cooperative import INSIGHT, StandIn, own_aims
 from npc_lab.standin.reading import (
     ACCEPT,
     AMPM,
+    BULLET,
     CLOCK,
     DAY_MONTH,
     DECLINE,
@@ -57,7 +61,7 @@ class Rates:
     """How hard to please: the one place its rates are set (docs/evaluation.md reports them)."""
 
     decline: float = 0.3  # invitations declined when no schedule is shown to check
-    forget: float = 0.35  # news a speaker does not pass on to a listener that day
+    forget: float = 0.35  # news a speaker does not pass on to a listener that day (** kinds of reminders)
     exact_time: float = 0.25  # news told with its clock time (else "tomorrow evening", "after work")
     vague: float = 0.2  # interview answers that stay vague
     off_format: float = 0.3  # plain-text lines written otherwise: quoted, after the name, as JSON, tag inline
@@ -72,6 +76,7 @@ _WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELA
         rf"{CLOCK.pattern}|{NOON.pattern}|{PERIOD.pattern})"
 # A time or date with the words that tie it to the sentence ("on February 14 from 5 pm to 7 pm").
 WHEN_PHRASE = re.compile(rf"(?:\s*,?\s*\b(?:on|from|at|until|till|to|between|and|in the|around|by)\b)*\s*{_WHEN}", re.I)
+PLAN_MEMORY = "'s plan for "  # a plan memory ("Ann Lee's plan for Friday February 13: ...")
 PLACE_NOTE = re.compile(r"\s*\([^)]*\)$")  # a schedule line's "(place)"
 # "at Pier Market", "from the Harbour": a place named in a sentence.
 PLACE_WORDS = "at|in|to|from|on|near|outside"
@@ -91,19 +96,41 @@ class HardStandIn(StandIn):
 
     def tells(self, f: Fact, listener: str, speaker: str = "") -> bool:
         """Never forgets what its own status says it means to ask everyone about (a model reads that
-        aim in every prompt); other news it forgets to pass on by the day's draw."""
+        aim in every prompt); other news it forgets to pass on by the day's draw, the less often the
+        more kinds of its memories bring it back."""
         teller = speaker or self.p.name
         currently = self.p.persona.get("currently", "") if teller == self.p.name else self.currently_of(teller)
         if any(_told(f, aim) for aim in own_aims(currently, teller)):
             return True
         topic = " ".join(sorted(set(words(_bare(f.text))))[:6])
-        return self.odds("forget", speaker or self.p.name, listener, topic, self._today()) >= self.rates.forget
+        forget = self.rates.forget ** max(1, len(self.reminders(f, teller)))
+        return self.odds("forget", teller, listener, topic, self._today()) >= forget
+
+    def reminders(self, f: Fact, teller: str) -> set[str]:
+        """The kinds of the teller's memories shown that bring this news back: "heard" (a
+        conversation, a memo, a whisper), "reflected" (an insight), "planned" (a schedule line or an
+        item of a plan memory)."""
+        lines = self.p.bullets() if teller == self.p.name else [
+            m.group(1) for line in dict.fromkeys([*self.p.under(f"What {teller} has planned"),
+                                                  *self.p.under(f"What {teller} remembers")])
+            if (m := BULLET.match(line))]
+        kinds = set()
+        for line in lines:
+            if SCHEDULE_LINE.match(line) or PLAN_MEMORY in line:
+                if any(_same(part, f.text) for part in re.split(r";\s*", line)):
+                    kinds.add("planned")
+            elif _told(f, line):
+                kinds.add("reflected" if INSIGHT in line else "heard")
+        return kinds
+
+    def said(self, f: Fact, text: str) -> bool:
+        """Told already, whole or as `say` tells it: its first clause without its time."""
+        return _told(f, text) or _told(replace(f, text=_core(f)), text)
 
     def say(self, f: Fact) -> str:
         if f.start is None or self.odds("exact", self.p.name, f.text, self._today()) < self.rates.exact_time:
             return f.full()
-        core = re.split(r",\s+(?:and|but|so)\s+|;\s*", _bare(f.text))[0].strip(" ,.")
-        return f"{core} {self.paraphrase(f)}"
+        return f"{_core(f)} {self.paraphrase(f)}"
 
     def paraphrase(self, f: Fact) -> str:
         """The event's day and time as people say them: "this evening", "tomorrow after work"."""
@@ -204,6 +231,11 @@ class HardStandIn(StandIn):
 def _bare(text: str) -> str:
     """A sentence without its dates and times."""
     return re.sub(r"\s{2,}", " ", re.sub(r"\s*\(\s*\)", "", WHEN_PHRASE.sub("", text))).strip(" ,")
+
+
+def _core(f: Fact) -> str:
+    """News as told in a paraphrase: its first clause, without its dates and times."""
+    return re.split(r",\s+(?:and|but|so)\s+|;\s*", _bare(f.text))[0].strip(" ,.")
 
 
 def _same(activity: str, news: str) -> bool:
