@@ -281,6 +281,18 @@ def test_an_answer_to_news_is_not_news_to_answer_again() -> None:
     assert "cannot go" not in memo.summary and "lantern walk" in memo.plan_activity, memo
 
 
+def test_a_memo_books_neither_an_answer_nor_its_own_news() -> None:
+    """An answer written with its speaker's name and quotes ("Ryan: \"Sounds lovely ...\"", as models
+    half follow a format) is no plan item; what the NPC itself told is not news it heard."""
+    answered = 'Piet Vos: "Ryan: "Sounds lovely, count me in, tomorrow evening!""'
+    memo = _hard("conversation_memo", npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                 dialogue=answered, time="Tuesday March 3, 10:20")
+    assert not memo.plan_activity and not memo.plan_start, memo
+    memo = _hard("conversation_memo", npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
+                 dialogue=TOLD, time="Tuesday March 3, 10:20")
+    assert "heard from Piet Vos" not in memo.summary and not memo.plan_activity, memo
+
+
 def test_out_of_view_a_listener_answers_the_time_it_heard() -> None:
     """Told in one call, Piet answers to what Odile said ("this evening" he takes for 18:00-19:00,
     free before his 19:00 choir), not to the 6-8 pm she remembers and did not say."""
@@ -337,6 +349,21 @@ def test_it_paraphrases_times_and_a_listener_takes_the_paraphrase_for_an_hour() 
                  dialogue=f'Odile Marsh: "{vague[0]}"\nPiet Vos: "Sounds lovely, count me in!"',
                  time="Wednesday March 4, 10:20")
     assert memo.plan_date == "2026-03-05" and memo.plan_start in ("17:30", "18:00"), memo
+
+
+def test_its_dinner_takes_an_hour_and_the_evening_after_it_is_free() -> None:
+    """A model plans dinner as an hour, not as the whole evening: invited for after it, it is free."""
+    blocks = _hard("daily_plan", npc_name="Piet Vos", date="Thursday March 5, 2026").blocks
+    dinner = next(i for i, b in enumerate(blocks) if "dinner" in b.activity)
+    assert blocks[dinner].duration_minutes == 60 and "relaxing" in blocks[dinner + 1].activity, blocks
+    late = "Piet Vos's plan for today:\n" + "\n".join(
+        f"- {b.start}-{blocks[i + 1].start if i + 1 < len(blocks) else '23:59'} {b.activity}" for i, b in enumerate(blocks))
+    after = blocks[dinner + 1]
+    told = TOLD.replace("from 6 pm to 8 pm", f"from {after.start} to {blocks[dinner + 2].start}")
+    answers = [_hard("converse_turn", s, npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                     dialogue=told, situation=late, schedule="- (nothing planned)",
+                     time="Thursday March 5, 10:00").utterance for s in range(4)]
+    assert not any("can't" in a for a in answers), answers
 
 
 def test_its_plan_items_name_no_place_but_its_addresses_do() -> None:

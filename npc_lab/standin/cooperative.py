@@ -212,8 +212,8 @@ class StandIn:
         props = _resolve(self.p.schema, self.p.schema).get("properties", {}) if self.p.schema else {}
         dated = any(re.search(r"date|day", k) for k in props)  # the schema can take another day
         declined = any(DECLINED.search(t) for s, t in said if s == name)
-        return self._memo(name, partner, self.p.ahead(self.p.facts(memory=False)), gist, dated=dated,
-                          declined=declined)
+        heard = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != name]  # not its own news
+        return self._memo(name, partner, heard, gist, dated=dated, declined=declined)
 
     def _memo(self, name: str, partner: str, facts: list[Fact], gist: str, *, dated: bool,
               declined: bool = False, memo: str = "") -> Draft:
@@ -437,8 +437,9 @@ class StandIn:
         dinner = max(finish, 18) * 60 + 30
         rounds = [(finish * 60 + 60 * i, "asking people to come along", "📣", place) for i, place in enumerate(meet[:2])
                   if finish * 60 + 60 * (i + 1) <= dinner]
+        evening = [(dinner + 60, "relaxing at home", "🛋️", home)] if dinner + 60 < bed * 60 else []  # dinner takes an hour
         plan += [*rounds, (finish * 60 + 60 * len(rounds), "relaxing at home", "🛋️", home),
-                 (dinner, "having dinner", "🍲", home), (bed * 60, "sleeping", "😴", home)]
+                 (dinner, "having dinner", "🍲", home), *evening, (bed * 60, "sleeping", "😴", home)]
         if closed and (outing := (meet or self.meeting_places(out, work, today))[:1]):
             # a day off has an outing among people, as the brain's own routine has (14:00-16:00)
             after = max((b for b in plan if b[0] <= 16 * 60), key=lambda b: b[0])

@@ -31,7 +31,8 @@ DECLINED = re.compile(r"\b(?:can't|cannot|can not|won't be able to) (?:make it|c
 # How the hard-to-please stand-in answers an invitation (hard.py), and how it reads one back: an
 # answer to news, never news itself ("count me in, after work today!" names a time, not an event).
 ACCEPT, DECLINE = "Sounds lovely, count me in", "Sorry, I can't make it"
-ANSWER = re.compile(rf"^(?:{ACCEPT}|{DECLINE})\b")
+# An answer to news, also as a line written with its speaker's name or quotes ("Ryan: \"Sounds lovely ...").
+ANSWER = re.compile(rf"^(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*)*:\s*)?[\"“]?(?:{ACCEPT}|{DECLINE})\b")
 RELATIVE = re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening)|tomorrow)\b", re.I)
 # Someone's decision or intention: news even without a date.
 INTENT = re.compile(r"\b(?:has|have|had) decided to\b|\bdecided to\b|\b(?:wants?|plans?|intends?|hopes?) to\b|"
