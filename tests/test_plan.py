@@ -152,6 +152,24 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
     assert len(store.latest("isabella", 20, MemoryKind.PLAN)) == 1 + 4
 
 
+def test_a_plan_memory_tells_a_run_of_the_same_step_once(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    """Twelve times "serving customers (10 min)" is one step of the memory, its minutes added."""
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    steps = [{"activity": "opening up", "duration_minutes": 10}, *[{"activity": "serving customers",
+                                                                   "duration_minutes": 10}] * 4]
+    fake_llm.queue({"json": {"steps": steps}}, purpose="decompose")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> None:
+        await new_day(npc, DAY1, stream)
+        npc.plan = [i for i in npc.plan if i.activity == "waking up and getting ready"]
+        await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1))
+
+    run(scenario)
+    [memory] = [m for m in store.latest("isabella", 5, MemoryKind.PLAN) if "06:00-07:00" in m.description]
+    assert memory.description.endswith(": opening up (12 min); serving customers (48 min)"), memory.description  # fitted to 60
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(min_value=-5, max_value=90), min_size=1, max_size=30), st.integers(min_value=5, max_value=900))
 def test_fitted_steps_are_5_to_15_minutes_and_sum_to_the_block(wanted: list[int], total: int) -> None:

@@ -49,7 +49,7 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
         filled[id(item)] = item.model_copy(update={"subtasks": subtasks})
         if from_llm:
-            steps = "; ".join(f"{s.activity} ({s.duration_minutes} min)" for s in subtasks)
+            steps = "; ".join(f"{activity} ({minutes} min)" for activity, minutes in _runs(subtasks))
             nodes.append(plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
                                               f"on {day_name(item.start)}, {item.activity}: {steps}", importance=3))
     npc.plan = [filled.get(id(item), item) for item in npc.plan]
@@ -175,3 +175,15 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
     return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
                   start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),
                   object_states=states, source=source, verb=current.verb)
+
+
+def _runs(subtasks: Sequence[PlanItem]) -> list[tuple[str, int]]:
+    """Steps as a plan memory tells them: a run of the same step once, with its minutes added (22
+    times "busy at the cafe (10 min)" filled a retrieved memory's share of the prompt)."""
+    runs: list[tuple[str, int]] = []
+    for s in subtasks:
+        if runs and runs[-1][0] == s.activity:
+            runs[-1] = (s.activity, runs[-1][1] + s.duration_minutes)
+        else:
+            runs.append((s.activity, s.duration_minutes))
+    return runs
