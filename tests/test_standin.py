@@ -340,6 +340,29 @@ def test_it_forgets_less_what_more_kinds_of_its_memories_bring_back() -> None:
     assert not any("lantern walk" in line for line in again), again
 
 
+def test_reflecting_on_an_event_to_come_it_may_mean_to_tell_friends_and_plans_to() -> None:
+    """The paper's reflection shapes plans: an insight that Odile means to tell friends of the walk
+    leads her status, so her day has rounds where people are; the hard one does so for a share of
+    events, and without the insight (the reflection ablation) the status only notes the news."""
+    statements = ("What is Odile up to?\n1. Odile Marsh heard from Piet Vos: the lantern walk leaves from the "
+                  "Chapel on March 5 from 6 pm to 8 pm\n2. Piet Vos is mending a net")
+    insights = _ask("reflection_insights", statements=statements).insights
+    aim = next(i.insight for i in insights if "means to tell friends" in i.insight)
+    assert aim.startswith("Odile Marsh means to tell friends that the lantern walk"), insights
+    takes = [any("means to tell" in i.insight for i in _hard("reflection_insights", seed, statements=statements).insights)
+             for seed in range(20)]
+    assert 3 <= sum(takes) <= 14, takes  # RATES.take_up = 0.4
+    heard = "- Odile Marsh heard from Piet Vos: the lantern walk leaves from the Chapel on March 5 from 6 pm to 8 pm"
+    status = _ask("revise_currently", memories=f"{heard}\n- {aim}").currently
+    assert "means to tell friends" in status, status
+    alone = _ask("revise_currently", memories=heard).currently
+    assert "lantern walk" in alone and "means to tell" not in alone
+    persona = PERSONA.replace("Currently: Odile Marsh is repainting the lamp room.", f"Currently: {status}").replace(
+        "works in the lamp room until 3 pm", "works in the lamp room from 8 am to 3 pm")
+    day = _ask("daily_plan", persona=persona, date="Wednesday March 4, 2026").blocks
+    assert any("asking people" in b.activity for b in day), day
+
+
 def test_it_paraphrases_times_and_a_listener_takes_the_paraphrase_for_an_hour() -> None:
     lines = [_hard("converse_turn", seed, memories=INVITE, time="Wednesday March 4, 10:00").utterance
              for seed in range(8)]

@@ -361,6 +361,7 @@ class StandIn:
     def currently(self) -> str:
         old = self.p.persona.get("currently", "").strip()
         news = [f for f in self.p.news() if f.shown_as == "memory"]
+        news.sort(key=lambda f: not own_aims(f.text, self.p.name))  # what it resolved to do first
         add = next((f"{f.full()}." for f in news if not _told(f, old)), "")
         glue = (". " if not old.endswith(".") else " ") if old and add else ""
         return (old + glue + add)[:500] or f"{self.p.name} is going about the usual days."
@@ -384,10 +385,25 @@ class StandIn:
         out = []
         for number, text in ranked[:5]:
             flat = _unlead(text.replace("\n", " "))
-            out.append({"insight": f"{self.p.name} {INSIGHT} {flat}"[:300],
-                        "about": (re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", flat) or ["daily life"])[0],
-                        "evidence": [number], "importance": importance(flat)})
-        return {"insights": out}
+            about = (re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", flat) or ["daily life"])[0]
+            out.append({"insight": f"{self.p.name} {INSIGHT} {flat}"[:300], "about": about, "evidence": [number],
+                        "importance": importance(flat)})
+            if aim := self.aim(flat):
+                out.append({"insight": aim[:300], "about": about, "evidence": [number], "importance": importance(aim)})
+        return {"insights": out[:5]}
+
+    def aim(self, statement: str) -> str:
+        """What reflecting on an event still to come that others hold makes of it: the wish to tell
+        friends (as the paper's agents, reflecting, resolve to act), when it `takes_up` the event."""
+        events = [f for f in self.p.ahead(_facts(statement, self.p.now, "memory")) if f.day and f.start]
+        if not events or statement.startswith(self.p.name) or not self.takes_up(events[0]):
+            return ""
+        core = re.split(r",\s+(?:and|but|so)\s+|;\s*", events[0].text)[0].strip(" ,.")  # its date kept
+        return f"{self.p.name} means to tell friends that {core}"
+
+    def takes_up(self, f: Fact) -> bool:
+        """Whether reflecting on this event makes it something to tell friends about: always."""
+        return True
 
     # Plans and places.
     def places(self) -> list[str]:

@@ -14,6 +14,8 @@ person who is not always interested. Still prompt-only and seeded. It
 - leaves place names out of its plan items' activity text (where a schema asks for a place, it
   still names the one the news names, as a model filling that field would);
 - answers a share `RATES.vague` of interview questions vaguely, with or without the topic;
+- reflecting on an event still to come, means to tell friends about it for a share `RATES.take_up`
+  of them (the cooperative one always);
 - writes a share `RATES.off_format` of its plain-text lines in another form (in quotes, after its
   name, as JSON, the tag on the same line or left out), as models that half follow a format do.
 
@@ -64,6 +66,7 @@ class Rates:
     forget: float = 0.35  # news a speaker does not pass on to a listener that day (** kinds of reminders)
     exact_time: float = 0.25  # news told with its clock time (else "tomorrow evening", "after work")
     vague: float = 0.2  # interview answers that stay vague
+    take_up: float = 0.4  # events still to come that reflecting on makes it mean to tell friends about
     off_format: float = 0.3  # plain-text lines written otherwise: quoted, after the name, as JSON, tag inline
 
 
@@ -122,6 +125,10 @@ class HardStandIn(StandIn):
             elif _told(f, line):
                 kinds.add("reflected" if INSIGHT in line else "heard")
         return kinds
+
+    def takes_up(self, f: Fact) -> bool:
+        """A share `RATES.take_up` of events, by person and event."""
+        return self.odds("take up", self.p.name, _core(f)) < self.rates.take_up
 
     def said(self, f: Fact, text: str) -> bool:
         """Told already, whole or as `say` tells it: its first clause without its time."""
