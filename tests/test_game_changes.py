@@ -16,6 +16,7 @@ from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.conftest import BrainProcess
 
+pytestmark = pytest.mark.brain  # one brain process for the module
 W = "Port 42"
 YARD = "Terminal 3 Yard, Gate 12B"
 
