@@ -100,8 +100,8 @@ def outcome_events(npc_name: str, outcomes: Sequence[pb.VerbOutcome]) -> list[Pe
     for o in outcomes:
         did = "did" if o.done else "failed to do"
         detail = f": {o.detail}" if o.detail else ""
-        events.append(PerceivedEvent(npc_name, did, o.name, f"{npc_name} {did} {o.name} at {o.target}{detail}",
-                                     o.target, 0.0))
+        where = f" at {o.target}" if o.target else ""
+        events.append(PerceivedEvent(npc_name, did, o.name, f"{npc_name} {did} {o.name}{where}{detail}", o.target, 0.0))
     return events
 
 

@@ -26,10 +26,10 @@ import structlog
 
 from brain_server import validation
 from brain_server.errors import BrainError, Status, invalid, not_found
-from brain_server.npc import NpcState
+from brain_server.npc import Action, NpcState
 from brain_server.storage.base import MemoryStore
 from brain_server.validation import NPC_ID, shown  # noqa: F401 - NPC_ID: the lab's models use its pattern
-from brain_server.world import World, join
+from brain_server.world import World, arena_of, join
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
 PEOPLE_FRESH_S = 2.0  # replicas on one store: how long another replica's newcomer may go unseen
@@ -54,6 +54,21 @@ class WorldIndex:
         if address not in self.addresses:
             raise invalid(f"{name} {shown(address, 200)} is not in world {self.world.name!r}; use "
                           f"world:sector:arena[:object] as registered, e.g. {min(self.addresses)!r}")
+
+    def placed(self, action: Action, *instead: str) -> tuple[Action, str]:
+        """The action at places the world has, and what was moved ("" when nothing): a plan made
+        before the game renamed or removed a place and registered the world again still names it.
+        Its object's arena if the world has it, else the first of `instead` it has (home, then
+        where the NPC is); an object state or a verb on a place it lacks is dropped."""
+        if action.address in self.addresses or not action.address:
+            return action, ""
+        to = next((a for a in (arena_of(action.address), *instead) if a in self.addresses), None)
+        if to is None:
+            return action, ""
+        verb = action.verb if action.verb is None or action.verb.target in self.addresses else None
+        states = [s for s in action.object_states if s.address in self.addresses]
+        moved = action.model_copy(update={"address": to, "verb": verb, "object_states": states})
+        return moved, f"world {self.world.name!r} no longer has {action.address!r}: the action goes to {to!r}"
 
 
 class Records:

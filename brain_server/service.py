@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+import dataclasses
 from datetime import UTC, datetime
 
 import structlog
 
 from brain_server import batch, convert, personas, talk_stream, time_skip, validation
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.mind import Mind
+from brain_server.cognition.mind import Decision, Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
@@ -23,7 +24,7 @@ from brain_server.npc import NpcState, Perception, Persona
 from brain_server.records import Records
 from brain_server.saves import SaveFiles, Saves
 from brain_server.trace import Trace, TraceBook
-from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, MAX_WORLD_PLACES, shown
+from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, shown
 from brain_server.verbs import Verb
 from brain_server.vitals import Spread, Vitals
 from brain_server.world import World, arena_of
@@ -60,8 +61,7 @@ class BrainCore:
 
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
-        _check_world(world)
-        validation.verbs("world.verbs", world.verbs)
+        validation.world(world)
         await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
@@ -82,6 +82,8 @@ class BrainCore:
         perception = _perception(request.perception)
         verbs = convert.verbs_from_pb(request.verbs, "verbs")
         validation.verbs("verbs", verbs)
+        # One name, one verb: the model would read both, and the game be sent the world's.
+        validation.unique("verb", (v.name for v in [*world.verbs, *verbs]), "in the world's verbs and this NPC's")
         personas.check_places(self.records.index(world), persona, request.address)
         async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
             # One persona name per world: observations, reactions, chats and private homes go by name.
@@ -209,20 +211,36 @@ class BrainCore:
         npc_id, events, address = request.npc_id, convert.events_from_pb(list(request.perceptions)), request.address
         if request.verb_outcomes:
             events += await self._outcomes(npc_id, request.verb_outcomes)
+        if request.attention not in pb.Attention.values():
+            raise invalid(f"attention {request.attention} is not an Attention: use ATTENTION_IN_VIEW, "
+                          "ATTENTION_OUT_OF_VIEW or ATTENTION_CROWD, or leave it unset (in view)")
         crowd = request.attention == pb.ATTENTION_CROWD
         in_view = request.attention not in (pb.ATTENTION_OUT_OF_VIEW, pb.ATTENTION_CROWD)
         if self.home.here():
-            decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view, crowd=crowd)
+            decision = self._in_world(await self.mind.decide(npc_id, now, events, address, in_view=in_view,
+                                                             crowd=crowd), address)
         else:  # the transports' thread: the mind's state is read as published, and changed on its loop
             # The load is shielded: a caller gone (a deadline) leaves the NPC read for its next Decide.
             decision = self.mind.answer(npc_id, now, address, in_view, crowd=crowd) or self.mind.answer(
                 npc_id, now, address, in_view, crowd=crowd,
                 loaded=await asyncio.shield(self.home.run(self.mind.load(npc_id))))
             assert decision is not None
+            decision = self._in_world(decision, address)
             record = self.mind.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
             self.home.post(lambda: self.mind.thinking.start(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
+
+    def _in_world(self, decision: Decision, here: str) -> Decision:
+        """The decision at places the NPC's world has (`WorldIndex.placed`), a move noted in its trace."""
+        npc = self.records.current(decision.trace.npc_id)
+        world = self.records.cached_world(npc.world_name) if npc is not None else None
+        if npc is None or world is None:
+            return decision
+        action, moved = self.records.index(world).placed(decision.action, npc.persona.home, here, npc.address)
+        if moved:
+            decision.trace.note(moved)
+        return dataclasses.replace(decision, action=action) if moved else decision
 
     async def decide_batch(self, request: pb.DecideBatchRequest) -> pb.DecideBatchResponse:
         """Many NPCs' Decides, each answered or failed on its own (`batch.py`), each timed as a Decide."""
@@ -364,30 +382,6 @@ def _perception(message: pb.PerceptionSettings) -> Perception:
     return Perception(vision_radius=message.vision_radius or defaults.vision_radius,
                       attention_bandwidth=message.attention_bandwidth or defaults.attention_bandwidth,
                       retention=message.retention or defaults.retention)
-
-
-def _check_world(world: World) -> None:
-    """Names that make addresses (no ':', one line), unique among their siblings; a bounded size."""
-    validation.name("world.name", world.name)
-    if not world.sectors:
-        raise invalid("world.sectors is empty: send at least one sector with an arena")
-    places = len(world.sectors) + sum(len(s.arenas) + sum(len(a.objects) for a in s.arenas) for s in world.sectors)
-    if places > MAX_WORLD_PLACES:
-        raise BrainError(Status.RESOURCE_EXHAUSTED, f"the world has {places} sectors, arenas and objects; "
-                         f"send at most {MAX_WORLD_PLACES}")
-    validation.unique("sector", (s.name for s in world.sectors), "in a world")
-    for sector in world.sectors:
-        validation.name("sector name", sector.name)
-        validation.names(f"sector {shown(sector.name)} residents", sector.residents, limit=MAX_WORLD_PLACES)
-        if not sector.arenas:
-            raise invalid(f"sector {shown(sector.name)} has no arenas: every sector needs at least one")
-        validation.unique("arena", (a.name for a in sector.arenas), f"in sector {shown(sector.name)}")
-        for arena in sector.arenas:
-            validation.name("arena name", arena.name)
-            validation.unique("object", (o.name for o in arena.objects), f"in arena {shown(arena.name)}")
-            for obj in arena.objects:
-                validation.name("object name", obj.name)
-                validation.line("object state", obj.state)
 
 
 def _game_time(request: pb.DecideRequest | pb.WhisperRequest | pb.InterviewRequest | pb.TalkRequest

@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 
 from brain_server.errors import BrainError, Status, invalid
 from brain_server.verbs import Verb, VerbArgument
+from brain_server.world import World
 
 MAX_TEXT = 4000
 MAX_LABEL = 200
@@ -113,6 +114,31 @@ def slot(value: str) -> str:
     if not SLOT.fullmatch(value):
         raise invalid(f"slot {shown(value)} is invalid: use 1-64 letters, digits, '_' or '-', e.g. \"slot_1\"")
     return value
+
+
+def world(world: World) -> None:
+    """Names that make addresses (no ':', one line), unique among their siblings; a bounded size."""
+    name("world.name", world.name)
+    if not world.sectors:
+        raise invalid("world.sectors is empty: send at least one sector with an arena")
+    places = len(world.sectors) + sum(len(s.arenas) + sum(len(a.objects) for a in s.arenas) for s in world.sectors)
+    if places > MAX_WORLD_PLACES:
+        raise BrainError(Status.RESOURCE_EXHAUSTED, f"the world has {places} sectors, arenas and objects; "
+                         f"send at most {MAX_WORLD_PLACES}")
+    unique("sector", (s.name for s in world.sectors), "in a world")
+    for sector in world.sectors:
+        name("sector name", sector.name)
+        names(f"sector {shown(sector.name)} residents", sector.residents, limit=MAX_WORLD_PLACES)
+        if not sector.arenas:
+            raise invalid(f"sector {shown(sector.name)} has no arenas: every sector needs at least one")
+        unique("arena", (a.name for a in sector.arenas), f"in sector {shown(sector.name)}")
+        for arena in sector.arenas:
+            name("arena name", arena.name)
+            unique("object", (o.name for o in arena.objects), f"in arena {shown(arena.name)}")
+            for obj in arena.objects:
+                name("object name", obj.name)
+                line("object state", obj.state)
+    verbs("world.verbs", world.verbs)
 
 
 MAX_VERBS = 64  # declared on a world, or on one NPC

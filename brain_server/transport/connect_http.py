@@ -18,6 +18,7 @@ from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
+from google.protobuf import json_format
 from google.protobuf.message import Message
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
@@ -74,7 +75,10 @@ class CompactJSON(Codec[Message, Message]):
         return proto_json.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Message]) -> Message:
-        return proto_json.decode(data, message_class)
+        try:
+            return proto_json.decode(data, message_class)
+        except json_format.ParseError as exc:
+            raise json_format.ParseError(proto_json.what_to_send(str(exc), data)) from None
 
 
 @contextlib.contextmanager

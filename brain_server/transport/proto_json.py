@@ -69,6 +69,21 @@ def decode(data: bytes | bytearray, message_class: type[Message]) -> Message:
         return message
 
 
+def what_to_send(error: str, data: bytes | bytearray) -> str:
+    """json_format's complaint about `data` (`decode`'s ParseError), with what a hand-written client
+    should send instead."""
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError):
+        return error
+    if not isinstance(body, dict):
+        return f"the body is a JSON {type(body).__name__}: send a JSON object of the request's fields (docs/api.md)"
+    if "time data" in error or "timestamp" in error.lower():
+        return (f'{error.rstrip(".")}: a time is an RFC 3339 string in UTC, e.g. "2026-02-13T09:00:00Z" (Godot: '
+                'Time.get_datetime_string_from_unix_time(t) + "Z")')
+    return error
+
+
 def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object; a key given twice is json_format's to refuse."""
     out = dict(pairs)
