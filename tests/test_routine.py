@@ -206,6 +206,20 @@ def test_a_stretch_the_lifestyle_spends_at_a_place_is_the_working_day_whatever_t
     assert workplace(baker, hall) == f"{HILL}:Market Hall:bakery"
 
 
+def test_an_arena_with_a_name_of_its_own_is_found_as_written() -> None:
+    """A world that names its rooms ("the Canteen", "Crane Cabin 07" in a sector "Terminal 3 Yard"):
+    each stayed home all day, its capitalised name taken for someone else's."""
+    port = "Port 42"
+    rooms = [f"{port}:Terminal 3 Yard:Canteen", f"{port}:Terminal 3 Yard:Crane Cabin 07",
+             f"{port}:Terminal 3 Yard:Stack Field 1", f"{port}:Terminal 3 Yard:Bunk Room A"]
+    for lifestyle, room in (("cooks in the Canteen from 5 am to 1 pm", rooms[0]),
+                            ("works in the Crane Cabin 07 from 6 am to 2 pm", rooms[1]),
+                            ("works at Stack Field 1 from 8 am to 4 pm", rooms[2])):
+        worker = NpcState(npc_id="w", world_name=port, persona=Persona(
+            name="Chidi Okafor", identity="Chidi Okafor lives at the port.", lifestyle=lifestyle, home=rooms[3]))
+        assert workplace(worker, rooms) == room, lifestyle
+
+
 def test_without_a_stated_wake_up_time_it_gets_up_in_time_for_work() -> None:
     baker = villager("lin", identity="Lin works at the Crust and Crumb Bakery from 6 am to 2 pm.")
     day = day_shape(baker, MONDAY.date(), UTC)

@@ -22,6 +22,7 @@ from npc_brain.v1 import brain_pb2 as pb
 from tests.town import WORLD, spawn_json, world_json
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
+HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 COUNTER = f"{CAFE}:cafe counter"
 HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 
@@ -184,3 +185,27 @@ def test_two_conversations_with_one_partner_at_once_make_one(run, tmp_path) -> N
     talked, notes = run(scenario)
     assert sorted(talked) == [False, True], (talked, notes)
     assert any("no longer free to talk" in note for note in notes)
+
+
+def test_two_who_walked_apart_since_one_saw_the_other_do_not_talk(run, tmp_path) -> None:
+    """A conversation decided on a sighting starts only if the game still places both in one arena:
+    by then Klaus may have gone home (seen in a game of our own making: two NPCs "chatting"
+    for an hour from the canteen and the yard)."""
+
+    async def scenario(stream: MemoryStream) -> tuple[list[bool], list[str]]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        body = spawn_json("klaus")
+        body["persona"].update(name="Klaus Mueller", home=HOME, knownAreas=[CAFE])
+        await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": HOME}))
+        await core.records.merge("isabella", lambda live: setattr(live, "address", f"{CAFE}:counter"))
+        now = datetime(2026, 2, 13, 10, tzinfo=UTC)
+        traces = [Trace(npc_id="isabella", kind="background", game_time=now) for _ in range(2)]
+        talked = [await core.mind.chats.conversation("isabella", "klaus", now, traces[0])]
+        await core.records.merge("klaus", lambda live: setattr(live, "address", CAFE))
+        talked.append(await core.mind.chats.conversation("isabella", "klaus", now, traces[1]))
+        await core.close()
+        return talked, [note for t in traces for note in t.notes]
+
+    talked, notes = run(scenario)
+    assert talked == [False, True], (talked, notes)
+    assert "no longer free to talk" in notes[0]

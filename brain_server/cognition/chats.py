@@ -43,7 +43,7 @@ from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.records import Records
 from brain_server.trace import Trace
-from brain_server.world import SEPARATOR, World
+from brain_server.world import SEPARATOR, World, arena_of
 
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds its speakers this long at a time
@@ -62,7 +62,10 @@ class Chats:
         self._open: dict[str, Group] = {}  # conversations being written, by participant
 
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
-        if partner is None or partner.is_asleep() or partner.is_chatting(now):
+        """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
+        and where the game last said `npc` is (its arena): the two may have walked apart since one
+        saw the other, while the conversation was being decided."""
+        if partner is None or partner.is_asleep() or partner.is_chatting(now) or not together(npc, partner):
             return False
         if self.runtimes.talking(npc.npc_id, partner.npc_id):
             return False
@@ -159,7 +162,7 @@ class Chats:
         return here
 
     async def _joining(self, a_id: str, b_id: str, now: datetime) -> list[str]:
-        """Who else takes part: those `a` or `b` saw at its latest Decide, at `a`'s place and free
+        """Who else takes part: those `a` or `b` saw at its latest Decide, in `a`'s arena and free
         to talk with `a` (checked again under the locks), up to MAX_GROUP in all."""
         a = await self.records.npc(a_id)
         people = await self.records.people(a.world_name)
@@ -167,7 +170,7 @@ class Chats:
         joining = []
         for other_id in sorted({people[name] for name in seen if name in people} - {a_id, b_id}):
             other = await self.records.npc_or_none(other_id)
-            if other is not None and other.address == a.address and self.can_talk(a, other, now):
+            if other is not None and self.can_talk(a, other, now):
                 joining.append(other_id)
         return joining[:MAX_GROUP - 2]
 
@@ -270,3 +273,8 @@ def chatting(me: NpcState, others: Sequence[NpcState], start: datetime, length: 
                   address=me.address or me.persona.home, start_time=start,
                   duration_minutes=max(1, int(length.total_seconds() // 60)), dialogue=lines,
                   chatting_with=others[0].npc_id, event=(me.persona.name, "is chatting with", with_whom))
+
+
+def together(a: NpcState, b: NpcState) -> bool:
+    """In one arena, as the game last placed them (where it has not placed one yet, they may be)."""
+    return not (a.address and b.address) or arena_of(a.address) == arena_of(b.address)

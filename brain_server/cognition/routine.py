@@ -249,8 +249,9 @@ def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> l
 def _mentions(npc: NpcState, places: Sequence[str] | None, *,
               near: Callable[[Sequence[str], set[int], int], bool] | None = None) -> dict[str, int]:
     """How often the persona's identity, lifestyle and "currently" name each place (the sector's
-    name counts twice, a word of the arena's twice, once within the sector's name; a capitalised
-    arena word only within its own sector's name, so "Ryan Park" is no park); only where `near`
+    name counts twice, an arena's own name written as the world writes it twice, a word of the
+    arena's twice, once within the sector's name; a capitalised arena word only as those names,
+    so "Ryan Park" is no park); only where `near`
     says so of the words before, if given. The home arena is skipped."""
     persona = npc.persona
     tokens = _TOKEN.findall(f"{persona.identity}. {persona.lifestyle}. {persona.currently}")
@@ -269,9 +270,14 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
         name = name[1:] if name[:1] == ["the"] else name
         spans = [range(i, i + len(name)) for i in range(len(words)) if name and words[i:i + len(name)] == name]
         kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
+        # An arena with a name of its own ("the Canteen", "Crane Cabin 07") counts where it is
+        # written so, as its sector's name does.
+        proper = [t for t in _TOKEN.findall(arena) if t.lower() != "the"]
+        own = [range(i, i + len(proper)) for i in range(len(tokens))
+               if proper and proper[0][0].isupper() and tokens[i:i + len(proper)] == proper]
         # An arena's word within its sector's name counts less than named on its own: "the bakery in
         # the Market Hall" is the bakery, not the market.
-        hits = [(s.start, 2) for s in spans] + [
+        hits = [(s.start, 2) for s in [*spans, *own]] + [
             (i, 1 if any(i in s for s in spans) else 2) for i, w in enumerate(words)
             if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
         scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))
