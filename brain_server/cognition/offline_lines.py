@@ -12,7 +12,8 @@ With any other model nothing here runs (`composing`, the one test)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 import re
 import time
@@ -33,6 +34,7 @@ from brain_server.cognition.heard import (
     kind_of,
     words,
 )
+from brain_server.cognition.wording import clock, doing, first_name, own_words, place_name, when_said, will
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
@@ -62,73 +64,6 @@ def composing(llm: LLM) -> bool:
     return llm.model == MODEL_NAME
 
 
-def first_name(name: str) -> str:
-    return name.split()[0] if name.split() else name
-
-
-def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
-    """A sentence about the NPC as it says it: "Odile Marsh keeps the lighthouse. She loves her lamp"
-    as "I keep the lighthouse. I love my lamp" (pronouns too where the text is its persona's)."""
-    subject = rf"(?:{re.escape(name)}|{re.escape(first_name(name))})"
-    if pronouns:
-        subject = rf"(?:{subject}|\b[Ss]he\b|\b[Hh]e\b)"
-    text = re.sub(rf"{subject}'s\b", "my", text)
-    text = re.sub(rf"{subject} (\w+)", lambda m: f"I {_base(m.group(1))}", text)
-    if pronouns:
-        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
-                      lambda m: f"{m.group(1)} {_base(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
-        text = re.sub(r"\b(?:his|her)\b(?=\s+\w)", "my", text)
-        text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
-        text = re.sub(r"\b(?:him|her)\b", "me", text)
-    return text[:1].upper() + text[1:]
-
-
-def _base(verb: str) -> str:
-    """The verb after "I": is -> am, loves -> love, watches -> watch, tries -> try."""
-    special = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
-    if verb in special:
-        return special[verb]
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if re.search(r"(ch|sh|ss|x|o)es$", verb):
-        return verb[:-2]
-    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3 else verb
-
-
-def doing(activity: str, name: str) -> str:
-    """'Odile Marsh is polishing the lens' as 'polishing the lens'."""
-    return activity.removeprefix(f"{name} is ").removeprefix(f"{name} ").strip().rstrip(".")
-
-
-def _clock(when: datetime) -> str:
-    """'8 am', '5:30 pm'."""
-    hour, half = when.hour % 12 or 12, "am" if when.hour < 12 else "pm"
-    return f"{hour} {half}" if when.minute == 0 else f"{hour}:{when:%M} {half}"
-
-
-def _will(activity: str) -> str:
-    """A plan item as what the NPC will do: 'be serving customers', 'go to the regatta'."""
-    first = activity.split()[0] if activity.split() else ""
-    return f"be {activity}" if first.endswith("ing") else f"go to {activity}"
-
-
-def _when(then: datetime, now: datetime) -> str:
-    days = (now.date() - then.date()).days
-    if days == 0:
-        return "this morning" if then.hour < 12 else "this afternoon" if then.hour < 18 else "this evening"
-    if days == 1:
-        return "yesterday"
-    return f"on {then:%A}" if days < 7 else f"on {then:%B} {then.day}"
-
-
-def _place(address: str) -> str:
-    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at Lighthouse' (sectors are names)."""
-    parts = [p for p in address.split(":")[1:] if p]
-    if len(parts) >= 2:
-        return f"the {parts[1]} at {parts[0]}"
-    return parts[0] if parts else "here"
-
-
 def _main_items(items: Sequence[PlanItem]) -> list[PlanItem]:
     """The items worth telling: not sleep, the longer ones first, then in time order."""
     kept = [i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")]
@@ -140,24 +75,24 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
     if "tomorrow" in heard.lower():
         promised = [i for i in plan if i.start.date() == tomorrow]
         usual = _main_items([i for i in plan if i.start.date() == now.date()])
-        lines = [f"Tomorrow at {_clock(i.start)} I'll {_will(i.activity)}." for i in promised]
+        lines = [f"Tomorrow at {clock(i.start)} I'll {will(i.activity)}." for i in promised]
         if usual:
-            same = " and then ".join(f"{_will(i.activity)} from {_clock(i.start)}" for i in usual)
+            same = " and then ".join(f"{will(i.activity)} from {clock(i.start)}" for i in usual)
             lines += [f"Tomorrow is much like today for me: I'll {same}.",
-                      f"The usual, I think: I'll {_will(usual[0].activity)} from {_clock(usual[0].start)}."]
+                      f"The usual, I think: I'll {will(usual[0].activity)} from {clock(usual[0].start)}."]
         return lines
     later = [i for i in plan if now < i.start and i.start.date() == now.date()]
-    lines = [f"Later I'll {_will(i.activity)}, from {_clock(i.start)}." for i in later[:1]]
+    lines = [f"Later I'll {will(i.activity)}, from {clock(i.start)}." for i in later[:1]]
     if len(later) > 1:
-        lines.append(f"At {_clock(later[0].start)} I'll {_will(later[0].activity)}, and at "
-                     f"{_clock(later[1].start)} I'll {_will(later[1].activity)}.")
+        lines.append(f"At {clock(later[0].start)} I'll {will(later[0].activity)}, and at "
+                     f"{clock(later[1].start)} I'll {will(later[1].activity)}.")
     return lines
 
 
 def _asked_items(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
     """The items from now on whose activity the question names ("what's for dinner?": having dinner)."""
     asked = {w for w in words(heard) if len(w) > 3} - ASKING
-    return [f"Right now I'm {i.activity}." if i.start <= now else f"At {_clock(i.start)} I'll {_will(i.activity)}."
+    return [f"Right now I'm {i.activity}." if i.start <= now else f"At {clock(i.start)} I'll {will(i.activity)}."
             for i in plan if i.end > now and i.start.date() <= now.date() + timedelta(days=1)
             and asked & set(words(i.activity))][:2]
 
@@ -176,7 +111,7 @@ def _identity(speaker: Speaker) -> list[str]:
 def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
     """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'; asked
     `about` someone, what was said of them is the part told."""
-    when = _when(node.created, now)
+    when = when_said(node.created, now)
     if node.kind == MemoryKind.CHAT:
         partner = node.object if node.object != name else node.subject
         theirs = [_gist(t) for t in _their_lines(node, name)]
@@ -238,54 +173,102 @@ def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str
     return ""
 
 
+@dataclass(frozen=True)
+class _Heard:
+    """What a composer knows: who speaks to whom (`them`), what was heard, when and where, what came
+    to mind, and what the speaker is doing and will do later."""
+
+    speaker: Speaker
+    name: str
+    them: str
+    heard: str
+    now: datetime
+    place: str
+    memories: Sequence[MemoryNode]
+    person: str
+    now_doing: str
+    later: list[str]
+
+
+def _person(h: _Heard) -> list[str]:
+    about = _by_event([m for m in h.memories if tells_of(m, h.person, h.name)])
+    lines = [recall(m, h.name, h.now, h.person) for m in about[:RECALLED]]
+    return lines or [f"I haven't seen {h.person} lately.", f"{h.person}? I can't say I know them."]
+
+
+def _job(h: _Heard) -> list[str]:
+    intro = f"I'm {h.name}. " if WHO.search(h.heard) else ""
+    who = _identity(h.speaker)
+    return [f"{intro}{who[0]} Right now I'm {h.now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
+        f"{intro}Right now I'm {h.now_doing}."]
+
+
+def _plans(h: _Heard) -> list[str]:
+    planned, these_days = _plan_lines(h.speaker.plan, h.heard, h.now), _these_days(h.speaker)
+    ordered = [*planned, *these_days] if TODAY.search(h.heard) else [*these_days, *planned]
+    return [*_asked_items(h.speaker.plan, h.heard, h.now), *ordered] or [f"Nothing planned. For now I'm {h.now_doing}."]
+
+
+def _now(h: _Heard) -> list[str]:
+    return [f"I'm {h.now_doing}." + (f" {h.later[0]}" if h.later else ""), f"Just {h.now_doing}."]
+
+
+def _where(h: _Heard) -> list[str]:
+    home = h.speaker.persona.home
+    return [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}.",
+            f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
+
+
+def _bye(h: _Heard) -> list[str]:
+    return [f"Goodbye, {h.them}! Back to {h.now_doing} for me.", f"See you later, {h.them}!", "Take care!"]
+
+
+def _greeting(h: _Heard) -> list[str]:
+    if HOW_ARE_YOU.search(h.heard):
+        return [f"Doing well, thanks, {h.them}! I'm {h.now_doing}.", f"Fine, thanks. Just {h.now_doing}."]
+    if MEETING.search(h.heard):
+        who = _identity(h.speaker)
+        return [f"Nice to meet you, {h.them}! I'm {h.name}." + (f" {who[0]}" if who else ""),
+                f"Welcome, {h.them}! I'm {first_name(h.name)}."]
+    return [f"Hello, {h.them}! I'm {h.now_doing}.", f"Good to see you, {h.them}. I'm {h.now_doing} today.",
+            f"Hi {h.them}! Doing well, thanks."]
+
+
+def _thanks(h: _Heard) -> list[str]:
+    return ["No trouble at all.", f"Don't worry about it, {h.them}."] if SORRY.search(h.heard) else [
+        f"You're welcome, {h.them}!", "Any time."]
+
+
+def _time(h: _Heard) -> list[str]:
+    return [f"It's {clock(h.now)}, {h.now:%A}.", f"About {clock(h.now)}."]
+
+
+def _way(h: _Heard) -> list[str]:
+    """It knows no way in words: it says so, rather than where it is itself."""
+    return [f"Sorry, {h.them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
+
+
+def _other(h: _Heard) -> list[str]:
+    # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
+    others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)]
+    told = [recall(m, h.name, h.now) for m in _by_event(others)[:RECALLED]]
+    news = _these_days(h.speaker) if NEWS.search(h.heard) else []  # asked what's new: what it is up to these days too
+    return [*told, *news, f"I'm {h.now_doing} right now.", *h.later[:1]]
+
+
+_COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {
+    Kind.PERSON: _person, Kind.JOB: _job, Kind.PLANS: _plans, Kind.NOW: _now, Kind.PLACE: _where, Kind.BYE: _bye,
+    Kind.GREETING: _greeting, Kind.THANKS: _thanks, Kind.TIME: _time, Kind.WAY: _way, Kind.OTHER: _other}
+
+
 def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetime, place: str,
             memories: Sequence[MemoryNode], person: str = "") -> list[str]:
     """The lines the speaker could say for this kind of line heard, the best first."""
-    name, them = speaker.persona.name, first_name(partner)
+    name = speaker.persona.name
     now_doing = doing(speaker.activity, name) or next(
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
-    later = _plan_lines(speaker.plan, "", now)
-    if kind is Kind.PERSON:
-        about = _by_event([m for m in memories if tells_of(m, person, name)])
-        lines = [recall(m, name, now, person) for m in about[:RECALLED]]
-        return lines or [f"I haven't seen {person} lately.", f"{person}? I can't say I know them."]
-    if kind is Kind.JOB:
-        intro = f"I'm {name}. " if WHO.search(heard) else ""
-        who = _identity(speaker)
-        return [f"{intro}{who[0]} Right now I'm {now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
-            f"{intro}Right now I'm {now_doing}."]
-    if kind is Kind.PLANS:
-        planned, these_days = _plan_lines(speaker.plan, heard, now), _these_days(speaker)
-        ordered = [*planned, *these_days] if TODAY.search(heard) else [*these_days, *planned]
-        return [*_asked_items(speaker.plan, heard, now), *ordered] or [f"Nothing planned. For now I'm {now_doing}."]
-    if kind is Kind.NOW:
-        return [f"I'm {now_doing}." + (f" {later[0]}" if later else ""), f"Just {now_doing}."]
-    if kind is Kind.PLACE:
-        return [f"I'm at {_place(place)}, {now_doing}.", f"Right now, {_place(place)}.",
-                f"I live at {speaker.persona.home.split(':')[1] if speaker.persona.home.count(':') else 'home'}."]
-    if kind is Kind.BYE:
-        return [f"Goodbye, {them}! Back to {now_doing} for me.", f"See you later, {them}!", "Take care!"]
-    if kind is Kind.GREETING and HOW_ARE_YOU.search(heard):
-        return [f"Doing well, thanks, {them}! I'm {now_doing}.", f"Fine, thanks. Just {now_doing}."]
-    if kind is Kind.GREETING and MEETING.search(heard):
-        who = _identity(speaker)
-        return [f"Nice to meet you, {them}! I'm {name}." + (f" {who[0]}" if who else ""),
-                f"Welcome, {them}! I'm {first_name(name)}."]
-    if kind is Kind.GREETING:
-        return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
-                f"Hi {them}! Doing well, thanks."]
-    if kind is Kind.THANKS:
-        return ["No trouble at all.", f"Don't worry about it, {them}."] if SORRY.search(heard) else [
-            f"You're welcome, {them}!", "Any time."]
-    if kind is Kind.TIME:
-        return [f"It's {_clock(now)}, {now:%A}.", f"About {_clock(now)}."]
-    if kind is Kind.WAY:  # it knows no way in words: it says so, rather than where it is itself
-        return [f"Sorry, {them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
-    # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
-    others = [m for m in memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == name)]
-    told = [recall(m, name, now) for m in _by_event(others)[:RECALLED]]
-    news = _these_days(speaker) if NEWS.search(heard) else []  # asked what's new: what it is up to these days too
-    return [*told, *news, f"I'm {now_doing} right now.", *later[:1]]
+    return _COMPOSERS[kind](_Heard(speaker, name, first_name(partner), heard, now, place, memories, person,
+                                   now_doing, _plan_lines(speaker.plan, "", now)))
 
 
 async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,

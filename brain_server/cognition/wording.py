@@ -1,0 +1,75 @@
+"""How an NPC words what it knows in its own lines (the lines composed offline, offline_lines.py):
+its persona in the first person, what it is doing, a plan item as what it will do, times and
+places as said aloud."""
+
+from __future__ import annotations
+
+from datetime import datetime
+import re
+
+
+def first_name(name: str) -> str:
+    return name.split()[0] if name.split() else name
+
+
+def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
+    """A sentence about the NPC as it says it: "Odile Marsh keeps the lighthouse. She loves her lamp"
+    as "I keep the lighthouse. I love my lamp" (pronouns too where the text is its persona's)."""
+    subject = rf"(?:{re.escape(name)}|{re.escape(first_name(name))})"
+    if pronouns:
+        subject = rf"(?:{subject}|\b[Ss]he\b|\b[Hh]e\b)"
+    text = re.sub(rf"{subject}'s\b", "my", text)
+    text = re.sub(rf"{subject} (\w+)", lambda m: f"I {base_verb(m.group(1))}", text)
+    if pronouns:
+        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
+                      lambda m: f"{m.group(1)} {base_verb(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
+        text = re.sub(r"\b(?:his|her)\b(?=\s+\w)", "my", text)
+        text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
+        text = re.sub(r"\b(?:him|her)\b", "me", text)
+    return text[:1].upper() + text[1:]
+
+
+def base_verb(verb: str) -> str:
+    """The verb after "I": is -> am, loves -> love, watches -> watch, tries -> try."""
+    special = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
+    if verb in special:
+        return special[verb]
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(ch|sh|ss|x|o)es$", verb):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3 else verb
+
+
+def doing(activity: str, name: str) -> str:
+    """'Odile Marsh is polishing the lens' as 'polishing the lens'."""
+    return activity.removeprefix(f"{name} is ").removeprefix(f"{name} ").strip().rstrip(".")
+
+
+def clock(when: datetime) -> str:
+    """'8 am', '5:30 pm'."""
+    hour, half = when.hour % 12 or 12, "am" if when.hour < 12 else "pm"
+    return f"{hour} {half}" if when.minute == 0 else f"{hour}:{when:%M} {half}"
+
+
+def will(activity: str) -> str:
+    """A plan item as what the NPC will do: 'be serving customers', 'go to the regatta'."""
+    first = activity.split()[0] if activity.split() else ""
+    return f"be {activity}" if first.endswith("ing") else f"go to {activity}"
+
+
+def when_said(then: datetime, now: datetime) -> str:
+    days = (now.date() - then.date()).days
+    if days == 0:
+        return "this morning" if then.hour < 12 else "this afternoon" if then.hour < 18 else "this evening"
+    if days == 1:
+        return "yesterday"
+    return f"on {then:%A}" if days < 7 else f"on {then:%B} {then.day}"
+
+
+def place_name(address: str) -> str:
+    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at Lighthouse' (sectors are names)."""
+    parts = [p for p in address.split(":")[1:] if p]
+    if len(parts) >= 2:
+        return f"the {parts[1]} at {parts[0]}"
+    return parts[0] if parts else "here"
