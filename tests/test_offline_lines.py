@@ -14,11 +14,12 @@ import pytest
 from brain_server.cognition import offline_lines as ol
 from brain_server.cognition.converse import Speaker
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.plan import revise_currently
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, Persona, PlanItem
+from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.service import BrainCore
 from brain_server.trace import Trace
 from npc_brain.v1 import brain_pb2 as pb
@@ -226,3 +227,28 @@ def test_asked_of_someone_it_never_met_it_says_so_not_what_it_saw_itself_doing(r
     assert run(scenario) in ("I haven't seen Zoë lately.", "Zoë? I can't say I know them.")
     told = ol.compose(ol.Kind.OTHER, SPEAKER, "Ada", "Nice weather for it.", NOW, "", [own])
     assert not any("getting ready" in line for line in told), told
+
+
+@pytest.mark.parametrize(("whispered", "status"), [
+    ("You want to bake mooncakes for the lantern float.", "Odile Marsh wants to bake mooncakes for the lantern float."),
+    ("You should warn the bargemen about your broken gate.",
+     "Odile Marsh should warn the bargemen about Odile's broken gate."),
+    ("I'm going to paint the lighthouse. You'll need help.", "Odile Marsh is going to paint the lighthouse. Odile will "
+     "need help."),
+    ("The gate is broken.", "The gate is broken.")])
+def test_a_whispered_thought_becomes_the_npcs_own_status(run, whispered: str, status: str) -> None:
+    """Found driving a river town of our own: with no revision from the model (the embedded one is
+    never asked), "You want to bake mooncakes" was the status as written, and the NPC said it back
+    ("You want to bake mooncakes for the lantern float." asked of its plans)."""
+    npc = NpcState(npc_id="odile", world_name="Brookhaven", persona=ODILE.model_copy(update={"currently": "Odile "
+                   "Marsh is repainting the rail."}))
+
+    async def scenario(stream: MemoryStream) -> str:
+        stream.llm.fallback_purposes = frozenset({"revise_currently"})
+        return await revise_currently(npc, NOW, stream, Trace(npc_id="odile", kind="whisper", game_time=NOW), whispered)
+
+    currently = run(scenario)
+    assert currently == f"{status} Odile Marsh is repainting the rail.", currently
+    keeper = Speaker("odile", ODILE.model_copy(update={"currently": currently}), "Odile Marsh is polishing the lens")
+    told = ol.compose(ol.Kind.PLANS, keeper, "Ada", "What are your plans?", NOW, "", [])[0]
+    assert not {"you", "your", "odile"} & set(ol.words(told)), told  # in its own words

@@ -73,3 +73,33 @@ def place_name(address: str) -> str:
     if len(parts) >= 2:
         return f"the {parts[1]} at {parts[0]}"
     return parts[0] if parts else "here"
+
+
+_KEPT_VERBS = {"should", "could", "would", "will", "can", "must", "might", "may", "shall", "was", "had", "did"}
+_THIRD = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes", "were": "was"}
+_CONTRACTED = {"m": "is", "re": "is", "ve": "has", "ll": "will", "d": "would"}
+_ADVERBS = r"(?:(?:really|never|always|often|still|also|just|only|truly|\w+ly) )?"
+_SUBJECT = re.compile(rf"^(?:you|I)(?:'(m|re|ve|ll|d)\b|( {_ADVERBS})(\w+))", re.IGNORECASE)
+
+
+def _third(verb: str) -> str:
+    """The verb after a name: want -> wants, are -> is, should -> should, try -> tries."""
+    if verb.lower() in _KEPT_VERBS or verb.endswith("ed"):
+        return verb
+    if verb.lower() in _THIRD:
+        return _THIRD[verb.lower()]
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + ("es" if re.search(r"(ch|sh|ss|x|z|o)$", verb) else "s")
+
+
+def as_theirs(thought: str, name: str) -> str:
+    """A thought whispered to the NPC ("You want to bake mooncakes", "I'm tired") as its own status
+    ("Ines Calder wants to bake mooncakes"), which own_words turns back into its first person."""
+    def theirs(sentence: str, who: str) -> str:
+        sentence = _SUBJECT.sub(lambda m: f"{who} {_CONTRACTED[m.group(1).lower()]}" if m.group(1)
+                                else f"{who}{m.group(2)}{_third(m.group(3))}", sentence)
+        return re.sub(r"\b(?:[Yy]our|[Mm]y)\b", f"{first_name(name)}'s", sentence)
+
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", thought.strip()) if s]
+    return " ".join(theirs(s, name if n == 0 else first_name(name)) for n, s in enumerate(sentences))
