@@ -20,18 +20,28 @@ import time
 from typing import TYPE_CHECKING
 
 from brain_server.cognition.heard import (
+    ACK,
+    AGE,
     ASKED_OF,
     ASKING,
+    ENGLISH,
     GREETING,
     HOW_ARE_YOU,
     MEETING,
     NEWS,
+    SENTENCE,
     SORRY,
     TODAY,
     WHO,
     Kind,
     acceptable,
+    asked,
     kind_of,
+    known_in,
+    may_name,
+    person_in,
+    says_name,
+    stems,
     words,
 )
 from brain_server.cognition.wording import clock, doing, first_name, own_words, place_name, when_said, will
@@ -56,7 +66,7 @@ RECALLED = 3  # memories of a person or topic offered as lines
 # days first (the event it organises), so news travels offline as the paper's party did.
 ASK, ASK_BACK = "What are you up to?", "Any plans coming up?"
 CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+EVENING_HOUR = 17  # "tonight" is the plan from here on
 
 
 def composing(llm: LLM) -> bool:
@@ -81,6 +91,12 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
             lines += [f"Tomorrow is much like today for me: I'll {same}.",
                       f"The usual, I think: I'll {will(usual[0].activity)} from {clock(usual[0].start)}."]
         return lines
+    if re.search(r"\b(tonight|this evening)\b", heard, re.IGNORECASE):
+        evening = now.replace(hour=EVENING_HOUR, minute=0)
+        return [f"Tonight I'll {will(i.activity)}, " + (f"from {clock(i.start)}." if i.start >= evening else
+                f"until {clock(i.end)}.") for i in plan if (i.start >= evening or i.end >= evening + timedelta(hours=2))
+                and i.end > now and i.start.date() == now.date() and not is_sleep(i.activity)][:2] or [
+                    "Nothing much tonight: an early night for me."]
     later = [i for i in plan if now < i.start and i.start.date() == now.date()]
     lines = [f"Later I'll {will(i.activity)}, from {clock(i.start)}." for i in later[:1]]
     if len(later) > 1:
@@ -99,13 +115,20 @@ def _asked_items(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[st
 
 def _these_days(speaker: Speaker) -> list[str]:
     """What the NPC is up to these days (the persona's "currently"), as it says it."""
-    told = [s for s in _SENTENCE.split(speaker.persona.currently.strip()) if s][:1]
+    told = [s for s in SENTENCE.split(speaker.persona.currently.strip()) if s][:1]
     return [own_words(told[0], speaker.persona.name, pronouns=True)] if told else []
 
 
 def _identity(speaker: Speaker) -> list[str]:
     persona = speaker.persona
-    return [own_words(s, persona.name, pronouns=True) for s in _SENTENCE.split(persona.identity.strip()) if s]
+    return [own_words(s, persona.name, pronouns=True) for s in SENTENCE.split(persona.identity.strip()) if s]
+
+
+def _persona_sentences(speaker: Speaker) -> list[str]:
+    """Its identity and what it is up to these days, a sentence each, as it says them."""
+    persona = speaker.persona
+    return [*_identity(speaker), *(own_words(s, persona.name, pronouns=True)
+                                   for s in SENTENCE.split(persona.currently.strip()) if s)]
 
 
 def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
@@ -115,7 +138,7 @@ def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
     if node.kind == MemoryKind.CHAT:
         partner = node.object if node.object != name else node.subject
         theirs = [_gist(t) for t in _their_lines(node, name)]
-        gist = max((t for t in theirs if about and _names(t, about)), key=len, default="") or max(
+        gist = max((t for t in theirs if about and says_name(t, about)), key=len, default="") or max(
             theirs, key=len, default="")
         told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
         return f"I talked with {first_name(partner)} {when}.{told}"
@@ -130,23 +153,19 @@ def _their_lines(node: MemoryNode, name: str) -> list[str]:
     return [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
 
 
-def _names(text: str, person: str) -> bool:
-    return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
-
-
 def tells_of(node: MemoryNode, person: str, name: str) -> bool:
     """Whether a memory says something of `person`: a conversation with them, or in which another
     told of them (asked about them, as the one asking now may have done before, tells nothing);
     another memory that names them."""
     if node.kind != MemoryKind.CHAT:
-        return _names(node.description, person)
+        return says_name(node.description, person)
     return person in (node.subject, node.object) or any(
-        _names(_gist(t), person) for t in _their_lines(node, name))
+        says_name(_gist(t), person) for t in _their_lines(node, name))
 
 
 def _gist(said: str) -> str:
     """What a line told, without its greeting and its questions."""
-    return " ".join(s for s in _SENTENCE.split(said.strip())
+    return " ".join(s for s in SENTENCE.split(said.strip())
                     if s.strip() and not s.endswith("?") and not (GREETING.match(s) and len(s.split()) <= 4))
 
 
@@ -156,32 +175,17 @@ def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
     return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
 
 
-def _may_name(heard: str, *known: str) -> bool:
-    """Whether a capitalised word inside a sentence may name someone (memories are searched then;
-    the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
-    skip = {"I", *(w for name in known for w in name.split())}
-    return any(w.removesuffix("'s") not in skip for w in re.findall(r"(?:(?<=\w )|(?<=\w, ))[A-Z][\w']*", heard))
-
-
-def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
-    """A person the line names whom the NPC's memories mention ("" if none)."""
-    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
-             if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
-    for name in sorted(names - {me, partner}, key=len, reverse=True):
-        if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
-            return name
-    return ""
-
-
 @dataclass(frozen=True)
 class _Heard:
     """What a composer knows: who speaks to whom (`them`), what was heard, when and where, what came
     to mind, and what the speaker is doing and will do later."""
 
     speaker: Speaker
+    partner: str
     name: str
     them: str
-    heard: str
+    heard: str  # its questions, if it asks any (`asked`)
+    line: str  # all of it
     now: datetime
     place: str
     memories: Sequence[MemoryNode]
@@ -193,10 +197,13 @@ class _Heard:
 def _person(h: _Heard) -> list[str]:
     about = _by_event([m for m in h.memories if tells_of(m, h.person, h.name)])
     lines = [recall(m, h.name, h.now, h.person) for m in about[:RECALLED]]
+    lines += [s for s in _persona_sentences(h.speaker) if says_name(s, h.person)]  # "My deckhand is Pip Harrow."
     return lines or [f"I haven't seen {h.person} lately.", f"{h.person}? I can't say I know them."]
 
 
 def _job(h: _Heard) -> list[str]:
+    if AGE.search(h.heard):
+        return [f"I'm {h.speaker.persona.age}." if h.speaker.persona.age else "I'd rather not say."]
     intro = f"I'm {h.name}. " if WHO.search(h.heard) else ""
     who = _identity(h.speaker)
     return [f"{intro}{who[0]} Right now I'm {h.now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
@@ -215,8 +222,9 @@ def _now(h: _Heard) -> list[str]:
 
 def _where(h: _Heard) -> list[str]:
     home = h.speaker.persona.home
-    return [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}.",
-            f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
+    lives = [f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
+    here = [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}."]
+    return [*lives, *here] if "live" in words(h.heard) else [*here, *lives]
 
 
 def _bye(h: _Heard) -> list[str]:
@@ -230,8 +238,10 @@ def _greeting(h: _Heard) -> list[str]:
         who = _identity(h.speaker)
         return [f"Nice to meet you, {h.them}! I'm {h.name}." + (f" {who[0]}" if who else ""),
                 f"Welcome, {h.them}! I'm {first_name(h.name)}."]
-    return [f"Hello, {h.them}! I'm {h.now_doing}.", f"Good to see you, {h.them}. I'm {h.now_doing} today.",
-            f"Hi {h.them}! Doing well, thanks."]
+    greeted = GREETING.match(h.line)
+    hello = greeted.group(1).capitalize() if greeted else "Hello"
+    return [f"{hello}, {h.them}! I'm {h.now_doing}.", f"Good to see you, {h.them}. I'm {h.now_doing} today.",
+            f"{hello}, {h.them}!"]
 
 
 def _thanks(h: _Heard) -> list[str]:
@@ -248,17 +258,42 @@ def _way(h: _Heard) -> list[str]:
     return [f"Sorry, {h.them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
 
 
+def _request(h: _Heard) -> list[str]:
+    """It can do nothing asked of it in words: it says so."""
+    return [f"Sorry, {h.them}, I can't right now: I'm {h.now_doing}.", "I'm afraid I can't help with that just now."]
+
+
+def _compliment(h: _Heard) -> list[str]:
+    return [f"Thank you, {h.them}! That's kind of you.", "Why, thank you!"]
+
+
+def _insult(h: _Heard) -> list[str]:
+    return [f"There's no need for that, {h.them}.", "That's not a kind thing to say."]
+
+
 def _other(h: _Heard) -> list[str]:
-    # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
-    others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)]
+    """What its persona and its memories tell of the words heard (news: all it remembers and what it is
+    up to these days); never the partner's own words back, nor what it saw itself doing."""
+    heard, about, news = words(h.line), stems(h.line), NEWS.search(h.heard)
+    if heard and set(heard) <= ACK:
+        return ["Right.", "Mm-hm."]
+    traits = [f"I can be {t}, I suppose." for t in h.speaker.persona.traits if t.lower() in heard]
+    known = [s for s in _persona_sentences(h.speaker) if about & stems(s)]
+    others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)
+              and h.partner not in (m.subject, m.object) and (news or about & stems(m.description))]
     told = [recall(m, h.name, h.now) for m in _by_event(others)[:RECALLED]]
-    news = _these_days(h.speaker) if NEWS.search(h.heard) else []  # asked what's new: what it is up to these days too
-    return [*told, *news, f"I'm {h.now_doing} right now.", *h.later[:1]]
+    lines = [*traits, *known, *told, *(_these_days(h.speaker) if news else [])]
+    unknown = [f"I couldn't say, {h.them}.", "Hm, I don't know about that."] if "?" in h.line else ["I see."]
+    if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
+        unknown = [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
+                   f"Sorry, {h.them}, I don't follow."]
+    return [*(lines or unknown), f"I'm {h.now_doing} right now.", *h.later[:1]]
 
 
 _COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {
     Kind.PERSON: _person, Kind.JOB: _job, Kind.PLANS: _plans, Kind.NOW: _now, Kind.PLACE: _where, Kind.BYE: _bye,
-    Kind.GREETING: _greeting, Kind.THANKS: _thanks, Kind.TIME: _time, Kind.WAY: _way, Kind.OTHER: _other}
+    Kind.GREETING: _greeting, Kind.THANKS: _thanks, Kind.TIME: _time, Kind.WAY: _way, Kind.REQUEST: _request,
+    Kind.COMPLIMENT: _compliment, Kind.INSULT: _insult, Kind.OTHER: _other}
 
 
 def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetime, place: str,
@@ -267,8 +302,8 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
     name = speaker.persona.name
     now_doing = doing(speaker.activity, name) or next(
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
-    return _COMPOSERS[kind](_Heard(speaker, name, first_name(partner), heard, now, place, memories, person,
-                                   now_doing, _plan_lines(speaker.plan, "", now)))
+    return _COMPOSERS[kind](_Heard(speaker, partner, name, first_name(partner), asked(heard), heard, now, place,
+                                   memories, person, now_doing, _plan_lines(speaker.plan, "", now)))
 
 
 async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,
@@ -281,9 +316,10 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     heard_kind, greeting = kind_of(heard)
     kind = kind or heard_kind
     memories: list[MemoryNode] = []
-    if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
+    if kind in (Kind.OTHER, Kind.PERSON) or may_name(heard, speaker.persona.name, partner):
         memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
-    person = _person_in(heard, memories, speaker.persona.name, partner)
+    person = person_in(heard, memories, speaker.persona.name, partner) or (
+        known_in(heard, speaker.persona, partner) if heard_kind is Kind.OTHER else "")
     if not person and heard_kind is Kind.OTHER and (asked := ASKED_OF.search(heard)) and asked.group(1) not in (
             first_name(speaker.persona.name), first_name(partner), "I"):
         person = asked.group(1)  # nobody it remembers: it says so, rather than what else it remembers
@@ -293,13 +329,15 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
             memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
     greets = greeting and not said and kind not in (Kind.GREETING, Kind.BYE)  # once, as the answer to one
     opening = f"{greeting}, {first_name(partner)}! " if greets else ""
-    options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in
-               compose(kind, speaker, partner, heard, now, place, memories, person)]
+    composed = compose(kind, speaker, partner, heard, now, place, memories, person)
+    options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in composed]
     options = list(dict.fromkeys(o for o in options if acceptable(o, heard, said)))[:MAX_OPTIONS]
     trace.note(f"offline lines: {kind} line heard, {len(options)} composed")
-    if not options:
-        options = [o for o in (f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.",
-                               "I have to get going. Talk later!") if acceptable(o, heard, said)] or ["Hm."]
+    if not options:  # all said before: its best answer again, said as such, rather than anything else
+        again = [f"As I said: {composed[0]}"] if composed and kind not in (Kind.GREETING, Kind.BYE, Kind.THANKS) else []
+        options = [o for o in again if acceptable(o, heard, said)] or [o for o in (
+            f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
+            "Hm."]
     wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
     line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
     return Turn(utterance=line, end_conversation=kind is Kind.BYE)
