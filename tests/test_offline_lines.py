@@ -295,6 +295,16 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert said("Good morning, Odile!").startswith("Good morning, Ada!")
     assert not any("Doing well" in line for line in ol.compose(ol.Kind.GREETING, keeper, "Ada", "Hi Odile!", NOW,
                                                                "", []))  # not asked how it is
+    # Offered only what answers (the model picked "I'm polishing the lens right now" when it could):
+    assert ol.compose(ol.Kind.OTHER, keeper, "Ada", "Have you ever polished the lens?", NOW, "", [chat, net]) == [
+        "I polish the great lens every morning."]
+    assert said("Who mended that net?") == "I saw Bram Tuck mending a net this morning."  # not asked of itself
+    assert said("Anything on your mind?") == said("What are you working on this week?") == (
+        "I am organising a lantern walk on Saturday.")
+    assert not any("Ada" in line for line in ol.compose(ol.Kind.OTHER, keeper, "Ada", "What's new?", NOW, "", [
+        chat.model_copy(update={"kind": MemoryKind.THOUGHT, "object": "", "description": "Ada seems kind"})]))
+    assert ol.own_words("Bram Tuck sells fish and has worked the harbour for years.", "Bram Tuck", pronouns=True) == (
+        "I sell fish and have worked the harbour for years.")
 
 
 def test_asked_again_of_a_person_or_of_one_its_persona_names_it_answers(run, fake_llm, store, minilm) -> None:

@@ -49,7 +49,8 @@ _KINDS = (
     (Kind.REQUEST, re.compile(r"\b(?:can|could|would|will) you (?!be\b|tell\b|say\b|do\b|go\b)|\bplease\b|"
                               r"\bcan i (?:get|have|borrow|buy)\b", re.IGNORECASE)),
     (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|(?:you|you're|are you) going to|will you|"
-                            r"next|these days|nowadays|this (afternoon|evening|weekend|week)|after (this|that|work))\b",
+                            r"next|these days|nowadays|on your mind|thinking about|this (afternoon|evening|weekend|"
+                            r"week)|after (this|that|work))\b",
                             re.IGNORECASE)),
     (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
                           r"what do you do|business|" + _WHO + "|" + _AGE + r")\b", re.IGNORECASE)),
@@ -74,6 +75,7 @@ SORRY = re.compile(rf"\b({_SORRY})\b", re.IGNORECASE)
 TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
 # Words of asking and of time, not of what is done ("what are you doing later?" names no item).
 ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "that", "there", "doing", "going", "plans",
+          "work", "works", "working",
           "planning", "planned", "later", "tonight", "today", "tomorrow", "will", "about", "after", "before",
           "morning", "afternoon", "evening", "week", "weekend", "anything", "something"}
 # Asked of someone by name ("Have you seen Zoë?", "Do you know Bram?"): a person, remembered or not.

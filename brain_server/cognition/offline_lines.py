@@ -272,22 +272,28 @@ def _insult(h: _Heard) -> list[str]:
 
 
 def _other(h: _Heard) -> list[str]:
-    """What its persona and its memories tell of the words heard (news: all it remembers and what it is
-    up to these days); never the partner's own words back, nor what it saw itself doing."""
+    """What its persona (asked of itself) and its memories tell of the words heard (news: all it
+    remembers and what it is up to these days), only that if anything; never the partner's own words
+    back, nor what it saw itself doing. Else that it cannot say (not what it is doing: no answer)."""
     heard, about, news = words(h.line), stems(h.line), NEWS.search(h.heard)
     if heard and set(heard) <= ACK:
         return ["Right.", "Mm-hm."]
     traits = [f"I can be {t}, I suppose." for t in h.speaker.persona.traits if t.lower() in heard]
     known = [s for s in _persona_sentences(h.speaker) if about & stems(s)]
     others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)
-              and h.partner not in (m.subject, m.object) and (news or about & stems(m.description))]
+              and h.partner not in (m.subject, m.object) and not says_name(m.description, h.partner)
+              and (news or about & stems(m.description))]
     told = [recall(m, h.name, h.now) for m in _by_event(others)[:RECALLED]]
-    lines = [*traits, *known, *told, *(_these_days(h.speaker) if news else [])]
-    unknown = [f"I couldn't say, {h.them}.", "Hm, I don't know about that."] if "?" in h.line else ["I see."]
+    mine = [*known, *told] if re.search(r"\byou", h.line, re.IGNORECASE) else [*told, *known]
+    if lines := [*traits, *mine, *(_these_days(h.speaker) if news else [])]:
+        return lines
+    if news:
+        return [f"Nothing much. I'm {h.now_doing} right now.", *h.later[:1]]
     if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
-        unknown = [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
-                   f"Sorry, {h.them}, I don't follow."]
-    return [*(lines or unknown), f"I'm {h.now_doing} right now.", *h.later[:1]]
+        return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
+                f"Sorry, {h.them}, I don't follow."]
+    return [f"I couldn't say, {h.them}.", "Hm, I don't know about that."] if "?" in h.line else [
+        "I see.", f"I'm {h.now_doing} right now."]
 
 
 _COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {

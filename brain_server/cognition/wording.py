@@ -21,7 +21,7 @@ def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
     text = re.sub(rf"{subject}'s\b", "my", text)
     text = re.sub(rf"{subject} (\w+)", lambda m: f"I {base_verb(m.group(1))}", text)
     if pronouns:
-        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
+        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her|\w+ed)\b)",
                       lambda m: f"{m.group(1)} {base_verb(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
         text = re.sub(r"\b(?:[Hh]is|[Hh]er)\b(?=\s+\w)", lambda m: "My" if m.group()[0].isupper() else "my", text)
         text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
