@@ -299,12 +299,19 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert ol.compose(ol.Kind.OTHER, keeper, "Ada", "Have you ever polished the lens?", NOW, "", [chat, net]) == [
         "I polish the great lens every morning."]
     assert said("Who mended that net?") == "I saw Bram Tuck mending a net this morning."  # not asked of itself
-    assert said("Anything on your mind?") == said("What are you working on this week?") == (
-        "I am organising a lantern walk on Saturday.")
+    assert ol.compose(ol.Kind.PLANS, keeper, "Ada", "Anything on your mind?", NOW, "", []) == ol.compose(
+        ol.Kind.PLANS, keeper, "Ada", "What are you working on this week?", NOW, "", []) == [
+        "I am organising a lantern walk on Saturday."]
     assert not any("Ada" in line for line in ol.compose(ol.Kind.OTHER, keeper, "Ada", "What's new?", NOW, "", [
         chat.model_copy(update={"kind": MemoryKind.THOUGHT, "object": "", "description": "Ada seems kind"})]))
     assert ol.own_words("Bram Tuck sells fish and has worked the harbour for years.", "Bram Tuck", pronouns=True) == (
         "I sell fish and have worked the harbour for years.")
+    assert ol.own_words("He coils ropes, loads sacks and dreams of the sea.", "Pip", pronouns=True) == (
+        "I coil ropes, load sacks and dream of the sea.")
+    assert ol.compose(ol.Kind.PLANS, keeper, "Ada", "What are you planning for the lantern walk?", NOW, "", []) == [
+        "I am organising a lantern walk on Saturday."]  # what it is asked of, not also the day's next hours
+    assert ol.recall(chat.model_copy(update={"kind": MemoryKind.THOUGHT, "description": "You want to bake buns"}),
+                     ODILE.name, NOW) == "I want to bake buns."  # a whisper remembered, told as its own
 
 
 def test_asked_again_of_a_person_or_of_one_its_persona_names_it_answers(run, fake_llm, store, minilm) -> None:

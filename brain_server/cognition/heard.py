@@ -71,6 +71,8 @@ HOW_ARE_YOU = re.compile(_HOW_ARE_YOU, re.IGNORECASE)
 MEETING = re.compile(_MEETING, re.IGNORECASE)
 NEWS = re.compile(r"\bnews\b|what'?s new|anything new|happening|going on", re.IGNORECASE)
 SORRY = re.compile(rf"\b({_SORRY})\b", re.IGNORECASE)
+# Asked of what it is up to these days: its currently answers, not today's plan.
+THESE_DAYS = re.compile(r"\b(these days|nowadays|this week|on your mind|thinking about)\b", re.IGNORECASE)
 # Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
 TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
 # Words of asking and of time, not of what is done ("what are you doing later?" names no item).

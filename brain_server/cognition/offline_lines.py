@@ -31,6 +31,7 @@ from brain_server.cognition.heard import (
     NEWS,
     SENTENCE,
     SORRY,
+    THESE_DAYS,
     TODAY,
     WHO,
     Kind,
@@ -44,7 +45,7 @@ from brain_server.cognition.heard import (
     stems,
     words,
 )
-from brain_server.cognition.wording import clock, doing, first_name, own_words, place_name, when_said, will
+from brain_server.cognition.wording import as_theirs, clock, doing, first_name, own_words, place_name, when_said, will
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
@@ -145,7 +146,7 @@ def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
     text = node.description.strip().rstrip(".")
     if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
         return f"I saw {text.replace(' is ', ' ', 1)} {when}."
-    return f"{own_words(text, name)}."
+    return f"{own_words(as_theirs(text, name), name)}."  # a whisper ("You want to...") is its own thought
 
 
 def _their_lines(node: MemoryNode, name: str) -> list[str]:
@@ -211,7 +212,11 @@ def _job(h: _Heard) -> list[str]:
 
 
 def _plans(h: _Heard) -> list[str]:
+    """Asked of today's hours, its plan first; of these days, or of what its currently names ("What
+    are you planning for the lantern float?"), its currently alone; else its currently first."""
     planned, these_days = _plan_lines(h.speaker.plan, h.heard, h.now), _these_days(h.speaker)
+    if these_days and (THESE_DAYS.search(h.heard) or stems(h.heard) & stems(these_days[0])):
+        planned = []
     ordered = [*planned, *these_days] if TODAY.search(h.heard) else [*these_days, *planned]
     return [*_asked_items(h.speaker.plan, h.heard, h.now), *ordered] or [f"Nothing planned. For now I'm {h.now_doing}."]
 
@@ -292,7 +297,7 @@ def _other(h: _Heard) -> list[str]:
     if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
         return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
                 f"Sorry, {h.them}, I don't follow."]
-    return [f"I couldn't say, {h.them}.", "Hm, I don't know about that."] if "?" in h.line else [
+    return [f"I couldn't say, {h.them}."] if "?" in h.line else [
         "I see.", f"I'm {h.now_doing} right now."]
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 import re
 
+LISTED_VERBS = 4  # verbs after the first in one sentence put in the first person ("loads sacks and dreams of")
+
 
 def first_name(name: str) -> str:
     return name.split()[0] if name.split() else name
@@ -21,8 +23,10 @@ def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
     text = re.sub(rf"{subject}'s\b", "my", text)
     text = re.sub(rf"{subject} (\w+)", lambda m: f"I {base_verb(m.group(1))}", text)
     if pronouns:
-        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her|\w+ed)\b)",
-                      lambda m: f"{m.group(1)} {base_verb(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
+        verb = r"\b(I \w+[^.;]*?(?:,| and)) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her|of|about|up|out|"\
+               r"\w+ed|\w+s)\b)"  # "I am ... and works at", "I coil ropes, loads sacks and dreams of": its verbs
+        for _ in range(LISTED_VERBS):  # one of a sentence's verbs a pass: the pattern starts at its "I"
+            text = re.sub(verb, lambda m: f"{m.group(1)} {base_verb(m.group(2))}", text)
         text = re.sub(r"\b(?:[Hh]is|[Hh]er)\b(?=\s+\w)", lambda m: "My" if m.group()[0].isupper() else "my", text)
         text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
         text = re.sub(r"\b(?:him|her)\b", "me", text)
