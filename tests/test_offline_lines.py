@@ -310,6 +310,8 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
         "I coil ropes, load sacks and dream of the sea.")
     assert ol.compose(ol.Kind.PLANS, keeper, "Ada", "What are you planning for the lantern walk?", NOW, "", []) == [
         "I am organising a lantern walk on Saturday."]  # what it is asked of, not also the day's next hours
+    assert said("What will you do tomorrow?").startswith("Tomorrow")  # not its currently: it has a plan
+    assert said(ol.ASK) == "I'm polishing the great lens. I am organising a lantern walk on Saturday."  # news travels
     assert ol.recall(chat.model_copy(update={"kind": MemoryKind.THOUGHT, "description": "You want to bake buns"}),
                      ODILE.name, NOW) == "I want to bake buns."  # a whisper remembered, told as its own
 
@@ -332,9 +334,12 @@ def test_asked_again_of_a_person_or_of_one_its_persona_names_it_answers(run, fak
         turn = await ol.reply(Speaker("odile", aunt, "Odile Marsh is polishing the lens", plan=PLAN), "Ada", [
             DialogueLine(speaker_npc_id="", speaker_name="Ada", text="What do you think of Piet?")], NOW, "", stream,
             trace)
+        unknown = (await _reply(stream, "Is it going to rain?", ("I couldn't say, Ada.", "I really couldn't tell you.",
+                                                                 "No idea, I'm afraid.")))[0]
         await stream.llm.close()
-        return [*said, turn.utterance]
+        return [*said, turn.utterance, unknown]
 
-    talked, again, nephew = run(scenario)
+    talked, again, nephew, unknown = run(scenario)
+    assert not unknown.startswith("As I said"), unknown  # no answer is no answer to repeat
     assert "lobster pots" in talked and again == f"As I said: {talked}", (talked, again)
     assert nephew == "My nephew is Piet Vos.", nephew

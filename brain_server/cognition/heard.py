@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from enum import StrEnum
 import re
 
-from brain_server.cognition.wording import first_name
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Persona
 
@@ -113,6 +112,10 @@ def asked(heard: str) -> str:
     second sentence), else all of it: what the line is read for."""
     questions = [s for s in SENTENCE.split(heard.strip()) if s.rstrip().endswith("?")]
     return " ".join(questions) or heard
+
+
+def first_name(name: str) -> str:
+    return name.split()[0] if name.split() else name
 
 
 def words(text: str) -> list[str]:

@@ -45,7 +45,17 @@ from brain_server.cognition.heard import (
     stems,
     words,
 )
-from brain_server.cognition.wording import as_theirs, clock, doing, first_name, own_words, place_name, when_said, will
+from brain_server.cognition.wording import (
+    by_event,
+    clock,
+    doing,
+    first_name,
+    own_words,
+    place_name,
+    recall,
+    tells_of,
+    will,
+)
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
@@ -132,50 +142,6 @@ def _persona_sentences(speaker: Speaker) -> list[str]:
                                    for s in SENTENCE.split(persona.currently.strip()) if s)]
 
 
-def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
-    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'; asked
-    `about` someone, what was said of them is the part told."""
-    when = when_said(node.created, now)
-    if node.kind == MemoryKind.CHAT:
-        partner = node.object if node.object != name else node.subject
-        theirs = [_gist(t) for t in _their_lines(node, name)]
-        gist = max((t for t in theirs if about and says_name(t, about)), key=len, default="") or max(
-            theirs, key=len, default="")
-        told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
-        return f"I talked with {first_name(partner)} {when}.{told}"
-    text = node.description.strip().rstrip(".")
-    if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
-        return f"I saw {text.replace(' is ', ' ', 1)} {when}."
-    return f"{own_words(as_theirs(text, name), name)}."  # a whisper ("You want to...") is its own thought
-
-
-def _their_lines(node: MemoryNode, name: str) -> list[str]:
-    """What the others said in a conversation the NPC remembers."""
-    return [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
-
-
-def tells_of(node: MemoryNode, person: str, name: str) -> bool:
-    """Whether a memory says something of `person`: a conversation with them, or in which another
-    told of them (asked about them, as the one asking now may have done before, tells nothing);
-    another memory that names them."""
-    if node.kind != MemoryKind.CHAT:
-        return says_name(node.description, person)
-    return person in (node.subject, node.object) or any(
-        says_name(_gist(t), person) for t in _their_lines(node, name))
-
-
-def _gist(said: str) -> str:
-    """What a line told, without its greeting and its questions."""
-    return " ".join(s for s in SENTENCE.split(said.strip())
-                    if s.strip() and not s.endswith("?") and not (GREETING.match(s) and len(s.split()) <= 4))
-
-
-def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
-    """What happened (conversations, then sightings) before what was thought of it, each once."""
-    unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
-    return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
-
-
 @dataclass(frozen=True)
 class _Heard:
     """What a composer knows: who speaks to whom (`them`), what was heard, when and where, what came
@@ -196,7 +162,7 @@ class _Heard:
 
 
 def _person(h: _Heard) -> list[str]:
-    about = _by_event([m for m in h.memories if tells_of(m, h.person, h.name)])
+    about = by_event([m for m in h.memories if tells_of(m, h.person, h.name)])
     lines = [recall(m, h.name, h.now, h.person) for m in about[:RECALLED]]
     lines += [s for s in _persona_sentences(h.speaker) if says_name(s, h.person)]  # "My deckhand is Pip Harrow."
     return lines or [f"I haven't seen {h.person} lately.", f"{h.person}? I can't say I know them."]
@@ -217,11 +183,16 @@ def _plans(h: _Heard) -> list[str]:
     planned, these_days = _plan_lines(h.speaker.plan, h.heard, h.now), _these_days(h.speaker)
     if these_days and (THESE_DAYS.search(h.heard) or stems(h.heard) & stems(these_days[0])):
         planned = []
-    ordered = [*planned, *these_days] if TODAY.search(h.heard) else [*these_days, *planned]
+    ordered = (planned or these_days) if TODAY.search(h.heard) else [*these_days, *planned]
     return [*_asked_items(h.speaker.plan, h.heard, h.now), *ordered] or [f"Nothing planned. For now I'm {h.now_doing}."]
 
 
 def _now(h: _Heard) -> list[str]:
+    """Asked what it is up to (as NPCs open their conversations), what it is doing and what it is up
+    to these days: the opener's partner passes its news on too, not only the one asked back."""
+    these_days = _these_days(h.speaker) if h.heard.strip() == ASK else []
+    if these_days:
+        return [f"I'm {h.now_doing}. {these_days[0]}"]
     return [f"I'm {h.now_doing}." + (f" {h.later[0]}" if h.later else ""), f"Just {h.now_doing}."]
 
 
@@ -288,7 +259,7 @@ def _other(h: _Heard) -> list[str]:
     others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)
               and h.partner not in (m.subject, m.object) and not says_name(m.description, h.partner)
               and (news or about & stems(m.description))]
-    told = [recall(m, h.name, h.now) for m in _by_event(others)[:RECALLED]]
+    told = [recall(m, h.name, h.now) for m in by_event(others)[:RECALLED]]
     mine = [*known, *told] if re.search(r"\byou", h.line, re.IGNORECASE) else [*told, *known]
     if lines := [*traits, *mine, *(_these_days(h.speaker) if news else [])]:
         return lines
@@ -297,8 +268,13 @@ def _other(h: _Heard) -> list[str]:
     if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
         return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
                 f"Sorry, {h.them}, I don't follow."]
-    return [f"I couldn't say, {h.them}."] if "?" in h.line else [
+    return _unknown(h.them) if "?" in h.line else [
         "I see.", f"I'm {h.now_doing} right now."]
+
+
+def _unknown(them: str) -> list[str]:
+    """What it says to a question it knows nothing of (no answer: never said again "as I said")."""
+    return [f"I couldn't say, {them}.", "I really couldn't tell you.", "No idea, I'm afraid."]
 
 
 _COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {
@@ -345,7 +321,8 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     options = list(dict.fromkeys(o for o in options if acceptable(o, heard, said)))[:MAX_OPTIONS]
     trace.note(f"offline lines: {kind} line heard, {len(options)} composed")
     if not options:  # all said before: its best answer again, said as such, rather than anything else
-        again = [f"As I said: {composed[0]}"] if composed and kind not in (Kind.GREETING, Kind.BYE, Kind.THANKS) else []
+        again = [f"As I said: {composed[0]}"] if composed and kind not in (Kind.GREETING, Kind.BYE, Kind.THANKS) and (
+            composed[0] not in _unknown(first_name(partner))) else []
         options = [o for o in again if acceptable(o, heard, said)] or [o for o in (
             f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
             "Hm."]

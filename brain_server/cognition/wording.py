@@ -1,17 +1,17 @@
 """How an NPC words what it knows in its own lines (the lines composed offline, offline_lines.py):
 its persona in the first person, what it is doing, a plan item as what it will do, times and
-places as said aloud."""
+places as said aloud, a thought whispered to it as its own, a memory as it tells it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 import re
 
+from brain_server.cognition.heard import GREETING, SENTENCE, first_name, says_name
+from brain_server.memory import MemoryKind, MemoryNode
+
 LISTED_VERBS = 4  # verbs after the first in one sentence put in the first person ("loads sacks and dreams of")
-
-
-def first_name(name: str) -> str:
-    return name.split()[0] if name.split() else name
 
 
 def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
@@ -107,3 +107,47 @@ def as_theirs(thought: str, name: str) -> str:
 
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", thought.strip()) if s]
     return " ".join(theirs(s, name if n == 0 else first_name(name)) for n, s in enumerate(sentences))
+
+
+def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
+    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'; asked
+    `about` someone, what was said of them is the part told."""
+    when = when_said(node.created, now)
+    if node.kind == MemoryKind.CHAT:
+        partner = node.object if node.object != name else node.subject
+        theirs = [gist(t) for t in _their_lines(node, name)]
+        part = max((t for t in theirs if about and says_name(t, about)), key=len, default="") or max(
+            theirs, key=len, default="")
+        told = f' {first_name(partner)} told me: "{part}"' if part else ""
+        return f"I talked with {first_name(partner)} {when}.{told}"
+    text = node.description.strip().rstrip(".")
+    if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
+        return f"I saw {text.replace(' is ', ' ', 1)} {when}."
+    return f"{own_words(as_theirs(text, name), name)}."  # a whisper ("You want to...") is its own thought
+
+
+def _their_lines(node: MemoryNode, name: str) -> list[str]:
+    """What the others said in a conversation the NPC remembers."""
+    return [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
+
+
+def tells_of(node: MemoryNode, person: str, name: str) -> bool:
+    """Whether a memory says something of `person`: a conversation with them, or in which another
+    told of them (asked about them, as the one asking now may have done before, tells nothing);
+    another memory that names them."""
+    if node.kind != MemoryKind.CHAT:
+        return says_name(node.description, person)
+    return person in (node.subject, node.object) or any(
+        says_name(gist(t), person) for t in _their_lines(node, name))
+
+
+def gist(said: str) -> str:
+    """What a line told, without its greeting and its questions."""
+    return " ".join(s for s in SENTENCE.split(said.strip())
+                    if s.strip() and not s.endswith("?") and not (GREETING.match(s) and len(s.split()) <= 4))
+
+
+def by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
+    """What happened (conversations, then sightings) before what was thought of it, each once."""
+    unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
+    return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
