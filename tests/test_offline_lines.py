@@ -304,6 +304,10 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
         "I am organising a lantern walk on Saturday."]
     assert not any("Ada" in line for line in ol.compose(ol.Kind.OTHER, keeper, "Ada", "What's new?", NOW, "", [
         chat.model_copy(update={"kind": MemoryKind.THOUGHT, "object": "", "description": "Ada seems kind"})]))
+    edited = MemoryNode(npc_id="odile", kind=MemoryKind.THOUGHT, subject=ODILE.name, predicate="is now",
+                        object="patient", description="Odile Marsh is now patient", created=NOW, last_accessed=NOW)
+    assert ol.compose(ol.Kind.OTHER, keeper, "Ada", "Any news?", NOW, "", [edited, net]) == [
+        "I saw Bram Tuck mending a net this morning.", "I am organising a lantern walk on Saturday."]  # not itself
     assert ol.own_words("Bram Tuck sells fish and has worked the harbour for years.", "Bram Tuck", pronouns=True) == (
         "I sell fish and have worked the harbour for years.")
     assert ol.own_words("He coils ropes, loads sacks and dreams of the sea.", "Pip", pronouns=True) == (

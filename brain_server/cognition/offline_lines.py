@@ -248,8 +248,8 @@ def _insult(h: _Heard) -> list[str]:
 
 
 def _other(h: _Heard) -> list[str]:
-    """What its persona (asked of itself) and its memories tell of the words heard (news: all it
-    remembers and what it is up to these days), only that if anything; never the partner's own words
+    """What its persona (asked of itself) and its memories tell of the words heard (news: what it
+    remembers of others and what it is up to these days), only that if anything; never the partner's own words
     back, nor what it saw itself doing. Else that it cannot say (not what it is doing: no answer)."""
     heard, about, news = words(h.line), stems(h.line), NEWS.search(h.heard)
     if heard and set(heard) <= ACK:
@@ -258,7 +258,7 @@ def _other(h: _Heard) -> list[str]:
     known = [s for s in _persona_sentences(h.speaker) if about & stems(s)]
     others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)
               and h.partner not in (m.subject, m.object) and not says_name(m.description, h.partner)
-              and (news or about & stems(m.description))]
+              and (about & stems(m.description) or news and (m.kind == MemoryKind.CHAT or m.subject != h.name))]
     told = [recall(m, h.name, h.now) for m in by_event(others)[:RECALLED]]
     mine = [*known, *told] if re.search(r"\byou", h.line, re.IGNORECASE) else [*told, *known]
     if lines := [*traits, *mine, *(_these_days(h.speaker) if news else [])]:
