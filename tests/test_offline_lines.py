@@ -283,6 +283,8 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert said("what are you doing tonight") == "Tonight I'll be having dinner, from 6 pm."
     assert said("What are you up to these days?") == "I am organising a lantern walk on Saturday."
     assert said("Where do you live?") == "I live at Keeper's Cottage."
+    assert not any("live" in line for line in ol.compose(ol.Kind.PLACE, keeper, "Ada", "Where are you now?", NOW,
+                                                         "Brookhaven:Lighthouse:lamp room", []))
     assert said("You're patient, aren't you?") == "I can be patient, I suppose."
     assert said("Your lighthouse is beautiful.").startswith("Thank you, Ada!")
     assert said("You are an idiot.") == "There's no need for that, Ada."

@@ -200,7 +200,7 @@ def _where(h: _Heard) -> list[str]:
     home = h.speaker.persona.home
     lives = [f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
     here = [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}."]
-    return [*lives, *here] if "live" in words(h.heard) else [*here, *lives]
+    return lives if "live" in words(h.heard) else here  # the one asked of (the model picked "I live at" for "where are you?")
 
 
 def _bye(h: _Heard) -> list[str]:
