@@ -46,7 +46,8 @@ SPEAKER = Speaker("odile", ODILE, "Odile Marsh is polishing the great lens", pla
     ("I'm busy doing the ledger at the lock. Where do you live?", ol.Kind.PLACE),  # the question, not the news
     ("What are you up to these days?", ol.Kind.PLANS), ("What are you working on this week?", ol.Kind.PLANS),
     ("Can you open the gate for me?", ol.Kind.REQUEST), ("Will you open the gate?", ol.Kind.REQUEST),
-    ("Your barge is beautiful.", ol.Kind.COMPLIMENT), ("You are an idiot.", ol.Kind.INSULT)])
+    ("Your barge is beautiful.", ol.Kind.COMPLIMENT), ("You are an idiot.", ol.Kind.INSULT),
+    ("yo", ol.Kind.GREETING), ("Hey Ines what's up", ol.Kind.GREETING), ("Let's go fishing!", ol.Kind.REQUEST)])
 def test_the_kind_of_what_is_heard(heard: str, kind: ol.Kind) -> None:
     assert ol.kind_of(heard)[0] is kind
 
@@ -317,6 +318,12 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert ol.compose(ol.Kind.PLANS, keeper, "Ada", "What are you planning for the lantern walk?", NOW, "", []) == [
         "I am organising a lantern walk on Saturday."]  # what it is asked of, not also the day's next hours
     assert said("What will you do tomorrow?").startswith("Tomorrow")  # not its currently: it has a plan
+    assert said("When do you finish work?") == "Today I'll be logging the ships in the harbour from 1 pm to 6 pm."
+    split = Speaker("odile", ODILE, "", plan=[*PLAN, PlanItem(start=NOW.replace(hour=19), duration_minutes=60,
+                    activity="logging the ships in the harbour", address="Brookhaven:Lighthouse:lamp room")])
+    assert ol.compose(ol.Kind.PLANS, split, "Ada", "Plans for tomorrow?", NOW, "", [])[0] == (  # one activity, once
+        "Tomorrow is much like today for me: I'll be polishing the great lens from 6 am and then be logging the ships "
+        "in the harbour from 1 pm.")
     assert said(ol.ASK) == "I'm polishing the great lens. I am organising a lantern walk on Saturday."  # news travels
     assert ol.recall(chat.model_copy(update={"kind": MemoryKind.THOUGHT, "description": "You want to bake buns"}),
                      ODILE.name, NOW) == "I want to bake buns."  # a whisper remembered, told as its own

@@ -35,10 +35,10 @@ class Kind(StrEnum):
 # Asked who the NPC is; how it is; met for the first time; an apology (each a kind's part, told apart in the answer).
 _WHO = r"who are you|your name|introduce yourself|about yourself"
 _AGE = r"how old are you|your age"
-_HOW_ARE_YOU = r"how are you|how('s| is) it going|how do you do"
+_HOW_ARE_YOU = r"how are you|how('s| is) it going|how do you do|what's up\b"
 _MEETING = r"nice to meet|new (?:in town|here)|my name is"
 _SORRY = r"sorry|apologi[sz]e"
-GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))\b"
+GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day))\b"
                       r"(?:[^.!?,]{0,30}[.!?,]+\s*|(?:\s+[\w']+){0,2}\s*$)", re.IGNORECASE)
 # First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job,
 # "where is the bakery?" the way there, "where do you live?" the NPC's place.
@@ -46,7 +46,7 @@ _KINDS = (
     (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care)\b", re.IGNORECASE)),
     (Kind.TIME, re.compile(r"\b(what time is it|what's the time|the time\?|what day is it)", re.IGNORECASE)),
     (Kind.REQUEST, re.compile(r"\b(?:can|could|would|will) you (?!be\b|tell\b|say\b|do\b|go\b)|\bplease\b|"
-                              r"\bcan i (?:get|have|borrow|buy)\b", re.IGNORECASE)),
+                              r"\bcan i (?:get|have|borrow|buy)\b|\blet's\b", re.IGNORECASE)),
     (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|(?:you|you're|are you) going to|will you|"
                             r"next|these days|nowadays|on your mind|thinking about|this (afternoon|evening|weekend|"
                             r"week)|after (this|that|work))\b",
@@ -83,7 +83,7 @@ ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "tha
 ASKED_OF = re.compile(r"\b(?:seen|see|met|meet|heard from|heard of|know|think of|about|talked (?:to|with)|"
                       r"spoken (?:to|with)|did|does|has)\s+([A-Z][\w']*)")
 # Words that tell nothing of what a line is about (a line of them only is not English, or nonsense).
-ENGLISH = {"the", "a", "an", "is", "are", "am", "was", "be", "you", "your", "i", "me", "my", "we", "they", "he", "she",
+ENGLISH = {"go", "come", "get", "want", "like", "need", "let's", "now", "then", "good", "oh", "the", "a", "an", "is", "are", "am", "was", "be", "you", "your", "i", "me", "my", "we", "they", "he", "she",
             "it", "what", "who", "how", "why", "do", "does", "did", "to", "of", "and", "or", "but", "in", "on", "at",
             "that", "this", "have", "has", "for", "with", "can", "not", "no", "yes", "so", "if", "just", "too", "very",
             "will", "would", "there", "here", "it's", "i'm", "you're", "don't", "anyone", "ever", "any", "some", "all", "from", "up", "out", "by", "as", "new"}

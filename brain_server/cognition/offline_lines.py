@@ -12,6 +12,7 @@ With any other model nothing here runs (`composing`, the one test)."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -86,9 +87,15 @@ def composing(llm: LLM) -> bool:
 
 
 def _main_items(items: Sequence[PlanItem]) -> list[PlanItem]:
-    """The items worth telling: not sleep, the longer ones first, then in time order."""
-    kept = [i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")]
-    return sorted(sorted(kept, key=lambda i: -i.duration_minutes)[:2], key=lambda i: i.start)
+    """The items worth telling: not sleep, the two activities that take longest in all (work split by
+    lunch is one), each at its first start, in time order."""
+    kept = sorted((i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")),
+                  key=lambda i: i.start)
+    total = Counter[str]()
+    for item in kept:
+        total[item.activity] += item.duration_minutes
+    first = {i.activity: i for i in reversed(kept)}
+    return sorted((first[activity] for activity, _ in total.most_common(2)), key=lambda i: i.start)
 
 
 def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
@@ -171,6 +178,14 @@ def _person(h: _Heard) -> list[str]:
 def _job(h: _Heard) -> list[str]:
     if AGE.search(h.heard):
         return [f"I'm {h.speaker.persona.age}." if h.speaker.persona.age else "I'd rather not say."]
+    today = [i for i in h.speaker.plan if i.start.date() == h.now.date()]
+    main = max(_main_items(today), key=lambda i: sum(j.duration_minutes for j in today if j.activity == i.activity),
+               default=None)  # its work, most days
+    if main and re.search(r"\b(when|what time)\b", h.heard, re.IGNORECASE):  # "When do you finish work?"
+        hours = [i for i in today if i.activity == main.activity and i.end > h.now]
+        if hours:
+            return [f"I'm {hours[0].activity} until {clock(hours[-1].end)} today." if hours[0].start <= h.now else
+                    f"Today I'll {will(hours[0].activity)} from {clock(hours[0].start)} to {clock(hours[-1].end)}."]
     intro = f"I'm {h.name}. " if WHO.search(h.heard) else ""
     who = _identity(h.speaker)
     return [f"{intro}{who[0]} Right now I'm {h.now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
