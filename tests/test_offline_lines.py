@@ -47,7 +47,10 @@ SPEAKER = Speaker("odile", ODILE, "Odile Marsh is polishing the great lens", pla
     ("What are you up to these days?", ol.Kind.PLANS), ("What are you working on this week?", ol.Kind.PLANS),
     ("Can you open the gate for me?", ol.Kind.REQUEST), ("Will you open the gate?", ol.Kind.REQUEST),
     ("Your barge is beautiful.", ol.Kind.COMPLIMENT), ("You are an idiot.", ol.Kind.INSULT),
-    ("yo", ol.Kind.GREETING), ("Hey Ines what's up", ol.Kind.GREETING), ("Let's go fishing!", ol.Kind.REQUEST)])
+    ("yo", ol.Kind.GREETING), ("Hey Ines what's up", ol.Kind.GREETING), ("Let's go fishing!", ol.Kind.REQUEST),
+    ("How is your day going?", ol.Kind.GREETING), ("I'm Ada, by the way.", ol.Kind.GREETING), ("I have to go.", ol.Kind.BYE),
+    ("what time do you close", ol.Kind.JOB), ("What do you do in the evening?", ol.Kind.PLANS),
+    ("Have you always lived here?", ol.Kind.PLACE)])
 def test_the_kind_of_what_is_heard(heard: str, kind: ol.Kind) -> None:
     assert ol.kind_of(heard)[0] is kind
 
@@ -281,7 +284,8 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
         return ol.compose(kind, keeper, "Ada", heard, NOW, "Brookhaven:Lighthouse:lamp room", [chat, net])[0]
 
     assert said("How old are you?") == "I'm 58."
-    assert said("what are you doing tonight") == "Tonight I'll be having dinner, from 6 pm."
+    assert said("what are you doing tonight") == said("What do you do in the evening?") == (
+        "Tonight I'll be having dinner, from 6 pm.")
     assert said("What are you up to these days?") == "I am organising a lantern walk on Saturday."
     assert said("Where do you live?") == "I live at Keeper's Cottage."
     assert not any("live" in line for line in ol.compose(ol.Kind.PLACE, keeper, "Ada", "Where are you now?", NOW,
@@ -318,6 +322,11 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert ol.compose(ol.Kind.PLANS, keeper, "Ada", "What are you planning for the lantern walk?", NOW, "", []) == [
         "I am organising a lantern walk on Saturday."]  # what it is asked of, not also the day's next hours
     assert said("What will you do tomorrow?").startswith("Tomorrow")  # not its currently: it has a plan
+    assert said("Nice weather today, isn't it?") == "It is, yes."
+    assert said("did you sleep well") == "I couldn't say, Ada."  # a question, without its question mark
+    assert said("Any gossip?") == "I saw Bram Tuck mending a net this morning."
+    assert ol.own_words("He opens the gates and writes each one down.", "Tobias", pronouns=True) == (
+        "I open the gates and write each one down.")
     assert said("When do you finish work?") == "Today I'll be logging the ships in the harbour from 1 pm to 6 pm."
     split = Speaker("odile", ODILE, "", plan=[*PLAN, PlanItem(start=NOW.replace(hour=19), duration_minutes=60,
                     activity="logging the ships in the harbour", address="Brookhaven:Lighthouse:lamp room")])

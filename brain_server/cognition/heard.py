@@ -35,27 +35,29 @@ class Kind(StrEnum):
 # Asked who the NPC is; how it is; met for the first time; an apology (each a kind's part, told apart in the answer).
 _WHO = r"who are you|your name|introduce yourself|about yourself"
 _AGE = r"how old are you|your age"
-_HOW_ARE_YOU = r"how are you|how('s| is) it going|how do you do|what's up\b"
-_MEETING = r"nice to meet|new (?:in town|here)|my name is"
+_HOW_ARE_YOU = r"how are you|how('s| is) (?:it|your day) going|how do you do|what's up\b"
+_MEETING = r"nice to meet|new (?:in town|here)|my name is|i'm \w+,? by the way"
 _SORRY = r"sorry|apologi[sz]e"
 GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day))\b"
                       r"(?:[^.!?,]{0,30}[.!?,]+\s*|(?:\s+[\w']+){0,2}\s*$)", re.IGNORECASE)
 # First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job,
 # "where is the bakery?" the way there, "where do you live?" the NPC's place.
 _KINDS = (
-    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care)\b", re.IGNORECASE)),
+    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care|(?:have|got|must) to go|gotta go)\b",
+                          re.IGNORECASE)),
     (Kind.TIME, re.compile(r"\b(what time is it|what's the time|the time\?|what day is it)", re.IGNORECASE)),
     (Kind.REQUEST, re.compile(r"\b(?:can|could|would|will) you (?!be\b|tell\b|say\b|do\b|go\b)|\bplease\b|"
                               r"\bcan i (?:get|have|borrow|buy)\b|\blet's\b", re.IGNORECASE)),
     (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|(?:you|you're|are you) going to|will you|"
                             r"next|these days|nowadays|on your mind|thinking about|this (afternoon|evening|weekend|"
-                            r"week)|after (this|that|work))\b",
+                            r"week)|in the evenings?|after (this|that|work))\b",
                             re.IGNORECASE)),
     (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
-                          r"what do you do|business|" + _WHO + "|" + _AGE + r")\b", re.IGNORECASE)),
+                          r"what do you do|business|(?:when|what time) do you (?:open|close|finish|start|stop)|" + _WHO +
+                          "|" + _AGE + r")\b", re.IGNORECASE)),
     (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
     (Kind.WAY, re.compile(r"\bwhere(?:'s| is| are| can i find| do i find)\b(?! you\b)", re.IGNORECASE)),
-    (Kind.PLACE, re.compile(r"\b(where|live)\b", re.IGNORECASE)),
+    (Kind.PLACE, re.compile(r"\b(where|liv(?:e|es|ed|ing))\b", re.IGNORECASE)),
     (Kind.GREETING, re.compile(f"({_HOW_ARE_YOU}|{_MEETING})", re.IGNORECASE)),
     (Kind.INSULT, re.compile(r"\b(idiot|stupid|fool|ugly|useless|dumb|moron|liar|lazy|pathetic|hate you|shut up|"
                              r"stinks?|smelly|loser|coward|worthless)\b", re.IGNORECASE)),
@@ -68,12 +70,17 @@ WHO = re.compile(rf"\b({_WHO})\b", re.IGNORECASE)
 AGE = re.compile(_AGE, re.IGNORECASE)
 HOW_ARE_YOU = re.compile(_HOW_ARE_YOU, re.IGNORECASE)
 MEETING = re.compile(_MEETING, re.IGNORECASE)
-NEWS = re.compile(r"\bnews\b|what'?s new|anything new|happening|going on", re.IGNORECASE)
+NEWS = re.compile(r"\bnews\b|what'?s new|anything new|happening|going on|gossip|rumou?rs?", re.IGNORECASE)
+# A question without its question mark ("what time do you close"), and one that asks to be agreed with.
+QUESTION = re.compile(r"\?|^\s*(what|who|whom|where|when|why|how|which|do|does|did|are|is|was|were|can|could|would|"
+                      r"will|have|has)\b", re.IGNORECASE)
+AGREE = re.compile(r"\b(isn't it|is it not|aren't they|don't you think)\?\s*$", re.IGNORECASE)
 SORRY = re.compile(rf"\b({_SORRY})\b", re.IGNORECASE)
 # Asked of what it is up to these days: its currently answers, not today's plan.
 THESE_DAYS = re.compile(r"\b(these days|nowadays|this week|on your mind|thinking about)\b", re.IGNORECASE)
 # Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
-TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|tomorrow|next)\b", re.IGNORECASE)
+TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|in the evenings?|tomorrow|next)\b",
+                   re.IGNORECASE)
 # Words of asking and of time, not of what is done ("what are you doing later?" names no item).
 ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "that", "there", "doing", "going", "plans",
           "work", "works", "working",

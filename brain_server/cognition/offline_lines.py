@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from brain_server.cognition.heard import (
     ACK,
     AGE,
+    AGREE,
     ASKED_OF,
     ASKING,
     ENGLISH,
@@ -30,6 +31,7 @@ from brain_server.cognition.heard import (
     HOW_ARE_YOU,
     MEETING,
     NEWS,
+    QUESTION,
     SENTENCE,
     SORRY,
     THESE_DAYS,
@@ -109,7 +111,7 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
             lines += [f"Tomorrow is much like today for me: I'll {same}.",
                       f"The usual, I think: I'll {will(usual[0].activity)} from {clock(usual[0].start)}."]
         return lines
-    if re.search(r"\b(tonight|this evening)\b", heard, re.IGNORECASE):
+    if re.search(r"\b(tonight|this evening|in the evenings?)\b", heard, re.IGNORECASE):
         evening = now.replace(hour=EVENING_HOUR, minute=0)
         return [f"Tonight I'll {will(i.activity)}, " + (f"from {clock(i.start)}." if i.start >= evening else
                 f"until {clock(i.end)}.") for i in plan if (i.start >= evening or i.end >= evening + timedelta(hours=2))
@@ -215,7 +217,8 @@ def _where(h: _Heard) -> list[str]:
     home = h.speaker.persona.home
     lives = [f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
     here = [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}."]
-    return lives if "live" in words(h.heard) else here  # the one asked of (the model picked "I live at" for "where are you?")
+    asked_home = re.search(r"\bliv(e|es|ed|ing)\b", h.heard, re.IGNORECASE)
+    return lives if asked_home else here  # the one asked of (the model picked "I live at" for "where are you?")
 
 
 def _bye(h: _Heard) -> list[str]:
@@ -283,7 +286,9 @@ def _other(h: _Heard) -> list[str]:
     if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
         return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
                 f"Sorry, {h.them}, I don't follow."]
-    return _unknown(h.them) if "?" in h.line else [
+    if AGREE.search(h.line):  # small talk ("Nice weather, isn't it?"): agreed with
+        return ["It is, yes.", "Isn't it just."]
+    return _unknown(h.them) if QUESTION.search(h.line) else [
         "I see.", f"I'm {h.now_doing} right now."]
 
 

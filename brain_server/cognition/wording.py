@@ -23,8 +23,8 @@ def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
     text = re.sub(rf"{subject}'s\b", "my", text)
     text = re.sub(rf"{subject} (\w+)", lambda m: f"I {base_verb(m.group(1))}", text)
     if pronouns:
-        verb = r"\b(I \w+[^.;]*?(?:,| and)) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her|of|about|up|out|"\
-               r"\w+ed|\w+s)\b)"  # "I am ... and works at", "I coil ropes, loads sacks and dreams of": its verbs
+        verb = r"\b(I \w+[^.;]*?(?:,| and)) (\w+s)\b(?= (?:at|in|on|to|with|for|every|each|the|a|an|his|her|of|about|up|out|"\
+               r"it|them|all|some|one|\w+ed|\w+s)\b)"  # "I am ... and works at", "I coil ropes, loads sacks and dreams of": its verbs
         for _ in range(LISTED_VERBS):  # one of a sentence's verbs a pass: the pattern starts at its "I"
             text = re.sub(verb, lambda m: f"{m.group(1)} {base_verb(m.group(2))}", text)
         text = re.sub(r"\b(?:[Hh]is|[Hh]er)\b(?=\s+\w)", lambda m: "My" if m.group()[0].isupper() else "my", text)
