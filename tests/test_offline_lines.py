@@ -49,6 +49,7 @@ SPEAKER = Speaker("odile", ODILE, "Odile Marsh is polishing the great lens", pla
     ("Your barge is beautiful.", ol.Kind.COMPLIMENT), ("You are an idiot.", ol.Kind.INSULT),
     ("yo", ol.Kind.GREETING), ("Hey Ines what's up", ol.Kind.GREETING), ("Let's go fishing!", ol.Kind.REQUEST),
     ("How is your day going?", ol.Kind.GREETING), ("I'm Ada, by the way.", ol.Kind.GREETING), ("I have to go.", ol.Kind.BYE),
+    ("I have to go to the market tomorrow.", ol.Kind.PLANS),
     ("what time do you close", ol.Kind.JOB), ("What do you do in the evening?", ol.Kind.PLANS),
     ("Have you always lived here?", ol.Kind.PLACE)])
 def test_the_kind_of_what_is_heard(heard: str, kind: ol.Kind) -> None:

@@ -43,7 +43,7 @@ GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|yo|greetings|good (?:mornin
 # First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job,
 # "where is the bakery?" the way there, "where do you live?" the NPC's place.
 _KINDS = (
-    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care|(?:have|got|must) to go|gotta go)\b",
+    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care|(?:(?:have|got) to|must|gotta) go(?=\s*(?:now)?[.!]*$))\b",
                           re.IGNORECASE)),
     (Kind.TIME, re.compile(r"\b(what time is it|what's the time|the time\?|what day is it)", re.IGNORECASE)),
     (Kind.REQUEST, re.compile(r"\b(?:can|could|would|will) you (?!be\b|tell\b|say\b|do\b|go\b)|\bplease\b|"
