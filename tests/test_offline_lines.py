@@ -328,6 +328,8 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert said("Any gossip?") == "I saw Bram Tuck mending a net this morning."
     assert ol.own_words("He opens the gates and writes each one down.", "Tobias", pronouns=True) == (
         "I open the gates and write each one down.")
+    assert said("What were you doing this morning?") == said("what did you do today") == (
+        "I was polishing the great lens, from 6 am to 10 am.")  # not what it is doing now
     assert said("When do you finish work?") == "Today I'll be logging the ships in the harbour from 1 pm to 6 pm."
     split = Speaker("odile", ODILE, "", plan=[*PLAN, PlanItem(start=NOW.replace(hour=19), duration_minutes=60,
                     activity="logging the ships in the harbour", address="Brookhaven:Lighthouse:lamp room")])

@@ -55,7 +55,7 @@ _KINDS = (
     (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
                           r"what do you do|business|(?:when|what time) do you (?:open|close|finish|start|stop)|" + _WHO +
                           "|" + _AGE + r")\b", re.IGNORECASE)),
-    (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment)\b", re.IGNORECASE)),
+    (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment|did you do)\b", re.IGNORECASE)),
     (Kind.WAY, re.compile(r"\bwhere(?:'s| is| are| can i find| do i find)\b(?! you\b)", re.IGNORECASE)),
     (Kind.PLACE, re.compile(r"\b(where|liv(?:e|es|ed|ing))\b", re.IGNORECASE)),
     (Kind.GREETING, re.compile(f"({_HOW_ARE_YOU}|{_MEETING})", re.IGNORECASE)),

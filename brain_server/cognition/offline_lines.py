@@ -206,10 +206,15 @@ def _plans(h: _Heard) -> list[str]:
 
 def _now(h: _Heard) -> list[str]:
     """Asked what it is up to (as NPCs open their conversations), what it is doing and what it is up
-    to these days: the opener's partner passes its news on too, not only the one asked back."""
+    to these days: the opener's partner passes its news on too, not only the one asked back. Asked
+    what it was doing (today), its plan's items before now."""
     these_days = _these_days(h.speaker) if h.heard.strip() == ASK else []
     if these_days:
         return [f"I'm {h.now_doing}. {these_days[0]}"]
+    if re.search(r"\b(were you|did you)\b", h.heard, re.IGNORECASE) and "yesterday" not in h.heard.lower():
+        return [f"I was {i.activity}, from {clock(i.start)} to {clock(i.end)}." for i in h.speaker.plan if i.end <= h.now
+                and i.start.date() == h.now.date() and not is_sleep(i.activity)][-2:][::-1] or [
+                    f"Nothing much. Now I'm {h.now_doing}."]
     return [f"I'm {h.now_doing}." + (f" {h.later[0]}" if h.later else ""), f"Just {h.now_doing}."]
 
 
