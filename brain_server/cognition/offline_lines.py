@@ -12,26 +12,52 @@ With any other model nothing here runs (`composing`, the one test)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 import re
 import time
 from typing import TYPE_CHECKING
 
 from brain_server.cognition.heard import (
+    ACK,
+    AGE,
+    AGREE,
     ASKED_OF,
     ASKING,
+    ENGLISH,
     GREETING,
     HOW_ARE_YOU,
     MEETING,
     NEWS,
+    QUESTION,
+    SENTENCE,
     SORRY,
+    THESE_DAYS,
     TODAY,
     WHO,
     Kind,
     acceptable,
+    asked,
     kind_of,
+    known_in,
+    may_name,
+    person_in,
+    says_name,
+    stems,
     words,
+)
+from brain_server.cognition.wording import (
+    by_event,
+    clock,
+    doing,
+    first_name,
+    own_words,
+    place_name,
+    recall,
+    tells_of,
+    will,
 )
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
@@ -54,7 +80,7 @@ RECALLED = 3  # memories of a person or topic offered as lines
 # days first (the event it organises), so news travels offline as the paper's party did.
 ASK, ASK_BACK = "What are you up to?", "Any plans coming up?"
 CONVERSATION_LINES = 4  # greeting and question, answer and question back, answer, goodbye
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+EVENING_HOUR = 17  # "tonight" is the plan from here on
 
 
 def composing(llm: LLM) -> bool:
@@ -62,77 +88,16 @@ def composing(llm: LLM) -> bool:
     return llm.model == MODEL_NAME
 
 
-def first_name(name: str) -> str:
-    return name.split()[0] if name.split() else name
-
-
-def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
-    """A sentence about the NPC as it says it: "Odile Marsh keeps the lighthouse. She loves her lamp"
-    as "I keep the lighthouse. I love my lamp" (pronouns too where the text is its persona's)."""
-    subject = rf"(?:{re.escape(name)}|{re.escape(first_name(name))})"
-    if pronouns:
-        subject = rf"(?:{subject}|\b[Ss]he\b|\b[Hh]e\b)"
-    text = re.sub(rf"{subject}'s\b", "my", text)
-    text = re.sub(rf"{subject} (\w+)", lambda m: f"I {_base(m.group(1))}", text)
-    if pronouns:
-        text = re.sub(r"\b(I \w+[^.;]*? and) (\w+s)\b(?= (?:at|in|on|to|with|for|every|the|a|an|his|her)\b)",
-                      lambda m: f"{m.group(1)} {_base(m.group(2))}", text)  # "I am ... and works at" -> "and work at"
-        text = re.sub(r"\b(?:his|her)\b(?=\s+\w)", "my", text)
-        text = re.sub(r"\b(?:himself|herself)\b", "myself", text)
-        text = re.sub(r"\b(?:him|her)\b", "me", text)
-    return text[:1].upper() + text[1:]
-
-
-def _base(verb: str) -> str:
-    """The verb after "I": is -> am, loves -> love, watches -> watch, tries -> try."""
-    special = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go"}
-    if verb in special:
-        return special[verb]
-    if verb.endswith("ies") and len(verb) > 4:
-        return verb[:-3] + "y"
-    if re.search(r"(ch|sh|ss|x|o)es$", verb):
-        return verb[:-2]
-    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3 else verb
-
-
-def doing(activity: str, name: str) -> str:
-    """'Odile Marsh is polishing the lens' as 'polishing the lens'."""
-    return activity.removeprefix(f"{name} is ").removeprefix(f"{name} ").strip().rstrip(".")
-
-
-def _clock(when: datetime) -> str:
-    """'8 am', '5:30 pm'."""
-    hour, half = when.hour % 12 or 12, "am" if when.hour < 12 else "pm"
-    return f"{hour} {half}" if when.minute == 0 else f"{hour}:{when:%M} {half}"
-
-
-def _will(activity: str) -> str:
-    """A plan item as what the NPC will do: 'be serving customers', 'go to the regatta'."""
-    first = activity.split()[0] if activity.split() else ""
-    return f"be {activity}" if first.endswith("ing") else f"go to {activity}"
-
-
-def _when(then: datetime, now: datetime) -> str:
-    days = (now.date() - then.date()).days
-    if days == 0:
-        return "this morning" if then.hour < 12 else "this afternoon" if then.hour < 18 else "this evening"
-    if days == 1:
-        return "yesterday"
-    return f"on {then:%A}" if days < 7 else f"on {then:%B} {then.day}"
-
-
-def _place(address: str) -> str:
-    """'Brookhaven:Lighthouse:lamp room' as 'the lamp room at Lighthouse' (sectors are names)."""
-    parts = [p for p in address.split(":")[1:] if p]
-    if len(parts) >= 2:
-        return f"the {parts[1]} at {parts[0]}"
-    return parts[0] if parts else "here"
-
-
 def _main_items(items: Sequence[PlanItem]) -> list[PlanItem]:
-    """The items worth telling: not sleep, the longer ones first, then in time order."""
-    kept = [i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")]
-    return sorted(sorted(kept, key=lambda i: -i.duration_minutes)[:2], key=lambda i: i.start)
+    """The items worth telling: not sleep, the two activities that take longest in all (work split by
+    lunch is one), each at its first start, in time order."""
+    kept = sorted((i for i in items if not is_sleep(i.activity) and not i.activity.startswith("getting ready")),
+                  key=lambda i: i.start)
+    total = Counter[str]()
+    for item in kept:
+        total[item.activity] += item.duration_minutes
+    first = {i.activity: i for i in reversed(kept)}
+    return sorted((first[activity] for activity, _ in total.most_common(2)), key=lambda i: i.start)
 
 
 def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
@@ -140,152 +105,217 @@ def _plan_lines(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str
     if "tomorrow" in heard.lower():
         promised = [i for i in plan if i.start.date() == tomorrow]
         usual = _main_items([i for i in plan if i.start.date() == now.date()])
-        lines = [f"Tomorrow at {_clock(i.start)} I'll {_will(i.activity)}." for i in promised]
+        lines = [f"Tomorrow at {clock(i.start)} I'll {will(i.activity)}." for i in promised]
         if usual:
-            same = " and then ".join(f"{_will(i.activity)} from {_clock(i.start)}" for i in usual)
+            same = " and then ".join(f"{will(i.activity)} from {clock(i.start)}" for i in usual)
             lines += [f"Tomorrow is much like today for me: I'll {same}.",
-                      f"The usual, I think: I'll {_will(usual[0].activity)} from {_clock(usual[0].start)}."]
+                      f"The usual, I think: I'll {will(usual[0].activity)} from {clock(usual[0].start)}."]
         return lines
+    if re.search(r"\b(tonight|this evening|in the evenings?)\b", heard, re.IGNORECASE):
+        evening = now.replace(hour=EVENING_HOUR, minute=0)
+        return [f"Tonight I'll {will(i.activity)}, " + (f"from {clock(i.start)}." if i.start >= evening else
+                f"until {clock(i.end)}.") for i in plan if (i.start >= evening or i.end >= evening + timedelta(hours=2))
+                and i.end > now and i.start.date() == now.date() and not is_sleep(i.activity)][:2] or [
+                    "Nothing much tonight: an early night for me."]
     later = [i for i in plan if now < i.start and i.start.date() == now.date()]
-    lines = [f"Later I'll {_will(i.activity)}, from {_clock(i.start)}." for i in later[:1]]
+    lines = [f"Later I'll {will(i.activity)}, from {clock(i.start)}." for i in later[:1]]
     if len(later) > 1:
-        lines.append(f"At {_clock(later[0].start)} I'll {_will(later[0].activity)}, and at "
-                     f"{_clock(later[1].start)} I'll {_will(later[1].activity)}.")
+        lines.append(f"At {clock(later[0].start)} I'll {will(later[0].activity)}, and at "
+                     f"{clock(later[1].start)} I'll {will(later[1].activity)}.")
     return lines
 
 
 def _asked_items(plan: Sequence[PlanItem], heard: str, now: datetime) -> list[str]:
     """The items from now on whose activity the question names ("what's for dinner?": having dinner)."""
     asked = {w for w in words(heard) if len(w) > 3} - ASKING
-    return [f"Right now I'm {i.activity}." if i.start <= now else f"At {_clock(i.start)} I'll {_will(i.activity)}."
+    return [f"Right now I'm {i.activity}." if i.start <= now else f"At {clock(i.start)} I'll {will(i.activity)}."
             for i in plan if i.end > now and i.start.date() <= now.date() + timedelta(days=1)
             and asked & set(words(i.activity))][:2]
 
 
 def _these_days(speaker: Speaker) -> list[str]:
     """What the NPC is up to these days (the persona's "currently"), as it says it."""
-    told = [s for s in _SENTENCE.split(speaker.persona.currently.strip()) if s][:1]
+    told = [s for s in SENTENCE.split(speaker.persona.currently.strip()) if s][:1]
     return [own_words(told[0], speaker.persona.name, pronouns=True)] if told else []
 
 
 def _identity(speaker: Speaker) -> list[str]:
     persona = speaker.persona
-    return [own_words(s, persona.name, pronouns=True) for s in _SENTENCE.split(persona.identity.strip()) if s]
+    return [own_words(s, persona.name, pronouns=True) for s in SENTENCE.split(persona.identity.strip()) if s]
 
 
-def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
-    """A memory as the NPC tells it: 'I talked with Bram this morning. He said: "..."'; asked
-    `about` someone, what was said of them is the part told."""
-    when = _when(node.created, now)
-    if node.kind == MemoryKind.CHAT:
-        partner = node.object if node.object != name else node.subject
-        theirs = [_gist(t) for t in _their_lines(node, name)]
-        gist = max((t for t in theirs if about and _names(t, about)), key=len, default="") or max(
-            theirs, key=len, default="")
-        told = f' {first_name(partner)} told me: "{gist}"' if gist else ""
-        return f"I talked with {first_name(partner)} {when}.{told}"
-    text = node.description.strip().rstrip(".")
-    if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
-        return f"I saw {text.replace(' is ', ' ', 1)} {when}."
-    return f"{own_words(text, name)}."
+def _persona_sentences(speaker: Speaker) -> list[str]:
+    """Its identity and what it is up to these days, a sentence each, as it says them."""
+    persona = speaker.persona
+    return [*_identity(speaker), *(own_words(s, persona.name, pronouns=True)
+                                   for s in SENTENCE.split(persona.currently.strip()) if s)]
 
 
-def _their_lines(node: MemoryNode, name: str) -> list[str]:
-    """What the others said in a conversation the NPC remembers."""
-    return [t for who, t in re.findall(r'^(.+?): "(.*)"$', node.description, re.MULTILINE) if who != name]
+@dataclass(frozen=True)
+class _Heard:
+    """What a composer knows: who speaks to whom (`them`), what was heard, when and where, what came
+    to mind, and what the speaker is doing and will do later."""
+
+    speaker: Speaker
+    partner: str
+    name: str
+    them: str
+    heard: str  # its questions, if it asks any (`asked`)
+    line: str  # all of it
+    now: datetime
+    place: str
+    memories: Sequence[MemoryNode]
+    person: str
+    now_doing: str
+    later: list[str]
 
 
-def _names(text: str, person: str) -> bool:
-    return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
+def _person(h: _Heard) -> list[str]:
+    about = by_event([m for m in h.memories if tells_of(m, h.person, h.name)])
+    lines = [recall(m, h.name, h.now, h.person) for m in about[:RECALLED]]
+    lines += [s for s in _persona_sentences(h.speaker) if says_name(s, h.person)]  # "My deckhand is Pip Harrow."
+    return lines or [f"I haven't seen {h.person} lately.", f"{h.person}? I can't say I know them."]
 
 
-def tells_of(node: MemoryNode, person: str, name: str) -> bool:
-    """Whether a memory says something of `person`: a conversation with them, or in which another
-    told of them (asked about them, as the one asking now may have done before, tells nothing);
-    another memory that names them."""
-    if node.kind != MemoryKind.CHAT:
-        return _names(node.description, person)
-    return person in (node.subject, node.object) or any(
-        _names(_gist(t), person) for t in _their_lines(node, name))
+def _job(h: _Heard) -> list[str]:
+    if AGE.search(h.heard):
+        return [f"I'm {h.speaker.persona.age}." if h.speaker.persona.age else "I'd rather not say."]
+    today = [i for i in h.speaker.plan if i.start.date() == h.now.date()]
+    main = max(_main_items(today), key=lambda i: sum(j.duration_minutes for j in today if j.activity == i.activity),
+               default=None)  # its work, most days
+    if main and re.search(r"\b(when|what time)\b", h.heard, re.IGNORECASE):  # "When do you finish work?"
+        hours = [i for i in today if i.activity == main.activity and i.end > h.now]
+        if hours:
+            return [f"I'm {hours[0].activity} until {clock(hours[-1].end)} today." if hours[0].start <= h.now else
+                    f"Today I'll {will(hours[0].activity)} from {clock(hours[0].start)} to {clock(hours[-1].end)}."]
+    intro = f"I'm {h.name}. " if WHO.search(h.heard) else ""
+    who = _identity(h.speaker)
+    return [f"{intro}{who[0]} Right now I'm {h.now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
+        f"{intro}Right now I'm {h.now_doing}."]
 
 
-def _gist(said: str) -> str:
-    """What a line told, without its greeting and its questions."""
-    return " ".join(s for s in _SENTENCE.split(said.strip())
-                    if s.strip() and not s.endswith("?") and not (GREETING.match(s) and len(s.split()) <= 4))
+def _plans(h: _Heard) -> list[str]:
+    """Asked of today's hours, its plan first; of these days, or of what its currently names ("What
+    are you planning for the lantern float?"), its currently alone; else its currently first."""
+    planned, these_days = _plan_lines(h.speaker.plan, h.heard, h.now), _these_days(h.speaker)
+    if these_days and (THESE_DAYS.search(h.heard) or stems(h.heard) & stems(these_days[0])):
+        planned = []
+    ordered = (planned or these_days) if TODAY.search(h.heard) else [*these_days, *planned]
+    return [*_asked_items(h.speaker.plan, h.heard, h.now), *ordered] or [f"Nothing planned. For now I'm {h.now_doing}."]
 
 
-def _by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
-    """What happened (conversations, then sightings) before what was thought of it, each once."""
-    unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
-    return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
+def _now(h: _Heard) -> list[str]:
+    """Asked what it is up to (as NPCs open their conversations), what it is doing and what it is up
+    to these days: the opener's partner passes its news on too, not only the one asked back. Asked
+    what it was doing (today), its plan's items before now."""
+    these_days = _these_days(h.speaker) if h.heard.strip() == ASK else []
+    if these_days:
+        return [f"I'm {h.now_doing}. {these_days[0]}"]
+    if re.search(r"\b(were you|did you)\b", h.heard, re.IGNORECASE) and "yesterday" not in h.heard.lower():
+        return [f"I was {i.activity}, from {clock(i.start)} to {clock(i.end)}." for i in h.speaker.plan if i.end <= h.now
+                and i.start.date() == h.now.date() and not is_sleep(i.activity)][-2:][::-1] or [
+                    f"Nothing much. Now I'm {h.now_doing}."]
+    return [f"I'm {h.now_doing}." + (f" {h.later[0]}" if h.later else ""), f"Just {h.now_doing}."]
 
 
-def _may_name(heard: str, *known: str) -> bool:
-    """Whether a capitalised word inside a sentence may name someone (memories are searched then;
-    the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
-    skip = {"I", *(w for name in known for w in name.split())}
-    return any(w.removesuffix("'s") not in skip for w in re.findall(r"(?:(?<=\w )|(?<=\w, ))[A-Z][\w']*", heard))
+def _where(h: _Heard) -> list[str]:
+    home = h.speaker.persona.home
+    lives = [f"I live at {home.split(':')[1] if home.count(':') else 'home'}."]
+    here = [f"I'm at {place_name(h.place)}, {h.now_doing}.", f"Right now, {place_name(h.place)}."]
+    asked_home = re.search(r"\bliv(e|es|ed|ing)\b", h.heard, re.IGNORECASE)
+    return lives if asked_home else here  # the one asked of (the model picked "I live at" for "where are you?")
 
 
-def _person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
-    """A person the line names whom the NPC's memories mention ("" if none)."""
-    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
-             if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
-    for name in sorted(names - {me, partner}, key=len, reverse=True):
-        if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
-            return name
-    return ""
+def _bye(h: _Heard) -> list[str]:
+    return [f"Goodbye, {h.them}! Back to {h.now_doing} for me.", f"See you later, {h.them}!", "Take care!"]
+
+
+def _greeting(h: _Heard) -> list[str]:
+    if HOW_ARE_YOU.search(h.heard):
+        return [f"Doing well, thanks, {h.them}! I'm {h.now_doing}.", f"Fine, thanks. Just {h.now_doing}."]
+    if MEETING.search(h.heard):
+        who = _identity(h.speaker)
+        return [f"Nice to meet you, {h.them}! I'm {h.name}." + (f" {who[0]}" if who else ""),
+                f"Welcome, {h.them}! I'm {first_name(h.name)}."]
+    greeted = GREETING.match(h.line)
+    hello = greeted.group(1).capitalize() if greeted else "Hello"
+    return [f"{hello}, {h.them}! I'm {h.now_doing}.", f"Good to see you, {h.them}. I'm {h.now_doing} today.",
+            f"{hello}, {h.them}!"]
+
+
+def _thanks(h: _Heard) -> list[str]:
+    return ["No trouble at all.", f"Don't worry about it, {h.them}."] if SORRY.search(h.heard) else [
+        f"You're welcome, {h.them}!", "Any time."]
+
+
+def _time(h: _Heard) -> list[str]:
+    return [f"It's {clock(h.now)}, {h.now:%A}.", f"About {clock(h.now)}."]
+
+
+def _way(h: _Heard) -> list[str]:
+    """It knows no way in words: it says so, rather than where it is itself."""
+    return [f"Sorry, {h.them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
+
+
+def _request(h: _Heard) -> list[str]:
+    """It can do nothing asked of it in words: it says so."""
+    return [f"Sorry, {h.them}, I can't right now: I'm {h.now_doing}.", "I'm afraid I can't help with that just now."]
+
+
+def _compliment(h: _Heard) -> list[str]:
+    return [f"Thank you, {h.them}! That's kind of you.", "Why, thank you!"]
+
+
+def _insult(h: _Heard) -> list[str]:
+    return [f"There's no need for that, {h.them}.", "That's not a kind thing to say."]
+
+
+def _other(h: _Heard) -> list[str]:
+    """What its persona (asked of itself) and its memories tell of the words heard (news: what it
+    remembers of others and what it is up to these days), only that if anything; never the partner's own words
+    back, nor what it saw itself doing. Else that it cannot say (not what it is doing: no answer)."""
+    heard, about, news = words(h.line), stems(h.line), NEWS.search(h.heard)
+    if heard and set(heard) <= ACK:
+        return ["Right.", "Mm-hm."]
+    traits = [f"I can be {t}, I suppose." for t in h.speaker.persona.traits if t.lower() in heard]
+    known = [s for s in _persona_sentences(h.speaker) if about & stems(s)]
+    others = [m for m in h.memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == h.name)
+              and h.partner not in (m.subject, m.object) and not says_name(m.description, h.partner)
+              and (about & stems(m.description) or news and (m.kind == MemoryKind.CHAT or m.subject != h.name))]
+    told = [recall(m, h.name, h.now) for m in by_event(others)[:RECALLED]]
+    mine = [*known, *told] if re.search(r"\byou", h.line, re.IGNORECASE) else [*told, *known]
+    if lines := [*traits, *mine, *(_these_days(h.speaker) if news else [])]:
+        return lines
+    if news:
+        return [f"Nothing much. I'm {h.now_doing} right now.", *h.later[:1]]
+    if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
+        return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
+                f"Sorry, {h.them}, I don't follow."]
+    if AGREE.search(h.line):  # small talk ("Nice weather, isn't it?"): agreed with
+        return ["It is, yes.", "Isn't it just."]
+    return _unknown(h.them) if QUESTION.search(h.line) else [
+        "I see.", f"I'm {h.now_doing} right now."]
+
+
+def _unknown(them: str) -> list[str]:
+    """What it says to a question it knows nothing of (no answer: never said again "as I said")."""
+    return [f"I couldn't say, {them}.", "I really couldn't tell you.", "No idea, I'm afraid."]
+
+
+_COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {
+    Kind.PERSON: _person, Kind.JOB: _job, Kind.PLANS: _plans, Kind.NOW: _now, Kind.PLACE: _where, Kind.BYE: _bye,
+    Kind.GREETING: _greeting, Kind.THANKS: _thanks, Kind.TIME: _time, Kind.WAY: _way, Kind.REQUEST: _request,
+    Kind.COMPLIMENT: _compliment, Kind.INSULT: _insult, Kind.OTHER: _other}
 
 
 def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetime, place: str,
             memories: Sequence[MemoryNode], person: str = "") -> list[str]:
     """The lines the speaker could say for this kind of line heard, the best first."""
-    name, them = speaker.persona.name, first_name(partner)
+    name = speaker.persona.name
     now_doing = doing(speaker.activity, name) or next(
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
-    later = _plan_lines(speaker.plan, "", now)
-    if kind is Kind.PERSON:
-        about = _by_event([m for m in memories if tells_of(m, person, name)])
-        lines = [recall(m, name, now, person) for m in about[:RECALLED]]
-        return lines or [f"I haven't seen {person} lately.", f"{person}? I can't say I know them."]
-    if kind is Kind.JOB:
-        intro = f"I'm {name}. " if WHO.search(heard) else ""
-        who = _identity(speaker)
-        return [f"{intro}{who[0]} Right now I'm {now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
-            f"{intro}Right now I'm {now_doing}."]
-    if kind is Kind.PLANS:
-        planned, these_days = _plan_lines(speaker.plan, heard, now), _these_days(speaker)
-        ordered = [*planned, *these_days] if TODAY.search(heard) else [*these_days, *planned]
-        return [*_asked_items(speaker.plan, heard, now), *ordered] or [f"Nothing planned. For now I'm {now_doing}."]
-    if kind is Kind.NOW:
-        return [f"I'm {now_doing}." + (f" {later[0]}" if later else ""), f"Just {now_doing}."]
-    if kind is Kind.PLACE:
-        return [f"I'm at {_place(place)}, {now_doing}.", f"Right now, {_place(place)}.",
-                f"I live at {speaker.persona.home.split(':')[1] if speaker.persona.home.count(':') else 'home'}."]
-    if kind is Kind.BYE:
-        return [f"Goodbye, {them}! Back to {now_doing} for me.", f"See you later, {them}!", "Take care!"]
-    if kind is Kind.GREETING and HOW_ARE_YOU.search(heard):
-        return [f"Doing well, thanks, {them}! I'm {now_doing}.", f"Fine, thanks. Just {now_doing}."]
-    if kind is Kind.GREETING and MEETING.search(heard):
-        who = _identity(speaker)
-        return [f"Nice to meet you, {them}! I'm {name}." + (f" {who[0]}" if who else ""),
-                f"Welcome, {them}! I'm {first_name(name)}."]
-    if kind is Kind.GREETING:
-        return [f"Hello, {them}! I'm {now_doing}.", f"Good to see you, {them}. I'm {now_doing} today.",
-                f"Hi {them}! Doing well, thanks."]
-    if kind is Kind.THANKS:
-        return ["No trouble at all.", f"Don't worry about it, {them}."] if SORRY.search(heard) else [
-            f"You're welcome, {them}!", "Any time."]
-    if kind is Kind.TIME:
-        return [f"It's {_clock(now)}, {now:%A}.", f"About {_clock(now)}."]
-    if kind is Kind.WAY:  # it knows no way in words: it says so, rather than where it is itself
-        return [f"Sorry, {them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
-    # Not what it saw itself doing ("I am getting ready for the day"): that tells nothing asked.
-    others = [m for m in memories if not (m.kind == MemoryKind.OBSERVATION and m.subject == name)]
-    told = [recall(m, name, now) for m in _by_event(others)[:RECALLED]]
-    news = _these_days(speaker) if NEWS.search(heard) else []  # asked what's new: what it is up to these days too
-    return [*told, *news, f"I'm {now_doing} right now.", *later[:1]]
+    return _COMPOSERS[kind](_Heard(speaker, partner, name, first_name(partner), asked(heard), heard, now, place,
+                                   memories, person, now_doing, _plan_lines(speaker.plan, "", now)))
 
 
 async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,
@@ -298,9 +328,10 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
     heard_kind, greeting = kind_of(heard)
     kind = kind or heard_kind
     memories: list[MemoryNode] = []
-    if kind in (Kind.OTHER, Kind.PERSON) or _may_name(heard, speaker.persona.name, partner):
+    if kind in (Kind.OTHER, Kind.PERSON) or may_name(heard, speaker.persona.name, partner):
         memories = [r.node for r in await stream.retrieve(speaker.npc_id, heard or partner, now, trace)]
-    person = _person_in(heard, memories, speaker.persona.name, partner)
+    person = person_in(heard, memories, speaker.persona.name, partner) or (
+        known_in(heard, speaker.persona, partner) if heard_kind is Kind.OTHER else "")
     if not person and heard_kind is Kind.OTHER and (asked := ASKED_OF.search(heard)) and asked.group(1) not in (
             first_name(speaker.persona.name), first_name(partner), "I"):
         person = asked.group(1)  # nobody it remembers: it says so, rather than what else it remembers
@@ -310,13 +341,16 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
             memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
     greets = greeting and not said and kind not in (Kind.GREETING, Kind.BYE)  # once, as the answer to one
     opening = f"{greeting}, {first_name(partner)}! " if greets else ""
-    options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in
-               compose(kind, speaker, partner, heard, now, place, memories, person)]
+    composed = compose(kind, speaker, partner, heard, now, place, memories, person)
+    options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in composed]
     options = list(dict.fromkeys(o for o in options if acceptable(o, heard, said)))[:MAX_OPTIONS]
     trace.note(f"offline lines: {kind} line heard, {len(options)} composed")
-    if not options:
-        options = [o for o in (f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.",
-                               "I have to get going. Talk later!") if acceptable(o, heard, said)] or ["Hm."]
+    if not options:  # all said before: its best answer again, said as such, rather than anything else
+        again = [f"As I said: {composed[0]}"] if composed and kind not in (Kind.GREETING, Kind.BYE, Kind.THANKS) and (
+            composed[0] not in _unknown(first_name(partner))) else []
+        options = [o for o in again if acceptable(o, heard, said)] or [o for o in (
+            f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
+            "Hm."]
     wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
     line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
     return Turn(utterance=line, end_conversation=kind is Kind.BYE)

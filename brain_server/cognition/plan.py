@@ -19,6 +19,7 @@ import re
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
+from brain_server.cognition.wording import as_theirs
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, PlanItem, is_sleep
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
@@ -105,11 +106,12 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
                            thought: str = "") -> str:
     """The new "currently" status, from what happened recently and what was planned (one call);
     if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
-    just whispered, so the NPC still knows what it now means to do."""
+    just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
+    what it now means to do."""
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
-    kept = " ".join(f"{thought} {old}".split())[:CURRENTLY_MAX_CHARS]
+    kept = " ".join(f"{as_theirs(thought, persona.name)} {old}".split())[:CURRENTLY_MAX_CHARS]
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
