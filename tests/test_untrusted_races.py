@@ -6,7 +6,7 @@ hold one call at its first await while another runs."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 
@@ -188,9 +188,9 @@ def test_two_conversations_with_one_partner_at_once_make_one(run, tmp_path) -> N
 
 
 def test_two_who_walked_apart_since_one_saw_the_other_do_not_talk(run, tmp_path) -> None:
-    """A conversation decided on a sighting starts only if the game still places both in one arena:
-    by then Klaus may have gone home (seen in a game of our own making: two NPCs "chatting"
-    for an hour from the canteen and the yard)."""
+    """A conversation decided on a sighting starts only if the game still places both in one arena,
+    or its moment has not passed: a quarter of an hour on, Klaus has gone home (seen in a game of
+    our own making: two NPCs "chatting" for an hour from the canteen and the yard)."""
 
     async def scenario(stream: MemoryStream) -> tuple[list[bool], list[str]]:
         core = await core_with_town(stream, tmp_path, background_thinking=False)
@@ -199,13 +199,18 @@ def test_two_who_walked_apart_since_one_saw_the_other_do_not_talk(run, tmp_path)
         await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": HOME}))
         await core.records.merge("isabella", lambda live: setattr(live, "address", f"{CAFE}:counter"))
         now = datetime(2026, 2, 13, 10, tzinfo=UTC)
+        core.mind.chats.runtimes.of("klaus").clock = now + timedelta(minutes=15)
         traces = [Trace(npc_id="isabella", kind="background", game_time=now) for _ in range(2)]
         talked = [await core.mind.chats.conversation("isabella", "klaus", now, traces[0])]
-        await core.records.merge("klaus", lambda live: setattr(live, "address", CAFE))
+        core.mind.chats.runtimes.of("klaus").clock = now + timedelta(minutes=1)  # they stop to talk
         talked.append(await core.mind.chats.conversation("isabella", "klaus", now, traces[1]))
+        later = now + timedelta(hours=3)
+        core.mind.chats.runtimes.of("klaus").clock = later + timedelta(minutes=15)
+        await core.records.merge("klaus", lambda live: setattr(live, "address", CAFE))  # together again
+        talked.append(await core.mind.chats.conversation("isabella", "klaus", later, traces[1]))
         await core.close()
         return talked, [note for t in traces for note in t.notes]
 
     talked, notes = run(scenario)
-    assert talked == [False, True], (talked, notes)
+    assert talked == [False, True, True], (talked, notes)
     assert "no longer free to talk" in notes[0]

@@ -47,6 +47,8 @@ from brain_server.world import SEPARATOR, World, arena_of
 
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds its speakers this long at a time
+# Two who saw each other may still talk this long after, wherever they walked since (they stop to talk).
+CHAT_MOMENT = timedelta(minutes=5)
 
 Remembered = tuple[list[MemoryNode], PlanChange | None]
 T = TypeVar("T", NpcState, Speaker)
@@ -63,14 +65,21 @@ class Chats:
 
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
-        and where the game last said `npc` is (its arena): the two may have walked apart since one
-        saw the other, while the conversation was being decided."""
-        if partner is None or partner.is_asleep() or partner.is_chatting(now) or not together(npc, partner):
+        and still with it: in its arena where the game last placed them, or the moment of `now`
+        not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
+        game's clock has moved on, both long gone their ways)."""
+        if partner is None or partner.is_asleep() or partner.is_chatting(now):
+            return False
+        if not together(npc, partner) and self._moved_on(now, npc.npc_id, partner.npc_id):
             return False
         if self.runtimes.talking(npc.npc_id, partner.npc_id):
             return False
         last = npc.last_chat.get(partner.npc_id)
         return last is None or now - last >= CHAT_COOLDOWN
+
+    def _moved_on(self, now: datetime, *npc_ids: str) -> bool:
+        """Whether the game's clock has moved past the moment of `now` for any of them."""
+        return any((last := self.runtimes.last(i)) is not None and last - now > CHAT_MOMENT for i in npc_ids)
 
     async def conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *,
                            reason: str = "", unseen: bool = False) -> bool:
