@@ -220,6 +220,15 @@ def test_asked_who_it_is_what_it_plans_or_of_a_meal_it_answers_that() -> None:
         "I'm Pip. Right now I'm resting.")
 
 
+def test_a_name_with_an_initial_is_not_the_end_of_a_sentence() -> None:
+    """Found driving a port town of our own: "Chidi O." answered "Who are you?" with "I'm Chidi O..
+    I O.", its identity cut after the initial."""
+    chidi = Speaker("chidi", Persona(name="Chidi O.", identity="Chidi O. is the canteen cook of Terminal 3. He feeds "
+                                     "the night shift.", home="Port:Bunks:room"), "Chidi O. is cooking")
+    lines = ol.compose(ol.Kind.JOB, chidi, "Ada", "Who are you?", NOW, "", [])
+    assert lines[0].startswith("I'm Chidi O. I am the canteen cook of Terminal 3."), lines
+
+
 def test_asked_of_someone_it_never_met_it_says_so_not_what_it_saw_itself_doing(run, fake_llm, store, minilm) -> None:
     """Found driving a town of our own: "Have you seen Zoë today?" was answered "I am getting
     ready for the day", its own action of the morning, recalled as if it were news."""

@@ -99,7 +99,8 @@ VAGUE = {*ENGLISH, *ASKING, "see", "seen", "saw", "know", "think", "like", "get"
 NOT_NAMES = {"He", "She", "Her", "His", "They", "Their", "The", "A", "An", "It", "Its", "I", "My", "In", "On", "At"}
 ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "nope", "hmm", "i", "see", "cool", "fine"}
 _WORD = re.compile(r"[a-z0-9']+")
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
+SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
 _NAMED = 3  # words after a greeting that only name who is greeted ("Good morning, Odile!")
 
 

@@ -188,7 +188,7 @@ def _job(h: _Heard) -> list[str]:
         if hours:
             return [f"I'm {hours[0].activity} until {clock(hours[-1].end)} today." if hours[0].start <= h.now else
                     f"Today I'll {will(hours[0].activity)} from {clock(hours[0].start)} to {clock(hours[-1].end)}."]
-    intro = f"I'm {h.name}. " if WHO.search(h.heard) else ""
+    intro = f"I'm {h.name.rstrip('.')}. " if WHO.search(h.heard) else ""
     who = _identity(h.speaker)
     return [f"{intro}{who[0]} Right now I'm {h.now_doing}.", intro + " ".join(who[:2]), intro + who[0]] if who else [
         f"{intro}Right now I'm {h.now_doing}."]
@@ -235,7 +235,7 @@ def _greeting(h: _Heard) -> list[str]:
         return [f"Doing well, thanks, {h.them}! I'm {h.now_doing}.", f"Fine, thanks. Just {h.now_doing}."]
     if MEETING.search(h.heard):
         who = _identity(h.speaker)
-        return [f"Nice to meet you, {h.them}! I'm {h.name}." + (f" {who[0]}" if who else ""),
+        return [f"Nice to meet you, {h.them}! I'm {h.name.rstrip('.')}." + (f" {who[0]}" if who else ""),
                 f"Welcome, {h.them}! I'm {first_name(h.name)}."]
     greeted = GREETING.match(h.line)
     hello = greeted.group(1).capitalize() if greeted else "Hello"
