@@ -220,6 +220,16 @@ def test_an_arena_with_a_name_of_its_own_is_found_as_written() -> None:
         assert workplace(worker, rooms) == room, lifestyle
 
 
+def test_midnight_and_noon_are_times() -> None:
+    """"Goes to bed at midnight" slept at 23:00 (the default), and a shift "from noon" had no start."""
+    assert wake_and_bed("wakes up at 7 am, goes to bed at midnight") == (time(7), time(0))
+    innkeeper = villager("ines", identity="Ines runs the Old Mill.",
+                         lifestyle="works at the Old Mill from noon to 11 pm and goes to bed at midnight")
+    assert work_hours(innkeeper.persona.lifestyle) == (time(12), time(23))
+    day = day_shape(innkeeper, MONDAY.date(), UTC)
+    assert where(day, at(23, 30))[0] != "sleeping" and is_sleep(where(day, at(0, 30, day=MONDAY + timedelta(days=1)))[0])
+
+
 def test_without_a_stated_wake_up_time_it_gets_up_in_time_for_work() -> None:
     baker = villager("lin", identity="Lin works at the Crust and Crumb Bakery from 6 am to 2 pm.")
     day = day_shape(baker, MONDAY.date(), UTC)

@@ -30,7 +30,7 @@ OUTING, MORNING_OUTING = (time(14), time(16)), (time(9), time(11))
 GETTING_READY, BREAKFAST = timedelta(minutes=45), timedelta(minutes=30)
 MEALS = ((time(12), time(13), "having lunch", "🥪"), (time(18), time(19), "having dinner", "🍲"))
 SLEEP = ("sleeping", "😴")
-_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
+_CLOCK = r"(\d{1,2}|midnight|noon)(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
 _WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?|sleeps? in until|sleeps? until)\b[^.;]{0,30}?\b"
                    + _CLOCK, re.IGNORECASE)
 _BED = re.compile(r"\b(?:bed|asleep|sleeps?(?!\s+(?:in|until)\b))\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
@@ -375,8 +375,11 @@ def _clock(pattern: re.Pattern[str], text: str, default: time, *, evening: bool)
 
 
 def _time(hour: str, minute: str | None, half: str | None, *, evening: bool) -> time:
-    """A clock time as written; without am/pm, an evening time from 5 to 11 is after noon ("bed at 11")."""
-    h, m, half = int(hour), int(minute or 0), (half or "").lower()
+    """A clock time as written ("midnight" and "noon" too); without am/pm, an evening time from 5 to 11
+    is after noon ("bed at 11")."""
+    h = {"midnight": 0, "noon": 12}.get(hour.lower()) if not hour.isdigit() else int(hour)
+    assert h is not None
+    m, half = int(minute or 0), (half or "").lower()
     if half.startswith("p") and h < 12:
         h += 12
     elif half.startswith("a") and h == 12:
