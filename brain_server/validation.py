@@ -121,7 +121,7 @@ def world(world: World) -> None:
     name("world.name", world.name)
     if not world.sectors:
         raise invalid("world.sectors is empty: send at least one sector with an arena")
-    places = len(world.sectors) + sum(len(s.arenas) + sum(len(a.objects) for a in s.arenas) for s in world.sectors)
+    places = sum(world.counts())
     if places > MAX_WORLD_PLACES:
         raise BrainError(Status.RESOURCE_EXHAUSTED, f"the world has {places} sectors, arenas and objects; "
                          f"send at most {MAX_WORLD_PLACES}")

@@ -377,8 +377,7 @@ def _clock(pattern: re.Pattern[str], text: str, default: time, *, evening: bool)
 def _time(hour: str, minute: str | None, half: str | None, *, evening: bool) -> time:
     """A clock time as written ("midnight" and "noon" too); without am/pm, an evening time from 5 to 11
     is after noon ("bed at 11")."""
-    h = {"midnight": 0, "noon": 12}.get(hour.lower()) if not hour.isdigit() else int(hour)
-    assert h is not None
+    h = int(hour) if hour.isdigit() else {"midnight": 0, "noon": 12}[hour.lower()]
     m, half = int(minute or 0), (half or "").lower()
     if half.startswith("p") and h < 12:
         h += 12

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from itertools import groupby
 import math
 
 from brain_server.cognition.memory_stream import MemoryStream
@@ -180,10 +181,4 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
 def _runs(subtasks: Sequence[PlanItem]) -> list[tuple[str, int]]:
     """Steps as a plan memory tells them: a run of the same step once, with its minutes added (22
     times "busy at the cafe (10 min)" filled a retrieved memory's share of the prompt)."""
-    runs: list[tuple[str, int]] = []
-    for s in subtasks:
-        if runs and runs[-1][0] == s.activity:
-            runs[-1] = (s.activity, runs[-1][1] + s.duration_minutes)
-        else:
-            runs.append((s.activity, s.duration_minutes))
-    return runs
+    return [(activity, sum(s.duration_minutes for s in run)) for activity, run in groupby(subtasks, lambda s: s.activity)]

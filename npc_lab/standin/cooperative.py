@@ -28,6 +28,7 @@ from npc_lab.standin.reading import (
     _unlead,
     activity_of,
     best_match,
+    first_clause,
     importance,
     rarity,
     words,
@@ -398,8 +399,7 @@ class StandIn:
         events = [f for f in self.p.ahead(_facts(statement, self.p.now, "memory")) if f.day and f.start]
         if not events or statement.startswith(self.p.name) or not self.takes_up(events[0]):
             return ""
-        core = re.split(r",\s+(?:and|but|so)\s+|;\s*", events[0].text)[0].strip(" ,.")  # its date kept
-        return f"{self.p.name} means to tell friends that {core}"
+        return f"{self.p.name} means to tell friends that {first_clause(events[0].text)}"  # its date kept
 
     def takes_up(self, f: Fact) -> bool:
         """Whether reflecting on this event makes it something to tell friends about: always."""

@@ -53,6 +53,7 @@ from npc_lab.standin.reading import (
     _mins,
     _told,
     activity_of,
+    first_clause,
     words,
 )
 from npc_lab.standin.schema import _enum_at
@@ -242,7 +243,7 @@ def _bare(text: str) -> str:
 
 def _core(f: Fact) -> str:
     """News as told in a paraphrase: its first clause, without its dates and times."""
-    return re.split(r",\s+(?:and|but|so)\s+|;\s*", _bare(f.text))[0].strip(" ,.")
+    return first_clause(_bare(f.text))
 
 
 def _same(activity: str, news: str) -> bool:

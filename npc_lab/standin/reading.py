@@ -409,8 +409,13 @@ def activity_of(fact: Fact) -> str:
     """A plan's few words for a dated line: the line itself, up to its first aside, its source dropped
     ("Ann thinks: the fair opens at 3 pm, and ..." -> "going to: the fair opens at 3 pm")."""
     core = re.sub(r"^[^:]{1,80}\b(?:thinks|said|says|heard from [^:]{1,60}):\s*", "", fact.text)
-    core = re.split(r",\s+(?:and|but|so)\s+|;\s*", core)[0].strip(" ,.")
+    core = first_clause(core)
     return f"going to: {core}"[:110].rstrip(" ,")
+
+
+def first_clause(text: str) -> str:
+    """A sentence up to its first aside ("the fair opens at 3 pm, and ..." -> "the fair opens at 3 pm")."""
+    return re.split(r",\s+(?:and|but|so)\s+|;\s*", text)[0].strip(" ,.")
 
 
 def _told(f: Fact, text: str) -> bool:
