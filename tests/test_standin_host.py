@@ -85,3 +85,25 @@ def test_a_host_whose_workplace_is_where_people_gather_stays_there_and_skips_its
     blocks = _ask("daily_plan", persona=owner.replace("runs Hobbs Cafe", "bakes in the bakery"), date="Tuesday March 3, 2026",
                   places="\n".join(f"- {p}" for p in baker), place_list=baker).blocks
     assert [b.address for b in blocks if "lunch" in b.activity] == [baker[2]], "a bakery in a market hall is no cafe"
+
+
+def test_naming_a_housemate_is_not_naming_their_room() -> None:
+    """A student who "lives in the college hall with Tomas Reyes" studies at the college or works at
+    the cafe, not in Tomas's room (the Ville, seed 0: Maria Lopez spent her first day's work blocks
+    in a housemate's room and met no one); a line that names the room itself still goes there."""
+    places = ["Harbour:College Hall:Nadia Orr's room", "Harbour:College Hall:Tomas Reyes's room",
+              "Harbour:College Hall:common room", "Harbour:Eastfield College:library",
+              "Harbour:Eastfield College:classroom", "Harbour:Quay Cafe:cafe", "Harbour:Gull Park:park"]
+    student = ("Name: Nadia Orr\nIdentity: Nadia Orr is a chemistry student at Eastfield College who lives in the "
+               "college hall with Tomas Reyes, Lena Park and Ivo Stern. She works part-time shifts at Quay Cafe for Rosa "
+               "Bell, and gets help with her lab reports from Otto Vane in the library.\nLifestyle: wakes up around 7 am, "
+               "studies and works until evening, and goes to bed around midnight\nCurrently: Nadia Orr is preparing for "
+               "an exam.")
+    blocks = _ask("daily_plan", persona=student, date="Tuesday March 3, 2026", places="\n".join(f"- {p}" for p in places),
+                  place_list=places).blocks
+    work = {b.address for b in blocks if b.activity.startswith("busy at")}
+    assert work and work <= set(places[3:6]), blocks
+    visit = student.replace("an exam.", "an exam. Nadia Orr has a study session at Tomas Reyes's room on March 3 at 6 pm.")
+    blocks = _ask("daily_plan", persona=visit, date="Tuesday March 3, 2026", places="\n".join(f"- {p}" for p in places),
+                  place_list=places).blocks
+    assert any(b.start == "18:00" and b.address == places[1] for b in blocks), blocks

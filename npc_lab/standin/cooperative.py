@@ -58,6 +58,8 @@ CLOSED_AT_WEEKENDS = re.compile(r"\b(?:school|classroom|office|surgery|clinic|ba
 PRIVATE = re.compile(r"\b(?:kitchen|bedroom|bathroom|main room|back room|storeroom|office)\b", re.I)
 # Places people gather in, by their names.
 GATHERING = re.compile(r"\b(?:inn|tavern|pub|taproom|bar|cafe|café|coffee|market|square|green|park|plaza)\b", re.I)
+# "Tomas Reyes's room": whose place a place name says it is.
+OWNER = re.compile(r"((?:[A-Z][\w-]*\s)*[A-Z][\w-]*)['’]s\b")
 
 # --- the answers ------------------------------------------------------------------------------------
 
@@ -418,7 +420,7 @@ class StandIn:
         return " ".join(w for w in text.split() if w.strip(".,:;'\"").removesuffix("'s") not in self.p.name.split())
 
     def place_for(self, text: str, places: list[str], default: str) -> str:
-        i, score = best_match(self.where(text), places, rarity(places))
+        i, score = best_match(_unowned(self.where(text), places), places, rarity(places))
         return places[i] if i >= 0 and score > 0 else default
 
     def day_plan(self) -> Draft:
@@ -574,3 +576,12 @@ class StandIn:
         things = [o for o in objects if o]
         j, hit = best_match(activity, things) if things else (-1, 0)
         return {"place": {"sector": sector, "arena": arena, "object": things[j] if j >= 0 and hit > 0 else ""}}
+
+
+def _unowned(text: str, places: list[str]) -> str:
+    """`text` without the names of the people whose places are listed, unless it names the place as
+    theirs ("at Tomas Reyes's room"): living with someone says nothing of working in their room."""
+    for owner in {m.group(1) for p in places for m in OWNER.finditer(p.rsplit(":", 1)[-1])}:
+        if not re.search(rf"{re.escape(owner)}['’]s\b", text):
+            text = re.sub(rf"\b{re.escape(owner)}\b", " ", text)
+    return text
