@@ -167,7 +167,12 @@ class Settings(BaseSettings):
                                      "a day with none repeats the last one without an LLM call, saving 2 calls per "
                                      "NPC per quiet day (0 = always plan anew, as the paper: a new plan also varies "
                                      "where NPCs go and whom they meet; 5 suits routine-heavy games).")
-    reflection_threshold: int = Field(paper.REFLECTION_THRESHOLD, ge=1, description="Summed importance of new events that triggers a reflection.")
+    reflection_threshold: int = Field(paper.REFLECTION_THRESHOLD, ge=1, description=(
+        "Summed importance of new events that triggers a reflection. 150 is the paper's, for a world perceived "
+        "every 10 game seconds (2-3 reflections a day); a game that sends perceptions only with each Decide sums "
+        "less: the lab's Ville reflects about once a game day at 150 and three times at 50. Lower it until your "
+        "NPCs reflect 2-3 times a game day (each reflection is one `reflection_insights` call in GetUsage; "
+        "`npc-lab sim` reports them per game day)."))
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace), and a stored memory is cut to "
                                          "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "

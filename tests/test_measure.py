@@ -206,3 +206,21 @@ def test_without_asking_density_is_not_reported_as_measured(tmp_path: Path) -> N
     assert not g["asked"] and g["start"] is None and g["end"] is None
     report(run)
     assert "not asked" in (run / "report.md").read_text()
+
+
+def test_reflections_a_day_come_from_the_usage_counters(tmp_path: Path) -> None:
+    """One `reflection_insights` call is one reflection; a 12-hour run with 3 of Ana's is 6 a day for
+    her, and the report shows the mean beside the paper's 2-3 a day."""
+    run = _run(tmp_path, [], {"bo": [_memory("Ana Berg is baking")]})
+    counters = [{"npc_id": "ana", "purpose": "reflection_insights", "calls": "3"},
+                {"npc_id": "ana", "purpose": "reflection_questions", "calls": "4"},
+                {"npc_id": "bo", "purpose": "reflection_insights", "calls": "1"}]
+    (run / "usage.json").write_text(json.dumps({"counters": counters}))
+    r = measure(run)["reflections"]
+    assert r["by_npc"] == {"ana": 3, "bo": 1, "cy": 0} and r["days"] == pytest.approx(0.5)
+    assert r["per_day_max"] == pytest.approx(6) and r["per_day_mean"] == pytest.approx(8 / 3)
+    report(run)
+    assert "| reflections per resident per game day | 2.7 (0.0-6.0) over 0.5 days | 2-3 a day" in \
+        (run / "report.md").read_text()
+    (run / "usage.json").unlink()
+    assert measure(run)["reflections"] is None

@@ -163,6 +163,7 @@ def row(cell: Cell, out: Path) -> dict[str, Any]:
             "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
             "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
             "llm_calls": stats["llm_calls"],
+            "reflections_per_day": m["reflections"]["per_day_mean"] if m.get("reflections") else None,
             "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
 
 
@@ -200,7 +201,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (case, mood, view, condition), runs in groups.items():
         row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
                                "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
-        for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls"):
+        for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls",
+                    "reflections_per_day"):
             values = [r[key] for r in runs if r[key] is not None]
             row[key] = {"mean": statistics.fmean(values), "min": min(values), "max": max(values)} if values else None
         out.append(row)
@@ -209,16 +211,19 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def table(groups: list[dict[str, Any]]) -> str:
     lines = ["| case | stand-in | view | condition | seeds | diffusion mean (min-max) | mutual density start -> end "
-             "| invitees attended mean (min-max) | paper |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| invitees attended mean (min-max) | reflections a day | paper |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         d, att = g["diffusion"], g["attended"]
         paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
             PAPER["coordination"].split(" (")[0] if att else "-")
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
                      f"{d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
-                     f"{_range(g['density_end'])} | {_range(att, 1) if att else '-'} | {paper} |")
+                     f"{_range(g['density_end'])} | {_range(att, 1) if att else '-'} | "
+                     f"{_range(g.get('reflections_per_day'), 1)} | {paper} |")
     return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
-        "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended. Every other figure: the stand-in model."
+        "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended; 2-3 reflections a day. Every other figure: the " \
+        "stand-in model."
 
 
 def write(folder: Path, rows: list[dict[str, Any]]) -> None:

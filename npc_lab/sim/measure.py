@@ -21,11 +21,13 @@ from datetime import datetime, timedelta
 import json
 from pathlib import Path
 import re
+import statistics
 from typing import Any
 
 PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
          "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
-         "hallucinated": "none reported (checked by interview)"}
+         "hallucinated": "none reported (checked by interview)",
+         "reflections": "2-3 a day (the paper); 6 on the released run's first day (Klaus Mueller, 476 events)"}
 # Negative words that do not deny knowing: "I can't wait for the party", "I don't know her very well",
 # "No one throws a party like Isabella" (a comparison).
 NOT_DENIALS = re.compile(r"\b(can't|cannot|can not|won't|wouldn't) (wait|miss)\b|\bdon't miss\b|\bnot to be missed\b|"
@@ -230,7 +232,24 @@ def measure(run: Path) -> dict[str, Any]:
                         "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
             "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination,
-            "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", [])))}
+            "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", []))),
+            "reflections": reflections(run, ids, (end - start).total_seconds() / 86400)}
+
+
+def reflections(run: Path, ids: Sequence[str], days: float) -> dict[str, Any] | None:
+    """Reflections per resident per game day, from the brain's usage counters (one `reflection_insights`
+    call a reflection): the paper's threshold of 150 points was set for a world perceived every 10 s,
+    and a game that perceives less often reflects less often (docs/configuration.md)."""
+    path = run / "usage.json"
+    if not path.is_file() or days <= 0:
+        return None
+    counts = dict.fromkeys(ids, 0)
+    for c in json.loads(path.read_text()).get("counters", []):
+        if c.get("purpose") == "reflection_insights" and c.get("npc_id") in counts:
+            counts[c["npc_id"]] += int(c.get("calls", 0))
+    per_day = {npc_id: n / days for npc_id, n in counts.items()}
+    return {"days": days, "by_npc": counts, "per_day_mean": statistics.fmean(per_day.values()) if per_day else 0.0,
+            "per_day_min": min(per_day.values(), default=0.0), "per_day_max": max(per_day.values(), default=0.0)}
 
 
 def _partner(memory: dict[str, Any]) -> str:
@@ -295,6 +314,9 @@ def report(run: Path) -> dict[str, Any]:
         ("network density", density, PAPER["density"]),
         ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})", "-"),
     ]
+    if r := result["reflections"]:
+        rows.append(("reflections per resident per game day", f"{r['per_day_mean']:.1f} ({r['per_day_min']:.1f}-"
+                     f"{r['per_day_max']:.1f}) over {r['days']:.1f} days", PAPER["reflections"]))
     if c:
         rows.append(("coordination", f"{len(c['invited'])} invited, {len(c['planned'])} planned, "
                      f"{len(c['attended'])} attended ({len(c['invited_attended'])} of the invited, "
