@@ -10,7 +10,7 @@ from brain_server.records import WorldIndex
 from brain_server.verbs import Verb
 from brain_server.world import World, arena_of
 
-FIELDS = ("name", "age", "traits", "identity", "lifestyle", "home", "known_areas")
+FIELDS = ("name", "age", "traits", "identity", "lifestyle", "currently", "home", "known_areas")
 EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
 
 
@@ -32,7 +32,15 @@ def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, a
     known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
                    if persona.known_areas else set(world.arena_addresses()))
     return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
-                    known_addresses=known, verbs=verbs)
+                    known_addresses=known, verbs=verbs, sent_currently=persona.currently)
+
+
+def currently(npc: NpcState, sent: str) -> str:
+    """The "currently" an NPC spawned again goes on with: the brain's own (it revises it from day 2
+    on) while the game sends what it sent before; one unlike that is the developer's edit, and
+    replaces it. A record from before the sent one was kept cannot tell, and keeps the brain's."""
+    edited = npc.sent_currently is not None and sent != npc.sent_currently
+    return sent if edited else npc.persona.currently
 
 
 def noticed(before: Persona, after: Persona, world: World) -> list[str]:
@@ -49,6 +57,8 @@ def noticed(before: Persona, after: Persona, world: World) -> list[str]:
         thoughts.append(f"{name} now: {after.identity}")
     if before.lifestyle != after.lifestyle:
         thoughts.append(f"{name} now lives like this: {after.lifestyle}")
+    if before.currently != after.currently and after.currently:
+        thoughts.append(f"{name} now: {after.currently}")
     if before.home != after.home:
         place = after.home.split(":", 1)[-1].replace(":", ", ")
         thoughts.append(f"{name} now lives at {place} in {world.name}")

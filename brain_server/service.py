@@ -107,19 +107,20 @@ class BrainCore:
     async def _edit(self, existing: NpcState, persona: Persona, perception: Perception, world: World,
                     verbs: list[Verb]) -> pb.SpawnNpcResponse:
         """The NPC spawned again: the same persona resumes it; a changed one replaces its persona
-        and keeps its memories and plans. "currently" is the brain's to revise from day 2 on: it is
-        kept. What changed is noted in a trace, and what the NPC would notice is remembered as a
-        thought, at the game time it last lived (none yet: no memory to contradict)."""
-        persona = persona.model_copy(update={"currently": existing.persona.currently})
+        and keeps its memories and plans ("currently" as `personas.currently` says). What changed
+        is noted in a trace, and what the NPC would notice is remembered as a thought, at the game
+        time it last lived (none yet: no memory to contradict)."""
+        sent = {"verbs": verbs, "sent_currently": persona.currently}  # kept as the game sent them
+        persona = persona.model_copy(update={"currently": personas.currently(existing, persona.currently)})
         changed = [f for f in personas.FIELDS if getattr(existing.persona, f) != getattr(persona, f)]
         if existing.perception != perception:
             changed.append("perception")
         if not changed:
-            if existing.verbs != verbs:  # a game may change its verbs between runs
-                await self.records.save(existing.model_copy(update={"verbs": verbs}), wait=True)
+            if any(getattr(existing, k) != v for k, v in sent.items()):  # a game may change its verbs between runs
+                await self.records.save(existing.model_copy(update=sent), wait=True)
             return pb.SpawnNpcResponse(npc_id=existing.npc_id, resumed=True)
-        npc = existing.model_copy(deep=True)
-        npc.persona, npc.perception, npc.verbs = persona, perception, verbs
+        npc = existing.model_copy(deep=True, update=sent)
+        npc.persona, npc.perception = persona, perception
         if "known_areas" in changed or "home" in changed:
             npc.known_addresses = sorted({*npc.known_addresses, arena_of(persona.home),
                                           *(arena_of(a) for a in persona.known_areas)})
@@ -147,7 +148,7 @@ class BrainCore:
         forgotten = await self._forget(npc, keep_record=True)
         async with self.records.lock(npc.npc_id):
             fresh = personas.fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
-            fresh.revision = npc.revision
+            fresh.revision, fresh.sent_currently = npc.revision, npc.sent_currently
             await self.records.save(fresh, wait=True)
         self.mind.spawned(fresh)
         log.info("npc_reset", npc_id=npc.npc_id, forgotten=forgotten)
