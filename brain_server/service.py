@@ -25,7 +25,7 @@ from brain_server.records import Records
 from brain_server.saves import SaveFiles, Saves
 from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, shown
-from brain_server.verbs import Verb
+from brain_server.verbs import Verb, declared_for, own_verbs
 from brain_server.vitals import Spread, Vitals
 from brain_server.world import World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -62,7 +62,9 @@ class BrainCore:
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
         validation.world(world)
-        await self.records.put_world(world)
+        async with self.records.world_lock(world.name):  # no NPC spawns meanwhile
+            await personas.verbs_to_world(self.records, world)
+            await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
         return pb.RegisterWorldResponse(world_name=world.name, sector_count=sectors, arena_count=arenas,
@@ -82,8 +84,8 @@ class BrainCore:
         perception = _perception(request.perception)
         verbs = convert.verbs_from_pb(request.verbs, "verbs")
         validation.verbs("verbs", verbs)
-        # One name, one verb: the model would read both, and the game be sent the world's.
-        validation.unique("verb", (v.name for v in [*world.verbs, *verbs]), "in the world's verbs and this NPC's")
+        verbs, clashes = own_verbs(world.verbs, verbs)
+        validation.no_clash(clashes)
         personas.check_places(self.records.index(world), persona, request.address)
         async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
             # One persona name per world: observations, reactions, chats and private homes go by name.
@@ -255,7 +257,11 @@ class BrainCore:
             validation.line("verb_outcomes.name", outcome.name, required=True)
             validation.line("verb_outcomes.target", outcome.target)
             validation.text("verb_outcomes.detail", outcome.detail)
-        npc = self.mind.records.current(npc_id) or await self.home.run(self.mind.records.npc(npc_id))
+        npc = self.records.current(npc_id) or await self.home.run(self.records.npc(npc_id))
+        world = self.records.cached_world(npc.world_name) or await self.home.run(self.records.world(npc.world_name))
+        asked = npc.action.verb if npc.action is not None else None
+        validation.outcomes_declared((o.name for o in outcomes), declared_for([*world.verbs, *npc.verbs], npc_id, asked),
+                                     npc_id)
         return convert.outcome_events(npc.persona.name, outcomes)
 
     # --- the user's tools -----------------------------------------------------------------

@@ -171,6 +171,26 @@ def verbs(field: str, declared: Sequence[Verb]) -> None:
             _argument(f"{where} argument {shown(argument.name)}", argument)
 
 
+def no_clash(clashes: Sequence[str], npc_ids: Sequence[str] = ()) -> None:
+    """Verbs a world and its NPCs (SpawnNpc's or those already spawned) declare by one name, differently."""
+    if clashes:
+        whose = f"NPC {', '.join(map(repr, npc_ids))} of the world" if npc_ids else "this NPC"
+        raise invalid(f"verb {shown(clashes[0])} is declared by the world and by {whose}, differently: declare "
+                      "it once (a world's verb serves every NPC, and its users narrow it to some), or give the "
+                      "NPC's its own name" + (", then SpawnNpc the NPC again with it" if npc_ids else ""))
+
+
+def outcomes_declared(names: Iterable[str], declared: Sequence[str], npc_id: str) -> None:
+    """Outcomes only of verbs the NPC could have been asked to do: the game's answer to a VerbCall."""
+    for verb in names:
+        if verb not in declared:
+            which = f"its verbs are {', '.join(map(repr, declared))}" if declared else \
+                "it has none (RegisterWorld's world.verbs and SpawnNpc's verbs declare them)"
+            raise invalid(f"verb_outcomes.name {shown(verb)} is not a verb declared for NPC {npc_id!r}: {which}; "
+                          "report the outcome of a verb the brain asked for (Action.verb), and let the game's "
+                          "own actions reach the NPC as perceptions")
+
+
 def _argument(where: str, argument: VerbArgument) -> None:
     if not VERB_NAME.fullmatch(argument.name):
         raise invalid(f"{where}: an argument's name is 1-64 letters, digits or '_', not starting with a digit")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from brain_server.npc import NpcState, Persona
@@ -20,16 +21,32 @@ pytestmark = pytest.mark.brain  # one brain process for the module
 W = "Lantern Quay"
 
 
-def world(*verbs: dict[str, Any]) -> dict[str, Any]:
-    arenas = [{"name": name, "objects": [{"name": o} for o in objects]}
-              for name, objects in (("Lamp Room", ["great lens"]), ("Cottage", ["bed"]))]
-    return {"world": {"name": W, "sectors": [{"name": "Point", "arenas": arenas}], "verbs": list(verbs)}}
+BELL = {"name": "ring_bell", "description": "ring the fog bell"}
 
 
-def keeper(now: str = "", npc_id: str = "keeper", name: str = "Odile Marsh", **more: Any) -> dict[str, Any]:
-    persona = {"name": name, "age": 58, "identity": f"{name} keeps the lighthouse.", "currently": now,
-               "lifestyle": "works in the Lamp Room from 6 am, sleeps at 10 pm", "home": f"{W}:Point:Cottage"}
-    return {"worldName": W, "npcId": npc_id, "persona": persona, **more}
+def world(*verbs: dict[str, Any], name: str = W) -> dict[str, Any]:
+    arenas = [{"name": arena, "objects": [{"name": o} for o in objects]}
+              for arena, objects in (("Lamp Room", ["great lens"]), ("Cottage", ["bed"]))]
+    return {"world": {"name": name, "sectors": [{"name": "Point", "arenas": arenas}], "verbs": list(verbs)}}
+
+
+def keeper(now: str = "", npc_id: str = "keeper", world_name: str = W, **more: Any) -> dict[str, Any]:
+    persona = {"name": "Odile Marsh", "age": 58, "identity": "Odile Marsh keeps the lighthouse.", "currently": now,
+               "lifestyle": "works in the Lamp Room from 6 am, sleeps at 10 pm", "home": f"{world_name}:Point:Cottage"}
+    return {"worldName": world_name, "npcId": npc_id, "persona": persona, **more}
+
+
+def refused(c: Clients, method: str, body: dict[str, Any], *says: str) -> None:
+    """Refused as invalid_argument over both transports, the message saying each of `says`."""
+    answer = c.connect(method, body)
+    assert answer.status_code == 400 and all(s in answer.json()["message"] for s in says), answer.text
+    with pytest.raises(grpc.RpcError) as failed:
+        c.grpc(method, body)
+    assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def outcome(verb: str, when: str = "2026-03-02T10:00:00Z", npc_id: str = "keeper") -> dict[str, Any]:
+    return {"npcId": npc_id, "gameTime": when, "verbOutcomes": [{"name": verb, "done": True, "detail": "it rang"}]}
 
 
 def told(fake: FakeOpenAI) -> str:
@@ -88,3 +105,41 @@ def test_a_record_from_before_keeps_the_brains_currently() -> None:
     old = NpcState.model_validate(record.model_dump(mode="json", exclude={"sent_currently"}))
     assert old.sent_currently is None and currently(old, "as sent") == "revised"
     assert currently(old.model_copy(update={"sent_currently": "as sent"}), "edited") == "edited"
+
+
+def test_an_outcome_of_a_verb_never_declared_is_refused(brain: tuple[Clients, FakeOpenAI, BrainProcess]) -> None:
+    """VerbOutcome is the game's answer to a VerbCall: one for a verb neither the world nor the NPC
+    declared (a typo, the game's own action) was remembered as done; it is refused, naming the
+    declared verbs, and nothing of that Decide is kept."""
+    c, _, _ = brain
+    c.grpc("RegisterWorld", world(BELL, {**BELL, "name": "open_gate", "users": ["porter"]}, name="Fog Point"))
+    c.grpc("SpawnNpc", keeper(npc_id="fogkeeper", world_name="Fog Point",
+                              verbs=[{"name": "trim_wick", "description": "trim the lamp's wick"}]))
+    for verb in ("ring_bell", "trim_wick"):
+        c.grpc("Decide", outcome(verb, npc_id="fogkeeper"))
+    for verb in ("ring_the_bell", "open_gate"):  # a typo; a world verb for another NPC
+        refused(c, "Decide", outcome(verb, "2026-03-02T10:05:00Z", "fogkeeper"), repr(verb), "'ring_bell', 'trim_wick'")
+    batch = c.grpc("DecideBatch", {"requests": [outcome("ring_the_bell", "2026-03-02T10:06:00Z", "fogkeeper")]})
+    assert batch["results"][0]["code"] == "invalid_argument", batch
+    remembered = " ".join(m["description"] for m in c.grpc("ListMemories", {"npcId": "fogkeeper"})["memories"])
+    assert "did trim_wick" in remembered and "ring_the_bell" not in remembered and "open_gate" not in remembered
+
+
+def test_a_world_registered_again_with_an_npcs_verb(brain: tuple[Clients, FakeOpenAI, BrainProcess]) -> None:
+    """A verb the world now declares under the name of a spawned NPC's: declared otherwise, the
+    RegisterWorld is refused naming the NPC, and the world stays as it was; declared the same
+    (the verb moved from the NPC to the world), it is the world's, for every NPC and in SpawnNpc."""
+    c, _, _ = brain
+    c.grpc("RegisterWorld", world(name="Bell Rock"))
+    c.grpc("SpawnNpc", keeper(npc_id="ringer", world_name="Bell Rock", verbs=[BELL]))
+    refused(c, "RegisterWorld", world({**BELL, "description": "ring it three times"}, name="Bell Rock"),
+            "'ring_bell'", "'ringer'", "differently")
+    assert c.grpc("SpawnNpc", keeper(npc_id="ringer", world_name="Bell Rock", verbs=[BELL]))["resumed"]
+
+    c.grpc("RegisterWorld", world(BELL, name="Bell Rock"))
+    assert c.grpc("SpawnNpc", keeper(npc_id="ringer", world_name="Bell Rock"))["resumed"]
+    assert c.grpc("SpawnNpc", keeper(npc_id="ringer", world_name="Bell Rock", verbs=[BELL]))["resumed"]
+    refused(c, "SpawnNpc", keeper(npc_id="ringer", world_name="Bell Rock", verbs=[{**BELL, "description": "clang"}]),
+            "'ring_bell'", "differently")
+    c.grpc("RegisterWorld", world(name="Bell Rock"))  # the world's: gone with it
+    refused(c, "Decide", outcome("ring_bell", npc_id="ringer"), "'ring_bell'", "it has none")
