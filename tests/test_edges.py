@@ -11,9 +11,11 @@ from typing import Any
 import grpc
 import pytest
 
+from brain_server.names import called
 from brain_server.npc import NpcState, Persona
 from brain_server.personas import currently
 from npc_lab.fake_openai import FakeOpenAI
+from npc_lab.standin_openai import StandInOpenAI
 from tests.clients import Clients
 from tests.conftest import BrainProcess
 
@@ -30,8 +32,9 @@ def world(*verbs: dict[str, Any], name: str = W) -> dict[str, Any]:
     return {"world": {"name": name, "sectors": [{"name": "Point", "arenas": arenas}], "verbs": list(verbs)}}
 
 
-def keeper(now: str = "", npc_id: str = "keeper", world_name: str = W, **more: Any) -> dict[str, Any]:
-    persona = {"name": "Odile Marsh", "age": 58, "identity": "Odile Marsh keeps the lighthouse.", "currently": now,
+def keeper(now: str = "", npc_id: str = "keeper", world_name: str = W, name: str = "Odile Marsh",
+           **more: Any) -> dict[str, Any]:
+    persona = {"name": name, "age": 58, "identity": f"{name} keeps the lighthouse.", "currently": now,
                "lifestyle": "works in the Lamp Room from 6 am, sleeps at 10 pm", "home": f"{world_name}:Point:Cottage"}
     return {"worldName": world_name, "npcId": npc_id, "persona": persona, **more}
 
@@ -63,6 +66,21 @@ def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Clients, F
         clients = Clients(process)
         try:
             yield clients, fake, process
+        finally:
+            clients.close()
+            process.stop()
+
+
+@pytest.fixture(scope="module")
+def standin_brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
+    """A brain on the cooperative stand-in model, which writes lines from what its prompt says."""
+    with StandInOpenAI(seed=1) as model:
+        process = BrainProcess({"llm_base_url": model.base_url, "llm_model": "stand-in", "background_thinking": False,
+                                "data_dir": tmp_path_factory.mktemp("edges-standin")}).start()
+        clients = Clients(process)
+        try:
+            clients.grpc("RegisterWorld", world())
+            yield clients
         finally:
             clients.close()
             process.stop()
@@ -143,3 +161,24 @@ def test_a_world_registered_again_with_an_npcs_verb(brain: tuple[Clients, FakeOp
             "'ring_bell'", "differently")
     c.grpc("RegisterWorld", world(name="Bell Rock"))  # the world's: gone with it
     refused(c, "Decide", outcome("ring_bell", npc_id="ringer"), "'ring_bell'", "it has none")
+
+
+@pytest.mark.parametrize(("speaker", "called"), [("the player", ""), ("Guard #2", ""), ("Ada Kern", "Ada")])
+def test_the_stand_in_addresses_a_player_by_a_name_only_when_it_is_one(standin_brain: Clients, speaker: str,
+                                                                       called: str) -> None:
+    """Talked to by "the player" it said "Hi the!" and "It was good to talk, the."."""
+    npc_id = f"keeper{len(speaker)}"  # one each: a conversation remembered shows in the next one's prompt
+    standin_brain.grpc("SpawnNpc", keeper(npc_id=npc_id, name=f"Odile {npc_id.title()}"))
+    lines = {f"Hi{' ' + called if called else ''}! How are you doing?",
+             f"It was good to talk{', ' + called if called else ''}. See you around!"}
+    for text in ("Hello!", "Nice day."):
+        said = standin_brain.grpc("Talk", {"npcId": npc_id, "speakerName": speaker, "text": text,
+                                           "gameTime": "2026-03-02T11:00:00Z"})["reply"]
+        assert said in lines, said
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("Isabella Rodriguez", "Isabella"), ("Bob", "Bob"), ("Dr. Ana Lee", "Dr. Lee"), ("Captain", "Captain"),
+    ("Mr.", ""), ("the player", ""), ("stranger", ""), ("Guard #2", ""), ("npc_07", ""), ("", "")])
+def test_what_a_name_is_called(name: str, said: str) -> None:
+    assert called(name) == said
