@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+import re
 from typing import Any
 
 import grpc
 import pytest
 
+from brain_server.llm.embedded import MODEL_NAME
 from brain_server.names import called
 from brain_server.npc import NpcState, Persona
 from brain_server.personas import currently
@@ -58,26 +60,45 @@ def told(fake: FakeOpenAI) -> str:
 
 
 @pytest.fixture(scope="module")
-def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Clients, FakeOpenAI, BrainProcess]]:
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as model:
+        yield model
+
+
+def started(tmp_path_factory: pytest.TempPathFactory, url: str, model: str) -> tuple[Clients, BrainProcess]:
     data: Path = tmp_path_factory.mktemp("edges")
-    with FakeOpenAI() as fake:
-        process = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": data,
-                                "background_thinking": False}).start()
-        clients = Clients(process)
-        try:
-            yield clients, fake, process
-        finally:
-            clients.close()
-            process.stop()
+    process = BrainProcess({"llm_base_url": url, "llm_model": model, "data_dir": data,
+                            "background_thinking": False}).start()
+    return Clients(process), process
+
+
+@pytest.fixture(scope="module")
+def brain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[tuple[Clients, FakeOpenAI, BrainProcess]]:
+    clients, process = started(tmp_path_factory, fake.base_url, "fake-model")
+    try:
+        yield clients, fake, process
+    finally:
+        clients.close()
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def offline_brain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[Clients]:
+    """A brain whose lines are composed, as on the embedded model (its name), the model only picking one."""
+    clients, process = started(tmp_path_factory, fake.base_url, MODEL_NAME)
+    try:
+        clients.grpc("RegisterWorld", world())
+        yield clients
+    finally:
+        clients.close()
+        process.stop()
 
 
 @pytest.fixture(scope="module")
 def standin_brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
     """A brain on the cooperative stand-in model, which writes lines from what its prompt says."""
     with StandInOpenAI(seed=1) as model:
-        process = BrainProcess({"llm_base_url": model.base_url, "llm_model": "stand-in", "background_thinking": False,
-                                "data_dir": tmp_path_factory.mktemp("edges-standin")}).start()
-        clients = Clients(process)
+        clients, process = started(tmp_path_factory, model.base_url, "stand-in")
         try:
             clients.grpc("RegisterWorld", world())
             yield clients
@@ -182,3 +203,15 @@ def test_the_stand_in_addresses_a_player_by_a_name_only_when_it_is_one(standin_b
     ("Mr.", ""), ("the player", ""), ("stranger", ""), ("Guard #2", ""), ("npc_07", ""), ("", "")])
 def test_what_a_name_is_called(name: str, said: str) -> None:
     assert called(name) == said
+
+
+def test_a_players_talk_at_the_line_limit_ends_with_a_goodbye(offline_brain: Clients) -> None:
+    """At the limit (converse.MAX_LINES, 8 lines each) the NPC's last line answered the question
+    heard and the conversation was over without a word; now it takes its leave, and says it ended."""
+    offline_brain.grpc("SpawnNpc", keeper(npc_id="talker"))
+    asked = ["Hello!", "What is your job?", "Where do you live?", "What are you doing tomorrow?", "How old are you?",
+             "What time is it?", "Your lighthouse is beautiful.", "What do you do in the evening?"]
+    said = [offline_brain.grpc("Talk", {"npcId": "talker", "speakerName": "Ada Kern", "text": text,
+                                        "gameTime": "2026-03-02T11:00:00Z"}) for text in asked]
+    assert [bool(s.get("endConversation")) for s in said] == [False] * 7 + [True], said
+    assert re.match(r"(Goodbye, Ada|See you later, Ada|Take care)!", said[-1]["reply"]), said[-1]
