@@ -173,11 +173,14 @@ def verbs(field: str, declared: Sequence[Verb]) -> None:
 
 def no_clash(clashes: Sequence[str], npc_ids: Sequence[str] = ()) -> None:
     """Verbs a world and its NPCs (SpawnNpc's or those already spawned) declare by one name, differently."""
-    if clashes:
-        whose = f"NPC {', '.join(map(repr, npc_ids))} of the world" if npc_ids else "this NPC"
-        raise invalid(f"verb {shown(clashes[0])} is declared by the world and by {whose}, differently: declare "
-                      "it once (a world's verb serves every NPC, and its users narrow it to some), or give the "
-                      "NPC's its own name" + (", then SpawnNpc the NPC again with it" if npc_ids else ""))
+    if not clashes:
+        return
+    ids = ", ".join(map(repr, npc_ids))
+    whose = f"NPC {ids} of the world" if npc_ids else "this NPC"
+    fix = (f"SpawnNpc {ids} again without it (or with it renamed) before registering the world with it, or "
+           "leave it out of the world") if npc_ids else "leave it out of this NPC's verbs, or give the NPC's its own name"
+    raise invalid(f"verb {shown(clashes[0])} is declared by the world and by {whose}, differently: one name is "
+                  f"one verb (a world's serves every NPC, and its users narrow it to some): {fix}")
 
 
 def outcomes_declared(names: Iterable[str], declared: Sequence[str], npc_id: str) -> None:

@@ -5,7 +5,7 @@ disagree with what was declared, and a player's conversation that runs to its li
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import contextmanager
 import re
 from typing import Any
 
@@ -65,46 +65,38 @@ def fake() -> Iterator[FakeOpenAI]:
         yield model
 
 
-def started(tmp_path_factory: pytest.TempPathFactory, url: str, model: str) -> tuple[Clients, BrainProcess]:
-    data: Path = tmp_path_factory.mktemp("edges")
-    process = BrainProcess({"llm_base_url": url, "llm_model": model, "data_dir": data,
+@contextmanager
+def started(tmp_path_factory: pytest.TempPathFactory, url: str, model: str) -> Iterator[tuple[Clients, BrainProcess]]:
+    """A brain on the model at `url`, its world registered."""
+    process = BrainProcess({"llm_base_url": url, "llm_model": model, "data_dir": tmp_path_factory.mktemp("edges"),
                             "background_thinking": False}).start()
-    return Clients(process), process
+    clients = Clients(process)
+    try:
+        clients.grpc("RegisterWorld", world())
+        yield clients, process
+    finally:
+        clients.close()
+        process.stop()
 
 
 @pytest.fixture(scope="module")
 def brain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[tuple[Clients, FakeOpenAI, BrainProcess]]:
-    clients, process = started(tmp_path_factory, fake.base_url, "fake-model")
-    try:
+    with started(tmp_path_factory, fake.base_url, "fake-model") as (clients, process):
         yield clients, fake, process
-    finally:
-        clients.close()
-        process.stop()
 
 
 @pytest.fixture(scope="module")
 def offline_brain(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[Clients]:
     """A brain whose lines are composed, as on the embedded model (its name), the model only picking one."""
-    clients, process = started(tmp_path_factory, fake.base_url, MODEL_NAME)
-    try:
-        clients.grpc("RegisterWorld", world())
+    with started(tmp_path_factory, fake.base_url, MODEL_NAME) as (clients, _):
         yield clients
-    finally:
-        clients.close()
-        process.stop()
 
 
 @pytest.fixture(scope="module")
 def standin_brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clients]:
     """A brain on the cooperative stand-in model, which writes lines from what its prompt says."""
-    with StandInOpenAI(seed=1) as model:
-        clients, process = started(tmp_path_factory, model.base_url, "stand-in")
-        try:
-            clients.grpc("RegisterWorld", world())
-            yield clients
-        finally:
-            clients.close()
-            process.stop()
+    with StandInOpenAI(seed=1) as model, started(tmp_path_factory, model.base_url, "stand-in") as (clients, _):
+        yield clients
 
 
 def test_an_edited_currently_replaces_the_brains_and_a_resent_one_keeps_it(
@@ -112,7 +104,6 @@ def test_an_edited_currently_replaces_the_brains_and_a_resent_one_keeps_it(
     """The brain's revision of "currently" stays while the game sends what it sent before; the
     developer's edit replaces it (noted and remembered), after a restart and after a load too."""
     c, fake, process = brain
-    c.grpc("RegisterWorld", world())
     c.grpc("SpawnNpc", keeper("Odile is polishing the lens."))
     c.grpc("Decide", {"npcId": "keeper", "gameTime": "2026-03-02T09:00:00Z", "address": f"{W}:Point:Lamp Room"})
     fake.queue({"json": {"currently": "Odile is planning the lantern festival."}}, purpose="revise_currently")
