@@ -152,6 +152,10 @@ class NpcState(BaseModel):
     crowd: bool = False
     # The game's verbs only this NPC may use, besides its world's.
     verbs: list[Verb] = Field(default_factory=list)
+    # The persona's "currently" as the game last sent it (SpawnNpc): the brain revises its own from
+    # day 2 on, so one sent unlike this is the developer's edit (`personas.currently`). None: a
+    # record from before it was kept.
+    sent_currently: str | None = None
 
     def plan_item_at(self, when: datetime) -> PlanItem | None:
         return next((item for item in self.plan if item.start <= when < item.end), None)

@@ -25,7 +25,7 @@ from brain_server.records import Records
 from brain_server.saves import SaveFiles, Saves
 from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, shown
-from brain_server.verbs import Verb
+from brain_server.verbs import Verb, declared_for, own_verbs
 from brain_server.vitals import Spread, Vitals
 from brain_server.world import World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
@@ -62,7 +62,9 @@ class BrainCore:
     async def register_world(self, request: pb.RegisterWorldRequest) -> pb.RegisterWorldResponse:
         world = convert.world_from_pb(request.world)
         validation.world(world)
-        await self.records.put_world(world)
+        async with self.records.world_lock(world.name):  # no NPC spawns meanwhile
+            await personas.verbs_to_world(self.records, world)
+            await self.records.put_world(world)
         sectors, arenas, objects = world.counts()
         log.info("world_registered", world=world.name, sectors=sectors, arenas=arenas, objects=objects)
         return pb.RegisterWorldResponse(world_name=world.name, sector_count=sectors, arena_count=arenas,
@@ -82,8 +84,8 @@ class BrainCore:
         perception = _perception(request.perception)
         verbs = convert.verbs_from_pb(request.verbs, "verbs")
         validation.verbs("verbs", verbs)
-        # One name, one verb: the model would read both, and the game be sent the world's.
-        validation.unique("verb", (v.name for v in [*world.verbs, *verbs]), "in the world's verbs and this NPC's")
+        verbs, clashes = own_verbs(world.verbs, verbs)
+        validation.no_clash(clashes)
         personas.check_places(self.records.index(world), persona, request.address)
         async with self.records.world_lock(world.name), self.records.lock(request.npc_id):
             # One persona name per world: observations, reactions, chats and private homes go by name.
@@ -107,19 +109,20 @@ class BrainCore:
     async def _edit(self, existing: NpcState, persona: Persona, perception: Perception, world: World,
                     verbs: list[Verb]) -> pb.SpawnNpcResponse:
         """The NPC spawned again: the same persona resumes it; a changed one replaces its persona
-        and keeps its memories and plans. "currently" is the brain's to revise from day 2 on: it is
-        kept. What changed is noted in a trace, and what the NPC would notice is remembered as a
-        thought, at the game time it last lived (none yet: no memory to contradict)."""
-        persona = persona.model_copy(update={"currently": existing.persona.currently})
+        and keeps its memories and plans ("currently" as `personas.currently` says). What changed
+        is noted in a trace, and what the NPC would notice is remembered as a thought, at the game
+        time it last lived (none yet: no memory to contradict)."""
+        sent = {"verbs": verbs, "sent_currently": persona.currently}  # kept as the game sent them
+        persona = persona.model_copy(update={"currently": personas.currently(existing, persona.currently)})
         changed = [f for f in personas.FIELDS if getattr(existing.persona, f) != getattr(persona, f)]
         if existing.perception != perception:
             changed.append("perception")
         if not changed:
-            if existing.verbs != verbs:  # a game may change its verbs between runs
-                await self.records.save(existing.model_copy(update={"verbs": verbs}), wait=True)
+            if any(getattr(existing, k) != v for k, v in sent.items()):  # a game may change its verbs between runs
+                await self.records.save(existing.model_copy(update=sent), wait=True)
             return pb.SpawnNpcResponse(npc_id=existing.npc_id, resumed=True)
-        npc = existing.model_copy(deep=True)
-        npc.persona, npc.perception, npc.verbs = persona, perception, verbs
+        npc = existing.model_copy(deep=True, update=sent)
+        npc.persona, npc.perception = persona, perception
         if "known_areas" in changed or "home" in changed:
             npc.known_addresses = sorted({*npc.known_addresses, arena_of(persona.home),
                                           *(arena_of(a) for a in persona.known_areas)})
@@ -147,7 +150,7 @@ class BrainCore:
         forgotten = await self._forget(npc, keep_record=True)
         async with self.records.lock(npc.npc_id):
             fresh = personas.fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
-            fresh.revision = npc.revision
+            fresh.revision, fresh.sent_currently = npc.revision, npc.sent_currently
             await self.records.save(fresh, wait=True)
         self.mind.spawned(fresh)
         log.info("npc_reset", npc_id=npc.npc_id, forgotten=forgotten)
@@ -254,7 +257,11 @@ class BrainCore:
             validation.line("verb_outcomes.name", outcome.name, required=True)
             validation.line("verb_outcomes.target", outcome.target)
             validation.text("verb_outcomes.detail", outcome.detail)
-        npc = self.mind.records.current(npc_id) or await self.home.run(self.mind.records.npc(npc_id))
+        npc = self.records.current(npc_id) or await self.home.run(self.records.npc(npc_id))
+        world = self.records.cached_world(npc.world_name) or await self.home.run(self.records.world(npc.world_name))
+        asked = npc.action.verb if npc.action is not None else None
+        validation.outcomes_declared((o.name for o in outcomes), declared_for([*world.verbs, *npc.verbs], npc_id, asked),
+                                     npc_id)
         return convert.outcome_events(npc.persona.name, outcomes)
 
     # --- the user's tools -----------------------------------------------------------------

@@ -171,6 +171,29 @@ def verbs(field: str, declared: Sequence[Verb]) -> None:
             _argument(f"{where} argument {shown(argument.name)}", argument)
 
 
+def no_clash(clashes: Sequence[str], npc_ids: Sequence[str] = ()) -> None:
+    """Verbs a world and its NPCs (SpawnNpc's or those already spawned) declare by one name, differently."""
+    if not clashes:
+        return
+    ids = ", ".join(map(repr, npc_ids))
+    whose = f"NPC {ids} of the world" if npc_ids else "this NPC"
+    fix = (f"SpawnNpc {ids} again without it (or with it renamed) before registering the world with it, or "
+           "leave it out of the world") if npc_ids else "leave it out of this NPC's verbs, or give the NPC's its own name"
+    raise invalid(f"verb {shown(clashes[0])} is declared by the world and by {whose}, differently: one name is "
+                  f"one verb (a world's serves every NPC, and its users narrow it to some): {fix}")
+
+
+def outcomes_declared(names: Iterable[str], declared: Sequence[str], npc_id: str) -> None:
+    """Outcomes only of verbs the NPC could have been asked to do: the game's answer to a VerbCall."""
+    for verb in names:
+        if verb not in declared:
+            which = f"its verbs are {', '.join(map(repr, declared))}" if declared else \
+                "it has none (RegisterWorld's world.verbs and SpawnNpc's verbs declare them)"
+            raise invalid(f"verb_outcomes.name {shown(verb)} is not a verb declared for NPC {npc_id!r}: {which}; "
+                          "report the outcome of a verb the brain asked for (Action.verb), and let the game's "
+                          "own actions reach the NPC as perceptions")
+
+
 def _argument(where: str, argument: VerbArgument) -> None:
     if not VERB_NAME.fullmatch(argument.name):
         raise invalid(f"{where}: an argument's name is 1-64 letters, digits or '_', not starting with a digit")

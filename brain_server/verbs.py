@@ -82,6 +82,20 @@ class VerbCall(BaseModel):
         return f"{self.name}({shown})" if shown else self.name
 
 
+def own_verbs(world_verbs: Sequence[Verb], npc_verbs: Sequence[Verb]) -> tuple[list[Verb], list[str]]:
+    """An NPC's verbs beside its world's: those it declares as the world does are one verb, the
+    world's (left out of the NPC's); the names it declares otherwise (clashes). One name, one verb:
+    the model would read both, and the game be sent the world's."""
+    world = {v.name: v for v in world_verbs}
+    return [v for v in npc_verbs if v.name not in world], [v.name for v in npc_verbs if world.get(v.name, v) != v]
+
+
+def declared_for(verbs: Sequence[Verb], npc_id: str, asked: VerbCall | None = None) -> list[str]:
+    """The names of the verbs this NPC may use somewhere (its world's and its own), and of the verb
+    it was last asked to do (`asked`: the game may have dropped it since)."""
+    return [v.name for v in verbs if not v.users or npc_id in v.users] + ([asked.name] if asked else [])
+
+
 def usable(verbs: Sequence[Verb], npc_id: str, arena: str, objects: Sequence[str]) -> list[Verb]:
     """The verbs this NPC may use in `arena` (an arena's address) among its `objects` (names)."""
     return [v for v in verbs if (not v.users or npc_id in v.users) and (

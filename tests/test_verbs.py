@@ -196,7 +196,7 @@ def test_the_brain_takes_declarations_refuses_bad_ones_and_remembers_outcomes(br
         spawn = {"worldName": W, "npcId": "bob_bell", "persona": {"name": "Bob Bell", "home": TOWER},
                  "verbs": [{"name": "wave", "description": "Wave at whoever is near."}]}
         assert clients.grpc("SpawnNpc", spawn) == {"npcId": "bob_bell"}
-        again = clients.grpc("SpawnNpc", {**spawn, "verbs": []})
+        again = clients.grpc("SpawnNpc", {**spawn, "verbs": [{"name": "wave", "description": "Wave to passers-by."}]})
         assert again == {"npcId": "bob_bell", "resumed": True}
         outcomes = [{"name": "ring_bell", "target": f"{TOWER}:bell", "done": True, "detail": "the bell rang 12 times"},
                     {"name": "wave", "target": TOWER, "detail": "nobody was there"}]

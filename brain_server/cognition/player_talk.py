@@ -21,6 +21,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.groups import listed
+from brain_server.cognition.heard import Kind
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
@@ -84,13 +85,14 @@ class Player:
                     talk.view = talk.summary.result()
                 # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
                 talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
+                last = len(talk.lines) + 1 >= MAX_LINES  # the NPC's line ends it, as a goodbye
                 listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
                             if on_text is not None else None)
                 try:
                     with listening(listener):
                         if offline_lines.composing(self.parts.stream.llm):
                             turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address,
-                                                             self.parts.stream, trace)
+                                                             self.parts.stream, trace, kind=Kind.BYE if last else None)
                         else:
                             turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
                                                    self.parts.stream, trace, opener=player)
@@ -103,7 +105,9 @@ class Player:
                                "ms later")
                 talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
                                                text=turn.utterance))
-                ended = turn.end_conversation or len(talk.lines) >= MAX_LINES
+                ended = turn.end_conversation or last
+                if last:
+                    trace.note(f"talk: the conversation with {player} reached its {MAX_LINES} lines and ends")
         if ended:
             self._talks.pop(key, None)
             if talk.summary is not None:

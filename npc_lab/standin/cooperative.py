@@ -8,6 +8,7 @@ import hashlib
 import re
 from typing import Any
 
+from brain_server.names import addressing
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.reading import (
     DECLINED,
@@ -171,7 +172,6 @@ class StandIn:
 
     def turn(self) -> Draft:
         name, partner, said = self.p.name, self.partner(), self.p.dialogue()
-        first = partner.split()[0] if partner else "there"
         spoken = " ".join(t for _, t in said)
         mine = [f for f in self.p.news() if not self.said(f, spoken + self.shared_with(partner)) and self.tells(f, partner)]
         theirs = [f for f in self.p.ahead(self.p.facts(memory=False)) if f.speaker != name]
@@ -183,9 +183,9 @@ class StandIn:
             return {"utterance": f"Have you heard? {self.say(mine[0])}.", "end_conversation": False}
         if not said:
             about = self.about(partner)
-            return {"utterance": f"Hi {first}! " + (f"I remember that {about}." if about else "How are you doing?"),
+            return {"utterance": f"Hi{addressing(partner, ' ')}! " + (f"I remember that {about}." if about else "How are you doing?"),
                     "end_conversation": False}
-        return {"utterance": f"It was good to talk, {first}. See you around!", "end_conversation": True}
+        return {"utterance": f"It was good to talk{addressing(partner)}. See you around!", "end_conversation": True}
 
     def spoken(self, turn: Draft) -> str:
         """A line as the prompt asks for it: the words, then the tag on a line of its own."""
@@ -248,7 +248,7 @@ class StandIn:
         mine, theirs = self._to_share(name, partner), self._to_share(partner, name)
         if not (mine or theirs or self.chance("talk") < 0.35):
             return {"talk": False, "lines": []}
-        lines = [{"speaker": name, "text": f"Hi {partner.split()[0]}! How are you doing?"}]
+        lines = [{"speaker": name, "text": f"Hi{addressing(partner, ' ')}! How are you doing?"}]
         heard: dict[str, list[Fact]] = {name: [], partner: []}
         replies: dict[str, str] = {name: "", partner: ""}
         for speaker, listener, news in ((name, partner, mine), (partner, name, theirs)):
@@ -258,7 +258,7 @@ class StandIn:
                 replies[listener] = self.reply((heard[listener] or news)[0], listener)
                 lines += [{"speaker": speaker, "text": told}, {"speaker": listener, "text": replies[listener]}]
         if len(lines) == 1:
-            lines.append({"speaker": partner, "text": f"Fine, thanks, {name.split()[0]}. See you around!"})
+            lines.append({"speaker": partner, "text": f"Fine, thanks{addressing(name)}. See you around!"})
         gist = lambda speaker: next((line["text"] for line in lines[1:] if line["speaker"] == speaker), "")  # noqa: E731
         memo = lambda me, other, of: self._memo(me, other, heard[me], gist(other), dated=True,  # noqa: E731
                                                 declined=bool(DECLINED.search(replies[me])), memo=of)
