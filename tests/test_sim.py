@@ -254,3 +254,18 @@ def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -
     assert [r.npc_id for r in ring[:2]] == ["isabella_rodriguez", "maria_lopez"] and len(ring) == 12
     with pytest.raises(ValueError, match="unknown picnic.*cases are party"):
         matrix.cells(_matrix_args(cases="picnic"))
+
+
+def test_a_started_brain_reflects_at_the_sims_threshold_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sim perceives at each Decide, far less often than the paper's world: the brain it starts
+    gets the threshold that gives the paper's 2-3 reflections a day; the environment or the caller
+    still decides, and a running brain is left as it is."""
+    from npc_lab.sim.runner import REFLECTION_THRESHOLD, SimConfig
+
+    monkeypatch.delenv("NPC_BRAIN_REFLECTION_THRESHOLD", raising=False)
+    assert SimConfig(out=Path("r")).brain_settings["reflection_threshold"] == REFLECTION_THRESHOLD < 150
+    assert SimConfig(out=Path("r"), brain_settings={"reflection_threshold": 90}).brain_settings == \
+        {"reflection_threshold": 90}
+    assert "reflection_threshold" not in SimConfig(out=Path("r"), brain="127.0.0.1:1").brain_settings
+    monkeypatch.setenv("NPC_BRAIN_REFLECTION_THRESHOLD", "120")
+    assert "reflection_threshold" not in SimConfig(out=Path("r")).brain_settings

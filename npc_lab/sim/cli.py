@@ -11,6 +11,7 @@ from pathlib import Path
 import sys
 
 from npc_lab.sim import matrix
+from npc_lab.sim.runner import REFLECTION_THRESHOLD
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -38,6 +39,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sim.add_argument("--mood", choices=["cooperative", "hard"], default="cooperative", help="the stand-in's mood: "
                      "cooperative shares and accepts everything; hard declines, forgets and paraphrases "
                      "(npc_lab/standin/hard.py)")
+    sim.add_argument("--reflection-threshold", type=int, metavar="N",
+                     help=f"a started brain's reflection threshold (default {REFLECTION_THRESHOLD}, or "
+                          "NPC_BRAIN_REFLECTION_THRESHOLD: the paper's 2-3 reflections a day at this world's "
+                          "perception rate; 150 is the paper's own number)")
     sim.add_argument("--seed", type=int, default=0, help="seed of the stand-in model's choices")
     sim.add_argument("--ablate", default="", help="memory kinds the started brain's retrieval cannot reach while the "
                      "town lives (observation, reflection, planning, comma-separated; the paper's ablations)")
@@ -91,6 +96,8 @@ def run(args: argparse.Namespace) -> None:
             settings.update(llm_base_url=fake.base_url, llm_model="fake-model")
     if args.ablate:
         settings["ablate"] = args.ablate
+    if args.reflection_threshold:
+        settings["reflection_threshold"] = args.reflection_threshold
     if not args.brain and "NPC_BRAIN_DATA_DIR" not in os.environ:
         settings["data_dir"] = out / "brain-data"
     config = SimConfig(out=out, brain=args.brain, brain_settings=settings, concurrency=args.concurrency,

@@ -134,6 +134,8 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
 
     town, residents, scenario = _load(cell.case)
     settings: dict[str, Any] = {"background_thinking": False}
+    if getattr(args, "reflection_threshold", None):
+        settings["reflection_threshold"] = args.reflection_threshold
     if cell.condition != "full":
         settings["ablate"] = ABLATIONS[cell.condition]
     out = folder / cell.label

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 import json
 import math
+import os
 from pathlib import Path
 import sys
 import time
@@ -46,6 +47,11 @@ from npc_lab.sim.data import Resident, Scenario
 from npc_lab.sim.grid import SECONDS_PER_TILE, Grid, Tile, layout
 
 MAX_EVENTS = 32
+# The reflection threshold of a started brain. The paper's 150 was set for a world perceived every
+# 10 s (its released run: about 30 events an hour, 6 reflections on the first day; the paper says
+# 2-3 a day); this world is perceived at each Decide, about 5 events an hour, so at 150 its residents
+# reflect about once a day, the first after a day and a half. At 50 they reflect 2-3 times a day.
+REFLECTION_THRESHOLD = 50
 
 
 @dataclass
@@ -65,6 +71,10 @@ class SimConfig:
     rpc_timeout_s: float = 600.0
     in_view: int | None = None  # the player sees the N nearest residents; None: attention not sent
     thinking: int | None = None  # with in_view: the M nearest think, the others are a crowd; None: all think
+
+    def __post_init__(self) -> None:
+        if not self.brain and "NPC_BRAIN_REFLECTION_THRESHOLD" not in os.environ:
+            self.brain_settings.setdefault("reflection_threshold", REFLECTION_THRESHOLD)
 
 
 @dataclass
