@@ -30,6 +30,7 @@ from brain_server.cognition import offline_lines
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
 from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.names import addressing
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
@@ -170,10 +171,10 @@ def _doing(description: str, name: str) -> str:
 
 def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
     """The line when the model cannot write one: a greeting to open, else a polite goodbye."""
-    first = partner_name.split()[0] if partner_name.split() else partner_name
     if not lines:
-        return Turn(utterance=f"Hi {first}! How are you?", end_conversation=False)
-    return Turn(utterance=f"Good to see you, {first}, but I have to get going. Talk later!", end_conversation=True)
+        return Turn(utterance=f"Hi{addressing(partner_name, ' ')}! How are you?", end_conversation=False)
+    return Turn(utterance=f"Good to see you{addressing(partner_name)}, but I have to get going. Talk later!",
+                end_conversation=True)
 
 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
@@ -317,9 +318,8 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
 
 def _greetings(names: tuple[str, str]) -> ConversationSummary:
     """When the model cannot tell the conversation: they greet each other, and nothing else changes."""
-    first, second = (n.split()[0] if n.split() else n for n in names)
-    return ConversationSummary(talk=True, lines=[GistLine(speaker=names[0], text=f"Hi {second}! How are you?"),
-                                                 GistLine(speaker=names[1], text=f"Good, thanks, {first}. See you!")],
+    return ConversationSummary(talk=True, lines=[GistLine(speaker=names[0], text=f"Hi{addressing(names[1], ' ')}! How are you?"),
+                                                 GistLine(speaker=names[1], text=f"Good, thanks{addressing(names[0])}. See you!")],
                                first=_plain_memo(*names), second=_plain_memo(names[1], names[0]))
 
 

@@ -33,6 +33,7 @@ from brain_server.cognition.converse import (
     relationship,
 )
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
+from brain_server.names import addressing
 from brain_server.npc import DialogueLine
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
@@ -194,7 +195,7 @@ def _greetings(speakers: Sequence[Speaker]) -> GroupSummary:
     nothing else changes (each memo is a plain one)."""
     first = speakers[0].persona.name
     return GroupSummary(talk=True, lines=[GistLine(speaker=first, text="Hi everyone! How are you?"),
-                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks, {first.split()[0]}.")
+                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks{addressing(first)}.")
                                             for s in speakers[1:])])
 
 
