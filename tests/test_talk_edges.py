@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from brain_server.cognition.converse import MAX_LINES
 from brain_server.llm.embedded import MODEL_NAME
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
@@ -63,6 +64,17 @@ def model(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterato
     """Lines written by a model (the fake one), as with a developer's own."""
     with started(tmp_path_factory, fake.base_url, "fake-model") as (clients, _):
         yield clients
+
+
+def test_a_models_line_at_the_line_limit_is_asked_to_take_leave(model: Clients, fake: FakeOpenAI) -> None:
+    """At MAX_LINES the model was not told its line was the last, and wrote whatever it wrote."""
+    model.grpc("SpawnNpc", keeper(npc_id="leaver", name="Odile Leaver"))
+    fake.queue(*[{"content": "Fine, thanks.\n[continue]"}] * (MAX_LINES // 2), purpose="converse_turn")
+    said = [talk(model, "leaver", "Ada Kern", f"Question {n}?") for n in range(MAX_LINES // 2)]
+    assert [bool(s.get("endConversation")) for s in said] == [False] * (MAX_LINES // 2 - 1) + [True], said
+    prompts = [r["body"]["messages"][-1]["content"] for r in fake.chat_requests("converse_turn")[-MAX_LINES // 2:]]
+    leaving = ["Odile Leaver has to go now: this is Odile Leaver's last line" in p for p in prompts]
+    assert leaving == [False] * (MAX_LINES // 2 - 1) + [True]
 
 
 def test_a_line_without_the_model_calls_the_player_by_no_word_of_a_description(model: Clients,

@@ -138,9 +138,11 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
                     now: datetime, place: str, stream: MemoryStream, trace: Trace, *, partner_activity: str = "",
-                    opener: str = "", reason: str = "") -> Turn:
+                    opener: str = "", reason: str = "", last: bool = False) -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
-    conversation, and `reason`: why (the reaction's reason, known to the one who started it)."""
+    conversation, and `reason`: why (the reaction's reason, known to the one who started it);
+    `last`: the line limit ends the conversation with this line, so the speaker takes its leave
+    (else a model's last line was whatever it wrote, a question left hanging)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
@@ -149,7 +151,8 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
-                 if opener == name else f"{opener} started this conversation." if opener else ""]
+                 if opener == name else f"{opener} started this conversation." if opener else "",
+                 f"{name} has to go now: this is {name}'s last line, and it takes leave." if last else ""]
     return await stream.llm.complete(
         TURN,
         {"npc_name": name, "persona": speaker.persona.summary(), "partner": partner_name,
@@ -190,7 +193,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     while len(lines) < max_lines:
         turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
                                partner_activity=listener.activity, opener=a.persona.name,
-                               reason=reason if speaker is a else "")
+                               reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines)
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
         if turn.end_conversation:

@@ -95,7 +95,7 @@ class Player:
                                                              self.parts.stream, trace, kind=Kind.BYE if last else None)
                         else:
                             turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
-                                                   self.parts.stream, trace, opener=player)
+                                                   self.parts.stream, trace, opener=player, last=last)
                 except asyncio.CancelledError:
                     self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
                     raise
