@@ -5,7 +5,9 @@ model's line at the line limit is asked to take its leave."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 import re
+import time
 
 import pytest
 
@@ -13,7 +15,7 @@ from brain_server.cognition.converse import MAX_LINES
 from brain_server.llm.embedded import MODEL_NAME
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
-from tests.test_edges import keeper, started
+from tests.test_edges import keeper, started, told
 
 pytestmark = pytest.mark.brain
 WHEN = "2026-03-02T11:00:00Z"
@@ -84,3 +86,27 @@ def test_a_line_without_the_model_calls_the_player_by_no_word_of_a_description(m
     fake.queue({"status": 400}, purpose="converse_turn")
     said = talk(model, "unwritten", "the player", "Hello there.")
     assert said["reply"] == "Good to see you, but I have to get going. Talk later!", said
+
+
+@pytest.mark.parametrize(("npc_id", "revising"), [
+    ("planner", ("Decide", {"gameTime": "2026-03-03T09:00:00Z"})),  # the next day's plan
+    ("whispered", ("Whisper", {"text": "I should hold a lantern festival", "gameTime": "2026-03-02T09:10:00Z"}))])
+def test_a_currently_edited_while_the_brain_revises_it_stays(model: Clients, fake: FakeOpenAI, npc_id: str,
+                                                             revising: tuple[str, dict[str, str]]) -> None:
+    """A revision of "currently" (a new day's plan, a whisper) is written from the record as it
+    was; a SpawnNpc edit landing meanwhile was overwritten by it when the revision was adopted."""
+    name = f"Odile {npc_id.title()}"
+    model.grpc("SpawnNpc", keeper("Odile is polishing the lens.", npc_id=npc_id, name=name))
+    model.grpc("Decide", {"npcId": npc_id, "gameTime": "2026-03-02T09:00:00Z"})
+    asked = len(fake.chat_requests("revise_currently"))
+    fake.queue({"delay_s": 1.5, "json": {"currently": "Odile is planning the lantern festival."}},
+               purpose="revise_currently")
+    with ThreadPoolExecutor(1) as pool:
+        revised = pool.submit(model.grpc, revising[0], {"npcId": npc_id, **revising[1]})
+        while len(fake.chat_requests("revise_currently")) == asked and not revised.done():
+            time.sleep(0.05)
+        assert not revised.done(), f"{revising[0]} revised no currently"
+        assert model.grpc("SpawnNpc", keeper("Odile is repainting the tower.", npc_id=npc_id, name=name))["updated"]
+        revised.result()
+    model.grpc("Interview", {"npcId": npc_id, "question": "What now?", "gameTime": "2026-03-03T09:30:00Z"})
+    assert "Currently: Odile is repainting the tower." in told(fake)
