@@ -595,13 +595,29 @@ func _decide() -> void:
 	if NpcBrainClient.get_instance().is_loading():
 		return  # decided in the timeline the load replaces
 	if not reply.ok:
-		_verb_outcomes = outcomes + _verb_outcomes  # not lost: sent with the next Decide
+		_keep_outcomes(outcomes, NpcBrainError.from_reply("Decide", reply, npc_id))
 		_handle_failure("Decide", reply)
 		return
 	_failures = 0
 	_apply(NpcBrainDecision.from_proto(reply.data, reply.elapsed_ms))
 	if _ask_early:
 		_tick()  # came into view while this Decide was out: ask again now, not at the next minute
+
+
+# Verb outcomes a failed Decide carried go with the next one when the brain was away (transient).
+# A brain that refused the request (an outcome of a verb it no longer knows) would refuse them on
+# every retry, and one that lost the NPC lost what asked for them: dropped, with a warning.
+func _keep_outcomes(outcomes: Array[Dictionary], error: NpcBrainError) -> void:
+	if outcomes.is_empty():
+		return
+	if error.get_kind() == NpcBrainError.Kind.TRANSIENT:
+		_verb_outcomes = outcomes + _verb_outcomes
+		return
+	var verbs := PackedStringArray()
+	for outcome in outcomes:
+		verbs.append(str(outcome["name"]))
+	push_warning("NpcBrain: %s; its verb outcomes (%s) are dropped, not sent again" % [
+		error.describe(), ", ".join(verbs)])
 
 
 func _handle_failure(method: String, reply: NpcBrainReply) -> void:
