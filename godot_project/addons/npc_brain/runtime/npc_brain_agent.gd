@@ -57,6 +57,9 @@ signal spoke(line: NpcBrainLine)
 ## growing in the bubble; `spoke` follows with the whole line (see `talk`). It may start over,
 ## from "" when the brain takes back a line the model began in its assistant voice.
 signal line_progress(text_so_far: String)
+## The NPC's line answering `speaker_name` ended their conversation (after `spoke`; the line's
+## `ends_conversation` says so too): close the dialogue box, or let the player walk on.
+signal talk_ended(speaker_name: String)
 ## The NPC's action changed an object's state ("" when it releases it).
 signal object_state_changed(address: String, state: String)
 ## Emitted just before each Decide: call `perceive()` for what the NPC sees now.
@@ -350,6 +353,7 @@ func report_action_failed(reason: String) -> void:
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
 ## as a line it speaks (also emitted with `spoke`), or null when the call failed or was stopped.
+## A line that ends the conversation has `ends_conversation` set, and `talk_ended` follows it.
 ## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
 ## again while it answers stops the line under way first (`stop_talking`).
 func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
@@ -369,7 +373,10 @@ func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
 		return null
 	var whole: Dictionary = reply.data.get("line", {})
 	var line := NpcBrainLine.new(npc_id, persona.display_name, str(whole.get("reply", "")))
+	line.ends_conversation = bool(whole.get("endConversation", false))
 	spoke.emit(line)
+	if line.ends_conversation:
+		talk_ended.emit(speaker_name)
 	return line
 
 
