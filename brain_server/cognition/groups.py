@@ -32,6 +32,7 @@ from brain_server.cognition.converse import (
     _without_words,
     relationship,
 )
+from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
 from brain_server.names import addressing
 from brain_server.npc import DialogueLine
@@ -88,7 +89,7 @@ def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addr
         return named
     spoken = Counter(line.speaker_npc_id for line in lines)
     recent = " ".join(line.text for line in lines[-RECALL_LINES:]).lower()
-    return min(candidates, key=lambda s: (spoken[s.npc_id], -recent.count(s.persona.name.split()[0].lower()),
+    return min(candidates, key=lambda s: (spoken[s.npc_id], -recent.count(first_name(s.persona.name).lower()),
                                           present.index(s)))
 
 
