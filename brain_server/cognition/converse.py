@@ -321,9 +321,10 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
 
 def _greetings(names: tuple[str, str]) -> ConversationSummary:
     """When the model cannot tell the conversation: they greet each other, and nothing else changes."""
-    return ConversationSummary(talk=True, lines=[GistLine(speaker=names[0], text=f"Hi{addressing(names[1], ' ')}! How are you?"),
-                                                 GistLine(speaker=names[1], text=f"Good, thanks{addressing(names[0])}. See you!")],
-                               first=_plain_memo(*names), second=_plain_memo(names[1], names[0]))
+    lines = [GistLine(speaker=names[0], text=f"Hi{addressing(names[1], ' ')}! How are you?"),
+             GistLine(speaker=names[1], text=f"Good, thanks{addressing(names[0])}. See you!")]
+    return ConversationSummary(talk=True, lines=lines, first=_plain_memo(*names),
+                               second=_plain_memo(names[1], names[0]))
 
 
 def _plain_memo(name: str, partner_name: str) -> ConversationMemo:
