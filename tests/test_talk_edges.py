@@ -1,6 +1,7 @@
 """Conversations a game developer sees on day one, through a real brain on loopback: a player the
-game names "the player" (the addon's default) or "Guard #2" is spoken to as a person would be, and a
-model's line at the line limit is asked to take its leave."""
+game names "the player" (the addon's default) or "Guard #2" is spoken to as a person would be, a
+model's line at the line limit is asked to take its leave, and a "currently" the developer edits
+while the brain revises it stays."""
 
 from __future__ import annotations
 
