@@ -50,6 +50,9 @@ def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:
     lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
                                  "w:cafe:cafe", stream, trace(), max_lines=4))
     assert len(lines) == 4
+    prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
+    assert ["has to go now" in p for p in prompts] == [False] * 3 + [True]  # the last line takes leave
+    assert "Klaus Mueller has to go now: this is Klaus Mueller's last line" in prompts[-1]
 
 
 def test_the_conversation_is_remembered_with_a_summary_and_plan_change(stream, fake_llm) -> None:

@@ -160,6 +160,8 @@ def test_who_speaks_next() -> None:
     assert next_speaker(present, [said(ANN, "Hi"), said(BO, "Hi"), said(CY, "What about you, Bo?")],
                         "everyone") is BO, "named in the latest lines"
     assert next_speaker(present, [said(ANN, "Hi"), said(ANN, "Hi")], "Ann Lee") is BO, "never twice running"
+    guard = speaker("guard", "the guard")  # named by a description: any "the" is no mention of it
+    assert next_speaker([ANN, BO, guard], [said(ANN, "Is the bridge up? The gate?")], "everyone") is BO
 
 
 def test_an_npc_turned_to_the_player_while_the_group_talks_leaves_it(run, fake_llm) -> None:

@@ -19,6 +19,7 @@ from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
 from npc_lab.standin import conform, respond
+from npc_lab.standin.reading import Prompt as Read
 from npc_lab.standin_openai import StandInOpenAI
 
 LIB = judge_prompts()  # the brain's prompts and the lab's judge
@@ -429,3 +430,13 @@ def test_the_openai_client_gets_the_hard_ones_decline_over_http() -> None:
     assert "can't make it" in json.loads(reply.choices[0].message.content or "{}")["utterance"]
     with pytest.raises(ValueError, match="unknown stand-in mood"):
         StandInOpenAI(mood="grumpy")
+
+
+def test_it_reads_the_lines_of_speakers_named_in_lowercase_or_by_number() -> None:
+    """Lines by "the player" or "Guard #2" were not read as said: the current dialogue lost them, and
+    the lines of a conversation remembered after one of them were taken for the current one's."""
+    text = ('What Odile Marsh remembers:\n- [Monday March 2] conversation with the player:\nthe player: "Is the '
+            'ferry running?"\nOdile Marsh: "Not today."\nSomeone asks Odile Marsh: "Why not?"\n\nThe conversation so '
+            'far:\nGuard #2: "Halt! Who goes there?"\nthe player: "Just me."')
+    prompt = Read.read({"messages": [{"role": "user", "content": text}]})
+    assert prompt.dialogue() == [("Guard #2", "Halt! Who goes there?"), ("the player", "Just me.")]

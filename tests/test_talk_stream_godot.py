@@ -1,6 +1,7 @@
 """TalkStream in the real Godot 4.6 engine (web build, headless Chromium): the guide's game, a
 probe that talks to Ada as the player, stops her answer at its first words (`stop_talking`), then
-hears the next one out, piece by piece (`line_progress`, then `spoke`)."""
+hears the next one out, piece by piece (`line_progress`, then `spoke`), and says goodbye (the line
+that ends the conversation says so: `ends_conversation`, `talk_ended`)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ import re
 
 import pytest
 
+from brain_server.prompts.converse_turn import END
+from npc_lab import fake_openai
 from tests.test_godot_web import _needs_browser
 from tools import godot_web
 
 PROBE = '''extends Node
 ## The test's player: once Ada has her first action and S is pressed, says hello, stops her
-## answer after two words, then says sorry and hears the next answer out.
+## answer after two words, then says sorry and hears the next answer out; B: says goodbye.
 
 signal go
+signal bye
 
 var _pieces: Array[String] = []
 var _stopped: bool = false
+var _ended: Array[String] = []
 
 
 func _ready() -> void:
@@ -38,14 +43,22 @@ func _ready() -> void:
 	var stopped := await ada.talk("Hello! What are you up to?")
 	NpcBrainLog.record("probe_stopped", {"line": stopped != null, "pieces": _pieces.duplicate()})
 	_pieces.clear()
+	ada.talk_ended.connect(func(speaker: String) -> void: _ended.append(speaker))
 	var line := await ada.talk("Sorry, go on.")
-	NpcBrainLog.record("probe_spoke", {"text": line.text if line != null else "", "pieces": _pieces})
+	NpcBrainLog.record("probe_spoke", {
+		"text": line.text if line != null else "", "pieces": _pieces,
+		"ends": line != null and line.ends_conversation, "ended": _ended.duplicate()})
+	await bye
+	var last := await ada.talk("Bye!")
+	NpcBrainLog.record("probe_bye", {"ends": last != null and last.ends_conversation, "ended": _ended})
 
 
 func _unhandled_key_input(event: InputEvent) -> void:
 	var key := event as InputEventKey
 	if key != null and key.pressed and key.keycode == KEY_S:
 		go.emit()
+	elif key != null and key.pressed and key.keycode == KEY_B:
+		bye.emit()
 
 
 func _on_progress(text: String, ada: NpcBrainAgent) -> void:
@@ -75,6 +88,11 @@ def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake
         game.press("s")
         spoke = game.wait_for(lambda e: e["event"] == "probe_spoke", timeout_s=150)
         assert spoke, "\n".join(game.lines[-30:])
+        sorry = fake_llm.chat_requests("converse_turn")[-1]["body"]
+        fake_llm.queue(*[{"content": "Goodbye then, take care!\n[end]"}] * 3, purpose="converse_turn")  # spares for NPCs
+        game.press("b")
+        bye = game.wait_for(lambda e: e["event"] == "probe_bye", timeout_s=150)
+        assert bye, "\n".join(game.lines[-30:])
     stopped = next(e for e in game.events if e["event"] == "probe_stopped")
     assert not stopped["line"] and stopped["pieces"][-1] == "(stopped)", stopped
     said = stopped["pieces"][-2]
@@ -87,3 +105,6 @@ def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake
     # She remembers her line as far as the brain had it when the stop came (the game saw a prefix of it).
     assert re.search(f': "{re.escape(said)}[^"]*—"', dialogue) and "Sorry, go on." in dialogue, dialogue
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+    ended = fake_openai.answer(sorry, "converse_turn").endswith(END)  # the fake's own tag for that line
+    assert spoke["ends"] is ended and spoke["ended"] == ["the player"] * ended, spoke
+    assert bye["ends"] is True and bye["ended"] == ["the player"] * (ended + 1), bye

@@ -30,6 +30,7 @@ from brain_server.cognition import offline_lines
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
 from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.names import addressing
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
@@ -137,9 +138,11 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
                     now: datetime, place: str, stream: MemoryStream, trace: Trace, *, partner_activity: str = "",
-                    opener: str = "", reason: str = "") -> Turn:
+                    opener: str = "", reason: str = "", last: bool = False) -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
-    conversation, and `reason`: why (the reaction's reason, known to the one who started it)."""
+    conversation, and `reason`: why (the reaction's reason, known to the one who started it);
+    `last`: the line limit ends the conversation with this line, so the speaker takes its leave
+    (else a model's last line was whatever it wrote, a question left hanging)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
@@ -148,7 +151,8 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
-                 if opener == name else f"{opener} started this conversation." if opener else ""]
+                 if opener == name else f"{opener} started this conversation." if opener else "",
+                 f"{name} has to go now: this is {name}'s last line, and it takes leave." if last else ""]
     return await stream.llm.complete(
         TURN,
         {"npc_name": name, "persona": speaker.persona.summary(), "partner": partner_name,
@@ -170,10 +174,10 @@ def _doing(description: str, name: str) -> str:
 
 def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
     """The line when the model cannot write one: a greeting to open, else a polite goodbye."""
-    first = partner_name.split()[0] if partner_name.split() else partner_name
     if not lines:
-        return Turn(utterance=f"Hi {first}! How are you?", end_conversation=False)
-    return Turn(utterance=f"Good to see you, {first}, but I have to get going. Talk later!", end_conversation=True)
+        return Turn(utterance=f"Hi{addressing(partner_name, ' ')}! How are you?", end_conversation=False)
+    return Turn(utterance=f"Good to see you{addressing(partner_name)}, but I have to get going. Talk later!",
+                end_conversation=True)
 
 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
@@ -189,7 +193,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     while len(lines) < max_lines:
         turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
                                partner_activity=listener.activity, opener=a.persona.name,
-                               reason=reason if speaker is a else "")
+                               reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines)
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
         if turn.end_conversation:
@@ -317,10 +321,10 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
 
 def _greetings(names: tuple[str, str]) -> ConversationSummary:
     """When the model cannot tell the conversation: they greet each other, and nothing else changes."""
-    first, second = (n.split()[0] if n.split() else n for n in names)
-    return ConversationSummary(talk=True, lines=[GistLine(speaker=names[0], text=f"Hi {second}! How are you?"),
-                                                 GistLine(speaker=names[1], text=f"Good, thanks, {first}. See you!")],
-                               first=_plain_memo(*names), second=_plain_memo(names[1], names[0]))
+    lines = [GistLine(speaker=names[0], text=f"Hi{addressing(names[1], ' ')}! How are you?"),
+             GistLine(speaker=names[1], text=f"Good, thanks{addressing(names[0])}. See you!")]
+    return ConversationSummary(talk=True, lines=lines, first=_plain_memo(*names),
+                               second=_plain_memo(names[1], names[0]))
 
 
 def _plain_memo(name: str, partner_name: str) -> ConversationMemo:

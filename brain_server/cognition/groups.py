@@ -32,7 +32,9 @@ from brain_server.cognition.converse import (
     _without_words,
     relationship,
 )
+from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
+from brain_server.names import addressing
 from brain_server.npc import DialogueLine
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
@@ -87,7 +89,7 @@ def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addr
         return named
     spoken = Counter(line.speaker_npc_id for line in lines)
     recent = " ".join(line.text for line in lines[-RECALL_LINES:]).lower()
-    return min(candidates, key=lambda s: (spoken[s.npc_id], -recent.count(s.persona.name.split()[0].lower()),
+    return min(candidates, key=lambda s: (spoken[s.npc_id], -recent.count(first_name(s.persona.name).lower()),
                                           present.index(s)))
 
 
@@ -194,7 +196,7 @@ def _greetings(speakers: Sequence[Speaker]) -> GroupSummary:
     nothing else changes (each memo is a plain one)."""
     first = speakers[0].persona.name
     return GroupSummary(talk=True, lines=[GistLine(speaker=first, text="Hi everyone! How are you?"),
-                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks, {first.split()[0]}.")
+                                          *(GistLine(speaker=s.persona.name, text=f"Good, thanks{addressing(first)}.")
                                             for s in speakers[1:])])
 
 

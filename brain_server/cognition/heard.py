@@ -10,6 +10,7 @@ from enum import StrEnum
 import re
 
 from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.names import called
 from brain_server.npc import Persona
 
 LOOP_PAIRS = 3  # the same two words this often in a line is a loop
@@ -123,7 +124,9 @@ def asked(heard: str) -> str:
 
 
 def first_name(name: str) -> str:
-    return name.split()[0] if name.split() else name
+    """How a line names someone, and is searched for them: as they are called ("Isabella", "Dr. Lee"),
+    else by their whole name ("the player", "Guard #2": "the" or "Guard" would be found in any line)."""
+    return called(name) or name
 
 
 def words(text: str) -> list[str]:

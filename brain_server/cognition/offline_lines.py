@@ -61,6 +61,7 @@ from brain_server.cognition.wording import (
 )
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.names import addressing
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
 from brain_server.prompts.choose_line import MAX_OPTIONS, ChosenLine
 from brain_server.prompts.choose_line import PROMPT as CHOOSE
@@ -153,8 +154,9 @@ def _persona_sentences(speaker: Speaker) -> list[str]:
 
 @dataclass(frozen=True)
 class _Heard:
-    """What a composer knows: who speaks to whom (`them`), what was heard, when and where, what came
-    to mind, and what the speaker is doing and will do later."""
+    """What a composer knows: who speaks to whom (`them`: the partner as addressed, ", Ada" or ""
+    for "the player"), what was heard, when and where, what came to mind, and what the speaker is
+    doing and will do later."""
 
     speaker: Speaker
     partner: str
@@ -227,25 +229,25 @@ def _where(h: _Heard) -> list[str]:
 
 
 def _bye(h: _Heard) -> list[str]:
-    return [f"Goodbye, {h.them}! Back to {h.now_doing} for me.", f"See you later, {h.them}!", "Take care!"]
+    return [f"Goodbye{h.them}! Back to {h.now_doing} for me.", f"See you later{h.them}!", "Take care!"]
 
 
 def _greeting(h: _Heard) -> list[str]:
     if HOW_ARE_YOU.search(h.heard):
-        return [f"Doing well, thanks, {h.them}! I'm {h.now_doing}.", f"Fine, thanks. Just {h.now_doing}."]
+        return [f"Doing well, thanks{h.them}! I'm {h.now_doing}.", f"Fine, thanks. Just {h.now_doing}."]
     if MEETING.search(h.heard):
         who = _identity(h.speaker)
-        return [f"Nice to meet you, {h.them}! I'm {h.name.rstrip('.')}." + (f" {who[0]}" if who else ""),
-                f"Welcome, {h.them}! I'm {first_name(h.name)}."]
+        return [f"Nice to meet you{h.them}! I'm {h.name.rstrip('.')}." + (f" {who[0]}" if who else ""),
+                f"Welcome{h.them}! I'm {first_name(h.name)}."]
     greeted = GREETING.match(h.line)
     hello = greeted.group(1).capitalize() if greeted else "Hello"
-    return [f"{hello}, {h.them}! I'm {h.now_doing}.", f"Good to see you, {h.them}. I'm {h.now_doing} today.",
-            f"{hello}, {h.them}!"]
+    return [f"{hello}{h.them}! I'm {h.now_doing}.", f"Good to see you{h.them}. I'm {h.now_doing} today.",
+            f"{hello}{h.them}!"]
 
 
 def _thanks(h: _Heard) -> list[str]:
-    return ["No trouble at all.", f"Don't worry about it, {h.them}."] if SORRY.search(h.heard) else [
-        f"You're welcome, {h.them}!", "Any time."]
+    return ["No trouble at all.", f"Don't worry about it{h.them}."] if SORRY.search(h.heard) else [
+        f"You're welcome{h.them}!", "Any time."]
 
 
 def _time(h: _Heard) -> list[str]:
@@ -254,20 +256,20 @@ def _time(h: _Heard) -> list[str]:
 
 def _way(h: _Heard) -> list[str]:
     """It knows no way in words: it says so, rather than where it is itself."""
-    return [f"Sorry, {h.them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
+    return [f"Sorry{h.them}, I couldn't tell you the way.", "I'm not sure where that is, sorry."]
 
 
 def _request(h: _Heard) -> list[str]:
     """It can do nothing asked of it in words: it says so."""
-    return [f"Sorry, {h.them}, I can't right now: I'm {h.now_doing}.", "I'm afraid I can't help with that just now."]
+    return [f"Sorry{h.them}, I can't right now: I'm {h.now_doing}.", "I'm afraid I can't help with that just now."]
 
 
 def _compliment(h: _Heard) -> list[str]:
-    return [f"Thank you, {h.them}! That's kind of you.", "Why, thank you!"]
+    return [f"Thank you{h.them}! That's kind of you.", "Why, thank you!"]
 
 
 def _insult(h: _Heard) -> list[str]:
-    return [f"There's no need for that, {h.them}.", "That's not a kind thing to say."]
+    return [f"There's no need for that{h.them}.", "That's not a kind thing to say."]
 
 
 def _other(h: _Heard) -> list[str]:
@@ -289,8 +291,8 @@ def _other(h: _Heard) -> list[str]:
     if news:
         return [f"Nothing much. I'm {h.now_doing} right now.", *h.later[:1]]
     if len(heard) > 1 and not ENGLISH & set(heard):  # nonsense, or a language it does not speak
-        return [f"Sorry, {h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
-                f"Sorry, {h.them}, I don't follow."]
+        return [f"Sorry{h.them}, I only speak English." if re.search(r"[^\x00-\x7f]", h.line) else
+                f"Sorry{h.them}, I don't follow."]
     if AGREE.search(h.line):  # small talk ("Nice weather, isn't it?"): agreed with
         return ["It is, yes.", "Isn't it just."]
     return _unknown(h.them) if QUESTION.search(h.line) else [
@@ -299,7 +301,7 @@ def _other(h: _Heard) -> list[str]:
 
 def _unknown(them: str) -> list[str]:
     """What it says to a question it knows nothing of (no answer: never said again "as I said")."""
-    return [f"I couldn't say, {them}.", "I really couldn't tell you.", "No idea, I'm afraid."]
+    return [f"I couldn't say{them}.", "I really couldn't tell you.", "No idea, I'm afraid."]
 
 
 _COMPOSERS: dict[Kind, Callable[[_Heard], list[str]]] = {
@@ -314,7 +316,7 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
     name = speaker.persona.name
     now_doing = doing(speaker.activity, name) or next(
         (i.activity for i in speaker.plan if i.start <= now < i.end), "taking it easy")
-    return _COMPOSERS[kind](_Heard(speaker, partner, name, first_name(partner), asked(heard), heard, now, place,
+    return _COMPOSERS[kind](_Heard(speaker, partner, name, addressing(partner), asked(heard), heard, now, place,
                                    memories, person, now_doing, _plan_lines(speaker.plan, "", now)))
 
 
@@ -340,16 +342,16 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
         if sum(first_name(person) in m.description for m in memories) < RECALLED:  # more of them, when few came
             memories = [r.node for r in await stream.retrieve(speaker.npc_id, person, now, trace)] + memories
     greets = greeting and not said and kind not in (Kind.GREETING, Kind.BYE)  # once, as the answer to one
-    opening = f"{greeting}, {first_name(partner)}! " if greets else ""
+    opening = f"{greeting}{addressing(partner)}! " if greets else ""
     composed = compose(kind, speaker, partner, heard, now, place, memories, person)
     options = [f"{opening}{line}{' ' + ask if ask else ''}" for line in composed]
     options = list(dict.fromkeys(o for o in options if acceptable(o, heard, said)))[:MAX_OPTIONS]
     trace.note(f"offline lines: {kind} line heard, {len(options)} composed")
     if not options:  # all said before: its best answer again, said as such, rather than anything else
         again = [f"As I said: {composed[0]}"] if composed and kind not in (Kind.GREETING, Kind.BYE, Kind.THANKS) and (
-            composed[0] not in _unknown(first_name(partner))) else []
+            composed[0] not in _unknown(addressing(partner))) else []
         options = [o for o in again if acceptable(o, heard, said)] or [o for o in (
-            f"Sorry, {first_name(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
+            f"Sorry{addressing(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
             "Hm."]
     wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
     line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
@@ -378,8 +380,8 @@ async def conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream
                        *, max_lines: int) -> list[DialogueLine]:
     """An NPC-NPC conversation of composed lines: `a` greets and asks, each answers and asks back,
     and the last line is a goodbye."""
-    them = first_name(b.persona.name)
-    opener = await choose(a, b.persona.name, "", [f"Hi {them}! {ASK}", f"Hello, {them}! {ASK}"],
+    opener = await choose(a, b.persona.name, "", [f"Hi{addressing(b.persona.name, ' ')}! {ASK}",
+                                                  f"Hello{addressing(b.persona.name)}! {ASK}"],
                           stream, trace)
     lines = [DialogueLine(speaker_npc_id=a.npc_id, speaker_name=a.persona.name, text=opener)]
     speaker, listener = b, a

@@ -25,7 +25,7 @@ from brain_server.cognition.heard import Kind
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
-from brain_server.cognition.work import replan
+from brain_server.cognition.work import adopt_currently, replan
 from brain_server.llm.scheduler import Priority, Work, doing
 from brain_server.llm.streaming import Listener, listening
 from brain_server.memory import MemoryKind, MemoryNode
@@ -95,7 +95,7 @@ class Player:
                                                              self.parts.stream, trace, kind=Kind.BYE if last else None)
                         else:
                             turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
-                                                   self.parts.stream, trace, opener=player)
+                                                   self.parts.stream, trace, opener=player, last=last)
                 except asyncio.CancelledError:
                     self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
                     raise
@@ -195,13 +195,13 @@ class Player:
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
 
         async def rethink(draft: NpcState) -> Apply:
-            currently = draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace, text)
+            draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace, text)
             planned = draft.plan_day == now.date() and not draft.is_asleep()
             window = await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace) \
                 if planned else None
 
             def apply(live: NpcState) -> bool:
-                live.persona.currently = currently
+                adopt_currently(live, draft, trace)
                 if window is not None:
                     window(live)
                 return True

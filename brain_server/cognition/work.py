@@ -155,7 +155,7 @@ async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
             if adopted:
                 live.plan, live.plan_day, live.plan_memory_id = carry_over(live.plan, made, now), now.date(), node.id
                 live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
-                live.persona.currently = draft.persona.currently
+                adopt_currently(live, draft, trace)
                 if kept := live.keep_commitments(now.date()):
                     trace.note("plan: keeps what was promised: "
                                + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in kept))
@@ -166,6 +166,16 @@ async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
         return adopt
 
     return await parts.records.revise(npc_id, think)
+
+
+def adopt_currently(live: NpcState, draft: NpcState, trace: Trace) -> None:
+    """The "currently" revised on `draft` replaces the NPC's, unless the developer edited it
+    (SpawnNpc) while the revision was written: the edit, newer and the game's, stays."""
+    if live.sent_currently != draft.sent_currently and live.persona.currently == live.sent_currently:
+        trace.note('currently: edited by the game meanwhile, kept over the revision "'
+                   f'{draft.persona.currently}"')
+    else:
+        live.persona.currently = draft.persona.currently
 
 
 async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:

@@ -48,7 +48,9 @@ BULLET = re.compile(r"^\s*-\s+(.*)$")
 # The day the brain shows before a memory whose words are relative to it ("[Friday February 13] ...").
 MEMORY_DAY = re.compile(r"^\[" + _WEEKDAY + r"\s+" + _MONTH + r"\s+(\d{1,2})\]\s*")
 NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*)$")
-SAID = re.compile(r'^\s*([\w\'.-]+(?: [A-Z][\w\'.-]*){0,3}):\s*"(.*)"\s*$')
+# A line said ('Name: "..."'): a name of up to four words, after its first each capitalised or a number
+# ("Guard #2"), or led by an article ("the player"); not an instruction ('Someone asks Odile: "..."').
+SAID = re.compile(r'^\s*((?:the |a |an )?[\w\'.#-]+(?: [A-Z#\d][\w\'.#-]*){0,3}):\s*"(.*)"\s*$')
 # What this model adds around a line it repeats, taken off again when it reads that line back.
 LEAD_INS = ("Have you heard? ", "That sounds good, I will be there: ", "I heard that ", "I remember that ",
             "Yes, I know. ", "Yes. ")

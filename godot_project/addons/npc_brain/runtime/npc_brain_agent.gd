@@ -57,6 +57,9 @@ signal spoke(line: NpcBrainLine)
 ## growing in the bubble; `spoke` follows with the whole line (see `talk`). It may start over,
 ## from "" when the brain takes back a line the model began in its assistant voice.
 signal line_progress(text_so_far: String)
+## The NPC's line answering `speaker_name` ended their conversation (after `spoke`; the line's
+## `ends_conversation` says so too): close the dialogue box, or let the player walk on.
+signal talk_ended(speaker_name: String)
 ## The NPC's action changed an object's state ("" when it releases it).
 signal object_state_changed(address: String, state: String)
 ## Emitted just before each Decide: call `perceive()` for what the NPC sees now.
@@ -350,6 +353,7 @@ func report_action_failed(reason: String) -> void:
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
 ## as a line it speaks (also emitted with `spoke`), or null when the call failed or was stopped.
+## A line that ends the conversation has `ends_conversation` set, and `talk_ended` follows it.
 ## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
 ## again while it answers stops the line under way first (`stop_talking`).
 func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
@@ -369,7 +373,10 @@ func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
 		return null
 	var whole: Dictionary = reply.data.get("line", {})
 	var line := NpcBrainLine.new(npc_id, persona.display_name, str(whole.get("reply", "")))
+	line.ends_conversation = bool(whole.get("endConversation", false))
 	spoke.emit(line)
+	if line.ends_conversation:
+		talk_ended.emit(speaker_name)
 	return line
 
 
@@ -595,13 +602,29 @@ func _decide() -> void:
 	if NpcBrainClient.get_instance().is_loading():
 		return  # decided in the timeline the load replaces
 	if not reply.ok:
-		_verb_outcomes = outcomes + _verb_outcomes  # not lost: sent with the next Decide
+		_keep_outcomes(outcomes, NpcBrainError.from_reply("Decide", reply, npc_id))
 		_handle_failure("Decide", reply)
 		return
 	_failures = 0
 	_apply(NpcBrainDecision.from_proto(reply.data, reply.elapsed_ms))
 	if _ask_early:
 		_tick()  # came into view while this Decide was out: ask again now, not at the next minute
+
+
+# Verb outcomes a failed Decide carried go with the next one when the brain was away (transient).
+# A brain that refused the request (an outcome of a verb it no longer knows) would refuse them on
+# every retry, and one that lost the NPC lost what asked for them: dropped, with a warning.
+func _keep_outcomes(outcomes: Array[Dictionary], error: NpcBrainError) -> void:
+	if outcomes.is_empty():
+		return
+	if error.get_kind() == NpcBrainError.Kind.TRANSIENT:
+		_verb_outcomes = outcomes + _verb_outcomes
+		return
+	var verbs := PackedStringArray()
+	for outcome in outcomes:
+		verbs.append(str(outcome["name"]))
+	push_warning("NpcBrain: %s; its verb outcomes (%s) are dropped, not sent again" % [
+		error.describe(), ", ".join(verbs)])
 
 
 func _handle_failure(method: String, reply: NpcBrainReply) -> void:

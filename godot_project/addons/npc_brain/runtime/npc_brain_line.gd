@@ -6,6 +6,9 @@ extends RefCounted
 var speaker_id: String = ""
 var speaker_name: String = ""
 var text: String = ""
+## True on the NPC's line that ends its conversation with the player (`talk`: a goodbye, or the
+## conversation's line limit); talking again starts a new conversation.
+var ends_conversation: bool = false
 
 
 func _init(speaker_npc_id: String = "", name: String = "", said: String = "") -> void:
