@@ -324,3 +324,32 @@ def test_the_mind_thinks_in_the_background_and_answers_from_what_it_published(ru
         await mind.close()
 
     run(scenario)
+
+
+def test_someone_just_talked_with_is_not_reconsidered_until_the_chat_cooldown_ends(run, fake_llm, tmp_path) -> None:
+    """The paper's code buffers a pair that talked for 800 steps (about two game hours): no talk, and
+    no LLM call to decide whether to react to them, until then. Seen again within it, Klaus costs
+    Isabella nothing; after it, a reaction is considered again."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records: Records = mind.records
+        nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
+        for npc_id in ("isabella", "klaus"):
+            await mind.decide(npc_id, nine, [], CAFE)
+            await _until(lambda n=npc_id: records.cached(n).plan_day == nine.date()
+                         and not mind.runtimes.of(n).jobs and not mind.thinking._tasks)
+        await records.merge("isabella", lambda live: live.last_chat.update(klaus=nine))
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="reading",
+                                    description="Klaus Mueller is reading", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(minutes=50), [klaus_seen], CAFE)
+        await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        assert fake_llm.chat_requests("react") == [] and "Klaus Mueller" not in records.cached("isabella").last_reaction
+        fake_llm.queue({"json": {"choice": "continue", "reason": "busy", "new_activity": ""}}, purpose="react")
+        later = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="writing",
+                               description="Klaus Mueller is writing", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(hours=2, minutes=10), [later], CAFE)
+        await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
+        await mind.close()
+
+    run(scenario)
