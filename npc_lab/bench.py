@@ -125,13 +125,22 @@ def news_reach(run: Path) -> dict[str, int]:
             "crowd_knows": len(mostly & set(diffusion["knows"]))}
 
 
+MEASUREMENT = {"interview"}  # purposes a run folder spends on being measured
+
+
 def calls_from_run(run: Path) -> dict[str, Any]:
     """A run folder's LLM calls and tokens by purpose (GetUsage), per NPC per awake hour, its
-    conversations, and how far its news travelled."""
+    conversations, and how far its news travelled. Interviews are left out and counted apart
+    (`measurement_calls`): in a run folder they are the sim's own questions at the end (the news
+    question, "Do you know ...?" of every pair), its measurement, not what the NPCs cost to live;
+    the bench's own runs ask none."""
     usage = json.loads((run / "usage.json").read_text())
     hours = sum(awake_hours(run).values())
     by_purpose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    measured = sum(int(c.get("calls", 0)) for c in usage.get("counters", []) if c["purpose"] in MEASUREMENT)
     for c in usage.get("counters", []):
+        if c["purpose"] in MEASUREMENT:
+            continue
         by_purpose[c["purpose"]][0] += int(c.get("calls", 0))
         by_purpose[c["purpose"]][1] += int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
     calls = sum(v[0] for v in by_purpose.values())
@@ -143,6 +152,7 @@ def calls_from_run(run: Path) -> dict[str, Any]:
 
     return {"run": str(run), "npcs": len(cfg["residents"]), "start": cfg["start"], "end": cfg["end"],
             "in_view": cfg.get("sim", {}).get("in_view"), "awake_npc_hours": hours, "calls": calls, "tokens": tokens,
+            "measurement_calls": measured,
             "calls_per_npc_hour": per_hour(calls), "tokens_per_npc_hour": per_hour(tokens),
             "conversations": conversations(run), "news": news_reach(run),
             "by_purpose": {p: {"calls": v[0], "tokens": v[1], "calls_per_npc_hour": per_hour(v[0]),

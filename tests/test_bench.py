@@ -62,7 +62,8 @@ def test_calls_per_conversation_count_each_pairs_talk_once(tmp_path: Path) -> No
     (tmp_path / "config.json").write_text(json.dumps({"residents": ["a", "b", "c", "d"], "start": "2026-02-13T08:00:00+00:00",
                                                       "end": "2026-02-13T20:00:00+00:00", "sim": {"in_view": "None"}}))
     counters = [{"purpose": "converse_turn", "calls": 16, "prompt_tokens": 100}, {"purpose": "relationship", "calls": 8},
-                {"purpose": "conversation_memo", "calls": 6}, {"purpose": "daily_plan", "calls": 4}]
+                {"purpose": "conversation_memo", "calls": 6}, {"purpose": "daily_plan", "calls": 4},
+                {"purpose": "interview", "calls": 12}]  # the sim's questions at the end: its measurement
     (tmp_path / "usage.json").write_text(json.dumps({"counters": counters}))
     assert conversations(tmp_path) == 4
     summary = summarize_calls([calls_from_run(tmp_path)])
@@ -70,6 +71,7 @@ def test_calls_per_conversation_count_each_pairs_talk_once(tmp_path: Path) -> No
     assert summary["per_conversation"] == {"converse_turn": 4.0, "conversation_memo": 1.5, "relationship": 2.0,
                                            "conversation_summary": 0.0, "total": 7.5}
     assert summary["calls_per_npc_hour"]["mean"] == 34 / sum(awake_hours(tmp_path).values())
+    assert calls_from_run(tmp_path)["measurement_calls"] == 12
     assert summary["news"] == [{}], "no memories in the folder: no news measured"
 
 
