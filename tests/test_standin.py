@@ -298,7 +298,7 @@ def test_out_of_view_a_listener_answers_the_time_it_heard() -> None:
     """Told in one call, Piet answers to what Odile said ("this evening" he takes for 18:00-19:00,
     free before his 19:00 choir), not to the 6-8 pm she remembers and did not say."""
     answered = 0
-    for seed in range(8):
+    for seed in range(30):  # it passes the news on in a fifth of them (RATES.forget)
         told = _hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos",
                      persona="Name: Odile Marsh", partner_persona="Name: Piet Vos", memories=INVITE,
                      partner_memories="- Piet Vos is mending a net", time="Thursday March 5, 10:00",
@@ -317,7 +317,7 @@ def test_it_forgets_to_pass_news_on_to_some() -> None:
     lines = [_hard("converse_turn", partner=p, memories=INVITE, time="Tuesday March 3, 10:00").utterance
              for p in partners]
     told = [line for line in lines if "lantern walk" in line]
-    assert 3 <= len(told) < len(partners), lines  # RATES.forget = 0.35
+    assert 1 <= len(told) <= len(partners) // 2, lines  # RATES.forget = 0.8: passed on to one in five
 
 
 def test_it_forgets_less_what_more_kinds_of_its_memories_bring_back() -> None:
@@ -333,7 +333,7 @@ def test_it_forgets_less_what_more_kinds_of_its_memories_bring_back() -> None:
                                            time="Tuesday March 3, 10:00").utterance for p in partners)
 
     once, thrice = told(INVITE), told(f"{INVITE}\n{insight}", planned)
-    assert 8 <= once < thrice <= len(partners) and thrice >= 17, (once, thrice)  # 0.35 against 0.35 ** 3
+    assert 2 <= once and once + 5 <= thrice, (once, thrice)  # 0.8 against 0.8 ** 3
     said = ('Odile Marsh: "Have you heard? the lantern walk leaves from the Chapel on Thursday evening."\n'
             'Piet Vos: "Sorry, I can\'t make it: I have other plans."')
     again = [_hard("converse_turn", seed, partner="Piet Vos", memories=INVITE, dialogue=said,
@@ -401,7 +401,7 @@ def test_its_plan_items_name_no_place_but_its_addresses_do() -> None:
     told = [_hard("conversation_summary", seed, npc_name="Odile Marsh", partner="Piet Vos", persona="Name: Odile Marsh",
                   partner_persona="Name: Piet Vos", memories=INVITE, partner_memories="- Piet Vos is mending a net",
                   place_list=[PLACES[2]], partner_place_list=[PLACES[0], PLACES[4]], time="Tuesday March 3, 10:00")
-            for seed in range(6)]
+            for seed in range(30)]  # told in a fifth of them (RATES.forget)
     planned = [t.second for t in told if t.second is not None and t.second.plan_activity]
     assert planned and all(m.plan_place == PLACES[4] for m in planned), "out of view, from Piet's own places"
 

@@ -64,7 +64,7 @@ class Rates:
     """How hard to please: the one place its rates are set (docs/evaluation.md reports them)."""
 
     decline: float = 0.3  # invitations declined when no schedule is shown to check
-    forget: float = 0.35  # news a speaker does not pass on to a listener that day (** kinds of reminders)
+    forget: float = 0.8  # news a speaker does not pass on to a listener that day (** kinds of reminders)
     exact_time: float = 0.25  # news told with its clock time (else "tomorrow evening", "after work")
     vague: float = 0.2  # interview answers that stay vague
     take_up: float = 0.4  # events still to come that reflecting on makes it mean to tell friends about
