@@ -268,6 +268,10 @@ def test_it_accepts_only_when_the_schedule_it_is_shown_is_free() -> None:
     free = "Piet Vos's plan for today:\n- 17:00-19:00 relaxing at home (Brookhaven:Ferry House:porch)"
     assert all("can't make it" in r and "choir practice" in r for r in (_piet(s, situation=busy) for s in range(8)))
     assert not any("can't" in _piet(s, situation=free) for s in range(8))
+    dinner = "Piet Vos's plan for today:\n- 18:30-19:30 having dinner (Brookhaven:Ferry House:porch)"
+    assert not any("can't" in _piet(s, situation=dinner) for s in range(8)), "a meal at home moves for an evening out"
+    date = dinner.replace("having dinner", "having dinner with Ada Kern")
+    assert all("can't make it" in _piet(s, situation=date) for s in range(8)), "a dinner with someone does not"
 
 
 def test_an_answer_to_news_is_not_news_to_answer_again() -> None:

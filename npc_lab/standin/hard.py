@@ -76,6 +76,8 @@ RATES = Rates()
 SCHEDULE_LINE = re.compile(r"^\s*-?\s*([01]?\d|2[0-3]):([0-5]\d)\s*[-–]\s*([01]?\d|2[0-4]):([0-5]\d)\s+(.+?)\s*$")
 # Blocks that do not stop anyone from going out.
 FREE = re.compile(r"\b(free|relax\w*|rest\w*|nothing|idle|leisure|unwind\w*|break)\b", re.I)
+# A meal of one's own is moved for an evening out, as people do; one with someone is not.
+OWN_MEAL = re.compile(r"^(?:having|eating) (?:dinner|supper)\b(?!.*\bwith\b)", re.I)
 _WHEN = rf"(?:{MONTH_DAY.pattern}|{DAY_MONTH.pattern}|{ON_WEEKDAY.pattern}|{RELATIVE.pattern}|{AMPM.pattern}|" \
         rf"{CLOCK.pattern}|{NOON.pattern}|{PERIOD.pattern})"
 # A time or date with the words that tie it to the sentence ("on February 14 from 5 pm to 7 pm").
@@ -179,7 +181,8 @@ class HardStandIn(StandIn):
         if blocks is None:
             return None
         for start, stop, activity in blocks:
-            if start < end and begin < stop and not FREE.search(activity) and not _same(activity, f.text):
+            if start < end and begin < stop and not FREE.search(activity) and not OWN_MEAL.search(activity) \
+                    and not _same(activity, f.text):
                 return f"I am {PLACE_NOTE.sub('', activity)} then"
         return ""
 
