@@ -348,6 +348,9 @@ def test_what_a_player_found_wrong_driving_a_river_town() -> None:
     assert said(ol.ASK) == "I'm polishing the great lens. I am organising a lantern walk on Saturday."  # news travels
     assert ol.recall(chat.model_copy(update={"kind": MemoryKind.THOUGHT, "description": "You want to bake buns"}),
                      ODILE.name, NOW) == "I want to bake buns."  # a whisper remembered, told as its own
+    player = chat.model_copy(update={"object": "the player", "description": chat.description.replace("Ada", "the player")})
+    assert ol.recall(player, ODILE.name, NOW) == (  # a sentence starts with a capital, whoever it names
+        'I talked with the player this morning. The player told me: "The ferry is late again."')
 
 
 def test_asked_again_of_a_person_or_of_one_its_persona_names_it_answers(run, fake_llm, store, minilm) -> None:

@@ -118,8 +118,9 @@ def recall(node: MemoryNode, name: str, now: datetime, about: str = "") -> str:
         theirs = [gist(t) for t in _their_lines(node, name)]
         part = max((t for t in theirs if about and says_name(t, about)), key=len, default="") or max(
             theirs, key=len, default="")
-        told = f' {first_name(partner)} told me: "{part}"' if part else ""
-        return f"I talked with {first_name(partner)} {when}.{told}"
+        called = first_name(partner)
+        told = f' {called[:1].upper()}{called[1:]} told me: "{part}"' if part else ""  # "The player told me"
+        return f"I talked with {called} {when}.{told}"
     text = node.description.strip().rstrip(".")
     if node.kind == MemoryKind.OBSERVATION and " is " in text and not text.startswith(name):
         return f"I saw {text.replace(' is ', ' ', 1)} {when}."
