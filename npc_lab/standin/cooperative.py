@@ -3,6 +3,7 @@ names the place in every plan item and quotes its memories in interviews."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 import hashlib
 import re
@@ -413,14 +414,20 @@ class StandIn:
         found = _enum_at(self.p.schema, "address")
         return found or self.p.section("places")
 
-    def where(self, text: str) -> str:
+    def where(self, text: str, places: Sequence[str] = ()) -> str:
         """What a line says about a place: without who does it (a person's name is not where they go,
-        even when their home bears it)."""
+        even when their home bears it), nor the names of those whose `places` are listed unless it
+        names the place as theirs ("at Tomas Reyes's room"): living with someone says nothing of
+        working in their room."""
         text = re.sub(r"^(?:going to:\s*)?(?:[A-Z][\w'-]*\s){1,3}(?=[a-z])", "", text)
-        return " ".join(w for w in text.split() if w.strip(".,:;'\"").removesuffix("'s") not in self.p.name.split())
+        text = " ".join(w for w in text.split() if w.strip(".,:;'\"").removesuffix("'s") not in self.p.name.split())
+        for owner in {m.group(1) for p in places for m in OWNER.finditer(p.rsplit(":", 1)[-1])}:
+            if not re.search(rf"{re.escape(owner)}['’]s\b", text):
+                text = re.sub(rf"\b{re.escape(owner)}\b", " ", text)
+        return text
 
     def place_for(self, text: str, places: list[str], default: str) -> str:
-        i, score = best_match(_unowned(self.where(text), places), places, rarity(places))
+        i, score = best_match(self.where(text, places), places, rarity(places))
         return places[i] if i >= 0 and score > 0 else default
 
     def day_plan(self) -> Draft:
@@ -576,12 +583,3 @@ class StandIn:
         things = [o for o in objects if o]
         j, hit = best_match(activity, things) if things else (-1, 0)
         return {"place": {"sector": sector, "arena": arena, "object": things[j] if j >= 0 and hit > 0 else ""}}
-
-
-def _unowned(text: str, places: list[str]) -> str:
-    """`text` without the names of the people whose places are listed, unless it names the place as
-    theirs ("at Tomas Reyes's room"): living with someone says nothing of working in their room."""
-    for owner in {m.group(1) for p in places for m in OWNER.finditer(p.rsplit(":", 1)[-1])}:
-        if not re.search(rf"{re.escape(owner)}['’]s\b", text):
-            text = re.sub(rf"\b{re.escape(owner)}\b", " ", text)
-    return text
