@@ -73,13 +73,14 @@ async def verbs_to_world(records: Records, world: World) -> None:
     if not world.verbs:
         return
     npcs = await records.world_npcs(world.name)
-    clashes = [(npc.npc_id, verb) for npc in npcs for verb in own_verbs(world.verbs, npc.verbs)[1]]
+    split = [(npc, *own_verbs(world.verbs, npc.verbs)) for npc in npcs]
+    clashes = [(npc.npc_id, verb) for npc, _, theirs in split for verb in theirs]
     if clashes:
         validation.no_clash([clashes[0][1]], [npc_id for npc_id, verb in clashes if verb == clashes[0][1]])
 
     def world_s(live: NpcState) -> None:
         live.verbs = own_verbs(world.verbs, live.verbs)[0]
 
-    for npc in npcs:
-        if own_verbs(world.verbs, npc.verbs)[0] != npc.verbs:
+    for npc, own, _ in split:
+        if own != npc.verbs:
             await records.merge(npc.npc_id, world_s)

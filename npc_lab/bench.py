@@ -137,9 +137,10 @@ def calls_from_run(run: Path) -> dict[str, Any]:
     usage = json.loads((run / "usage.json").read_text())
     hours = sum(awake_hours(run).values())
     by_purpose: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    measured = sum(int(c.get("calls", 0)) for c in usage.get("counters", []) if c["purpose"] in MEASUREMENT)
+    measured = 0
     for c in usage.get("counters", []):
         if c["purpose"] in MEASUREMENT:
+            measured += int(c.get("calls", 0))
             continue
         by_purpose[c["purpose"]][0] += int(c.get("calls", 0))
         by_purpose[c["purpose"]][1] += int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
