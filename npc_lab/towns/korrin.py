@@ -80,8 +80,8 @@ PEOPLE = [
            "wakes up at 4:30 am, works in the signal box from 6 am to 2 pm, and goes to bed at 9 pm",
            "Hedda Lund is keeping a tally of late trains over the pass to send to the district office.",
            "Brekke house:bedroom", "Signal Box:lever room",
-           ("Brekke house:kitchen", "Engine Depot:mess room", "Junction Station:ticket office", "Level Crossing:crossing",
-            "Bathhouse:hot pool", "Dobos Boarding House:dining room")),
+           ("Brekke house:kitchen", "Engine Depot:mess room", "Junction Station:ticket office",
+            "Level Crossing:crossing", "Bathhouse:hot pool", "Dobos Boarding House:dining room")),
     Person("piotr_savin", "Piotr Savin", 34, ("sociable", "careless", "quick-witted"),
            "Piotr Savin has the late turn in the signal box, from two in the afternoon until ten at night, and "
            "lodges at Mirela Dobos's boarding house. He plays cards with Anselm Rook most nights before Anselm goes "

@@ -106,7 +106,8 @@ def _arena(canvas: _Canvas, label: str, room: Room, x0: int, y0: int, depth: int
     back = 0 if door == "south" else depth - 1
     spots = _object_tiles(x0, y0, room.width, depth, back, len(room.objects))
     return {"name": room.name, "tiles": [{"x": x, "y": y} for x, y in tiles],
-            "objects": [{"name": o, "state": "", "tiles": [{"x": x, "y": y}]} for o, (x, y) in zip(room.objects, spots)]}
+            "objects": [{"name": o, "state": "", "tiles": [{"x": x, "y": y}]}
+                        for o, (x, y) in zip(room.objects, spots, strict=True)]}
 
 
 def _sector(canvas: _Canvas, b: Building) -> dict[str, Any]:

@@ -21,12 +21,14 @@ SIZE = (92, 44)
 BARRIERS = ((44, 0, 46, 43),)  # the river, north to south; the Ford crosses it
 
 BUILDINGS = [
-    Building("Crane cottage", (2, 2), (Room("bedroom", ("bed", "washstand"), 4), Room("kitchen", ("range", "dresser"), 4)),
+    Building("Crane cottage", (2, 2), (Room("bedroom", ("bed", "washstand"), 4),
+                                       Room("kitchen", ("range", "dresser"), 4)),
              residents=("Bettany Crane",)),
     Building("Quill cottage", (15, 2), (Room("bedroom", ("bed",), 4),
                                         Room("parlour", ("armchair", "bookcase", "card table"), 5)),
              residents=("Margery Quill",)),
-    Building("Merrow cottage", (29, 2), (Room("bedroom", ("bed", "shelf of manuals"), 4), Room("kitchen", ("stove",), 4)),
+    Building("Merrow cottage", (29, 2), (Room("bedroom", ("bed", "shelf of manuals"), 4),
+                                         Room("kitchen", ("stove",), 4)),
              residents=("Ilsa Merrow",)),
     Building("Post Shop", (2, 11), (Room("shop", ("counter", "post scales", "letter rack", "shelves of tins"), 6),
                                     Room("sorting room", ("mail sacks", "sorting table"), 4)), door="north"),
