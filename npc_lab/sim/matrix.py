@@ -28,6 +28,7 @@ from npc_lab.sim.measure import PAPER, report
 from npc_lab.sim.runner import Sim, SimConfig
 
 TESTS_DATA = ROOT / "tests" / "data"
+TOWNS = Path(__file__).resolve().parent.parent / "towns"  # written by someone else, tuned on by nobody
 PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.167, 0.74),
                  "attended": "5 of 12 invited"}
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
@@ -55,6 +56,10 @@ CASES = {
                     TESTS_DATA / "saltmarsh" / "town_layout.json", TESTS_DATA / "saltmarsh" / "residents", hours=37),
     "cricket": Case("cricket", str(TESTS_DATA / "wyncombe" / "cricket_match.json"),
                     TESTS_DATA / "wyncombe" / "town_layout.json", TESTS_DATA / "wyncombe" / "residents", hours=33),
+    "shortwave": Case("shortwave", str(TOWNS / "tarnbeck" / "shortwave_evening.json"), TOWNS / "tarnbeck" /
+                      "town_layout.json", TOWNS / "tarnbeck" / "residents", hours=38),
+    "morse": Case("morse", str(TOWNS / "korrin" / "morse_lesson.json"), TOWNS / "korrin" / "town_layout.json",
+                  TOWNS / "korrin" / "residents", hours=34),
 }
 
 
