@@ -98,8 +98,8 @@ def test_the_locks_are_universal_and_hashed() -> None:
         entries = re.split(r"\n(?=[a-z0-9])", text[text.index("\n", text.rindex("# requirement: ")) + 1:])
         assert entries and all(re.search(r"--hash=sha256:[0-9a-f]{64}", entry) for entry in entries), name
     dev = {canonical(r.name): r for r in pins(ROOT / "locks" / "dev.txt")}
-    assert "sys_platform != 'win32'" in str(dev["uvloop"].marker)
-    assert any(r.marker and "sys_platform == 'win32'" in str(r.marker) for r in dev.values())
+    assert 'sys_platform != "win32"' in str(dev["uvloop"].marker)
+    assert any(r.marker and 'sys_platform == "win32"' in str(r.marker) for r in dev.values())
     assert LLAMA not in dev  # built from its sdist into the wheelhouse: locks/llama-cpp-python.txt
 
 
