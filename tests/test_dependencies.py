@@ -1,11 +1,13 @@
 """Dependencies a release can stand behind: the core install pulls only what serving needs, ranges
-admit the tested versions, and constraints.txt (what setup.sh installs with) is this environment."""
+admit the tested versions, and the locks (locks/, what setup.sh and the image install from) are
+universal, hashed, resolved from pyproject.toml as it is, and this environment."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -13,7 +15,8 @@ import tomllib
 from packaging.requirements import Requirement
 
 from brain_server.llm.minilm import TOKENIZER_FILE
-from tools.constraints import canonical, closure, read
+from tools import constraints
+from tools.constraints import LLAMA, SETS, canonical, closure, pins, read
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -60,17 +63,53 @@ def test_ranges_admit_the_constrained_versions_and_have_upper_bounds() -> None:
         assert any(s.operator in ("<", "==", "~=") for s in requirement.specifier), f"{requirement}: no upper bound"
 
 
-def test_constraints_are_this_environment() -> None:
-    """CI installs from constraints.txt; a dependency changed without regenerating it fails here."""
+def test_the_locks_are_pyproject_s_and_this_environment() -> None:
+    """CI installs from locks/; a dependency changed without resolving them again fails here."""
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "constraints.py"), "--check"],
                             capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, ("constraints.txt differs from this environment; after changing a dependency "
-                                    "run `.venv/bin/python tools/constraints.py`:\n" + result.stdout)
+    assert result.returncode == 0, ("the locks differ from pyproject.toml or this environment; after changing a "
+                                    "dependency run `.venv/bin/python tools/constraints.py`:\n" + result.stdout)
 
 
-def test_setup_installs_with_the_constraints() -> None:
+def test_a_requirement_changed_without_resolving_again_is_found(tmp_path: Path, monkeypatch) -> None:
+    """The check reads pyproject.toml as it is now: a range moved there, or a lock edited, is named."""
+    (tmp_path / "npc_lab").mkdir()
+    for name in ("pyproject.toml", "npc_lab/pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "locks", tmp_path / "locks")
+    monkeypatch.setattr(constraints, "ROOT", tmp_path)
+    monkeypatch.setattr(constraints, "LOCKS", tmp_path / "locks")
+    assert not [p for p in constraints.problems() if "locks/" in p]
+    project = tmp_path / "pyproject.toml"
+    project.write_text(project.read_text().replace('"structlog>=25.1,<27"', '"structlog>=25.1,<26"'))
+    assert constraints.problems() == [f"locks/{name}.txt: not resolved from pyproject.toml's requirements as they are "
+                                      "now" for name in SETS]
+    project.write_text((ROOT / "pyproject.toml").read_text())
+    lock = tmp_path / "locks" / "brain.txt"
+    lock.write_text(re.sub(r"^structlog==\S+", "structlog==24.4.0", lock.read_text(), flags=re.MULTILINE))
+    assert constraints.problems() == ["locks/brain.txt: structlog<27,>=25.1 is locked at 24.4.0"]
+
+
+def test_the_locks_are_universal_and_hashed() -> None:
+    """Resolved for every system, not this machine: Windows-only packages are in (marked), uvloop
+    is marked off Windows; every pin lists the hash of each of its files."""
+    for name in (*SETS, LLAMA):
+        text = (ROOT / "locks" / f"{name}.txt").read_text()
+        entries = re.split(r"\n(?=[a-z0-9])", text[text.index("\n", text.rindex("# requirement: ")) + 1:])
+        assert entries and all(re.search(r"--hash=sha256:[0-9a-f]{64}", entry) for entry in entries), name
+    dev = {canonical(r.name): r for r in pins(ROOT / "locks" / "dev.txt")}
+    assert 'sys_platform != "win32"' in str(dev["uvloop"].marker)
+    assert any(r.marker and 'sys_platform == "win32"' in str(r.marker) for r in dev.values())
+    assert LLAMA not in dev  # built from its sdist into the wheelhouse: locks/llama-cpp-python.txt
+
+
+def test_setup_installs_the_lock_with_hashes_then_our_packages_alone() -> None:
     setup = (ROOT / "tools" / "setup.sh").read_text()
-    assert re.search(r"pip install [^\n]*-c constraints\.txt[^\n]*\\\n\s*-e \"\.\[", setup)
+    assert re.search(r'pip install -q --require-hashes --no-deps -r "\$lock"', setup)
+    assert re.findall(r'lock="(locks/[^"]+)"', setup) == ["locks/dev.txt", "locks/brain-embedded-llm.txt"]
+    assert re.search(r"pip wheel [^\n]*--require-hashes[^\n]*\\\n\s*-r locks/llama-cpp-python\.txt", setup)
+    assert re.search(r"pip install -q --no-deps --no-build-isolation -e \. -e \./npc_lab\n.*pip check", setup)
+    assert " -c " not in setup and "--upgrade" not in setup  # nothing unhashed, nothing resolved
 
 
 def test_minilm_s_tokenizer_ships_with_the_package() -> None:

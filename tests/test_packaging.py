@@ -1,6 +1,8 @@
-"""The brain as a game developer gets it: a wheel built from the sources, installed into a fresh
-virtual environment outside the checkout, serves a town over Connect and gRPC; the lab is not in
-it; and every runtime dependency of the default install has a wheel for Linux, macOS and Windows."""
+"""The brain as a game developer gets it: a wheel built from the sources, installed as the README
+says (the hashed lock, then the wheel) into a fresh virtual environment outside the checkout,
+serves a town over Connect and gRPC; the lab is not in it, but is a wheel of its own that runs a
+benchmark with the stand-in model; and every runtime dependency of the default install has a wheel
+for Linux, macOS and Windows."""
 
 from __future__ import annotations
 
@@ -79,18 +81,43 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment, outside the checkout, with the wheel and its dependencies at the
-    versions this environment has (so pip's cache serves them)."""
+    """A fresh virtual environment, outside the checkout, installed as the README says: the lock's
+    files, each checked against its hashes, then the wheel without dependencies; pip check finds
+    nothing missing (the lock's versions are this environment's, so pip's cache serves them)."""
     work = tmp_path_factory.mktemp("venv")
     _run(sys.executable, "-m", "venv", work / "venv", cwd=work)
-    frozen = _run(sys.executable, "-m", "pip", "freeze", "--exclude-editable", cwd=work).stdout
-    (work / "constraints.txt").write_text(frozen)
     python = work / "venv" / "bin" / "python"
     # --no-compile: byte-compiling every installed file took 6 of the fixture's 27 CPU-s; the brain
     # compiles what it imports.
-    _run(python, "-m", "pip", "install", "-q", "--no-compile", "-c", work / "constraints.txt", wheel, cwd=work,
-         timeout=900)
+    _run(python, "-m", "pip", "install", "-q", "--no-compile", "--require-hashes", "--no-deps", "-r",
+         ROOT / "locks" / "brain.txt", cwd=work, timeout=900)
+    _run(python, "-m", "pip", "install", "-q", "--no-compile", "--no-deps", wheel, cwd=work)
+    _run(python, "-m", "pip", "check", cwd=work)
     return work / "venv"
+
+
+@pytest.fixture(scope="module")
+def lab_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lab's wheel, built from a copy of npc_lab/ alone (it builds from its own folder)."""
+    work = tmp_path_factory.mktemp("lab")
+    shutil.copytree(ROOT / "npc_lab", work / "npc_lab", ignore=shutil.ignore_patterns("__pycache__", "build",
+                                                                                      "*.egg-info"))
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", work / "dist",
+         work / "npc_lab", cwd=work)
+    [built] = (work / "dist").glob("npc_lab-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def lab_venv(venv: Path, lab_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The brain's environment, copied (hard links: seconds, not the minutes of a second install),
+    with the lab's wheel installed as a user installs it: no editable link back to the checkout."""
+    copy = tmp_path_factory.mktemp("lab-venv") / "venv"
+    shutil.copytree(venv, copy, symlinks=True, copy_function=os.link)
+    python = copy / "bin" / "python"
+    _run(python, "-m", "pip", "install", "-q", "--no-compile", "--no-deps", lab_wheel, cwd=copy)
+    _run(python, "-m", "pip", "check", cwd=copy)
+    return copy
 
 
 def test_the_wheel_holds_the_brain_and_not_the_lab(wheel: Path) -> None:
@@ -106,17 +133,22 @@ def test_the_wheel_holds_the_brain_and_not_the_lab(wheel: Path) -> None:
     assert "npc-brain = brain_server.cli:main" in entry_points and "npc-lab" not in entry_points
 
 
-def test_the_lab_is_a_distribution_of_its_own_with_its_data(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "npc_lab", tmp_path / "npc_lab", ignore=shutil.ignore_patterns("__pycache__", "build",
-                                                                                          "*.egg-info"))
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tmp_path / "dist",
-         tmp_path / "npc_lab", cwd=tmp_path)
-    [lab] = (tmp_path / "dist").glob("npc_lab-*.whl")
-    archive = zipfile.ZipFile(lab)
+def _lab_sources() -> set[str]:
+    """What the lab's folder holds for its wheel: every file (modules, prompts, question lists) but
+    its build files, as the wheel names them."""
+    return {f"npc_lab/{path.relative_to(ROOT / 'npc_lab').as_posix()}" for path in (ROOT / "npc_lab").rglob("*")
+            if path.is_file() and path.name not in ("pyproject.toml", "setup.py")
+            and not {"__pycache__", "build", "dist"} & set(path.parts) and ".egg-info" not in str(path)}
+
+
+def test_the_lab_is_a_distribution_of_its_own_with_its_data(lab_wheel: Path) -> None:
+    archive = zipfile.ZipFile(lab_wheel)
     names = archive.namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"npc_lab"}
-    assert {"npc_lab/evaluate/prompts/judge.md", "npc_lab/evaluate/prompts/judge_system.md",
-            "npc_lab/evaluate/questions.toml", "npc_lab/cli.py", "npc_lab/sim/runner.py"} <= set(names)
+    # Every module and data file of every subpackage (a new one is found, not listed), nothing else.
+    assert {n for n in names if not n.split("/")[0].endswith(".dist-info")} == _lab_sources()
+    assert {"npc_lab/evaluate/prompts/judge.md", "npc_lab/evaluate/questions.toml", "npc_lab/standin/__init__.py",
+            "npc_lab/sim/runner.py"} <= set(names)
     metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "Requires-Dist: npc-brain==" in metadata
     assert "npc-lab = npc_lab.cli:main" in archive.read(
@@ -156,6 +188,21 @@ def test_the_installed_wheel_serves_a_town_over_both_transports(venv: Path, fake
             clients.close()
         brain.stop()
     assert (elsewhere / "data").is_dir()  # the embedded Qdrant engine kept its files where it was told
+
+
+def test_the_installed_lab_runs_a_benchmark_with_the_stand_in_model(lab_venv: Path, tmp_path: Path) -> None:
+    """`npc-lab bench calls` from the lab's wheel: the sim, the stand-in model (npc_lab.standin)
+    and the brain, all installed copies; run in the checkout, where the towns are."""
+    where = _run(lab_venv / "bin" / "python", "-I", "-c", "import npc_lab.standin, brain_server; "
+                 "print(npc_lab.standin.__file__); print(brain_server.__file__)", cwd=tmp_path).stdout.split()
+    assert all(Path(p).is_relative_to(lab_venv) for p in where), where
+    done = _run(lab_venv / "bin" / "npc-lab", "bench", "calls", "--hours", "1", "--seeds", "0", "--in-view", "5",
+                "--npcs", "3", "--out", tmp_path / "bench", cwd=ROOT, timeout=600)
+    assert "calls / NPC / awake hour" in done.stdout, done.stdout
+    result = json.loads((tmp_path / "bench" / "bench-calls.json").read_text())["result"]
+    [run] = result["modes"]["5"]["runs"]
+    assert run["npcs"] == 3 and run["calls"] > 0  # the stand-in answered the brain's calls
+    assert (tmp_path / "bench" / "calls-5-seed0" / "brain-data").is_dir()
 
 
 def test_without_the_embedded_llm_extra_serve_says_what_to_install(venv: Path, tmp_path: Path) -> None:

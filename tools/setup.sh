@@ -22,42 +22,40 @@ for arg in "$@"; do
 done
 
 python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-# Build tools first, so the editable install can generate the protocol code without isolation.
-.venv/bin/pip install -q "setuptools>=68" wheel grpcio-tools==1.85.1 protoc-gen-connectrpc==0.13.0
+# Every third-party package from a universal lock (locks/, written by tools/constraints.py), each file
+# checked against the hashes it lists: nothing is resolved here and nothing else is downloaded. The
+# build tools our setup.py needs (it generates the protocol code) are in it, pip too.
+lock="locks/dev.txt"
+[ "$want_tests" = 1 ] || lock="locks/brain-embedded-llm.txt"
+.venv/bin/python -m pip install -q --require-hashes --no-deps -r "$lock"
 
 # llama-cpp-python (the embedded LLM) is published as source only: compiling llama.cpp takes
-# minutes, so its wheel is built once per machine, in its own isolated build environment (which
-# brings scikit-build-core and CMake from PyPI), and kept in a wheelhouse that every clone on this
-# machine reuses. NPC_BRAIN_WHEELHOUSE moves it; CI points it at an empty folder to prove the
-# build from nothing.
+# minutes, so its wheel is built once per machine, from the sdist whose hash locks/llama-cpp-python.txt
+# pins, in its own isolated build environment (which brings scikit-build-core and CMake from PyPI),
+# and kept in a wheelhouse that every clone on this machine reuses. NPC_BRAIN_WHEELHOUSE moves it; CI
+# points it at an empty folder to prove the build from nothing.
 # llama.cpp is compiled for this CPU's instruction set: the wheelhouse is keyed by the CPU, so a
 # home folder carried to another machine never installs a wheel that would crash there.
 cpu_key="$(grep -m1 -E '^(flags|Features)' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)"
 wheelhouse="${NPC_BRAIN_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/npc-brain/wheels}/$(uname -m)-$cpu_key"
 mkdir -p "$wheelhouse"
-llama_spec="$(.venv/bin/python - <<'PY'
-import tomllib
-extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]
-print(next(spec for spec in extras["embedded-llm"] if spec.startswith("llama-cpp-python")))
-PY
-)"
+llama_spec="$(grep -m1 -o '^llama-cpp-python==[^ ]*' locks/llama-cpp-python.txt)"
 llama_version="${llama_spec#*==}"
 # The wheel is py3-none (llama.cpp is loaded through ctypes): one build serves every Python here.
 if ! ls "$wheelhouse"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
   echo "setup: building $llama_spec once for this machine (compiles llama.cpp: ~5 min on 2 cores)"
   started=$SECONDS
-  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps -w "$wheelhouse" "$llama_spec"
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/pip wheel -q --no-deps --require-hashes -w "$wheelhouse" \
+    -r locks/llama-cpp-python.txt
   echo "setup: built $llama_spec in $((SECONDS - started)) s, kept in $wheelhouse"
 fi
+.venv/bin/pip install -q --no-deps --no-index --find-links "$wheelhouse" "$llama_spec"
 
-extras="embedded-llm"
-lab="./npc_lab"
-[ "$want_tests" = 1 ] && extras="embedded-llm,test" && lab="./npc_lab[plots]"
-# Without isolation only for our own package (its setup.py generates the protocol code with the
-# build tools above); the llama-cpp-python wheel comes from the wheelhouse, so nothing compiles here.
-.venv/bin/pip install -q -c constraints.txt --find-links "$wheelhouse" --only-binary llama-cpp-python --no-build-isolation \
-  -e ".[${extras}]" -e "$lab"
+# Our own packages, editable, without their dependencies (the lock brought them) and without
+# isolation (setup.py generates the protocol code with the build tools above); pip check then
+# proves the lock held everything they and theirs require.
+.venv/bin/pip install -q --no-deps --no-build-isolation -e . -e ./npc_lab
+.venv/bin/pip check
 
 if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   echo "setup: installing Debian's chromium (for the Godot web runtime)"
