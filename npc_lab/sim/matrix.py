@@ -97,9 +97,9 @@ def cells(args: argparse.Namespace) -> list[Cell]:
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
     unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
     unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
-    unknown += [m for m in split(args.moods) if m not in ("cooperative", "hard")]
+    unknown += [m for m in split(args.moods) if m not in ("cooperative", "hard", "blind")]
     if unknown:
-        raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods cooperative, hard; "
+        raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods cooperative, hard, blind; "
                          f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]

@@ -23,20 +23,38 @@ answer built from the prompt. Deterministic: the same request and seed give the 
 Two moods: `cooperative` (npc_lab/standin/cooperative.py), which passes on every piece of news and
 accepts every invitation, and `hard` (npc_lab/standin/hard.py), which is hard to please: it
 declines, forgets, paraphrases times, leaves places out of its plans and answers vaguely, at the
-rates in `hard.RATES`. Served by npc_lab/standin_openai.py.
+rates in `hard.RATES`. A third mood, `blind` (npc_lab/standin/blind.py), was written by someone who read only captured
+requests (never this package or the brain) and frozen before its first town run: its hash is in
+docs/evaluation.md, and nothing in it may change but crashes. It is the evidence that counts.
+Served by npc_lab/standin_openai.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from npc_lab.standin import blind
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
 
-MOODS: dict[str, type[StandIn]] = {"cooperative": StandIn, "hard": HardStandIn}
 
-__all__ = ["MOODS", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
+
+class BlindStandIn:
+    """The frozen blind model behind the moods' interface: its answer is the completion's text as it
+    wrote it (malformed at its declared rates), never made valid by `conform`."""
+
+    def __init__(self, body: dict[str, Any], seed: int) -> None:
+        self.body, self.seed = body, seed
+
+    def answer(self) -> str:
+        return blind.respond(self.body, self.seed)
+
+
+MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
+                                                        "blind": BlindStandIn}
+
+__all__ = ["MOODS", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
 
 
 def respond(body: dict[str, Any], seed: int = 0, mood: str = "cooperative") -> Any:
