@@ -269,3 +269,16 @@ def test_a_started_brain_reflects_at_the_sims_threshold_unless_told(monkeypatch:
     assert "reflection_threshold" not in SimConfig(out=Path("r"), brain="127.0.0.1:1").brain_settings
     monkeypatch.setenv("NPC_BRAIN_REFLECTION_THRESHOLD", "120")
     assert "reflection_threshold" not in SimConfig(out=Path("r")).brain_settings
+
+
+def test_the_matrix_plots_seeds_whose_mean_rounds_outside_their_range(tmp_path: Path) -> None:
+    """Three seeds of 0.1 average to 0.10000000000000002: the whiskers once went negative and
+    matplotlib refused the plot, ending a matrix of a dozen runs after its first group."""
+    rows = [{"case": "c", "scenario": "S", "mood": mood, "view": "in", "condition": "full", "seed": seed, "n": 10,
+             "diffusion": 0.1, "density_start": 0.1, "density_end": 0.2, "attended": 0.1, "hallucinated": 0,
+             "llm_calls": 5, "reflections_per_day": 1.1} for mood in ("blind", "hard") for seed in range(3)]
+    from npc_lab.sim import matrix
+
+    matrix.write(tmp_path, rows)
+    assert (tmp_path / "matrix.png").stat().st_size > 0
+    assert "| S (10) | blind | in | full | 3 | 10%, 10% (10%-10%) |" in (tmp_path / "matrix.md").read_text()

@@ -33,6 +33,7 @@ PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.1
                  "attended": "5 of 12 invited"}
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
              "no_memory": "observation,reflection,planning"}  # the paper's conditions
+MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
 
@@ -200,7 +201,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (case, mood, view, condition): each measure's mean, min and max over the seeds."""
+    """One row per (case, mood, view, condition): each measure's median, mean, min and max over the seeds."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["case"], r["mood"], r["view"], r["condition"]), []).append(r)
@@ -211,22 +212,23 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls",
                     "reflections_per_day"):
             values = [r[key] for r in runs if r[key] is not None]
-            row[key] = {"mean": statistics.fmean(values), "min": min(values), "max": max(values)} if values else None
+            row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
+                        "max": max(values)} if values else None
         out.append(row)
     return out
 
 
 def table(groups: list[dict[str, Any]]) -> str:
-    lines = ["| case | stand-in | view | condition | seeds | diffusion mean (min-max) | mutual density start -> end "
-             "| invitees attended mean (min-max) | reflections a day | paper |",
+    lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
+             "| invitees attended median, mean (min-max) | reflections a day | paper |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         d, att = g["diffusion"], g["attended"]
         paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
             PAPER["coordination"].split(" (")[0] if att else "-")
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
-                     f"{d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
-                     f"{_range(g['density_end'])} | {_range(att, 1) if att else '-'} | "
+                     f"{d['median']:.0%}, {d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
+                     f"{_range(g['density_end'])} | {_range(att, 1, median=True) if att else '-'} | "
                      f"{_range(g.get('reflections_per_day'), 1)} | {paper} |")
     return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
         "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended; 2-3 reflections a day. Every other figure: the " \
@@ -257,8 +259,9 @@ def plot(path: Path, groups: list[dict[str, Any]]) -> None:
         shown = [(i, g[key]) for i, g in enumerate(groups) if g[key]]
         xs = [i for i, _ in shown]
         means = [v["mean"] for _, v in shown]
-        errors = [[v["mean"] - v["min"] for _, v in shown], [v["max"] - v["mean"] for _, v in shown]]
-        colours = ["tab:orange" if groups[i]["mood"] == "hard" else "tab:blue" for i in xs]
+        # max(0, ...): a mean of equal floats can land a rounding step outside their range
+        errors = [[max(0.0, v["mean"] - v["min"]) for _, v in shown], [max(0.0, v["max"] - v["mean"]) for _, v in shown]]
+        colours = [MOOD_COLOURS.get(groups[i]["mood"], "tab:blue") for i in xs]
         ax.bar(xs, means, yerr=errors, color=colours, capsize=3)
         ax.axhline(paper, linestyle="--", color="black", label="paper (gpt-3.5, the party)")
         ax.set_xticks(range(len(groups)), labels, rotation=70, ha="right", fontsize=7)
@@ -275,7 +278,7 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _range(v: dict[str, float] | None, digits: int = 2) -> str:
+def _range(v: dict[str, float] | None, digits: int = 2, *, median: bool = False) -> str:
     if not v:
         return "-"
-    return f"{v['mean']:.{digits}f} ({v['min']:.{digits}f}-{v['max']:.{digits}f})"
+    return (f"{v['median']:.{digits}f}, " if median else "") + f"{v['mean']:.{digits}f} ({v['min']:.{digits}f}-{v['max']:.{digits}f})"
