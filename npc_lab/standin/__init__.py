@@ -39,7 +39,6 @@ from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
 
 
-
 class BlindStandIn:
     """The frozen blind model behind the moods' interface: its answer is the completion's text as it
     wrote it (malformed at its declared rates), never made valid by `conform`."""
