@@ -5,14 +5,20 @@ not started, a Qdrant server's collections are looked at, not made."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
+import pkgutil
 import socket
+from typing import Any
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
-from brain_server.llm.embedded import MODEL_NAME, EmbeddedLLMUnavailable, model_path
+from brain_server import prompts
+from brain_server.llm.context import context_at_start, prompt_tokens
+from brain_server.llm.embedded import EMBEDDED_CONTEXT, MODEL_NAME, EmbeddedLLMUnavailable, model_path
 from brain_server.llm.embeddings import EmbedderUnavailable, OpenAIEmbedder, make_embedder
 from brain_server.llm.probe import Finding, configured_llm, probe_settings
+from brain_server.prompts import Prompt
 from brain_server.security import InsecureBindError, check_bind
 from brain_server.storage import EdgeMemoryStore, StoreLockedError
 from brain_server.storage.qdrant_server import check_server
@@ -22,9 +28,11 @@ LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
 
 async def checks(settings: Settings) -> list[tuple[str, Finding]]:
     llm = await _llm(settings)
+    rows = [("LLM endpoint", llm)]
+    if llm.verdict == "ok":
+        rows.append(("LLM context", await _context(settings)))
     embeddings, dim = await _embeddings(settings)
-    return [("LLM endpoint", llm), ("embeddings", embeddings), ("store", _store(settings, dim)),
-            ("ports", _ports(settings))]
+    return [*rows, ("embeddings", embeddings), ("store", _store(settings, dim)), ("ports", _ports(settings))]
 
 
 def run(settings: Settings) -> int:
@@ -49,6 +57,35 @@ async def _llm(settings: Settings) -> Finding:
     except EmbeddedLLMUnavailable as exc:
         return Finding("wrong", str(exc))
     return Finding("ok", f"embedded {MODEL_NAME} (starts with serve)")
+
+
+async def _context(settings: Settings) -> Finding:
+    """The model's context window, and the prompts whose longest (PROMPT_MAX_BYTES, estimated in
+    tokens) would not fit it with their answer: those the brain trims, memories first."""
+    endpoint = configured_llm(settings)
+    if endpoint is None and not settings.llm_replay and not settings.llm_context_tokens:
+        return Finding("ok", f"{EMBEDDED_CONTEXT} tokens (the embedded model's n_ctx): prompts are fitted to it, "
+                             "counted with its own tokenizer")
+    window = await context_at_start(settings, endpoint.base_url if endpoint else None)
+    longest = settings.prompt_max_bytes or 24_000
+    tokens = prompt_tokens([{"content": "x" * (longest - 1)}, {"content": ""}])
+    if window is None:
+        return Finding("ok", f"the endpoint does not say its context window: a prompt may be {longest} bytes "
+                             f"(about {tokens} tokens); set NPC_BRAIN_LLM_CONTEXT_TOKENS if the model's is smaller")
+    cut = sorted(p.purpose for p in _prompts() if tokens + p.max_tokens + settings.llm_extra_tokens > window.tokens)
+    said = f"{window.tokens} tokens ({window.source})"
+    if not cut:
+        return Finding("ok", f"{said}: the longest prompt ({longest} bytes, about {tokens} tokens) fits with its answer")
+    return Finding("warn", f"{said}: the longest prompt ({longest} bytes, about {tokens} tokens) would be cut for "
+                           f"{', '.join(cut)} (with room for its answer): the brain drops memories to fit, so NPCs "
+                           "recall less; give the model a larger context (Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; "
+                           "vLLM: --max-model-len; llama.cpp: --ctx-size) or lower NPC_BRAIN_PROMPT_MAX_BYTES")
+
+
+def _prompts() -> list[Prompt[Any]]:
+    """Every built-in purpose's prompt (each module of brain_server.prompts with a PROMPT)."""
+    found = (importlib.import_module(f"brain_server.prompts.{m.name}") for m in pkgutil.iter_modules(prompts.__path__))
+    return [module.PROMPT for module in found if isinstance(getattr(module, "PROMPT", None), Prompt)]
 
 
 async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:

@@ -91,12 +91,27 @@ def started() -> Iterator[list[BrainProcess]]:
 def test_check_says_ok_for_each_part(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
     status, rows = check(tmp_path, llm_base_url=fake_llm.base_url, llm_model="fake-model")
     assert status == 0, rows
-    assert list(rows) == ["LLM endpoint", "embeddings", "store", "ports"]
+    assert list(rows) == ["LLM endpoint", "LLM context", "embeddings", "store", "ports"]
     assert all(verdict == "OK" for verdict, _ in rows.values()), rows
     assert "fake-model" in rows["LLM endpoint"][1] and "json_schema" in rows["LLM endpoint"][1]
+    assert "does not say its context window" in rows["LLM context"][1]
     assert "dim 384" in rows["embeddings"][1] and "Qdrant Edge" in rows["store"][1]
-    embedded = check(tmp_path)[1]["LLM endpoint"]
-    assert embedded == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
+    embedded = check(tmp_path)[1]
+    assert embedded["LLM endpoint"] == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
+    assert embedded["LLM context"][0] == "OK" and "4096 tokens" in embedded["LLM context"][1]
+
+
+def test_check_says_when_the_longest_prompt_would_be_cut(tmp_path: Path) -> None:
+    """An Ollama running the model with 4096 tokens: a 24,000-byte prompt (about 8,000 tokens)
+    would be cut, which check says naming the purposes; with a 32k context all fits."""
+    with FakeOpenAI(context_api="ollama", context_tokens=4096) as fake:
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
+    verdict, line = rows["LLM context"]
+    assert status == 1 and verdict == "WARN", rows
+    assert "4096 tokens (Ollama /api/ps context_length)" in line and "would be cut for" in line and "react" in line
+    with FakeOpenAI(context_api="vllm", context_tokens=32_768) as fake:
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
+    assert status == 0 and rows["LLM context"][0] == "OK" and "fits with its answer" in rows["LLM context"][1]
 
 
 WRONG_LLM = {
