@@ -91,14 +91,27 @@ def started() -> Iterator[list[BrainProcess]]:
 def test_check_says_ok_for_each_part(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
     status, rows = check(tmp_path, llm_base_url=fake_llm.base_url, llm_model="fake-model")
     assert status == 0, rows
-    assert list(rows) == ["LLM endpoint", "LLM context", "embeddings", "store", "ports"]
+    assert list(rows) == ["LLM endpoint", "LLM context", "LLM answers", "embeddings", "store", "ports"]
     assert all(verdict == "OK" for verdict, _ in rows.values()), rows
     assert "fake-model" in rows["LLM endpoint"][1] and "json_schema" in rows["LLM endpoint"][1]
     assert "does not say its context window" in rows["LLM context"][1]
+    assert rows["LLM answers"][1].endswith("purposes: none fell back")
     assert "dim 384" in rows["embeddings"][1] and "Qdrant Edge" in rows["store"][1]
     embedded = check(tmp_path)[1]
     assert embedded["LLM endpoint"] == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
     assert embedded["LLM context"][0] == "OK" and "4096 tokens" in embedded["LLM context"][1]
+
+
+def test_check_reports_the_purposes_a_probe_run_fell_back_in(tmp_path: Path) -> None:
+    """Every react answer garbage (the probe's own completion is never faulted): check's probe run
+    names react, 2 of 2, and no other purpose."""
+    with FakeOpenAI() as fake:
+        fake.queue(*[{"content": "garbage"}] * 10, purpose="react")
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model", llm_max_attempts=1)
+        assert len(fake.chat_requests("react")) == 2
+    verdict, line = rows["LLM answers"]
+    assert status == 1 and verdict == "WARN", rows
+    assert "fell back in react 2/2 (more than 10%)" in line
 
 
 def test_check_says_when_the_longest_prompt_would_be_cut(tmp_path: Path) -> None:

@@ -110,3 +110,11 @@ def test_fitting_counts_with_the_given_tokenizer() -> None:
                               count=lambda text: len(text.encode()))
     assert len(messages[0]["content"].encode()) + MESSAGE_TOKENS <= 800
     assert messages[0]["content"].startswith(PERSONA)
+
+
+def test_the_persona_is_cut_only_after_every_other_part() -> None:
+    """A long persona beside a long situation: the situation is cut to make room, the persona kept."""
+    render = lambda v: [{"role": "user", "content": f"{v['persona']}\n{v['situation']}"}]  # noqa: E731
+    variables = {"persona": "p" * 3000, "situation": "s" * 3000}
+    [message] = fit_to_context(render, variables, 4000, None, 0, "test", None)
+    assert message["content"].startswith("p" * 3000) and message["content"].endswith(CUT_MARK)

@@ -11,6 +11,7 @@ from structlog.testing import capture_logs
 
 from brain_server import metrics
 from brain_server.cognition.react import decide_reaction
+from brain_server.llm.trial import built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WINDOW, FallbackWatch
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
@@ -126,3 +127,13 @@ def test_get_usage_shows_the_counts(brain_factory, fake_llm: FakeOpenAI) -> None
         assert "fallbacks" not in interview and "notAsked" not in interview  # zero: left out of proto3 JSON
     finally:
         clients.close()
+
+
+def test_the_probe_run_fills_every_built_in_prompt(fake_llm: FakeOpenAI) -> None:
+    """check's probe run (llm/trial.py) asks every built-in purpose with its sample moment: a
+    template given a placeholder the sample lacks would be left out of the run, so none may be."""
+    llm = make_llm(fake_llm)
+    shares, left_out = asyncio.run(trial(llm, built_in_prompts(), rounds=1))
+    assert left_out == []
+    assert {"react", "daily_plan", "conversation_summary", "interview", "importance"} <= set(shares)
+    assert all(fell == 0 for fell, _ in shares.values()), shares

@@ -177,8 +177,8 @@ func _refresh_npc() -> void:
 	var usage := await NpcBrainClient.get_instance().call_rpc("GetUsage", {"npcId": target.npc_id}, LANE)
 	if request_id != _request_id:
 		return
-	var parts := PackedStringArray([_npc_header(target)])
-	parts.append(_fallbacks_line(usage.data.get("counters", [])))
+	var fallbacks := _fallbacks_line(usage.data.get("counters", []))
+	var parts := PackedStringArray([_npc_header(target), fallbacks])
 	parts.append("[b]Plan for today[/b]")
 	for memory: Dictionary in plan.data.get("memories", []):
 		parts.append("  " + _esc(str(memory.get("description", ""))).left(600))
@@ -213,6 +213,7 @@ func _refresh_npc() -> void:
 		"retrieved": retrieved.size(), "llm_calls": calls.size(),
 		"memories": (memories.data.get("memories", []) as Array).size(),
 		"plan": (plan.data.get("memories", []) as Array).size(),
+		"usage_ok": usage.ok, "fallbacks": fallbacks,
 		"controls": _control_centers(),
 	})
 
