@@ -21,7 +21,7 @@ from brain_server.prompts.react import PROMPT as REACT
 from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
-from tests.test_llm import make_llm, rate, trace
+from tests.test_llm import VARS, make_llm, rate, trace
 from tests.town import spawn_json, world_json
 
 NOW = datetime(2026, 2, 13, 15, tzinfo=UTC)
@@ -90,7 +90,7 @@ def test_a_reaction_not_offered_is_counted_as_a_fallback(stream, fake_llm: FakeO
 
 def test_the_warning_comes_past_a_tenth_of_a_full_window_and_not_again_until_it_turns_over() -> None:
     watch = FallbackWatch()
-    fell = [i % 10 == 0 for i in range(FALLBACK_WINDOW)]  # exactly a tenth: not more
+    fell = [i % 10 == 9 for i in range(FALLBACK_WINDOW)]  # exactly a tenth: not more
     assert [watch.answered("react", f) for f in fell] == [None] * FALLBACK_WINDOW
     assert watch.answered("react", True) == (6, FALLBACK_WINDOW)  # 6 of the latest 50
     assert [watch.answered("react", True) for _ in range(FALLBACK_WINDOW - 1)] == [None] * (FALLBACK_WINDOW - 1)
@@ -104,9 +104,13 @@ def test_the_brain_logs_a_purpose_that_falls_back_too_often(fake_llm: FakeOpenAI
     llm = make_llm(fake_llm, max_attempts=1)
     llm.fallback_watch = FallbackWatch(window=10)
     fake_llm.queue(*[{"content": "garbage"}] * 2, purpose="importance")
-    with capture_logs() as logs:
+
+    async def ten() -> None:
         for _ in range(10):
-            rate(llm)
+            await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3))
+
+    with capture_logs() as logs:
+        asyncio.run(ten())
     warned = [e for e in logs if e["event"] == "llm_fallbacks_high"]
     assert [(e["purpose"], e["fallbacks"], e["answers"]) for e in warned] == [("importance", 2, 10)]
     assert warned[0]["log_level"] == "warning"
@@ -118,8 +122,9 @@ def test_get_usage_shows_the_counts(brain_factory, fake_llm: FakeOpenAI) -> None
         assert clients.connect("RegisterWorld", world_json()).status_code == 200
         assert clients.connect("SpawnNpc", spawn_json()).status_code == 200
         fake_llm.queue({"content": "not json"}, purpose="interview")
-        answer = clients.connect("Interview", {"npcId": "isabella", "question": "How are you?"})
-        assert answer.status_code == 200
+        answer = clients.connect("Interview", {"npcId": "isabella", "question": "How are you?",
+                                               "gameTime": "2026-02-13T09:00:00Z"})
+        assert answer.status_code == 200, answer.text
         usage = clients.connect("GetUsage", {"npcId": "isabella"}).json()
         [interview] = [c for c in usage["counters"] if c["purpose"] == "interview"]
         assert (interview["calls"], interview["attempts"], interview["retries"], interview["invalidAnswers"]) == (
