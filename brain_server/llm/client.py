@@ -25,7 +25,7 @@ import structlog
 from brain_server import metrics
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.answers import AnswerError, parse_answer
-from brain_server.llm.context import Count, ContextWindow, estimate_tokens, fit_to_context
+from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
 from brain_server.llm.dialects import (
     RESPONSE_MODES,
     ResponseMode,
