@@ -5,6 +5,7 @@ every prompt fitted to it in tokens, memories dropped before the persona is cut.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 
 import pytest
 
@@ -14,14 +15,18 @@ from brain_server.llm.context import (
     MESSAGE_TOKENS,
     OLLAMA_DEFAULT_CONTEXT,
     ContextWindow,
+    EmbeddedTokens,
     context_at_start,
     discover_context,
+    embedded_counting,
     estimate_tokens,
     fit_to_context,
     prompt_tokens,
 )
+from brain_server.llm.embedded import EmbeddedLLMUnavailable, model_path
 from brain_server.prompts.react import PROMPT as REACT
 from brain_server.prompts.react import Reaction
+from brain_server.server import build_core
 from npc_lab.fake_openai import FakeOpenAI
 from tests.test_llm import make_llm, trace
 
@@ -118,3 +123,26 @@ def test_the_persona_is_cut_only_after_every_other_part() -> None:
     variables = {"persona": "p" * 3000, "situation": "s" * 3000}
     [message] = fit_to_context(render, variables, 4000, None, 0, "test", None)
     assert message["content"].startswith("p" * 3000) and message["content"].endswith(CUT_MARK)
+
+
+def test_the_embedded_model_counts_with_its_own_tokenizer() -> None:
+    try:
+        gguf = model_path()
+    except EmbeddedLLMUnavailable as exc:
+        pytest.skip(f"embedded-llm extra not installed ({exc})")
+    count = embedded_counting(str(gguf))
+    assert isinstance(count, EmbeddedTokens)
+    assert 0 < count(PERSONA) < estimate_tokens(PERSONA)  # the estimate errs long
+
+
+def test_serve_learns_the_window_at_start(tmp_path) -> None:
+    """build_core, as serve runs it, against a vLLM-like fake: the client fits to its max_model_len."""
+    settings = Settings(data_dir=tmp_path, llm_model="fake-model", background_thinking=False)
+
+    async def window_of(fake: FakeOpenAI) -> ContextWindow | None:
+        async with AsyncExitStack() as stack:
+            core = await build_core(settings.model_copy(update={"llm_base_url": fake.base_url}), stack)
+            return core.llm.context
+
+    with FakeOpenAI(context_api="vllm", context_tokens=6000) as fake:
+        assert asyncio.run(window_of(fake)) == ContextWindow(6000, "vLLM /v1/models max_model_len")
