@@ -24,6 +24,7 @@ from brain_server.storage import EdgeMemoryStore, StoreLockedError
 from brain_server.storage.qdrant_server import check_server
 
 LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
+TRIAL_BACKOFF_S = 0.05  # the probe run asks again at once: a check, not a town, waits on it
 
 
 async def checks(settings: Settings) -> list[tuple[str, Finding]]:
@@ -93,7 +94,8 @@ async def _answers(settings: Settings, found: Finding, window: ContextWindow | N
     assert endpoint is not None
     llm = LLM(base_url=endpoint.base_url, model=endpoint.model, api_key=settings.llm_api_key.get_secret_value(),
               prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
-              max_attempts=settings.llm_max_attempts, response_mode=found.mode, extra_body=settings.llm_extra_body,
+              max_attempts=settings.llm_max_attempts, max_concurrency=settings.llm_max_concurrency,
+              backoff_s=TRIAL_BACKOFF_S, response_mode=found.mode, extra_body=settings.llm_extra_body,
               extra_tokens=settings.llm_extra_tokens, refused=found.refused, context=window)
     asked = [p for p in built_in_prompts() if p.purpose not in (settings.llm_fallback_purposes or ())]
     try:

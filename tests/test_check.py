@@ -183,8 +183,11 @@ def test_an_unreachable_llm_is_one_warning_and_serving_goes_on(tmp_path: Path, s
 def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: Path, started: list) -> None:
     with FakeOpenAI(response_formats=("json_object", "text")) as fake:
         status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
-        assert status == 0 and "response mode json_object (the endpoint rejects response_format json_schema)" in \
-            rows["LLM endpoint"][1], rows
+        assert rows["LLM endpoint"][0] == "OK" and "response mode json_object (the endpoint rejects " \
+            "response_format json_schema)" in rows["LLM endpoint"][1], rows
+        # Without a schema to follow, the fake answers {}: check's probe run sees every purpose fall back.
+        assert status == 1 and rows["LLM answers"][0] == "WARN" and "fell back in " in rows["LLM answers"][1]
+        checked = len(fake.chat_requests())
         brain = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": tmp_path / "b",
                               "prepare_ahead_minutes": 0}).start()
         started.append(brain)
@@ -197,7 +200,7 @@ def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: P
         deadline = time.monotonic() + 60
         while len(asked) < 1 and time.monotonic() < deadline:  # the day is planned after the answer
             time.sleep(0.1)
-            asked = [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()]
+            asked = [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()[checked:]]
         assert asked and set(asked) == {"json_object"}  # never json_schema again
         assert [r["body"]["response_format"]["type"] for r in fake.chat_requests("probe")] == ["json_schema",
                                                                                               "json_object"] * 2

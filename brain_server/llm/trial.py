@@ -9,6 +9,7 @@ schema at all before a town depends on it. A purpose whose sample no longer fill
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 import importlib
 import pkgutil
@@ -67,17 +68,16 @@ def built_in_prompts() -> list[Prompt[Any]]:
 async def trial(llm: LLM, purposes: Sequence[Prompt[Any]], rounds: int = TRIAL_ROUNDS) -> tuple[dict[str, tuple[int, int]],
                                                                                               list[str]]:
     """{purpose: (fallbacks, answers)} of `rounds` calls each, and the purposes left out."""
-    shares: dict[str, tuple[int, int]] = {}
+    asked: list[Prompt[Any]] = []
     left_out: list[str] = []
     for prompt in purposes:
         try:
             llm.prompts.render(prompt.purpose, SAMPLE, prompt.system)
             prompt.json_schema(SAMPLE)
+            asked.append(prompt)
         except (KeyError, ValueError, TypeError):
             left_out.append(prompt.purpose)
-            continue
-        for _ in range(rounds):
-            await llm.complete(prompt, dict(SAMPLE), npc_id=TRIAL_NPC, fallback=_Unanswered)
-        counter = llm.usage.counter(TRIAL_NPC, prompt.purpose)
-        shares[prompt.purpose] = (counter.fallbacks, rounds)
-    return shares, left_out
+    # All at once: the client's scheduler holds them to NPC_BRAIN_LLM_MAX_CONCURRENCY, as serve would.
+    await asyncio.gather(*(llm.complete(prompt, dict(SAMPLE), npc_id=TRIAL_NPC, fallback=_Unanswered)
+                           for prompt in asked for _ in range(rounds)))
+    return {p.purpose: (llm.usage.counter(TRIAL_NPC, p.purpose).fallbacks, rounds) for p in asked}, left_out
