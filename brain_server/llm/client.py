@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
+import functools
 import random
 import time
 from typing import Any, TypeVar
@@ -128,9 +129,11 @@ class LLM:
             over = self.allowance.take(npc_id, trace.game_time, current_work(npc_id).priority)
             if over is not None:
                 return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
-        messages = fit_to_context(lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
-                                  variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
-                                  prompt.purpose, trace, self.count_tokens)
+        fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
+                                variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
+                                prompt.purpose, trace, self.count_tokens)
+        # A tokenizer takes tens of ms for a long prompt (ctypes, the GIL released): off the mind's loop.
+        messages = fit() if self.count_tokens is estimate_tokens else await asyncio.to_thread(fit)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
         counter.calls += 1  # counted up front, so a call in flight shows

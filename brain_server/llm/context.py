@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 import math
 import re
+import threading
 from typing import Any
 
 import httpx
@@ -86,9 +87,11 @@ class EmbeddedTokens:
         from llama_cpp import Llama
 
         self._vocab = Llama(model_path=gguf, vocab_only=True, verbose=False)
+        self._lock = threading.Lock()  # counted in worker threads (llm/client.py): one at a time
 
     def __call__(self, text: str) -> int:
-        return len(self._vocab.tokenize(text.encode(), add_bos=False, special=True))
+        with self._lock:
+            return len(self._vocab.tokenize(text.encode(), add_bos=False, special=True))
 
 
 def embedded_counting(gguf: str) -> Count:
