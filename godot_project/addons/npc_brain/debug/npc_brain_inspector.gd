@@ -174,7 +174,8 @@ func _refresh_npc() -> void:
 	if _trace_id(target) != "":
 		trace = await NpcBrainClient.get_instance().call_rpc("GetTrace", {
 			"traceId": _trace_id(target), "npcId": target.npc_id}, LANE)
-	var usage := await NpcBrainClient.get_instance().call_rpc("GetUsage", {"npcId": target.npc_id}, LANE)
+	var usage := await NpcBrainClient.get_instance().call_rpc("GetUsage", {
+		"npcId": target.npc_id}, LANE)
 	if request_id != _request_id:
 		return
 	var fallbacks := _fallbacks_line(usage.data.get("counters", []))
