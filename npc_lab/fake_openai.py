@@ -40,7 +40,7 @@ server says its context window, as each answers them: "vllm" (`max_model_len` in
 `num_ctx`). `fake.over_context` counts chat requests whose prompt and max_tokens would not fit
 `context_tokens` (estimated as the brain estimates, erring long): what such a server cuts or refuses.
 
-    python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
+    python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1] [--context-api ollama]
 """
 
 from __future__ import annotations
@@ -561,9 +561,14 @@ def serve(server: FakeOpenAI) -> None:
 
 
 def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0]).parse_args()
+    parser = arguments(__doc__.split("\n\n")[0])
+    parser.add_argument("--context-api", choices=[a for a in CONTEXT_APIS if a], default=None,
+                        help="serve the routes where this kind of server says its context window")
+    parser.add_argument("--context-tokens", type=int, default=4096, help="the context window those routes say")
+    args = parser.parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
-                     tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think))
+                     tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think,
+                     context_api=args.context_api, context_tokens=args.context_tokens))
 
 
 if __name__ == "__main__":
