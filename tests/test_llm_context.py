@@ -146,3 +146,8 @@ def test_serve_learns_the_window_at_start(tmp_path) -> None:
 
     with FakeOpenAI(context_api="vllm", context_tokens=6000) as fake:
         assert asyncio.run(window_of(fake)) == ContextWindow(6000, "vLLM /v1/models max_model_len")
+
+
+def test_an_unreachable_server_is_asked_once() -> None:
+    """Nothing listens: None at the first refused connection, not after every route's timeout."""
+    assert asyncio.run(discover_context("http://127.0.0.1:9/v1", "m", "k")) is None

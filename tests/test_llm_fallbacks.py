@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from structlog.testing import capture_logs
 
 from brain_server import metrics
+from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.llm.trial import built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WINDOW, FallbackWatch
@@ -142,3 +143,19 @@ def test_the_probe_run_fills_every_built_in_prompt(fake_llm: FakeOpenAI) -> None
     assert left_out == []
     assert {"react", "daily_plan", "conversation_summary", "interview", "importance"} <= set(shares)
     assert all(fell == 0 for fell, _ in shares.values()), shares
+
+
+def test_an_empty_status_keeps_the_old_one_and_is_counted(run, fake_llm: FakeOpenAI) -> None:
+    """revise_currently answered with blanks: the old status stays, as before, and the purpose's
+    counters show the fallback."""
+    fake_llm.queue({"json": {"currently": "   "}}, purpose="revise_currently")
+    npc = NpcState(npc_id="isabella", world_name="w", address="w:cafe:cafe", persona=Persona(
+        name="Isabella Rodriguez", home="w:h:b", currently="Isabella is planning a party."))
+    t = Trace(npc_id="isabella", kind="decide", game_time=NOW)
+
+    async def scenario(stream) -> tuple[str, object]:
+        return await revise_currently(npc, NOW, stream, t), stream.llm.usage.counter("isabella", "revise_currently")
+
+    status, counter = run(scenario)
+    assert status == "Isabella is planning a party."
+    assert (counter.calls, counter.invalid_answers, counter.fallbacks) == (1, 1, 1) and t.llm_calls[-1].fallback_used

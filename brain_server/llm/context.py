@@ -128,6 +128,8 @@ async def discover_context(base_url: str, model: str, api_key: str, timeout_s: f
         for ask in (_vllm, _llama_cpp, _ollama):
             try:
                 found = await ask(client, base_url.rstrip("/"), root, model)
+            except httpx.TransportError:
+                return None  # down or unreachable: the other routes would only wait as long again
             except (httpx.HTTPError, ValueError, TypeError, AttributeError, KeyError):
                 found = None  # not this kind of server
             if found is not None:
