@@ -5,7 +5,10 @@ every prompt fitted to it in tokens, memories dropped before the persona is cut.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from contextlib import AsyncExitStack
+import socket
+import threading
 
 import pytest
 
@@ -148,6 +151,20 @@ def test_serve_learns_the_window_at_start(tmp_path) -> None:
         assert asyncio.run(window_of(fake)) == ContextWindow(6000, "vLLM /v1/models max_model_len")
 
 
-def test_an_unreachable_server_is_asked_once() -> None:
-    """Nothing listens: None at the first refused connection, not after every route's timeout."""
-    assert asyncio.run(discover_context("http://127.0.0.1:9/v1", "m", "k")) is None
+def test_a_server_that_hangs_up_is_asked_once() -> None:
+    """A port that accepts and closes at once (a server going down): None after the first route,
+    not after every route's timeout."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        accepted = []
+
+        def hang_up() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    connection, _ = listener.accept()
+                    accepted.append(connection)
+                    connection.close()
+
+        threading.Thread(target=hang_up, daemon=True).start()
+        port = listener.getsockname()[1]
+        assert asyncio.run(discover_context(f"http://127.0.0.1:{port}/v1", "m", "k")) is None
+    assert len(accepted) == 1
