@@ -5,7 +5,8 @@ fills the prompts it is retrieved into. A prompt over its budget first drops who
 memory lists (`Bullets`), the lowest-scored and oldest first, renumbering numbered lists (a cut
 list would lose its newest items, and the numbers an answer cites must be the ones it was shown);
 what is still over is cut from the longest parts (the filled placeholders of a prompt, the lines
-of a memory), each cut part ending in CUT_MARK. The trace says what was dropped and cut."""
+of a memory), each cut part ending in CUT_MARK, the NPCs' identities (`CUT_LAST`) only if the
+rest cannot make room. The trace says what was dropped and cut."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ _MARK_BYTES = len(CUT_MARK.encode())
 
 
 EMPTY_LIST = "- (nothing comes to mind)"
+# Placeholders cut only when cutting every other one is not enough: who the NPCs are.
+CUT_LAST = frozenset({"persona", "partner_persona"})
 
 
 def size(text: str) -> int:
@@ -96,10 +99,11 @@ def cut_longest(parts: list[str], excess: int) -> list[str]:
 
 
 def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], variables: Mapping[str, Any],
-               budget: int, purpose: str, trace: Trace | None) -> list[dict[str, str]]:
+               budget: int, purpose: str, trace: Trace | None,
+               why: str = "budget (NPC_BRAIN_PROMPT_MAX_BYTES)") -> list[dict[str, str]]:
     """The rendered messages within `budget` bytes: whole memory list items dropped first (lowest
-    rank first, each list keeps one), then the longest placeholders cut. Each `Bullets` variable's
-    `kept` is set to the items shown."""
+    rank first, each list keeps one), then the longest placeholders cut (`CUT_LAST` last). Each
+    `Bullets` variable's `kept` is set to the items shown; `why` names the budget in the trace."""
     messages = render(variables)
     total = sum(size(m["content"]) for m in messages)
     if total <= budget:
@@ -110,17 +114,18 @@ def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], vari
         if isinstance(value, Bullets):
             value.kept[:] = fitted[name].kept
     names = [k for k, v in variables.items() if isinstance(v, str)]
-    for _ in range(4):  # a placeholder used twice saves twice: a few rounds settle it
-        over = sum(size(m["content"]) for m in messages) - budget
-        if over <= 0:
-            break
-        for name, value in zip(names, cut_longest([fitted[n] for n in names], over), strict=True):
-            fitted[name] = value
-        messages = render(fitted)
+    for rounds in ([n for n in names if n not in CUT_LAST], names):
+        for _ in range(4):  # a placeholder used twice saves twice: a few rounds settle it
+            over = sum(size(m["content"]) for m in messages) - budget
+            if over <= 0 or not rounds:
+                break
+            for name, value in zip(rounds, cut_longest([fitted[n] for n in rounds], over), strict=True):
+                fitted[name] = value
+            messages = render(fitted)
     if trace is not None:
         cut = ", ".join(f"{n} {size(variables[n])} -> {size(fitted[n])}" for n in names
                         if fitted[n] != variables[n] and not isinstance(fitted[n], Bullets))
-        trace.note(f"prompt {purpose}: {total} bytes over the {budget}-byte budget (NPC_BRAIN_PROMPT_MAX_BYTES): "
+        trace.note(f"prompt {purpose}: {total} bytes over the {budget}-byte {why}: "
                    f"{dropped}" + (f"; the longest parts cut: {cut}" if cut else ""))
     return messages
 

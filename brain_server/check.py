@@ -1,6 +1,7 @@
 """`npc-brain check`: each part `serve` needs, tried as serve would use it, in one table with what to
 fix; exit status 1 if any is not OK. Nothing is served or created: the embedded model is found but
-not started, a Qdrant server's collections are looked at, not made."""
+not started, a Qdrant server's collections are looked at, not made. A configured model is asked a
+short probe run (llm/trial.py: two calls a purpose), and its context window is looked up."""
 
 from __future__ import annotations
 
@@ -10,21 +11,32 @@ import socket
 
 from brain_server.config import Settings
 from brain_server.errors import ConfigError
-from brain_server.llm.embedded import MODEL_NAME, EmbeddedLLMUnavailable, model_path
+from brain_server.llm.client import LLM
+from brain_server.llm.context import ContextWindow, context_at_start, prompt_tokens
+from brain_server.llm.embedded import EMBEDDED_CONTEXT, MODEL_NAME, EmbeddedLLMUnavailable, model_path
 from brain_server.llm.embeddings import EmbedderUnavailable, OpenAIEmbedder, make_embedder
 from brain_server.llm.probe import Finding, configured_llm, probe_settings
+from brain_server.llm.trial import TRIAL_ROUNDS, built_in_prompts, trial
+from brain_server.llm.usage import FALLBACK_WARN_SHARE
+from brain_server.prompts import PromptLibrary
 from brain_server.security import InsecureBindError, check_bind
 from brain_server.storage import EdgeMemoryStore, StoreLockedError
 from brain_server.storage.qdrant_server import check_server
 
 LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
+TRIAL_BACKOFF_S = 0.05  # the probe run asks again at once: a check, not a town, waits on it
 
 
 async def checks(settings: Settings) -> list[tuple[str, Finding]]:
     llm = await _llm(settings)
+    rows = [("LLM endpoint", llm)]
+    if llm.verdict == "ok":
+        context, window = await _context(settings)
+        rows.append(("LLM context", context))
+        if configured_llm(settings) is not None:
+            rows.append(("LLM answers", await _answers(settings, llm, window)))
     embeddings, dim = await _embeddings(settings)
-    return [("LLM endpoint", llm), ("embeddings", embeddings), ("store", _store(settings, dim)),
-            ("ports", _ports(settings))]
+    return [*rows, ("embeddings", embeddings), ("store", _store(settings, dim)), ("ports", _ports(settings))]
 
 
 def run(settings: Settings) -> int:
@@ -49,6 +61,56 @@ async def _llm(settings: Settings) -> Finding:
     except EmbeddedLLMUnavailable as exc:
         return Finding("wrong", str(exc))
     return Finding("ok", f"embedded {MODEL_NAME} (starts with serve)")
+
+
+async def _context(settings: Settings) -> tuple[Finding, ContextWindow | None]:
+    """The model's context window, and the prompts whose longest (PROMPT_MAX_BYTES, estimated in
+    tokens) would not fit it with their answer: those the brain trims, memories first."""
+    endpoint = configured_llm(settings)
+    if endpoint is None and not settings.llm_replay and not settings.llm_context_tokens:
+        return Finding("ok", f"{EMBEDDED_CONTEXT} tokens (the embedded model's n_ctx): prompts are fitted to it, "
+                             "counted with its own tokenizer"), None
+    window = await context_at_start(settings, endpoint.base_url if endpoint else None)
+    longest = settings.prompt_max_bytes or 24_000
+    tokens = prompt_tokens([{"content": "x" * (longest - 1)}, {"content": ""}])
+    if window is None:
+        return Finding("ok", f"the endpoint does not say its context window: a prompt may be {longest} bytes "
+                             f"(about {tokens} tokens); set NPC_BRAIN_LLM_CONTEXT_TOKENS if the model's is "
+                             "smaller"), None
+    cut = sorted(p.purpose for p in built_in_prompts() if tokens + p.max_tokens + settings.llm_extra_tokens > window.tokens)
+    said = f"{window.tokens} tokens ({window.source})"
+    if not cut:
+        return Finding("ok", f"{said}: the longest prompt ({longest} bytes, about {tokens} tokens) fits with its "
+                             "answer"), window
+    return Finding("warn", f"{said}: the longest prompt ({longest} bytes, about {tokens} tokens) would be cut for "
+                           f"{', '.join(cut)} (with room for its answer): the brain drops memories to fit, so NPCs "
+                           "recall less; give the model a larger context (Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; "
+                           "vLLM: --max-model-len; llama.cpp: --ctx-size) or lower NPC_BRAIN_PROMPT_MAX_BYTES"), window
+
+
+async def _answers(settings: Settings, found: Finding, window: ContextWindow | None) -> Finding:
+    """A short probe run (llm/trial.py): the purposes whose answers fell back more than serve warns at."""
+    endpoint = configured_llm(settings)
+    assert endpoint is not None
+    llm = LLM(base_url=endpoint.base_url, model=endpoint.model, api_key=settings.llm_api_key.get_secret_value(),
+              prompts=PromptLibrary(settings.prompts_dir), timeout_s=settings.llm_timeout_s,
+              max_attempts=settings.llm_max_attempts, max_concurrency=settings.llm_max_concurrency,
+              backoff_s=TRIAL_BACKOFF_S, response_mode=found.mode, extra_body=settings.llm_extra_body,
+              extra_tokens=settings.llm_extra_tokens, refused=found.refused, context=window)
+    asked = [p for p in built_in_prompts() if p.purpose not in (settings.llm_fallback_purposes or ())]
+    try:
+        shares, left_out = await trial(llm, asked)
+    finally:
+        await llm.close()
+    high = sorted(f"{purpose} {fell}/{answers}" for purpose, (fell, answers) in shares.items()
+                  if fell > FALLBACK_WARN_SHARE * answers)
+    run = f"a probe run of {TRIAL_ROUNDS} calls for each of {len(shares)} purposes" + (
+        f" ({', '.join(left_out)} left out: a prompt override's placeholders)" if left_out else "")
+    if not high:
+        return Finding("ok", f"{run}: none fell back")
+    return Finding("warn", f"{run}: fell back in {', '.join(high)} (more than {FALLBACK_WARN_SHARE:.0%}): those "
+                           "NPCs would act on defaults; serve's log says why (llm_attempt_failed), or try a "
+                           "stronger model")
 
 
 async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:

@@ -104,6 +104,13 @@ class Settings(BaseSettings):
                                   "has its own, 12-300): room for a model that thinks before it answers "
                                   "(<think>...</think>, which counts against max_tokens), e.g. 1024; the reasoning "
                                   "is dropped before the answer is read.")
+    llm_context_tokens: int | None = Field(None, ge=256, description="The model's context window in tokens; every "
+                                           "prompt is fitted to it less its answer's max_tokens (memories dropped "
+                                           "first, the persona cut last). Unset: what the server says (vLLM's "
+                                           "max_model_len, llama.cpp's /props n_ctx, Ollama's /api/ps and "
+                                           "/api/show; the embedded model's n_ctx), else only PROMPT_MAX_BYTES "
+                                           "bounds prompts. Set it for Ollama when its server's "
+                                           "OLLAMA_CONTEXT_LENGTH differs from a model's num_ctx.")
     llm_record: Path | None = Field(None, description="Append every completion (purpose, request hash, messages, "
                                     "answer, tokens) to this JSONL file.")
     llm_replay: Path | None = Field(None, description="Answer completions from such a recording through a loopback "

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from brain_server.service import BrainCore
     from brain_server.storage.base import MemoryStore
 
-__all__ = ["CONTENT_TYPE_LATEST", "CoreCollector", "RpcMeter", "exposition", "instrument_store", "llm_call"]
+__all__ = ["CONTENT_TYPE_LATEST", "CoreCollector", "RpcMeter", "exposition", "instrument_store", "llm_attempts",
+           "llm_call"]
 
 PROCESS = CollectorRegistry()
 for _collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):  # memory, CPU, file descriptors, GC
@@ -49,6 +50,15 @@ LLM_CALLS = Counter("npc_brain_llm_calls", "LLM completions by purpose and outco
                     "allowance).", ["purpose", "outcome"], registry=PROCESS)
 LLM_FAILED_ATTEMPTS = Counter("npc_brain_llm_failed_attempts", "LLM attempts that failed (retried or fallen back).",
                               ["purpose"], registry=PROCESS)
+LLM_ATTEMPTS = Counter("npc_brain_llm_attempts", "LLM requests made (a completion's first attempt and its "
+                       "retries), by purpose.", ["purpose"], registry=PROCESS)
+LLM_RETRIES = Counter("npc_brain_llm_retries", "LLM requests that asked again after a failed attempt, by purpose.",
+                      ["purpose"], registry=PROCESS)
+LLM_INVALID = Counter("npc_brain_llm_invalid_answers", "LLM answers the brain could not use (not JSON, the wrong "
+                      "schema, a refusal, or valid but unusable: a choice not offered), by purpose.", ["purpose"],
+                      registry=PROCESS)
+LLM_FALLBACKS = Counter("npc_brain_llm_fallbacks", "Safe defaults used in place of an LLM answer (attempts spent, "
+                        "an unusable answer, or not asked), by purpose.", ["purpose"], registry=PROCESS)
 LLM_TOKENS = Counter("npc_brain_llm_tokens", "Tokens the LLM endpoint reported, by kind (prompt, completion).",
                      ["kind"], registry=PROCESS)
 LLM_SECONDS = Histogram("npc_brain_llm_call_duration_seconds", "Time of an LLM call with its retries and queue "
@@ -87,6 +97,13 @@ def llm_call(purpose: str, outcome: str, seconds: float | None, prompt_tokens: i
         LLM_TOKENS.labels("prompt").inc(prompt_tokens)
     if completion_tokens:
         LLM_TOKENS.labels("completion").inc(completion_tokens)
+
+
+def llm_attempts(purpose: str, attempts: int) -> None:
+    """One completion's requests: the first and its retries."""
+    LLM_ATTEMPTS.labels(purpose).inc(attempts)
+    if attempts > 1:
+        LLM_RETRIES.labels(purpose).inc(attempts - 1)
 
 
 def instrument_store(store: MemoryStore) -> MemoryStore:

@@ -21,6 +21,7 @@ from brain_server.collector import Collector, settle_collector
 from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
+from brain_server.llm.context import ContextWindow, context_at_start, embedded_counting, estimate_tokens
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.metrics import instrument_store
@@ -61,8 +62,9 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
 
         recorder = Recorder(settings.llm_record)
         stack.callback(recorder.close)
+    context, count_tokens = await context_at_start(settings, base_url), estimate_tokens
     if not base_url:
-        from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM
+        from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM, model_path
 
         embedded = EmbeddedLLM.from_settings(settings)
         log.info("no NPC_BRAIN_LLM_BASE_URL set: starting the embedded SmolLM2-135M (weak, for trying things out)")
@@ -71,6 +73,8 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         base_url, model = embedded.base_url, embedded.model
         fallback_purposes = FALLBACK_PURPOSES if fallback_purposes is None else fallback_purposes
         prompt_max_bytes = settings.prompt_max_bytes or 12_000  # a 4096-token context, answers included
+        context = context or ContextWindow(embedded.ctx_size, "the embedded model's n_ctx")
+        count_tokens = embedded_counting(str(model_path()))
         if "llm_max_concurrency" not in settings.model_fields_set:
             # It answers one at a time: the rest wait in the scheduler, most urgent first, rather than in its
             # server in arrival order, where they time out while the abandoned ones are still computed.
@@ -84,6 +88,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
         send_priority=settings.llm_send_priority,
         extra_body=settings.llm_extra_body, extra_tokens=settings.llm_extra_tokens, refused=refused,
+        context=context, count_tokens=count_tokens,
     )
     stack.push_async_callback(llm.close)
     weights = RetrievalWeights(recency=settings.weight_recency, importance=settings.weight_importance,

@@ -342,9 +342,7 @@ class BrainCore:
 
     async def get_usage(self, request: pb.GetUsageRequest) -> pb.GetUsageResponse:
         counters = [
-            pb.UsageCounter(npc_id=npc_id, purpose=purpose, calls=c.calls, failed_attempts=c.failed_attempts,
-                            fallbacks=c.fallbacks, prompt_tokens=c.prompt_tokens,
-                            completion_tokens=c.completion_tokens, total_latency_ms=c.total_latency_ms)
+            pb.UsageCounter(npc_id=npc_id, purpose=purpose, **vars(c))  # llm/usage.py: the proto's fields
             for (npc_id, purpose), c in sorted(self.llm.usage.counters.items())
             if not request.npc_id or npc_id == request.npc_id
         ]

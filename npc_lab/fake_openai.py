@@ -33,7 +33,14 @@ Misconfiguration (constructor options) answers as real endpoints answer a client
 `reasoning_api=True` (HTTP 400 to `max_tokens` and to a temperature other than 1, word for word
 as OpenAI's reasoning models, o-series and GPT-5, answer them).
 
-    python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1]
+Context discovery (`FakeOpenAI(context_api="ollama", context_tokens=2048)`): the routes where a
+server says its context window, as each answers them: "vllm" (`max_model_len` in `/v1/models`),
+"llama.cpp" (`GET /props`), "ollama" (`GET /api/ps` with the model loaded, `POST /api/show` with
+`num_ctx` and the model's own `llama.context_length`) and "ollama_unloaded" (`/api/ps` empty, no
+`num_ctx`). `fake.over_context` counts chat requests whose prompt and max_tokens would not fit
+`context_tokens` (estimated as the brain estimates, erring long): what such a server cuts or refuses.
+
+    python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1] [--context-api ollama]
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ import time
 from typing import Any
 
 from brain_server.llm.client import PURPOSE_HEADER
+from brain_server.llm.context import prompt_tokens
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 from brain_server.prompts.converse_turn import END, GO_ON
@@ -77,6 +85,8 @@ LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
               b"<body><form action='/_fake/login' method='post'><input name='user'></form></body></html>")
 HUGE_BODY_BYTES = 4 << 20
 STREAMING = ("sse", "ignore", "refuse")
+CONTEXT_APIS = (None, "vllm", "llama.cpp", "ollama", "ollama_unloaded")
+TRAINED_CONTEXT = 131_072  # the model's own context length that a fake Ollama's /api/show reports
 _TOKEN = re.compile(r"\s*\S{1,4}|\s+")
 
 
@@ -88,7 +98,8 @@ class FakeOpenAI(LoopbackServer):
                  models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
                  response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
                  tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0,
-                 reasoning_api: bool = False) -> None:
+                 reasoning_api: bool = False, context_api: str | None = None,
+                 context_tokens: int = 4096) -> None:
         if streaming not in STREAMING:
             raise ValueError(f"streaming {streaming!r} is not one of {STREAMING}")
         self.latency_s = latency_s
@@ -97,6 +108,10 @@ class FakeOpenAI(LoopbackServer):
         self.streams_cut = 0
         self.think_words = think_words  # a reasoning block of this many words before every answer
         self.reasoning_api = reasoning_api  # max_tokens and temperature refused, as OpenAI's reasoning models do
+        if context_api not in CONTEXT_APIS:
+            raise ValueError(f"context_api {context_api!r} is not one of {CONTEXT_APIS}")
+        self.context_api, self.context_tokens = context_api, context_tokens
+        self.over_context = 0  # chat requests that would not fit context_tokens
         self.fault_rate = fault_rate  # share of chat requests answered with a fault (settable while running)
         self.fault_kinds = faults
         self.slow_s = slow_s  # how long a "slow" fault waits: set it above the client's timeout
@@ -174,8 +189,29 @@ class FakeOpenAI(LoopbackServer):
             self.faults[kind] = self.faults.get(kind, 0) + 1
 
     def _log(self, path: str, purpose: str | None, body: dict[str, Any]) -> None:
+        messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+        asked = [{"content": str(m.get("content") or "")} for m in messages if isinstance(m, dict)]
+        over = path.endswith("/chat/completions") and prompt_tokens(asked) + (
+            body.get("max_tokens") or body.get("max_completion_tokens") or 0) > self.context_tokens
         with self._lock:
             self.requests.append({"path": path, "purpose": purpose, "body": body, "at": time.monotonic()})
+            self.over_context += over
+
+    def context_route(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The answer of a context discovery route of `context_api`'s server, or None."""
+        api, tokens, model = self.context_api, self.context_tokens, (self.models or ("fake-model",))[0]
+        if api == "vllm" and method == "GET" and path.rstrip("/").endswith("/models"):
+            return {"object": "list", "data": [{"id": m, "object": "model", "max_model_len": tokens}
+                                               for m in (self.models or ("fake-model",))]}
+        if api == "llama.cpp" and method == "GET" and path == "/props":
+            return {"default_generation_settings": {"n_ctx": tokens}, "total_slots": 1}
+        if api in ("ollama", "ollama_unloaded") and method == "GET" and path == "/api/ps":
+            loaded = [{"name": f"{model}:latest", "model": f"{model}:latest", "context_length": tokens}]
+            return {"models": loaded if api == "ollama" else []}
+        if api in ("ollama", "ollama_unloaded") and method == "POST" and path == "/api/show":
+            return {"parameters": f"num_ctx {tokens}\nstop \"<|eot_id|>\"" if api == "ollama" else "",
+                    "model_info": {"general.architecture": "llama", "llama.context_length": TRAINED_CONTEXT}}
+        return None
 
     def answer(self, body: dict[str, Any], purpose: str | None) -> Any:
         """The answer to a chat request that nothing scripted: schema-valid random words. A
@@ -194,6 +230,9 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
         def do_GET(self) -> None:
             if self.path.startswith("/_fake/login"):  # where the "redirect" fault sends the client
                 self.send_body(200, "text/html; charset=utf-8", LOGIN_PAGE)
+                return
+            if (found := fake.context_route("GET", self.path, None)) is not None:
+                self.send_json(200, found)
                 return
             if self.path != "/_fake/requests" and self.refused(None):
                 return
@@ -215,6 +254,8 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
             elif self.path == "/_fake/reset":
                 fake.reset()
                 self.send_json(200, {})
+            elif (found := fake.context_route("POST", self.path, body)) is not None:
+                self.send_json(200, found)
             elif self.path.endswith("/chat/completions"):
                 fake._log(self.path, purpose, body)
                 if not self.refused(body):
@@ -520,9 +561,14 @@ def serve(server: FakeOpenAI) -> None:
 
 
 def main() -> None:
-    args = arguments(__doc__.split("\n\n")[0]).parse_args()
+    parser = arguments(__doc__.split("\n\n")[0])
+    parser.add_argument("--context-api", choices=[a for a in CONTEXT_APIS if a], default=None,
+                        help="serve the routes where this kind of server says its context window")
+    parser.add_argument("--context-tokens", type=int, default=4096, help="the context window those routes say")
+    args = parser.parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
-                     tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think))
+                     tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think,
+                     context_api=args.context_api, context_tokens=args.context_tokens))
 
 
 if __name__ == "__main__":

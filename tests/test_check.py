@@ -91,12 +91,40 @@ def started() -> Iterator[list[BrainProcess]]:
 def test_check_says_ok_for_each_part(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
     status, rows = check(tmp_path, llm_base_url=fake_llm.base_url, llm_model="fake-model")
     assert status == 0, rows
-    assert list(rows) == ["LLM endpoint", "embeddings", "store", "ports"]
+    assert list(rows) == ["LLM endpoint", "LLM context", "LLM answers", "embeddings", "store", "ports"]
     assert all(verdict == "OK" for verdict, _ in rows.values()), rows
     assert "fake-model" in rows["LLM endpoint"][1] and "json_schema" in rows["LLM endpoint"][1]
+    assert "does not say its context window" in rows["LLM context"][1]
+    assert rows["LLM answers"][1].endswith("purposes: none fell back")
     assert "dim 384" in rows["embeddings"][1] and "Qdrant Edge" in rows["store"][1]
-    embedded = check(tmp_path)[1]["LLM endpoint"]
-    assert embedded == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
+    embedded = check(tmp_path)[1]
+    assert embedded["LLM endpoint"] == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
+    assert embedded["LLM context"][0] == "OK" and "4096 tokens" in embedded["LLM context"][1]
+
+
+def test_check_reports_the_purposes_a_probe_run_fell_back_in(tmp_path: Path) -> None:
+    """Every react answer garbage (the probe's own completion is never faulted): check's probe run
+    names react, 2 of 2, and no other purpose."""
+    with FakeOpenAI() as fake:
+        fake.queue(*[{"content": "garbage"}] * 10, purpose="react")
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model", llm_max_attempts=1)
+        assert len(fake.chat_requests("react")) == 2
+    verdict, line = rows["LLM answers"]
+    assert status == 1 and verdict == "WARN", rows
+    assert "fell back in react 2/2 (more than 10%)" in line
+
+
+def test_check_says_when_the_longest_prompt_would_be_cut(tmp_path: Path) -> None:
+    """An Ollama running the model with 4096 tokens: a 24,000-byte prompt (about 8,000 tokens)
+    would be cut, which check says naming the purposes; with a 32k context all fits."""
+    with FakeOpenAI(context_api="ollama", context_tokens=4096) as fake:
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
+    verdict, line = rows["LLM context"]
+    assert status == 1 and verdict == "WARN", rows
+    assert "4096 tokens (Ollama /api/ps context_length)" in line and "would be cut for" in line and "react" in line
+    with FakeOpenAI(context_api="vllm", context_tokens=32_768) as fake:
+        status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
+    assert status == 0 and rows["LLM context"][0] == "OK" and "fits with its answer" in rows["LLM context"][1]
 
 
 WRONG_LLM = {
@@ -155,8 +183,11 @@ def test_an_unreachable_llm_is_one_warning_and_serving_goes_on(tmp_path: Path, s
 def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: Path, started: list) -> None:
     with FakeOpenAI(response_formats=("json_object", "text")) as fake:
         status, rows = check(tmp_path, llm_base_url=fake.base_url, llm_model="fake-model")
-        assert status == 0 and "response mode json_object (the endpoint rejects response_format json_schema)" in \
-            rows["LLM endpoint"][1], rows
+        assert rows["LLM endpoint"][0] == "OK" and "response mode json_object (the endpoint rejects " \
+            "response_format json_schema)" in rows["LLM endpoint"][1], rows
+        # Without a schema to follow, the fake answers {}: check's probe run sees every purpose fall back.
+        assert status == 1 and rows["LLM answers"][0] == "WARN" and "fell back in " in rows["LLM answers"][1]
+        checked = len(fake.chat_requests())
         brain = BrainProcess({"llm_base_url": fake.base_url, "llm_model": "fake-model", "data_dir": tmp_path / "b",
                               "prepare_ahead_minutes": 0}).start()
         started.append(brain)
@@ -169,7 +200,7 @@ def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: P
         deadline = time.monotonic() + 60
         while len(asked) < 1 and time.monotonic() < deadline:  # the day is planned after the answer
             time.sleep(0.1)
-            asked = [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()]
+            asked = [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()[checked:]]
         assert asked and set(asked) == {"json_object"}  # never json_schema again
         assert [r["body"]["response_format"]["type"] for r in fake.chat_requests("probe")] == ["json_schema",
                                                                                               "json_object"] * 2

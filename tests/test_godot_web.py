@@ -457,6 +457,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
             assert opened["trace"] == busy["trace"], opened
             assert opened["retrieved"] > 0 or opened["llm_calls"] > 0, opened
             assert opened["memories"] > 0, opened
+            assert opened["usage_ok"] and opened["fallbacks"].startswith("[b]Fallbacks:[/b] "), opened
             game.pump(0.5)
             game.screenshot(ARTIFACTS / "godot-inspector.png")
 

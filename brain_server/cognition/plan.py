@@ -120,7 +120,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
-    return answer.currently.strip() or old
+    return answer.currently.strip() or stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:

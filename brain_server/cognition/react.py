@@ -69,6 +69,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
         fallback=lambda: Reaction(choice="continue", reason="keeps to the plan", new_activity=""),
     )
     if reaction.choice not in offered:
-        reaction = reaction.model_copy(update={"choice": "continue"})
+        reaction = stream.llm.unusable(REACT, npc.npc_id, reaction.model_copy(update={"choice": "continue"}),
+                                       f"{reaction.choice!r} is not a choice offered", trace)
     trace.note(f"react: {reaction.choice} to {observation.description!r} ({reaction.reason})")
     return reaction

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Collection, Mapping
+import functools
 import random
 import time
 from typing import Any, TypeVar
@@ -23,9 +24,9 @@ from pydantic import BaseModel
 import structlog
 
 from brain_server import metrics
-from brain_server.budget import fit_prompt
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.answers import AnswerError, parse_answer
+from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
 from brain_server.llm.dialects import (
     RESPONSE_MODES,
     ResponseMode,
@@ -38,11 +39,12 @@ from brain_server.llm.dialects import (
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
 from brain_server.llm.streaming import Listener, Streamed, listener_for, stream_completion
-from brain_server.llm.usage import Usage
+from brain_server.llm.usage import FallbackWatch, Usage
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
 
 Out = TypeVar("Out", bound=BaseModel)
+Kept = TypeVar("Kept")
 log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
@@ -79,6 +81,8 @@ class LLM:
         extra_body: Mapping[str, Any] | None = None,
         extra_tokens: int = 0,
         refused: Collection[str] = (),
+        context: ContextWindow | None = None,
+        count_tokens: Count = estimate_tokens,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
@@ -88,11 +92,14 @@ class LLM:
         vLLM started with --scheduling-policy priority orders the town's calls as the brain does.
         `extra_body` is merged into every request (a server's own options, e.g. turning a model's
         thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking); `refused`
-        are parameters the model is known not to take (the probe's finding), left out from the start."""
+        are parameters the model is known not to take (the probe's finding), left out from the start.
+        Each prompt also fits the model's `context` window less its answer, in tokens as `count_tokens`
+        counts them (llm/context.py)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
         self.usage = Usage()
+        self.fallback_watch = FallbackWatch()
         self._max_attempts = max_attempts
         self.response_mode: ResponseMode = response_mode or ("json_schema" if json_schema else "prompt")
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
@@ -107,6 +114,7 @@ class LLM:
         self.extra_tokens = extra_tokens
         self.refused: set[str] = set(refused)  # parameters the model refused (`refused_parameter`), left out from then on
         self.streams = True  # until the endpoint refuses a streamed completion
+        self.context, self.count_tokens = context, count_tokens
 
     async def close(self) -> None:
         await self._client.close()
@@ -121,8 +129,11 @@ class LLM:
             over = self.allowance.take(npc_id, trace.game_time, current_work(npc_id).priority)
             if over is not None:
                 return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
-        messages = fit_prompt(lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system), variables,
-                              self.prompt_max_bytes, prompt.purpose, trace)
+        fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
+                                variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
+                                prompt.purpose, trace, self.count_tokens)
+        # A tokenizer takes tens of ms for a long prompt (ctypes, the GIL released): off the mind's loop.
+        messages = fit() if self.count_tokens is estimate_tokens else await asyncio.to_thread(fit)
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=messages)
         counter = self.usage.counter(npc_id, prompt.purpose)
         counter.calls += 1  # counted up front, so a call in flight shows
@@ -138,16 +149,24 @@ class LLM:
                     counter.calls -= 1  # the scheduler dropped it before the endpoint was asked: no call
                 raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
+                invalid = isinstance(exc, AnswerError | NotACompletion)
                 counter.failed_attempts += 1
+                counter.invalid_answers += invalid
                 metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
+                metrics.LLM_INVALID.labels(prompt.purpose).inc(invalid)
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
                 await asyncio.sleep(self._retry_delay_s(exc, attempt))
+        counter.attempts += record.attempts
+        counter.retries += record.attempts - 1
+        metrics.llm_attempts(prompt.purpose, record.attempts)
         if result is None:
             result = fallback()
             record.fallback_used = True
+            metrics.LLM_FALLBACKS.labels(prompt.purpose).inc()
+        self._watch(prompt.purpose, self.fallback_watch.answered(prompt.purpose, record.fallback_used))
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
         counter.add(record)
@@ -171,12 +190,39 @@ class LLM:
         result = fallback()
         record = LlmCallRecord(purpose=prompt.purpose, model=self.model, messages=[], fallback_used=True,
                                errors=[why], parsed_json=result.model_dump_json())
-        self.usage.counter(npc_id, prompt.purpose).add(record)
+        counter = self.usage.counter(npc_id, prompt.purpose)
+        counter.add(record)
+        counter.not_asked += 1
         metrics.llm_call(prompt.purpose, "not_asked", None, 0, 0)
+        metrics.LLM_FALLBACKS.labels(prompt.purpose).inc()
         if trace is not None:
             self.usage.hour(npc_id, trace.game_time).add(record)
             trace.llm_calls.append(record)
         return result
+
+    def unusable(self, prompt: Prompt[Any], npc_id: str, default: Kept, why: str, trace: Trace | None) -> Kept:
+        """`default`, in place of an answer that was valid but that the brain cannot use (a choice not
+        offered, an empty status): counted as an invalid answer and a fallback, as the trace's call says."""
+        record = next((r for r in reversed(trace.llm_calls) if r.purpose == prompt.purpose), None) if trace else None
+        if record is not None:
+            if record.fallback_used:
+                return default  # the model's answer was never used: that fallback is counted
+            record.fallback_used = True
+            record.errors.append(f"unusable answer: {why}")
+        counter = self.usage.counter(npc_id, prompt.purpose)
+        counter.invalid_answers += 1
+        counter.fallbacks += 1
+        metrics.LLM_INVALID.labels(prompt.purpose).inc()
+        metrics.LLM_FALLBACKS.labels(prompt.purpose).inc()
+        log.info("llm_answer_unusable", purpose=prompt.purpose, npc_id=npc_id, why=why)
+        self._watch(prompt.purpose, self.fallback_watch.unusable(prompt.purpose))
+        return default
+
+    def _watch(self, purpose: str, due: tuple[int, int] | None) -> None:
+        if due is not None:
+            log.warning("llm_fallbacks_high", purpose=purpose, fallbacks=due[0], answers=due[1],
+                        note=f"{due[0]} of the last {due[1]} {purpose} answers fell back to a default: is the "
+                             "model following the prompts? (GetUsage, /metrics npc_brain_llm_fallbacks)")
 
     async def _attempt(
         self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]], record: LlmCallRecord

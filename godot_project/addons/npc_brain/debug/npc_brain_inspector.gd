@@ -174,9 +174,12 @@ func _refresh_npc() -> void:
 	if _trace_id(target) != "":
 		trace = await NpcBrainClient.get_instance().call_rpc("GetTrace", {
 			"traceId": _trace_id(target), "npcId": target.npc_id}, LANE)
+	var usage := await NpcBrainClient.get_instance().call_rpc("GetUsage", {
+		"npcId": target.npc_id}, LANE)
 	if request_id != _request_id:
 		return
-	var parts := PackedStringArray([_npc_header(target)])
+	var fallbacks := _fallbacks_line(usage.data.get("counters", []))
+	var parts := PackedStringArray([_npc_header(target), fallbacks])
 	parts.append("[b]Plan for today[/b]")
 	for memory: Dictionary in plan.data.get("memories", []):
 		parts.append("  " + _esc(str(memory.get("description", ""))).left(600))
@@ -211,8 +214,25 @@ func _refresh_npc() -> void:
 		"retrieved": retrieved.size(), "llm_calls": calls.size(),
 		"memories": (memories.data.get("memories", []) as Array).size(),
 		"plan": (plan.data.get("memories", []) as Array).size(),
+		"usage_ok": usage.ok, "fallbacks": fallbacks,
 		"controls": _control_centers(),
 	})
+
+
+## One line of the NPC's LLM answers that fell back to a default, per purpose (GetUsage): a model
+## that does not follow the prompts shows here before it shows in the town.
+func _fallbacks_line(counters: Array) -> String:
+	var shown := PackedStringArray()
+	var answers := 0
+	for counter: Dictionary in counters:
+		var calls := int(str(counter.get("calls", 0)))
+		var fell := int(str(counter.get("fallbacks", 0))) - int(str(counter.get("notAsked", 0)))
+		answers += calls
+		if fell > 0:
+			shown.append("%s %d/%d" % [_esc(str(counter.get("purpose", ""))), fell, calls])
+	if shown.is_empty():
+		return "[b]Fallbacks:[/b] none in %d LLM answers" % answers
+	return "[b]Fallbacks:[/b] [color=#e0a040]%s[/color]" % ", ".join(shown)
 
 
 # Window centers of the input line and the buttons, for tools and tests that click them.
