@@ -161,7 +161,7 @@ def test_a_schedule_line_says_where_the_block_was_planned() -> None:
     was planned, not where she is, against the prompt's "It is ..., at <park>"."""
     npc = ann()
     npc.plan_day = NOW.date()
-    npc.plan = [PlanItem(start=NOW.replace(hour=9), duration_minutes=120, activity="serving coffee", address=CAFE)]
+    npc.plan = [PlanItem(start=NOW.replace(hour=9, minute=0), duration_minutes=120, activity="serving coffee", address=CAFE)]
     assert schedule_from(npc, NOW) == f"- 09:00-11:00 serving coffee (planned at {CAFE})"
 
 
@@ -215,7 +215,7 @@ def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOp
     is past (last week's fair) is not put back, and a revision that keeps the party is taken as it is."""
     party = "Ann Lee hosts a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
     fair = "Ann Lee helped at the fair on Feb 10."
-    day = {"wake_up_hour": 7, "outline": ["read"], "blocks": [
+    day = {"wake_up_hour": 7, "outline": ["wake up", "read", "walk", "sleep"], "blocks": [
         {"start": "07:00", "duration_minutes": 600, "activity": "reading", "emoji": "📖", "address": HOME}]}
     fake_llm.queue({"json": day}, {"json": day}, purpose="daily_plan")
     fake_llm.queue({"json": {"currently": "Ann Lee is busy with the library."}},
