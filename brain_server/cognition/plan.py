@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 import re
 
+from brain_server.cognition.heard import SENTENCE
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
@@ -45,7 +46,6 @@ _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
 # A date as a status words it: "February 14", "Feb 14th", "14 February", "2026-02-14".
 _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? "
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 # --- the day plan ---------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
     party she hosts on February 14) on which the new one names nothing: a revision may add and
     drop, but a host must not forget her own party because a model left it out."""
     days = set(_dates(new, today))
-    dropped = [s for s in _SENTENCE.split(old.strip())
+    dropped = [s for s in SENTENCE.split(old.strip())
                if (named := _dates(s, today)) and max(named) >= today and not days & set(named)]
     if not dropped or not new:
         return new
