@@ -227,8 +227,8 @@ def test_both_speakers_see_their_plans_and_a_plan_item_names_its_place(stream, f
                                            partner_home="w:isabella's flat:living room")
 
     _, change = asyncio.run(talk())
-    planned = ("- 13:00-17:00 writing his paper (w:lib)\n- 17:00-19:00 dinner with Maria (w:h:bedroom)\n"
-               "- 15:00-16:00 helping Ayesha move (w:park) on Saturday February 14")
+    planned = ("- 13:00-17:00 writing his paper (planned at w:lib)\n- 17:00-19:00 dinner with Maria (planned at "
+               "w:h:bedroom)\n- 15:00-16:00 helping Ayesha move (planned at w:park) on Saturday February 14")
     klaus_turn = fake_llm.chat_requests("converse_turn")[1]["body"]["messages"][1]["content"]
     assert planned in klaus_turn and "declines or proposes another time" in klaus_turn
     memo = fake_llm.chat_requests("conversation_memo")[0]["body"]

@@ -32,20 +32,22 @@ def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_
         await mind.player.talk("klaus", "Tom", "Any news in town?", DAY_ONE + timedelta(days=1))
         retold = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
         await _until(lambda: len(fake_llm.chat_requests("conversation_memo")) == 2 and not mind.thinking._tasks)
-        assert f'- [Friday February 13] conversation with Sam:\nSam: "{TOLD}"' in retold
+        assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam:\nSam: "{re.escape(TOLD)}"', retold)
         await mind.close()
 
     run(scenario)
 
 
-def test_only_memories_whose_day_matters_are_dated() -> None:
-    """An observation that names no day is shown as it was stored; one that says "tonight" is dated."""
+def test_every_memory_is_dated_whether_or_not_its_words_name_a_day() -> None:
+    """An observation that names no day is dated too (a model read yesterday's dinner as today's,
+    issue 42), as is one that says "tonight"."""
 
     def node(kind: MemoryKind, text: str) -> MemoryNode:
         return MemoryNode(npc_id="klaus", kind=kind, description=text, created=DAY_ONE, last_accessed=DAY_ONE)
 
-    assert memory_line(node(MemoryKind.OBSERVATION, "Isabella is decorating the cafe")) == "Isabella is decorating the cafe"
-    assert memory_line(node(MemoryKind.THOUGHT, "The party is tonight")) == "[Friday February 13] The party is tonight"
+    assert memory_line(node(MemoryKind.OBSERVATION, "Isabella is decorating the cafe")) == \
+        "[Friday February 13, 10:00] Isabella is decorating the cafe"
+    assert memory_line(node(MemoryKind.THOUGHT, "The party is tonight")) == "[Friday February 13, 10:00] The party is tonight"
 
 
 def test_the_stand_ins_read_a_remembered_tomorrow_from_the_day_it_was_said() -> None:

@@ -29,6 +29,7 @@ import re
 from brain_server.cognition import offline_lines
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
+from brain_server.cognition.said_clock import clock_as_said
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.names import addressing
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
@@ -98,9 +99,10 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
 
 
 def _planned(item: PlanItem, now: datetime) -> str:
-    """A plan line, times first as plan lines are (its day last when it is another day's)."""
+    """A plan line, times first as plan lines are (its day last when it is another day's); its place
+    said to be the planned one, which the prompt's "It is ..., at <place>" may contradict."""
     day = "" if item.start.date() == now.date() else f" on {item.start:%A %B} {item.start.day}"
-    return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} ({item.address}){day}"
+    return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} (planned at {item.address}){day}"
 
 
 def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
@@ -124,7 +126,7 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
                        trace: Trace) -> tuple[str, str]:
     """How the speaker sees the partner, and the memories that view rests on (as prompt lines)."""
     memories = await stream.retrieve(speaker.npc_id, f"{speaker.persona.name}'s relationship with {partner_name}",
-                                     now, trace)
+                                     now, trace, about=partner_name)
     remembered = bullet_list(memories)
     summary = await stream.llm.complete(
         RELATIONSHIP,
@@ -240,7 +242,8 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
         return stored, None
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
-    start = datetime.combine(day, time.fromisoformat(memo.plan_start.zfill(5)), tzinfo=now.tzinfo)
+    clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
+    start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
     return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes,
                               place=memo.plan_place.strip())
 
@@ -315,7 +318,7 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
     """What may come up for `me`: memories of the other, and of what the other is doing."""
     name = other.persona.name
     about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {name}",
-                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY)
+                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY, about=name)
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 

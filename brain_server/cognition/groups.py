@@ -208,7 +208,7 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
         others = [o for o in speakers if o is not me]
         about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {names(others)}",
                                                  "; ".join(o.activity for o in others if o.activity) or names(others),
-                                                 now, trace, apart=MEMORIES_PER_QUERY)
+                                                 now, trace, apart=MEMORIES_PER_QUERY, about=names(others))
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
                        f"\nWhat {name} has planned:\n{me.schedule}\nWhat {name} remembers that may come up:")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 import difflib
+import logging
 
 from brain_server.llm.client import LLM
 from brain_server.npc import NpcState
@@ -27,13 +28,45 @@ from brain_server.prompts.choose_address import PROMPT as CHOOSE_ADDRESS
 from brain_server.trace import Trace
 from brain_server.world import SEPARATOR, Sector, World, arena_of, join
 
+log = logging.getLogger(__name__)
+# How alike (difflib's ratio) a misspelt place must be to a known one, the world's name left out of
+# both: at 0.4, with "the Ville:" shared by every address, "Chapel:nave" became "Hobbs Cafe:cafe".
+FUZZY_CUTOFF = 0.6
 
-def repair_address(proposed: str, known: Sequence[str], fallback: str) -> str:
-    """`proposed` if known, else the most similar known address, else `fallback`."""
+
+def repair_address(proposed: str, known: Sequence[str], fallback: str, trace: Trace | None = None) -> str:
+    """`proposed` if known; else the first known place that it names word for word, whatever the
+    case ("hobbs cafe" or "Hobbs Cafe:cafe" for "the Ville:Hobbs Cafe:cafe"); else the most similar
+    known place, if alike enough (`FUZZY_CUTOFF`); else `fallback`. Each repair is logged, and
+    noted and counted in the trace, so a wrong place is never taken without a word."""
     if proposed in known:
         return proposed
-    close = difflib.get_close_matches(proposed, known, n=1, cutoff=0.4)
-    return close[0] if close else fallback
+    wanted = _parts(proposed)
+    named = next((k for k in known if wanted and _contains(_parts(k), wanted)), None)
+    if named is not None:
+        how, repaired = "named", named
+    else:
+        bare = {_without_world(k): k for k in reversed(known)}  # the first of equal names wins
+        close = difflib.get_close_matches(_without_world(proposed), list(bare), n=1, cutoff=FUZZY_CUTOFF)
+        how, repaired = ("alike", bare[close[0]]) if close else ("unknown", fallback)
+    text = f"locate: place {proposed!r} is not one known: {how}, taken as {repaired!r}"
+    log.info(text)
+    if trace is not None:
+        trace.note(text)
+    return repaired
+
+
+def _parts(address: str) -> list[str]:
+    return [" ".join(p.lower().split()) for p in address.split(SEPARATOR) if p.strip()]
+
+
+def _contains(parts: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether `run` is a run of consecutive parts of `parts` (an address names its sector and arena)."""
+    return any(list(parts[i:i + len(run)]) == list(run) for i in range(len(parts) - len(run) + 1))
+
+
+def _without_world(address: str) -> str:
+    return address.split(SEPARATOR, 1)[1] if address.count(SEPARATOR) >= 2 else address
 
 
 def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[str] = frozenset()) -> World:
@@ -109,7 +142,7 @@ async def choose_address(
         fallback=lambda: AddressChoice(place=_place_of(fallback)),
         trace=trace,
     )
-    address = _resolve(answer.place, tree, fallback)
+    address = _resolve(answer.place, tree, fallback, trace)
     if trace is not None and _place_of(address) != answer.place:
         trace.note(f"locate: answer {answer.place.model_dump()} repaired to {address!r}")
     return address
@@ -170,16 +203,16 @@ def _describe(address: str) -> str:
     return f"in the {parts[2]} at {parts[1]}" if len(parts) >= 3 else "somewhere in town"
 
 
-def _resolve(place: Place, tree: World, fallback: str) -> str:
+def _resolve(place: Place, tree: World, fallback: str, trace: Trace | None) -> str:
     """The answer as an accessible address: each level kept if valid, else repaired among the
     choices under the level above (sector, then arena, then object; no object if none is close)."""
     default = _place_of(fallback)
     sectors = {s.name: s for s in tree.sectors}
-    sector = sectors[repair_address(place.sector, list(sectors), default.sector)]
+    sector = sectors[repair_address(place.sector, list(sectors), default.sector, trace)]
     arenas = {a.name: a for a in sector.arenas}
     arena = arenas[repair_address(place.arena, list(arenas),
-                                  default.arena if sector.name == default.sector else sector.arenas[0].name)]
+                                  default.arena if sector.name == default.sector else sector.arenas[0].name, trace)]
     address = join(tree.name, sector.name, arena.name)
     objects = [o.name for o in arena.objects]
-    chosen = repair_address(place.object, objects, NO_OBJECT) if place.object else NO_OBJECT
+    chosen = repair_address(place.object, objects, NO_OBJECT, trace) if place.object else NO_OBJECT
     return join(address, chosen) if chosen else address

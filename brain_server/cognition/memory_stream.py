@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 import re
 
 from brain_server.budget import Bullets, Item, fit_memory
+from brain_server.cognition.heard import says_name
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
@@ -27,9 +28,11 @@ from brain_server.trace import RetrievedRecord, Trace
 TRIVIAL_PREDICATES = {"idle", "is idle"}
 DEFAULT_IMPORTANCE = 3  # when the LLM cannot rate: a little above mundane
 RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
-# Words whose day depends on when they were said: such a memory shown on a later day needs its own.
-RELATIVE_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend)|"
-                          r"next week)\b", re.I)
+# How many of the best-scored memories are searched for those about another person (`about`): the
+# paper's conversation retrieval reads 50 for one focal point; a stream about others is rarer.
+ABOUT_CANDIDATES = 100
+_LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
+_LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
 
 
 @dataclass
@@ -132,16 +135,24 @@ class MemoryStream:
         return [n.model_copy(update={"importance": r}) for n, r in zip(nodes, ratings, strict=True)]
 
     async def retrieve(
-        self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None
+        self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None,
+        about: str = "",
     ) -> list[RetrievedRecord]:
         """The top memories for a query, every memory of the NPC scored as in the paper (inside
-        Qdrant: `retrieve.py`); retrieving refreshes their recency."""
+        Qdrant: `retrieve.py`); retrieving refreshes their recency. `about`: the person (or the
+        people, listed: "Ann Lee and Bo Chen") the query asks about; only memories `about_them` are
+        returned, the best of `ABOUT_CANDIDATES`."""
         [vector] = await self.embedder.embed([query])
-        return await self._retrieved(npc_id, query, vector, now, trace, kind)
+        return await self._retrieved(npc_id, query, vector, now, trace, kind, about)
 
     async def _retrieved(self, npc_id: str, query: str, vector: list[float], now: datetime, trace: Trace | None,
-                         kind: MemoryKind | None = None) -> list[RetrievedRecord]:
-        records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
+                         kind: MemoryKind | None = None, about: str = "") -> list[RetrievedRecord]:
+        if about:
+            people = [p for p in _LISTED.split(about) if p]
+            wider = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, ABOUT_CANDIDATES)
+            records = [r for r in wider if about_them(r.node, people)][: self.weights.top_k]
+        else:
+            records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
         if records:
             await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
         if trace is not None:
@@ -149,19 +160,21 @@ class MemoryStream:
         return records
 
     async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
-                           apart: int) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
+                           apart: int, about: str = "") -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
-        without those among the first's `apart` best, so a prompt showing both lists no memory twice."""
+        without those among the first's `apart` best, so a prompt showing both lists no memory twice.
+        `about`: whom the first query asks about (as `retrieve`'s)."""
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
-        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace)
+        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about)
         shown = {r.node.id for r in by_first[:apart]}
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace)
                           if r.node.id not in shown]
 
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
-            kind: MemoryKind | None) -> list[RetrievedRecord]:
-        """What `retrieve` returns for an embedded query, without refreshing recency (blocking: a thread's)."""
-        w = self.weights
+            kind: MemoryKind | None, limit: int = 0) -> list[RetrievedRecord]:
+        """What `retrieve` returns for an embedded query (the best `limit`, else top_k), without
+        refreshing recency (blocking: a thread's)."""
+        w = replace(self.weights, top_k=limit) if limit else self.weights
         if self.store.scores_in_python or thoughts_split(w.ablate):
             # qdrant-client's local mode, or some thoughts ablated (not a kind Qdrant can filter): one
             # brute-force scan, scored here over what is reachable
@@ -208,10 +221,18 @@ def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
     return Bullets([Item(memory_line(r.node), (r.score, r.node.created.timestamp())) for r in chosen])
 
 
-def memory_line(node: MemoryNode) -> str:
-    """A memory as every prompt lists it: a conversation (remembered word for word) or a memory whose
-    words name a day relative to when it was made ("tomorrow after work") leads with that day, in
-    the prompts' form for dates, so retold on a later day it names the right one."""
-    if node.kind is MemoryKind.CHAT or RELATIVE_DAY.search(node.description):
-        return f"[{node.created:%A %B} {node.created.day}] {node.description}"
-    return node.description
+def about_them(node: MemoryNode, people: Sequence[str]) -> bool:
+    """Whether a memory is about one of `people`, as the paper's reaction retrieves the memories
+    whose keywords name the one observed: it names them (whole, or as they are called), and it is
+    not one of the NPC's own plans (a day's schedule says what it does, not who they are)."""
+    text = f"{node.description} {node.object}"
+    return node.kind is not MemoryKind.PLAN and any(says_name(text, person) for person in people)
+
+
+def memory_line(node: MemoryNode, *, one_line: bool = False) -> str:
+    """A memory as every prompt lists it: led by the day and time it was made, in the prompts' form
+    for dates, so that yesterday's dinner is not read as today's and a remembered "tomorrow after
+    work" names the right day when retold on a later one. `one_line`: a remembered conversation's
+    lines joined into one (a numbered statement is one line: reflection)."""
+    text = _FOLD.sub(" / ", _LEAD.sub(": ", node.description.strip())) if one_line else node.description
+    return f"[{node.created:%A %B} {node.created.day}, {node.created:%H:%M}] {text}"

@@ -12,10 +12,12 @@ continues the block before it instead. Day plans, decompositions and re-plans ar
 from __future__ import annotations
 
 import asyncio
+import calendar
 from collections.abc import Sequence
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 import re
 
+from brain_server.cognition.heard import SENTENCE
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
@@ -39,6 +41,11 @@ NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether any
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 _MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
+_MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
+# A date as a status words it: "February 14", "Feb 14th", "14 February", "2026-02-14".
+_DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? "
+                    rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 
 
 # --- the day plan ---------------------------------------------------------------------------
@@ -59,7 +66,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
         answer = await _ask_for_plan(npc, now, stream, trace, places)
-    items = schedule(answer, now, places, persona.home)
+    items = schedule(answer, now, places, persona.home, trace)
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
     summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "
                + "; ".join(answer.outline) + ". Schedule: "
@@ -120,7 +127,37 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
-    return answer.currently.strip() or stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
+    new = answer.currently.strip()
+    if not new:
+        return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
+    return still_ahead(old, new, now.date(), trace)
+
+
+def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
+    """The revised status, led by each sentence of the old one that names a day still ahead (the
+    party she hosts on February 14) on which the new one names nothing: a revision may add and
+    drop, but a host must not forget her own party because a model left it out."""
+    days = set(_dates(new, today))
+    dropped = [s for s in SENTENCE.split(old.strip())
+               if (named := _dates(s, today)) and max(named) >= today and not days & set(named)]
+    if not dropped or not new:
+        return new
+    trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
+    return " ".join([*dropped, new])[:CURRENTLY_MAX_CHARS]
+
+
+def _dates(text: str, today: date) -> list[date]:
+    """The days a text names, each in the year that puts it nearest `today`."""
+    found = []
+    for m in _DATED.finditer(text):
+        month, day = (_MONTHS[m.group(1).lower()], int(m.group(2))) if m.group(1) else (
+            (_MONTHS[m.group(4).lower()], int(m.group(3))) if m.group(4) else (int(m.group(6)), int(m.group(7))))
+        year = int(m.group(5)) if m.group(5) else today.year - (month - today.month > 6) + (today.month - month > 6)
+        try:
+            found.append(date(year, month, day))
+        except ValueError:
+            continue
+    return found
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:
@@ -142,7 +179,8 @@ def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyP
     return DailyPlan.model_construct(wake_up_hour=day[0].start.hour, outline=outline[:8], blocks=blocks)
 
 
-def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -> list[PlanItem]:
+def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
+             trace: Trace | None = None) -> list[PlanItem]:
     """The answer as a gap-free timeline on `now`'s date, from waking up (the first block moves to
     the wake-up hour, or the wake-up to the first block if it starts earlier or within that hour) to
     waking up the next day, the last block being sleep at home; addresses repaired to known places."""
@@ -152,7 +190,7 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str) -
         moment = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=tz)
         return moment if moment.hour >= DAY_BOUNDARY_HOUR else moment + timedelta(days=1)
 
-    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home)
+    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home, trace)
                      for b in plan.blocks), key=lambda i: i.start)
     wake = datetime.combine(day, time(min(max(plan.wake_up_hour, EARLIEST_WAKE_HOUR), LATEST_WAKE_HOUR)), tzinfo=tz)
     wake = drafts[0].start if drafts and drafts[0].start < wake + timedelta(hours=1) else wake
@@ -205,7 +243,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     if not answer.new_blocks:
         trace.note("plan: re-plan failed, the plan stays as it was")
         return []
-    drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home)
+    drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home, trace)
               for b in answer.new_blocks]
     window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
     npc.plan = _once_a_day([*before, *window, *after], now)
@@ -295,9 +333,9 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
 
 
 def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
-          home: str) -> PlanItem:
+          home: str, trace: Trace | None = None) -> PlanItem:
     return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=activity.strip(),
-                    emoji=emoji, address=repair_address(address, places, home))
+                    emoji=emoji, address=repair_address(address, places, home, trace))
 
 
 def _clock_after(clock: str, now: datetime) -> datetime:

@@ -1,7 +1,8 @@
 """Reacting (paper section 4.3.1): on a new observation, continue the plan, react by re-planning,
 wait for the other to finish (the original's "wait"), or start a conversation. The context is what
 the NPC remembers, retrieved with the paper's two queries: its relationship with the observed
-entity, and that entity's current status; both reach the prompt, with the status itself.
+entity (only memories about it, as the paper's keyword retrieval: `memory_stream.about_them`),
+and that entity's current status; both reach the prompt, with the status itself.
 
 What is observed may be a person or a thing (an object event, subject = the object's address:
 "the stove is burning"); a thing can be reacted to, not talked to or waited for."""
@@ -50,7 +51,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
     called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
     status = status or observation.description
     by_relationship, by_status = await stream.retrieve_two(npc.npc_id, f"{name}'s relationship with {called}", status,
-                                                           now, trace, apart=MEMORIES_PER_QUERY)
+                                                           now, trace, apart=MEMORIES_PER_QUERY, about=called)
     offered = ["continue", *(["talk"] if can_talk and not thing else []),
                *(["wait"] if wait_until is not None and wait_until > now and not thing else []), "react"]
     activity = npc.action.description.removeprefix(f"{name} is ") if npc.action else "going about the day"

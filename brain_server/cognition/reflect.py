@@ -4,7 +4,7 @@ higher-level thoughts about it, each citing the memories it rests on.
 The trigger is the summed importance of new observations and chats since the last reflection.
 Reflecting asks the LLM for the few most salient questions about the 100 most recent memories,
 retrieves memories for each question, and asks for insights that cite the retrieved statements
-by number. Insights are stored as THOUGHT nodes whose `evidence_ids` point at the cited nodes;
+by number, each statement one line (a conversation's lines joined), dated. Insights are stored as THOUGHT nodes whose `evidence_ids` point at the cited nodes;
 since thoughts are retrieved like any memory, later reflections can cite earlier ones (a tree).
 
 Cost: the paper asks for 5 insights once per question and then rates each insight. Here one call
@@ -74,7 +74,7 @@ async def maybe_reflect(
 
 async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
+    memories = Bullets([Item(memory_line(n, one_line=True), (n.importance, n.created.timestamp()))
                         for n in sorted(recent, key=lambda n: n.created)])
     answer = await stream.llm.complete(
         QUESTIONS,
@@ -107,7 +107,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(memory_line(n), (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(n, one_line=True), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group],
                        numbered=True, headers=[f'Question: "{question}"' for question, _ in groups])
     answer = await stream.llm.complete(

@@ -13,6 +13,7 @@ from brain_server.names import addressing
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.reading import (
     DECLINED,
+    MEMORY_DAY,
     NUMBERED,
     VERB_ARGUMENT,
     VERB_LINE,
@@ -388,8 +389,10 @@ class StandIn:
         ranked = sorted(numbered, key=lambda s: (-importance(s[1]), s[0]))
         out = []
         for number, text in ranked[:5]:
-            flat = _unlead(text.replace("\n", " "))
-            about = (re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", flat) or ["daily life"])[0]
+            day = MEMORY_DAY.match(text)  # the statement's date stays with it, outside what is read
+            lead = day.group(0) if day else ""
+            flat = lead + _unlead(text[len(lead):].replace("\n", " "))
+            about = (re.findall(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", flat[len(lead):]) or ["daily life"])[0]
             out.append({"insight": f"{self.p.name} {INSIGHT} {flat}"[:300], "about": about, "evidence": [number],
                         "importance": importance(flat)})
             if aim := self.aim(flat):

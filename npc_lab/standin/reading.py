@@ -45,8 +45,8 @@ WORD = re.compile(r"[a-z0-9]+")
 VERB_LINE = re.compile(r'^- "(\w+)"(?: \(on the ([^)]+)\))?: (.*?)(?: Arguments: (.*))?$', re.M)
 VERB_ARGUMENT = re.compile(r'(\w+): (?:"([^"]*)"|[^0-9;-]*(-?\d+(?:\.\d+)?))')
 BULLET = re.compile(r"^\s*-\s+(.*)$")
-# The day the brain shows before a memory whose words are relative to it ("[Friday February 13] ...").
-MEMORY_DAY = re.compile(r"^\[" + _WEEKDAY + r"\s+" + _MONTH + r"\s+(\d{1,2})\]\s*")
+# The day (and time) the brain shows before a memory ("[Friday February 13, 18:00] ...").
+MEMORY_DAY = re.compile(r"^\[" + _WEEKDAY + r"\s+" + _MONTH + r"\s+(\d{1,2})(?:,\s*\d{1,2}:\d{2})?\]\s*")
 NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.*)$")
 # A line said ('Name: "..."'): a name of up to four words, after its first each capitalised or a number
 # ("Guard #2"), or led by an article ("the player"); not an instruction ('Someone asks Odile: "..."').

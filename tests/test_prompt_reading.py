@@ -1,0 +1,238 @@
+"""What a model reads wrong in our prompts (issue 42, items 2-5 and its risks), each read off the
+requests the fake endpoint captured: memories about another person are about that person; every
+memory line carries its day and time; a numbered statement is one line; a schedule line says its
+place is the planned one; and the model's slips (half a day off, a place it made up, a status that
+forgets a party still ahead) are caught, each with a note in the trace."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+import re
+
+from brain_server.cognition.converse import Speaker, keep_conversation, relationship, schedule_from
+from brain_server.cognition.locate import repair_address
+from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.plan import plan_day
+from brain_server.cognition.react import decide_reaction
+from brain_server.cognition.reflect import maybe_reflect
+from brain_server.cognition.said_clock import clock_as_said
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.trace import Trace
+from npc_lab.fake_openai import FakeOpenAI
+from tests.conftest import Run
+
+W = "the Ville"
+HOME, CAFE, PARK = f"{W}:Ann Lee's house:kitchen", f"{W}:Hobbs Cafe:cafe", f"{W}:Johnson Park:park"
+DAY1 = datetime(2026, 2, 13, 9, tzinfo=UTC)  # a Friday
+NOW = DAY1 + timedelta(days=1, minutes=15)  # Saturday 09:15
+OWN = [f"Ann Lee is {doing}" for doing in ("making coffee", "reading the paper", "watering the plants", "having dinner",
+                                           "writing a letter", "sweeping the porch", "baking bread", "knitting",
+                                           "washing the dishes", "going to bed")]
+ABOUT_BO = ["Bo Chen is painting the fence of Johnson Park", "Bo Chen waved at Ann Lee from across the street"]
+PLAN = "Ann Lee's plan for 08:00-12:00 on Friday: getting ready (20 min); meeting Bo Chen at the cafe (40 min)"
+
+
+def ann() -> NpcState:
+    persona = Persona(name="Ann Lee", age=40, identity="Ann Lee keeps the village library.", home=HOME)
+    return NpcState(npc_id="ann", world_name=W, persona=persona, address=PARK, known_addresses=[HOME, CAFE, PARK])
+
+
+def node(text: str, at: datetime, kind: MemoryKind = MemoryKind.OBSERVATION, importance: int = 5,
+         subject: str = "") -> MemoryNode:
+    return MemoryNode(npc_id="ann", kind=kind, description=text, subject=subject or text.split(" is ")[0],
+                      importance=importance, created=at, last_accessed=at)
+
+
+async def ann_remembers(stream: MemoryStream) -> None:
+    """Ann's own doings (important and recent: they would win any plain retrieval), her plan that
+    names Bo, and two older memories about Bo."""
+    nodes = [node(text, DAY1 + timedelta(minutes=30 * i), importance=7) for i, text in enumerate(OWN)]
+    nodes += [node(text, DAY1 - timedelta(days=1), importance=3) for text in ABOUT_BO]
+    nodes += [node(PLAN, DAY1 + timedelta(hours=6), MemoryKind.PLAN, importance=8, subject="Ann Lee")]
+    await stream.remember("ann", ann().persona, nodes, None, rate=False)
+
+
+def under(prompt: str, heading: str) -> list[str]:
+    """The "- " lines under a heading, up to the next blank line."""
+    rest = prompt.split(heading, 1)[1].split("\n\n", 1)[0]
+    return [line[2:] for line in rest.splitlines() if line.startswith("- ")]
+
+
+def prompt_of(fake_llm: FakeOpenAI, purpose: str, n: int = -1) -> str:
+    return fake_llm.chat_requests(purpose)[n]["body"]["messages"][-1]["content"]
+
+
+# --- 2: memories about another person are about that person -------------------------------------
+
+
+def test_a_reaction_to_bo_remembers_bo_not_the_npcs_own_doings_or_plans(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Today's code showed Ann's own doings and her plan under "What Ann Lee remembers about Bo
+    Chen"; as the paper's reaction retrieves what names the one observed, only the two memories of
+    Bo are there (her own doings can still bear on it, under the second heading)."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        seen = node("Bo Chen is walking to the cafe", NOW, subject="Bo Chen")
+        await decide_reaction(ann(), seen, NOW, True, stream, Trace(npc_id="ann", kind="react", game_time=NOW))
+
+    run(scenario)
+    shown = under(prompt_of(fake_llm, "react"), "What Ann Lee remembers about Bo Chen:")
+    assert sorted(re.sub(r"^\[[^]]*\] ", "", line) for line in shown) == sorted(ABOUT_BO), shown
+
+
+def test_a_relationship_is_summarised_from_memories_of_the_partner_only(run: Run, fake_llm: FakeOpenAI) -> None:
+    """The relationship prompt about Bo shows what Ann remembers of Bo; about Cy, whom she never
+    met, nothing comes to mind (her own activities there invited a made-up friendship); about a
+    group, memories of any of them."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        speaker = Speaker.of(ann(), NOW)
+        for partner in ("Bo Chen", "Cy Diaz", "Cy Diaz and Bo Chen"):
+            await relationship(speaker, partner, NOW, stream, Trace(npc_id="ann", kind="talk", game_time=NOW))
+
+    run(scenario)
+    about_bo, about_cy, about_both = (under(prompt_of(fake_llm, "relationship", n), "remembers about")
+                                      for n in range(3))
+    assert len(about_bo) == 2 and all("Bo Chen" in line for line in about_bo), about_bo
+    assert about_cy == ["(nothing comes to mind)"]
+    assert sorted(about_both) == sorted(about_bo)
+
+
+# --- 3: every memory line carries its day and time -----------------------------------------------
+
+
+def test_yesterdays_observation_shows_yesterdays_date(run: Run, fake_llm: FakeOpenAI) -> None:
+    """At 09:15 on Saturday, Friday evening's dinner is listed under Friday with its time, as
+    conversations already were, so no model reads it as today's."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        seen = node("Ann Lee is having breakfast", NOW, subject="Ann Lee")
+        await decide_reaction(ann(), seen, NOW, False, stream, Trace(npc_id="ann", kind="react", game_time=NOW),
+                              status="Ann Lee is having dinner")
+
+    run(scenario)
+    react = prompt_of(fake_llm, "react")
+    assert "- [Friday February 13, 10:30] Ann Lee is having dinner" in react
+    assert all(re.match(r"\[\w+ \w+ \d+, \d\d:\d\d\] ", line) for line in under(react, "bears on this:"))
+
+
+def test_every_kind_of_memory_is_dated_the_same_way() -> None:
+    at = datetime(2026, 2, 13, 18, 5, tzinfo=UTC)
+    for kind in MemoryKind:
+        assert memory_line(node("Bo Chen is cooking", at, kind)) == "[Friday February 13, 18:05] Bo Chen is cooking"
+
+
+# --- 4: a numbered reflection statement is one line ----------------------------------------------
+
+
+def test_a_remembered_conversation_is_one_numbered_statement(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A transcript's lines stood under one number and read as statements of their own."""
+    chat = ('conversation with Bo Chen:\nBo Chen: "The fair is on Sunday."\nAnn Lee: "I will bake for it."\n'
+            'Bo Chen: "Bring the plum cake!"')
+    fake_llm.queue({"json": {"questions": ["What is Ann Lee preparing?"]}}, purpose="reflection_questions")
+
+    async def scenario(stream: MemoryStream) -> None:
+        npc = ann()
+        nodes = [node(chat, DAY1, MemoryKind.CHAT, importance=9, subject="Ann Lee"),
+                 *(node(text, DAY1 + timedelta(minutes=i + 1), importance=9) for i, text in enumerate(OWN))]
+        stored = await stream.remember("ann", npc.persona, nodes, None, rate=False)
+        npc.importance_since_reflection = sum(n.importance for n in stored)
+        await maybe_reflect(npc, NOW, stream, Trace(npc_id="ann", kind="reflect", game_time=NOW),
+                            threshold=sum(n.importance for n in stored))
+
+    run(scenario)
+    statements = prompt_of(fake_llm, "reflection_insights").split('Question: "What is Ann Lee preparing?"\n', 1)[1]
+    block = statements.split("\n\n", 1)[0].splitlines()
+    assert all(re.match(r"\d+\. \[", line) for line in block), block
+    assert any('conversation with Bo Chen: Bo Chen: "The fair is on Sunday." / Ann Lee: "I will bake for it."' in line
+               for line in block)
+    assert not any(line.startswith("Bo Chen:") for line in prompt_of(fake_llm, "reflection_questions").splitlines())
+
+
+# --- 5: a schedule line says its place is the planned one ----------------------------------------
+
+
+def test_a_schedule_line_says_where_the_block_was_planned() -> None:
+    """Ann stands in the park while her plan has her at the cafe: the line says the cafe is where it
+    was planned, not where she is, against the prompt's "It is ..., at <park>"."""
+    npc = ann()
+    npc.plan_day = NOW.date()
+    npc.plan = [PlanItem(start=NOW.replace(hour=9, minute=0), duration_minutes=120, activity="serving coffee", address=CAFE)]
+    assert schedule_from(npc, NOW) == f"- 09:00-11:00 serving coffee (planned at {CAFE})"
+
+
+# --- risks -------------------------------------------------------------------------------------
+
+
+def test_a_memo_time_half_a_day_off_its_words_is_corrected() -> None:
+    """ "05:00" passes the memo's pattern; beside "5 pm" it means 17:00. A time said plainly, or one
+    the words do not state (to arrive early), is kept."""
+    t = Trace(npc_id="ann", kind="talk", game_time=NOW)
+    assert clock_as_said("05:00", "Bo invited me to the fair at 5 pm", t) == "17:00"
+    assert clock_as_said("7:30", "the show starts at 7:30 in the evening") == "19:30"
+    assert clock_as_said("00:00", "we meet at noon") == "12:00"
+    assert clock_as_said("05:00", "the boats leave at 5 am") == "05:00"
+    assert clock_as_said("16:30", "the party is at 5 pm, come early to help") == "16:30"
+    assert clock_as_said("05:00", "let us meet tomorrow") == "05:00"
+    assert t.notes == ["plan: the time 05:00 is half a day off the time said: 17:00 taken"]
+
+
+def test_a_plan_change_from_a_conversation_takes_the_time_said(run: Run) -> None:
+    memo = ConversationMemo(summary="Bo Chen invited Ann to the fair at 5 pm today", importance=6,
+                            plan_activity="going to the fair", plan_date="", plan_start="05:00", plan_minutes=60)
+    lines = [DialogueLine(speaker_npc_id="bo", speaker_name="Bo Chen", text="Come to the fair at 5 pm!")]
+
+    async def scenario(stream: MemoryStream):
+        return await keep_conversation(ann(), "Bo Chen", lines, memo, NOW, stream,
+                                       Trace(npc_id="ann", kind="talk", game_time=NOW))
+
+    _, change = run(scenario)
+    assert change is not None and change.start == NOW.replace(hour=17, minute=0)
+
+
+def test_a_place_made_up_is_not_taken_for_another_by_its_shared_world_name() -> None:
+    """At cutoff 0.4 "the Ville:Chapel:nave" became Hobbs Cafe ("the Ville:" alike); now a place
+    named word for word is found whatever its case, a misspelling is repaired, a place that is
+    none of them falls back, and each repair is noted."""
+    known = [HOME, CAFE, PARK]
+    t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+    assert repair_address(f"{W}:Chapel:nave", known, HOME, t) == HOME
+    assert repair_address("hobbs cafe", known, HOME, t) == CAFE
+    assert repair_address(f"{W}:Hobbs Cafee:cafe", known, HOME, t) == CAFE
+    assert repair_address(CAFE, known, HOME, t) == CAFE
+    assert [n.split(": ")[1].split(",")[0] for n in t.notes] == [
+        "place 'the Ville:Chapel:nave' is not one known", "place 'hobbs cafe' is not one known",
+        "place 'the Ville:Hobbs Cafee:cafe' is not one known"]
+    assert [n.rsplit(": ", 1)[1].split(",")[0] for n in t.notes] == ["unknown", "named", "alike"]
+
+
+def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Isabella's revision drops the party she hosts tomorrow: it leads the new status again. What
+    is past (last week's fair) is not put back, and a revision that keeps the party is taken as it is."""
+    party = "Ann Lee hosts a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
+    fair = "Ann Lee helped at the fair on Feb 10."
+    day = {"wake_up_hour": 7, "outline": ["wake up", "read", "walk", "sleep"], "blocks": [
+        {"start": "07:00", "duration_minutes": 600, "activity": "reading", "emoji": "📖", "address": HOME}]}
+    fake_llm.queue({"json": day}, {"json": day}, purpose="daily_plan")
+    fake_llm.queue({"json": {"currently": "Ann Lee is busy with the library."}},
+                   {"json": {"currently": "Ann Lee is decorating for her party on 15 February."}}, purpose="revise_currently")
+    npc = ann()
+    npc.persona.currently = f"{fair} {party}"
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        statuses = []
+        for day in (NOW, NOW + timedelta(hours=1)):
+            npc.plan_day = (day - timedelta(days=1)).date()
+            t = Trace(npc_id="ann", kind="plan", game_time=day)
+            npc.plan, _ = await plan_day(npc, day, stream, t)
+            statuses.append(npc.persona.currently)
+            npc.persona.currently = f"{fair} {party}"
+        return statuses
+
+    dropped, kept = run(scenario)
+    assert dropped == f"{party} Ann Lee is busy with the library."
+    assert kept == "Ann Lee is decorating for her party on 15 February."
