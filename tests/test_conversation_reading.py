@@ -16,7 +16,7 @@ from brain_server import metrics
 from brain_server.cognition.converse import Speaker, converse, summarize_conversation
 from brain_server.cognition.groups import tell_group
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.npc import NpcState, Persona
 from brain_server.prompts import PromptLibrary
 from brain_server.trace import Trace
 
