@@ -65,6 +65,11 @@ LLM_SECONDS = Histogram("npc_brain_llm_call_duration_seconds", "Time of an LLM c
                         "wait, by purpose.", ["purpose"], buckets=_SLOW, registry=PROCESS)
 STORE_SECONDS = Histogram("npc_brain_store_duration_seconds", "Time of a memory store call, by operation.",
                           ["operation"], buckets=_FAST, registry=PROCESS)
+CONVERSATION_REPAIRS = Counter("npc_brain_conversation_repairs", "What the brain set right in conversations a model "
+                               "wrote, by kind: repeated_line_asked_again, repeated_line_dropped (a line repeating its "
+                               "speaker's), gist_line_dropped (a one-call line naming what only another knew), "
+                               "memo_kept_to_gist (a memo naming what was not said), greetings (a one-call "
+                               "conversation the model could not tell).", ["kind"], registry=PROCESS)
 STORE_ERRORS = Counter("npc_brain_store_errors", "Memory store calls that raised, by operation.", ["operation"],
                        registry=PROCESS)
 

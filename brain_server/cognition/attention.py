@@ -51,6 +51,7 @@ NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts 
 NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
 NEVER = datetime.min.replace(tzinfo=UTC)
+NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
 class Levels:
@@ -190,16 +191,30 @@ async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState,
     return passed
 
 
+async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Collection[str] = (),
+                  least: int = 0) -> MemoryNode | None:
+    """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
+    its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`."""
+    mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
+             and gist(n) not in heard]
+    return max(fresh, key=lambda n: (n.importance, n.created), default=None)
+
+
+async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
+    """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the paper's
+    people with news seek others out to tell it, which memories retrieved about the partner alone
+    may not bring up. None for a voice without a mind (the player)."""
+    news = await news_of(stream, npc_id, now, least=NEWS_WORTH) if npc_id else None
+    return f"{name} has news on their mind: {news.description.rstrip('.')}." if news is not None else ""
+
+
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
     """The teller's most important recent thought that the hearer has not heard, as the hearer's memory."""
-    mine, theirs = await asyncio.gather(
-        asyncio.to_thread(stream.store.latest, teller.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT),
-        asyncio.to_thread(stream.store.latest, hearer.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT))
-    heard = {gist(n) for n in theirs}
-    fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and gist(n) not in heard]
-    if not fresh:
+    theirs = await asyncio.to_thread(stream.store.latest, hearer.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    best = await news_of(stream, teller.npc_id, now, heard={gist(n) for n in theirs})
+    if best is None:
         return None
-    best = max(fresh, key=lambda n: (n.importance, n.created))
     name, teller_name = hearer.persona.name, teller.persona.name
     return MemoryNode(npc_id=hearer.npc_id, kind=MemoryKind.THOUGHT, description=f"{teller_name} told {name}: {gist(best)}",
                       subject=name, predicate="heard from", object=teller_name, importance=best.importance,

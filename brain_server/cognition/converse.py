@@ -9,8 +9,9 @@ turn machinery. Interviews answer from memories.
 
 A conversation nobody watches (both speakers out of the player's view) is resolved in one call
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
-what each remembers; both remember it as they would a conversation written turn by turn, but a
-memo is kept only as far as the gist says it was said (`said_only`).
+what each remembers (each its own memories and places only); both remember it as they would a
+conversation written turn by turn, with only what the gist says each said (gist.py). One with
+news on its mind (`news_of`) is shown it, out of view and in view alike, so it may tell it.
 
 Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
 planned is declined or negotiated, and a memo's plan item names its place among those the
@@ -21,12 +22,21 @@ speaker knows (the partner's home included) and those the conversation named (`s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-import re
 
 from brain_server.cognition import offline_lines
+from brain_server.cognition.attention import news_line
+from brain_server.cognition.gist import (
+    again,
+    fell_back,
+    named_places,
+    own_lines,
+    place_heard,
+    said_only,
+    unrepeated,
+)
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.said_clock import clock_as_said
@@ -44,7 +54,7 @@ from brain_server.prompts.interview import InterviewAnswer
 from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
 from brain_server.prompts.relationship import Relationship
 from brain_server.trace import Trace
-from brain_server.world import SEPARATOR, arena_of
+from brain_server.world import arena_of
 
 MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
@@ -52,13 +62,6 @@ RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
-# A name in a memo (a capitalised word not opening a sentence): unsaid if neither the gist nor
-# the speaker's own memories, persona or plans have it. Calendar words are the prompt's own.
-_NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
-_WORD = re.compile(r"[\w'’]+")
-_CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
-             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-             "i", "am", "pm", "a.m", "p.m"}
 
 
 @dataclass
@@ -112,10 +115,8 @@ def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
 
 
 def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[str]:
-    """The places among `places` whose sector or arena the lines name ("from the Chapel")."""
-    heard = " ".join(line.text for line in lines)
-    return [p for p in dict.fromkeys(places)
-            if any(re.search(rf"\b{re.escape(name)}\b", heard, re.I) for name in p.split(SEPARATOR)[1:3] if name)]
+    """The places among `places` the lines name ("from the Chapel", "the chapel": `gist.named_places`)."""
+    return named_places(places, " ".join(line.text for line in lines))
 
 
 def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
@@ -140,11 +141,13 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
                     now: datetime, place: str, stream: MemoryStream, trace: Trace, *, partner_activity: str = "",
-                    opener: str = "", reason: str = "", last: bool = False) -> Turn:
+                    opener: str = "", reason: str = "", last: bool = False, news: str = "",
+                    repeated: str = "") -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
     conversation, and `reason`: why (the reaction's reason, known to the one who started it);
     `last`: the line limit ends the conversation with this line, so the speaker takes its leave
-    (else a model's last line was whatever it wrote, a question left hanging)."""
+    (else a model's last line was whatever it wrote, a question left hanging); `news`: what it has
+    to tell (`news_line`); `repeated`: a line of its own it just wrote again (`unrepeated`)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
@@ -154,6 +157,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
                  if opener == name else f"{opener} started this conversation." if opener else "",
+                 news, again(name, repeated),
                  f"{name} has to go now: this is {name}'s last line, and it takes leave." if last else ""]
     return await stream.llm.complete(
         TURN,
@@ -188,14 +192,23 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     if offline_lines.composing(stream.llm):
         return await offline_lines.conversation(a, b, now, place, stream, trace, max_lines=max_lines)
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
-                                relationship(b, a.persona.name, now, stream, trace))
-    views = {a.npc_id: both[0], b.npc_id: both[1]}
+                                relationship(b, a.persona.name, now, stream, trace),
+                                news_line(stream, a.npc_id, a.persona.name, now),
+                                news_line(stream, b.npc_id, b.persona.name, now))
+    views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
     lines: list[DialogueLine] = []
     speaker, listener = a, b
     while len(lines) < max_lines:
-        turn = await next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
-                               partner_activity=listener.activity, opener=a.persona.name,
-                               reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines)
+        def ask(repeated: str, speaker: Speaker = speaker, listener: Speaker = listener) -> Awaitable[Turn]:
+            return next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
+                             partner_activity=listener.activity, opener=a.persona.name,
+                             reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines,
+                             news=news[speaker.npc_id], repeated=repeated)
+
+        turn = await unrepeated(ask, [line.text for line in lines if line.speaker_npc_id == speaker.npc_id],
+                                speaker.persona.name, trace)
+        if turn is None:
+            break
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
         if turn.end_conversation:
@@ -251,67 +264,46 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
 async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream,
                                  trace: Trace) -> tuple[list[DialogueLine], ConversationMemo, ConversationMemo] | None:
     """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
-    talk; else the gist as lines and each speaker's memo (`a`'s first), each kept only as far as
-    the gist says it was said (`said_only`)."""
-    recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in ((a, b), (b, a))))
+    talk; else the gist as lines and each speaker's memo (`a`'s first), each speaker shown only its
+    own memories, news and places, and remembered saying only what it could know (gist.py)."""
+    pair = ((a, b), (b, a))
+    recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in pair))
+    news = await asyncio.gather(*(news_line(stream, me.npc_id, me.persona.name, now) for me in (a, b)))
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)
-    mine = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p))
-            for me, other in ((a, b), (b, a))]
-    places = [list(dict.fromkeys((*mine[0], *b.places))), list(dict.fromkeys((*mine[1], *a.places)))]
+    mine = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p)) for me, other in pair]
+    # Either may book a place the other names: offered to the schema, shown only to the one who knows it.
+    offered = [list(dict.fromkeys((*mine[0], *b.places))), list(dict.fromkeys((*mine[1], *a.places)))]
     answer = await stream.llm.complete(
         SUMMARY,
         {"npc_name": names[0], "persona": a.persona.summary(), "partner": names[1],
          "partner_persona": b.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"), "place": place,
          "activity": _doing(a.activity, names[0]) or "about", "partner_activity": _doing(b.activity, names[1]) or "about",
          "memories": recalled[0], "partner_memories": recalled[1],
+         "news": news[0] and f"- {news[0]}", "partner_news": news[1] and f"- {news[1]}",
          "schedule": a.schedule, "partner_schedule": b.schedule,
-         "places": bullets(places[0]), "place_list": places[0],
-         "partner_places": bullets(places[1]), "partner_place_list": places[1],
+         "places": bullets(mine[0]), "place_list": offered[0],
+         "partner_places": bullets(mine[1]), "partner_place_list": offered[1],
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
         npc_id=a.npc_id, trace=trace,
-        fallback=lambda: _greetings(names),
+        fallback=lambda: _greetings(names, trace),
     )
     if not answer.talk or not answer.lines:
         trace.note(f"converse: {names[0]} and {names[1]} did not stop to talk")
         return None
+    known = [" ".join((place, recalled[i], news[i], me.persona.summary(), me.schedule, *mine[i]))
+             for i, (me, _) in enumerate(pair)]
     ids = {a.persona.name: a.npc_id, b.persona.name: b.npc_id}
-    lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
-             for line in answer.lines]
+    lines = own_lines([DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
+                       for line in answer.lines], dict(zip(names, known, strict=True)), trace)
+    if not lines:
+        return None
     trace.note(f"converse: {names[0]} and {names[1]} talked, told in {len(lines)} lines (one call: out of view)")
-    memos = [_place_heard(said_only(memo or _plain_memo(me.persona.name, other.persona.name), me, other.persona.name,
-                                    lines, known, trace), own, lines)
-             for memo, me, other, known, own in ((answer.first, a, b, recalled[0], mine[0]),
-                                                 (answer.second, b, a, recalled[1], mine[1]))]
+    memos = [place_heard(said_only(memo or _plain_memo(me.persona.name, other.persona.name), me.persona.name,
+                                   other.persona.name, lines, knew, places, trace), own, lines)
+             for memo, (me, other), knew, own, places in zip((answer.first, answer.second), pair, known, mine, offered,
+                                                             strict=True)]
     return lines, memos[0], memos[1]
-
-
-def _place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:
-    """The memo's place if the speaker knew it or the gist named it; else none (the place is then
-    chosen as for any activity): the partner's places were offered only as what might be said."""
-    if not memo.plan_place or memo.plan_place in known or said_places([memo.plan_place], lines):
-        return memo
-    return memo.model_copy(update={"plan_place": ""})
-
-
-def said_only(memo: ConversationMemo, me: Speaker, partner: str, lines: Sequence[DialogueLine], known: str,
-              trace: Trace) -> ConversationMemo:
-    """`me`'s memo of a conversation told in one call, if every name in it (people, places, events)
-    was said in the gist or is one `me` knew already (its `known` memories, persona, plans); else
-    what the partner said, plainly, without the plan change: the one call saw both minds, and what
-    only the other remembered is not learned unless said."""
-    heard = " ".join(line.text for line in lines)
-    own = {w.lower() for w in _WORD.findall(" ".join((heard, known, me.persona.summary(), me.schedule, partner)))}
-    unsaid = sorted({w for w in _NAME.findall(f"{memo.summary} {memo.plan_activity}")
-                     if w.lower() not in own and w.lower().removesuffix("'s") not in own | _CALENDAR})
-    if not unsaid:
-        return memo
-    trace.note(f"converse: {me.persona.name}'s memo named what was not said ({', '.join(unsaid)}): kept to the gist")
-    theirs = " ".join(f'"{line.text}"' for line in lines if line.speaker_name == partner)
-    return ConversationMemo(summary=f"{me.persona.name} chatted with {partner}" + (f", who said {theirs}" if theirs
-                                                                                     else "")[:300],
-                            importance=min(memo.importance, DEFAULT_IMPORTANCE), plan_activity="", plan_start="",
-                            plan_minutes=0)
 
 
 async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:
@@ -322,8 +314,10 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 
-def _greetings(names: tuple[str, str]) -> ConversationSummary:
-    """When the model cannot tell the conversation: they greet each other, and nothing else changes."""
+def _greetings(names: tuple[str, str], trace: Trace) -> ConversationSummary:
+    """When the model cannot tell the conversation: they greet each other, and nothing else changes
+    (`gist.fell_back`: logged and counted)."""
+    fell_back(names, trace)
     lines = [GistLine(speaker=names[0], text=f"Hi{addressing(names[1], ' ')}! How are you?"),
              GistLine(speaker=names[1], text=f"Good, thanks{addressing(names[0])}. See you!")]
     return ConversationSummary(talk=True, lines=lines, first=_plain_memo(*names),

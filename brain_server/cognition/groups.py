@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from brain_server.budget import Bullets, Item
+from brain_server.cognition.attention import news_line
 from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
@@ -32,6 +33,7 @@ from brain_server.cognition.converse import (
     _without_words,
     relationship,
 )
+from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
 from brain_server.names import addressing
@@ -104,6 +106,8 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
     viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
                                                  trace) for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
+    told = await asyncio.gather(*(news_line(stream, s.npc_id, s.persona.name, now) for s in group.speakers))
+    news = {s.npc_id: line for s, line in zip(group.speakers, told, strict=True)}
     addressed = ""
     while len(group.lines) < max_lines and len(present := group.present()) >= 2:
         if gone := [s for s in present if not here(s.npc_id)]:
@@ -112,9 +116,16 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
             continue
         speaker = opener if not group.lines and opener in present else next_speaker(present, group.lines, addressed)
         others = [s for s in present if s is not speaker]
-        turn = await group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
-                                opener=opener.persona.name, reason=reason if speaker is opener else "")
-        if speaker.npc_id not in group.left:  # else it turned to the player meanwhile: the line goes unsaid
+        def ask(repeated: str, speaker: Speaker = speaker, others: list[Speaker] = others) -> Awaitable[GroupTurn]:
+            return group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
+                              opener=opener.persona.name, reason=reason if speaker is opener else "",
+                              news=news[speaker.npc_id], repeated=repeated)
+
+        turn = await unrepeated(ask, [line.text for line in group.lines if line.speaker_npc_id == speaker.npc_id],
+                                speaker.persona.name, trace)
+        if turn is None:  # it could only say again what it said: it has nothing more to say
+            group.left.add(speaker.npc_id)
+        elif speaker.npc_id not in group.left:  # else it turned to the player meanwhile: the line goes unsaid
             group.lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                             text=turn.utterance))
             addressed = turn.addressed_to
@@ -128,9 +139,9 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
 
 async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                     opener: str = "", reason: str = "") -> GroupTurn:
+                     opener: str = "", reason: str = "", news: str = "", repeated: str = "") -> GroupTurn:
     """The speaker's next line, from its own memories retrieved for the latest lines and for what
-    the others were doing."""
+    the others were doing; `news` and `repeated` as for a pair (`converse.next_line`)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     doing = "; ".join(o.activity for o in others if o.activity)
@@ -139,7 +150,8 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
-                 if opener == name else f"{opener} started this conversation." if opener else ""]
+                 if opener == name else f"{opener} started this conversation." if opener else "",
+                 news, again(name, repeated)]
     return await stream.llm.complete(
         GROUP_TURN,
         {"npc_name": name, "persona": speaker.persona.summary(), "others": names(others),
@@ -163,55 +175,71 @@ def _silent(others: Sequence[Speaker], lines: Sequence[DialogueLine]) -> GroupTu
 async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,
                      trace: Trace) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
     """A conversation of three or more nobody watches, in one call: None when they do not stop to
-    talk; else the gist as lines and each participant's memo (in `speakers`' order)."""
+    talk; else the gist as lines and each participant's memo (in `speakers`' order), each shown
+    only its own memories, news and places and kept to what it could know, as for a pair (gist.py)."""
     days = _days_ahead(now)
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
     places = list(dict.fromkeys(p for s in speakers for p in s.places))  # anyone's place may be named
+    people, knew = await _people(speakers, now, stream, trace)
+    known = [f"{place} {k}" for k in knew]  # where they stand, each knows
     answer = await stream.llm.complete(
         GROUP_SUMMARY,
         {"npc_name": opener.persona.name, "opener": opener.persona.name,
          "activity": _doing(opener.activity, opener.persona.name) or "about",
          "others": names(speakers[1:]), "count": str(len(speakers)),
-         "people": await _people(speakers, now, stream, trace), "name_list": everyone,
+         "people": people, "name_list": everyone,
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days],
          "places": ", ".join(places), "place_list": places},
         npc_id=opener.npc_id, trace=trace,
-        fallback=lambda: _greetings(speakers),
+        fallback=lambda: _greetings(speakers, trace),
     )
     if not answer.talk or not answer.lines:
         trace.note(f"converse: {names(speakers)} did not stop to talk")
         return None
     ids = {s.persona.name: s.npc_id for s in speakers}
-    lines = [DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker, text=line.text)
-             for line in answer.lines]
+    lines = own_lines([DialogueLine(speaker_npc_id=ids.get(line.speaker, ""), speaker_name=line.speaker,
+                                    text=line.text) for line in answer.lines], dict(zip(everyone, known, strict=True)),
+                      trace)
+    if not lines:
+        return None
     memos = {memo.name: ConversationMemo.model_validate(memo.model_dump(exclude={"name"})) for memo in answer.memos}
     trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
-    return lines, [memos.get(s.persona.name) or _plain_memo(s.persona.name, names([o for o in speakers if o is not s]))
-                   for s in speakers]
+    kept = []
+    for s, knew in zip(speakers, known, strict=True):
+        partners = names([o for o in speakers if o is not s])
+        memo = memos.get(s.persona.name) or _plain_memo(s.persona.name, partners)
+        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knew, places, trace), s.places, lines))
+    return lines, kept
 
 
-def _greetings(speakers: Sequence[Speaker]) -> GroupSummary:
+def _greetings(speakers: Sequence[Speaker], trace: Trace) -> GroupSummary:
     """When the model cannot tell the conversation (as for a pair): they greet each other, and
-    nothing else changes (each memo is a plain one)."""
+    nothing else changes (each memo is a plain one; logged and counted, `gist.fell_back`)."""
+    fell_back([s.persona.name for s in speakers], trace)
     first = speakers[0].persona.name
     return GroupSummary(talk=True, lines=[GistLine(speaker=first, text="Hi everyone! How are you?"),
                                           *(GistLine(speaker=s.persona.name, text=f"Good, thanks{addressing(first)}.")
                                             for s in speakers[1:])])
 
 
-async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStream, trace: Trace) -> Bullets:
-    """Each participant: persona, what it was doing, and what may come up for it (its memories of
-    the others and of what they were doing), as one list the prompt budget trims item by item."""
-    headers, items = [], []
-    for g, me in enumerate(speakers):
+async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStream,
+                  trace: Trace) -> tuple[Bullets, list[str]]:
+    """Each participant: persona, what it was doing, its plans, the places it knows, its news and
+    what may come up for it (its memories of the others and of what they were doing), as one list
+    the prompt budget trims item by item; and what each knew, as text (for `gist.own_lines`)."""
+    headers, items, known = [], [], []
+    told = await asyncio.gather(*(news_line(stream, s.npc_id, s.persona.name, now) for s in speakers))
+    for g, (me, news) in enumerate(zip(speakers, told, strict=True)):
         others = [o for o in speakers if o is not me]
         about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {names(others)}",
                                                  "; ".join(o.activity for o in others if o.activity) or names(others),
                                                  now, trace, apart=MEMORIES_PER_QUERY, about=names(others))
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
-                       f"\nWhat {name} has planned:\n{me.schedule}\nWhat {name} remembers that may come up:")
+                       f"\nWhat {name} has planned:\n{me.schedule}\nPlaces {name} knows: {', '.join(me.places) or 'none'}"
+                       + (f"\n{news}" if news else "") + f"\nWhat {name} remembers that may come up:")
         chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
         items += [Item(memory_line(r.node), (r.score, r.node.created.timestamp()), group=g) for r in chosen]
-    return Bullets(items, headers=headers)
+        known.append(" ".join((headers[-1], *(memory_line(r.node) for r in chosen))))
+    return Bullets(items, headers=headers), known

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from enum import StrEnum
 import re
 
@@ -14,6 +15,8 @@ from brain_server.names import called
 from brain_server.npc import Persona
 
 LOOP_PAIRS = 3  # the same two words this often in a line is a loop
+REPEAT_WORDS = 4  # a line this long or longer said again (nearly) word for word is a repeat; "Yes, thanks!" may recur
+REPEAT_NEAR = 0.8  # the share of words two lines have in sequence (difflib's ratio) that makes one the other again
 
 
 class Kind(StrEnum):
@@ -153,6 +156,13 @@ def acceptable(line: str, heard: str, said: Sequence[str]) -> bool:
     pairs = Counter(zip(spoken_words, spoken_words[1:], strict=False))
     looping = len(set(runs)) < len(runs) or max(pairs.values(), default=0) >= LOOP_PAIRS
     return not looping and spoken not in {" ".join(words(s)) for s in said}
+
+
+def repeats(line: str, said: Sequence[str]) -> bool:
+    """Whether a model's line says one of `said` (its speaker's earlier lines) again, word for word
+    or nearly: a model looping in a conversation, which a person would not."""
+    mine = words(line)
+    return len(mine) >= REPEAT_WORDS and any(SequenceMatcher(None, mine, words(s)).ratio() >= REPEAT_NEAR for s in said)
 
 
 def says_name(text: str, person: str) -> bool:

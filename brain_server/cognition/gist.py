@@ -1,0 +1,163 @@
+"""What a conversation told in one call (out of view) leaves in each speaker: no more than the
+same conversation written turn by turn, where each line is written from its speaker's memories
+alone and each memo reads only the lines. The one call sees every speaker's mind, so its answer is
+checked against what each knew before (its memories shown, persona, plans and places) and what
+was said to it:
+
+- a gist line naming what only another speaker knew, not said before it, is not its speaker's
+  (`own_lines`: dropped, so nobody is remembered telling another's news);
+- a memo naming what was neither said nor known is kept to the gist (`said_only`);
+- a memo's place neither known nor said is left to be chosen (`place_heard`).
+
+A place said in other words counts as said ("the chapel" names the Chapel of St Ives: a word of
+its name is enough, `named_places`), and clock words ("half past five", "5 P.M.") are no names.
+
+Written turn by turn, a line repeating one its speaker said already is asked again once, the
+repeat pointed out, else dropped (`unrepeated`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import re
+from typing import Protocol, TypeVar
+
+import structlog
+
+from brain_server import metrics
+from brain_server.cognition.heard import repeats
+from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
+from brain_server.npc import DialogueLine
+from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.trace import Trace
+from brain_server.world import SEPARATOR
+
+# A name (a capitalised word not opening a sentence): unsaid if neither the gist nor the speaker's
+# own knowledge has it. Calendar and clock words are the prompts' own.
+_NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
+_WORD = re.compile(r"[\w'’]+")
+_CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+             "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
+# Words of a place's name too common to say which place is meant ("the old house" names no house).
+_COMMON = {"the", "of", "and", "old", "new", "little", "big", "great", "upper", "lower", "north", "south", "east",
+           "west", "main", "room", "house", "home", "street", "road", "lane", "hall", "st"}
+
+
+log = structlog.get_logger(__name__)
+
+
+class _Line(Protocol):
+    utterance: str
+
+
+L = TypeVar("L", bound=_Line)
+
+
+def names_in(text: str) -> set[str]:
+    return set(_NAME.findall(text))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)}
+
+
+def _unknown(name: str, own: set[str]) -> bool:
+    word = name.lower().removesuffix("'s").removesuffix("’s")
+    return word not in own and word not in _CALENDAR
+
+
+def named_places(places: Iterable[str], said: str) -> list[str]:
+    """The places among `places` whose sector or arena `said` names whole, or whose sector it names
+    by a word that tells it apart ("the chapel": the Chapel of St Ives; "the kitchen" names no house)."""
+    heard = _words(said)
+
+    def named(place: str) -> bool:
+        sector, arena = [*place.split(SEPARATOR), "", ""][1:3]
+        return any(re.search(rf"\b{re.escape(name)}\b", said, re.I) for name in (sector, arena) if name) or any(
+            w not in _COMMON and len(w) > 2 and w in heard for w in _words(sector))
+
+    return [p for p in dict.fromkeys(places) if named(p)]
+
+
+def _place_words(places: Iterable[str], said: str) -> set[str]:
+    """Every word of the names of the places `said` names: each may be written out in a memo."""
+    return {w for p in named_places(places, said) for name in p.split(SEPARATOR)[1:3] for w in _words(name)}
+
+
+def own_lines(lines: Sequence[DialogueLine], known: Mapping[str, str], trace: Trace) -> list[DialogueLine]:
+    """The gist's lines each speaker could have said: one naming what another speaker knew (`known`:
+    each speaker's name to what it knew before) and neither its speaker knew nor anyone said before
+    it is dropped: the one call put another's news in its mouth."""
+    kept: list[DialogueLine] = []
+    speakers = " ".join(known)
+    for line in lines:
+        mine = known.get(line.speaker_name)
+        if mine is not None:
+            own = _words(" ".join((mine, speakers, *(said.text for said in kept))))
+            theirs = _words(" ".join(k for name, k in known.items() if name != line.speaker_name))
+            foreign = sorted(w for w in names_in(f" {line.text}") if _unknown(w, own) and _words(w) <= theirs)
+            if foreign:
+                trace.note(f"converse: {line.speaker_name} could not know what the gist has it say "
+                           f"({', '.join(foreign)}): the line is dropped")
+                metrics.CONVERSATION_REPAIRS.labels("gist_line_dropped").inc()
+                continue
+        kept.append(line)
+    return kept
+
+
+def said_only(memo: ConversationMemo, me: str, partner: str, lines: Sequence[DialogueLine], known: str,
+              places: Sequence[str], trace: Trace) -> ConversationMemo:
+    """`me`'s memo of a conversation told in one call with `partner` (a name, or names listed), if
+    every name in it (people, places, events) was said in the gist (a place also in other words,
+    among `places`) or is one `me` knew already (`known`: its memories shown, persona, plans);
+    else what the others said, plainly, without the plan change: what only another remembered is
+    not learned unless said."""
+    heard = " ".join(line.text for line in lines)
+    own = _words(" ".join((heard, known, partner))) | _place_words(places, heard)
+    unsaid = sorted({w for w in names_in(f"{memo.summary} {memo.plan_activity}") if _unknown(w, own)})
+    if not unsaid:
+        return memo
+    trace.note(f"converse: {me}'s memo named what was not said ({', '.join(unsaid)}): kept to the gist")
+    metrics.CONVERSATION_REPAIRS.labels("memo_kept_to_gist").inc()
+    theirs = " ".join(f'"{line.text}"' for line in lines if line.speaker_name != me)
+    return ConversationMemo(summary=f"{me} chatted with {partner}" + (f", who said {theirs}" if theirs else "")[:300],
+                            importance=min(memo.importance, DEFAULT_IMPORTANCE), plan_activity="", plan_start="",
+                            plan_minutes=0)
+
+
+def place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:
+    """The memo's place if the speaker knew it or the gist named it (in any words); else none (the
+    place is then chosen as for any activity): another's places were offered only as what might be said."""
+    said = " ".join(line.text for line in lines)
+    if not memo.plan_place or memo.plan_place in known or named_places([memo.plan_place], said):
+        return memo
+    return memo.model_copy(update={"plan_place": ""})
+
+
+def again(name: str, repeated: str) -> str:
+    """The situation's sentence for a speaker asked again after repeating itself ("" if it did not)."""
+    return f'{name} already said "{repeated}": {name} says something new, or takes leave.' if repeated else ""
+
+
+async def unrepeated(ask: Callable[[str], Awaitable[L]], said: Sequence[str], name: str, trace: Trace) -> L | None:
+    """A model's line that does not repeat one of its speaker's own (`said`): asked again once, the
+    repeat pointed out (`ask(repeated)`), else None (the line is dropped); each counted."""
+    line = await ask("")
+    if not repeats(line.utterance, said):
+        return line
+    trace.note(f"converse: {name} repeated itself ({line.utterance[:60]!r}): asked again")
+    metrics.CONVERSATION_REPAIRS.labels("repeated_line_asked_again").inc()
+    line = await ask(line.utterance)
+    if not repeats(line.utterance, said):
+        return line
+    trace.note(f"converse: {name} repeated itself again: the line is dropped")
+    metrics.CONVERSATION_REPAIRS.labels("repeated_line_dropped").inc()
+    return None
+
+
+def fell_back(speakers: Sequence[str], trace: Trace) -> None:
+    """A conversation told in one call that the model could not tell: its fallback (greetings, no
+    memo) is a conversation that carried nothing, logged and counted as such."""
+    trace.note(f"converse: the model could not tell the conversation of {', '.join(speakers)}: greetings only")
+    log.warning("conversation_fallback", speakers=list(speakers))
+    metrics.CONVERSATION_REPAIRS.labels("greetings").inc()

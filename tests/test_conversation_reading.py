@@ -1,0 +1,224 @@
+"""What a model reads in our conversations (issue 42): a plan's ordinary blocks are no clash for an
+invitation, relayed news is no invitation, one with news is shown it, and a conversation told in
+one call (out of view) carries no more than one written turn by turn: each speaker sees only its
+own memories and places, and is remembered saying only what it could know. Model lines that
+repeat their speaker are asked again, then dropped; paraphrased places count as said; a one-call
+conversation the model could not tell is logged and counted."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from brain_server import metrics
+from brain_server.cognition.converse import Speaker, converse, summarize_conversation
+from brain_server.cognition.groups import tell_group
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState, Persona
+from brain_server.prompts import PromptLibrary
+from brain_server.trace import Trace
+
+NOW = datetime(2026, 3, 6, 15, tzinfo=UTC)
+CHAPEL = "w:Chapel of St Ives:nave"
+BLESSING = "Isabella Rodriguez is hosting the slate-blessing at the Chapel of St Ives today at 17:30"
+LINE_PROMPTS = ("converse_turn", "group_turn", "conversation_summary", "group_summary")
+
+
+def npc(npc_id: str, name: str, *places: str) -> NpcState:
+    return NpcState(npc_id=npc_id, world_name="w", persona=Persona(name=name, home=f"w:{npc_id} house:bedroom"),
+                    address="w:cafe:cafe", known_addresses=list(places))
+
+
+def trace() -> Trace:
+    return Trace(npc_id="isabella", kind="decide", game_time=NOW)
+
+
+def thought(npc_id: str, text: str, importance: int = 8) -> MemoryNode:
+    return MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, importance=importance,
+                      created=NOW - timedelta(hours=1), last_accessed=NOW)
+
+
+def repairs(kind: str) -> float:
+    return metrics.CONVERSATION_REPAIRS.labels(kind)._value.get()
+
+
+def memo(summary: str = "We chatted", **plan: object) -> dict:
+    return {"summary": summary, "importance": 3, "plan_activity": "", "plan_date": "", "plan_start": "",
+            "plan_minutes": 0, "plan_place": "", **plan}
+
+
+def gist(*lines: tuple[str, str], first: dict | None = None, second: dict | None = None) -> dict:
+    return {"json": {"talk": True, "lines": [{"speaker": s, "text": t} for s, t in lines],
+                     "first": first or memo(), "second": second or memo()}}
+
+
+def template(purpose: str) -> str:
+    return " ".join(PromptLibrary().template(purpose).template.split())
+
+
+@pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
+def test_only_a_real_commitment_clashes_with_an_invitation(purpose: str) -> None:
+    """Day plans are gap-free: "decline at a time the plan holds something else" declines nearly
+    every invitation for a literal model. Work, meals and leisure move for an evening out; another
+    event or an appointment with someone does not."""
+    text = template(purpose)
+    assert "real commitment (another event, an appointment with someone)" in text
+    assert "activities" in text and "(work, meals, chores, leisure)" in text
+    assert "holds something else" not in text and "already holds something" not in text
+
+
+@pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
+def test_relayed_news_is_no_invitation(purpose: str) -> None:
+    """Hearsay made accept/decline decisions with no host present: news of someone else's event
+    passed on is news; only the one who holds it invites."""
+    text = template(purpose)
+    assert "someone else's event" in text and "not an invitation" in text
+    assert "mean to go" in text or "means to go" in text
+
+
+def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(stream, fake_llm) -> None:
+    """Isabella knows the chapel and hosts the blessing; Klaus knows neither: nothing of hers is in
+    his part of the one-call prompt (before, "Places Klaus knows" listed hers), and her news is
+    shown to her, so she may tell it; the chapel is still offered to his memo, should it be said."""
+    isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller", "w:lib:desk")
+    fake_llm.queue({"json": {"talk": False, "lines": []}}, purpose="conversation_summary")
+
+    async def told():
+        await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
+        await stream.remember("klaus", None, [thought("klaus", "Klaus Mueller is writing a paper on gentrification",
+                                                      6)], None, rate=False)
+        return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
+                                            stream, trace())
+
+    assert asyncio.run(told()) is None
+    request = fake_llm.chat_requests("conversation_summary")[0]["body"]
+    prompt = request["messages"][1]["content"]
+    his = (prompt[prompt.index("What Klaus Mueller remembers"):prompt.index("Places Isabella Rodriguez knows")]
+           + prompt[prompt.index("Places Klaus Mueller knows"):prompt.index("Nobody is watching")])
+    hers = prompt[prompt.index("What Isabella Rodriguez remembers"):prompt.index("What Klaus Mueller remembers")]
+    assert "Chapel" not in his and "slate" not in his and "lib:desk" in his
+    assert f"Isabella Rodriguez has news on their mind: {BLESSING}." in hers
+    assert "Klaus Mueller has news on their mind: Klaus Mueller is writing a paper" in his
+    assert CHAPEL in str(request["response_format"]["json_schema"]["schema"]["$defs"]["PartnerMemo"])
+
+
+def test_out_of_view_nobody_is_remembered_telling_anothers_news(stream, fake_llm) -> None:
+    """The one call put Isabella's news in Klaus's mouth: that line is dropped, so neither remembers
+    him telling it and his memo cannot learn it from his own line; her lines stand."""
+    isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller")
+    his_memo = memo("I told Isabella about her blessing at the Chapel of St Ives",
+                    plan_activity="going to the blessing at the Chapel", plan_date=NOW.date().isoformat(),
+                    plan_start="17:30", plan_minutes=60, plan_place=CHAPEL)
+    fake_llm.queue(gist(("Isabella Rodriguez", "Hello Klaus!"),
+                        ("Klaus Mueller", "Isabella, your blessing at the Chapel of St Ives is at half past five!"),
+                        ("Isabella Rodriguez", "Good to see you."), second=his_memo),
+                   purpose="conversation_summary")
+    before = repairs("gist_line_dropped")
+
+    async def told():
+        await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
+        return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
+                                            stream, trace())
+
+    result = asyncio.run(told())
+    assert result is not None
+    lines, _, his = result
+    assert [line.speaker_name for line in lines] == ["Isabella Rodriguez", "Isabella Rodriguez"]
+    assert "Chapel" not in his.summary and not his.plan_activity and not his.plan_place
+    assert repairs("gist_line_dropped") == before + 1
+
+
+def test_a_paraphrased_time_and_place_count_as_said(stream, fake_llm) -> None:
+    """Isabella says "the chapel" and "half past five"; Klaus's memo writes the Chapel of St Ives and
+    5:30 P.M.: the same place and time, so it is kept with its plan (before: "St", "Ives" and "P"
+    were unsaid names, and the memo was kept to the gist)."""
+    isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller")
+    his_memo = memo("Klaus will go to the slate-blessing at the Chapel of St Ives at 5:30 P.M.",
+                    plan_activity="going to the slate-blessing at the Chapel of St Ives",
+                    plan_date=NOW.date().isoformat(), plan_start="17:30", plan_minutes=60, plan_place=CHAPEL)
+    fake_llm.queue(gist(("Isabella Rodriguez", "Come to my slate-blessing at the chapel, half past five!"),
+                        ("Klaus Mueller", "Gladly, I will be there."), second=his_memo),
+                   purpose="conversation_summary")
+    result = asyncio.run(summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW,
+                                                "w:cafe:cafe", stream, trace()))
+    assert result is not None
+    his = result[2]
+    assert his.plan_activity == his_memo["plan_activity"] and his.plan_place == CHAPEL
+
+
+def test_a_conversation_the_model_could_not_tell_is_logged_and_counted(stream, fake_llm) -> None:
+    fake_llm.queue(*[{"content": "not json"}] * 5, purpose="conversation_summary")
+    before, t = repairs("greetings"), trace()
+    result = asyncio.run(summarize_conversation(Speaker.of(npc("isabella", "Isabella Rodriguez"), NOW),
+                                                Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe",
+                                                stream, t))
+    assert result is not None and result[0][0].text.startswith("Hi")
+    assert repairs("greetings") == before + 1
+    assert any("could not tell the conversation of Isabella Rodriguez, Klaus Mueller" in n for n in t.notes)
+
+
+def turn(text: str, end: bool = False) -> dict:
+    return {"json": {"utterance": text, "end_conversation": end}}
+
+
+def test_a_line_repeating_its_speaker_is_asked_again_then_dropped(stream, fake_llm) -> None:
+    """Isabella says her opening line again: asked once more, the repeat pointed out, she says
+    something new; later she repeats it twice: the line is dropped and the conversation ends."""
+    opening = "Klaus, the blessing at the chapel is today at half past five!"
+    fake_llm.queue(turn(opening), turn("Oh, I did not know that."),
+                   turn(opening), turn("Do come, it starts at the chapel gate."),
+                   turn("I will try."),
+                   turn(opening.replace("today", "today,")), turn(opening),
+                   purpose="converse_turn")
+    asked, dropped = repairs("repeated_line_asked_again"), repairs("repeated_line_dropped")
+    isabella, klaus = npc("isabella", "Isabella Rodriguez"), npc("klaus", "Klaus Mueller")
+    lines = asyncio.run(converse(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe", stream,
+                                 trace()))
+    assert [line.text for line in lines] == [opening, "Oh, I did not know that.",
+                                             "Do come, it starts at the chapel gate.", "I will try."]
+    again = fake_llm.chat_requests("converse_turn")[3]["body"]["messages"][1]["content"]
+    assert f'Isabella Rodriguez already said "{opening}": Isabella Rodriguez says something new' in again
+    assert repairs("repeated_line_asked_again") == asked + 2 and repairs("repeated_line_dropped") == dropped + 1
+
+
+def test_a_speaker_with_news_is_shown_it_in_view(stream, fake_llm) -> None:
+    """Turn by turn, the news on Isabella's mind is in her turn's situation, whatever the lines
+    retrieve; Klaus, with nothing of importance lately, is shown none."""
+    fake_llm.queue(turn("Hello Klaus!"), turn("Hello.", True), purpose="converse_turn")
+
+    async def talk():
+        await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
+        await stream.remember("klaus", None, [thought("klaus", "Klaus Mueller had toast", 2)], None, rate=False)
+        return await converse(Speaker.of(npc("isabella", "Isabella Rodriguez"), NOW),
+                              Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe", stream, trace())
+
+    asyncio.run(talk())
+    hers, his = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn"))
+    assert f"Isabella Rodriguez has news on their mind: {BLESSING}." in hers
+    assert "has news on their mind" not in his
+
+
+def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stream, fake_llm) -> None:
+    """Three told in one call: each lists only its own places (before, everyone's places were one
+    list), and a memo naming what nobody said is kept to the gist (before, group memos were kept
+    whole)."""
+    speakers = [Speaker.of(npc("isabella", "Isabella Rodriguez", CHAPEL), NOW),
+                Speaker.of(npc("klaus", "Klaus Mueller", "w:lib:desk"), NOW),
+                Speaker.of(npc("maria", "Maria Lopez"), NOW)]
+    fake_llm.queue({"json": {"talk": True, "lines": [
+        {"speaker": "Isabella Rodriguez", "text": "Hello both!"},
+        {"speaker": "Maria Lopez", "text": "Hi! Busy day."}],
+        "memos": [{"name": "Maria Lopez", **memo("Maria will go to the blessing at the Chapel of St Ives",
+                                                 plan_activity="the blessing", plan_date=NOW.date().isoformat(),
+                                                 plan_start="17:30", plan_minutes=60, plan_place=CHAPEL)}]}},
+        purpose="group_summary")
+    result = asyncio.run(tell_group(speakers, NOW, "w:cafe:cafe", stream, trace()))
+    assert result is not None
+    prompt = fake_llm.chat_requests("group_summary")[0]["body"]["messages"][1]["content"]
+    klaus_part = prompt[prompt.index("Name: Klaus Mueller"):prompt.index("Name: Maria Lopez")]
+    assert "Places Klaus Mueller knows: w:klaus house:bedroom, w:lib:desk" in klaus_part
+    assert "Chapel" not in klaus_part and "Chapel" in prompt[:prompt.index("Name: Klaus Mueller")]
+    maria = result[1][2]
+    assert "Chapel" not in maria.summary and not maria.plan_activity
