@@ -10,7 +10,7 @@ purpose and recorded in the decision trace.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 import random
 import time
 from typing import Any, TypeVar
@@ -79,6 +79,7 @@ class LLM:
         extra_body: Mapping[str, Any] | None = None,
         extra_tokens: int = 0,
         refused: Collection[str] = (),
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
@@ -88,7 +89,8 @@ class LLM:
         vLLM started with --scheduling-policy priority orders the town's calls as the brain does.
         `extra_body` is merged into every request (a server's own options, e.g. turning a model's
         thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking); `refused`
-        are parameters the model is known not to take (the probe's finding), left out from the start."""
+        are parameters the model is known not to take (the probe's finding), left out from the start.
+        `sleep` waits between attempts (a test counts the waits instead)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -98,6 +100,7 @@ class LLM:
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
         self._retry_after_max_s = retry_after_max_s
+        self._sleep = sleep
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
@@ -144,7 +147,7 @@ class LLM:
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
-                await asyncio.sleep(self._retry_delay_s(exc, attempt))
+                await self._sleep(self._retry_delay_s(exc, attempt))
         if result is None:
             result = fallback()
             record.fallback_used = True

@@ -1,0 +1,23 @@
+"""The suite's one hang guard: a test that waits for something to happen gives up after a generous
+limit and says what did not happen. It bounds a hang; it measures nothing (tests/test_no_clocks.py:
+no test checks a time against a number, and no other loop gives up at a deadline)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import time
+from typing import TypeVar
+
+T = TypeVar("T")
+POLL_S = 0.01
+
+
+def wait_until(happened: Callable[[], T], *, what: str, limit_s: float = 60.0, poll_s: float = POLL_S) -> T:
+    """Polls `happened` until it returns something true, and returns that; raises AssertionError
+    naming `what` when `limit_s` passes first (a hang, not a slow machine: keep the limit generous)."""
+    give_up = time.monotonic() + limit_s
+    while not (result := happened()):
+        if time.monotonic() > give_up:
+            raise AssertionError(f"{what}: did not happen within {limit_s:g} s")
+        time.sleep(poll_s)
+    return result
