@@ -20,12 +20,10 @@ CLOCKS = {"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time"
           "thread_time", "getloadavg", "load_per_core"}
 # A name, attribute or string key that holds a time: elapsed, took, wall..., or seconds or milliseconds.
 TIMED_NAME = re.compile(r"(^|_)(elapsed|took|wall|latency|deadline)(_|$)|_(s|ms)$", re.IGNORECASE)
+RATE = "per_"  # a count per second (asks again per NPC second, as the brain told): no time
 COUNTS = {"len", "Counter"}
 ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 HANG_GUARD = "waits.py"  # the one module that may give up at a deadline
-
-
-RATE = "per_"  # a count per second (asks again per NPC second, as the brain told): no time
 
 
 def _name(node: ast.AST) -> str:
@@ -44,8 +42,8 @@ def _reads_clock(node: ast.AST) -> bool:
 
 def _timed(node: ast.AST, clocked: frozenset[str] = frozenset()) -> bool:
     """Whether the expression is (or is computed from) a time: a clock's reading, a name that says
-    it holds one, or a name assigned from either (`clocked`); len() or a Counter of anything is a count, and a
-    CONSTANT_S is a bound the test wrote."""
+    it holds one, or a name assigned from either (`clocked`); len() or a Counter of anything is a
+    count, and a CONSTANT_S is a bound the test wrote."""
     if isinstance(node, ast.Call) and _name(node.func) in COUNTS:
         return False
     name = _name(node)
@@ -57,16 +55,19 @@ def _timed(node: ast.AST, clocked: frozenset[str] = frozenset()) -> bool:
 
 
 def _targets(node: ast.AST) -> list[str]:
-    """The plain names bound (`a, b = ...`); an item or attribute set does not make its holder a time."""
+    """The plain names bound (`a, *b = ...`); an item or attribute set does not make its holder a time."""
     if isinstance(node, ast.Tuple | ast.List):
         return [n for e in node.elts for n in _targets(e)]
+    if isinstance(node, ast.Starred):
+        return _targets(node.value)
     return [node.id] if isinstance(node, ast.Name) else []
 
 
-def _clocked(tree: ast.AST) -> frozenset[str]:
-    """The names a module assigns from a clock's reading, directly or through other such names
-    (`first, second = started` where `started.append(time.monotonic())`), to a fixed point."""
-    clocked: set[str] = set()
+def _clocked(tree: ast.AST, seed: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names a definition assigns from a clock's reading, directly or through other such names
+    (`first, second = started` where `started.append(time.monotonic())`) or calls of functions that
+    return one (`seed`), to a fixed point."""
+    clocked: set[str] = set(seed)
     while True:
         before = len(clocked)
         for node in ast.walk(tree):
@@ -76,40 +77,65 @@ def _clocked(tree: ast.AST) -> frozenset[str]:
                 clocked.update(n for t in targets for n in _targets(t))
             elif isinstance(node, ast.For | ast.comprehension) and _timed(node.iter, frozenset(clocked)):
                 clocked.update(_targets(node.target))
-            elif isinstance(node, ast.Call) and _name(node.func) in ("append", "add", "extend") \
-                    and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and any(_timed(a, frozenset(clocked)) for a in node.args):
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("append", "add", "extend") \
+                    and any(_timed(a, frozenset(clocked)) for a in node.args):
                 clocked.update(_targets(node.func.value))
         if len(clocked) == before:
             return frozenset(clocked)
 
 
-def _bound(node: ast.AST) -> bool:
-    """A number the test wrote: a literal, a CONSTANT, or arithmetic with one (`whole - 0.3`). A
-    literal 0 is no bound (`took > 0`: a time was measured at all), and two times compared with no
-    number between them are an order of events (`spoke_at < answered_at`)."""
+def _bound(node: ast.AST, named: frozenset[str] = frozenset()) -> bool:
+    """A number the test wrote: a literal, a CONSTANT, a name given one (`named`), or arithmetic
+    with one (`whole - 0.3`). A literal 0 is no bound (`took > 0`: a time was measured at all), and
+    two times compared with no number between them are an order of events (`spoke_at < answered_at`)."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, int | float) and not isinstance(node.value, bool) and node.value != 0
     if isinstance(node, ast.UnaryOp):
-        return _bound(node.operand)
+        return _bound(node.operand, named)
     if isinstance(node, ast.BinOp):
-        return _bound(node.left) or _bound(node.right)
-    return isinstance(node, ast.Name | ast.Attribute) and _name(node).isupper()
+        return _bound(node.left, named) or _bound(node.right, named)
+    return isinstance(node, ast.Name | ast.Attribute) and (_name(node).isupper() or _name(node) in named)
+
+
+def _named_bounds(scope: ast.AST) -> frozenset[str]:
+    """The names a definition gives a number it wrote (`limit_s = 10.0`, `a, b = 1.5, 3`)."""
+    named = set()
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            pairs = zip(target.elts, node.value.elts, strict=False) if isinstance(target, ast.Tuple) and isinstance(
+                node.value, ast.Tuple) else [(target, node.value)]
+            named.update(t.id for t, v in pairs if isinstance(t, ast.Name) and _bound(v))
+    return frozenset(named)
+
+
+def _returns_time(tree: ast.Module) -> frozenset[str]:
+    """The module's functions that return a time (or a list of them): a call of one is a time."""
+    found = set()
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        clocked = _clocked(fn)
+        if any(isinstance(n, ast.Return) and n.value is not None and _timed(n.value, clocked) for n in ast.walk(fn)):
+            found.add(fn.name)
+    return frozenset(found)
 
 
 def timed_checks(source: str) -> list[tuple[int, str]]:
-    """The assertions in `source` that compare a time with a number or another time (any line of
-    a multi-line assert), as (line, the assertion's text)."""
+    """The assertions in `source` that compare a time with a number (a multi-line assert as one),
+    as (its first line, its text)."""
     found, tree = [], ast.parse(source)
+    returns_time = _returns_time(tree)
     scopes = [tree, *(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef))]
     for scope in scopes:
         found += _checks(source, scope if scope is not tree else ast.Module(
-            body=[n for n in tree.body if n not in scopes], type_ignores=[]))
+            body=[n for n in tree.body if n not in scopes], type_ignores=[]), returns_time)
     return sorted(set(found))
 
 
-def _checks(source: str, scope: ast.AST) -> list[tuple[int, str]]:
+def _checks(source: str, scope: ast.AST, returns_time: frozenset[str]) -> list[tuple[int, str]]:
     """timed_checks within one top-level definition (a name means one thing in it)."""
-    found, clocked = [], _clocked(scope)
+    found, clocked, named = [], _clocked(scope, returns_time), _named_bounds(scope)
     for node in ast.walk(scope):
         if not isinstance(node, ast.Assert):
             continue
@@ -118,8 +144,8 @@ def _checks(source: str, scope: ast.AST) -> list[tuple[int, str]]:
             for op, left, right in zip(compare.ops, sides, sides[1:], strict=False):
                 if not isinstance(op, ORDER):
                     continue
-                if _reads_clock(left) or _reads_clock(right) or (_timed(left, clocked) and _bound(right)) \
-                        or (_timed(right, clocked) and _bound(left)):
+                if _reads_clock(left) or _reads_clock(right) or (_timed(left, clocked) and _bound(right, named)) \
+                        or (_timed(right, clocked) and _bound(left, named)):
                     found.append((node.lineno, " ".join(ast.get_source_segment(source, node).split())))
                     break
     return found
@@ -165,6 +191,9 @@ def test_only_the_hang_guard_gives_up_at_a_deadline() -> None:
     "assert vitals.thread_time() < 2",
     "started.append(time.perf_counter())\nfirst, second = started\nassert 1.9 <= second - first",
     "out.append((time.perf_counter() - sent, b))\nfirst = next(t for t, _ in out)\nassert first < whole - 0.3",
+    "def stream():\n    out = [(time.perf_counter(), 1)]\n    return out\n\n"
+    "def test():\n    *early, (last, _) = stream()\n    assert early[0][0] < last - 0.3",
+    "def test(report):\n    watch_s, within_s = 180.0, 10.0\n    assert report['first_walk_s'] <= within_s",
 ])
 def test_the_guard_catches_a_timed_check(check: str) -> None:
     assert timed_checks(check)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 import threading
 import time
+from typing import Any
 import zlib
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
 from brain_server.vitals import LOOP_TICK_S, Vitals
-from tests.waits import wait_until
+from tests.waits import wait_until, wait_until_async
 
 
 def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
@@ -166,7 +167,8 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
         now.set()
         await urgent
         strain["on"] = False
-        await asyncio.sleep(0.3)  # the scheduler looks again within RETRY_STRAINED_S
+        # The scheduler looks again RETRY_STRAINED_S later: the held-back work starts then.
+        await wait_until_async(lambda: len(running) == 3, what="the held-back work started once the strain lifted")
         assert sorted(running) == ["ahead:a", "ahead:b", "background:c"]
         release.set()
         await asyncio.gather(*tasks)
@@ -192,6 +194,7 @@ def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
         works = asyncio.gather(*(one(n) for n in range(4)))
         while not works.done():
             await asyncio.sleep(RETRY_STRAINED_S * 1.5)  # the scheduler's next look comes first
+            await asyncio.sleep(0)  # and a task it granted then records its start before the clock moves
             now[0] += step
         await works
 
@@ -201,30 +204,57 @@ def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
     assert all(RETRY_STRAINED_S - 1e-9 <= gap <= RETRY_STRAINED_S + step + 1e-9 for gap in gaps), gaps
 
 
+class _Virtual:
+    """A clock the test moves: sleep(s) returns once it has moved s on, whatever the real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._moved = asyncio.Event()
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self.now < until:
+            self._moved.clear()
+            await self._moved.wait()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self._moved.set()
+
+
 def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
     """Thinking steps aside while Decides are being answered (brain_server/foreground.py): it
-    starts after the last answer of a burst, and a town that never stops asking still thinks."""
-    async def burst(foreground: Foreground, answers: int, every_s: float, log: list[str]) -> None:
+    starts after the last answer of a burst, and a town that never stops asking still thinks. The
+    answers come every 5 ms of a clock the test moves, and it goes on moving once they stop."""
+    async def burst(foreground: Foreground, answers: int, clock: _Virtual, log: list[str]) -> None:
         for _ in range(answers):
             foreground.answering()
             log.append("answer")
-            await asyncio.sleep(every_s)
+            clock.advance(0.005)
+            await asyncio.sleep(0)  # a thought woken by the clock looks before the next answer
+        while "think" not in log:  # quiet: time passes with no answer
+            clock.advance(0.005)
+            await asyncio.sleep(0)
 
     async def think(foreground: Foreground, log: list[str]) -> None:
         await asyncio.sleep(0)  # started by the burst's first answer
         await foreground.quiet()
         log.append("think")
 
-    async def main(foreground: Foreground, answers: int) -> list[str]:
+    async def main(answers: int, **settings: Any) -> list[str]:
         log: list[str] = []
-        await asyncio.gather(burst(foreground, answers, 0.005, log), think(foreground, log))
+        clock = _Virtual()
+        foreground = Foreground(clock=clock.clock, sleep=clock.sleep, **settings)
+        await asyncio.gather(burst(foreground, answers, clock, log), think(foreground, log))
         return log
 
-    log = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=5.0), 20))
-    assert log == ["answer"] * 20 + ["think"]
-    endless = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=0.02), 60))
+    assert asyncio.run(main(20, quiet_s=0.05, longest_wait_s=5.0)) == ["answer"] * 20 + ["think"]
+    endless = asyncio.run(main(60, quiet_s=0.05, longest_wait_s=0.02))
     assert endless.index("think") < 59, endless  # waited at most longest_wait_s, not for the end
-    assert asyncio.run(main(Foreground(enabled=False), 5))[:2] == ["answer", "think"]  # lockstep: no waiting
+    assert asyncio.run(main(5, enabled=False))[:2] == ["answer", "think"]  # lockstep: no waiting
 
 
 def _town_asks(spread: AskSpread, clock_at: list[float], npcs: int, *, speed: float, rounds: int = 3) -> None:

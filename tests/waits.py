@@ -4,6 +4,7 @@ no test checks a time against a number, and no other loop gives up at a deadline
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 import time
 from typing import TypeVar
@@ -20,4 +21,15 @@ def wait_until(happened: Callable[[], T], *, what: str, limit_s: float = 60.0, p
         if time.monotonic() > give_up:
             raise AssertionError(f"{what}: did not happen within {limit_s:g} s")
         time.sleep(poll_s)
+    return result
+
+
+async def wait_until_async(happened: Callable[[], T], *, what: str, limit_s: float = 60.0,
+                           poll_s: float = POLL_S) -> T:
+    """wait_until inside an event loop: the loop runs on between the looks."""
+    give_up = time.monotonic() + limit_s
+    while not (result := happened()):
+        if time.monotonic() > give_up:
+            raise AssertionError(f"{what}: did not happen within {limit_s:g} s")
+        await asyncio.sleep(poll_s)
     return result
