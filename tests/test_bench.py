@@ -96,6 +96,18 @@ def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @needs_data
+def test_timers_measures_each_wait_the_tests_check_on_their_own_clocks(tmp_path: Path, capsys) -> None:
+    """The real times of the waits tests check on clocks they move: each measured and printed
+    beside what it is meant to be (the figures are not judged here)."""
+    main(["bench", "timers", "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "bench-timers.json").read_text())["result"]
+    assert set(result["strained"]) == {"thread_share", "counted_share", "strained", "strained_after_idle", "threshold"}
+    assert len(result["spacing"]["gaps_ms"]) == 3 and result["retry_after"]["asked_s"] == 1
+    assert result["retry_after"]["waited_s"] is not None and result["store_sync"]["synced_after_s"] is not None
+    printed = capsys.readouterr().out
+    assert "a 429's Retry-After" in printed and "close() with an hour's window pending" in printed
+
+
 def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
     from brain_server.llm import embedded
 

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 import socket
 import threading
-import time
 
 import grpc
 import pytest

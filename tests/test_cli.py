@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 import subprocess
 import sys
-import time
 
 from brain_server.config import Settings
 from tests.town import spawn_json, world_json

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-import time
 
 import pytest
 
@@ -20,8 +19,8 @@ from tests.test_attention import UNSEEN, decide, notes
 from tests.test_godot_web import _game_time, _needs_browser, _scene_2d, _StandInBrain
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
-from tools import godot_web
 from tests.waits import wait_until
+from tools import godot_web
 
 CROWD = "ATTENTION_CROWD"
 

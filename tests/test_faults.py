@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 import json
-import time
 
 import grpc
 import pytest

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
 import grpc
 import httpx

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 import re
-import time
 
 from google.protobuf import json_format
 import pytest

@@ -5,8 +5,6 @@ thinking in the scheduler; GetUsage shows the queues."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.clients import Clients

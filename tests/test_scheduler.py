@@ -254,7 +254,7 @@ def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
     assert asyncio.run(main(20, quiet_s=0.05, longest_wait_s=5.0)) == ["answer"] * 20 + ["think"]
     endless = asyncio.run(main(60, quiet_s=0.05, longest_wait_s=0.02))
     assert endless.index("think") < 59, endless  # waited at most longest_wait_s, not for the end
-    assert asyncio.run(main(5, enabled=False))[:2] == ["answer", "think"]  # lockstep: no waiting
+    assert asyncio.run(main(5, enabled=False)).index("think") < 5  # lockstep: amid the answers, no waiting
 
 
 def _town_asks(spread: AskSpread, clock_at: list[float], npcs: int, *, speed: float, rounds: int = 3) -> None:

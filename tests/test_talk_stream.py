@@ -4,10 +4,10 @@ streaming protocol (httpx), whole where the endpoint does not stream, and stoppe
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 import json
 import struct
 from typing import Any
-from collections.abc import Callable
 
 from google.protobuf import json_format
 import grpc
