@@ -180,8 +180,8 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
 def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
     """Back to back, one at a time would still fill the process: while strained, each deferrable
     completion starts RETRY_STRAINED_S after the one before, even when nothing else runs. The
-    scheduler's clock moves a quarter of that between its looks again (RETRY_STRAINED_S apart)."""
-    now, step = [0.0], RETRY_STRAINED_S / 4
+    scheduler's clock moves half of that between its looks again (RETRY_STRAINED_S apart)."""
+    now, step = [0.0], RETRY_STRAINED_S / 2
     scheduler = Scheduler(4, player_reserve=0, strained=lambda: True, clock=lambda: now[0])
     started: list[float] = []
 
@@ -341,8 +341,8 @@ def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     async def main() -> list[bool]:
         vitals.start()
         try:
-            return [await after(20, 0.9), await after(20, 0.5), await after(20, 0.0, late_s=0.05),
-                    await after(20, 0.0)]
+            return [await after(10, 0.9), await after(10, 0.5), await after(10, 0.0, late_s=0.05),
+                    await after(10, 0.0)]
         finally:
             await vitals.stop()
 
