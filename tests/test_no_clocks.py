@@ -13,6 +13,8 @@ import re
 
 import pytest
 
+from tests.waits import wait_until
+
 TESTS = Path(__file__).resolve().parent
 # The floor: the check /work/shared/hooks/before-stop greps for, one line at a time.
 ONE_LINE = re.compile(r"assert .*(elapsed|monotonic\(\)|perf_counter\(\)|wall|took|_ms|_s) *(<|<=|>|>=) *[0-9]")
@@ -177,6 +179,12 @@ def test_only_the_hang_guard_gives_up_at_a_deadline() -> None:
         found += [f"{path.name}:{node.lineno}" for node in ast.walk(ast.parse(source))
                   if isinstance(node, ast.While) and _reads_clock(node.test)]
     assert not found, "loops that give up at a deadline: use tests.waits.wait_until\n" + "\n".join(found)
+
+
+def test_the_hang_guard_returns_what_happened_or_says_what_did_not() -> None:
+    assert wait_until(lambda: ["rang"], what="the bell rang") == ["rang"]
+    with pytest.raises(AssertionError, match=r"^the bell rang: did not happen within 0\.05 s$"):
+        wait_until(lambda: [], what="the bell rang", limit_s=0.05)
 
 
 @pytest.mark.parametrize("check", [

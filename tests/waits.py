@@ -13,13 +13,23 @@ T = TypeVar("T")
 POLL_S = 0.01
 
 
-def wait_until(happened: Callable[[], T], *, what: str, limit_s: float = 60.0, poll_s: float = POLL_S) -> T:
-    """Polls `happened` until it returns something true, and returns that; raises AssertionError
-    naming `what` when `limit_s` passes first (a hang, not a slow machine: keep the limit generous)."""
+def _guard(what: str, limit_s: float) -> Callable[[], None]:
+    """A check to call between looks: raises AssertionError naming `what` once `limit_s` has passed
+    (a hang, not a slow machine: keep the limit generous)."""
     give_up = time.monotonic() + limit_s
-    while not (result := happened()):
+
+    def check() -> None:
         if time.monotonic() > give_up:
             raise AssertionError(f"{what}: did not happen within {limit_s:g} s")
+
+    return check
+
+
+def wait_until(happened: Callable[[], T], *, what: str, limit_s: float = 60.0, poll_s: float = POLL_S) -> T:
+    """Polls `happened` until it returns something true, and returns that."""
+    check = _guard(what, limit_s)
+    while not (result := happened()):
+        check()
         time.sleep(poll_s)
     return result
 
@@ -27,9 +37,8 @@ def wait_until(happened: Callable[[], T], *, what: str, limit_s: float = 60.0, p
 async def wait_until_async(happened: Callable[[], T], *, what: str, limit_s: float = 60.0,
                            poll_s: float = POLL_S) -> T:
     """wait_until inside an event loop: the loop runs on between the looks."""
-    give_up = time.monotonic() + limit_s
+    check = _guard(what, limit_s)
     while not (result := happened()):
-        if time.monotonic() > give_up:
-            raise AssertionError(f"{what}: did not happen within {limit_s:g} s")
+        check()
         await asyncio.sleep(poll_s)
     return result
