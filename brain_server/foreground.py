@@ -45,26 +45,29 @@ T = TypeVar("T")
 
 
 class Foreground:
-    """When the game was last answered, and a wait for a quiet moment after it."""
+    """When the game was last answered, and a wait for a quiet moment after it (on `clock`, waiting
+    with `sleep`: the real ones unless a test moves its own)."""
 
-    def __init__(self, *, enabled: bool = True, quiet_s: float = QUIET_S,
-                 longest_wait_s: float = LONGEST_WAIT_S) -> None:
+    def __init__(self, *, enabled: bool = True, quiet_s: float = QUIET_S, longest_wait_s: float = LONGEST_WAIT_S,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.enabled = enabled  # lockstep runs its thinking inside the Decide: nothing to step aside for
         self.quiet_s = quiet_s
         self.longest_wait_s = longest_wait_s
+        self._clock, self._sleep = clock, sleep
         self._answered = float("-inf")
 
     def answering(self) -> None:
         """A Decide is being answered now."""
-        self._answered = time.monotonic()
+        self._answered = self._clock()
 
     async def quiet(self) -> None:
         """Return once no Decide was answered for `quiet_s`, or after `longest_wait_s`."""
         if not self.enabled:
             return
-        give_up = time.monotonic() + self.longest_wait_s
-        while (now := time.monotonic()) < give_up and (left := self._answered + self.quiet_s - now) > 0:
-            await asyncio.sleep(min(left, give_up - now))
+        give_up = self._clock() + self.longest_wait_s
+        while (now := self._clock()) < give_up and (left := self._answered + self.quiet_s - now) > 0:
+            await self._sleep(min(left, give_up - now))
 
 
 def lower_process_priority() -> None:

@@ -58,9 +58,12 @@ class Series:
 
 
 class Vitals:
-    """RPC times by method, event-loop lateness and collector pauses of this process."""
+    """RPC times by method, event-loop lateness and collector pauses of this process. `clock` and
+    `cpu_time` (the loop's thread's CPU seconds) are the real ones unless a test gives its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.perf_counter,
+                 cpu_time: Callable[[], float] = time.thread_time) -> None:
+        self._clock, self._cpu_time = clock, cpu_time
         self.rpcs: dict[str, Series] = {}
         self.loop_late = Series()
         self.gc_pauses = Series()
@@ -74,11 +77,11 @@ class Vitals:
         series = self.rpcs.setdefault(name, Series())
 
         async def call(request: Any) -> Any:
-            started = time.perf_counter()
+            started = self._clock()
             try:
                 return await method(request)
             finally:
-                series.add((time.perf_counter() - started) * 1000)
+                series.add((self._clock() - started) * 1000)
 
         return call
 
@@ -97,13 +100,13 @@ class Vitals:
 
     async def _watch_loop(self) -> None:
         while True:
-            asked, used = time.perf_counter(), time.thread_time()
+            asked, used = self._clock(), self._cpu_time()
             await asyncio.sleep(LOOP_TICK_S)
-            woke = time.perf_counter()
+            woke = self._clock()
             late = max(0.0, (woke - asked - LOOP_TICK_S) * 1000)
             self.loop_late.add(late)
             self._late_ms = 0.8 * self._late_ms + 0.2 * late
-            self._cpu = 0.8 * self._cpu + 0.2 * (time.thread_time() - used) / (woke - asked)
+            self._cpu = 0.8 * self._cpu + 0.2 * (self._cpu_time() - used) / (woke - asked)
 
     def strained(self) -> bool:
         """The event loop has recently been waking late, or its thread has kept the interpreter busy:
@@ -112,6 +115,6 @@ class Vitals:
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self._gc_started = time.perf_counter()
-        elif (paused := (time.perf_counter() - self._gc_started) * 1000) >= GC_PAUSE_MS:
+            self._gc_started = self._clock()
+        elif (paused := (self._clock() - self._gc_started) * 1000) >= GC_PAUSE_MS:
             self.gc_pauses.add(paused)

@@ -17,6 +17,9 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
              Decide and Talk latency, provisional time, the LLM queues
 - embedded:  the embedded SmolLM2's valid answers, latency and tokens per prompt purpose
              (npc_lab/embedded_bench.py)
+- timers:    the brain's own waits against what each is meant to be: a busy loop counted as
+             strained, deferrable work spaced out, a Retry-After, the store's sync window
+             (npc_lab/timers_bench.py; the tests check them on clocks they move)
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from brain_server.vitals import percentile
 from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "timers")
 
 
 def machine() -> str:
@@ -465,6 +468,12 @@ def bench_realtime(args: argparse.Namespace) -> dict[str, Any]:
     return realtime.bench_realtime(args)
 
 
+def bench_timers(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import timers_bench
+
+    return timers_bench.bench_timers(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-lab bench")
     add_arguments(parser)
@@ -510,7 +519,8 @@ def run(args: argparse.Namespace) -> None:
     if args.samples is None:
         args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
-             "embed": bench_embed, "realtime": bench_realtime, "embedded": bench_embedded}[args.name]
+             "embed": bench_embed, "realtime": bench_realtime, "embedded": bench_embedded,
+             "timers": bench_timers}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"
     path.write_text(json.dumps(result, indent=1, default=str))

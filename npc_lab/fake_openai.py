@@ -106,6 +106,7 @@ class FakeOpenAI(LoopbackServer):
         self.tokens_per_s = tokens_per_s  # 0: the whole answer at once after latency_s
         self.streaming = streaming
         self.streams_cut = 0
+        self.streams_done = 0  # streams written to their end: a client can tell what arrived before the last token
         self.think_words = think_words  # a reasoning block of this many words before every answer
         self.reasoning_api = reasoning_api  # max_tokens and temperature refused, as OpenAI's reasoning models do
         if context_api not in CONTEXT_APIS:
@@ -325,6 +326,8 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                     self._event({**whole, "object": "chat.completion.chunk", "choices": []})
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
+                with fake._lock:
+                    fake.streams_done += 1
             except OSError:  # the client hung up: a line cancelled while it was written
                 with fake._lock:
                     fake.streams_cut += 1

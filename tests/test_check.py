@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 import socket
 import threading
-import time
 
 import grpc
 import pytest
@@ -29,6 +28,7 @@ from tests.clients import Clients
 from tests.conftest import BrainProcess
 from tests.test_cli import npc_brain
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 from tools.qdrant_standin import QdrantStandIn
 
 # Most of these start `npc-brain check` or `serve` processes: the fast tier leaves them out.
@@ -196,12 +196,10 @@ def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: P
         clients = Clients(brain)
         for method, body in (("RegisterWorld", world_json()), ("SpawnNpc", spawn_json()), ("Decide", DECIDE)):
             assert clients.connect(method, body).status_code == 200
-        asked: list = []
-        deadline = time.monotonic() + 60
-        while len(asked) < 1 and time.monotonic() < deadline:  # the day is planned after the answer
-            time.sleep(0.1)
-            asked = [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()[checked:]]
-        assert asked and set(asked) == {"json_object"}  # never json_schema again
+        asked = wait_until(  # the day is planned after the answer
+            lambda: [r["body"].get("response_format", {}).get("type") for r in fake.chat_requests()[checked:]],
+            what="a completion asked for the day's plan", poll_s=0.1)
+        assert set(asked) == {"json_object"}  # never json_schema again
         assert [r["body"]["response_format"]["type"] for r in fake.chat_requests("probe")] == ["json_schema",
                                                                                               "json_object"] * 2
 
@@ -290,12 +288,8 @@ def test_a_store_that_goes_away_answers_unavailable_and_the_brain_recovers(tmp_p
         clients = Clients(brain)
         for method, body in (("RegisterWorld", world_json()), ("SpawnNpc", spawn_json()), ("Decide", DECIDE)):
             assert clients.connect(method, body).status_code == 200
-        before = memories(clients)
-        deadline = time.monotonic() + 60
-        while len(before) < 2 and time.monotonic() < deadline:  # the day is planned (and remembered) after the answer
-            time.sleep(0.2)
-            before = memories(clients)
-        assert len(before) >= 2
+        before = wait_until(lambda: len(m := memories(clients)) >= 2 and m,  # planned (and remembered) after the answer
+                            what="two memories stored for the day's plan", poll_s=0.2)
 
         standin.stop()
         answer = clients.connect("ListMemories", {"npcId": "isabella"})

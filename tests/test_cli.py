@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 import subprocess
 import sys
-import time
 
 from brain_server.config import Settings
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,11 +63,9 @@ def test_json_logs_carry_npc_and_trace_ids(brain_factory) -> None:
         trace_id = answered.json()["traceId"]  # the Decide's own (the NPC's latest may be later thinking's)
         assert http.post("/npc_brain.v1.BrainService/GetTrace", json={"traceId": trace_id}).status_code == 200
     # The brain's output is read by a thread of the test's: on a busy machine the line may come a moment later.
-    give_up = time.monotonic() + 10
-    while not (decided := [line for line in map(json.loads, [o for o in brain.output if o.startswith("{")])
-                           if line["event"] == "decided"]) and time.monotonic() < give_up:
-        time.sleep(0.1)
-    assert decided and decided[0]["npc_id"] == "isabella" and decided[0]["trace_id"] == trace_id
+    decided = wait_until(lambda: [line for line in map(json.loads, [o for o in brain.output if o.startswith("{")])
+                                  if line["event"] == "decided"], what="the brain logged the decision", poll_s=0.1)
+    assert decided[0]["npc_id"] == "isabella" and decided[0]["trace_id"] == trace_id
 
 
 def test_play_builds_the_game_and_serves_it_with_the_brain(tmp_path: Path, fake_llm) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-import time
 
 import pytest
 
@@ -20,6 +19,7 @@ from tests.test_attention import UNSEEN, decide, notes
 from tests.test_godot_web import _game_time, _needs_browser, _scene_2d, _StandInBrain
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 from tools import godot_web
 
 CROWD = "ATTENTION_CROWD"
@@ -61,10 +61,9 @@ def test_a_crowd_npc_on_its_routine_stores_one_memory_per_step_not_per_decide(cl
         actions.append(reply["action"]["description"])
         when = reply["askAgainAt"]
     steps = [a for i, a in enumerate(actions) if i == 0 or a != actions[i - 1]]
-    deadline, stored = time.monotonic() + 10, []
-    while len(stored) < 6 and time.monotonic() < deadline:  # stored after the Decides answered
-        time.sleep(0.1)
-        stored = [m["description"] for m in clients.grpc("ListMemories", {"npcId": "isabella", "limit": 100})["memories"]]
+    stored = wait_until(  # stored after the Decides answered
+        lambda: len(s := [m["description"] for m in clients.grpc("ListMemories", {"npcId": "isabella", "limit": 100})[
+            "memories"]]) >= 6 and s, what="six of the day's steps stored", poll_s=0.1)
     assert fake_llm.chat_requests() == []
     assert 6 <= len(stored) <= len(steps) < len(actions), (stored, steps)
     assert set(stored) <= set(steps)
@@ -123,10 +122,8 @@ def test_an_npc_that_became_a_crowd_is_not_thinking_and_its_waiting_plan_makes_n
     assert decide(c, "isabella", "09:00", UNSEEN)["thinking"]
     crowd = decide(c, "isabella", "09:05", CROWD)
     assert not crowd.get("thinking") and crowd["askAgainAt"] >= "2026-02-13T09:10:00Z", crowd
-    deadline = time.monotonic() + 30
-    while not ((q := plan_queue(c)).get("served") and not q.get("waiting") and not q.get("running")):
-        assert time.monotonic() < deadline, q  # Klaus's plan served, and nothing after it
-        time.sleep(0.2)
+    wait_until(lambda: (q := plan_queue(c)).get("served") and not q.get("waiting") and not q.get("running"),
+               what="Klaus's plan served, and nothing after it", poll_s=0.2)
     assert [r for r in fake_llm.chat_requests("daily_plan") if "Isabella" in str(r["body"])] == []
     c.close()
 
@@ -148,9 +145,9 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
     """In process, the real scheduler: five completions wait for one slot (over 4 per slot), so
     the share of out-of-view NPCs that think shrinks each second; the two never concerned are
     the crowd; once the queue drains they think again. In view is never demoted."""
-    wall = [0.0]
+    clock_at = [0.0]
     llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(), max_concurrency=1)
-    levels = Levels(llm, clock=lambda: wall[0])
+    levels = Levels(llm, clock=lambda: clock_at[0])
     now = datetime(2026, 2, 13, 9, tzinfo=UTC)
 
     async def main() -> None:
@@ -169,13 +166,13 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
             levels.asked(npc_id, in_view=False, crowd=False)
         levels.asked("v", in_view=True, crowd=False)
         for _ in range(3):
-            wall[0] += 1
+            clock_at[0] += 1
             levels.rebalance()
         assert [n for n in "abcdev" if levels.crowd(n, now, in_view=n == "v", asked=False)] == ["d", "e"]
         gate.set()
         await asyncio.gather(*queued)
         for _ in range(5):
-            wall[0] += 1
+            clock_at[0] += 1
             levels.rebalance()
         assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
 
@@ -186,19 +183,19 @@ def test_work_stuck_before_the_endpoint_demotes_as_a_queue_at_it_does() -> None:
     """A brain too busy to reach its endpoint (the NPCs' plans wait for a quiet moment between
     the game's Decides, none in the scheduler's queue) falls behind all the same: 40 pieces under
     way for one slot shrink the share that thinks; once they are done it grows back."""
-    wall, pending = [0.0], [40]
+    clock_at, pending = [0.0], [40]
     llm = LLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", prompts=PromptLibrary(), max_concurrency=1)
-    levels = Levels(llm, clock=lambda: wall[0], pending=lambda: pending[0])
+    levels = Levels(llm, clock=lambda: clock_at[0], pending=lambda: pending[0])
     now = datetime(2026, 2, 13, 9, tzinfo=UTC)
     for npc_id in "abcde":
         levels.asked(npc_id, in_view=False, crowd=False)
     for _ in range(5):
-        wall[0] += 1
+        clock_at[0] += 1
         levels.rebalance()
     assert sum(levels.crowd(n, now, in_view=False, asked=False) for n in "abcde") >= 3
     pending[0] = 1
     for _ in range(10):
-        wall[0] += 1
+        clock_at[0] += 1
         levels.rebalance()
     assert not [n for n in "abcde" if levels.crowd(n, now, in_view=False, asked=False)]
 

@@ -21,7 +21,6 @@ pytestmark = pytest.mark.slow
 KILLS = 4
 
 
-@pytest.mark.timing
 def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake_llm) -> None:
     brain = brain_factory()
     rng = random.Random(6)

@@ -30,12 +30,15 @@ import zipfile
 import pytest
 
 from npc_lab.standin_openai import StandInOpenAI
-from tests.tiers import load_per_core
+from tests.waits import wait_until
 from tools import godot_web
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "godot_project"
 ARTIFACTS = ROOT / "test-artifacts"
+# How long a page may take to boot and have its first Decide answered: generous (a hang guard; another
+# engine and a brain may share the two cores), and a failure names which step it was.
+BOOT_LIMIT_S = 300
 
 
 def _gdlint() -> str | None:
@@ -224,11 +227,12 @@ def test_layout_text_is_json_and_diff_friendly() -> None:
 
 
 def _failed_calls(events: list[dict]) -> list[dict]:
-    """The game's failed calls to the brain; a call that timed out counts only on a machine with
-    cores to spare: another engine and a brain starting beside it can hold a DecideBatch past its
-    15 s (the HUD then says slow, not offline, and the next one is answered)."""
-    busy = load_per_core() > 1.0
-    return [e for e in events if e["event"] == "brain_error" and not (busy and e["code"] == "deadline_exceeded")]
+    """The game's failed calls to the brain; a call that timed out counts only when nothing was
+    answered after it: another engine and a brain starting beside it can hold a DecideBatch past
+    its 15 s (the HUD then says slow, not offline, and the next one is answered)."""
+    answered = max((i for i, e in enumerate(events) if e["event"] == "decision"), default=-1)
+    return [e for i, e in enumerate(events)
+            if e["event"] == "brain_error" and not (e["code"] == "deadline_exceeded" and i < answered)]
 
 
 def _tiles_by_address(world: dict) -> dict[str, set[tuple[int, int]]]:
@@ -336,8 +340,9 @@ def test_the_game_sends_the_token_and_the_npc_id_to_a_guarded_brain(brain_factor
 
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&token={token}") as game:
         game.page.on("request", on_request)
-        decided = game.wait_for(lambda e: e["event"] == "decision", timeout_s=90 * load_per_core())
-        assert decided, "\n".join(game.lines[-40:])
+        decided = game.wait_for(lambda e: e["event"] == "decision", timeout_s=BOOT_LIMIT_S)
+        assert decided, f"no decision within {BOOT_LIMIT_S} s of opening the page (boot or first Decide):\n" + (
+            "\n".join(game.lines[-40:]))
     events = game.events
     assert next(e for e in events if e["event"] == "brain_client")["token"] is True
     assert not _failed_calls(events), game.lines[-40:]
@@ -418,7 +423,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
 
             # Every resident walks to at least one address the brain chose; two NPCs talk.
             assert game.wait_until(lambda: len(_walked_to_decided(game.events)) == 25
-                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=90 * load_per_core()), (
+                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=BOOT_LIMIT_S), (
                 f"walked: {sorted(_walked_to_decided(game.events))}, "
                 f"speech: {kinds('speech')[:4]}")
             game.screenshot(ARTIFACTS / "godot-ville-morning.png")
@@ -851,12 +856,12 @@ def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None
     """What a user sees after `tools/run.sh`: `npc-lab play` with no endpoint configured (the
     embedded SmolLM2), its printed page watched at the default 60x until the town walks on the
     model's own plans (at most 3 minutes): at least 20 of the 25 NPCs have set out and a majority
-    act on a plan the model wrote, not only on provisional actions. The first NPC sets out within
-    10 s of the page opening (times the load per core, when another engine shares the cores), and
+    act on a plan the model wrote, not only on provisional actions. The first NPC sets out before
+    any acts on the model's plan (on a provisional action: when is in the printed report), and
     the HUD never says OFFLINE while the model plans the town (Decide answers at once; the model
     thinks in the background)."""
     _needs_browser()
-    watch_s, first_walk_within_s, enough_walkers, enough_planned = 180.0, 10.0, 20, 13
+    watch_s, enough_walkers, enough_planned = 180.0, 20, 13
     picture = os.environ.get("NPC_BRAIN_SCREENSHOTS") == "1"  # the README's picture is 3 minutes in
     play = _Play(tmp_path / "data")
     report: dict = {}
@@ -867,14 +872,13 @@ def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None
         opened = time.monotonic()
         with godot_web.HeadlessGame(url) as game:
             try:
-                while time.monotonic() < opened + watch_s:
-                    game.pump(0.1)
-                    now = time.monotonic() - opened
-                    stamps.extend([now] * (len(game.events) - len(stamps)))
+                def enough() -> bool:  # the report's times: when each event arrived
+                    stamps.extend([time.monotonic() - opened] * (len(game.events) - len(stamps)))
                     so_far = _play_report(game.events[:len(stamps)], stamps)
-                    if (not picture and len(so_far["walked"]) >= enough_walkers
-                            and len(so_far["planned"]) >= enough_planned):
-                        break
+                    return (not picture and len(so_far["walked"]) >= enough_walkers
+                            and len(so_far["planned"]) >= enough_planned)
+
+                game.wait_until(enough, timeout_s=watch_s)  # what fell short, the report below says
                 game.screenshot(ARTIFACTS / "godot-play-embedded.png")
             finally:
                 (ARTIFACTS / "godot-play-embedded-console.log").write_text("\n".join(game.lines) + "\n")
@@ -888,8 +892,8 @@ def test_play_on_embedded_defaults_gets_the_town_walking(tmp_path: Path) -> None
     summary = json.dumps(report, indent=1)[:6000]
 
     assert report["npcs"] == 25, summary
-    first_walk_within_s *= load_per_core()
-    assert report["first_walk_s"] is not None and report["first_walk_s"] <= first_walk_within_s, summary
+    # The first NPC sets out on a provisional action, before any NPC acts on a plan the model wrote.
+    assert report["first_walk_s"] is not None and report["first_walk_s"] <= min(report["planned"].values(), default=report["first_walk_s"]), summary
     assert len(report["walked"]) >= enough_walkers, summary
     assert len(report["planned"]) >= enough_planned, summary
     assert "FAILING" not in report["hud_states"] and not report["hud_offline"], summary
@@ -1320,7 +1324,7 @@ walled = false
 def test_a_large_town_spreads_its_first_calls_over_a_second_per_hundred_agents(tmp_path: Path) -> None:
     """300 numbered agents load together with the default start_spread_s (1 s): once the world is
     registered each waits its own share of 3 s, a second per hundred agents, and their first
-    calls (each NPC's SpawnNpc) reach the brain spread over about that long."""
+    calls (each NPC's SpawnNpc) reach the brain in that order."""
     _needs_browser()
     bots = [(f"Bot{i}", f"bot_{i:03d}", f"Bot {i}", "Far:yard", 1680 + 32 * (i % 6), 48 + 32 * (i // 6 % 3), "", "")
             for i in range(300)]
@@ -1332,23 +1336,22 @@ def test_a_large_town_spreads_its_first_calls_over_a_second_per_hundred_agents(t
 
     def answer(method: str, request: dict) -> tuple[float, dict] | None:
         if "npcId" in request:
-            first_call.setdefault(request["npcId"], time.monotonic())
+            first_call.setdefault(request["npcId"], len(first_call))  # the order they called in
         return None
 
     with _StandInBrain(web_dir, answer) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=verbose") as game:
-        deadline = time.monotonic() + 90
-        while len(first_call) < len(bots) and time.monotonic() < deadline:
-            game.pump(0.5)
-        assert len(first_call) == len(bots), (len(first_call), game.lines[-30:])
+        assert game.wait_until(lambda: len(first_call) == len(bots), timeout_s=BOOT_LIMIT_S), (
+            f"{len(first_call)} of {len(bots)} agents called the brain", game.lines[-30:])
     turns = {e["npc"]: e for e in game.events if e["event"] == "own_turn"}  # the last: once the world is registered
     assert len(turns) == len(bots) and {e["spread_s"] for e in turns.values()} == {3.0}, list(turns.values())[:3]
-    waits = sorted(e["wait_s"] for e in turns.values())
-    assert 0 <= waits[0] < 0.5 and 2.5 < waits[-1] < 3.0, (waits[:3], waits[-3:])
-    tenths = Counter(int(w / 0.3) for w in waits)  # numbered ids spread evenly, not in one instant
-    assert len(tenths) == 10 and min(tenths.values()) >= 10, tenths
-    spawned = sorted(first_call.values())
-    assert spawned[-1] - spawned[0] >= 2.5, spawned[-1] - spawned[0]
+    # Each agent's share of the 3 s: numbered ids spread evenly over all ten tenths of it, none outside.
+    tenth = {npc: int(e["wait_s"] / 0.3) for npc, e in turns.items()}
+    counts = Counter(tenth.values())
+    assert set(counts) == set(range(10)) and min(counts.values()) >= 10, counts
+    # They called in the order of their waits: all of the first tenth before any of the last.
+    first, last = ([first_call[npc] for npc, t in tenth.items() if t == n] for n in (0, 9))
+    assert max(first) < min(last), (sorted(first), sorted(last))
     assert [m for m, _ in brain.calls].count("SpawnNpc") == len(bots)
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
 
@@ -1946,11 +1949,8 @@ def test_an_npc_rings_the_declared_bell_at_noon_and_remembers_it(brain_factory, 
         with godot_web.HeadlessGame(url) as game:
             done = game.wait_for(lambda e: e["event"] == "action_done", timeout_s=150)
             assert done, "\n".join(game.lines[-40:])
-            remembered: list[str] = []
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not remembered:
-                remembered = [m for m in _memories(brain.http_url, "bob_bell") if "did ring_bell" in m]
-                time.sleep(1)
+            remembered = wait_until(lambda: [m for m in _memories(brain.http_url, "bob_bell") if "did ring_bell" in m],
+                                    what="Bob remembered ringing the bell", poll_s=1)
         print(f"bell test: {time.monotonic() - started:.1f} s in the engine")
     [asked] = [e for e in game.events if e["event"] == "action_requested"]
     assert asked["npc"] == "bob_bell" and asked["verb"] == "ring_bell", asked

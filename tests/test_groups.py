@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 import json
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from npc_lab import group_bench
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 
 UNSEEN, SEEN = "ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"
 NEWS = "Isabella is hosting a Valentine's Day party at Hobbs Cafe on February 14 at 5 pm"
@@ -218,22 +218,22 @@ def test_the_player_interrupts_a_pair_while_its_lines_are_written(brain_factory,
         c.grpc("SpawnNpc", body)
     for npc_id in ("isabella", "klaus"):
         decide(c, npc_id, "09:00")
-    wait_for(lambda: all(decide(c, i, "09:01")["action"].get("source") != "provisional" for i in ("isabella", "klaus")))
+    wait_for(lambda: all(decide(c, i, "09:01")["action"].get("source") != "provisional" for i in ("isabella", "klaus")),
+             "both planned their day")
     fake_llm.latency_s = 0.5
     fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
     fake_llm.queue(*[{"json": {"utterance": "And another thing.", "end_conversation": False}}] * 4,
                    purpose="converse_turn")
     decide(c, "isabella", "09:40", SEEN, "Klaus Mueller")
-    wait_for(lambda: fake_llm.chat_requests("converse_turn"))
+    wait_for(lambda: fake_llm.chat_requests("converse_turn"), "their conversation began")
     c.grpc("Talk", {"npcId": "klaus", "speakerName": "Sam", "text": "Klaus, a word?", "gameTime": "2026-02-13T09:41:00Z"})
-    wait_for(lambda: all(any('Sam: "Klaus, a word?"' in m for m in chats(c, i)) for i in ("isabella", "klaus")))
+    wait_for(lambda: all(any('Sam: "Klaus, a word?"' in m for m in chats(c, i)) for i in ("isabella", "klaus")),
+             "Sam's line in both their conversations")
     # Both leave it once it lands (until then they stand chatting).
-    wait_for(lambda: not any(decide(c, i, "09:42")["action"].get("chattingWith") for i in ("isabella", "klaus")))
+    wait_for(lambda: not any(decide(c, i, "09:42")["action"].get("chattingWith") for i in ("isabella", "klaus")),
+             "both left the conversation")
     c.close()
 
 
-def wait_for(done, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not done():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
+def wait_for(done, what: str) -> None:
+    wait_until(done, what=what, poll_s=0.2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
 import grpc
 import httpx
@@ -13,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 
 DECIDE = {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}
 
@@ -82,9 +82,8 @@ def test_standard_library_log_lines_are_json_too(brain_factory) -> None:
     with socket.create_connection((host, int(port)), timeout=10) as sock:  # not HTTP: uvicorn logs a warning
         sock.sendall(b"\x16\x03\x01 this is not HTTP\r\n\r\n")
         sock.recv(1000)
-    deadline = time.monotonic() + 10
-    while not any("uvicorn" in line for line in brain.output) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: any("uvicorn" in line for line in brain.output), what="uvicorn logged the bad request",
+               poll_s=0.1)
     logged = [line for line in brain.output if not line.startswith("npc-brain ready")]
     [uvicorn] = [json.loads(line) for line in logged if "uvicorn" in line]
     assert uvicorn["logger"] == "uvicorn.error" and uvicorn["level"] == "warning" and uvicorn["timestamp"]

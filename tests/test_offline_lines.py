@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 import re
-import time
 
 from google.protobuf import json_format
 import pytest
@@ -115,27 +114,25 @@ def test_replies_from_the_persona_the_plan_and_a_meeting(run, fake_llm, store, m
         == len(re.findall(r'^\d\. "', r["body"]["messages"][-1]["content"], re.MULTILINE)) for r in picks)
 
 
-@pytest.mark.timing
 def test_a_slow_pick_says_the_first_line_in_time_and_never_a_line_twice(run, fake_llm) -> None:
-    async def scenario(stream: MemoryStream) -> tuple[list[str], list[float], list[str]]:
+    """The model's picks take seconds: no reply waits for one (each pick asked is given up, noted,
+    and the first line said), whatever the machine's load left of ANSWER_WITHIN_S to wait."""
+    async def scenario(stream: MemoryStream) -> tuple[list[str], list[str]]:
         stream.llm = LLM(base_url=fake_llm.base_url, model=MODEL_NAME, api_key="k", prompts=stream.llm.prompts)
-        fake_llm.queue(*[{"delay_s": 3}] * 2, purpose="choose_line")
+        fake_llm.queue(*[{"delay_s": 5}] * 3, purpose="choose_line")
         said: list[str] = []
-        took, notes = [], []
+        notes = []
         try:
             for _ in range(3):
-                started = time.monotonic()
                 line, trace = await _reply(stream, "What is your job?", tuple(said))
-                took.append(time.monotonic() - started)
                 said.append(line)
                 notes += trace.notes
         finally:
             await stream.llm.close()
-        return said, took, notes
+        return said, notes
 
-    said, took, notes = run(scenario)
-    assert max(took) < ol.ANSWER_WITHIN_S + 1.0
-    assert any("no pick within" in note for note in notes)
+    said, notes = run(scenario)
+    assert len(fake_llm.chat_requests("choose_line")) <= sum("no pick within" in note for note in notes), notes
     assert len(set(said)) == 3 and all("lighthouse keeper" in line for line in said)
 
 

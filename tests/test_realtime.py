@@ -5,13 +5,12 @@ thinking in the scheduler; GetUsage shows the queues."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
 from tests.town import WORLD, spawn_json, world_json
+from tests.waits import wait_until
 
 HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 SLOW_S = 1.5  # the fake model's latency: every completion takes this long
@@ -27,8 +26,9 @@ def clients(brain_factory, fake_llm):
     c.close()
 
 
-def decide(clients: Clients, npc_id: str, clock: str, *seen: str, timeout: float = 1.0) -> dict:
-    """A Decide with a deadline well under one completion: it fails if the brain waits for the model."""
+def decide(clients: Clients, npc_id: str, clock: str, *seen: str) -> dict:
+    """A Decide; whether it waited for the model the answer tells (provisional, thinking, no LLM
+    call in its trace), not the time it took."""
     from google.protobuf import json_format
 
     from npc_brain.v1 import brain_pb2 as pb
@@ -36,18 +36,12 @@ def decide(clients: Clients, npc_id: str, clock: str, *seen: str, timeout: float
     perceptions = [{"subject": who, "predicate": "is", "object": "reading", "description": f"{who} is reading",
                     "address": CAFE, "distance": 2} for who in seen]
     body = {"npcId": npc_id, "gameTime": f"2026-02-13T{clock}:00Z", "address": CAFE, "perceptions": perceptions}
-    reply = clients.stub.Decide(json_format.ParseDict(body, pb.DecideRequest()), timeout=timeout)
+    reply = clients.stub.Decide(json_format.ParseDict(body, pb.DecideRequest()), timeout=60)
     return json_format.MessageToDict(reply)
 
 
-def until(check, seconds: float = 30.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.2)
-    raise AssertionError("the background work did not land")
+def until(check, what: str = "the background work landed"):
+    return wait_until(check, what=what, poll_s=0.2)
 
 
 def test_decide_answers_at_once_and_the_plan_lands_in_the_background(clients: Clients, fake_llm) -> None:
@@ -84,7 +78,8 @@ def test_a_conversation_goes_on_while_its_lines_are_written(clients: Clients, fa
     assert talking["action"]["chattingWith"] == "isabella" and talking["thinking"]
     assert "dialogue" not in talking["action"]
     assert decide(clients, "isabella", "09:06")["action"]["chattingWith"] == "klaus"
-    done = until(lambda: (d := decide(clients, "isabella", "09:08"))["action"].get("dialogue") and d, 60)
+    done = until(lambda: (d := decide(clients, "isabella", "09:08"))["action"].get("dialogue") and d,
+                 "the conversation's lines written")
     assert [line["text"] for line in done["action"]["dialogue"]] == ["Morning, Klaus!", "Morning! Busy day?"]
     assert decide(clients, "klaus", "09:08")["action"]["dialogue"] == done["action"]["dialogue"]
 

@@ -9,13 +9,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 import threading
 import time
+from typing import Any
 import zlib
 
 import pytest
 
 from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
-from brain_server.vitals import STRAINED_CPU, Vitals
+from brain_server.vitals import LOOP_TICK_S, Vitals
+from tests.waits import wait_until, wait_until_async
 
 
 def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | None = None) -> list[str]:
@@ -165,7 +167,8 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
         now.set()
         await urgent
         strain["on"] = False
-        await asyncio.sleep(0.3)  # the scheduler looks again within RETRY_STRAINED_S
+        # The scheduler looks again RETRY_STRAINED_S later: the held-back work starts then.
+        await wait_until_async(lambda: len(running) == 3, what="the held-back work started once the strain lifted")
         assert sorted(running) == ["ahead:a", "ahead:b", "background:c"]
         release.set()
         await asyncio.gather(*tasks)
@@ -176,136 +179,174 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
 
 def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
     """Back to back, one at a time would still fill the process: while strained, each deferrable
-    completion starts RETRY_STRAINED_S after the one before, even when nothing else runs."""
-    scheduler = Scheduler(4, player_reserve=0, strained=lambda: True)
+    completion starts RETRY_STRAINED_S after the one before, even when nothing else runs. The
+    scheduler's clock moves half of that between its looks again (RETRY_STRAINED_S apart)."""
+    now, step = [0.0], RETRY_STRAINED_S / 2
+    scheduler = Scheduler(4, player_reserve=0, strained=lambda: True, clock=lambda: now[0])
     started: list[float] = []
 
     async def one(n: int) -> None:
         with doing(Work(Priority.BACKGROUND, f"npc{n}")):
             async with scheduler.slot():
-                started.append(time.monotonic())
+                started.append(now[0])
 
     async def main() -> None:
-        await asyncio.gather(*(one(n) for n in range(4)))
+        works = asyncio.gather(*(one(n) for n in range(4)))
+        while not works.done():
+            await asyncio.sleep(RETRY_STRAINED_S * 1.5)  # the scheduler's next look comes first
+            await asyncio.sleep(0)  # and a task it granted then records its start before the clock moves
+            now[0] += step
+        await works
 
     asyncio.run(main())
     gaps = [b - a for a, b in zip(started, started[1:], strict=False)]
-    assert len(started) == 4
-    assert all(gap >= RETRY_STRAINED_S * 0.9 for gap in gaps), gaps
+    assert len(started) == 4 and started[0] == 0.0
+    assert all(RETRY_STRAINED_S - 1e-9 <= gap <= RETRY_STRAINED_S + step + 1e-9 for gap in gaps), gaps
+
+
+class _Virtual:
+    """A clock the test moves: sleep(s) returns once it has moved s on, whatever the real time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._moved = asyncio.Event()
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        until = self.now + seconds
+        while self.now < until:
+            self._moved.clear()
+            await self._moved.wait()
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self._moved.set()
 
 
 def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
     """Thinking steps aside while Decides are being answered (brain_server/foreground.py): it
-    starts after the last answer of a burst, and a town that never stops asking still thinks."""
-    async def burst(foreground: Foreground, answers: int, every_s: float, log: list[str]) -> None:
+    starts after the last answer of a burst, and a town that never stops asking still thinks. The
+    answers come every 5 ms of a clock the test moves, and it goes on moving once they stop."""
+    async def burst(foreground: Foreground, answers: int, clock: _Virtual, log: list[str]) -> None:
         for _ in range(answers):
             foreground.answering()
             log.append("answer")
-            await asyncio.sleep(every_s)
+            clock.advance(0.005)
+            await asyncio.sleep(0)  # a thought woken by the clock looks before the next answer
+        while "think" not in log:  # quiet: time passes with no answer
+            clock.advance(0.005)
+            await asyncio.sleep(0)
 
     async def think(foreground: Foreground, log: list[str]) -> None:
         await asyncio.sleep(0)  # started by the burst's first answer
         await foreground.quiet()
         log.append("think")
 
-    async def main(foreground: Foreground, answers: int) -> list[str]:
+    async def main(answers: int, **settings: Any) -> list[str]:
         log: list[str] = []
-        await asyncio.gather(burst(foreground, answers, 0.005, log), think(foreground, log))
+        clock = _Virtual()
+        foreground = Foreground(clock=clock.clock, sleep=clock.sleep, **settings)
+        await asyncio.gather(burst(foreground, answers, clock, log), think(foreground, log))
         return log
 
-    log = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=5.0), 20))
-    assert log == ["answer"] * 20 + ["think"]
-    endless = asyncio.run(main(Foreground(quiet_s=0.05, longest_wait_s=0.02), 60))
+    assert asyncio.run(main(20, quiet_s=0.05, longest_wait_s=5.0)) == ["answer"] * 20 + ["think"]
+    endless = asyncio.run(main(60, quiet_s=0.05, longest_wait_s=0.02))
     assert endless.index("think") < 59, endless  # waited at most longest_wait_s, not for the end
-    assert asyncio.run(main(Foreground(enabled=False), 5))[:2] == ["answer", "think"]  # lockstep: no waiting
+    assert asyncio.run(main(5, enabled=False)).index("think") < 5  # lockstep: amid the answers, no waiting
 
 
-def _town_asks(spread: AskSpread, wall: list[float], npcs: int, *, speed: float, rounds: int = 3) -> None:
-    """`npcs` NPCs each asking once a wall second of a game running at `speed`."""
+def _town_asks(spread: AskSpread, clock_at: list[float], npcs: int, *, speed: float, rounds: int = 3) -> None:
+    """`npcs` NPCs each asking once a clock_at second of a game running at `speed`."""
     start = datetime(2026, 2, 13, 9, tzinfo=UTC)
     for second in range(rounds):
         for n in range(npcs):
-            wall[0] = second + n / npcs
-            spread.asked(f"npc-{n}", start + timedelta(seconds=wall[0] * speed))
+            clock_at[0] = second + n / npcs
+            spread.asked(f"npc-{n}", start + timedelta(seconds=clock_at[0] * speed))
 
 
 def test_a_large_town_asks_again_spread_over_more_game_time() -> None:
     """Steps end on shared marks: a small town spreads its asks over a game minute, as many NPCs as
-    ASKS_PER_S would ask within one wall second spread theirs over longer, in game time at the
+    ASKS_PER_S would ask within one clock_at second spread theirs over longer, in game time at the
     game's speed, up to LONGEST_SPREAD; a lockstep world keeps a minute."""
-    wall = [0.0]
-    small = AskSpread(clock=lambda: wall[0])
-    _town_asks(small, wall, 25, speed=60)
+    clock_at = [0.0]
+    small = AskSpread(clock=lambda: clock_at[0])
+    _town_asks(small, clock_at, 25, speed=60)
     assert small.spread() == SHORTEST_SPREAD
     assert small.offset("npc-3") == timedelta(seconds=zlib.crc32(b"npc-3") % 60)
 
-    wall = [0.0]
-    town = AskSpread(clock=lambda: wall[0])
-    _town_asks(town, wall, 300, speed=60)
+    clock_at = [0.0]
+    town = AskSpread(clock=lambda: clock_at[0])
+    _town_asks(town, clock_at, 300, speed=60)
     assert timedelta(minutes=2) <= town.spread() <= timedelta(minutes=4)  # 300 asks at 100 a second: 3 s = 3 game min
     offsets = [town.offset(f"npc-{n}") for n in range(300)]
     assert max(offsets) > SHORTEST_SPREAD and all(o < town.spread() for o in offsets)
 
-    wall = [0.0]
-    huge = AskSpread(clock=lambda: wall[0])
-    _town_asks(huge, wall, 2000, speed=60)
+    clock_at = [0.0]
+    huge = AskSpread(clock=lambda: clock_at[0])
+    _town_asks(huge, clock_at, 2000, speed=60)
     assert huge.spread() == LONGEST_SPREAD
 
-    wall = [0.0]
-    slow = AskSpread(clock=lambda: wall[0])
-    _town_asks(slow, wall, 300, speed=1)  # a game at real speed has 3 s to spare in any game minute
+    clock_at = [0.0]
+    slow = AskSpread(clock=lambda: clock_at[0])
+    _town_asks(slow, clock_at, 300, speed=1)  # a game at real speed has 3 s to spare in any game minute
     assert slow.spread() == SHORTEST_SPREAD
 
-    wall = [0.0]
-    skipping = AskSpread(clock=lambda: wall[0])
-    _town_asks(skipping, wall, 300, speed=1)
-    for n in range(300):  # the night skipped: eight game hours in a wall second, once
-        wall[0] = 3 + n / 300
+    clock_at = [0.0]
+    skipping = AskSpread(clock=lambda: clock_at[0])
+    _town_asks(skipping, clock_at, 300, speed=1)
+    for n in range(300):  # the night skipped: eight game hours in a clock_at second, once
+        clock_at[0] = 3 + n / 300
         skipping.asked(f"npc-{n}", datetime(2026, 2, 13, 17, tzinfo=UTC))
     assert skipping.spread() < LONGEST_SPREAD
 
-    wall = [0.0]
-    lockstep = AskSpread(real_time=False, clock=lambda: wall[0])
-    _town_asks(lockstep, wall, 2000, speed=60)
+    clock_at = [0.0]
+    lockstep = AskSpread(real_time=False, clock=lambda: clock_at[0])
+    _town_asks(lockstep, clock_at, 2000, speed=60)
     assert lockstep.spread() == SHORTEST_SPREAD
 
 
-@pytest.mark.timing
+class _Meter:
+    """A clock and a CPU meter for Vitals that move only when it reads the CPU (twice a tick, around
+    its sleep): each reading, `step_s` of wall time passes, of which the loop's thread used `share`."""
+
+    def __init__(self) -> None:
+        self.now = self.cpu = 0.0
+        self.share, self.step_s = 0.0, LOOP_TICK_S
+
+    def clock(self) -> float:
+        return self.now
+
+    def cpu_time(self) -> float:
+        self.now += self.step_s
+        self.cpu += self.share * self.step_s
+        return self.cpu
+
+
 def test_a_loop_whose_thread_keeps_the_interpreter_busy_is_strained() -> None:
     """Busy in short steps, the loop is never late, yet the transports' thread waits for the
-    interpreter at every call it answers: a thread using most of a core counts as strained."""
-    vitals = Vitals()
+    interpreter at every call it answers: a thread using most of a core counts as strained, one
+    using half of it does not, and a loop waking late does whatever its thread used."""
+    meter = _Meter()
+    vitals = Vitals(clock=meter.clock, cpu_time=meter.cpu_time)
 
-    async def busy(seconds: float) -> tuple[bool, float, float]:
+    async def after(ticks: int, share: float, late_s: float = 0.0) -> bool:
+        meter.share, meter.step_s = share, LOOP_TICK_S + late_s
+        until = vitals.loop_late.count + ticks
+        while vitals.loop_late.count < until:
+            await asyncio.sleep(LOOP_TICK_S)
+        return vitals.strained()
+
+    async def main() -> list[bool]:
         vitals.start()
         try:
-            began, cpu = time.perf_counter(), time.thread_time()
-            until = began + seconds
-            while time.perf_counter() < until:
-                spin = time.thread_time() + 0.002
-                while time.thread_time() < spin:
-                    pass
-                await asyncio.sleep(0)
-            share = (time.thread_time() - cpu) / (time.perf_counter() - began)  # of a core this thread got
-            return vitals.strained(), vitals._cpu, share
+            return [await after(10, 0.9), await after(10, 0.5), await after(10, 0.0, late_s=0.05),
+                    await after(10, 0.0)]
         finally:
             await vitals.stop()
 
-    async def idle(seconds: float) -> bool:
-        vitals.start()
-        try:
-            await asyncio.sleep(seconds)
-            return vitals.strained()
-        finally:
-            await vitals.stop()
-
-    strained, counted_cpu, share = asyncio.run(busy(1.0))
-    # Judged where the thread got the core (its share measured over the run itself: the load average
-    # lags a burst of other tests): strained, and by the CPU its thread used, which the loop's own
-    # lateness (the kernel's time slices on a loaded machine) does not decide.
-    if share >= STRAINED_CPU + 0.15:
-        assert strained and counted_cpu > STRAINED_CPU, (counted_cpu, share)
-    assert not asyncio.run(idle(1.0))
+    assert asyncio.run(main()) == [True, False, True, False]
 
 
 class _CountingLoop(asyncio.SelectorEventLoop):
@@ -331,17 +372,13 @@ def test_a_steady_stream_of_handed_over_calls_wakes_the_loop_once() -> None:
         for i in range(200):  # a Decide's record every millisecond: the loop keeps looking
             handoff.post(call(i))
             time.sleep(0.001)
-        deadline = time.monotonic() + 5
-        while len(ran) < 200 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: len(ran) >= 200, what="the 200 handed-over calls ran")
         assert ran == list(range(200)) and threads == {thread.ident}
         assert loop.wakeups <= 20, loop.wakeups  # not once per call (a pause over the poll wakes it again)
         time.sleep(HANDOFF_POLL_S * 20)  # quiet: the loop stops looking; the next call wakes it
         before = loop.wakeups
         handoff.post(call(200))
-        deadline = time.monotonic() + 5
-        while len(ran) < 201 and time.monotonic() < deadline:
-            time.sleep(0.001)
+        wait_until(lambda: len(ran) >= 201, what="the call after the quiet ran", poll_s=0.001)
         assert ran[-1] == 200 and loop.wakeups == before + 1
     finally:
         loop.call_soon_threadsafe(loop.stop)

@@ -18,6 +18,7 @@ from brain_server.cognition.player_talk import OPEN_TALKS_PER_NPC
 from brain_server.llm.usage import HOURS_PER_NPC
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
+from tests.waits import wait_until
 
 NOW = "2026-02-13T09:00:00Z"
 DOCUMENTED = {"ok", "not_found", "invalid_argument", "resource_exhausted", "failed_precondition", "already_exists"}
@@ -127,12 +128,9 @@ def test_a_flood_of_ids_and_speakers_leaves_memory_flat(brain_factory, fake_llm)
             return Counter(pool.map(work, range(offset, offset + count)))
 
     def settled() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            queues = clients.grpc("GetUsage", {}).get("queues", [])
-            if not any(q.get("waiting") or q.get("running") for q in queues):
-                return
-            time.sleep(1)
+        wait_until(lambda: not any(q.get("waiting") or q.get("running")
+                                   for q in clients.grpc("GetUsage", {}).get("queues", [])),
+                   what="the brain's LLM queues emptied after the flood", limit_s=240, poll_s=1)
 
     # Warm up every path the flood takes, so that what is measured is what the flood leaves behind.
     flood(unknown, 400, offset=100_000)

@@ -1,18 +1,16 @@
 """The test tiers, a pytest plugin (tests/conftest.py loads it). The fast tier (`tools/test.sh
---fast`: `-m "not slow and not godot and not brain and not timing"`) is the edit loop: unit and in-process tests.
+--fast`: `-m "not slow and not godot and not brain"`) is the edit loop: unit and in-process tests.
 A test that starts a brain server process is marked `brain` here (it uses brain_factory); one over
-SLOW_S belongs in the slow tier. An unmarked test that takes UNMARKED_LIMIT_S (SLOW_S with room),
-times the machine's load per core when that is over 1, fails, so that the fast tier cannot grow
-slow unnoticed; the ones over SLOW_S are listed at the end of the run.
+SLOW_S belongs in the slow tier: the unmarked ones over it are listed at the end of the run (a
+list, not a failure: no test's outcome depends on how busy the machine was, tests/test_no_clocks.py).
 
-Under pytest-xdist (`-n`, as tools/test.sh runs the suite) the tests of a module with a module-scoped
-fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the Godot tests run
-in GODOT_LANES groups, so that no more engines than that run at once; the other `timing` tests
-run in one group of their own, one after another beside the engine lanes (tools/test.sh gives
-each lane and that group a worker); and each worker runs the longest tests first, as long as
-the last run of each took (kept in pytest's cache; for a test the cache has not seen, as in a
-fresh clone or CI, as long as tests/durations.json says) or, for a test in neither, as long as
-its tier suggests: a long test started last would hold the whole run.
+Under pytest-xdist (`-n`, as tools/test.sh runs the suite, in one round) the tests of a module with
+a module-scoped fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the
+Godot tests run in GODOT_LANES groups, so that no more engines than that run at once; and each
+worker runs the longest tests first, as long as the last run of each took (kept in pytest's cache;
+for a test the cache has not seen, as in a fresh clone or CI, as long as tests/durations.json says)
+or, for a test in neither, as long as its tier suggests: a long test started last would hold the
+whole run.
 
 `python -m tests.tiers` refreshes tests/durations.json from the cache after a full run."""
 
@@ -27,30 +25,17 @@ from typing import Any
 import pytest
 
 SLOW_S = 5.0
-UNMARKED_LIMIT_S = 20.0
 TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
-# Under xdist, how many engine tests run at once: each is a Chromium and a brain, and their timing
-# checks (the first NPC walks within seconds) need the cores that more would take.
+# Under xdist, how many engine tests run at once: each is a Chromium and a brain, and more would
+# stretch their pages' boots past their generous limits on two cores.
 GODOT_LANES = 2
-# Under xdist, the `timing` tests other than the engine's: one worker, one at a time (they wait on
-# clocks and the fake LLM far more than they use the cores).
-TIMING_GROUP = "timing"
 # A test's expected seconds before the cache has its time, by its longest tier.
 GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
-# A file the controller appends the failed tests to ("timing <node id>" or "other <node id>"): tools/test.sh
-# runs the tests whose checks measure time (`timing`, and the real engine's, `godot`) that failed under the
-# suite's load once more, alone, when nothing else failed.
-FAILURES_ENV = "NPC_BRAIN_FAILURES"
 # The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
 SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--unmarked-limit-s", type=float, default=UNMARKED_LIMIT_S,
-                     help="fail an unmarked test (no slow, godot or brain mark) over this, times the load per core")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which names each test's group in its node id
@@ -75,8 +60,6 @@ def _schedule(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _module_scoped(item) and not _group(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-        elif item.get_closest_marker("timing") and not item.get_closest_marker("godot") and not _group(item):
-            item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
     lanes = [0.0] * GODOT_LANES  # the longest engine test into the lane with the least so far
     for item in sorted((i for i in items if i.get_closest_marker("godot") and not _group(i)),
                        key=lambda i: -guess[i.nodeid]):
@@ -107,20 +90,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report: pytest.TestReport = outcome.get_result()
     if report.when != "call" or any(item.get_closest_marker(m) for m in TIER_MARKS):
         return
-    took = call.duration
-    if took > SLOW_S:  # a user property travels with the report from an xdist worker to the controller
-        report.user_properties.append(("unmarked_s", took))
-    limit = item.config.getoption("unmarked_limit_s") * load_per_core()
-    if took > limit and report.passed:
-        report.outcome = "failed"
-        report.longrepr = (f"{item.nodeid} took {took:.1f} s without a slow mark (the fast tier's bound is "
-                           f"{limit:.0f} s at this load): mark it @pytest.mark.slow, or make it faster")
-
-
-def load_per_core() -> float:
-    """The machine's load (1-minute average) per core, at least 1: how much longer a time bound
-    that holds on a quiet machine may take now."""
-    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    if call.duration > SLOW_S:  # a user property travels with the report from an xdist worker to the controller
+        report.user_properties.append(("unmarked_s", call.duration))
 
 
 def _without_group(nodeid: str) -> str:
@@ -141,22 +112,15 @@ class _Times:
         self.config = config
         self.took: dict[str, float] = {}
         self.unmarked: list[tuple[str, float]] = []
-        self.failed: dict[str, bool] = {}  # node id -> whether its checks measure time (`timing`, `godot`)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         nodeid = _without_group(report.nodeid)
         self.took[nodeid] = self.took.get(nodeid, 0.0) + report.duration
         self.unmarked.extend((report.nodeid, s) for k, s in report.user_properties if k == "unmarked_s")
-        if report.failed:
-            self.failed[nodeid] = "timing" in report.keywords or "godot" in report.keywords
 
     def pytest_sessionfinish(self) -> None:
-        """Lists the failed tests where FAILURES_ENV says, and keeps this run's times for the next run's
-        order (the controller writes; workers only read; --setup-plan and --setup-only run no test, so
-        their times say nothing)."""
-        if (listed := os.environ.get(FAILURES_ENV)) and not hasattr(self.config, "workerinput"):
-            with open(listed, "a", encoding="utf-8") as out:
-                out.writelines(f"{'timing' if timing else 'other'} {nodeid}\n" for nodeid, timing in self.failed.items())
+        """Keeps this run's times for the next run's order (the controller writes; workers only read;
+        --setup-plan and --setup-only run no test, so their times say nothing)."""
         cache = getattr(self.config, "cache", None)
         planned = self.config.getoption("setupplan", False) or self.config.getoption("setuponly", False)
         if cache is None or hasattr(self.config, "workerinput") or not self.took or planned:

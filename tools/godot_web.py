@@ -97,6 +97,9 @@ CHROMIUM_ARGS = (
     "--disable-quic",
 )
 VIEWPORT = {"width": 960, "height": 640}
+# How long a page may take to load (the runtime's wasm, the town's pack) before the engine boots:
+# generous, for two cores that another engine and a brain share; past it, the error names that step.
+PAGE_LOAD_LIMIT_S = 300
 
 
 class RuntimeIntegrityError(RuntimeError):
@@ -585,7 +588,7 @@ def run_headless(
             page = browser.new_page(viewport=viewport or VIEWPORT)
             page.on("console", on_console)
             page.on("pageerror", lambda error: record(f"[pageerror] {error}"))
-            page.goto(url, wait_until="load")
+            _open(page, url)
             deadline = time.monotonic() + timeout_s
             while not done and time.monotonic() < deadline:
                 page.wait_for_timeout(100)  # lets playwright dispatch console events
@@ -595,6 +598,16 @@ def run_headless(
         finally:
             browser.close()
     return lines
+
+
+def _open(page, url: str) -> None:  # noqa: ANN001 (a playwright Page)
+    from playwright.sync_api import TimeoutError as PageTimeout
+
+    try:
+        page.goto(url, wait_until="load", timeout=PAGE_LOAD_LIMIT_S * 1000)
+    except PageTimeout as exc:
+        raise RuntimeError(f"the page did not load within {PAGE_LOAD_LIMIT_S} s (the runtime and the town's "
+                           f"pack; the engine boots after): {url}") from exc
 
 
 class HeadlessGame:
@@ -627,7 +640,7 @@ class HeadlessGame:
         self.page = self._browser.new_page(viewport=self.viewport)
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self._record(f"[pageerror] {error}"))
-        self.page.goto(self.url, wait_until="load")
+        _open(self.page, self.url)
         return self
 
     def __exit__(self, *exc: object) -> None:

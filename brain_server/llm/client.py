@@ -10,7 +10,7 @@ purpose and recorded in the decision trace.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 import functools
 import random
 import time
@@ -83,6 +83,7 @@ class LLM:
         refused: Collection[str] = (),
         context: ContextWindow | None = None,
         count_tokens: Count = estimate_tokens,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
@@ -94,7 +95,7 @@ class LLM:
         thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking); `refused`
         are parameters the model is known not to take (the probe's finding), left out from the start.
         Each prompt also fits the model's `context` window less its answer, in tokens as `count_tokens`
-        counts them (llm/context.py)."""
+        counts them (llm/context.py). `sleep` waits between attempts (a test counts the waits instead)."""
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
         self.model = model
         self.prompts = prompts
@@ -105,6 +106,7 @@ class LLM:
         self.scheduler = Scheduler(max_concurrency)  # llm/scheduler.py: who waits for which slot
         self._backoff_s = backoff_s
         self._retry_after_max_s = retry_after_max_s
+        self._sleep = sleep
         self._recorder = recorder  # llm/recording.py: sees every completion received
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
@@ -158,7 +160,7 @@ class LLM:
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
-                await asyncio.sleep(self._retry_delay_s(exc, attempt))
+                await self._sleep(self._retry_delay_s(exc, attempt))
         counter.attempts += record.attempts
         counter.retries += record.attempts - 1
         metrics.llm_attempts(prompt.purpose, record.attempts)

@@ -118,14 +118,15 @@ class Scheduler:
     line never waits behind the town's thinking for longer than the slot takes to be asked."""
 
     def __init__(self, slots: int, *, max_waiting: int = 2000, player_reserve: int = 1,
-                 strained: Callable[[], bool] = lambda: False) -> None:
+                 strained: Callable[[], bool] = lambda: False, clock: Callable[[], float] = time.monotonic) -> None:
         self.slots = slots
+        self._clock = clock  # spaces deferrable work apart while strained (a test gives its own)
         self.max_waiting = max_waiting
         self.player_reserve = player_reserve
         self.strained = strained  # the process is too busy: deferrable work one at a time
         self._running = 0
         self._deferred_running = 0  # granted slots of DEFERRABLE classes
-        self._deferred_last = 0.0  # when the last of them was granted (monotonic)
+        self._deferred_last = -RETRY_STRAINED_S  # when the last of them was granted (clock)
         self._retry: asyncio.TimerHandle | None = None
         # Per class: npc_id -> its waiters in order; NPCs take turns (round robin).
         self._queues: dict[Priority, OrderedDict[str, deque[asyncio.Future[None]]]] = {
@@ -174,7 +175,7 @@ class Scheduler:
     def _has_room(self, priority: Priority) -> bool:
         limit = self.slots + (self.player_reserve if priority is Priority.PLAYER else 0)
         if priority in DEFERRABLE and self.strained() and (
-                self._deferred_running or time.monotonic() - self._deferred_last < RETRY_STRAINED_S):
+                self._deferred_running or self._clock() - self._deferred_last < RETRY_STRAINED_S):
             return False
         return self._running < limit
 
@@ -182,7 +183,7 @@ class Scheduler:
         self._running += 1
         if priority in DEFERRABLE:
             self._deferred_running += 1
-            self._deferred_last = time.monotonic()
+            self._deferred_last = self._clock()
 
     def _give_back(self, priority: Priority) -> None:
         self._running -= 1
