@@ -145,7 +145,7 @@ class Saves:
         loaded one, as the journal holds it."""
         for journal in self.files.journals():
             try:
-                info, body = await asyncio.to_thread(_read, journal, journal.stat().st_size)
+                info, body = await asyncio.to_thread(read_slot, journal, journal.stat().st_size)
                 world, saved = _decoded(journal.name, info.world_name, body)
             except (OSError, ValueError, KeyError, TypeError, BrainError) as exc:  # never written whole: no load
                 log.error("load_journal_unreadable", path=str(journal), error=str(exc))
