@@ -129,14 +129,16 @@ def test_sigkill_during_a_load_leaves_the_old_world_or_the_loaded_one(brain_fact
         timer.start()
         try:
             call(s, "LoadWorld", {"worldName": WORLD, "slot": "morning"})
+            cut = "answered"
         except grpc.RpcError as exc:
             assert exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), exc
+            cut = "killed mid-load"
         timer.join()
         brain.restart()
         s = stub()
         now = minds(s)
         assert now in (before, saved), (kill, now)
-        outcomes.append("loaded" if now == saved else "old")
+        outcomes.append(f"{cut}: {'loaded' if now == saved else 'old'}")
         for npc_id in NAMES:
             assert call(s, "Decide", {"npcId": npc_id, "gameTime": "2026-02-13T09:00:00Z"})["action"]["description"]
     print(f"{LOAD_KILLS} kills during LoadWorld: {outcomes}")
