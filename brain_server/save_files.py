@@ -94,6 +94,13 @@ class SaveFiles:
         replace_file(folder, target, json.dumps(header_of(info)).encode() + b"\n" + body + b"\n", 0)
         return target
 
+    @staticmethod
+    def finished(journal: Path) -> None:
+        """The load is whole: its journal goes, on the disk too (applied again after a power cut,
+        it would undo what was played since)."""
+        journal.unlink(missing_ok=True)
+        _fsync_folder(journal.parent)
+
     def journals(self) -> list[Path]:
         """Loads a brain was killed in (`Saves.recover` finishes them)."""
         folder = self.root / JOURNAL

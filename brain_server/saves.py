@@ -105,7 +105,7 @@ class Saves:
             journal = await asyncio.to_thread(
                 lambda: self.files.journal(world_name, info, _encoded(world, *_columns(saved))))
             await self._apply(world, saved)
-            await asyncio.to_thread(journal.unlink)
+            await asyncio.to_thread(self.files.finished, journal)
         log.info("world_loaded", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count,
                  reembedded=reembedded)
         return SaveInfo(**{**info.__dict__, "reembedded": reembedded})
@@ -134,7 +134,7 @@ class Saves:
                     raise damaged(slot, exc) from None
                 finally:
                     part.unlink(missing_ok=True)
-                return self.files.write(SaveInfo(**{**info.__dict__, "slot": slot}), body.rstrip(b"\n"))
+                return self.files.write(SaveInfo(**{**info.__dict__, "world_name": world_name, "slot": slot}), body.rstrip(b"\n"))
 
             info = await asyncio.to_thread(finish)
         log.info("world_imported", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count)
@@ -147,13 +147,13 @@ class Saves:
             try:
                 info, body = await asyncio.to_thread(read_slot, journal, journal.stat().st_size)
                 world, saved = _decoded(journal.name, info.world_name, body)
-            except (OSError, ValueError, KeyError, TypeError, BrainError) as exc:  # never written whole: no load
+            except (OSError, ValueError, KeyError, TypeError, BrainError) as exc:  # a disk's fault: no load
                 log.error("load_journal_unreadable", path=str(journal), error=str(exc))
-                journal.unlink()
+                self.files.finished(journal)
                 continue
             async with self.records.world_lock(world.name):
                 await self._apply(world, saved)
-            journal.unlink()
+            await asyncio.to_thread(self.files.finished, journal)
             log.warning("world_load_finished", world=world.name, slot=info.slot, npcs=info.npc_count,
                         reason="the brain stopped during the load")
 
