@@ -16,6 +16,7 @@ from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.town import WORLD
+from tools.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow
 KILLS = 4
@@ -94,11 +95,19 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
         assert plans(npc_id) == planned_then >= 1, f"{npc_id}: {plans(npc_id)} day plans, {planned_then} when first answered"
 
 
-def test_sigkill_during_a_load_leaves_the_old_world_or_the_loaded_one(brain_factory, fake_llm) -> None:
+@pytest.mark.parametrize("store", ["embedded", "server"])
+def test_sigkill_during_a_load_leaves_the_old_world_or_the_loaded_one(brain_factory, fake_llm, store: str,
+                                                                      request: pytest.FixtureRequest) -> None:
     """LoadWorld killed at random points (each NPC's writing held by a test-only pause, so the kills
-    land in the middle of it too): after a restart every NPC has exactly the memories of the world
-    before the load, or exactly those of the slot, never a mix, and answers a Decide."""
-    brain = brain_factory(test_load_pause_s=0.3)
+    land in the middle of it too), on the embedded engine and on a Qdrant server (a stand-in that
+    outlives the brain): after a restart every NPC has exactly the memories of the world before
+    the load, or exactly those of the slot, never a mix, and answers a Decide."""
+    settings: dict[str, object] = {"test_load_pause_s": 0.3}
+    if store == "server":
+        standin = QdrantStandIn().start()
+        request.addfinalizer(standin.stop)
+        settings["qdrant_url"] = standin.url
+    brain = brain_factory(**settings)
     rng = random.Random(43)
 
     def stub() -> brain_pb2_grpc.BrainServiceStub:
@@ -141,4 +150,4 @@ def test_sigkill_during_a_load_leaves_the_old_world_or_the_loaded_one(brain_fact
         outcomes.append(f"{cut}: {'loaded' if now == saved else 'old'}")
         for npc_id in NAMES:
             assert call(s, "Decide", {"npcId": npc_id, "gameTime": "2026-02-13T09:00:00Z"})["action"]["description"]
-    print(f"{LOAD_KILLS} kills during LoadWorld: {outcomes}")
+    print(f"{LOAD_KILLS} kills during LoadWorld ({store}): {outcomes}")
