@@ -247,8 +247,7 @@ class BrainCore(SaveRpcs):
         validation.text("text", request.text, required=True)
         await self.records.npc(request.npc_id)  # an NPC that exists, before anything is kept for it
         self.mind.levels.concern(request.npc_id, now)
-        # One line, as a player's: a memory is one line of the prompts that list it.
-        memory_id, trace = await self.mind.player.whisper(request.npc_id, " ".join(request.text.split()), now)
+        memory_id, trace = await self.mind.player.whisper(request.npc_id, validation.folded(request.text), now)
         return pb.WhisperResponse(memory_id=memory_id, trace_id=trace.trace_id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:

@@ -3,7 +3,8 @@ input", has the table). Every string and list a request carries into the store o
 one of these before the service uses it:
 
 - prose (`text`): whispers, player lines, questions, descriptions, identities: at most MAX_TEXT
-  characters; line breaks and tabs are fine (prompts quote prose), other control characters are not;
+  characters; line breaks and tabs are accepted and folded to spaces where the text is kept
+  (`folded`: each is one line of a prompt), other control characters are refused;
 - one-line values (`line`): perceived subjects, predicates, objects, object states, addresses:
   at most MAX_LABEL characters, no control characters at all (a line break would start a line of
   its own in a prompt: "Name: ..." lines, dialogue lines);
@@ -66,6 +67,12 @@ def text(field: str, value: str, *, required: bool = False, limit: int = MAX_TEX
     if _CONTROL_IN_PROSE.search(value):
         raise invalid(f"{field} contains a control character: send plain text")
     return value
+
+
+def folded(value: str) -> str:
+    """Prose as a prompt shows it: one line (line breaks and tabs to one space), so what a caller
+    sends can never start a line of its own there ("SYSTEM: ..."); kept so too."""
+    return " ".join(value.split())
 
 
 def line(field: str, value: str, *, required: bool = False, limit: int = MAX_LABEL) -> str:
