@@ -53,7 +53,7 @@ Saved = tuple[NpcState, list[MemoryNode], list[list[float]]]  # an NPC as a slot
 
 
 class Saves:
-    """SaveWorld and LoadWorld on the records, the store and the mind."""
+    """SaveWorld, LoadWorld, ExportWorld and ImportWorld on the records, the store and the mind."""
 
     def __init__(self, files: SaveFiles, records: Records, mind: Mind, embedder: Embedder) -> None:
         self.files = files
