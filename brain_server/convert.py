@@ -17,6 +17,7 @@ from brain_server.errors import invalid
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, Persona
 from brain_server.trace import LlmCallRecord, RetrievedRecord, Trace
+from brain_server.validation import folded
 from brain_server.verbs import Verb, VerbArgument, VerbCall
 from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
@@ -99,18 +100,21 @@ def outcome_events(npc_name: str, outcomes: Sequence[pb.VerbOutcome]) -> list[Pe
     events = []
     for o in outcomes:
         did = "did" if o.done else "failed to do"
-        detail = f": {o.detail}" if o.detail else ""
+        detail = f": {folded(o.detail)}" if o.detail else ""
         where = f" at {o.target}" if o.target else ""
         events.append(PerceivedEvent(npc_name, did, o.name, f"{npc_name} {did} {o.name}{where}{detail}", o.target, 0.0))
     return events
 
 
 def persona_from_pb(message: pb.Persona) -> Persona:
-    return _validated(Persona, message, "persona")
+    """The persona, its prose on one line each (`validation.folded`: each is a line of the prompts)."""
+    persona = _validated(Persona, message, "persona")
+    return persona.model_copy(update={f: folded(getattr(persona, f)) for f in ("identity", "lifestyle", "currently")})
 
 
 def events_from_pb(messages: list[pb.PerceivedEvent]) -> list[PerceivedEvent]:
-    return [PerceivedEvent(e.subject, e.predicate, e.object, e.description, e.address, e.distance) for e in messages]
+    return [PerceivedEvent(e.subject, e.predicate, e.object, folded(e.description), e.address, e.distance)
+            for e in messages]
 
 
 def kind_from_pb(kind: int) -> MemoryKind | None:

@@ -1,18 +1,23 @@
 """Save slots: a world's whole brain state under a name, restored exactly (SaveWorld, LoadWorld,
 ListSaves, DeleteSave).
 
-A save is one file, DATA_DIR/saves/<world>/<slot>.npcsave, whatever the store (the embedded
+A save is one file (save_files.py), DATA_DIR/saves/<world>/<slot>.npcsave, whatever the store (the embedded
 engine or a Qdrant server: the snapshot is read and written through the store's interface, so a
 server needs no collection per slot, and the brain's DATA_DIR holds the saves). Its first line is
 a JSON header (what ListSaves shows, read without the rest); the second is the body: the world's
 record (object states), and every NPC's record (persona, plans, conversation in progress,
 reflection counters) with its memories as stored (importance and access times included) and
-their embeddings as float32 (what both engines store), so loading embeds nothing.
+their embeddings as float32 (what both engines store), so loading embeds nothing, unless the slot
+was saved under an embedder of another size: then its memories are embedded again from their text.
 
-Atomic: a save is written to a temporary name, fsynced, renamed over the slot and its folder
-fsynced, so a brain killed while saving leaves the slot's previous version. Bounded: slot names
-are file names on every OS (`validation.slot`), a world holds at most `max_slots` saves of at
-most `max_bytes` each.
+Atomic: a save is written to a temporary file of its own, fsynced, renamed over the slot and its
+folder fsynced, so a brain killed while saving leaves the slot's previous version; saves of one
+world are written one at a time, each of the world as it was when it began, with every
+perception of the Decides answered before it. A load checks the whole slot before it touches the
+world, then writes the world it will become aside (a journal, DATA_DIR/saves/.loading/<world>)
+and applies it; a brain killed meanwhile finishes the load when it starts again (`recover`), so
+the world is the old one or the loaded one, never a mix. Bounded: slot names are file names on
+every OS (`validation.slot`), a world holds at most `max_slots` saves of at most `max_bytes` each.
 """
 
 from __future__ import annotations
@@ -20,187 +25,192 @@ from __future__ import annotations
 import asyncio
 import base64
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from datetime import UTC, datetime
 import json
 import os
-from pathlib import Path
 import struct
 import time
 from typing import Any
-from urllib.parse import quote
 
 from pydantic import ValidationError
 import structlog
 
 from brain_server.cognition.mind import Mind
-from brain_server.errors import BrainError, Status, not_found
+from brain_server.errors import BrainError, Status
+from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryNode
 from brain_server.npc import NpcState
 from brain_server.records import Records
+from brain_server.save_files import SUFFIX, SaveFiles, SaveInfo, damaged, info_of, read_slot  # noqa: F401 - SUFFIX
 from brain_server.validation import shown
 from brain_server.world import World
 
 log = structlog.get_logger(__name__)
-FORMAT = 1
-SUFFIX = ".npcsave"
-MAX_SLOTS = 64  # per world
-MAX_SAVE_BYTES = 1 << 30
-PAUSE_ENV = "NPC_BRAIN_TEST_SAVE_PAUSE_S"  # tests only: a pause before the rename (a kill mid-save)
+LOAD_PAUSE_ENV = "NPC_BRAIN_TEST_LOAD_PAUSE_S"  # tests only: a pause per NPC applied (a kill mid-load)
+EMBED_BATCH = 256  # memories embedded again per call when a slot's vectors have another size
 Dump = tuple[list[MemoryNode], list[list[float]]]  # an NPC's memories and their embeddings
 Saved = tuple[NpcState, list[MemoryNode], list[list[float]]]  # an NPC as a slot holds it
 
 
-@dataclass(frozen=True)
-class SaveInfo:
-    world_name: str
-    slot: str
-    game_time: datetime | None
-    saved_at: datetime
-    npc_count: int
-    memory_count: int
-    size_bytes: int = 0
-
-
-class SaveFiles:
-    """The slot files of every world under one folder; blocking calls (run them in a thread)."""
-
-    def __init__(self, root: Path, *, max_slots: int = MAX_SLOTS, max_bytes: int = MAX_SAVE_BYTES) -> None:
-        self.root = root
-        self.max_slots = max_slots
-        self.max_bytes = max_bytes
-        self.pause_s = float(os.environ.get(PAUSE_ENV, "0") or 0)
-
-    def folder(self, world_name: str) -> Path:
-        return self.root / quote(world_name, safe="")  # a world's name may hold '/', '.', spaces
-
-    def path(self, world_name: str, slot: str) -> Path:
-        return self.folder(world_name) / f"{slot}{SUFFIX}"
-
-    def write(self, info: SaveInfo, body: bytes) -> SaveInfo:
-        header = json.dumps(_header(info)).encode()
-        size = len(header) + len(body) + 2
-        if size > self.max_bytes:
-            raise BrainError(Status.RESOURCE_EXHAUSTED, f"the save of world {shown(info.world_name)} would take "
-                             f"{size / 2**20:.1f} MiB, over the limit of {self.max_bytes / 2**20:.0f} MiB")
-        folder, target = self.folder(info.world_name), self.path(info.world_name, info.slot)
-        folder.mkdir(parents=True, exist_ok=True)
-        if not target.exists() and len(self.slots(info.world_name)) >= self.max_slots:
-            raise BrainError(Status.RESOURCE_EXHAUSTED, f"world {shown(info.world_name)} has {self.max_slots} saves, "
-                             "the most it may keep: delete one (DeleteSave) or save over one")
-        temporary = folder / f".{info.slot}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "wb") as out:
-                out.write(header + b"\n" + body + b"\n")
-                out.flush()
-                os.fsync(out.fileno())
-            if self.pause_s:
-                time.sleep(self.pause_s)
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
-        _fsync_folder(folder)
-        return SaveInfo(**{**info.__dict__, "size_bytes": size})
-
-    def read(self, world_name: str, slot: str) -> tuple[SaveInfo, dict[str, Any]]:
-        path = self.path(world_name, slot)
-        try:
-            size = path.stat().st_size
-            if size > self.max_bytes:
-                raise BrainError(Status.RESOURCE_EXHAUSTED, f"save {slot!r} is {size / 2**20:.1f} MiB, over the "
-                                 f"limit of {self.max_bytes / 2**20:.0f} MiB")
-            with open(path, "rb") as file:
-                header, body = file.readline(), file.readline()
-            return _info(json.loads(header), size), json.loads(body)
-        except FileNotFoundError:
-            raise not_found(f"world {shown(world_name)} has no save {slot!r}: ListSaves lists its saves") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise _damaged(slot, exc) from None
-
-    def slots(self, world_name: str) -> list[Path]:
-        folder = self.folder(world_name)
-        return sorted(folder.glob(f"[!.]*{SUFFIX}")) if folder.is_dir() else []
-
-    def list(self, world_name: str) -> list[SaveInfo]:
-        """The world's saves, the most recent first; a damaged file is skipped (and logged)."""
-        saves = []
-        for path in self.slots(world_name):
-            try:
-                with open(path, "rb") as file:
-                    saves.append(_info(json.loads(file.readline()), path.stat().st_size))
-            except (OSError, ValueError, KeyError, TypeError):
-                log.warning("save_unreadable", path=str(path))
-        return sorted(saves, key=lambda s: s.saved_at, reverse=True)
-
-    def delete(self, world_name: str, slot: str) -> bool:
-        try:
-            self.path(world_name, slot).unlink()
-        except FileNotFoundError:
-            return False
-        _fsync_folder(self.folder(world_name))
-        return True
-
-
 class Saves:
-    """SaveWorld and LoadWorld on the records, the store and the mind."""
+    """SaveWorld, LoadWorld, ExportWorld and ImportWorld on the records, the store and the mind."""
 
-    def __init__(self, files: SaveFiles, records: Records, mind: Mind) -> None:
+    def __init__(self, files: SaveFiles, records: Records, mind: Mind, embedder: Embedder) -> None:
         self.files = files
         self.records = records
         self.store = records.store
         self.mind = mind
+        self.embedder = embedder
+        self.load_pause_s = float(os.environ.get(LOAD_PAUSE_ENV, "0") or 0)
+
+    def _writing(self, world_name: str) -> asyncio.Lock:
+        """One save of a world written at a time, in the order they began (not the world's lock:
+        Decides need that one, and the file takes a while)."""
+        return self.records.lock(f"saves:{world_name}")  # ':' is never in an npc_id
 
     async def save(self, world_name: str, slot: str, game_time: datetime | None) -> SaveInfo:
         """Every NPC of the world read under its lock (all of them held: one instant of the
-        world), then written to the slot without them."""
-        async with self.records.world_lock(world_name):
-            world = await self.records.world(world_name)
-            npcs = await self.records.world_npcs(world_name)
-            async with AsyncExitStack() as held:
-                for npc in sorted(npcs, key=lambda n: n.npc_id):  # in id order, as conversations take two
-                    await held.enter_async_context(self.records.lock(npc.npc_id))
-                npcs = await self.records.world_npcs(world_name)  # as they are, now that nobody changes them
-                dumps = [await asyncio.to_thread(self.store.dump, npc.npc_id) for npc in npcs]
-        info = SaveInfo(world_name=world_name, slot=slot, game_time=game_time, saved_at=datetime.now(UTC),
-                        npc_count=len(npcs), memory_count=sum(len(nodes) for nodes, _ in dumps))
-        # Encoded off the mind's loop: ~0.5 s for a 25-NPC town's day, which Decides would wait out.
-        info = await asyncio.to_thread(lambda: self.files.write(info, _encoded(world, npcs, dumps)))
+        world), once what the Decides answered before saw is stored, then written to the slot."""
+        async with self._writing(world_name):
+            await self.mind.stored()
+            async with self.records.world_lock(world_name):
+                world = await self.records.world(world_name)
+                npcs = await self.records.world_npcs(world_name)
+                async with AsyncExitStack() as held:
+                    for npc in sorted(npcs, key=lambda n: n.npc_id):  # in id order, as conversations take two
+                        await held.enter_async_context(self.records.lock(npc.npc_id))
+                    npcs = await self.records.world_npcs(world_name)  # as they are, now that nobody changes them
+                    dumps = [await asyncio.to_thread(self.store.dump, npc.npc_id) for npc in npcs]
+            info = SaveInfo(world_name=world_name, slot=slot, game_time=game_time, saved_at=datetime.now(UTC),
+                            npc_count=len(npcs), memory_count=sum(len(nodes) for nodes, _ in dumps))
+            # Encoded off the mind's loop: ~0.5 s for a 25-NPC town's day, which Decides would wait out.
+            info = await asyncio.to_thread(lambda: self.files.write(info, _encoded(world, npcs, dumps)))
         log.info("world_saved", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count,
                  bytes=info.size_bytes)
         return info
 
     async def load(self, world_name: str, slot: str) -> SaveInfo:
-        """The world as saved: the slot is read and checked whole first (a bad one changes
-        nothing); then the world's NPCs' thinking is dropped, the NPCs now in the world are
-        forgotten and the saved ones written back."""
+        """The world as saved, or as it was: the slot is read and checked whole (a bad one changes
+        nothing), its memories embedded again if the slot's embedder had another size, and the
+        world it makes written aside (`SaveFiles.journal`) before the live one is replaced."""
         def read() -> tuple[SaveInfo, World, list[Saved]]:
             info, body = self.files.read(world_name, slot)
             return info, *_decoded(slot, world_name, body)
 
         info, world, saved = await asyncio.to_thread(read)  # off the mind's loop, as the save's encoding
-        async with self.records.world_lock(world_name):
-            now = await self.records.world_npcs(world_name)
-            for npc, _, _ in saved:
-                other = await self.records.npc_or_none(npc.npc_id)
-                if other is not None and other.world_name != world_name:
-                    raise BrainError(Status.FAILED_PRECONDITION, f"save {slot!r} holds NPC {npc.npc_id!r}, which "
-                                     f"now lives in world {shown(other.world_name)}: delete it there first (DeleteNpc)")
-            revisions = {npc.npc_id: npc.revision for npc in now}
-            ids = sorted({n.npc_id for n in now} | {n.npc_id for n, _, _ in saved})
-            await self.mind.forget(ids)
-            async with AsyncExitStack() as held:
-                for npc_id in ids:
-                    await held.enter_async_context(self.records.lock(npc_id))
-                for npc in now:
-                    await self.records.forget(npc)
-                for npc, nodes, vectors in saved:
-                    await asyncio.to_thread(self.store.add, nodes, vectors)
-                    npc.revision = max(npc.revision, revisions.get(npc.npc_id, 0))  # replicas see a newer one
-                    await self.records.save(npc, wait=True)
-                    self.mind.spawned(npc)
-                await self.records.put_world(world)
-        log.info("world_loaded", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count)
-        return info
+        await self._check_homes(slot, world_name, saved)
+        saved, reembedded = await self._fitted(slot, saved)
+        async with self._writing(world_name), self.records.world_lock(world_name):
+            await self._check_homes(slot, world_name, saved)  # again: an NPC may have spawned meanwhile
+            journal = await asyncio.to_thread(
+                lambda: self.files.journal(world_name, info, _encoded(world, *_columns(saved))))
+            await self._apply(world, saved)
+            await asyncio.to_thread(self.files.finished, journal)
+        log.info("world_loaded", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count,
+                 reembedded=reembedded)
+        return SaveInfo(**{**info.__dict__, "reembedded": reembedded})
+
+    async def export_page(self, world_name: str, slot: str, offset: int) -> tuple[SaveInfo, bytes]:
+        """A page of the slot's bytes (ExportWorld): a save of the world is not written meanwhile."""
+        async with self._writing(world_name):
+            return await asyncio.to_thread(self.files.page, world_name, slot, offset)
+
+    async def import_page(self, world_name: str, slot: str, offset: int, data: bytes,
+                          total: int) -> tuple[int, SaveInfo | None]:
+        """A page of a slot coming back (ImportWorld): the bytes received, and with the last page
+        the slot as written, once the whole of it is checked as a load checks it (a bad one is
+        refused and dropped, the slot of that name untouched)."""
+        async with self._writing(world_name):
+            part, received = await asyncio.to_thread(self.files.receive, world_name, slot, offset, data, total)
+            if received < total:
+                return received, None
+
+            def finish() -> SaveInfo:
+                try:
+                    header, body = part.read_bytes().split(b"\n", 1)
+                    info = info_of(json.loads(header), total)
+                    _decoded(slot, world_name, json.loads(body))
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise damaged(slot, exc) from None
+                finally:
+                    part.unlink(missing_ok=True)
+                return self.files.write(SaveInfo(**{**info.__dict__, "world_name": world_name, "slot": slot}), body.rstrip(b"\n"))
+
+            info = await asyncio.to_thread(finish)
+        log.info("world_imported", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count)
+        return received, info
+
+    async def recover(self) -> None:
+        """Finish the loads a killed brain left (at start, before any call): the world becomes the
+        loaded one, as the journal holds it."""
+        for journal in self.files.journals():
+            try:
+                info, body = await asyncio.to_thread(read_slot, journal, journal.stat().st_size)
+                world, saved = _decoded(journal.name, info.world_name, body)
+            except (OSError, ValueError, KeyError, TypeError, BrainError) as exc:  # a disk's fault: no load
+                log.error("load_journal_unreadable", path=str(journal), error=str(exc))
+                self.files.finished(journal)
+                continue
+            async with self.records.world_lock(world.name):
+                await self._apply(world, saved)
+            await asyncio.to_thread(self.files.finished, journal)
+            log.warning("world_load_finished", world=world.name, slot=info.slot, npcs=info.npc_count,
+                        reason="the brain stopped during the load")
+
+    async def _check_homes(self, slot: str, world_name: str, saved: list[Saved]) -> None:
+        for npc, _, _ in saved:
+            other = await self.records.npc_or_none(npc.npc_id)
+            if other is not None and other.world_name != world_name:
+                raise BrainError(Status.FAILED_PRECONDITION, f"save {slot!r} holds NPC {npc.npc_id!r}, which "
+                                 f"now lives in world {shown(other.world_name)}: delete it there first (DeleteNpc)")
+
+    async def _fitted(self, slot: str, saved: list[Saved]) -> tuple[list[Saved], int]:
+        """The saved memories with vectors of the store's size: a slot saved under another embedder
+        has its memories embedded again from their text (progress logged)."""
+        sizes = {len(vectors[0]) for _, _, vectors in saved if vectors}
+        if sizes <= {self.store.dim}:
+            return saved, 0
+        nodes = [node for _, memories, _ in saved for node in memories]
+        log.info("load_reembedding", slot=slot, memories=len(nodes), saved_size=min(sizes), size=self.store.dim)
+        started, vectors = time.perf_counter(), []
+        for start in range(0, len(nodes), EMBED_BATCH):
+            vectors += await self.embedder.embed([n.description for n in nodes[start:start + EMBED_BATCH]])
+            log.info("load_reembedding_progress", slot=slot, done=len(vectors), of=len(nodes))
+        seconds = time.perf_counter() - started
+        log.info("load_reembedded", slot=slot, memories=len(nodes), seconds=round(seconds, 2),
+                 seconds_per_1000=round(seconds * 1000 / max(1, len(nodes)), 2))
+        fitted, at = [], 0
+        for npc, memories, _ in saved:
+            fitted.append((npc, memories, vectors[at:at + len(memories)]))
+            at += len(memories)
+        return fitted, len(nodes)
+
+    async def _apply(self, world: World, saved: list[Saved]) -> None:
+        """The world's NPCs' thinking and conversations ended, its NPCs now and those of the slot
+        forgotten, the saved ones written (idempotent: `recover` applies a journal again). The
+        caller holds the world's lock."""
+        now = await self.records.world_npcs(world.name)
+        revisions = {npc.npc_id: npc.revision for npc in now}
+        gone = {npc.npc_id: npc for npc in [*[n for n, _, _ in saved], *now]}  # the live record, if any
+        ids = sorted(gone)
+        await self.mind.forget(ids)
+        async with AsyncExitStack() as held:
+            for npc_id in ids:
+                await held.enter_async_context(self.records.lock(npc_id))
+            for npc in gone.values():
+                await self.records.forget(npc)
+            for npc, nodes, vectors in saved:
+                if self.load_pause_s:
+                    await asyncio.sleep(self.load_pause_s)
+                await asyncio.to_thread(self.store.add, nodes, vectors)
+                npc.revision = max(npc.revision, revisions.get(npc.npc_id, 0))  # replicas see a newer one
+                await self.records.save(npc, wait=True)
+                self.mind.spawned(npc)
+            await self.records.put_world(world)
+
+
+def _columns(saved: list[Saved]) -> tuple[list[NpcState], list[Dump]]:
+    return [npc for npc, _, _ in saved], [(nodes, vectors) for _, nodes, vectors in saved]
 
 
 def _encoded(world: World, npcs: list[NpcState], dumps: list[Dump]) -> bytes:
@@ -222,9 +232,12 @@ def _decoded(slot: str, world_name: str, body: dict[str, Any]) -> tuple[World, l
                 raise ValueError(f"NPC {npc.npc_id!r} or its memories belong elsewhere")
             saved.append((npc, nodes, vectors))
     except (ValidationError, ValueError, KeyError, TypeError, struct.error) as exc:
-        raise _damaged(slot, exc) from None
+        raise damaged(slot, exc) from None
     if world.name != world_name:
-        raise _damaged(slot, ValueError(f"it is a save of world {shown(world.name)}"))
+        raise damaged(slot, ValueError(f"it is a save of world {shown(world.name)}"))
+    sizes = {len(vectors[0]) for _, _, vectors in saved if vectors}
+    if len(sizes) > 1 or 0 in sizes:
+        raise damaged(slot, ValueError(f"its embeddings have sizes {sorted(sizes)}, not one"))
     return world, saved
 
 
@@ -241,35 +254,3 @@ def _unpack(text: str, count: int) -> list[list[float]]:
         raise ValueError(f"{len(data)} bytes of embeddings do not split into {count} vectors")
     flat = struct.unpack(f"<{dim * count}f", data)
     return [list(flat[i * dim:(i + 1) * dim]) for i in range(count)]
-
-
-def _header(info: SaveInfo) -> dict[str, Any]:
-    return {"format": FORMAT, "world_name": info.world_name, "slot": info.slot,
-            "game_time": info.game_time.isoformat() if info.game_time else None,
-            "saved_at": info.saved_at.isoformat(), "npc_count": info.npc_count, "memory_count": info.memory_count}
-
-
-def _info(header: dict[str, Any], size: int) -> SaveInfo:
-    if header.get("format") != FORMAT:
-        raise ValueError(f"format {header.get('format')!r}: this brain reads format {FORMAT}")
-    game_time = header["game_time"]
-    return SaveInfo(world_name=header["world_name"], slot=header["slot"],
-                    game_time=datetime.fromisoformat(game_time) if game_time else None,
-                    saved_at=datetime.fromisoformat(header["saved_at"]), npc_count=int(header["npc_count"]),
-                    memory_count=int(header["memory_count"]), size_bytes=size)
-
-
-def _damaged(slot: str, exc: Exception) -> BrainError:
-    return BrainError(Status.FAILED_PRECONDITION, f"save {slot!r} cannot be read ({shown(str(exc), 200)}): it is "
-                      "damaged or from another version of the brain")
-
-
-def _fsync_folder(folder: Path) -> None:
-    """The rename or unlink on the disk too (POSIX; Windows has no folder handles to fsync)."""
-    if os.name == "nt":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -97,6 +97,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
                                ablate=settings.ablate)
     core = BrainCore(settings, MemoryStream(store, embedder, llm, weights))
     stack.push_async_callback(core.close)
+    await core.saves.recover()  # a load the brain was stopped in is finished before any call
     return core
 
 

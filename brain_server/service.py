@@ -22,6 +22,7 @@ from brain_server.foreground import Home
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Perception, Persona
 from brain_server.records import Records
+from brain_server.save_rpcs import SaveRpcs
 from brain_server.saves import SaveFiles, Saves
 from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, shown
@@ -35,11 +36,11 @@ MAX_LIST = 1000
 MAX_AGE = 200
 
 
-class BrainCore:
-    """Every RPC of npc_brain.v1.BrainService, as an async method taking and returning pb messages.
-    Each runs on the mind's event loop (`home`), except a Decide while the mind thinks in the
-    background: that is answered on the caller's loop (the transports') from what the mind
-    published, and hands the mind what it changed (`decide`)."""
+class BrainCore(SaveRpcs):
+    """Every RPC of npc_brain.v1.BrainService (the save slots' in `SaveRpcs`), as an async method
+    taking and returning pb messages. Each runs on the mind's event loop (`home`), except a Decide
+    while the mind thinks in the background: that is answered on the caller's loop (the
+    transports') from what the mind published, and hands the mind what it changed (`decide`)."""
 
     def __init__(self, settings: Settings, stream: MemoryStream) -> None:
         self.settings = settings
@@ -52,7 +53,7 @@ class BrainCore:
         self.mind = Mind(settings, stream, self.records, self.traces)
         self.vitals = Vitals()
         self._decide_timed = self.vitals.timed("Decide", self.decide)
-        self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind)
+        self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind, stream.embedder)
         # The mind's loop is the one building the core (none outside a loop: tools that run one).
         self.home = Home(_running_loop(), anywhere=frozenset({"Decide", "DecideBatch"}) if settings.background_thinking
                          else frozenset())
@@ -171,32 +172,7 @@ class BrainCore:
             await self.records.forget(npc, keep_record=keep_record)
         return forgotten
 
-    # --- save slots -----------------------------------------------------------------------
-
-    async def save_world(self, request: pb.SaveWorldRequest) -> pb.SaveWorldResponse:
-        slot = validation.slot(request.slot)
-        validation.name("world_name", request.world_name)
-        when = convert.from_timestamp(request.game_time) if request.HasField("game_time") else None
-        info = await self.saves.save(request.world_name, slot, when)
-        return pb.SaveWorldResponse(save=convert.save_info_to_pb(info))
-
-    async def load_world(self, request: pb.LoadWorldRequest) -> pb.LoadWorldResponse:
-        slot = validation.slot(request.slot)
-        validation.name("world_name", request.world_name)
-        info = await self.saves.load(request.world_name, slot)
-        return pb.LoadWorldResponse(save=convert.save_info_to_pb(info))
-
-    async def list_saves(self, request: pb.ListSavesRequest) -> pb.ListSavesResponse:
-        validation.name("world_name", request.world_name)
-        saves = await asyncio.to_thread(self.saves.files.list, request.world_name)
-        return pb.ListSavesResponse(saves=[convert.save_info_to_pb(s) for s in saves])
-
-    async def delete_save(self, request: pb.DeleteSaveRequest) -> pb.DeleteSaveResponse:
-        slot = validation.slot(request.slot)
-        validation.name("world_name", request.world_name)
-        async with self.records.world_lock(request.world_name):
-            deleted = await asyncio.to_thread(self.saves.files.delete, request.world_name, slot)
-        return pb.DeleteSaveResponse(deleted=deleted)
+    # --- time -----------------------------------------------------------------------------
 
     async def skip_time(self, request: pb.SkipTimeRequest) -> pb.SkipTimeResponse:
         return await time_skip.skip_time(self.mind, request)
@@ -230,7 +206,7 @@ class BrainCore:
             assert decision is not None
             decision = self._in_world(decision, address)
             record = self.mind.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
-            self.home.post(lambda: self.mind.thinking.start(record))
+            self.home.post(lambda: self.mind.recording(record))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
 
@@ -269,8 +245,9 @@ class BrainCore:
     async def whisper(self, request: pb.WhisperRequest) -> pb.WhisperResponse:
         now = _game_time(request)
         validation.text("text", request.text, required=True)
+        await self.records.npc(request.npc_id)  # an NPC that exists, before anything is kept for it
         self.mind.levels.concern(request.npc_id, now)
-        memory_id, trace = await self.mind.player.whisper(request.npc_id, request.text.strip(), now)
+        memory_id, trace = await self.mind.player.whisper(request.npc_id, validation.folded(request.text), now)
         return pb.WhisperResponse(memory_id=memory_id, trace_id=trace.trace_id)
 
     async def interview(self, request: pb.InterviewRequest) -> pb.InterviewResponse:

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 from pathlib import Path
+import re
 import sys
 import types
 from typing import Annotated, Any, Literal, NoReturn, Union, get_args, get_origin
@@ -23,6 +24,10 @@ from brain_server.config import Settings
 
 ENV_PREFIX = "NPC_BRAIN_"
 MASK = "**********"
+# A URL's "user:password@" (or "token@") and JSON keys that name a credential: printed masked.
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+(?=@)")
+_SECRET_KEY = re.compile(r"(^|[_-])(api_?key|key|token|secret|password|passwd|auth|authorization|credentials?|"
+                         r"cookie)$", re.IGNORECASE)  # "api_key", "x-api-key", "access_token"; not "max_tokens"
 
 
 def flag(name: str) -> str:
@@ -152,13 +157,29 @@ def render(settings: Settings) -> str:
     for name in Settings.model_fields:
         value = getattr(settings, name)
         note = "" if name in settings.model_fields_set else "  # default"
-        lines.append(f"# {name} = (unset)" if value is None else f"{name} = {_toml(value)}{note}")
+        lines.append(f"# {name} = (unset)" if value is None else f"{name} = {_toml(masked(value))}{note}")
     return "\n".join(lines)
+
+
+def masked(value: Any) -> Any:
+    """A setting's value with the credentials it may carry masked: a URL's user and password, and
+    in a JSON object (LLM_EXTRA_BODY, headers) every value under a key that names a credential."""
+    if isinstance(value, str):
+        return _URL_CREDENTIALS.sub(MASK, value)
+    if isinstance(value, dict):
+        return {k: MASK if _SECRET_KEY.search(str(k)) and v not in (None, "") else masked(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(item) for item in value]
+    return value
 
 
 def _toml(value: Any) -> str:
     if isinstance(value, SecretStr):
         return json.dumps(MASK if value.get_secret_value() else "")
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }" if value \
+            else "{}"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int | float):
@@ -167,4 +188,6 @@ def _toml(value: Any) -> str:
         value = sorted(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if value is None:
+        return '""'
     return json.dumps(str(value))

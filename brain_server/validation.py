@@ -3,7 +3,8 @@ input", has the table). Every string and list a request carries into the store o
 one of these before the service uses it:
 
 - prose (`text`): whispers, player lines, questions, descriptions, identities: at most MAX_TEXT
-  characters; line breaks and tabs are fine (prompts quote prose), other control characters are not;
+  characters; line breaks and tabs are accepted and folded to spaces where the text is kept
+  (`folded`: each is one line of a prompt), other control characters are refused;
 - one-line values (`line`): perceived subjects, predicates, objects, object states, addresses:
   at most MAX_LABEL characters, no control characters at all (a line break would start a line of
   its own in a prompt: "Name: ..." lines, dialogue lines);
@@ -43,6 +44,9 @@ SLOT = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")  # a save slot's name is a file's n
 NPC_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")  # full-matched; the lab's pydantic models use the pattern
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_IN_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Names Windows reserves for devices, with or without an extension ("NUL.txt"): a file or folder
+# named so cannot be made there, so a slot or world with one could not be saved or copied.
+_RESERVED = re.compile(r"^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])(\..*)?$", re.IGNORECASE)
 
 
 def shown(value: str, limit: int = MAX_ECHO) -> str:
@@ -63,6 +67,12 @@ def text(field: str, value: str, *, required: bool = False, limit: int = MAX_TEX
     if _CONTROL_IN_PROSE.search(value):
         raise invalid(f"{field} contains a control character: send plain text")
     return value
+
+
+def folded(value: str) -> str:
+    """Prose as a prompt shows it: one line (line breaks and tabs to one space), so what a caller
+    sends can never start a line of its own there ("SYSTEM: ..."); kept so too."""
+    return " ".join(value.split())
 
 
 def line(field: str, value: str, *, required: bool = False, limit: int = MAX_LABEL) -> str:
@@ -113,12 +123,27 @@ def npc_id(value: str) -> str:
 def slot(value: str) -> str:
     if not SLOT.fullmatch(value):
         raise invalid(f"slot {shown(value)} is invalid: use 1-64 letters, digits, '_' or '-', e.g. \"slot_1\"")
+    file_name("slot", value)
+    return value
+
+
+def file_name(field: str, value: str) -> str:
+    """A name that becomes a file or folder name (save slots, worlds' save folders): not '.' or
+    '..' (the folder itself, or the one above), nor a name Windows reserves for a device."""
+    if value.strip() in (".", ".."):
+        raise invalid(f"{field} {shown(value)} names a folder ('.' is this one, '..' the one above): "
+                      "give it a name with a letter or digit")
+    if _RESERVED.match(value.strip()):
+        raise invalid(f"{field} {shown(value)} is a name Windows reserves for a device (CON, PRN, AUX, NUL, "
+                      "COM1-COM9, LPT1-LPT9, with or without an extension): pick another")
     return value
 
 
 def world(world: World) -> None:
-    """Names that make addresses (no ':', one line), unique among their siblings; a bounded size."""
+    """Names that make addresses (no ':', one line), unique among their siblings; a bounded size.
+    The world's name also names its saves' folder (`file_name`)."""
     name("world.name", world.name)
+    file_name("world.name", world.name)
     if not world.sectors:
         raise invalid("world.sectors is empty: send at least one sector with an arena")
     places = sum(world.counts())
@@ -156,7 +181,7 @@ def verbs(field: str, declared: Sequence[Verb]) -> None:
         where = f"{field} {shown(verb.name)}"
         if not VERB_NAME.fullmatch(verb.name):
             raise invalid(f"{where}: a verb's name is 1-64 letters, digits or '_', not starting with a digit")
-        text(f"{where} description", verb.description, required=True, limit=MAX_LABEL)
+        line(f"{where} description", verb.description, required=True)  # one line of the prompts' verb lists
         count(f"{where} targets", verb.targets, MAX_WORLD_PLACES)
         for target in verb.targets:
             line(f"{where} target", target, required=True)

@@ -287,4 +287,4 @@ def test_the_save_bench_runs() -> None:
                            "--repeat", "1"], capture_output=True, text=True, timeout=120, check=True)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["npcs"] == 2 and report["memories"] == 40 and report["size_mib"] > 0
-    assert report["save_s"] > 0 and report["load_s"] > 0
+    assert report["save_s"] > 0 and report["load_s"] > 0 and report["reembed_s_per_1000"] > 0

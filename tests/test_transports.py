@@ -19,8 +19,8 @@ from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
-                "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ListSaves",
-                "DeleteSave", "SkipTime", "DecideBatch"]
+                "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ExportWorld",
+                "ImportWorld", "ListSaves", "DeleteSave", "SkipTime", "DecideBatch"]
 
 
 @pytest.fixture

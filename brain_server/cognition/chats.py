@@ -63,6 +63,11 @@ class Chats:
         self.runtimes = runtimes
         self._open: dict[str, Group] = {}  # conversations being written, by participant
 
+    def partners(self, npc_id: str) -> list[str]:
+        """Who the NPC's conversation being written now is with (none: [])."""
+        group = self._open.get(npc_id)
+        return [] if group is None else [i for i in group.ids() if i != npc_id]
+
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
         and still with it: in its arena where the game last placed them, or the moment of `now`

@@ -19,9 +19,10 @@ the mind's loop: what it saw is stored and the urgent work done before it answer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import structlog
 
@@ -77,6 +78,7 @@ class Mind:
         self.senses = Senses(self.thinking)
         self.player = Player(self.thinking)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
+        self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
 
     def spawned(self, npc: NpcState) -> None:
         """A new NPC: what its persona says of its day is read now, before its first Decide."""
@@ -86,13 +88,35 @@ class Mind:
         """Drop what the mind thinks about these NPCs (ResetNpc, DeleteNpc, LoadWorld): their work
         is cancelled and awaited, with the perceptions still being stored, and their runtimes start
         anew; a result that lands anyway is dropped by `Records.revise` (the NPC's epoch)."""
+        # Their conversations end too: with the player (unremembered), and with other NPCs (the
+        # partner's job writing it is cancelled), so nothing said before reaches them after.
+        partners = {p for npc_id in npc_ids for p in self.chats.partners(npc_id)} - set(npc_ids)
         jobs = [task for npc_id in npc_ids for task in self.runtimes.drop(npc_id)]
+        jobs += [task for p in partners for task in self.runtimes.of(p).jobs.values()]
         for task in jobs:
             task.cancel()
-        await asyncio.gather(*jobs, self.thinking.settle(), return_exceptions=True)
+        talks = self.player.end(npc_ids)
+        await asyncio.gather(*jobs, *talks, self.thinking.settle(), return_exceptions=True)
         for npc_id in npc_ids:
             self.runtimes.drop(npc_id)  # a runtime a cancelled job's end made again
             self.levels.forget(npc_id)
+
+    def recording(self, work: Coroutine[Any, Any, None]) -> None:
+        """A Decide answered on the transports' thread: what it saw, into the NPC (`record`), kept
+        until stored with what it perceived (`stored`)."""
+        self.thinking.start(self._storage(work))
+
+    def _storage(self, work: Coroutine[Any, Any, None]) -> asyncio.Future[None]:
+        task = asyncio.ensure_future(work)
+        self._storing.add(task)
+        task.add_done_callback(self._storing.discard)
+        return task
+
+    async def stored(self) -> None:
+        """Wait until what every Decide answered so far saw is stored (a save must include it):
+        the records under way, then the perceptions they started."""
+        for _ in range(2):
+            await asyncio.gather(*list(self._storing), return_exceptions=True)
 
     # --- a Decide answered from what the mind published (any thread) ----------------------------
 
@@ -150,7 +174,7 @@ class Mind:
             await self.records.save(npc)
         self._announced(npc_id, action)
         if events := [*seen, *([] if overtaken else own_event(live.action, action))]:
-            await self.thinking.meanwhile(self.senses.perceive_later(npc_id, events, now, trace))
+            await self.thinking.meanwhile(self._storage(self.senses.perceive_later(npc_id, events, now, trace)))
         await self.thinking.after_acting(npc_id, now)
 
     # --- a Decide on the mind's loop -------------------------------------------------------------

@@ -6,7 +6,7 @@ paper's inner voice), and interviewing it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 import time
@@ -26,6 +26,7 @@ from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import adopt_currently, replan
+from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work, doing
 from brain_server.llm.streaming import Listener, listening
 from brain_server.memory import MemoryKind, MemoryNode
@@ -59,9 +60,50 @@ class Player:
         self.thinking = thinking
         self.parts = thinking.parts
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
+        self._answering: dict[str, set[asyncio.Task[object]]] = {}  # Talks being answered, by NPC
+        self._ended: set[asyncio.Task[object]] = set()  # those `end` cancelled
+
+    def end(self, npc_ids: Collection[str]) -> list[asyncio.Task[object]]:
+        """End every conversation of these NPCs with the player, unremembered (ResetNpc, DeleteNpc,
+        LoadWorld: nothing said before reaches a prompt or a memory after): open ones are dropped,
+        those they overheard are no longer theirs to remember, and a Talk or TalkStream being
+        answered is cancelled (it answers `aborted`). The cancelled Talks, for the caller to await."""
+        ids = set(npc_ids)
+        for key in [k for k in self._talks if k[0] in ids]:
+            talk = self._talks.pop(key)
+            if talk.summary is not None:
+                talk.summary.cancel()
+        for talk in self._talks.values():
+            talk.witnesses = [w for w in talk.witnesses if w not in ids]
+        answering = [t for n in ids for t in self._answering.get(n, ()) if t is not asyncio.current_task()]
+        for task in answering:
+            self._ended.add(task)
+            task.cancel()
+        return answering
 
     async def talk(self, npc_id: str, player: str, text: str, now: datetime,
                    on_text: Callable[[str], None] | None = None) -> tuple[str, bool, Trace]:
+        """`_talk`, ended by `end` as `aborted`."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._answering.setdefault(npc_id, set()).add(task)
+        try:
+            return await self._talk(npc_id, player, text, now, on_text)
+        except asyncio.CancelledError:
+            if task not in self._ended:
+                raise
+            task.uncancel()
+            raise BrainError(Status.ABORTED, f"NPC {npc_id!r} was reset, deleted or loaded from a save while it "
+                             "answered: that conversation is over; talk to it again") from None
+        finally:
+            self._ended.discard(task)
+            answering = self._answering.get(npc_id, set())
+            answering.discard(task)
+            if not answering:
+                self._answering.pop(npc_id, None)
+
+    async def _talk(self, npc_id: str, player: str, text: str, now: datetime,
+                    on_text: Callable[[str], None] | None = None) -> tuple[str, bool, Trace]:
         """The player speaks; the NPC answers within one completion (it holds no lock meanwhile,
         and its first line does not wait for its view of the player, which is written beside it).
         When the conversation ends it is remembered, in the background. `on_text` hears the line

@@ -50,6 +50,7 @@ CODES = {
     Status.FAILED_PRECONDITION: Code.FAILED_PRECONDITION,
     Status.RESOURCE_EXHAUSTED: Code.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: Code.UNAVAILABLE,
+    Status.ABORTED: Code.ABORTED,
 }
 METHOD_NAMES = frozenset(m.name for m in SERVICE.methods)
 GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permission_denied": 403}

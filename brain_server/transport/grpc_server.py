@@ -29,6 +29,7 @@ CODES = {
     Status.FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
     Status.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Status.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    Status.ABORTED: grpc.StatusCode.ABORTED,
 }
 GUARD_CODES = {"unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
                "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED}
