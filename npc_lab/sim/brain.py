@@ -37,7 +37,7 @@ class ChildProcess:
     def on_ready(self, match: re.Match[str]) -> None:
         """Its ready line, read once."""
 
-    def start(self, timeout_s: float = 120) -> Self:
+    def start(self, timeout_s: float = 600) -> Self:
         if self.log_path:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w") if self.log_path else None
