@@ -20,7 +20,7 @@ from tools.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow
 KILLS = 4
-LOAD_KILLS = 6  # kills during LoadWorld (each a restart of the brain: ~3 s)
+LOAD_KILLS = 3  # kills during LoadWorld (each a restart of the brain: ~3 s, ~10 under the suite)
 
 
 def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake_llm) -> None:

@@ -181,13 +181,25 @@ def test_its_choices_are_drawn_from_its_seed() -> None:
 
 
 def test_it_knows_no_town_person_or_event_of_ours() -> None:
+    """No stand-in names a resident, place, town or event of ours, the towns nobody tuned on
+    (npc_lab/towns) included. The frozen blind one reads "party" as a kind of gathering, as any
+    model would (it was written from requests that held the Ville's): it is held to every proper
+    name and to the untuned towns' events, and its Ville figures count for less (docs/evaluation.md)."""
     folder = Path(__file__).parent.parent / "npc_lab"
-    source = "\n".join(p.read_text() for p in [folder / "standin_openai.py", *(folder / "standin").glob("*.py")]).lower()
+    ours = [folder / "standin_openai.py", *(p for p in (folder / "standin").glob("*.py") if p.name != "blind.py")]
     world = loaders.load_town()
     names = {r.name for r in loaders.load_residents()} | {s.name for s in world.sectors} | {world.name}
-    names |= {sc.measure.topic for sc in loaders.load_scenarios().values()}
-    names |= {"party", "valentine", "election", "mayor", "candidacy", "ville", "smallville", "hobbs"}
-    found = sorted(n for n in names if re.search(rf"\b{re.escape(n.lower())}\b", source))
+    names |= {"valentine", "election", "mayor", "candidacy", "ville", "smallville", "hobbs"}
+    for town in ("tarnbeck", "korrin"):
+        layout = json.loads((folder / "towns" / town / "town_layout.json").read_text())["world"]
+        names.add(layout["name"])  # its places are common nouns (a Clinic, a Mill): its people and events are its own
+        names |= {json.loads(r.read_text())["name"] for r in (folder / "towns" / town / "residents").glob("*.json")}
+    names |= {"shortwave", "morse"}
+    blind = (folder / "standin" / "blind.py").read_text().lower()
+    source = "\n".join(p.read_text() for p in ours).lower()
+    events = {sc.measure.topic for sc in loaders.load_scenarios().values()} | {"party"}
+    found = sorted(n for n in names | events if re.search(rf"\b{re.escape(n.lower())}\b", source))
+    found += sorted(f"blind: {n}" for n in names if re.search(rf"\b{re.escape(n.lower())}\b", blind))
     assert not found, f"the stand-in names {found}"
 
 
