@@ -74,6 +74,9 @@ RUNTIME_INTEGRITY = (
 )
 RUNTIME_FILES = ("index.js", "index.wasm", "index.audio.worklet.js", "index.audio.position.worklet.js")
 GODOT_VERSION = (4, 6, 0)
+# The least a wait for the page gets: the tests wait for what must come (an NPC walking, a bubble),
+# and a machine busy with the suite can take minutes to show it; a wait is a hang guard, not a check.
+WAIT_FLOOR_S = 120.0
 
 # Files of the project that go into the pack. Everything else (editor caches, .import files,
 # export presets, binaries) stays out: the runtime has no import step.
@@ -664,8 +667,9 @@ class HeadlessGame:
         self.page.wait_for_timeout(int(seconds * 1000))
 
     def wait_for(self, predicate: Callable[[dict], bool], timeout_s: float = 60.0, since: int = 0) -> dict | None:
-        """The first event (from index `since`) for which `predicate` is true, waiting up to `timeout_s`."""
-        deadline = time.monotonic() + timeout_s
+        """The first event (from index `since`) for which `predicate` is true, waiting up to `timeout_s`
+        and never less than WAIT_FLOOR_S: a hang guard, not a measure of the engine's speed."""
+        deadline = time.monotonic() + max(timeout_s, WAIT_FLOOR_S)
         checked = since
         while True:
             while checked < len(self.events):
@@ -678,8 +682,9 @@ class HeadlessGame:
             self.page.wait_for_timeout(100)
 
     def wait_until(self, condition: Callable[[], bool], timeout_s: float = 60.0) -> bool:
-        """Waits until `condition()` (checked as events arrive) is true; False on timeout."""
-        deadline = time.monotonic() + timeout_s
+        """Waits until `condition()` (checked as events arrive) is true; False after `timeout_s`, never
+        less than WAIT_FLOOR_S."""
+        deadline = time.monotonic() + max(timeout_s, WAIT_FLOOR_S)
         while not condition():
             if time.monotonic() > deadline:
                 return False
