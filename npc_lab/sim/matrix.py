@@ -95,12 +95,13 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
 
 def cells(args: argparse.Namespace) -> list[Cell]:
     """The matrix's runs, smallest first."""
+    from npc_lab.standin import MOODS  # here, not at import: the stand-ins load only for a matrix
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
     unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
     unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
-    unknown += [m for m in split(args.moods) if m not in ("cooperative", "hard", "blind")]
+    unknown += [m for m in split(args.moods) if m not in MOODS]
     if unknown:
-        raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods cooperative, hard, blind; "
+        raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods {', '.join(MOODS)}; "
                          f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
