@@ -206,6 +206,37 @@ def test_a_stretch_the_lifestyle_spends_at_a_place_is_the_working_day_whatever_t
     assert workplace(baker, hall) == f"{HILL}:Market Hall:bakery"
 
 
+def test_lifestyles_worded_without_a_word_of_work_keep_their_hours_and_places() -> None:
+    """Issue 42: a working day said with any verb ("minds the sluices", "hauls freight"), a night one,
+    a place called by the end of its name ("the kiln" of Hollin Kiln), a farm among two that is the
+    one it lives on; each was 9 to 5 or at home all day. A stretch asleep is no working day."""
+    assert work_hours("rises at 3 am, minds the sluice gates from 4 am to noon, asleep by 7 pm") == (time(4), time(12))
+    assert work_hours("up at 1 pm, hauls freight on the night goods from 9 pm to 5 am, bed at 6 am") == (
+        time(21), time(5))
+    assert work_hours("sleeps from 11 pm to 7 am and reads a lot") == (time(9), time(17))
+    kiln, upper, lower = f"{HILL}:Hollin Kiln:firing floor", f"{HILL}:Upper Croft:barn", f"{HILL}:Lower Croft:byre"
+    home = f"{HILL}:Lower Croft:bedroom"
+    places = [home, kiln, upper, lower, SQUARE]
+    for lifestyle, identity, place, hours in (
+            ("wakes at 5 am, works the kiln from 6 am to 3 pm, and goes to bed at 9 pm", "Wyn fires bricks.",
+             kiln, (6, 15)),
+            ("wakes at 4 am, is out on the croft with the goats from 5 am to 6 pm, and goes to bed at 9 pm",
+             "Wyn works on the croft.", lower, (5, 18))):
+        wyn = NpcState(npc_id="wyn", world_name=HILL, persona=Persona(name="Wyn Ash", identity=identity,
+                                                                      lifestyle=lifestyle, home=home),
+                       known_addresses=places)
+        day = day_shape(wyn, MONDAY.date(), UTC)
+        assert workplace(wyn) == place, lifestyle
+        assert where(day, at(hours[0], 30))[1] == place and where(day, at(hours[1] - 1, 30))[1] == place
+        assert where(day, at(hours[1], 30))[1] != place
+    night = NpcState(npc_id="bram", world_name=HILL, persona=Persona(
+        name="Bram Eke", identity="Bram works for the Hollin Kiln, hauling its bricks.", home=LOFT,
+        lifestyle="gets up at 1 pm, hauls freight from 9 pm to 5 am, and goes to bed at 6 am"), known_addresses=places)
+    day = day_shape(night, MONDAY.date(), UTC)
+    assert where(day, at(23))[1] == kiln and where(day, at(4, day=MONDAY + timedelta(days=1)))[1] == kiln
+    assert where(day, at(15))[1] != kiln
+
+
 def test_an_arena_with_a_name_of_its_own_is_found_as_written() -> None:
     """A world that names its rooms ("the Canteen", "Crane Cabin 07" in a sector "Terminal 3 Yard"):
     each stayed home all day, its capitalised name taken for someone else's."""

@@ -59,7 +59,7 @@ def _variables(**over: Any) -> dict[str, Any]:
         "places": "\n".join(f"- {p}" for p in PLACES), "place_list": PLACES,
         "place_choices": [("Ferry House", "kitchen", ["stove"]), ("Lighthouse", "lamp room", ["lens", "ladder"])],
         "reason": "Piet Vos asked for help", "done": "- (nothing)", "planned": "- 10:00-11:00 polishing the lens "
-        f"({PLACES[2]})", "later": "- (nothing)", "start_times": ["10:00", "10:05", "10:30", "11:00"],
+        f"({PLACES[2]})", "later": "- (nothing)", "seek": "", "untold": "", "start_times": ["10:00", "10:05", "10:30", "11:00"],
         "days": "2026-03-03 (today), 2026-03-04 (tomorrow), 2026-03-05 (Thursday)",
         "date_list": ["2026-03-03", "2026-03-04", "2026-03-05"],
         "count": 2, "statements": "What does Odile think of Piet?\n1. Piet Vos is mending a net\n2. Piet Vos said "

@@ -52,10 +52,12 @@ _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?
 
 
 async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
-                   places: Sequence[str] | None = None, renew_below: int = 0) -> tuple[list[PlanItem], MemoryNode]:
+                   places: Sequence[str] | None = None, renew_below: int = 0,
+                   seek: str = "") -> tuple[list[PlanItem], MemoryNode]:
     """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
     first; with `renew_below`, a day after one in which nothing of that importance happened
-    repeats the last plan instead, without a call (a routine costs nothing). Sets
+    repeats the last plan instead, without a call (a routine costs nothing). `seek`: news the NPC
+    holds and where those it has not told will be (`gather.seeking`), for the prompt. Sets
     `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so `npc.plan`
     still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
@@ -65,7 +67,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         answer = fallback_plan(npc, now, places)
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
-        answer = await _ask_for_plan(npc, now, stream, trace, places)
+        answer = await _ask_for_plan(npc, now, stream, trace, places, seek)
     items = schedule(answer, now, places, persona.home, trace)
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
     summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "
@@ -77,7 +79,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
 
 
 async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
-                        places: Sequence[str]) -> DailyPlan:
+                        places: Sequence[str], seek: str) -> DailyPlan:
     persona = npc.persona
     if npc.plan_day is not None and npc.plan_day < now.date():
         persona.currently = await revise_currently(npc, now, stream, trace)
@@ -87,7 +89,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         DAILY_PLAN,
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-            "previous_day": _previous_day(npc), "memories": bullet_list(memories),
+            "previous_day": _previous_day(npc), "memories": bullet_list(memories), "seek": seek,
             "places": bullets(places), "place_list": places,
         },
         npc_id=npc.npc_id,
@@ -209,11 +211,12 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
 
 
 async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *,
-                      horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None) -> list[PlanItem]:
+                      horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None,
+                      seek: str = "") -> list[PlanItem]:
     """Re-plan from `now` for the next one to two hours (up to the first block boundary past an
     hour) given `reason`, in one call; blocks before and after that window are kept, the one in
     progress ends now and the one straddling the window's end starts at it. The prompt shows what
-    was already done today, and a meal done already is not repeated. Returns the window's new
+    was already done today, and a meal done already is not repeated (`seek`: as for `plan_day`). Returns the window's new
     blocks (one-off: a reaction is not a routine), for `lay_window` to lay over the plan as it is
     when the answer lands; none, and the plan kept, on failure."""
     now = now.replace(second=0, microsecond=0)
@@ -232,6 +235,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
         {
             "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(now),
             "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories),
+            "seek": seek,
             "done": plan_lines(before), "planned": plan_lines([i for i in npc.plan if i.start < end and i.end > now]),
             "later": plan_lines(after), "places": bullets(places), "place_list": places,
             "start_times": [f"{s:%H:%M}" for s in starts],

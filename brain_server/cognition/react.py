@@ -43,9 +43,11 @@ def worth_considering(nodes: Sequence[MemoryNode], npc: NpcState, fresh: set[str
 
 async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime, can_talk: bool,
                           stream: MemoryStream, trace: Trace, *, status: str = "",
-                          wait_until: datetime | None = None) -> Reaction:
+                          wait_until: datetime | None = None, untold: str = "") -> Reaction:
     """`status`: what the observed is doing now (the paper's second query; the observation if
-    unknown); `wait_until`: when the observed person's action ends, which offers "wait"."""
+    unknown); `wait_until`: when the observed person's action ends, which offers "wait";
+    `untold`: news the NPC holds and has not told the observed person (`gather.news_for`), which
+    the retrieved memories about that person may not bring up."""
     name, subject = npc.persona.name, observation.subject
     thing = is_thing(subject)
     called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
@@ -60,7 +62,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
         REACT,
         {"npc_name": name, "persona": npc.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "current_activity": activity, "place": npc.address, "observation": observation.description,
-         "subject": called, "status": status,
+         "subject": called, "status": status, "untold": f"\n{untold}" if untold else "",
          "relationship_memories": bullet_list(by_relationship, limit=MEMORIES_PER_QUERY),
          "status_memories": bullet_list(by_status, limit=MEMORIES_PER_QUERY),
          "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)

@@ -42,6 +42,7 @@ _SPAN = re.compile(_FROM_TO, re.IGNORECASE)
 WORKING_STRETCH = timedelta(hours=3)
 _OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
+_ASLEEP = re.compile(r"\b(?:sleeps?|asleep|bed|naps?)\b[^.;,]*$", re.IGNORECASE)  # a stretch after these is sleep
 _MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[.;!?]")
 # Words before a place that say the NPC works there ("runs Hobbs Cafe", "a student at the college")...
@@ -187,11 +188,12 @@ def wake_and_bed(lifestyle: str) -> tuple[time, time]:
 
 
 def work_hours(lifestyle: str) -> tuple[time, time]:
-    """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am,
-    closes it at 8 pm"), else 9 to 5; an opening time alone means an eight-hour day."""
-    match = _WORK_FROM_TO.search(lifestyle)
+    """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am, closes it at 8
+    pm", a long stretch not asleep: "drives the plough from 8 pm to 4 am"), else 9 to 5 (8 hours from an opening)."""
+    match = _WORK_FROM_TO.search(lifestyle) or next((m for m in _SPAN.finditer(lifestyle) if _long(_hours(m))
+                                                     and not _ASLEEP.search(lifestyle[:m.start()])), None)
     if match:
-        return _time(*match.groups()[:3], evening=False), _time(*match.groups()[3:], evening=True)
+        return _hours(match)
     match = _OPENS.search(lifestyle)
     opens = _time(*match.groups(), evening=False) if match else WORK_HOURS[0]
     shift_end = (datetime.combine(date.min, opens) + WORK_SHIFT).time() if match else WORK_HOURS[1]
@@ -209,12 +211,11 @@ def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
 
 def _work_and_hours(npc: NpcState, places: Sequence[str] | None) -> tuple[str | None, tuple[time, time] | None]:
     """The workplace (`workplace`) and the stretch the persona states there, if it states one."""
-    scores = _mentions(npc, places, near=_works_at)
-    best = max(scores.values(), default=0)
-    stretches = _stretches(npc, places)
-    work = next(p for p, score in scores.items() if score == best) if best else next(
+    scores, home = _mentions(npc, places, near=_works_at), _sector(npc.persona.home)
+    stretches = _stretches(npc, places)  # of equals, one at home ("works on the farm": the farm it lives on)
+    work = max(scores, key=lambda p: (scores[p], _sector(p) == home)) if any(scores.values()) else next(
         (place for place, _ in stretches), None)
-    return work, next((hours for place, hours in stretches if place == work), None)
+    return work, next((hours for place, hours in stretches if work and _sector(place) == _sector(work)), None)
 
 
 def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
@@ -222,19 +223,25 @@ def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, t
     ("works at the bakery from 6 am to 2 pm"), each clause's most named place with the stretch."""
     found = []
     for clause in re.split(r"[.;,]", f"{npc.persona.lifestyle}. {npc.persona.identity}"):
-        if not (span := _SPAN.search(clause)):
-            continue
-        begin, end = _time(*span.groups()[:3], evening=False), _time(*span.groups()[3:], evening=True)
-        length = datetime.combine(date.min, end) - datetime.combine(date.min, begin)
-        if length % timedelta(days=1) < WORKING_STRETCH:
+        if not (span := _SPAN.search(clause)) or not _long(hours := _hours(span)):
             continue
         said = npc.model_copy(update={"persona": npc.persona.model_copy(
             update={"identity": clause, "lifestyle": "", "currently": ""})})
         scores = _mentions(said, places)
         best = max(scores.values(), default=0)
         if best:
-            found.append((next(p for p, score in scores.items() if score == best), (begin, end)))
+            found.append((next(p for p, score in scores.items() if score == best), hours))
     return found
+
+
+def _hours(span: re.Match[str]) -> tuple[time, time]:
+    return _time(*span.groups()[:3], evening=False), _time(*span.groups()[3:], evening=True)
+
+
+def _long(hours: tuple[time, time]) -> bool:
+    """Whether a stretch of the day is long enough to be a working day (it may pass midnight)."""
+    return (datetime.combine(date.min, hours[1]) - datetime.combine(date.min, hours[0])) % timedelta(days=1) >= \
+        WORKING_STRETCH
 
 
 def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> list[str]:
@@ -270,6 +277,10 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
         name = name[1:] if name[:1] == ["the"] else name
         spans = [range(i, i + len(name)) for i in range(len(words)) if name and words[i:i + len(name)] == name]
         kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
+        # The end of the sector's name after "the" ("the mill" of "Old Mill") if it says more than "house".
+        tails = [range(i, i + k) for k in range(1, len(name)) if set(name[-k:]) - _COMMON - kinds
+                 for i in range(1, len(words)) if words[i - 1] == "the" and words[i:i + k] == name[-k:]
+                 and tokens[i][0].islower() and not any(i in s for s in spans)]
         # An arena with a name of its own ("the Canteen", "Crane Cabin 07") counts where it is
         # written so, as its sector's name does.
         proper = [t for t in _TOKEN.findall(arena) if t.lower() != "the"]
@@ -277,7 +288,7 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
                if proper and proper[0][0].isupper() and tokens[i:i + len(proper)] == proper]
         # An arena's word within its sector's name counts less than named on its own: "the bakery in
         # the Market Hall" is the bakery, not the market.
-        hits = [(s.start, 2) for s in [*spans, *own]] + [
+        hits = [(s.start, 2) for s in [*spans, *own]] + [(s.start, 1) for s in tails] + [
             (i, 1 if any(i in s for s in spans) else 2) for i, w in enumerate(words)
             if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
         scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
 from brain_server.cognition.chats import Chats
+from brain_server.cognition.gather import news_for, seeking
 from brain_server.cognition.locate import accessible_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
@@ -94,8 +95,9 @@ async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trac
     """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
     is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`)."""
     world = await parts.records.world(draft.world_name)
-    planned = list(draft.plan)
-    window = await replan_from(draft, now, reason, parts.stream, trace, places=plan_places(world, draft))
+    planned, places = list(draft.plan), plan_places(world, draft)
+    seek = await seeking(draft, now, parts.stream, parts.records, places)
+    window = await replan_from(draft, now, reason, parts.stream, trace, places=places, seek=seek)
     return lambda live: lay_window(live, planned, window)
 
 
@@ -146,8 +148,10 @@ async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
 
     async def think(draft: NpcState) -> Apply:
         world = await parts.records.world(draft.world_name)
-        made, node = await plan_day(draft, now, parts.stream, trace, places=plan_places(world, draft),
-                                    renew_below=parts.settings.new_plan_importance)
+        places = plan_places(world, draft)
+        made, node = await plan_day(draft, now, parts.stream, trace, places=places,
+                                    renew_below=parts.settings.new_plan_importance,
+                                    seek=await seeking(draft, now, parts.stream, parts.records, places))
         source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
 
         def adopt(live: NpcState) -> bool:
@@ -269,7 +273,8 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
         reaction = await decide_reaction(
             draft, pending.observation, now, chats.can_talk(draft, partner, now), parts.stream, trace,
             status=doing_now.description if doing_now is not None else "",
-            wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None)
+            wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
+            untold=await news_for(draft, partner, now, parts.stream) if partner is not None else "")
         if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
             return False
         if reaction.choice == "wait" and ends is not None:

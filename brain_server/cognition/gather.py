@@ -1,0 +1,116 @@
+"""People with news seek others out (the paper's Isabella invites her cafe's customers and the
+friends she meets): an NPC holding news it means to pass on (`attention.news_of`: its own event,
+what it heard) is shown, when it plans its day or its next hours, where the people it has not
+told yet will be today, and, when it notices someone it has not told, that it has news for them.
+
+Where people will be is read from the world, never from a list of names: each other resident's
+plan for the day (else the usual day its persona gives, `routine.day_shape`, no model), counted
+per hour at each place the teller may enter outside its own home. No LLM call is added: what it
+finds is a few lines in prompts the NPC writes anyway.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, tzinfo
+
+from brain_server.cognition.attention import NEWS_WORTH, gist, news_of
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.routine import day_shape
+from brain_server.memory import MemoryNode
+from brain_server.npc import NpcState, is_sleep
+from brain_server.records import Records
+from brain_server.world import arena_of
+
+SHOWN = 4  # gathering places a prompt lists
+TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
+_HOUR = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Gathering:
+    """A place where `people` others the teller has not told will be from `start` to `end`."""
+
+    address: str
+    start: datetime
+    end: datetime
+    people: int
+
+
+def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
+    """The ids of those the NPC talked with since the news came to it: told, or had the chance."""
+    return {other for other, when in npc.last_chat.items() if when >= news.created}
+
+
+def gatherings(teller: NpcState, town: Sequence[NpcState], day: date, tz: tzinfo | None, places: Sequence[str],
+               *, told: Collection[str] = ()) -> list[Gathering]:
+    """Where most others not `told` will be awake on `day`, among `places` outside the teller's
+    home sector: each place's busiest hours (its first run of them), busiest places first, at
+    most SHOWN."""
+    home = _sector(teller.persona.home)
+    allowed = {arena_of(p) for p in places if _sector(p) != home}
+    there: dict[str, dict[datetime, set[str]]] = defaultdict(lambda: defaultdict(set))
+    first = datetime.combine(day, time(0), tzinfo=tz)
+    for other in town:
+        if other.npc_id == teller.npc_id or other.npc_id in told:
+            continue
+        for start, end, activity, address in _day_of(other, day, tz):
+            if is_sleep(activity) or (arena := arena_of(address)) not in allowed:
+                continue
+            hour = max(first, start.replace(minute=0, second=0, microsecond=0))
+            while hour < min(end, first + timedelta(days=1)):
+                there[arena][hour].add(other.npc_id)
+                hour += _HOUR
+    found = []
+    for arena, hours in there.items():
+        most = max(len(ids) for ids in hours.values())
+        start = min(h for h, ids in hours.items() if len(ids) == most)
+        end = start
+        while len(hours.get(end, ())) == most:
+            end += _HOUR
+        found.append(Gathering(arena, start, end, most))
+    return sorted(found, key=lambda g: (-g.people, g.start - g.end, g.start))[:SHOWN]
+
+
+def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
+    """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
+    if not found:
+        return ""
+    where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
+                      f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
+    return (f"\n\n{name} has news to pass on: {gist(news).rstrip('.')}. Where people {name} has not told yet "
+            f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
+
+
+async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> str:
+    """For a plan prompt: the NPC's news and where to find those it has not told, or "" when it
+    holds no news (then nothing else is read)."""
+    news = await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)
+    if news is None:
+        return ""
+    people = await records.people(npc.world_name)
+    town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
+    return seek_lines(npc.persona.name, news, gatherings(npc, town, now.date(), now.tzinfo, places,
+                                                         told=told_since(npc, news)))
+
+
+async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
+    """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
+    as a prompt sentence ("" if none)."""
+    news = await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)
+    if news is None or other.npc_id in told_since(npc, news):
+        return ""
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {gist(news).rstrip('.')}."
+
+
+def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
+    """The NPC's blocks on `day`: its plan when made for that day, else its usual day."""
+    if npc.plan_day == day and npc.plan:
+        return [(i.start, i.end, i.activity, i.address) for i in npc.plan]
+    return [(b.start, b.end, b.activity, b.address) for b in day_shape(npc, day, tz)]
+
+
+def _sector(address: str) -> str:
+    return ":".join(address.split(":")[:2])

@@ -1,0 +1,142 @@
+"""People with news seek others out (issue 42, the paper's Isabella inviting her cafe's customers):
+a teller is shown where those it has not told will be today (read from the others' plans, else
+their usual days, never from a list of names) when it plans its day or its next hours, and that
+it has news for the person it notices. The fake endpoint over loopback, embedded Qdrant, MiniLM."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from brain_server.cognition.gather import Gathering, gatherings, news_for, seeking
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.plan import plan_day, replan_from
+from brain_server.cognition.react import decide_reaction
+from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.records import Records
+from brain_server.trace import Trace
+from brain_server.world import Arena, Sector, World
+from npc_lab.fake_openai import FakeOpenAI
+from tests.conftest import Run
+
+W = "Quarry Hill"
+HALL, FORGE, YARD = f"{W}:Market:hall", f"{W}:Forge:smithy", f"{W}:Market:yard"
+HOME, KITCHEN = f"{W}:Vane house:bedroom", f"{W}:Vane house:kitchen"
+MORNING = datetime(2026, 5, 4, 7, tzinfo=UTC)  # a Monday
+PLACES = [HOME, KITCHEN, HALL, YARD, FORGE]
+NEWS = "Rosa Vane wants to hold a kite contest on the green on May 5 at 4 pm, and to ask everyone she meets"
+
+
+def person(npc_id: str, name: str, home: str, *, lifestyle: str = "", identity: str = "",
+           plan: list[tuple[int, int, str, str]] = ()) -> NpcState:
+    """A resident; `plan`: today's blocks as (start hour, end hour, activity, address)."""
+    items = [PlanItem(start=MORNING.replace(hour=a), duration_minutes=(b - a) * 60, activity=what, address=where)
+             for a, b, what, where in plan]
+    return NpcState(npc_id=npc_id, world_name=W, persona=Persona(name=name, home=home, lifestyle=lifestyle,
+                                                                 identity=identity),
+                    known_addresses=[home, *PLACES], plan=items, plan_day=MORNING.date() if items else None)
+
+
+def rosa() -> NpcState:
+    return person("rosa", "Rosa Vane", HOME, identity="Rosa Vane builds kites.",
+                  plan=[(7, 12, "building a kite", KITCHEN), (12, 13, "lunch at the hall", HALL)])
+
+
+def town() -> list[NpcState]:
+    """Two who lunch at the market hall, one whose usual day (no plan yet) is at the forge, and
+    Rosa's husband, at home with her."""
+    return [
+        rosa(),
+        person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(8, 12, "mending nets", YARD),
+                                                                (12, 14, "having lunch", HALL),
+                                                                (22, 23, "sleeping", HALL)]),
+        person("cy", "Cy Orr", f"{W}:Orr house:bedroom", plan=[(12, 13, "having lunch", HALL)]),
+        person("ed", "Ed Hale", f"{W}:Hale house:bedroom", lifestyle="works at the forge from 8 am to 4 pm",
+               identity="Ed Hale is the smith."),
+        person("hal", "Hal Vane", HOME, plan=[(7, 20, "reading", KITCHEN)]),
+    ]
+
+
+def test_gatherings_are_where_others_will_be_awake_outside_the_tellers_home() -> None:
+    found = gatherings(rosa(), town(), MORNING.date(), UTC, PLACES)
+    assert found == [Gathering(HALL, MORNING.replace(hour=12), MORNING.replace(hour=13), 2),
+                     Gathering(FORGE, MORNING.replace(hour=8), MORNING.replace(hour=16), 1),
+                     Gathering(YARD, MORNING.replace(hour=8), MORNING.replace(hour=12), 1)]
+    # Those already told count no more; a place the teller may not go is never shown.
+    assert gatherings(rosa(), town(), MORNING.date(), UTC, [HOME, HALL], told={"cy"}) == [
+        Gathering(HALL, MORNING.replace(hour=12), MORNING.replace(hour=14), 1)]
+
+
+async def _town_records(stream: MemoryStream) -> Records:
+    records = Records(stream.store, shared_store=False, write_behind=False)
+    sectors = {}
+    for address in [*PLACES, *(p.persona.home for p in town())]:
+        _, sector, arena = address.split(":")
+        sectors.setdefault(sector, []).append(arena)
+    await records.put_world(World(name=W, sectors=[Sector(name=s, arenas=[Arena(name=a) for a in dict.fromkeys(arenas)])
+                                                   for s, arenas in sectors.items()]))
+    for npc in town():
+        await records.save(npc, wait=True)
+    return records
+
+
+async def _holds_news(stream: MemoryStream, npc: NpcState) -> MemoryNode:
+    node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=NEWS, subject=npc.persona.name,
+                      predicate="thinks", object=NEWS[:80], importance=8, created=MORNING, last_accessed=MORNING)
+    [node] = await stream.remember(npc.npc_id, npc.persona, [node], Trace(npc_id=npc.npc_id, kind="test", game_time=MORNING), rate=False)
+    return node
+
+
+def test_a_teller_plans_its_day_and_its_next_hours_where_people_it_has_not_told_will_be(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """With news, the day plan's and the re-plan's prompts show the places and hours (the
+    market hall at lunch, the smith at his forge); without news, nothing of it, and no one else
+    is read."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, quiet = rosa(), town()[2]
+        assert await seeking(quiet, MORNING, stream, records, PLACES) == ""
+        await _holds_news(stream, teller)
+        seek = await seeking(teller, MORNING, stream, records, PLACES)
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        await plan_day(teller, MORNING, stream, trace, places=PLACES, seek=seek)
+        await replan_from(teller, MORNING.replace(hour=9), "Rosa Vane now thinks of her contest", stream, trace,
+                          places=PLACES, seek=seek)
+        await plan_day(quiet, MORNING, stream, trace, places=PLACES,
+                       seek=await seeking(quiet, MORNING, stream, records, PLACES))
+        told, _, untold = (r["body"]["messages"][1]["content"] for r in
+                           [*fake_llm.chat_requests("daily_plan")[:1], *fake_llm.chat_requests("replan"),
+                            *fake_llm.chat_requests("daily_plan")[1:]])
+        for prompt in (told, _):
+            assert "Rosa Vane has news to pass on: Rosa Vane wants to hold a kite contest" in prompt
+            assert f"- {HALL}: 2 people, 12:00-13:00\n- {FORGE}: 1 person, 08:00-16:00" in prompt
+            assert "Hal Vane" not in prompt and f"- {KITCHEN}: " not in prompt
+        assert "news to pass on" not in untold
+
+    run(scenario)
+
+
+def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A reaction to someone not yet told shows the news (the retrieval about them alone may not
+    bring it up); after they talked, it does not, and the places shown leave them out."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        node = await _holds_news(stream, teller)
+        seen = MemoryNode(npc_id="rosa", kind=MemoryKind.OBSERVATION, description="Bo Tamm is mending nets",
+                          subject="Bo Tamm", predicate="is", object="mending nets", created=MORNING,
+                          last_accessed=MORNING)
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        for _ in range(2):
+            await decide_reaction(teller, seen, MORNING, True, stream, trace,
+                                  untold=await news_for(teller, bo, MORNING, stream))
+            teller.last_chat["bo"] = node.created + timedelta(minutes=5)
+        first, second = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("react"))
+        assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet: " \
+               "Rosa Vane wants to hold a kite contest" in first
+        assert "has not told" not in second
+        assert f"- {HALL}: 1 person, 12:00-13:00" in await seeking(teller, MORNING, stream, records, PLACES)
+
+    run(scenario)
