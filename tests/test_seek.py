@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from brain_server.cognition.gather import Gathering, gatherings, news_for, seeking
+from brain_server.cognition.gather import Gathering, gatherings, held_news, news_for, seeking
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -138,5 +138,18 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
                "Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
         assert f"- {HALL}: 1 person, 12:00-13:00" in await seeking(teller, MORNING, stream, records, PLACES)
+
+    run(scenario)
+
+
+def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A thought is news for a day (`attention.news_of`); one naming a day still ahead (the contest
+    on May 5) stays news its teller means to pass on until that day is over."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        node = await _holds_news(stream, teller)
+        held = [await held_news(teller, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
+        assert [n.id if n else None for n in held] == [node.id, node.id, None]
 
     run(scenario)

@@ -11,15 +11,17 @@ finds is a few lines in prompts the NPC writes anyway.
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
-from brain_server.cognition.attention import NEWS_WORTH, gist, news_of
+from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.plan import named_days
 from brain_server.cognition.routine import day_shape
-from brain_server.memory import MemoryNode
+from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, is_sleep
 from brain_server.records import Records
 from brain_server.world import arena_of
@@ -84,10 +86,22 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
+async def held_news(npc: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
+    """The news the NPC means to pass on: its news of the last day (`attention.news_of`), else its
+    most important recent thought that names a day still ahead (a host's event stays news until
+    its day, not only the day it was thought of)."""
+    if (news := await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)) is not None:
+        return news
+    mine = await asyncio.to_thread(stream.store.latest, npc.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    ahead = [n for n in mine if n.importance >= NEWS_WORTH and n.created <= now
+             and any(d >= now.date() for d in named_days(gist(n), now.date()))]
+    return max(ahead, key=lambda n: (n.importance, n.created), default=None)
+
+
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> str:
     """For a plan prompt: the NPC's news and where to find those it has not told, or "" when it
     holds no news (then nothing else is read)."""
-    news = await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)
+    news = await held_news(npc, now, stream)
     if news is None:
         return ""
     people = await records.people(npc.world_name)
@@ -99,7 +113,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
     """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
     as a prompt sentence ("" if none)."""
-    news = await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)
+    news = await held_news(npc, now, stream)
     if news is None or other.npc_id in told_since(npc, news):
         return ""
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {gist(news).rstrip('.')}."

@@ -139,16 +139,16 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
     """The revised status, led by each sentence of the old one that names a day still ahead (the
     party she hosts on February 14) on which the new one names nothing: a revision may add and
     drop, but a host must not forget her own party because a model left it out."""
-    days = set(_dates(new, today))
+    days = set(named_days(new, today))
     dropped = [s for s in SENTENCE.split(old.strip())
-               if (named := _dates(s, today)) and max(named) >= today and not days & set(named)]
+               if (named := named_days(s, today)) and max(named) >= today and not days & set(named)]
     if not dropped or not new:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
     return " ".join([*dropped, new])[:CURRENTLY_MAX_CHARS]
 
 
-def _dates(text: str, today: date) -> list[date]:
+def named_days(text: str, today: date) -> list[date]:
     """The days a text names, each in the year that puts it nearest `today`."""
     found = []
     for m in _DATED.finditer(text):
