@@ -160,6 +160,7 @@ def test_density_counts_only_the_pairs_who_say_they_know_each_other(tmp_path: Pa
     assert g["named_start"] == 0, "Bo is named in Ana's persona, Ana not in Bo's: a bound of mutual knowing is 0"
     assert g["chatted_pairs"] == 1, "Cy talked with Ana; Bo's memory only mentions her"
     assert g["chatted_density"] == pytest.approx(1 / 3)
+    assert g["host_chatted"] == ["cy"], "whom the host (Ana) talked with: the first thing news needs"
     d = result["diffusion"]
     assert d["claims_in_interview"] == ["ana", "cy"], "Bo's 'I haven't heard about a fair' is not knowing"
     assert d["knows"] == ["ana", "cy"] and d["hallucinated"] == []

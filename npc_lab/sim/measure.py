@@ -205,7 +205,9 @@ def measure(run: Path) -> dict[str, Any]:
                "one_way_end": len(knows_end[0]) if knows_end else 0,
                "named_start": len(named_at(start - timedelta(seconds=1))) / possible,
                "named_by_hour": named_by_hour, "chatted_pairs": len(chats),
-               "chatted_density": len(chats) / possible}
+               "chatted_density": len(chats) / possible,
+               # Whom the one with the news talked with (issue 42: a host who meets nobody tells nobody).
+               "host_chatted": sorted(other for pair in chats if host in pair for other in pair - {host})}
 
     # --- coordination --------------------------------------------------------------------------
     coordination: dict[str, Any] = {}
@@ -312,7 +314,8 @@ def report(run: Path) -> dict[str, Any]:
         ("hallucinated knowledge", f"{len(d['hallucinated'])} ({', '.join(d['hallucinated']) or 'none'})",
          PAPER["hallucinated"]),
         ("network density", density, PAPER["density"]),
-        ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})", "-"),
+        ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})"
+         + (f"; the host with {len(g['host_chatted'])}" if "host_chatted" in g else ""), "-"),
     ]
     if r := result["reflections"]:
         rows.append(("reflections per resident per game day", f"{r['per_day_mean']:.1f} ({r['per_day_min']:.1f}-"
