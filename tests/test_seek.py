@@ -58,13 +58,18 @@ def town() -> list[NpcState]:
 
 
 def test_gatherings_are_where_others_will_be_awake_outside_the_tellers_home() -> None:
-    found = gatherings(rosa(), town(), MORNING.date(), UTC, PLACES)
+    found = gatherings(rosa(), town(), MORNING, PLACES)
     assert found == [Gathering(HALL, MORNING.replace(hour=12), MORNING.replace(hour=13), 2),
                      Gathering(FORGE, MORNING.replace(hour=8), MORNING.replace(hour=16), 1),
                      Gathering(YARD, MORNING.replace(hour=8), MORNING.replace(hour=12), 1)]
     # Those already told count no more; a place the teller may not go is never shown.
-    assert gatherings(rosa(), town(), MORNING.date(), UTC, [HOME, HALL], told={"cy"}) == [
+    assert gatherings(rosa(), town(), MORNING, [HOME, HALL], told={"cy"}) == [
         Gathering(HALL, MORNING.replace(hour=12), MORNING.replace(hour=14), 1)]
+    # Re-planning at half past noon: what is left of the day.
+    assert gatherings(rosa(), town(), MORNING.replace(hour=12, minute=30), [HALL, YARD]) == [
+        Gathering(HALL, MORNING.replace(hour=12), MORNING.replace(hour=13), 2)]
+    assert gatherings(rosa(), town(), MORNING.replace(hour=13, minute=30), [HALL, YARD]) == [
+        Gathering(HALL, MORNING.replace(hour=13), MORNING.replace(hour=14), 1)]
 
 
 async def _town_records(stream: MemoryStream) -> Records:

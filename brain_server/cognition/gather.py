@@ -28,7 +28,7 @@ from brain_server.world import arena_of
 
 SHOWN = 4  # gathering places a prompt lists
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
-_HOUR = timedelta(hours=1)
+_HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,16 @@ def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
     return {other for other, when in npc.last_chat.items() if when >= news.created}
 
 
-def gatherings(teller: NpcState, town: Sequence[NpcState], day: date, tz: tzinfo | None, places: Sequence[str],
+def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
                *, told: Collection[str] = ()) -> list[Gathering]:
-    """Where most others not `told` will be awake on `day`, among `places` outside the teller's
-    home sector: each place's busiest hours (its first run of them), busiest places first, at
-    most SHOWN."""
+    """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
+    outside the teller's home sector: each place's busiest hours (its first run of them),
+    busiest places first, at most SHOWN."""
     home = _sector(teller.persona.home)
     allowed = {arena_of(p) for p in places if _sector(p) != home}
     there: dict[str, dict[datetime, set[str]]] = defaultdict(lambda: defaultdict(set))
-    first = datetime.combine(day, time(0), tzinfo=tz)
+    day, tz = now.date(), now.tzinfo
+    first, last = now.replace(minute=0, second=0, microsecond=0), datetime.combine(day + _DAY, time(0), tzinfo=tz)
     for other in town:
         if other.npc_id == teller.npc_id or other.npc_id in told:
             continue
@@ -62,7 +63,7 @@ def gatherings(teller: NpcState, town: Sequence[NpcState], day: date, tz: tzinfo
             if is_sleep(activity) or (arena := arena_of(address)) not in allowed:
                 continue
             hour = max(first, start.replace(minute=0, second=0, microsecond=0))
-            while hour < min(end, first + timedelta(days=1)):
+            while hour < min(end, last):
                 there[arena][hour].add(other.npc_id)
                 hour += _HOUR
     found = []
@@ -106,8 +107,8 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
         return ""
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
-    return seek_lines(npc.persona.name, news, gatherings(npc, town, now.date(), now.tzinfo, places,
-                                                         told=told_since(npc, news)))
+    return seek_lines(npc.persona.name, news, gatherings(npc, town, now, places,
+                                              told=told_since(npc, news)))
 
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
