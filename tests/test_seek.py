@@ -6,8 +6,9 @@ it has news for the person it notices. The fake endpoint over loopback, embedded
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
-from brain_server.cognition.gather import Gathering, gatherings, held_news, news_for, seeking
+from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, seeking
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -72,6 +73,26 @@ def test_gatherings_are_where_others_will_be_awake_outside_the_tellers_home() ->
         Gathering(HALL, MORNING.replace(hour=13), MORNING.replace(hour=14), 1)]
 
 
+def test_a_tellers_free_time_at_home_goes_where_people_gather() -> None:
+    """Whatever its model planned, a teller spends free time at home (not meals, not sleep) where
+    people will be: at most two visits of an hour, each somewhere else, none in the past."""
+    def block(start: tuple[int, int], end: tuple[int, int], activity: str, address: str) -> PlanItem:
+        begin = MORNING.replace(hour=start[0], minute=start[1])
+        return PlanItem(start=begin, duration_minutes=(MORNING.replace(hour=end[0], minute=end[1]) - begin) // timedelta(
+            minutes=1), activity=activity, address=address)
+    plan = [block((7, 0), (12, 0), "building a kite", KITCHEN), block((12, 0), (12, 30), "having lunch", KITCHEN),
+            block((12, 30), (14, 0), "reading", HOME), block((14, 0), (22, 0), "painting", HOME),
+            block((22, 0), (23, 59), "sleeping", HOME)]
+    seek = Seek("news", tuple(gatherings(rosa(), town(), MORNING, PLACES)))
+    laid = seek.visit(plan, HOME, MORNING)
+    assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in laid if i.one_off] == [
+        ("08:00-09:00", FORGE), ("12:30-13:00", HALL)]
+    assert all(a.end == b.start for a, b in pairwise(laid)) and laid[0].start == plan[0].start
+    assert [(f"{i.start:%H:%M}", i.address) for i in seek.visit(plan, HOME, MORNING.replace(hour=10, minute=10))
+            if i.one_off] == [("10:10", FORGE), ("12:30", HALL)]
+    assert Seek().visit(plan, HOME, MORNING) == plan
+
+
 async def _town_records(stream: MemoryStream) -> Records:
     records = Records(stream.store, shared_store=False, write_behind=False)
     sectors = {}
@@ -101,13 +122,13 @@ def test_a_teller_plans_its_day_and_its_next_hours_where_people_it_has_not_told_
     async def scenario(stream: MemoryStream) -> None:
         records = await _town_records(stream)
         teller, quiet = rosa(), town()[2]
-        assert await seeking(quiet, MORNING, stream, records, PLACES) == ""
+        assert await seeking(quiet, MORNING, stream, records, PLACES) == Seek()
         await _holds_news(stream, teller)
         seek = await seeking(teller, MORNING, stream, records, PLACES)
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
         await plan_day(teller, MORNING, stream, trace, places=PLACES, seek=seek)
         await replan_from(teller, MORNING.replace(hour=9), "Rosa Vane now thinks of her contest", stream, trace,
-                          places=PLACES, seek=seek)
+                          places=PLACES, seek=seek.lines)
         await plan_day(quiet, MORNING, stream, trace, places=PLACES,
                        seek=await seeking(quiet, MORNING, stream, records, PLACES))
         told, _, untold = (r["body"]["messages"][1]["content"] for r in
@@ -142,7 +163,7 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
         assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet: " \
                "Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
-        assert f"- {HALL}: 1 person, 12:00-13:00" in await seeking(teller, MORNING, stream, records, PLACES)
+        assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
 
     run(scenario)
 

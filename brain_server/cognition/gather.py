@@ -19,14 +19,15 @@ from datetime import date, datetime, time, timedelta, tzinfo
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.plan import named_days
+from brain_server.cognition.plan import MEAL, named_days
 from brain_server.cognition.routine import day_shape
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, is_sleep
+from brain_server.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.records import Records
 from brain_server.world import arena_of
 
 SHOWN = 4  # gathering places a prompt lists
+VISITS, VISIT, SHORTEST_VISIT = 2, timedelta(hours=1), timedelta(minutes=30)  # free time a teller spends with people
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 
@@ -39,6 +40,36 @@ class Gathering:
     start: datetime
     end: datetime
     people: int
+
+
+@dataclass(frozen=True)
+class Seek:
+    """What a teller is shown when it plans (`lines`, "" without news) and where people will be."""
+
+    lines: str = ""
+    found: tuple[Gathering, ...] = ()
+
+    def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
+        """The day plan with up to VISITS stretches of free time at home (not asleep, not a meal),
+        where they meet a gathering's hours, spent there instead (one-off, at most VISIT each, each
+        at another place):
+        a model that plans its day as always, whatever the prompt says, still sends a teller out."""
+        visits: list[PlanItem] = []
+        for item in plan:
+            if len(visits) == VISITS or item.end <= now or _sector(item.address) != _sector(home) or \
+                    is_sleep(item.activity) or MEAL.search(item.activity):
+                continue
+            for g in (g for g in self.found if g.address not in {v.address for v in visits}):
+                start, end = max(item.start, g.start, now.replace(second=0, microsecond=0)), min(item.end, g.end)
+                if end - start >= SHORTEST_VISIT:
+                    visits.append(PlanItem(start=start, duration_minutes=min(end - start, VISIT) // timedelta(minutes=1),
+                                           activity=f"seeing people at the {g.address.rsplit(':', 1)[-1]}", emoji="🗣️",
+                                           address=g.address, one_off=True))
+                    break
+        laid = NpcState(npc_id="", world_name="", persona=Persona(name=""), plan=list(plan))
+        for v in visits:
+            laid.insert_plan_item(v)
+        return laid.plan
 
 
 def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
@@ -99,16 +130,16 @@ async def held_news(npc: NpcState, now: datetime, stream: MemoryStream) -> Memor
     return max(ahead, key=lambda n: (n.importance, n.created), default=None)
 
 
-async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> str:
-    """For a plan prompt: the NPC's news and where to find those it has not told, or "" when it
-    holds no news (then nothing else is read)."""
+async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
+    """For a plan: the NPC's news and where to find those it has not told; nothing when it holds
+    no news (then nothing else is read)."""
     news = await held_news(npc, now, stream)
     if news is None:
-        return ""
+        return Seek()
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
-    return seek_lines(npc.persona.name, news, gatherings(npc, town, now, places,
-                                              told=told_since(npc, news)))
+    found = gatherings(npc, town, now, places, told=told_since(npc, news))
+    return Seek(seek_lines(npc.persona.name, news, found), tuple(found))
 
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:

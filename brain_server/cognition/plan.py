@@ -16,6 +16,7 @@ import calendar
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 import re
+from typing import TYPE_CHECKING
 
 from brain_server.cognition.heard import SENTENCE
 from brain_server.cognition.locate import repair_address
@@ -34,12 +35,15 @@ from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
 from brain_server.prompts.revise_currently import Currently
 from brain_server.trace import Trace
 
+if TYPE_CHECKING:
+    from brain_server.cognition.gather import Seek
+
 EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
 # Clock times before this hour belong to the night after the planned day (a block at "00:30").
 DAY_BOUNDARY_HOUR = 3
 NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether anything happened
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
-_MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
+MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
 _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
     m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
@@ -53,11 +57,11 @@ _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?
 
 async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
                    places: Sequence[str] | None = None, renew_below: int = 0,
-                   seek: str = "") -> tuple[list[PlanItem], MemoryNode]:
+                   seek: Seek | None = None) -> tuple[list[PlanItem], MemoryNode]:
     """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
     first; with `renew_below`, a day after one in which nothing of that importance happened
     repeats the last plan instead, without a call (a routine costs nothing). `seek`: news the NPC
-    holds and where those it has not told will be (`gather.seeking`), for the prompt. Sets
+    holds and where those it has not told will be (`gather.seeking`): shown, and visited. Sets
     `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so `npc.plan`
     still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
@@ -67,8 +71,9 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         answer = fallback_plan(npc, now, places)
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
-        answer = await _ask_for_plan(npc, now, stream, trace, places, seek)
+        answer = await _ask_for_plan(npc, now, stream, trace, places, seek.lines if seek else "")
     items = schedule(answer, now, places, persona.home, trace)
+    items = seek.visit(items, persona.home, now) if seek else items
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
     summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "
                + "; ".join(answer.outline) + ". Schedule: "
@@ -322,7 +327,7 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
     seen: set[str] = set()
     out: list[PlanItem] = []
     for item in items:
-        meals = {m.lower() for m in _MEAL.findall(item.activity)}
+        meals = {m.lower() for m in MEAL.findall(item.activity)}
         if item.start >= since and meals & seen and out:
             previous = out[-1]
             if not previous.subtasks and previous.end == item.start:

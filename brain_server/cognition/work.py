@@ -97,7 +97,7 @@ async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trac
     world = await parts.records.world(draft.world_name)
     planned, places = list(draft.plan), plan_places(world, draft)
     seek = await seeking(draft, now, parts.stream, parts.records, places)
-    window = await replan_from(draft, now, reason, parts.stream, trace, places=places, seek=seek)
+    window = await replan_from(draft, now, reason, parts.stream, trace, places=places, seek=seek.lines)
     return lambda live: lay_window(live, planned, window)
 
 
