@@ -30,7 +30,7 @@ import math
 from brain_server.cognition.attention import followed_action, meet
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.work import plan
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.npc import NpcState, is_sleep
 from brain_server.trace import Trace, TraceBook
 from brain_server.world import arena_of
@@ -84,8 +84,10 @@ async def _plan(senses: Senses, traces: TraceBook, ids: Sequence[str], when: dat
 
     async def one(npc_id: str) -> int:
         trace = Trace(npc_id=npc_id, kind="background", game_time=when)
-        with doing(Work(Priority.AHEAD, npc_id)):
-            await plan(parts, npc_id, when, trace)
+        try:
+            await plan(parts, Work(Priority.AHEAD, npc_id), when, trace)
+        except WorkDropped as exc:  # the ahead queue is full: the NPC plans when it next needs to
+            trace.note(f"skip: plan dropped ({exc.reason})")
         traces.add(trace)
         return len(trace.llm_calls)
 

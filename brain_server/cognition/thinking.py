@@ -20,7 +20,7 @@ import structlog
 from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.work import KINDS, Kind, Parts, needed
 from brain_server.foreground import Foreground
-from brain_server.llm.scheduler import Work, WorkDropped, doing
+from brain_server.llm.scheduler import Work, WorkDropped
 from brain_server.trace import Trace, TraceBook
 
 log = structlog.get_logger(__name__)
@@ -57,7 +57,11 @@ class Thinking:
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and (error := task.exception()) is not None:
+        if task.cancelled() or (error := task.exception()) is None:
+            return
+        if isinstance(error, WorkDropped):  # the scheduler's choice (its class's queue full), not a failure
+            log.info("background_dropped", reason=error.reason)
+        else:
             log.error("background_failed", exc_info=error)
 
     async def settle(self) -> None:
@@ -90,13 +94,12 @@ class Thinking:
         trace = trace or Trace(npc_id=work.npc_id, kind="background", game_time=now)
         done = False
         try:
-            with doing(work):
-                if own:
-                    await self.foreground.quiet()
-                if work.stale is not None and work.stale():
-                    raise WorkDropped("stale before it started")
-                done = await kind.think(self.parts, work.npc_id, now, trace)
-        except WorkDropped as exc:
+            if own:
+                await self.foreground.quiet()
+            if work.stale is not None and work.stale():
+                raise WorkDropped("stale before it started")
+            done = await kind.think(self.parts, work, now, trace)
+        except WorkDropped as exc:  # before the fallback below: dropped work is no failure
             trace.note(f"{kind.name}: dropped ({exc.reason})")
         except Exception:
             log.exception("background_failed", npc_id=work.npc_id, work=kind.name)

@@ -31,7 +31,7 @@ from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.runtime import NpcRuntime, Runtimes
 from brain_server.cognition.steps import decompose_upcoming, due_blocks
 from brain_server.config import Settings
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState, PlanItem
 from brain_server.records import Apply, Records
 from brain_server.trace import Trace
@@ -67,7 +67,7 @@ class Kind:
     urgent: bool
     needed: Callable[[NpcState, datetime, Settings, bool], bool]
     stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]
-    think: Callable[[Parts, str, datetime, Trace], Awaitable[bool]]
+    think: Callable[[Parts, Work, datetime, Trace], Awaitable[bool]]
 
     @property
     def family(self) -> str:
@@ -90,12 +90,12 @@ def plan_places(world: World, npc: NpcState) -> list[str]:
     return accessible_places(world, npc).arena_addresses()
 
 
-async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trace: Trace) -> Apply:
+async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trace: Trace, work: Work) -> Apply:
     """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
     is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`)."""
     world = await parts.records.world(draft.world_name)
     planned = list(draft.plan)
-    window = await replan_from(draft, now, reason, parts.stream, trace, places=plan_places(world, draft))
+    window = await replan_from(draft, now, reason, parts.stream, trace, work=work, places=plan_places(world, draft))
     return lambda live: lay_window(live, planned, window)
 
 
@@ -141,12 +141,13 @@ def _or_crowd(stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]
 # --- the thinking of each kind --------------------------------------------------------------
 
 
-async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+async def plan(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
     """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""
+    npc_id = work.npc_id
 
     async def think(draft: NpcState) -> Apply:
         world = await parts.records.world(draft.world_name)
-        made, node = await plan_day(draft, now, parts.stream, trace, places=plan_places(world, draft),
+        made, node = await plan_day(draft, now, parts.stream, trace, work=work, places=plan_places(world, draft),
                                     renew_below=parts.settings.new_plan_importance)
         source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
 
@@ -178,14 +179,14 @@ def adopt_currently(live: NpcState, draft: NpcState, trace: Trace) -> None:
         live.persona.currently = draft.persona.currently
 
 
-async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:
+async def decompose(parts: Parts, work: Work, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:
     """Break the block in progress (horizon 0) or those of the next `horizon_minutes` into steps."""
 
     async def think(draft: NpcState) -> Apply | bool:
         if draft.is_chatting(now):
             return False
         world = await parts.records.world(draft.world_name)
-        if not await decompose_upcoming(draft, now, parts.stream, trace, horizon_minutes=horizon_minutes,
+        if not await decompose_upcoming(draft, now, parts.stream, trace, work=work, horizon_minutes=horizon_minutes,
                                         objects=parts.records.index(world).objects, verbs=[*world.verbs, *draft.verbs]):
             return False
         steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
@@ -199,23 +200,23 @@ async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, h
 
         return adopt
 
-    return await parts.records.revise(npc_id, think)
+    return await parts.records.revise(work.npc_id, think)
 
 
-async def _decompose_now(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    return await decompose(parts, npc_id, now, trace, horizon_minutes=0)
+async def _decompose_now(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
+    return await decompose(parts, work, now, trace, horizon_minutes=0)
 
 
-async def _prepare(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    return await decompose(parts, npc_id, now, trace, horizon_minutes=parts.settings.prepare_ahead_minutes)
+async def _prepare(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
+    return await decompose(parts, work, now, trace, horizon_minutes=parts.settings.prepare_ahead_minutes)
 
 
-async def _rate(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+async def _rate(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
     """Rate the perceived events that waited for their importance, in one call."""
 
     async def think(draft: NpcState) -> Apply:
         ids = list(draft.unrated_ids)
-        rated = await parts.stream.rate_stored(npc_id, draft.persona, ids, trace)
+        rated = await parts.stream.rate_stored(work.npc_id, draft.persona, ids, trace, work)
         trace.note(f"rated {len(rated)} perceived events")
 
         def apply(live: NpcState) -> None:
@@ -226,15 +227,15 @@ async def _rate(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
 
         return apply
 
-    return await parts.records.revise(npc_id, think)
+    return await parts.records.revise(work.npc_id, think)
 
 
-async def _reflect(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+async def _reflect(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
     """Reflection (`reflect.py`), once the importance of what happened adds up."""
 
     async def think(draft: NpcState) -> Apply:
         accumulated = draft.importance_since_reflection
-        thoughts = await maybe_reflect(draft, now, parts.stream, trace,
+        thoughts = await maybe_reflect(draft, now, parts.stream, trace, work=work,
                                        threshold=reflection_threshold(draft, parts.settings))
 
         def apply(live: NpcState) -> None:
@@ -243,12 +244,13 @@ async def _reflect(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bo
 
         return apply
 
-    return await parts.records.revise(npc_id, think)
+    return await parts.records.revise(work.npc_id, think)
 
 
-async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
+async def _react(parts: Parts, work: Work, now: datetime, trace: Trace) -> bool:
     """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
-    chats = parts.chats
+    chats, npc_id = parts.chats, work.npc_id
+    decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
 
     async def think(draft: NpcState) -> Apply | bool:
         pending = parts.runtimes.of(npc_id).set_reaction(None)
@@ -261,13 +263,12 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
             # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
             if not chats.can_talk(draft, partner, now):
                 return False
-            with doing(Work(Priority.SOCIAL, npc_id)):
-                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                           unseen=True))
+            return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                       work=decided, unseen=True))
         doing_now = partner.action if partner is not None else None
         ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
         reaction = await decide_reaction(
-            draft, pending.observation, now, chats.can_talk(draft, partner, now), parts.stream, trace,
+            draft, pending.observation, now, chats.can_talk(draft, partner, now), parts.stream, trace, work=work,
             status=doing_now.description if doing_now is not None else "",
             wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None)
         if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
@@ -279,13 +280,12 @@ async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool
                             address=draft.address or draft.persona.home, one_off=True)
             trace.note(f"react: waits until {wait.end:%H:%M}")
             return lambda live: live.insert_plan_item(wait)
-        with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
-            if reaction.choice == "talk":
-                assert partner is not None
-                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                           reason=reaction.reason))
-            return await replan(parts, draft, now, f"{pending.observation.description}; {reaction.new_activity}",
-                                trace)
+        if reaction.choice == "talk":
+            assert partner is not None
+            return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                       work=decided, reason=reaction.reason))
+        return await replan(parts, draft, now, f"{pending.observation.description}; {reaction.new_activity}",
+                            trace, decided)
 
     return await parts.records.revise(npc_id, think)
 

@@ -1,0 +1,107 @@
+"""What a completion is for travels as an argument (issue 41): no ContextVar carries the work or
+the streaming listener, a completion without its work is a TypeError, and dropped work is an
+ordinary exception that no fallback turns into an answer."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from brain_server.llm.scheduler import Priority, Work, WorkDropped
+from brain_server.llm.streaming import Listener
+from brain_server.prompts.converse_turn import PROMPT as TURN
+from brain_server.prompts.converse_turn import spoken
+from brain_server.prompts.importance import PROMPT as IMPORTANCE
+from brain_server.prompts.importance import Importance
+from brain_server.trace import Trace
+from npc_lab.fake_openai import FakeOpenAI
+from tests.test_llm import VARS, make_llm
+
+BRAIN = Path(__file__).resolve().parent.parent / "brain_server"
+LOGGING = BRAIN / "logs.py"  # structlog's own binding of the npc and trace ids to each log line
+
+
+def _context_vars(path: Path) -> list[str]:
+    """Where a module imports contextvars or names a ContextVar."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import) and any(a.name == "contextvars" for a in node.names):
+            found.append(f"{path.name}:{node.lineno}: import contextvars")
+        elif isinstance(node, ast.ImportFrom) and node.module == "contextvars":
+            found.append(f"{path.name}:{node.lineno}: from contextvars import ...")
+        elif isinstance(node, ast.Name | ast.Attribute) and "ContextVar" in (getattr(node, "id", None),
+                                                                              getattr(node, "attr", None)):
+            found.append(f"{path.name}:{node.lineno}: ContextVar")
+    return found
+
+
+def test_no_context_var_of_ours_in_the_brain() -> None:
+    found = [hit for path in sorted(BRAIN.rglob("*.py")) if path != LOGGING for hit in _context_vars(path)]
+    assert found == [], "work and listeners are passed as arguments, not set in a ContextVar"
+
+
+def test_the_check_finds_a_context_var(tmp_path: Path) -> None:
+    module = tmp_path / "hidden.py"
+    module.write_text("from contextvars import ContextVar\n_work: ContextVar[int] = ContextVar('w')\n")
+    assert len(_context_vars(module)) == 3
+
+
+def _trace() -> Trace:
+    return Trace(npc_id="isabella", kind="decide", game_time=datetime(2026, 2, 13, tzinfo=UTC))
+
+
+def test_a_completion_without_its_work_is_a_type_error(fake_llm: FakeOpenAI) -> None:
+    llm = make_llm(fake_llm)
+    with pytest.raises(TypeError, match="work"):
+        asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="isabella",  # type: ignore[call-arg]  # the point
+                                 fallback=lambda: Importance(importance=3)))
+    assert fake_llm.chat_requests("importance") == []
+
+
+def test_dropped_work_is_not_turned_into_a_fallback_answer(fake_llm: FakeOpenAI) -> None:
+    """Work stale when its slot comes raises WorkDropped, an ordinary Exception that
+    `LLM.complete`'s handler of endpoint trouble lets through: no fallback, no call counted."""
+    llm, trace, fell_back = make_llm(fake_llm), _trace(), []
+
+    def fallback() -> Importance:
+        fell_back.append(True)
+        return Importance(importance=3)
+
+    async def ask() -> Importance:
+        try:
+            return await llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=trace, fallback=fallback,
+                                      work=Work(Priority.BACKGROUND, "isabella", stale=lambda: True))
+        finally:
+            await llm.close()
+
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - what matters: an Exception, and which one
+        asyncio.run(ask())
+    assert isinstance(raised.value, WorkDropped) and "stale" in raised.value.reason
+    assert fell_back == [] and trace.llm_calls == [] and fake_llm.chat_requests("importance") == []
+    counter = llm.usage.counter("isabella", "importance")
+    assert (counter.calls, counter.fallbacks) == (0, 0)
+    assert llm.scheduler.stats[Priority.BACKGROUND].dropped_stale == 1
+
+
+def test_the_work_given_is_the_class_that_waits(fake_llm: FakeOpenAI) -> None:
+    llm = make_llm(fake_llm)
+
+    async def ask() -> None:
+        await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3),
+                           work=Work(Priority.AHEAD, "isabella"))
+        await llm.close()
+
+    asyncio.run(ask())
+    assert [r.served for r in llm.scheduler.report()] == [0, 0, 0, 1, 0]
+
+
+def test_a_listener_hears_only_the_completion_it_was_given_for(fake_llm: FakeOpenAI) -> None:
+    llm = make_llm(fake_llm)
+    listener = Listener(TURN.purpose, lambda: spoken("Isabella Rodriguez"), lambda text: None)
+    with pytest.raises(ValueError, match="converse_turn"):
+        asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3),
+                                 work=Work(Priority.PLAYER, "isabella"), listener=listener))
