@@ -1,6 +1,7 @@
-"""What a completion is for travels as an argument (issue 41): no ContextVar carries the work or
-the streaming listener, a completion without its work is a TypeError, and dropped work is an
-ordinary exception that no fallback turns into an answer."""
+"""Context in plain sight (issue 41): what a completion is for travels as an argument (no
+ContextVar carries the work or the streaming listener, a completion without its work is a
+TypeError), dropped work is an ordinary exception that no fallback turns into an answer, and each
+class of the mind is given the collaborators it uses (no `Parts` grab-bag reached through)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,29 @@ def test_the_check_finds_a_context_var(tmp_path: Path) -> None:
     module = tmp_path / "hidden.py"
     module.write_text("from contextvars import ContextVar\n_work: ContextVar[int] = ContextVar('w')\n")
     assert len(_context_vars(module)) == 3
+
+
+def _reach_throughs(path: Path) -> list[str]:
+    """Where a module reaches through a grab-bag of collaborators: `parts.x`, `x.parts`, a class Parts."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and (node.attr == "parts" or (
+                isinstance(node.value, ast.Name) and node.value.id == "parts")):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ClassDef) and node.name == "Parts":
+            found.append(f"{path.name}:{node.lineno}: class Parts")
+    return found
+
+
+def test_no_grab_bag_of_collaborators_is_reached_through() -> None:
+    found = [hit for path in sorted(BRAIN.rglob("*.py")) for hit in _reach_throughs(path)]
+    assert found == [], "each class takes the collaborators it uses as constructor arguments"
+
+
+def test_the_check_finds_a_reach_through(tmp_path: Path) -> None:
+    module = tmp_path / "bag.py"
+    module.write_text("class Parts:\n    pass\n\ndef f(self, parts):\n    return parts.records, self.parts\n")
+    assert len(_reach_throughs(module)) == 3
 
 
 def _trace() -> Trace:

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 
-from brain_server.cognition import work
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work
@@ -153,7 +152,7 @@ def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached
         home = npc.persona.home if block.address != npc.persona.home else CAFE
         fake_llm.queue({"delay_s": 1.0}, purpose="decompose")
         trace = Trace(npc_id="isabella", kind="background", game_time=block.start)
-        steps = asyncio.create_task(work.decompose(core.mind.parts, Work(Priority.PLAN_NOW, "isabella"), block.start, trace, horizon_minutes=0))
+        steps = asyncio.create_task(core.mind.workshop.decompose(Work(Priority.PLAN_NOW, "isabella"), block.start, trace, horizon_minutes=0))
         await asyncio.sleep(0.3)  # the steps are being written: the block moves elsewhere
 
         def move(live: NpcState) -> None:

@@ -264,7 +264,7 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
             stream=True, stream_options={"include_usage": True}, **create) as response:
         if "text/event-stream" not in response.headers.get("content-type", ""):
             return _whole(await response.read(), listener)
-        parts: list[str] = []
+        said: list[str] = []
         refusals: list[str] = []
         usage = None
         async for chunk in await response.parse():
@@ -273,12 +273,12 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
             usage = chunk.usage or usage
             delta = chunk.choices[0].delta if chunk.choices else None
             if delta is not None and delta.content:
-                parts.append(delta.content)
+                said.append(delta.content)
                 listener.heard(delta.content)
             if delta is not None and delta.refusal:
                 refusals.append(delta.refusal)
         listener.ended()
-        return Streamed("".join(parts), "".join(refusals) or None, usage)
+        return Streamed("".join(said), "".join(refusals) or None, usage)
 
 
 def _whole(body: bytes, listener: Listener) -> Streamed:
