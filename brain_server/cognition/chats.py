@@ -161,7 +161,8 @@ class Chats:
             lines = await talk_in_group(group, now, place, self.stream, trace, work=work, reason=reason,
                                         here=self._at(place))
         else:
-            lines = [*await converse(*group.speakers, now, place, self.stream, trace, work=work, reason=reason),
+            a, b = group.speakers
+            lines = [*await converse(a, b, now, place, self.stream, trace, work=work, reason=reason),
                      *group.heard]
         heard = said_places((p for s in group.speakers for p in s.places), lines)  # anyone's place may be named
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,

@@ -207,10 +207,10 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     memos = {memo.name: ConversationMemo.model_validate(memo.model_dump(exclude={"name"})) for memo in answer.memos}
     trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
     kept = []
-    for s, knew in zip(speakers, known, strict=True):
+    for s, knows in zip(speakers, known, strict=True):
         partners = names([o for o in speakers if o is not s])
         memo = memos.get(s.persona.name) or _plain_memo(s.persona.name, partners)
-        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knew, places, trace), s.places, lines))
+        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knows, places, trace), s.places, lines))
     return lines, kept
 
 

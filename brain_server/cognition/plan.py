@@ -101,12 +101,16 @@ async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int)
     """Whether anything of `importance` or more entered the NPC's memory since its last day plan
     (its own plans and what it saw itself doing aside); more memories since than are read count as news."""
     store, name = stream.store, npc.persona.name
-    [made] = await asyncio.to_thread(store.get, npc.npc_id, [npc.plan_memory_id]) or [None]
-    if made is None:
+    found = await asyncio.to_thread(store.get, npc.npc_id, [npc.plan_memory_id]) if npc.plan_memory_id else []
+    if not found:
         return True
+    made = found[0]
     recent = await asyncio.to_thread(store.latest, npc.npc_id, NEWS_LOOKBACK)
     since = [n for n in recent if n.created >= made.created and n.kind != MemoryKind.PLAN]  # the same minute too
-    own = lambda n: n.kind == MemoryKind.OBSERVATION and n.subject == name  # noqa: E731  (its own actions)
+
+    def own(n: MemoryNode) -> bool:  # its own actions
+        return n.kind == MemoryKind.OBSERVATION and n.subject == name
+
     return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
 
 

@@ -188,7 +188,7 @@ class LLM:
         asked = retry_after_s(exc)
         if asked is not None:
             return min(asked, self._retry_after_max_s)
-        return self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+        return self._backoff_s * 2.0 ** (attempt - 1) * (0.5 + random.random())
 
     def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None,
                    why: str) -> Out:
