@@ -10,8 +10,11 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
+from google.protobuf import json_format
 import pytest
 
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.llm.streaming import Listener
 from brain_server.prompts.converse_turn import PROMPT as TURN
@@ -19,8 +22,11 @@ from brain_server.prompts.converse_turn import spoken
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
+from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
+from tests.conftest import Run
 from tests.test_llm import VARS, make_llm
+from tests.test_untrusted_races import core_with_town
 
 BRAIN = Path(__file__).resolve().parent.parent / "brain_server"
 LOGGING = BRAIN / "logs.py"  # structlog's own binding of the npc and trace ids to each log line
@@ -129,3 +135,32 @@ def test_a_listener_hears_only_the_completion_it_was_given_for(fake_llm: FakeOpe
     with pytest.raises(ValueError, match="converse_turn"):
         asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3),
                                  work=Work(Priority.PLAYER, "isabella"), listener=listener))
+
+
+def test_a_players_line_the_scheduler_drops_answers_resource_exhausted(run: Run, tmp_path: Path) -> None:
+    """Every slot busy and no room to wait: the Talk's completion is dropped, and the player is
+    told so (RESOURCE_EXHAUSTED) rather than given a made-up line or an internal error."""
+
+    async def scenario(stream: MemoryStream) -> tuple[Status, int]:
+        core = await core_with_town(stream, tmp_path)
+        scheduler, release = stream.llm.scheduler, asyncio.Event()
+        scheduler.max_waiting = 0
+
+        async def busy() -> None:
+            async with scheduler.slot(Work(Priority.PLAYER, "someone")):
+                await release.wait()
+
+        holders = [asyncio.create_task(busy()) for _ in range(scheduler.slots + scheduler.player_reserve)]
+        await asyncio.sleep(0)
+        try:
+            with pytest.raises(BrainError) as refused:
+                await core.talk(json_format.ParseDict({"npcId": "isabella", "speakerName": "Ada", "text": "Hello!",
+                                                       "gameTime": "2026-02-13T10:00:00Z"}, pb.TalkRequest()))
+        finally:
+            release.set()
+            await asyncio.gather(*holders)
+            await core.close()
+        return refused.value.status, scheduler.stats[Priority.PLAYER].dropped_full
+
+    status, dropped = run(scenario)
+    assert status is Status.RESOURCE_EXHAUSTED and dropped >= 1
