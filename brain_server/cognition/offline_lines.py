@@ -369,9 +369,8 @@ async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[s
     variables = {"npc_name": speaker.persona.name, "partner": partner, "heard": heard or "(nothing yet)",
                  "options": shown, "count": len(options)}
     try:
-        chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, work=work, npc_id=speaker.npc_id,
-                                                            trace=trace, fallback=lambda: ChosenLine(choice=1)),
-                                        wait_s)
+        chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, npc_id=speaker.npc_id, work=work,
+                                                            trace=trace, fallback=lambda: ChosenLine(choice=1)), wait_s)
     except TimeoutError:
         trace.note(f"offline lines: no pick within {wait_s:.2f} s, the first line said")
         return options[0]
