@@ -14,7 +14,8 @@ from brain_server.errors import ConfigError
 from brain_server.llm.client import LLM
 from brain_server.llm.context import ContextWindow, context_at_start, prompt_tokens
 from brain_server.llm.embedded import EMBEDDED_CONTEXT, MODEL_NAME, EmbeddedLLMUnavailable, model_path
-from brain_server.llm.embeddings import EmbedderUnavailable, OpenAIEmbedder, make_embedder
+from brain_server.llm.embeddings import OpenAIEmbedder, make_embedder
+from brain_server.llm.minilm import EmbedderUnavailable
 from brain_server.llm.probe import Finding, configured_llm, probe_settings
 from brain_server.llm.trial import TRIAL_ROUNDS, built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WARN_SHARE

@@ -65,7 +65,7 @@ def run_server(settings: Settings, *, prog: str, on_ready: Callable[[str], None]
 async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] | None) -> None:
     from brain_server.errors import ConfigError
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
-    from brain_server.llm.embeddings import EmbedderUnavailable
+    from brain_server.llm.minilm import EmbedderUnavailable
     from brain_server.server import serve
     from brain_server.storage.base import StoreLockedError
 

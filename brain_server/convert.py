@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
@@ -23,7 +23,7 @@ from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
 
 if TYPE_CHECKING:
-    from brain_server.saves import SaveInfo
+    from brain_server.save_files import SaveInfo
 
 M = TypeVar("M", bound=BaseModel)
 _KINDS = {
@@ -32,7 +32,7 @@ _KINDS = {
     MemoryKind.CHAT: pb.MEMORY_KIND_CHAT,
     MemoryKind.PLAN: pb.MEMORY_KIND_PLAN,
 }
-_KIND_OF_PB = {v: k for k, v in _KINDS.items()}
+_KIND_OF_PB: dict[int, MemoryKind] = {int(v): k for k, v in _KINDS.items()}
 _SOURCES = {"plan": pb.ACTION_SOURCE_PLAN, "new_plan": pb.ACTION_SOURCE_NEW_PLAN, "fallback": pb.ACTION_SOURCE_FALLBACK,
             "provisional": pb.ACTION_SOURCE_PROVISIONAL}
 _PLACES = {pb.VERB_PLACE_UNSPECIFIED: "anywhere", pb.VERB_PLACE_ANYWHERE: "anywhere", pb.VERB_PLACE_OBJECT: "object",
@@ -48,12 +48,15 @@ def timestamp(when: datetime) -> Timestamp:
 
 
 def from_timestamp(ts: Timestamp) -> datetime:
-    return ts.ToDatetime(tzinfo=UTC)
+    when: datetime = ts.ToDatetime(tzinfo=UTC)
+    return when
 
 
-def _fields(message: Message) -> dict:
+def _fields(message: Message) -> dict[str, Any]:
     """All fields by proto name, zeros included (a tile at x=0 is still a tile)."""
-    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    found: dict[str, Any] = MessageToDict(message, preserving_proto_field_name=True,
+                                          always_print_fields_with_no_presence=True)
+    return found
 
 
 def _validated(model: type[M], message: Message, what: str) -> M:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO, cast
 
 import structlog
 
@@ -27,7 +28,7 @@ def configure(*, json: bool = False, level: str = "info") -> None:
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(threshold),
-        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),  # the writes it makes
         # Not cached: a cached logger keeps this configuration for good, so a host (or a test) that
         # configures structlog after us, e.g. structlog.testing.capture_logs, would never see our lines.
         cache_logger_on_first_use=False,

@@ -24,7 +24,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         """The request body as JSON, or None after answering 400."""
         length = int(self.headers.get("Content-Length") or 0)
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body: dict[str, Any] | None = json.loads(self.rfile.read(length) or b"{}")
         except json.JSONDecodeError:
             self.send_json(400, {"error": {"message": "request body is not JSON"}})
             return None

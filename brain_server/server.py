@@ -21,7 +21,7 @@ from brain_server.collector import Collector, settle_collector
 from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
-from brain_server.llm.context import ContextWindow, context_at_start, embedded_counting, estimate_tokens
+from brain_server.llm.context import ContextWindow, Count, context_at_start, embedded_counting, estimate_tokens
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.metrics import instrument_store
@@ -62,7 +62,8 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
 
         recorder = Recorder(settings.llm_record)
         stack.callback(recorder.close)
-    context, count_tokens = await context_at_start(settings, base_url), estimate_tokens
+    context = await context_at_start(settings, base_url)
+    count_tokens: Count = estimate_tokens
     if not base_url:
         from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM, model_path
 

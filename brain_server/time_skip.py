@@ -21,6 +21,6 @@ async def skip_time(mind: Mind, request: pb.SkipTimeRequest) -> pb.SkipTimeRespo
         raise invalid(f"the skip from {start.isoformat()} to {end.isoformat()} is longer than {MAX_SKIP.days} days: "
                       "skip at most a week at a time")
     await mind.records.world(request.world_name)
-    done = await live_through(mind.senses, mind.traces, request.world_name, start, end)
+    done = await live_through(mind.senses, mind.workshop, mind.traces, request.world_name, start, end)
     return pb.SkipTimeResponse(npc_count=done.npcs, hours=done.hours, llm_calls=done.calls, calls_cap=done.cap,
                                conversations=done.meetings, news_passed=done.news, memories=done.memories)

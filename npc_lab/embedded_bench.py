@@ -137,6 +137,13 @@ def at(clock: str, day: datetime = DAY) -> datetime:
     return day + timedelta(hours=int(hours), minutes=int(minutes))
 
 
+def work(npc: Any) -> Any:
+    """What each sample's completions are for: a plan needed now, as a town's own would wait."""
+    from brain_server.llm.scheduler import Priority, Work
+
+    return Work(Priority.PLAN_NOW, npc.npc_id)
+
+
 def planned(npc: Any, day: datetime) -> Any:
     """A copy of the NPC with its usual day (DAYS) planned for `day`."""
     from brain_server.npc import PlanItem
@@ -171,19 +178,19 @@ async def _rate(town: Town, npc: Any, i: int, trace: Any, seen: list[str]) -> No
     nodes, _ = attend(npc.npc_id, events, [], now, Attention(8, 8))
     stream = town.fresh_stream()
     _, unrated = await stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
-    await stream.rate_stored(npc.npc_id, npc.persona, [n.id for n in unrated], trace)
+    await stream.rate_stored(npc.npc_id, npc.persona, [n.id for n in unrated], trace, work(npc))
 
 
 async def _daily_plan(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.plan import plan_day
 
-    await plan_day(npc.model_copy(deep=True), at("06:00"), town.stream, trace, places=town.places(npc))
+    await plan_day(npc.model_copy(deep=True), at("06:00"), town.stream, trace, work=work(npc), places=town.places(npc))
 
 
 async def _revise_currently(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.plan import revise_currently
 
-    await revise_currently(planned(npc, DAY - timedelta(days=1)), at("06:00"), town.stream, trace)
+    await revise_currently(planned(npc, DAY - timedelta(days=1)), at("06:00"), town.stream, trace, work=work(npc))
 
 
 async def _decompose(town: Town, npc: Any, i: int, trace: Any) -> None:
@@ -192,8 +199,8 @@ async def _decompose(town: Town, npc: Any, i: int, trace: Any) -> None:
     draft = planned(npc, DAY)
     blocks = draft.plan[1:-1]  # not getting ready, not sleep
     block = blocks[i // 2 % len(blocks)]
-    await decompose_upcoming(draft, block.start + timedelta(minutes=1), town.stream, trace, horizon_minutes=0,
-                             objects=town.objects)
+    await decompose_upcoming(draft, block.start + timedelta(minutes=1), town.stream, trace, work=work(npc),
+                             horizon_minutes=0, objects=town.objects)
 
 
 async def _react(town: Town, npc: Any, i: int, trace: Any) -> None:
@@ -208,21 +215,21 @@ async def _react(town: Town, npc: Any, i: int, trace: Any) -> None:
                              last_accessed=now)
     draft = planned(npc, DAY)
     draft.action = action_now(draft, now, "plan")
-    await decide_reaction(draft, observation, now, i % 2 == 0, town.stream, trace)
+    await decide_reaction(draft, observation, now, i % 2 == 0, town.stream, trace, work=work(npc))
 
 
 async def _replan(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.plan import replan_from
 
     await replan_from(planned(npc, DAY), at("10:30"), REASONS[npc.npc_id], town.stream, trace,
-                      places=town.places(npc))
+                      work=work(npc), places=town.places(npc))
 
 
 async def _relationship(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.converse import Speaker, relationship
 
     await relationship(Speaker(npc.npc_id, npc.persona), town.other(npc.npc_id).persona.name, at("10:30"),
-                       town.stream, trace)
+                       town.stream, trace, work=work(npc))
 
 
 def _lines(count: int) -> list[Any]:
@@ -240,14 +247,14 @@ async def _converse_turn(town: Town, npc: Any, i: int, trace: Any) -> None:
     other = town.other(npc.npc_id).persona.name
     view = (f"{other} is a regular at Hobbs Cafe whom {npc.persona.name} likes.", "")
     await next_line(Speaker(npc.npc_id, npc.persona), other, view, _lines(count), at("10:30"), "Hobbs Cafe",
-                    town.stream, trace)
+                    town.stream, trace, work=work(npc))
 
 
 async def _conversation_memo(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.converse import remember_conversation
 
     await remember_conversation(npc, town.other(npc.npc_id).persona.name, _lines(2 + i // 2 % 3), at("10:30"),
-                                town.stream, trace)
+                                town.stream, trace, work=work(npc))
 
 
 async def _choose_address(town: Town, npc: Any, i: int, trace: Any) -> None:
@@ -255,28 +262,29 @@ async def _choose_address(town: Town, npc: Any, i: int, trace: Any) -> None:
 
     draft = npc.model_copy(deep=True)
     draft.address = draft.persona.home if i // 2 % 2 else f"{draft.world_name}:Hobbs Cafe:cafe"
-    await choose_address(ACTIVITIES[i // 2 % len(ACTIVITIES)][0], draft, town.world, town.stream.llm, trace)
+    await choose_address(ACTIVITIES[i // 2 % len(ACTIVITIES)][0], draft, town.world, town.stream.llm, trace,
+                         work=work(npc))
 
 
 async def _reflection_questions(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.reflect import ask_questions
 
     recent = await asyncio.to_thread(town.stream.store.latest, npc.npc_id, 100)
-    await ask_questions(npc, recent, town.stream, trace)
+    await ask_questions(npc, recent, town.stream, trace, work=work(npc))
 
 
 async def _reflection_insights(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.reflect import draw_insights
 
     questions = [q.format(name=npc.persona.name) for q in REFLECTION_QUESTIONS]
-    await draw_insights(npc, questions, at("11:00"), town.stream, trace)
+    await draw_insights(npc, questions, at("11:00"), town.stream, trace, work=work(npc))
 
 
 async def _interview(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.converse import answer_interview
 
     await answer_interview(npc.npc_id, npc.persona, QUESTIONS[i // 2 % len(QUESTIONS)], at("11:00"), town.stream,
-                           trace)
+                           trace, work=work(npc))
 
 
 SAMPLES: dict[str, Sample] = {

@@ -93,6 +93,7 @@ async def harbour(core: Any) -> list[Any]:
     """The town, each resident's day planned, and the keeper and the fisherman met on the quay
     (the lines they said)."""
     from brain_server.cognition.converse import Speaker, converse, remember_conversation
+    from brain_server.llm.scheduler import Priority, Work
     from brain_server.trace import Trace
     from npc_brain.v1 import brain_pb2 as pb
 
@@ -104,9 +105,10 @@ async def harbour(core: Any) -> list[Any]:
     await planned(core)
     odile, bram = await core.records.npc("odile"), await core.records.npc("bram")
     now, trace = at("09:30"), Trace(npc_id="odile", kind="bench", game_time=at("09:30"))
-    lines = await converse(Speaker.of(odile, now), Speaker.of(bram, now), now, QUAY, core.stream, trace)
+    work = Work(Priority.PLAN_NOW, "odile")
+    lines = await converse(Speaker.of(odile, now), Speaker.of(bram, now), now, QUAY, core.stream, trace, work=work)
     for npc, partner in ((odile, bram), (bram, odile)):
-        await remember_conversation(npc, partner.persona.name, lines, now, core.stream, trace)
+        await remember_conversation(npc, partner.persona.name, lines, now, core.stream, trace, work=work)
     return lines
 
 

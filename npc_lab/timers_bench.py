@@ -50,15 +50,14 @@ async def _strained(seconds: float) -> dict[str, Any]:
 
 
 async def _spacing() -> dict[str, Any]:
-    from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, doing
+    from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work
 
     scheduler = Scheduler(4, player_reserve=0, strained=lambda: True)
     started: list[float] = []
 
     async def one(n: int) -> None:
-        with doing(Work(Priority.BACKGROUND, f"npc{n}")):
-            async with scheduler.slot():
-                started.append(time.monotonic())
+        async with scheduler.slot(Work(Priority.BACKGROUND, f"npc{n}")):
+            started.append(time.monotonic())
 
     await asyncio.gather(*(one(n) for n in range(4)))
     gaps = [round((b - a) * 1000) for a, b in zip(started, started[1:], strict=False)]
@@ -67,6 +66,7 @@ async def _spacing() -> dict[str, Any]:
 
 async def _retry_after() -> dict[str, Any]:
     from brain_server.llm.client import LLM
+    from brain_server.llm.scheduler import Priority, Work
     from brain_server.prompts import PromptLibrary
     from brain_server.prompts.importance import PROMPT, Importance
     from brain_server.trace import Trace
@@ -77,7 +77,7 @@ async def _retry_after() -> dict[str, Any]:
         llm = LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(), backoff_s=0.001)
         try:
             await llm.complete(PROMPT, {"npc_name": "Ada", "persona": "Name: Ada", "memory": "the cafe opened"},
-                               npc_id="ada", fallback=lambda: Importance(importance=3),
+                               npc_id="ada", work=Work(Priority.PLAN_NOW, "ada"), fallback=lambda: Importance(importance=3),
                                trace=Trace(npc_id="ada", kind="decide", game_time=datetime(2026, 2, 13, tzinfo=UTC)))
         finally:
             await llm.close()

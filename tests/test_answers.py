@@ -10,6 +10,7 @@ import pytest
 
 from brain_server.llm.answers import AnswerError, parse_answer
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.choose_address import AddressChoice
 from brain_server.prompts.converse_turn import Turn
@@ -17,6 +18,9 @@ from brain_server.prompts.daily_plan import DailyPlan
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from npc_lab.fake_openai import FakeOpenAI
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 CAFE = '"sector": "Hobbs Cafe", "arena": "cafe", "object": ""'
 READ = [
@@ -84,7 +88,7 @@ def test_a_chatty_models_answer_costs_one_call_not_its_fallback() -> None:
             try:
                 return (await llm.complete(IMPORTANCE, {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez",
                                                         "memory": "a party"},
-                                           npc_id="isabella", fallback=lambda: pytest.fail("fell back"))).importance
+                                           npc_id="isabella", fallback=lambda: pytest.fail("fell back"), work=WORK)).importance
             finally:
                 await llm.close()
 

@@ -20,6 +20,7 @@ import structlog
 
 from brain_server.llm.client import LLM
 from brain_server.llm.probe import Endpoint, probe_llm
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
@@ -30,6 +31,9 @@ from tests.test_cli import npc_brain
 from tests.town import spawn_json, world_json
 from tests.waits import wait_until
 from tools.qdrant_standin import QdrantStandIn
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 # Most of these start `npc-brain check` or `serve` processes: the fast tier leaves them out.
 pytestmark = pytest.mark.brain
@@ -227,7 +231,7 @@ def test_a_rejected_response_format_steps_down_at_run_time(tmp_path: Path) -> No
         async def twice() -> tuple[list[Importance], str]:
             llm = LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(prompts))
             try:
-                return [await llm.complete(IMPORTANCE, variables, npc_id="i", fallback=lambda: Importance(importance=1))
+                return [await llm.complete(IMPORTANCE, variables, npc_id="i", fallback=lambda: Importance(importance=1), work=WORK)
                         for _ in range(2)], llm.response_mode
             finally:
                 await llm.close()

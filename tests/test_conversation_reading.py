@@ -15,10 +15,14 @@ import pytest
 from brain_server import metrics
 from brain_server.cognition.converse import Speaker, converse, summarize_conversation
 from brain_server.cognition.groups import tell_group
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
 from brain_server.prompts import PromptLibrary
 from brain_server.trace import Trace
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 NOW = datetime(2026, 3, 6, 15, tzinfo=UTC)
 CHAPEL = "w:Chapel of St Ives:nave"
@@ -90,7 +94,7 @@ def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(str
         await stream.remember("klaus", None, [thought("klaus", "Klaus Mueller is writing a paper on gentrification",
                                                       6)], None, rate=False)
         return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
-                                            stream, trace())
+                                            stream, trace(), work=WORK)
 
     assert asyncio.run(told()) is None
     request = fake_llm.chat_requests("conversation_summary")[0]["body"]
@@ -120,7 +124,7 @@ def test_out_of_view_nobody_is_remembered_telling_anothers_news(stream, fake_llm
     async def told():
         await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
         return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
-                                            stream, trace())
+                                            stream, trace(), work=WORK)
 
     result = asyncio.run(told())
     assert result is not None
@@ -142,7 +146,7 @@ def test_a_paraphrased_time_and_place_count_as_said(stream, fake_llm) -> None:
                         ("Klaus Mueller", "Gladly, I will be there."), second=his_memo),
                    purpose="conversation_summary")
     result = asyncio.run(summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW,
-                                                "w:cafe:cafe", stream, trace()))
+                                                "w:cafe:cafe", stream, trace(), work=WORK))
     assert result is not None
     his = result[2]
     assert his.plan_activity == his_memo["plan_activity"] and his.plan_place == CHAPEL
@@ -153,7 +157,7 @@ def test_a_conversation_the_model_could_not_tell_is_logged_and_counted(stream, f
     before, t = repairs("greetings"), trace()
     result = asyncio.run(summarize_conversation(Speaker.of(npc("isabella", "Isabella Rodriguez"), NOW),
                                                 Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe",
-                                                stream, t))
+                                                stream, t, work=WORK))
     assert result is not None and result[0][0].text.startswith("Hi")
     assert repairs("greetings") == before + 1
     assert any("could not tell the conversation of Isabella Rodriguez, Klaus Mueller" in n for n in t.notes)
@@ -175,7 +179,7 @@ def test_a_line_repeating_its_speaker_is_asked_again_then_dropped(stream, fake_l
     asked, dropped = repairs("repeated_line_asked_again"), repairs("repeated_line_dropped")
     isabella, klaus = npc("isabella", "Isabella Rodriguez"), npc("klaus", "Klaus Mueller")
     lines = asyncio.run(converse(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe", stream,
-                                 trace()))
+                                 trace(), work=WORK))
     assert [line.text for line in lines] == [opening, "Oh, I did not know that.",
                                              "Do come, it starts at the chapel gate.", "I will try."]
     again = fake_llm.chat_requests("converse_turn")[3]["body"]["messages"][1]["content"]
@@ -192,7 +196,7 @@ def test_a_speaker_with_news_is_shown_it_in_view(stream, fake_llm) -> None:
         await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
         await stream.remember("klaus", None, [thought("klaus", "Klaus Mueller had toast", 2)], None, rate=False)
         return await converse(Speaker.of(npc("isabella", "Isabella Rodriguez"), NOW),
-                              Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe", stream, trace())
+                              Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe", stream, trace(), work=WORK)
 
     asyncio.run(talk())
     hers, his = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn"))
@@ -214,7 +218,7 @@ def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stre
                                                  plan_activity="the blessing", plan_date=NOW.date().isoformat(),
                                                  plan_start="17:30", plan_minutes=60, plan_place=CHAPEL)}]}},
         purpose="group_summary")
-    result = asyncio.run(tell_group(speakers, NOW, "w:cafe:cafe", stream, trace()))
+    result = asyncio.run(tell_group(speakers, NOW, "w:cafe:cafe", stream, trace(), work=WORK))
     assert result is not None
     prompt = fake_llm.chat_requests("group_summary")[0]["body"]["messages"][1]["content"]
     klaus_part = prompt[prompt.index("Name: Klaus Mueller"):prompt.index("Name: Maria Lopez")]

@@ -10,9 +10,13 @@ import json
 from brain_server.cognition.converse import Speaker, converse, remember_conversation, summarize_conversation
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.trace import Trace
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 NOW = datetime(2026, 2, 13, 15, tzinfo=UTC)
 
@@ -37,7 +41,7 @@ def test_speakers_alternate_until_one_ends_it(stream, fake_llm) -> None:
     fake_llm.queue(turn("Hi Klaus!", False), turn("Hello Isabella.", False), turn("Party at 5?", True),
                    purpose="converse_turn")
     lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
-                                 "w:cafe:cafe", stream, trace()))
+                                 "w:cafe:cafe", stream, trace(), work=WORK))
     assert [(line.speaker_npc_id, line.text) for line in lines] == [
         ("isabella", "Hi Klaus!"), ("klaus", "Hello Isabella."), ("isabella", "Party at 5?")]
     assert len(fake_llm.chat_requests("relationship")) == 2
@@ -48,7 +52,7 @@ def test_speakers_alternate_until_one_ends_it(stream, fake_llm) -> None:
 def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:
     fake_llm.queue(*[turn("and another thing", False)] * 20, purpose="converse_turn")
     lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
-                                 "w:cafe:cafe", stream, trace(), max_lines=4))
+                                 "w:cafe:cafe", stream, trace(), max_lines=4, work=WORK))
     assert len(lines) == 4
     prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
     assert ["has to go now" in p for p in prompts] == [False] * 3 + [True]  # the last line takes leave
@@ -65,8 +69,8 @@ def test_the_conversation_is_remembered_with_a_summary_and_plan_change(stream, f
 
     async def talk_then_remember():  # one event loop: the LLM client's connections belong to it
         lines = await converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
-                               "w:cafe:cafe", stream, t)
-        return await remember_conversation(KLAUS, "Isabella Rodriguez", lines, NOW, stream, t)
+                               "w:cafe:cafe", stream, t, work=WORK)
+        return await remember_conversation(KLAUS, "Isabella Rodriguez", lines, NOW, stream, t, work=WORK)
 
     stored, change = asyncio.run(talk_then_remember())
     assert [n.kind for n in stored] == [MemoryKind.CHAT, MemoryKind.THOUGHT]
@@ -113,9 +117,9 @@ def test_talk_is_refused_when_the_partner_is_busy_and_failures_continue_the_plan
     t = trace()
 
     async def twice():
-        busy = await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW, False, stream, t)
+        busy = await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW, False, stream, t, work=WORK)
         failed = await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW + timedelta(minutes=1), True,
-                                       stream, t)
+                                       stream, t, work=WORK)
         return busy, failed
 
     busy, failed = asyncio.run(twice())
@@ -142,7 +146,7 @@ def test_the_react_prompt_shows_both_queries_and_the_status(stream, fake_llm) ->
     async def react():
         await stream.remember("isabella", None, [*friends, paper], None, rate=False)
         return await decide_reaction(ISABELLA, observation("Klaus Mueller", 5), NOW, True, stream, trace(),
-                                     status=status, wait_until=NOW + timedelta(minutes=10))
+                                     status=status, wait_until=NOW + timedelta(minutes=10), work=WORK)
 
     assert asyncio.run(react()).choice == "wait"
     body = fake_llm.chat_requests("react")[0]["body"]
@@ -185,7 +189,7 @@ def test_a_conversation_knows_why_it_began_what_both_were_doing_and_recalls_the_
     async def talk():
         await stream.remember("klaus", None, [*others, dahlias], None, rate=False)
         return await converse(isabella, klaus, NOW, "w:cafe:cafe", stream, trace(),
-                              reason="she wants to invite him to her Valentine's party")
+                              reason="she wants to invite him to her Valentine's party", work=WORK)
 
     lines = asyncio.run(talk())
     assert len(lines) == 16
@@ -222,9 +226,9 @@ def test_both_speakers_see_their_plans_and_a_plan_item_names_its_place(stream, f
 
     async def talk():
         lines = await converse(Speaker("isabella", ISABELLA.persona), Speaker.of(klaus, NOW), NOW, "w:park",
-                               stream, trace())
+                               stream, trace(), work=WORK)
         return await remember_conversation(klaus, "Isabella Rodriguez", lines, NOW, stream, trace("klaus"),
-                                           partner_home="w:isabella's flat:living room")
+                                           partner_home="w:isabella's flat:living room", work=WORK)
 
     _, change = asyncio.run(talk())
     planned = ("- 13:00-17:00 writing his paper (planned at w:lib)\n- 17:00-19:00 dinner with Maria (planned at "
@@ -252,7 +256,7 @@ def test_under_the_planning_ablation_a_speaker_sees_no_plan(stream, fake_llm) ->
     fake_llm.queue({"json": {"summary": "Isabella said hello", "importance": 2, "plan_activity": "", "plan_date": "",
                              "plan_start": "", "plan_minutes": 0, "plan_place": ""}}, purpose="conversation_memo")
     line = DialogueLine(speaker_npc_id="isabella", speaker_name="Isabella Rodriguez", text="Hello!")
-    asyncio.run(remember_conversation(klaus, "Isabella Rodriguez", [line], NOW, ablated, trace("klaus")))
+    asyncio.run(remember_conversation(klaus, "Isabella Rodriguez", [line], NOW, ablated, trace("klaus"), work=WORK))
     memo = fake_llm.chat_requests("conversation_memo")[0]["body"]["messages"][1]["content"]
     assert "dinner with Maria" not in memo and "(nothing planned)" in memo
 
@@ -275,7 +279,7 @@ def test_out_of_view_a_memo_keeps_only_what_was_said(stream, fake_llm) -> None:
     async def told():
         await stream.remember("isabella", None, [party], None, rate=False)
         return await summarize_conversation(Speaker.of(ISABELLA, NOW), Speaker.of(KLAUS, NOW), NOW, "w:cafe:cafe",
-                                            stream, t)
+                                            stream, t, work=WORK)
 
     result = asyncio.run(told())
     assert result is not None
@@ -303,7 +307,7 @@ def test_out_of_view_a_place_the_listener_never_saw_is_kept_only_when_said(strea
 
     async def told():
         return [await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(KLAUS, NOW), NOW, "w:h:bedroom",
-                                             stream, trace()) for _ in range(2)]
+                                             stream, trace(), work=WORK) for _ in range(2)]
 
     named, unnamed = asyncio.run(told())
     assert named is not None and named[2].plan_place == "w:cafe:cafe"

@@ -12,7 +12,7 @@ import pytest
 
 from brain_server.cognition.attention import Levels
 from brain_server.llm.client import LLM
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from tests.clients import Clients
 from tests.test_attention import UNSEEN, decide, notes
@@ -154,9 +154,8 @@ def test_a_backlog_at_the_endpoint_demotes_the_least_concerned_until_it_drains()
         gate = asyncio.Event()
 
         async def completion() -> None:
-            with doing(Work(Priority.BACKGROUND, "someone")):
-                async with llm.scheduler.slot():
-                    await gate.wait()
+            async with llm.scheduler.slot(Work(Priority.BACKGROUND, "someone")):
+                await gate.wait()
 
         queued = [asyncio.create_task(completion()) for _ in range(6)]
         await asyncio.sleep(0)

@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
@@ -20,6 +21,9 @@ from npc_lab.fake_openai import ALL_FAULTS, FAULTS, FakeOpenAI
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, _addresses, town_with_three
 from tests.town import WORLD, spawn_json, world_json
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
 FALLBACK = Importance(importance=3)
@@ -32,7 +36,7 @@ def rate(fake: FakeOpenAI, **kwargs: object) -> tuple[Importance, Trace, LLM]:
 
     async def run() -> Importance:
         try:
-            return await llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=trace, fallback=lambda: FALLBACK)
+            return await llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=trace, fallback=lambda: FALLBACK, work=WORK)
         finally:
             await llm.close()
 

@@ -14,6 +14,7 @@ import pytest
 
 from brain_server.cognition.converse import Speaker
 from brain_server.cognition.groups import Group, next_speaker, talk_in_group
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import DialogueLine, Persona
 from brain_server.trace import Trace
 from npc_lab import group_bench
@@ -21,6 +22,9 @@ from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
 from tests.town import spawn_json, world_json
 from tests.waits import wait_until
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 UNSEEN, SEEN = "ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"
 NEWS = "Isabella is hosting a Valentine's Day party at Hobbs Cafe on February 14 at 5 pm"
@@ -174,7 +178,7 @@ def test_an_npc_turned_to_the_player_while_the_group_talks_leaves_it(run, fake_l
 
     async def scenario(stream):
         talking = asyncio.create_task(talk_in_group(group, now, "w:cafe:cafe", stream,
-                                                    Trace(npc_id="ann", kind="decide", game_time=now)))
+                                                    Trace(npc_id="ann", kind="decide", game_time=now), work=WORK))
         while not fake_llm.chat_requests("group_turn"):
             await asyncio.sleep(0.01)
         group.turn_away("cy", "Sam", "Cy, a word?")
@@ -192,7 +196,7 @@ def test_one_who_leaves_the_place_leaves_the_conversation(run, fake_llm) -> None
     group, now = Group([ANN, BO, CY]), datetime(2026, 2, 13, 9, tzinfo=UTC)
     trace = Trace(npc_id="ann", kind="decide", game_time=now)
     lines = run(lambda stream: talk_in_group(group, now, "w:cafe:cafe", stream, trace,
-                                             here=lambda npc_id: npc_id != "cy" or not group.lines))
+                                             here=lambda npc_id: npc_id != "cy" or not group.lines, work=WORK))
     assert [d.speaker_name for d in lines] == ["Ann Lee", "Bo Chen", "Ann Lee"]
     assert "converse: Cy Diaz left the place, and so the conversation" in trace.notes
 

@@ -8,11 +8,15 @@ from datetime import UTC, datetime
 import pytest
 
 from brain_server.llm.client import LLM, AnswerError, parse_answer
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
 
@@ -24,7 +28,7 @@ def make_llm(fake: FakeOpenAI, **kwargs: object) -> LLM:
 
 def rate(llm: LLM, trace: Trace | None = None) -> Importance:
     return asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=trace,
-                                    fallback=lambda: Importance(importance=3)))
+                                    fallback=lambda: Importance(importance=3), work=WORK))
 
 
 def trace() -> Trace:
@@ -52,7 +56,7 @@ def test_same_request_same_answer(fake_llm: FakeOpenAI) -> None:
 
     async def twice() -> list[Importance]:
         fallback = lambda: Importance(importance=3)  # noqa: E731
-        return [await llm.complete(IMPORTANCE, VARS, npc_id="i", fallback=fallback) for _ in range(2)]
+        return [await llm.complete(IMPORTANCE, VARS, npc_id="i", fallback=fallback, work=WORK) for _ in range(2)]
 
     first, second = asyncio.run(twice())
     assert first == second
@@ -105,7 +109,7 @@ def test_unreachable_endpoint_falls_back() -> None:
               max_attempts=2, backoff_s=0.01)
     t = trace()
     assert asyncio.run(llm.complete(IMPORTANCE, VARS, npc_id="x", trace=t,
-                                    fallback=lambda: Importance(importance=3))).importance == 3
+                                    fallback=lambda: Importance(importance=3), work=WORK)).importance == 3
     assert "cannot connect" in t.llm_calls[0].errors[0]
 
 

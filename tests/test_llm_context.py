@@ -27,11 +27,15 @@ from brain_server.llm.context import (
     prompt_tokens,
 )
 from brain_server.llm.embedded import EmbeddedLLMUnavailable, model_path
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts.react import PROMPT as REACT
 from brain_server.prompts.react import Reaction
 from brain_server.server import build_core
 from npc_lab.fake_openai import FakeOpenAI
 from tests.test_llm import make_llm, trace
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 PERSONA = "Name: Isabella Rodriguez. " + "She runs Hobbs Cafe and loves to throw parties for her regulars. " * 6
 
@@ -87,7 +91,7 @@ def test_a_prompt_over_the_window_drops_memories_first_and_keeps_the_persona(fak
     llm = make_llm(fake_llm, context=ContextWindow(1200, "a test"))
     variables, t = react_variables(200), trace()
     asyncio.run(llm.complete(REACT, variables, npc_id="isabella", trace=t,
-                             fallback=lambda: Reaction(choice="continue", reason="", new_activity="")))
+                             fallback=lambda: Reaction(choice="continue", reason="", new_activity=""), work=WORK))
     [request] = fake_llm.chat_requests("react")
     messages = request["body"]["messages"]
     assert prompt_tokens(messages) + REACT.max_tokens <= 1200
@@ -102,11 +106,11 @@ def test_the_fake_counts_a_prompt_over_its_context_and_the_brain_sends_none() ->
     with FakeOpenAI(context_api="llama.cpp", context_tokens=1200) as fake:
         variables = react_variables(200)
         fallback = lambda: Reaction(choice="continue", reason="", new_activity="")  # noqa: E731
-        asyncio.run(make_llm(fake).complete(REACT, variables, npc_id="i", fallback=fallback))
+        asyncio.run(make_llm(fake).complete(REACT, variables, npc_id="i", fallback=fallback, work=WORK))
         assert fake.over_context == 1
         window = asyncio.run(discover_context(fake.base_url, "fake-model", "k"))
         asyncio.run(make_llm(fake, context=window).complete(REACT, react_variables(200), npc_id="i",
-                                                            fallback=fallback))
+                                                            fallback=fallback, work=WORK))
         assert fake.over_context == 1
 
 

@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 from brain_server import metrics
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.react import decide_reaction
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.llm.trial import built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WINDOW, FallbackWatch
 from brain_server.memory import MemoryKind, MemoryNode
@@ -24,6 +25,9 @@ from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.test_llm import VARS, make_llm, rate, trace
 from tests.town import spawn_json, world_json
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 NOW = datetime(2026, 2, 13, 15, tzinfo=UTC)
 
@@ -82,7 +86,7 @@ def test_a_reaction_not_offered_is_counted_as_a_fallback(stream, fake_llm: FakeO
     seen = MemoryNode(npc_id="isabella", kind=MemoryKind.OBSERVATION, subject="Klaus Mueller", importance=5,
                       description="Klaus Mueller is reading", created=NOW, last_accessed=NOW)
     t = Trace(npc_id="isabella", kind="decide", game_time=NOW)
-    reaction = asyncio.run(decide_reaction(isabella, seen, NOW, False, stream, t))
+    reaction = asyncio.run(decide_reaction(isabella, seen, NOW, False, stream, t, work=WORK))
     assert reaction.choice == "continue"
     counter = stream.llm.usage.counter("isabella", REACT.purpose)
     assert (counter.calls, counter.invalid_answers, counter.fallbacks) == (1, 1, 1)
@@ -108,7 +112,7 @@ def test_the_brain_logs_a_purpose_that_falls_back_too_often(fake_llm: FakeOpenAI
 
     async def ten() -> None:
         for _ in range(10):
-            await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3))
+            await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3), work=WORK)
 
     with capture_logs() as logs:
         asyncio.run(ten())
@@ -154,7 +158,7 @@ def test_an_empty_status_keeps_the_old_one_and_is_counted(run, fake_llm: FakeOpe
     t = Trace(npc_id="isabella", kind="decide", game_time=NOW)
 
     async def scenario(stream) -> tuple[str, object]:
-        return await revise_currently(npc, NOW, stream, t), stream.llm.usage.counter("isabella", "revise_currently")
+        return await revise_currently(npc, NOW, stream, t, work=WORK), stream.llm.usage.counter("isabella", "revise_currently")
 
     status, counter = run(scenario)
     assert status == "Isabella is planning a party."

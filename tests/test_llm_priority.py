@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from brain_server.llm.client import LLM
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
@@ -18,8 +18,8 @@ def _ask(fake: FakeOpenAI, priority: Priority, *, send_priority: bool) -> dict:
               send_priority=send_priority)
 
     async def ask() -> None:
-        with doing(Work(priority, "isabella")):
-            await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=lambda: Importance(importance=3))
+        await llm.complete(IMPORTANCE, VARS, npc_id="isabella", work=Work(priority, "isabella"),
+                           fallback=lambda: Importance(importance=3))
         await llm.close()
 
     fake.reset()

@@ -12,11 +12,15 @@ import pytest
 from brain_server.cognition.locate import accessible_places, choose_address, learn_places
 from brain_server.cognition.object_state import set_object_state
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState, Persona
 from brain_server.prompts import PromptLibrary
 from brain_server.trace import Trace
 from brain_server.world import World
 from npc_lab.fake_openai import FakeOpenAI
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 W = "the Ville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -72,7 +76,7 @@ def trace() -> Trace:
 
 
 def choose(fake: FakeOpenAI, npc: NpcState, activity: str = "making coffee", **kwargs: Any) -> str:
-    return asyncio.run(choose_address(activity, npc, WORLD, make_llm(fake), trace(), **kwargs))
+    return asyncio.run(choose_address(activity, npc, WORLD, make_llm(fake), trace(), **kwargs, work=WORK))
 
 
 def scripted(sector_name: str, arena: str, obj: str = "") -> dict[str, Any]:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Persona
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 PERSONA = Persona(name="Isabella Rodriguez")
 NOW = datetime(2026, 2, 13, 9, tzinfo=UTC)
@@ -23,10 +27,10 @@ def test_ratings_are_batched_and_an_observation_seen_again_costs_no_call(stream,
 
     async def two_days() -> tuple[list[MemoryNode], list[MemoryNode]]:
         first = await stream.remember("isabella", PERSONA, [seen("Klaus Mueller is sleeping", NOW),
-                                                            seen("Maria Lopez is painting", NOW)], None)
+                                                            seen("Maria Lopez is painting", NOW)], None, work=WORK)
         tomorrow = NOW + timedelta(days=1)
         second = await stream.remember("isabella", PERSONA, [seen("Klaus Mueller is sleeping", tomorrow),
-                                                             seen("Sam Moore is idle", tomorrow)], None)
+                                                             seen("Sam Moore is idle", tomorrow)], None, work=WORK)
         return first, second
 
     first, second = asyncio.run(two_days())
@@ -40,12 +44,12 @@ def test_remembered_ratings_are_per_npc_and_only_for_observations(stream, fake_l
                    purpose="importance")
 
     async def rate_three() -> list[int]:
-        a = await stream.remember("isabella", PERSONA, [seen("Klaus Mueller is reading", NOW)], None)
+        a = await stream.remember("isabella", PERSONA, [seen("Klaus Mueller is reading", NOW)], None, work=WORK)
         b = await stream.remember("klaus", Persona(name="Klaus Mueller"),
                                   [seen("Klaus Mueller is reading", NOW).model_copy(update={"npc_id": "klaus"})],
-                                  None)
+                                  None, work=WORK)
         c = await stream.remember("isabella", PERSONA, [seen("Klaus Mueller is reading", NOW, MemoryKind.THOUGHT)],
-                                  None)
+                                  None, work=WORK)
         return [a[0].importance, b[0].importance, c[0].importance]
 
     assert asyncio.run(rate_three()) == [6, 2, 9]
@@ -70,7 +74,7 @@ def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake
         if not rating_due(npc, at, batch=3, wait=hour):
             return []
         ids, npc.unrated_ids, npc.unrated_since = npc.unrated_ids, [], None
-        return await stream.rate_stored("isabella", PERSONA, ids, None)
+        return await stream.rate_stored("isabella", PERSONA, ids, None, work=WORK)
 
     async def day() -> list[list[MemoryNode]]:
         return [await perceive("Klaus Mueller is arguing loudly", NOW),

@@ -17,12 +17,16 @@ from brain_server.cognition.plan import revise_currently
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embedded import MODEL_NAME
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.service import BrainCore
 from brain_server.trace import Trace
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import spawn_json, world_json
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 NOW = datetime(2026, 3, 3, 10, tzinfo=UTC)
 ODILE = Persona(name="Odile Marsh", age=58, identity="Odile Marsh is the lighthouse keeper and works at the Lighthouse. "
@@ -84,7 +88,7 @@ async def _reply(stream: MemoryStream, heard: str, said: tuple[str, ...] = ()) -
     trace = Trace(npc_id="odile", kind="talk", game_time=NOW)
     lines = [DialogueLine(speaker_npc_id="odile", speaker_name=ODILE.name, text=s) for s in said]
     lines.append(DialogueLine(speaker_npc_id="", speaker_name="Ada", text=heard))
-    turn = await ol.reply(SPEAKER, "Ada", lines, NOW, "Brookhaven:Lighthouse:lamp room", stream, trace)
+    turn = await ol.reply(SPEAKER, "Ada", lines, NOW, "Brookhaven:Lighthouse:lamp room", stream, trace, work=WORK)
     return turn.utterance, trace
 
 
@@ -262,7 +266,7 @@ def test_a_whispered_thought_becomes_the_npcs_own_status(run, whispered: str, st
 
     async def scenario(stream: MemoryStream) -> str:
         stream.llm.fallback_purposes = frozenset({"revise_currently"})
-        return await revise_currently(npc, NOW, stream, Trace(npc_id="odile", kind="whisper", game_time=NOW), whispered)
+        return await revise_currently(npc, NOW, stream, Trace(npc_id="odile", kind="whisper", game_time=NOW), whispered, work=WORK)
 
     currently = run(scenario)
     assert currently == f"{status} Odile Marsh is repainting the rail.", currently
@@ -367,7 +371,7 @@ def test_asked_again_of_a_person_or_of_one_its_persona_names_it_answers(run, fak
         trace = Trace(npc_id="odile", kind="talk", game_time=NOW)
         turn = await ol.reply(Speaker("odile", aunt, "Odile Marsh is polishing the lens", plan=PLAN), "Ada", [
             DialogueLine(speaker_npc_id="", speaker_name="Ada", text="What do you think of Piet?")], NOW, "", stream,
-            trace)
+            trace, work=WORK)
         unknown = (await _reply(stream, "Is it going to rain?", ("I couldn't say, Ada.", "I really couldn't tell you.",
                                                                  "No idea, I'm afraid.")))[0]
         await stream.llm.close()

@@ -17,12 +17,16 @@ import pytest
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import is_sleep, plan_day, replan_from
 from brain_server.cognition.steps import action_now, decompose_upcoming, fit_steps
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.storage import MemoryStore
 from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 W = "the Ville"
 HOME = f"{W}:Isabella Rodriguez's apartment:main room"
@@ -48,7 +52,7 @@ def trace(at: datetime) -> Trace:
 async def new_day(npc: NpcState, now: datetime, stream: MemoryStream) -> Trace:
     """What the service does at a day's first decision."""
     t = trace(now)
-    npc.plan, node = await plan_day(npc, now, stream, t)
+    npc.plan, node = await plan_day(npc, now, stream, t, work=WORK)
     npc.plan_day, npc.plan_memory_id = now.date(), node.id
     return t
 
@@ -129,10 +133,10 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
 
     async def scenario(stream: MemoryStream) -> list[int]:
         await new_day(npc, DAY1, stream)
-        counts = [await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1))]
-        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=6, minute=20), stream, trace(DAY1)))
-        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1)))
-        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=22, minute=30), stream, trace(DAY1)))
+        counts = [await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1), work=WORK)]
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=6, minute=20), stream, trace(DAY1), work=WORK))
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1), work=WORK))
+        counts.append(await decompose_upcoming(npc, DAY1.replace(hour=22, minute=30), stream, trace(DAY1), work=WORK))
         return counts
 
     # 06:10: the current block and the 5-hour one at 07:00; then nothing new; 12:30: lunch and
@@ -163,7 +167,7 @@ def test_a_plan_memory_tells_a_run_of_the_same_step_once(run: Run, fake_llm: Fak
     async def scenario(stream: MemoryStream) -> None:
         await new_day(npc, DAY1, stream)
         npc.plan = [i for i in npc.plan if i.activity == "waking up and getting ready"]
-        await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1))
+        await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1), work=WORK)
 
     run(scenario)
     [memory] = [m for m in store.latest("isabella", 5, MemoryKind.PLAN) if "06:00-07:00" in m.description]
@@ -206,7 +210,7 @@ def test_action_now_is_the_current_step(run: Run, fake_llm: FakeOpenAI) -> None:
 
     async def scenario(stream: MemoryStream) -> int:
         await new_day(npc, DAY1, stream)
-        return await decompose_upcoming(npc, DAY1.replace(hour=12), stream, trace(DAY1), horizon_minutes=0)
+        return await decompose_upcoming(npc, DAY1.replace(hour=12), stream, trace(DAY1), horizon_minutes=0, work=WORK)
 
     assert run(scenario) == 1
     lunch = npc.plan_item_at(DAY1.replace(hour=12))
@@ -265,7 +269,7 @@ def test_a_day_without_news_repeats_the_last_plan_without_a_call(run: Run, fake_
 
     async def day(now: datetime, stream: MemoryStream) -> Trace:
         t = trace(now)
-        npc.plan, node = await plan_day(npc, now, stream, t, renew_below=5)
+        npc.plan, node = await plan_day(npc, now, stream, t, renew_below=5, work=WORK)
         npc.plan_day, npc.plan_memory_id = now.date(), node.id
         return t
 
@@ -302,9 +306,9 @@ def test_replan_changes_the_next_hours_and_keeps_the_rest(run: Run, fake_llm: Fa
 
     async def scenario(stream: MemoryStream) -> list[PlanItem]:
         await new_day(npc, DAY1, stream)
-        await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1))
+        await decompose_upcoming(npc, DAY1.replace(hour=12, minute=30), stream, trace(DAY1), work=WORK)
         before = [i.model_copy(deep=True) for i in npc.plan]
-        await replan_from(npc, DAY1.replace(hour=14, minute=10, second=30), reason, stream, trace(DAY1))
+        await replan_from(npc, DAY1.replace(hour=14, minute=10, second=30), reason, stream, trace(DAY1), work=WORK)
         return before
 
     before = run(scenario)
@@ -337,7 +341,7 @@ def test_replan_window_ends_at_a_block_boundary_within_two_hours(run: Run, fake_
 
     async def scenario(stream: MemoryStream) -> None:
         await new_day(npc, DAY1, stream)
-        await replan_from(npc, DAY1.replace(hour=11, minute=15), "a customer spilled coffee", stream, trace(DAY1))
+        await replan_from(npc, DAY1.replace(hour=11, minute=15), "a customer spilled coffee", stream, trace(DAY1), work=WORK)
 
     run(scenario)
     assert_gap_free(npc.plan)
@@ -360,7 +364,7 @@ def test_no_second_lunch_after_a_replan(run: Run, fake_llm: FakeOpenAI) -> None:
 
     async def scenario(stream: MemoryStream) -> None:
         await new_day(npc, DAY1, stream)
-        await replan_from(npc, DAY1.replace(hour=14), "Klaus came by and asked to chat", stream, trace(DAY1))
+        await replan_from(npc, DAY1.replace(hour=14), "Klaus came by and asked to chat", stream, trace(DAY1), work=WORK)
 
     run(scenario)
     prompt = fake_llm.chat_requests("replan")[0]["body"]["messages"][1]["content"]
@@ -399,9 +403,9 @@ def test_llm_failures_fall_back_to_a_sensible_plan(run: Run, fake_llm: FakeOpenA
 
     async def day_two(stream: MemoryStream) -> list[PlanItem]:
         await new_day(npc, DAY2, stream)
-        await decompose_upcoming(npc, DAY2.replace(hour=7), stream, trace(DAY2), horizon_minutes=0)
+        await decompose_upcoming(npc, DAY2.replace(hour=7), stream, trace(DAY2), horizon_minutes=0, work=WORK)
         planned = [i.model_copy(deep=True) for i in npc.plan]
-        await replan_from(npc, DAY2.replace(hour=9), "it started raining", stream, trace(DAY2))
+        await replan_from(npc, DAY2.replace(hour=9), "it started raining", stream, trace(DAY2), work=WORK)
         return planned
 
     planned = run(day_two)
@@ -429,7 +433,7 @@ def test_llm_calls_per_planned_day(run: Run, fake_llm: FakeOpenAI, scripted: boo
             now = day.replace(hour=0, minute=5)
             await new_day(npc, now, stream)
             while now < day.replace(hour=23, minute=55):
-                await decompose_upcoming(npc, now, stream, trace(now))
+                await decompose_upcoming(npc, now, stream, trace(now), work=WORK)
                 action_now(npc, now, "plan")
                 now += timedelta(minutes=10)
             per_day.append((Counter(r["purpose"] for r in fake_llm.chat_requests()[seen:]), list(npc.plan)))

@@ -16,12 +16,16 @@ from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.said_clock import clock_as_said
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 W = "the Ville"
 HOME, CAFE, PARK = f"{W}:Ann Lee's house:kitchen", f"{W}:Hobbs Cafe:cafe", f"{W}:Johnson Park:park"
@@ -75,7 +79,7 @@ def test_a_reaction_to_bo_remembers_bo_not_the_npcs_own_doings_or_plans(run: Run
     async def scenario(stream: MemoryStream) -> None:
         await ann_remembers(stream)
         seen = node("Bo Chen is walking to the cafe", NOW, subject="Bo Chen")
-        await decide_reaction(ann(), seen, NOW, True, stream, Trace(npc_id="ann", kind="react", game_time=NOW))
+        await decide_reaction(ann(), seen, NOW, True, stream, Trace(npc_id="ann", kind="react", game_time=NOW), work=WORK)
 
     run(scenario)
     shown = under(prompt_of(fake_llm, "react"), "What Ann Lee remembers about Bo Chen:")
@@ -91,7 +95,7 @@ def test_a_relationship_is_summarised_from_memories_of_the_partner_only(run: Run
         await ann_remembers(stream)
         speaker = Speaker.of(ann(), NOW)
         for partner in ("Bo Chen", "Cy Diaz", "Cy Diaz and Bo Chen"):
-            await relationship(speaker, partner, NOW, stream, Trace(npc_id="ann", kind="talk", game_time=NOW))
+            await relationship(speaker, partner, NOW, stream, Trace(npc_id="ann", kind="talk", game_time=NOW), work=WORK)
 
     run(scenario)
     about_bo, about_cy, about_both = (under(prompt_of(fake_llm, "relationship", n), "remembers about")
@@ -112,7 +116,7 @@ def test_yesterdays_observation_shows_yesterdays_date(run: Run, fake_llm: FakeOp
         await ann_remembers(stream)
         seen = node("Ann Lee is having breakfast", NOW, subject="Ann Lee")
         await decide_reaction(ann(), seen, NOW, False, stream, Trace(npc_id="ann", kind="react", game_time=NOW),
-                              status="Ann Lee is having dinner")
+                              status="Ann Lee is having dinner", work=WORK)
 
     run(scenario)
     react = prompt_of(fake_llm, "react")
@@ -142,7 +146,7 @@ def test_a_remembered_conversation_is_one_numbered_statement(run: Run, fake_llm:
         stored = await stream.remember("ann", npc.persona, nodes, None, rate=False)
         npc.importance_since_reflection = sum(n.importance for n in stored)
         await maybe_reflect(npc, NOW, stream, Trace(npc_id="ann", kind="reflect", game_time=NOW),
-                            threshold=sum(n.importance for n in stored))
+                            threshold=sum(n.importance for n in stored), work=WORK)
 
     run(scenario)
     statements = prompt_of(fake_llm, "reflection_insights").split('Question: "What is Ann Lee preparing?"\n', 1)[1]
@@ -228,7 +232,7 @@ def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOp
         for day in (NOW, NOW + timedelta(hours=1)):
             npc.plan_day = (day - timedelta(days=1)).date()
             t = Trace(npc_id="ann", kind="plan", game_time=day)
-            npc.plan, _ = await plan_day(npc, day, stream, t)
+            npc.plan, _ = await plan_day(npc, day, stream, t, work=WORK)
             statuses.append(npc.persona.currently)
             npc.persona.currently = f"{fair} {party}"
         return statuses

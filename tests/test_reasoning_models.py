@@ -12,11 +12,15 @@ import pytest
 from brain_server.config import Settings
 from brain_server.llm.client import LLM, AnswerError, parse_answer
 from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, llm_dialect_at_start, probe_llm
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.prompts.choose_address import AddressChoice
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 PLACE = '{"place": {"sector": "Hobbs Cafe", "arena": "cafe", "object": ""}}'
 
@@ -85,7 +89,7 @@ def test_a_model_that_takes_no_max_tokens_or_temperature_is_probed_and_asked_wit
             llm = LLM(base_url=fake.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(tmp_path),
                       max_attempts=1, backoff_s=0.01)
             try:
-                answer = await llm.complete(where, {}, npc_id="isabella", fallback=lambda: pytest.fail("fell back"))
+                answer = await llm.complete(where, {}, npc_id="isabella", fallback=lambda: pytest.fail("fell back"), work=WORK)
                 return answer, llm.refused
             finally:
                 await llm.close()
@@ -112,7 +116,7 @@ def test_what_the_probe_found_refused_is_left_out_of_the_towns_first_call(tmp_pa
                       max_attempts=1, backoff_s=0.01, response_mode=mode, refused=refused)
             try:
                 return await llm.complete(Prompt("where", AddressChoice, max_tokens=120), {}, npc_id="isabella",
-                                          fallback=lambda: pytest.fail("fell back"))
+                                          fallback=lambda: pytest.fail("fell back"), work=WORK)
             finally:
                 await llm.close()
 

@@ -10,12 +10,16 @@ import pytest
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
 from brain_server.storage import MemoryStore
 from brain_server.trace import LlmCallRecord, Trace
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 NPC = "isabella"
 T0 = datetime(2026, 2, 13, 8, tzinfo=UTC)
@@ -88,7 +92,7 @@ def test_below_threshold_no_llm_call(run: Run, fake_llm: FakeOpenAI) -> None:
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t)
+        return await maybe_reflect(state, NOW, stream, t, work=WORK)
 
     assert state.importance_since_reflection < REFLECTION_THRESHOLD
     assert run(scenario) == []
@@ -107,7 +111,7 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK)
 
     thoughts = run(scenario)
     assert (state.importance_since_reflection, state.reflection_count) == (0, 1)
@@ -140,7 +144,7 @@ def test_schema_driven_answers_cite_only_shown_statements(run: Run, fake_llm: Fa
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state, texts)
-        return await maybe_reflect(state, NOW, stream, t)
+        return await maybe_reflect(state, NOW, stream, t, work=WORK)
 
     thoughts = run(scenario)
     assert thoughts and state.reflection_count == 1 and state.importance_since_reflection == 0
@@ -167,7 +171,7 @@ def test_out_of_range_citations_are_dropped(run: Run, fake_llm: FakeOpenAI, stor
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK)
 
     [thought] = run(scenario)
     [call] = insight_calls(t)
@@ -192,9 +196,9 @@ def test_second_reflection_cites_the_first(run: Run, fake_llm: FakeOpenAI, store
 
     async def scenario(stream: MemoryStream) -> tuple[list[MemoryNode], list[MemoryNode]]:
         seeded = await seed(stream, state)
-        first = await maybe_reflect(state, NOW, stream, trace(), threshold=60)
+        first = await maybe_reflect(state, NOW, stream, trace(), threshold=60, work=WORK)
         note_importance(state, seeded)
-        return first, await maybe_reflect(state, later, stream, trace(later), threshold=60)
+        return first, await maybe_reflect(state, later, stream, trace(later), threshold=60, work=WORK)
 
     first, second = run(scenario)
     assert {n.description for n in first} == set(first_texts) and state.reflection_count == 2
@@ -211,7 +215,7 @@ def test_no_questions_skips_reflection_but_resets(run: Run, fake_llm: FakeOpenAI
 
     async def scenario(stream: MemoryStream) -> tuple[list[MemoryNode], list[MemoryNode]]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t, threshold=60), await maybe_reflect(state, NOW, stream, t)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK), await maybe_reflect(state, NOW, stream, t, work=WORK)
 
     assert run(scenario) == ([], [])
     assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
@@ -227,7 +231,7 @@ def test_failed_insights_store_nothing_but_reset(run: Run, fake_llm: FakeOpenAI,
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK)
 
     assert run(scenario) == []
     assert (state.importance_since_reflection, state.reflection_count) == (0, 0)
@@ -247,7 +251,7 @@ def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI,
 
     async def scenario(stream: MemoryStream) -> list[MemoryNode]:
         await seed(stream, state)
-        return await maybe_reflect(state, NOW, stream, t, threshold=60)
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK)
 
     thoughts = run(scenario)
     [request] = fake_llm.chat_requests("reflection_insights")
@@ -274,7 +278,7 @@ def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run
         stream.llm.prompt_max_bytes = 9000
         await stream.remember(NPC, state.persona, old, None, rate=False)
         await seed(stream, state, EVENTS[:5])
-        return await maybe_reflect(state, NOW, stream, t, threshold=30)
+        return await maybe_reflect(state, NOW, stream, t, threshold=30, work=WORK)
 
     [thought] = run(scenario)
     [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]

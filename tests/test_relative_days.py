@@ -92,7 +92,7 @@ def test_a_whisper_leads_the_status_when_the_model_does_not_revise_it(run, fake_
         mind = await _town_mind(stream, tmp_path)
         fake_llm.queue(*[{"content": "not json"}] * 5, purpose="revise_currently")
         await mind.player.whisper("isabella", "Isabella wants to bake a cake for Klaus's birthday.", DAY_ONE)
-        currently = (await mind.parts.records.npc("isabella")).persona.currently
+        currently = (await mind.records.npc("isabella")).persona.currently
         await mind.close()
         return currently
 

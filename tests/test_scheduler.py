@@ -15,7 +15,7 @@ import zlib
 import pytest
 
 from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
-from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped, doing
+from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped
 from brain_server.vitals import LOOP_TICK_S, Vitals
 from tests.waits import wait_until, wait_until_async
 
@@ -25,21 +25,19 @@ def run_all(scheduler: Scheduler, works: list[Work], *, hold: asyncio.Event | No
     order: list[str] = []
 
     async def one(work: Work, label: str) -> None:
-        with doing(work):
-            try:
-                async with scheduler.slot():
-                    order.append(label)
-                    await asyncio.sleep(0)
-            except WorkDropped:
-                order.append(f"dropped:{label}")
+        try:
+            async with scheduler.slot(work):
+                order.append(label)
+                await asyncio.sleep(0)
+        except WorkDropped:
+            order.append(f"dropped:{label}")
 
     async def main() -> None:
         gate = asyncio.Event()
 
         async def blocker() -> None:
-            with doing(Work(Priority.BACKGROUND, "blocker")):
-                async with scheduler.slot():
-                    await gate.wait()
+            async with scheduler.slot(Work(Priority.BACKGROUND, "blocker")):
+                await gate.wait()
 
         first = asyncio.create_task(blocker())
         await asyncio.sleep(0)
@@ -91,16 +89,14 @@ def test_the_player_has_a_slot_of_its_own() -> None:
         gate = asyncio.Event()
 
         async def busy() -> None:
-            with doing(Work(Priority.PLAN_NOW, "town")):
-                async with scheduler.slot():
-                    await gate.wait()
+            async with scheduler.slot(Work(Priority.PLAN_NOW, "town")):
+                await gate.wait()
 
         hog = asyncio.create_task(busy())
         await asyncio.sleep(0)
-        with doing(Work(Priority.PLAYER, "isabella")):
-            async with asyncio.timeout(1):
-                async with scheduler.slot():
-                    started = True
+        async with asyncio.timeout(1):
+            async with scheduler.slot(Work(Priority.PLAYER, "isabella")):
+                started = True
         gate.set()
         await hog
         return started
@@ -115,11 +111,10 @@ def test_a_cancelled_waiter_frees_its_place() -> None:
         gate, order = asyncio.Event(), []
 
         async def one(label: str, wait: asyncio.Event | None = None) -> None:
-            with doing(Work(Priority.PLAN_NOW, label)):
-                async with scheduler.slot():
-                    order.append(label)
-                    if wait:
-                        await wait.wait()
+            async with scheduler.slot(Work(Priority.PLAN_NOW, label)):
+                order.append(label)
+                if wait:
+                    await wait.wait()
 
         first = asyncio.create_task(one("first", gate))
         await asyncio.sleep(0)
@@ -147,12 +142,11 @@ def test_a_strained_process_runs_work_nobody_waits_for_one_at_a_time() -> None:
 
     async def one(work: Work, label: str, until: asyncio.Event) -> None:
         nonlocal most_deferred
-        with doing(work):
-            async with scheduler.slot():
-                running.append(label)
-                most_deferred = max(most_deferred, sum(r.startswith(("ahead", "background")) for r in running))
-                await until.wait()
-                running.remove(label)
+        async with scheduler.slot(work):
+            running.append(label)
+            most_deferred = max(most_deferred, sum(r.startswith(("ahead", "background")) for r in running))
+            await until.wait()
+            running.remove(label)
 
     async def main() -> None:
         release = asyncio.Event()
@@ -186,9 +180,8 @@ def test_a_strained_process_spaces_out_work_nobody_waits_for() -> None:
     started: list[float] = []
 
     async def one(n: int) -> None:
-        with doing(Work(Priority.BACKGROUND, f"npc{n}")):
-            async with scheduler.slot():
-                started.append(now[0])
+        async with scheduler.slot(Work(Priority.BACKGROUND, f"npc{n}")):
+            started.append(now[0])
 
     async def main() -> None:
         works = asyncio.gather(*(one(n) for n in range(4)))

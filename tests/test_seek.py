@@ -12,6 +12,7 @@ from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.records import Records
@@ -25,6 +26,7 @@ HALL, FORGE, YARD = f"{W}:Market:hall", f"{W}:Forge:smithy", f"{W}:Market:yard"
 HOME, KITCHEN = f"{W}:Vane house:bedroom", f"{W}:Vane house:kitchen"
 MORNING = datetime(2026, 5, 4, 7, tzinfo=UTC)  # a Monday
 PLACES = [HOME, KITCHEN, HALL, YARD, FORGE]
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 NEWS = "Rosa Vane wants to hold a kite contest on the green on May 5 at 4 pm, and to ask everyone she meets"
 
 
@@ -126,10 +128,10 @@ def test_a_teller_plans_its_day_and_its_next_hours_where_people_it_has_not_told_
         await _holds_news(stream, teller)
         seek = await seeking(teller, MORNING, stream, records, PLACES)
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
-        await plan_day(teller, MORNING, stream, trace, places=PLACES, seek=seek)
+        await plan_day(teller, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
         await replan_from(teller, MORNING.replace(hour=9), "Rosa Vane now thinks of her contest", stream, trace,
-                          places=PLACES, seek=seek.lines)
-        await plan_day(quiet, MORNING, stream, trace, places=PLACES,
+                          work=WORK, places=PLACES, seek=seek.lines)
+        await plan_day(quiet, MORNING, stream, trace, work=WORK, places=PLACES,
                        seek=await seeking(quiet, MORNING, stream, records, PLACES))
         told, _, untold = (r["body"]["messages"][1]["content"] for r in
                            [*fake_llm.chat_requests("daily_plan")[:1], *fake_llm.chat_requests("replan"),
@@ -156,7 +158,7 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
                           last_accessed=MORNING)
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
         for _ in range(2):
-            await decide_reaction(teller, seen, MORNING, True, stream, trace,
+            await decide_reaction(teller, seen, MORNING, True, stream, trace, work=WORK,
                                   untold=await news_for(teller, bo, MORNING, stream))
             teller.last_chat["bo"] = node.created + timedelta(minutes=5)
         first, second = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("react"))

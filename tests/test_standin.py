@@ -15,12 +15,16 @@ import pytest
 
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
 from npc_lab.standin import conform, respond
 from npc_lab.standin.reading import Prompt as Read
 from npc_lab.standin_openai import StandInOpenAI
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 LIB = judge_prompts()  # the brain's prompts and the lab's judge
 PLACES = ["Brookhaven:Ferry House:kitchen", "Brookhaven:Ferry House:porch", "Brookhaven:Lighthouse:lamp room",
@@ -212,7 +216,7 @@ def test_the_brains_llm_client_talks_to_it_over_http() -> None:
         llm = LLM(base_url=url, model="stand-in", api_key="k", prompts=LIB, max_attempts=1)
         try:
             return await llm.complete(PROMPT, _variables(question="Have you heard about a regatta?"), npc_id="odile",
-                                      fallback=lambda: None)
+                                      fallback=lambda: None, work=WORK)
         finally:
             await llm.close()
 

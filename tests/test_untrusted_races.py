@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 
-from brain_server.cognition import work
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import Settings
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState
 from brain_server.records import WORLD_RECORD
 from brain_server.service import BrainCore
@@ -20,6 +20,9 @@ from brain_server.trace import Trace
 from brain_server.transport.edge_loop import EdgeLoop
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import WORLD, spawn_json, world_json
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 HOME = f"{WORLD}:Isabella Rodriguez's apartment:main room"
@@ -149,7 +152,7 @@ def test_steps_written_for_a_block_that_was_replanned_meanwhile_are_not_attached
         home = npc.persona.home if block.address != npc.persona.home else CAFE
         fake_llm.queue({"delay_s": 1.0}, purpose="decompose")
         trace = Trace(npc_id="isabella", kind="background", game_time=block.start)
-        steps = asyncio.create_task(work.decompose(core.mind.parts, "isabella", block.start, trace, horizon_minutes=0))
+        steps = asyncio.create_task(core.mind.workshop.decompose(Work(Priority.PLAN_NOW, "isabella"), block.start, trace, horizon_minutes=0))
         await asyncio.sleep(0.3)  # the steps are being written: the block moves elsewhere
 
         def move(live: NpcState) -> None:
@@ -177,8 +180,8 @@ def test_two_conversations_with_one_partner_at_once_make_one(run, tmp_path) -> N
             await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": CAFE}))
         now = datetime(2026, 2, 13, 10, tzinfo=UTC)
         traces = [Trace(npc_id=n, kind="background", game_time=now) for n in ("isabella", "maria")]
-        talked = await asyncio.gather(core.mind.chats.conversation("isabella", "klaus", now, traces[0]),
-                                      core.mind.chats.conversation("maria", "klaus", now, traces[1]))
+        talked = await asyncio.gather(core.mind.chats.conversation("isabella", "klaus", now, traces[0], work=WORK),
+                                      core.mind.chats.conversation("maria", "klaus", now, traces[1], work=WORK))
         await core.close()
         return list(talked), [note for t in traces for note in t.notes]
 
@@ -201,13 +204,13 @@ def test_two_who_walked_apart_since_one_saw_the_other_do_not_talk(run, tmp_path)
         now = datetime(2026, 2, 13, 10, tzinfo=UTC)
         core.mind.chats.runtimes.of("klaus").clock = now + timedelta(minutes=15)
         traces = [Trace(npc_id="isabella", kind="background", game_time=now) for _ in range(2)]
-        talked = [await core.mind.chats.conversation("isabella", "klaus", now, traces[0])]
+        talked = [await core.mind.chats.conversation("isabella", "klaus", now, traces[0], work=WORK)]
         core.mind.chats.runtimes.of("klaus").clock = now + timedelta(minutes=1)  # they stop to talk
-        talked.append(await core.mind.chats.conversation("isabella", "klaus", now, traces[1]))
+        talked.append(await core.mind.chats.conversation("isabella", "klaus", now, traces[1], work=WORK))
         later = now + timedelta(hours=3)
         core.mind.chats.runtimes.of("klaus").clock = later + timedelta(minutes=15)
         await core.records.merge("klaus", lambda live: setattr(live, "address", CAFE))  # together again
-        talked.append(await core.mind.chats.conversation("isabella", "klaus", later, traces[1]))
+        talked.append(await core.mind.chats.conversation("isabella", "klaus", later, traces[1], work=WORK))
         await core.close()
         return talked, [note for t in traces for note in t.notes]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from brain_server.llm.scheduler import Priority, Scheduler, Work, doing
+from brain_server.llm.scheduler import Priority, Scheduler, Work
 
 
 def test_a_waiter_cancelled_before_its_turn_neither_fails_the_giver_nor_leaks_its_slot() -> None:
@@ -16,11 +16,10 @@ def test_a_waiter_cancelled_before_its_turn_neither_fails_the_giver_nor_leaks_it
         release, served = asyncio.Event(), []
 
         async def completion(name: str, hold: asyncio.Event | None = None) -> None:
-            with doing(Work(Priority.SOCIAL, name)):
-                async with scheduler.slot():
-                    served.append(name)
-                    if hold is not None:
-                        await hold.wait()
+            async with scheduler.slot(Work(Priority.SOCIAL, name)):
+                served.append(name)
+                if hold is not None:
+                    await hold.wait()
 
         first = asyncio.create_task(completion("first", release))
         await asyncio.sleep(0)

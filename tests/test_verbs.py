@@ -21,6 +21,7 @@ from brain_server.cognition.steps import action_now, decompose_upcoming
 from brain_server.errors import BrainError
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState, Persona, PlanItem
 from brain_server.prompts import PromptLibrary
 from brain_server.storage import MemoryStore
@@ -31,6 +32,9 @@ from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.standin_openai import StandInOpenAI
 from tests.clients import Clients
 from tests.conftest import Run
+
+WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
+
 
 W = "Hamlet"
 TOWER = f"{W}:Chapel:tower"
@@ -59,7 +63,7 @@ def decompose(run: Run, npc: NpcState, verbs: list[Verb]) -> Trace:
 
     async def scenario(stream: MemoryStream) -> int:
         return await decompose_upcoming(npc, NOON, stream, trace, horizon_minutes=0,
-                                        objects={TOWER: ["bell", "rope"]}, verbs=verbs)
+                                        objects={TOWER: ["bell", "rope"]}, verbs=verbs, work=WORK)
 
     assert run(scenario) == 1
     return trace
@@ -124,7 +128,7 @@ def test_the_stand_in_model_picks_a_verb_from_its_description_alone(store: Memor
         try:
             stream = MemoryStream(store, minilm, llm, RetrievalWeights())
             await decompose_upcoming(npc, NOON, stream, Trace(npc_id=npc.npc_id, kind="work", game_time=NOON),
-                                     horizon_minutes=60, objects={TOWER: ["bell", "rope"]}, verbs=[sweep, RING])
+                                     horizon_minutes=60, objects={TOWER: ["bell", "rope"]}, verbs=[sweep, RING], work=WORK)
         finally:
             await llm.close()
 

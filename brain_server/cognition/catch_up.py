@@ -5,7 +5,7 @@ hours exist afterwards (SkipTime).
 Hour by hour from the jump's start to its end (the last step is the end itself), for every NPC of
 the world:
 
-- a day plan for each day it enters without one (`work.plan`, as out of view), while the calls
+- a day plan for each day it enters without one (`Workshop.plan`, as out of view), while the calls
   allow: at most CALLS_PER_SKIPPED_HOUR for the whole town per skipped hour, a plan counted as
   PLAN_CALLS; an NPC beyond the cap follows its routine and plans at its first Decide after;
 - the action of that hour (`attention.followed_action`: its plan's block, a promise, or its
@@ -28,9 +28,10 @@ from datetime import datetime, timedelta
 import math
 
 from brain_server.cognition.attention import followed_action, meet
+from brain_server.cognition.chats import Chats
 from brain_server.cognition.senses import Senses, own_event
-from brain_server.cognition.work import plan
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.cognition.work import Workshop
+from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.npc import NpcState, is_sleep
 from brain_server.trace import Trace, TraceBook
 from brain_server.world import arena_of
@@ -54,38 +55,41 @@ class Skipped:
     memories: int = 0
 
 
-async def live_through(senses: Senses, traces: TraceBook, world_name: str, start: datetime,
+async def live_through(senses: Senses, workshop: Workshop, traces: TraceBook, world_name: str, start: datetime,
                        end: datetime) -> Skipped:
-    """Every NPC of the world lives the hours from `start` to `end` (module docstring)."""
-    parts = senses.parts
-    ids = sorted((await parts.records.people(world_name, fresh=True)).values())
+    """Every NPC of the world lives the hours from `start` to `end` (module docstring): it plans
+    with the `workshop`, perceives and acts with the `senses`."""
+    records = senses.records
+    ids = sorted((await records.people(world_name, fresh=True)).values())
     hours = math.ceil((end - start) / STEP)
     done = Skipped(npcs=len(ids), hours=hours, cap=CALLS_PER_SKIPPED_HOUR * hours)
-    objects = parts.records.index(await parts.records.world(world_name)).objects
+    objects = records.index(await records.world(world_name)).objects
     trace = Trace(npc_id="", kind="background", game_time=start)
     for step in range(1, hours + 1):
         when = min(start + step * STEP, end)
-        await _plan(senses, traces, ids, when, done)
+        await _plan(senses, workshop, traces, ids, when, done)
         npcs = [await _act(senses, npc_id, when, objects, trace, done) for npc_id in ids]
-        await _meet(senses, npcs, when, trace, done)
+        await _meet(senses, workshop.chats, npcs, when, trace, done)
     for npc_id in ids:
-        parts.runtimes.of(npc_id).clock = end
+        senses.runtimes.of(npc_id).clock = end
     trace.note(f"skip: {len(ids)} NPCs lived {hours} hours from {start:%Y-%m-%d %H:%M}: {done.calls} calls "
                f"(cap {done.cap}), {done.meetings} meetings, {done.news} pieces of news, {done.memories} memories")
     traces.add(trace)
     return done
 
 
-async def _plan(senses: Senses, traces: TraceBook, ids: Sequence[str], when: datetime, done: Skipped) -> None:
+async def _plan(senses: Senses, workshop: Workshop, traces: TraceBook, ids: Sequence[str], when: datetime,
+                done: Skipped) -> None:
     """Day plans for the NPCs entering a day without one, as many as the cap leaves room for."""
-    parts = senses.parts
-    unplanned = [n for n in ids if (await parts.records.npc(n)).plan_day != when.date()]
+    unplanned = [n for n in ids if (await senses.records.npc(n)).plan_day != when.date()]
     room = max(0, (done.cap - done.calls) // PLAN_CALLS)
 
     async def one(npc_id: str) -> int:
         trace = Trace(npc_id=npc_id, kind="background", game_time=when)
-        with doing(Work(Priority.AHEAD, npc_id)):
-            await plan(parts, npc_id, when, trace)
+        try:
+            await workshop.plan(Work(Priority.AHEAD, npc_id), when, trace)
+        except WorkDropped as exc:  # the ahead queue is full: the NPC plans when it next needs to
+            trace.note(f"skip: plan dropped ({exc.reason})")
         traces.add(trace)
         return len(trace.llm_calls)
 
@@ -95,8 +99,7 @@ async def _plan(senses: Senses, traces: TraceBook, ids: Sequence[str], when: dat
 async def _act(senses: Senses, npc_id: str, when: datetime, objects: Mapping[str, Sequence[str]], trace: Trace,
                done: Skipped) -> NpcState:
     """The NPC's action at `when`, taken and remembered (stamped `when`); the NPC as it is then."""
-    parts = senses.parts
-    npc = await parts.records.npc(npc_id)
+    npc = await senses.records.npc(npc_id)
     action = followed_action(npc, when, objects)
     stored, _ = await senses.perceive(npc, own_event(npc.action, action), when, trace)
     done.memories += len(stored)
@@ -104,13 +107,13 @@ async def _act(senses: Senses, npc_id: str, when: datetime, objects: Mapping[str
     def take(live: NpcState) -> None:
         live.action, live.address = action, action.address
 
-    return await parts.records.merge(npc_id, take) or npc
+    return await senses.records.merge(npc_id, take) or npc
 
 
-async def _meet(senses: Senses, npcs: Sequence[NpcState], when: datetime, trace: Trace, done: Skipped) -> None:
+async def _meet(senses: Senses, chats: Chats, npcs: Sequence[NpcState], when: datetime, trace: Trace,
+                done: Skipped) -> None:
     """NPCs awake in the same arena meet two by two without a call, each with the first one it
     may still talk to (the chat cooldown), so partners change from hour to hour."""
-    parts = senses.parts
     places: defaultdict[str, list[NpcState]] = defaultdict(list)
     for npc in npcs:
         if npc.action is not None and not is_sleep(npc.action.description):
@@ -118,9 +121,9 @@ async def _meet(senses: Senses, npcs: Sequence[NpcState], when: datetime, trace:
     for free in places.values():
         while free:
             a = free.pop(0)
-            b = next((b for b in free if parts.chats.can_talk(a, b, when)), None)
+            b = next((b for b in free if chats.can_talk(a, b, when)), None)
             if b is None:
                 continue
             free.remove(b)
-            passed = await meet(parts.stream, parts.records, a, b, when, trace)
+            passed = await meet(senses.stream, senses.records, a, b, when, trace)
             done.meetings, done.news, done.memories = done.meetings + 1, done.news + passed, done.memories + 2 + passed

@@ -38,6 +38,7 @@ from brain_server.cognition.locate import choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryNode
 from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.prompts.conversation_memo import ConversationMemo
@@ -86,12 +87,12 @@ class Chats:
         """Whether the game's clock has moved past the moment of `now` for any of them."""
         return any((last := self.runtimes.last(i)) is not None and last - now > CHAT_MOMENT for i in npc_ids)
 
-    async def conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *,
+    async def conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *, work: Work,
                            reason: str = "", unseen: bool = False) -> bool:
         """All participants stand together talking while the lines are written; the lines, the
         memories and any plan the conversation made land in each when done. `reason`: why `npc_id`
         started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
-        told in one call (which may find they do not talk)."""
+        told in one call (which may find they do not talk). All of its completions are for `work`."""
         joining = await self._joining(npc_id, partner_id, now)
         async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
@@ -109,14 +110,14 @@ class Chats:
                 self.runtimes.of(me.npc_id).set_talking(True)
         ids = group.ids()
         try:
-            written = await self._write(group, npcs, now, a.address, trace, reason=reason,
+            written = await self._write(group, npcs, now, a.address, trace, work=work, reason=reason,
                                         unseen=unseen and not any(c.in_view for c in npcs[2:]))
             if written is None:
                 await self._part(ids)
                 return False
             lines, remembered = written
             world = await self.records.world(a.world_name)
-            places = [await self.place_for(change, me, world, trace, host=host) if change else None
+            places = [await self.place_for(change, me, world, trace, work=work, host=host) if change else None
                       for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
         except BaseException:
             await self._part(ids)
@@ -144,25 +145,28 @@ class Chats:
         return True
 
     async def _write(self, group: Group, npcs: Sequence[NpcState], now: datetime, place: str, trace: Trace, *,
-                     reason: str, unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
+                     work: Work, reason: str, unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
         """The conversation's lines and what each participant remembers of it (in `npcs`' order);
         None when, told in one call, they do not stop to talk."""
         partners = [names(_others(s, group.speakers)) for s in group.speakers]
         if unseen:
-            told = await (tell_group(group.speakers, now, place, self.stream, trace) if len(npcs) > 2 else
-                          _pair_told(group.speakers, now, place, self.stream, trace))
+            told = await (tell_group(group.speakers, now, place, self.stream, trace, work=work) if len(npcs) > 2 else
+                          _pair_told(group.speakers, now, place, self.stream, trace, work))
             if told is None:
                 return None
             lines, memos = told
             return lines, list(await asyncio.gather(*(keep_conversation(me, partner, lines, memo, now, self.stream, trace)
                                                       for me, partner, memo in zip(npcs, partners, memos, strict=True))))
         if len(npcs) > 2:
-            lines = await talk_in_group(group, now, place, self.stream, trace, reason=reason, here=self._at(place))
+            lines = await talk_in_group(group, now, place, self.stream, trace, work=work, reason=reason,
+                                        here=self._at(place))
         else:
-            lines = [*await converse(*group.speakers, now, place, self.stream, trace, reason=reason), *group.heard]
+            a, b = group.speakers
+            lines = [*await converse(a, b, now, place, self.stream, trace, work=work, reason=reason),
+                     *group.heard]
         heard = said_places((p for s in group.speakers for p in s.places), lines)  # anyone's place may be named
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
-                                                                        partner_home=host.persona.home, heard=heard)
+                                                                        work=work, partner_home=host.persona.home, heard=heard)
                                                   for me, partner, host in zip(npcs, partners, _hosts(npcs),
                                                                                strict=True))))
 
@@ -229,7 +233,7 @@ class Chats:
                     live.action = None
                     await self.records.save(live)
 
-    async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *,
+    async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *, work: Work,
                         host: NpcState | None = None) -> PlanItem:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
         the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
@@ -240,8 +244,8 @@ class Chats:
         if host is not None and host.persona.home.count(SEPARATOR) >= 2:
             learn_places(npc, world, [host.persona.home])
             invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
-        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, invited_sectors=invited,
-                                       named=change.place)
+        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, work=work,
+                                       invited_sectors=invited, named=change.place)
         return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
@@ -249,8 +253,8 @@ class Chats:
 
 
 async def _pair_told(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,
-                     trace: Trace) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
-    told = await summarize_conversation(speakers[0], speakers[1], now, place, stream, trace)
+                     trace: Trace, work: Work) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
+    told = await summarize_conversation(speakers[0], speakers[1], now, place, stream, trace, work=work)
     return None if told is None else (told[0], [told[1], told[2]])
 
 

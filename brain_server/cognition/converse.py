@@ -40,6 +40,8 @@ from brain_server.cognition.gist import (
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.said_clock import clock_as_said
+from brain_server.llm.scheduler import Work
+from brain_server.llm.streaming import Listener
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.names import addressing
 from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
@@ -124,7 +126,7 @@ def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
 
 
 async def relationship(speaker: Speaker, partner_name: str, now: datetime, stream: MemoryStream,
-                       trace: Trace) -> tuple[str, str]:
+                       trace: Trace, *, work: Work) -> tuple[str, str]:
     """How the speaker sees the partner, and the memories that view rests on (as prompt lines)."""
     memories = await stream.retrieve(speaker.npc_id, f"{speaker.persona.name}'s relationship with {partner_name}",
                                      now, trace, about=partner_name)
@@ -133,21 +135,22 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
         RELATIONSHIP,
         {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
          "memories": remembered},
-        npc_id=speaker.npc_id, trace=trace,
+        work=work, npc_id=speaker.npc_id, trace=trace,
         fallback=lambda: Relationship(summary=f"{partner_name} is someone {speaker.persona.name} knows."),
     )
     return summary.summary, remembered
 
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
-                    now: datetime, place: str, stream: MemoryStream, trace: Trace, *, partner_activity: str = "",
-                    opener: str = "", reason: str = "", last: bool = False, news: str = "",
-                    repeated: str = "") -> Turn:
+                    now: datetime, place: str, stream: MemoryStream, trace: Trace, *, work: Work,
+                    partner_activity: str = "", opener: str = "", reason: str = "", last: bool = False, news: str = "",
+                    repeated: str = "", listener: Listener | None = None) -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
     conversation, and `reason`: why (the reaction's reason, known to the one who started it);
     `last`: the line limit ends the conversation with this line, so the speaker takes its leave
     (else a model's last line was whatever it wrote, a question left hanging); `news`: what it has
-    to tell (`news_line`); `repeated`: a line of its own it just wrote again (`unrepeated`)."""
+    to tell (`news_line`); `repeated`: a line of its own it just wrote again (`unrepeated`);
+    `listener`: someone reading the line as the model writes it (llm/streaming.py)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
@@ -168,7 +171,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
          "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
          "dialogue": _dialogue_text(lines)},
-        npc_id=speaker.npc_id, trace=trace,
+        work=work, npc_id=speaker.npc_id, trace=trace, listener=listener,
         fallback=lambda: _without_words(partner_name, lines),
     )
 
@@ -187,12 +190,12 @@ def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
 
 
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
-                   *, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
+                   *, work: Work, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
     """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
     if offline_lines.composing(stream.llm):
-        return await offline_lines.conversation(a, b, now, place, stream, trace, max_lines=max_lines)
-    both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace),
-                                relationship(b, a.persona.name, now, stream, trace),
+        return await offline_lines.conversation(a, b, now, place, stream, trace, work=work, max_lines=max_lines)
+    both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work),
+                                relationship(b, a.persona.name, now, stream, trace, work=work),
                                 news_line(stream, a.npc_id, a.persona.name, now),
                                 news_line(stream, b.npc_id, b.persona.name, now))
     views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
@@ -201,7 +204,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     while len(lines) < max_lines:
         def ask(repeated: str, speaker: Speaker = speaker, listener: Speaker = listener) -> Awaitable[Turn]:
             return next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
-                             partner_activity=listener.activity, opener=a.persona.name,
+                             work=work, partner_activity=listener.activity, opener=a.persona.name,
                              reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines,
                              news=news[speaker.npc_id], repeated=repeated)
 
@@ -219,7 +222,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
 
 async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
-                                stream: MemoryStream, trace: Trace, *, partner_home: str = "",
+                                stream: MemoryStream, trace: Trace, *, work: Work, partner_home: str = "",
                                 heard: Sequence[str] = ()) -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
     and the plan change the conversation implies, if any, today or on a later day, at the place
@@ -233,7 +236,7 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
          "time": now.strftime("%A %B %d, %H:%M"), "dialogue": _dialogue_text(lines),
          "schedule": schedule_from(npc, now, stream.reaches_plans), "places": bullets(places), "place_list": places,
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
-        npc_id=npc.npc_id, trace=trace,
+        work=work, npc_id=npc.npc_id, trace=trace,
         fallback=lambda: _plain_memo(npc.persona.name, partner_name),
     )
     return await keep_conversation(npc, partner_name, lines, memo, now, stream, trace)
@@ -262,7 +265,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
 
 
 async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream,
-                                 trace: Trace) -> tuple[list[DialogueLine], ConversationMemo, ConversationMemo] | None:
+                                 trace: Trace, *, work: Work) -> tuple[list[DialogueLine], ConversationMemo, ConversationMemo] | None:
     """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
     talk; else the gist as lines and each speaker's memo (`a`'s first), each speaker shown only its
     own memories, news and places, and remembered saying only what it could know (gist.py)."""
@@ -285,7 +288,7 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
          "places": bullets(mine[0]), "place_list": offered[0],
          "partner_places": bullets(mine[1]), "partner_place_list": offered[1],
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days]},
-        npc_id=a.npc_id, trace=trace,
+        work=work, npc_id=a.npc_id, trace=trace,
         fallback=lambda: _greetings(names, trace),
     )
     if not answer.talk or not answer.lines:
@@ -348,13 +351,13 @@ def chat_minutes(lines: Sequence[DialogueLine]) -> int:
 
 
 async def answer_interview(npc_id: str, persona: Persona, question: str, now: datetime,
-                           stream: MemoryStream, trace: Trace) -> str:
+                           stream: MemoryStream, trace: Trace, *, work: Work) -> str:
     memories = await stream.retrieve(npc_id, question, now, trace)
     answer = await stream.llm.complete(
         INTERVIEW,
         {"npc_name": persona.name, "persona": persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "memories": bullet_list(memories, limit=20), "question": question},
-        npc_id=npc_id,
+        work=work, npc_id=npc_id,
         fallback=lambda: InterviewAnswer(answer="Sorry, my mind is elsewhere right now. Ask me again later?"),
         trace=trace,
     )

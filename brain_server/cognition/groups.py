@@ -36,6 +36,7 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
+from brain_server.llm.scheduler import Work
 from brain_server.names import addressing
 from brain_server.npc import DialogueLine
 from brain_server.prompts.conversation_memo import ConversationMemo
@@ -96,7 +97,7 @@ def next_speaker(present: Sequence[Speaker], lines: Sequence[DialogueLine], addr
 
 
 async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                        reason: str = "", max_lines: int = MAX_LINES,
+                        work: Work, reason: str = "", max_lines: int = MAX_LINES,
                         here: Callable[[str], bool] = lambda npc_id: True) -> list[DialogueLine]:
     """A conversation of three or more written line by line, the first speaker having started it
     (for `reason`). Lines land in `group.lines` as they are written; the others' words to one who
@@ -104,7 +105,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
     still stands at the place (one the game moved away leaves the conversation)."""
     opener = group.speakers[0]
     viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
-                                                 trace) for s in group.speakers))
+                                                 trace, work=work) for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
     told = await asyncio.gather(*(news_line(stream, s.npc_id, s.persona.name, now) for s in group.speakers))
     news = {s.npc_id: line for s, line in zip(group.speakers, told, strict=True)}
@@ -118,7 +119,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
         others = [s for s in present if s is not speaker]
         def ask(repeated: str, speaker: Speaker = speaker, others: list[Speaker] = others) -> Awaitable[GroupTurn]:
             return group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
-                              opener=opener.persona.name, reason=reason if speaker is opener else "",
+                              work=work, opener=opener.persona.name, reason=reason if speaker is opener else "",
                               news=news[speaker.npc_id], repeated=repeated)
 
         turn = await unrepeated(ask, [line.text for line in group.lines if line.speaker_npc_id == speaker.npc_id],
@@ -139,7 +140,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
 
 async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                     opener: str = "", reason: str = "", news: str = "", repeated: str = "") -> GroupTurn:
+                     work: Work, opener: str = "", reason: str = "", news: str = "", repeated: str = "") -> GroupTurn:
     """The speaker's next line, from its own memories retrieved for the latest lines and for what
     the others were doing; `news` and `repeated` as for a pair (`converse.next_line`)."""
     name = speaker.persona.name
@@ -161,7 +162,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
          "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
          "dialogue": _dialogue_text(lines)},
-        npc_id=speaker.npc_id, trace=trace,
+        work=work, npc_id=speaker.npc_id, trace=trace,
         fallback=lambda: _silent(others, lines),
     )
 
@@ -173,7 +174,7 @@ def _silent(others: Sequence[Speaker], lines: Sequence[DialogueLine]) -> GroupTu
 
 
 async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,
-                     trace: Trace) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
+                     trace: Trace, *, work: Work) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
     """A conversation of three or more nobody watches, in one call: None when they do not stop to
     talk; else the gist as lines and each participant's memo (in `speakers`' order), each shown
     only its own memories, news and places and kept to what it could know, as for a pair (gist.py)."""
@@ -191,7 +192,7 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "max_lines": str(MAX_GROUP_GIST_LINES),
          "days": _days_text(days, now), "date_list": [d.isoformat() for d in days],
          "places": ", ".join(places), "place_list": places},
-        npc_id=opener.npc_id, trace=trace,
+        work=work, npc_id=opener.npc_id, trace=trace,
         fallback=lambda: _greetings(speakers, trace),
     )
     if not answer.talk or not answer.lines:
@@ -206,10 +207,10 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     memos = {memo.name: ConversationMemo.model_validate(memo.model_dump(exclude={"name"})) for memo in answer.memos}
     trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
     kept = []
-    for s, knew in zip(speakers, known, strict=True):
+    for s, knows in zip(speakers, known, strict=True):
         partners = names([o for o in speakers if o is not s])
         memo = memos.get(s.persona.name) or _plain_memo(s.persona.name, partners)
-        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knew, places, trace), s.places, lines))
+        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knows, places, trace), s.places, lines))
     return lines, kept
 
 

@@ -22,6 +22,7 @@ import difflib
 import logging
 
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Work
 from brain_server.npc import NpcState
 from brain_server.prompts.choose_address import NO_OBJECT, AddressChoice, Place
 from brain_server.prompts.choose_address import PROMPT as CHOOSE_ADDRESS
@@ -110,6 +111,7 @@ async def choose_address(
     llm: LLM,
     trace: Trace | None,
     *,
+    work: Work,
     invited_sectors: Collection[str] = frozenset(),
     named: str = "",
 ) -> str:
@@ -138,7 +140,7 @@ async def choose_address(
             "here": _describe(npc.address), "places": _outline(tree, current, npc.persona.home),
             "place_choices": choices,
         },
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: AddressChoice(place=_place_of(fallback)),
         trace=trace,
     )

@@ -15,6 +15,7 @@ from brain_server.cognition.heard import says_name
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
@@ -59,10 +60,14 @@ class MemoryStream:
         trace: Trace | None,
         *,
         rate: bool = True,
+        work: Work | None = None,
     ) -> list[MemoryNode]:
-        """Rate (unless told not to), embed and store new nodes; durable once this returns."""
+        """Rate (unless told not to: then no `work` is needed), embed and store new nodes; durable once
+        this returns. Rating is a completion, for the `work` that remembers."""
         if rate:
-            nodes = await self._rated_nodes(npc_id, persona, nodes, trace)
+            if work is None:
+                raise TypeError("remember(rate=True) needs the work it rates for (work=...)")
+            nodes = await self._rated_nodes(npc_id, persona, nodes, trace, work)
         return await self._store(nodes, trace)
 
     async def remember_unrated(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
@@ -75,12 +80,12 @@ class MemoryStream:
         return stored, [n for n, r in zip(stored, known, strict=True) if r is None]
 
     async def rate_stored(self, npc_id: str, persona: Persona, ids: Sequence[str],
-                          trace: Trace | None) -> list[MemoryNode]:
+                          trace: Trace | None, work: Work) -> list[MemoryNode]:
         """Rate nodes stored with a provisional importance, in one call, and save the ratings."""
         stored = await asyncio.to_thread(self.store.get, npc_id, ids)
         if not stored:
             return []
-        rated = await self._rated_nodes(npc_id, persona, stored, trace)
+        rated = await self._rated_nodes(npc_id, persona, stored, trace, work)
         await asyncio.to_thread(self.store.set_importance, npc_id, {n.id: n.importance for n in rated})
         return rated
 
@@ -100,7 +105,7 @@ class MemoryStream:
                 else None for n in nodes]
 
     async def _rated_nodes(self, npc_id: str, persona: Persona, nodes: Sequence[MemoryNode],
-                           trace: Trace | None) -> list[MemoryNode]:
+                           trace: Trace | None, work: Work) -> list[MemoryNode]:
         """The nodes with their importance: known ratings without a call, the rest in one call (an
         observation repeated among them is asked about once)."""
         ratings = self._known_ratings(npc_id, nodes)
@@ -114,7 +119,7 @@ class MemoryStream:
         given: list[int] = []
         if len(todo) == 1:
             answer = await self.llm.complete(
-                IMPORTANCE, {**common, "memory": nodes[todo[0]].description}, npc_id=npc_id, trace=trace,
+                IMPORTANCE, {**common, "memory": nodes[todo[0]].description}, npc_id=npc_id, work=work, trace=trace,
                 fallback=lambda: Importance(importance=DEFAULT_IMPORTANCE))
             given = [answer.importance]
         elif todo:
@@ -122,7 +127,7 @@ class MemoryStream:
                 IMPORTANCE_BATCH,
                 {**common, "count": len(todo),
                  "memories": "\n".join(f'- "{nodes[i].description}"' for i in todo)},
-                npc_id=npc_id, trace=trace, fallback=lambda: Ratings(ratings=[DEFAULT_IMPORTANCE] * len(todo)))
+                npc_id=npc_id, work=work, trace=trace, fallback=lambda: Ratings(ratings=[DEFAULT_IMPORTANCE] * len(todo)))
             given = [min(10, max(1, r)) for r in batch.ratings][: len(todo)]
             given += [DEFAULT_IMPORTANCE] * (len(todo) - len(given))
         for group, rating in zip(asked.values(), given, strict=True):

@@ -35,7 +35,7 @@ from brain_server.cognition.routine import read_places
 from brain_server.cognition.runtime import Runtimes, Snapshot
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.thinking import Thinking
-from brain_server.cognition.work import Parts, thinking_about_now
+from brain_server.cognition.work import Workshop, thinking_about_now
 from brain_server.config import Settings
 from brain_server.foreground import AskSpread
 from brain_server.logs import bind_decision, unbind_decision
@@ -73,10 +73,11 @@ class Mind:
         self.runtimes = Runtimes()
         self.chats = Chats(stream, records, self.runtimes)
         self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending)  # in view, out of view, crowd
-        self.parts = Parts(settings, stream, records, self.runtimes, self.chats, self.levels)
-        self.thinking = Thinking(self.parts, traces, background=settings.background_thinking)
-        self.senses = Senses(self.thinking)
-        self.player = Player(self.thinking)
+        self.workshop = Workshop(settings, stream, records, self.runtimes, self.chats, self.levels)
+        self.thinking = Thinking(self.workshop, records, self.runtimes, settings, traces,
+                                 background=settings.background_thinking)
+        self.senses = Senses(self.thinking, records, self.runtimes, stream)
+        self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
 

@@ -40,6 +40,7 @@ from brain_server.cognition.heard import (
     Kind,
     acceptable,
     asked,
+    first_name,
     kind_of,
     known_in,
     may_name,
@@ -52,7 +53,6 @@ from brain_server.cognition.wording import (
     by_event,
     clock,
     doing,
-    first_name,
     own_words,
     place_name,
     recall,
@@ -60,6 +60,7 @@ from brain_server.cognition.wording import (
     will,
 )
 from brain_server.llm.embedded import MODEL_NAME
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.names import addressing
 from brain_server.npc import DialogueLine, PlanItem, is_sleep
@@ -321,7 +322,7 @@ def compose(kind: Kind, speaker: Speaker, partner: str, heard: str, now: datetim
 
 
 async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], now: datetime, place: str,
-                stream: MemoryStream, trace: Trace, *, ask: str = "", kind: Kind | None = None) -> Turn:
+                stream: MemoryStream, trace: Trace, *, work: Work, ask: str = "", kind: Kind | None = None) -> Turn:
     """The speaker's answer to the last line (the partner's), composed and chosen: of the `kind`
     given, else of the kind of that line; `ask` is added to it."""
     started = time.monotonic()
@@ -354,12 +355,12 @@ async def reply(speaker: Speaker, partner: str, lines: Sequence[DialogueLine], n
             f"Sorry{addressing(partner)}, I can't say.", "Let me think about that.") if acceptable(o, heard, said)] or [
             "Hm."]
     wait = min(CHOICE_WAIT_S, ANSWER_WITHIN_S - (time.monotonic() - started))
-    line = await choose(speaker, partner, heard, options, stream, trace, wait_s=wait)
+    line = await choose(speaker, partner, heard, options, stream, trace, work=work, wait_s=wait)
     return Turn(utterance=line, end_conversation=kind is Kind.BYE)
 
 
 async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[str], stream: MemoryStream,
-                 trace: Trace, *, wait_s: float = CHOICE_WAIT_S) -> str:
+                 trace: Trace, *, work: Work, wait_s: float = CHOICE_WAIT_S) -> str:
     """The model's pick among the options, or the first when it does not pick within `wait_s`."""
     if len(options) == 1 or wait_s <= 0:
         return options[0]
@@ -368,8 +369,8 @@ async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[s
     variables = {"npc_name": speaker.persona.name, "partner": partner, "heard": heard or "(nothing yet)",
                  "options": shown, "count": len(options)}
     try:
-        chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, npc_id=speaker.npc_id, trace=trace,
-                                                            fallback=lambda: ChosenLine(choice=1)), wait_s)
+        chosen = await asyncio.wait_for(stream.llm.complete(CHOOSE, variables, npc_id=speaker.npc_id, work=work,
+                                                            trace=trace, fallback=lambda: ChosenLine(choice=1)), wait_s)
     except TimeoutError:
         trace.note(f"offline lines: no pick within {wait_s:.2f} s, the first line said")
         return options[0]
@@ -377,17 +378,17 @@ async def choose(speaker: Speaker, partner: str, heard: str, options: Sequence[s
 
 
 async def conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
-                       *, max_lines: int) -> list[DialogueLine]:
+                       *, work: Work, max_lines: int) -> list[DialogueLine]:
     """An NPC-NPC conversation of composed lines: `a` greets and asks, each answers and asks back,
     and the last line is a goodbye."""
     opener = await choose(a, b.persona.name, "", [f"Hi{addressing(b.persona.name, ' ')}! {ASK}",
                                                   f"Hello{addressing(b.persona.name)}! {ASK}"],
-                          stream, trace)
+                          stream, trace, work=work)
     lines = [DialogueLine(speaker_npc_id=a.npc_id, speaker_name=a.persona.name, text=opener)]
     speaker, listener = b, a
     while len(lines) < max_lines:
         last = len(lines) + 1 >= min(max_lines, CONVERSATION_LINES)
-        turn = await reply(speaker, listener.persona.name, lines, now, place, stream, trace,
+        turn = await reply(speaker, listener.persona.name, lines, now, place, stream, trace, work=work,
                            ask=ASK_BACK if len(lines) == 1 and not last else "", kind=Kind.BYE if last else None)
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))

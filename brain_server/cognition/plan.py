@@ -23,6 +23,7 @@ from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
 from brain_server.cognition.wording import as_theirs
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, PlanItem, is_sleep
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
@@ -55,7 +56,7 @@ _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?
 # --- the day plan ---------------------------------------------------------------------------
 
 
-async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
+async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *, work: Work,
                    places: Sequence[str] | None = None, renew_below: int = 0,
                    seek: Seek | None = None) -> tuple[list[PlanItem], MemoryNode]:
     """Today's hour-level plan and its PLAN memory. From the second day on, "currently" is revised
@@ -71,7 +72,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         answer = fallback_plan(npc, now, places)
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
-        answer = await _ask_for_plan(npc, now, stream, trace, places, seek.lines if seek else "")
+        answer = await _ask_for_plan(npc, now, stream, trace, places, work, seek.lines if seek else "")
     items = schedule(answer, now, places, persona.home, trace)
     items = seek.visit(items, persona.home, now) if seek else items
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
@@ -84,10 +85,10 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
 
 
 async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
-                        places: Sequence[str], seek: str) -> DailyPlan:
+                        places: Sequence[str], work: Work, seek: str) -> DailyPlan:
     persona = npc.persona
     if npc.plan_day is not None and npc.plan_day < now.date():
-        persona.currently = await revise_currently(npc, now, stream, trace)
+        persona.currently = await revise_currently(npc, now, stream, trace, work=work)
     memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
                                      now, trace)
     return await stream.llm.complete(
@@ -97,7 +98,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
             "previous_day": _previous_day(npc), "memories": bullet_list(memories), "seek": seek,
             "places": bullets(places), "place_list": places,
         },
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: fallback_plan(npc, now, places),
         trace=trace,
     )
@@ -107,17 +108,21 @@ async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int)
     """Whether anything of `importance` or more entered the NPC's memory since its last day plan
     (its own plans and what it saw itself doing aside); more memories since than are read count as news."""
     store, name = stream.store, npc.persona.name
-    [made] = await asyncio.to_thread(store.get, npc.npc_id, [npc.plan_memory_id]) or [None]
-    if made is None:
+    found = await asyncio.to_thread(store.get, npc.npc_id, [npc.plan_memory_id]) if npc.plan_memory_id else []
+    if not found:
         return True
+    made = found[0]
     recent = await asyncio.to_thread(store.latest, npc.npc_id, NEWS_LOOKBACK)
     since = [n for n in recent if n.created >= made.created and n.kind != MemoryKind.PLAN]  # the same minute too
-    own = lambda n: n.kind == MemoryKind.OBSERVATION and n.subject == name  # noqa: E731  (its own actions)
+
+    def own(n: MemoryNode) -> bool:  # its own actions
+        return n.kind == MemoryKind.OBSERVATION and n.subject == name
+
     return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
 
 
 async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
-                           thought: str = "") -> str:
+                           thought: str = "", *, work: Work) -> str:
     """The new "currently" status, from what happened recently and what was planned (one call);
     if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
     just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
@@ -130,7 +135,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
          "previous_day": _previous_day(npc), "memories": bullet_list(memories)},
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
@@ -215,7 +220,7 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
 # --- re-planning after a reaction -----------------------------------------------------------
 
 
-async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *,
+async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryStream, trace: Trace, *, work: Work,
                       horizon_minutes: int = REPLAN_MAX_MINUTES, places: Sequence[str] | None = None,
                       seek: str = "") -> list[PlanItem]:
     """Re-plan from `now` for the next one to two hours (up to the first block boundary past an
@@ -245,7 +250,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
             "later": plan_lines(after), "places": bullets(places), "place_list": places,
             "start_times": [f"{s:%H:%M}" for s in starts],
         },
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: unchanged,
         trace=trace,
     )

@@ -6,12 +6,14 @@ paper's inner voice), and interviewing it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 import time
 
 from brain_server.cognition import offline_lines
+from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import (
     MAX_LINES,
     Speaker,
@@ -22,22 +24,35 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.groups import listed
 from brain_server.cognition.heard import Kind
+from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
-from brain_server.cognition.work import adopt_currently, replan
+from brain_server.cognition.work import Workshop, adopt_currently
+from brain_server.config import Settings
 from brain_server.errors import BrainError, Status
-from brain_server.llm.scheduler import Priority, Work, doing
-from brain_server.llm.streaming import Listener, listening
+from brain_server.llm.scheduler import Priority, Work, WorkDropped
+from brain_server.llm.streaming import Listener
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import DialogueLine, NpcState
 from brain_server.prompts.converse_turn import PROMPT as TURN
 from brain_server.prompts.converse_turn import spoken
-from brain_server.records import Apply
+from brain_server.records import Apply, Records
 from brain_server.trace import Trace
 
 OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
 OPEN_TALKS = 1000  # open player conversations in all
+
+
+@contextmanager
+def _busy_when_dropped(npc_id: str) -> Iterator[None]:
+    """A player's line the scheduler dropped (the player class's queue is full: NPC_BRAIN_LLM_MAX_CONCURRENCY
+    far too low for the players talking) is answered RESOURCE_EXHAUSTED, not made up by a fallback."""
+    try:
+        yield
+    except WorkDropped as exc:
+        raise BrainError(Status.RESOURCE_EXHAUSTED, f"NPC {npc_id!r} cannot answer now: {exc.reason}; "
+                         "try again shortly") from None
 
 
 @dataclass
@@ -56,9 +71,14 @@ class PlayerTalk:
 class Player:
     """Talk, Whisper and Interview, each in the player's class of the endpoint's scheduler."""
 
-    def __init__(self, thinking: Thinking) -> None:
+    def __init__(self, thinking: Thinking, workshop: Workshop, records: Records, stream: MemoryStream, chats: Chats,
+                 settings: Settings) -> None:
         self.thinking = thinking
-        self.parts = thinking.parts
+        self.workshop = workshop  # a whisper re-plans as a reaction does
+        self.records = records
+        self.stream = stream
+        self.chats = chats
+        self.settings = settings
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._answering: dict[str, set[asyncio.Task[object]]] = {}  # Talks being answered, by NPC
         self._ended: set[asyncio.Task[object]] = set()  # those `end` cancelled
@@ -88,7 +108,8 @@ class Player:
         assert task is not None
         self._answering.setdefault(npc_id, set()).add(task)
         try:
-            return await self._talk(npc_id, player, text, now, on_text)
+            with _busy_when_dropped(npc_id):
+                return await self._talk(npc_id, player, text, now, on_text)
         except asyncio.CancelledError:
             if task not in self._ended:
                 raise
@@ -110,46 +131,45 @@ class Player:
         as the model writes it; cancelled meanwhile, the conversation keeps the player's line and
         the NPC's as far as it was heard (`_cut_short`), and stays open."""
         heard = time.perf_counter()
-        npc = await self.parts.records.npc(npc_id)
+        npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
-        speaker = Speaker.of(npc, now, self.parts.stream.reaches_plans)
-        key = (npc_id, player)
-        with doing(Work(Priority.PLAYER, npc_id)):
-            talk = self._talks.get(key)
-            if talk is None:
-                await self._end_talks(npc_id)
-                talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
-            talk.spoken, talk.at = time.monotonic(), now
-            turned_from = await self.parts.chats.interrupt(npc_id, player, text, now, trace)
-            talk.witnesses += [i for i in turned_from if i not in talk.witnesses]
-            async with talk.lock:
-                if talk.summary is not None and talk.summary.done() and not talk.summary.cancelled():
-                    talk.view = talk.summary.result()
-                # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
-                talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
-                last = len(talk.lines) + 1 >= MAX_LINES  # the NPC's line ends it, as a goodbye
-                listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
-                            if on_text is not None else None)
-                try:
-                    with listening(listener):
-                        if offline_lines.composing(self.parts.stream.llm):
-                            turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address,
-                                                             self.parts.stream, trace, kind=Kind.BYE if last else None)
-                        else:
-                            turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
-                                                   self.parts.stream, trace, opener=player, last=last)
-                except asyncio.CancelledError:
-                    self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
-                    raise
-                if listener is not None and listener.asked is not None and listener.first_words is not None:
-                    trace.note(f"talk: the model asked {(listener.asked - heard) * 1000:.0f} ms after the line was "
-                               f"heard, its first words read {(listener.first_words - listener.asked) * 1000:.0f} "
-                               "ms later")
-                talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
-                                               text=turn.utterance))
-                ended = turn.end_conversation or last
-                if last:
-                    trace.note(f"talk: the conversation with {player} reached its {MAX_LINES} lines and ends")
+        speaker = Speaker.of(npc, now, self.stream.reaches_plans)
+        key, work = (npc_id, player), Work(Priority.PLAYER, npc_id)
+        talk = self._talks.get(key)
+        if talk is None:
+            await self._end_talks(npc_id)
+            talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
+        talk.spoken, talk.at = time.monotonic(), now
+        turned_from = await self.chats.interrupt(npc_id, player, text, now, trace)
+        talk.witnesses += [i for i in turned_from if i not in talk.witnesses]
+        async with talk.lock:
+            if talk.summary is not None and talk.summary.done() and not talk.summary.cancelled():
+                talk.view = talk.summary.result()
+            # One line of speech: newlines collapsed, so a player cannot start a fake line in the prompt.
+            talk.lines.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
+            last = len(talk.lines) + 1 >= MAX_LINES  # the NPC's line ends it, as a goodbye
+            listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
+                        if on_text is not None else None)
+            try:
+                if offline_lines.composing(self.stream.llm):
+                    turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address, self.stream,
+                                                     trace, work=work, kind=Kind.BYE if last else None)
+                else:
+                    turn = await next_line(speaker, player, talk.view, talk.lines, now, npc.address,
+                                           self.stream, trace, work=work, opener=player, last=last,
+                                           listener=listener)
+            except asyncio.CancelledError:
+                self._cut_short(talk, npc, listener.text if listener is not None else "", trace)
+                raise
+            if listener is not None and listener.asked is not None and listener.first_words is not None:
+                trace.note(f"talk: the model asked {(listener.asked - heard) * 1000:.0f} ms after the line was "
+                           f"heard, its first words read {(listener.first_words - listener.asked) * 1000:.0f} "
+                           "ms later")
+            talk.lines.append(DialogueLine(speaker_npc_id=npc_id, speaker_name=npc.persona.name,
+                                           text=turn.utterance))
+            ended = turn.end_conversation or last
+            if last:
+                trace.note(f"talk: the conversation with {player} reached its {MAX_LINES} lines and ends")
         if ended:
             self._talks.pop(key, None)
             if talk.summary is not None:
@@ -171,7 +191,7 @@ class Player:
         """Open player conversations are bounded: one the player left (silent for
         NPC_BRAIN_PLAYER_TALK_IDLE_S) ends, and so does the least recently continued beyond
         OPEN_TALKS_PER_NPC for this NPC or OPEN_TALKS in all; each is remembered as if it had ended."""
-        clock, idle = time.monotonic(), self.parts.settings.player_talk_idle_s
+        clock, idle = time.monotonic(), self.settings.player_talk_idle_s
         open_talks = sorted((t.spoken, k) for k, t in self._talks.items() if not t.lock.locked())
         mine = [k for _, k in open_talks if k[0] == npc_id]
         ending = {k for spoken, k in open_talks if clock - spoken > idle}
@@ -190,33 +210,36 @@ class Player:
                 await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk, talk.at, trace))
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
-        name, stream = speaker.persona.name, self.parts.stream
+        name, stream = speaker.persona.name, self.stream
         if offline_lines.composing(stream.llm):
             return PlayerTalk(view=("", ""))  # composed lines need no view, and the model no second call
         # Until the view is written, the turn's prompt points at the memories it shows (no retrieval
         # of its own here: the first words would wait for it, and `relationship` retrieves them).
         talk = PlayerTalk(view=(f"(see what {name} remembers of {player})", ""))
         if self.thinking.background:
-            with doing(Work(Priority.SOCIAL, speaker.npc_id)):
-                talk.summary = asyncio.create_task(relationship(speaker, player, now, stream, trace))
+            talk.summary = asyncio.create_task(relationship(speaker, player, now, stream, trace,
+                                                            work=Work(Priority.SOCIAL, speaker.npc_id)))
         else:
-            talk.view = await relationship(speaker, player, now, stream, trace)
+            talk.view = await relationship(speaker, player, now, stream, trace, work=Work(Priority.PLAYER, speaker.npc_id))
         return talk
 
     async def _remember_talk(self, npc_id: str, player: str, talk: PlayerTalk, now: datetime, trace: Trace) -> None:
         """The NPC remembers its conversation with the player, and so do those it turned away from
         for it (they were there), each with its memo and plan change."""
-        name = (await self.parts.records.npc(npc_id)).persona.name
+        name = (await self.records.npc(npc_id)).persona.name
         for me, partner in ((npc_id, player), *((w, listed([name, player])) for w in talk.witnesses)):
-            if me == npc_id or await self.parts.records.npc_or_none(me) is not None:  # a witness may be gone
+            if me == npc_id or await self.records.npc_or_none(me) is not None:  # a witness may be gone
                 await self._remember_lines(me, partner, talk.lines, now, trace)
 
     async def _remember_lines(self, npc_id: str, partner: str, lines: list[DialogueLine], now: datetime,
                               trace: Trace) -> None:
+        work = Work(Priority.SOCIAL, npc_id)
+
         async def think(npc: NpcState) -> Apply:
-            stored, change = await remember_conversation(npc, partner, lines, now, self.parts.stream, trace)
-            world = await self.parts.records.world(npc.world_name)
-            item = await self.parts.chats.place_for(change, npc, world, trace) if change is not None else None
+            stored, change = await remember_conversation(npc, partner, lines, now, self.stream, trace, work=work)
+            world = await self.records.world(npc.world_name)
+            item = (await self.chats.place_for(change, npc, world, trace, work=work)
+                    if change is not None else None)
 
             def apply(live: NpcState) -> None:
                 note_importance(live, stored)
@@ -225,22 +248,22 @@ class Player:
 
             return apply
 
-        with doing(Work(Priority.SOCIAL, npc_id)):
-            await self.parts.records.revise(npc_id, think)
+        await self.records.revise(npc_id, think)
 
     async def whisper(self, npc_id: str, text: str, now: datetime) -> tuple[str, Trace]:
         """The paper's inner voice: a thought the NPC takes as its own. It is remembered, and its
         "Currently" status is revised with it (the paper seeded Isabella's party there), so every
         prompt's persona carries it, not only those whose retrieval reaches the memory; during a
         planned day it also re-plans the next hours."""
-        npc = await self.parts.records.npc(npc_id)
+        npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
+        work = Work(Priority.PLAYER, npc_id)
 
         async def rethink(draft: NpcState) -> Apply:
-            draft.persona.currently = await revise_currently(draft, now, self.parts.stream, trace, text)
+            draft.persona.currently = await revise_currently(draft, now, self.stream, trace, text, work=work)
             planned = draft.plan_day == now.date() and not draft.is_asleep()
-            window = await replan(self.parts, draft, now, f"{draft.persona.name} now thinks: {text}", trace) \
-                if planned else None
+            window = await self.workshop.replan(draft, now, f"{draft.persona.name} now thinks: {text}", trace,
+                                                work) if planned else None
 
             def apply(live: NpcState) -> bool:
                 adopt_currently(live, draft, trace)
@@ -249,31 +272,33 @@ class Player:
                 return True
             return apply
 
-        with doing(Work(Priority.PLAYER, npc_id)):
-            node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
-                              predicate="thinks", object=text[:80], created=now, last_accessed=now)
-            [node] = await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
-            await self.parts.records.revise(npc_id, rethink)
+        node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
+                          predicate="thinks", object=text[:80], created=now, last_accessed=now)
+        with _busy_when_dropped(npc_id):
+            [node] = await self.stream.remember(npc_id, npc.persona, [node], trace, work=work)
+            await self.records.revise(npc_id, rethink)
         self.thinking.traces.add(trace)
         return node.id, trace
 
     async def interview(self, npc_id: str, question: str, now: datetime, *, remember: bool) -> tuple[str, Trace]:
         """Answers from retrieved memories; stores the exchange only when asked to."""
-        npc = await self.parts.records.npc(npc_id)
+        npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="interview", game_time=now)
-        with doing(Work(Priority.PLAYER, npc_id)):
-            if offline_lines.composing(self.parts.stream.llm):
+        work = Work(Priority.PLAYER, npc_id)
+        with _busy_when_dropped(npc_id):
+            if offline_lines.composing(self.stream.llm):
                 asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
-                answer = (await offline_lines.reply(Speaker.of(npc, now, self.parts.stream.reaches_plans), "an interviewer", [asked], now, npc.address,
-                                                    self.parts.stream, trace)).utterance
+                answer = (await offline_lines.reply(Speaker.of(npc, now, self.stream.reaches_plans),
+                                                    "an interviewer", [asked], now, npc.address, self.stream,
+                                                    trace, work=work)).utterance
             else:
-                answer = await answer_interview(npc_id, npc.persona, question, now, self.parts.stream, trace)
+                answer = await answer_interview(npc_id, npc.persona, question, now, self.stream, trace, work=work)
             if remember:
                 node = MemoryNode(npc_id=npc_id, kind=MemoryKind.CHAT, subject="an interviewer", predicate="asked",
                                   object=npc.persona.name, created=now, last_accessed=now,
                                   description=f'an interviewer asked "{question}" and {npc.persona.name} '
                                               f'answered "{answer}"')
-                await self.parts.stream.remember(npc_id, npc.persona, [node], trace)
+                await self.stream.remember(npc_id, npc.persona, [node], trace, work=work)
         self.thinking.traces.add(trace)
         return answer, trace
 

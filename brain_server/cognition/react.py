@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryNode
 from brain_server.npc import NpcState
 from brain_server.prompts.react import PROMPT as REACT
@@ -42,7 +43,7 @@ def worth_considering(nodes: Sequence[MemoryNode], npc: NpcState, fresh: set[str
 
 
 async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime, can_talk: bool,
-                          stream: MemoryStream, trace: Trace, *, status: str = "",
+                          stream: MemoryStream, trace: Trace, *, work: Work, status: str = "",
                           wait_until: datetime | None = None, untold: str = "") -> Reaction:
     """`status`: what the observed is doing now (the paper's second query; the observation if
     unknown); `wait_until`: when the observed person's action ends, which offers "wait";
@@ -68,7 +69,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
          "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)
                               for c in offered),
          "choice_names": " | ".join(f'"{c}"' for c in offered), "choice_list": offered},
-        npc_id=npc.npc_id, trace=trace,
+        work=work, npc_id=npc.npc_id, trace=trace,
         fallback=lambda: Reaction(choice="continue", reason="keeps to the plan", new_activity=""),
     )
     if reaction.choice not in offered:

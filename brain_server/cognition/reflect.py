@@ -28,6 +28,7 @@ from datetime import datetime
 from brain_server.budget import Bullets, Item
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
+from brain_server.llm.scheduler import Work
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState
 from brain_server.paper import REFLECTION_THRESHOLD
@@ -49,18 +50,19 @@ def note_importance(npc: NpcState, nodes: Sequence[MemoryNode]) -> None:
 
 
 async def maybe_reflect(
-    npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *, threshold: int = REFLECTION_THRESHOLD
+    npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *, work: Work,
+    threshold: int = REFLECTION_THRESHOLD
 ) -> list[MemoryNode]:
     """Reflect if enough importance has accumulated; the new thought nodes (stored), else []."""
     if npc.importance_since_reflection < threshold:
         return []
     accumulated, npc.importance_since_reflection = npc.importance_since_reflection, 0
     recent = await asyncio.to_thread(stream.store.latest, npc.npc_id, RECENT_FOR_REFLECTION)
-    questions = await ask_questions(npc, recent, stream, trace) if recent else []
+    questions = await ask_questions(npc, recent, stream, trace, work=work) if recent else []
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
         return []
-    thoughts, dropped = await draw_insights(npc, questions, now, stream, trace)
+    thoughts, dropped = await draw_insights(npc, questions, now, stream, trace, work=work)
     stored = await stream.remember(npc.npc_id, npc.persona, thoughts, trace, rate=False)
     if stored:
         npc.reflection_count += 1
@@ -72,7 +74,8 @@ async def maybe_reflect(
     return stored
 
 
-async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace) -> list[str]:
+async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace, *,
+                        work: Work) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
     memories = Bullets([Item(memory_line(n, one_line=True), (n.importance, n.created.timestamp()))
                         for n in sorted(recent, key=lambda n: n.created)])
@@ -80,7 +83,7 @@ async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: Mem
         QUESTIONS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "memories": memories,
          "question_count": MAX_QUESTIONS},
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         # Empty is not a valid answer, so it marks the failure without inventing questions.
         fallback=lambda: ReflectionQuestions.model_construct(questions=[]),
         trace=trace,
@@ -92,7 +95,7 @@ async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: Mem
 
 
 async def draw_insights(
-    npc: NpcState, questions: Sequence[str], now: datetime, stream: MemoryStream, trace: Trace
+    npc: NpcState, questions: Sequence[str], now: datetime, stream: MemoryStream, trace: Trace, *, work: Work
 ) -> tuple[list[MemoryNode], int]:
     """Unstored, rated thought nodes answering the questions, and how many citations were out of range."""
     groups: list[tuple[str, list[MemoryNode]]] = []
@@ -115,7 +118,7 @@ async def draw_insights(
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": numbered,
          "statement_count": len(statements), "per_question": INSIGHTS_PER_QUESTION,
          "insight_count": min(MAX_INSIGHTS, INSIGHTS_PER_QUESTION * len(questions))},
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),
         trace=trace,
     )

@@ -80,7 +80,7 @@ def recency(now: datetime, last_accessed: datetime | float, decay_per_hour: floa
     """decay ** game hours since last access (an access in the future counts as now)."""
     seconds = (now.timestamp() - last_accessed if isinstance(last_accessed, float)
                else (now - last_accessed).total_seconds())
-    return decay_per_hour ** (max(0.0, seconds) / 3600)
+    return float(decay_per_hour ** (max(0.0, seconds) / 3600))
 
 
 def formula(span: StreamSpan, now: datetime, w: RetrievalWeights) -> ScoreFormula:
@@ -106,9 +106,9 @@ def score(candidates: Sequence[ScoredNode], now: datetime, query: str, w: Retrie
         return []
     f = formula(span, now, w) if span is not None else None
     recent = _scaled([recency(now, c.node.last_accessed, w.decay_per_hour) for c in candidates],
-                     f and f.recency[1:])
-    importance = _scaled([float(c.node.importance) for c in candidates], f and f.importance[1:])
-    relevance = _scaled([c.similarity for c in candidates], f and f.relevance[1:])
+                     f.recency[1:] if f is not None else None)
+    importance = _scaled([float(c.node.importance) for c in candidates], f.importance[1:] if f is not None else None)
+    relevance = _scaled([c.similarity for c in candidates], f.relevance[1:] if f is not None else None)
     records = [
         RetrievedRecord(
             node=c.node, recency=rec, importance=imp, relevance=rel, query=query,

@@ -152,7 +152,7 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
     ready, breakfast = start + GETTING_READY, start + GETTING_READY + BREAKFAST
     blocks = [Block(breakfast, bedtime, "", "🏠", home)]  # at home unless painted over
     work, at_work = where.work, None
-    if working:
+    if working and work is not None:
         begin = datetime.combine(day, opens, tzinfo=tz)
         end = _after(begin, closes)
         if end <= start:  # a night shift: tonight's
@@ -174,8 +174,9 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
         begin = _after(start, meal_start)
         end = _after(begin, meal_end)
         if begin >= breakfast and end <= bedtime:
-            working = at_work is not None and at_work.start <= begin < at_work.end
-            blocks = _paint(blocks, Block(begin, end, activity, emoji, at_work.address if working else kitchen))
+            during_work = at_work is not None and at_work.start <= begin < at_work.end
+            place = at_work.address if during_work and at_work is not None else kitchen
+            blocks = _paint(blocks, Block(begin, end, activity, emoji, place))
     return (Block(start, ready, "getting ready for the day", "🪥", home),
             Block(ready, breakfast, "having breakfast", "🍳", kitchen),
             *(replace(b, activity=b.activity or _at_home(b.start)) for b in blocks if b.end > b.start),
@@ -284,11 +285,11 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
         # An arena with a name of its own ("the Canteen", "Crane Cabin 07") counts where it is
         # written so, as its sector's name does.
         proper = [t for t in _TOKEN.findall(arena) if t.lower() != "the"]
-        own = [range(i, i + len(proper)) for i in range(len(tokens))
-               if proper and proper[0][0].isupper() and tokens[i:i + len(proper)] == proper]
+        named = [range(i, i + len(proper)) for i in range(len(tokens))
+                 if proper and proper[0][0].isupper() and tokens[i:i + len(proper)] == proper]
         # An arena's word within its sector's name counts less than named on its own: "the bakery in
         # the Market Hall" is the bakery, not the market.
-        hits = [(s.start, 2) for s in [*spans, *own]] + [(s.start, 1) for s in tails] + [
+        hits = [(s.start, 2) for s in [*spans, *named]] + [(s.start, 1) for s in tails] + [
             (i, 1 if any(i in s for s in spans) else 2) for i, w in enumerate(words)
             if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
         scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))

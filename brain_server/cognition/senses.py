@@ -12,14 +12,15 @@ from datetime import datetime, timedelta
 
 from brain_server.cognition.chats import CHAT_COOLDOWN
 from brain_server.cognition.locate import learn_places
-from brain_server.cognition.memory_stream import queue_for_rating
+from brain_server.cognition.memory_stream import MemoryStream, queue_for_rating
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
 from brain_server.cognition.react import is_thing, worth_considering
 from brain_server.cognition.reflect import note_importance
-from brain_server.cognition.runtime import PendingReaction
+from brain_server.cognition.runtime import PendingReaction, Runtimes
 from brain_server.cognition.thinking import Thinking
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import Action, NpcState
+from brain_server.records import Records
 from brain_server.trace import Trace
 from brain_server.world import World, arena_of, join
 
@@ -30,21 +31,23 @@ THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("t
 class Senses:
     """Perception, for the mind's loop."""
 
-    def __init__(self, thinking: Thinking) -> None:
+    def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream) -> None:
         self.thinking = thinking
-        self.parts = thinking.parts
+        self.records = records
+        self.runtimes = runtimes
+        self.stream = stream
 
     async def update(self, npc: NpcState, now: datetime, address: str, in_view: bool,
                      events: Sequence[PerceivedEvent], trace: Trace, *, check: bool = True) -> list[PerceivedEvent]:
         """What every Decide changes in the NPC's copy: where it stands (`check`: the address is
         not checked yet), its attention, and what it sees; the events in sight."""
-        records = self.parts.records
+        records = self.records
         world = await records.world(npc.world_name)
         if address:
             if check:
                 records.index(world).check(address, "address")
             npc.address = address
-        self.parts.runtimes.of(npc.npc_id).clock = now
+        self.runtimes.of(npc.npc_id).clock = now
         if npc.in_view != in_view:
             npc.in_view = in_view
             trace.note("attention: " + ("in view: full detail" if in_view else
@@ -56,7 +59,7 @@ class Senses:
         """What is in sight (no I/O): who the NPC sees now, and the places it learns: where it stands
         (walked through or arrived at, as Godot reports it) and where the events it sees happen."""
         events = [e for e in events if e.distance <= npc.perception.vision_radius]
-        runtime = self.parts.runtimes.of(npc.npc_id)
+        runtime = self.runtimes.of(npc.npc_id)
         runtime.seen = {e.subject for e in events}
         runtime.surroundings = _recorded(world, [e for e in events if is_thing(e.subject)])
         known, home = {arena_of(a) for a in npc.known_addresses}, arena_of(npc.persona.home).rsplit(":", 1)[0]
@@ -72,7 +75,7 @@ class Senses:
         those whose rating waits for a batch (the `rate` work)."""
         if not events:
             return [], []
-        stream = self.parts.stream
+        stream = self.stream
         recent = await asyncio.to_thread(stream.store.latest, npc.npc_id, npc.perception.retention,
                                          MemoryKind.OBSERVATION)
         mine = sum(e.subject == npc.persona.name and e.distance == 0 for e in events)  # its own action
@@ -99,8 +102,8 @@ class Senses:
         """In the background, what a Decide saw is stored after it answered, each NPC's perceptions
         in the order seen, then merged into the NPC as it is by then; what it noticed starts its thinking."""
         await self.thinking.foreground.quiet()
-        records = self.parts.records
-        async with self.parts.runtimes.of(npc_id).perceiving:
+        records = self.records
+        async with self.runtimes.of(npc_id).perceiving:
             npc = await records.npc(npc_id)
             stored, unrated = await self.perceive(npc, events, now, trace)
             if not stored:
@@ -118,7 +121,7 @@ class Senses:
         state the world records (set by the game or its user: "the coffee machine is out of
         order"), not in one an action gives them ("the bed is in use": that person's doing,
         reacted to through them)."""
-        runtime = self.parts.runtimes.of(npc.npc_id)
+        runtime = self.runtimes.of(npc.npc_id)
         if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)

@@ -17,6 +17,7 @@ import math
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import day_name, plan_lines, plan_node
 from brain_server.cognition.routine import SLEEP
+from brain_server.llm.scheduler import Work
 from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
@@ -30,7 +31,7 @@ MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than
 # --- decomposition into 5-15 minute steps ---------------------------------------------------
 
 
-async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *,
+async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace, *, work: Work,
                              horizon_minutes: int = 60, objects: Mapping[str, Sequence[str]] | None = None,
                              verbs: Sequence[Verb] = ()) -> int:
     """Break the current block, and blocks starting within the horizon, into 5-15 minute steps
@@ -44,7 +45,7 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
         return 0
     objects = objects or {}
     results = await asyncio.gather(*(_decompose(npc, item, now, stream, trace, objects.get(arena_of(item.address), []),
-                                                verbs) for item in due))
+                                                verbs, work) for item in due))
     nodes = []
     filled: dict[int, PlanItem] = {}  # the blocks with their steps, by the block they replace
     for item, (subtasks, from_llm) in zip(due, results, strict=True):
@@ -66,7 +67,8 @@ def due_blocks(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) ->
 
 
 async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: MemoryStream,
-                     trace: Trace, objects: Sequence[str], verbs: Sequence[Verb]) -> tuple[list[PlanItem], bool]:
+                     trace: Trace, objects: Sequence[str], verbs: Sequence[Verb],
+                     work: Work) -> tuple[list[PlanItem], bool]:
     """The block's steps, and whether the LLM wrote them (else the block repeats in 15-minute steps)."""
     minutes, arena = item.duration_minutes, arena_of(item.address)
     here = usable(verbs, npc.npc_id, arena, objects)
@@ -84,7 +86,7 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
             "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
             **verb_variables(npc.persona.name, here, arena, objects),
         },
-        npc_id=npc.npc_id,
+        work=work, npc_id=npc.npc_id,
         fallback=lambda: failed,
         trace=trace,
     )

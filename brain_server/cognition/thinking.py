@@ -14,13 +14,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from datetime import datetime
+import functools
 
 import structlog
 
 from brain_server.cognition.runtime import Runtimes
-from brain_server.cognition.work import KINDS, Kind, Parts, needed
+from brain_server.cognition.work import KINDS, Kind, Workshop, needed
+from brain_server.config import Settings
 from brain_server.foreground import Foreground
-from brain_server.llm.scheduler import Work, WorkDropped, doing
+from brain_server.llm.scheduler import Work, WorkDropped
+from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
 
 log = structlog.get_logger(__name__)
@@ -31,16 +34,16 @@ LOCKSTEP_ROUNDS = 3  # a plan, then its reaction and decomposition
 class Thinking:
     """The one runner of the mind's work, scheduled inline (lockstep) or in the background."""
 
-    def __init__(self, parts: Parts, traces: TraceBook, *, background: bool) -> None:
-        self.parts = parts
+    def __init__(self, workshop: Workshop, records: Records, runtimes: Runtimes, settings: Settings,
+                 traces: TraceBook, *, background: bool) -> None:
+        self.workshop = workshop  # the thinking of each kind
+        self.records = records
+        self.runtimes = runtimes
+        self.settings = settings
         self.traces = traces
         self.background = background
         self.foreground = Foreground(enabled=background)  # background work waits out a burst of Decides
         self._tasks: set[asyncio.Task[None]] = set()  # work of no kind (storing perceptions, remembering a talk)
-
-    @property
-    def runtimes(self) -> Runtimes:
-        return self.parts.runtimes
 
     async def meanwhile(self, work: Awaitable[None]) -> None:
         """`work` in the background (awaited inline in lockstep)."""
@@ -57,7 +60,11 @@ class Thinking:
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and (error := task.exception()) is not None:
+        if task.cancelled() or (error := task.exception()) is None:
+            return
+        if isinstance(error, WorkDropped):  # the scheduler's choice (its class's queue full), not a failure
+            log.info("background_dropped", reason=error.reason)
+        else:
             log.error("background_failed", exc_info=error)
 
     async def settle(self) -> None:
@@ -67,17 +74,17 @@ class Thinking:
     def needs(self, npc_id: str) -> None:
         """Start the work the NPC needs, each family at most once at a time (background only: in
         lockstep the Decide runs it, `before_acting` and `after_acting`)."""
-        npc, runtime = self.parts.records.cached(npc_id), self.runtimes.of(npc_id)
+        npc, runtime = self.records.cached(npc_id), self.runtimes.of(npc_id)
         now = runtime.clock
         if not self.background or npc is None or now is None:
             return
-        for kind in needed(npc, now, self.parts.settings, reacting=runtime.reaction is not None):
+        for kind in needed(npc, now, self.settings, reacting=runtime.reaction is not None):
             if kind.family in runtime.jobs:
                 continue
-            work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.parts.settings))
+            work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.settings))
             task = asyncio.create_task(self.run(kind, work, now))
             runtime.started(kind.family, task, urgent=kind.urgent)
-            task.add_done_callback(lambda done, kind=kind: self._finished(npc_id, kind, done))
+            task.add_done_callback(functools.partial(self._finished, npc_id, kind))
 
     def _finished(self, npc_id: str, kind: Kind, task: asyncio.Task[bool]) -> None:
         self.runtimes.of(npc_id).ended(kind.family)
@@ -90,13 +97,12 @@ class Thinking:
         trace = trace or Trace(npc_id=work.npc_id, kind="background", game_time=now)
         done = False
         try:
-            with doing(work):
-                if own:
-                    await self.foreground.quiet()
-                if work.stale is not None and work.stale():
-                    raise WorkDropped("stale before it started")
-                done = await kind.think(self.parts, work.npc_id, now, trace)
-        except WorkDropped as exc:
+            if own:
+                await self.foreground.quiet()
+            if work.stale is not None and work.stale():
+                raise WorkDropped("stale before it started")
+            done = await kind.think(self.workshop, work, now, trace)
+        except WorkDropped as exc:  # before the fallback below: dropped work is no failure
             trace.note(f"{kind.name}: dropped ({exc.reason})")
         except Exception:
             log.exception("background_failed", npc_id=work.npc_id, work=kind.name)
@@ -122,14 +128,14 @@ class Thinking:
                       rounds: int) -> None:
         runtime = self.runtimes.of(npc_id)
         for _ in range(rounds):
-            npc = self.parts.records.cached(npc_id)
+            npc = self.records.cached(npc_id)
             assert npc is not None
-            due = [k for k in needed(npc, now, self.parts.settings, reacting=runtime.reaction is not None)
+            due = [k for k in needed(npc, now, self.settings, reacting=runtime.reaction is not None)
                    if k.name in kinds]
             if not due:
                 return
             for kind in due:
-                work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.parts.settings))
+                work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.settings))
                 await self.run(kind, work, now, trace)
 
     async def close(self) -> None:

@@ -32,7 +32,7 @@ from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.runtime import NpcRuntime, Runtimes
 from brain_server.cognition.steps import decompose_upcoming, due_blocks
 from brain_server.config import Settings
-from brain_server.llm.scheduler import Priority, Work, doing
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState, PlanItem
 from brain_server.records import Apply, Records
 from brain_server.trace import Trace
@@ -41,18 +41,6 @@ from brain_server.world import World
 LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
 OUT_OF_VIEW_BATCHING = 4  # out of view, perceptions wait this many times longer for their rating
 OUT_OF_VIEW_REFLECTING = 2  # and reflection waits for this many times the importance
-
-
-@dataclass(frozen=True)
-class Parts:
-    """What the pieces of work use."""
-
-    settings: Settings
-    stream: MemoryStream
-    records: Records
-    runtimes: Runtimes
-    chats: Chats
-    levels: Levels
 
 
 Stale = Callable[[], bool] | None
@@ -68,7 +56,7 @@ class Kind:
     urgent: bool
     needed: Callable[[NpcState, datetime, Settings, bool], bool]
     stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]
-    think: Callable[[Parts, str, datetime, Trace], Awaitable[bool]]
+    think: Callable[[Workshop, Work, datetime, Trace], Awaitable[bool]]
 
     @property
     def family(self) -> str:
@@ -89,16 +77,6 @@ def reflection_threshold(npc: NpcState, settings: Settings) -> int:
 def plan_places(world: World, npc: NpcState) -> list[str]:
     """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
     return accessible_places(world, npc).arena_addresses()
-
-
-async def replan(parts: Parts, draft: NpcState, now: datetime, reason: str, trace: Trace) -> Apply:
-    """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
-    is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`)."""
-    world = await parts.records.world(draft.world_name)
-    planned, places = list(draft.plan), plan_places(world, draft)
-    seek = await seeking(draft, now, parts.stream, parts.records, places)
-    window = await replan_from(draft, now, reason, parts.stream, trace, places=places, seek=seek.lines)
-    return lambda live: lay_window(live, planned, window)
 
 
 def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
@@ -143,33 +121,177 @@ def _or_crowd(stale: Callable[[NpcState, datetime, NpcRuntime, Settings], Stale]
 # --- the thinking of each kind --------------------------------------------------------------
 
 
-async def plan(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""
+class Workshop:
+    """The thinking of each kind of work, with what it uses: the memory stream, the records, the
+    NPCs' runtimes, their conversations and attention levels, and the settings."""
 
-    async def think(draft: NpcState) -> Apply:
-        world = await parts.records.world(draft.world_name)
-        places = plan_places(world, draft)
-        made, node = await plan_day(draft, now, parts.stream, trace, places=places,
-                                    renew_below=parts.settings.new_plan_importance,
-                                    seek=await seeking(draft, now, parts.stream, parts.records, places))
-        source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
+    def __init__(self, settings: Settings, stream: MemoryStream, records: Records, runtimes: Runtimes, chats: Chats,
+                 levels: Levels) -> None:
+        self.settings = settings
+        self.stream = stream
+        self.records = records
+        self.runtimes = runtimes
+        self.chats = chats
+        self.levels = levels
 
-        def adopt(live: NpcState) -> bool:
-            adopted = live.plan_day != now.date()
-            if adopted:
-                live.plan, live.plan_day, live.plan_memory_id = carry_over(live.plan, made, now), now.date(), node.id
-                live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
-                adopt_currently(live, draft, trace)
-                if kept := live.keep_commitments(now.date()):
-                    trace.note("plan: keeps what was promised: "
-                               + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in kept))
-            parts.runtimes.of(npc_id).set_announce(source)
-            trace.note(f"plan: new day plan with {len(made)} blocks ({source})")
-            return adopted
+    async def replan(self, draft: NpcState, now: datetime, reason: str, trace: Trace, work: Work) -> Apply:
+        """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
+        is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`)."""
+        world = await self.records.world(draft.world_name)
+        planned, places = list(draft.plan), plan_places(world, draft)
+        seek = await seeking(draft, now, self.stream, self.records, places)
+        window = await replan_from(draft, now, reason, self.stream, trace, work=work, places=places, seek=seek.lines)
+        return lambda live: lay_window(live, planned, window)
 
-        return adopt
+    async def plan(self, work: Work, now: datetime, trace: Trace) -> bool:
+        """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""
+        npc_id = work.npc_id
 
-    return await parts.records.revise(npc_id, think)
+        async def think(draft: NpcState) -> Apply:
+            world = await self.records.world(draft.world_name)
+            places = plan_places(world, draft)
+            made, node = await plan_day(draft, now, self.stream, trace, work=work, places=places,
+                                        renew_below=self.settings.new_plan_importance,
+                                        seek=await seeking(draft, now, self.stream, self.records, places))
+            source = "fallback" if trace.llm_calls and trace.llm_calls[-1].fallback_used else "new_plan"
+
+            def adopt(live: NpcState) -> bool:
+                adopted = live.plan_day != now.date()
+                if adopted:
+                    live.plan, live.plan_day = carry_over(live.plan, made, now), now.date()
+                    live.plan_memory_id = node.id
+                    live.wake_up_hour, live.day_outline = draft.wake_up_hour, draft.day_outline
+                    adopt_currently(live, draft, trace)
+                    if kept := live.keep_commitments(now.date()):
+                        trace.note("plan: keeps what was promised: "
+                                   + "; ".join(f"{i.start:%H:%M} {i.activity}" for i in kept))
+                self.runtimes.of(npc_id).set_announce(source)
+                trace.note(f"plan: new day plan with {len(made)} blocks ({source})")
+                return adopted
+
+            return adopt
+
+        return await self.records.revise(npc_id, think)
+
+    async def decompose(self, work: Work, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:
+        """Break the block in progress (horizon 0) or those of the next `horizon_minutes` into steps."""
+
+        async def think(draft: NpcState) -> Apply | bool:
+            if draft.is_chatting(now):
+                return False
+            world = await self.records.world(draft.world_name)
+            if not await decompose_upcoming(draft, now, self.stream, trace, work=work, horizon_minutes=horizon_minutes,
+                                            objects=self.records.index(world).objects,
+                                            verbs=[*world.verbs, *draft.verbs]):
+                return False
+            steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
+
+            def adopt(live: NpcState) -> bool:
+                adopted = [item.model_copy(update={"subtasks": steps[item.key]})
+                           if not item.subtasks and item.key in steps else item for item in live.plan]
+                changed = any(new is not old for new, old in zip(adopted, live.plan, strict=True))
+                live.plan = adopted
+                return changed
+
+            return adopt
+
+        return await self.records.revise(work.npc_id, think)
+
+    async def decompose_now(self, work: Work, now: datetime, trace: Trace) -> bool:
+        return await self.decompose(work, now, trace, horizon_minutes=0)
+
+    async def prepare(self, work: Work, now: datetime, trace: Trace) -> bool:
+        return await self.decompose(work, now, trace, horizon_minutes=self.settings.prepare_ahead_minutes)
+
+    async def rate(self, work: Work, now: datetime, trace: Trace) -> bool:
+        """Rate the perceived events that waited for their importance, in one call."""
+
+        async def think(draft: NpcState) -> Apply:
+            ids = list(draft.unrated_ids)
+            rated = await self.stream.rate_stored(work.npc_id, draft.persona, ids, trace, work)
+            trace.note(f"rated {len(rated)} perceived events")
+
+            def apply(live: NpcState) -> None:
+                done = set(ids)
+                live.unrated_ids = [i for i in live.unrated_ids if i not in done]
+                live.unrated_since = live.unrated_since if live.unrated_ids else None
+                note_importance(live, rated)
+
+            return apply
+
+        return await self.records.revise(work.npc_id, think)
+
+    async def reflect(self, work: Work, now: datetime, trace: Trace) -> bool:
+        """Reflection (`reflect.py`), once the importance of what happened adds up."""
+
+        async def think(draft: NpcState) -> Apply:
+            accumulated = draft.importance_since_reflection
+            thoughts = await maybe_reflect(draft, now, self.stream, trace, work=work,
+                                           threshold=reflection_threshold(draft, self.settings))
+
+            def apply(live: NpcState) -> None:
+                live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
+                live.reflection_count += bool(thoughts)
+
+            return apply
+
+        return await self.records.revise(work.npc_id, think)
+
+    async def react(self, work: Work, now: datetime, trace: Trace) -> bool:
+        """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
+        chats, npc_id = self.chats, work.npc_id
+        decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
+
+        async def think(draft: NpcState) -> Apply | bool:
+            pending = self.runtimes.of(npc_id).set_reaction(None)
+            if pending is None:
+                return False
+            partner = await self.records.npc_or_none(pending.partner_id) if pending.partner_id else None
+            if draft.crowd:  # no call: a crowd NPC meets another; one that thinks reacts on its own
+                return partner is not None and partner.crowd and await self._meet(draft, partner, now, trace)
+            if partner is not None and not (draft.in_view or partner.in_view):
+                # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
+                if not chats.can_talk(draft, partner, now):
+                    return False
+                return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                         work=decided, unseen=True))
+            doing_now = partner.action if partner is not None else None
+            ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
+            reaction = await decide_reaction(
+                draft, pending.observation, now, chats.can_talk(draft, partner, now), self.stream, trace, work=work,
+                status=doing_now.description if doing_now is not None else "",
+                wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
+                untold=await news_for(draft, partner, now, self.stream) if partner is not None else "")
+            if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
+                return False
+            if reaction.choice == "wait" and ends is not None:
+                start = now.replace(second=0, microsecond=0)
+                wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
+                                activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
+                                address=draft.address or draft.persona.home, one_off=True)
+                trace.note(f"react: waits until {wait.end:%H:%M}")
+                return lambda live: live.insert_plan_item(wait)
+            if reaction.choice == "talk":
+                assert partner is not None
+                return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                         work=decided, reason=reaction.reason))
+            return await self.replan(draft, now, f"{pending.observation.description}; {reaction.new_activity}",
+                                     trace, decided)
+
+        return await self.records.revise(npc_id, think)
+
+    async def _meet(self, npc: NpcState, partner: NpcState, now: datetime, trace: Trace) -> bool:
+        """Two crowd NPCs meet (`attention.meet`), if they may talk now."""
+        if not self.chats.can_talk(npc, partner, now):
+            return False
+        await meet(self.stream, self.records, npc, partner, now, trace)
+        return True
+
+    def _told(self, partner: NpcState, now: datetime, talked: bool) -> bool:
+        """A crowd NPC told something by one who thinks it over is concerned (attention.py)."""
+        if talked and partner.crowd:
+            self.levels.concern(partner.npc_id, now)
+        return talked
 
 
 def adopt_currently(live: NpcState, draft: NpcState, trace: Trace) -> None:
@@ -180,134 +302,6 @@ def adopt_currently(live: NpcState, draft: NpcState, trace: Trace) -> None:
                    f'{draft.persona.currently}"')
     else:
         live.persona.currently = draft.persona.currently
-
-
-async def decompose(parts: Parts, npc_id: str, now: datetime, trace: Trace, *, horizon_minutes: int) -> bool:
-    """Break the block in progress (horizon 0) or those of the next `horizon_minutes` into steps."""
-
-    async def think(draft: NpcState) -> Apply | bool:
-        if draft.is_chatting(now):
-            return False
-        world = await parts.records.world(draft.world_name)
-        if not await decompose_upcoming(draft, now, parts.stream, trace, horizon_minutes=horizon_minutes,
-                                        objects=parts.records.index(world).objects, verbs=[*world.verbs, *draft.verbs]):
-            return False
-        steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
-
-        def adopt(live: NpcState) -> bool:
-            adopted = [item.model_copy(update={"subtasks": steps[item.key]})
-                       if not item.subtasks and item.key in steps else item for item in live.plan]
-            changed = any(new is not old for new, old in zip(adopted, live.plan, strict=True))
-            live.plan = adopted
-            return changed
-
-        return adopt
-
-    return await parts.records.revise(npc_id, think)
-
-
-async def _decompose_now(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    return await decompose(parts, npc_id, now, trace, horizon_minutes=0)
-
-
-async def _prepare(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    return await decompose(parts, npc_id, now, trace, horizon_minutes=parts.settings.prepare_ahead_minutes)
-
-
-async def _rate(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    """Rate the perceived events that waited for their importance, in one call."""
-
-    async def think(draft: NpcState) -> Apply:
-        ids = list(draft.unrated_ids)
-        rated = await parts.stream.rate_stored(npc_id, draft.persona, ids, trace)
-        trace.note(f"rated {len(rated)} perceived events")
-
-        def apply(live: NpcState) -> None:
-            done = set(ids)
-            live.unrated_ids = [i for i in live.unrated_ids if i not in done]
-            live.unrated_since = live.unrated_since if live.unrated_ids else None
-            note_importance(live, rated)
-
-        return apply
-
-    return await parts.records.revise(npc_id, think)
-
-
-async def _reflect(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    """Reflection (`reflect.py`), once the importance of what happened adds up."""
-
-    async def think(draft: NpcState) -> Apply:
-        accumulated = draft.importance_since_reflection
-        thoughts = await maybe_reflect(draft, now, parts.stream, trace,
-                                       threshold=reflection_threshold(draft, parts.settings))
-
-        def apply(live: NpcState) -> None:
-            live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
-            live.reflection_count += bool(thoughts)
-
-        return apply
-
-    return await parts.records.revise(npc_id, think)
-
-
-async def _react(parts: Parts, npc_id: str, now: datetime, trace: Trace) -> bool:
-    """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
-    chats = parts.chats
-
-    async def think(draft: NpcState) -> Apply | bool:
-        pending = parts.runtimes.of(npc_id).set_reaction(None)
-        if pending is None:
-            return False
-        partner = await parts.records.npc_or_none(pending.partner_id) if pending.partner_id else None
-        if draft.crowd:  # no call: a crowd NPC meets another; one that thinks reacts on its own
-            return partner is not None and partner.crowd and await _meet(parts, draft, partner, now, trace)
-        if partner is not None and not (draft.in_view or partner.in_view):
-            # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
-            if not chats.can_talk(draft, partner, now):
-                return False
-            with doing(Work(Priority.SOCIAL, npc_id)):
-                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                           unseen=True))
-        doing_now = partner.action if partner is not None else None
-        ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
-        reaction = await decide_reaction(
-            draft, pending.observation, now, chats.can_talk(draft, partner, now), parts.stream, trace,
-            status=doing_now.description if doing_now is not None else "",
-            wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
-            untold=await news_for(draft, partner, now, parts.stream) if partner is not None else "")
-        if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
-            return False
-        if reaction.choice == "wait" and ends is not None:
-            start = now.replace(second=0, microsecond=0)
-            wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
-                            activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
-                            address=draft.address or draft.persona.home, one_off=True)
-            trace.note(f"react: waits until {wait.end:%H:%M}")
-            return lambda live: live.insert_plan_item(wait)
-        with doing(Work(Priority.SOCIAL, npc_id)):  # decided: what follows is no longer stale if they leave
-            if reaction.choice == "talk":
-                assert partner is not None
-                return _told(parts, partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                           reason=reaction.reason))
-            return await replan(parts, draft, now, f"{pending.observation.description}; {reaction.new_activity}",
-                                trace)
-
-    return await parts.records.revise(npc_id, think)
-
-
-async def _meet(parts: Parts, npc: NpcState, partner: NpcState, now: datetime, trace: Trace) -> bool:
-    """Two crowd NPCs meet (`attention.meet`), if they may talk now."""
-    if not parts.chats.can_talk(npc, partner, now):
-        return False
-    await meet(parts.stream, parts.records, npc, partner, now, trace)
-    return True
-
-
-def _told(parts: Parts, partner: NpcState, now: datetime, talked: bool) -> bool:
-    """A crowd NPC told something by one who thinks it over is concerned (attention.py)."""
-    if talked and partner.crowd:
-        parts.levels.concern(partner.npc_id, now)
-    return talked
 
 
 def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool) -> bool:
@@ -321,18 +315,18 @@ def _rating_due(npc: NpcState, now: datetime, settings: Settings, reacting: bool
 # The registry, in the order lockstep runs the kinds (the scheduler orders them by class).
 KINDS = (
     Kind("plan", Priority.PLAN_NOW, True, lambda npc, now, s, r: npc.plan_day != now.date() and _thinks(npc),
-         _or_crowd(_day_over), plan),
+         _or_crowd(_day_over), Workshop.plan),
     Kind("react", Priority.SOCIAL, True,
-         lambda npc, now, s, reacting: reacting and (npc.plan_day == now.date() or npc.crowd), _gone, _react),
-    Kind("rate", Priority.BACKGROUND, False, _rating_due, _or_crowd(_never), _rate),
+         lambda npc, now, s, reacting: reacting and (npc.plan_day == now.date() or npc.crowd), _gone, Workshop.react),
+    Kind("rate", Priority.BACKGROUND, False, _rating_due, _or_crowd(_never), Workshop.rate),
     Kind("reflect", Priority.BACKGROUND, False,
          lambda npc, now, s, r: _thinks(npc) and npc.importance_since_reflection >= reflection_threshold(npc, s),
-         _or_crowd(_never), _reflect),
+         _or_crowd(_never), Workshop.reflect),
     Kind("decompose_now", Priority.PLAN_NOW, True,
-         lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, _decompose_now),
+         lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, Workshop.decompose_now),
     Kind("decompose", Priority.AHEAD, False,
          lambda npc, now, s, r: bool(due := _due(npc, now, s)) and not any(i.start <= now for i in due),
-         _blocks_over, _prepare),
+         _blocks_over, Workshop.prepare),
 )
 
 

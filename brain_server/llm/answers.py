@@ -99,7 +99,7 @@ def _fitted(value: Any, schema: type[BaseModel]) -> Any:
             return _fitted(inner, schema)
     fitted: dict[str, Any] = {}
     for key, item in value.items():
-        name = fields.get(_key(key), key)  # JSON's keys are strings
+        name: str = fields.get(_key(key)) or key  # JSON's keys are strings
         field = schema.model_fields.get(name)
         if field is None:
             fitted[name] = item

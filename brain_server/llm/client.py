@@ -37,8 +37,8 @@ from brain_server.llm.dialects import (
     schema_in_text,
 )
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
-from brain_server.llm.scheduler import Scheduler, WorkDropped, current_work
-from brain_server.llm.streaming import Listener, Streamed, listener_for, stream_completion
+from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
+from brain_server.llm.streaming import Listener, Streamed, stream_completion
 from brain_server.llm.usage import FallbackWatch, Usage
 from brain_server.prompts import Prompt, PromptLibrary
 from brain_server.trace import LlmCallRecord, Trace
@@ -121,14 +121,18 @@ class LLM:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(self, prompt: Prompt[Out], variables: Mapping[str, Any], *, npc_id: str,
-                       fallback: Callable[[], Out], trace: Trace | None = None) -> Out:
-        """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble."""
+    async def complete(self, prompt: Prompt[Out], variables: Mapping[str, Any], *, npc_id: str, work: Work,
+                       fallback: Callable[[], Out], trace: Trace | None = None, listener: Listener | None = None) -> Out:
+        """The validated answer, or `fallback()` once the attempts are spent; never raises for LLM trouble
+        (WorkDropped is no trouble: the scheduler dropped `work`, which waits in its class for its slot).
+        A `listener` (of this prompt's purpose) hears the answer as the model writes it."""
+        if listener is not None and listener.purpose != prompt.purpose:
+            raise ValueError(f"a listener for {listener.purpose} cannot hear a {prompt.purpose} completion")
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
                                    "fallback with this model (NPC_BRAIN_LLM_FALLBACK_PURPOSES)")
         if trace is not None:
-            over = self.allowance.take(npc_id, trace.game_time, current_work(npc_id).priority)
+            over = self.allowance.take(npc_id, trace.game_time, work.priority)
             if over is not None:
                 return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
         fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
@@ -144,7 +148,7 @@ class LLM:
         for attempt in range(1, self._max_attempts + 1):
             record.attempts = attempt
             try:
-                result = await self._attempt(prompt, variables, messages, record)
+                result = await self._attempt(prompt, variables, messages, record, work, listener)
                 break
             except WorkDropped:
                 if attempt == 1:
@@ -184,7 +188,7 @@ class LLM:
         asked = retry_after_s(exc)
         if asked is not None:
             return min(asked, self._retry_after_max_s)
-        return self._backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+        return self._backoff_s * 2.0 ** (attempt - 1) * (0.5 + random.random())
 
     def _not_asked(self, prompt: Prompt[Out], npc_id: str, fallback: Callable[[], Out], trace: Trace | None,
                    why: str) -> Out:
@@ -226,16 +230,15 @@ class LLM:
                         note=f"{due[0]} of the last {due[1]} {purpose} answers fell back to a default: is the "
                              "model following the prompts? (GetUsage, /metrics npc_brain_llm_fallbacks)")
 
-    async def _attempt(
-        self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]], record: LlmCallRecord
-    ) -> Out:
+    async def _attempt(self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]],
+                       record: LlmCallRecord, work: Work, listener: Listener | None) -> Out:
         schema = prompt.json_schema(variables)
-        listener, answer = listener_for(prompt.purpose) if self.streams else None, None
-        async with self.scheduler.slot():
-            if listener is not None:
-                answer = await self._create_streamed(prompt, schema, messages, listener)
+        answer: Streamed | Any = None
+        async with self.scheduler.slot(work):
+            if listener is not None and self.streams:
+                answer = await self._create_streamed(prompt, schema, messages, work, listener)
             if answer is None:
-                answer = await self._create(prompt, schema, messages)
+                answer = await self._create(prompt, schema, messages, work)
         if isinstance(answer, Streamed):
             content, refusal, usage = answer.content, answer.refusal, answer.usage
         else:
@@ -261,24 +264,25 @@ class LLM:
             raise AnswerError(f"unusable {prompt.purpose} answer: {exc}") from exc
 
     def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                 mode: ResponseMode) -> dict[str, Any]:
+                 mode: ResponseMode, work: Work) -> dict[str, Any]:
         """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
         text = prompt.read is not None
         return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
                             else messages, temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
                             extra_headers={PURPOSE_HEADER: prompt.purpose},
-                            extra_body={**self.extra_body, **({"priority": int(current_work().priority)}
+                            extra_body={**self.extra_body, **({"priority": int(work.priority)}
                                                               if self.send_priority else {})} or None,
                             **({} if text else response_format(mode, prompt.purpose, schema))), self.refused)
 
-    async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]]) -> Any:
+    async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
+                      work: Work) -> Any:
         """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
         response_format) is asked again in the next weaker one, which every later call uses too."""
         while True:
             mode = self.response_mode
             try:  # chat_message checks what comes back
                 return await self._client.chat.completions.with_raw_response.create(**self._request(
-                    prompt, schema, messages, mode))
+                    prompt, schema, messages, mode, work))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue
@@ -287,13 +291,14 @@ class LLM:
                 self._downgrade(mode)
 
     async def _create_streamed(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                               listener: Listener) -> Streamed | None:
+                               work: Work, listener: Listener) -> Streamed | None:
         """Streamed to the listener (llm/streaming.py), stepping down as `_create` does; None where
         the endpoint refuses to stream (HTTP 400/422 about anything else): asked whole from then on."""
         while True:
             mode = self.response_mode
             try:
-                return await stream_completion(self._client, listener, **self._request(prompt, schema, messages, mode))
+                return await stream_completion(self._client, listener,
+                                               **self._request(prompt, schema, messages, mode, work))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue

@@ -49,7 +49,9 @@ def model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[P
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
     """Each row scaled to length 1 (float32), so a dot product is the cosine similarity."""
-    return (vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
+    rows: np.ndarray = (vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)).astype(
+        np.float32)
+    return rows
 
 
 class MiniLMModel:
@@ -108,7 +110,8 @@ def serve(options: dict[str, Any]) -> None:
     out = replies()
     lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
     try:
-        model = MiniLMModel(**{k: Path(v) if k.endswith("_path") else v for k, v in options.items()})
+        given: dict[str, Any] = {k: Path(v) if k.endswith("_path") else v for k, v in options.items()}
+        model = MiniLMModel(**given)
     except Exception as exc:  # noqa: BLE001 - told to the brain, which raises it
         send(out, b"E" + str(exc).encode())
         return

@@ -7,8 +7,8 @@ and reflection. Within a class NPCs take turns, so one busy NPC cannot starve th
 that has gone stale by the time its turn comes (a block already over, a reaction to someone
 who left) is dropped instead of run, and each class's queue is bounded.
 
-What a completion is for is set by the code that starts the work (`doing(Work(...))`); the LLM
-client asks for its slot with no arguments.
+What a completion is for is said by the code that starts the work: it passes its `Work` down to
+each `LLM.complete(work=...)`, which asks for its slot with it.
 
 The endpoint is not the only thing work shares: handling a completion costs the brain's own CPU
 (parsing, embedding, storing), and with a fast endpoint the town's thinking can keep the process
@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
 import time
@@ -61,32 +60,14 @@ class Work:
     stale: Callable[[], bool] | None = None
 
 
-class WorkDropped(BaseException):  # noqa: N818 - like CancelledError: abandoned, not failed
+class WorkDropped(Exception):  # noqa: N818 - like CancelledError: abandoned, not failed
     """The work was dropped before its completion ran: stale when its turn came, or its queue was
-    full. A BaseException, like cancellation, so that handlers of LLM trouble (which turn any
-    Exception into a fallback answer) let it through to the code that started the work."""
+    full. Not LLM trouble: `LLM.complete` lets it through (no fallback answer is made up for work
+    nobody wants any more) to `Thinking.run`, which notes it; handlers between re-raise it first."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-_work: ContextVar[Work | None] = ContextVar("llm_work", default=None)
-
-
-@contextmanager
-def doing(work: Work) -> Iterator[Work]:
-    """Completions started inside this block (and in tasks it creates) are for `work`."""
-    token = _work.set(work)
-    try:
-        yield work
-    finally:
-        _work.reset(token)
-
-
-def current_work(npc_id: str = "") -> Work:
-    """The work in progress; outside any, a plan needed now (the client's direct callers)."""
-    return _work.get() or Work(Priority.PLAN_NOW, npc_id)
 
 
 @dataclass
@@ -136,15 +117,14 @@ class Scheduler:
         self._last_log = time.monotonic()
 
     @asynccontextmanager
-    async def slot(self, npc_id: str = "") -> AsyncIterator[None]:
-        """Hold one of the endpoint's slots for a completion of the current work."""
-        work = current_work(npc_id)
+    async def slot(self, work: Work) -> AsyncIterator[None]:
+        """Hold one of the endpoint's slots for a completion of `work`."""
         stats = self.stats[work.priority]
         asked = time.perf_counter()
         if self._can_start(work.priority):
             self._take(work.priority)
         else:
-            await self._wait(work, npc_id or work.npc_id)
+            await self._wait(work)
         stats.running += 1
         stats.waits.add((time.perf_counter() - asked) * 1000)
         try:
@@ -189,7 +169,8 @@ class Scheduler:
         self._running -= 1
         self._deferred_running -= priority in DEFERRABLE
 
-    async def _wait(self, work: Work, npc_id: str) -> None:
+    async def _wait(self, work: Work) -> None:
+        npc_id = work.npc_id
         if self._waiting[work.priority] >= self.max_waiting:
             self.stats[work.priority].dropped_full += 1
             raise WorkDropped(f"the {work.priority.name.lower()} queue is full ({self.max_waiting} waiting)")

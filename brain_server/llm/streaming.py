@@ -6,17 +6,15 @@ ignores the format (a name before the line, quotes around it, JSON anyway, a cod
 reasoning block first) still shows only the words, and none of a line in its assistant voice
 ("As an AI language model, ..."), which is dropped as soon as its phrase is whole. `FieldText`
 reads one string field of a JSON object as far as it has arrived (escapes decoded, an escape cut
-by a chunk held back). The `Listener` hears the visible text grow. A listener is set for the code that writes one line
-(`listening`), and the LLM client streams the completions of its purpose to it; every other
-completion is asked for as before. An endpoint that does not stream (it answers stream=true with
+by a chunk held back). The `Listener` hears the visible text grow. The code that writes one line passes its listener
+to that completion (`LLM.complete(listener=...)`), which is streamed to it; every other
+completion is asked for whole. An endpoint that does not stream (it answers stream=true with
 an error, or with a whole completion) gives the line in one piece.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass, field
 import json
 import re
@@ -247,24 +245,6 @@ class Listener:
             self.on_text(text)
 
 
-_LISTENER: ContextVar[Listener | None] = ContextVar("npc_brain_listener", default=None)
-
-
-@contextmanager
-def listening(listener: Listener | None) -> Iterator[None]:
-    """Completions of the listener's purpose asked within this block stream to it (None: none do)."""
-    token = _LISTENER.set(listener)
-    try:
-        yield
-    finally:
-        _LISTENER.reset(token)
-
-
-def listener_for(purpose: str) -> Listener | None:
-    listener = _LISTENER.get()
-    return listener if listener is not None and listener.purpose == purpose else None
-
-
 @dataclass
 class Streamed:
     """What a streamed completion added up to."""
@@ -284,7 +264,7 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
             stream=True, stream_options={"include_usage": True}, **create) as response:
         if "text/event-stream" not in response.headers.get("content-type", ""):
             return _whole(await response.read(), listener)
-        parts: list[str] = []
+        said: list[str] = []
         refusals: list[str] = []
         usage = None
         async for chunk in await response.parse():
@@ -293,12 +273,12 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
             usage = chunk.usage or usage
             delta = chunk.choices[0].delta if chunk.choices else None
             if delta is not None and delta.content:
-                parts.append(delta.content)
+                said.append(delta.content)
                 listener.heard(delta.content)
             if delta is not None and delta.refusal:
                 refusals.append(delta.refusal)
         listener.ended()
-        return Streamed("".join(parts), "".join(refusals) or None, usage)
+        return Streamed("".join(said), "".join(refusals) or None, usage)
 
 
 def _whole(body: bytes, listener: Listener) -> Streamed:

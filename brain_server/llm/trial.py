@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from brain_server import prompts
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import Prompt
 
 TRIAL_ROUNDS = 2
@@ -79,6 +80,7 @@ async def trial(llm: LLM, purposes: Sequence[Prompt[Any]], rounds: int = TRIAL_R
         except (KeyError, ValueError, TypeError):
             left_out.append(prompt.purpose)
     # All at once: the client's scheduler holds them to NPC_BRAIN_LLM_MAX_CONCURRENCY, as serve would.
-    await asyncio.gather(*(llm.complete(prompt, dict(SAMPLE), npc_id=TRIAL_NPC, fallback=_Unanswered)
+    work = Work(Priority.PLAN_NOW, TRIAL_NPC)  # as a town's plans would wait
+    await asyncio.gather(*(llm.complete(prompt, dict(SAMPLE), npc_id=TRIAL_NPC, work=work, fallback=_Unanswered)
                            for prompt in asked for _ in range(rounds)))
     return {p.purpose: (llm.usage.counter(TRIAL_NPC, p.purpose).fallbacks, rounds) for p in asked}, left_out

@@ -170,7 +170,8 @@ class EdgeMemoryStore(MemoryStore):
             must.append(FieldCondition(key=pl.KIND, match=MatchValue(kind.value)))
         if ids:
             must.append(HasIdCondition(set(ids)))
-        must_not = [FieldCondition(key=pl.KIND, match=MatchAny(sorted(k.value for k in exclude)))] if exclude else None
+        must_not: list[Any] | None = (
+            [FieldCondition(key=pl.KIND, match=MatchAny(sorted(k.value for k in exclude)))] if exclude else None)
         return Filter(must=must, must_not=must_not)
 
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:

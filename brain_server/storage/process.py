@@ -23,7 +23,7 @@ from pathlib import Path
 import pickle
 import sys
 import time
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from brain_server.config import SYNC_AFTER_S
 from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
@@ -63,22 +63,24 @@ class ProcessMemoryStore(MemoryStore):
         self._call("add", list(nodes), [list(v) for v in vectors])
 
     def get(self, npc_id: str, ids: Sequence[str]) -> list[MemoryNode]:
-        return self._call("get", npc_id, list(ids))
+        return cast("list[MemoryNode]", self._call("get", npc_id, list(ids)))
 
     def nearest(self, npc_id: str, vector: Sequence[float], limit: int, kind: MemoryKind | None = None,
                 exclude: Collection[MemoryKind] = (), ids: Sequence[str] = ()) -> list[ScoredNode]:
-        return self._call("nearest", npc_id, list(vector), limit, kind, tuple(exclude), list(ids))
+        return cast("list[ScoredNode]", self._call("nearest", npc_id, list(vector), limit, kind, tuple(exclude),
+                                                   list(ids)))
 
     def span(self, npc_id: str, vector: Sequence[float], kind: MemoryKind | None = None,
              exclude: Collection[MemoryKind] = ()) -> StreamSpan | None:
-        return self._call("span", npc_id, list(vector), kind, tuple(exclude))
+        return cast("StreamSpan | None", self._call("span", npc_id, list(vector), kind, tuple(exclude)))
 
     def top_scored(self, npc_id: str, vector: Sequence[float], formula: ScoreFormula, limit: int, count: int,
                    kind: MemoryKind | None = None, exclude: Collection[MemoryKind] = ()) -> list[ScoredNode]:
-        return self._call("top_scored", npc_id, list(vector), formula, limit, count, kind, tuple(exclude))
+        return cast("list[ScoredNode]", self._call("top_scored", npc_id, list(vector), formula, limit, count, kind,
+                                                   tuple(exclude)))
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
-        return self._call("latest", npc_id, limit, kind)
+        return cast("list[MemoryNode]", self._call("latest", npc_id, limit, kind))
 
     def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
         self._call("touch", npc_id, list(ids), when)
@@ -87,10 +89,10 @@ class ProcessMemoryStore(MemoryStore):
         self._call("set_importance", npc_id, dict(ratings))
 
     def count(self, npc_id: str) -> int:
-        return self._call("count", npc_id)
+        return cast("int", self._call("count", npc_id))
 
     def dump(self, npc_id: str) -> tuple[list[MemoryNode], list[list[float]]]:
-        return self._call("dump", npc_id)
+        return cast("tuple[list[MemoryNode], list[list[float]]]", self._call("dump", npc_id))
 
     def forget(self, npc_id: str) -> None:
         self._call("forget", npc_id)
@@ -99,13 +101,13 @@ class ProcessMemoryStore(MemoryStore):
         self._call("put_record", kind, key, data)
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
-        return self._call("get_record", kind, key)
+        return cast("dict[str, Any] | None", self._call("get_record", kind, key))
 
     def delete_record(self, kind: str, key: str) -> None:
         self._call("delete_record", kind, key)
 
     def list_records(self, kind: str) -> list[dict[str, Any]]:
-        return self._call("list_records", kind)
+        return cast("list[dict[str, Any]]", self._call("list_records", kind))
 
     def close(self) -> None:
         # It closes the engine (a flush) at the end of its input; killed, it loses nothing acknowledged (the WAL).
@@ -115,7 +117,7 @@ class ProcessMemoryStore(MemoryStore):
 def _unavailable(said: bytes | None) -> Exception:
     """Why the child would not start (its pickled error), or that it keeps dying."""
     if said and said[:1] == b"E":
-        return pickle.loads(said[1:])
+        return cast(Exception, pickle.loads(said[1:]))
     return StoreUnavailable("embedded Qdrant process", "exited; its errors are in the brain's log")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 import warnings
 
 from qdrant_client import QdrantClient, models
@@ -38,6 +38,11 @@ class _Reachable:
 
     def __init__(self, client: QdrantClient, url: str) -> None:
         self._client, self._url = client, url
+
+    @staticmethod
+    def wrap(client: QdrantClient, url: str) -> QdrantClient:
+        """The client behind this guard, typed as the client whose every method it answers."""
+        return cast(QdrantClient, _Reachable(client, url))
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._client, name)
@@ -83,7 +88,7 @@ def _at_start(url: str | None, start: Callable[[], Any]) -> Any:
 def check_server(url: str, api_key: str | None, collection: str, dim: int | None) -> str:
     """`npc-brain check`: the server answers, and the collection, if it exists, fits the embedder;
     creates nothing. ConfigError otherwise."""
-    client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
+    client = _Reachable.wrap(QdrantClient(url=url, api_key=api_key), url)
     try:
         size = _at_start(url, lambda: _vector_size(client, collection) if client.collection_exists(collection)
                          else None)
@@ -124,7 +129,7 @@ class QdrantClientMemoryStore(MemoryStore):
         self._exact = _EXACT if url is not None else None
         self.scores_in_python = url is None
         if url is not None:
-            self._client = _Reachable(QdrantClient(url=url, api_key=api_key), url)
+            self._client = _Reachable.wrap(QdrantClient(url=url, api_key=api_key), url)
         elif path is None or str(path) == ":memory:":
             self._client = QdrantClient(location=":memory:")
         else:

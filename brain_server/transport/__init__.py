@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 import functools
 import re
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -51,7 +52,8 @@ def _placed(core: BrainCore, name: str, method: Callable[[Message], Awaitable[Me
 
 async def _streamed(core: BrainCore, name: str, method: Callable[..., Awaitable[Message]],
                     mind: asyncio.AbstractEventLoop | None, request: Message) -> AsyncIterator[Message]:
-    loop, latest, ready = asyncio.get_running_loop(), [], asyncio.Event()
+    loop, ready = asyncio.get_running_loop(), asyncio.Event()
+    latest: list[Message] = []
 
     def put(message: Message) -> None:
         latest[:] = [message]
@@ -64,7 +66,7 @@ async def _streamed(core: BrainCore, name: str, method: Callable[..., Awaitable[
             loop.call_soon_threadsafe(put, message)
 
     call = asyncio.ensure_future(_placed(core, name, functools.partial(method, send=send), mind)(request))
-    waiter: asyncio.Future[bool] | None = None
+    waiter: asyncio.Future[Any] | None = None
     try:
         while not call.done():
             waiter = asyncio.ensure_future(ready.wait())

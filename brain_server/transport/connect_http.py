@@ -8,11 +8,12 @@ page the user happens to open cannot call the brain, under its own name or a reb
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 import contextlib
 import json
 from pathlib import Path
 import time
+from typing import Any, cast
 
 from connectrpc.code import Code
 from connectrpc.codec import Codec
@@ -40,7 +41,7 @@ from brain_server.transport import (
     proto_json,
     snake_case,
 )
-from npc_brain.v1.brain_connect import BrainServiceASGIApplication
+from npc_brain.v1.brain_connect import BrainService, BrainServiceASGIApplication
 
 log = structlog.get_logger(__name__)
 CODES = {
@@ -102,33 +103,36 @@ def _answering(name: str, meter: metrics.RpcMeter) -> Iterator[None]:
         meter.done(started, code)
 
 
-def _adapt(name: str, method: CoreMethod):  # noqa: ANN202 - connectrpc calls it by attribute
+def _adapt(name: str, method: CoreMethod) -> Callable[[object, Message, object], Awaitable[Message]]:
+    """An RPC, a method of the service object connectrpc calls by attribute."""
     meter = metrics.RpcMeter("connect", name)
 
-    async def rpc(self: object, request: object, ctx: object) -> object:
+    async def rpc(self: object, request: Message, ctx: object) -> Message:
         with _answering(name, meter):
-            return await method(request)  # type: ignore[arg-type]
+            return await method(request)
 
     return rpc
 
 
-def _adapt_stream(name: str, stream: CoreStream):  # noqa: ANN202 - connectrpc calls it by attribute
+def _adapt_stream(name: str, stream: CoreStream) -> Callable[[object, Message, object], AsyncIterator[Message]]:
     """A server-streaming RPC (Connect's streaming protocol: enveloped messages, then the end of
     the stream); the client hanging up cancels the core's work (connectrpc watches for it)."""
     meter = metrics.RpcMeter("connect", name)
 
-    async def rpc(self: object, request: object, ctx: object) -> AsyncIterator[object]:
+    async def rpc(self: object, request: Message, ctx: object) -> AsyncIterator[Message]:
         with _answering(name, meter):
-            async for message in stream(request):  # type: ignore[arg-type]
+            async for message in stream(request):
                 yield message
 
     return rpc
 
 
-def connect_service(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> object:
-    methods = {snake_case(name): _adapt(name, method) for name, method in core_methods(core, mind)}
+def connect_service(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> BrainService:
+    """The service object connectrpc calls, one method per RPC: made from the proto's list of
+    them (`core_methods`), so it has every method of the generated BrainService."""
+    methods: dict[str, object] = {snake_case(name): _adapt(name, method) for name, method in core_methods(core, mind)}
     methods |= {snake_case(name): _adapt_stream(name, stream) for name, stream in core_streams(core, mind)}
-    return type("BrainConnectService", (), methods)()
+    return cast(BrainService, type("BrainConnectService", (), methods)())
 
 
 class _Isolated:
@@ -138,7 +142,7 @@ class _Isolated:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def send_isolated(message: dict) -> None:
+        async def send_isolated(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *ISOLATION_HEADERS]
             await send(message)
@@ -189,7 +193,7 @@ class _HostAndOrigin:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             host = _header(scope, b"host")
-            if not self.policy.host_allowed(host):
+            if host is not None and not self.policy.host_allowed(host):  # no Host header: not a browser
                 await _refuse(scope, send, "permission_denied", f"Host {host[:100]!r} is not this brain's name: "
                               "add it to NPC_BRAIN_ALLOWED_HOSTS if clients reach the brain by it")
                 return

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 try:
     import uvloop
 except ImportError:  # Windows: asyncio's own loop
-    uvloop = None
+    uvloop = None  # type: ignore[assignment]  # the module is absent there: None says so
 
 from brain_server.foreground import run_on
 

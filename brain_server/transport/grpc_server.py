@@ -4,9 +4,10 @@ grpcurl, Postman and buf curl work out of the box."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 import contextlib
 import time
+from typing import Any, TypeAlias
 
 from google.protobuf.message import DecodeError, Message
 import grpc
@@ -18,10 +19,11 @@ from brain_server import metrics
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
-from brain_server.transport import SERVICE, SERVICE_NAME, STREAMS, CoreMethod, CoreStream, core_methods, core_streams
+from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams
 from npc_brain.v1 import brain_pb2
 
 log = structlog.get_logger(__name__)
+Context: TypeAlias = grpc.aio.ServicerContext
 CODES = {
     Status.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
     Status.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
@@ -93,25 +95,26 @@ async def _answering(name: str, meter: metrics.RpcMeter, guard: Guard, request: 
         meter.done(started, code)
 
 
-def _adapt(name: str, method: CoreMethod, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
+def _adapt(name: str, method: CoreMethod, guard: Guard) -> Callable[[Message, Context], Awaitable[Message | None]]:
+    """A unary RPC as grpcio's handler calls it."""
     meter = metrics.RpcMeter("grpc", name)
 
-    async def rpc(request: object, context: grpc.aio.ServicerContext) -> object:
+    async def rpc(request: Message, context: Context) -> Message | None:
         async with _answering(name, meter, guard, request, context):
-            return await method(request)  # type: ignore[arg-type]
+            return await method(request)
         return None  # aborted (never reached: abort raises)
 
     rpc.__name__ = name
     return rpc
 
 
-def _adapt_stream(name: str, stream: CoreStream, guard: Guard):  # noqa: ANN202 - grpcio calls it by attribute
+def _adapt_stream(name: str, stream: CoreStream, guard: Guard) -> Callable[[Message, Context], AsyncIterator[Message]]:
     """A server-streaming RPC; the client cancelling it cancels the core's work."""
     meter = metrics.RpcMeter("grpc", name)
 
-    async def rpc(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[object]:
+    async def rpc(request: Message, context: Context) -> AsyncIterator[Message]:
         async with _answering(name, meter, guard, request, context):
-            async for message in stream(request):  # type: ignore[arg-type]
+            async for message in stream(request):
                 yield message
 
     rpc.__name__ = name
@@ -123,16 +126,17 @@ def handlers(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> 
     each run on the `mind`'s loop if given."""
     guard = guard_for(core, core.settings)
     by_name = {m.name: m for m in SERVICE.methods}
-    rpcs = {}
-    for name, method in [*core_methods(core, mind), *core_streams(core, mind)]:
+    rpcs: dict[str, grpc.RpcMethodHandler] = {}
+
+    def coding(name: str) -> dict[str, Any]:
         request_type = getattr(brain_pb2, by_name[name].input_type.name)
         response_type = getattr(brain_pb2, by_name[name].output_type.name)
-        if name in STREAMS:
-            behaviour, kind = _adapt_stream(name, method, guard), grpc.unary_stream_rpc_method_handler
-        else:
-            behaviour, kind = _adapt(name, method, guard), grpc.unary_unary_rpc_method_handler
-        rpcs[name] = kind(behaviour, request_deserializer=_decoder(request_type),
-                          response_serializer=response_type.SerializeToString)
+        return {"request_deserializer": _decoder(request_type), "response_serializer": response_type.SerializeToString}
+
+    for name, method in core_methods(core, mind):
+        rpcs[name] = grpc.unary_unary_rpc_method_handler(_adapt(name, method, guard), **coding(name))
+    for name, stream in core_streams(core, mind):
+        rpcs[name] = grpc.unary_stream_rpc_method_handler(_adapt_stream(name, stream, guard), **coding(name))
     return grpc.method_handlers_generic_handler(SERVICE_NAME, rpcs)
 
 

@@ -23,16 +23,17 @@ import functools
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeAlias
 
 from google.protobuf import descriptor, json_format
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-F = descriptor.FieldDescriptor
+F: TypeAlias = descriptor.FieldDescriptor
 Read = Callable[[Any], Any]
 Write = Callable[[Any], Any]
+Convert = Callable[[Any], Any]
 INT_RANGES = {F.CPPTYPE_INT32: (-(2**31), 2**31 - 1), F.CPPTYPE_UINT32: (0, 2**32 - 1),
               F.CPPTYPE_INT64: (-(2**63), 2**63 - 1), F.CPPTYPE_UINT64: (0, 2**64 - 1)}
 INT64 = (F.CPPTYPE_INT64, F.CPPTYPE_UINT64)
@@ -147,9 +148,9 @@ def _value_writer(field: F) -> Write | None:  # noqa: PLR0911 - one case per kin
     return None
 
 
-def _nested(message_type: descriptor.Descriptor, compiled: Callable[[descriptor.Descriptor], Callable]) -> Callable:
+def _nested(message_type: descriptor.Descriptor, compiled: Callable[[descriptor.Descriptor], Convert]) -> Convert:
     """A message field's converter, compiled at its first use (a type may contain itself)."""
-    found: list[Callable] = []
+    found: list[Convert] = []
 
     def convert(value: Any) -> Any:
         if not found:
@@ -176,7 +177,8 @@ def _time(value: Timestamp) -> str:
 
 def _time_text(seconds: int, nanos: int, value: Timestamp) -> str:
     if not (SECONDS_MIN <= seconds <= SECONDS_MAX and 0 <= nanos < 1_000_000_000):
-        return value.ToJsonString()  # raises its ValueError
+        raised: str = value.ToJsonString()  # raises its ValueError
+        return raised
     text = (EPOCH + timedelta(seconds=seconds)).isoformat()
     if nanos == 0:
         return text + "Z"
@@ -270,8 +272,8 @@ def _timestamp(value: Any) -> dict[str, int]:
     match = UTC_TIME.fullmatch(value) if type(value) is str else None
     if match is None:
         raise _Slow
-    *parts, fraction = match.groups()
-    when = datetime(*map(int, parts))  # type: ignore[misc]  # a day or hour out of range: ValueError
+    year, month, day, hour, minute, second, fraction = match.groups()
+    when = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second))  # out of range: ValueError
     delta = when - EPOCH
     nanos = round(float("0." + fraction) * 1e9) if fraction else 0
     return {"seconds": delta.seconds + delta.days * 86_400, "nanos": nanos}

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import Prompt, PromptLibrary
 
 # Park et al. 2023, figure 8: TrueSkill mu of each condition (100 human evaluators' rankings).
@@ -98,7 +99,7 @@ async def _judge(answers: dict[str, dict[str, Any]], identities: dict[str, str],
         "category": first["category"], "category_about": about.get(first["category"], ""),
         "question": first["question"], "count": len(letters), "labels": ", ".join(json.dumps(x) for x in letters),
         "answers": "\n".join(f'{x}. "{answers[c]["answer"]}"' for x, c in zip(letters, conditions, strict=True)),
-    }, npc_id=JUDGE_ID, fallback=lambda: Judgement(reason="", ranking=[]))
+    }, npc_id=JUDGE_ID, work=Work(Priority.PLAN_NOW, JUDGE_ID), fallback=lambda: Judgement(reason="", ranking=[]))
     by_letter = dict(zip(letters, conditions, strict=True))
     ranks = ranks_from(judgement.ranking, letters)
     return {"npc_id": first["npc_id"], "category": first["category"], "question_id": first["question_id"],
