@@ -55,7 +55,8 @@ def _alive_windows(pid: int) -> bool:
 
 def die_with_parent(pid: int) -> None:
     """On Linux, have the kernel send SIGTERM when `pid`, our parent, dies (no-op elsewhere, or when
-    `pid` is not our parent: a launcher that went through a shell)."""
+    `pid` is not our parent: a launcher that went through a shell). The kernel sends it when the
+    parent's thread that started us ends: the game's main thread (the launcher starts it from _ready)."""
     if not sys.platform.startswith("linux") or os.getppid() != pid:
         return
     libc = ctypes.CDLL(None, use_errno=True)
@@ -73,13 +74,14 @@ async def watch(pid: int, on_gone: Callable[[], None], *, poll_s: float = POLL_S
 
 def end_with(pid: int, *, poll_s: float = POLL_S) -> threading.Thread:
     """For a process with no event loop of its own to watch from (the embedded LLM's server): a
-    daemon thread that sends this process SIGTERM once process `pid` is gone."""
+    daemon thread that sends this process SIGTERM once process `pid` is gone. Polling only: the
+    kernel's signal follows the thread that started the process, and the brain starts the model's
+    server from a worker thread (asyncio.to_thread), which may end long before the brain."""
     def poll() -> None:
         while alive(pid):
             time.sleep(poll_s)
         os.kill(os.getpid(), signal.SIGTERM)
 
-    die_with_parent(pid)
     thread = threading.Thread(target=poll, name="parent", daemon=True)
     thread.start()
     return thread

@@ -85,6 +85,30 @@ def test_a_brain_started_with_parent_pid_ends_when_its_game_is_killed(fake_llm, 
     wait_until(lambda: "npc-brain ready" in log.read_text(), what="the brain's ready line", limit_s=180)
     assert parent.alive(brain)
     _killed_game_takes(brain, game)
+    assert "stopping" in log.read_text()  # a clean stop (the kernel's SIGTERM or the poll, whichever came first)
+
+
+@pytest.mark.slow
+@pytest.mark.brain
+def test_a_brain_polls_for_a_game_that_is_not_its_parent(fake_llm, tmp_path: Path) -> None:
+    """The path Windows and macOS take, and Linux when a shell stood between game and brain."""
+    game = _sleeper()
+    log = tmp_path / "brain.log"
+    with log.open("w") as out:
+        brain = subprocess.Popen([sys.executable, "-m", "brain_server.cli", "serve", "--parent-pid", str(game.pid),
+                                  "--grpc-port", "0", "--http-port", "0", "--data-dir", str(tmp_path / "data"),
+                                  "--llm-base-url", fake_llm.base_url, "--llm-model", "fake-model"],
+                                 stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: "npc-brain ready" in log.read_text(), what="the brain's ready line", limit_s=180)
+        assert brain.poll() is None
+        game.kill()
+        game.wait()
+        wait_until(lambda: brain.poll() is not None, what="the brain ending after the game was killed", limit_s=120)
+    finally:
+        if brain.poll() is None:
+            brain.kill()
+        brain.wait()
     assert "the process that started the brain is gone" in log.read_text()
 
 
