@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 import sys
 
-from brain_server import __version__, settings_cli
+from brain_server import __version__, bundle, settings_cli
 from brain_server.config import Settings
 from brain_server.logs import configure
 
@@ -19,15 +19,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-brain", description="The NPC brain for Godot games.")
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
-    server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
+    serve = server_options(commands.add_parser("serve", help="run the brain: gRPC and Connect JSON over HTTP"))
+    serve.add_argument("--parent-pid", type=int, metavar="PID",
+                       help="stop when process PID is gone (the game that started this brain, crashed or killed)")
     server_options(commands.add_parser(
         "check", help="check the LLM endpoint, embeddings, store and ports as serve would use them; what to fix"))
     server_options(commands.add_parser(
         "config", help="print the effective settings (flags, environment, .env, TOML, defaults), secrets masked"))
+    bundle.add_arguments(commands.add_parser(
+        "bundle", help="build this OS's self-contained brain folder for a desktop game (PyInstaller)"))
     asked = sys.argv[1:] if argv is None else argv
     if asked[:1] and asked[0] in LAB_COMMANDS:
         sys.exit(f"npc-brain: {asked[0]} is the lab's: npc-lab {asked[0]} (a checkout's tools/setup.sh installs it)")
     args = parser.parse_args(argv)
+    if args.command == "bundle":
+        bundle.command(args)
+        return
     if args.command == "config":
         print(settings_cli.render(settings_cli.load(args)))
         return
@@ -36,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
         from brain_server.check import run
 
         sys.exit(run(settings))
-    run_server(settings, prog="npc-brain")
+    run_server(settings, prog="npc-brain", parent_pid=args.parent_pid)
 
 
 def server_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -53,16 +60,19 @@ def load_settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def run_server(settings: Settings, *, prog: str, on_ready: Callable[[str], None] | None = None) -> None:
-    """Serve until Ctrl-C or a signal; what stops the start (a port in use, a locked store, a missing
-    model) exits with one line. `on_ready` gets the HTTP URL once both transports listen."""
+def run_server(settings: Settings, *, prog: str, on_ready: Callable[[str], None] | None = None,
+               parent_pid: int | None = None) -> None:
+    """Serve until Ctrl-C, a signal or the end of process `parent_pid`; what stops the start (a port
+    in use, a locked store, a missing model) exits with one line. `on_ready` gets the HTTP URL once
+    both transports listen."""
     try:
-        asyncio.run(_serve(settings, prog, on_ready))
+        asyncio.run(_serve(settings, prog, on_ready, parent_pid))
     except KeyboardInterrupt:
         pass
 
 
-async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] | None) -> None:
+async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] | None,
+                 parent_pid: int | None) -> None:
     from brain_server.errors import ConfigError
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
     from brain_server.llm.minilm import EmbedderUnavailable
@@ -70,7 +80,7 @@ async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] 
     from brain_server.storage.base import StoreLockedError
 
     try:
-        await serve(settings, on_ready=on_ready)
+        await serve(settings, on_ready=on_ready, parent_pid=parent_pid)
     except (ConfigError, EmbeddedLLMUnavailable, EmbedderUnavailable, StoreLockedError, OSError) as exc:
         sys.exit(f"{prog}: {exc}")
 

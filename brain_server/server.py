@@ -25,6 +25,7 @@ from brain_server.llm.context import ContextWindow, Count, context_at_start, emb
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.metrics import instrument_store
+from brain_server.parent import die_with_parent, watch
 from brain_server.prompts import PromptLibrary
 from brain_server.security import check_bind
 from brain_server.service import BrainCore
@@ -114,7 +115,9 @@ def settle_threads(loop: asyncio.AbstractEventLoop) -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
-async def serve(settings: Settings, on_ready: Callable[[str], None] | None = None) -> None:
+async def serve(settings: Settings, on_ready: Callable[[str], None] | None = None,
+                parent_pid: int | None = None) -> None:
+    """Serve until SIGINT/SIGTERM, or until process `parent_pid` (the game that started it) is gone."""
     check_bind(settings)  # before anything loads: an unusable token or an open bind is one line at once
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -123,6 +126,10 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         with suppress(NotImplementedError):  # Windows' loop has no signal handlers: Ctrl-C interrupts asyncio.run
             loop.add_signal_handler(sig, stop.set)
     async with AsyncExitStack() as stack:
+        if parent_pid is not None:
+            die_with_parent(parent_pid)
+            watching = asyncio.create_task(watch(parent_pid, lambda: _parent_gone(parent_pid, stop)), name="parent")
+            stack.callback(watching.cancel)
         core = await build_core(settings, stack)
         core.vitals.start()
         core.llm.scheduler.strained = core.vitals.strained
@@ -166,3 +173,8 @@ async def serve(settings: Settings, on_ready: Callable[[str], None] | None = Non
         log.info("stopping")
         http.should_exit = True
         await asyncio.wrap_future(http_task)
+
+
+def _parent_gone(pid: int, stop: asyncio.Event) -> None:
+    log.info("the process that started the brain is gone: stopping", parent_pid=pid)
+    stop.set()

