@@ -24,8 +24,9 @@ from tests.clients import Clients
 from tests.town import spawn_json, world_json
 
 ROOT = Path(__file__).resolve().parent.parent
-# The test tiers (tests/tiers.py); pytester runs a pytest inside a test (tests/test_tiers.py).
-pytest_plugins = ["tests.tiers", "pytester"]
+# The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py); pytester runs a pytest
+# inside a test (tests/test_tiers.py).
+pytest_plugins = ["tests.tiers", "tests.cpu", "pytester"]
 
 
 @pytest.fixture
