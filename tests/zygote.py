@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import IO
+
+from tests.waits import wait_until
 
 # What the brain imports before it serves: imported once, shared by every fork (copy-on-write).
 PRELOAD = ("brain_server.server", "brain_server.cli")
@@ -58,11 +59,10 @@ class Forked:
         return self.returncode
 
     def _ended(self) -> None:
-        """Its exit code, as the zygote wrote it on reaping it (-1 if it did not in time)."""
-        deadline = time.monotonic() + STATUS_WAIT_S
-        while not self._status.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        self.returncode = int(self._status.read_text()) if self._status.exists() else -1
+        """Its exit code, as the zygote wrote it on reaping it."""
+        wait_until(self._status.exists, what=f"the zygote said how brain {self.pid} ended", limit_s=STATUS_WAIT_S,
+                   poll_s=0.01)
+        self.returncode = int(self._status.read_text())
         os.close(self._pidfd)
 
     def send_signal(self, sig: int) -> None:
