@@ -28,7 +28,7 @@ import pytest
 
 SLOW_S = 5.0
 # A test that cost more CPU seconds than this in tests/cpu.json leaves the fast tier (`slow`).
-FAST_CPU_S = 1.0
+FAST_CPU_S = 0.8
 TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
