@@ -47,10 +47,14 @@ SHIPPED_CPU = Path(__file__).with_name("cpu.json")
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which names each test's group in its node id
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     cost = json.loads(SHIPPED_CPU.read_text()) if SHIPPED_CPU.exists() else {}
+    # A module's shared fixture is charged to the test that builds it: were that test left out, the
+    # next would build it. So a costly one takes the module's other tests that share it along.
+    costly = {i.nodeid.split("::")[0] for i in items if _module_scoped(i) and cost.get(i.nodeid, 0.0) > FAST_CPU_S}
     for item in items:
         if "brain_factory" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.brain)
-        if cost.get(item.nodeid, 0.0) > FAST_CPU_S and not item.get_closest_marker("slow"):
+        shares = _module_scoped(item) and item.nodeid.split("::")[0] in costly
+        if (cost.get(item.nodeid, 0.0) > FAST_CPU_S or shares) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("godot") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(GODOT_TIMEOUT_S))
