@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.tiers import _without_group
+
 TOP = 30
 CPU_KEY = "npc-brain/cpu"
 SHIPPED_CPU = Path(__file__).with_name("cpu.json")
@@ -70,12 +72,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Meter(config), "npc-brain-cpu")
-
-
-def _without_group(nodeid: str) -> str:
-    """The node id as collected: xdist's loadgroup appends "@<group>" (after any parameters' "]")."""
-    at = nodeid.rfind("@")
-    return nodeid[:at] if at > nodeid.rfind("]") else nodeid
 
 
 class _Meter:
