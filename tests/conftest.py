@@ -22,10 +22,12 @@ from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
+from tests.zygote import ZYGOTE
 
 ROOT = Path(__file__).resolve().parent.parent
-# The test tiers (tests/tiers.py); pytester runs a pytest inside a test (tests/test_tiers.py).
-pytest_plugins = ["tests.tiers", "pytester"]
+# The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py); pytester runs a pytest
+# inside a test (tests/test_tiers.py).
+pytest_plugins = ["tests.tiers", "tests.cpu", "pytester"]
 
 
 @pytest.fixture
@@ -77,11 +79,16 @@ def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run
 
 class BrainProcess(SimBrainProcess):
     """The sim's brain process with a clean NPC_BRAIN_* environment, keeping all its output (tests
-    read it), and able to crash and come back."""
+    read it), and able to crash and come back; forked from a process that imported the brain once
+    (tests/zygote.py: a brain's start took half the CPU again without it)."""
 
     def __init__(self, settings: Mapping[str, object]) -> None:
         super().__init__(settings, inherit_env=False)
         self.output: list[str] = []
+
+    def spawn(self) -> Any:
+        module, *args = self.command[2:]  # [python, "-m", "brain_server.cli", "serve"]
+        return ZYGOTE.fork(module, args, self.env, self.cwd)
 
     def on_line(self, line: str) -> None:
         super().on_line(line)

@@ -4,6 +4,8 @@ starts a brain is marked `brain`, and under xdist the engine tests keep to their
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 SUITE = """
@@ -45,6 +47,32 @@ def test_the_fast_tier_leaves_out_tests_that_start_a_brain(pytester: pytest.Pyte
     result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-m", "not slow and not brain",
                                 "--collect-only", "-q")
     result.stdout.fnmatch_lines(["*test_quick", "*test_unmarked_and_slow", "*2/4 tests collected (2 deselected)*"])
+
+
+def test_the_fast_tier_leaves_out_every_test_that_cost_more_than_its_cpu_bound(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chosen by the measurement (tests/cpu.json), whatever the test's marks say."""
+    measured = pytester.path / "cpu.json"
+    name = "test_the_fast_tier_leaves_out_every_test_that_cost_more_than_its_cpu_bound.py"
+    measured.write_text(json.dumps({f"{name}::test_quick": 0.1, f"{name}::test_unmarked_and_slow": 1.5}))
+    monkeypatch.setattr("tests.tiers.SHIPPED_CPU", measured)
+    monkeypatch.setattr("tests.tiers.FAST_CPU_S", 1.0)
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-m", "not slow and not brain",
+                                "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*::test_quick", "*1/4 tests collected (3 deselected)*"])
+
+
+def test_a_costly_test_that_builds_a_shared_fixture_takes_the_tests_sharing_it_out_of_the_fast_tier(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left alone, the next test would build the fixture (a brain) in the fast tier instead."""
+    measured = pytester.path / "cpu.json"
+    name = "test_a_costly_test_that_builds_a_shared_fixture_takes_the_tests_sharing_it_out_of_the_fast_tier.py"
+    measured.write_text(json.dumps({f"{name}::test_one": 5.0, f"{name}::test_two": 0.1, f"{name}::test_three": 0.1}))
+    monkeypatch.setattr("tests.tiers.SHIPPED_CPU", measured)
+    pytester.makepyfile(SHARED.replace("def test_three(built_once):", "def test_alone():"))
+    result = pytester.runpytest("-p", "tests.tiers", "-p", "no:cacheprovider", "-m", "not slow", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*::test_alone", "*1/3 tests collected (2 deselected)*"])
 
 
 def test_only_a_run_of_the_tests_keeps_their_times(pytester: pytest.Pytester) -> None:

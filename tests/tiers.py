@@ -1,8 +1,10 @@
 """The test tiers, a pytest plugin (tests/conftest.py loads it). The fast tier (`tools/test.sh
 --fast`: `-m "not slow and not godot and not brain"`) is the edit loop: unit and in-process tests.
-A test that starts a brain server process is marked `brain` here (it uses brain_factory); one over
-SLOW_S belongs in the slow tier: the unmarked ones over it are listed at the end of the run (a
-list, not a failure: no test's outcome depends on how busy the machine was, tests/test_no_clocks.py).
+A test that starts a brain server process is marked `brain` here (it uses brain_factory), and one
+that cost more than FAST_CPU_S CPU seconds in the committed measurement (tests/cpu.json, written by
+tests/cpu.py) is marked `slow`: the fast tier is chosen by what its tests cost, not by guesses. An
+unmarked one that took over SLOW_S is listed at the end of the run (a list, not a failure: no test's
+outcome depends on how busy the machine was, tests/test_no_clocks.py).
 
 Under pytest-xdist (`-n`, as tools/test.sh runs the suite, in one round) the tests of a module with
 a module-scoped fixture stay on one worker (`--dist loadgroup`), so the fixture is built once; the
@@ -25,6 +27,8 @@ from typing import Any
 import pytest
 
 SLOW_S = 5.0
+# A test that cost more CPU seconds than this in tests/cpu.json leaves the fast tier (`slow`).
+FAST_CPU_S = 0.8
 TIER_MARKS = ("slow", "godot", "brain")
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
@@ -36,13 +40,22 @@ GUESS_S = {"godot": 60.0, "slow": 20.0, "brain": 5.0}
 DURATIONS_KEY = "npc-brain/durations"
 # The slow tests' times in the last full run, committed, for a run whose cache has not seen them.
 SHIPPED_DURATIONS = Path(__file__).with_name("durations.json")
+# Each test's CPU seconds as measured (tests/cpu.py), committed.
+SHIPPED_CPU = Path(__file__).with_name("cpu.json")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which names each test's group in its node id
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    cost = json.loads(SHIPPED_CPU.read_text()) if SHIPPED_CPU.exists() else {}
+    # A module's shared fixture is charged to the test that builds it: were that test left out, the
+    # next would build it. So a costly one takes the module's other tests that share it along.
+    costly = {i.nodeid.split("::")[0] for i in items if _module_scoped(i) and cost.get(i.nodeid, 0.0) > FAST_CPU_S}
     for item in items:
         if "brain_factory" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.brain)
+        shares = _module_scoped(item) and item.nodeid.split("::")[0] in costly
+        if (cost.get(item.nodeid, 0.0) > FAST_CPU_S or shares) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("godot") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(GODOT_TIMEOUT_S))
     if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker orders the same collection the same way

@@ -41,8 +41,7 @@ class ChildProcess:
         if self.log_path:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w") if self.log_path else None
-        self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
+        self.proc = self.spawn()
         ready = threading.Event()
 
         def pump() -> None:
@@ -65,6 +64,11 @@ class ChildProcess:
                 self.stop()
                 raise RuntimeError(f"{self.WHAT} did not start:\n" + "\n".join(self.tail))
         return self
+
+    def spawn(self) -> subprocess.Popen[str]:
+        """The process, its stdout and stderr one text pipe (the tests fork their brains instead)."""
+        return subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

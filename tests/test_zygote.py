@@ -1,0 +1,31 @@
+"""The tests' brains are forks of one process that imported the server once (tests/zygote.py): each
+serves, is the zygote's child rather than the test's, and ends as a process started with Popen does
+(SIGKILL -9, a stop 0), so a crash-and-restart test reads the same codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+import signal
+
+from tests.clients import Clients
+from tests.town import world_json
+from tests.zygote import ZYGOTE
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def test_a_forked_brain_serves_and_ends_like_a_process(brain_factory) -> None:
+    brain = brain_factory()
+    assert ZYGOTE._proc is not None and _parent(brain.proc.pid) == ZYGOTE._proc.pid
+    clients = Clients(brain)
+    assert clients.grpc("RegisterWorld", world_json())["sectorCount"]
+    brain.kill()
+    assert brain.proc.poll() == -signal.SIGKILL
+    brain.restart()  # on the same ports: the clients reconnect
+    assert brain.proc.poll() is None and clients.grpc("RegisterWorld", world_json())["sectorCount"]
+    clients.close()
+    brain.stop()
+    assert brain.proc.returncode == 0
