@@ -48,7 +48,7 @@ def _alive_windows(pid: int) -> bool:
     if not handle:
         return False
     try:
-        return kernel32.WaitForSingleObject(handle, 0) == _WAIT_TIMEOUT
+        return bool(kernel32.WaitForSingleObject(handle, 0) == _WAIT_TIMEOUT)
     finally:
         kernel32.CloseHandle(handle)
 
