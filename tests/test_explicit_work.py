@@ -58,10 +58,12 @@ def test_the_check_finds_a_context_var(tmp_path: Path) -> None:
 
 
 def _reach_throughs(path: Path) -> list[str]:
-    """Where a module reaches through a grab-bag of collaborators: `parts.x`, `x.parts`, a class Parts."""
+    """Where a module reaches through a grab-bag of collaborators: `parts.x`, `x.parts` (of a name or
+    an attribute: a path's `.parts`, read off a call, is pathlib's), a class Parts."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Attribute) and (node.attr == "parts" or (
+        if isinstance(node, ast.Attribute) and (
+                (node.attr == "parts" and isinstance(node.value, ast.Name | ast.Attribute)) or (
                 isinstance(node.value, ast.Name) and node.value.id == "parts")):
             found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
         elif isinstance(node, ast.ClassDef) and node.name == "Parts":
