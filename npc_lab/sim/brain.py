@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import os
 from pathlib import Path
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -102,6 +103,20 @@ class BrainProcess(ChildProcess):
 
     def on_ready(self, match: re.Match[str]) -> None:
         self.grpc_target, self.http_url = match.group(1), match.group(2)
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or close anything."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def restart(self) -> Self:
+        """SIGKILL (unless it is gone already), then start again on the same ports, as a supervisor
+        would (clients reconnect)."""
+        self.kill()
+        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1]
+        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1]
+        return self.start()
 
     def rss_bytes(self) -> int:
         """Resident memory of the brain process (Linux)."""
