@@ -136,8 +136,10 @@ func _ready() -> void:
 
 
 func _memories() -> Array:
-	var reply: NpcBrainReply = await NpcBrain.call_rpc("ListMemories", {"npcId": "nora", "limit": 1000})
-	return reply.data.get("memories", []).map(func(m: Dictionary) -> String: return m["description"])
+	var reply: NpcBrainReply = await NpcBrain.call_rpc("ListMemories",
+			{"npcId": "nora", "limit": 1000})
+	return reply.data.get("memories", []).map(
+			func(m: Dictionary) -> String: return m["description"])
 
 
 func _minds_through_a_file(_decision: NpcBrainDecision) -> void:
@@ -147,7 +149,8 @@ func _minds_through_a_file(_decision: NpcBrainDecision) -> void:
 	var saved: NpcBrainReply = await NpcBrain.save_game("filed", null, path)
 	var save: Dictionary = saved.data.get("save", {})
 	var file_bytes := FileAccess.get_file_as_bytes(path).size()
-	var ints := [typeof(save.get("npcCount")), typeof(save.get("memoryCount")), typeof(save.get("sizeBytes"))]
+	var ints := [typeof(save.get("npcCount")), typeof(save.get("memoryCount")),
+			typeof(save.get("sizeBytes"))]
 	var deleted: NpcBrainReply = await NpcBrain.delete_save("filed")
 	await NpcBrain.call_rpc("ResetNpc", {"npcId": "nora"})
 	var reset := await _memories()
@@ -159,11 +162,12 @@ func _minds_through_a_file(_decision: NpcBrainDecision) -> void:
 	bad.close()
 	var refused: NpcBrainReply = await NpcBrain.load_game("other", null, "user://minds/bad.npcsave")
 	var after_refused := await _memories()
+	var saves: Array = listed.data.get("saves", [])
 	print("NPCBRAIN " + JSON.stringify({"event": "minds_in_a_file", "saved": saved.ok, "save": save,
 			"file_bytes": file_bytes, "int_types": ints == [TYPE_INT, TYPE_INT, TYPE_INT],
-			"deleted": deleted.data.get("deleted", false), "reset": reset, "loaded": loaded.ok, "back": back,
-			"listed": listed.data.get("saves", []).map(func(s: Dictionary) -> String: return s["slot"]),
-			"list_ints": listed.data.get("saves", []).all(func(s: Dictionary) -> bool: return typeof(s["sizeBytes"]) == TYPE_INT),
+			"deleted": deleted.data.get("deleted", false), "reset": reset, "loaded": loaded.ok,
+			"back": back, "listed": saves.map(func(s: Dictionary) -> String: return s["slot"]),
+			"list_ints": saves.all(func(s: Dictionary) -> bool: return typeof(s["sizeBytes"]) == TYPE_INT),
 			"refused": refused.code, "after_refused": after_refused}))
 '''
 

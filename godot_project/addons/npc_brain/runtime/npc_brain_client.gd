@@ -202,7 +202,8 @@ func save_game(slot: String, world: NpcBrainWorld = null, file_path := "") -> Np
 	if reply.ok:
 		var save := _save_info(reply.data.get("save", {}))
 		reply.data["save"] = save
-		NpcBrainLog.record("game_saved", {"world": world_name, "slot": slot, "save": save, "file": file_path})
+		NpcBrainLog.record("game_saved",
+				{"world": world_name, "slot": slot, "save": save, "file": file_path})
 		game_saved.emit(slot, save)
 	return reply
 
@@ -275,8 +276,8 @@ func _export_slot(world_name: String, slot: String, file_path: String) -> NpcBra
 	var saved_at := ""
 	var reply: NpcBrainReply
 	while true:
-		reply = await call_rpc("ExportWorld", {"worldName": world_name, "slot": slot, "offset": str(offset)},
-				WORLD_LANE)
+		var request := {"worldName": world_name, "slot": slot, "offset": str(offset)}
+		reply = await call_rpc("ExportWorld", request, WORLD_LANE)
 		var page_saved_at := str(reply.data.get("save", {}).get("savedAt", "")) if reply.ok else ""
 		if reply.ok and saved_at != "" and page_saved_at != saved_at:
 			reply = NpcBrainReply.failure("aborted", "ExportWorld: slot %s was saved over meanwhile" % slot)
@@ -289,7 +290,8 @@ func _export_slot(world_name: String, slot: String, file_path: String) -> NpcBra
 		if reply.data.get("done", false):
 			break
 		if data.is_empty():
-			reply = NpcBrainReply.failure("data_loss", "ExportWorld: an empty page at %d before the end" % offset)
+			reply = NpcBrainReply.failure("data_loss",
+					"ExportWorld: an empty page at %d before the end" % offset)
 			break
 	file.close()
 	if reply.ok:
@@ -314,8 +316,9 @@ func _import_slot(world_name: String, slot: String, file_path: String) -> NpcBra
 	var offset := 0
 	while offset < total:
 		var data := file.get_buffer(EXPORT_PAGE_BYTES)
-		reply = await call_rpc("ImportWorld", {"worldName": world_name, "slot": slot, "offset": str(offset),
-				"data": Marshalls.raw_to_base64(data), "totalBytes": str(total)}, WORLD_LANE)
+		var request := {"worldName": world_name, "slot": slot, "offset": str(offset),
+				"data": Marshalls.raw_to_base64(data), "totalBytes": str(total)}
+		reply = await call_rpc("ImportWorld", request, WORLD_LANE)
 		if not reply.ok or data.is_empty():
 			break
 		offset += data.size()
