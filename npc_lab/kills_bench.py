@@ -59,30 +59,14 @@ MORNING = "2026-02-13T07:00:00Z"
 CUT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)  # how a client sees the brain die
 
 
-class Brain(BrainProcess):
-    """The brain with a clean NPC_BRAIN_* environment, its log lines kept (the bench reads its events)."""
-
-    def __init__(self, settings: dict[str, object]) -> None:
-        super().__init__(settings, inherit_env=False)
-        self.lines: list[str] = []
-
-    def on_line(self, line: str) -> None:
-        super().on_line(line)
-        self.lines.append(line)
-
-    def restart(self) -> Brain:
-        self.kill()
-        self.lines.clear()
-        return super().restart()
-
-    def event(self, name: str) -> dict[str, Any]:
-        """Its last log event of that name."""
-        for line in reversed(self.lines):
-            if f'"{name}"' in line:
-                entry = json.loads(line[line.index("{"):])
-                if entry.get("event") == name:
-                    return entry
-        raise LookupError(f"the brain logged no {name}:\n" + "\n".join(self.lines[-30:]))
+def event(brain: BrainProcess, name: str) -> dict[str, Any]:
+    """The brain's last log event of that name."""
+    for line in reversed(brain.output):
+        if f'"{name}"' in line:
+            entry = json.loads(line[line.index("{"):])
+            if entry.get("event") == name:
+                return entry
+    raise LookupError(f"the brain logged no {name}:\n" + "\n".join(brain.output[-30:]))
 
 
 class StandIn(ChildProcess):
@@ -103,7 +87,7 @@ class StandIn(ChildProcess):
 class Game:
     """What the bench asks the brain, over gRPC, as a game would."""
 
-    def __init__(self, brain: Brain, world_name: str, npc_ids: list[str]) -> None:
+    def __init__(self, brain: BrainProcess, world_name: str, npc_ids: list[str]) -> None:
         self.brain, self.world_name, self.npc_ids = brain, world_name, npc_ids
         self.channel = grpc.insecure_channel(brain.grpc_target)
         self.stub = brain_pb2_grpc.BrainServiceStub(self.channel)
@@ -131,11 +115,11 @@ class Game:
         return {"worldName": self.world_name, "slot": SLOT}
 
 
-def _killed_at(brain: Brain) -> str | None:
+def _killed_at(brain: BrainProcess) -> str | None:
     """The step the brain said it was killed at (its last lines may still be on their way)."""
     for _ in range(50):
         try:
-            return str(brain.event("killed_at_step")["what"])
+            return str(event(brain, "killed_at_step")["what"])
         except LookupError:
             time.sleep(0.1)
     return None
@@ -203,7 +187,7 @@ def bench_store(store: str, args: argparse.Namespace, fake_url: str, rng: random
                                        "background_thinking": False, "log_level": "info"}
         if store == "server":
             settings["qdrant_url"] = args.qdrant_url or standin.url  # type: ignore[union-attr]
-        brain = Brain(settings).start()
+        brain = BrainProcess(settings, inherit_env=False, keep_output=True).start()
         try:
             game = Game(brain, town_layout.name, [r.npc_id for r in residents])
             game.call("RegisterWorld", town.grid.world_message(town_layout))
@@ -211,10 +195,10 @@ def bench_store(store: str, args: argparse.Namespace, fake_url: str, rng: random
                 game.call("SpawnNpc", town.settle(r, town_layout.name))
             game.decides(MORNING)
             game.call("SaveWorld", game.slot())
-            steps = {"SaveWorld": int(brain.event("world_saved")["steps"])}
+            steps = {"SaveWorld": int(event(brain, "world_saved")["steps"])}
             saved = game.minds()
             game.call("LoadWorld", game.slot())
-            steps["LoadWorld"] = int(brain.event("world_loaded")["steps"])
+            steps["LoadWorld"] = int(event(brain, "world_loaded")["steps"])
             slot_file = SaveFiles(Path(data) / "saves").path(game.world_name, SLOT)
             points = [{"n": i + 1, "rpc": rpc, "step": rng.randint(1, steps[rpc]),
                        "delay_ms": round(rng.uniform(0, DELAY_MS), 1) if i % 2 else 0.0}

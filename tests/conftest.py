@@ -79,17 +79,7 @@ class BrainProcess(SimBrainProcess):
     read it), and able to crash and come back."""
 
     def __init__(self, settings: Mapping[str, object]) -> None:
-        super().__init__(settings, inherit_env=False)
-        self.output: list[str] = []
-
-    def on_line(self, line: str) -> None:
-        super().on_line(line)
-        self.output.append(line)
-
-    def restart(self) -> BrainProcess:
-        self.kill()
-        self.output.clear()
-        return super().restart()
+        super().__init__(settings, inherit_env=False, keep_output=True)
 
 
 @pytest.fixture
