@@ -37,7 +37,7 @@ JOURNAL = ".loading"  # under the saves' root: the worlds being loaded, as they 
 
 
 class Steps:
-    """The steps of SaveWorld and LoadWorld (each NPC read, the body encoded, each file written,
+    """The steps of SaveWorld, LoadWorld and ImportWorld (each NPC read, each file written aside,
     renamed and its folder fsynced, each NPC forgotten and written back, the world, the journal
     gone), counted from the brain's start. Started with KILL_ENV=N the brain SIGKILLs itself
     right after the Nth, or MS milliseconds later (N+MS, while the work goes on: inside the next

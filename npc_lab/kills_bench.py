@@ -181,7 +181,8 @@ def bench_store(store: str, args: argparse.Namespace, fake_url: str, rng: random
     town_layout, residents, _ = load_all("valentines_party")
     residents = residents[:NPCS]
     town = Town(layout(town_layout))
-    with tempfile.TemporaryDirectory(prefix="kills-bench-") as data:
+    # (its files cleaned up as far as they can be: a stopped store's process may still be closing them)
+    with tempfile.TemporaryDirectory(prefix="kills-bench-", ignore_cleanup_errors=True) as data:
         standin = StandIn().start() if store == "server" and not args.qdrant_url else None
         settings: dict[str, object] = {"llm_base_url": fake_url, "llm_model": "fake-model", "data_dir": data,
                                        "background_thinking": False, "log_level": "info"}
