@@ -518,6 +518,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stores", nargs="+", choices=("embedded", "server"), default=["embedded", "server"],
                         help="kills: the embedded engine, a Qdrant server (default both)")
     parser.add_argument("--seed", type=int, default=43, help="kills: the draw of the kill points")
+    parser.add_argument("--rpcs", nargs="+", choices=("LoadWorld", "SaveWorld"), default=["LoadWorld", "SaveWorld"],
+                        help="kills: the RPCs killed (default both)")
     parser.add_argument("--qdrant-url", help="kills: a real Qdrant server instead of the REST stand-in")
 
 

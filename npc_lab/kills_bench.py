@@ -160,7 +160,7 @@ def _kill_point(game: Game, rpc: str, point: dict[str, Any], saved: dict[str, li
     brain.env.pop(KILL_ENV, None)
     if point.get("next"):
         brain.env[KILL_ENV] = point.pop("next")
-    brain.restart()
+    brain.restart(same_ports=False)  # (another process may have taken its ports meanwhile)
     game.reconnect()
     now = game.minds()
     if rpc == "LoadWorld":
@@ -203,11 +203,11 @@ def bench_store(store: str, args: argparse.Namespace, fake_url: str, rng: random
             slot_file = SaveFiles(Path(data) / "saves").path(game.world_name, SLOT)
             points = [{"n": i + 1, "rpc": rpc, "step": rng.randint(1, steps[rpc]),
                        "delay_ms": round(rng.uniform(0, DELAY_MS), 1) if i % 2 else 0.0}
-                      for rpc in RPCS for i in range(args.points)]
+                      for rpc in RPCS if rpc in args.rpcs for i in range(args.points)]
             for point, following in zip(points, [*points[1:], None], strict=True):
                 point["next"] = f"{following['step']}+{following['delay_ms']}" if following else None
             brain.env[KILL_ENV] = f"{points[0]['step']}+{points[0]['delay_ms']}"
-            brain.restart()
+            brain.restart(same_ports=False)
             game.reconnect()
             done = []
             for point in points:

@@ -105,7 +105,7 @@ def test_sigkill_during_saves_and_loads_leaves_the_old_or_the_new(store: str, tm
     Decide."""
     points = 2
     result = kills_bench.bench_kills(argparse.Namespace(points=points, stores=[store], seed=43, qdrant_url=None,
-                                                        out=tmp_path))
+                                                        rpcs=["LoadWorld", "SaveWorld"], out=tmp_path))
     assert [(r["store"], r["rpc"]) for r in result["rows"]] == [(store, "LoadWorld"), (store, "SaveWorld")]
     for row in result["rows"]:
         assert row["killed"] == row["points"] == points, row  # every kill landed at its step

@@ -119,13 +119,13 @@ class BrainProcess(ChildProcess):
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
 
-    def restart(self) -> Self:
+    def restart(self, *, same_ports: bool = True) -> Self:
         """SIGKILL (unless it is gone already), then start again on the same ports, as a supervisor
-        would (clients reconnect)."""
+        would (clients reconnect), or on free ones (a busy machine may have given the old ones away)."""
         self.kill()
         self.output.clear()
-        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1]
-        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1]
+        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1] if same_ports else "0"
+        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1] if same_ports else "0"
         return self.start()
 
     def rss_bytes(self) -> int:
