@@ -5,12 +5,16 @@ and macOS file systems take them for one). `saves.py` makes and reads the bodies
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 import json
 import os
 from pathlib import Path
+import signal
+import sys
 import tempfile
+import threading
 import time
 from typing import Any
 from urllib.parse import quote
@@ -25,10 +29,45 @@ FORMAT = 1
 SUFFIX = ".npcsave"
 MAX_SLOTS = 64  # per world
 MAX_SAVE_BYTES = 1 << 30
-PAUSE_ENV = "NPC_BRAIN_TEST_SAVE_PAUSE_S"  # tests only: a pause before the rename (a kill mid-save)
+PAUSE_ENV = "NPC_BRAIN_TEST_SAVE_PAUSE_S"  # tests only: a pause before the rename (saves that overlap)
+KILL_ENV = "NPC_BRAIN_TEST_KILL_AT_STEP"  # tests and `npc-lab bench kills` only: "N" or "N+MS" (Steps)
 EXPORT_PAGE = 1 << 20  # bytes of a slot per ExportWorld answer: under gRPC's 4 MiB message, base64 in JSON
 IMPORT = ".import"  # a slot being imported, page by page: DATA_DIR/saves/<world>/.<slot>.npcsave.import
 JOURNAL = ".loading"  # under the saves' root: the worlds being loaded, as they will be
+
+
+class Steps:
+    """The steps of SaveWorld, LoadWorld and ImportWorld (each NPC read, each file written aside,
+    renamed and its folder fsynced, each NPC forgotten and written back, the world, the journal
+    gone), counted from the brain's start. Started with KILL_ENV=N the brain SIGKILLs itself
+    right after the Nth, or MS milliseconds later (N+MS, while the work goes on: inside the next
+    write): `npc-lab bench kills` places its kills by counted events, not by a clock."""
+
+    def __init__(self, kill_at: str = "") -> None:
+        step, _, delay_ms = kill_at.partition("+")
+        self.kill_at, self.delay_s = int(step or 0), float(delay_ms or 0) / 1000
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, what: str) -> None:
+        with self._lock:
+            self.count += 1
+            if self.count != self.kill_at:
+                return
+        log.warning("killed_at_step", step=self.kill_at, what=what, delay_ms=round(self.delay_s * 1000, 1))
+        sys.stderr.flush()
+        if self.delay_s:
+            threading.Timer(self.delay_s, _kill).start()
+        else:
+            _kill()
+
+
+def _kill() -> None:
+    os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))  # no SIGKILL on Windows
+
+
+def no_steps(what: str) -> None:
+    """Steps not counted (a load finished at start: `Saves.recover`)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +90,7 @@ class SaveFiles:
         self.max_slots = max_slots
         self.max_bytes = max_bytes
         self.pause_s = float(os.environ.get(PAUSE_ENV, "0") or 0)
+        self.steps = Steps(os.environ.get(KILL_ENV, ""))
 
     def folder(self, world_name: str) -> Path:
         return self.root / quote(world_name, safe="")  # a world's name may hold '/', '.', spaces
@@ -72,7 +112,7 @@ class SaveFiles:
             if len(self.slots(info.world_name)) >= self.max_slots:
                 raise BrainError(Status.RESOURCE_EXHAUSTED, f"world {shown(info.world_name)} has {self.max_slots} "
                                  "saves, the most it may keep: delete one (DeleteSave) or save over one")
-        replace_file(folder, target, header + b"\n" + body + b"\n", self.pause_s)
+        replace_file(folder, target, header + b"\n" + body + b"\n", self.steps, self.pause_s)
         return SaveInfo(**{**info.__dict__, "size_bytes": size})
 
     @staticmethod
@@ -91,15 +131,16 @@ class SaveFiles:
         folder = self.root / JOURNAL
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{quote(world_name, safe='')}{SUFFIX}"
-        replace_file(folder, target, json.dumps(header_of(info)).encode() + b"\n" + body + b"\n", 0)
+        replace_file(folder, target, json.dumps(header_of(info)).encode() + b"\n" + body + b"\n", self.steps)
         return target
 
     @staticmethod
-    def finished(journal: Path) -> None:
+    def finished(journal: Path, step: Callable[[str], None] = no_steps) -> None:
         """The load is whole: its journal goes, on the disk too (applied again after a power cut,
         it would undo what was played since)."""
         journal.unlink(missing_ok=True)
         _fsync_folder(journal.parent)
+        step("journal removed")
 
     def journals(self) -> list[Path]:
         """Loads a brain was killed in (`Saves.recover` finishes them)."""
@@ -191,7 +232,7 @@ def read_slot(path: Path, size: int) -> tuple[SaveInfo, dict[str, Any]]:
     return info_of(json.loads(header), size), json.loads(body)
 
 
-def replace_file(folder: Path, target: Path, data: bytes, pause_s: float) -> None:
+def replace_file(folder: Path, target: Path, data: bytes, step: Callable[[str], None], pause_s: float = 0) -> None:
     """`target` holds `data` whole or is left as it was: written to a temporary file of its own
     (saves of one slot at once never share one), fsynced, renamed over it, the folder fsynced."""
     fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.stem}.", suffix=".tmp")
@@ -201,12 +242,15 @@ def replace_file(folder: Path, target: Path, data: bytes, pause_s: float) -> Non
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
+        step(f"{target.name} written aside")
         if pause_s:
             time.sleep(pause_s)
         os.replace(temporary, target)
+        step(f"{target.name} renamed")
     finally:
         temporary.unlink(missing_ok=True)
     _fsync_folder(folder)
+    step(f"{target.parent.name}/ synced")
 
 
 def header_of(info: SaveInfo) -> dict[str, Any]:

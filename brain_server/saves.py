@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 import json
-import os
 import struct
 import time
 from typing import Any
@@ -41,12 +41,11 @@ from brain_server.llm.embeddings import Embedder
 from brain_server.memory import MemoryNode
 from brain_server.npc import NpcState
 from brain_server.records import Records
-from brain_server.save_files import SUFFIX, SaveFiles, SaveInfo, damaged, info_of, read_slot  # noqa: F401 - SUFFIX
+from brain_server.save_files import SUFFIX, SaveFiles, SaveInfo, damaged, info_of, no_steps, read_slot  # noqa: F401 - SUFFIX
 from brain_server.validation import shown
 from brain_server.world import World
 
 log = structlog.get_logger(__name__)
-LOAD_PAUSE_ENV = "NPC_BRAIN_TEST_LOAD_PAUSE_S"  # tests only: a pause per NPC applied (a kill mid-load)
 EMBED_BATCH = 256  # memories embedded again per call when a slot's vectors have another size
 Dump = tuple[list[MemoryNode], list[list[float]]]  # an NPC's memories and their embeddings
 Saved = tuple[NpcState, list[MemoryNode], list[list[float]]]  # an NPC as a slot holds it
@@ -61,7 +60,7 @@ class Saves:
         self.store = records.store
         self.mind = mind
         self.embedder = embedder
-        self.load_pause_s = float(os.environ.get(LOAD_PAUSE_ENV, "0") or 0)
+        self.step = files.steps
 
     def _writing(self, world_name: str) -> asyncio.Lock:
         """One save of a world written at a time, in the order they began (not the world's lock:
@@ -72,6 +71,7 @@ class Saves:
         """Every NPC of the world read under its lock (all of them held: one instant of the
         world), once what the Decides answered before saw is stored, then written to the slot."""
         async with self._writing(world_name):
+            began = self.step.count
             await self.mind.stored()
             async with self.records.world_lock(world_name):
                 world = await self.records.world(world_name)
@@ -80,13 +80,17 @@ class Saves:
                     for npc in sorted(npcs, key=lambda n: n.npc_id):  # in id order, as conversations take two
                         await held.enter_async_context(self.records.lock(npc.npc_id))
                     npcs = await self.records.world_npcs(world_name)  # as they are, now that nobody changes them
-                    dumps = [await asyncio.to_thread(self.store.dump, npc.npc_id) for npc in npcs]
+                    dumps = []
+                    for npc in npcs:
+                        dumps.append(await asyncio.to_thread(self.store.dump, npc.npc_id))
+                        self.step(f"read {npc.npc_id}")
             info = SaveInfo(world_name=world_name, slot=slot, game_time=game_time, saved_at=datetime.now(UTC),
                             npc_count=len(npcs), memory_count=sum(len(nodes) for nodes, _ in dumps))
             # Encoded off the mind's loop: ~0.5 s for a 25-NPC town's day, which Decides would wait out.
             info = await asyncio.to_thread(lambda: self.files.write(info, _encoded(world, npcs, dumps)))
+            steps = self.step.count - began
         log.info("world_saved", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count,
-                 bytes=info.size_bytes)
+                 bytes=info.size_bytes, steps=steps)
         return info
 
     async def load(self, world_name: str, slot: str) -> SaveInfo:
@@ -101,13 +105,15 @@ class Saves:
         await self._check_homes(slot, world_name, saved)
         saved, reembedded = await self._fitted(slot, saved)
         async with self._writing(world_name), self.records.world_lock(world_name):
+            began = self.step.count
             await self._check_homes(slot, world_name, saved)  # again: an NPC may have spawned meanwhile
             journal = await asyncio.to_thread(
                 lambda: self.files.journal(world_name, info, _encoded(world, *_columns(saved))))
-            await self._apply(world, saved)
-            await asyncio.to_thread(self.files.finished, journal)
+            await self._apply(world, saved, self.step)
+            await asyncio.to_thread(self.files.finished, journal, self.step)
+            steps = self.step.count - began
         log.info("world_loaded", world=world_name, slot=slot, npcs=info.npc_count, memories=info.memory_count,
-                 reembedded=reembedded)
+                 reembedded=reembedded, steps=steps)
         return SaveInfo(**{**info.__dict__, "reembedded": reembedded})
 
     async def export_page(self, world_name: str, slot: str, offset: int) -> tuple[SaveInfo, bytes]:
@@ -152,7 +158,7 @@ class Saves:
                 self.files.finished(journal)
                 continue
             async with self.records.world_lock(world.name):
-                await self._apply(world, saved)
+                await self._apply(world, saved, no_steps)
             await asyncio.to_thread(self.files.finished, journal)
             log.warning("world_load_finished", world=world.name, slot=info.slot, npcs=info.npc_count,
                         reason="the brain stopped during the load")
@@ -185,7 +191,7 @@ class Saves:
             at += len(memories)
         return fitted, len(nodes)
 
-    async def _apply(self, world: World, saved: list[Saved]) -> None:
+    async def _apply(self, world: World, saved: list[Saved], step: Callable[[str], None]) -> None:
         """The world's NPCs' thinking and conversations ended, its NPCs now and those of the slot
         forgotten, the saved ones written (idempotent: `recover` applies a journal again). The
         caller holds the world's lock."""
@@ -199,14 +205,16 @@ class Saves:
                 await held.enter_async_context(self.records.lock(npc_id))
             for npc in gone.values():
                 await self.records.forget(npc)
+                step(f"forgot {npc.npc_id}")
             for npc, nodes, vectors in saved:
-                if self.load_pause_s:
-                    await asyncio.sleep(self.load_pause_s)
                 await asyncio.to_thread(self.store.add, nodes, vectors)
+                step(f"memories of {npc.npc_id}")
                 npc.revision = max(npc.revision, revisions.get(npc.npc_id, 0))  # replicas see a newer one
                 await self.records.save(npc, wait=True)
+                step(f"record of {npc.npc_id}")
                 self.mind.spawned(npc)
             await self.records.put_world(world)
+            step("world")
 
 
 def _columns(saved: list[Saved]) -> tuple[list[NpcState], list[Dump]]:

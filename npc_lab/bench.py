@@ -17,6 +17,9 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
              Decide and Talk latency, provisional time, the LLM queues
 - embedded:  the embedded SmolLM2's valid answers, latency and tokens per prompt purpose
              (npc_lab/embedded_bench.py)
+- kills:     SIGKILL at --points random steps of SaveWorld and of LoadWorld, on the embedded store
+             and a Qdrant server (the stand-in): afterwards the old world or the new one, the
+             slot's old file or a whole new one (npc_lab/kills_bench.py; docs/reliability.md)
 - timers:    the brain's own waits against what each is meant to be: a busy loop counted as
              strained, deferrable work spaced out, a Retry-After, the store's sync window
              (npc_lab/timers_bench.py; the tests check them on clocks they move)
@@ -44,7 +47,7 @@ from brain_server.vitals import percentile
 from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "timers")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "timers", "kills")
 
 
 def machine() -> str:
@@ -474,6 +477,12 @@ def bench_timers(args: argparse.Namespace) -> dict[str, Any]:
     return timers_bench.bench_timers(args)
 
 
+def bench_kills(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import kills_bench
+
+    return kills_bench.bench_kills(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-lab bench")
     add_arguments(parser)
@@ -505,6 +514,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
     parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
+    parser.add_argument("--points", type=int, default=20, help="kills: kill points per store and RPC")
+    parser.add_argument("--stores", nargs="+", choices=("embedded", "server"), default=["embedded", "server"],
+                        help="kills: the embedded engine, a Qdrant server (default both)")
+    parser.add_argument("--seed", type=int, default=43, help="kills: the draw of the kill points")
+    parser.add_argument("--rpcs", nargs="+", choices=("LoadWorld", "SaveWorld"), default=["LoadWorld", "SaveWorld"],
+                        help="kills: the RPCs killed (default both)")
+    parser.add_argument("--qdrant-url", help="kills: a real Qdrant server instead of the REST stand-in")
 
 
 def _view_mode(value: str) -> str:
@@ -520,7 +536,7 @@ def run(args: argparse.Namespace) -> None:
         args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
              "embed": bench_embed, "realtime": bench_realtime, "embedded": bench_embedded,
-             "timers": bench_timers}[args.name]
+             "timers": bench_timers, "kills": bench_kills}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"
     path.write_text(json.dumps(result, indent=1, default=str))

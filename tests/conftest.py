@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
-import signal
 from typing import Any
 
 import pytest
@@ -83,30 +82,11 @@ class BrainProcess(SimBrainProcess):
     (tests/zygote.py: a brain's start took half the CPU again without it)."""
 
     def __init__(self, settings: Mapping[str, object]) -> None:
-        super().__init__(settings, inherit_env=False)
-        self.output: list[str] = []
+        super().__init__(settings, inherit_env=False, keep_output=True)
 
     def spawn(self) -> Any:
         module, *args = self.command[2:]  # [python, "-m", "brain_server.cli", "serve"]
         return ZYGOTE.fork(module, args, self.env, self.cwd)
-
-    def on_line(self, line: str) -> None:
-        super().on_line(line)
-        self.output.append(line)
-
-    def kill(self) -> None:
-        """SIGKILL: no chance to flush or close anything."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def restart(self) -> BrainProcess:
-        """SIGKILL, then start again on the same ports, as a supervisor would (clients reconnect)."""
-        self.kill()
-        self.output.clear()
-        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1]
-        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1]
-        return self.start()
 
 
 @pytest.fixture

@@ -120,3 +120,85 @@ def test_an_edited_npc_keeps_acting_and_a_save_loads_with_the_clock(brain_factor
 def _index(events: list[dict], name: str) -> int:
     """The index of the first event called `name`, or len(events)."""
     return next((i for i, e in enumerate(events) if e["event"] == name), len(events))
+
+
+# The host game's NPC body for the minds in the game's own file: once the NPC has decided, it is
+# whispered a codeword, the game saves with `file_path` (`?save-file=`), then forgets the brain's
+# side (the slot deleted, the NPC reset), loads from the file and lists the NPC's memories; last it
+# tries a damaged file, which the brain refuses.
+_FILE_BODY = '''extends Node2D
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.decided.connect(_minds_through_a_file, CONNECT_ONE_SHOT)
+
+
+func _memories() -> Array:
+	var reply: NpcBrainReply = await NpcBrain.call_rpc("ListMemories",
+			{"npcId": "nora", "limit": 1000})
+	return reply.data.get("memories", []).map(
+			func(m: Dictionary) -> String: return m["description"])
+
+
+func _minds_through_a_file(_decision: NpcBrainDecision) -> void:
+	var path := NpcBrainLaunchArgs.get_value("save-file")
+	await NpcBrain.call_rpc("Whisper", {"npcId": "nora", "text": "The key is under the blue stone.",
+			"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()})
+	var saved: NpcBrainReply = await NpcBrain.save_game("filed", null, path)
+	var save: Dictionary = saved.data.get("save", {})
+	var file_bytes := FileAccess.get_file_as_bytes(path).size()
+	var ints := [typeof(save.get("npcCount")), typeof(save.get("memoryCount")),
+			typeof(save.get("sizeBytes"))]
+	var deleted: NpcBrainReply = await NpcBrain.delete_save("filed")
+	await NpcBrain.call_rpc("ResetNpc", {"npcId": "nora"})
+	var reset := await _memories()
+	var loaded: NpcBrainReply = await NpcBrain.load_game("filed", null, path)
+	var back := await _memories()
+	var listed: NpcBrainReply = await NpcBrain.list_saves()
+	var bad := FileAccess.open("user://minds/bad.npcsave", FileAccess.WRITE)
+	bad.store_string("not a save")
+	bad.close()
+	var refused: NpcBrainReply = await NpcBrain.load_game("other", null, "user://minds/bad.npcsave")
+	var after_refused := await _memories()
+	var saves: Array = listed.data.get("saves", [])
+	print("NPCBRAIN " + JSON.stringify({"event": "minds_in_a_file", "saved": saved.ok, "save": save,
+			"file_bytes": file_bytes, "int_types": ints == [TYPE_INT, TYPE_INT, TYPE_INT],
+			"deleted": deleted.data.get("deleted", false), "reset": reset, "loaded": loaded.ok,
+			"back": back, "listed": saves.map(func(s: Dictionary) -> String: return s["slot"]),
+			"list_ints": saves.all(func(s: Dictionary) -> bool: return typeof(s["sizeBytes"]) == TYPE_INT),
+			"refused": refused.code, "after_refused": after_refused}))
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_save_game_writes_the_minds_into_the_games_own_file(brain_factory, tmp_path: Path) -> None:
+    """`save_game(slot, null, "user://minds/save_1.npcsave")` writes the NPC minds into the game's
+    file (ExportWorld); with the brain's slot deleted and Nora reset, `load_game` with that path
+    brings her memories back (ImportWorld, then LoadWorld), the codeword whispered before the save
+    included. The save's counts reach the game as ints, and a damaged file is refused
+    (failed_precondition) with the world as it was."""
+    _needs_browser()
+    project = godot_web.make_host_project(tmp_path / "game")
+    (project / "bot.gd").write_text(_FILE_BODY)
+    _game(project, "kind")
+    brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
+    url = f"{brain.http_url}/?time-scale=600&npc-brain-log=events&save-file=user://minds/save_1.npcsave"
+    with godot_web.HeadlessGame(url) as game:
+        done = game.wait_for(lambda e: e["event"] == "minds_in_a_file", timeout_s=60)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "godot-save-file-console.log").write_text("\n".join(game.lines) + "\n")
+    assert done, "\n".join(game.lines[-40:])
+    save = done["save"]
+    assert done["saved"] and done["file_bytes"] == save["sizeBytes"] > 0 and save["npcCount"] == 1, done
+    assert done["int_types"] and done["list_ints"], "npcCount, memoryCount and sizeBytes reach the game as ints"
+    assert done["deleted"] and not any("blue stone" in m for m in done["reset"]), done
+    assert done["loaded"] and any("blue stone" in m for m in done["back"]), done
+    assert len(done["back"]) >= save["memoryCount"] > 0, "every saved memory is back (and what came since)"
+    assert done["listed"] == ["filed"], "the file came back as the slot it was loaded from"
+    assert done["refused"] == "failed_precondition" and set(done["back"]) <= set(done["after_refused"]), done
+    errors = [e for e in game.events if e["event"] == "brain_error"]
+    assert [e["method"] for e in errors] == ["ImportWorld"], errors
+    assert not [p for p in godot_web.engine_problems(game.lines) if "ImportWorld" not in p], game.lines

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import os
 from pathlib import Path
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -90,22 +91,46 @@ class BrainProcess(ChildProcess):
     """Starts the brain with the caller's NPC_BRAIN_* environment (unless `inherit_env` is off) plus
     `settings`; its output goes to `log_path`, if given, and through `on_line`. `grpc_target` and
     `http_url` are set once it prints its ready line. `command` runs another installation of the
-    brain (an installed `npc-brain serve`), from `cwd`."""
+    brain (an installed `npc-brain serve`), from `cwd`. With `keep_output`, every line it printed
+    since it last started is in `output` (tests and the kills bench read its events there)."""
 
     READY = READY
     WHAT = "the brain"
 
     def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
-                 inherit_env: bool = True, command: list[str] | None = None, cwd: Path = ROOT) -> None:
+                 inherit_env: bool = True, command: list[str] | None = None, cwd: Path = ROOT,
+                 keep_output: bool = False) -> None:
         env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
         env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
         env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
         super().__init__(command or [sys.executable, "-m", "brain_server.cli", "serve"], env, log_path, cwd=cwd)
         self.grpc_target = ""
         self.http_url = ""
+        self.keep_output = keep_output
+        self.output: list[str] = []
+
+    def on_line(self, line: str) -> None:
+        super().on_line(line)
+        if self.keep_output:
+            self.output.append(line)
 
     def on_ready(self, match: re.Match[str]) -> None:
         self.grpc_target, self.http_url = match.group(1), match.group(2)
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or close anything."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def restart(self, *, same_ports: bool = True) -> Self:
+        """SIGKILL (unless it is gone already), then start again on the same ports, as a supervisor
+        would (clients reconnect), or on free ones (a busy machine may have given the old ones away)."""
+        self.kill()
+        self.output.clear()
+        self.env["NPC_BRAIN_GRPC_PORT"] = self.grpc_target.rsplit(":", 1)[1] if same_ports else "0"
+        self.env["NPC_BRAIN_HTTP_PORT"] = self.http_url.rsplit(":", 1)[1] if same_ports else "0"
+        return self.start()
 
     def rss_bytes(self) -> int:
         """Resident memory of the brain process (Linux)."""

@@ -56,6 +56,8 @@ const SERVICE_PATH := "/npc_brain.v1.BrainService/"
 const AUTOLOAD := "NpcBrain"
 const DEFAULT_URL := "http://127.0.0.1:8080"
 const WORLD_LANE := "world"
+## Bytes of a save file sent per ImportWorld (as ExportWorld pages them: 1 MiB, base64 in JSON).
+const EXPORT_PAGE_BYTES := 1 << 20
 ## Error answers in a row (internal, unknown, data loss) after which the brain is FAILING.
 const FAILING_AFTER_ERRORS := 3
 ## Connect codes of a brain failing inside (answered, but could not do the work).
@@ -185,25 +187,41 @@ func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 
 ## Saves the brain's state of `world` (the scene's first NpcBrainWorld by default) with the game
 ## clock under `slot` (1-64 letters, digits, `_` or `-`; an existing slot is replaced).
-## `reply.data["save"]`: slot, gameTime, savedAt, npcCount, memoryCount, sizeBytes.
-func save_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
+## With `file_path` (e.g. "user://save_1.npcsave") the NPC minds also go into that file of the
+## game's, page by page (ExportWorld), written aside and renamed over it when whole, so they travel
+## with the game's own saves (Steam Cloud...); `load_game(slot, world, file_path)` brings them back.
+## `reply.data["save"]`: slot, gameTime, savedAt, and npcCount, memoryCount, sizeBytes as ints.
+func save_game(slot: String, world: NpcBrainWorld = null, file_path := "") -> NpcBrainReply:
 	var world_name := _world_name(world)
 	var reply := await call_rpc("SaveWorld", {"worldName": world_name, "slot": slot,
 			"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, WORLD_LANE)
+	if reply.ok and file_path != "":
+		var exported := await _export_slot(world_name, slot, file_path)
+		if not exported.ok:
+			return exported
 	if reply.ok:
-		var save: Dictionary = reply.data.get("save", {})
-		NpcBrainLog.record("game_saved", {"world": world_name, "slot": slot, "save": save})
+		var save := _save_info(reply.data.get("save", {}))
+		reply.data["save"] = save
+		NpcBrainLog.record("game_saved",
+				{"world": world_name, "slot": slot, "save": save, "file": file_path})
 		game_saved.emit(slot, save)
 	return reply
 
 
 ## Loads `slot` into the brain and sets the game clock to its save's time. Agents stop calling
 ## first (their calls under way finish), then drop their actions and spawn and decide again.
-## Nothing changes when the brain refuses (e.g. `not_found`: no such slot).
-func load_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
+## With `file_path`, the minds `save_game` wrote there are first sent back to the brain as `slot`
+## (ImportWorld, page by page, checked whole before the slot is written). Nothing changes when
+## the brain refuses (e.g. `not_found`: no such slot; `failed_precondition`: a damaged file).
+func load_game(slot: String, world: NpcBrainWorld = null, file_path := "") -> NpcBrainReply:
 	if _loading:
 		return NpcBrainReply.failure("aborted", "LoadWorld: a load is already under way")
 	var world_name := _world_name(world)
+	if file_path != "":
+		var imported := await _import_slot(world_name, slot, file_path)
+		if not imported.ok:
+			game_load_failed.emit(slot, NpcBrainError.from_reply("ImportWorld", imported, ""))
+			return imported
 	_loading = true
 	game_loading.emit(slot)
 	await _agents_idle()
@@ -212,7 +230,8 @@ func load_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
 		_loading = false
 		game_load_failed.emit(slot, NpcBrainError.from_reply("LoadWorld", reply, ""))
 		return reply
-	var save: Dictionary = reply.data.get("save", {})
+	var save := _save_info(reply.data.get("save", {}))
+	reply.data["save"] = save
 	var clock := NpcBrainGameClock.get_instance()
 	var clock_was := clock.now_rfc3339()
 	var game_time := NpcBrainTime.parse_rfc3339(str(save.get("gameTime", "")))
@@ -227,7 +246,84 @@ func load_game(slot: String, world: NpcBrainWorld = null) -> NpcBrainReply:
 
 ## The world's save slots, the most recent first: `reply.data["saves"]` (each as in save_game).
 func list_saves(world: NpcBrainWorld = null) -> NpcBrainReply:
-	return await call_rpc("ListSaves", {"worldName": _world_name(world)}, WORLD_LANE)
+	var reply := await call_rpc("ListSaves", {"worldName": _world_name(world)}, WORLD_LANE)
+	if reply.ok:
+		var saves: Array = []
+		for save: Dictionary in reply.data.get("saves", []):
+			saves.append(_save_info(save))
+		reply.data["saves"] = saves
+	return reply
+
+
+# A SaveInfo as the game reads it: proto JSON writes int64 as strings, Godot's JSON every number
+# as a float, and leaves out zeros.
+static func _save_info(save: Dictionary) -> Dictionary:
+	for key: String in ["npcCount", "memoryCount", "sizeBytes"]:
+		save[key] = int(save.get(key, 0))
+	return save
+
+
+# The slot's bytes, page by page (ExportWorld), into `file_path`: written to a file beside it and
+# renamed over it when whole, so a game stopped meanwhile keeps the file's previous minds.
+func _export_slot(world_name: String, slot: String, file_path: String) -> NpcBrainReply:
+	var part := file_path + ".part"
+	DirAccess.make_dir_recursive_absolute(file_path.get_base_dir())
+	var file := FileAccess.open(part, FileAccess.WRITE)
+	if file == null:
+		return NpcBrainReply.failure("internal", "ExportWorld: cannot write %s (%s)"
+				% [part, error_string(FileAccess.get_open_error())])
+	var offset := 0
+	var saved_at := ""
+	var reply: NpcBrainReply
+	while true:
+		var request := {"worldName": world_name, "slot": slot, "offset": str(offset)}
+		reply = await call_rpc("ExportWorld", request, WORLD_LANE)
+		var page_saved_at := str(reply.data.get("save", {}).get("savedAt", "")) if reply.ok else ""
+		if reply.ok and saved_at != "" and page_saved_at != saved_at:
+			reply = NpcBrainReply.failure("aborted", "ExportWorld: slot %s was saved over meanwhile" % slot)
+		if not reply.ok:
+			break
+		saved_at = page_saved_at
+		var data := Marshalls.base64_to_raw(str(reply.data.get("data", "")))
+		file.store_buffer(data)
+		offset += data.size()
+		if reply.data.get("done", false):
+			break
+		if data.is_empty():
+			reply = NpcBrainReply.failure("data_loss",
+					"ExportWorld: an empty page at %d before the end" % offset)
+			break
+	file.close()
+	if reply.ok:
+		DirAccess.remove_absolute(file_path)  # (Windows renames over nothing)
+		var renamed := DirAccess.rename_absolute(part, file_path)
+		if renamed != OK:
+			reply = NpcBrainReply.failure("internal", "ExportWorld: cannot write %s (%s)"
+					% [file_path, error_string(renamed)])
+	if not reply.ok:
+		DirAccess.remove_absolute(part)
+	return reply
+
+
+# `file_path`'s bytes (a slot `_export_slot` wrote) back to the brain as `slot`, page by page.
+func _import_slot(world_name: String, slot: String, file_path: String) -> NpcBrainReply:
+	var file := FileAccess.open(file_path, FileAccess.READ)
+	if file == null:
+		return NpcBrainReply.failure("not_found", "ImportWorld: cannot read %s (%s)"
+				% [file_path, error_string(FileAccess.get_open_error())])
+	var total := file.get_length()
+	var reply := NpcBrainReply.failure("failed_precondition", "ImportWorld: %s is empty" % file_path)
+	var offset := 0
+	while offset < total:
+		var data := file.get_buffer(EXPORT_PAGE_BYTES)
+		var request := {"worldName": world_name, "slot": slot, "offset": str(offset),
+				"data": Marshalls.raw_to_base64(data), "totalBytes": str(total)}
+		reply = await call_rpc("ImportWorld", request, WORLD_LANE)
+		if not reply.ok or data.is_empty():
+			break
+		offset += data.size()
+	file.close()
+	return reply
 
 
 ## Deletes `slot`; `reply.data["deleted"]` is false when there was no such slot.
