@@ -411,3 +411,13 @@ def test_a_talk_stops_the_npc_faces_it_to_the_player_and_it_walks_on_after(tmp_p
     assert next(e for e in events if e["event"] == "talked")["line"] == "Of course, goodbye.", events
     assert arrived["address"] == "Walk:Home:yard" and arrived["at"] == "Walk:Home:yard", arrived
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+def test_enabling_the_plugin_adds_no_input_actions_to_the_host_project() -> None:
+    """The debug overlay's keys (Space, 1-5, Escape) are its own: it adds its InputMap actions at
+    runtime where it is instanced (test_godot_web's overlay test presses them). The plugin, which
+    writes the host's project.godot when enabled, writes no `input/` setting there."""
+    addon = Path(godot_web.__file__).resolve().parent.parent / "godot_project" / "addons" / "npc_brain"
+    plugin = (addon / "plugin.gd").read_text(encoding="utf-8")
+    assert "_enable_plugin" in plugin and '"input/' not in plugin and "NpcBrainHud.ACTIONS" not in plugin
+    assert "InputMap.add_action" in (addon / "debug" / "npc_brain_hud.gd").read_text(encoding="utf-8")

@@ -1,9 +1,9 @@
 @tool
 extends EditorPlugin
-## Enabling the plugin adds the autoloads (NpcBrain: the client; NpcBrainClock: the game clock),
-## the npc_brain/* project settings with their defaults and hints, and the debug overlay's
-## InputMap actions (npc_brain_pause, ...: remap them in Project Settings > Input Map);
-## disabling it removes the autoloads (settings and actions stay, as the project's own).
+## Enabling the plugin adds the autoloads (NpcBrain: the client; NpcBrainClock: the game clock)
+## and the npc_brain/* project settings with their defaults and hints; disabling it removes the
+## autoloads (the settings stay, as the project's own). It adds no InputMap actions to your
+## game: the debug overlay adds its own at runtime, only where it is instanced.
 
 const AUTOLOADS := {
 	NpcBrainClient.AUTOLOAD: "res://addons/npc_brain/runtime/npc_brain_client.gd",
@@ -16,11 +16,6 @@ func _enable_plugin() -> void:
 		if not ProjectSettings.has_setting("autoload/" + autoload):
 			add_autoload_singleton(autoload, AUTOLOADS[autoload])
 	NpcBrainSettings.register_all()
-	for action: String in NpcBrainHud.ACTIONS:
-		if not ProjectSettings.has_setting("input/" + action):
-			var key := InputEventKey.new()
-			key.keycode = NpcBrainHud.ACTIONS[action]
-			ProjectSettings.set_setting("input/" + action, {"deadzone": 0.5, "events": [key]})
 	ProjectSettings.save()
 
 
