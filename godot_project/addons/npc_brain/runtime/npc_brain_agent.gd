@@ -427,7 +427,6 @@ func _end_hold() -> void:
 		_move_serial += 1
 		_time_arrival(get_tile(), _move_serial)
 		_send_body()
-	_tick()
 
 
 func _hold(speaker: Node) -> void:
