@@ -1,9 +1,9 @@
 @tool
 extends EditorPlugin
-## Enabling the plugin adds the autoloads (NpcBrain: the client; NpcBrainClock: the game clock),
-## the npc_brain/* project settings with their defaults and hints, and the debug overlay's
-## InputMap actions (npc_brain_pause, ...: remap them in Project Settings > Input Map);
-## disabling it removes the autoloads (settings and actions stay, as the project's own).
+## Enabling the plugin adds the autoloads (NpcBrain: the client; NpcBrainClock: the game clock)
+## and the npc_brain/* project settings with their defaults and hints; disabling it removes the
+## autoloads (the settings stay, as the project's own). It adds no InputMap actions to your
+## game: the debug overlay adds its own at runtime, only where it is instanced.
 ## NpcBrainLaunch (the launcher) comes first: it points the client at a brain it starts before the
 ## client reads its URL. The export plugin copies the brain's bundle next to a desktop export.
 
@@ -27,11 +27,6 @@ func _enable_plugin() -> void:
 		if not ProjectSettings.has_setting("autoload/" + autoload):
 			add_autoload_singleton(autoload, AUTOLOADS[autoload])
 	NpcBrainSettings.register_all()
-	for action: String in NpcBrainHud.ACTIONS:
-		if not ProjectSettings.has_setting("input/" + action):
-			var key := InputEventKey.new()
-			key.keycode = NpcBrainHud.ACTIONS[action]
-			ProjectSettings.set_setting("input/" + action, {"deadzone": 0.5, "events": [key]})
 	ProjectSettings.save()
 
 

@@ -26,6 +26,7 @@ func _ready() -> void:
 		return
 	_connect_agent()
 	agent.arrival_timed_out.connect(_stop.unbind(1))
+	agent.talk_held.connect(_stop.unbind(1))  # it walks on with the agent's next move_requested
 	_navigation.navigation_finished.connect(_on_navigation_finished)
 
 

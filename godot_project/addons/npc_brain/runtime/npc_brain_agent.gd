@@ -57,6 +57,12 @@ signal spoke(line: NpcBrainLine)
 ## growing in the bubble; `spoke` follows with the whole line (see `talk`). It may start over,
 ## from "" when the brain takes back a line the model began in its assistant voice.
 signal line_progress(text_so_far: String)
+## The player began talking to this NPC (`talk`): stop its body and turn it toward `speaker` (the
+## node talking, when `talk` was given it) for your animation. It stands until `talk_released`.
+signal talk_held(speaker: Node)
+## The talk is over (the NPC's goodbye, `stop_talking()`, or `talk_hold_s` without a line): the
+## NPC resumes its step (`move_requested` again when it was on its way).
+signal talk_released
 ## The NPC's line answering `speaker_name` ended their conversation (after `spoke`; the line's
 ## `ends_conversation` says so too): close the dialogue box, or let the player walk on.
 signal talk_ended(speaker_name: String)
@@ -72,6 +78,8 @@ signal attention_changed(in_view: bool)
 ## its body is at the target (`requested_verb_target`): do it, then call `report_action_done()`
 ## or `report_action_failed()`. The NPC remembers the answer.
 signal action_requested(verb: String, args: Dictionary)
+## A verb unanswered in `verb_timeout_s`, or before the next: the NPC remembers it not done.
+signal action_timed_out(verb: String)
 
 ## What the brain is told about the player's view of this NPC.
 enum AttentionMode {
@@ -116,6 +124,13 @@ const FIRST_CALLS_PER_S := 100.0
 @export var walk_speed: float = 1.0
 ## Real seconds added to the arrival timeout (turning, waiting for a door, a slow start).
 @export var arrival_grace_s: float = 5.0
+
+## Real seconds the game has to answer a verb (`report_action_done`/`report_action_failed`)
+## before the agent reports it failed itself ("no answer from the game"). 0: wait forever.
+@export var verb_timeout_s: float = 60.0
+
+## Real seconds the NPC waits for the player's next line before it walks on.
+@export var talk_hold_s: float = 20.0
 
 @export_group("Perception")
 ## Other NPCs, visible nodes and busy objects within this many tiles, in its line of sight, are
@@ -201,6 +216,9 @@ var _verb_asked: String = ""
 var _verb_outcomes: Array[Dictionary] = []
 # The player's line being answered (`talk`), until it ends or is stopped.
 var _talk_stream: NpcBrainStream = null
+# Held by a talk (between talk_held and talk_released); each line re-arms the release.
+var _held: bool = false
+var _hold_serial: int = 0
 
 
 func _enter_tree() -> void:
@@ -217,6 +235,17 @@ func _exit_tree() -> void:
 	var client := NpcBrainClient.get_instance()
 	if client != null and client.find_agent(npc_id) == self:
 		client.set_agent(npc_id, null)
+
+
+# Freed (despawned, its scene unloaded): its line to the player stops and its lanes close. The
+# brain keeps the NPC, living on out of view; an agent with its npc_id added later resumes it.
+func _notification(what: int) -> void:
+	if what != NOTIFICATION_PREDELETE or Engine.is_editor_hint():
+		return
+	_cancel_stream()
+	var client := NpcBrainClient.get_instance(true)
+	if client != null and client.find_agent(npc_id) == null:
+		client.release_lanes(npc_id)
 
 
 func _ready() -> void:
@@ -355,9 +384,10 @@ func report_action_failed(reason: String) -> void:
 ## as a line it speaks (also emitted with `spoke`), or null when the call failed or was stopped.
 ## A line that ends the conversation has `ends_conversation` set, and `talk_ended` follows it.
 ## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
-## again while it answers stops the line under way first (`stop_talking`).
-func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
-	stop_talking()
+## again while it answers stops the line under way first. The talk holds the NPC (`talk_held`).
+func talk(text: String, speaker_name: String = "the player", speaker: Node = null) -> NpcBrainLine:
+	_cancel_stream()
+	_hold(speaker)
 	var stream := NpcBrainClient.get_instance().open_stream("TalkStream", {
 		"npcId": npc_id, "speakerName": speaker_name, "text": text,
 		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()})
@@ -368,6 +398,11 @@ func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
 		_talk_stream = null
 	if reply.code == "canceled":
 		return null
+	_hold_serial += 1
+	var serial := _hold_serial
+	_wake_in(talk_hold_s, func() -> void:
+		if _held and _hold_serial == serial:
+			_end_hold())
 	if not reply.ok:
 		failed.emit(NpcBrainError.from_reply("TalkStream", reply, npc_id))
 		return null
@@ -377,13 +412,40 @@ func talk(text: String, speaker_name: String = "the player") -> NpcBrainLine:
 	spoke.emit(line)
 	if line.ends_conversation:
 		talk_ended.emit(speaker_name)
+		_end_hold()
 	return line
 
 
-## Stops the line the NPC is answering the player with (the player walked off, or interrupts):
-## the brain stops the model, and the NPC remembers the player's words and its own as far as
-## they were written. `talk` returns null for it; nothing more is emitted.
+# The NPC walks on (its goodbye, `stop_talking`, `talk_hold_s` after its latest line).
+func _end_hold() -> void:
+	if not _held:
+		return
+	_held = false
+	NpcBrainLog.record("talk_released", {"npc": npc_id, "moving": _moving})
+	talk_released.emit()
+	if _moving:  # on its way when the player stopped it: on again
+		_move_serial += 1
+		_time_arrival(get_tile(), _move_serial)
+		_send_body()
+
+
+func _hold(speaker: Node) -> void:
+	_hold_serial += 1  # no release while a line is under way
+	if not _held:
+		_held = true
+		NpcBrainLog.record("talk_held", {"npc": npc_id, "moving": _moving})
+		talk_held.emit(speaker)
+
+
+## The player is done (closed the dialogue, walked off): stops the line the NPC is answering
+## with, if any (the brain stops the model; the NPC remembers both lines as far as written;
+## `talk` returns null for it), and the NPC walks on (`talk_released`).
 func stop_talking() -> void:
+	_cancel_stream()
+	_end_hold()
+
+
+func _cancel_stream() -> void:
 	if _talk_stream != null:
 		var stream := _talk_stream
 		_talk_stream = null
@@ -399,7 +461,8 @@ func is_talking() -> bool:
 func interview(question: String) -> String:
 	var reply := await NpcBrainClient.get_instance().call_rpc("Interview", {
 		"npcId": npc_id, "question": question,
-		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()},
+		npc_id + NpcBrainClient.PLAYER_LANE_SUFFIX)
 	if not reply.ok:
 		failed.emit(NpcBrainError.from_reply("Interview", reply, npc_id))
 	return str(reply.data.get("answer", ""))
@@ -409,7 +472,8 @@ func interview(question: String) -> String:
 func whisper(text: String) -> bool:
 	var reply := await NpcBrainClient.get_instance().call_rpc("Whisper", {
 		"npcId": npc_id, "text": text,
-		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()}, npc_id + ":player")
+		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()},
+		npc_id + NpcBrainClient.PLAYER_LANE_SUFFIX)
 	if not reply.ok:
 		failed.emit(NpcBrainError.from_reply("Whisper", reply, npc_id))
 	return reply.ok
@@ -718,6 +782,8 @@ func _request_verb() -> void:
 	var action := _verb_due
 	_verb_due = null
 	_verb_asked = "%s@%s@%d" % [action.verb, action.verb_target, action.start_time]
+	if requested_verb != "":
+		_time_out_verb("not answered before the next verb, %s" % action.verb)
 	requested_verb = action.verb
 	requested_verb_target = action.verb_target
 	NpcBrainLog.record("action_requested", {
@@ -725,6 +791,16 @@ func _request_verb() -> void:
 		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 	})
 	action_requested.emit(action.verb, action.verb_args.duplicate())
+	var asked := _verb_asked
+	_wake_in(verb_timeout_s if verb_timeout_s > 0.0 else INF, func() -> void:
+		if requested_verb != "" and _verb_asked == asked:
+			_time_out_verb("no answer from the game in %.0f s" % verb_timeout_s))
+
+
+func _time_out_verb(reason: String) -> void:  # answered as not done, for the game
+	var verb := requested_verb
+	_answer_verb(false, reason)
+	action_timed_out.emit(verb)
 
 
 func _answer_verb(done: bool, detail: String) -> void:
@@ -762,12 +838,17 @@ func _go(address: String) -> void:
 			"to": [target_tile.x, target_tile.y],
 			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 		})
+	if not _held:  # held by a talk: sent on when it ends
+		_send_body()
+
+
+func _send_body() -> void:
 	var body_3d := get_body_3d()
 	if body_3d != null:
-		move_requested_3d.emit(address,
+		move_requested_3d.emit(target_address,
 				world.tile_to_position_3d(target_tile, body_3d.global_position.y))
 	else:
-		move_requested.emit(address, world.tile_to_global(target_tile))
+		move_requested.emit(target_address, world.tile_to_global(target_tile))
 
 
 # Reports the move unreachable when the body has not arrived after the way's length at
@@ -784,8 +865,8 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 	_wake_in(timeout, func() -> void:
 		if not _moving or _move_serial != serial:
 			return
-		if not NpcBrainGameClock.get_instance().is_ticking():
-			_arm_arrival_timeout(timeout, serial)  # the game is paused: bodies wait, so do we
+		if not NpcBrainGameClock.get_instance().is_ticking() or _held:
+			_arm_arrival_timeout(timeout, serial)  # paused, or talking: bodies wait, so do we
 			return
 		arrival_timed_out.emit(target_address)
 		report_unreachable("no arrival after %.1f s (the timeout)" % timeout)

@@ -58,6 +58,8 @@ const DEFAULT_URL := "http://127.0.0.1:8080"
 const WORLD_LANE := "world"
 ## Bytes of a save file sent per ImportWorld (as ExportWorld pages them: 1 MiB, base64 in JSON).
 const EXPORT_PAGE_BYTES := 1 << 20
+## An NPC's lane for the player's calls to it (Interview, Whisper) is its npc id and this.
+const PLAYER_LANE_SUFFIX := ":player"
 ## Error answers in a row (internal, unknown, data loss) after which the brain is FAILING.
 const FAILING_AFTER_ERRORS := 3
 ## Connect codes of a brain failing inside (answered, but could not do the work).
@@ -75,6 +77,9 @@ const BATCH_LANES := 2
 var base_url: String = DEFAULT_URL
 ## Per-request timeout in seconds.
 var timeout_s: float = 15.0
+## Timeout of the player's talk (TalkStream), in seconds: a local model's long line takes longer
+## than a Decide (`npc_brain/brain/talk_timeout_s`, `--brain-talk-timeout-s=`).
+var talk_timeout_s: float = 60.0
 ## Answers slower than this (seconds) make the brain SLOW.
 var slow_after_s: float = 5.0
 ## The brain's state after the latest reply.
@@ -93,11 +98,13 @@ var _batch_lanes_busy: Array[bool] = []
 var _flush_queued: bool = false
 
 
-## The autoload, or null (with an error saying how to fix it) when the plugin is not enabled.
-static func get_instance() -> NpcBrainClient:
+## The autoload, or null (with an error saying how to fix it, unless `quiet`: say, while the
+## game quits) when the plugin is not enabled.
+static func get_instance(quiet: bool = false) -> NpcBrainClient:
 	var tree := Engine.get_main_loop() as SceneTree
-	var client: NpcBrainClient = tree.root.get_node_or_null(AUTOLOAD) if tree != null else null
-	if client == null:
+	var client: NpcBrainClient = (tree.root.get_node_or_null(AUTOLOAD)
+			if tree != null and tree.root != null else null)
+	if client == null and not quiet:
 		push_error("NpcBrain: the autoload %s is missing: enable the plugin in Project > "
 				% AUTOLOAD + "Project Settings > Plugins (it adds the autoloads).")
 	return client
@@ -106,11 +113,13 @@ static func get_instance() -> NpcBrainClient:
 func _ready() -> void:
 	base_url = _resolve_base_url().trim_suffix("/")
 	timeout_s = _setting_or_arg(NpcBrainSettings.TIMEOUT_S, "brain-timeout-s")
+	talk_timeout_s = _setting_or_arg(NpcBrainSettings.TALK_TIMEOUT_S, "brain-talk-timeout-s")
 	slow_after_s = _setting_or_arg(NpcBrainSettings.SLOW_AFTER_S, "brain-slow-after-s")
 	_token = NpcBrainLaunchArgs.get_value(
 			"token", str(NpcBrainSettings.get_value(NpcBrainSettings.TOKEN)))
 	NpcBrainLog.record("brain_client", {
-		"base_url": base_url, "timeout_s": timeout_s, "slow_after_s": slow_after_s,
+		"base_url": base_url, "timeout_s": timeout_s, "talk_timeout_s": talk_timeout_s,
+		"slow_after_s": slow_after_s,
 		"token": _token != "",
 	})
 
@@ -127,14 +136,15 @@ func call_rpc(method: String, request: Dictionary, lane: String = WORLD_LANE) ->
 ## Starts the server-streaming `method` (TalkStream) with `request`: connect the returned
 ## stream's `message_received`, then await its `finished` (its reply is observed and failures
 ## reported as `call_rpc`'s are; a `cancel()` is no failure). Streams use no lane: each has its
-## own connection (HTTPClient), which it closes when it ends.
+## own connection (HTTPClient), which it closes when it ends, and `talk_timeout_s`, not
+## `timeout_s`.
 func open_stream(method: String, request: Dictionary) -> NpcBrainStream:
 	var stream := NpcBrainStream.new()
 	stream.name = "Stream_" + method
 	add_child(stream)
 	stream.finished.connect(_on_stream_finished.bind(method, request, stream), CONNECT_ONE_SHOT)
 	stream.start(base_url + SERVICE_PATH, method, JSON.stringify(request), _headers_for(request),
-			timeout_s)
+			talk_timeout_s)
 	return stream
 
 
@@ -183,6 +193,15 @@ func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 		_agents.erase(npc_id)
 	else:
 		_agents[npc_id] = agent
+
+
+## Frees the lanes of an NPC that left the game (its own, and the player's calls to it) once
+## their calls are answered; a later call opens a new one.
+func release_lanes(npc_id: String) -> void:
+	for key in [npc_id, npc_id + PLAYER_LANE_SUFFIX]:
+		if _lanes.has(key):
+			_lanes[key].close()
+			_lanes.erase(key)
 
 
 ## Saves the brain's state of `world` (the scene's first NpcBrainWorld by default) with the game

@@ -16,6 +16,7 @@ const SENT_STATUSES: Array[HTTPClient.Status] = [
 var endpoint: String = ""
 var timeout_s: float = 15.0
 
+var _closing: bool = false
 var _queue: Array[NpcBrainCall] = []
 var _current: NpcBrainCall = null
 var _started_msec: int = 0
@@ -41,11 +42,19 @@ func _ready() -> void:
 
 ## Queues a call; false when the lane is full (the caller should skip, not retry at once).
 func submit(call: NpcBrainCall) -> bool:
-	if _queue.size() >= MAX_QUEUED:
+	if _queue.size() >= MAX_QUEUED or _closing:
 		return false
 	_queue.append(call)
 	_send_next.call_deferred()
 	return true
+
+
+## Frees the lane (its HTTPRequest and Timer with it) once the calls it has are answered; it
+## takes no new ones. For the lane of an NPC that left the game.
+func close() -> void:
+	_closing = true
+	if not is_busy():
+		queue_free()
 
 
 ## Whether a call is in flight or queued.
@@ -89,4 +98,7 @@ func _finish(reply: NpcBrainReply) -> void:
 	_current = null
 	if call != null:
 		call.finished.emit(reply)
+	if _closing and not is_busy():
+		queue_free()
+		return
 	_send_next()

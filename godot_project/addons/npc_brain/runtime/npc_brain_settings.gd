@@ -25,6 +25,7 @@ const URL := "npc_brain/brain/url"
 const TOKEN := "npc_brain/brain/token"
 const TIMEOUT_S := "npc_brain/brain/timeout_s"
 const SLOW_AFTER_S := "npc_brain/brain/slow_after_s"
+const TALK_TIMEOUT_S := "npc_brain/brain/talk_timeout_s"
 const START_TIME := "npc_brain/clock/start_time"
 const TIME_SCALE := "npc_brain/clock/time_scale"
 const RETRY_DELAY_S := "npc_brain/world/retry_delay_s"
@@ -38,6 +39,7 @@ const ALL := {
 	TOKEN: ["", TYPE_STRING, PROPERTY_HINT_PASSWORD, ""],
 	TIMEOUT_S: [15.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "1,120,0.5,suffix:s"],
 	SLOW_AFTER_S: [5.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "0.5,60,0.5,suffix:s"],
+	TALK_TIMEOUT_S: [60.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "1,600,1,suffix:s"],
 	START_TIME: ["2026-02-13T07:00:00Z", TYPE_STRING, PROPERTY_HINT_PLACEHOLDER_TEXT,
 			"RFC 3339, e.g. 2026-02-13T07:00:00Z"],
 	TIME_SCALE: [60.0, TYPE_FLOAT, PROPERTY_HINT_RANGE, "0,3600,1,or_greater"],

@@ -33,6 +33,7 @@ var _reported: bool = false
 var _settle: Timer
 var _crowd_check: Timer
 var _body: Node = null
+var _notifier: Node = null
 
 
 ## Watches `body` (a Node2D or Node3D) through a notifier of about `size` (pixels for 2D: the
@@ -52,6 +53,7 @@ func watch(body: Node, size: float) -> void:
 		notifier_2d.screen_exited.connect(_on_screen_changed.bind(false))
 		notifier = notifier_2d
 	_body = body
+	_notifier = notifier
 	notifier.name = "NpcBrainOnScreen"
 	body.add_child(notifier, false, Node.INTERNAL_MODE_BACK)  # out of the body's get_children()
 	_settle = Timer.new()
@@ -66,6 +68,12 @@ func watch(body: Node, size: float) -> void:
 		_crowd_check.start()
 		# A body that starts off screen gets no report: its first Decide knows all the same.
 		_check_crowd.call_deferred()
+
+
+# The notifier lives on the body: an agent freed from a body that stays takes it along.
+func _notification(what: int) -> void:
+	if what == NOTIFICATION_PREDELETE and is_instance_valid(_notifier):
+		_notifier.queue_free()
 
 
 func _on_screen_changed(on_screen: bool) -> void:

@@ -153,7 +153,11 @@ func get_part_name() -> String:
 
 
 func _get_configuration_warnings() -> PackedStringArray:
-	return get_name_warnings() + get_structure_warnings()
+	var warnings := get_name_warnings() + get_structure_warnings()
+	var world := get_world()
+	if world != null and world.outside_grid("The arena", rect) != "":
+		warnings.append(world.outside_grid("The arena", rect))
+	return warnings
 
 
 ## What is wrong with this part itself (names aside).
@@ -170,9 +174,6 @@ func get_structure_warnings() -> PackedStringArray:
 		if walled and not ring.has(door):
 			warnings.append("Door %s is not on this arena's wall ring %s." % [door, rect.grow(1)])
 	var world := get_world()
-	if world != null and not world.get_grid_rect().encloses(rect):
-		warnings.append("The arena's rect %s is outside the world grid %s." % [
-			rect, world.get_grid_rect()])
 	if world != null and world.layer_problem(floor_layer) != "":
 		warnings.append(world.layer_problem(floor_layer))
 	return warnings

@@ -57,7 +57,9 @@ const AGENT_FILING_MSEC := 100
 		if map_layer != null:
 			map_layer.changed.connect(_read_map_layer)
 		_read_map_layer()
-## The grid's first tile (without a `map_layer`; may be negative).
+## The grid's first tile (without a `map_layer`; may be negative). Left at (0, 0), the grid
+## grows to hold every arena and object, wherever they are; set, it is the grid, and whatever
+## lies outside it is warned about as the game starts.
 @export var grid_origin: Vector2i = Vector2i.ZERO:
 	set(value):
 		grid_origin = value
@@ -237,8 +239,32 @@ func global_to_tile(global_point: Vector2) -> Vector2i:
 
 
 ## The grid: its first tile and its size, in tiles (the map layer's used cells, if it has one).
+## Without a map layer or a `grid_origin`, grown to hold every arena and object.
 func get_grid_rect() -> Rect2i:
-	return Rect2i(grid_origin, grid_size)
+	var grid := Rect2i(grid_origin, grid_size)
+	if map_layer != null or grid_origin != Vector2i.ZERO:
+		return grid
+	for arena in get_arenas():
+		grid = grid.merge(arena.rect)
+		for item in arena.get_objects():
+			grid = grid.merge(item.get_rect())
+	return grid
+
+
+## Why `what` (covering the tiles `rect`) is not on the grid, naming the setting that fixes it;
+## "" when it is. Outside the grid NPCs can neither stand nor walk: every move there fails.
+func outside_grid(what: String, rect: Rect2i) -> String:
+	var grid := get_grid_rect()
+	if grid.encloses(rect):
+		return ""
+	if map_layer != null:
+		return ("%s %s is outside the grid %s, the cells painted on map_layer %s: paint the map"
+				+ " under it, or move it onto the map.") % [what, rect, grid, map_layer.name]
+	var fits := grid.merge(rect)
+	return ("%s %s is outside the grid %s: set the World's grid_origin to %s and grid_size to %s"
+			+ " (or grid_origin to (0, 0), and the grid grows to hold the arenas; or map_layer to"
+			+ " the TileMapLayer your map is painted on).") % [
+				what, rect, grid, fits.position, fits.size]
 
 
 ## From grid pixels (tile t's top-left corner at t * tile_size) to this node's coordinates:
@@ -559,15 +585,17 @@ func to_proto() -> Dictionary:
 			"arenas": arenas,
 			"residents": Array(sector.get_resident_ids(_agents_in_tree())),
 		})
+	var grid := get_grid_rect()
 	return {
-		"name": world_name, "width": grid_size.x, "height": grid_size.y, "sectors": sectors,
+		"name": world_name, "width": grid.size.x, "height": grid.size.y, "sectors": sectors,
 		"verbs": NpcBrainVerb.list_to_proto(verbs),
 	}
 
 
 ## What is wrong with the world for the brain, one sentence each (empty when nothing is):
-## duplicate or empty names, ':' in names, sectors without arenas, overlapping arenas, and
-## agents whose home or known areas are not in it.
+## duplicate or empty names, ':' in names, sectors without arenas, overlapping arenas, arenas,
+## objects and agents outside the grid, and agents whose home or known areas are not in it.
+## Call it after building a world in code: the editor's warnings never see that one.
 func validate() -> PackedStringArray:
 	var problems := PackedStringArray()
 	if world_name.contains(":") or world_name.strip_edges() == "":
@@ -576,6 +604,7 @@ func validate() -> PackedStringArray:
 		problems.append("Add NpcBrainSector children (with arenas and objects) to build the world.")
 	problems.append_array(NpcBrainWorldPart.name_problems(get_sectors(), "sector"))
 	problems.append_array(_layer_problems([map_layer, solid_layer]))
+	problems.append_array(_grid_problems())
 	var agents := _agents_in_tree()
 	for sector in get_sectors():
 		problems.append_array(sector.get_problems())
@@ -625,13 +654,14 @@ func _get_configuration_warnings() -> PackedStringArray:
 
 
 # Said once per registration, as the game starts: layers whose cells cannot match the tiles (the
-# walls or floors would silently be elsewhere), and residents given as persona names (they work,
-# sent as their npc ids, but a name changes).
+# walls or floors would silently be elsewhere), arenas, objects and agents outside the grid (their
+# moves would all be unreachable), and residents given as persona names (they work, sent as their
+# npc ids, but a name changes).
 func _warn_what_does_not_fit() -> void:
 	var layers: Array[TileMapLayer] = [map_layer, solid_layer]
 	for arena in get_arenas():
 		layers.append(arena.floor_layer)
-	for problem in _layer_problems(layers):
+	for problem in _layer_problems(layers) + _grid_problems():
 		push_warning("NpcBrainWorld %s: %s" % [world_name, problem])
 	var agents := _agents_in_tree()
 	for sector in get_sectors():
@@ -654,6 +684,20 @@ func _layer_problems(layers: Array[TileMapLayer]) -> PackedStringArray:
 		if problem != "":
 			problems.append(problem)
 	return problems
+
+
+# Every arena, object and agent of this world outside the grid, by address (or npc id).
+func _grid_problems() -> PackedStringArray:
+	var problems := PackedStringArray()
+	for arena in get_arenas():
+		problems.append(outside_grid("Arena " + arena_address(arena), arena.rect))
+		for item in arena.get_objects():
+			problems.append(outside_grid("Object " + object_address(item), item.get_rect()))
+	for agent: NpcBrainAgent in _agents_in_tree().values():
+		if agent.get_parent() is Node2D or agent.get_parent() is Node3D:
+			problems.append(outside_grid("NPC %s, standing on" % agent.npc_id,
+					Rect2i(node_to_tile(agent.get_parent()), Vector2i.ONE)))
+	return PackedStringArray(Array(problems).filter(func(p: String) -> bool: return p != ""))
 
 
 # This world's agents in the tree, by npc id.

@@ -1,0 +1,423 @@
+"""The addon in the shapes of game issue 45 names, in the real Godot 4.6 engine (its web runtime in
+headless Chromium) against a stand-in brain: worlds built in code that warn about what lies
+outside their grid, and NPCs spawned and freed at runtime."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+import time
+
+import pytest
+
+from tests.test_godot_web import _needs_browser, _StandInBrain
+from tools import engine_churn, godot_web
+
+# A body that glides where its agent sends it, then reports it is there.
+_GLIDER = '''extends Node2D
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.move_requested.connect(_on_move_requested)
+
+
+func _on_move_requested(_address: String, target: Vector2) -> void:
+	var tween := create_tween()
+	tween.tween_property(self, "global_position", target, 0.3)
+	tween.finished.connect(_agent.report_arrived)
+'''
+
+# Two worlds built in code, never opened in an editor. "Fixed" sets its grid (grid_origin 2, 0; 10
+# by 6 tiles) and holds an arena, its object and an NPC outside it; "Grown" leaves grid_origin at
+# (0, 0) and holds arenas at negative tiles and beyond its grid_size: its grid grows to hold them.
+_CODE_BUILT = '''extends Node2D
+
+
+func _ready() -> void:
+	var fixed := _world("Fixed", Vector2i(2, 0), Vector2i(10, 6))
+	_arena(fixed, "Home", "room", Rect2i(3, 1, 3, 3))
+	var yard := _arena(fixed, "Out", "yard", Rect2i(-6, -2, 3, 3))
+	var well := NpcBrainObject.new()
+	well.name = "well"
+	well.tile = Vector2i(-5, -1)
+	yard.add_child(well)
+	_npc(fixed, "stray", "Home:room", Vector2i(-10, 0))
+	var grown := _world("Grown", Vector2i.ZERO, Vector2i(40, 25))
+	_arena(grown, "Home", "room", Rect2i(-12, -8, 4, 4))
+	_arena(grown, "Shop", "shop", Rect2i(45, 2, 3, 3))
+	_npc(grown, "walker", "Home:room", Vector2i(-11, -7))
+	print("NPCBRAIN " + JSON.stringify({"event": "validated", "world": "Fixed",
+			"problems": Array(fixed.validate())}))
+	print("NPCBRAIN " + JSON.stringify({"event": "validated", "world": "Grown",
+			"problems": Array(grown.validate())}))
+
+
+func _world(world_name: String, origin: Vector2i, size: Vector2i) -> NpcBrainWorld:
+	var world := NpcBrainWorld.new()
+	world.name = world_name
+	world.world_name = world_name
+	world.grid_origin = origin
+	world.grid_size = size
+	add_child(world)
+	return world
+
+
+func _arena(world: NpcBrainWorld, sector_name: String, arena_name: String,
+		rect: Rect2i) -> NpcBrainArena:
+	var sector := world.get_node_or_null(sector_name) as NpcBrainSector
+	if sector == null:
+		sector = NpcBrainSector.new()
+		sector.name = sector_name
+		world.add_child(sector)
+	var arena := NpcBrainArena.new()
+	arena.name = arena_name
+	arena.rect = rect
+	sector.add_child(arena)
+	return arena
+
+
+func _npc(world: NpcBrainWorld, npc_id: String, home: String, tile: Vector2i) -> void:
+	var body: Node2D = load("res://glider.gd").new()
+	body.position = world.tile_to_global(tile)
+	var agent := NpcBrainAgent.new()
+	agent.name = "NpcBrainAgent"
+	agent.npc_id = npc_id
+	agent.world = world
+	agent.persona = NpcBrainPersona.new()
+	agent.persona.display_name = npc_id.capitalize()
+	agent.persona.home = home
+	body.add_child(agent)
+	add_child(body)
+'''
+
+_SCENE = '''[gd_scene format=3]
+
+[ext_resource type="Script" path="res://{script}" id="1_main"]
+
+[node name="Main" type="Node2D"]
+script = ExtResource("1_main")
+'''
+
+
+def _project(tmp_path: Path, scripts: dict[str, str], main: str) -> Path:
+    """A fresh host game (the addon enabled) whose main scene runs `main` of `scripts`; its web build."""
+    project = godot_web.make_host_project(tmp_path / "game")
+    for name, source in scripts.items():
+        (project / name).write_text(source)
+    (project / "town.tscn").write_text(_SCENE.format(script=main))
+    return godot_web.build_web(tmp_path / "web", project)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_path: Path) -> None:
+    """A world built in code whose grid is set: its arena, that arena's object and an NPC outside
+    the grid are each a warning as the game starts and a problem from `validate()`, naming the
+    setting that fixes it. A world without a grid_origin takes its grid from the arenas it holds
+    (negative tiles, beyond grid_size): it tells the brain that grid and its NPC arrives."""
+    _needs_browser()
+    web_dir = _project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _CODE_BUILT}, "main.gd")
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide" or request["npcId"] != "walker":
+            return None
+        return 0.0, {"traceId": "shop", "action": {
+            "description": "Walker is shopping", "address": "Grown:Shop:shop", "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events") as game:
+        arrived = game.wait_for(lambda e: e["event"] in ("arrived", "unreachable") and e["npc"] == "walker",
+                                timeout_s=60)
+        assert arrived, "\n".join(game.lines[-30:])
+    assert arrived["event"] == "arrived" and arrived["at"] == "Grown:Shop:shop", arrived
+    fix = ("set the World's grid_origin to (-6, -2) and grid_size to (18, 8) (or grid_origin to (0, 0), and the"
+           " grid grows to hold the arenas; or map_layer to the TileMapLayer your map is painted on).")
+    expected = [
+        f"Arena Fixed:Out:yard [P: (-6, -2), S: (3, 3)] is outside the grid [P: (2, 0), S: (10, 6)]: {fix}",
+        "Object Fixed:Out:yard:well [P: (-5, -1), S: (1, 1)] is outside the grid [P: (2, 0), S: (10, 6)]: set"
+        " the World's grid_origin to (-5, -1)",
+        "NPC stray, standing on [P: (-10, 0), S: (1, 1)] is outside the grid [P: (2, 0), S: (10, 6)]: set the"
+        " World's grid_origin to (-10, 0)",
+    ]
+    warnings = godot_web.engine_problems(game.lines)
+    assert len(warnings) == 3, warnings
+    for warning, sentence in zip(warnings, expected, strict=True):
+        assert f"NpcBrainWorld Fixed: {sentence}" in warning, (warning, sentence)
+    validated = {e["world"]: e["problems"] for e in game.events if e["event"] == "validated"}
+    assert validated["Grown"] == [], validated
+    assert len(validated["Fixed"]) == 3, validated
+    for problem, sentence in zip(validated["Fixed"], expected, strict=True):
+        assert problem.startswith(sentence), (problem, sentence)
+    worlds = {r["world"]["name"]: r["world"] for m, r in brain.calls if m == "RegisterWorld"}
+    assert (worlds["Grown"]["width"], worlds["Grown"]["height"]) == (60, 33), worlds["Grown"]
+    assert (worlds["Fixed"]["width"], worlds["Fixed"]["height"]) == (10, 6), worlds["Fixed"]
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_npcs_spawned_and_freed_at_runtime_leave_nothing_behind(brain_factory, tmp_path: Path) -> None:
+    """tools/engine_churn.py's game, 300 spawns and frees in rounds of 100 against a real brain
+    (half freed once spawned, half while their SpawnNpc is in flight; CHURN_SPAWNS=1000 for more,
+    or `python -m tools.engine_churn --spawns 1000`):
+    after every round the freed agents' lanes (each an HTTPRequest and a Timer) are gone, the
+    client holds no agent, and the engine's nodes and orphan nodes are back where the first round
+    left them; no error. Not asserted, printed: the engine's object count, which grows by one a
+    spawn (as it did before lanes were freed; its cause not found yet), and MEMORY_STATIC, which
+    this release-build runtime reads as 0."""
+    _needs_browser()
+    brain = brain_factory(web_root=engine_churn.build(tmp_path))
+    report = engine_churn.measure(brain.http_url, spawns=int(os.environ.get("CHURN_SPAWNS", "300")))
+    print(engine_churn.table(report))
+    assert report["done"], report["tail"]
+    assert not report["problems"], report["problems"]
+    _, first, *later = report["rounds"]
+    assert len(later) == report["spawns"] // engine_churn.PER_ROUND - 1, report["rounds"]
+    for r in [first, *later]:
+        # The world's lane and the two DecideBatch lanes stay open; no NPC's does.
+        assert (r["lanes"], r["client_children"], r["agents"], r["agents_in_tree"]) == (3, 3, 0, 0), r
+        assert (r["nodes"], r["orphans"]) == (first["nodes"], 0), (r, first)
+
+
+# One NPC beside a bell; its body walks (glides) but never answers a verb.
+_DEAF = '''extends Node2D
+
+
+func _ready() -> void:
+	var world := NpcBrainWorld.new()
+	world.world_name = "Bells"
+	var sector := NpcBrainSector.new()
+	sector.name = "Home"
+	var arena := NpcBrainArena.new()
+	arena.name = "room"
+	arena.rect = Rect2i(0, 0, 4, 4)
+	var bell := NpcBrainObject.new()
+	bell.name = "bell"
+	bell.tile = Vector2i(1, 1)
+	arena.add_child(bell)
+	sector.add_child(arena)
+	world.add_child(sector)
+	add_child(world)
+	var body: Node2D = load("res://glider.gd").new()
+	body.position = world.tile_to_global(Vector2i(2, 2))
+	var agent := NpcBrainAgent.new()
+	agent.name = "NpcBrainAgent"
+	agent.npc_id = "ringer"
+	agent.verb_timeout_s = 1.0
+	agent.persona = NpcBrainPersona.new()
+	agent.persona.display_name = "Rita Ringer"
+	agent.persona.home = "Home:room"
+	body.add_child(agent)
+	add_child(body)
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_verb_the_game_never_answers_times_out_and_the_npc_remembers_it_undone(tmp_path: Path) -> None:
+    """The brain asks for "ring_bell" at the bell; the game's body never reports it: after the
+    agent's `verb_timeout_s` (1 s here) it reports the verb failed itself (`action_timed_out`),
+    and the next Decide carries that outcome, so the NPC remembers the bell did not ring."""
+    _needs_browser()
+    web_dir = _project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _DEAF}, "main.gd")
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        action = {"description": "Rita is ringing the bell", "address": "Bells:Home:room:bell", "durationMinutes": 1,
+                  "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}
+        if not any(m == "Decide" for m, _ in brain.calls[:-1]):
+            action["verb"] = {"name": "ring_bell", "target": "Bells:Home:room:bell"}
+        return 0.0, {"traceId": "ring", "action": action}
+
+    with _StandInBrain(web_dir, decide) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+        reported = game.wait_until(lambda: any("verbOutcomes" in r for m, r in brain.calls if m == "Decide"),
+                                   timeout_s=60)
+        assert reported, "\n".join(game.lines[-30:])
+    asked = [e for e in game.events if e["event"] == "action_requested"]
+    failed = [e for e in game.events if e["event"] == "action_failed"]
+    assert [(e["verb"], e["target"]) for e in asked] == [("ring_bell", "Bells:Home:room:bell")], asked
+    assert [(e["verb"], e["detail"]) for e in failed] == [("ring_bell", "no answer from the game in 1 s")], failed
+    outcomes = [r["verbOutcomes"] for m, r in brain.calls if m == "Decide" and "verbOutcomes" in r]
+    assert outcomes == [[{"name": "ring_bell", "target": "Bells:Home:room:bell", "done": False,
+                          "detail": "no answer from the game in 1 s"}]], outcomes
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+# An NPC the player greets once the brain has it; what talk() returned is printed.
+_GREETER = _DEAF.replace('\tagent.verb_timeout_s = 1.0\n', '').replace('"ringer"', '"greeter"') + '''
+	agent.spawned.connect(func(_resumed: bool) -> void: _greet(agent), CONNECT_ONE_SHOT)
+
+
+func _greet(agent: NpcBrainAgent) -> void:
+	var line := await agent.talk("Hello there")
+	print("NPCBRAIN " + JSON.stringify({"event": "talked", "line": line.text if line != null else null}))
+'''
+
+
+def _envelope(flags: int, message: dict) -> bytes:
+    data = json.dumps(message).encode()
+    return bytes([flags]) + len(data).to_bytes(4, "big") + data
+
+
+def _answer_talk(brain: _StandInBrain, delay_s: float, reply: str, ends: bool = False) -> None:
+    """Makes the stand-in answer TalkStream too, after `delay_s`: the line so far, then the whole line."""
+    handler = brain.server.RequestHandlerClass
+
+    class Talking(handler.func):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            if not self.path.endswith("/TalkStream"):
+                super().do_POST()
+                return
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            brain.calls.append(("TalkStream", json.loads(body[5:])))
+            time.sleep(delay_s)
+            answer = (_envelope(0, {"text": reply[:4]}) + _envelope(0, {"line": {"reply": reply, "endConversation": ends}})
+                      + _envelope(2, {}))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/connect+json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+    brain.server.RequestHandlerClass = functools.partial(Talking, *handler.args, **handler.keywords)
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_players_talk_has_its_own_timeout_not_the_per_call_one(tmp_path: Path) -> None:
+    """With the per-call timeout at 1 s (`--brain-timeout-s=1`), a line the model takes 3 s to
+    write still reaches the player: talk() waits `npc_brain/brain/talk_timeout_s` (60 s)."""
+    _needs_browser()
+    web_dir = _project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _GREETER}, "main.gd")
+    with _StandInBrain(web_dir, lambda method, request: None) as brain:
+        _answer_talk(brain, delay_s=3.0, reply="Well met, stranger.")  # the model writes a long line
+        with godot_web.HeadlessGame(f"{brain.url}/?brain-timeout-s=1&npc-brain-log=events") as game:
+            talked = game.wait_for(lambda e: e["event"] == "talked", timeout_s=60)
+            assert talked, "\n".join(game.lines[-30:])
+    assert talked["line"] == "Well met, stranger.", (talked, godot_web.engine_problems(game.lines))
+    assert [r["text"] for m, r in brain.calls if m == "TalkStream"] == ["Hello there"], brain.calls
+
+
+# A body that glides 64 px a second where its agent sends it, stops when a talk holds it and says
+# where it is at each turn.
+_STOPPING = '''extends Node2D
+
+var _tween: Tween
+
+@onready var _agent: NpcBrainAgent = $NpcBrainAgent
+
+
+func _ready() -> void:
+	_agent.move_requested.connect(_on_move_requested)
+	_agent.talk_held.connect(_on_talk_held)
+	_agent.talk_released.connect(_say.bind("released", ""))
+
+
+func _on_move_requested(_address: String, target: Vector2) -> void:
+	if _tween != null:
+		_tween.kill()
+	_tween = create_tween()
+	_tween.tween_property(self, "global_position", target, global_position.distance_to(target) / 64.0)
+	_tween.finished.connect(_agent.report_arrived)
+	_say("walking", "")
+
+
+func _on_talk_held(speaker: Node) -> void:
+	if _tween != null:
+		_tween.kill()
+	_say("held", String(speaker.name) if speaker != null else "")
+
+
+func _say(what: String, facing: String) -> void:
+	print("NPCBRAIN " + JSON.stringify({"event": "body_" + what, "x": global_position.x,
+			"facing": facing}))
+'''
+
+# A room and, 30 tiles east, a yard; the player stops the NPC a second after it sets out.
+_STOPPED = '''extends Node2D
+
+
+func _ready() -> void:
+	var world := NpcBrainWorld.new()
+	world.world_name = "Walk"
+	var sector := NpcBrainSector.new()
+	sector.name = "Home"
+	world.add_child(sector)
+	for spot: Array in [["room", Rect2i(0, 0, 4, 4)], ["yard", Rect2i(30, 0, 4, 4)]]:
+		var arena := NpcBrainArena.new()
+		arena.name = spot[0]
+		arena.rect = spot[1]
+		sector.add_child(arena)
+	add_child(world)
+	var player := Node2D.new()
+	player.name = "Player"
+	add_child(player)
+	var body: Node2D = load("res://stopping.gd").new()
+	body.position = world.tile_to_global(Vector2i(1, 1))
+	var agent := NpcBrainAgent.new()
+	agent.name = "NpcBrainAgent"
+	agent.npc_id = "stroller"
+	agent.persona = NpcBrainPersona.new()
+	agent.persona.display_name = "Sam Stroller"
+	agent.persona.home = "Home:room"
+	body.add_child(agent)
+	add_child(body)
+	agent.move_requested.connect(_stop_it.bind(agent, player).unbind(2), CONNECT_ONE_SHOT)
+
+
+func _stop_it(agent: NpcBrainAgent, player: Node2D) -> void:
+	await get_tree().create_timer(1.0).timeout
+	var line := await agent.talk("Wait a moment", "the player", player)
+	print("NPCBRAIN " + JSON.stringify({"event": "talked", "line": line.text if line != null else null}))
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_talk_stops_the_npc_faces_it_to_the_player_and_it_walks_on_after(tmp_path: Path) -> None:
+    """The NPC is on its way to the yard when the player talks to it: the agent emits `talk_held`
+    with the player's node (the body stops and faces it), sends no move while the NPC answers,
+    and once its line ends the conversation (`talk_released`) sends the body on to the same
+    place, where it arrives."""
+    _needs_browser()
+    web_dir = _project(tmp_path, {"stopping.gd": _STOPPING, "main.gd": _STOPPED}, "main.gd")
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        return 0.0, {"traceId": "yard", "action": {
+            "description": "Sam is going to the yard", "address": "Walk:Home:yard", "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    with _StandInBrain(web_dir, decide) as brain:
+        _answer_talk(brain, delay_s=1.0, reply="Of course, goodbye.", ends=True)
+        with godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events") as game:
+            arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=90)
+            assert arrived, "\n".join(game.lines[-30:])
+    kinds = ("body_walking", "body_held", "talk_held", "talked", "talk_released", "body_released", "arrived")
+    events = [e for e in game.events if e["event"] in kinds]
+    assert [e["event"] for e in events] == [
+        "body_walking", "talk_held", "body_held", "talk_released", "body_released", "body_walking", "talked",
+        "arrived"], events
+    held, released = (next(e for e in events if e["event"] == name) for name in ("body_held", "body_released"))
+    assert held["facing"] == "Player" and 24 < held["x"] == released["x"] < 30 * 16, (held, released)
+    assert next(e for e in events if e["event"] == "talk_held")["moving"] is True, events
+    assert next(e for e in events if e["event"] == "talked")["line"] == "Of course, goodbye.", events
+    assert arrived["address"] == "Walk:Home:yard" and arrived["at"] == "Walk:Home:yard", arrived
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+def test_enabling_the_plugin_adds_no_input_actions_to_the_host_project() -> None:
+    """The debug overlay's keys (Space, 1-5, Escape) are its own: it adds its InputMap actions at
+    runtime where it is instanced (test_godot_web's overlay test presses them). The plugin, which
+    writes the host's project.godot when enabled, writes no `input/` setting there."""
+    addon = Path(godot_web.__file__).resolve().parent.parent / "godot_project" / "addons" / "npc_brain"
+    plugin = (addon / "plugin.gd").read_text(encoding="utf-8")
+    assert "_enable_plugin" in plugin and '"input/' not in plugin and "NpcBrainHud.ACTIONS" not in plugin
+    assert "InputMap.add_action" in (addon / "debug" / "npc_brain_hud.gd").read_text(encoding="utf-8")
