@@ -127,7 +127,9 @@ def test_the_image_installs_from_the_hashed_locks_only() -> None:
     locks = [re.search(r'-r "?([^"\s]+)"?', c).group(1) for c in installs if " -r " in c]
     assert locks == ["locks/brain${EXTRAS:+-$EXTRAS}.txt", "locks/llama-cpp-python.txt"]
     extras = groups()
-    for extra in ("", *(e for e in extras if e not in ("build", "core", "test", "lab") and not e.startswith("lab["))):
+    # The image's extras: what the brain runs with (not the tools to test, measure or bundle it).
+    for extra in ("", *(e for e in extras if e not in ("build", "core", "test", "lab", "bundle")
+                        and not e.startswith("lab["))):
         lock = ROOT / "locks" / (f"brain-{extra}.txt" if extra else "brain.txt")
         locked = {r.name.lower() for r in pins(lock)} | ({"llama-cpp-python"} if extra else set())
         wanted = {Requirement(spec).name.lower() for group in ("build", "core", *([extra] if extra else []))

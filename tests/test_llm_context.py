@@ -80,7 +80,7 @@ def react_variables(memories: int) -> dict:
                      for i in range(memories)])
     return {"npc_name": "Isabella Rodriguez", "persona": PERSONA, "time": "Friday February 13, 15:00",
             "current_activity": "serving coffee", "place": "the cafe", "observation": "Klaus Mueller is reading",
-            "subject": "Klaus Mueller", "status": "Klaus Mueller is reading", "relationship_memories": lines,
+            "subject": "Klaus Mueller", "status": "Klaus Mueller is reading", "untold": "", "relationship_memories": lines,
             "status_memories": Bullets([]), "choices": '- "continue": carry on.', "choice_names": '"continue"',
             "choice_list": ["continue"]}
 
