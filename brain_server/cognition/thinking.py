@@ -12,7 +12,7 @@ pure function of the LLM's answers (record/replay).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection
 from datetime import datetime
 
 import structlog
@@ -36,33 +36,36 @@ class Thinking:
         self.traces = traces
         self.background = background
         self.foreground = Foreground(enabled=background)  # background work waits out a burst of Decides
-        self._tasks: set[asyncio.Task[None]] = set()  # work of no kind (storing perceptions, remembering a talk)
+        # Work of no kind (storing perceptions, remembering a talk), with the NPCs whose state it writes.
+        self._tasks: dict[asyncio.Future[None], frozenset[str]] = {}
 
     @property
     def runtimes(self) -> Runtimes:
         return self.parts.runtimes
 
-    async def meanwhile(self, work: Awaitable[None]) -> None:
-        """`work` in the background (awaited inline in lockstep)."""
+    async def meanwhile(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+        """`work` on these NPCs in the background (awaited inline in lockstep)."""
         if self.background:
-            self.start(work)
+            self.start(work, npc_ids)
         else:
             await work
 
-    def start(self, work: Awaitable[None]) -> None:
-        """`work` as a task of the mind's, cancelled by `close`; a failure is logged."""
+    def start(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+        """`work` on these NPCs as a task of the mind's, cancelled by `close`; a failure is logged."""
         task = asyncio.ensure_future(work)
-        self._tasks.add(task)
+        self._tasks[task] = frozenset(npc_ids)
         task.add_done_callback(self._ended)
 
-    def _ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
+    def _ended(self, task: asyncio.Future[None]) -> None:
+        self._tasks.pop(task, None)
         if not task.cancelled() and (error := task.exception()) is not None:
             log.error("background_failed", exc_info=error)
 
-    async def settle(self) -> None:
-        """Wait for the work of no kind under way now (perceptions being stored, a talk remembered)."""
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+    async def settle(self, npc_ids: Collection[str]) -> None:
+        """Wait for the work of no kind under way now on any of these NPCs (their perceptions being
+        stored, a talk they remember): another NPC's work never holds them up."""
+        ids = set(npc_ids)
+        await asyncio.gather(*[t for t, on in list(self._tasks.items()) if on & ids], return_exceptions=True)
 
     def needs(self, npc_id: str) -> None:
         """Start the work the NPC needs, each family at most once at a time (background only: in
