@@ -3,9 +3,9 @@ only on the mind's loop, and the snapshot of it that a Decide reads from any thr
 
 The record (`NpcState`, in `records.py`) is what survives a restart; this is what does not need
 to: the game time of its latest Decide, who and what it saw then, a reaction waiting for its
-turn, whether its conversation is being written, the work under way. A Decide answered on the
-transports' thread reads the NPC's published record (never changed once saved: every change
-saves a new copy) and the NPC's `Snapshot` (a frozen value, replaced whole), never this object.
+turn, whether its conversation is being written, the work under way. A Decide reads the NPC's
+`Snapshot` (a frozen value, replaced whole) inside its `decide.View`, never this object: each new
+snapshot is told (`changed`) so the mind publishes the NPC's view again.
 """
 
 from __future__ import annotations
