@@ -21,6 +21,7 @@ from google.protobuf import json_format
 
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights
+from brain_server import logs
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--npcs", type=int, default=250)
     parser.add_argument("--batches", type=int, default=20)
     args = parser.parse_args()
+    logs.configure(json=True)  # as the server in production logs: a JSON line per Decide, to stderr
     with FakeOpenAI() as fake, tempfile.TemporaryDirectory() as data:
         result = asyncio.run(measure(args.npcs, args.batches, Path(data), fake))
     print(json.dumps({**result, "load": open("/proc/loadavg").read().split()[:3],
