@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 import math
 import time
 
-from brain_server.cognition.decide import NEVER, crowd
+from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
@@ -82,8 +82,7 @@ class Levels:
         return self._concerned.get(npc_id, NEVER), self._hold, npc_id in self._demoted
 
     def concerned(self, npc_id: str, now: datetime) -> bool:
-        last = self._concerned.get(npc_id, NEVER)
-        return last <= now < last + self._hold
+        return concerned_now(self._concerned.get(npc_id, NEVER), self._hold, now)
 
     def concern(self, npc_id: str, now: datetime) -> None:
         """Something concerns the NPC: it thinks (out of view at least) for the concern hold."""

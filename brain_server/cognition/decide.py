@@ -90,9 +90,14 @@ class Decided:
 
 def crowd(concerned: datetime, hold: timedelta, demoted: bool, now: datetime, *, in_view: bool, asked: bool) -> bool:
     """Whether the NPC thinks as a crowd now: asked for (or demoted) and not concerned lately."""
-    if in_view or concerned <= now < concerned + hold:
+    if in_view or concerned_now(concerned, hold, now):
         return False
     return asked or demoted
+
+
+def concerned_now(concerned: datetime, hold: timedelta, now: datetime) -> bool:
+    """Whether a concern at game time `concerned` still holds at `now` (attention.py)."""
+    return concerned <= now < concerned + hold
 
 
 def answer(view: View, ask: Ask) -> Decision:
