@@ -57,9 +57,14 @@ class Foreground:
         self._clock, self._sleep = clock, sleep
         self._answered = float("-inf")
 
-    def answering(self) -> None:
-        """A Decide is being answered now."""
-        self._answered = self._clock()
+    def now(self) -> float:
+        """The time on this foreground's clock (read from any thread)."""
+        return self._clock()
+
+    def answering(self, at: float | None = None) -> None:
+        """A Decide was answered `at` (a time on `now`'s clock; None: now). On the mind's loop: a
+        Decide answered on the transports' thread says when in its `Decided` message."""
+        self._answered = max(self._answered, self._clock() if at is None else at)
 
     async def quiet(self) -> None:
         """Return once no Decide was answered for `quiet_s`, or after `longest_wait_s`."""

@@ -7,9 +7,10 @@ from __future__ import annotations
 from brain_server import validation
 from brain_server.errors import invalid
 from brain_server.npc import NpcState, Perception, Persona
-from brain_server.records import Records, WorldIndex
+from brain_server.records import Records
 from brain_server.verbs import Verb, own_verbs
 from brain_server.world import World, arena_of
+from brain_server.world_index import WorldIndex
 
 FIELDS = ("name", "age", "traits", "identity", "lifestyle", "currently", "home", "known_areas")
 EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)

@@ -26,10 +26,11 @@ import structlog
 
 from brain_server import validation
 from brain_server.errors import BrainError, Status, invalid, not_found
-from brain_server.npc import Action, NpcState
+from brain_server.npc import NpcState
 from brain_server.storage.base import MemoryStore
 from brain_server.validation import NPC_ID, shown  # noqa: F401 - NPC_ID: the lab's models use its pattern
-from brain_server.world import World, arena_of, join
+from brain_server.world import World
+from brain_server.world_index import WorldIndex
 
 WORLD_RECORD, NPC_RECORD = "world", "npc"
 PEOPLE_FRESH_S = 2.0  # replicas on one store: how long another replica's newcomer may go unseen
@@ -38,37 +39,6 @@ T = TypeVar("T")
 Apply = Callable[[NpcState], bool | None]  # a result applied to the NPC as it is; False: nothing changed
 log = structlog.get_logger(__name__)
 check_npc_id = validation.npc_id
-
-
-class WorldIndex:
-    """What every Decide looks up in a world (valid addresses, object names by arena), built once
-    per world version instead of walking the tree per call."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-        self.addresses = frozenset(world.addresses())
-        self.objects = {join(world.name, s.name, a.name): [o.name for o in a.objects]
-                        for s in world.sectors for a in s.arenas}
-
-    def check(self, address: str, name: str) -> None:
-        if address not in self.addresses:
-            raise invalid(f"{name} {shown(address, 200)} is not in world {self.world.name!r}; use "
-                          f"world:sector:arena[:object] as registered, e.g. {min(self.addresses)!r}")
-
-    def placed(self, action: Action, *instead: str) -> tuple[Action, str]:
-        """The action at places the world has, and what was moved ("" when nothing): a plan made
-        before the game renamed or removed a place and registered the world again still names it.
-        Its object's arena if the world has it, else the first of `instead` it has (home, then
-        where the NPC is); an object state or a verb on a place it lacks is dropped."""
-        if action.address in self.addresses or not action.address:
-            return action, ""
-        to = next((a for a in (arena_of(action.address), *instead) if a in self.addresses), None)
-        if to is None:
-            return action, ""
-        verb = action.verb if action.verb is None or action.verb.target in self.addresses else None
-        states = [s for s in action.object_states if s.address in self.addresses]
-        moved = action.model_copy(update={"address": to, "verb": verb, "object_states": states})
-        return moved, f"world {self.world.name!r} no longer has {action.address!r}: the action goes to {to!r}"
 
 
 class Records:
@@ -96,6 +66,14 @@ class Records:
         # Raised when an NPC is forgotten or reloaded (ResetNpc, DeleteNpc, LoadWorld): a result
         # thought out from the NPC before is for another timeline, and `revise` drops it.
         self._epochs: dict[str, int] = {}
+        # Told of each NPC and world whose cached copy changed or went (the mind's Decide views).
+        self.npc_changed: Callable[[str], None] = lambda npc_id: None
+        self.world_changed: Callable[[str], None] = lambda name: None
+
+    @property
+    def shared(self) -> bool:
+        """Replicas share the store: a cached NPC may be old, and is read again before each use."""
+        return self._shared
 
     async def _io(self, call: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(call, *args))
@@ -130,6 +108,8 @@ class Records:
             self._indexes.pop(gone, None)
             self._people_by_world.pop(gone, None)
             self._people_read.pop(gone, None)
+            self.world_changed(gone)
+        self.world_changed(world.name)
 
     def world_lock(self, name: str) -> asyncio.Lock:
         """The lock for a world's read-modify-writes (SetObjectState) and for who lives in it (SpawnNpc)."""
@@ -236,6 +216,7 @@ class Records:
         except those whose record is still to be written (the store has an older one)."""
         self._npcs[npc.npc_id] = npc
         self._npcs.move_to_end(npc.npc_id)
+        self.npc_changed(npc.npc_id)
         excess = len(self._npcs) - self._npcs_cached
         if excess <= 0:
             return
@@ -245,6 +226,7 @@ class Records:
             if npc_id != npc.npc_id and npc_id not in self._behind and npc_id not in self._writers:
                 del self._npcs[npc_id]
                 self._saved.pop(npc_id, None)
+                self.npc_changed(npc_id)
                 excess -= 1
 
     async def _write_behind(self, npc_id: str) -> None:
@@ -308,6 +290,7 @@ class Records:
         await self._io(self.store.forget, npc_id)
         self._npcs.pop(npc_id, None)
         self._saved.pop(npc_id, None)
+        self.npc_changed(npc_id)
         people = self._people_by_world.get(npc.world_name, {})
         if people.get(npc.persona.name) == npc_id:
             del people[npc.persona.name]

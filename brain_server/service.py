@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-import dataclasses
 from datetime import UTC, datetime
 
 import structlog
 
 from brain_server import batch, convert, personas, talk_stream, time_skip, validation
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.mind import Decision, Mind
+from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
@@ -22,8 +21,9 @@ from brain_server.foreground import Home
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Perception, Persona
 from brain_server.records import Records
+from brain_server.save_files import SaveFiles
 from brain_server.save_rpcs import SaveRpcs
-from brain_server.saves import SaveFiles, Saves
+from brain_server.saves import Saves
 from brain_server.trace import Trace, TraceBook
 from brain_server.validation import MAX_KNOWN_AREAS, MAX_PERCEPTIONS, MAX_TRAITS, shown
 from brain_server.verbs import Verb, declared_for, own_verbs
@@ -50,13 +50,13 @@ class BrainCore(SaveRpcs):
         self.traces = TraceBook(settings.traces_per_npc, settings.traces_total)
         self.records = Records(self.store, shared_store=settings.qdrant_url is not None,
                                npcs_cached=settings.npc_cache, write_behind=settings.background_thinking)
-        self.mind = Mind(settings, stream, self.records, self.traces)
-        self.vitals = Vitals()
-        self._decide_timed = self.vitals.timed("Decide", self.decide)
-        self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind, stream.embedder)
         # The mind's loop is the one building the core (none outside a loop: tools that run one).
         self.home = Home(_running_loop(), anywhere=frozenset({"Decide", "DecideBatch"}) if settings.background_thinking
                          else frozenset())
+        self.mind = Mind(settings, stream, self.records, self.traces, self.home)
+        self.vitals = Vitals()
+        self._decide_timed = self.vitals.timed("Decide", self.decide)
+        self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind, stream.embedder)
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -180,7 +180,8 @@ class BrainCore(SaveRpcs):
     # --- the decision loop ----------------------------------------------------------------
 
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
-        """The NPC's action for now, never waiting for the model (`Mind.answer`, `Mind.decide`)."""
+        """The NPC's action for now, never waiting for the model: checked and converted here, made
+        by the mind's one orchestration (`Mind.decide`) on whichever loop `home` runs it."""
         now = _game_time(request)
         validation.count("perceptions", request.perceptions, MAX_PERCEPTIONS)
         for event in request.perceptions:
@@ -195,31 +196,9 @@ class BrainCore(SaveRpcs):
                           "ATTENTION_OUT_OF_VIEW or ATTENTION_CROWD, or leave it unset (in view)")
         crowd = request.attention == pb.ATTENTION_CROWD
         in_view = request.attention not in (pb.ATTENTION_OUT_OF_VIEW, pb.ATTENTION_CROWD)
-        if self.home.here():
-            decision = self._in_world(await self.mind.decide(npc_id, now, events, address, in_view=in_view,
-                                                             crowd=crowd), address)
-        else:  # the transports' thread: the mind's state is read as published, and changed on its loop
-            # The load is shielded: a caller gone (a deadline) leaves the NPC read for its next Decide.
-            decision = self.mind.answer(npc_id, now, address, in_view, crowd=crowd) or self.mind.answer(
-                npc_id, now, address, in_view, crowd=crowd,
-                loaded=await asyncio.shield(self.home.run(self.mind.load(npc_id))))
-            assert decision is not None
-            decision = self._in_world(decision, address)
-            record = self.mind.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
-            self.home.post(lambda: self.mind.recording(record))
+        decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view, crowd=crowd)
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
-
-    def _in_world(self, decision: Decision, here: str) -> Decision:
-        """The decision at places the NPC's world has (`WorldIndex.placed`), a move noted in its trace."""
-        npc = self.records.current(decision.trace.npc_id)
-        world = self.records.cached_world(npc.world_name) if npc is not None else None
-        if npc is None or world is None:
-            return decision
-        action, moved = self.records.index(world).placed(decision.action, npc.persona.home, here, npc.address)
-        if moved:
-            decision.trace.note(moved)
-        return dataclasses.replace(decision, action=action) if moved else decision
 
     async def decide_batch(self, request: pb.DecideBatchRequest) -> pb.DecideBatchResponse:
         """Many NPCs' Decides, each answered or failed on its own (`batch.py`), each timed as a Decide."""
@@ -233,8 +212,8 @@ class BrainCore(SaveRpcs):
             validation.line("verb_outcomes.name", outcome.name, required=True)
             validation.line("verb_outcomes.target", outcome.target)
             validation.text("verb_outcomes.detail", outcome.detail)
-        npc = self.records.current(npc_id) or await self.home.run(self.records.npc(npc_id))
-        world = self.records.cached_world(npc.world_name) or await self.home.run(self.records.world(npc.world_name))
+        view = await self.mind.view(npc_id)
+        npc, world = view.npc, view.index.world
         asked = npc.action.verb if npc.action is not None else None
         validation.outcomes_declared((o.name for o in outcomes), declared_for([*world.verbs, *npc.verbs], npc_id, asked),
                                      npc_id)

@@ -344,8 +344,8 @@ def usable(purpose: str, parsed: str, i: int, template: str) -> bool:
 async def _town(stream: Any) -> Town:
     from brain_server.memory import MemoryKind, MemoryNode
     from brain_server.npc import NpcState
-    from brain_server.records import WorldIndex
     from brain_server.world import arena_of
+    from brain_server.world_index import WorldIndex
     from npc_lab import residents as loaders
 
     layout = loaders.load_town_layout(loaders.TOWN_LAYOUT_PATH)

@@ -9,13 +9,14 @@ import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from brain_server.cognition.decide import Ask, Decided, answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
 from brain_server.records import Records
 from brain_server.service import BrainCore
-from brain_server.trace import TraceBook
+from brain_server.trace import Trace, TraceBook
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.test_untrusted_races import request
@@ -281,6 +282,12 @@ async def _town_mind(stream: MemoryStream, tmp_path) -> Mind:
     return mind
 
 
+def ask(npc_id: str, now: datetime, address: str = CAFE) -> Ask:
+    """A Decide in view that saw nothing, as the mind takes it."""
+    return Ask(npc_id=npc_id, now=now, events=(), address=address, in_view=True, crowd=False,
+               trace=Trace(npc_id=npc_id, kind="decide", game_time=now))
+
+
 async def _until(check: Callable[[], bool]) -> None:
     for _ in range(500):
         if check():
@@ -305,12 +312,13 @@ def test_the_mind_thinks_in_the_background_and_answers_from_what_it_published(ru
                      and not mind.runtimes.of("isabella").jobs)
         published = records.current("isabella")
         before = published.model_dump()
-        answered = mind.answer("isabella", nine + timedelta(minutes=5), CAFE, True)
-        assert answered is not None and answered.action.source == "new_plan"
+        asked = ask("isabella", nine + timedelta(minutes=5))
+        answered = answer(mind.published("isabella"), asked)
+        assert answered.action.source == "new_plan"
         assert records.current("isabella") is published and published.model_dump() == before  # nothing changed
-        await mind.record("isabella", nine + timedelta(minutes=5), [], CAFE, True, answered)
-        assert mind.answer("isabella", nine + timedelta(minutes=6), CAFE, True).action.source == "plan"
-        assert mind.answer("nobody", nine, CAFE, True) is None  # not loaded: the mind's loop loads it first
+        await mind.recorded(Decided(asked, answered, 0.0))
+        assert answer(mind.published("isabella"), ask("isabella", nine + timedelta(minutes=6))).action.source == "plan"
+        assert mind.published("nobody") is None  # not read: the mind's loop reads it first (`Mind.view`)
 
         await mind.decide("klaus", nine, [], CAFE)
         await _until(lambda: records.cached("klaus").plan_day == nine.date() and not mind.runtimes.of("klaus").jobs)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from brain_server.cognition.decide import answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
@@ -17,7 +18,7 @@ from brain_server.npc import NpcState, PlanItem
 from brain_server.service import BrainCore
 from brain_server.trace import TraceBook
 from npc_brain.v1 import brain_pb2 as pb
-from tests.test_mind import CAFE, _town_mind, _until, klaus
+from tests.test_mind import CAFE, _town_mind, _until, ask, klaus
 from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, tiles, world_json
 
@@ -143,11 +144,11 @@ def test_the_day_plan_made_at_midnight_keeps_last_nights_late_blocks(run, fake_l
         await mind.decide("isabella", midnight, [], CAFE)
         await _until(lambda: records.cached("isabella").plan_day == midnight.date()
                      and not mind.runtimes.of("isabella").jobs)
-        answer = mind.answer("isabella", midnight + timedelta(minutes=10), CAFE, True)
-        assert answer is not None and answer.action.description.startswith("Isabella Rodriguez is serving the last")
+        answered = answer(mind.published("isabella"), ask("isabella", midnight + timedelta(minutes=10)))
+        assert answered.action.description.startswith("Isabella Rodriguez is serving the last")
         plan = records.cached("isabella").plan
         assert plan[0].start == midnight and plan[0].end == late.end and plan[0].one_off
-        assert mind.answer("isabella", midnight.replace(hour=8), CAFE, True).action.source != "provisional"
+        assert answer(mind.published("isabella"), ask("isabella", midnight.replace(hour=8))).action.source != "provisional"
         await mind.close()
 
     run(scenario)

@@ -28,21 +28,20 @@ from the player). The brain moves NPCs between the levels as attention moves:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime, timedelta
 import math
 import time
 
+from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
-from brain_server.cognition.routine import provisional_action
-from brain_server.cognition.steps import action_now
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority
 from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Action, NpcState
+from brain_server.npc import NpcState
 from brain_server.records import Records
 from brain_server.trace import Trace
 
@@ -50,7 +49,6 @@ REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
 NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
-NEVER = datetime.min.replace(tzinfo=UTC)
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -61,8 +59,9 @@ class Levels:
     concerned, it is among the least concerned), so a town arriving at once costs no sort each."""
 
     def __init__(self, llm: LLM, settings: Settings | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 pending: Callable[[], int] = lambda: 0) -> None:
+                 pending: Callable[[], int] = lambda: 0, changed: Callable[[str], None] = lambda npc_id: None) -> None:
         self.llm = llm
+        self._changed = changed  # an NPC's standing changed (the mind publishes its Decides' view again)
         self._pending = pending  # the NPCs' own work under way, wherever it waits (the mind's runtimes)
         self.settings = settings or Settings()
         self._hold = timedelta(minutes=self.settings.crowd_concern_hold_minutes)
@@ -76,19 +75,20 @@ class Levels:
 
     def crowd(self, npc_id: str, now: datetime, *, in_view: bool, asked: bool) -> bool:
         """Whether the NPC thinks as a crowd now: asked for (or demoted) and not concerned lately."""
-        if in_view or self.concerned(npc_id, now):
-            return False
-        return asked or npc_id in self._demoted
+        return crowd(*self.standing(npc_id), now, in_view=in_view, asked=asked)
+
+    def standing(self, npc_id: str) -> tuple[datetime, timedelta, bool]:
+        """What `crowd` reads of the NPC: its latest concern, the hold, whether it is demoted."""
+        return self._concerned.get(npc_id, NEVER), self._hold, npc_id in self._demoted
 
     def concerned(self, npc_id: str, now: datetime) -> bool:
-        last = self._concerned.get(npc_id, NEVER)
-        return last <= now < last + self._hold
+        return concerned_now(self._concerned.get(npc_id, NEVER), self._hold, now)
 
     def concern(self, npc_id: str, now: datetime) -> None:
         """Something concerns the NPC: it thinks (out of view at least) for the concern hold."""
         self._concerned[npc_id] = max(now, self._concerned.get(npc_id, NEVER))
-        if npc_id in self._demoted:
-            self._demoted = self._demoted - {npc_id}
+        self._demote(self._demoted - {npc_id})
+        self._changed(npc_id)
 
     def asked(self, npc_id: str, *, in_view: bool, crowd: bool) -> None:
         """The level a Decide asked for (`crowd`: the game's), then the levels weighed."""
@@ -98,15 +98,15 @@ class Levels:
             self._thinking[npc_id] = in_view
             self._in_view += in_view
         if before is not False and not crowd and not in_view and len(self._thinking) - self._in_view > self._limit():
-            self._demoted = self._demoted | {npc_id}  # newly out of view, beyond the limit
+            self._demote(self._demoted | {npc_id})  # newly out of view, beyond the limit
         elif before is False and (crowd or in_view) and npc_id in self._demoted:
-            self._demoted = self._demoted - {npc_id}
+            self._demote(self._demoted - {npc_id})
         self.rebalance()
 
     def forget(self, npc_id: str) -> None:
         self._concerned.pop(npc_id, None)
         self._in_view -= self._thinking.pop(npc_id, None) is True
-        self._demoted = self._demoted - {npc_id}
+        self._demote(self._demoted - {npc_id})
 
     def rebalance(self) -> None:
         """At most once a wall second: demote the least recently concerned out-of-view NPCs beyond
@@ -125,11 +125,17 @@ class Levels:
             self._share = min(1.0, self._share + 0.1)
         limit = self._limit()
         if limit >= len(self._thinking) - self._in_view:
-            self._demoted = frozenset()
+            self._demote(frozenset())
             return
         out = sorted((n for n, seen in self._thinking.items() if not seen),
                      key=lambda n: (-self._concerned.get(n, NEVER).timestamp(), n))
-        self._demoted = frozenset(out[limit:])
+        self._demote(frozenset(out[limit:]))
+
+    def _demote(self, demoted: frozenset[str]) -> None:
+        """The demoted NPCs replaced whole (read from any thread); those whose standing changed told."""
+        before, self._demoted = self._demoted, demoted
+        for npc_id in before ^ demoted:
+            self._changed(npc_id)
 
     def _limit(self) -> int:
         """How many out-of-view NPCs may think: the backlog's share, within the call budget."""
@@ -152,18 +158,6 @@ def concerns(npc: NpcState, events: Sequence[PerceivedEvent], people: Collection
         if not is_thing(event.subject) and event.subject not in people:
             return f"{event.subject} (no NPC: the player) in sight"
     return ""
-
-
-def followed_action(npc: NpcState, now: datetime, objects: Mapping[str, Sequence[str]], source: str = "plan") -> Action:
-    """The action for now without a call: the plan's (`source`: where it says it comes from), else
-    what the NPC promised for now (an invitation it accepted, no plan made yet), else its routine
-    (`routine.provisional_action`)."""
-    if npc.plan_day == now.date() or npc.plan_item_at(now) is not None:
-        return action_now(npc, now, source)
-    promised = next((item for item in npc.commitments if item.start <= now < item.end), None)
-    if promised is None:
-        return provisional_action(npc, now, objects)
-    return action_now(npc.model_copy(update={"plan": [promised]}), now, source)
 
 
 async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState, now: datetime, trace: Trace) -> int:

@@ -8,7 +8,7 @@ the world:
 - a day plan for each day it enters without one (`Workshop.plan`, as out of view), while the calls
   allow: at most CALLS_PER_SKIPPED_HOUR for the whole town per skipped hour, a plan counted as
   PLAN_CALLS; an NPC beyond the cap follows its routine and plans at its first Decide after;
-- the action of that hour (`attention.followed_action`: its plan's block, a promise, or its
+- the action of that hour (`decide.followed_action`: its plan's block, a promise, or its
   routine), remembered as its own observation stamped with that hour, the NPC standing there;
 - NPCs awake in the same arena meet two by two, each with the first it may still talk to (the
   chat cooldown; `attention.meet`: no call): each remembers the meeting and tells the other its news.
@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 import math
 
-from brain_server.cognition.attention import followed_action, meet
+from brain_server.cognition.attention import meet
 from brain_server.cognition.chats import Chats
+from brain_server.cognition.decide import followed_action
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.work import Workshop
 from brain_server.llm.scheduler import Priority, Work, WorkDropped

@@ -33,6 +33,7 @@ from brain_server.cognition.converse import (
     said_places,
     summarize_conversation,
 )
+from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.groups import MAX_GROUP, Group, listed, names, talk_in_group, tell_group
 from brain_server.cognition.locate import choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
@@ -47,7 +48,6 @@ from brain_server.trace import Trace
 from brain_server.world import SEPARATOR, World, arena_of
 
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
-CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds its speakers this long at a time
 # Two who saw each other may still talk this long after, wherever they walked since (they stop to talk).
 CHAT_MOMENT = timedelta(minutes=5)
 

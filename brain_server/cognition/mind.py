@@ -2,58 +2,51 @@
 game that runs in real time. It owns the loop; small parts do the work:
 
     perceive   senses.py      where the NPC stands, what it sees, stored as perceptions
-    act        here           the action for now from what the NPC already has (steps.py, routine.py)
-    record     here           what the Decide saw and the action it gave, into the NPC
+    act        decide.py      the action for now from what the NPC already has (steps.py, routine.py)
+    record     here           what the Decide saw and the action it gave, into the NPC (`recorded`)
     think      thinking.py    the work of work.py (plan, react, rate, reflect, decompose), one runner
                chats.py       NPCs talking, two or more (groups.py); player_talk.py: the player's and the user's ways in
 
 A `Decide` answers at once from what the NPC already has: a conversation in progress, the current
 step of its plan, the block itself until its steps land, or, with no plan for now, a provisional
-action from its routine. Thinking in the background (production), it is answered on the
-transports' thread from what the mind publishes (the NPC's saved record and its runtime's
-`Snapshot`), and the rest runs on the mind's loop after it (`record`): the mind's own state is only
-touched there. In lockstep (`background_thinking` off) the same parts run inside the Decide, on
-the mind's loop: what it saw is stored and the urgent work done before it answers, the rest after.
+action from its routine. One orchestration makes it (`Mind.decide`), on either scheduler: the
+answer is `decide.answer` over the NPC's `View` (its saved record, world lookups, runtime
+snapshot, attention standing, share of the ask spread), which the mind publishes whole on its
+loop whenever a part changes; what the Decide changed reaches the mind as a `Decided` message,
+handled on the mind's loop (`recorded`), the only place the mind's state changes. Thinking in the
+background (production) the answer is made on the transports' thread and its `Decided` posted; in
+lockstep (`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored
+and the urgent work done before the answer, the rest after.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import structlog
 
-from brain_server.cognition.attention import Levels, concerns, followed_action
-from brain_server.cognition.chats import CHAT_HOLD, Chats
+from brain_server.cognition.attention import Levels, concerns
+from brain_server.cognition.chats import Chats
+from brain_server.cognition.decide import Ask, Decided, Decision, Urgent, View, answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.player_talk import Player
 from brain_server.cognition.routine import read_places
-from brain_server.cognition.runtime import Runtimes, Snapshot
+from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, thinking_about_now
 from brain_server.config import Settings
-from brain_server.foreground import AskSpread
+from brain_server.foreground import AskSpread, Home
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.npc import Action, NpcState
 from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
-from brain_server.world import World
 
 log = structlog.get_logger(__name__)
-ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again
-
-
-@dataclass
-class Decision:
-    action: Action
-    trace: Trace
-    ask_again_at: datetime
-    thinking: bool
 
 
 def _overtaken(answered: Action, live: Action | None) -> bool:
@@ -64,15 +57,20 @@ def _overtaken(answered: Action, live: Action | None) -> bool:
 
 
 class Mind:
-    """Every NPC's loop; `player` holds the user's ways into it (talk, whisper, interview)."""
+    """Every NPC's loop; `player` holds the user's ways into it (talk, whisper, interview). `home`:
+    where the mind's loop is (a Decide answered elsewhere posts its `Decided` there)."""
 
-    def __init__(self, settings: Settings, stream: MemoryStream, records: Records, traces: TraceBook) -> None:
+    def __init__(self, settings: Settings, stream: MemoryStream, records: Records, traces: TraceBook,
+                 home: Home | None = None) -> None:
         self.settings = settings
         self.records = records
         self.traces = traces
-        self.runtimes = Runtimes()
+        self.home = home or Home(None)
+        self._views: dict[str, View] = {}  # what each NPC's Decides read, replaced whole (`_publish`)
+        self.runtimes = Runtimes(changed=self._publish)
         self.chats = Chats(stream, records, self.runtimes)
-        self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending)  # in view, out of view, crowd
+        self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending,  # in view, out of view, crowd
+                             changed=self._publish)
         self.workshop = Workshop(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.workshop, records, self.runtimes, settings, traces,
                                  background=settings.background_thinking)
@@ -80,6 +78,11 @@ class Mind:
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
+        # In lockstep the urgent work runs before the answer: a Decide then says `thinking` only
+        # while its conversation is being written.
+        self._urgent: Urgent | None = None if not settings.background_thinking else (
+            lambda npc, now, reacting: thinking_about_now(npc, now, settings, reacting=reacting))
+        records.npc_changed, records.world_changed = self._publish, self._world_changed
 
     def spawned(self, npc: NpcState) -> None:
         """A new NPC: what its persona says of its day is read now, before its first Decide."""
@@ -87,8 +90,9 @@ class Mind:
 
     async def forget(self, npc_ids: Sequence[str]) -> None:
         """Drop what the mind thinks about these NPCs (ResetNpc, DeleteNpc, LoadWorld): their work
-        is cancelled and awaited, with the perceptions still being stored, and their runtimes start
-        anew; a result that lands anyway is dropped by `Records.revise` (the NPC's epoch)."""
+        is cancelled and awaited, with their perceptions still being stored, and their runtimes
+        start anew; a result that lands anyway is dropped by `Records.revise` (the NPC's epoch).
+        Only their own work is waited for: another NPC's slow model holds up nobody else."""
         # Their conversations end too: with the player (unremembered), and with other NPCs (the
         # partner's job writing it is cancelled), so nothing said before reaches them after.
         partners = {p for npc_id in npc_ids for p in self.chats.partners(npc_id)} - set(npc_ids)
@@ -97,15 +101,10 @@ class Mind:
         for task in jobs:
             task.cancel()
         talks = self.player.end(npc_ids)
-        await asyncio.gather(*jobs, *talks, self.thinking.settle(), return_exceptions=True)
+        await asyncio.gather(*jobs, *talks, self.thinking.settle(npc_ids), return_exceptions=True)
         for npc_id in npc_ids:
             self.runtimes.drop(npc_id)  # a runtime a cancelled job's end made again
             self.levels.forget(npc_id)
-
-    def recording(self, work: Coroutine[Any, Any, None]) -> None:
-        """A Decide answered on the transports' thread: what it saw, into the NPC (`record`), kept
-        until stored with what it perceived (`stored`)."""
-        self.thinking.start(self._storage(work))
 
     def _storage(self, work: Coroutine[Any, Any, None]) -> asyncio.Future[None]:
         task = asyncio.ensure_future(work)
@@ -119,125 +118,118 @@ class Mind:
         for _ in range(2):
             await asyncio.gather(*list(self._storing), return_exceptions=True)
 
-    # --- a Decide answered from what the mind published (any thread) ----------------------------
+    # --- what a Decide reads: the NPCs' views ----------------------------------------------------
 
-    def answer(self, npc_id: str, now: datetime, address: str, in_view: bool, *, crowd: bool = False,
-               loaded: tuple[NpcState, World] | None = None) -> Decision | None:
-        """The NPC's action for now from its published record and snapshot (or the record and world
-        `load` read), without I/O, waiting or any change to the mind: any thread may ask. None when
-        the NPC or its world must be loaded first. `record` then brings what the Decide changed
-        into the NPC."""
-        live, world = loaded or (self.records.current(npc_id), None)
-        world = world or (self.records.cached_world(live.world_name) if live is not None else None)
-        if live is None or world is None:
-            return None
-        trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
-        bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
-        self.thinking.foreground.answering()
+    def _publish(self, npc_id: str) -> None:
+        """The NPC's view made again from its parts, on the mind's loop, and swapped in whole (none
+        while its record or world is not cached: the next Decide reads them first)."""
+        npc = self.records.cached(npc_id)
+        world = self.records.cached_world(npc.world_name) if npc is not None else None
+        if npc is None or world is None:
+            self._views.pop(npc_id, None)
+            return
+        concerned, hold, demoted = self.levels.standing(npc_id)
+        self._views[npc_id] = View(npc=npc, index=self.records.index(world), snapshot=self.runtimes.snapshot(npc_id),
+                                   offset=self.spread.offset(npc_id), hold=hold, concerned=concerned,
+                                   demoted=demoted, urgent=self._urgent)
+
+    def _world_changed(self, name: str) -> None:
+        for npc_id in [n for n, view in self._views.items() if view.npc.world_name == name]:
+            self._publish(npc_id)
+
+    async def view(self, npc_id: str) -> View:
+        """The NPC's view as published (any thread), else its record and world read on the mind's
+        loop first; that read is shielded: a caller gone (a deadline) leaves the NPC read for its
+        next Decide. Replicas sharing a store read the record again each time (`Records.shared`)."""
+        published = self.published(npc_id)
+        return published if published is not None else await asyncio.shield(self.home.run(self._read(npc_id)))
+
+    def published(self, npc_id: str) -> View | None:
+        """The NPC's view as published, if it may be used as it is (any thread: a dict read)."""
+        return None if self.records.shared else self._views.get(npc_id)
+
+    async def _read(self, npc_id: str) -> View:
+        npc = await self.records.npc(npc_id)
+        await self.records.world(npc.world_name)
+        self._publish(npc_id)
+        return self._views[npc_id]
+
+    # --- a Decide: one orchestration, two schedulers ---------------------------------------------
+
+    async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
+                     *, in_view: bool = True, crowd: bool = False) -> Decision:
+        """The NPC's action for now. `in_view`: whether the player can see the NPC (cognitive level
+        of detail: out of view it follows its hour blocks without steps, its conversations are told
+        in one call, and its perceptions are rated in longer batches; back in view, its block is
+        broken into steps at once). `crowd`: far from the player (attention.py).
+
+        Thinking in the background this runs on the caller's loop (the transports'): the answer
+        from the NPC's published view (`decide.answer`), its `Decided` posted to the mind's loop.
+        In lockstep it runs on the mind's loop: what the NPC saw is stored and the urgent work
+        done first (`_observe`, `Thinking.before_acting`), then the same answer, and its `Decided`
+        handled before it returns."""
+        ask = Ask(npc_id=npc_id, now=now, events=events, address=address, in_view=in_view, crowd=crowd,
+                  trace=Trace(npc_id=npc_id, kind="decide", game_time=now))
+        before: Action | None = None
+        bind_decision(npc_id=npc_id, trace_id=ask.trace.trace_id)
         try:
-            if address:
-                self.records.index(world).check(address, "address")
-            npc = live.model_copy(update={"address": address or live.address, "in_view": in_view,
-                                          "crowd": self.levels.crowd(npc_id, now, in_view=in_view, asked=crowd)})
-            snapshot = self.runtimes.snapshot(npc_id)
-            action = self._act(npc, world, now, snapshot)
-            # A crowd NPC's own work is dropped at its turn (work.py) and its meetings need no call:
-            # only a conversation being written changes what it does now.
-            thinking = snapshot.talking if npc.crowd else (
-                snapshot.thinking or thinking_about_now(npc, now, self.settings, reacting=snapshot.reacting))
-            return self._decided(npc_id, now, action, thinking, trace)
+            if lockstep := not self.thinking.background:
+                before = await self._observe(ask)
+                await self.thinking.before_acting(npc_id, now, ask.trace)
+            decision = answer(await self.view(npc_id), ask)
         finally:
             unbind_decision()
+        decided = Decided(ask, decision, self.thinking.foreground.now(), observed=lockstep, before=before)
+        if self.home.here():
+            await self.recorded(decided)
+        else:
+            self.home.post(lambda: self.thinking.start(self._storage(self.recorded(decided)), (npc_id,)))
+        return decision
 
-    async def load(self, npc_id: str) -> tuple[NpcState, World]:
-        """The NPC and its world, read from the store where they are not cached (the mind's loop)."""
-        live = await self.records.npc(npc_id)
-        return live, await self.records.world(live.world_name)
+    async def _observe(self, ask: Ask) -> Action | None:
+        """Lockstep, before acting: what the Decide saw is stored and noticed; the NPC's action before."""
+        npc_id, now, trace = ask.npc_id, ask.now, ask.trace
+        async with self.records.lock(npc_id):
+            live = await self.records.npc(npc_id)
+            npc = live.model_copy(deep=True)
+            seen = await self.senses.update(npc, now, ask.address, ask.in_view, ask.events, trace)
+            await self._attend(npc, now, seen, ask.crowd, trace)
+            stored, unrated = await self.senses.perceive(npc, seen, now, trace)
+            people = await self.records.people(npc.world_name) if stored else {}
+            self.senses.observed(npc, stored, unrated, now, trace, people)
+            await self.records.save(npc)
+        return live.action
 
-    async def record(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                     in_view: bool, decision: Decision, *, crowd: bool = False) -> None:
-        """What a Decide answered and saw, into the NPC on the mind's loop: where it stands, its
-        attention, the places it learns, the action it was given; then what it saw and its own new
-        action are stored as perceptions (embedding takes longer than a Decide may), and what the
-        NPC now needs is started."""
-        action, trace = decision.action, decision.trace
+    async def recorded(self, decided: Decided) -> None:
+        """A Decide answered, into the mind, on its loop: counted (the town's ask spread, the
+        foreground), then where the NPC stands, its attention, the places it learns and the action
+        it was given into the NPC (what it saw: unless stored before it acted); then what it saw
+        and its own new action are stored as perceptions (in the background: embedding takes
+        longer than a Decide may), and what the NPC now needs is started."""
+        ask, action, trace = decided.ask, decided.decision.action, decided.ask.trace
+        npc_id, now = ask.npc_id, ask.now
+        self.spread.asked(npc_id, now)
+        self.thinking.foreground.answering(decided.answered_at)
         self.traces.add(trace)
+        seen: list[PerceivedEvent] = []
         async with self.records.lock(npc_id):
             live = await self.records.npc(npc_id)
             # Such a Decide changes only the NPC's address, action and known places: it copies just
             # those (a deep copy of the day's plan was most of its time).
             npc = live.model_copy(update={"known_addresses": list(live.known_addresses)})
-            seen = await self.senses.update(npc, now, address, in_view, events, trace, check=False)
+            if not decided.observed:
+                seen = await self.senses.update(npc, now, ask.address, ask.in_view, ask.events, trace, check=False)
+                await self._attend(npc, now, seen, ask.crowd, trace)
             overtaken = _overtaken(action, live.action)
-            await self._attend(npc, now, seen, crowd, trace)
             if not overtaken:
                 npc.action = action
             await self.records.save(npc)
         self._announced(npc_id, action)
-        if events := [*seen, *([] if overtaken else own_event(live.action, action))]:
-            await self.thinking.meanwhile(self._storage(self.senses.perceive_later(npc_id, events, now, trace)))
+        before = decided.before if decided.observed else live.action
+        if events := [*seen, *([] if overtaken else own_event(before, action))]:
+            await self.thinking.meanwhile(self._storage(self.senses.perceive_later(npc_id, events, now, trace)),
+                                          (npc_id,))
         await self.thinking.after_acting(npc_id, now)
-
-    # --- a Decide on the mind's loop -------------------------------------------------------------
-
-    async def decide(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                     *, in_view: bool = True, crowd: bool = False) -> Decision:
-        """The NPC's action for now, on the mind's loop. `in_view`: whether the player can see the
-        NPC (cognitive level of detail: out of view it follows its hour blocks without steps, its
-        conversations are told in one call, and its perceptions are rated in longer batches; back
-        in view, its block is broken into steps at once). `crowd`: far from the player (attention.py)."""
-        if self.thinking.background:
-            decision = self.answer(npc_id, now, address, in_view, crowd=crowd, loaded=await self.load(npc_id))
-            assert decision is not None
-            await self.record(npc_id, now, events, address, in_view, decision, crowd=crowd)
-            return decision
-        trace = Trace(npc_id=npc_id, kind="decide", game_time=now)
-        bind_decision(npc_id=npc_id, trace_id=trace.trace_id)
-        try:
-            decision = await self._step(npc_id, now, events, address, in_view, trace, crowd=crowd)
-        finally:
-            unbind_decision()
-        await self.thinking.after_acting(npc_id, now)
-        return decision
-
-    async def _step(self, npc_id: str, now: datetime, events: Sequence[PerceivedEvent], address: str,
-                    in_view: bool, trace: Trace, *, crowd: bool) -> Decision:
-        """Lockstep: what the Decide saw is stored and the work its action depends on is done
-        first, then it acts."""
-        async with self.records.lock(npc_id):
-            live = await self.records.npc(npc_id)
-            npc = live.model_copy(deep=True)
-            seen = await self.senses.update(npc, now, address, in_view, events, trace)
-            await self._attend(npc, now, seen, crowd, trace)
-            stored, unrated = await self.senses.perceive(npc, seen, now, trace)
-            people = await self.records.people(npc.world_name) if stored else {}
-            self.senses.observed(npc, stored, unrated, now, trace, people)
-            await self.records.save(npc)
-        await self.thinking.before_acting(npc_id, now, trace)
-        async with self.records.lock(npc_id):
-            npc = (await self.records.npc(npc_id)).model_copy(deep=True)
-            action = self._act(npc, await self.records.world(npc.world_name), now, self.runtimes.snapshot(npc_id))
-            npc.action = action
-            await self.records.save(npc)
-        self._announced(npc_id, action)
-        if own := own_event(live.action, action):
-            stored, unrated = await self.senses.perceive(npc, own, now, trace)
-            await self.records.merge(npc_id, lambda live: self.senses.observed(live, stored, unrated, now, trace, {}))
-        decision = self._decided(npc_id, now, action, self.runtimes.snapshot(npc_id).thinking, trace)
-        self.traces.add(trace)
-        return decision
-
-    # --- acting --------------------------------------------------------------------------------
-
-    def _act(self, npc: NpcState, world: World, now: datetime, snapshot: Snapshot) -> Action:
-        """The action for now from what the NPC already has; never waits for the model."""
-        if snapshot.talking and npc.action is not None and npc.action.chatting_with:
-            held = now + CHAT_HOLD - npc.action.start_time
-            return npc.action.model_copy(update={"duration_minutes": int(held.total_seconds() // 60)})
-        if npc.is_chatting(now):
-            assert npc.action is not None
-            return npc.action
-        return followed_action(npc, now, self.records.index(world).objects, snapshot.announce)
 
     async def _attend(self, npc: NpcState, now: datetime, seen: Sequence[PerceivedEvent], asked: bool,
                       trace: Trace) -> None:
@@ -258,20 +250,6 @@ class Mind:
         runtime = self.runtimes.of(npc_id)
         if runtime.announce != "plan" and action.source == runtime.announce:
             runtime.set_announce("plan")
-
-    def _decided(self, npc_id: str, now: datetime, action: Action, thinking: bool, trace: Trace) -> Decision:
-        """The answer: the action, and when to ask again: sooner while thinking about now, and the
-        NPC's own share of a spread later (steps end on the same minutes across a town, and the game
-        asking for all of them in one instant would queue each behind the others)."""
-        self.spread.asked(npc_id, now)
-        ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) \
-            + self.spread.offset(npc_id)
-        trace.action = action
-        log.info("decided", action=action.description, address=action.address, source=action.source,
-                 thinking=thinking, llm_calls=len(trace.llm_calls),
-                 tokens=sum(c.prompt_tokens + c.completion_tokens for c in trace.llm_calls))
-        return Decision(action=action, trace=trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
-                        thinking=thinking)
 
     async def close(self) -> None:
         """Stop thinking (what was not merged is redone after a restart: the events to rate and

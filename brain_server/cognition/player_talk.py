@@ -174,7 +174,7 @@ class Player:
             self._talks.pop(key, None)
             if talk.summary is not None:
                 talk.summary.cancel()
-            await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk, now, trace))
+            await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk, now, trace), (npc_id, *talk.witnesses))
         self.thinking.traces.add(trace)
         return turn.utterance, ended, trace
 
@@ -207,7 +207,8 @@ class Player:
                 trace = Trace(npc_id=key[0], kind="talk", game_time=talk.at)
                 trace.note(f"talk: the conversation with {key[1]} ended unfinished (open conversations are bounded)")
                 self.thinking.traces.add(trace)
-                await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk, talk.at, trace))
+                await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk, talk.at, trace),
+                                              (key[0], *talk.witnesses))
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name, stream = speaker.persona.name, self.stream

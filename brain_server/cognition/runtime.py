@@ -3,14 +3,15 @@ only on the mind's loop, and the snapshot of it that a Decide reads from any thr
 
 The record (`NpcState`, in `records.py`) is what survives a restart; this is what does not need
 to: the game time of its latest Decide, who and what it saw then, a reaction waiting for its
-turn, whether its conversation is being written, the work under way. A Decide answered on the
-transports' thread reads the NPC's published record (never changed once saved: every change
-saves a new copy) and the NPC's `Snapshot` (a frozen value, replaced whole), never this object.
+turn, whether its conversation is being written, the work under way. A Decide reads the NPC's
+`Snapshot` (a frozen value, replaced whole) inside its `decide.View`, never this object: each new
+snapshot is told (`changed`) so the mind publishes the NPC's view again.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -56,6 +57,7 @@ class NpcRuntime:
 
     npc_id: str
     published: dict[str, Snapshot]  # the mind's snapshots, by NPC
+    changed: Callable[[str], None] = field(default=lambda npc_id: None)  # told of each new snapshot
     clock: datetime | None = None  # the game time of its latest Decide
     seen: set[str] = field(default_factory=set)  # who it saw at its latest Decide
     surroundings: set[str] = field(default_factory=set)  # things it saw then in a state the world records
@@ -72,6 +74,7 @@ class NpcRuntime:
                             announce=self.announce)
         if self.published.get(self.npc_id) != snapshot:
             self.published[self.npc_id] = snapshot
+            self.changed(self.npc_id)
 
     def set_reaction(self, pending: PendingReaction | None) -> PendingReaction | None:
         """Note a reaction to think out (None: take the one waiting); the one waiting before."""
@@ -103,14 +106,15 @@ class NpcRuntime:
 class Runtimes:
     """Every NPC's runtime, and their snapshots (read from any thread: a dict read, no lock)."""
 
-    def __init__(self) -> None:
+    def __init__(self, changed: Callable[[str], None] = lambda npc_id: None) -> None:
         self._npcs: dict[str, NpcRuntime] = {}
         self._published: dict[str, Snapshot] = {}
+        self._changed = changed  # an NPC's snapshot changed (the mind publishes its Decides' view again)
 
     def of(self, npc_id: str) -> NpcRuntime:
         runtime = self._npcs.get(npc_id)
         if runtime is None:
-            runtime = self._npcs[npc_id] = NpcRuntime(npc_id, self._published)
+            runtime = self._npcs[npc_id] = NpcRuntime(npc_id, self._published, self._changed)
         return runtime
 
     def snapshot(self, npc_id: str) -> Snapshot:
@@ -130,7 +134,8 @@ class Runtimes:
 
     def drop(self, npc_id: str) -> list[asyncio.Task[bool]]:
         """Forget the NPC's runtime (a reset, a delete, a loaded save); its work under way, to cancel."""
-        self._published.pop(npc_id, None)
+        if self._published.pop(npc_id, None) is not None:
+            self._changed(npc_id)
         runtime = self._npcs.pop(npc_id, None)
         return [] if runtime is None else list(runtime.jobs.values())
 

@@ -12,9 +12,10 @@ pure function of the LLM's answers (record/replay).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection
 from datetime import datetime
 import functools
+from typing import Any
 
 import structlog
 
@@ -43,23 +44,24 @@ class Thinking:
         self.traces = traces
         self.background = background
         self.foreground = Foreground(enabled=background)  # background work waits out a burst of Decides
-        self._tasks: set[asyncio.Task[None]] = set()  # work of no kind (storing perceptions, remembering a talk)
+        # Work of no kind (storing perceptions, remembering a talk), with the NPCs whose state it writes.
+        self._tasks: dict[asyncio.Future[None], frozenset[str]] = {}
 
-    async def meanwhile(self, work: Awaitable[None]) -> None:
-        """`work` in the background (awaited inline in lockstep)."""
+    async def meanwhile(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+        """`work` on these NPCs in the background (awaited inline in lockstep)."""
         if self.background:
-            self.start(work)
+            self.start(work, npc_ids)
         else:
             await work
 
-    def start(self, work: Awaitable[None]) -> None:
-        """`work` as a task of the mind's, cancelled by `close`; a failure is logged."""
+    def start(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+        """`work` on these NPCs as a task of the mind's, cancelled by `close`; a failure is logged."""
         task = asyncio.ensure_future(work)
-        self._tasks.add(task)
+        self._tasks[task] = frozenset(npc_ids)
         task.add_done_callback(self._ended)
 
-    def _ended(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
+    def _ended(self, task: asyncio.Future[None]) -> None:
+        self._tasks.pop(task, None)
         if task.cancelled() or (error := task.exception()) is None:
             return
         if isinstance(error, WorkDropped):  # the scheduler's choice (its class's queue full), not a failure
@@ -67,9 +69,11 @@ class Thinking:
         else:
             log.error("background_failed", exc_info=error)
 
-    async def settle(self) -> None:
-        """Wait for the work of no kind under way now (perceptions being stored, a talk remembered)."""
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+    async def settle(self, npc_ids: Collection[str]) -> None:
+        """Wait for the work of no kind under way now on any of these NPCs (their perceptions being
+        stored, a talk they remember): another NPC's work never holds them up."""
+        ids = set(npc_ids)
+        await asyncio.gather(*[t for t, on in list(self._tasks.items()) if on & ids], return_exceptions=True)
 
     def needs(self, npc_id: str) -> None:
         """Start the work the NPC needs, each family at most once at a time (background only: in
@@ -141,7 +145,7 @@ class Thinking:
     async def close(self) -> None:
         """Stop thinking (what was not merged is redone after a restart: the events to rate and
         the reflection counter are in the NPC's record, and a missing plan is noticed again)."""
-        tasks = [*self.runtimes.jobs(), *self._tasks]
+        tasks: list[asyncio.Future[Any]] = [*self.runtimes.jobs(), *self._tasks]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -7,7 +7,7 @@ and the loop woke at most 0.3-0.6 s late, yet calls took seconds end to end. Her
 accept, decode, guard and answer on a loop that does nothing else, and hand each call's core
 method to the mind's loop in one step (`core_methods`), where it runs without waiting behind itself.
 A Decide does not wait for the mind's loop at all: it is answered here, from the NPC as it is, and
-hands what it changed to the mind's loop afterwards (`foreground.Home`, `Mind.answer`).
+hands what it changed to the mind's loop afterwards (`foreground.Home`, `Mind.decide`).
 
 The loop is uvloop's where it is installed (uvicorn[standard] installs it on Linux and macOS):
 libuv accepts, reads and writes without the interpreter, where asyncio's own loop makes each of
