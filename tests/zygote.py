@@ -172,4 +172,7 @@ if __name__ == "__main__":  # the zygote: python -m tests.zygote FD
     for name in PRELOAD:
         importlib.import_module(name)
     if forked := _serve(socket.socket(fileno=int(sys.argv[1]))):
+        # As `python -m` runs it: the module itself afresh as __main__ (what it imports stays loaded),
+        # without runpy's warning, on stderr, that it was imported already.
+        sys.modules.pop(forked["module"], None)
         runpy.run_module(forked["module"], run_name="__main__", alter_sys=True)
