@@ -65,3 +65,8 @@ def join(*parts: str) -> str:
 def arena_of(address: str) -> str:
     """The arena part of an address (`world:sector:arena`), objects stripped."""
     return SEPARATOR.join(address.split(SEPARATOR)[:3])
+
+
+def sector_of(address: str) -> str:
+    """The sector part of an address (`world:sector`), arena and objects stripped."""
+    return SEPARATOR.join(address.split(SEPARATOR)[:2])

@@ -24,7 +24,7 @@ from brain_server.cognition.routine import day_shape
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.records import Records
-from brain_server.world import arena_of
+from brain_server.world import arena_of, sector_of
 
 SHOWN = 4  # gathering places a prompt lists
 VISITS, VISIT, SHORTEST_VISIT = 2, timedelta(hours=1), timedelta(minutes=30)  # free time a teller spends with people
@@ -56,7 +56,7 @@ class Seek:
         a model that plans its day as always, whatever the prompt says, still sends a teller out."""
         visits: list[PlanItem] = []
         for item in plan:
-            if len(visits) == VISITS or item.end <= now or _sector(item.address) != _sector(home) or \
+            if len(visits) == VISITS or item.end <= now or sector_of(item.address) != sector_of(home) or \
                     is_sleep(item.activity) or MEAL.search(item.activity):
                 continue
             for g in (g for g in self.found if g.address not in {v.address for v in visits}):
@@ -82,8 +82,8 @@ def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places
     """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
     outside the teller's home sector: each place's busiest hours (its first run of them),
     busiest places first, at most SHOWN."""
-    home = _sector(teller.persona.home)
-    allowed = {arena_of(p) for p in places if _sector(p) != home}
+    home = sector_of(teller.persona.home)
+    allowed = {arena_of(p) for p in places if sector_of(p) != home}
     there: dict[str, dict[datetime, set[str]]] = defaultdict(lambda: defaultdict(set))
     day, tz = now.date(), now.tzinfo
     first, last = now.replace(minute=0, second=0, microsecond=0), datetime.combine(day + _DAY, time(0), tzinfo=tz)
@@ -156,7 +156,3 @@ def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime,
     if npc.plan_day == day and npc.plan:
         return [(i.start, i.end, i.activity, i.address) for i in npc.plan]
     return [(b.start, b.end, b.activity, b.address) for b in day_shape(npc, day, tz)]
-
-
-def _sector(address: str) -> str:
-    return ":".join(address.split(":")[:2])

@@ -27,7 +27,7 @@ from brain_server.npc import NpcState
 from brain_server.prompts.choose_address import NO_OBJECT, AddressChoice, Place
 from brain_server.prompts.choose_address import PROMPT as CHOOSE_ADDRESS
 from brain_server.trace import Trace
-from brain_server.world import SEPARATOR, Sector, World, arena_of, join
+from brain_server.world import SEPARATOR, Sector, World, arena_of, join, sector_of
 
 log = logging.getLogger(__name__)
 # How alike (difflib's ratio) a misspelt place must be to a known one, the world's name left out of
@@ -74,7 +74,7 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
     """The part of `world` the NPC may choose from (module docstring: the access rule), as a World
     so its address helpers apply. `invited_sectors` holds sector names."""
     known = _known_arenas(npc, world)
-    home_sector = _sector_of(npc.persona.home)
+    home_sector = sector_of(npc.persona.home)
     sectors: list[Sector] = []
     for sector in world.sectors:
         private = bool(sector.residents) and not {npc.npc_id, npc.persona.name} & set(sector.residents)
@@ -152,13 +152,11 @@ async def choose_address(
 
 def _known_arenas(npc: NpcState, world: World) -> set[str]:
     """Arenas the NPC knows: those of its known addresses, and every arena of its home's sector."""
-    home_sector = _sector_of(npc.persona.home)
+    home_sector = sector_of(npc.persona.home)
     return {arena_of(a) for a in npc.known_addresses} | {
-        a for a in world.arena_addresses() if _sector_of(a) == home_sector}
+        a for a in world.arena_addresses() if sector_of(a) == home_sector}
 
 
-def _sector_of(address: str) -> str:
-    return SEPARATOR.join(address.split(SEPARATOR)[:2])
 
 
 def _place_of(address: str) -> Place:
@@ -178,7 +176,7 @@ def _fallback(places: World, current: str, home: str) -> str:
 
 def _current_first(places: World, current: str) -> World:
     """The same tree with the current sector, and the current arena within it, moved to the front."""
-    here_sector = _sector_of(current)
+    here_sector = sector_of(current)
     sectors = sorted(places.sectors, key=lambda s: join(places.name, s.name) != here_sector)
     return places.model_copy(update={"sectors": [
         s.model_copy(update={"arenas": sorted(s.arenas, key=lambda a: join(places.name, s.name, a.name) != current)})
@@ -191,7 +189,7 @@ def _outline(tree: World, current: str, home: str) -> str:
     lines: list[str] = []
     for sector in tree.sectors:
         prefix = join(tree.name, sector.name)
-        tags = [tag for tag, on in (("here", prefix == _sector_of(current)), ("home", prefix == _sector_of(home))) if on]
+        tags = [tag for tag, on in (("here", prefix == sector_of(current)), ("home", prefix == sector_of(home))) if on]
         lines.append(f"- {sector.name}" + (f" ({', '.join(tags)})" if tags else ""))
         for arena in sector.arenas:
             mark = " (here)" if join(prefix, arena.name) == current else ""

@@ -21,7 +21,7 @@ import functools
 import re
 
 from brain_server.npc import Action, NpcState, Persona, PlanItem, is_sleep
-from brain_server.world import arena_of
+from brain_server.world import arena_of, sector_of
 
 DEFAULT_WAKE, DEFAULT_BED = time(7), time(23)
 WORK_HOURS = (time(9), time(17))
@@ -212,11 +212,11 @@ def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
 
 def _work_and_hours(npc: NpcState, places: Sequence[str] | None) -> tuple[str | None, tuple[time, time] | None]:
     """The workplace (`workplace`) and the stretch the persona states there, if it states one."""
-    scores, home = _mentions(npc, places, near=_works_at), _sector(npc.persona.home)
+    scores, home = _mentions(npc, places, near=_works_at), sector_of(npc.persona.home)
     stretches = _stretches(npc, places)  # of equals, one at home ("works on the farm": the farm it lives on)
-    work = max(scores, key=lambda p: (scores[p], _sector(p) == home)) if any(scores.values()) else next(
+    work = max(scores, key=lambda p: (scores[p], sector_of(p) == home)) if any(scores.values()) else next(
         (place for place, _ in stretches), None)
-    return work, next((hours for place, hours in stretches if work and _sector(place) == _sector(work)), None)
+    return work, next((hours for place, hours in stretches if work and sector_of(place) == sector_of(work)), None)
 
 
 def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
@@ -249,8 +249,8 @@ def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> l
     """Public places it may go out to (not its home's sector nor its workplace's): those its persona
     names, else all."""
     mentioned = _mentions(npc, places)
-    away = {_sector(npc.persona.home), *([_sector(work)] if work else [])}
-    public = [p for p in mentioned if _sector(p) not in away]
+    away = {sector_of(npc.persona.home), *([sector_of(work)] if work else [])}
+    public = [p for p in mentioned if sector_of(p) not in away]
     return [p for p in public if mentioned[p]] or public
 
 
@@ -324,11 +324,9 @@ def _sentence_before(words: Sequence[str], i: int) -> range:
 def _kitchen(npc: NpcState, places: Sequence[str] | None) -> str | None:
     """The kitchen (or dining room) of the NPC's home, if it knows one."""
     return next((a for a in (npc.known_addresses if places is None else places)
-                 if _sector(a) == _sector(npc.persona.home) and _MEALS_ROOM.search(_name(a))), None)
+                 if sector_of(a) == sector_of(npc.persona.home) and _MEALS_ROOM.search(_name(a))), None)
 
 
-def _sector(address: str) -> str:
-    return ":".join(address.split(":")[:2])
 
 
 def _paint(blocks: Sequence[Block], new: Block) -> list[Block]:
