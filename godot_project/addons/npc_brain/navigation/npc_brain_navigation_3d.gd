@@ -11,14 +11,17 @@ extends NpcBrainNavigation
 @export var navigation_agent: NavigationAgent3D
 ## Walking speed, in meters per second.
 @export var speed: float = 3.0
-## How far above and below the target the mesh is looked for, in meters.
+## How far above and below the target the mesh is looked for, in meters (in an
+## NpcBrainWorld3D, at most half its `floor_height`: the target is on its floor already).
 @export var height_reach: float = 50.0
 
 
 ## Where `target` lies on the navigation mesh: the mesh's point on the vertical line through it
 ## (within `height_reach`); the target itself where the mesh has none.
 func project_on_mesh(target: Vector3) -> Vector3:
-	var reach := Vector3.UP * height_reach
+	var space: NpcBrainWorld3D = agent.world.space if agent != null and agent.world != null else null
+	var reach := Vector3.UP * (minf(height_reach, space.floor_height * 0.5) if space != null
+			else height_reach)
 	var on_mesh := NavigationServer3D.map_get_closest_point_to_segment(
 			(_get_navigation() as NavigationAgent3D).get_navigation_map(),
 			target + reach, target - reach, true)

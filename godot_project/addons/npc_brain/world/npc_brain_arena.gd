@@ -7,6 +7,8 @@ extends NpcBrainWorldPart
 ## Type its `rect` in, or point `bounds` at a rectangle CollisionShape2D and drag that shape's
 ## handles in the 2D viewport. With a `floor_layer`, the floor is the cells painted on that
 ## TileMapLayer inside `rect` (with the `floor_tile` atlas tile, if set): any room shape.
+## In an NpcBrainWorld3D, point `bounds_3d` at your room's box (an Area3D's CollisionShape3D):
+## its x and z give the tiles, its height the floor.
 
 ## The arena's name in addresses ("world:sector:arena"); the node name if empty.
 @export var arena_name: String = "":
@@ -55,6 +57,13 @@ extends NpcBrainWorldPart
 		bounds = value
 		sync_bounds()
 		_follow_bounds()
+## In an NpcBrainWorld3D: a CollisionShape3D with a BoxShape3D (your room's Area3D's) that sets
+## `rect`: the cells under it, on the floor of its center.
+@export var bounds_3d: CollisionShape3D:
+	set(value):
+		bounds_3d = value
+		sync_bounds()
+		_follow_bounds()
 
 
 func _ready() -> void:
@@ -65,16 +74,21 @@ func _ready() -> void:
 # In the editor, follow the shape while it is dragged (nothing tells a node another moved), from
 # the moment it is assigned.
 func _follow_bounds() -> void:
-	set_process(Engine.is_editor_hint() and bounds != null)
+	set_process(Engine.is_editor_hint() and (bounds != null or bounds_3d != null))
 
 
 func _process(_delta: float) -> void:
 	sync_bounds()
 
 
-## Sets `rect` from `bounds` (the tiles its rectangle covers), when it has one.
+## Sets `rect` from `bounds` (the tiles its rectangle covers) or `bounds_3d`, when it has one.
 func sync_bounds() -> void:
 	var world := get_world()
+	if bounds_3d != null and world != null and world.space != null:
+		var boxed := world.space.box_to_rect(bounds_3d)
+		if boxed.has_area() and boxed != rect:
+			rect = boxed
+		return
 	if bounds == null or world == null or not bounds.is_inside_tree():
 		return
 	var shape := bounds.shape as RectangleShape2D
@@ -167,6 +181,8 @@ func get_structure_warnings() -> PackedStringArray:
 		warnings.append("An NpcBrainArena must be a child of a NpcBrainSector.")
 	if bounds != null and not bounds.shape is RectangleShape2D:
 		warnings.append("`bounds` needs a RectangleShape2D.")
+	if bounds_3d != null and not bounds_3d.shape is BoxShape3D:
+		warnings.append("`bounds_3d` needs a BoxShape3D.")
 	if rect.size.x <= 0 or rect.size.y <= 0:
 		warnings.append("The arena's rect is empty.")
 	var ring := get_wall_ring()

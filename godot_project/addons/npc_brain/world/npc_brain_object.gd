@@ -4,7 +4,8 @@ class_name NpcBrainObject
 extends NpcBrainWorldPart
 ## Something NPCs use (a bed, a stove, the cafe counter): the leaf of the spatial tree.
 ## It covers `size` tiles from `tile` inside its NpcBrainArena; NPCs walk onto it to use it.
-## Type `tile` in, or point `marker` at a Marker2D (or any Node2D) and drag that.
+## Type `tile` in, or point `marker` at a Marker2D (or any Node2D) and drag that; in an
+## NpcBrainWorld3D, `marker_3d` at a Marker3D (or any Node3D): its x and z, on its floor.
 
 ## The object's name in addresses ("world:sector:arena:object"); the node name if empty.
 @export var object_name: String = "":
@@ -36,6 +37,12 @@ extends NpcBrainWorldPart
 		marker = value
 		sync_marker()
 		_follow_marker()
+## In an NpcBrainWorld3D: a Node3D (a Marker3D, your prop) whose position sets `tile`.
+@export var marker_3d: Node3D:
+	set(value):
+		marker_3d = value
+		sync_marker()
+		_follow_marker()
 
 
 func _ready() -> void:
@@ -46,16 +53,21 @@ func _ready() -> void:
 # In the editor, follow the marker while it is dragged (nothing tells a node another moved), from
 # the moment it is assigned.
 func _follow_marker() -> void:
-	set_process(Engine.is_editor_hint() and marker != null)
+	set_process(Engine.is_editor_hint() and (marker != null or marker_3d != null))
 
 
 func _process(_delta: float) -> void:
 	sync_marker()
 
 
-## Sets `tile` from `marker` (the tile under it), when it has one.
+## Sets `tile` from `marker` or `marker_3d` (the tile under it), when it has one.
 func sync_marker() -> void:
 	var world := get_world()
+	if marker_3d != null and world != null and world.space != null and marker_3d.is_inside_tree():
+		var under_3d := world.space.position_to_tile(marker_3d.global_position)
+		if under_3d != tile:
+			tile = under_3d
+		return
 	if marker == null or world == null or not marker.is_inside_tree():
 		return
 	var under := world.global_to_tile(marker.global_position)

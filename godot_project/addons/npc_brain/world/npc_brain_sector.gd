@@ -95,8 +95,8 @@ func _get_configuration_warnings() -> PackedStringArray:
 ## What is wrong with this part itself (names aside).
 func get_structure_warnings() -> PackedStringArray:
 	var warnings := PackedStringArray()
-	if not get_parent() is NpcBrainWorld:
-		warnings.append("A NpcBrainSector must be a child of a NpcBrainWorld.")
+	if not (get_parent() is NpcBrainWorld or get_parent() is NpcBrainWorld3D):
+		warnings.append("A NpcBrainSector must be a child of a NpcBrainWorld or NpcBrainWorld3D.")
 	if get_arenas().is_empty():
 		warnings.append("This sector has no NpcBrainArena children: NPCs cannot go anywhere in it.")
 	elif not has_outside_door():

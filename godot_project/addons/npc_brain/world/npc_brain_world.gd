@@ -113,6 +113,10 @@ const AGENT_FILING_MSEC := 100
 @export var door_color: Color = Color(0.71, 0.5, 0.28)
 @export var label_color: Color = Color(1, 1, 1, 0.92)
 
+## The NpcBrainWorld3D this world keeps the tiles of (set by it), or null: its sectors are that
+## node's children, its grid and a 3D body's tile that node's (floors stacked, see there).
+var space: NpcBrainWorld3D = null
+
 var _dirty: bool = true
 var _notify_pending: bool = false
 var _grid: AStarGrid2D = AStarGrid2D.new()
@@ -241,6 +245,8 @@ func global_to_tile(global_point: Vector2) -> Vector2i:
 ## The grid: its first tile and its size, in tiles (the map layer's used cells, if it has one).
 ## Without a map layer or a `grid_origin`, grown to hold every arena and object.
 func get_grid_rect() -> Rect2i:
+	if space != null:
+		return space.get_tile_grid()
 	var grid := Rect2i(grid_origin, grid_size)
 	if map_layer != null or grid_origin != Vector2i.ZERO:
 		return grid
@@ -321,6 +327,8 @@ func layer_problem(layer: TileMapLayer) -> String:
 ## `tile_size_3d`).
 func node_to_tile(node: Node) -> Vector2i:
 	var body_3d := node as Node3D
+	if body_3d != null and space != null:
+		return space.position_to_tile(body_3d.global_position)
 	if body_3d != null:
 		var at := body_3d.global_position / tile_size_3d
 		return Vector2i(floori(at.x), floori(at.z))
@@ -328,7 +336,10 @@ func node_to_tile(node: Node) -> Vector2i:
 
 
 ## The 3D position of a tile's center, at `height`.
+## In an NpcBrainWorld3D, on the tile's floor, as high above it as `height` is above its own.
 func tile_to_position_3d(tile: Vector2i, height: float = 0.0) -> Vector3:
+	if space != null:
+		return space.tile_to_position(tile, height)
 	return Vector3((tile.x + 0.5) * tile_size_3d, height, (tile.y + 0.5) * tile_size_3d)
 
 
@@ -340,7 +351,7 @@ func tile_to_global(tile: Vector2i) -> Vector2:
 ## The NpcBrainSector children.
 func get_sectors() -> Array[NpcBrainSector]:
 	var sectors: Array[NpcBrainSector] = []
-	for child in get_children():
+	for child in (space if space != null else self).get_children():
 		if child is NpcBrainSector:
 			sectors.append(child)
 	return sectors
@@ -688,6 +699,8 @@ func _layer_problems(layers: Array[TileMapLayer]) -> PackedStringArray:
 
 # Every arena, object and agent of this world outside the grid, by address (or npc id).
 func _grid_problems() -> PackedStringArray:
+	if space != null:
+		return space.grid_problems(_agents_in_tree().values())
 	var problems := PackedStringArray()
 	for arena in get_arenas():
 		problems.append(outside_grid("Arena " + arena_address(arena), arena.rect))
@@ -807,6 +820,9 @@ func _ensure_built() -> void:
 			_walls[layer_cell_to_tile(solid_layer, cell)] = true
 	for tile in _doors.keys():
 		_walls.erase(tile)
+	if space != null:
+		for tile in space.get_floor_walls():
+			_walls[tile] = true
 	_grid.region = get_grid_rect()
 	_grid.cell_size = Vector2(tile_size, tile_size)
 	_grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_NEVER

@@ -55,12 +55,14 @@ func get_name_warnings() -> PackedStringArray:
 	return warnings
 
 
-## The NpcBrainWorld this node belongs to, or null outside of one.
+## The NpcBrainWorld this node belongs to (an NpcBrainWorld3D's `tiles`), or null outside of one.
 func get_world() -> NpcBrainWorld:
 	var node := get_parent()
 	while node != null:
 		if node is NpcBrainWorld:
 			return node
+		if node is NpcBrainWorld3D:
+			return node.tiles
 		node = node.get_parent()
 	return null
 
