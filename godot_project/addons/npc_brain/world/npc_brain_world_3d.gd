@@ -74,6 +74,7 @@ func _init() -> void:
 	tiles.name = "Tiles"
 	tiles.space = self
 	tiles.visible = false
+	tiles.layout_changed.connect(update_configuration_warnings)
 	add_child(tiles, false, Node.INTERNAL_MODE_FRONT)
 
 
