@@ -260,6 +260,8 @@ func get_grid_rect() -> Rect2i:
 ## Why `what` (covering the tiles `rect`) is not on the grid, naming the setting that fixes it;
 ## "" when it is. Outside the grid NPCs can neither stand nor walk: every move there fails.
 func outside_grid(what: String, rect: Rect2i) -> String:
+	if space != null:
+		return space.outside_grid(what, rect)
 	var grid := get_grid_rect()
 	if grid.encloses(rect):
 		return ""
