@@ -98,6 +98,9 @@ const MAX_PERCEPTIONS := 64
 ## First calls a second the brain takes from a town loading together (a larger town spreads its
 ## agents' first calls over more than `start_spread_s`).
 const FIRST_CALLS_PER_S := 100.0
+# The agent's parts, by concern.
+const Senses := preload("npc_brain_agent_senses.gd")
+const Talk := preload("npc_brain_agent_talk.gd")
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -204,7 +207,7 @@ var _action_end: int = -1
 var _retry_at_msec: int = 0
 var _failures: int = 0
 var _address: String = ""
-var _perceived: Array[NpcBrainPerception] = []
+var _senses := Senses.new(self)
 ## Object states this NPC's action set: address -> state.
 var _held_states: Dictionary[String, String] = {}
 var _pushed_errors: Dictionary[String, bool] = {}
@@ -214,11 +217,7 @@ var _verb_due: NpcBrainAction = null
 var _verb_asked: String = ""
 ## The game's answers to verbs, sent with the next Decide (the protocol's VerbOutcome).
 var _verb_outcomes: Array[Dictionary] = []
-# The player's line being answered (`talk`), until it ends or is stopped.
-var _talk_stream: NpcBrainStream = null
-# Held by a talk (between talk_held and talk_released); each line re-arms the release.
-var _held: bool = false
-var _hold_serial: int = 0
+var _talk := Talk.new(self, _walk_on)
 
 
 func _enter_tree() -> void:
@@ -242,7 +241,7 @@ func _exit_tree() -> void:
 func _notification(what: int) -> void:
 	if what != NOTIFICATION_PREDELETE or Engine.is_editor_hint():
 		return
-	_cancel_stream()
+	_talk.cancel()
 	var client := NpcBrainClient.get_instance(true)
 	if client != null and client.find_agent(npc_id) == null:
 		client.release_lanes(npc_id)
@@ -331,7 +330,7 @@ func is_moving() -> bool:
 
 ## Adds something the NPC perceives to its next Decide.
 func perceive(subject: String, doing: String, address: String = "", distance: float = 0.0) -> void:
-	_perceived.append(NpcBrainPerception.new(
+	_senses.add(NpcBrainPerception.new(
 			subject, doing, address if address != "" else get_address(), distance))
 
 
@@ -386,75 +385,28 @@ func report_action_failed(reason: String) -> void:
 ## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
 ## again while it answers stops the line under way first. The talk holds the NPC (`talk_held`).
 func talk(text: String, speaker_name: String = "the player", speaker: Node = null) -> NpcBrainLine:
-	_cancel_stream()
-	_hold(speaker)
-	var stream := NpcBrainClient.get_instance().open_stream("TalkStream", {
-		"npcId": npc_id, "speakerName": speaker_name, "text": text,
-		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339()})
-	_talk_stream = stream
-	stream.message_received.connect(_on_talk_message)
-	var reply: NpcBrainReply = await stream.finished
-	if _talk_stream == stream:
-		_talk_stream = null
-	if reply.code == "canceled":
-		return null
-	_hold_serial += 1
-	var serial := _hold_serial
-	_wake_in(talk_hold_s, func() -> void:
-		if _held and _hold_serial == serial:
-			_end_hold())
-	if not reply.ok:
-		failed.emit(NpcBrainError.from_reply("TalkStream", reply, npc_id))
-		return null
-	var whole: Dictionary = reply.data.get("line", {})
-	var line := NpcBrainLine.new(npc_id, persona.display_name, str(whole.get("reply", "")))
-	line.ends_conversation = bool(whole.get("endConversation", false))
-	spoke.emit(line)
-	if line.ends_conversation:
-		talk_ended.emit(speaker_name)
-		_end_hold()
-	return line
+	return await _talk.talk(text, speaker_name, speaker)
 
 
-# The NPC walks on (its goodbye, `stop_talking`, `talk_hold_s` after its latest line).
-func _end_hold() -> void:
-	if not _held:
-		return
-	_held = false
-	NpcBrainLog.record("talk_released", {"npc": npc_id, "moving": _moving})
-	talk_released.emit()
-	if _moving:  # on its way when the player stopped it: on again
+# Released from a talk: on its way when the player stopped it, it walks on.
+func _walk_on() -> void:
+	if _moving:
 		_move_serial += 1
 		_time_arrival(get_tile(), _move_serial)
 		_send_body()
-
-
-func _hold(speaker: Node) -> void:
-	_hold_serial += 1  # no release while a line is under way
-	if not _held:
-		_held = true
-		NpcBrainLog.record("talk_held", {"npc": npc_id, "moving": _moving})
-		talk_held.emit(speaker)
 
 
 ## The player is done (closed the dialogue, walked off): stops the line the NPC is answering
 ## with, if any (the brain stops the model; the NPC remembers both lines as far as written;
 ## `talk` returns null for it), and the NPC walks on (`talk_released`).
 func stop_talking() -> void:
-	_cancel_stream()
-	_end_hold()
-
-
-func _cancel_stream() -> void:
-	if _talk_stream != null:
-		var stream := _talk_stream
-		_talk_stream = null
-		stream.cancel()
+	_talk.cancel()
+	_talk.end_hold()
 
 
 ## Whether the NPC is answering the player now.
 func is_talking() -> bool:
-	return _talk_stream != null
+	return _talk.is_talking()
 
 
 ## Asks the NPC a question; it answers from its memories ("" when the call failed).
@@ -523,7 +475,7 @@ func _on_game_loaded(_slot: String, _save: Dictionary) -> void:
 	_move_serial += 1
 	target_address = ""
 	target_tile = NpcBrainWorld.NO_TILE
-	_perceived.clear()
+	_senses.clear()
 	_wait_own_turn()
 
 
@@ -653,7 +605,7 @@ func _decide() -> void:
 		"gameTime": NpcBrainGameClock.get_instance().now_rfc3339(),
 		"address": get_address(),
 		"tile": {"x": tile.x, "y": tile.y},
-		"perceptions": _collect_perceptions(),
+		"perceptions": _senses.collect(),
 		"attention": "ATTENTION_IN_VIEW" if in_view else (
 				"ATTENTION_CROWD" if crowd else "ATTENTION_OUT_OF_VIEW"),
 	}
@@ -838,7 +790,7 @@ func _go(address: String) -> void:
 			"to": [target_tile.x, target_tile.y],
 			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 		})
-	if not _held:  # held by a talk: sent on when it ends
+	if not _talk.held:  # held by a talk: sent on when it ends
 		_send_body()
 
 
@@ -865,7 +817,7 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 	_wake_in(timeout, func() -> void:
 		if not _moving or _move_serial != serial:
 			return
-		if not NpcBrainGameClock.get_instance().is_ticking() or _held:
+		if not NpcBrainGameClock.get_instance().is_ticking() or _talk.held:
 			_arm_arrival_timeout(timeout, serial)  # paused, or talking: bodies wait, so do we
 			return
 		arrival_timed_out.emit(target_address)
@@ -895,69 +847,6 @@ func _release_states(keep: Dictionary[String, String]) -> void:
 		NpcBrainLog.record("object_state", {"address": address, "state": "", "released": true})
 		object_state_changed.emit(address, "")
 	_held_states = keep.duplicate()
-
-
-func _collect_perceptions() -> Array[Dictionary]:
-	var perceptions: Array[NpcBrainPerception] = []
-	if perceive_world:
-		perceptions = _perceive_world()
-	perceptions.append_array(_perceived)
-	_perceived.clear()
-	if perceptions.size() > MAX_PERCEPTIONS:  # in a crowd: the nearest, as the brain attends
-		perceptions.sort_custom(_nearer)
-		perceptions.resize(MAX_PERCEPTIONS)
-	var events: Array[Dictionary] = []
-	for perception in perceptions:
-		events.append(perception.to_proto())
-	return events
-
-
-static func _nearer(a: NpcBrainPerception, b: NpcBrainPerception) -> bool:
-	return a.distance < b.distance
-
-
-# Other agents, visible nodes and objects in use within vision_radius and in sight, wherever
-# they stand (an arena or open ground: then at the address they last were in).
-func _perceive_world() -> Array[NpcBrainPerception]:
-	var seen: Array[NpcBrainPerception] = []
-	var tile := get_tile()
-	var near := world.agents_near(tile, vision_radius)
-	for other: NpcBrainAgent in near:
-		if other == self:
-			continue
-		var distance := _sight_distance(tile, near[other])
-		if distance <= vision_radius:
-			seen.append(NpcBrainPerception.new(other.persona.display_name, other.get_activity(),
-					other.get_address(), distance))
-	for visible_node in get_tree().get_nodes_in_group(VISIBLE_GROUP):
-		if visible_node == get_parent() or not (visible_node is Node2D or visible_node is Node3D):
-			continue
-		var their_tile := world.node_to_tile(visible_node)
-		var distance := _sight_distance(tile, their_tile)
-		if distance <= vision_radius:
-			var there := world.address_at(their_tile)
-			seen.append(NpcBrainPerception.new(
-					str(visible_node.get_meta("npc_brain_name", visible_node.name)),
-					str(visible_node.get_meta("npc_brain_activity", "here")),
-					there if there != "" else get_address(), distance))
-	for item in world.objects_near(tile, vision_radius):
-		if item.state == "":
-			continue
-		var distance := INF
-		for item_tile in item.get_tiles():
-			distance = minf(distance, _sight_distance(tile, item_tile))
-		if distance <= vision_radius:
-			seen.append(NpcBrainPerception.new(item.get_object_name(), item.state,
-					world.object_address(item), distance))
-	return seen
-
-
-# Tiles from this NPC (at `tile`) to `other_tile`, INF when a wall hides it.
-func _sight_distance(tile: Vector2i, other_tile: Vector2i) -> float:
-	var distance := Vector2(other_tile).distance_to(tile)
-	if distance > vision_radius or not world.has_line_of_sight(tile, other_tile):
-		return INF
-	return distance
 
 
 func _spawn_request() -> Dictionary:
@@ -991,7 +880,3 @@ func _spawn_request() -> Dictionary:
 		"verbs": NpcBrainVerb.list_to_proto(verbs),
 	}
 
-
-func _on_talk_message(message: Dictionary) -> void:
-	if message.has("text"):
-		line_progress.emit(str(message["text"]))
