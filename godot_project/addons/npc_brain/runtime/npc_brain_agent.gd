@@ -101,6 +101,7 @@ const FIRST_CALLS_PER_S := 100.0
 # The agent's parts, by concern.
 const Senses := preload("npc_brain_agent_senses.gd")
 const Talk := preload("npc_brain_agent_talk.gd")
+const Verbs := preload("npc_brain_agent_verbs.gd")
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -212,11 +213,7 @@ var _senses := Senses.new(self)
 var _held_states: Dictionary[String, String] = {}
 var _pushed_errors: Dictionary[String, bool] = {}
 var _rng := RandomNumberGenerator.new()
-## An action whose verb waits for the body to arrive; the last verb action requested (once each).
-var _verb_due: NpcBrainAction = null
-var _verb_asked: String = ""
-## The game's answers to verbs, sent with the next Decide (the protocol's VerbOutcome).
-var _verb_outcomes: Array[Dictionary] = []
+var _verbs := Verbs.new(self)
 var _talk := Talk.new(self, _walk_on)
 
 
@@ -347,7 +344,7 @@ func report_arrived() -> void:
 		var at := get_body_3d().global_position
 		fields["position"] = [at.x, at.y, at.z]
 	NpcBrainLog.record("arrived", fields)
-	_request_verb()
+	_verbs.request()
 	_tick()
 
 
@@ -362,21 +359,19 @@ func report_unreachable(reason: String = "") -> void:
 	})
 	target_address = ""  # the next decision for it tries again
 	target_tile = NpcBrainWorld.NO_TILE
-	if _verb_due != null:
-		_add_outcome(_verb_due.verb, _verb_due.verb_target, false, "could not get there")
-		_verb_due = null
+	_verbs.unreached()
 
 
 ## The game did the verb of `action_requested`; `result` says what came of it, in words the
 ## NPC remembers, e.g. "the bell rang twelve times".
 func report_action_done(result: String = "") -> void:
-	_answer_verb(true, result)
+	_verbs.answer(true, result)
 
 
 ## The game could not do the verb of `action_requested`; `reason` says why, in words the NPC
 ## remembers, e.g. "the bell rope is broken".
 func report_action_failed(reason: String) -> void:
-	_answer_verb(false, reason)
+	_verbs.answer(false, reason)
 
 
 ## The player (or anyone the brain does not drive) says `text` to this NPC; returns its reply
@@ -609,8 +604,7 @@ func _decide() -> void:
 		"attention": "ATTENTION_IN_VIEW" if in_view else (
 				"ATTENTION_CROWD" if crowd else "ATTENTION_OUT_OF_VIEW"),
 	}
-	var outcomes := _verb_outcomes
-	_verb_outcomes = []
+	var outcomes := _verbs.take_outcomes()
 	if not outcomes.is_empty():
 		request["verbOutcomes"] = outcomes
 	var reply := await NpcBrainClient.get_instance().decide(request)
@@ -618,29 +612,13 @@ func _decide() -> void:
 	if NpcBrainClient.get_instance().is_loading():
 		return  # decided in the timeline the load replaces
 	if not reply.ok:
-		_keep_outcomes(outcomes, NpcBrainError.from_reply("Decide", reply, npc_id))
+		_verbs.keep(outcomes, NpcBrainError.from_reply("Decide", reply, npc_id))
 		_handle_failure("Decide", reply)
 		return
 	_failures = 0
 	_apply(NpcBrainDecision.from_proto(reply.data, reply.elapsed_ms))
 	if _ask_early:
 		_tick()  # came into view while this Decide was out: ask again now, not at the next minute
-
-
-# Verb outcomes a failed Decide carried go with the next one when the brain was away (transient).
-# A brain that refused the request (an outcome of a verb it no longer knows) would refuse them on
-# every retry, and one that lost the NPC lost what asked for them: dropped, with a warning.
-func _keep_outcomes(outcomes: Array[Dictionary], error: NpcBrainError) -> void:
-	if outcomes.is_empty():
-		return
-	if error.get_kind() == NpcBrainError.Kind.TRANSIENT:
-		_verb_outcomes = outcomes + _verb_outcomes
-		return
-	var verbs := PackedStringArray()
-	for outcome in outcomes:
-		verbs.append(str(outcome["name"]))
-	push_warning("NpcBrain: %s; its verb outcomes (%s) are dropped, not sent again" % [
-		error.describe(), ", ".join(verbs)])
 
 
 func _handle_failure(method: String, reply: NpcBrainReply) -> void:
@@ -704,8 +682,7 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
 	var address := world.full_address(action.address)
-	var verb_key := "%s@%s@%d" % [action.verb, action.verb_target, action.start_time]
-	_verb_due = action if action.verb != "" and verb_key != _verb_asked else null
+	_verbs.set_due(action)
 	_apply_object_states(action)
 	var client := NpcBrainClient.get_instance()
 	for line in action.dialogue:
@@ -725,51 +702,7 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	if target_address != address:  # else already there or on its way: no pacing about
 		_go(address)
 	if not _moving:
-		_request_verb()
-
-
-func _request_verb() -> void:
-	if _verb_due == null:
-		return
-	var action := _verb_due
-	_verb_due = null
-	_verb_asked = "%s@%s@%d" % [action.verb, action.verb_target, action.start_time]
-	if requested_verb != "":
-		_time_out_verb("not answered before the next verb, %s" % action.verb)
-	requested_verb = action.verb
-	requested_verb_target = action.verb_target
-	NpcBrainLog.record("action_requested", {
-		"npc": npc_id, "verb": action.verb, "args": action.verb_args, "target": action.verb_target,
-		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-	})
-	action_requested.emit(action.verb, action.verb_args.duplicate())
-	var asked := _verb_asked
-	_wake_in(verb_timeout_s if verb_timeout_s > 0.0 else INF, func() -> void:
-		if requested_verb != "" and _verb_asked == asked:
-			_time_out_verb("no answer from the game in %.0f s" % verb_timeout_s))
-
-
-func _time_out_verb(reason: String) -> void:  # answered as not done, for the game
-	var verb := requested_verb
-	_answer_verb(false, reason)
-	action_timed_out.emit(verb)
-
-
-func _answer_verb(done: bool, detail: String) -> void:
-	if requested_verb == "":
-		push_warning("NpcBrain: %s reported an action with no verb requested" % npc_id)
-		return
-	_add_outcome(requested_verb, requested_verb_target, done, detail)
-	requested_verb = ""
-	requested_verb_target = ""
-
-
-func _add_outcome(verb: String, target: String, done: bool, detail: String) -> void:
-	_verb_outcomes.append({"name": verb, "target": target, "done": done, "detail": detail})
-	NpcBrainLog.record("action_done" if done else "action_failed", {
-		"npc": npc_id, "verb": verb, "target": target, "detail": detail,
-		"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-	})
+		_verbs.request()
 
 
 func _go(address: String) -> void:
