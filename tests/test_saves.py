@@ -153,6 +153,7 @@ def test_a_kill_during_a_save_leaves_the_previous_version(brain_factory, tmp_pat
     clients.close()
     clients = Clients(brain)
     assert [s["savedAt"] for s in clients.grpc("ListSaves", {"worldName": WORLD})["saves"]] == [before["savedAt"]]
+    assert not list(folder.glob(".slot1.*.tmp")), "the restarted brain kept what the killed save wrote aside"
     clients.grpc("LoadWorld", {"worldName": WORLD, "slot": "slot1"})
     assert clients.grpc("ListMemories", {"npcId": "isabella"}).get("memories", []) == []
     clients.close()
