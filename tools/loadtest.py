@@ -165,13 +165,18 @@ def embedding_counts(brains: list[BrainProcess]) -> Counter[str]:
                     total[sample.labels["outcome"]] += int(sample.value)
                 elif sample.name == "npc_brain_embedding_batches_total":
                     total["batches"] += int(sample.value)
+                elif sample.name == "npc_brain_embedding_model_batches_total":
+                    total["model_batches"] += int(sample.value)
     return total
 
 
 def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]:
-    """A phase's embedder work per Decide, and the share of texts reused."""
+    """A phase's embedder work per Decide, the share of texts reused, and the texts per batch the
+    local model computed (calls gathered within NPC_BRAIN_EMBEDDINGS_WINDOW_MS)."""
     texts = counts["embedded"] + counts["reused"]
     return {"batches_per_decide": round(counts["batches"] / max(1, decides), 3),
+            "texts_per_model_batch": round(counts["embedded"] / counts["model_batches"], 2)
+            if counts["model_batches"] else 0.0,
             "texts_per_decide": round(texts / max(1, decides), 3),
             "embedded_per_decide": round(counts["embedded"] / max(1, decides), 3),
             "reused_share": round(counts["reused"] / texts, 3) if texts else 0.0}
@@ -621,8 +626,8 @@ def table(report: dict[str, Any]) -> str:
             + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
         e = p["embedding"]
         lines.append(f"{p['transport']}, the embedder per Decide: {e['texts_per_decide']} texts asked, "
-                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} batches, "
-                     f"{e['reused_share']:.1%} reused")
+                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} calls, "
+                     f"{e['texts_per_model_batch']} texts per model batch, {e['reused_share']:.1%} reused")
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "
