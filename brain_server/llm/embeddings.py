@@ -97,9 +97,9 @@ class MiniLMEmbedder(Embedder):
     niced, it could be preempted while holding it. In a process of its own it shares no
     interpreter with the game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
     over its stdout, one batch at a time: the texts of every call that came within `window_s` of
-    the first (up to COALESCE_TEXTS) in one batch, since at 1,000 NPCs in view the calls come one
-    text at a time and a text alone costs the model ~1.4x its CPU in a batch (docs/benchmarks.md);
-    what is embedded is stored in the background, so the window delays no answer. A process that
+    the first (up to COALESCE_TEXTS) in one batch, since a quiet town of 1,000 NPCs in view asks
+    one text at a time and a text alone costs the model ~1.4x its CPU in a batch (docs/benchmarks.md);
+    perceptions are stored in the background, so the window delays no Decide. A process that
     died (killed, out of memory) is started again by the next call, and one whose brain died ends
     with its stdin.
     """
