@@ -27,6 +27,8 @@ SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledge
 # Vectors of texts embedded lately (llm/vector_cache.py): ~1.7 KiB each at MiniLM's 384 dimensions, so
 # ~19,000 texts, a day of a 1,000-NPC town's routine (docs/benchmarks.md section 7).
 EMBEDDINGS_CACHE_MIB = 32.0
+EMBEDDINGS_THREADS = 1  # per text the least CPU on 2 cores (docs/benchmarks.md, issue 44)
+EMBEDDINGS_WINDOW_MS = 5.0
 
 
 class Settings(BaseSettings):
@@ -152,6 +154,12 @@ class Settings(BaseSettings):
                                         "embedded lately (a routine's actions, repeated perceptions and queries), "
                                         "reused instead of embedded again; about 1.7 KiB a text with local MiniLM, "
                                         "0 turns reuse off.")
+    embeddings_window_ms: float = Field(EMBEDDINGS_WINDOW_MS, ge=0, le=1000, description="Local MiniLM: how long the "
+                                        "first text waits for others to be embedded with it in one batch (a text "
+                                        "alone costs more CPU; 0 = only those already waiting).")
+    embeddings_threads: int = Field(EMBEDDINGS_THREADS, ge=1, le=64, description="Local MiniLM: onnxruntime's "
+                                    "threads per batch (1: the least CPU per text; more: faster large batches "
+                                    "on an idle machine).")
 
     # Cognition
     recency_decay: float = Field(paper.DECAY_PER_HOUR, gt=0, le=1,

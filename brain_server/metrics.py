@@ -173,6 +173,14 @@ class CoreCollector(Collector):
         yield _summary("npc_brain_event_loop_late_seconds", "How late the mind's event loop woke for its ticks.",
                        core.vitals.loop_late)
         yield _summary("npc_brain_gc_pause_seconds", "Garbage collector pauses of 1 ms or more.", core.vitals.gc_pauses)
+        yield _summary("npc_brain_gc_cpu_seconds", "CPU time of every garbage collection (the collecting thread's: "
+                       "what it walked, whatever the machine's load).", core.vitals.gc_cpu)
+        gc_cpu = core.vitals.gc_cpu.spread()
+        recent = GaugeMetricFamily("npc_brain_gc_cpu_recent_seconds", "Recent collections' CPU time: p99 and the "
+                                   "longest.", labels=["quantile"])
+        recent.add_metric(["0.99"], gc_cpu.p99_ms / 1000)
+        recent.add_metric(["1"], gc_cpu.max_ms / 1000)
+        yield recent
 
 
 def _summary(name: str, documentation: str, series: Series) -> SummaryMetricFamily:

@@ -24,6 +24,11 @@ import structlog
 from brain_server.errors import BrainError, Status, invalid, not_found
 from brain_server.validation import shown
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, so temporary files killed writers left stay
+    fcntl = None  # type: ignore[assignment]
+
 log = structlog.get_logger(__name__)
 FORMAT = 1
 SUFFIX = ".npcsave"
@@ -34,6 +39,7 @@ KILL_ENV = "NPC_BRAIN_TEST_KILL_AT_STEP"  # tests and `npc-lab bench kills` only
 EXPORT_PAGE = 1 << 20  # bytes of a slot per ExportWorld answer: under gRPC's 4 MiB message, base64 in JSON
 IMPORT = ".import"  # a slot being imported, page by page: DATA_DIR/saves/<world>/.<slot>.npcsave.import
 JOURNAL = ".loading"  # under the saves' root: the worlds being loaded, as they will be
+ORPHAN_SUFFIX = ".tmp"  # a file written aside: .<slot>.<random>.tmp
 
 
 class Steps:
@@ -142,6 +148,12 @@ class SaveFiles:
         _fsync_folder(journal.parent)
         step("journal removed")
 
+    def sweep(self) -> int:
+        """Removes what writers killed mid-write left, in every world's folder and the journal's."""
+        if not self.root.is_dir():
+            return 0
+        return sum(sweep_orphans(folder) for folder in self.root.iterdir() if folder.is_dir())
+
     def journals(self) -> list[Path]:
         """Loads a brain was killed in (`Saves.recover` finishes them)."""
         folder = self.root / JOURNAL
@@ -234,23 +246,66 @@ def read_slot(path: Path, size: int) -> tuple[SaveInfo, dict[str, Any]]:
 
 def replace_file(folder: Path, target: Path, data: bytes, step: Callable[[str], None], pause_s: float = 0) -> None:
     """`target` holds `data` whole or is left as it was: written to a temporary file of its own
-    (saves of one slot at once never share one), fsynced, renamed over it, the folder fsynced."""
-    fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.stem}.", suffix=".tmp")
-    temporary = Path(name)
+    (saves of one slot at once never share one), fsynced, renamed over it, the folder fsynced.
+    The temporary file is locked until renamed, so what a killed writer left can be told from what
+    a live one (another replica's) is writing, and is removed first (`sweep_orphans`)."""
+    sweep_orphans(folder)
+    fd, temporary = _locked_temporary(folder, target)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        step(f"{target.name} written aside")
-        if pause_s:
-            time.sleep(pause_s)
-        os.replace(temporary, target)
+            step(f"{target.name} written aside")
+            if pause_s:
+                time.sleep(pause_s)
+            if fcntl is not None:
+                os.replace(temporary, target)  # while its lock is held
+        if fcntl is None:
+            os.replace(temporary, target)  # Windows renames no open file
         step(f"{target.name} renamed")
     finally:
         temporary.unlink(missing_ok=True)
     _fsync_folder(folder)
     step(f"{target.parent.name}/ synced")
+
+
+def _locked_temporary(folder: Path, target: Path) -> tuple[int, Path]:
+    while True:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.stem}.", suffix=ORPHAN_SUFFIX)
+        if fcntl is None:
+            return fd, Path(name)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_nlink:
+            return fd, Path(name)
+        os.close(fd)  # a sweep took it for an orphan between its making and its lock: another
+
+
+def sweep_orphans(folder: Path) -> int:
+    """Removes the temporary files that writers killed before their rename left in `folder`: one
+    whose lock can be taken has no writer (a lock ends with its process). Returns how many."""
+    if fcntl is None or not folder.is_dir():
+        return 0
+    removed = 0
+    for path in folder.glob(f".*{ORPHAN_SUFFIX}"):
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue  # being written
+        try:
+            path.unlink(missing_ok=True)
+            removed += 1
+        finally:
+            os.close(fd)
+    if removed:
+        log.warning("orphan_files_removed", folder=str(folder), files=removed,
+                    reason="a brain was stopped while writing them")
+    return removed
 
 
 def header_of(info: SaveInfo) -> dict[str, Any]:

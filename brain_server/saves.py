@@ -148,7 +148,8 @@ class Saves:
 
     async def recover(self) -> None:
         """Finish the loads a killed brain left (at start, before any call): the world becomes the
-        loaded one, as the journal holds it."""
+        loaded one, as the journal holds it; and remove the files its writes left half done."""
+        await asyncio.to_thread(self.files.sweep)
         for journal in self.files.journals():
             try:
                 info, body = await asyncio.to_thread(read_slot, journal, journal.stat().st_size)

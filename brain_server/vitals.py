@@ -67,9 +67,12 @@ class Vitals:
         self.rpcs: dict[str, Series] = {}
         self.loop_late = Series()
         self.gc_pauses = Series()
+        # Every collection's CPU (the collecting thread's): what it walked, which the machine's load
+        # hardly changes, where a pause's wall time on a busy machine includes waits for a core.
+        self.gc_cpu = Series()
         self._late_ms = 0.0  # moving average of the loop's lateness, over the last ~second
         self._cpu = 0.0  # moving average of the share of a core the loop's thread used, over the last ~second
-        self._gc_started = 0.0
+        self._gc_started = self._gc_cpu_started = 0.0
         self._watcher: asyncio.Task[None] | None = None
 
     def timed(self, name: str, method: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
@@ -115,6 +118,8 @@ class Vitals:
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self._gc_started = self._clock()
-        elif (paused := (self._clock() - self._gc_started) * 1000) >= GC_PAUSE_MS:
+            self._gc_started, self._gc_cpu_started = self._clock(), self._cpu_time()
+            return
+        self.gc_cpu.add((self._cpu_time() - self._gc_cpu_started) * 1000)
+        if (paused := (self._clock() - self._gc_started) * 1000) >= GC_PAUSE_MS:
             self.gc_pauses.add(paused)

@@ -42,6 +42,7 @@ import tempfile
 import time
 from typing import Any
 
+from brain_server.config import EMBEDDINGS_THREADS
 from brain_server.npc import is_sleep
 from brain_server.vitals import percentile
 from npc_lab.tables import markdown_table
@@ -443,20 +444,26 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
+    """Texts per second and the embedding process's CPU per text (which load hardly changes), one
+    at a time and in batches, with --embed-threads onnxruntime threads."""
     from brain_server.llm.embeddings import MiniLMEmbedder
+    from npc_lab.realtime import cpu_seconds
 
-    embedder = MiniLMEmbedder()
+    embedder = MiniLMEmbedder(threads=args.embed_threads)
     texts = [f"Resident {i} is having breakfast at the cafe with a friend, talking about the weather {i}"
              for i in range(args.samples)]
     embedder.embed_sync(texts[:8])
-    out = {}
+    pid, out = embedder.process_id(), {}
     for batch in (1, 8, 32):
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), cpu_seconds(pid)
         for i in range(0, len(texts), batch):
             embedder.embed_sync(texts[i:i + batch])
-        out[f"batch_{batch}"] = len(texts) / (time.perf_counter() - t)
-    print(markdown_table(["batch", "texts / s"], [[k, f"{v:.0f}"] for k, v in out.items()]))
-    return out
+        out[f"batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
+                                 "cpu_ms_per_text": (cpu_seconds(pid) - cpu) * 1000 / len(texts)}
+    embedder.close()
+    print(markdown_table(["batch", "texts / s", "CPU ms / text"],
+                         [[k, f"{v['texts_per_s']:.0f}", f"{v['cpu_ms_per_text']:.2f}"] for k, v in out.items()]))
+    return {"threads": args.embed_threads, **out}
 
 
 def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
@@ -509,6 +516,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--talk", choices=("stream", "unary"), help="realtime: the player's RPC, TalkStream "
                         "(default) or Talk")
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
+    parser.add_argument("--embed-threads", type=int, default=EMBEDDINGS_THREADS,
+                        help=f"embed: onnxruntime's threads (default {EMBEDDINGS_THREADS}, the brain's)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")

@@ -7,6 +7,7 @@ import asyncio
 import gc
 
 from brain_server.collector import Collector
+from brain_server.vitals import Vitals
 
 
 class Node:
@@ -60,3 +61,15 @@ def test_the_young_generations_are_swept_when_allocations_and_frees_balance() ->
         assert asyncio.run(swept()) < young / 10
     finally:
         gc.enable()
+
+
+def test_every_collection_is_counted_with_its_cpu_apart_from_its_wall_time() -> None:
+    """On a busy machine a pause's wall time includes waits for a core: each collection's CPU (the
+    collecting thread's) is counted too, every collection, and a pause of 1 ms or more by its wall time."""
+    wall, cpu = iter([0.0, 0.030, 1.0, 1.0002]), iter([5.0, 5.004, 6.0, 6.0001])
+    vitals = Vitals(clock=lambda: next(wall), cpu_time=lambda: next(cpu))
+    for _ in range(2):  # one 30 ms pause that cost 4 ms of CPU (a core busy elsewhere), one short collection
+        vitals._on_gc("start", {"generation": 0})
+        vitals._on_gc("stop", {"generation": 0, "collected": 0, "uncollectable": 0})
+    assert vitals.gc_cpu.count == 2 and round(vitals.gc_cpu.spread().max_ms, 3) == 4.0
+    assert vitals.gc_pauses.count == 1 and round(vitals.gc_pauses.spread().max_ms, 3) == 30.0

@@ -111,4 +111,5 @@ def test_sigkill_during_saves_and_loads_leaves_the_old_or_the_new(store: str, tm
         assert row["killed"] == row["points"] == points, row  # every kill landed at its step
         assert row["old"] + row["new"] == points and row["bad"] == 0, (row, result["points"])
         assert row["decided"] == f"{kills_bench.NPCS * points}/{kills_bench.NPCS * points}", row
+        assert row["temporary_files"] == 0, row  # what a kill left half written is gone after the restart
     assert any(not p["answered"] for p in result["points"]), "no kill landed before an answer"

@@ -109,7 +109,9 @@ def test_minilm_batch_equals_single(minilm: MiniLMEmbedder) -> None:
 
 
 def test_make_embedder_defaults_to_minilm() -> None:
-    assert isinstance(make_embedder(Settings()), MiniLMEmbedder)
+    local = make_embedder(Settings(embeddings_window_ms=20))
+    assert isinstance(local, MiniLMEmbedder) and local.window_s == 0.02
+    local.close()
     remote = make_embedder(Settings(embeddings_base_url="http://127.0.0.1:9/v1", embeddings_model="m"))
     assert isinstance(remote, OpenAIEmbedder) and remote.name == "m"
 
@@ -251,3 +253,58 @@ def test_minilm_serves_the_calls_after_one_that_gave_up(minilm: MiniLMEmbedder) 
 
     answers = asyncio.run(asyncio.wait_for(main(), 30))
     assert len(answers) == 11 and all(len(a) == 1 and len(a[0]) == 384 for a in answers)
+
+
+
+def _model_batches() -> float:
+    return metrics.PROCESS.get_sample_value("npc_brain_embedding_model_batches_total") or 0.0
+
+
+class _Watched(MiniLMEmbedder):
+    """Says when a call's texts are queued for the embedding thread."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.queued = threading.Event()
+
+    async def _embed_new(self, texts: list[str]) -> np.ndarray:
+        sent = asyncio.ensure_future(super()._embed_new(texts))
+        await asyncio.sleep(0)  # it runs up to its wait, its texts queued
+        self.queued.set()
+        return await sent
+
+
+def _embed_in_thread(embedder: _Watched, texts: list[str], got: list[list[list[float]]]) -> threading.Thread:
+    """The call started on a thread of its own and held by the embedding thread (taken, in its window)."""
+    thread = threading.Thread(target=lambda: got.append(asyncio.run(embedder.embed(texts))))
+    thread.start()
+    assert embedder.queued.wait(60)
+    while not embedder._requests.empty():
+        threading.Event().wait(0.01)
+    return thread
+
+
+def test_minilm_embeds_calls_that_come_within_the_window_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 1,000 NPCs in view the calls come one text at a time, and a text alone costs the model
+    more CPU than one in a batch: a call waits up to the window for others (here until the batch
+    is full, COALESCE_TEXTS), so texts asked after the first was taken go in its batch."""
+    monkeypatch.setattr(embeddings, "COALESCE_TEXTS", 3)
+    embedder = _Watched(cache_mib=0, window_s=600.0)  # only a full batch ends the wait here
+    try:
+        asked, got = _model_batches(), []
+        first = _embed_in_thread(embedder, ["the cafe opens at eight"], got)
+        vectors = asyncio.run(embedder.embed(["the bakery sells out by noon", "Klaus is writing"]))
+        first.join()
+        assert _model_batches() == asked + 1 and [len(got[0]), len(vectors)] == [1, 2]
+    finally:
+        embedder.close()
+
+
+def test_minilm_closing_ends_the_window() -> None:
+    """A call waiting out a long window is embedded at once when the embedder closes."""
+    embedder = _Watched(cache_mib=0, window_s=600.0)
+    got: list[list[list[float]]] = []
+    waiting = _embed_in_thread(embedder, ["the cafe opens at eight"], got)
+    embedder.close()
+    waiting.join()
+    assert [len(v) for v in got[0]] == [384]

@@ -39,6 +39,8 @@ ARTIFACTS = ROOT / "test-artifacts"
 # How long a page may take to boot and have its first Decide answered: generous (a hang guard; another
 # engine and a brain may share the two cores), and a failure names which step it was.
 BOOT_LIMIT_S = 300
+# The whole Ville session: 417 s in the suite on 2 loaded cores, 31 s alone.
+VILLE_TIMEOUT_S = 1500
 
 
 def _gdlint() -> str | None:
@@ -390,6 +392,7 @@ def _walked_to_decided(events: list[dict]) -> set[str]:
 
 @pytest.mark.godot
 @pytest.mark.slow
+@pytest.mark.timeout(VILLE_TIMEOUT_S)
 def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory, fake_llm, tmp_path: Path) -> None:
     """One session of the whole game: the 19-sector town reaches the brain intact, 25 residents
     walk where the brain sends them, two NPCs talk in bubbles, the inspector shows a trace, a
@@ -428,9 +431,13 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
                 19, sum(len(s["arenas"]) for s in town["sectors"]), len(expected))
             assert len(registered["npcs"]) == len(residents) == 25
 
-            # Every resident walks to at least one address the brain chose; two NPCs talk.
-            assert game.wait_until(lambda: len(_walked_to_decided(game.events)) == 25
-                                   and len({e["npc"] for e in kinds("speech")}) >= 2, timeout_s=BOOT_LIMIT_S), (
+            # Every resident walks to at least one address the brain chose; two NPCs talk. A loaded
+            # machine may take minutes; the wait gives up only when nobody new walks or speaks.
+            def walked_and_spoke() -> tuple[int, int]:
+                return len(_walked_to_decided(game.events)), len({e["npc"] for e in kinds("speech")})
+
+            assert game.wait_until(lambda: (n := walked_and_spoke())[0] == 25 and n[1] >= 2,
+                                   timeout_s=BOOT_LIMIT_S, progress=walked_and_spoke), (
                 f"walked: {sorted(_walked_to_decided(game.events))}, "
                 f"speech: {kinds('speech')[:4]}")
             game.screenshot(ARTIFACTS / "godot-ville-morning.png")
@@ -746,15 +753,14 @@ def test_hud_says_slow_not_offline_when_answers_time_out(tmp_path: Path) -> None
 
     with _StandInBrain(web_dir, slow_decide) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&brain-timeout-s=1") as game:
-        # The timeouts' word (a loaded machine may first make RegisterWorld slow, said so too).
-        slow = game.wait_for(lambda e: e["event"] == "hud_status" and e["state"] == "SLOW"
-                             and "no answer in" in e["text"], timeout_s=60)
-        assert slow, "\n".join(game.lines[-30:])
+        # The Decides' batch times out (or, on a loaded machine, a SpawnNpc queued behind it): slow.
+        # A loaded machine may first make RegisterWorld slow too, said the same way.
+        slow = game.wait_for(lambda e: e["event"] == "hud_status" and e["state"] == "SLOW" and re.match(
+            r"brain slow \((DecideBatch|SpawnNpc): no answer in 1\.0 s\)", e["text"]) is not None, timeout_s=60)
+        assert slow, _hud(game.events)
         game.pump(5)  # more timeouts: still slow, never offline
     hud = _hud(game.events)
     assert _reached(hud[0]), hud
-    # The Decides' batch times out (or, on a loaded machine, a SpawnNpc queued behind it): slow.
-    assert re.match(r"brain slow \((DecideBatch|SpawnNpc): no answer in 1\.0 s\)", slow["text"]), slow
     assert not [e for e in hud if e["state"] == "FAILING" or "OFFLINE" in e["text"]], hud
     timeouts = [e for e in game.events if e["event"] == "brain_error"]
     assert timeouts and {e["code"] for e in timeouts} == {"deadline_exceeded"}, timeouts[:5]
@@ -1350,7 +1356,8 @@ def test_a_large_town_spreads_its_first_calls_over_a_second_per_hundred_agents(t
 
     with _StandInBrain(web_dir, answer) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=verbose") as game:
-        assert game.wait_until(lambda: len(first_call) == len(bots), timeout_s=BOOT_LIMIT_S), (
+        assert game.wait_until(lambda: len(first_call) == len(bots), timeout_s=BOOT_LIMIT_S,
+                               progress=lambda: len(first_call)), (
             f"{len(first_call)} of {len(bots)} agents called the brain", game.lines[-30:])
     turns = {e["npc"]: e for e in game.events if e["event"] == "own_turn"}  # the last: once the world is registered
     assert len(turns) == len(bots) and {e["spread_s"] for e in turns.values()} == {3.0}, list(turns.values())[:3]
@@ -1358,16 +1365,13 @@ def test_a_large_town_spreads_its_first_calls_over_a_second_per_hundred_agents(t
     tenth = {npc: int(e["wait_s"] / 0.3) for npc, e in turns.items()}
     counts = Counter(tenth.values())
     assert set(counts) == set(range(10)) and min(counts.values()) >= 10, counts
-    # They called in the order of their waits (a rank correlation near 1): not exactly, since agents
-    # late in a tree of 300 may start their share a frame later than those built first.
-    npcs = sorted(turns)
-    by_wait = {npc: rank for rank, npc in enumerate(sorted(npcs, key=lambda n: turns[n]["wait_s"]))}
-    by_call = {npc: rank for rank, npc in enumerate(sorted(npcs, key=lambda n: first_call[n]))}
-    n = len(npcs)
-    rho = 1 - 6 * sum((by_wait[npc] - by_call[npc]) ** 2 for npc in npcs) / (n * (n * n - 1))
+    # They called in the order of their waits, counted from one instant (the world's registration):
+    # the first tenth all before the last, and by thirds in order. Not one by one: timers that fall
+    # in one frame fire in the order they were made, and a loaded machine's frames are long.
     first, last = ([first_call[npc] for npc, t in tenth.items() if t == k] for k in (0, 9))
-    assert rho >= 0.8 and sorted(first)[len(first) // 2] < sorted(last)[len(last) // 2], (rho, sorted(first),
-                                                                                            sorted(last))
+    thirds = [[first_call[npc] for npc, t in tenth.items() if t * 3 // 10 == k] for k in range(3)]
+    means = [sum(ranks) / len(ranks) for ranks in thirds]
+    assert max(first) < min(last) and means == sorted(means), (sorted(first), sorted(last), means)
     assert [m for m, _ in brain.calls].count("SpawnNpc") == len(bots)
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
 

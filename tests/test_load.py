@@ -29,6 +29,8 @@ def test_100_npcs_decide_for_10_s_per_transport(tmp_path: Path) -> None:
         assert phase["errors"] == 0, phase["errors_by_status"]
         assert phase["decides"] >= NPCS, phase
         assert phase["embedding"]["texts_per_decide"] > 0 and 0 <= phase["embedding"]["reused_share"] < 1, phase
+        assert phase["embedding"]["texts_per_model_batch"] >= 1, phase["embedding"]  # the brain's own counts
+        assert phase["collector"]["collections_per_decide"] > 0 < phase["collector"]["longest_cpu_ms"], phase["collector"]
     assert [p["transport"] for p in report["phases"]] == ["grpc", "connect"]
     # A leak shows in anonymous memory (the heap); file-backed pages are the store's mapped files,
     # which the kernel can drop. Both allow for the memories the town stored meanwhile.

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from brain_server.cognition.decide import Ask, Decided, answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
+from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
 from brain_server.records import Records
@@ -359,5 +360,27 @@ def test_someone_just_talked_with_is_not_reconsidered_until_the_chat_cooldown_en
         await mind.decide("isabella", nine + timedelta(hours=2, minutes=10), [later], CAFE)
         await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
         await mind.close()
+
+    run(scenario)
+
+
+def test_a_world_change_rebuilds_no_view_and_the_next_decide_reads_the_new_world(run, tmp_path) -> None:
+    """A SetObjectState in a town of a thousand rebuilt every NPC's view on the mind's loop at once
+    (tens of ms): now none is rebuilt, and a view read afterwards has the new world's lookups."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records: Records = mind.records
+        for npc_id in ("isabella", "klaus"):
+            await mind.view(npc_id)
+        rebuilt: list[str] = []
+        publish = mind._publish
+        mind._publish = lambda npc_id: (rebuilt.append(npc_id), publish(npc_id))[1]  # type: ignore[method-assign]
+        world = await records.world(WORLD)
+        await records.put_world(set_object_state(world, f"{CAFE}:coffee machine", "out of order"))
+        assert rebuilt == []
+        for npc_id in ("isabella", "klaus"):
+            view = mind.published(npc_id)
+            assert view is not None and view.index.world is records.cached_world(WORLD) is not world
 
     run(scenario)

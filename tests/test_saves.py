@@ -153,6 +153,7 @@ def test_a_kill_during_a_save_leaves_the_previous_version(brain_factory, tmp_pat
     clients.close()
     clients = Clients(brain)
     assert [s["savedAt"] for s in clients.grpc("ListSaves", {"worldName": WORLD})["saves"]] == [before["savedAt"]]
+    assert not list(folder.glob(".slot1.*.tmp")), "the restarted brain kept what the killed save wrote aside"
     clients.grpc("LoadWorld", {"worldName": WORLD, "slot": "slot1"})
     assert clients.grpc("ListMemories", {"npcId": "isabella"}).get("memories", []) == []
     clients.close()
@@ -178,6 +179,47 @@ def test_bounds_and_a_damaged_slot(tmp_path: Path) -> None:
     assert damaged.value.status == Status.FAILED_PRECONDITION and "damaged" in str(damaged.value)
     assert [s.slot for s in files.list("w/x")] == ["a"]  # the damaged one is skipped
     assert sorted(p.name for p in files.folder("w/x").iterdir()) == [f"a{SUFFIX}", f"b{SUFFIX}"]
+
+
+WRITER = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("writing", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no advisory locks: the files stay on Windows")
+def test_what_a_killed_writer_left_is_removed_and_a_live_writers_file_is_not(tmp_path: Path) -> None:
+    """A save's file written aside is locked until renamed: the next write into its folder (or the
+    next start) removes one whose writer was killed, and leaves one a live writer (another
+    replica) holds."""
+    files = SaveFiles(tmp_path)
+    info = SaveInfo(world_name="w", slot="a", game_time=None, saved_at=datetime.now(UTC), npc_count=0,
+                    memory_count=0)
+    files.write(info, b"{}")
+    folder = files.folder("w")
+    killed, live = folder / ".a.killed.tmp", folder / ".a.live.tmp"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True) for path in (killed, live)]
+    try:
+        assert [w.stdout.readline() for w in writers] == ["writing\n"] * 2  # type: ignore[union-attr]
+        writers[0].kill()
+        writers[0].wait()
+        files.write(info, b'{"again": 1}')
+        assert sorted(p.name for p in folder.iterdir()) == [live.name, f"a{SUFFIX}"]
+        assert files.read("w", "a")[1] == {"again": 1}
+        writers[1].kill()
+        writers[1].wait()
+        (files.root / ".loading").mkdir()
+        (files.root / ".loading" / ".w.npcsave.x.tmp").write_bytes(b"half")  # a load's journal, half written
+        assert files.sweep() == 2  # as at a start
+        assert sorted(p.name for p in folder.iterdir()) == [f"a{SUFFIX}"] and not list((files.root / ".loading").iterdir())
+    finally:
+        for writer in writers:
+            writer.kill()
+            writer.wait()
 
 
 def test_a_result_thought_out_before_a_reset_is_dropped(tmp_path: Path) -> None:

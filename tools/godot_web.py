@@ -681,11 +681,17 @@ class HeadlessGame:
                 return None
             self.page.wait_for_timeout(100)
 
-    def wait_until(self, condition: Callable[[], bool], timeout_s: float = 60.0) -> bool:
+    def wait_until(self, condition: Callable[[], bool], timeout_s: float = 60.0,
+                   progress: Callable[[], object] | None = None) -> bool:
         """Waits until `condition()` (checked as events arrive) is true; False after `timeout_s`, never
-        less than WAIT_FLOOR_S."""
-        deadline = time.monotonic() + max(timeout_s, WAIT_FLOOR_S)
+        less than WAIT_FLOOR_S. With `progress` (a count of what has happened so far), `timeout_s`
+        runs from its last change: a loaded machine that keeps going is slow, not hung."""
+        limit_s = max(timeout_s, WAIT_FLOOR_S)
+        deadline = time.monotonic() + limit_s
+        seen = progress() if progress else None
         while not condition():
+            if progress and (now := progress()) != seen:
+                seen, deadline = now, time.monotonic() + limit_s
             if time.monotonic() > deadline:
                 return False
             self.page.wait_for_timeout(100)
@@ -702,7 +708,7 @@ class HeadlessGame:
 
     def screenshot(self, path: Path) -> Path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(path))
+        self.page.screenshot(path=str(path), timeout=WAIT_FLOOR_S * 1000)  # a starved page takes its time
         return Path(path)
 
 

@@ -152,9 +152,11 @@ def memory_mib(pid: int) -> dict[str, float]:
     return out
 
 
-def embedding_counts(brains: list[BrainProcess]) -> Counter[str]:
+def brain_counts(brains: list[BrainProcess]) -> Counter[str]:
     """Texts the brains' embedders were asked for ("embedded" by the model, "reused") and the batches
-    they sent to it, from /metrics: load-insensitive figures of what the embedder's CPU buys."""
+    they sent to it, and the brains' collections and their CPU, from /metrics: load-insensitive
+    figures of what the embedder's CPU buys and of what the collector costs ("gc_cpu_max_ms": the
+    longest recent collection, not a count)."""
     total: Counter[str] = Counter()
     for brain in brains:
         with urllib.request.urlopen(f"{brain.http_url}/metrics", timeout=30) as response:
@@ -165,16 +167,35 @@ def embedding_counts(brains: list[BrainProcess]) -> Counter[str]:
                     total[sample.labels["outcome"]] += int(sample.value)
                 elif sample.name == "npc_brain_embedding_batches_total":
                     total["batches"] += int(sample.value)
+                elif sample.name == "npc_brain_embedding_model_batches_total":
+                    total["model_batches"] += int(sample.value)
+                elif sample.name == "npc_brain_gc_cpu_seconds_count":
+                    total["gc_collections"] += int(sample.value)
+                elif sample.name == "npc_brain_gc_cpu_seconds_sum":
+                    total["gc_cpu_s"] += sample.value
+                elif sample.name == "npc_brain_gc_cpu_recent_seconds" and sample.labels["quantile"] == "1":
+                    total["gc_cpu_max_ms"] = max(total["gc_cpu_max_ms"], sample.value * 1000)
     return total
 
 
 def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]:
-    """A phase's embedder work per Decide, and the share of texts reused."""
+    """A phase's embedder work per Decide, the share of texts reused, and the texts per batch the
+    local model computed (calls gathered within NPC_BRAIN_EMBEDDINGS_WINDOW_MS)."""
     texts = counts["embedded"] + counts["reused"]
     return {"batches_per_decide": round(counts["batches"] / max(1, decides), 3),
+            "texts_per_model_batch": round(counts["embedded"] / counts["model_batches"], 2)
+            if counts["model_batches"] else 0.0,
             "texts_per_decide": round(texts / max(1, decides), 3),
             "embedded_per_decide": round(counts["embedded"] / max(1, decides), 3),
             "reused_share": round(counts["reused"] / texts, 3) if texts else 0.0}
+
+
+def collector_per_decide(counts: Counter[str], decides: int, gc_cpu_max_ms: float) -> dict[str, float]:
+    """A phase's collections per Decide and their CPU: per Decide, per collection, the longest."""
+    return {"collections_per_decide": round(counts["gc_collections"] / max(1, decides), 3),
+            "cpu_ms_per_decide": round(counts["gc_cpu_s"] * 1000 / max(1, decides), 3),
+            "cpu_ms_per_collection": round(counts["gc_cpu_s"] * 1000 / max(1, counts["gc_collections"]), 3),
+            "longest_cpu_ms": round(gc_cpu_max_ms, 1)}
 
 
 def replica_of(npc_id: str, replicas: int) -> int:
@@ -510,7 +531,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
             cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
             mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)
-            embedded = await asyncio.to_thread(embedding_counts, brains)
+            embedded = await asyncio.to_thread(brain_counts, brains)
             try:
                 phases.append(await load_phase(callers, ids, clock, args, levels))
             finally:
@@ -529,8 +550,9 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             phase["cpu_ms_per_decide_by_process"] = {
                 role: round((after[role] - roles[role]) * 1000 / max(1, phase["decides"]), 3) for role in after}
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
-            phase["embedding"] = embedding_per_decide(await asyncio.to_thread(embedding_counts, brains) - embedded,
-                                                      phase["decides"])
+            counts = await asyncio.to_thread(brain_counts, brains)
+            phase["embedding"] = embedding_per_decide(counts - embedded, phase["decides"])
+            phase["collector"] = collector_per_decide(counts - embedded, phase["decides"], counts["gc_cpu_max_ms"])
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
             phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
@@ -621,8 +643,12 @@ def table(report: dict[str, Any]) -> str:
             + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
         e = p["embedding"]
         lines.append(f"{p['transport']}, the embedder per Decide: {e['texts_per_decide']} texts asked, "
-                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} batches, "
-                     f"{e['reused_share']:.1%} reused")
+                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} calls, "
+                     f"{e['texts_per_model_batch']} texts per model batch, {e['reused_share']:.1%} reused")
+        c = p["collector"]
+        lines.append(f"{p['transport']}, the brain's collector: {c['collections_per_decide']} collections per Decide, "
+                     f"{c['cpu_ms_per_decide']} ms of CPU per Decide, {c['cpu_ms_per_collection']} ms per collection, "
+                     f"the longest recent {c['longest_cpu_ms']} ms of CPU")
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "

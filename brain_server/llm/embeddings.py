@@ -15,13 +15,14 @@ from pathlib import Path
 import queue
 import sys
 import threading
+import time
 
 import numpy as np
 import openai
 from prometheus_client import Counter
 
 from brain_server import metrics
-from brain_server.config import EMBEDDINGS_CACHE_MIB, Settings
+from brain_server.config import EMBEDDINGS_CACHE_MIB, EMBEDDINGS_THREADS, EMBEDDINGS_WINDOW_MS, Settings
 from brain_server.errors import ConfigError
 from brain_server.llm import minilm
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
@@ -38,6 +39,9 @@ EMBEDDED, REUSED = _TEXTS.labels("embedded"), _TEXTS.labels("reused")  # labels 
 BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to the model or endpoint (the MiniLM "
                   "process batches those that wait together once more).",
                   registry=metrics.PROCESS)
+MODEL_BATCHES = Counter("npc_brain_embedding_model_batches", "Batches the local MiniLM process computed: the texts "
+                        "of the calls gathered within EMBEDDINGS_WINDOW_MS (texts embedded / this = texts per batch).",
+                        registry=metrics.PROCESS)
 
 
 class Embedder(ABC):
@@ -92,18 +96,22 @@ class MiniLMEmbedder(Embedder):
     its Python steps (tokens in, vectors out) took the interpreter the answering threads need, and
     niced, it could be preempted while holding it. In a process of its own it shares no
     interpreter with the game's answers, and the cores go to them first. Texts go over its stdin and vectors come back
-    over its stdout, one batch at a time, the texts of every call that waited meanwhile in one
-    batch (up to COALESCE_TEXTS); a process that died (killed, out of memory) is started again by
-    the next call, and one whose brain died ends with its stdin.
+    over its stdout, one batch at a time: the texts of every call that came within `window_s` of
+    the first (up to COALESCE_TEXTS) in one batch, since a quiet town of 1,000 NPCs in view asks
+    one text at a time and a text alone costs the model ~1.4x its CPU in a batch (docs/benchmarks.md);
+    perceptions are stored in the background, so the window delays no Decide. A process that
+    died (killed, out of memory) is started again by the next call, and one whose brain died ends
+    with its stdin.
     """
 
     name = "all-MiniLM-L6-v2-onnx-int8"
     dim = minilm.DIM
 
-    def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
+    def __init__(self, *, threads: int = EMBEDDINGS_THREADS, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None,
-                 cache_mib: float = EMBEDDINGS_CACHE_MIB) -> None:
+                 cache_mib: float = EMBEDDINGS_CACHE_MIB, window_s: float = EMBEDDINGS_WINDOW_MS / 1000) -> None:
         super().__init__(cache_mib)
+        self.window_s = window_s
         model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
         options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
                    "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
@@ -128,10 +136,10 @@ class MiniLMEmbedder(Embedder):
 
     def _serve_requests(self) -> None:
         while (first := self._requests.get()) is not None:
-            batch = [first]
+            batch, until = [first], time.monotonic() + self.window_s
             while sum(len(texts) for texts, _ in batch) < COALESCE_TEXTS:
                 try:
-                    more = self._requests.get_nowait()
+                    more = self._requests.get(timeout=max(0.0, until - time.monotonic()))
                 except queue.Empty:
                     break
                 if more is None:
@@ -142,6 +150,7 @@ class MiniLMEmbedder(Embedder):
             batch = [(texts, done) for texts, done in batch if done.set_running_or_notify_cancel()]
             if not batch:
                 continue
+            MODEL_BATCHES.inc()
             try:
                 vectors = self.embed_sync([text for texts, _ in batch for text in texts])
             except Exception as exc:  # noqa: BLE001 - each caller gets the error
@@ -241,4 +250,5 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=settings.embeddings_api_key.get_secret_value(),
             cache_mib=settings.embeddings_cache_mib,
         )
-    return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib)
+    return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib, threads=settings.embeddings_threads,
+                          window_s=settings.embeddings_window_ms / 1000)

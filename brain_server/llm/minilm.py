@@ -58,7 +58,7 @@ class MiniLMModel:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, the sentence-transformers pipeline without torch:
     WordPiece tokens truncated to `max_tokens`, mean pooling over the attention mask, L2 normalisation."""
 
-    def __init__(self, *, threads: int = 2, batch_size: int = 32, max_tokens: int = 256,
+    def __init__(self, *, threads: int = 1, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -70,10 +70,14 @@ class MiniLMModel:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL  # a BERT's nodes form a chain: nothing to overlap
         options.log_severity_level = 3
-        # Measured on 2 cores: 2 threads give ~1.6x the batch throughput of 1 on an idle box; with spinning
-        # off they lose nothing when another process holds a core (spinning on: ~0.7x of one thread).
+        # A service on 2 cores shares them with the game's answers: threads that wait for work must
+        # sleep, not spin (spinning: ~0.7x of one thread's throughput when another process holds a
+        # core). One thread costs the least CPU per text (2: ~1.2x, for ~1.4x the batch throughput
+        # on an idle machine; docs/benchmarks.md, issue 44).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size

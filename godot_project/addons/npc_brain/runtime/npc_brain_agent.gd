@@ -475,11 +475,14 @@ func _on_game_loaded(_slot: String, _save: Dictionary) -> void:
 
 
 func _on_world_registered() -> void:
-	_wait_own_turn()
+	_wait_own_turn(world.get_registered_msec())
 
 
-## Calls the brain after its own share of the start spread, as the other agents do theirs.
-func _wait_own_turn() -> void:
+## Calls the brain after its own share of the start spread from `since_msec` (-1: now), a common
+## instant so that agents whose handler ran later in a large tree keep their place.
+func _wait_own_turn(since_msec: int = -1) -> void:
+	if since_msec < 0:
+		since_msec = Time.get_ticks_msec()
 	var agents := NpcBrainClient.get_instance().get_agent_count()
 	var spread := maxf(start_spread_s, float(agents) / FIRST_CALLS_PER_S)
 	# From a digest, not hash(): String.hash() of "guard_1" and "guard_2" differ by 1, so a town of
@@ -488,8 +491,8 @@ func _wait_own_turn() -> void:
 	var wait := spread * share
 	NpcBrainLog.record("own_turn", {"npc": npc_id, "wait_s": wait, "spread_s": spread},
 			NpcBrainSettings.LogLevel.VERBOSE)
-	_retry_at_msec = maxi(_retry_at_msec, Time.get_ticks_msec() + int(wait * 1000.0))
-	_wake_in(wait)
+	_retry_at_msec = maxi(_retry_at_msec, since_msec + int(wait * 1000.0))
+	_wake_in(maxf(float(_retry_at_msec - Time.get_ticks_msec()) / 1000.0, 0.0))
 
 
 func _update_attention() -> void:

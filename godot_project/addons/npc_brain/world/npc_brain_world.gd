@@ -136,6 +136,7 @@ var _taken_counts: Dictionary[Vector2i, int] = {}
 var _baked: SubViewport = null
 var _baked_painter: Node2D = null
 var _registered: bool = false
+var _registered_msec: int = 0
 var _registering: bool = false
 
 
@@ -163,6 +164,12 @@ static func find_in(tree: SceneTree) -> NpcBrainWorld:
 ## Whether the brain has the world now.
 func is_registered() -> bool:
 	return _registered
+
+
+## When the brain accepted the world (`Time.get_ticks_msec()`): the agents' first calls are spread
+## from this instant, however long their own handlers of `registered` ran after it.
+func get_registered_msec() -> int:
+	return _registered_msec
 
 
 ## Sends the world to the brain (RegisterWorld) until it answers: retried every
@@ -193,12 +200,13 @@ func register() -> void:
 		registration_failed.emit(error)
 		return
 	_registered = true
+	_registered_msec = Time.get_ticks_msec()
 	var ids: Array[String] = []
 	for agent in client.get_agents():
 		if agent.world == self or agent.world == null:
 			ids.append(agent.npc_id)
 	NpcBrainLog.record("world_registered", {
-		"world": world, "response": reply.data, "npcs": ids, "msec": Time.get_ticks_msec(),
+		"world": world, "response": reply.data, "npcs": ids, "msec": _registered_msec,
 	})
 	NpcBrainGameClock.get_instance().running = true
 	registered.emit()
