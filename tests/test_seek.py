@@ -177,7 +177,7 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     async def scenario(stream: MemoryStream) -> None:
         teller = rosa()
         node = await _holds_news(stream, teller)
-        held = [await held_news(teller, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
+        held = [await held_news(teller.npc_id, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
         assert [n.id if n else None for n in held] == [node.id, node.id, None]
 
     run(scenario)

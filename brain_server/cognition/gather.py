@@ -118,22 +118,32 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
-async def held_news(npc: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
+async def held_news(npc_id: str, now: datetime, stream: MemoryStream) -> MemoryNode | None:
     """The news the NPC means to pass on: its news of the last day (`attention.news_of`), else its
     most important recent thought that names a day still ahead (a host's event stays news until
     its day, not only the day it was thought of)."""
-    if (news := await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)) is not None:
+    if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    mine = await asyncio.to_thread(stream.store.latest, npc.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     ahead = [n for n in mine if n.importance >= NEWS_WORTH and n.created <= now
              and any(d >= now.date() for d in named_days(gist(n), now.date()))]
     return max(ahead, key=lambda n: (n.importance, n.created), default=None)
 
 
+async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
+    """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the news it
+    holds (`held_news`), which memories retrieved about the partner alone may not bring up. The
+    same news its plans seek people out for: a host's event is still on its mind in a
+    conversation on the event's day, not only in the day after it was thought of. None for a
+    voice without a mind (the player)."""
+    news = await held_news(npc_id, now, stream) if npc_id else None
+    return f"{name} has news on their mind: {news.description.rstrip('.')}." if news is not None else ""
+
+
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
     """For a plan: the NPC's news and where to find those it has not told; nothing when it holds
     no news (then nothing else is read)."""
-    news = await held_news(npc, now, stream)
+    news = await held_news(npc.npc_id, now, stream)
     if news is None:
         return Seek()
     people = await records.people(npc.world_name)
@@ -145,7 +155,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
     """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
     as a prompt sentence ("" if none)."""
-    news = await held_news(npc, now, stream)
+    news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in told_since(npc, news):
         return ""
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {gist(news).rstrip('.')}."
