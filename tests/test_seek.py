@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, seeking
+from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, news_line, seeking
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -226,5 +226,27 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         assert bos.own == ()
         made, _ = await plan_day(bo, MORNING, stream, trace, work=WORK, places=PLACES, seek=bos)
         assert all(i.address != YARD for i in made)
+
+    run(scenario)
+
+
+def test_the_news_shown_carries_no_stamp_a_model_copied_into_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A reflection copied a memory's stamp into its insight ("Rosa Vane knows that [Monday May 4,
+    07:00] Rosa Vane wants to hold ... on May 5"): read literally, the first date is the event's,
+    a day gone, and the frozen blind model told it in none of 200 draws (0.15 without it). The
+    news a conversation, a plan and a reaction show is without it."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        copied = f"Rosa Vane knows that [Monday May 4, 07:00] {NEWS}"
+        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=copied, subject="Rosa Vane",
+                          predicate="knows", object=NEWS[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                              rate=False)
+        later = MORNING + timedelta(hours=1)
+        shown = [await news_line(stream, "rosa", "Rosa Vane", later), await news_for(teller, bo, later, stream),
+                 (await seeking(teller, later, stream, records, PLACES)).lines]
+        assert all(f"Rosa Vane knows that {NEWS}" in text and "[Monday" not in text for text in shown)
 
     run(scenario)

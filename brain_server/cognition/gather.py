@@ -24,7 +24,7 @@ import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
 from brain_server.cognition.gist import named_places
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import MemoryStream, unstamped
 from brain_server.cognition.plan import MEAL, named_days
 from brain_server.cognition.routine import day_shape
 from brain_server.cognition.said_clock import stated_times
@@ -158,7 +158,7 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on: {gist(news).rstrip('.')}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on: {unstamped(gist(news)).rstrip('.')}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -176,12 +176,13 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream) -> MemoryN
 
 async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
     """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the news it
-    holds (`held_news`), which memories retrieved about the partner alone may not bring up. The
+    holds (`held_news`, without the stamps a model copied into it: `unstamped`), which memories
+    retrieved about the partner alone may not bring up. The
     same news its plans seek people out for: a host's event is still on its mind in a
     conversation on the event's day, not only in the day after it was thought of. None for a
     voice without a mind (the player)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind: {news.description.rstrip('.')}." if news is not None else ""
+    return f"{name} has news on their mind: {unstamped(news.description).rstrip('.')}." if news is not None else ""
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -204,7 +205,7 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in told_since(npc, news):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {gist(news).rstrip('.')}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {unstamped(gist(news)).rstrip('.')}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
