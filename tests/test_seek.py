@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, news_line, seeking
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.plan import lay_window, plan_day, replan_from
+from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
@@ -250,3 +250,19 @@ def test_the_news_shown_carries_no_stamp_a_model_copied_into_it(run: Run, fake_l
         assert all(f"Rosa Vane knows that {NEWS}" in text and "[Monday" not in text for text in shown)
 
     run(scenario)
+
+
+def test_a_revised_status_carries_no_stamp_the_model_copied_into_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin's host: the model's revised status copied a memory line with its stamp ("... signal
+    box. [Tuesday January 20, 07:00] Teodor Marek wants to teach ..."), which ran its sentences into
+    one, and the blind model told the first as the news. The stamp is dropped, the sentences kept."""
+    worry = "Teodor Marek worries that the snow brings the telephone line down."
+    lesson = "Teodor Marek wants to teach a Morse code lesson in the mess room on January 21 from 3 pm to 5 pm."
+    fake_llm.queue({"json": {"currently": f"{worry} [Tuesday January 20, 07:00] {lesson}"}}, purpose="revise_currently")
+    teller = rosa()
+
+    async def scenario(stream: MemoryStream) -> str:
+        return await revise_currently(teller, MORNING, stream, Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                                      work=WORK)
+
+    assert run(scenario) == f"{worry} {lesson}"
