@@ -204,6 +204,30 @@ def test_a_speaker_with_news_is_shown_it_in_view(stream, fake_llm) -> None:
     assert "has news on their mind" not in his
 
 
+def test_a_hosts_event_is_on_its_mind_on_the_events_day(stream, fake_llm) -> None:
+    """Tarnbeck's host thought of her evening at 07:00 the day before and met people only on its
+    day: news of the last day alone left it out of every line she wrote, and she told nobody. A
+    thought naming a day still ahead is on her mind until that day, in view and out of view."""
+    event = "Isabella Rodriguez wants to hold a slate-blessing at the Chapel of St Ives on March 6 at 5:30 pm"
+    fake_llm.queue(turn("Hello Klaus!"), turn("Hello.", True), purpose="converse_turn")
+    fake_llm.queue({"json": {"talk": False, "lines": []}}, purpose="conversation_summary")
+    isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller")
+
+    async def talk():
+        node = thought("isabella", event)
+        node.created = NOW - timedelta(hours=32)
+        await stream.remember("isabella", None, [node], None, rate=False)
+        await converse(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe", stream, trace(), work=WORK)
+        return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
+                                            stream, trace(), work=WORK)
+
+    asyncio.run(talk())
+    hers = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+    assert f"Isabella Rodriguez has news on their mind: {event}." in hers
+    one_call = fake_llm.chat_requests("conversation_summary")[0]["body"]["messages"][1]["content"]
+    assert f"- Isabella Rodriguez has news on their mind: {event}." in one_call
+
+
 def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stream, fake_llm) -> None:
     """Three told in one call: each lists only its own places (before, everyone's places were one
     list), and a memo naming what nobody said is kept to the gist (before, group memos were kept

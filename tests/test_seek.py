@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, seeking
+from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, news_line, seeking
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.plan import plan_day, replan_from
+from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.memory import MemoryKind, MemoryNode
@@ -177,7 +177,92 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     async def scenario(stream: MemoryStream) -> None:
         teller = rosa()
         node = await _holds_news(stream, teller)
-        held = [await held_news(teller, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
+        held = [await held_news(teller.npc_id, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
         assert [n.id if n else None for n in held] == [node.id, node.id, None]
 
     run(scenario)
+
+
+def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin's host slept through his own lesson and a literal model planned it at the wrong
+    hour: on its day the host's own event (a thought held as its own, naming the day, an hour and a
+    place it knows) is laid into the day plan at its hour and place, as an accepted invitation is,
+    and a re-plan keeps it. What another only heard of is no promise of theirs."""
+    event = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 from 4 pm to 6 pm"
+    model_day = {"wake_up_hour": 7, "outline": ["wake", "work", "rest", "sleep"], "blocks": [
+        {"start": "07:00", "duration_minutes": 600, "activity": "building a kite", "emoji": "", "address": KITCHEN},
+        {"start": "17:00", "duration_minutes": 60, "activity": "hosting the kite contest", "emoji": "", "address": HALL},
+        {"start": "18:00", "duration_minutes": 240, "activity": "reading", "emoji": "", "address": HOME},
+        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": HOME}]}
+    fake_llm.queue({"json": model_day}, {"json": model_day}, purpose="daily_plan")
+    fake_llm.queue({"json": {"new_blocks": [{"start": "15:00", "activity": "napping", "emoji": "",
+                                             "address": HOME}]}}, purpose="replan")
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        heard = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, description=f"Bo Tamm heard that {event}",
+                           subject="Bo Tamm", predicate="remembers", object="the conversation with Rosa Vane",
+                           importance=7, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [mine], trace, rate=False)
+        await stream.remember("bo", bo.persona, [heard], trace, rate=False)
+        seek = await seeking(teller, MORNING, stream, records, PLACES)
+        made, _ = await plan_day(teller, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
+        hosting = [i for i in made if MORNING.replace(hour=16) <= i.start < MORNING.replace(hour=18)]
+        assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address, i.one_off) for i in hosting] == [
+            ("16:00-18:00", YARD, True)]
+        assert "kite contest" in hosting[0].activity
+        assert all(a.end == b.start for a, b in pairwise(made))
+        teller.plan, teller.plan_day = made, MORNING.date()
+        replanned = await seeking(teller, MORNING.replace(hour=15), stream, records, PLACES)
+        window = await replan_from(teller, MORNING.replace(hour=15), "Rosa Vane is tired", stream, trace,
+                                   work=WORK, places=PLACES, seek=replanned.lines)
+        assert lay_window(teller, made, [*window, *replanned.own])
+        assert (teller.plan_item_at(MORNING.replace(hour=16, minute=30)) or made[0]).address == YARD
+        bos = await seeking(bo, MORNING, stream, records, PLACES)
+        assert bos.own == ()
+        made, _ = await plan_day(bo, MORNING, stream, trace, work=WORK, places=PLACES, seek=bos)
+        assert all(i.address != YARD for i in made)
+
+    run(scenario)
+
+
+def test_the_news_shown_carries_no_stamp_a_model_copied_into_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A reflection copied a memory's stamp into its insight ("Rosa Vane knows that [Monday May 4,
+    07:00] Rosa Vane wants to hold ... on May 5"): read literally, the first date is the event's,
+    a day gone, and the frozen blind model told it in none of 200 draws (0.15 without it). The
+    news a conversation, a plan and a reaction show is without it."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        copied = f"Rosa Vane knows that [Monday May 4, 07:00] {NEWS}"
+        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=copied, subject="Rosa Vane",
+                          predicate="knows", object=NEWS[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                              rate=False)
+        later = MORNING + timedelta(hours=1)
+        shown = [await news_line(stream, "rosa", "Rosa Vane", later), await news_for(teller, bo, later, stream),
+                 (await seeking(teller, later, stream, records, PLACES)).lines]
+        assert all(f"Rosa Vane knows that {NEWS}" in text and "[Monday" not in text for text in shown)
+
+    run(scenario)
+
+
+def test_a_revised_status_carries_no_stamp_the_model_copied_into_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin's host: the model's revised status copied a memory line with its stamp ("... signal
+    box. [Tuesday January 20, 07:00] Teodor Marek wants to teach ..."), which ran its sentences into
+    one, and the blind model told the first as the news. The stamp is dropped, the sentences kept."""
+    worry = "Teodor Marek worries that the snow brings the telephone line down."
+    lesson = "Teodor Marek wants to teach a Morse code lesson in the mess room on January 21 from 3 pm to 5 pm."
+    fake_llm.queue({"json": {"currently": f"{worry} [Tuesday January 20, 07:00] {lesson}"}}, purpose="revise_currently")
+    teller = rosa()
+
+    async def scenario(stream: MemoryStream) -> str:
+        return await revise_currently(teller, MORNING, stream, Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                                      work=WORK)
+
+    assert run(scenario) == f"{worry} {lesson}"

@@ -195,14 +195,6 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     return max(fresh, key=lambda n: (n.importance, n.created), default=None)
 
 
-async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
-    """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the paper's
-    people with news seek others out to tell it, which memories retrieved about the partner alone
-    may not bring up. None for a voice without a mind (the player)."""
-    news = await news_of(stream, npc_id, now, least=NEWS_WORTH) if npc_id else None
-    return f"{name} has news on their mind: {news.description.rstrip('.')}." if news is not None else ""
-
-
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
     """The teller's most important recent thought that the hearer has not heard, as the hearer's memory."""
     theirs = await asyncio.to_thread(stream.store.latest, hearer.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)

@@ -11,7 +11,7 @@ A conversation nobody watches (both speakers out of the player's view) is resolv
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
-news on its mind (`news_of`) is shown it, out of view and in view alike, so it may tell it.
+news on its mind (`gather.news_line`) is shown it, out of view and in view alike, so it may tell it.
 
 Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
 planned is declined or negotiated, and a memo's plan item names its place among those the
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from brain_server.cognition import offline_lines
-from brain_server.cognition.attention import news_line
+from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import (
     again,
     fell_back,

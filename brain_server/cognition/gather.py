@@ -7,20 +7,27 @@ Where people will be is read from the world, never from a list of names: each ot
 plan for the day (else the usual day its persona gives, `routine.day_shape`, no model), counted
 per hour at each place the teller may enter outside its own home. No LLM call is added: what it
 finds is a few lines in prompts the NPC writes anyway.
+
+A host's own event is a commitment (`own_events`): on its day it is laid into the host's plan at
+its hour and place, as an accepted invitation is, whatever the model planned (a literal model
+plans it at the wrong hour, or sleeps through it).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
+import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.gist import named_places
+from brain_server.cognition.memory_stream import MemoryStream, unstamped
 from brain_server.cognition.plan import MEAL, named_days
 from brain_server.cognition.routine import day_shape
+from brain_server.cognition.said_clock import stated_times
 from brain_server.memory import MemoryKind, MemoryNode
 from brain_server.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.records import Records
@@ -30,6 +37,9 @@ SHOWN = 4  # gathering places a prompt lists
 VISITS, VISIT, SHORTEST_VISIT = 2, timedelta(hours=1), timedelta(minutes=30)  # free time a teller spends with people
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
+EVENT_HOURS = 2  # an own event whose end is not said
+OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 
 @dataclass(frozen=True)
@@ -48,12 +58,14 @@ class Seek:
 
     lines: str = ""
     found: tuple[Gathering, ...] = ()
+    own: tuple[PlanItem, ...] = ()  # the NPC's own events of the day (`own_events`), kept whatever was planned
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
-        """The day plan with up to VISITS stretches of free time at home (not asleep, not a meal),
-        where they meet a gathering's hours, spent there instead (one-off, at most VISIT each, each
-        at another place):
+        """The day plan with the NPC's own events laid in at their hours and places, then up to
+        VISITS stretches of free time at home (not asleep, not a meal), where they meet a
+        gathering's hours, spent there instead (one-off, at most VISIT each, each at another place):
         a model that plans its day as always, whatever the prompt says, still sends a teller out."""
+        plan = lay(plan, self.own)
         visits: list[PlanItem] = []
         for item in plan:
             if len(visits) == VISITS or item.end <= now or sector_of(item.address) != sector_of(home) or \
@@ -66,10 +78,42 @@ class Seek:
                                            activity=f"seeing people at the {g.address.rsplit(':', 1)[-1]}", emoji="🗣️",
                                            address=g.address, one_off=True))
                     break
-        laid = NpcState(npc_id="", world_name="", persona=Persona(name=""), plan=list(plan))
-        for v in visits:
-            laid.insert_plan_item(v)
-        return laid.plan
+        return lay(plan, visits)
+
+
+def lay(plan: Sequence[PlanItem], items: Iterable[PlanItem]) -> list[PlanItem]:
+    """The plan with `items` laid over it (the blocks they overlap trimmed or split)."""
+    laid = NpcState(npc_id="", world_name="", persona=Persona(name=""), plan=list(plan))
+    for item in items:
+        laid.insert_plan_item(item)
+    return laid.plan
+
+
+def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Sequence[str],
+               tz: tzinfo | None) -> list[PlanItem]:
+    """The NPC's own events on `day` as plan items (one-off): each thought it holds as its own
+    (`OWN`: "Ilsa Merrow wants to hold a shortwave evening in the loft of Tarnbeck Mill on April 16
+    from 7 pm to 9 pm") that names `day` (read from the day it was thought), a clock time and one
+    of `places`: at its first time, until its second (else EVENT_HOURS), at the place named (its
+    room, when the room is named too). What was heard is not the NPC's own: hearsay is no promise."""
+    events: dict[datetime, PlanItem] = {}
+    for node in thoughts:
+        text = node.description
+        if node.kind is not MemoryKind.THOUGHT or node.predicate != OWN or node.subject != name or \
+                day not in named_days(text, node.created.date()):
+            continue
+        clocks = stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
+        where = sorted(named_places(places, text), key=lambda p: not re.search(
+            rf"\b{re.escape(p.rsplit(':', 1)[-1])}\b", text, re.IGNORECASE))
+        if not clocks or not where:
+            continue
+        start = datetime.combine(day, time(*clocks[0]), tzinfo=tz)
+        end = datetime.combine(day, time(*clocks[1]), tzinfo=tz) if len(clocks) > 1 else start
+        minutes = (end - start) // timedelta(minutes=1) if end > start else EVENT_HOURS * 60
+        what = text.removeprefix(name).strip().split(",")[0].rstrip(".")
+        events.setdefault(start, PlanItem(start=start, duration_minutes=minutes, activity=f"hosting: {what}"[:120],
+                                          emoji="🎉", address=where[0], one_off=True))
+    return [events[s] for s in sorted(events)]
 
 
 def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
@@ -114,41 +158,54 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on: {gist(news).rstrip('.')}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on: {unstamped(gist(news)).rstrip('.')}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
-async def held_news(npc: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
+async def held_news(npc_id: str, now: datetime, stream: MemoryStream) -> MemoryNode | None:
     """The news the NPC means to pass on: its news of the last day (`attention.news_of`), else its
     most important recent thought that names a day still ahead (a host's event stays news until
     its day, not only the day it was thought of)."""
-    if (news := await news_of(stream, npc.npc_id, now, least=NEWS_WORTH)) is not None:
+    if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    mine = await asyncio.to_thread(stream.store.latest, npc.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     ahead = [n for n in mine if n.importance >= NEWS_WORTH and n.created <= now
              and any(d >= now.date() for d in named_days(gist(n), now.date()))]
     return max(ahead, key=lambda n: (n.importance, n.created), default=None)
 
 
+async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
+    """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the news it
+    holds (`held_news`, without the stamps a model copied into it: `unstamped`), which memories
+    retrieved about the partner alone may not bring up. The
+    same news its plans seek people out for: a host's event is still on its mind in a
+    conversation on the event's day, not only in the day after it was thought of. None for a
+    voice without a mind (the player)."""
+    news = await held_news(npc_id, now, stream) if npc_id else None
+    return f"{name} has news on their mind: {unstamped(news.description).rstrip('.')}." if news is not None else ""
+
+
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
-    """For a plan: the NPC's news and where to find those it has not told; nothing when it holds
-    no news (then nothing else is read)."""
-    news = await held_news(npc, now, stream)
+    """For a plan: the NPC's own events still to come today, its news and where to find those it
+    has not told (none of the town is read when it holds no news)."""
+    mine = await asyncio.to_thread(stream.store.latest, npc.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
+    news = await held_news(npc.npc_id, now, stream)
     if news is None:
-        return Seek()
+        return Seek(own=own)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     found = gatherings(npc, town, now, places, told=told_since(npc, news))
-    return Seek(seek_lines(npc.persona.name, news, found), tuple(found))
+    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own)
 
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
     """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
     as a prompt sentence ("" if none)."""
-    news = await held_news(npc, now, stream)
+    news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in told_since(npc, news):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {gist(news).rstrip('.')}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {unstamped(gist(news)).rstrip('.')}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:

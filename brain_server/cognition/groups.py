@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from brain_server.budget import Bullets, Item
-from brain_server.cognition.attention import news_line
 from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
@@ -33,6 +32,7 @@ from brain_server.cognition.converse import (
     _without_words,
     relationship,
 )
+from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from brain_server.cognition.heard import SENTENCE
 from brain_server.cognition.locate import repair_address
-from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import MemoryStream, bullet_list, unstamped
 from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
 from brain_server.cognition.wording import as_theirs
 from brain_server.llm.scheduler import Work
@@ -126,7 +126,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     """The new "currently" status, from what happened recently and what was planned (one call);
     if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
     just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
-    what it now means to do."""
+    what it now means to do. A memory's stamp the model copied in is dropped (`unstamped`)."""
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
@@ -139,7 +139,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
-    new = answer.currently.strip()
+    new = unstamped(answer.currently).strip()
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
     return still_ahead(old, new, now.date(), trace)
