@@ -33,7 +33,7 @@ PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.1
                  "attended": "5 of 12 invited"}
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
              "no_memory": "observation,reflection,planning"}  # the paper's conditions
-MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green"}
+MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
 

@@ -26,6 +26,9 @@ declines, forgets, paraphrases times, leaves places out of its plans and answers
 rates in `hard.RATES`. A third mood, `blind` (npc_lab/standin/blind.py), was written by someone who read only captured
 requests (never this package or the brain) and frozen before its first town run: its hash is in
 docs/evaluation.md, and nothing in it may change but crashes. It is the evidence that counts.
+A fourth, `blind2` (npc_lab/standin/blind2.py), was written the same way by another hand that saw
+neither `blind` nor the brain, and has never been probed: `blind` was used to find what the prompts
+hid from a literal model, so its later figures are partly fitted to it. `FROZEN` holds both hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -33,27 +36,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind
+from npc_lab.standin import blind, blind2
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
 
+# sha256 of each frozen blind model as its writer handed it over (docs/evaluation.md).
+FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217f81e235",
+          "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802"}
+
 
 class BlindStandIn:
-    """The frozen blind model behind the moods' interface: its answer is the completion's text as it
+    """A frozen blind model behind the moods' interface: its answer is the completion's text as it
     wrote it (malformed at its declared rates), never made valid by `conform`."""
+
+    model = staticmethod(blind.respond)
 
     def __init__(self, body: dict[str, Any], seed: int) -> None:
         self.body, self.seed = body, seed
 
     def answer(self) -> str:
-        return blind.respond(self.body, self.seed)
+        return str(self.model(self.body, self.seed))
+
+
+class Blind2StandIn(BlindStandIn):
+    model = staticmethod(blind2.respond)
 
 
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
-                                                        "blind": BlindStandIn}
+                                                        "blind": BlindStandIn, "blind2": Blind2StandIn}
 
-__all__ = ["MOODS", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+           "respond"]
 
 
 def respond(body: dict[str, Any], seed: int = 0, mood: str = "cooperative") -> Any:
