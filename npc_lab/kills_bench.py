@@ -59,14 +59,19 @@ MORNING = "2026-02-13T07:00:00Z"
 CUT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)  # how a client sees the brain die
 
 
-def event(brain: BrainProcess, name: str) -> dict[str, Any]:
-    """The brain's last log event of that name."""
-    for line in reversed(brain.output):
-        if f'"{name}"' in line:
-            entry = json.loads(line[line.index("{"):])
-            if entry.get("event") == name:
-                return entry
-    raise LookupError(f"the brain logged no {name}:\n" + "\n".join(brain.output[-30:]))
+def event(brain: BrainProcess, name: str, wait_s: float = 60.0) -> dict[str, Any]:
+    """The brain's last log event of that name, waiting up to `wait_s` for it: its output is read
+    by a thread of its own, so a line the brain wrote before answering may not be read yet."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        for line in reversed(brain.output):
+            if f'"{name}"' in line:
+                entry = json.loads(line[line.index("{"):])
+                if entry.get("event") == name:
+                    return entry
+        if time.monotonic() > deadline:
+            raise LookupError(f"the brain logged no {name}:\n" + "\n".join(brain.output[-30:]))
+        time.sleep(0.05)
 
 
 class StandIn(ChildProcess):
@@ -117,12 +122,10 @@ class Game:
 
 def _killed_at(brain: BrainProcess) -> str | None:
     """The step the brain said it was killed at (its last lines may still be on their way)."""
-    for _ in range(50):
-        try:
-            return str(event(brain, "killed_at_step")["what"])
-        except LookupError:
-            time.sleep(0.1)
-    return None
+    try:
+        return str(event(brain, "killed_at_step", wait_s=5.0)["what"])
+    except LookupError:
+        return None
 
 
 def _slot_minds(path: Path) -> dict[str, list[str]] | None:

@@ -70,10 +70,11 @@ def test_a_conversation_goes_on_while_its_lines_are_written(clients: Clients, fa
     until(lambda: all(decide(clients, n, "09:01")["action"]["source"] != "ACTION_SOURCE_PROVISIONAL"
                       for n in ("isabella", "klaus")))
     fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
-    fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": False}},
+    # The first line takes the model 10 s: a loaded machine's next Decides still find it being written.
+    fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": False}, "delay_s": 10},
                    {"json": {"utterance": "Morning! Busy day?", "end_conversation": True}}, purpose="converse_turn")
     decide(clients, "isabella", "09:05", "Klaus Mueller")
-    # Both stand together talking while the lines are written (each answer comes at once).
+    # Both stand together talking while the lines are written.
     talking = until(lambda: (d := decide(clients, "klaus", "09:06"))["action"].get("chattingWith") and d)
     assert talking["action"]["chattingWith"] == "isabella" and talking["thinking"]
     assert "dialogue" not in talking["action"]
