@@ -162,16 +162,21 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
-async def held_news(npc_id: str, now: datetime, stream: MemoryStream) -> MemoryNode | None:
+async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
+                    thoughts: Sequence[MemoryNode] | None = None) -> MemoryNode | None:
     """The news the NPC means to pass on: its news of the last day (`attention.news_of`), else its
     most important recent thought that names a day still ahead (a host's event stays news until
-    its day, not only the day it was thought of)."""
+    its day, not only the day it was thought of). `thoughts`: its latest thoughts, if already read."""
     if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    mine = thoughts if thoughts is not None else await _latest_thoughts(npc_id, stream)
     ahead = [n for n in mine if n.importance >= NEWS_WORTH and n.created <= now
              and any(d >= now.date() for d in named_days(gist(n), now.date()))]
     return max(ahead, key=lambda n: (n.importance, n.created), default=None)
+
+
+async def _latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
+    return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
 
 
 async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
@@ -188,9 +193,9 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
     """For a plan: the NPC's own events still to come today, its news and where to find those it
     has not told (none of the town is read when it holds no news)."""
-    mine = await asyncio.to_thread(stream.store.latest, npc.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    mine = await _latest_thoughts(npc.npc_id, stream)
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
-    news = await held_news(npc.npc_id, now, stream)
+    news = await held_news(npc.npc_id, now, stream, mine)
     if news is None:
         return Seek(own=own)
     people = await records.people(npc.world_name)

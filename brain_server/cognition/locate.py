@@ -157,8 +157,6 @@ def _known_arenas(npc: NpcState, world: World) -> set[str]:
         a for a in world.arena_addresses() if sector_of(a) == home_sector}
 
 
-
-
 def _place_of(address: str) -> Place:
     _, sector, arena, obj = [*address.split(SEPARATOR), NO_OBJECT][:4]
     return Place(sector=sector, arena=arena, object=obj)

@@ -327,8 +327,6 @@ def _kitchen(npc: NpcState, places: Sequence[str] | None) -> str | None:
                  if sector_of(a) == sector_of(npc.persona.home) and _MEALS_ROOM.search(_name(a))), None)
 
 
-
-
 def _paint(blocks: Sequence[Block], new: Block) -> list[Block]:
     """`new` laid over the timeline: the blocks it covers are cut around it."""
     kept = []
