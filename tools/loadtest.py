@@ -169,6 +169,8 @@ def brain_counts(brains: list[BrainProcess]) -> Counter[str]:
                     total["batches"] += int(sample.value)
                 elif sample.name == "npc_brain_embedding_model_batches_total":
                     total["model_batches"] += int(sample.value)
+                elif sample.name == "npc_brain_embedding_model_texts_total":
+                    total["model_texts"] += int(sample.value)
                 elif sample.name == "npc_brain_gc_cpu_seconds_count":
                     total["gc_collections"] += int(sample.value)
                 elif sample.name == "npc_brain_gc_cpu_seconds_sum":
@@ -179,11 +181,13 @@ def brain_counts(brains: list[BrainProcess]) -> Counter[str]:
 
 
 def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]:
-    """A phase's embedder work per Decide, the share of texts reused, and the texts per batch the
-    local model computed (calls gathered within NPC_BRAIN_EMBEDDINGS_WINDOW_MS)."""
+    """Embedder work per Decide, the share of texts reused, and the texts per batch the local model
+    computed (calls gathered within NPC_BRAIN_EMBEDDINGS_WINDOW_MS; both counted when computed, so a
+    niced process that lags behind a loaded machine's other work skews nothing, it only computes fewer)."""
     texts = counts["embedded"] + counts["reused"]
     return {"batches_per_decide": round(counts["batches"] / max(1, decides), 3),
-            "texts_per_model_batch": round(counts["embedded"] / counts["model_batches"], 2)
+            "model_batches": counts["model_batches"],
+            "texts_per_model_batch": round(counts["model_texts"] / counts["model_batches"], 2)
             if counts["model_batches"] else 0.0,
             "texts_per_decide": round(texts / max(1, decides), 3),
             "embedded_per_decide": round(counts["embedded"] / max(1, decides), 3),
@@ -490,6 +494,9 @@ def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:
     return total
 
 
+CATCH_UP_S = 120.0  # at most this long for the embedder to compute what the run asked before the run's figures
+
+
 async def settle(brains: list[BrainProcess], limit_s: float, quiet_s: int = 3) -> float:
     """Waits until the brains' store and embedder processes are idle (a tenth of a core or less for
     `quiet_s` seconds running: what earlier Decides stored is stored; a Decide's perceptions wait
@@ -518,6 +525,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
                 llm_calls: Callable[[], int]) -> dict[str, Any]:
     setup_callers = [Caller("grpc", b, connections=args.concurrency) for b in brains]
     setup_caller = setup_callers[0]
+    at_start = await asyncio.to_thread(brain_counts, brains)
     try:
         plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
         levels = attention_of(ids, args.in_view, args.crowd_share)
@@ -560,7 +568,13 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             # The load generator shares the machine: its own CPU says how much of the tail is the client's.
             phases[-1]["client_cpu_share"] = round((cpu_seconds(os.getpid()) - mine) / phases[-1]["wall_s"], 2)
             phases[-1]["inside_brain"] = await inside_brain(setup_caller)
+        # The whole run's embedder work once it has caught up (a niced process can lag a loaded machine
+        # by a phase or more): what the phases asked, all computed.
+        caught_up_s = await settle(brains, CATCH_UP_S)
+        run_embedding = embedding_per_decide(await asyncio.to_thread(brain_counts, brains) - at_start,
+                                             sum(p["decides"] for p in phases))
         return {"planning": planning, "phases": phases, "queues": await queues(setup_caller),
+                "embedding": {**run_embedding, "caught_up_s": caught_up_s},
                 "memories_stored": await memories_stored(setup_caller, ids, len(brains)) - before}
     finally:
         for caller in setup_callers:
@@ -614,6 +628,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "rss_samples": sampler.samples}
 
 
+def embedder_line(e: dict[str, Any]) -> str:
+    return (f"{e['texts_per_decide']} texts asked, {e['embedded_per_decide']} embedded in {e['batches_per_decide']} "
+            f"calls, {e['model_batches']} model batches of {e['texts_per_model_batch']} texts, "
+            f"{e['reused_share']:.1%} reused")
+
+
 def table(report: dict[str, Any]) -> str:
     headers = ["transport", "decides", "per s", "most in 100 ms", "errors", "provisional", "p50 ms", "p90 ms",
                "p99 ms", "max ms", f"p99 after {START_BURST_S:g} s", "brain CPU",
@@ -641,10 +661,7 @@ def table(report: dict[str, Any]) -> str:
         lines.append(f"{p['transport']}, CPU ms per Decide by process: " + ", ".join(
             f"{role} {ms}" for role, ms in sorted(p["cpu_ms_per_decide_by_process"].items()))
             + (f" (after {p['settled_s']} s for the store and embedder to settle)" if p.get("settled_s") is not None else ""))
-        e = p["embedding"]
-        lines.append(f"{p['transport']}, the embedder per Decide: {e['texts_per_decide']} texts asked, "
-                     f"{e['embedded_per_decide']} embedded in {e['batches_per_decide']} calls, "
-                     f"{e['texts_per_model_batch']} texts per model batch, {e['reused_share']:.1%} reused")
+        lines.append(f"{p['transport']}, the embedder per Decide: {embedder_line(p['embedding'])}")
         c = p["collector"]
         lines.append(f"{p['transport']}, the brain's collector: {c['collections_per_decide']} collections per Decide, "
                      f"{c['cpu_ms_per_decide']} ms of CPU per Decide, {c['cpu_ms_per_collection']} ms per collection, "
@@ -661,6 +678,8 @@ def table(report: dict[str, Any]) -> str:
                                              if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
               f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
               f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
+              f"the whole run's embedder per Decide (after {report['embedding']['caught_up_s']} s for it to catch up): "
+              f"{embedder_line(report['embedding'])}",
               f"brain RSS/anonymous MiB under load: {rss} (at most {report['memory_per_npc_kib']} KiB per NPC; "
               f"{report['memory_per_npc_kib_all']} with the store's and embedder's processes)",
               f"memory {'flat' if memory.get('flat') else 'NOT flat'}: RSS median of the last third "

@@ -42,6 +42,9 @@ BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to
 MODEL_BATCHES = Counter("npc_brain_embedding_model_batches", "Batches the local MiniLM process computed: the texts "
                         "of the calls gathered within EMBEDDINGS_WINDOW_MS (texts embedded / this = texts per batch).",
                         registry=metrics.PROCESS)
+MODEL_TEXTS = Counter("npc_brain_embedding_model_texts", "Texts in the batches the local MiniLM process computed, "
+                      "counted when computed (the texts embedded are counted when asked, and may wait behind a busy "
+                      "process): this / model batches = texts per batch.", registry=metrics.PROCESS)
 
 
 class Embedder(ABC):
@@ -150,9 +153,11 @@ class MiniLMEmbedder(Embedder):
             batch = [(texts, done) for texts, done in batch if done.set_running_or_notify_cancel()]
             if not batch:
                 continue
+            flat = [text for texts, _ in batch for text in texts]
             MODEL_BATCHES.inc()
+            MODEL_TEXTS.inc(len(flat))
             try:
-                vectors = self.embed_sync([text for texts, _ in batch for text in texts])
+                vectors = self.embed_sync(flat)
             except Exception as exc:  # noqa: BLE001 - each caller gets the error
                 for _, done in batch:
                     done.set_exception(exc)
