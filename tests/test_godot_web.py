@@ -432,14 +432,18 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
             assert len(registered["npcs"]) == len(residents) == 25
 
             # Every resident walks to at least one address the brain chose; two NPCs talk. A loaded
-            # machine may take minutes; the wait gives up only when nobody new walks or speaks.
+            # machine may take minutes (the residents wake at their plans' hours, on a game clock a
+            # starved page runs slowly); the wait gives up only when nobody decides, walks or speaks.
             def walked_and_spoke() -> tuple[int, int]:
                 return len(_walked_to_decided(game.events)), len({e["npc"] for e in kinds("speech")})
 
+            def living() -> tuple[int, int, int]:
+                return (*walked_and_spoke(), len(kinds("decision")))
+
             assert game.wait_until(lambda: (n := walked_and_spoke())[0] == 25 and n[1] >= 2,
-                                   timeout_s=BOOT_LIMIT_S, progress=walked_and_spoke), (
-                f"walked: {sorted(_walked_to_decided(game.events))}, "
-                f"speech: {kinds('speech')[:4]}")
+                                   timeout_s=BOOT_LIMIT_S, progress=living), (
+                f"walked: {sorted(_walked_to_decided(game.events))}, speech: {kinds('speech')[:4]}, "
+                f"decisions: {len(kinds('decision'))}\n" + "\n".join(game.lines[-40:]))
             game.screenshot(ARTIFACTS / "godot-ville-morning.png")
             first_time = next(e for e in reversed(game.events) if "game_time" in e)["game_time"]
             tiles = _tiles_by_address(world)
@@ -495,7 +499,10 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
             assert game.wait_for(lambda e: e["event"] == "speech" and e["npc"] == npc_id
                                  and e["text"] == talked["reply"], timeout_s=5)
             game.press("Escape")  # closes the inspector
+            resumed_at = len(game.events)
             game.press("Space")  # resume
+            assert game.wait_for(lambda e: e["event"] == "clock" and not e["paused"], since=resumed_at), (
+                "the game did not resume after the inspector closed:\n" + "\n".join(game.lines[-40:]))
 
             # The brain dies mid-run: the HUD says offline, NPCs keep their actions, no pile-up;
             # once it is back they resume.
