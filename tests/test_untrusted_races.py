@@ -20,6 +20,7 @@ from brain_server.trace import Trace
 from brain_server.transport.edge_loop import EdgeLoop
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import WORLD, spawn_json, world_json
+from tests.waits import wait_until_async
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -61,11 +62,10 @@ def test_concurrent_object_states_are_all_kept(run, store, tmp_path) -> None:
 
 
 def test_a_decide_that_fails_midway_leaves_the_npc_as_it_was(run, tmp_path) -> None:
-    """A Decide cut off at its first await (the caller's deadline cancels it; the store or the
-    embedder failing there is the same) after it moved the NPC and taught it places: the NPC the
-    next call sees, and the next save writes, is the one before that Decide. (With background
-    thinking a Decide has no await between reading the NPC and saving it: `test_a_decide_...
-    in_one_step` below.)"""
+    """A Decide cut off at its first await (the store or the embedder failing there; the brain
+    closing) after it moved the NPC and taught it places: the NPC the next call sees, and the next
+    save writes, is the one before that Decide. (With background thinking a Decide has no await
+    between reading the NPC and saving it: `test_a_decide_... in_one_step` below.)"""
 
     async def scenario(stream: MemoryStream) -> tuple[dict, dict]:
         core = await core_with_town(stream, tmp_path, background_thinking=False)
@@ -75,7 +75,8 @@ def test_a_decide_that_fails_midway_leaves_the_npc_as_it_was(run, tmp_path) -> N
         for _ in range(3):
             await asyncio.sleep(0)  # ... until it waits for the store or the embedder
         assert not decide.done()
-        decide.cancel()
+        [cut] = core.mind._lockstep  # the Decide itself, not its caller
+        cut.cancel()
         await asyncio.gather(decide, return_exceptions=True)
         after = (await core.records.npc("isabella")).model_dump()
         await core.close()
@@ -84,6 +85,30 @@ def test_a_decide_that_fails_midway_leaves_the_npc_as_it_was(run, tmp_path) -> N
     before, after = run(scenario)
     assert after["address"] == before["address"] and after["known_addresses"] == before["known_addresses"]
     assert after["action"] == before["action"]
+
+
+def test_a_lockstep_decide_whose_caller_is_gone_runs_to_its_end(run, fake_llm, tmp_path) -> None:
+    """The game's deadline passed (a loaded machine, a day to plan): the Decide goes on, and the
+    game's next ask, queued behind it, finds its plan instead of starting over. Cancelled with its
+    caller, a batch whose plans take longer than the deadline never landed (the real engine's Ville,
+    every DecideBatch answered 504 for minutes)."""
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str, int, int]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        fake_llm.queue({"delay_s": 1.0}, purpose="daily_plan")  # in flight when the caller gives up
+        decide = asyncio.create_task(core.decide(request(pb.DecideRequest, FIRST)))
+        await wait_until_async(lambda: fake_llm.chat_requests("daily_plan"), what="the day being planned")
+        assert not decide.done()
+        decide.cancel()  # the caller gives up
+        again = await core.decide(request(pb.DecideRequest, FIRST))  # waits for the first, in turn
+        planned = core.records.cached("isabella").plan
+        await core.close()
+        return decide.cancelled(), again.action.source, len(planned), len(fake_llm.chat_requests("daily_plan"))
+
+    cancelled, source, blocks, plans = run(scenario)
+    assert cancelled and blocks > 0
+    assert plans == 1, "the day was planned again"
+    assert source != pb.ACTION_SOURCE_PROVISIONAL
 
 
 def test_a_decide_with_background_thinking_answers_in_one_step(run, tmp_path) -> None:

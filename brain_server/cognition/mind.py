@@ -26,6 +26,7 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+import weakref
 
 import structlog
 
@@ -57,6 +58,12 @@ def _overtaken(answered: Action, live: Action | None) -> bool:
                                             != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
 
 
+def _settled(run: asyncio.Task[Decision]) -> None:
+    """A lockstep Decide that failed after its caller was gone: logged, as nobody else sees it."""
+    if not run.cancelled() and (error := run.exception()) is not None:
+        log.warning("decide_failed_after_caller_left", error=repr(error))
+
+
 class Mind:
     """Every NPC's loop; `player` holds the user's ways into it (talk, whisper, interview). `home`:
     where the mind's loop is (a Decide answered elsewhere posts its `Decided` there)."""
@@ -79,6 +86,8 @@ class Mind:
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
+        self._lockstep: set[asyncio.Task[Decision]] = set()  # lockstep Decides, whose callers may be gone
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # In lockstep the urgent work runs before the answer: a Decide then says `thinking` only
         # while its conversation is being written.
         self._urgent: Urgent | None = None if not settings.background_thinking else (
@@ -183,6 +192,30 @@ class Mind:
         handled before it returns."""
         ask = Ask(npc_id=npc_id, now=now, events=events, address=address, in_view=in_view, crowd=crowd,
                   trace=Trace(npc_id=npc_id, kind="decide", game_time=now))
+        if self.thinking.background:
+            return await self._decide(ask)
+        # In lockstep a Decide runs to its end whatever its caller does: a game whose deadline passed
+        # on a loaded machine asks again, and that Decide finds the plan this one made instead of
+        # starting it over (else a batch whose plans take longer than the deadline never lands).
+        # One at a time per NPC, in the order asked.
+        run = asyncio.ensure_future(self._in_turn(ask))
+        self._lockstep.add(run)
+        run.add_done_callback(self._lockstep.discard)
+        try:
+            return await asyncio.shield(run)
+        except asyncio.CancelledError:
+            run.add_done_callback(_settled)
+            raise
+
+    async def _in_turn(self, ask: Ask) -> Decision:
+        turn = self._turns.get(ask.npc_id)
+        if turn is None:
+            turn = self._turns[ask.npc_id] = asyncio.Lock()
+        async with turn:
+            return await self._decide(ask)
+
+    async def _decide(self, ask: Ask) -> Decision:
+        npc_id, now = ask.npc_id, ask.now
         before: Action | None = None
         bind_decision(npc_id=npc_id, trace_id=ask.trace.trace_id)
         try:
@@ -267,6 +300,9 @@ class Mind:
     async def close(self) -> None:
         """Stop thinking (what was not merged is redone after a restart: the events to rate and
         the reflection counter are in the NPC's record, and a missing plan is noticed again)."""
+        for run in list(self._lockstep):
+            run.cancel()
+        await asyncio.gather(*self._lockstep, return_exceptions=True)
         await self.player.close()
         await self.thinking.close()
         await self.records.drain()
