@@ -54,6 +54,20 @@ def test_minilm_computes_in_a_process_of_its_own_at_a_lower_priority(minilm: Min
     assert len(theirs) >= 2 and set(theirs) == {min(19, min(own) + BACKGROUND_NICENESS)}
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="niceness is per thread only on Linux")
+def test_in_lockstep_the_embedder_keeps_the_brains_priority() -> None:
+    """In lockstep a Decide waits for its perceptions' embeddings: niced, they waited for every
+    other process's CPU."""
+    embedder = make_embedder(Settings(background_thinking=False, embeddings_cache_mib=0))
+    try:
+        asyncio.run(embedder.embed(["warm-up"]))
+        own = {_niceness(os.getpid(), int(t)) for t in os.listdir("/proc/self/task")}
+        pid = embedder.process_id()  # type: ignore[attr-defined]
+        assert {_niceness(pid, int(t)) for t in os.listdir(f"/proc/{pid}/task")} == own
+    finally:
+        embedder.close()
+
+
 def test_minilm_starts_its_process_again_when_it_died() -> None:
     """A killed embedding process (out of memory, say) costs one restart, not the brain's memory."""
     embedder = MiniLMEmbedder(cache_mib=0)

@@ -112,12 +112,14 @@ class MiniLMEmbedder(Embedder):
 
     def __init__(self, *, threads: int = EMBEDDINGS_THREADS, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None,
-                 cache_mib: float = EMBEDDINGS_CACHE_MIB, window_s: float = EMBEDDINGS_WINDOW_MS / 1000) -> None:
+                 cache_mib: float = EMBEDDINGS_CACHE_MIB, window_s: float = EMBEDDINGS_WINDOW_MS / 1000,
+                 lower_priority: bool = True) -> None:
         super().__init__(cache_mib)
         self.window_s = window_s
         model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
         options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
-                   "model_path": str(model_path), "tokenizer_path": str(tokenizer_path)}
+                   "model_path": str(model_path), "tokenizer_path": str(tokenizer_path),
+                   "lower_priority": lower_priority}
         command = [sys.executable, "-m", minilm.__name__, json.dumps(options)]
         self._child = Child(command, "embedding",
                             lambda reply: EmbedderUnavailable(f"the embedding process did not start: {said(reply)}"))
@@ -255,5 +257,7 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=settings.embeddings_api_key.get_secret_value(),
             cache_mib=settings.embeddings_cache_mib,
         )
+    # In lockstep a Decide stores what its NPC saw before it answers: the embedder is on the answer's
+    # path there, and niced it waits for every other process's CPU (a Decide took 45 s beside busy ones).
     return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib, threads=settings.embeddings_threads,
-                          window_s=settings.embeddings_window_ms / 1000)
+                          window_s=settings.embeddings_window_ms / 1000, lower_priority=settings.background_thinking)

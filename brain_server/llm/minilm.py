@@ -112,7 +112,8 @@ def serve(options: dict[str, Any]) -> None:
     """The embedding process: framed JSON lists of texts in on stdin, float32 vectors out on stdout
     ("V" + bytes, or "E" + the error), after "R" once the model is loaded."""
     out = replies()
-    lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
+    if options.pop("lower_priority", True):
+        lower_process_priority()  # before the model starts onnxruntime's threads: they inherit it
     try:
         given: dict[str, Any] = {k: Path(v) if k.endswith("_path") else v for k, v in options.items()}
         model = MiniLMModel(**given)
