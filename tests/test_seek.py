@@ -8,7 +8,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
-from brain_server.cognition.gather import Gathering, Seek, gatherings, held_news, news_for, news_line, seeking
+from brain_server.cognition.gather import (
+    Gathering,
+    Seek,
+    gatherings,
+    held_news,
+    news_for,
+    news_line,
+    seeking,
+    untold_by_hour,
+)
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
@@ -75,24 +84,49 @@ def test_gatherings_are_where_others_will_be_awake_outside_the_tellers_home() ->
         Gathering(HALL, MORNING.replace(hour=13), MORNING.replace(hour=14), 1)]
 
 
+def block(start: tuple[int, int], end: tuple[int, int], activity: str, address: str) -> PlanItem:
+    begin = MORNING.replace(hour=start[0], minute=start[1])
+    return PlanItem(start=begin, duration_minutes=(MORNING.replace(hour=end[0], minute=end[1]) - begin) // timedelta(
+        minutes=1), activity=activity, address=address)
+
+
+def visits(laid: list[PlanItem]) -> list[tuple[str, str]]:
+    return [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in laid if i.one_off]
+
+
 def test_a_tellers_free_time_at_home_goes_where_people_gather() -> None:
-    """Whatever its model planned, a teller spends free time at home (not meals, not sleep) where
-    people will be: at most two visits of an hour, each somewhere else, none in the past."""
-    def block(start: tuple[int, int], end: tuple[int, int], activity: str, address: str) -> PlanItem:
-        begin = MORNING.replace(hour=start[0], minute=start[1])
-        return PlanItem(start=begin, duration_minutes=(MORNING.replace(hour=end[0], minute=end[1]) - begin) // timedelta(
-            minutes=1), activity=activity, address=address)
+    """Whatever its model planned, a teller spends free hours at home (not meals, not sleep) where
+    people it has not met on an earlier visit will be in that hour, none in the past."""
     plan = [block((7, 0), (12, 0), "building a kite", KITCHEN), block((12, 0), (12, 30), "having lunch", KITCHEN),
             block((12, 30), (14, 0), "reading", HOME), block((14, 0), (22, 0), "painting", HOME),
             block((22, 0), (23, 59), "sleeping", HOME)]
-    seek = Seek("news", tuple(gatherings(rosa(), town(), MORNING, PLACES)))
+    seek = Seek("news", where=untold_by_hour(rosa(), town(), MORNING, PLACES))
     laid = seek.visit(plan, HOME, MORNING)
-    assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in laid if i.one_off] == [
-        ("08:00-09:00", FORGE), ("12:30-13:00", HALL)]
+    # The smith at his forge, Bo at his nets, then Cy at lunch (Bo, met already, lunches there too).
+    assert visits(laid) == [("08:00-09:00", FORGE), ("09:00-10:00", YARD), ("12:30-13:00", HALL)]
     assert all(a.end == b.start for a, b in pairwise(laid)) and laid[0].start == plan[0].start
-    assert [(f"{i.start:%H:%M}", i.address) for i in seek.visit(plan, HOME, MORNING.replace(hour=10, minute=10))
-            if i.one_off] == [("10:10", FORGE), ("12:30", HALL)]
+    assert visits(seek.visit(plan, HOME, MORNING.replace(hour=10, minute=10))) == [
+        ("10:10-11:00", FORGE), ("11:00-12:00", YARD), ("12:30-13:00", HALL)]
     assert Seek().visit(plan, HOME, MORNING) == plan
+
+
+def test_a_teller_who_works_all_day_visits_people_at_home_in_the_evening() -> None:
+    """Korrin Junction and Tarnbeck (blind2, in view, 3 seeds each): the host worked alone all day
+    and spent its free evening at home while everyone else was at home too; the visits went to the
+    day's busiest place (or none), and each host talked with one resident in two days. Its free
+    evening now goes, hour by hour, where those it has not met yet will be then, a different
+    household each hour, as many as it has free hours (up to VISITS)."""
+    tamm, orr = f"{W}:Tamm house:kitchen", f"{W}:Orr house:bedroom"
+    plan = [block((7, 0), (8, 0), "having breakfast", KITCHEN), block((8, 0), (17, 0), "mending the fences", YARD),
+            block((17, 0), (18, 0), "reading", HOME), block((18, 0), (19, 0), "having dinner", KITCHEN),
+            block((19, 0), (22, 0), "reading", HOME), block((22, 0), (23, 59), "sleeping", HOME)]
+    teller = person("rosa", "Rosa Vane", HOME, plan=[(8, 17, "mending the fences", YARD)])
+    others = [person("bo", "Bo Tamm", tamm, plan=[(8, 17, "forging", FORGE), (17, 22, "resting", tamm)]),
+              person("di", "Di Tamm", tamm, plan=[(8, 17, "baking", HALL), (17, 22, "resting", tamm)]),
+              person("cy", "Cy Orr", orr, plan=[(8, 17, "forging", FORGE), (17, 21, "resting", orr)]),
+              person("ed", "Ed Hale", f"{W}:Hale house:bedroom", plan=[(8, 19, "sewing", FORGE), (19, 21, "singing", HALL)])]
+    laid = Seek("news", where=untold_by_hour(teller, others, MORNING, [*PLACES, tamm, orr])).visit(plan, HOME, MORNING)
+    assert visits(laid) == [("17:00-18:00", tamm), ("19:00-20:00", HALL), ("20:00-21:00", orr)]
 
 
 async def _town_records(stream: MemoryStream) -> Records:
@@ -166,6 +200,33 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
                "Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
         assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
+
+    run(scenario)
+
+
+def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin Junction (blind2, in view, 3 seeds): the model rated the host's seeded lesson 3 of 10,
+    so he held no news for two days (no places shown, no visits, nothing on his mind in a
+    conversation). A thought held as its own (the whisper) naming a day ahead is news whatever its
+    rating, before a more important worry of the day; what was only heard of is not."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+
+        def thought(text: str, predicate: str, importance: int) -> MemoryNode:
+            return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                              predicate=predicate, object=text[:80], importance=importance, created=MORNING,
+                              last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [thought("Rosa Vane heard of a fair on May 6", "heard from", 2)],
+                              trace, rate=False)
+        assert await held_news("rosa", MORNING + timedelta(hours=2), stream) is None
+        [own, _] = await stream.remember("rosa", teller.persona, [
+            thought(NEWS, "thinks", 2), thought("Rosa Vane worries that the rain will spoil her kites", "reflects on", 7)],
+            trace, rate=False)
+        assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == own.id
+        assert "Rosa Vane has news on their mind: Rosa Vane wants to hold a kite contest" in await news_line(
+            stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
 
     run(scenario)
 

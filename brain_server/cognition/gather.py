@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
@@ -34,7 +34,7 @@ from brain_server.records import Records
 from brain_server.world import arena_of, sector_of
 
 SHOWN = 4  # gathering places a prompt lists
-VISITS, VISIT, SHORTEST_VISIT = 2, timedelta(hours=1), timedelta(minutes=30)  # free time a teller spends with people
+VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
@@ -52,32 +52,44 @@ class Gathering:
     people: int
 
 
+Where = dict[str, dict[datetime, set[str]]]  # the ids of others not told, by place and hour
+
+
 @dataclass(frozen=True)
 class Seek:
-    """What a teller is shown when it plans (`lines`, "" without news) and where people will be."""
+    """What a teller is shown when it plans (`lines`, "" without news) and where people will be
+    (`found`, the prompt's summary; `where`, hour by hour, what its visits are laid from)."""
 
     lines: str = ""
     found: tuple[Gathering, ...] = ()
     own: tuple[PlanItem, ...] = ()  # the NPC's own events of the day (`own_events`), kept whatever was planned
+    where: Where = field(default_factory=dict)
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places, then up to
-        VISITS stretches of free time at home (not asleep, not a meal), where they meet a
-        gathering's hours, spent there instead (one-off, at most VISIT each, each at another place):
-        a model that plans its day as always, whatever the prompt says, still sends a teller out."""
+        VISITS hours of its free time at home (not asleep, not a meal) spent, each, where most of
+        those it has not met yet on an earlier visit will be in that hour (at least SHORTEST_VISIT,
+        one-off): a model that plans its day as always, whatever the prompt says, still sends a
+        teller out, and to a different person each time where it can."""
         plan = lay(plan, self.own)
         visits: list[PlanItem] = []
+        met: set[str] = set()
         for item in plan:
-            if len(visits) == VISITS or item.end <= now or sector_of(item.address) != sector_of(home) or \
+            if item.end <= now or sector_of(item.address) != sector_of(home) or \
                     is_sleep(item.activity) or MEAL.search(item.activity):
                 continue
-            for g in (g for g in self.found if g.address not in {v.address for v in visits}):
-                start, end = max(item.start, g.start, now.replace(second=0, microsecond=0)), min(item.end, g.end)
-                if end - start >= SHORTEST_VISIT:
-                    visits.append(PlanItem(start=start, duration_minutes=min(end - start, VISIT) // timedelta(minutes=1),
-                                           activity=f"seeing people at the {g.address.rsplit(':', 1)[-1]}", emoji="🗣️",
-                                           address=g.address, one_off=True))
-                    break
+            start = max(item.start, now.replace(second=0, microsecond=0))
+            while len(visits) < VISITS and item.end - start >= SHORTEST_VISIT:
+                hour = start.replace(minute=0)
+                end = min(item.end, hour + VISIT)
+                new = {a: len(ids - met) for a, ids in ((a, hours.get(hour, set())) for a, hours in self.where.items())}
+                place = max(sorted(new), key=lambda a: new[a], default="")
+                if end - start >= SHORTEST_VISIT and new.get(place, 0):
+                    met |= self.where[place][hour]
+                    visits.append(PlanItem(start=start, duration_minutes=(end - start) // timedelta(minutes=1),
+                                           activity=f"seeing people at the {place.rsplit(':', 1)[-1]}", emoji="🗣️",
+                                           address=place, one_off=True))
+                start = end
         return lay(plan, visits)
 
 
@@ -121,14 +133,13 @@ def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
     return {other for other, when in npc.last_chat.items() if when >= news.created}
 
 
-def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
-               *, told: Collection[str] = ()) -> list[Gathering]:
-    """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
-    outside the teller's home sector: each place's busiest hours (its first run of them),
-    busiest places first, at most SHOWN."""
+def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
+                   *, told: Collection[str] = ()) -> Where:
+    """Where others not `told` will be awake for the rest of `now`'s day, hour by hour, among
+    `places` outside the teller's home sector (their plans, else their usual days)."""
     home = sector_of(teller.persona.home)
     allowed = {arena_of(p) for p in places if sector_of(p) != home}
-    there: dict[str, dict[datetime, set[str]]] = defaultdict(lambda: defaultdict(set))
+    there: Where = defaultdict(lambda: defaultdict(set))
     day, tz = now.date(), now.tzinfo
     first, last = now.replace(minute=0, second=0, microsecond=0), datetime.combine(day + _DAY, time(0), tzinfo=tz)
     for other in town:
@@ -141,6 +152,15 @@ def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places
             while hour < min(end, last):
                 there[arena][hour].add(other.npc_id)
                 hour += _HOUR
+    return {arena: dict(hours) for arena, hours in there.items()}
+
+
+def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
+               *, told: Collection[str] = (), where: Where | None = None) -> list[Gathering]:
+    """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
+    outside the teller's home sector: each place's busiest hours (its first run of them),
+    busiest places first, at most SHOWN. `where`: `untold_by_hour`'s answer, if already read."""
+    there = untold_by_hour(teller, town, now, places, told=told) if where is None else where
     found = []
     for arena, hours in there.items():
         most = max(len(ids) for ids in hours.values())
@@ -164,15 +184,19 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
 
 async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
                     thoughts: Sequence[MemoryNode] | None = None) -> MemoryNode | None:
-    """The news the NPC means to pass on: its news of the last day (`attention.news_of`), else its
-    most important recent thought that names a day still ahead (a host's event stays news until
-    its day, not only the day it was thought of). `thoughts`: its latest thoughts, if already read."""
+    """The news the NPC means to pass on: its own event still ahead first (a thought it holds as
+    its own, `OWN`, naming a day not yet over: the paper's seeded intent, news whatever importance
+    the model rated it: Korrin's host, his lesson rated 3, told nobody), then its news of the last
+    day (`attention.news_of`), else its most important recent thought that names a day still ahead
+    (a host's event stays news until its day, not only the day it was thought of). `thoughts`: its
+    latest thoughts, if already read."""
+    mine = thoughts if thoughts is not None else await _latest_thoughts(npc_id, stream)
+    ahead = [n for n in mine if n.created <= now and any(d >= now.date() for d in named_days(gist(n), now.date()))]
+    if own := [n for n in ahead if n.predicate == OWN]:
+        return max(own, key=lambda n: (n.importance, n.created))
     if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    mine = thoughts if thoughts is not None else await _latest_thoughts(npc_id, stream)
-    ahead = [n for n in mine if n.importance >= NEWS_WORTH and n.created <= now
-             and any(d >= now.date() for d in named_days(gist(n), now.date()))]
-    return max(ahead, key=lambda n: (n.importance, n.created), default=None)
+    return max((n for n in ahead if n.importance >= NEWS_WORTH), key=lambda n: (n.importance, n.created), default=None)
 
 
 async def _latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
@@ -200,8 +224,9 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
         return Seek(own=own)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
-    found = gatherings(npc, town, now, places, told=told_since(npc, news))
-    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own)
+    where = untold_by_hour(npc, town, now, places, told=told_since(npc, news))
+    found = gatherings(npc, town, now, places, where=where)
+    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own, where)
 
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
