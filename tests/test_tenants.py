@@ -15,6 +15,7 @@ import pytest
 
 from brain_server.config import Settings
 from brain_server.errors import BrainError
+from brain_server.security import AUTH_FAILURE_BURST, Guard, InsecureBindError, check_bind
 from brain_server.tenants import ADMIN, Access, Namespace, TokenError, Tokens
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
@@ -85,6 +86,23 @@ def test_names_go_in_namespaced_and_come_out_as_sent() -> None:
     with pytest.raises(BrainError, match="at most 58 characters"):
         space.inward(pb.DecideRequest(npc_id="x" * 60))
     assert ADMIN.allows("ExportWorld") and not Access("a", frozenset({"play"})).allows("GetTrace")
+
+
+def test_a_short_secret_stops_the_brain_and_a_secret_guards_a_public_bind() -> None:
+    with pytest.raises(InsecureBindError, match="NPC_BRAIN_JWT_SECRET .* 12 characters"):
+        check_bind(Settings(jwt_secret="short-secret"))
+    check_bind(Settings(jwt_secret=SECRET, host="0.0.0.0"))  # tokens are needed: no open public brain
+    assert Guard(Settings(jwt_secret=SECRET)).check(None, "10.0.0.1", "Decide")[0] == "unauthenticated"
+
+
+def test_expired_tokens_do_not_lock_an_address_out_and_forged_ones_do() -> None:
+    guard = Guard(Settings(jwt_secret=SECRET, rate_limit_per_s=0))
+    for _ in range(3 * AUTH_FAILURE_BURST):  # many players behind one address, each token run out
+        assert guard.check(f"Bearer {mint(exp=-120)}", "10.0.0.1", "Decide")[0] == "unauthenticated"
+    assert guard.check(f"Bearer {mint()}", "10.0.0.1", "Decide") == Access("alice", frozenset({"play", "inspect"}))
+    for _ in range(AUTH_FAILURE_BURST):
+        guard.check(f"Bearer {tampered()}", "10.0.0.2", "Decide")
+    assert guard.check(f"Bearer {mint()}", "10.0.0.2", "Decide")[0] == "resource_exhausted"
 
 
 # --- both transports, real servers -------------------------------------------------------------
@@ -163,19 +181,28 @@ def test_a_tenant_cannot_reach_another_tenants_npcs_slots_traces_or_usage(town) 
     assert bob.ok("DeleteSave", {"worldName": WORLD, "slot": "slot_1"}).get("deleted") is None  # false: not Bob's
     assert [s["slot"] for s in alice.ok("ListSaves", {"worldName": WORLD})["saves"]] == ["slot_1"]
 
-    # Usage: each tenant's counters only, its own names; the process-wide figures are not a tenant's.
-    alice_usage = alice.ok("GetUsage", {})
-    assert alice_usage["counters"] and {c["npcId"] for c in alice_usage["counters"]} == {"isabella"}
-    assert "queues" not in alice_usage and "rpcs" not in alice_usage
-    bob_usage = bob.grpc("GetUsage", {})
-    assert sum(int(c.get("calls", 0)) for c in bob_usage.get("counters", [])) == 0
+    # A batch answers each of its Decides as its own: Bob's Isabella, and no NPC of that name.
+    batch = bob.grpc("DecideBatch", {"requests": [{"npcId": "isabella", "gameTime": T0},
+                                                  {"npcId": "alice.isabella", "gameTime": T0}]})["results"]
+    assert [r["npcId"] for r in batch] == ["isabella", "alice.isabella"]
+    assert batch[0]["response"]["action"] and batch[1]["code"] == "not_found"
+
+    # Usage: each tenant's counters only, under its own names, as the admin key counts them for it;
+    # the process-wide figures are not a tenant's.
+    admin = Player(clients, ADMIN_TOKEN)
+    kept = {}
+    for counter in admin.ok("GetUsage", {})["counters"]:
+        kept[counter["npcId"]] = kept.get(counter["npcId"], 0) + int(counter.get("calls", 0))
+    for name, player in (("alice", alice), ("bob", bob)):
+        usage = player.ok("GetUsage", {})
+        assert {c["npcId"] for c in usage["counters"]} == {"isabella"}
+        assert sum(int(c.get("calls", 0)) for c in usage["counters"]) == kept[f"{name}.isabella"] > 0
+        assert "queues" not in usage and "rpcs" not in usage
     assert bob.grpc("GetUsage", {"npcId": "alice.isabella"}).get("counters") is None
 
     # The admin key sees every tenant's things under their kept names.
-    admin = Player(clients, ADMIN_TOKEN)
     kept = admin.ok("ListMemories", {"npcId": "alice.isabella", "limit": 100})["memories"]
     assert any("cracked" in m["description"] for m in kept)
-    assert {c["npcId"] for c in admin.ok("GetUsage", {})["counters"]} >= {"alice.isabella"}
     assert admin.ok("GetTrace", {"traceId": alice_trace})["trace"]["npcId"] == "alice.isabella"
 
 
