@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 import time
 from typing import Any
 
@@ -236,3 +237,40 @@ def test_a_tokens_scope_limits_its_rpcs(town) -> None:
     metrics = clients.http.get("/metrics", headers={"Authorization": f"Bearer {play.token}"})
     assert metrics.status_code == 403 and metrics.json()["code"] == "permission_denied"
     assert clients.http.get("/metrics", headers={"Authorization": f"Bearer {admin.token}"}).status_code == 200
+
+
+def _connect_stream(clients: Clients, token: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages of a Connect server stream (the end-of-stream one last)."""
+    data = json.dumps(body).encode()
+    answer = clients.http.post("/npc_brain.v1.BrainService/TalkStream", content=struct.pack(">BI", 0, len(data)) + data,
+                               headers={"Content-Type": "application/connect+json", "Connect-Protocol-Version": "1",
+                                        "Authorization": f"Bearer {token}"})
+    messages, rest = [], answer.content
+    while len(rest) >= 5:
+        size = struct.unpack(">I", rest[1:5])[0]
+        messages.append(json.loads(rest[5:5 + size]))
+        rest = rest[5 + size:]
+    return messages
+
+
+def test_talk_streams_with_the_tenants_own_npc_only(town) -> None:
+    clients, alice, bob = town
+    talk = {"npcId": "isabella", "speakerName": "Klaus", "text": "Hello! What are you up to?", "gameTime": T0}
+
+    def grpc_stream(player: Player, body: dict[str, Any]) -> list[dict[str, Any]]:
+        call = clients.channel.unary_stream("/npc_brain.v1.BrainService/TalkStream",
+                                            request_serializer=pb.TalkStreamRequest.SerializeToString,
+                                            response_deserializer=pb.TalkStreamResponse.FromString)
+        return [json_format.MessageToDict(m) for m in call(json_format.ParseDict(body, pb.TalkStreamRequest()), timeout=30,
+                                                            metadata=(("authorization", f"Bearer {player.token}"),))]
+
+    line = grpc_stream(alice, talk)[-1]["line"]
+    assert alice.ok("GetTrace", {"traceId": line["traceId"]})["trace"]["npcId"] == "isabella"
+    bob.refused("GetTrace", {"traceId": line["traceId"]}, "not_found")
+    *_, said, end = _connect_stream(clients, alice.token, talk)
+    assert said["line"]["reply"] and end == {}
+    with pytest.raises(grpc.RpcError) as info:
+        grpc_stream(bob, {**talk, "npcId": "alice.isabella"})
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND and "alice.isabella" in str(info.value.details())
+    [end] = _connect_stream(clients, bob.token, {**talk, "npcId": "alice.isabella"})
+    assert end["error"]["code"] == "not_found"
