@@ -55,6 +55,15 @@ class Settings(BaseSettings):
         "HOST is not loopback; empty, shorter than 16 characters or with spaces stops the brain at start; 10 wrong "
         "tokens from an address lock it out (one more try every 5 s). The Godot game sends it from ?token= / "
         "--token= or the project setting npc_brain/brain/token.")
+    jwt_secret: SecretStr | None = Field(
+        None, description="HS256 key of the signed tokens a game server mints per player (docs/deployment.md, "
+        "\"Hosting for many players\"): a token's `sub` is its tenant, `scope` what it may do (play, inspect, "
+        "admin), `exp` is required; each tenant sees only its own worlds, NPCs, saves, traces and usage. At least "
+        "32 characters; unset = no signed tokens (AUTH_TOKEN only).")
+    jwt_issuer: str | None = Field(None, description="When set, a signed token must carry this `iss` (the game "
+                                   "server's name), so tokens another service signs with a shared key are refused.")
+    jwt_leeway_s: float = Field(30.0, ge=0, le=300, description="Seconds a signed token's `exp` (and `nbf`) may be "
+                                "past: the game server's and the brain's clocks may differ by this much.")
     rate_limit_per_s: float = Field(200.0, ge=0, description="Requests a second per client address, both transports "
                                     "together (0 = no limit). One game process calls for all its NPCs from one "
                                     "address: 1,000 NPCs at a 60x clock ask ~150 a second; raise it for bigger or "

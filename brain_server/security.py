@@ -2,9 +2,12 @@
 constant time, and a token bucket per client address.
 
 Policy (docs/deployment.md has the why):
-- loopback only by default; binding to any other address needs NPC_BRAIN_AUTH_TOKEN;
+- loopback only by default; binding to any other address needs NPC_BRAIN_AUTH_TOKEN (or
+  NPC_BRAIN_JWT_SECRET);
 - with a token set, every BrainService RPC needs `Authorization: Bearer <token>` (gRPC metadata
   or HTTP header); gRPC health and reflection and the static web files stay open;
+- with NPC_BRAIN_JWT_SECRET set, a token a game server signed also does, for its tenant and its
+  scopes (tenants.py); an RPC outside them answers permission_denied;
 - a token is set or it is not: an empty or short token (or one with spaces or control characters,
   which no header carries intact) stops the brain at start, never quietly means "no token";
 - every client address gets a token bucket (NPC_BRAIN_RATE_LIMIT_PER_S, _BURST), which wrong
@@ -27,6 +30,7 @@ from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from brain_server.config import Settings
+from brain_server.tenants import ADMIN, Access, TokenError, Tokens, check_secret, scope_of
 
 MAX_PEERS = 10_000  # buckets kept; the least recently seen address is forgotten first
 MIN_TOKEN_CHARS = 16
@@ -58,7 +62,9 @@ def check_bind(settings: Settings) -> None:
                                     f"{MIN_TOKEN_CHARS} printable characters without spaces, e.g. the output of "
                                     "`python -c 'import secrets; print(secrets.token_urlsafe(24))'`, or unset it "
                                     "to serve on loopback without a token")
-    elif not is_loopback(settings.host):
+    if (unusable := check_secret(settings)) is not None:
+        raise InsecureBindError(unusable)
+    if settings.auth_token is None and settings.jwt_secret is None and not is_loopback(settings.host):
         raise InsecureBindError(f"refusing to listen on {settings.host} without a token: set NPC_BRAIN_AUTH_TOKEN "
                                 "(clients send 'Authorization: Bearer <token>') or bind to 127.0.0.1")
 
@@ -97,33 +103,51 @@ class Guard:
     def __init__(self, settings: Settings) -> None:
         token = settings.auth_token.get_secret_value() if settings.auth_token else ""
         self._expected = f"Bearer {token}".encode() if token else b""
+        self.tokens = Tokens(settings)
         self.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
         self.failures = RateLimiter(AUTH_FAILURES_PER_S, AUTH_FAILURE_BURST)
 
     @property
     def needs_token(self) -> bool:
-        return bool(self._expected)
+        return bool(self._expected) or self.tokens.enabled
 
     def authorized(self, authorization: str | None) -> bool:
         if not self._expected:
-            return True
+            return not self.tokens.enabled
         return hmac.compare_digest((authorization or "").encode("utf-8", "replace"), self._expected)
 
-    def check(self, authorization: str | None, peer: str) -> tuple[str, str] | None:
-        """None when the call may go on, else (Connect code name, message). Every call spends the
+    def check(self, authorization: str | None, peer: str, rpc: str) -> tuple[str, str] | Access:
+        """Who the call `rpc` runs for, else (Connect code name, message). Every call spends the
         address's bucket, wrong tokens included; an address out of wrong-token allowance is refused
-        whatever it sends, so that guessing right cannot be told from guessing wrong."""
+        whatever it sends, so that guessing right cannot be told from guessing wrong. A signed
+        token that is ours but expired or incomplete does not spend that allowance: its signature
+        shows it was not guessed."""
         if self.needs_token and not self.failures.has_tokens(peer):
             return "resource_exhausted", (f"too many wrong tokens from {peer}: wait "
                                           f"{1 / AUTH_FAILURES_PER_S:g} s, then send the right one")
         if not self.limiter.allow(peer):
             return "resource_exhausted", (f"too many requests from {peer}: the limit is "
                                           f"{self.limiter.rate:g}/s (bursts of {self.limiter.burst}); slow down")
-        if not self.authorized(authorization):
-            self.failures.allow(peer)
-            return "unauthenticated", ("missing or wrong token: send the header 'Authorization: Bearer <token>' "
-                                       "with the brain's NPC_BRAIN_AUTH_TOKEN")
-        return None
+        access = ADMIN if self.authorized(authorization) else self._signed(authorization or "", peer)
+        if isinstance(access, Access) and not access.allows(rpc):
+            return "permission_denied", (f"{rpc} needs the scope {scope_of(rpc)!r}, which this token's "
+                                         f"({' '.join(sorted(access.scopes))}) lacks: ask the game server for a "
+                                         "token with it")
+        return access
+
+    def _signed(self, authorization: str, peer: str) -> tuple[str, str] | Access:
+        bearer = authorization.removeprefix("Bearer ")
+        if self.tokens.enabled and bearer != authorization and Tokens.shaped(bearer):
+            try:
+                return self.tokens.verify(bearer)
+            except TokenError as exc:
+                if exc.forged:
+                    self.failures.allow(peer)
+                return "unauthenticated", str(exc)
+        self.failures.allow(peer)
+        signed = " or a token the game server signed with NPC_BRAIN_JWT_SECRET" if self.tokens.enabled else ""
+        return "unauthenticated", ("missing or wrong token: send the header 'Authorization: Bearer <token>' "
+                                   f"with the brain's NPC_BRAIN_AUTH_TOKEN{signed}")
 
 
 # Pages served from this machine: what a local game's web build (or tools/godot_web.py serve) runs on.

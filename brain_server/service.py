@@ -284,9 +284,7 @@ class BrainCore(SaveRpcs):
         if request.trace_id:
             trace = self.traces.get(request.trace_id)
             if trace is None:
-                raise not_found(f"no trace {shown(request.trace_id)}: traces are kept for the last "
-                                f"{self.settings.traces_per_npc} decisions of each NPC (and "
-                                f"{self.settings.traces_total} in all) since the server started")
+                raise self.missing_trace(request.trace_id)
         elif request.npc_id:
             await self.records.npc(request.npc_id)
             trace = self.traces.latest(request.npc_id)
@@ -295,6 +293,11 @@ class BrainCore(SaveRpcs):
         else:
             raise invalid("set trace_id (from a Decide or Interview answer) or npc_id (for its latest trace)")
         return pb.GetTraceResponse(trace=convert.trace_to_pb(trace))
+
+    def missing_trace(self, trace_id: str) -> BrainError:
+        """GetTrace's answer for a trace it does not have (or, to a tenant, another tenant's)."""
+        return not_found(f"no trace {shown(trace_id)}: traces are kept for the last {self.settings.traces_per_npc} "
+                         f"decisions of each NPC (and {self.settings.traces_total} in all) since the server started")
 
     async def get_usage(self, request: pb.GetUsageRequest) -> pb.GetUsageResponse:
         counters = [

@@ -10,6 +10,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from brain_server import tenants
 from brain_server.service import BrainCore
 from npc_brain.v1 import brain_pb2
 
@@ -26,12 +27,13 @@ def snake_case(name: str) -> str:
 
 def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreMethod]]:
     """(RPC name, core coroutine) for every RPC the proto declares, so no transport can miss one;
-    each timed by the core's vitals; when the transport has a loop of its own (`mind`: the
+    each timed by the core's vitals and run for the caller's tenant (tenants.py); when the transport has a loop of its own (`mind`: the
     mind's loop, transport/edge_loop.py), each runs where the core's threading policy says
     (`foreground.Home`)."""
     for method in SERVICE.methods:
         if method.name not in STREAMS:
-            yield method.name, _placed(core, method.name, getattr(core, snake_case(method.name)), mind)
+            placed = _placed(core, method.name, getattr(core, snake_case(method.name)), mind)
+            yield method.name, tenants.namespaced(method.name, placed, core.missing_trace)
 
 
 def core_streams(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreStream]]:
@@ -41,7 +43,8 @@ def core_streams(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None)
     written), so only the latest unsent one is kept: a slow reader skips, never queues. Closing
     the iterator (the caller gone) cancels the core method, on whichever loop it runs."""
     for name in sorted(STREAMS):
-        yield name, functools.partial(_streamed, core, name, getattr(core, snake_case(name)), mind)
+        yield name, tenants.namespaced_stream(functools.partial(_streamed, core, name, getattr(core, snake_case(name)),
+                                                                mind))
 
 
 def _placed(core: BrainCore, name: str, method: Callable[[Message], Awaitable[Message]],

@@ -31,6 +31,7 @@ from brain_server.errors import BrainError, Status
 from brain_server.foreground import run_on
 from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
+from brain_server.tenants import ACCESS
 from brain_server.transport import (
     SERVICE,
     SERVICE_NAME,
@@ -170,16 +171,18 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class _Guarded:
     """The token and the per-address rate limit in front of the RPCs, answered in Connect's error JSON."""
 
-    def __init__(self, app: ASGIApp, guard: Guard) -> None:
-        self.app, self.guard = app, guard
+    def __init__(self, app: ASGIApp, guard: Guard, page: str | None = None) -> None:
+        self.app, self.guard, self.page = app, guard, page
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             peer = (scope.get("client") or ("unknown", 0))[0]
-            refused = self.guard.check(_header(scope, b"authorization"), peer)
-            if refused is not None:
+            rpc = self.page or scope.get("path", "").rpartition("/")[2]
+            refused = self.guard.check(_header(scope, b"authorization"), peer, rpc)
+            if isinstance(refused, tuple):
                 await _refuse(scope, send, *refused)
                 return
+            ACCESS.set(refused)  # the RPC below runs for this caller's tenant
         await self.app(scope, receive, send)
 
 
@@ -215,7 +218,7 @@ async def _answer(send: Send, status: int, content_type: str, body: bytes) -> No
 
 def _operations(core: BrainCore, mind: asyncio.AbstractEventLoop | None) -> dict[str, ASGIApp]:
     """/healthz (open, as gRPC's health service is) and /metrics (Prometheus text; behind the token,
-    which Prometheus sends as `authorization: bearer`). The core's own series are read on its loop."""
+    which Prometheus sends as `authorization: bearer`; every tenant's figures, so admin only). The core's own series are read on its loop."""
     text = metrics.exposition(core)
 
     async def exposition() -> bytes:
@@ -229,7 +232,7 @@ def _operations(core: BrainCore, mind: asyncio.AbstractEventLoop | None) -> dict
         body = await (run_on(mind, exposition()) if mind is not None else exposition())
         await _answer(send, 200, metrics.CONTENT_TYPE_LATEST, body)
 
-    return {"/healthz": healthz, "/metrics": _Guarded(metrics_page, guard_for(core, core.settings))}
+    return {"/healthz": healthz, "/metrics": _Guarded(metrics_page, guard_for(core, core.settings), page="metrics")}
 
 
 def http_app(core: BrainCore, *, web_root: Path | None = None, mind: asyncio.AbstractEventLoop | None = None) -> ASGIApp:

@@ -19,6 +19,7 @@ from brain_server import metrics
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
+from brain_server.tenants import ACCESS
 from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams
 from npc_brain.v1 import brain_pb2
 
@@ -34,6 +35,7 @@ CODES = {
     Status.ABORTED: grpc.StatusCode.ABORTED,
 }
 GUARD_CODES = {"unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
+               "permission_denied": grpc.StatusCode.PERMISSION_DENIED,
                "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
@@ -56,13 +58,14 @@ def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undeco
 
 def _refusal(name: str, guard: Guard, request: object,
              context: grpc.aio.ServicerContext) -> tuple[str, grpc.StatusCode, str] | None:
-    """(metric code, status, message) for a call without the token, over the rate limit, or with
-    an undecodable request; None for one to answer."""
+    """(metric code, status, message) for a call without the token, outside its scope, over the
+    rate limit, or with an undecodable request; None for one to answer (its tenant set in `ACCESS`)."""
     metadata = dict(context.invocation_metadata() or ())
-    refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()))
-    if refused is not None:
+    refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()), name)
+    if isinstance(refused, tuple):
         log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
         return refused[0], GUARD_CODES[refused[0]], refused[1]
+    ACCESS.set(refused)
     if isinstance(request, _Undecodable):
         return Status.INVALID_ARGUMENT.value, grpc.StatusCode.INVALID_ARGUMENT, request.message
     return None
