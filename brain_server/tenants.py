@@ -18,7 +18,6 @@ so ids do not leak). Save slots live in their world's folder, so a namespaced wo
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass
 import functools
 import re
@@ -60,7 +59,6 @@ class Access:
 
 
 ADMIN = Access(None, SCOPES)
-ACCESS: ContextVar[Access] = ContextVar("access", default=ADMIN)  # set by the transports, per call
 
 
 class TokenError(Exception):
@@ -217,14 +215,13 @@ def _usage(space: Namespace, answer: pb.GetUsageResponse) -> pb.GetUsageResponse
 
 
 def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],
-               missing_trace: Callable[[str], BrainError]) -> Callable[[Message], Awaitable[Message]]:
-    """`method` run for the calling tenant (`ACCESS`): its names put in, the answer's and any
-    error's taken out. Answers that are not about one NPC are narrowed to the tenant's: a trace
+               missing_trace: Callable[[str], BrainError]) -> Callable[[Message, Access], Awaitable[Message]]:
+    """`method` run for the calling tenant (the transports pass its `Access`): its names put in,
+    the answer's and any error's taken out. Answers that are not about one NPC are narrowed to the tenant's: a trace
     asked by id answers as a missing one (`missing_trace`) when it is another tenant's."""
 
     @functools.wraps(method)
-    async def call(request: Message) -> Message:
-        access = ACCESS.get()
+    async def call(request: Message, access: Access) -> Message:
         if access.tenant is None:
             return await method(request)
         space = Namespace(access.tenant)
@@ -242,11 +239,11 @@ def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],
     return call
 
 
-def namespaced_stream(method: Callable[[Message], AsyncIterator[Message]]) -> Callable[[Message], AsyncIterator[Message]]:
+def namespaced_stream(method: Callable[[Message], AsyncIterator[Message]],
+                      ) -> Callable[[Message, Access], AsyncIterator[Message]]:
     """A server-streaming RPC run for the calling tenant, as `namespaced`."""
 
-    async def call(request: Message) -> AsyncIterator[Message]:
-        access = ACCESS.get()
+    async def call(request: Message, access: Access) -> AsyncIterator[Message]:
         if access.tenant is None:
             async for message in method(request):
                 yield message

@@ -16,8 +16,8 @@ from npc_brain.v1 import brain_pb2
 
 SERVICE = brain_pb2.DESCRIPTOR.services_by_name["BrainService"]
 SERVICE_NAME = SERVICE.full_name
-CoreMethod = Callable[[Message], Awaitable[Message]]
-CoreStream = Callable[[Message], AsyncIterator[Message]]
+CoreMethod = Callable[[Message, tenants.Access], Awaitable[Message]]  # run for the caller's tenant
+CoreStream = Callable[[Message, tenants.Access], AsyncIterator[Message]]
 STREAMS = frozenset(m.name for m in SERVICE.methods if m.server_streaming)
 
 
@@ -48,7 +48,7 @@ def core_streams(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None)
 
 
 def _placed(core: BrainCore, name: str, method: Callable[[Message], Awaitable[Message]],
-            mind: asyncio.AbstractEventLoop | None) -> CoreMethod:
+            mind: asyncio.AbstractEventLoop | None) -> Callable[[Message], Awaitable[Message]]:
     timed = core.vitals.timed(name, method)
     return timed if mind is None else core.home.route(name, timed)
 

@@ -19,6 +19,7 @@ from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from starlette.middleware.cors import CORSMiddleware
@@ -31,7 +32,7 @@ from brain_server.errors import BrainError, Status
 from brain_server.foreground import run_on
 from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.service import BrainCore
-from brain_server.tenants import ACCESS
+from brain_server.tenants import Access, TokenError
 from brain_server.transport import (
     SERVICE,
     SERVICE_NAME,
@@ -104,25 +105,35 @@ def _answering(name: str, meter: metrics.RpcMeter) -> Iterator[None]:
         meter.done(started, code)
 
 
-def _adapt(name: str, method: CoreMethod) -> Callable[[object, Message, object], Awaitable[Message]]:
+def _access(guard: Guard, ctx: RequestContext[Any, Any]) -> Access:
+    """Who the call runs for (`_Guarded` let it through; a token that expired since is refused)."""
+    try:
+        return guard.access_of(ctx.request_headers.get("authorization"))
+    except TokenError as exc:
+        raise ConnectError(Code.UNAUTHENTICATED, str(exc)) from None
+
+
+def _adapt(name: str, method: CoreMethod, guard: Guard) -> Callable[[object, Message, RequestContext[Any, Any]],
+                                                                    Awaitable[Message]]:
     """An RPC, a method of the service object connectrpc calls by attribute."""
     meter = metrics.RpcMeter("connect", name)
 
-    async def rpc(self: object, request: Message, ctx: object) -> Message:
+    async def rpc(self: object, request: Message, ctx: RequestContext[Any, Any]) -> Message:
         with _answering(name, meter):
-            return await method(request)
+            return await method(request, _access(guard, ctx))
 
     return rpc
 
 
-def _adapt_stream(name: str, stream: CoreStream) -> Callable[[object, Message, object], AsyncIterator[Message]]:
+def _adapt_stream(name: str, stream: CoreStream, guard: Guard) -> Callable[
+        [object, Message, RequestContext[Any, Any]], AsyncIterator[Message]]:
     """A server-streaming RPC (Connect's streaming protocol: enveloped messages, then the end of
     the stream); the client hanging up cancels the core's work (connectrpc watches for it)."""
     meter = metrics.RpcMeter("connect", name)
 
-    async def rpc(self: object, request: Message, ctx: object) -> AsyncIterator[Message]:
+    async def rpc(self: object, request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
         with _answering(name, meter):
-            async for message in stream(request):
+            async for message in stream(request, _access(guard, ctx)):
                 yield message
 
     return rpc
@@ -131,8 +142,9 @@ def _adapt_stream(name: str, stream: CoreStream) -> Callable[[object, Message, o
 def connect_service(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> BrainService:
     """The service object connectrpc calls, one method per RPC: made from the proto's list of
     them (`core_methods`), so it has every method of the generated BrainService."""
-    methods: dict[str, object] = {snake_case(name): _adapt(name, method) for name, method in core_methods(core, mind)}
-    methods |= {snake_case(name): _adapt_stream(name, stream) for name, stream in core_streams(core, mind)}
+    guard = guard_for(core, core.settings)
+    methods: dict[str, object] = {snake_case(name): _adapt(name, method, guard) for name, method in core_methods(core, mind)}
+    methods |= {snake_case(name): _adapt_stream(name, stream, guard) for name, stream in core_streams(core, mind)}
     return cast(BrainService, type("BrainConnectService", (), methods)())
 
 
@@ -182,7 +194,6 @@ class _Guarded:
             if isinstance(refused, tuple):
                 await _refuse(scope, send, *refused)
                 return
-            ACCESS.set(refused)  # the RPC below runs for this caller's tenant
         await self.app(scope, receive, send)
 
 

@@ -19,7 +19,7 @@ from brain_server import metrics
 from brain_server.errors import BrainError, Status
 from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.service import BrainCore
-from brain_server.tenants import ACCESS
+from brain_server.tenants import Access
 from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams
 from npc_brain.v1 import brain_pb2
 
@@ -57,43 +57,44 @@ def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undeco
 
 
 def _refusal(name: str, guard: Guard, request: object,
-             context: grpc.aio.ServicerContext) -> tuple[str, grpc.StatusCode, str] | None:
+             context: grpc.aio.ServicerContext) -> tuple[str, grpc.StatusCode, str] | Access:
     """(metric code, status, message) for a call without the token, outside its scope, over the
-    rate limit, or with an undecodable request; None for one to answer (its tenant set in `ACCESS`)."""
+    rate limit, or with an undecodable request; else who the call runs for."""
     metadata = dict(context.invocation_metadata() or ())
     refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()), name)
     if isinstance(refused, tuple):
         log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
         return refused[0], GUARD_CODES[refused[0]], refused[1]
-    ACCESS.set(refused)
     if isinstance(request, _Undecodable):
         return Status.INVALID_ARGUMENT.value, grpc.StatusCode.INVALID_ARGUMENT, request.message
-    return None
+    return refused
 
 
 @contextlib.asynccontextmanager
 async def _answering(name: str, meter: metrics.RpcMeter, guard: Guard, request: object,
-                     context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
-    """One call answered in the block: refused first where it must be, its errors turned into
-    gRPC statuses, and metered."""
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[Access]:
+    """One call answered in the block (given who it runs for): refused first where it must be,
+    its errors turned into gRPC statuses, and metered."""
     started, code = time.perf_counter(), "ok"
     try:
-        refused = _refusal(name, guard, request, context)
-        if refused is not None:
-            code = refused[0]
-            await context.abort(refused[1], refused[2])
-        try:
-            yield
-        except BrainError as exc:
-            code = exc.status.value
-            await context.abort(CODES[exc.status], exc.message)
-        except asyncio.CancelledError:
-            code = "canceled"
-            raise
-        except Exception:
-            code = "internal"
-            log.exception("rpc_failed", rpc=name, transport="grpc")
-            await context.abort(grpc.StatusCode.INTERNAL, f"{name} failed inside the brain; the server log has details")
+        access = _refusal(name, guard, request, context)
+        if not isinstance(access, Access):
+            code = access[0]
+            await context.abort(access[1], access[2])  # raises: the block is not run
+        else:
+            try:
+                yield access
+            except BrainError as exc:
+                code = exc.status.value
+                await context.abort(CODES[exc.status], exc.message)
+            except asyncio.CancelledError:
+                code = "canceled"
+                raise
+            except Exception:
+                code = "internal"
+                log.exception("rpc_failed", rpc=name, transport="grpc")
+                await context.abort(grpc.StatusCode.INTERNAL,
+                                    f"{name} failed inside the brain; the server log has details")
     finally:
         meter.done(started, code)
 
@@ -103,8 +104,8 @@ def _adapt(name: str, method: CoreMethod, guard: Guard) -> Callable[[Message, Co
     meter = metrics.RpcMeter("grpc", name)
 
     async def rpc(request: Message, context: Context) -> Message | None:
-        async with _answering(name, meter, guard, request, context):
-            return await method(request)
+        async with _answering(name, meter, guard, request, context) as access:
+            return await method(request, access)
         return None  # aborted (never reached: abort raises)
 
     rpc.__name__ = name
@@ -116,8 +117,8 @@ def _adapt_stream(name: str, stream: CoreStream, guard: Guard) -> Callable[[Mess
     meter = metrics.RpcMeter("grpc", name)
 
     async def rpc(request: Message, context: Context) -> AsyncIterator[Message]:
-        async with _answering(name, meter, guard, request, context):
-            async for message in stream(request):
+        async with _answering(name, meter, guard, request, context) as access:
+            async for message in stream(request, access):
                 yield message
 
     rpc.__name__ = name
