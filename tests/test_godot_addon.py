@@ -4,6 +4,7 @@ outside their grid, and NPCs spawned and freed at runtime."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 import functools
 import json
 import os
@@ -12,7 +13,7 @@ import time
 
 import pytest
 
-from tests.test_godot_web import _needs_browser, _StandInBrain
+from tests.test_godot_web import _game_time, _needs_browser, _rfc3339, _StandInBrain
 from tools import engine_churn, godot_web
 
 # A body that glides where its agent sends it, then reports it is there.
@@ -161,26 +162,31 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
 @pytest.mark.godot
 @pytest.mark.slow
 def test_npcs_spawned_and_freed_at_runtime_leave_nothing_behind(brain_factory, tmp_path: Path) -> None:
-    """tools/engine_churn.py's game, 300 spawns and frees in rounds of 100 against a real brain
-    (half freed once spawned, half while their SpawnNpc is in flight; CHURN_SPAWNS=1000 for more,
-    or `python -m tools.engine_churn --spawns 1000`):
-    after every round the freed agents' lanes (each an HTTPRequest and a Timer) are gone, the
-    client holds no agent, and the engine's nodes and orphan nodes are back where the first round
-    left them; no error. Not asserted, printed: the engine's object count, which grows by one a
-    spawn (as it did before lanes were freed; its cause not found yet), and MEMORY_STATIC, which
-    this release-build runtime reads as 0."""
+    """tools/engine_churn.py's game: 1,000 agents added and freed in rounds of 100 against a real
+    brain (CHURN_SPAWNS=300 for a quicker run, at least 300): eight rounds freeing a quarter each
+    while their SpawnNpc is in flight, once spawned (their Decide in flight), once decided
+    (walking, timers armed) and mid-talk; one round with the brain down (each freed while it
+    backs off); one during a save load. After every round, counted: the freed agents' lanes are
+    gone (the world's and the two DecideBatch lanes stay), no Decide waits for a batch and none
+    is in flight, the client and the world hold no agent, and the engine's node and object counts
+    (Performance.OBJECT_COUNT: every timer, call and awaiting coroutine is one) are back where the
+    first round left them, with no orphan node; no error in the engine's log. Before, each agent
+    freed with a call under way leaked an object or three (the coroutine awaiting it)."""
     _needs_browser()
     brain = brain_factory(web_root=engine_churn.build(tmp_path))
-    report = engine_churn.measure(brain.http_url, spawns=int(os.environ.get("CHURN_SPAWNS", "300")))
+    report = engine_churn.measure(brain.http_url, spawns=int(os.environ.get("CHURN_SPAWNS", "1000")))
     print(engine_churn.table(report))
     assert report["done"], report["tail"]
     assert not report["problems"], report["problems"]
     _, first, *later = report["rounds"]
-    assert len(later) == report["spawns"] // engine_churn.PER_ROUND - 1, report["rounds"]
+    kinds = [r["kind"] for r in report["rounds"]]
+    assert kinds == ["start"] + ["churn"] * (len(kinds) - 3) + ["brain_down", "load"], kinds
+    assert len(kinds) - 1 == report["spawns"] // engine_churn.PER_ROUND, kinds
     for r in [first, *later]:
-        # The world's lane and the two DecideBatch lanes stay open; no NPC's does.
-        assert (r["lanes"], r["client_children"], r["agents"], r["agents_in_tree"]) == (3, 3, 0, 0), r
-        assert (r["nodes"], r["orphans"]) == (first["nodes"], 0), (r, first)
+        counts = (r["lanes"], r["client_children"], r["agents"], r["agents_in_tree"], r["decides_due"],
+                  r["batches_in_flight"], r["filed_agents"])
+        assert counts == (3, 3, 0, 0, 0, 0, 0), r
+        assert (r["nodes"], r["objects"], r["orphans"]) == (first["nodes"], first["objects"], 0), (r, first)
 
 
 # One NPC beside a bell; its body walks (glides) but never answers a verb.
@@ -421,3 +427,55 @@ def test_enabling_the_plugin_adds_no_input_actions_to_the_host_project() -> None
     plugin = (addon / "plugin.gd").read_text(encoding="utf-8")
     assert "_enable_plugin" in plugin and '"input/' not in plugin and "NpcBrainHud.ACTIONS" not in plugin
     assert "InputMap.add_action" in (addon / "debug" / "npc_brain_hud.gd").read_text(encoding="utf-8")
+
+
+# As _STOPPED, but the player's talk holds the NPC 4 s after its line (`talk(..., hold_s)`).
+_HELD = _STOPPED.replace('agent.talk("Wait a moment", "the player", player)',
+                         'agent.talk("Wait a moment", "the player", player, 4.0)')
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_talk_holds_the_npc_until_its_own_timeout_and_it_takes_no_new_step_meanwhile(tmp_path: Path) -> None:
+    """The brain is still thinking about the NPC, which asks Decide every game minute (each real
+    second at `?time-scale=60`) on its way to the yard. The player talks to it, with a hold of
+    4 s, and its line does not end the conversation: `talk_held` stops the body and faces it to
+    the player; the NPC asks nothing while it is held (at most the Decide already under way is
+    answered), its line comes (`talked`), and 4 s on, with no new talk, `talk_released` sends the
+    body on to the yard, where it arrives, asking Decide again."""
+    _needs_browser()
+    assert _HELD != _STOPPED
+    web_dir = _project(tmp_path, {"stopping.gd": _STOPPING, "main.gd": _HELD}, "main.gd")
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        ask = _rfc3339(_game_time(request["gameTime"]) + timedelta(minutes=1))
+        return 0.0, {"traceId": "yard", "thinking": True, "askAgainAt": ask, "action": {
+            "description": "Sam is going to the yard", "address": "Walk:Home:yard", "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+
+    with _StandInBrain(web_dir, decide) as brain:
+        _answer_talk(brain, delay_s=1.0, reply="Hm, what is it?", ends=False)
+        with godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
+            arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=90)
+            assert arrived, "\n".join(game.lines[-30:])
+    kinds = ("body_walking", "body_held", "talk_held", "talked", "talk_released", "body_released", "arrived")
+    events = [e for e in game.events if e["event"] in kinds]
+    assert [e["event"] for e in events] == [
+        "body_walking", "talk_held", "body_held", "talked", "talk_released", "body_released", "body_walking",
+        "arrived"], events
+    held, released = (next(e for e in events if e["event"] == name) for name in ("body_held", "body_released"))
+    assert held["facing"] == "Player" and 24 < held["x"] == released["x"] < 30 * 16, (held, released)
+    assert next(e for e in events if e["event"] == "talked")["line"] == "Hm, what is it?", events
+    kinds = [e["event"] for e in game.events if e["event"] in ("decision", "talk_held", "talk_released")]
+    before, during, after = _split(kinds, "talk_held", "talk_released")
+    assert before.count("decision") >= 1 and during.count("decision") <= 1 and after.count("decision") >= 1, kinds
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
+def _split(items: list[str], first: str, second: str) -> tuple[list[str], list[str], list[str]]:
+    """`items` before `first`, between it and `second`, and after `second`."""
+    start, end = items.index(first), items.index(second)
+    return items[:start], items[start + 1:end], items[end + 1:]
+

@@ -162,6 +162,16 @@ func decide(request: Dictionary) -> NpcBrainReply:
 	return await call.finished
 
 
+## Calls `rpc` (a Callable of `call_rpc` or `decide` with its arguments bound) and passes its
+## reply to `done`, unless `done`'s object was freed meanwhile. For nodes that may be freed while
+## their call is under way (NpcBrainAgent): in Godot 4.6 a node freed in an `await` of a coroutine
+## or of a RefCounted's signal leaks an engine object each time; here the client awaits, not it.
+func answer_to(rpc: Callable, done: Callable) -> void:
+	var reply: NpcBrainReply = await rpc.call()
+	if done.is_valid():
+		done.call(reply)
+
+
 ## The name of `state`, e.g. "ONLINE".
 func state_name() -> String:
 	return State.keys()[state]
@@ -196,12 +206,33 @@ func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 
 
 ## Frees the lanes of an NPC that left the game (its own, and the player's calls to it) once
-## their calls are answered; a later call opens a new one.
+## their calls are answered (a later call opens a new one), and takes its Decide waiting for the
+## next DecideBatch, if any, out of it: answered `canceled` on the next frame, to no one (one
+## already sent is answered to no one too). A call dropped unanswered would keep its waiters.
 func release_lanes(npc_id: String) -> void:
 	for key in [npc_id, npc_id + PLAYER_LANE_SUFFIX]:
 		if _lanes.has(key):
 			_lanes[key].close()
 			_lanes.erase(key)
+	var kept: Array[NpcBrainCall] = []
+	for call in _decides_due:
+		if call.request.get("npcId", "") == npc_id:
+			call.finished.emit.call_deferred(
+					NpcBrainReply.failure("canceled", "Decide: the NPC left the game"))
+		else:
+			kept.append(call)
+	_decides_due = kept
+
+
+## Deletes the NPC from the brain (DeleteNpc: its memories and record; its id and name are free
+## again), for a game whose NPC leaves for good. Freeing its agent alone keeps it in the brain,
+## living on out of view, resumed by the next agent with its `npc_id`. Free the agent first: one
+## still in the game would spawn it anew. `reply.data["forgotten"]`: the memories deleted.
+func delete_npc(npc_id: String) -> NpcBrainReply:
+	var reply := await call_rpc("DeleteNpc", {"npcId": npc_id}, WORLD_LANE)
+	if reply.ok:
+		reply.data["forgotten"] = int(reply.data.get("forgotten", 0))
+	return reply
 
 
 ## Saves the brain's state of `world` (the scene's first NpcBrainWorld by default) with the game
