@@ -9,6 +9,7 @@ import functools
 import json
 import os
 from pathlib import Path
+import re
 import time
 
 import pytest
@@ -479,3 +480,30 @@ def _split(items: list[str], first: str, second: str) -> tuple[list[str], list[s
     start, end = items.index(first), items.index(second)
     return items[:start], items[start + 1:end], items[end + 1:]
 
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_the_hud_shows_the_latest_reason_the_brain_is_slow(tmp_path: Path) -> None:
+    """RegisterWorld answers after 1.5 s (slow past `?brain-slow-after-s=1`), then every Decide
+    after 3 s, past the game's 2 s timeout: the HUD first says the brain is slow because
+    RegisterWorld took long, then says why it is slow now (no answer in 2.0 s), not the first
+    reason for as long as the brain stays slow."""
+    _needs_browser()
+    from tests.test_godot_web import _default_answer, _hud
+
+    web_dir = godot_web.build_web(tmp_path / "web")
+
+    def slow(method: str, request: dict) -> tuple[float, dict] | None:
+        delay = {"RegisterWorld": 1.5, "Decide": 3.0}.get(method)
+        return (delay, _default_answer(method, request)) if delay else None
+
+    timed_out = re.compile(r"brain slow \((DecideBatch|SpawnNpc): no answer in 2\.0 s\)")
+    with _StandInBrain(web_dir, slow) as brain, \
+            godot_web.HeadlessGame(f"{brain.url}/?brain-slow-after-s=1&brain-timeout-s=2") as game:
+        assert game.wait_for(lambda e: e["event"] == "hud_status" and timed_out.match(e["text"]), timeout_s=90), \
+            _hud(game.events)
+        game.pump(5)  # more timeouts: the HUD keeps the latest reason
+    slow_texts = [e["text"] for e in _hud(game.events) if e["state"] == "SLOW"]
+    assert re.match(r"brain slow \(RegisterWorld took \d+\.\d s\)", slow_texts[0]), slow_texts
+    assert timed_out.match(slow_texts[-1]) and _hud(game.events)[-1]["state"] == "SLOW", _hud(game.events)
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)

@@ -27,7 +27,8 @@ extends Node
 ## setting `npc_brain/brain/slow_after_s`), FAILING when no connection is made, the brain is
 ## unavailable, or it fails internally several times in a row.
 
-## Emitted when `state` changes; `detail` says why (e.g. "Decide: no answer in 15.0 s").
+## Emitted when `state` changes, and while SLOW when its reason does; `detail` says why (e.g.
+## "Decide: no answer in 15.0 s"), the latest reason.
 signal status_changed(state: State, detail: String)
 ## Emitted for every failed call (after it was logged), whatever the caller does about it.
 signal call_failed(error: NpcBrainError)
@@ -84,6 +85,8 @@ var talk_timeout_s: float = 60.0
 var slow_after_s: float = 5.0
 ## The brain's state after the latest reply.
 var state: State = State.CONNECTING
+## Why the brain is in `state`: the latest reason ("" when ONLINE).
+var state_detail: String = ""
 ## Whether Decides go in DecideBatch calls (false: one call per Decide, on the NPC's lane).
 var batch_decides: bool = true
 
@@ -553,13 +556,18 @@ func _observe(method: String, reply: NpcBrainReply) -> void:
 			_set_state(State.ONLINE, "")
 
 
+# A new state is logged and signalled; a new reason for SLOW only signalled (the HUD shows the
+# latest: the first slow call may have been a one-off, long ago).
 func _set_state(value: State, detail: String) -> void:
-	if value == state:
+	if value == state and (value != State.SLOW or detail == state_detail):
 		return
+	var changed := value != state
 	state = value
-	NpcBrainLog.error("brain_status", {
-		"state": state_name(), "reachable": state in [State.ONLINE, State.SLOW], "detail": detail,
-	})
+	state_detail = detail
+	if changed:
+		NpcBrainLog.error("brain_status", {
+			"state": state_name(), "reachable": state in [State.ONLINE, State.SLOW], "detail": detail,
+		})
 	status_changed.emit(state, detail)
 
 
