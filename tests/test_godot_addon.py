@@ -385,6 +385,38 @@ func _stop_it(agent: NpcBrainAgent, player: Node2D) -> void:
 '''
 
 
+def _stopped_on_the_way(tmp_path: Path, main: str, reply: str, ends: bool, thinking: bool = False,
+                        query: str = "") -> tuple[godot_web.HeadlessGame, dict, list[dict]]:
+    """Runs `main` (a variant of _STOPPED) against a stand-in that sends Sam to the yard (asking
+    again each game minute, still thinking, when `thinking`) and answers the player's line with
+    `reply` after 1 s; the game once Sam arrived, the arrival, and the talk's and body's events."""
+    web_dir = _project(tmp_path, {"stopping.gd": _STOPPING, "main.gd": main}, "main.gd")
+
+    def decide(method: str, request: dict) -> tuple[float, dict] | None:
+        if method != "Decide":
+            return None
+        answer = {"traceId": "yard", "action": {
+            "description": "Sam is going to the yard", "address": "Walk:Home:yard", "durationMinutes": 600,
+            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
+        if thinking:
+            answer |= {"thinking": True,
+                       "askAgainAt": _rfc3339(_game_time(request["gameTime"]) + timedelta(minutes=1))}
+        return 0.0, answer
+
+    with _StandInBrain(web_dir, decide) as brain:
+        _answer_talk(brain, delay_s=1.0, reply=reply, ends=ends)
+        with godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events{query}") as game:
+            arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=90)
+            assert arrived, "\n".join(game.lines[-30:])
+    kinds = ("body_walking", "body_held", "talk_held", "talked", "talk_released", "body_released", "arrived")
+    events = [e for e in game.events if e["event"] in kinds]
+    held, released = (next(e for e in events if e["event"] == name) for name in ("body_held", "body_released"))
+    assert held["facing"] == "Player" and 24 < held["x"] == released["x"] < 30 * 16, (held, released)
+    assert next(e for e in events if e["event"] == "talked")["line"] == reply, events
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+    return game, arrived, events
+
+
 @pytest.mark.godot
 @pytest.mark.slow
 def test_a_talk_stops_the_npc_faces_it_to_the_player_and_it_walks_on_after(tmp_path: Path) -> None:
@@ -393,31 +425,12 @@ def test_a_talk_stops_the_npc_faces_it_to_the_player_and_it_walks_on_after(tmp_p
     and once its line ends the conversation (`talk_released`) sends the body on to the same
     place, where it arrives."""
     _needs_browser()
-    web_dir = _project(tmp_path, {"stopping.gd": _STOPPING, "main.gd": _STOPPED}, "main.gd")
-
-    def decide(method: str, request: dict) -> tuple[float, dict] | None:
-        if method != "Decide":
-            return None
-        return 0.0, {"traceId": "yard", "action": {
-            "description": "Sam is going to the yard", "address": "Walk:Home:yard", "durationMinutes": 600,
-            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
-
-    with _StandInBrain(web_dir, decide) as brain:
-        _answer_talk(brain, delay_s=1.0, reply="Of course, goodbye.", ends=True)
-        with godot_web.HeadlessGame(f"{brain.url}/?npc-brain-log=events") as game:
-            arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=90)
-            assert arrived, "\n".join(game.lines[-30:])
-    kinds = ("body_walking", "body_held", "talk_held", "talked", "talk_released", "body_released", "arrived")
-    events = [e for e in game.events if e["event"] in kinds]
+    _, arrived, events = _stopped_on_the_way(tmp_path, _STOPPED, "Of course, goodbye.", ends=True)
     assert [e["event"] for e in events] == [
         "body_walking", "talk_held", "body_held", "talk_released", "body_released", "body_walking", "talked",
         "arrived"], events
-    held, released = (next(e for e in events if e["event"] == name) for name in ("body_held", "body_released"))
-    assert held["facing"] == "Player" and 24 < held["x"] == released["x"] < 30 * 16, (held, released)
     assert next(e for e in events if e["event"] == "talk_held")["moving"] is True, events
-    assert next(e for e in events if e["event"] == "talked")["line"] == "Of course, goodbye.", events
     assert arrived["address"] == "Walk:Home:yard" and arrived["at"] == "Walk:Home:yard", arrived
-    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
 
 
 def test_enabling_the_plugin_adds_no_input_actions_to_the_host_project() -> None:
@@ -446,33 +459,14 @@ def test_a_talk_holds_the_npc_until_its_own_timeout_and_it_takes_no_new_step_mea
     body on to the yard, where it arrives, asking Decide again."""
     _needs_browser()
     assert _HELD != _STOPPED
-    web_dir = _project(tmp_path, {"stopping.gd": _STOPPING, "main.gd": _HELD}, "main.gd")
-
-    def decide(method: str, request: dict) -> tuple[float, dict] | None:
-        if method != "Decide":
-            return None
-        ask = _rfc3339(_game_time(request["gameTime"]) + timedelta(minutes=1))
-        return 0.0, {"traceId": "yard", "thinking": True, "askAgainAt": ask, "action": {
-            "description": "Sam is going to the yard", "address": "Walk:Home:yard", "durationMinutes": 600,
-            "startTime": request["gameTime"], "source": "ACTION_SOURCE_PLAN"}}
-
-    with _StandInBrain(web_dir, decide) as brain:
-        _answer_talk(brain, delay_s=1.0, reply="Hm, what is it?", ends=False)
-        with godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&npc-brain-log=events") as game:
-            arrived = game.wait_for(lambda e: e["event"] == "arrived", timeout_s=90)
-            assert arrived, "\n".join(game.lines[-30:])
-    kinds = ("body_walking", "body_held", "talk_held", "talked", "talk_released", "body_released", "arrived")
-    events = [e for e in game.events if e["event"] in kinds]
+    game, _, events = _stopped_on_the_way(tmp_path, _HELD, "Hm, what is it?", ends=False, thinking=True,
+                                          query="&time-scale=60")
     assert [e["event"] for e in events] == [
         "body_walking", "talk_held", "body_held", "talked", "talk_released", "body_released", "body_walking",
         "arrived"], events
-    held, released = (next(e for e in events if e["event"] == name) for name in ("body_held", "body_released"))
-    assert held["facing"] == "Player" and 24 < held["x"] == released["x"] < 30 * 16, (held, released)
-    assert next(e for e in events if e["event"] == "talked")["line"] == "Hm, what is it?", events
     kinds = [e["event"] for e in game.events if e["event"] in ("decision", "talk_held", "talk_released")]
     before, during, after = _split(kinds, "talk_held", "talk_released")
     assert before.count("decision") >= 1 and during.count("decision") <= 1 and after.count("decision") >= 1, kinds
-    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
 
 
 def _split(items: list[str], first: str, second: str) -> tuple[list[str], list[str], list[str]]:
