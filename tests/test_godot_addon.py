@@ -190,6 +190,74 @@ def test_npcs_spawned_and_freed_at_runtime_leave_nothing_behind(brain_factory, t
         assert (r["nodes"], r["objects"], r["orphans"]) == (first["nodes"], first["objects"], 0), (r, first)
 
 
+# The same NPC comes three times: freed after its first spawn, it comes back (the brain kept it);
+# freed again and deleted with NpcBrain.delete_npc, it comes back new.
+_COMEBACK = '''extends Node2D
+
+var _world: NpcBrainWorld
+
+
+func _ready() -> void:
+	_world = NpcBrainWorld.new()
+	_world.world_name = "Inn"
+	var sector := NpcBrainSector.new()
+	sector.name = "Home"
+	var arena := NpcBrainArena.new()
+	arena.name = "room"
+	arena.rect = Rect2i(0, 0, 4, 4)
+	sector.add_child(arena)
+	_world.add_child(sector)
+	add_child(_world)
+	await _world.registered
+	_say("came", {"resumed": await _come_and_go()})
+	_say("came", {"resumed": await _come_and_go()})
+	var deleted := await NpcBrain.delete_npc("leaver")
+	_say("deleted", {"ok": deleted.ok, "forgotten": deleted.data.get("forgotten", -1)})
+	_say("came", {"resumed": await _come_and_go()})
+
+
+# Adds the NPC, waits until the brain has it, frees it; whether the brain resumed it.
+func _come_and_go() -> bool:
+	var body: Node2D = load("res://glider.gd").new()
+	body.position = _world.tile_to_global(Vector2i(1, 1))
+	var agent := NpcBrainAgent.new()
+	agent.name = "NpcBrainAgent"
+	agent.npc_id = "leaver"
+	agent.persona = NpcBrainPersona.new()
+	agent.persona.display_name = "Lea Leaver"
+	agent.persona.home = "Home:room"
+	body.add_child(agent)
+	add_child(body)
+	var resumed: bool = await agent.spawned
+	body.queue_free()
+	await get_tree().process_frame
+	return resumed
+
+
+func _say(what: String, fields: Dictionary) -> void:
+	fields["event"] = what
+	print("NPCBRAIN " + JSON.stringify(fields))
+'''
+
+
+@pytest.mark.godot
+@pytest.mark.slow
+def test_a_freed_npc_lives_on_in_the_brain_until_the_game_deletes_it(brain_factory, tmp_path: Path) -> None:
+    """Against a real brain: an NPC whose agent was freed comes back with its memories (spawned
+    resumed); after `await NpcBrain.delete_npc(npc_id)` (DeleteNpc, memories counted) an agent
+    with its id spawns it new."""
+    _needs_browser()
+    brain = brain_factory(web_root=_project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _COMEBACK}, "main.gd"))
+    with godot_web.HeadlessGame(f"{brain.http_url}/?npc-brain-log=errors") as game:
+        assert game.wait_until(lambda: len([e for e in game.events if e["event"] == "came"]) == 3, timeout_s=120), \
+            "\n".join(game.lines[-30:])
+    said = [e for e in game.events if e["event"] in ("came", "deleted")]
+    assert [(e["event"], e.get("resumed", e.get("ok"))) for e in said] == [
+        ("came", False), ("came", True), ("deleted", True), ("came", False)], said
+    assert said[2]["forgotten"] >= 1, said
+    assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
+
+
 # One NPC beside a bell; its body walks (glides) but never answers a verb.
 _DEAF = '''extends Node2D
 
