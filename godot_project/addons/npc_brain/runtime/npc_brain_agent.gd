@@ -60,8 +60,9 @@ signal line_progress(text_so_far: String)
 ## The player began talking to this NPC (`talk`): stop its body and turn it toward `speaker` (the
 ## node talking, when `talk` was given it) for your animation. It stands until `talk_released`.
 signal talk_held(speaker: Node)
-## The talk is over (the NPC's goodbye, `stop_talking()`, or `talk_hold_s` without a line): the
-## NPC resumes its step (`move_requested` again when it was on its way).
+## The talk is over (the NPC's goodbye, `stop_talking()`, or the talk's `hold_s`, by default
+## `talk_hold_s`, without a new talk): the NPC resumes its step (`move_requested` again when it
+## was on its way; it asks no Decide while held, and asks again at its next tick).
 signal talk_released
 ## The NPC's line answering `speaker_name` ended their conversation (after `spoke`; the line's
 ## `ends_conversation` says so too): close the dialogue box, or let the player walk on.
@@ -133,7 +134,8 @@ const Verbs := preload("npc_brain_agent_verbs.gd")
 ## before the agent reports it failed itself ("no answer from the game"). 0: wait forever.
 @export var verb_timeout_s: float = 60.0
 
-## Real seconds the NPC waits for the player's next line before it walks on.
+## Real seconds the NPC waits for the player's next line before it walks on (a `talk()` may set
+## its own).
 @export var talk_hold_s: float = 20.0
 
 @export_group("Perception")
