@@ -60,8 +60,9 @@ signal line_progress(text_so_far: String)
 ## The player began talking to this NPC (`talk`): stop its body and turn it toward `speaker` (the
 ## node talking, when `talk` was given it) for your animation. It stands until `talk_released`.
 signal talk_held(speaker: Node)
-## The talk is over (the NPC's goodbye, `stop_talking()`, or `talk_hold_s` without a line): the
-## NPC resumes its step (`move_requested` again when it was on its way).
+## The talk is over (the NPC's goodbye, `stop_talking()`, or the talk's `hold_s`, by default
+## `talk_hold_s`, without a new talk): the NPC resumes its step (`move_requested` again when it
+## was on its way; it asks no Decide while held, and asks again at its next tick).
 signal talk_released
 ## The NPC's line answering `speaker_name` ended their conversation (after `spoke`; the line's
 ## `ends_conversation` says so too): close the dialogue box, or let the player walk on.
@@ -133,7 +134,8 @@ const Verbs := preload("npc_brain_agent_verbs.gd")
 ## before the agent reports it failed itself ("no answer from the game"). 0: wait forever.
 @export var verb_timeout_s: float = 60.0
 
-## Real seconds the NPC waits for the player's next line before it walks on.
+## Real seconds the NPC waits for the player's next line before it walks on (a `talk()` may set
+## its own).
 @export var talk_hold_s: float = 20.0
 
 @export_group("Perception")
@@ -213,8 +215,11 @@ var _senses := Senses.new(self)
 var _held_states: Dictionary[String, String] = {}
 var _pushed_errors: Dictionary[String, bool] = {}
 var _rng := RandomNumberGenerator.new()
-var _verbs := Verbs.new(self)
-var _talk := Talk.new(self, _walk_on)
+## The engine timers waking this agent (ticks, asks, arrival, verb and talk timeouts): expired at
+## once, their callbacks dropped, when it is freed.
+var _timers: Array[SceneTreeTimer] = []
+var _verbs := Verbs.new(self, _wake_in)
+var _talk := Talk.new(self, _walk_on, _wake_in)
 
 
 func _enter_tree() -> void:
@@ -228,17 +233,25 @@ func _exit_tree() -> void:
 		return
 	if is_instance_valid(world) and world.is_inside_tree():
 		_release_states({})
+	if is_instance_valid(world):
+		world.forget_agent(self)
 	var client := NpcBrainClient.get_instance()
 	if client != null and client.find_agent(npc_id) == self:
 		client.set_agent(npc_id, null)
 
 
-# Freed (despawned, its scene unloaded): its line to the player stops and its lanes close. The
-# brain keeps the NPC, living on out of view; an agent with its npc_id added later resumes it.
+# Freed (despawned, its scene unloaded): its line to the player stops, its timers expire with
+# nothing to call, its Decide waiting for a batch is dropped and its lanes close. The brain keeps
+# the NPC, living on out of view; an agent with its npc_id added later resumes it.
 func _notification(what: int) -> void:
 	if what != NOTIFICATION_PREDELETE or Engine.is_editor_hint():
 		return
 	_talk.cancel()
+	for timer in _timers:
+		for connection in timer.timeout.get_connections():
+			timer.timeout.disconnect(connection["callable"])
+		timer.time_left = 0.0
+	_timers.clear()
 	var client := NpcBrainClient.get_instance(true)
 	if client != null and client.find_agent(npc_id) == null:
 		client.release_lanes(npc_id)
@@ -378,9 +391,12 @@ func report_action_failed(reason: String) -> void:
 ## as a line it speaks (also emitted with `spoke`), or null when the call failed or was stopped.
 ## A line that ends the conversation has `ends_conversation` set, and `talk_ended` follows it.
 ## The reply streams (TalkStream): `line_progress` shows it as the model writes it. Talking
-## again while it answers stops the line under way first. The talk holds the NPC (`talk_held`).
-func talk(text: String, speaker_name: String = "the player", speaker: Node = null) -> NpcBrainLine:
-	return await _talk.talk(text, speaker_name, speaker)
+## again while it answers stops the line under way first. The talk holds the NPC (`talk_held`)
+## until its goodbye, `stop_talking()`, or `hold_s` real seconds after its line with no new talk
+## (negative: the agent's `talk_hold_s`).
+func talk(text: String, speaker_name: String = "the player", speaker: Node = null,
+		hold_s: float = -1.0) -> NpcBrainLine:
+	return await _talk.talk(text, speaker_name, speaker, hold_s)
 
 
 # Released from a talk: on its way when the player stopped it, it walks on.
@@ -550,13 +566,21 @@ func _tick() -> void:
 		return
 	if not _spawned:
 		_spawn()
+	elif _talk.held:
+		return  # no new step while a talk holds it: the first tick after the talk asks
 	elif _ask_early or (now >= _ask_at and (thinking or not _moving)):
 		_decide()
 
 
+# The agent's own calls are answered to a method, not awaited: an agent freed while one is under
+# way leaves nothing waiting (see NpcBrainClient.answer_to).
 func _spawn() -> void:
 	_busy = true
-	var reply := await NpcBrainClient.get_instance().call_rpc("SpawnNpc", _spawn_request(), npc_id)
+	var client := NpcBrainClient.get_instance()
+	client.answer_to(client.call_rpc.bind("SpawnNpc", _spawn_request(), npc_id), _on_spawn_answered)
+
+
+func _on_spawn_answered(reply: NpcBrainReply) -> void:
 	_busy = false
 	if NpcBrainClient.get_instance().is_loading():
 		return  # a save game is loading: spawned again after it
@@ -577,10 +601,14 @@ func _spawn() -> void:
 
 
 ## Calls `then` (a tick by default) after `seconds` of real time, besides each game minute and
-## each arrival.
+## each arrival. The agent's parts time their waits with it too: a freed agent drops them all.
 func _wake_in(seconds: float, then: Callable = _tick) -> void:
-	if seconds < INF and is_inside_tree():
-		get_tree().create_timer(seconds + 0.001, false).timeout.connect(then)
+	if seconds >= INF or not is_inside_tree():
+		return
+	_timers = _timers.filter(func(timer: SceneTreeTimer) -> bool: return timer.time_left > 0.0)
+	var timer := get_tree().create_timer(seconds + 0.001, false)
+	timer.timeout.connect(then)
+	_timers.append(timer)
 
 
 ## Ticks at `askAgainAt`. The game clock and timers count frames their own ways (they drift by a
@@ -610,7 +638,11 @@ func _decide() -> void:
 	var outcomes := _verbs.take_outcomes()
 	if not outcomes.is_empty():
 		request["verbOutcomes"] = outcomes
-	var reply := await NpcBrainClient.get_instance().decide(request)
+	var client := NpcBrainClient.get_instance()
+	client.answer_to(client.decide.bind(request), _on_decide_answered.bind(outcomes))
+
+
+func _on_decide_answered(reply: NpcBrainReply, outcomes: Array[Dictionary]) -> void:
 	_busy = false
 	if NpcBrainClient.get_instance().is_loading():
 		return  # decided in the timeline the load replaces

@@ -9,18 +9,22 @@ var held: bool = false
 var _agent: NpcBrainAgent
 # Called when a hold ends: the agent walks on if it was on its way.
 var _walk_on: Callable
+# The agent's `_wake_in(seconds, then)`: its timers go with it when it is freed.
+var _wake_in: Callable
 # The player's line being answered, until it ends or is stopped.
 var _stream: NpcBrainStream = null
 var _hold_serial: int = 0
 
 
-func _init(agent: NpcBrainAgent, walk_on: Callable) -> void:
+func _init(agent: NpcBrainAgent, walk_on: Callable, wake_in: Callable) -> void:
 	_agent = agent
 	_walk_on = walk_on
+	_wake_in = wake_in
 
 
-## NpcBrainAgent.talk: the NPC's line, or null when the call failed or was stopped.
-func talk(text: String, speaker_name: String, speaker: Node) -> NpcBrainLine:
+## NpcBrainAgent.talk: the NPC's line, or null when the call failed or was stopped. The hold
+## ends `hold_s` real seconds after the line without a new one (negative: `talk_hold_s`).
+func talk(text: String, speaker_name: String, speaker: Node, hold_s: float) -> NpcBrainLine:
 	cancel()
 	_hold(speaker)
 	var stream := NpcBrainClient.get_instance().open_stream("TalkStream", {
@@ -35,10 +39,9 @@ func talk(text: String, speaker_name: String, speaker: Node) -> NpcBrainLine:
 		return null
 	_hold_serial += 1
 	var serial := _hold_serial
-	if _agent.is_inside_tree():
-		_agent.get_tree().create_timer(_agent.talk_hold_s, false).timeout.connect(func() -> void:
-			if held and _hold_serial == serial:
-				end_hold())
+	_wake_in.call(hold_s if hold_s >= 0.0 else _agent.talk_hold_s, func() -> void:
+		if held and _hold_serial == serial:
+			end_hold())
 	if not reply.ok:
 		_agent.failed.emit(NpcBrainError.from_reply("TalkStream", reply, _agent.npc_id))
 		return null

@@ -5,6 +5,8 @@ extends RefCounted
 ## The verb asked and not answered yet is the agent's `requested_verb`.
 
 var _agent: NpcBrainAgent
+# The agent's `_wake_in(seconds, then)`: its timers go with it when it is freed.
+var _wake_in: Callable
 # An action whose verb waits for the body to arrive; the last verb action requested (once each).
 var _due: NpcBrainAction = null
 var _asked: String = ""
@@ -12,8 +14,9 @@ var _asked: String = ""
 var _outcomes: Array[Dictionary] = []
 
 
-func _init(agent: NpcBrainAgent) -> void:
+func _init(agent: NpcBrainAgent, wake_in: Callable) -> void:
 	_agent = agent
+	_wake_in = wake_in
 
 
 ## A decided action: its verb is asked for once the body is there (once per action).
@@ -47,8 +50,8 @@ func request() -> void:
 	_agent.action_requested.emit(action.verb, action.verb_args.duplicate())
 	var asked := _asked
 	var timeout := _agent.verb_timeout_s
-	if timeout > 0.0 and _agent.is_inside_tree():
-		_agent.get_tree().create_timer(timeout, false).timeout.connect(func() -> void:
+	if timeout > 0.0:
+		_wake_in.call(timeout, func() -> void:
 			if _agent.requested_verb != "" and _asked == asked:
 				_time_out("no answer from the game in %.0f s" % timeout))
 

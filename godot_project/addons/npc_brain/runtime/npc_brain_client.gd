@@ -27,7 +27,8 @@ extends Node
 ## setting `npc_brain/brain/slow_after_s`), FAILING when no connection is made, the brain is
 ## unavailable, or it fails internally several times in a row.
 
-## Emitted when `state` changes; `detail` says why (e.g. "Decide: no answer in 15.0 s").
+## Emitted when `state` changes, and while SLOW when its reason does; `detail` says why (e.g.
+## "Decide: no answer in 15.0 s"), the latest reason.
 signal status_changed(state: State, detail: String)
 ## Emitted for every failed call (after it was logged), whatever the caller does about it.
 signal call_failed(error: NpcBrainError)
@@ -84,6 +85,8 @@ var talk_timeout_s: float = 60.0
 var slow_after_s: float = 5.0
 ## The brain's state after the latest reply.
 var state: State = State.CONNECTING
+## Why the brain is in `state`: the latest reason ("" when ONLINE).
+var state_detail: String = ""
 ## Whether Decides go in DecideBatch calls (false: one call per Decide, on the NPC's lane).
 var batch_decides: bool = true
 
@@ -162,6 +165,16 @@ func decide(request: Dictionary) -> NpcBrainReply:
 	return await call.finished
 
 
+## Calls `rpc` (a Callable of `call_rpc` or `decide` with its arguments bound) and passes its
+## reply to `done`, unless `done`'s object was freed meanwhile. For nodes that may be freed while
+## their call is under way (NpcBrainAgent): in Godot 4.6 a node freed in an `await` of a coroutine
+## or of a RefCounted's signal leaks an engine object each time; here the client awaits, not it.
+func answer_to(rpc: Callable, done: Callable) -> void:
+	var reply: NpcBrainReply = await rpc.call()
+	if done.is_valid():
+		done.call(reply)
+
+
 ## The name of `state`, e.g. "ONLINE".
 func state_name() -> String:
 	return State.keys()[state]
@@ -196,12 +209,33 @@ func set_agent(npc_id: String, agent: NpcBrainAgent) -> void:
 
 
 ## Frees the lanes of an NPC that left the game (its own, and the player's calls to it) once
-## their calls are answered; a later call opens a new one.
+## their calls are answered (a later call opens a new one), and takes its Decide waiting for the
+## next DecideBatch, if any, out of it: answered `canceled` on the next frame, to no one (one
+## already sent is answered to no one too). A call dropped unanswered would keep its waiters.
 func release_lanes(npc_id: String) -> void:
 	for key in [npc_id, npc_id + PLAYER_LANE_SUFFIX]:
 		if _lanes.has(key):
 			_lanes[key].close()
 			_lanes.erase(key)
+	var kept: Array[NpcBrainCall] = []
+	for call in _decides_due:
+		if call.request.get("npcId", "") == npc_id:
+			call.finished.emit.call_deferred(
+					NpcBrainReply.failure("canceled", "Decide: the NPC left the game"))
+		else:
+			kept.append(call)
+	_decides_due = kept
+
+
+## Deletes the NPC from the brain (DeleteNpc: its memories and record; its id and name are free
+## again), for a game whose NPC leaves for good. Freeing its agent alone keeps it in the brain,
+## living on out of view, resumed by the next agent with its `npc_id`. Free the agent first: one
+## still in the game would spawn it anew. `reply.data["forgotten"]`: the memories deleted.
+func delete_npc(npc_id: String) -> NpcBrainReply:
+	var reply := await call_rpc("DeleteNpc", {"npcId": npc_id}, WORLD_LANE)
+	if reply.ok:
+		reply.data["forgotten"] = int(reply.data.get("forgotten", 0))
+	return reply
 
 
 ## Saves the brain's state of `world` (the scene's first NpcBrainWorld by default) with the game
@@ -522,13 +556,18 @@ func _observe(method: String, reply: NpcBrainReply) -> void:
 			_set_state(State.ONLINE, "")
 
 
+# A new state is logged and signalled; a new reason for SLOW only signalled (the HUD shows the
+# latest: the first slow call may have been a one-off, long ago).
 func _set_state(value: State, detail: String) -> void:
-	if value == state:
+	if value == state and (value != State.SLOW or detail == state_detail):
 		return
+	var changed := value != state
 	state = value
-	NpcBrainLog.error("brain_status", {
-		"state": state_name(), "reachable": state in [State.ONLINE, State.SLOW], "detail": detail,
-	})
+	state_detail = detail
+	if changed:
+		NpcBrainLog.error("brain_status", {
+			"state": state_name(), "reachable": state in [State.ONLINE, State.SLOW], "detail": detail,
+		})
 	status_changed.emit(state, detail)
 
 

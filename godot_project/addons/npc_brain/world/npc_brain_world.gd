@@ -557,6 +557,17 @@ func taken_tiles(address: String, agent: NpcBrainAgent) -> Array[Vector2i]:
 	return taken
 
 
+## Called by NpcBrainAgent when it leaves the tree: filed nowhere until the next filing.
+func forget_agent(agent: NpcBrainAgent) -> void:
+	if not _agent_tiles.has(agent):
+		return
+	var tile := _agent_tiles[agent]
+	_agent_tiles.erase(agent)
+	var square := Vector2i(tile.x >> AGENT_SQUARE_SHIFT, tile.y >> AGENT_SQUARE_SHIFT)
+	if _agent_squares.has(square):
+		_agent_squares[square].erase(agent)
+
+
 ## Called by NpcBrainAgent when it sets out for `tile`: the agents that choose a tile before the
 ## next filing avoid it too.
 func note_target(tile: Vector2i) -> void:
