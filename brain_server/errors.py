@@ -15,7 +15,7 @@ class Status(StrEnum):
     FAILED_PRECONDITION = "failed_precondition"
     RESOURCE_EXHAUSTED = "resource_exhausted"
     UNAVAILABLE = "unavailable"
-    ABORTED = "aborted"  # the call was ended by another (a Talk by ResetNpc, DeleteNpc or LoadWorld)
+    ABORTED = "aborted"  # the call was ended by another (a Talk, a lockstep Decide by ResetNpc, DeleteNpc or LoadWorld)
 
 
 MAX_MESSAGE = 1000  # a gRPC status message travels in a header: a long one would turn into resource_exhausted

@@ -12,6 +12,7 @@ from google.protobuf import json_format
 
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import Settings
+from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.npc import NpcState
 from brain_server.records import WORLD_RECORD
@@ -109,6 +110,26 @@ def test_a_lockstep_decide_whose_caller_is_gone_runs_to_its_end(run, fake_llm, t
     assert cancelled and blocks > 0
     assert plans == 1, "the day was planned again"
     assert source != pb.ACTION_SOURCE_PROVISIONAL
+
+
+def test_a_lockstep_decide_of_an_npc_reset_meanwhile_is_aborted(run, fake_llm, tmp_path) -> None:
+    """ResetNpc (as DeleteNpc and LoadWorld) ends the Decides of the NPCs it forgets: the caller is
+    told to ask again, and no Decide goes on thinking for an NPC the brain no longer holds as it was
+    (one racing a LoadWorld failed an assertion inside the brain)."""
+
+    async def scenario(stream: MemoryStream) -> tuple[str, int]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        fake_llm.queue({"delay_s": 1.0}, purpose="daily_plan")
+        decide = asyncio.create_task(core.decide(request(pb.DecideRequest, FIRST)))
+        await wait_until_async(lambda: fake_llm.chat_requests("daily_plan"), what="the day being planned")
+        await core.reset_npc(pb.ResetNpcRequest(npc_id="isabella"))
+        [outcome] = await asyncio.gather(decide, return_exceptions=True)
+        left = len(core.mind._lockstep)
+        await core.close()
+        return outcome.status if isinstance(outcome, BrainError) else repr(outcome), left
+
+    status, left = run(scenario)
+    assert status == Status.ABORTED and left == 0
 
 
 def test_a_decide_with_background_thinking_answers_in_one_step(run, tmp_path) -> None:

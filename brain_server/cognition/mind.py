@@ -42,11 +42,13 @@ from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, thinking_about_now
 from brain_server.config import Settings
+from brain_server.errors import BrainError, Status
 from brain_server.foreground import AskSpread, Home
 from brain_server.logs import bind_decision, unbind_decision
 from brain_server.npc import Action, NpcState
 from brain_server.records import Records
 from brain_server.trace import Trace, TraceBook
+from brain_server.validation import shown
 
 log = structlog.get_logger(__name__)
 
@@ -86,7 +88,7 @@ class Mind:
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
-        self._lockstep: set[asyncio.Task[Decision]] = set()  # lockstep Decides, whose callers may be gone
+        self._lockstep: dict[asyncio.Task[Decision], str] = {}  # lockstep Decides (callers may be gone): NPC
         self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # In lockstep the urgent work runs before the answer: a Decide then says `thinking` only
         # while its conversation is being written.
@@ -106,8 +108,9 @@ class Mind:
         # Their conversations end too: with the player (unremembered), and with other NPCs (the
         # partner's job writing it is cancelled), so nothing said before reaches them after.
         partners = {p for npc_id in npc_ids for p in self.chats.partners(npc_id)} - set(npc_ids)
-        jobs = [task for npc_id in npc_ids for task in self.runtimes.drop(npc_id)]
+        jobs: list[asyncio.Future[Any]] = [task for npc_id in npc_ids for task in self.runtimes.drop(npc_id)]
         jobs += [task for p in partners for task in self.runtimes.of(p).jobs.values()]
+        jobs += [run for run, npc_id in self._lockstep.items() if npc_id in npc_ids]  # their callers: aborted
         for task in jobs:
             task.cancel()
         talks = self.player.end(npc_ids)
@@ -199,11 +202,15 @@ class Mind:
         # starting it over (else a batch whose plans take longer than the deadline never lands).
         # One at a time per NPC, in the order asked.
         run = asyncio.ensure_future(self._in_turn(ask))
-        self._lockstep.add(run)
-        run.add_done_callback(self._lockstep.discard)
+        self._lockstep[run] = npc_id
+        run.add_done_callback(lambda done: self._lockstep.pop(done, None))
         try:
             return await asyncio.shield(run)
         except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if run.cancelled() and caller is not None and not caller.cancelling():  # `forget` ended it
+                raise BrainError(Status.ABORTED, f"NPC {shown(npc_id)} was reset, deleted or loaded while this "
+                                 "Decide ran: ask again") from None
             run.add_done_callback(_settled)
             raise
 
@@ -302,7 +309,7 @@ class Mind:
         the reflection counter are in the NPC's record, and a missing plan is noticed again)."""
         for run in list(self._lockstep):
             run.cancel()
-        await asyncio.gather(*self._lockstep, return_exceptions=True)
+        await asyncio.gather(*list(self._lockstep), return_exceptions=True)
         await self.player.close()
         await self.thinking.close()
         await self.records.drain()
