@@ -162,10 +162,11 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
 
 @pytest.mark.godot
 @pytest.mark.slow
-@pytest.mark.timeout(1500)  # 1,000 agents through a real brain: 8 min alone on two busy cores
+@pytest.mark.timeout(900)  # 300 agents through a real brain: ~2 min alone on two busy cores (1,000: 8 min)
 def test_npcs_spawned_and_freed_at_runtime_leave_nothing_behind(brain_factory, tmp_path: Path) -> None:
-    """tools/engine_churn.py's game: 1,000 agents added and freed in rounds of 100 against a real
-    brain (CHURN_SPAWNS=300 for a quicker run, at least 300): eight rounds freeing a quarter each
+    """tools/engine_churn.py's game: 300 agents added and freed in rounds of 100 against a real
+    brain (CHURN_SPAWNS=1000 for the issue's thousand, as `python -m tools.engine_churn --spawns
+    1000` measures them; at least 300): rounds freeing a quarter each
     while their SpawnNpc is in flight, once spawned (their Decide in flight), once decided
     (walking, timers armed) and mid-talk; one round with the brain down (each freed while it
     backs off); one during a save load. After every round, counted: the freed agents' lanes are
@@ -176,8 +177,8 @@ def test_npcs_spawned_and_freed_at_runtime_leave_nothing_behind(brain_factory, t
     freed with a call under way leaked an object or three (the coroutine awaiting it)."""
     _needs_browser()
     brain = brain_factory(web_root=engine_churn.build(tmp_path))
-    report = engine_churn.measure(brain.http_url, spawns=int(os.environ.get("CHURN_SPAWNS", "1000")),
-                                  timeout_s=1300)
+    report = engine_churn.measure(brain.http_url, spawns=int(os.environ.get("CHURN_SPAWNS", "300")),
+                                  timeout_s=800)
     print(engine_churn.table(report))
     assert report["done"], report["tail"]
     assert not report["problems"], report["problems"]
