@@ -771,8 +771,8 @@ def test_hud_says_slow_not_offline_when_answers_time_out(tmp_path: Path) -> None
     with _StandInBrain(web_dir, slow_decide) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?time-scale=60&brain-timeout-s=1") as game:
         # The Decides' batch times out (or, on a loaded machine, a SpawnNpc queued behind it): slow.
-        # A loaded machine may first make RegisterWorld slow ("took 5.0 s"): the HUD then stays slow
-        # with that first reason, so the timeouts are read from the game's errors.
+        # A loaded machine may first make RegisterWorld slow ("took 5.0 s"): the HUD's first slow
+        # word then names it, so the timeouts are read from the game's errors.
         slow = game.wait_for(lambda e: e["event"] == "hud_status" and e["state"] == "SLOW", timeout_s=60)
         assert slow, _hud(game.events)
         assert game.wait_for(lambda e: e["event"] == "brain_error" and e["code"] == "deadline_exceeded",
