@@ -21,6 +21,7 @@ CATEGORIES = {"self-knowledge", "memory", "plans", "reactions", "reflections"}
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a hang guard: 55 s alone; on a loaded fresh machine (matplotlib's first import too) past 300
 def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     town, residents, scenario = small_town(hours=4)

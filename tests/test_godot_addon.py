@@ -565,10 +565,11 @@ def test_the_hud_shows_the_latest_reason_the_brain_is_slow(tmp_path: Path) -> No
     timed_out = re.compile(r"brain slow \((DecideBatch|SpawnNpc): no answer in 2\.0 s\)")
     with _StandInBrain(web_dir, slow) as brain, \
             godot_web.HeadlessGame(f"{brain.url}/?brain-slow-after-s=1&brain-timeout-s=2") as game:
-        assert game.wait_for(lambda e: e["event"] == "hud_status" and timed_out.match(e["text"]), timeout_s=90), \
+        # A loaded machine boots the page slowly (CI's took most of 2 min): a hang guard, not a measure.
+        assert game.wait_for(lambda e: e["event"] == "hud_status" and timed_out.match(e["text"]), timeout_s=300), \
             _hud(game.events)
-        game.pump(5)  # more timeouts: the HUD keeps the latest reason
+        game.pump(5)  # more calls: the HUD keeps the latest reason (a timeout, or a call answered late)
     slow_texts = [e["text"] for e in _hud(game.events) if e["state"] == "SLOW"]
     assert re.match(r"brain slow \(RegisterWorld took \d+\.\d s\)", slow_texts[0]), slow_texts
-    assert timed_out.match(slow_texts[-1]) and _hud(game.events)[-1]["state"] == "SLOW", _hud(game.events)
+    assert slow_texts[-1] != slow_texts[0] and _hud(game.events)[-1]["state"] == "SLOW", _hud(game.events)
     assert not godot_web.engine_problems(game.lines), godot_web.engine_problems(game.lines)
