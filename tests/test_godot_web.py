@@ -367,7 +367,8 @@ def _trace_work(http_url: str, decision: dict) -> int:
     request = urllib.request.Request(
         f"{http_url}/npc_brain.v1.BrainService/GetTrace", headers={"Content-Type": "application/json"},
         data=json.dumps({"traceId": decision["trace"], "npcId": decision["npc"]}).encode())
-    with urllib.request.urlopen(request, timeout=10) as response:
+    # A hang guard: in lockstep GetTrace waits its turn on the mind's loop behind the town's Decides.
+    with urllib.request.urlopen(request, timeout=godot_web.WAIT_FLOOR_S) as response:
         trace = json.load(response).get("trace", {})
     return len(trace.get("retrieved", [])) + len(trace.get("llmCalls", []))
 
