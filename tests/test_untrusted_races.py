@@ -112,6 +112,29 @@ def test_a_lockstep_decide_whose_caller_is_gone_runs_to_its_end(run, fake_llm, t
     assert source != pb.ACTION_SOURCE_PROVISIONAL
 
 
+def test_a_lockstep_decide_still_waiting_its_turn_is_dropped_with_its_caller(run, fake_llm, tmp_path) -> None:
+    """Only the Decide already thinking outlives its caller: one queued behind it is dropped with
+    its own, so a game retrying at its deadline never piles Decides up behind a slow one."""
+
+    async def scenario(stream: MemoryStream) -> tuple[int, int]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        fake_llm.queue({"delay_s": 1.0}, purpose="daily_plan")
+        first = asyncio.create_task(core.decide(request(pb.DecideRequest, FIRST)))
+        await wait_until_async(lambda: fake_llm.chat_requests("daily_plan"), what="the day being planned")
+        queued = asyncio.create_task(core.decide(request(pb.DecideRequest, MOVING)))
+        await asyncio.sleep(0.05)
+        both = len(core.mind._lockstep)
+        queued.cancel()
+        await asyncio.gather(queued, return_exceptions=True)
+        await asyncio.sleep(0)
+        left = len(core.mind._lockstep)
+        await first
+        await core.close()
+        return both, left
+
+    assert run(scenario) == (2, 1)
+
+
 def test_a_lockstep_decide_of_an_npc_reset_meanwhile_is_aborted(run, fake_llm, tmp_path) -> None:
     """ResetNpc (as DeleteNpc and LoadWorld) ends the Decides of the NPCs it forgets: the caller is
     told to ask again, and no Decide goes on thinking for an NPC the brain no longer holds as it was

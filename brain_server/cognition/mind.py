@@ -201,7 +201,8 @@ class Mind:
         # on a loaded machine asks again, and that Decide finds the plan this one made instead of
         # starting it over (else a batch whose plans take longer than the deadline never lands).
         # One at a time per NPC, in the order asked.
-        run = asyncio.ensure_future(self._in_turn(ask))
+        begun: list[bool] = []
+        run = asyncio.ensure_future(self._in_turn(ask, begun))
         self._lockstep[run] = npc_id
         run.add_done_callback(lambda done: self._lockstep.pop(done, None))
         try:
@@ -211,14 +212,17 @@ class Mind:
             if run.cancelled() and caller is not None and not caller.cancelling():  # `forget` ended it
                 raise BrainError(Status.ABORTED, f"NPC {shown(npc_id)} was reset, deleted or loaded while this "
                                  "Decide ran: ask again") from None
+            if not begun:  # still waiting its turn: dropped with its caller, so retries never pile up
+                run.cancel()
             run.add_done_callback(_settled)
             raise
 
-    async def _in_turn(self, ask: Ask) -> Decision:
+    async def _in_turn(self, ask: Ask, begun: list[bool]) -> Decision:
         turn = self._turns.get(ask.npc_id)
         if turn is None:
             turn = self._turns[ask.npc_id] = asyncio.Lock()
         async with turn:
+            begun.append(True)
             return await self._decide(ask)
 
     async def _decide(self, ask: Ask) -> Decision:
