@@ -11,6 +11,7 @@ from itertools import pairwise
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
+    calls_by_hour,
     gatherings,
     held_news,
     news_for,
@@ -129,6 +130,49 @@ def test_a_teller_who_works_all_day_visits_people_at_home_in_the_evening() -> No
     assert visits(laid) == [("17:00-18:00", tamm), ("19:00-20:00", HALL), ("20:00-21:00", orr)]
 
 
+def test_with_nobody_out_a_teller_calls_on_those_it_knows_at_home() -> None:
+    """Korrin Junction and Tarnbeck (blind2, 3 seeds, in view and out): from 17:00 everyone awake
+    was in their own home, homes are private, and the hosts' free evenings found nobody. A teller
+    with free time and nobody to find out and about now calls on someone it knows (named in who it
+    is, or talked with), at home and awake then, each once; never a stranger, never its own
+    household, never at an hour they sleep; a public place with people still comes first."""
+    tamm, orr, hale = f"{W}:Tamm house:kitchen", f"{W}:Orr house:bedroom", f"{W}:Hale house:bedroom"
+    plan = [block((7, 0), (17, 0), "mending the fences", YARD), block((17, 0), (18, 0), "reading", HOME),
+            block((18, 0), (19, 0), "having dinner", KITCHEN), block((19, 0), (22, 0), "reading", HOME),
+            block((22, 0), (23, 59), "sleeping", HOME)]
+    teller = person("rosa", "Rosa Vane", HOME, identity="Rosa Vane mends fences. Bo Tamm is her cousin; "
+                    "she owes Ed Hale a favour.", plan=[(7, 17, "mending the fences", YARD)])
+    teller.last_chat["cy"] = MORNING - timedelta(days=3)
+    others = [person("bo", "Bo Tamm", tamm, plan=[(8, 17, "forging", FORGE), (17, 22, "resting", tamm)]),
+              person("cy", "Cy Orr", orr, plan=[(8, 17, "forging", FORGE), (19, 20, "darning", orr),
+                                                (20, 23, "sleeping", orr)]),
+              person("ed", "Ed Hale", hale, plan=[(8, 17, "sewing", FORGE), (20, 21, "singing", HALL),
+                                                  (21, 22, "sleeping", hale)]),
+              person("di", "Di Lusk", f"{W}:Lusk house:bedroom", plan=[(17, 23, "knitting", f"{W}:Lusk house:bedroom")]),
+              person("hal", "Hal Vane", HOME, plan=[(17, 22, "reading", KITCHEN)])]
+    teller.persona.identity += " Di Lusk and Hal Vane live in the village."
+    calls = calls_by_hour(teller, others, MORNING)
+    assert sorted(calls) == [f"{W}:Lusk house:bedroom", orr, tamm]  # Ed is never home awake; Hal is household
+    seek = Seek("news", where=untold_by_hour(teller, others, MORNING, PLACES), calls=calls,
+                names={o.npc_id: o.persona.name for o in others})
+    laid = seek.visit(plan, HOME, MORNING)
+    assert [(f"{i.start:%H:%M}", i.activity, i.address) for i in laid if i.one_off] == [
+        ("17:00", "calling on Di Lusk", f"{W}:Lusk house:bedroom"),
+        ("19:00", "calling on Cy Orr", orr),
+        ("20:00", "seeing people at the hall", HALL),
+        ("21:00", "calling on Bo Tamm", tamm)]
+    # A re-plan's window (at 19:30, the others' plans made by then) spends its free time the same way.
+    window = [block((19, 30), (22, 0), "reading", HOME)]
+    assert [(f"{i.start:%H:%M}", i.activity) for i in seek.replanned(window, HOME, MORNING.replace(hour=19, minute=30))
+            if i.one_off] == [("19:30", "calling on Di Lusk"), ("20:00", "seeing people at the hall"),
+                              ("21:00", "calling on Bo Tamm")]
+    assert seek.replanned([], HOME, MORNING) == []
+    # Nobody it knows: no call. Those told already: none either.
+    stranger = person("rosa", "Rosa Vane", HOME, plan=[(7, 17, "mending the fences", YARD)])
+    assert calls_by_hour(stranger, others, MORNING) == {}
+    assert calls_by_hour(teller, others, MORNING, told={"bo", "cy", "di"}) == {}
+
+
 async def _town_records(stream: MemoryStream) -> Records:
     records = Records(stream.store, shared_store=False, write_behind=False)
     sectors = {}
@@ -199,6 +243,37 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
         assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet: " \
                "Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
+        assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
+
+    run(scenario)
+
+
+def test_a_chat_that_did_not_name_the_news_told_nothing(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (blind2): the host and her co-worker shared a room for ten hours a day; their first
+    chat was small talk, and from then on she counted as told, so no reaction or visit showed the
+    news for her again. Told now means a conversation the teller remembers named the news (in its
+    own words or others: "kites" for "kite"); the weather tells nothing."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        node = await _holds_news(stream, teller)
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+
+        async def chat(minutes: int, *lines: str) -> None:
+            when = node.created + timedelta(minutes=minutes)
+            said = "\n".join(f'{who}: "{text}"' for who, text in zip(("Rosa Vane", "Bo Tamm") * 3, lines, strict=False))
+            await stream.remember("rosa", teller.persona, [MemoryNode(
+                npc_id="rosa", kind=MemoryKind.CHAT, description=f"conversation with Bo Tamm:\n{said}",
+                subject="Rosa Vane", predicate="chatted with", object="Bo Tamm", importance=3, created=when,
+                last_accessed=when)], trace, rate=False)
+            teller.last_chat["bo"] = when
+
+        await chat(5, "Cold morning, Bo.", "Aye, the nets froze.")
+        assert "has not told Bo Tamm yet" in await news_for(teller, bo, MORNING, stream)
+        assert f"- {HALL}: 2 people, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
+        await chat(30, "Tomorrow I'm holding a contest for kites on the green, at four.", "I'll bring mine!")
+        assert await news_for(teller, bo, MORNING, stream) == ""
         assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
 
     run(scenario)
