@@ -147,6 +147,8 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
         settings["ablate"] = ABLATIONS[cell.condition]
     out = folder / cell.label
     shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    settings["llm_record"] = str(out / "calls.jsonl")  # what the brain showed the model: exposure, leakage
     started = time.perf_counter()
     with StandInOpenAI(seed=cell.seed, mood=cell.mood) as model:
         settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
@@ -172,6 +174,9 @@ def row(cell: Cell, out: Path) -> dict[str, Any]:
             "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
             "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
             "llm_calls": stats["llm_calls"],
+            "exposure": (m.get("exposure") or {}).get("share"),
+            "exposure_host": ((m.get("exposure") or {}).get("host") or {}).get("share"),
+            "leaked": (m.get("leakage") or {}).get("leaked"),
             "reflections_per_day": m["reflections"]["per_day_mean"] if m.get("reflections") else None,
             "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
 
@@ -211,8 +216,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
                                "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
         for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls",
-                    "reflections_per_day"):
-            values = [r[key] for r in runs if r[key] is not None]
+                    "reflections_per_day", "exposure", "exposure_host", "leaked"):
+            values = [r[key] for r in runs if r.get(key) is not None]
             row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
                         "max": max(values)} if values else None
         out.append(row)
@@ -221,8 +226,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def table(groups: list[dict[str, Any]]) -> str:
     lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
-             "| invitees attended median, mean (min-max) | reflections a day | paper |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| invitees attended median, mean (min-max) | reflections a day | exposure: all, host | paper |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         d, att = g["diffusion"], g["attended"]
         paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
@@ -230,10 +235,16 @@ def table(groups: list[dict[str, Any]]) -> str:
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
                      f"{d['median']:.0%}, {d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
                      f"{_range(g['density_end'])} | {_range(att, 1, median=True) if att else '-'} | "
-                     f"{_range(g.get('reflections_per_day'), 1)} | {paper} |")
+                     f"{_range(g.get('reflections_per_day'), 1)} | {_exposure(g)} | {paper} |")
     return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
         "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended; 2-3 reflections a day. Every other figure: the " \
         "stand-in model."
+
+
+def _exposure(group: dict[str, Any]) -> str:
+    """The median share of knowers' social prompts that showed the news, and of the host's ("-": not recorded)."""
+    shares = [f"{group[k]['median']:.0%}" if group.get(k) else "-" for k in ("exposure", "exposure_host")]
+    return ", ".join(shares)
 
 
 def write(folder: Path, rows: list[dict[str, Any]]) -> None:
