@@ -256,6 +256,25 @@ def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -
         matrix.cells(_matrix_args(cases="picnic"))
 
 
+@needs_data
+def test_the_matrix_runs_controls_on_every_case_mood_view_and_seed() -> None:
+    """Controls (issue 42) run beside the full architecture wherever it runs, each a brain setting
+    the brain itself accepts (a control naming no real setting would measure nothing)."""
+    from brain_server.config import Settings
+    from npc_lab.sim import matrix
+
+    todo = matrix.cells(_matrix_args(cases="cricket,morse", moods="hard", views="in,out", seeds="0,1",
+                                     ablations="", controls="random_retrieval"))
+    assert len(todo) == 2 * 2 * 2 * 2
+    assert {(c.case.name, c.view, c.seed) for c in todo if c.condition == "random_retrieval"} == \
+        {(c.case.name, c.view, c.seed) for c in todo if c.condition == "full"}
+    for name, settings in matrix.CONTROLS.items():
+        made = Settings(**settings)
+        assert all(getattr(made, k) == v for k, v in settings.items()), name
+    with pytest.raises(ValueError, match="unknown shuffled.*controls random_retrieval"):
+        matrix.cells(_matrix_args(cases="morse", controls="shuffled"))
+
+
 def test_a_started_brain_reflects_at_the_sims_threshold_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sim perceives at each Decide, far less often than the paper's world: the brain it starts
     gets the threshold that gives the paper's 2-3 reflections a day; the environment or the caller

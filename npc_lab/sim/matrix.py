@@ -33,6 +33,11 @@ PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.1
                  "attended": "5 of 12 invited"}
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
              "no_memory": "observation,reflection,planning"}  # the paper's conditions
+# Controls (issue 42), run on every case, mood and view asked: what diffusion is without the
+# architecture's part. Retrieval with every weight 0 ranks no memory above another: each prompt gets
+# as many memories as before, in the store's own order, unrelated to the question.
+CONTROLS: dict[str, dict[str, Any]] = {"random_retrieval": {"weight_recency": 0.0, "weight_importance": 0.0,
+                                                            "weight_relevance": 0.0}}
 MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
@@ -86,6 +91,8 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--seeds", default="0,1,2", help="matrix seeds")
     sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
                      "with the hard stand-in in view ('' for none)")
+    sim.add_argument("--controls", default="", help=f"control conditions run besides full on every case, mood, "
+                     f"view and seed ({', '.join(CONTROLS)}; '' for none)")
     sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
     sim.add_argument("--report", action="store_true", help="run nothing: the table, matrix.json and the plot of "
                      "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
@@ -99,13 +106,16 @@ def cells(args: argparse.Namespace) -> list[Cell]:
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
     unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
     unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
+    unknown += [c for c in split(getattr(args, "controls", "")) if c not in CONTROLS]
     unknown += [m for m in split(args.moods) if m not in MOODS]
     if unknown:
         raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods {', '.join(MOODS)}; "
-                         f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}")
+                         f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}; controls {', '.join(CONTROLS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
-    out = [Cell(c, m, v, s) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds]
+    conditions = ["full", *split(getattr(args, "controls", ""))]
+    out = [Cell(c, m, v, s, k) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds
+           for k in conditions]
     if any(c.name == "party" for c in cases):
         party = next(c for c in cases if c.name == "party")
         out += [Cell(party, "hard", "in", s, a) for a in split(args.ablations) for s in seeds]
@@ -143,8 +153,9 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
     settings: dict[str, Any] = {"background_thinking": False}
     if getattr(args, "reflection_threshold", None):
         settings["reflection_threshold"] = args.reflection_threshold
-    if cell.condition != "full":
+    if cell.condition in ABLATIONS:
         settings["ablate"] = ABLATIONS[cell.condition]
+    settings.update(CONTROLS.get(cell.condition, {}))
     out = folder / cell.label
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
