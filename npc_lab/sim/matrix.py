@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Any
 
+from npc_lab.rewording import STYLES, write_set
 from npc_lab.sim.data import ROOT, Resident, Scenario, load_all
 from npc_lab.sim.measure import PAPER, report
 from npc_lab.sim.runner import Sim, SimConfig
@@ -93,6 +94,8 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
                      "with the hard stand-in in view ('' for none)")
     sim.add_argument("--controls", default="", help=f"control conditions run besides full on every case, mood, "
                      f"view and seed ({', '.join(CONTROLS)}; '' for none)")
+    sim.add_argument("--rewordings", type=int, default=0, help="run every case, mood, view and seed again under "
+                     "this many reworded prompt sets (npc_lab/rewording.py: headings and section order; up to 5)")
     sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
     sim.add_argument("--report", action="store_true", help="run nothing: the table, matrix.json and the plot of "
                      "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
@@ -113,7 +116,10 @@ def cells(args: argparse.Namespace) -> list[Cell]:
                          f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}; controls {', '.join(CONTROLS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
-    conditions = ["full", *split(getattr(args, "controls", ""))]
+    rewordings = getattr(args, "rewordings", 0)
+    if not 0 <= rewordings <= STYLES:
+        raise ValueError(f"--rewordings {rewordings}: there are {STYLES} reworded sets")
+    conditions = ["full", *split(getattr(args, "controls", "")), *(f"reworded{k}" for k in range(1, rewordings + 1))]
     out = [Cell(c, m, v, s, k) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds
            for k in conditions]
     if any(c.name == "party" for c in cases):
@@ -156,6 +162,9 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
     if cell.condition in ABLATIONS:
         settings["ablate"] = ABLATIONS[cell.condition]
     settings.update(CONTROLS.get(cell.condition, {}))
+    if cell.condition.startswith("reworded"):
+        style = int(cell.condition.removeprefix("reworded"))
+        settings["prompts_dir"] = str(write_set(folder / f"prompts-{cell.condition}", style))
     out = folder / cell.label
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
