@@ -215,7 +215,8 @@ def test_a_teller_plans_its_day_and_its_next_hours_where_people_it_has_not_told_
                            [*fake_llm.chat_requests("daily_plan")[:1], *fake_llm.chat_requests("replan"),
                             *fake_llm.chat_requests("daily_plan")[1:]])
         for prompt in (told, _):
-            assert "Rosa Vane has news to pass on: Rosa Vane wants to hold a kite contest" in prompt
+            assert "Rosa Vane has news to pass on, an event they are hosting: Rosa Vane wants to hold a kite contest" \
+                in prompt
             assert f"- {HALL}: 2 people, 12:00-13:00\n- {FORGE}: 1 person, 08:00-16:00" in prompt
             assert "Hal Vane" not in prompt and f"- {KITCHEN}: " not in prompt
         assert "news to pass on" not in untold
@@ -240,8 +241,8 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
                                   untold=await news_for(teller, bo, MORNING, stream))
             teller.last_chat["bo"] = node.created + timedelta(minutes=5)
         first, second = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("react"))
-        assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet: " \
-               "Rosa Vane wants to hold a kite contest" in first
+        assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet, an " \
+               "event they are hosting: Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
         assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
 
@@ -300,8 +301,34 @@ def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(ru
             thought(NEWS, "thinks", 2), thought("Rosa Vane worries that the rain will spoil her kites", "reflects on", 7)],
             trace, rate=False)
         assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == own.id
-        assert "Rosa Vane has news on their mind: Rosa Vane wants to hold a kite contest" in await news_line(
-            stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
+        assert "Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold a kite contest" \
+            in await news_line(stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
+
+
+def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin Junction (blind2, in view and out): the host talked with three residents in an
+    evening and told none of his lesson ("wants to teach a Morse code lesson ... on January 21 from
+    3 pm"), which his plan, shown as "hosting: ...", did get told on its day. The news a teller
+    is shown says when it is an event the teller hosts (its own thought naming a time); what it
+    heard, or an own wish with no time, is news as before."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        later = MORNING + timedelta(hours=2)
+
+        async def said(npc_id: str, name: str, text: str, predicate: str) -> str:
+            node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=name,
+                              predicate=predicate, object=text[:80], importance=8, created=MORNING,
+                              last_accessed=MORNING)
+            await stream.remember(npc_id, Persona(name=name), [node], trace, rate=False)
+            return await news_line(stream, npc_id, name, later)
+
+        assert await said("rosa", "Rosa Vane", NEWS, "thinks") == \
+            f"Rosa Vane has news on their mind, an event they are hosting: {NEWS}."
+        heard = "Bo Tamm heard that Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
+        assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}."
+        wish = "Cy Orr wants to visit his sister on May 6"
+        assert await said("cy", "Cy Orr", wish, "thinks") == f"Cy Orr has news on their mind: {wish}."
 
     run(scenario)
 

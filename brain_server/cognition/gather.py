@@ -249,13 +249,28 @@ def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places
     return sorted(found, key=lambda g: (-g.people, g.start - g.end, g.start))[:SHOWN]
 
 
+def hosting(name: str, news: MemoryNode) -> bool:
+    """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
+    naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
+    text = news.description
+    return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
+
+
+def about(name: str, news: MemoryNode) -> str:
+    """The news as a prompt's sentence goes on after "<name> has news ...": said to be an event the
+    NPC hosts when it is one (a model read "wants to teach a lesson ... on January 21" as no event
+    to speak of, while a whisper's party or a plan's "hosting: ..." it told), without stamps."""
+    text = unstamped(gist(news)).rstrip(".")
+    return f", an event they are hosting: {text}" if hosting(name, news) else f": {text}"
+
+
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on: {unstamped(gist(news)).rstrip('.')}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -288,7 +303,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
     conversation on the event's day, not only in the day after it was thought of. None for a
     voice without a mind (the player)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind: {unstamped(news.description).rstrip('.')}." if news is not None else ""
+    return f"{name} has news on their mind{about(name, news)}." if news is not None else ""
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -315,7 +330,7 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in await told_since(npc, news, stream, {other.npc_id: other.persona.name}):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {unstamped(gist(news)).rstrip('.')}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news)}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
