@@ -36,6 +36,7 @@ from tools.game_server import mint
 
 MAX_TENANTS = 1000
 DEADLINE_S = 15.0  # Godot's lane deadline
+SETUP_DEADLINE_S = 120.0  # a town's registration and spawns, on a loaded machine
 SETUP_IN_FLIGHT = 32
 START = datetime(2026, 2, 13, 8, tzinfo=UTC)  # the game clock's start, as tools/loadtest.py's
 Rss = Callable[[int], float]  # a process's resident MiB with its children's (tools/loadtest.py passes its own)
@@ -48,8 +49,8 @@ class Tenant:
         self.name, self.stub = name, stub
         self.metadata = (("authorization", f"Bearer {mint(secret, name, 'play inspect', ttl_s=3600)}"),)
 
-    async def call(self, method: str, request: Any) -> Any:
-        return await getattr(self.stub, method)(request, timeout=DEADLINE_S, metadata=self.metadata)
+    async def call(self, method: str, request: Any, timeout_s: float = DEADLINE_S) -> Any:
+        return await getattr(self.stub, method)(request, timeout=timeout_s, metadata=self.metadata)
 
 
 async def set_up(tenants: list[Tenant], world: pb.RegisterWorldRequest, spawns: list[pb.SpawnNpcRequest]) -> float:
@@ -58,10 +59,10 @@ async def set_up(tenants: list[Tenant], world: pb.RegisterWorldRequest, spawns: 
 
     async def town(tenant: Tenant) -> None:
         async with gate:
-            await tenant.call("RegisterWorld", world)
+            await tenant.call("RegisterWorld", world, SETUP_DEADLINE_S)
         for spawn in spawns:
             async with gate:
-                await tenant.call("SpawnNpc", spawn)
+                await tenant.call("SpawnNpc", spawn, SETUP_DEADLINE_S)
 
     await asyncio.gather(*(town(t) for t in tenants))
     return round(time.perf_counter() - started, 1)

@@ -136,9 +136,10 @@ class Ceilings:
             spend.cost += self.prices.cost(prompt_tokens, completion_tokens)
 
     def windows(self) -> dict[str, Spend]:
-        """Every tenant's open window (those closed are gone: they would read as 0)."""
+        """Every tenant's open window (those closed are gone: they would read as 0). A copy taken at
+        once, since /metrics reads it from the transports' thread while the mind's loop counts."""
         now = self.clock()
-        return {t: s for t, s in self._spend.items() if now < s.opened + self.window_s}
+        return {t: s for t, s in list(self._spend.items()) if now < s.opened + self.window_s}
 
     def top(self, n: int) -> tuple[list[tuple[str, Spend]], Spend | None]:
         """The `n` tenants that spent most in their windows (calls, then cost), and the rest summed
