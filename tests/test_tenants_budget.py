@@ -135,6 +135,7 @@ def test_a_tenant_past_its_ceiling_keeps_playing_on_fallbacks_over_both_transpor
         assert alice.ok("Talk", {**talk, "text": "Where do you work?"})["reply"]
         trace = alice.ok("GetTrace", {"traceId": said["traceId"]})["trace"]
         assert any("NPC_BRAIN_TENANT_CALLS_PER_WINDOW" in e for c in trace["llmCalls"] for e in c.get("errors", []))
+        assert any(n.startswith("offline lines:") for n in trace["notes"])  # composed, not the model's fallback
         assert len(fake_llm.chat_requests()) == made
 
         # Bob's town thinks on: the ceiling is Alice's.
