@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -138,6 +138,25 @@ class Settings(BaseSettings):
                                         "are never refused; GetUsage shows the calls refused.")
     llm_calls_per_hour: int = Field(0, ge=0, description="Ceiling on LLM calls the whole town makes per game hour "
                                     "(0 = none), likewise.")
+    # A tenant's spending ceiling (llm/spending.py; docs/deployment.md, "Hosting for many players")
+    tenant_calls_per_window: int = Field(0, ge=0, description="Ceiling on LLM calls one tenant (a signed token's "
+                                         "`sub`) makes per TENANT_WINDOW_S of real time (0 = none), Talk included: "
+                                         "past it its NPCs live on their fallbacks (routine days, carrying on) and "
+                                         "Talk answers with lines composed without the model, until the window "
+                                         "rolls over; GetUsage and /metrics show each tenant's spend.")
+    tenant_tokens_per_window: int = Field(0, ge=0, description="Ceiling on LLM tokens (prompt and completion) one "
+                                          "tenant spends per TENANT_WINDOW_S (0 = none), likewise.")
+    tenant_money_per_window: float = Field(0.0, ge=0, description="Ceiling on what one tenant's LLM tokens cost per "
+                                           "TENANT_WINDOW_S, in LLM_PRICE_*'s currency (0 = none), likewise; needs a "
+                                           "price.")
+    tenant_window_s: float = Field(86_400.0, gt=0, description="A tenant's window, in real seconds: it opens at the "
+                                   "tenant's first call and a fresh one opens at its first call after it closes.")
+    llm_price_input_per_m: float = Field(0.0, ge=0, description="What the endpoint charges per million prompt "
+                                         "tokens (e.g. 0.15 for a small hosted model: an example, not a current "
+                                         "price; 0 = unpriced): GetUsage and /metrics then show each tenant's spend "
+                                         "in money.")
+    llm_price_output_per_m: float = Field(0.0, ge=0, description="What the endpoint charges per million completion "
+                                          "tokens (e.g. 0.60: an example, not a current price; 0 = unpriced).")
     # The crowd (cognition/attention.py, DecideRequest.attention = ATTENTION_CROWD)
     crowd_concern_hold_minutes: int = Field(60, ge=1, description="A crowd NPC that something concerns (the player "
                                             "in sight, a whisper, the player's talk, an action naming it, news from "
@@ -217,6 +236,14 @@ class Settings(BaseSettings):
     log_json: bool = Field(False, description="JSON log lines (each carries npc_id and trace_id; uvicorn's, grpc's "
                            "and qdrant-client's lines too) instead of the human console format.")
     log_level: LogLevel = Field("info", description="Lowest level logged: debug, info, warning, error or critical.")
+
+    @model_validator(mode="after")
+    def _priced_ceiling(self) -> Settings:
+        """A money ceiling with no price would never be reached: a mistake, said at start."""
+        if self.tenant_money_per_window and not (self.llm_price_input_per_m or self.llm_price_output_per_m):
+            raise ValueError("NPC_BRAIN_TENANT_MONEY_PER_WINDOW needs a price: set NPC_BRAIN_LLM_PRICE_INPUT_PER_M "
+                             "and NPC_BRAIN_LLM_PRICE_OUTPUT_PER_M (what the endpoint charges per million tokens)")
+        return self
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -29,12 +29,15 @@ from prometheus_client.registry import Collector
 from brain_server.vitals import Series
 
 if TYPE_CHECKING:
+    from brain_server.llm.spending import Ceilings
     from brain_server.service import BrainCore
     from brain_server.storage.base import MemoryStore
 
 __all__ = ["CONTENT_TYPE_LATEST", "CoreCollector", "RpcMeter", "exposition", "instrument_store", "llm_attempts",
            "llm_call"]
 
+METRIC_TENANTS = 20  # tenants labelled by name in /metrics; the rest are summed as one
+OTHER_TENANTS = "~other"  # that one's label: no tenant id has a "~"
 PROCESS = CollectorRegistry()
 for _collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):  # memory, CPU, file descriptors, GC
     PROCESS.register(_collector)
@@ -168,6 +171,7 @@ class CoreCollector(Collector):
         yield from (waiting, running, dropped, waits, recent)
         yield CounterMetricFamily("npc_brain_llm_refused", "LLM calls refused by the per-hour allowance (answered "
                                   "by their fallback).", value=core.llm.allowance.refused)
+        yield from _tenants(core.llm.ceilings)
         yield GaugeMetricFamily("npc_brain_npcs_cached", "NPCs held in memory (NPC_CACHE bounds them).",
                                 value=core.records.cached_npcs())
         yield _summary("npc_brain_event_loop_late_seconds", "How late the mind's event loop woke for its ticks.",
@@ -181,6 +185,24 @@ class CoreCollector(Collector):
         recent.add_metric(["0.99"], gc_cpu.p99_ms / 1000)
         recent.add_metric(["1"], gc_cpu.max_ms / 1000)
         yield recent
+
+
+def _tenants(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:
+    """Each tenant's spend in its current window: the METRIC_TENANTS that spent most by name, the rest
+    summed as one label (a label per tenant would be a series per player)."""
+    families = {what: GaugeMetricFamily(f"npc_brain_tenant_{what}", f"{doc} in the tenant's current window "
+                                        f"(NPC_BRAIN_TENANT_WINDOW_S): the {METRIC_TENANTS} top tenants, the rest "
+                                        f"as tenant=\"{OTHER_TENANTS}\".", labels=["tenant"])
+                for what, doc in (("llm_calls", "LLM calls made"), ("llm_tokens", "LLM tokens (prompt and completion)"),
+                                  ("llm_cost", "What its LLM tokens cost at NPC_BRAIN_LLM_PRICE_*_PER_M"),
+                                  ("llm_refused", "LLM calls refused for being over a ceiling"))}
+    top, rest = ceilings.top(METRIC_TENANTS)
+    for tenant, spend in top + ([(OTHER_TENANTS, rest)] if rest is not None else []):
+        families["llm_calls"].add_metric([tenant], spend.calls)
+        families["llm_tokens"].add_metric([tenant], spend.prompt_tokens + spend.completion_tokens)
+        families["llm_cost"].add_metric([tenant], spend.cost)
+        families["llm_refused"].add_metric([tenant], spend.refused)
+    yield from families.values()
 
 
 def _summary(name: str, documentation: str, series: Series) -> SummaryMetricFamily:

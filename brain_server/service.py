@@ -315,14 +315,23 @@ class BrainCore(SaveRpcs):
                                 served=q.served, wait_p50_ms=q.wait_p50_ms, wait_p99_ms=q.wait_p99_ms,
                                 dropped_stale=q.dropped_stale, dropped_full=q.dropped_full)
                   for q in self.llm.scheduler.report()]
-        vitals, allowance = self.vitals, self.llm.allowance
+        vitals, allowance, ceilings = self.vitals, self.llm.allowance, self.llm.ceilings
         return pb.GetUsageResponse(counters=counters, hourly=hourly, queues=queues,
                                    rpcs=[_latency(s.spread(), name) for name, s in sorted(vitals.rpcs.items()) if s.count],
                                    loop_late=_latency(vitals.loop_late.spread()),
                                    gc_pauses=_latency(vitals.gc_pauses.spread()),
                                    allowance=pb.CallAllowance(calls_per_npc_hour=allowance.per_npc_hour,
                                                               calls_per_hour=allowance.per_hour,
-                                                              refused=allowance.refused))
+                                                              refused=allowance.refused),
+                                   tenants=[pb.TenantSpend(tenant=t, calls=s.calls, prompt_tokens=s.prompt_tokens,
+                                                           completion_tokens=s.completion_tokens, cost=s.cost,
+                                                           refused=s.refused, window_left_s=ceilings.left_s(s))
+                                            for t, s in sorted(ceilings.windows().items())],
+                                   tenant_ceiling=pb.TenantCeiling(
+                                       calls_per_window=ceilings.calls, tokens_per_window=ceilings.tokens,
+                                       money_per_window=ceilings.money, window_s=ceilings.window_s,
+                                       price_input_per_m=ceilings.prices.input_per_m,
+                                       price_output_per_m=ceilings.prices.output_per_m))
 
     async def close(self) -> None:
         await self.mind.close()

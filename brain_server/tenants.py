@@ -205,13 +205,15 @@ class Namespace:
 
 
 def _usage(space: Namespace, answer: pb.GetUsageResponse) -> pb.GetUsageResponse:
-    """Only the tenant's NPCs' counters; the process-wide figures (queues, latencies, refusals)
-    are the other tenants' activity too, so they are left out."""
+    """Only the tenant's NPCs' counters and its own spend; the process-wide figures (queues,
+    latencies, refusals) are the other tenants' activity too, so they are left out."""
     allowance = answer.allowance
     return pb.GetUsageResponse(counters=[c for c in answer.counters if space.owns(c.npc_id)],
                                hourly=[h for h in answer.hourly if space.owns(h.npc_id)],
                                allowance=pb.CallAllowance(calls_per_npc_hour=allowance.calls_per_npc_hour,
-                                                          calls_per_hour=allowance.calls_per_hour))
+                                                          calls_per_hour=allowance.calls_per_hour),
+                               tenants=[t for t in answer.tenants if space.prefix == f"{t.tenant}."],
+                               tenant_ceiling=answer.tenant_ceiling)
 
 
 def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],

@@ -53,6 +53,11 @@ and embedder to be idle, so the phase's CPU is its own Decides'.
 
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
 
+With --tenants N, N tenants' towns of --npcs NPCs each, each tenant with its own token, over gRPC
+(tools/loadtest_tenants.py; --tenant-calls sets each tenant's ceiling on LLM calls):
+
+    nice -n 10 .venv/bin/python -m tools.loadtest --tenants 200 --npcs 25 --seconds 60 --out runs/tenants.json
+
 Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -731,6 +736,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--frame", type=float, default=1 / 60, help="wall seconds over which due Decides are gathered")
     parser.add_argument("--replicas", type=int, default=1,
                         help="brain processes sharing one store (the Qdrant stand-in), NPCs pinned by replica_of")
+    parser.add_argument("--tenants", type=int, default=0,
+                        help="tenants, each with its own token and --npcs NPCs of its own, over gRPC "
+                             "(tools/loadtest_tenants.py; 0: one town, no tenants)")
+    parser.add_argument("--tenant-calls", type=int, default=0,
+                        help="with --tenants, the brain's NPC_BRAIN_TENANT_CALLS_PER_WINDOW (0: no ceiling)")
     parser.add_argument("--out", type=Path, default=Path("runs") / "loadtest.json")
     args = parser.parse_args(argv)
     if not 0 <= args.batch <= MAX_BATCH:
@@ -748,10 +758,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
-    report = run(args)
+    if args.tenants:
+        from tools import loadtest_tenants
+
+        report = loadtest_tenants.run(args, lambda pid: round(sum(_rss_or_0(p) for p in process_tree(pid)), 1))
+        shown = loadtest_tenants.table
+    else:
+        report, shown = run(args), table
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
-    print(table(report))
+    print(shown(report))
     return report
 
 

@@ -192,7 +192,7 @@ def _without_words(partner_name: str, lines: Sequence[DialogueLine]) -> Turn:
 async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream, trace: Trace,
                    *, work: Work, max_lines: int = MAX_LINES, reason: str = "") -> list[DialogueLine]:
     """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
-    if offline_lines.composing(stream.llm):
+    if offline_lines.composing(stream.llm, a.npc_id):
         return await offline_lines.conversation(a, b, now, place, stream, trace, work=work, max_lines=max_lines)
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work),
                                 relationship(b, a.persona.name, now, stream, trace, work=work),

@@ -85,9 +85,10 @@ CONVERSATION_LINES = 4  # greeting and question, answer and question back, answe
 EVENING_HOUR = 17  # "tonight" is the plan from here on
 
 
-def composing(llm: LLM) -> bool:
-    """Whether lines are composed: the model answering is the embedded one (the one test of it)."""
-    return llm.model == MODEL_NAME
+def composing(llm: LLM, npc_id: str = "") -> bool:
+    """Whether lines are composed: the model answering is the embedded one (the one test of it), or
+    the NPC's tenant is past its spending ceiling (llm/spending.py), so the model is asked nothing."""
+    return llm.model == MODEL_NAME or llm.ceilings.over(npc_id)
 
 
 def _main_items(items: Sequence[PlanItem]) -> list[PlanItem]:

@@ -151,7 +151,7 @@ class Player:
             listener = (Listener(TURN.purpose, lambda: spoken(npc.persona.name), on_text)
                         if on_text is not None else None)
             try:
-                if offline_lines.composing(self.stream.llm):
+                if offline_lines.composing(self.stream.llm, npc_id):
                     turn = await offline_lines.reply(speaker, player, talk.lines, now, npc.address, self.stream,
                                                      trace, work=work, kind=Kind.BYE if last else None)
                 else:
@@ -212,7 +212,7 @@ class Player:
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name, stream = speaker.persona.name, self.stream
-        if offline_lines.composing(stream.llm):
+        if offline_lines.composing(stream.llm, speaker.npc_id):
             return PlayerTalk(view=("", ""))  # composed lines need no view, and the model no second call
         # Until the view is written, the turn's prompt points at the memories it shows (no retrieval
         # of its own here: the first words would wait for it, and `relationship` retrieves them).
@@ -287,7 +287,7 @@ class Player:
         trace = Trace(npc_id=npc_id, kind="interview", game_time=now)
         work = Work(Priority.PLAYER, npc_id)
         with _busy_when_dropped(npc_id):
-            if offline_lines.composing(self.stream.llm):
+            if offline_lines.composing(self.stream.llm, npc_id):
                 asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
                 answer = (await offline_lines.reply(Speaker.of(npc, now, self.stream.reaches_plans),
                                                     "an interviewer", [asked], now, npc.address, self.stream,

@@ -38,6 +38,7 @@ from brain_server.llm.dialects import (
 )
 from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
+from brain_server.llm.spending import Ceilings
 from brain_server.llm.streaming import Listener, Streamed, stream_completion
 from brain_server.llm.usage import FallbackWatch, Usage
 from brain_server.prompts import Prompt, PromptLibrary
@@ -78,6 +79,7 @@ class LLM:
         fallback_purposes: Collection[str] = (),
         prompt_max_bytes: int = 24_000,
         allowance: Allowance | None = None,
+        ceilings: Ceilings | None = None,
         send_priority: bool = False,
         extra_body: Mapping[str, Any] | None = None,
         extra_tokens: int = 0,
@@ -89,9 +91,9 @@ class LLM:
         """`response_mode` (what llm/probe.py found to work) beats `json_schema` (False: no response_format).
         `fallback_purposes` are answered by their fallback without asking the model (one too weak for them).
         A prompt over `prompt_max_bytes` has its longest parts cut (budget.py). Calls over the
-        `allowance`'s ceilings per game hour get their fallback (llm/allowance.py). `send_priority` sends
-        each completion's class as vLLM's request `priority` (lower first, as in llm/scheduler.py), so a
-        vLLM started with --scheduling-policy priority orders the town's calls as the brain does.
+        `allowance`'s ceilings per game hour, or a tenant's `ceilings` (llm/spending.py), get their fallback.
+        `send_priority` sends each completion's class as vLLM's request `priority` (lower first, as in
+        llm/scheduler.py), so a vLLM with --scheduling-policy priority orders the town's calls as the brain does.
         `extra_body` is merged into every request (a server's own options, e.g. turning a model's
         thinking off); `extra_tokens` is added to every purpose's max_tokens (room for thinking); `refused`
         are parameters the model is known not to take (the probe's finding), left out from the start.
@@ -112,6 +114,7 @@ class LLM:
         self.fallback_purposes = frozenset(fallback_purposes)
         self.prompt_max_bytes = prompt_max_bytes
         self.allowance = allowance or Allowance()
+        self.ceilings = ceilings or Ceilings()
         self.send_priority = send_priority
         self.extra_body = dict(extra_body or {})
         self.extra_tokens = extra_tokens
@@ -132,10 +135,11 @@ class LLM:
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
                                    "fallback with this model (NPC_BRAIN_LLM_FALLBACK_PURPOSES)")
-        if trace is not None:
-            over = self.allowance.take(npc_id, trace.game_time, work.priority)
-            if over is not None:
-                return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
+        if (over := self.ceilings.refusal(npc_id)) is not None:
+            return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
+        if trace is not None and (over := self.allowance.take(npc_id, trace.game_time, work.priority)) is not None:
+            return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
+        self.ceilings.called(npc_id)  # before any wait, so a tenant's calls in flight count
         fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
                                 variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
                                 prompt.purpose, trace, self.count_tokens)
@@ -155,6 +159,7 @@ class LLM:
             except WorkDropped:
                 if attempt == 1:
                     counter.calls -= 1  # the scheduler dropped it before the endpoint was asked: no call
+                    self.ceilings.called(npc_id, -1)
                 raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 invalid = isinstance(exc, AnswerError | NotACompletion)
@@ -179,6 +184,7 @@ class LLM:
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
         counter.add(record)
+        self.ceilings.answered(npc_id, record.prompt_tokens, record.completion_tokens)
         metrics.llm_call(prompt.purpose, "fallback" if record.fallback_used else "answered", record.latency_ms / 1000,
                          record.prompt_tokens, record.completion_tokens)
         if trace is not None:

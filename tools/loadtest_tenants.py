@@ -1,0 +1,175 @@
+"""Many tenants' towns in one brain (`python -m tools.loadtest --tenants 200 --npcs 25`): each
+tenant registers its own copy of the Ville and spawns --npcs residents with its own token, minted as
+tools/game_server.py mints a player's (HS256, `sub` the tenant), and then every NPC of every tenant
+calls Decide over gRPC on one game clock for --seconds, as Godot drives an agent (askAgainAt, at
+least --pause and at most --max-wait wall seconds). Against the fake LLM (npc_lab/fake_openai.py) in
+a process of its own. Reports the Decide latencies and errors, the brain's memory (its store's and
+embedder's processes included) per tenant and per NPC once the towns are spawned, the LLM calls the
+fake received, each tenant's spend as the admin key's GetUsage counts it (with --tenant-calls, the
+ceiling per tenant: the tenants past it and the calls refused) and the machine's load average;
+prints a table and writes JSON (--out)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
+import os
+from pathlib import Path
+import secrets
+import tempfile
+import time
+from typing import Any
+
+from google.protobuf import json_format
+import grpc
+
+from npc_brain.v1 import brain_pb2 as pb
+from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.realtime import FakeProcess, GameClock, next_ask, own_turn_s, percentiles
+from npc_lab.sim.brain import BrainProcess
+from npc_lab.sim.data import load_all, repeated_spawn_requests
+from npc_lab.sim.grid import layout
+from tools.game_server import mint
+
+MAX_TENANTS = 1000
+DEADLINE_S = 15.0  # Godot's lane deadline
+SETUP_DEADLINE_S = 120.0  # a town's registration and spawns, on a loaded machine
+SETUP_IN_FLIGHT = 32
+START = datetime(2026, 2, 13, 8, tzinfo=UTC)  # the game clock's start, as tools/loadtest.py's
+Rss = Callable[[int], float]  # a process's resident MiB with its children's (tools/loadtest.py passes its own)
+
+
+class Tenant:
+    """One player's game: its token and the calls it makes with it."""
+
+    def __init__(self, name: str, secret: str, stub: brain_pb2_grpc.BrainServiceStub) -> None:
+        self.name, self.stub = name, stub
+        self.metadata = (("authorization", f"Bearer {mint(secret, name, 'play inspect', ttl_s=3600)}"),)
+
+    async def call(self, method: str, request: Any, timeout_s: float = DEADLINE_S) -> Any:
+        return await getattr(self.stub, method)(request, timeout=timeout_s, metadata=self.metadata)
+
+
+async def set_up(tenants: list[Tenant], world: pb.RegisterWorldRequest, spawns: list[pb.SpawnNpcRequest]) -> float:
+    """Every tenant's town registered and spawned; the wall seconds it took."""
+    started, gate = time.perf_counter(), asyncio.Semaphore(SETUP_IN_FLIGHT)
+
+    async def town(tenant: Tenant) -> None:
+        async with gate:
+            await tenant.call("RegisterWorld", world, SETUP_DEADLINE_S)
+        for spawn in spawns:
+            async with gate:
+                await tenant.call("SpawnNpc", spawn, SETUP_DEADLINE_S)
+
+    await asyncio.gather(*(town(t) for t in tenants))
+    return round(time.perf_counter() - started, 1)
+
+
+async def load(tenants: list[Tenant], ids: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """Every tenant's NPCs asking Decide for --seconds: latencies, errors, provisional answers."""
+    clock, gate = GameClock(args.time_scale, START), asyncio.Semaphore(args.concurrency)
+    latencies: list[float] = []
+    errors: Counter[str] = Counter()
+    thinking = 0
+    began = time.monotonic()
+    end = began + args.seconds
+
+    async def npc_loop(tenant: Tenant, npc_id: str) -> None:
+        nonlocal thinking
+        await asyncio.sleep(own_turn_s(f"{tenant.name}.{npc_id}", args.start_spread))
+        while time.monotonic() < end:
+            now = clock.now()
+            request = pb.DecideRequest(npc_id=npc_id)
+            request.game_time.FromDatetime(now)
+            sent = time.perf_counter()
+            try:
+                async with gate:
+                    answer = await tenant.call("Decide", request)
+            except grpc.aio.AioRpcError as exc:
+                errors[exc.code().name] += 1
+                await asyncio.sleep(args.pause)
+                continue
+            latencies.append((time.perf_counter() - sent) * 1000)
+            thinking += answer.thinking
+            wait = clock.wall_seconds_until(next_ask(answer, now))
+            await asyncio.sleep(min(max(wait, args.pause), args.max_wait))
+
+    await asyncio.gather(*(npc_loop(t, i) for t in tenants for i in ids))
+    wall = time.monotonic() - began
+    return {"wall_s": round(wall, 1), "decides": len(latencies), "decides_per_s": round(len(latencies) / wall, 1),
+            "thinking": thinking, "errors": dict(errors), "latency": percentiles(latencies)}
+
+
+async def drive(brain: BrainProcess, secret: str, admin: str, args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
+    town, residents, _ = load_all("valentines_party")
+    world = json_format.ParseDict(layout(town).world_message(town), pb.RegisterWorldRequest())
+    bodies = repeated_spawn_requests(residents, town.name, args.npcs)
+    spawns = [json_format.ParseDict(b, pb.SpawnNpcRequest()) for b in bodies]
+    async with grpc.aio.insecure_channel(brain.grpc_target) as channel:
+        stub = brain_pb2_grpc.BrainServiceStub(channel)
+        tenants = [Tenant(f"t{n:04d}", secret, stub) for n in range(args.tenants)]
+        rss_before = rss(brain.proc.pid)  # type: ignore[union-attr]
+        setup_s = await set_up(tenants, world, spawns)
+        rss_spawned = rss(brain.proc.pid)  # type: ignore[union-attr]
+        phase = await load(tenants, [b["npcId"] for b in bodies], args)
+        rss_after = rss(brain.proc.pid)  # type: ignore[union-attr]
+        usage = await stub.GetUsage(pb.GetUsageRequest(), timeout=60,
+                                    metadata=(("authorization", f"Bearer {admin}"),))
+    spends = list(usage.tenants)
+    ceiling = usage.tenant_ceiling.calls_per_window
+    return {"setup_s": setup_s, "load": phase,
+            "memory": {"before_mib": rss_before, "spawned_mib": rss_spawned, "after_mib": rss_after,
+                       "per_tenant_mib": round((rss_spawned - rss_before) / args.tenants, 2),
+                       "per_tenant_after_load_mib": round((rss_after - rss_before) / args.tenants, 2),
+                       "per_npc_kib": round((rss_after - rss_before) * 1024 / (args.tenants * args.npcs), 1)},
+            "spend": {"tenants_counted": len(spends), "calls": sum(s.calls for s in spends),
+                      "max_calls_per_tenant": max((s.calls for s in spends), default=0),
+                      "refused": sum(s.refused for s in spends),
+                      "tenants_past_ceiling": sum(s.calls >= ceiling for s in spends) if ceiling else 0,
+                      "ceiling_calls": ceiling}}
+
+
+def run(args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
+    if not 1 <= args.tenants <= MAX_TENANTS:
+        raise SystemExit(f"--tenants {args.tenants}: use 1-{MAX_TENANTS}")
+    secret, admin = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as data, FakeProcess(args.llm_latency, Path(data) / "fake.log") as fake:
+        settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "host": "127.0.0.1",
+                    "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
+                    "background_thinking": "true", "jwt_secret": secret, "auth_token": admin,
+                    "tenant_calls_per_window": args.tenant_calls, "data_dir": Path(data) / "brain"}
+        with BrainProcess(settings, Path(data) / "brain.log") as brain:
+            report = asyncio.run(drive(brain, secret, admin, args, rss))
+        report["llm_calls_received"] = fake.chat_requests()
+    return {"tenants": args.tenants, "npcs_per_tenant": args.npcs, "npcs": args.tenants * args.npcs,
+            "seconds": args.seconds, "time_scale": args.time_scale, "pause_s": args.pause, "max_wait_s": args.max_wait,
+            "concurrency": args.concurrency, "llm_latency_s": args.llm_latency, "tenant_calls": args.tenant_calls,
+            **report, "cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()]}
+
+
+def table(report: dict[str, Any]) -> str:
+    latency, memory, spend, phase = report["load"]["latency"], report["memory"], report["spend"], report["load"]
+    rows = [("tenants x NPCs", f"{report['tenants']} x {report['npcs_per_tenant']} = {report['npcs']}"),
+            ("towns spawned in", f"{report['setup_s']} s"),
+            ("Decides (gRPC)", f"{phase['decides']} in {phase['wall_s']} s ({phase['decides_per_s']}/s), "
+                               f"{phase['thinking']} still thinking"),
+            ("errors", str(phase["errors"] or 0)),
+            ("Decide p50 / p90 / p99 / max ms", " / ".join(str(latency.get(k, "-"))
+                                                          for k in ("p50_ms", "p90_ms", "p99_ms", "max_ms"))),
+            ("memory per tenant (spawned / after load)",
+             f"{memory['per_tenant_mib']} / {memory['per_tenant_after_load_mib']} MiB "
+             f"({memory['per_npc_kib']} KiB per NPC; {memory['before_mib']} -> {memory['after_mib']} MiB)"),
+            ("LLM calls received", str(report["llm_calls_received"])),
+            ("tenants' spend (GetUsage)", f"{spend['calls']} calls over {spend['tenants_counted']} tenants, at most "
+                                         f"{spend['max_calls_per_tenant']} each; {spend['refused']} refused, "
+                                         f"{spend['tenants_past_ceiling']} tenants past a ceiling of "
+                                         f"{spend['ceiling_calls'] or 'none'}"),
+            ("load average (1, 5, 15 min) before / after",
+             f"{report['load_average_before']} / {report['load_average_after']} on {report['cpus']} CPUs")]
+    width = max(len(r[0]) for r in rows)
+    return "\n".join(f"| {name.ljust(width)} | {value} |" for name, value in rows)
