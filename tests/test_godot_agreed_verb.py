@@ -79,7 +79,6 @@ def _meal_scene() -> str:
 
 @pytest.mark.godot
 @pytest.mark.slow
-@pytest.mark.timeout(600)
 def test_a_verb_agreed_in_conversation_is_performed_and_remembered(brain_factory, tmp_path: Path) -> None:
     """At 11:50 the player proposes a meal at the bakery table at 12:30 and Bob (the stand-in
     model, reading its prompts) agrees; the conversation's memo gives him a plan item at 12:30,

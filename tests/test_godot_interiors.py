@@ -46,7 +46,6 @@ def _project(tmp_path: Path) -> Path:
 
 @pytest.mark.godot
 @pytest.mark.slow
-@pytest.mark.timeout(600)
 def test_an_npc_enters_an_interior_in_another_scene_lives_on_and_comes_back_out(tmp_path: Path) -> None:
     """Ann, on the street, is sent to the inn's hall: she walks to its door and steps through into
     the hall's part of the map, which the street scene does not draw, so she is hidden and out of
