@@ -80,6 +80,21 @@ def test_bad_answers_are_retried_then_succeed(fake_llm: FakeOpenAI, bad: dict) -
     assert llm.usage.counter("isabella", "importance").failed_attempts == 1
 
 
+def test_an_unusable_answer_is_shown_back_when_asking_again(fake_llm: FakeOpenAI) -> None:
+    """A model at temperature 0 (or a stand-in deterministic per request) answers the same request
+    the same way: asked again with the very same messages, it gave the same unusable answer, and
+    a host's interview fell back to "my mind is elsewhere". The retry carries the answer and what
+    was wrong with it; a transient failure (503) is asked again as it was."""
+    fake_llm.queue({"content": "I think it is a 7"}, {"status": 503})
+    llm, t = make_llm(fake_llm), trace()
+    assert 1 <= rate(llm, t).importance <= 10
+    first, second, third = (r["body"]["messages"] for r in fake_llm.chat_requests("importance"))
+    assert second[:-2] == first and second[-2] == {"role": "assistant", "content": "I think it is a 7"}
+    assert second[-1]["role"] == "user" and "could not be used: no JSON object in the answer" in second[-1]["content"]
+    assert third == second  # the 503 changed nothing in what was asked
+    assert t.llm_calls[0].attempts == 3
+
+
 def test_fallback_after_bounded_attempts(fake_llm: FakeOpenAI) -> None:
     fake_llm.queue(*[{"content": "garbage"}] * 5)
     llm, t = make_llm(fake_llm, max_attempts=3), trace()

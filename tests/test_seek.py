@@ -11,6 +11,7 @@ from itertools import pairwise
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
+    calls_by_hour,
     gatherings,
     held_news,
     news_for,
@@ -129,6 +130,49 @@ def test_a_teller_who_works_all_day_visits_people_at_home_in_the_evening() -> No
     assert visits(laid) == [("17:00-18:00", tamm), ("19:00-20:00", HALL), ("20:00-21:00", orr)]
 
 
+def test_with_nobody_out_a_teller_calls_on_those_it_knows_at_home() -> None:
+    """Korrin Junction and Tarnbeck (blind2, 3 seeds, in view and out): from 17:00 everyone awake
+    was in their own home, homes are private, and the hosts' free evenings found nobody. A teller
+    with free time and nobody to find out and about now calls on someone it knows (named in who it
+    is, or talked with), at home and awake then, each once; never a stranger, never its own
+    household, never at an hour they sleep; a public place with people still comes first."""
+    tamm, orr, hale = f"{W}:Tamm house:kitchen", f"{W}:Orr house:bedroom", f"{W}:Hale house:bedroom"
+    plan = [block((7, 0), (17, 0), "mending the fences", YARD), block((17, 0), (18, 0), "reading", HOME),
+            block((18, 0), (19, 0), "having dinner", KITCHEN), block((19, 0), (22, 0), "reading", HOME),
+            block((22, 0), (23, 59), "sleeping", HOME)]
+    teller = person("rosa", "Rosa Vane", HOME, identity="Rosa Vane mends fences. Bo Tamm is her cousin; "
+                    "she owes Ed Hale a favour.", plan=[(7, 17, "mending the fences", YARD)])
+    teller.last_chat["cy"] = MORNING - timedelta(days=3)
+    others = [person("bo", "Bo Tamm", tamm, plan=[(8, 17, "forging", FORGE), (17, 22, "resting", tamm)]),
+              person("cy", "Cy Orr", orr, plan=[(8, 17, "forging", FORGE), (19, 20, "darning", orr),
+                                                (20, 23, "sleeping", orr)]),
+              person("ed", "Ed Hale", hale, plan=[(8, 17, "sewing", FORGE), (20, 21, "singing", HALL),
+                                                  (21, 22, "sleeping", hale)]),
+              person("di", "Di Lusk", f"{W}:Lusk house:bedroom", plan=[(17, 23, "knitting", f"{W}:Lusk house:bedroom")]),
+              person("hal", "Hal Vane", HOME, plan=[(17, 22, "reading", KITCHEN)])]
+    teller.persona.identity += " Di Lusk and Hal Vane live in the village."
+    calls = calls_by_hour(teller, others, MORNING)
+    assert sorted(calls) == [f"{W}:Lusk house:bedroom", orr, tamm]  # Ed is never home awake; Hal is household
+    seek = Seek("news", where=untold_by_hour(teller, others, MORNING, PLACES), calls=calls,
+                names={o.npc_id: o.persona.name for o in others})
+    laid = seek.visit(plan, HOME, MORNING)
+    assert [(f"{i.start:%H:%M}", i.activity, i.address) for i in laid if i.one_off] == [
+        ("17:00", "calling on Di Lusk", f"{W}:Lusk house:bedroom"),
+        ("19:00", "calling on Cy Orr", orr),
+        ("20:00", "seeing people at the hall", HALL),
+        ("21:00", "calling on Bo Tamm", tamm)]
+    # A re-plan's window (at 19:30, the others' plans made by then) spends its free time the same way.
+    window = [block((19, 30), (22, 0), "reading", HOME)]
+    assert [(f"{i.start:%H:%M}", i.activity) for i in seek.replanned(window, HOME, MORNING.replace(hour=19, minute=30))
+            if i.one_off] == [("19:30", "calling on Di Lusk"), ("20:00", "seeing people at the hall"),
+                              ("21:00", "calling on Bo Tamm")]
+    assert seek.replanned([], HOME, MORNING) == []
+    # Nobody it knows: no call. Those told already: none either.
+    stranger = person("rosa", "Rosa Vane", HOME, plan=[(7, 17, "mending the fences", YARD)])
+    assert calls_by_hour(stranger, others, MORNING) == {}
+    assert calls_by_hour(teller, others, MORNING, told={"bo", "cy", "di"}) == {}
+
+
 async def _town_records(stream: MemoryStream) -> Records:
     records = Records(stream.store, shared_store=False, write_behind=False)
     sectors = {}
@@ -171,7 +215,8 @@ def test_a_teller_plans_its_day_and_its_next_hours_where_people_it_has_not_told_
                            [*fake_llm.chat_requests("daily_plan")[:1], *fake_llm.chat_requests("replan"),
                             *fake_llm.chat_requests("daily_plan")[1:]])
         for prompt in (told, _):
-            assert "Rosa Vane has news to pass on: Rosa Vane wants to hold a kite contest" in prompt
+            assert "Rosa Vane has news to pass on, an event they are hosting: Rosa Vane wants to hold a kite contest" \
+                in prompt
             assert f"- {HALL}: 2 people, 12:00-13:00\n- {FORGE}: 1 person, 08:00-16:00" in prompt
             assert "Hal Vane" not in prompt and f"- {KITCHEN}: " not in prompt
         assert "news to pass on" not in untold
@@ -196,9 +241,40 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
                                   untold=await news_for(teller, bo, MORNING, stream))
             teller.last_chat["bo"] = node.created + timedelta(minutes=5)
         first, second = (r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("react"))
-        assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet: " \
-               "Rosa Vane wants to hold a kite contest" in first
+        assert "Right now: Bo Tamm is mending nets\nRosa Vane has news to pass on and has not told Bo Tamm yet, an " \
+               "event they are hosting: Rosa Vane wants to hold a kite contest" in first
         assert "has not told" not in second
+        assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
+
+    run(scenario)
+
+
+def test_a_chat_that_did_not_name_the_news_told_nothing(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (blind2): the host and her co-worker shared a room for ten hours a day; their first
+    chat was small talk, and from then on she counted as told, so no reaction or visit showed the
+    news for her again. Told now means a conversation the teller remembers named the news (in its
+    own words or others: "kites" for "kite"); the weather tells nothing."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller, bo = rosa(), town()[1]
+        node = await _holds_news(stream, teller)
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+
+        async def chat(minutes: int, *lines: str) -> None:
+            when = node.created + timedelta(minutes=minutes)
+            said = "\n".join(f'{who}: "{text}"' for who, text in zip(("Rosa Vane", "Bo Tamm") * 3, lines, strict=False))
+            await stream.remember("rosa", teller.persona, [MemoryNode(
+                npc_id="rosa", kind=MemoryKind.CHAT, description=f"conversation with Bo Tamm:\n{said}",
+                subject="Rosa Vane", predicate="chatted with", object="Bo Tamm", importance=3, created=when,
+                last_accessed=when)], trace, rate=False)
+            teller.last_chat["bo"] = when
+
+        await chat(5, "Cold morning, Bo.", "Aye, the nets froze.")
+        assert "has not told Bo Tamm yet" in await news_for(teller, bo, MORNING, stream)
+        assert f"- {HALL}: 2 people, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
+        await chat(30, "Tomorrow I'm holding a contest for kites on the green, at four.", "I'll bring mine!")
+        assert await news_for(teller, bo, MORNING, stream) == ""
         assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
 
     run(scenario)
@@ -225,8 +301,34 @@ def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(ru
             thought(NEWS, "thinks", 2), thought("Rosa Vane worries that the rain will spoil her kites", "reflects on", 7)],
             trace, rate=False)
         assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == own.id
-        assert "Rosa Vane has news on their mind: Rosa Vane wants to hold a kite contest" in await news_line(
-            stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
+        assert "Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold a kite contest" \
+            in await news_line(stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
+
+
+def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin Junction (blind2, in view and out): the host talked with three residents in an
+    evening and told none of his lesson ("wants to teach a Morse code lesson ... on January 21 from
+    3 pm"), which his plan, shown as "hosting: ...", did get told on its day. The news a teller
+    is shown says when it is an event the teller hosts (its own thought naming a time); what it
+    heard, or an own wish with no time, is news as before."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        later = MORNING + timedelta(hours=2)
+
+        async def said(npc_id: str, name: str, text: str, predicate: str) -> str:
+            node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=name,
+                              predicate=predicate, object=text[:80], importance=8, created=MORNING,
+                              last_accessed=MORNING)
+            await stream.remember(npc_id, Persona(name=name), [node], trace, rate=False)
+            return await news_line(stream, npc_id, name, later)
+
+        assert await said("rosa", "Rosa Vane", NEWS, "thinks") == \
+            f"Rosa Vane has news on their mind, an event they are hosting: {NEWS}."
+        heard = "Bo Tamm heard that Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
+        assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}."
+        wish = "Cy Orr wants to visit his sister on May 6"
+        assert await said("cy", "Cy Orr", wish, "thinks") == f"Cy Orr has news on their mind: {wish}."
 
     run(scenario)
 

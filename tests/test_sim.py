@@ -9,6 +9,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 import json
 from pathlib import Path
+import re
 
 import pytest
 
@@ -254,6 +255,52 @@ def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -
     assert [r.npc_id for r in ring[:2]] == ["isabella_rodriguez", "maria_lopez"] and len(ring) == 12
     with pytest.raises(ValueError, match="unknown picnic.*cases are party"):
         matrix.cells(_matrix_args(cases="picnic"))
+
+
+@needs_data
+def test_the_matrix_runs_controls_on_every_case_mood_view_and_seed() -> None:
+    """Controls (issue 42) run beside the full architecture wherever it runs, each a brain setting
+    the brain itself accepts (a control naming no real setting would measure nothing)."""
+    from brain_server.config import Settings
+    from npc_lab.sim import matrix
+
+    todo = matrix.cells(_matrix_args(cases="cricket,morse", moods="hard", views="in,out", seeds="0,1",
+                                     ablations="", controls="random_retrieval"))
+    assert len(todo) == 2 * 2 * 2 * 2
+    assert {(c.case.name, c.view, c.seed) for c in todo if c.condition == "random_retrieval"} == \
+        {(c.case.name, c.view, c.seed) for c in todo if c.condition == "full"}
+    for name, settings in matrix.CONTROLS.items():
+        made = Settings(**settings)
+        assert all(getattr(made, k) == v for k, v in settings.items()), name
+    with pytest.raises(ValueError, match="unknown shuffled.*controls random_retrieval"):
+        matrix.cells(_matrix_args(cases="morse", controls="shuffled"))
+    reworded = matrix.cells(_matrix_args(cases="morse", moods="hard", views="in", seeds="0", ablations="",
+                                         rewordings="5"))
+    assert [c.condition for c in reworded] == ["full", *(f"reworded{k}" for k in range(1, 6))]
+    with pytest.raises(ValueError, match="there are 5 reworded sets"):
+        matrix.cells(_matrix_args(cases="morse", rewordings="6"))
+
+
+def test_reworded_prompt_sets_say_the_headings_otherwise_and_keep_every_placeholder(tmp_path: Path) -> None:
+    """Five reworded sets of the brain's templates (issue 42): each heading in other words or form,
+    sections in another order, a question kept before its instructions, no placeholder lost."""
+    from brain_server.prompts import BUILTIN_DIR, PromptLibrary
+    from npc_lab.rewording import STYLES, reword, write_set
+
+    original = (BUILTIN_DIR / "conversation_summary.md").read_text()
+    sets = [write_set(tmp_path / str(k), k) for k in range(1, STYLES + 1)]
+    texts = [(d / "conversation_summary.md").read_text() for d in sets]
+    assert len({original, *texts}) == STYLES + 1
+    assert all("What $npc_name remembers that may come up:" not in t for t in texts)
+    heading = re.compile(r"^.*\$(?:memories|schedule|partner_memories|places)$", re.M)
+    assert all([m.group() for m in heading.finditer(t)] != [m.group() for m in heading.finditer(original)]
+               for t in texts)  # the sections' order moved too
+    react = reword((BUILTIN_DIR / "react.md").read_text(), 2)
+    assert react.index("$choices") < react.index("Give a one-sentence reason")
+    messages = PromptLibrary(sets[0]).render("react", {k: k for k in (
+        "persona", "time", "npc_name", "current_activity", "place", "observation", "status", "untold", "subject",
+        "relationship_memories", "status_memories", "choices", "choice_names")})
+    assert "recalls of" in messages[1]["content"]
 
 
 def test_a_started_brain_reflects_at_the_sims_threshold_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,11 @@ plan for the day (else the usual day its persona gives, `routine.day_shape`, no 
 per hour at each place the teller may enter outside its own home. No LLM call is added: what it
 finds is a few lines in prompts the NPC writes anyway.
 
+Where a town spends its evenings at home, no public place holds anyone then: a teller with free
+time and nowhere to find people calls on those it knows (named in who it is, or talked with) at
+their homes while they are there and awake (`calls_by_hour`). A call is the one way into a home
+that is not the NPC's own (`locate`'s access rule): laid by the plan, never chosen by the model.
+
 A host's own event is a commitment (`own_events`): on its day it is laid into the host's plan at
 its hour and place, as an accepted invitation is, whatever the model planned (a literal model
 plans it at the wrong hour, or sleeps through it).
@@ -17,13 +22,14 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
 from brain_server.cognition.gist import named_places
+from brain_server.cognition.heard import stems
 from brain_server.cognition.memory_stream import MemoryStream, unstamped
 from brain_server.cognition.plan import MEAL, named_days
 from brain_server.cognition.routine import day_shape
@@ -35,6 +41,8 @@ from brain_server.world import arena_of, sector_of
 
 SHOWN = 4  # gathering places a prompt lists
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
+CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
+MENTIONED = 3  # words of what the news is about that a conversation names when it told it
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
@@ -64,13 +72,16 @@ class Seek:
     found: tuple[Gathering, ...] = ()
     own: tuple[PlanItem, ...] = ()  # the NPC's own events of the day (`own_events`), kept whatever was planned
     where: Where = field(default_factory=dict)
+    calls: Where = field(default_factory=dict)  # homes of those it knows and has not told, while they are in
+    names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places, then up to
         VISITS hours of its free time at home (not asleep, not a meal) spent, each, where most of
         those it has not met yet on an earlier visit will be in that hour (at least SHORTEST_VISIT,
-        one-off): a model that plans its day as always, whatever the prompt says, still sends a
-        teller out, and to a different person each time where it can."""
+        one-off), else, with nobody to find out and about, calling on those it knows at their home:
+        a model that plans its day as always, whatever the prompt says, still sends a teller out,
+        and to a different person each time where it can."""
         plan = lay(plan, self.own)
         visits: list[PlanItem] = []
         met: set[str] = set()
@@ -82,15 +93,33 @@ class Seek:
             while len(visits) < VISITS and item.end - start >= SHORTEST_VISIT:
                 hour = start.replace(minute=0)
                 end = min(item.end, hour + VISIT)
-                new = {a: len(ids - met) for a, ids in ((a, hours.get(hour, set())) for a, hours in self.where.items())}
-                place = max(sorted(new), key=lambda a: new[a], default="")
-                if end - start >= SHORTEST_VISIT and new.get(place, 0):
-                    met |= self.where[place][hour]
+                if end - start >= SHORTEST_VISIT and (found := _most_new(self.where, hour, met) or
+                                                      _most_new(self.calls, hour, met)):
+                    place, ids = found
+                    met |= ids
                     visits.append(PlanItem(start=start, duration_minutes=(end - start) // timedelta(minutes=1),
-                                           activity=f"seeing people at the {place.rsplit(':', 1)[-1]}", emoji="🗣️",
-                                           address=place, one_off=True))
+                                           activity=self._visiting(place, ids), emoji="🗣️", address=place,
+                                           one_off=True))
                 start = end
         return lay(plan, visits)
+
+    def replanned(self, window: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
+        """A re-plan's window with its free time at home spent as `visit` spends the day's, and the
+        NPC's own events: by a re-plan the others have made their plans, so the visits go where
+        those plans put people, not where their usual days would (a day plan made at waking reads
+        only usual days: the model kept Korrin's signalman home while his usual day had him out)."""
+        return [*self.visit(window, home, now), *self.own] if window else []
+
+    def _visiting(self, place: str, ids: Collection[str]) -> str:
+        if place in self.calls:
+            return "calling on " + " and ".join(sorted(self.names.get(i, i) for i in ids))
+        return f"seeing people at the {place.rsplit(':', 1)[-1]}"
+
+
+def _most_new(where: Where, hour: datetime, met: Collection[str]) -> tuple[str, set[str]] | None:
+    """The place with the most people not `met` in `hour` (the first by name of equals), and them."""
+    new = {a: ids for a, hours in sorted(where.items()) if (ids := hours.get(hour, set()) - set(met))}
+    return max(new.items(), key=lambda i: len(i[1]), default=None)
 
 
 def lay(plan: Sequence[PlanItem], items: Iterable[PlanItem]) -> list[PlanItem]:
@@ -128,9 +157,33 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
     return [events[s] for s in sorted(events)]
 
 
-def told_since(npc: NpcState, news: MemoryNode) -> set[str]:
-    """The ids of those the NPC talked with since the news came to it: told, or had the chance."""
-    return {other for other, when in npc.last_chat.items() if when >= news.created}
+async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, names: Mapping[str, str]) -> set[str]:
+    """The ids of those the NPC told its news since it came to it: talked with, in a conversation
+    it remembers as naming the news (`mentions`); a chat about the weather told nothing, so a
+    co-worker beside a teller all day is still one to tell after their first chat. `names`: the
+    people's names by id. One it talked with but keeps no memory of the talk counts as told."""
+    talked = {other for other, when in npc.last_chat.items() if when >= news.created}
+    if not talked:
+        return set()
+    chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
+             if c.created >= news.created]
+    remembered = {o for o in talked if any(_with(c, names.get(o, o)) for c in chats)}
+    return {o for o in talked if o not in remembered or
+            any(_with(c, names.get(o, o)) and mentions(c.description, news) for c in chats)}
+
+
+def mentions(text: str, news: MemoryNode) -> bool:
+    """Whether `text` names the news: MENTIONED of the words of what it is about (its first
+    clause, the teller's name left out; all of them, if fewer), in any word form."""
+    about = unstamped(gist(news)).split(",")[0]
+    wanted = stems(about) - stems(news.subject)
+    return len(wanted & stems(text)) >= min(MENTIONED, len(wanted))
+
+
+def _with(chat: MemoryNode, name: str) -> bool:
+    """Whether a conversation memory is one with `name` (its partner, or one of a group's)."""
+    heading = chat.description.split("\n", 1)[0]
+    return bool(name) and (name == chat.object or re.search(rf"(?<!\w){re.escape(name)}(?!\w)", heading) is not None)
 
 
 def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
@@ -139,6 +192,30 @@ def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, pl
     `places` outside the teller's home sector (their plans, else their usual days)."""
     home = sector_of(teller.persona.home)
     allowed = {arena_of(p) for p in places if sector_of(p) != home}
+    return _by_hour(teller, town, now, told, lambda other, arena: arena in allowed)
+
+
+def calls_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, *, told: Collection[str] = ()) -> Where:
+    """Where those the teller knows (`knows`) and has not `told` will be at their own homes and
+    awake for the rest of `now`'s day, hour by hour (not the teller's own household)."""
+    home = sector_of(teller.persona.home)
+    known = [o for o in town if knows(teller, o) and sector_of(o.persona.home) != home]
+    return _by_hour(teller, known, now, told, lambda other, arena: sector_of(arena) == sector_of(other.persona.home))
+
+
+def knows(teller: NpcState, other: NpcState) -> bool:
+    """Whether `other` is someone the teller knows well enough to call on: named in who the teller
+    is (its identity or status), or talked with."""
+    name = other.persona.name.strip()
+    said = f"{teller.persona.identity}\n{teller.persona.currently}"
+    return other.npc_id in teller.last_chat or bool(name) and re.search(
+        rf"(?<!\w){re.escape(name)}(?!\w)", said, re.IGNORECASE) is not None
+
+
+def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Collection[str],
+             there_if: Callable[[NpcState, str], bool]) -> Where:
+    """Where the others not `told` will be awake, hour by hour from `now` to the day's end, at
+    the arenas `there_if` keeps (their plans, else their usual days)."""
     there: Where = defaultdict(lambda: defaultdict(set))
     day, tz = now.date(), now.tzinfo
     first, last = now.replace(minute=0, second=0, microsecond=0), datetime.combine(day + _DAY, time(0), tzinfo=tz)
@@ -146,7 +223,7 @@ def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, pl
         if other.npc_id == teller.npc_id or other.npc_id in told:
             continue
         for start, end, activity, address in _day_of(other, day, tz):
-            if is_sleep(activity) or (arena := arena_of(address)) not in allowed:
+            if is_sleep(activity) or not there_if(other, arena := arena_of(address)):
                 continue
             hour = max(first, start.replace(minute=0, second=0, microsecond=0))
             while hour < min(end, last):
@@ -172,13 +249,28 @@ def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places
     return sorted(found, key=lambda g: (-g.people, g.start - g.end, g.start))[:SHOWN]
 
 
+def hosting(name: str, news: MemoryNode) -> bool:
+    """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
+    naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
+    text = news.description
+    return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
+
+
+def about(name: str, news: MemoryNode) -> str:
+    """The news as a prompt's sentence goes on after "<name> has news ...": said to be an event the
+    NPC hosts when it is one (a model read "wants to teach a lesson ... on January 21" as no event
+    to speak of, while a whisper's party or a plan's "hosting: ..." it told), without stamps."""
+    text = unstamped(gist(news)).rstrip(".")
+    return f", an event they are hosting: {text}" if hosting(name, news) else f": {text}"
+
+
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on: {unstamped(gist(news)).rstrip('.')}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -211,7 +303,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
     conversation on the event's day, not only in the day after it was thought of. None for a
     voice without a mind (the player)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind: {unstamped(news.description).rstrip('.')}." if news is not None else ""
+    return f"{name} has news on their mind{about(name, news)}." if news is not None else ""
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -224,18 +316,21 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
         return Seek(own=own)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
-    where = untold_by_hour(npc, town, now, places, told=told_since(npc, news))
+    names = {o.npc_id: o.persona.name for o in town}
+    told = await told_since(npc, news, stream, names)
+    where = untold_by_hour(npc, town, now, places, told=told)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own, where)
+    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own, where,
+                calls_by_hour(npc, town, now, told=told), names)
 
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
     """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
     as a prompt sentence ("" if none)."""
     news = await held_news(npc.npc_id, now, stream)
-    if news is None or other.npc_id in told_since(npc, news):
+    if news is None or other.npc_id in await told_since(npc, news, stream, {other.npc_id: other.persona.name}):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet: {unstamped(gist(news)).rstrip('.')}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news)}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:

@@ -137,12 +137,13 @@ class Workshop:
     async def replan(self, draft: NpcState, now: datetime, reason: str, trace: Trace, work: Work) -> Apply:
         """Re-plan the next hours of `draft` (`plan.replan_from`); the window is laid over the plan as it
         is when the answer lands, keeping what was promised meanwhile (`plan.lay_window`) and the
-        NPC's own events of the day (`gather.own_events`), whatever the window holds."""
+        NPC's own events of the day, its free time at home spent seeking people out when it holds
+        news (`gather.Seek.replanned`), whatever the window holds."""
         world = await self.records.world(draft.world_name)
         planned, places = list(draft.plan), plan_places(world, draft)
         seek = await seeking(draft, now, self.stream, self.records, places)
         window = await replan_from(draft, now, reason, self.stream, trace, work=work, places=places, seek=seek.lines)
-        return lambda live: lay_window(live, planned, [*window, *seek.own] if window else [])
+        return lambda live: lay_window(live, planned, seek.replanned(window, draft.persona.home, now))
 
     async def plan(self, work: Work, now: datetime, trace: Trace) -> bool:
         """Plan the day (`plan.py`), then adopt it unless another plan for today landed first."""

@@ -49,6 +49,7 @@ log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
+AGAIN_ANSWER_CHARS = 2000  # of an unusable answer shown back to the model when asking again
 _CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 
 
@@ -145,10 +146,11 @@ class LLM:
         counter.calls += 1  # counted up front, so a call in flight shows
         started = time.perf_counter()
         result: Out | None = None
+        asked = messages
         for attempt in range(1, self._max_attempts + 1):
             record.attempts = attempt
             try:
-                result = await self._attempt(prompt, variables, messages, record, work, listener)
+                result = await self._attempt(prompt, variables, asked, record, work, listener)
                 break
             except WorkDropped:
                 if attempt == 1:
@@ -164,6 +166,7 @@ class LLM:
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
+                asked = self._again(messages, record.raw_completion, exc) if isinstance(exc, AnswerError) else asked
                 await self._sleep(self._retry_delay_s(exc, attempt))
         counter.attempts += record.attempts
         counter.retries += record.attempts - 1
@@ -182,6 +185,12 @@ class LLM:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
+
+    def _again(self, messages: list[dict[str, str]], answer: str, error: Exception) -> list[dict[str, str]]:
+        """The request again, with the unusable answer and what was wrong with it (`answer_again.md`):
+        a model at temperature 0 gives the same unusable answer to the same request."""
+        note = self.prompts.template("answer_again").substitute(error=str(error)[:300]).strip()
+        return [*messages, {"role": "assistant", "content": answer[:AGAIN_ANSWER_CHARS]}, {"role": "user", "content": note}]
 
     def _retry_delay_s(self, exc: Exception, attempt: int) -> float:
         """The endpoint's Retry-After where it sent one (bounded), else exponential backoff with jitter."""

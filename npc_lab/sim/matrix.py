@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Any
 
+from npc_lab.rewording import STYLES, write_set
 from npc_lab.sim.data import ROOT, Resident, Scenario, load_all
 from npc_lab.sim.measure import PAPER, report
 from npc_lab.sim.runner import Sim, SimConfig
@@ -33,6 +34,11 @@ PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.1
                  "attended": "5 of 12 invited"}
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
              "no_memory": "observation,reflection,planning"}  # the paper's conditions
+# Controls (issue 42), run on every case, mood and view asked: what diffusion is without the
+# architecture's part. Retrieval with every weight 0 ranks no memory above another: each prompt gets
+# as many memories as before, in the store's own order, unrelated to the question.
+CONTROLS: dict[str, dict[str, Any]] = {"random_retrieval": {"weight_recency": 0.0, "weight_importance": 0.0,
+                                                            "weight_relevance": 0.0}}
 MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
@@ -86,6 +92,10 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--seeds", default="0,1,2", help="matrix seeds")
     sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
                      "with the hard stand-in in view ('' for none)")
+    sim.add_argument("--controls", default="", help=f"control conditions run besides full on every case, mood, "
+                     f"view and seed ({', '.join(CONTROLS)}; '' for none)")
+    sim.add_argument("--rewordings", type=int, default=0, help="run every case, mood, view and seed again under "
+                     "this many reworded prompt sets (npc_lab/rewording.py: headings and section order; up to 5)")
     sim.add_argument("--resume", action="store_true", help="keep the runs already measured in the matrix folder")
     sim.add_argument("--report", action="store_true", help="run nothing: the table, matrix.json and the plot of "
                      "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
@@ -99,13 +109,19 @@ def cells(args: argparse.Namespace) -> list[Cell]:
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
     unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
     unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
+    unknown += [c for c in split(getattr(args, "controls", "")) if c not in CONTROLS]
     unknown += [m for m in split(args.moods) if m not in MOODS]
     if unknown:
         raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods {', '.join(MOODS)}; "
-                         f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}")
+                         f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}; controls {', '.join(CONTROLS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
-    out = [Cell(c, m, v, s) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds]
+    rewordings = getattr(args, "rewordings", 0)
+    if not 0 <= rewordings <= STYLES:
+        raise ValueError(f"--rewordings {rewordings}: there are {STYLES} reworded sets")
+    conditions = ["full", *split(getattr(args, "controls", "")), *(f"reworded{k}" for k in range(1, rewordings + 1))]
+    out = [Cell(c, m, v, s, k) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds
+           for k in conditions]
     if any(c.name == "party" for c in cases):
         party = next(c for c in cases if c.name == "party")
         out += [Cell(party, "hard", "in", s, a) for a in split(args.ablations) for s in seeds]
@@ -143,10 +159,16 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
     settings: dict[str, Any] = {"background_thinking": False}
     if getattr(args, "reflection_threshold", None):
         settings["reflection_threshold"] = args.reflection_threshold
-    if cell.condition != "full":
+    if cell.condition in ABLATIONS:
         settings["ablate"] = ABLATIONS[cell.condition]
+    settings.update(CONTROLS.get(cell.condition, {}))
+    if cell.condition.startswith("reworded"):
+        style = int(cell.condition.removeprefix("reworded"))
+        settings["prompts_dir"] = str(write_set(folder / f"prompts-{cell.condition}", style))
     out = folder / cell.label
     shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    settings["llm_record"] = str(out / "calls.jsonl")  # what the brain showed the model: exposure, leakage
     started = time.perf_counter()
     with StandInOpenAI(seed=cell.seed, mood=cell.mood) as model:
         settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
@@ -172,6 +194,9 @@ def row(cell: Cell, out: Path) -> dict[str, Any]:
             "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
             "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
             "llm_calls": stats["llm_calls"],
+            "exposure": (m.get("exposure") or {}).get("share"),
+            "exposure_host": ((m.get("exposure") or {}).get("host") or {}).get("share"),
+            "leaked": (m.get("leakage") or {}).get("leaked"),
             "reflections_per_day": m["reflections"]["per_day_mean"] if m.get("reflections") else None,
             "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
 
@@ -211,8 +236,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
                                "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
         for key in ("diffusion", "density_start", "density_end", "attended", "hallucinated", "llm_calls",
-                    "reflections_per_day"):
-            values = [r[key] for r in runs if r[key] is not None]
+                    "reflections_per_day", "exposure", "exposure_host", "leaked"):
+            values = [r[key] for r in runs if r.get(key) is not None]
             row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
                         "max": max(values)} if values else None
         out.append(row)
@@ -221,8 +246,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def table(groups: list[dict[str, Any]]) -> str:
     lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
-             "| invitees attended median, mean (min-max) | reflections a day | paper |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| invitees attended median, mean (min-max) | reflections a day | exposure: all, host | paper |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         d, att = g["diffusion"], g["attended"]
         paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
@@ -230,10 +255,16 @@ def table(groups: list[dict[str, Any]]) -> str:
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
                      f"{d['median']:.0%}, {d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
                      f"{_range(g['density_end'])} | {_range(att, 1, median=True) if att else '-'} | "
-                     f"{_range(g.get('reflections_per_day'), 1)} | {paper} |")
+                     f"{_range(g.get('reflections_per_day'), 1)} | {_exposure(g)} | {paper} |")
     return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
         "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended; 2-3 reflections a day. Every other figure: the " \
         "stand-in model."
+
+
+def _exposure(group: dict[str, Any]) -> str:
+    """The median share of knowers' social prompts that showed the news, and of the host's ("-": not recorded)."""
+    shares = [f"{group[k]['median']:.0%}" if group.get(k) else "-" for k in ("exposure", "exposure_host")]
+    return ", ".join(shares)
 
 
 def write(folder: Path, rows: list[dict[str, Any]]) -> None:

@@ -9,7 +9,8 @@
   only the pairs who name each other in persona or memories (a bound, not the paper's measure),
   and the pairs who have had a conversation (the partner of a chat, not anyone it mentions);
 - coordination: who heard of the event in a conversation (invited), who has a plan or thought
-  about it (planned), who was at the place during its window (attended, from moves.jsonl).
+  about it (planned), who was at the place during its window (attended, from moves.jsonl);
+- exposure and leakage (`exposure.py`): what the brain showed its model, from the recorded requests.
 
 `report(run)` writes report.md, measurements.json and PNG plots (matplotlib, if installed).
 """
@@ -23,6 +24,8 @@ from pathlib import Path
 import re
 import statistics
 from typing import Any
+
+from npc_lab.sim.exposure import exposure, leakage
 
 PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
          "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
@@ -232,8 +235,11 @@ def measure(run: Path) -> dict[str, Any]:
         coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
                         "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
+    known = {npc: t.replace(tzinfo=None) for npc, t in first_known.items()}
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
             "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination,
+            "exposure": exposure(run, known, names, host, lambda text: _mentions(text, keywords)),
+            "leakage": leakage(run, memories, names),
             "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", []))),
             "reflections": reflections(run, ids, (end - start).total_seconds() / 86400)}
 
@@ -317,6 +323,11 @@ def report(run: Path) -> dict[str, Any]:
         ("pairs who chatted", f"{g['chatted_pairs']} (density {g['chatted_density']:.3f})"
          + (f"; the host with {len(g['host_chatted'])}" if "host_chatted" in g else ""), "-"),
     ]
+    if e := result["exposure"]:
+        rows.append(("exposure: prompts of those who knew that showed the news", f"{e['showed']} of {e['prompts']}"
+                     f" ({_share(e['share'])}); the host {e['host']['showed']} of {e['host']['prompts']}", "-"))
+    if leak := result["leakage"]:
+        rows.append(("leakage: memory lines shown as the wrong speaker's", f"{leak['leaked']} of {leak['lines']}", "-"))
     if r := result["reflections"]:
         rows.append(("reflections per resident per game day", f"{r['per_day_mean']:.1f} ({r['per_day_min']:.1f}-"
                      f"{r['per_day_max']:.1f}) over {r['days']:.1f} days", PAPER["reflections"]))

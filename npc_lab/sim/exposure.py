@@ -1,0 +1,134 @@
+"""What the brain showed its model, read from a run's recorded requests (`calls.jsonl`, written by
+the started brain with NPC_BRAIN_LLM_RECORD): the measures the brain controls whatever model
+answers (issue 42).
+
+- exposure: of the prompts in which someone who knew the news speaks or decides whether to talk
+  (a reaction, a conversation's turn or gist), the share that show the news (in a one-call
+  conversation, in that speaker's own part). A teller shown its news in few of them passes it on
+  rarely, however willing the model.
+- leakage: in the one-call conversations, the memory lines shown as one speaker's that are not
+  that speaker's memories but the other's (each speaker may say only what it could know).
+
+Each prompt is placed by its mind (the system line names whose mind it is) and its game time (the
+"It is <day>, <HH:MM>" of the prompt); a prompt with neither is not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+SOCIAL = ("react", "converse_turn", "conversation_summary", "group_turn", "group_summary")
+_MIND = re.compile(r"inner mind of ([^,.\n]+)")
+_NOW = re.compile(r"\bIt is (?:\w+day )?(\w+) (\d{1,2}), (\d{1,2}):(\d\d)")
+_REMEMBERS = re.compile(r"^What (.+?) remembers that may come up:\s*$")
+_NEWS = re.compile(r"^(.+?) has news (?:on their mind|to pass on)")
+_ENDS = ("What ", "Places ", "It is ")  # a line starting so starts another part of the prompt
+_STAMP = re.compile(r"^- (?:\[[^\]]*\] )?")
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                        "september", "october", "november", "december"), 1)}
+
+
+def requests(run: Path) -> Iterator[dict[str, Any]]:
+    """The recorded requests of a run (none if it recorded nothing)."""
+    path = run / "calls.jsonl"
+    if path.is_file():
+        with path.open(encoding="utf-8") as lines:
+            yield from (json.loads(line) for line in lines if line.strip())
+
+
+def _placed(call: dict[str, Any], year: int) -> tuple[str, datetime, str] | None:
+    """(mind, game time, the prompt's text) of a recorded request, if both can be read."""
+    messages = call.get("messages", [])
+    system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
+    user = "\n".join(m.get("content", "") for m in messages if m.get("role") == "user")
+    mind, now = _MIND.search(system), _NOW.search(user)
+    if mind is None or now is None or now.group(1).lower() not in _MONTHS:
+        return None
+    when = datetime(year, _MONTHS[now.group(1).lower()], int(now.group(2)), int(now.group(3)), int(now.group(4)))
+    return mind.group(1).strip(), when, user
+
+
+def exposure(run: Path, first_known: Mapping[str, datetime], names: Mapping[str, str], host: str,
+             mentions: Callable[[str], bool]) -> dict[str, Any] | None:
+    """Per knower (npc id -> when it first held the news, naive game time) and for the host: how
+    many of its social prompts from then on showed the news. None without a recording."""
+    by_name = {v: k for k, v in names.items()}
+    year = min(first_known.values()).year if first_known else 2000
+    shown: dict[str, list[bool]] = {}
+    seen = False
+    for call in requests(run):
+        seen = True
+        if call.get("purpose") not in SOCIAL or (placed := _placed(call, year)) is None:
+            continue
+        mind, when, text = placed
+        # A one-call conversation shows each speaker its own memories: each is judged on its own part.
+        parts = speakers_parts(text).items() if call["purpose"].endswith("_summary") else [(mind, text)]
+        for who, part in parts:
+            npc = by_name.get(who)
+            if npc in first_known and when >= first_known[npc]:
+                shown.setdefault(npc, []).append(mentions(part))
+    if not seen:
+        return None
+    pooled = [s for flags in shown.values() for s in flags]
+    return {"prompts": len(pooled), "showed": sum(pooled), "share": sum(pooled) / len(pooled) if pooled else None,
+            "host": _share(shown.get(host, [])),
+            "by_npc": {npc: _share(flags) for npc, flags in sorted(shown.items())}}
+
+
+def speakers_parts(text: str) -> dict[str, str]:
+    """A one-call conversation's prompt, by speaker: the memories shown under "What <name>
+    remembers" (to a blank line or the next part) and the line "<name> has news ..."."""
+    parts: dict[str, list[str]] = {}
+    current = ""
+    for line in text.splitlines():
+        if heading := _REMEMBERS.match(line):
+            current = heading.group(1).strip()
+            parts.setdefault(current, [])
+        elif news := _NEWS.match(line):
+            parts.setdefault(news.group(1).strip(), []).append(line)
+        elif not line.strip() or line.startswith(_ENDS):
+            current = ""
+        elif current:
+            parts[current].append(line)
+    return {who: "\n".join(lines) for who, lines in parts.items()}
+
+
+def _share(flags: list[bool]) -> dict[str, Any]:
+    return {"prompts": len(flags), "showed": sum(flags), "share": sum(flags) / len(flags) if flags else None}
+
+
+def leakage(run: Path, memories: Mapping[str, list[dict[str, Any]]], names: Mapping[str, str]) -> dict[str, Any] | None:
+    """In the recorded one-call conversations: memory lines shown under one speaker that are the
+    other's memories and not its own. None without a recording."""
+    by_name = {v: k for k, v in names.items()}
+    texts = {npc: [x.get("description", "") for x in mems] for npc, mems in memories.items()}
+    lines = leaked = 0
+    examples: list[str] = []
+    seen = False
+    for call in requests(run):
+        seen = True
+        if call.get("purpose") not in ("conversation_summary", "group_summary"):
+            continue
+        user = "\n".join(m.get("content", "") for m in call.get("messages", []) if m.get("role") == "user")
+        sections = [(by_name.get(who), body) for who, body in speakers_parts(user).items()]
+        speakers = {npc for npc, _ in sections if npc}
+        for npc, body in sections:
+            if npc is None:
+                continue
+            for line in body.splitlines():
+                said = _STAMP.sub("", line).strip()[:60]
+                if not line.startswith("- ") or not said or said.startswith("("):
+                    continue
+                lines += 1
+                theirs = any(said in t for t in texts.get(npc, []))
+                if not theirs and any(said in t for other in speakers - {npc} for t in texts.get(other, [])):
+                    leaked += 1
+                    examples = [*examples, f"{names[npc]}: {said}"][:5]
+    if not seen:
+        return None
+    return {"lines": lines, "leaked": leaked, "share": leaked / lines if lines else None, "examples": examples}
