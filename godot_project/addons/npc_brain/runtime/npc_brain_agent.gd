@@ -114,7 +114,8 @@ const Verbs := preload("npc_brain_agent_verbs.gd")
 	set(value):
 		persona = value
 		update_configuration_warnings()
-## The world it lives in; empty: the first NpcBrainWorld in the scene.
+## The world it lives in; empty: the first NpcBrainWorld in the scene, found as the agent is
+## ready (so a sibling's `_ready` can use it), or when it starts if none was there yet.
 @export var world: NpcBrainWorld
 ## Start when the world is registered; off: call `start()` yourself.
 @export var autostart: bool = true
@@ -261,6 +262,8 @@ func _ready() -> void:
 	if Engine.is_editor_hint():
 		return
 	_rng.seed = hash(npc_id)
+	if world == null:
+		world = NpcBrainWorld.find_in(get_tree())
 	if autostart:
 		start.call_deferred()
 
