@@ -82,6 +82,7 @@ class Player:
         self._talks: dict[tuple[str, str], PlayerTalk] = {}
         self._answering: dict[str, set[asyncio.Task[object]]] = {}  # Talks being answered, by NPC
         self._ended: set[asyncio.Task[object]] = set()  # those `end` cancelled
+        self._sweeper: asyncio.Task[None] | None = None  # ends the talks players left (`_sweep`)
 
     def end(self, npc_ids: Collection[str]) -> list[asyncio.Task[object]]:
         """End every conversation of these NPCs with the player, unremembered (ResetNpc, DeleteNpc,
@@ -140,6 +141,8 @@ class Player:
             await self._end_talks(npc_id)
             talk = self._talks[key] = await self._start_talk(speaker, player, now, trace)
         talk.spoken, talk.at = time.monotonic(), now
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep())
         turned_from = await self.chats.interrupt(npc_id, player, text, now, trace)
         talk.witnesses += [i for i in turned_from if i not in talk.witnesses]
         async with talk.lock:
@@ -189,8 +192,9 @@ class Player:
 
     async def _end_talks(self, npc_id: str) -> None:
         """Open player conversations are bounded: one the player left (silent for
-        NPC_BRAIN_PLAYER_TALK_IDLE_S) ends, and so does the least recently continued beyond
-        OPEN_TALKS_PER_NPC for this NPC or OPEN_TALKS in all; each is remembered as if it had ended."""
+        NPC_BRAIN_PLAYER_TALK_IDLE_S, found at the next Talk or `_sweep`) ends, and so does the
+        least recently continued beyond OPEN_TALKS_PER_NPC for this NPC or OPEN_TALKS in all; each
+        is remembered as if it had ended."""
         clock, idle = time.monotonic(), self.settings.player_talk_idle_s
         open_talks = sorted((t.spoken, k) for k, t in self._talks.items() if not t.lock.locked())
         mine = [k for _, k in open_talks if k[0] == npc_id]
@@ -209,6 +213,14 @@ class Player:
                 self.thinking.traces.add(trace)
                 await self.thinking.meanwhile(self._remember_talk(key[0], key[1], talk, talk.at, trace),
                                               (key[0], *talk.witnesses))
+
+    async def _sweep(self) -> None:
+        """While any talk is open, every quarter of NPC_BRAIN_PLAYER_TALK_IDLE_S the ones the player
+        left end and are remembered (`_end_talks`), so what a player agreed and walked away from
+        becomes a plan without waiting for someone's next Talk."""
+        while self._talks:
+            await asyncio.sleep(self.settings.player_talk_idle_s / 4)
+            await self._end_talks("")
 
     async def _start_talk(self, speaker: Speaker, player: str, now: datetime, trace: Trace) -> PlayerTalk:
         name, stream = speaker.persona.name, self.stream
@@ -304,7 +316,9 @@ class Player:
         return answer, trace
 
     async def close(self) -> None:
-        """Stop writing the NPCs' views of the players."""
+        """Stop writing the NPCs' views of the players, and ending the talks they left."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         summaries = [t.summary for t in self._talks.values() if t.summary is not None]
         for task in summaries:
             task.cancel()
