@@ -13,13 +13,15 @@ import pytest
 
 from brain_server.config import Settings
 from brain_server.settings_cli import MASK, env_name, flag
+from tests.zygote import ZYGOTE
 
 
 def npc_brain(*args: str, cwd: Path, env: dict[str, str] | None = None,
               module: str = "brain_server.cli") -> subprocess.CompletedProcess[str]:
+    """`python -m module *args` to its end without the NPC_BRAIN_* environment (forked from the
+    zygote, tests/zygote.py: the same command without an interpreter's start and imports)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
-                          timeout=60, cwd=cwd, env=clean | (env or {}))
+    return ZYGOTE.run(module, list(args), clean | (env or {}), cwd, timeout=60)
 
 
 def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
