@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def npc_brain(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m brain_server.cli *args` to its end (forked from the zygote, tests/zygote.py)."""
-    return ZYGOTE.run("brain_server.cli", list(args), dict(os.environ) if env is None else env, ROOT, timeout=60)
+    """`python -m brain_server.cli *args` to its end (forked from the zygote, tests/zygote.py). Its
+    limit is a hang guard: `check` on the embedded defaults took 75 s at a load average of 20."""
+    return ZYGOTE.run("brain_server.cli", list(args), dict(os.environ) if env is None else env, ROOT, timeout=300)
 
 
 def test_environment_beats_the_toml_file(tmp_path: Path, monkeypatch) -> None:

@@ -21,7 +21,7 @@ def npc_brain(*args: str, cwd: Path, env: dict[str, str] | None = None,
     """`python -m module *args` to its end without the NPC_BRAIN_* environment (forked from the
     zygote, tests/zygote.py: the same command without an interpreter's start and imports)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-    return ZYGOTE.run(module, list(args), clean | (env or {}), cwd, timeout=60)
+    return ZYGOTE.run(module, list(args), clean | (env or {}), cwd, timeout=300)  # a hang guard
 
 
 def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:
