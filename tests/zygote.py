@@ -112,8 +112,8 @@ class Zygote:
             timeout: float) -> subprocess.CompletedProcess[str]:
         """`python -m module *args` to its end, as `subprocess.run(capture_output=True, text=True)`
         tells it (its stdout and stderr apart): the command-line tests' processes, without an
-        interpreter's start and the server's imports each (issue 40: `--help` and `config` went
-        from 0.7-2.8 CPU-s a run to 0.7; `check` and `serve` import the server, 2.3 CPU-s)."""
+        interpreter's start and the server's imports each (issue 40: `check` and `serve` import
+        the server, 2.3 CPU-s; `config` and `--help` import none, and cost as much forked)."""
         out, err = os.pipe(), os.pipe()
         try:
             pid, status = self._fork(module, args, env, cwd, [out[1], err[1]])
