@@ -3,8 +3,9 @@ Chromium) against a real brain: tools/engine_bench.py's crowd. Its report (reque
 second, frame times, the page's CPU) is printed and written to test-artifacts/engine-bench-N.json.
 The suite runs 700 (issue 40: 1,000 took 100 s of its time); what it checks does not depend on the
 count as long as an agent in the ward on screen sees more agents than a Decide may carry
-perceptions (64): that ward holds a tenth of them and an eighteenth of the rest, 103 of 700. The size issue 32 asks for is the tool's:
-`python -m tools.engine_bench --agents 1000` (or 2000), figures in docs/benchmarks.md."""
+perceptions (64): that ward holds a tenth of them and an eighteenth of the rest, 105 of 700. The
+size issue 32 asks for is the tool's: `python -m tools.engine_bench --agents 1000` (or 2000),
+figures in docs/benchmarks.md."""
 
 from __future__ import annotations
 
