@@ -95,11 +95,24 @@ def brain_factory(fake_llm: FakeOpenAI, tmp_path: Path) -> Iterator:
 
     Its NPCs think before answering (BACKGROUND_THINKING=false), so a test reads each Decide's
     consequences in its answer; tests of the real-time path pass background_thinking=True."""
+    yield from _brains(fake_llm, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def module_brain_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """brain_factory for the tests of a module that only read what a brain answers (errors, headers,
+    reflection): its brains and their fake LLM serve all of them (issue 40: a brain per test cost
+    the suite a start each). tests/tiers.py counts its tests as `brain` tests too."""
+    with FakeOpenAI() as fake:
+        yield from _brains(fake, tmp_path_factory.mktemp("brains"))
+
+
+def _brains(fake_llm: FakeOpenAI, folder: Path) -> Iterator:
     started: list[BrainProcess] = []
 
     def factory(**settings: object) -> BrainProcess:
         brain = BrainProcess({"llm_base_url": fake_llm.base_url, "llm_model": "fake-model",
-                              "data_dir": tmp_path / f"data{len(started)}", "background_thinking": False,
+                              "data_dir": folder / f"data{len(started)}", "background_thinking": False,
                               **settings}).start()
         started.append(brain)
         return brain

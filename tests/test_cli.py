@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -10,13 +11,15 @@ import sys
 from brain_server.config import Settings
 from tests.town import spawn_json, world_json
 from tests.waits import wait_until
+from tests.zygote import ZYGOTE
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def npc_brain(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "brain_server.cli", *args], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, env=env)
+    """`python -m brain_server.cli *args` to its end (forked from the zygote, tests/zygote.py). Its
+    limit is a hang guard: `check` on the embedded defaults took 75 s at a load average of 20."""
+    return ZYGOTE.run("brain_server.cli", list(args), dict(os.environ) if env is None else env, ROOT, timeout=300)
 
 
 def test_environment_beats_the_toml_file(tmp_path: Path, monkeypatch) -> None:

@@ -18,8 +18,10 @@ from brain_server.settings_cli import MASK, env_name, flag
 def npc_brain(*args: str, cwd: Path, env: dict[str, str] | None = None,
               module: str = "brain_server.cli") -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
+    # A process of its own, not a fork of tests/zygote.py's: these commands import no server (0.5
+    # CPU-s a run), and the fast tier runs them, where no zygote would be started otherwise.
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
-                          timeout=60, cwd=cwd, env=clean | (env or {}))
+                          timeout=300, cwd=cwd, env=clean | (env or {}))  # a hang guard
 
 
 def _one_line_error(result: subprocess.CompletedProcess[str]) -> str:

@@ -1,7 +1,11 @@
-"""A thousand agents of the addon in the real engine (the Godot 4.6 web runtime in headless
-Chromium) against a real brain: tools/engine_bench.py's crowd at the size issue 32 asks for. Its
-report (requests and Decides a second, frame times, the page's CPU) is printed and written to
-test-artifacts/engine-bench-1000.json; `python -m tools.engine_bench --agents 2000` runs it larger."""
+"""Hundreds of agents of the addon in the real engine (the Godot 4.6 web runtime in headless
+Chromium) against a real brain: tools/engine_bench.py's crowd. Its report (requests and Decides a
+second, frame times, the page's CPU) is printed and written to test-artifacts/engine-bench-N.json.
+The suite runs 700 (issue 40: 1,000 took 100 s of its time); what it checks does not depend on the
+count as long as an agent in the ward on screen sees more agents than a Decide may carry
+perceptions (64): that ward holds a tenth of them and an eighteenth of the rest, 105 of 700. The
+size issue 32 asks for is the tool's: `python -m tools.engine_bench --agents 1000` (or 2000),
+figures in docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -14,12 +18,13 @@ import pytest
 from tools import engine_bench, godot_web
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+AGENTS = 700
 
 
 @pytest.mark.godot
 @pytest.mark.slow
-def test_a_thousand_agents_spawn_and_act_in_a_few_requests_a_second(brain_factory, tmp_path: Path) -> None:
-    """Every one of 1,000 agents spawns and has a decision applied (it walked); most are a crowd
+def test_hundreds_of_agents_spawn_and_act_in_a_few_requests_a_second(brain_factory, tmp_path: Path) -> None:
+    """Every one of the agents spawns and has a decision applied (it walked); most are a crowd
     or out of view, as the addon tells from the camera; once they all have decided, their
     Decides reach the brain gathered in DecideBatch calls: a few requests a second, each
     carrying several Decides, and nothing else; no call fails (in the busy ward on screen an agent
@@ -27,15 +32,15 @@ def test_a_thousand_agents_spawn_and_act_in_a_few_requests_a_second(brain_factor
     if not Path(godot_web.CHROMIUM).exists():
         pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
     brain = brain_factory(web_root=engine_bench.build(tmp_path), background_thinking=True)
-    report = engine_bench.measure(brain.http_url, agents=1000, seconds=10)
+    report = engine_bench.measure(brain.http_url, agents=AGENTS, seconds=10)
     report["load_average"] = os.getloadavg()
     ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "engine-bench-1000.json").write_text(json.dumps(report, indent=1))
+    (ARTIFACTS / f"engine-bench-{AGENTS}.json").write_text(json.dumps(report, indent=1))
     print(engine_bench.table(report), f"load average {report['load_average']}", sep="\n")
-    assert report["all_decided"] and (report["spawned"], report["decided"], report["walked"]) == (1000, 1000, 1000), (
+    assert report["all_decided"] and (report["spawned"], report["decided"], report["walked"]) == (AGENTS,) * 3, (
         report)
     attention = report["attention"]
-    assert attention["in_view"] > 0 and attention["crowd"] + attention["out_of_view"] > 700, attention
+    assert attention["in_view"] > 0 and attention["crowd"] + attention["out_of_view"] > 0.7 * AGENTS, attention
     steady = report["steady"]
     assert set(steady["requests"]) == {"DecideBatch"}, steady
     # Gathered: each request carries several Decides (how many a second, the printed table says).

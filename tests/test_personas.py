@@ -4,6 +4,7 @@ transports against a real brain, and in-process: the new persona is in the next 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import json
 
 import grpc
@@ -60,18 +61,30 @@ def test_an_edited_persona_keeps_memories_and_plans_on_both_transports(clients: 
     assert answer["updated"] is True and answer["changed"] == ["lifestyle"]
 
 
-@pytest.mark.parametrize(("body", "code", "fragment"), [
-    (edited(home=f"{WORLD}:Atlantis:harbour"), "invalid_argument", "not in world"),
-    (edited(name="Klaus Mueller"), "already_exists", "own name"),
-    (json.loads(json.dumps(spawn_json()).replace(WORLD, "Elsewhere")), "already_exists", "DeleteNpc"),
-])
-def test_a_bad_edit_is_refused_and_changes_nothing(clients: Clients, body: dict, code: str, fragment: str) -> None:
+@pytest.fixture(scope="module")
+def two_towns(module_brain_factory) -> Iterator[Clients]:
+    """The Ville with Isabella and Klaus, and a world named Elsewhere, in one brain for the refused
+    edits: each leaves it as it was (each test checks that), so they share it (issue 40)."""
+    clients = Clients(module_brain_factory())
+    clients.grpc("RegisterWorld", world_json())
+    clients.grpc("SpawnNpc", spawn_json())
     klaus = spawn_json("klaus")
     klaus["persona"].update(name="Klaus Mueller", home=CAFE, knownAreas=[CAFE])
     clients.grpc("SpawnNpc", klaus)
     elsewhere = world_json()
     elsewhere["world"]["name"] = "Elsewhere"
     clients.grpc("RegisterWorld", elsewhere)
+    yield clients
+    clients.close()
+
+
+@pytest.mark.parametrize(("body", "code", "fragment"), [
+    (edited(home=f"{WORLD}:Atlantis:harbour"), "invalid_argument", "not in world"),
+    (edited(name="Klaus Mueller"), "already_exists", "own name"),
+    (json.loads(json.dumps(spawn_json()).replace(WORLD, "Elsewhere")), "already_exists", "DeleteNpc"),
+])
+def test_a_bad_edit_is_refused_and_changes_nothing(two_towns: Clients, body: dict, code: str, fragment: str) -> None:
+    clients = two_towns
     response = clients.connect("SpawnNpc", body)
     assert response.json()["code"] == code and fragment in response.json()["message"], response.text
     with pytest.raises(grpc.RpcError) as info:

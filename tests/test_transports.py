@@ -3,6 +3,7 @@ and Connect JSON over HTTP/1.1 (calls, error JSON, CORS), answering identically.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import gc
 import json
 
@@ -30,7 +31,19 @@ def clients(brain_factory):
     c.close()
 
 
-def test_reflection_lists_the_service_and_health_is_serving(clients: Clients) -> None:
+@pytest.fixture(scope="module")
+def town(module_brain_factory) -> Iterator[Clients]:
+    """One brain, the Ville registered and Isabella spawned, for the tests that change nothing in it
+    (refusals, reflection, headers): a brain each cost the suite ten starts (issue 40)."""
+    c = Clients(module_brain_factory())
+    c.grpc("RegisterWorld", world_json())
+    c.grpc("SpawnNpc", spawn_json())
+    yield c
+    c.close()
+
+
+def test_reflection_lists_the_service_and_health_is_serving(town: Clients) -> None:
+    clients = town
     db = ProtoReflectionDescriptorDatabase(clients.channel)
     assert "npc_brain.v1.BrainService" in db.get_services()
     service = db.FindFileContainingSymbol("npc_brain.v1.BrainService").service[0]
@@ -134,10 +147,9 @@ def test_interview_answers_from_memories(clients: Clients, fake_llm) -> None:
     ("GetTrace", {"traceId": "nope"}, "not_found", "no trace"),
     ("RegisterWorld", {"world": {"name": "w"}}, "invalid_argument", "sectors is empty"),
 ])
-def test_errors_have_the_same_status_on_both_transports(clients: Clients, method: str, body: dict, code: str,
+def test_errors_have_the_same_status_on_both_transports(town: Clients, method: str, body: dict, code: str,
                                                         fragment: str) -> None:
-    clients.grpc("RegisterWorld", world_json())
-    clients.grpc("SpawnNpc", spawn_json())
+    clients = town
     response = clients.connect(method, body)
     assert response.json()["code"] == code and fragment in response.json()["message"]
     assert response.status_code == {"not_found": 404, "invalid_argument": 400, "failed_precondition": 400}[code]
@@ -146,7 +158,8 @@ def test_errors_have_the_same_status_on_both_transports(clients: Clients, method
     assert info.value.code().name.lower() == code and fragment in info.value.details()
 
 
-def test_malformed_json_is_invalid_argument_and_server_stays_up(clients: Clients) -> None:
+def test_malformed_json_is_invalid_argument_and_server_stays_up(town: Clients) -> None:
+    clients = town
     for bad in ("{not json", '{"npcId": 5, "gameTime": []}', '{"noSuchField": 1}'):
         response = clients.connect("Decide", bad)
         assert response.status_code == 400, (bad, response.text)
@@ -154,7 +167,8 @@ def test_malformed_json_is_invalid_argument_and_server_stays_up(clients: Clients
     assert clients.connect("GetUsage", {}).status_code == 200
 
 
-def test_cors_preflight_allows_connect_headers(clients: Clients) -> None:
+def test_cors_preflight_allows_connect_headers(town: Clients) -> None:
+    clients = town
     response = clients.http.options("/npc_brain.v1.BrainService/Decide", headers={
         "Origin": "http://localhost:8060", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "content-type,connect-protocol-version,authorization,x-npc-id"})

@@ -1,8 +1,8 @@
 """The test tiers, a pytest plugin (tests/conftest.py loads it). The fast tier (`tools/test.sh
 --fast`: `-m "not slow and not godot and not brain"`) is the edit loop: unit and in-process tests.
-A test that starts a brain server process is marked `brain` here (it uses brain_factory), and one
-that cost more than FAST_CPU_S CPU seconds in the committed measurement (tests/cpu.json, written by
-tests/cpu.py) is marked `slow`: the fast tier is chosen by what its tests cost, not by guesses. An
+A test that starts a brain server process is marked `brain` here (it uses brain_factory or
+module_brain_factory), and one that cost more than FAST_CPU_S CPU seconds in the committed
+measurement (tests/cpu.json, written by tests/cpu.py) is marked `slow`: the fast tier is chosen by what its tests cost, not by guesses. An
 unmarked one that took over SLOW_S is listed at the end of the run (a list, not a failure: no test's
 outcome depends on how busy the machine was, tests/test_no_clocks.py).
 
@@ -28,8 +28,10 @@ import pytest
 
 SLOW_S = 5.0
 # A test that cost more CPU seconds than this in tests/cpu.json leaves the fast tier (`slow`).
-FAST_CPU_S = 0.8
+FAST_CPU_S = 0.6
 TIER_MARKS = ("slow", "godot", "brain")
+# A test that starts a brain process through one of these (tests/conftest.py) is a `brain` test.
+BRAIN_FIXTURES = frozenset({"brain_factory", "module_brain_factory"})
 # The real engine in headless Chromium: builds, boots and plays take minutes on a loaded machine.
 GODOT_TIMEOUT_S = 600
 # Under xdist, how many engine tests run at once: each is a Chromium and a brain, and more would
@@ -51,7 +53,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # next would build it. So a costly one takes the module's other tests that share it along.
     costly = {i.nodeid.split("::")[0] for i in items if _module_scoped(i) and cost.get(i.nodeid, 0.0) > FAST_CPU_S}
     for item in items:
-        if "brain_factory" in getattr(item, "fixturenames", ()):
+        if BRAIN_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.brain)
         shares = _module_scoped(item) and item.nodeid.split("::")[0] in costly
         if (cost.get(item.nodeid, 0.0) > FAST_CPU_S or shares) and not item.get_closest_marker("slow"):

@@ -101,18 +101,65 @@ class Zygote:
     def fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path) -> Forked:
         """`python -m module *args` with env and cwd, its stdout and stderr one text pipe."""
         read, write = os.pipe()
+        try:
+            pid, status = self._fork(module, args, env, cwd, [write])
+        except RuntimeError:
+            os.close(read)
+            raise
+        return Forked(pid, open(read, encoding="utf-8", errors="replace"), status)  # noqa: SIM115
+
+    def run(self, module: str, args: list[str], env: dict[str, str], cwd: Path,
+            timeout: float) -> subprocess.CompletedProcess[str]:
+        """`python -m module *args` to its end, as `subprocess.run(capture_output=True, text=True)`
+        tells it (its stdout and stderr apart): the command-line tests' processes, without an
+        interpreter's start and the server's imports each (issue 40: `check` and `serve` import
+        the server, 2.3 CPU-s; `config` and `--help` import none, and cost as much forked)."""
+        out, err = os.pipe(), os.pipe()
+        try:
+            pid, status = self._fork(module, args, env, cwd, [out[1], err[1]])
+        except RuntimeError:
+            os.close(out[0])
+            os.close(err[0])
+            raise
+        forked = Forked(pid, open(os.devnull), status)  # noqa: SIM115 (closed below)
+        texts: dict[int, str] = {}
+
+        def read(fd: int) -> None:
+            with open(fd, encoding="utf-8", errors="replace") as pipe:
+                texts[fd] = pipe.read()
+
+        readers = [threading.Thread(target=read, args=(fd,), daemon=True) for fd in (out[0], err[0])]
+        for reader in readers:
+            reader.start()
+        command = [sys.executable, "-m", module, *args]
+        try:
+            code = forked.wait(timeout)
+        except subprocess.TimeoutExpired:
+            forked.kill()
+            forked.wait()
+            raise subprocess.TimeoutExpired(command, timeout) from None
+        finally:
+            forked.stdout.close()
+        for reader in readers:
+            reader.join()
+        return subprocess.CompletedProcess(command, code, texts[out[0]], texts[err[0]])
+
+    def _fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path,
+              fds: list[int]) -> tuple[int, Path]:
+        """A fork running the module, writing to fds (stdout and stderr, or one for both), which are
+        closed here: its pid, and the file its exit code will be written to."""
         with self._lock:
             self._count += 1
             status = self._statuses / f"{self._count}.exit"
             sock = self._started()
             request = {"module": module, "argv": [module, *args], "env": env, "cwd": str(cwd), "status": str(status)}
-            socket.send_fds(sock, [json.dumps(request).encode()], [write])
-            os.close(write)
+            socket.send_fds(sock, [json.dumps(request).encode()], fds)
+            for fd in fds:
+                os.close(fd)
             answer = sock.recv(64)
         if not answer:
-            os.close(read)
             raise RuntimeError("the brain zygote is gone (tests/zygote.py)")
-        return Forked(int(answer), open(read, encoding="utf-8", errors="replace"), status)  # noqa: SIM115
+        return int(answer), status
 
     def close(self) -> None:
         if self._sock is not None and self._proc is not None:
@@ -142,7 +189,7 @@ def _serve(sock: socket.socket) -> dict:
 
     signal.signal(signal.SIGCHLD, reap)
     while True:
-        data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
+        data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 2)
         if not data:
             return {}
         request = json.loads(data)
@@ -155,14 +202,16 @@ def _serve(sock: socket.socket) -> dict:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             sock.close()
             os.dup2(fds[0], 1)
-            os.dup2(fds[0], 2)
-            os.close(fds[0])
+            os.dup2(fds[-1], 2)
+            for fd in fds:
+                os.close(fd)
             os.chdir(request["cwd"])
             os.environ.clear()
             os.environ.update(request["env"])
             sys.argv = request["argv"]
             return request
-        os.close(fds[0])
+        for fd in fds:
+            os.close(fd)
         statuses[pid] = request["status"]
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         sock.send(str(pid).encode())
