@@ -7,7 +7,7 @@ files, and Qdrant's embedded engine. A player's machine needs nothing installed.
 the addon's NpcBrainLauncher starts it (docs/shipping.md).
 
 The frozen executable is also what the brain's own child processes run: the store, the embedder and
-the embedded LLM are started as `sys.executable -m module` or `-c code` (storage/process.py,
+the embedded LLM are started as `sys.executable -m module` or `-c code` (persistence/storage/process.py,
 llm/embeddings.py, llm/embedded.py), so `frozen_main` answers those two forms as Python would.
 This module imports nothing heavy at the top: the frozen executable starts with it.
 """

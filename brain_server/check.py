@@ -9,8 +9,8 @@ import asyncio
 import os
 import socket
 
+from brain_server.api.security import InsecureBindError, check_bind
 from brain_server.config import Settings
-from brain_server.errors import ConfigError
 from brain_server.llm.client import LLM
 from brain_server.llm.context import ContextWindow, context_at_start, prompt_tokens
 from brain_server.llm.embedded import EMBEDDED_CONTEXT, MODEL_NAME, EmbeddedLLMUnavailable, model_path
@@ -19,10 +19,10 @@ from brain_server.llm.minilm import EmbedderUnavailable
 from brain_server.llm.probe import Finding, configured_llm, probe_settings
 from brain_server.llm.trial import TRIAL_ROUNDS, built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WARN_SHARE
+from brain_server.model.errors import ConfigError
+from brain_server.persistence.storage import EdgeMemoryStore, StoreLockedError
+from brain_server.persistence.storage.qdrant_server import check_server
 from brain_server.prompts import PromptLibrary
-from brain_server.security import InsecureBindError, check_bind
-from brain_server.storage import EdgeMemoryStore, StoreLockedError
-from brain_server.storage.qdrant_server import check_server
 
 LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
 TRIAL_BACKOFF_S = 0.05  # the probe run asks again at once: a check, not a town, waits on it

@@ -10,7 +10,7 @@ import sys
 
 from brain_server import __version__, bundle, settings_cli
 from brain_server.config import Settings
-from brain_server.logs import configure
+from brain_server.runtime.logs import configure
 
 LAB_COMMANDS = ("sim", "eval", "bench", "play")  # npc-brain's until the lab got its own command
 
@@ -73,11 +73,11 @@ def run_server(settings: Settings, *, prog: str, on_ready: Callable[[str], None]
 
 async def _serve(settings: Settings, prog: str, on_ready: Callable[[str], None] | None,
                  parent_pid: int | None) -> None:
-    from brain_server.errors import ConfigError
     from brain_server.llm.embedded import EmbeddedLLMUnavailable
     from brain_server.llm.minilm import EmbedderUnavailable
+    from brain_server.model.errors import ConfigError
+    from brain_server.persistence.storage.base import StoreLockedError
     from brain_server.server import serve
-    from brain_server.storage.base import StoreLockedError
 
     try:
         await serve(settings, on_ready=on_ready, parent_pid=parent_pid)

@@ -20,10 +20,10 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from brain_server import paper
+from brain_server.model import paper
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
-SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (storage/edge.py)
+SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledged write (persistence/storage/edge.py)
 # Vectors of texts embedded lately (llm/vector_cache.py): ~1.7 KiB each at MiniLM's 384 dimensions, so
 # ~19,000 texts, a day of a 1,000-NPC town's routine (docs/benchmarks.md section 7).
 EMBEDDINGS_CACHE_MIB = 32.0

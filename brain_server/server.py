@@ -15,9 +15,10 @@ import sys
 import structlog
 import uvicorn
 
+from brain_server.api.security import check_bind
+from brain_server.api.service import BrainCore
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights, unreachable_kinds
-from brain_server.collector import Collector, settle_collector
 from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
@@ -25,12 +26,11 @@ from brain_server.llm.context import ContextWindow, Count, context_at_start, emb
 from brain_server.llm.embeddings import make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.llm.spending import Ceilings, Prices
-from brain_server.metrics import instrument_store
-from brain_server.parent import die_with_parent, watch
+from brain_server.persistence.storage import open_store
 from brain_server.prompts import PromptLibrary
-from brain_server.security import check_bind
-from brain_server.service import BrainCore
-from brain_server.storage import open_store
+from brain_server.runtime.collector import Collector, settle_collector
+from brain_server.runtime.metrics import instrument_store
+from brain_server.runtime.parent import die_with_parent, watch
 from brain_server.transport import connect_http, grpc_server
 from brain_server.transport.edge_loop import EdgeLoop
 

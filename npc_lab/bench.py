@@ -43,8 +43,8 @@ import time
 from typing import Any
 
 from brain_server.config import EMBEDDINGS_THREADS
-from brain_server.npc import is_sleep
-from brain_server.vitals import percentile
+from brain_server.model.npc import is_sleep
+from brain_server.runtime.vitals import percentile
 from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
@@ -397,8 +397,8 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
     from brain_server.cognition.memory_stream import MemoryStream
     from brain_server.cognition.retrieve import RetrievalWeights
     from brain_server.config import Settings
-    from brain_server.memory import MemoryKind, MemoryNode
-    from brain_server.storage import open_store
+    from brain_server.model.memory import MemoryKind, MemoryNode
+    from brain_server.persistence.storage import open_store
 
     npcs, per_npc, dim = 25, args.memories, 384
     rng = np.random.default_rng(0)

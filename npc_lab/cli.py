@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from brain_server import __version__
 from brain_server.cli import load_settings, run_server, server_options
-from brain_server.logs import configure
+from brain_server.runtime.logs import configure
 from npc_lab import bench
 from npc_lab.evaluate import cli as eval_cli
 from npc_lab.sim import cli as sim_cli

@@ -19,15 +19,15 @@ import time
 
 from google.protobuf import json_format
 
-from brain_server import logs
+from brain_server.api.service import BrainCore
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.persistence.storage import open_store
 from brain_server.prompts import PromptLibrary
-from brain_server.service import BrainCore
-from brain_server.storage import open_store
+from brain_server.runtime import logs
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 

@@ -146,7 +146,7 @@ def work(npc: Any) -> Any:
 
 def planned(npc: Any, day: datetime) -> Any:
     """A copy of the NPC with its usual day (DAYS) planned for `day`."""
-    from brain_server.npc import PlanItem
+    from brain_server.model.npc import PlanItem
 
     copy = npc.model_copy(deep=True)
     world = npc.world_name
@@ -206,7 +206,7 @@ async def _decompose(town: Town, npc: Any, i: int, trace: Any) -> None:
 async def _react(town: Town, npc: Any, i: int, trace: Any) -> None:
     from brain_server.cognition.react import decide_reaction
     from brain_server.cognition.steps import action_now
-    from brain_server.memory import MemoryKind, MemoryNode
+    from brain_server.model.memory import MemoryKind, MemoryNode
 
     now = at("10:30")
     other = town.other(npc.npc_id).persona.name
@@ -233,7 +233,7 @@ async def _relationship(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 def _lines(count: int) -> list[Any]:
-    from brain_server.npc import DialogueLine
+    from brain_server.model.npc import DialogueLine
 
     return [DialogueLine(speaker_npc_id=who, speaker_name="Isabella Rodriguez" if who == HOST else "Klaus Mueller",
                          text=text) for who, text in DIALOGUE[:count]]
@@ -342,10 +342,10 @@ def usable(purpose: str, parsed: str, i: int, template: str) -> bool:
 
 
 async def _town(stream: Any) -> Town:
-    from brain_server.memory import MemoryKind, MemoryNode
-    from brain_server.npc import NpcState
-    from brain_server.world import arena_of
-    from brain_server.world_index import WorldIndex
+    from brain_server.model.memory import MemoryKind, MemoryNode
+    from brain_server.model.npc import NpcState
+    from brain_server.model.world import arena_of
+    from brain_server.model.world_index import WorldIndex
     from npc_lab import residents as loaders
 
     layout = loaders.load_town_layout(loaders.TOWN_LAYOUT_PATH)
@@ -390,8 +390,8 @@ async def measure(samples: int, purposes: list[str], data_dir: Path) -> dict[str
     from brain_server.llm.client import LLM
     from brain_server.llm.embedded import EmbeddedLLM
     from brain_server.llm.embeddings import MiniLMEmbedder
+    from brain_server.persistence.storage import open_store
     from brain_server.prompts import PromptLibrary
-    from brain_server.storage import open_store
 
     settings = Settings()
     embedder = MiniLMEmbedder()
@@ -422,7 +422,7 @@ async def measure(samples: int, purposes: list[str], data_dir: Path) -> dict[str
 
 
 async def _measure(town: Town, purpose: str, samples: int) -> dict[str, Any]:
-    from brain_server.trace import Trace
+    from brain_server.model.trace import Trace
 
     calls: list[dict[str, Any]] = []
     template = town.stream.llm.prompts.template(purpose).template

@@ -62,8 +62,8 @@ from typing import Any
 from brain_server.llm.client import PURPOSE_HEADER
 from brain_server.llm.context import prompt_tokens
 from brain_server.llm.probe import PROBE_PURPOSE
-from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 from brain_server.prompts.converse_turn import END, GO_ON
+from brain_server.runtime.loopback import JsonHandler, LoopbackServer, chat_completion
 
 WORDS = ("quiet", "morning", "coffee", "friendly", "garden", "book", "music", "neighbour", "market", "walk",
          "painting", "lecture", "bread", "river", "festival", "letter", "window", "recipe", "lantern", "chess")

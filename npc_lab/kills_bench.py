@@ -4,7 +4,7 @@
 
 A town of a few of the Ville's residents (each with a Decide answered, so with a plan and
 memories) is saved to a slot. Each kill point is a step of the operation, counted by the brain
-(`brain_server.save_files.Steps`: each NPC read, each file written aside, renamed and its folder
+(`brain_server.persistence.save_files.Steps`: each NPC read, each file written aside, renamed and its folder
 fsynced, each NPC forgotten and written back, the world, the journal gone), drawn at random from
 the steps one save or load takes; half the points kill a few milliseconds after their step (the
 work going on meanwhile, so inside the next write), half right at it. Before each kill every NPC
@@ -41,7 +41,7 @@ from typing import Any
 from google.protobuf import json_format
 import grpc
 
-from brain_server.save_files import KILL_ENV, SaveFiles, read_slot
+from brain_server.persistence.save_files import KILL_ENV, SaveFiles, read_slot
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI

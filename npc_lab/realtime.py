@@ -54,10 +54,10 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 import grpc
 
-from brain_server.collector import settle_collector
 from brain_server.llm.probe import PROBE_PURPOSE
-from brain_server.npc import is_sleep
-from brain_server.vitals import percentile
+from brain_server.model.npc import is_sleep
+from brain_server.runtime.collector import settle_collector
+from brain_server.runtime.vitals import percentile
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.sim.brain import BrainProcess, ChildProcess
@@ -364,7 +364,7 @@ class Collector:
     """This client's garbage collections while it runs, timed through `gc.callbacks`. Inside
     `with`, what was set up before (town, protobuf and gRPC code) is frozen out of the collector's
     sight and the collections' thresholds are the brain's, as the brain settles its own
-    (`brain_server.collector.settle_collector`): a game's engine has no such pauses, so they should
+    (`brain_server.runtime.collector.settle_collector`): a game's engine has no such pauses, so they should
     not read as the brain's latency. The pauses that remain are reported beside the loop lag."""
 
     def __init__(self, settle: bool = True) -> None:

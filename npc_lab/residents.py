@@ -21,9 +21,9 @@ from typing import Any
 from google.protobuf import json_format
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from brain_server.npc import Perception, Persona
-from brain_server.records import NPC_ID
-from brain_server.world import SEPARATOR, Arena, GameObject, Sector, World, arena_of
+from brain_server.model.npc import Perception, Persona
+from brain_server.model.world import SEPARATOR, Arena, GameObject, Sector, World, arena_of
+from brain_server.persistence.records import NPC_ID
 from npc_brain.v1 import brain_pb2 as pb
 
 

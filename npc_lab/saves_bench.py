@@ -27,17 +27,17 @@ import tempfile
 import time
 from typing import Any
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.world import World
+from brain_server.persistence.storage import open_store
 from brain_server.prompts import PromptLibrary
-from brain_server.service import BrainCore
-from brain_server.storage import open_store
-from brain_server.world import World
 from npc_brain.v1 import brain_pb2 as pb
 
 WORLD = "Bench Town"

@@ -1,5 +1,5 @@
 """`npc-lab bench embedded --purposes talk`: the player's Talk and interviews on the embedded
-default (composed lines, brain_server/cognition/offline_lines.py), in a harbour town of our own
+default (composed lines, brain_server/cognition/offline/offline_lines.py), in a harbour town of our own
 (not the Ville): their latency and whether each line is grounded.
 
 The brain is built as `serve` builds it with no endpoint (`server.build_core`: the embedded
@@ -94,7 +94,7 @@ async def harbour(core: Any) -> list[Any]:
     (the lines they said)."""
     from brain_server.cognition.converse import Speaker, converse, remember_conversation
     from brain_server.llm.scheduler import Priority, Work
-    from brain_server.trace import Trace
+    from brain_server.model.trace import Trace
     from npc_brain.v1 import brain_pb2 as pb
 
     await core.register_world(request(pb.RegisterWorldRequest, world_json()))
@@ -135,7 +135,7 @@ def grounded(kind: str, npc_id: str, line: str, plan: list[str]) -> bool | None:
 async def ask_all(core: Any, rounds: int, *, busy: bool) -> list[dict[str, Any]]:
     """Every question of every round to each resident who met someone (and the baker, minus the
     person question), over Talk; the job question also as an interview."""
-    from brain_server.cognition.heard import acceptable
+    from brain_server.cognition.offline.heard import acceptable
     from npc_brain.v1 import brain_pb2 as pb
 
     out: list[dict[str, Any]] = []

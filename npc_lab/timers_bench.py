@@ -30,7 +30,7 @@ RETRY_AFTER_S = 1
 
 
 async def _strained(seconds: float) -> dict[str, Any]:
-    from brain_server.vitals import STRAINED_CPU, Vitals
+    from brain_server.runtime.vitals import STRAINED_CPU, Vitals
 
     vitals = Vitals()
     vitals.start()
@@ -67,9 +67,9 @@ async def _spacing() -> dict[str, Any]:
 async def _retry_after() -> dict[str, Any]:
     from brain_server.llm.client import LLM
     from brain_server.llm.scheduler import Priority, Work
+    from brain_server.model.trace import Trace
     from brain_server.prompts import PromptLibrary
     from brain_server.prompts.importance import PROMPT, Importance
-    from brain_server.trace import Trace
     from npc_lab.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as fake:
@@ -86,7 +86,7 @@ async def _retry_after() -> dict[str, Any]:
 
 
 def _store_sync(folder: Path) -> dict[str, Any]:
-    from brain_server.storage.edge import EdgeMemoryStore
+    from brain_server.persistence.storage.edge import EdgeMemoryStore
 
     synced: list[float] = []
     real = os.fsync

@@ -14,9 +14,9 @@ from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
+from brain_server.persistence.storage import open_store
+from brain_server.persistence.storage.base import MemoryStore
 from brain_server.prompts import PromptLibrary
-from brain_server.storage import open_store
-from brain_server.storage.base import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 from tests.clients import Clients

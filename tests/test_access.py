@@ -13,7 +13,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 import pytest
 
-from brain_server.security import RateLimiter, grpc_peer_host, is_loopback
+from brain_server.api.security import RateLimiter, grpc_peer_host, is_loopback
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.conftest import ROOT

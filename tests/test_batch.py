@@ -1,4 +1,4 @@
-"""DecideBatch (brain_server/batch.py): each request answered or failed as its own Decide would be,
+"""DecideBatch (brain_server/api/batch.py): each request answered or failed as its own Decide would be,
 over both transports, on the lockstep path and on the real-time one (answered on the transports'
 thread); only a batch over the cap fails as a whole.
 The addon's side (gathering a frame's Decides, falling back to single ones) runs in the real
@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from brain_server.validation import MAX_BATCH
+from brain_server.model.validation import MAX_BATCH
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
 

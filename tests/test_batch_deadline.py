@@ -1,4 +1,4 @@
-"""A batch answers in time even when some of its NPCs cannot be (brain_server/batch.py), and a
+"""A batch answers in time even when some of its NPCs cannot be (brain_server/api/batch.py), and a
 Decide whose caller is gone still leaves its NPC read for the next one (service.decide). Seen in
 the real engine: a brain restarted under load read 25 NPCs slower than the game's 15 s deadline,
 the whole batch timed out, the reads were cancelled with it, and the next try started over."""
@@ -9,9 +9,9 @@ import asyncio
 import contextlib
 import threading
 
-from brain_server import batch
+from brain_server.api import batch
+from brain_server.api.service import BrainCore
 from brain_server.config import Settings
-from brain_server.service import BrainCore
 from npc_brain.v1 import brain_pb2 as pb
 from tests.test_untrusted_races import request
 from tests.town import spawn_json, world_json

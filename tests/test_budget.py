@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from string import Template
 from typing import Any
 
-from brain_server.budget import CUT_MARK, Bullets, Item, fit_prompt
-from brain_server.trace import Trace
+from brain_server.model.budget import CUT_MARK, Bullets, Item, fit_prompt
+from brain_server.model.trace import Trace
 
 TEMPLATE = Template("About $name.\n$memories\nNow: $now")
 

@@ -14,7 +14,7 @@ import pytest
 from brain_server import __version__, bundle
 from brain_server.llm.embedded import model_path
 from brain_server.llm.minilm import TOKENIZER_FILE
-from brain_server.storage.process import CHILD
+from brain_server.persistence.storage.process import CHILD
 
 
 def test_the_plan_holds_the_embedded_defaults_files_and_every_brain_module() -> None:
@@ -27,8 +27,8 @@ def test_the_plan_holds_the_embedded_defaults_files_and_every_brain_module() -> 
     prompt = next(source for source in sources if source.suffix == ".md")
     assert dict(contents.datas)[prompt] == "brain_server/prompts"  # where the package looks for them
     # The child processes' modules, imported by name at run time, and a lazily imported one.
-    assert {"brain_server.llm.embedded", "brain_server.llm.minilm", "brain_server.storage.process",
-            "brain_server.check", "brain_server.storage.edge"} <= set(contents.hidden_imports)
+    assert {"brain_server.llm.embedded", "brain_server.llm.minilm", "brain_server.persistence.storage.process",
+            "brain_server.check", "brain_server.persistence.storage.edge"} <= set(contents.hidden_imports)
     assert not any(name.endswith("__init__") for name in contents.hidden_imports)
 
 
@@ -78,7 +78,7 @@ def test_the_entry_runs_the_brains_children_as_python_would(tmp_path: Path) -> N
     assert code.returncode == 0 and code.stdout.strip() == "['a', 'b'] __main__", code.stderr
     module = _entry(tmp_path, "-m", "brain_server.llm.embedded", "--help")
     assert module.returncode == 0 and "--parent-pid" in module.stdout, module.stderr
-    assert "brain_server.storage.process" in CHILD  # the store's child is a `-c` command
+    assert "brain_server.persistence.storage.process" in CHILD  # the store's child is a `-c` command
     version = _entry(tmp_path, "--version")
     assert version.stdout.strip() == __version__, version.stderr
 

@@ -1,4 +1,4 @@
-"""The brain's collector (brain_server/collector.py): survivors of a full collection frozen, all
+"""The brain's collector (brain_server/runtime/collector.py): survivors of a full collection frozen, all
 given back every rewalk, and the young generations swept on a timer whatever the counts say."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from brain_server.collector import Collector
-from brain_server.vitals import Vitals
+from brain_server.runtime.collector import Collector
+from brain_server.runtime.vitals import Vitals
 
 
 class Node:

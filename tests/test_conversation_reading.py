@@ -12,14 +12,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brain_server import metrics
 from brain_server.cognition.converse import Speaker, converse, summarize_conversation
 from brain_server.cognition.groups import tell_group
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona
+from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
-from brain_server.trace import Trace
+from brain_server.runtime import metrics
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 

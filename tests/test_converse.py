@@ -11,9 +11,9 @@ from brain_server.cognition.converse import Speaker, converse, remember_conversa
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
-from brain_server.trace import Trace
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 

@@ -11,7 +11,7 @@ from google.protobuf import json_format
 import grpc
 import pytest
 
-from brain_server.world import arena_of
+from brain_server.model.world import arena_of
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from tests.town import WORLD, tiles

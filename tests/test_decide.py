@@ -11,6 +11,7 @@ import threading
 
 import pytest
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition import mind as mind_module
 from brain_server.cognition.decide import Ask, View
 from brain_server.cognition.memory_stream import MemoryStream
@@ -19,7 +20,6 @@ from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.prompts import PromptLibrary
-from brain_server.service import BrainCore
 from npc_brain.v1 import brain_pb2 as pb
 from tests.test_mind import klaus
 from tests.test_untrusted_races import request
@@ -28,14 +28,14 @@ from tests.waits import wait_until_async
 
 DECIDE = Path(__file__).resolve().parent.parent / "brain_server" / "cognition" / "decide.py"
 # What decide.py may import: data models and pure helpers, none of which holds the mind's state.
-PURE = {"brain_server.cognition.perceive", "brain_server.cognition.routine", "brain_server.cognition.runtime",
-        "brain_server.cognition.steps", "brain_server.npc", "brain_server.trace", "brain_server.world_index",
+PURE = {"brain_server.cognition.perceive", "brain_server.cognition.offline.routine", "brain_server.cognition.runtime",
+        "brain_server.cognition.steps", "brain_server.model.npc", "brain_server.model.trace", "brain_server.model.world_index",
         "collections.abc", "dataclasses", "datetime", "structlog", "__future__"}
 # Modules whose objects are the mind's shared state: never imported by decide.py.
-STATEFUL = ("brain_server.records", "brain_server.foreground", "brain_server.cognition.mind",
+STATEFUL = ("brain_server.persistence.records", "brain_server.runtime.foreground", "brain_server.cognition.mind",
             "brain_server.cognition.thinking", "brain_server.cognition.work", "brain_server.cognition.attention",
             "brain_server.cognition.chats", "brain_server.cognition.senses", "brain_server.cognition.player_talk",
-            "brain_server.llm", "brain_server.storage", "brain_server.service")
+            "brain_server.llm", "brain_server.persistence.storage", "brain_server.api.service")
 NINE = "2026-02-13T09:00:00Z"
 
 

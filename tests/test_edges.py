@@ -12,10 +12,10 @@ from typing import Any
 import grpc
 import pytest
 
+from brain_server.api.personas import currently
 from brain_server.llm.embedded import MODEL_NAME
-from brain_server.names import called
-from brain_server.npc import NpcState, Persona
-from brain_server.personas import currently
+from brain_server.model.names import called
+from brain_server.model.npc import NpcState, Persona
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.standin_openai import StandInOpenAI
 from tests.clients import Clients

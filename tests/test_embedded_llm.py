@@ -1,5 +1,5 @@
 """The embedded SmolLM2 server: a real structured completion through the `openai` client, and
-the lines it picks (cognition/offline_lines.py) in a town of our own. The model is started once."""
+the lines it picks (cognition/offline/offline_lines.py) in a town of our own. The model is started once."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import openai
 from pydantic import BaseModel, Field
 import pytest
 
-from brain_server.cognition.offline_lines import acceptable
+from brain_server.cognition.offline.offline_lines import acceptable
 from brain_server.config import Settings
 from brain_server.llm import embedded
 from brain_server.llm.embedded import FALLBACK_PURPOSES, EmbeddedLLM, EmbeddedLLMUnavailable

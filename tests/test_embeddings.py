@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from brain_server import metrics
 from brain_server.config import Settings
-from brain_server.foreground import BACKGROUND_NICENESS
 from brain_server.llm import embeddings
 from brain_server.llm.embeddings import MiniLMEmbedder, OpenAIEmbedder, make_embedder
 from brain_server.llm.minilm import EmbedderUnavailable
+from brain_server.runtime import metrics
+from brain_server.runtime.foreground import BACKGROUND_NICENESS
 from tests.hung import assert_closes_while_hung
 
 

@@ -14,14 +14,14 @@ from google.protobuf import json_format
 import pytest
 
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.llm.streaming import Listener
+from brain_server.model.errors import BrainError, Status
+from brain_server.model.trace import Trace
 from brain_server.prompts.converse_turn import PROMPT as TURN
 from brain_server.prompts.converse_turn import spoken
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
-from brain_server.trace import Trace
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
@@ -29,7 +29,7 @@ from tests.test_llm import VARS, make_llm
 from tests.test_untrusted_races import core_with_town
 
 BRAIN = Path(__file__).resolve().parent.parent / "brain_server"
-LOGGING = BRAIN / "logs.py"  # structlog's own binding of the npc and trace ids to each log line
+LOGGING = BRAIN / "runtime" / "logs.py"  # structlog's own binding of the npc and trace ids to each log line
 
 
 def _context_vars(path: Path) -> list[str]:

@@ -12,11 +12,11 @@ import pytest
 
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
+from brain_server.model.trace import Trace
+from brain_server.model.world import arena_of
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
-from brain_server.trace import Trace
-from brain_server.world import arena_of
 from npc_lab.fake_openai import ALL_FAULTS, FAULTS, FakeOpenAI
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, _addresses, town_with_three

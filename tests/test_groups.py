@@ -15,8 +15,8 @@ import pytest
 from brain_server.cognition.converse import Speaker
 from brain_server.cognition.groups import Group, next_speaker, talk_in_group
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.npc import DialogueLine, Persona
-from brain_server.trace import Trace
+from brain_server.model.npc import DialogueLine, Persona
+from brain_server.model.trace import Trace
 from npc_lab import group_bench
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus

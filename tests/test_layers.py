@@ -106,15 +106,15 @@ def offenders(importers: tuple[str, ...], forbidden: tuple[str, ...], found: lis
 RULES = [
     (("brain_server",), ("npc_lab", "tools"),
      "the brain is what a game runs; the lab and the developer tools drive it from outside"),
-    (("brain_server.cognition",), ("brain_server.transport", "brain_server.service", "brain_server.server",
+    (("brain_server.cognition",), ("brain_server.transport", "brain_server.api.service", "brain_server.server",
                                    "brain_server.cli"),
      "cognition knows nothing of how it is served"),
-    (("brain_server.storage", "brain_server.llm"), ("brain_server.cognition", "brain_server.transport",
-                                                    "brain_server.service", "brain_server.server", "brain_server.cli"),
+    (("brain_server.persistence.storage", "brain_server.llm"), ("brain_server.cognition", "brain_server.transport",
+                                                    "brain_server.api.service", "brain_server.server", "brain_server.cli"),
      "storage and the LLM layer sit below cognition"),
-    (("brain_server.paper",), ("brain_server",), "the paper's constants are the ground floor"),
-    (("brain_server.config",), ("brain_server.cognition", "brain_server.storage", "brain_server.llm",
-                                "brain_server.transport", "brain_server.service", "brain_server.server"),
+    (("brain_server.model.paper",), ("brain_server",), "the paper's constants are the ground floor"),
+    (("brain_server.config",), ("brain_server.cognition", "brain_server.persistence.storage", "brain_server.llm",
+                                "brain_server.transport", "brain_server.api.service", "brain_server.server"),
      "settings are read by every layer, so they import none of them"),
 ]
 
@@ -235,3 +235,73 @@ def test_the_parser_tells_imports_that_run_at_import_time() -> None:
     seen = [(n.names[0].name, top) for n, top in _import_nodes(tree)]
     assert seen == [("annotations", True), ("TYPE_CHECKING", True), ("os", True), ("json", False), ("sim", False)]
     assert any(i.importer == "brain_server.cli" for i in ALL) and any(not i.top_level for i in ALL)
+
+
+# Issue 41's packages: what each layer may import of the brain (its own modules, the root package's version and
+# these). Bottom to top: model (data) and runtime (plumbing), persistence, the LLM layer and its prompts,
+# cognition (its offline heuristics a leaf of it), the RPCs (api), the transports, and at the top the
+# entry points (cli, server, check, bundle, settings_cli), which may import any. config is read by all.
+_BASE = ("brain_server.model", "brain_server.runtime", "brain_server.config")
+MAY_IMPORT = [
+    ("brain_server.model", (), "the data every layer shares imports nothing of the brain"),
+    ("brain_server.runtime", ("brain_server.model", "brain_server.config"),
+     "process plumbing sits under everything that thinks, stores or serves"),
+    ("brain_server.persistence", _BASE, "records and the store know nothing of thinking or serving"),
+    ("brain_server.llm", (*_BASE, "brain_server.prompts"), "the LLM layer sits below cognition and the store"),
+    ("brain_server.prompts", (*_BASE, "brain_server.llm"), "prompts are the LLM layer's text and schemas"),
+    ("brain_server.cognition.offline", (*_BASE, "brain_server.llm", "brain_server.prompts"),
+     "the offline text heuristics are leaves: the paper's loop calls them, never the other way"),
+    ("brain_server.cognition", (*_BASE, "brain_server.persistence", "brain_server.llm", "brain_server.prompts"),
+     "cognition knows nothing of how it is served"),
+    ("brain_server.api", (*_BASE, "brain_server.persistence", "brain_server.llm", "brain_server.prompts",
+                          "brain_server.cognition"), "the RPCs know nothing of the transports that carry them"),
+    ("brain_server.transport", (*_BASE, "brain_server.api"),
+     "the transports adapt framing and errors to the RPCs, nothing deeper"),
+]
+# Modules that reach up the layers, but only to name a type or inside a function (never when a module
+# is imported), with why. The test fails if such a reach runs at import time, or is no longer needed.
+UPWARD = [
+    ("brain_server.runtime.metrics", "brain_server",
+     "the metrics page reads each layer's own counters at scrape time: their types, and the store's interface"),
+    ("brain_server.cognition.offline.offline_lines", "brain_server.cognition",
+     "the conversation and the memory stream call it with themselves: their types only"),
+]
+
+
+def _excused(i: Import) -> bool:
+    return not i.top_level and any(i.importer == who and _in(i.target, reach) for who, reach, _ in UPWARD)
+
+
+def outside_layer(layer: str, allowed: tuple[str, ...], found: list[Import] = ALL) -> list[Import]:
+    """Imports from `layer` (not from a deeper layer listed on its own) of brain modules it may not import."""
+    deeper = [other for other, _, _ in MAY_IMPORT if other != layer and _in(other, layer)]
+    return [i for i in found if _in(i.importer, layer) and not _in(i.importer, *deeper)
+            and _in(i.target, "brain_server") and i.target != "brain_server"
+            and not _in(i.target, layer, *allowed)]
+
+
+@pytest.mark.parametrize(("layer", "allowed", "why"), MAY_IMPORT, ids=[rule[0] for rule in MAY_IMPORT])
+def test_each_layer_imports_only_what_it_may(layer: str, allowed: tuple[str, ...], why: str) -> None:
+    found = [str(i) for i in outside_layer(layer, allowed) if not _excused(i)]
+    assert not found, f"{why}:\n" + "\n".join(found)
+
+
+def test_each_reach_up_listed_is_still_needed() -> None:
+    for who, reach, why in UPWARD:
+        layer, allowed, _ = max((rule for rule in MAY_IMPORT if _in(who, rule[0])), key=lambda rule: len(rule[0]))
+        needed = [i for i in outside_layer(layer, allowed) if i.importer == who and _in(i.target, reach)]
+        assert needed, f"{who} no longer reaches up into {reach}: take it off UPWARD ({why})"
+
+
+def test_the_layer_check_catches_an_upward_import() -> None:
+    made_up = [_made_up("brain_server.model.npc", "brain_server.persistence.records"),
+               _made_up("brain_server.cognition.offline.heard", "brain_server.cognition.mind"),
+               _made_up("brain_server.cognition.mind", "brain_server.cognition.offline.heard"),
+               _made_up("brain_server.model.npc", "brain_server.model.verbs")]
+    assert [i.target for i in outside_layer("brain_server.model", (), made_up)] == ["brain_server.persistence.records"]
+    offline = outside_layer("brain_server.cognition.offline", (), made_up)
+    assert [i.target for i in offline] == ["brain_server.cognition.mind"]
+    assert not outside_layer("brain_server.cognition", (), made_up)
+    lazy = _made_up("brain_server.runtime.metrics", "brain_server.api.service", top_level=False)
+    assert _excused(lazy) and not _excused(_made_up("brain_server.runtime.metrics", "brain_server.api.service"))
+    assert not _excused(_made_up("brain_server.runtime.logs", "brain_server.api.service", top_level=False))

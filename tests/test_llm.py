@@ -9,10 +9,10 @@ import pytest
 
 from brain_server.llm.client import LLM, AnswerError, parse_answer
 from brain_server.llm.scheduler import Priority, Work
+from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
-from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 import pytest
 
-from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
 from brain_server.prompts.importance import Importance
+from brain_server.runtime.loopback import JsonHandler, LoopbackServer, chat_completion
 from npc_lab.fake_openai import BOUNDARY_FAULTS, FakeOpenAI
 from tests.clients import Clients
 from tests.test_day import HOMES, NAMES, town_with_three

@@ -12,7 +12,6 @@ import threading
 
 import pytest
 
-from brain_server.budget import CUT_MARK, Bullets, Item
 from brain_server.config import Settings
 from brain_server.llm.context import (
     MESSAGE_TOKENS,
@@ -28,6 +27,7 @@ from brain_server.llm.context import (
 )
 from brain_server.llm.embedded import EmbeddedLLMUnavailable, model_path
 from brain_server.llm.scheduler import Priority, Work
+from brain_server.model.budget import CUT_MARK, Bullets, Item
 from brain_server.prompts.react import PROMPT as REACT
 from brain_server.prompts.react import Reaction
 from brain_server.server import build_core

@@ -9,18 +9,18 @@ from datetime import UTC, datetime
 
 from structlog.testing import capture_logs
 
-from brain_server import metrics
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.llm.trial import built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WINDOW, FallbackWatch
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona
+from brain_server.model.trace import Trace
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.prompts.react import PROMPT as REACT
-from brain_server.trace import Trace
+from brain_server.runtime import metrics
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.test_llm import VARS, make_llm, rate, trace

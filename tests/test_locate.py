@@ -13,10 +13,10 @@ from brain_server.cognition.locate import accessible_places, choose_address, lea
 from brain_server.cognition.object_state import set_object_state
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.npc import NpcState, Persona
+from brain_server.model.npc import NpcState, Persona
+from brain_server.model.trace import Trace
+from brain_server.model.world import World
 from brain_server.prompts import PromptLibrary
-from brain_server.trace import Trace
-from brain_server.world import World
 from npc_lab.fake_openai import FakeOpenAI
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for

@@ -6,8 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Persona
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import Persona
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -60,7 +60,7 @@ def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake
     """Perceived events are stored at once with a provisional rating and rated together later,
     in one call, when enough wait or the oldest has waited long enough; the store gets the ratings."""
     from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, queue_for_rating, rating_due
-    from brain_server.npc import NpcState
+    from brain_server.model.npc import NpcState
 
     npc = NpcState(npc_id="isabella", world_name="the_ville", persona=PERSONA)
     fake_llm.queue({"json": {"ratings": [8, 2, 6]}}, purpose="importance_batch")

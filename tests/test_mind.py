@@ -9,15 +9,15 @@ import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition.decide import Ask, Decided, answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
-from brain_server.records import Records
-from brain_server.service import BrainCore
-from brain_server.trace import Trace, TraceBook
+from brain_server.model.trace import Trace, TraceBook
+from brain_server.persistence.records import Records
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.test_untrusted_races import request

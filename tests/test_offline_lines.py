@@ -1,4 +1,4 @@
-"""Composed lines for the embedded model (cognition/offline_lines.py), in process: the kinds of
+"""Composed lines for the embedded model (cognition/offline/offline_lines.py), in process: the kinds of
 what is heard, the check against echoes and loops, and replies grounded in a persona, a plan and
 memories, picked through the real client from a fake endpoint that answers as the embedded model."""
 
@@ -10,18 +10,18 @@ import re
 from google.protobuf import json_format
 import pytest
 
-from brain_server.cognition import offline_lines as ol
+from brain_server.api.service import BrainCore
 from brain_server.cognition.converse import Speaker
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline import offline_lines as ol
 from brain_server.cognition.plan import revise_currently
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embedded import MODEL_NAME
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
-from brain_server.service import BrainCore
-from brain_server.trace import Trace
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import spawn_json, world_json
 

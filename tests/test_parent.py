@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from brain_server import parent
+from brain_server.runtime import parent
 from tests.waits import wait_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and a POSIX parent")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from brain_server.vitals import Series, percentile
+from brain_server.runtime.vitals import Series, percentile
 from npc_lab.realtime import percentiles
 
 

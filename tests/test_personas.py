@@ -10,9 +10,9 @@ import json
 import grpc
 import pytest
 
+from brain_server.api.service import BrainCore
 from brain_server.config import Settings
-from brain_server.service import BrainCore
-from brain_server.world import arena_of
+from brain_server.model.world import arena_of
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.test_untrusted_races import request

@@ -18,10 +18,10 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import is_sleep, plan_day, replan_from
 from brain_server.cognition.steps import action_now, decompose_upcoming, fit_steps
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
-from brain_server.storage import MemoryStore
-from brain_server.trace import Trace
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.persistence.storage import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 

@@ -9,14 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition.decide import answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.config import Settings
-from brain_server.npc import NpcState, PlanItem
-from brain_server.service import BrainCore
-from brain_server.trace import TraceBook
+from brain_server.model.npc import NpcState, PlanItem
+from brain_server.model.trace import TraceBook
 from npc_brain.v1 import brain_pb2 as pb
 from tests.test_mind import CAFE, _town_mind, _until, ask, klaus
 from tests.test_untrusted_races import request

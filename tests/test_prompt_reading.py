@@ -12,15 +12,15 @@ import re
 from brain_server.cognition.converse import Speaker, keep_conversation, relationship, schedule_from
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
-from brain_server.cognition.said_clock import clock_as_said
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
 from brain_server.prompts.conversation_memo import ConversationMemo
-from brain_server.trace import Trace
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 

@@ -124,7 +124,7 @@ def test_the_benchmarks_client_settles_and_times_its_own_collections() -> None:
     """The bench client's collector is settled as the brain's for the run, and its pauses recorded."""
     import gc
 
-    from brain_server.collector import GC_THRESHOLDS
+    from brain_server.runtime.collector import GC_THRESHOLDS
     from npc_lab.realtime import Collector
 
     threshold = gc.get_threshold()

@@ -11,10 +11,10 @@ import pytest
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona
-from brain_server.storage import MemoryStore
-from brain_server.trace import LlmCallRecord, Trace
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona
+from brain_server.model.trace import LlmCallRecord, Trace
+from brain_server.persistence.storage import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 

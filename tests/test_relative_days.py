@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import MemoryKind, MemoryNode
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
 

@@ -18,7 +18,7 @@ import grpc
 import pytest
 
 from brain_server.llm.embeddings import MiniLMEmbedder
-from brain_server.storage import QdrantClientMemoryStore
+from brain_server.persistence.storage import QdrantClientMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI

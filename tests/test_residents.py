@@ -10,7 +10,7 @@ import re
 from google.protobuf import json_format
 import pytest
 
-from brain_server.world import Tile, World
+from brain_server.model.world import Tile, World
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.residents import (
     Resident,

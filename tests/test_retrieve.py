@@ -12,8 +12,8 @@ import pytest
 
 from brain_server.cognition.retrieve import RetrievalWeights, min_max, score, unreachable_kinds
 from brain_server.config import Settings
-from brain_server.memory import MemoryKind, MemoryNode, ScoredNode
-from brain_server.storage import open_store
+from brain_server.model.memory import MemoryKind, MemoryNode, ScoredNode
+from brain_server.persistence.storage import open_store
 from tools.qdrant_standin import QdrantStandIn
 
 NOW = datetime(2026, 2, 13, 12, tzinfo=UTC)

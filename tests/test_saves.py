@@ -19,13 +19,13 @@ import httpx
 import numpy as np
 import pytest
 
+from brain_server.api.saves import SUFFIX, SaveFiles, SaveInfo
+from brain_server.api.service import BrainCore
 from brain_server.config import Settings
-from brain_server.errors import BrainError, Status
-from brain_server.npc import NpcState, Persona
-from brain_server.records import Records
-from brain_server.saves import SUFFIX, SaveFiles, SaveInfo
-from brain_server.service import BrainCore
-from brain_server.storage import EdgeMemoryStore
+from brain_server.model.errors import BrainError, Status
+from brain_server.model.npc import NpcState, Persona
+from brain_server.persistence.records import Records
+from brain_server.persistence.storage import EdgeMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.test_mind import decide, klaus

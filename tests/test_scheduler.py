@@ -14,9 +14,16 @@ import zlib
 
 import pytest
 
-from brain_server.foreground import HANDOFF_POLL_S, LONGEST_SPREAD, SHORTEST_SPREAD, AskSpread, Foreground, Handoff
 from brain_server.llm.scheduler import RETRY_STRAINED_S, Priority, Scheduler, Work, WorkDropped
-from brain_server.vitals import LOOP_TICK_S, Vitals
+from brain_server.runtime.foreground import (
+    HANDOFF_POLL_S,
+    LONGEST_SPREAD,
+    SHORTEST_SPREAD,
+    AskSpread,
+    Foreground,
+    Handoff,
+)
+from brain_server.runtime.vitals import LOOP_TICK_S, Vitals
 from tests.waits import wait_until, wait_until_async
 
 
@@ -219,7 +226,7 @@ class _Virtual:
 
 
 def test_background_work_waits_for_a_burst_of_answers_to_end() -> None:
-    """Thinking steps aside while Decides are being answered (brain_server/foreground.py): it
+    """Thinking steps aside while Decides are being answered (brain_server/runtime/foreground.py): it
     starts after the last answer of a burst, and a town that never stops asking still thinks. The
     answers come every 5 ms of a clock the test moves, and it goes on moving once they stop."""
     async def burst(foreground: Foreground, answers: int, clock: _Virtual, log: list[str]) -> None:

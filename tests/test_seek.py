@@ -23,11 +23,11 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
-from brain_server.records import Records
-from brain_server.trace import Trace
-from brain_server.world import Arena, Sector, World
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.model.world import Arena, Sector, World
+from brain_server.persistence.records import Records
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 

@@ -18,9 +18,9 @@ import shutil
 import grpc
 import pytest
 
+from brain_server.api.service import BrainCore
 from brain_server.config import Settings
-from brain_server.errors import BrainError, Status
-from brain_server.service import BrainCore
+from brain_server.model.errors import BrainError, Status
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.test_config import npc_brain

@@ -20,8 +20,8 @@ from qdrant_client import models
 from qdrant_edge import Point, UpdateOperation
 
 from brain_server.config import Settings
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.storage import (
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.persistence.storage import (
     EdgeMemoryStore,
     MemoryStore,
     ProcessMemoryStore,
@@ -29,9 +29,9 @@ from brain_server.storage import (
     StoreLockedError,
     open_store,
 )
-import brain_server.storage._payload as pl
-from brain_server.storage.base import StoreUnavailable
-import brain_server.storage.process as store_process
+import brain_server.persistence.storage._payload as pl
+from brain_server.persistence.storage.base import StoreUnavailable
+import brain_server.persistence.storage.process as store_process
 from tests.hung import assert_closes_while_hung, running
 from tools.qdrant_standin import QdrantStandIn
 
@@ -280,7 +280,7 @@ def test_open_store_picks_backend(tmp_path: Path) -> None:
 
 
 def test_edge_periodic_flush(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("brain_server.storage.edge.FLUSH_INTERVAL_S", -1.0)
+    monkeypatch.setattr("brain_server.persistence.storage.edge.FLUSH_INTERVAL_S", -1.0)
     s = EdgeMemoryStore(tmp_path / "edge", DIM)
     n = node("a", 0)
     s.add([n], unit(np.random.default_rng(8), 1).tolist())
@@ -295,8 +295,8 @@ def test_edge_periodic_flush(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 _WRITER = """
 import json, sys, time
 from datetime import datetime, timedelta, timezone
-from brain_server.memory import MemoryNode
-from brain_server.storage import EdgeMemoryStore
+from brain_server.model.memory import MemoryNode
+from brain_server.persistence.storage import EdgeMemoryStore
 store = EdgeMemoryStore(sys.argv[1], 8)
 t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 ids = []
@@ -372,7 +372,7 @@ def test_the_store_closes_while_its_process_hangs(tmp_path: Path, monkeypatch: p
 
 def test_the_store_process_ends_with_its_brain(tmp_path: Path) -> None:
     """A brain killed outright leaves no engine process holding its files: the next brain opens them."""
-    script = ("import sys; from brain_server.storage import ProcessMemoryStore; "
+    script = ("import sys; from brain_server.persistence.storage import ProcessMemoryStore; "
               "s = ProcessMemoryStore(sys.argv[1], 8); print(s.process_id(), flush=True); sys.stdin.read()")
     brain = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "store")], cwd=REPO, text=True,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from brain_server.storage.edge import EdgeMemoryStore
+from brain_server.persistence.storage.edge import EdgeMemoryStore
 from tests.waits import wait_until
 
 

@@ -14,10 +14,10 @@ import grpc
 import jwt
 import pytest
 
+from brain_server.api.security import AUTH_FAILURE_BURST, Guard, InsecureBindError, check_bind
+from brain_server.api.tenants import ADMIN, Access, Namespace, TokenError, Tokens
 from brain_server.config import Settings
-from brain_server.errors import BrainError
-from brain_server.security import AUTH_FAILURE_BURST, Guard, InsecureBindError, check_bind
-from brain_server.tenants import ADMIN, Access, Namespace, TokenError, Tokens
+from brain_server.model.errors import BrainError
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json

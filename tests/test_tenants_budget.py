@@ -16,11 +16,11 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.llm.spending import Ceilings, Prices, Spend
-from brain_server.metrics import METRIC_TENANTS, OTHER_TENANTS
+from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
-from brain_server.trace import Trace
+from brain_server.runtime.metrics import METRIC_TENANTS, OTHER_TENANTS
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
 from tests.test_tenants import ADMIN_TOKEN, SECRET, T0, Player, mint

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from brain_server.world import SEPARATOR
+from brain_server.model.world import SEPARATOR
 from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout

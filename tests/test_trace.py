@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from brain_server.trace import Trace, TraceBook
+from brain_server.model.trace import Trace, TraceBook
 
 NOW = datetime(2026, 2, 13, 9, tzinfo=UTC)
 

@@ -12,9 +12,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 import pytest
 
+from brain_server.model.world import arena_of
 from brain_server.transport import proto_json
 from brain_server.transport.connect_http import CompactJSON
-from brain_server.world import arena_of
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json

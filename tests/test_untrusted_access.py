@@ -11,7 +11,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 import pytest
 
-from brain_server.security import AUTH_FAILURE_BURST
+from brain_server.api.security import AUTH_FAILURE_BURST
 from npc_brain.v1 import brain_pb2 as pb
 from tests.clients import Clients
 from tests.conftest import BrainProcess

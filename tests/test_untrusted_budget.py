@@ -5,7 +5,7 @@ says so."""
 
 from __future__ import annotations
 
-from brain_server.budget import CUT_MARK, MEMORY_MAX_BYTES
+from brain_server.model.budget import CUT_MARK, MEMORY_MAX_BYTES
 from tests.clients import Clients
 from tests.town import spawn_json, world_json
 

@@ -10,14 +10,14 @@ from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.config import Settings
-from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.npc import NpcState
-from brain_server.records import WORLD_RECORD
-from brain_server.service import BrainCore
-from brain_server.trace import Trace
+from brain_server.model.errors import BrainError, Status
+from brain_server.model.npc import NpcState
+from brain_server.model.trace import Trace
+from brain_server.persistence.records import WORLD_RECORD
 from brain_server.transport.edge_loop import EdgeLoop
 from npc_brain.v1 import brain_pb2 as pb
 from tests.town import WORLD, spawn_json, world_json

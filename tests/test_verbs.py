@@ -14,19 +14,20 @@ from google.protobuf import json_format
 import grpc
 import pytest
 
-from brain_server import convert, validation
+from brain_server.api import convert
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.retrieve import RetrievalWeights
 from brain_server.cognition.steps import action_now, decompose_upcoming
-from brain_server.errors import BrainError
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import MiniLMEmbedder
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.model import validation
+from brain_server.model.errors import BrainError
+from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.model.verbs import Verb, VerbArgument
+from brain_server.persistence.storage import MemoryStore
 from brain_server.prompts import PromptLibrary
-from brain_server.storage import MemoryStore
-from brain_server.trace import Trace
-from brain_server.verbs import Verb, VerbArgument
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.standin_openai import StandInOpenAI

@@ -11,8 +11,8 @@ import pytest
 from brain_server.cognition.runtime import PendingReaction, Runtimes, Snapshot
 from brain_server.cognition.work import KINDS, needed, thinking_about_now
 from brain_server.config import Settings
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona, PlanItem
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona, PlanItem
 
 NINE = datetime(2026, 2, 13, 9, tzinfo=UTC)
 CAFE = "the Ville:Hobbs Cafe:cafe"

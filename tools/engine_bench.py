@@ -37,7 +37,7 @@ import time
 from typing import Any
 from urllib.request import urlopen
 
-from brain_server.vitals import percentile
+from brain_server.runtime.vitals import percentile
 from npc_lab.realtime import FakeProcess
 from npc_lab.sim.brain import BrainProcess
 from tools import godot_web

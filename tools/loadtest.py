@@ -88,8 +88,8 @@ from google.protobuf import json_format
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from brain_server.validation import MAX_BATCH
-from brain_server.vitals import Vitals
+from brain_server.model.validation import MAX_BATCH
+from brain_server.runtime.vitals import Vitals
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.realtime import (
@@ -486,7 +486,7 @@ def role_of(pid: int) -> str:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return "brain"
-    return "store" if b"brain_server.storage" in command else "embedder" if b"minilm" in command else "brain"
+    return "store" if b"brain_server.persistence.storage" in command else "embedder" if b"minilm" in command else "brain"
 
 
 def cpu_by_role(brains: list[BrainProcess]) -> Counter[str]:

@@ -2,7 +2,7 @@
 
 No Qdrant server can be installed on our build machines, and both embedded stores (Qdrant Edge,
 qdrant-client's local mode) belong to one process. To test several brain processes sharing one
-store, this serves on loopback the REST endpoints that `brain_server/storage/qdrant_server.py`
+store, this serves on loopback the REST endpoints that `brain_server/persistence/storage/qdrant_server.py`
 calls through qdrant-client (collection exists/create/get, payload index, upsert, scroll, query,
 set payload, count, retrieve, delete): each body is parsed with `qdrant_client.http.models` and run on
 qdrant-client's own local engine (pure Python, brute force) behind one lock, and answered as
@@ -27,7 +27,7 @@ import warnings
 from pydantic import BaseModel
 from qdrant_client import QdrantClient, models
 
-from brain_server.loopback import JsonHandler, LoopbackServer
+from brain_server.runtime.loopback import JsonHandler, LoopbackServer
 
 Route = Callable[[QdrantClient, str, dict[str, Any]], Any]
 

@@ -40,10 +40,10 @@ from brain_server.cognition.react import is_thing
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState
-from brain_server.records import Records
-from brain_server.trace import Trace
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState
+from brain_server.model.trace import Trace
+from brain_server.persistence.records import Records
 
 REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day

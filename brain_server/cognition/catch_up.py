@@ -33,9 +33,9 @@ from brain_server.cognition.decide import followed_action
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.work import Workshop
 from brain_server.llm.scheduler import Priority, Work, WorkDropped
-from brain_server.npc import NpcState, is_sleep
-from brain_server.trace import Trace, TraceBook
-from brain_server.world import arena_of
+from brain_server.model.npc import NpcState, is_sleep
+from brain_server.model.trace import Trace, TraceBook
+from brain_server.model.world import arena_of
 
 STEP = timedelta(hours=1)
 CALLS_PER_SKIPPED_HOUR = 8  # the town's LLM calls per skipped hour, at most

@@ -40,12 +40,12 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
 from brain_server.llm.scheduler import Work
-from brain_server.memory import MemoryNode
-from brain_server.npc import Action, DialogueLine, NpcState, PlanItem
+from brain_server.model.memory import MemoryNode
+from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.model.world import SEPARATOR, World, arena_of
+from brain_server.persistence.records import Records
 from brain_server.prompts.conversation_memo import ConversationMemo
-from brain_server.records import Records
-from brain_server.trace import Trace
-from brain_server.world import SEPARATOR, World, arena_of
 
 CHAT_COOLDOWN = timedelta(hours=2)  # the same two NPCs do not chat again sooner
 # Two who saw each other may still talk this long after, wherever they walked since (they stop to talk).

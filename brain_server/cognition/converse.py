@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from brain_server.cognition import offline_lines
 from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import (
     again,
@@ -38,13 +37,16 @@ from brain_server.cognition.gist import (
     unrepeated,
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
+from brain_server.cognition.offline import offline_lines
+from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import bullets
-from brain_server.cognition.said_clock import clock_as_said
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.names import addressing
-from brain_server.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.names import addressing
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.model.world import arena_of
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -55,8 +57,6 @@ from brain_server.prompts.interview import PROMPT as INTERVIEW
 from brain_server.prompts.interview import InterviewAnswer
 from brain_server.prompts.relationship import PROMPT as RELATIONSHIP
 from brain_server.prompts.relationship import Relationship
-from brain_server.trace import Trace
-from brain_server.world import arena_of
 
 MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together

@@ -19,13 +19,13 @@ from datetime import UTC, datetime, timedelta
 
 import structlog
 
+from brain_server.cognition.offline.routine import provisional_action
 from brain_server.cognition.perceive import PerceivedEvent
-from brain_server.cognition.routine import provisional_action
 from brain_server.cognition.runtime import Snapshot
 from brain_server.cognition.steps import action_now
-from brain_server.npc import Action, NpcState
-from brain_server.trace import Trace
-from brain_server.world_index import WorldIndex
+from brain_server.model.npc import Action, NpcState
+from brain_server.model.trace import Trace
+from brain_server.model.world_index import WorldIndex
 
 log = structlog.get_logger(__name__)
 ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again

@@ -23,13 +23,13 @@ from typing import Protocol, TypeVar
 
 import structlog
 
-from brain_server import metrics
-from brain_server.cognition.heard import repeats
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.npc import DialogueLine
+from brain_server.cognition.offline.heard import repeats
+from brain_server.model.npc import DialogueLine
+from brain_server.model.trace import Trace
+from brain_server.model.world import SEPARATOR
 from brain_server.prompts.conversation_memo import ConversationMemo
-from brain_server.trace import Trace
-from brain_server.world import SEPARATOR
+from brain_server.runtime import metrics
 
 # A name (a capitalised word not opening a sentence): unsaid if neither the gist nor the speaker's
 # own knowledge has it. Calendar and clock words are the prompts' own.

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from brain_server.budget import Bullets, Item
 from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
@@ -34,18 +33,19 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
-from brain_server.cognition.heard import first_name
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
+from brain_server.cognition.offline.heard import first_name
 from brain_server.llm.scheduler import Work
-from brain_server.names import addressing
-from brain_server.npc import DialogueLine
+from brain_server.model.budget import Bullets, Item
+from brain_server.model.names import addressing
+from brain_server.model.npc import DialogueLine
+from brain_server.model.trace import Trace
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
 from brain_server.prompts.group_summary import MAX_GROUP_GIST_LINES, GroupSummary
 from brain_server.prompts.group_summary import PROMPT as GROUP_SUMMARY
 from brain_server.prompts.group_turn import EVERYONE, GroupTurn
 from brain_server.prompts.group_turn import PROMPT as GROUP_TURN
-from brain_server.trace import Trace
 
 MAX_GROUP = 4  # people in one conversation: who started it, whom it addressed, and two more at the place
 

@@ -23,11 +23,11 @@ import logging
 
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Work
-from brain_server.npc import NpcState
+from brain_server.model.npc import NpcState
+from brain_server.model.trace import Trace
+from brain_server.model.world import SEPARATOR, Sector, World, arena_of, join, sector_of
 from brain_server.prompts.choose_address import NO_OBJECT, AddressChoice, Place
 from brain_server.prompts.choose_address import PROMPT as CHOOSE_ADDRESS
-from brain_server.trace import Trace
-from brain_server.world import SEPARATOR, Sector, World, arena_of, join, sector_of
 
 log = logging.getLogger(__name__)
 # How alike (difflib's ratio) a misspelt place must be to a known one, the world's name left out of

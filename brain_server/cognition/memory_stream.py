@@ -10,20 +10,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 import re
 
-from brain_server.budget import Bullets, Item, fit_memory
-from brain_server.cognition.heard import says_name
+from brain_server.cognition.offline.heard import says_name
 from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.llm.scheduler import Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, Persona
+from brain_server.model.budget import Bullets, Item, fit_memory
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, Persona
+from brain_server.model.trace import RetrievedRecord, Trace
+from brain_server.persistence.storage.base import PREFETCH_SLACK, MemoryStore
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from brain_server.prompts.importance_batch import PROMPT as IMPORTANCE_BATCH
 from brain_server.prompts.importance_batch import Ratings
-from brain_server.storage.base import PREFETCH_SLACK, MemoryStore
-from brain_server.trace import RetrievedRecord, Trace
 
 # Events this mundane are scored 1 without asking the LLM, as the paper's code does for "idle".
 TRIVIAL_PREDICATES = {"idle", "is idle"}

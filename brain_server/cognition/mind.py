@@ -34,21 +34,21 @@ from brain_server.cognition.attention import Levels, concerns
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import Ask, Decided, Decision, Urgent, View, answer
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.routine import read_places
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.player_talk import Player
-from brain_server.cognition.routine import read_places
 from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, thinking_about_now
 from brain_server.config import Settings
-from brain_server.errors import BrainError, Status
-from brain_server.foreground import AskSpread, Home
-from brain_server.logs import bind_decision, unbind_decision
-from brain_server.npc import Action, NpcState
-from brain_server.records import Records
-from brain_server.trace import Trace, TraceBook
-from brain_server.validation import shown
+from brain_server.model.errors import BrainError, Status
+from brain_server.model.npc import Action, NpcState
+from brain_server.model.trace import Trace, TraceBook
+from brain_server.model.validation import shown
+from brain_server.persistence.records import Records
+from brain_server.runtime.foreground import AskSpread, Home
+from brain_server.runtime.logs import bind_decision, unbind_decision
 
 log = structlog.get_logger(__name__)
 

@@ -4,7 +4,7 @@ this is the pure update that records a state the user sets in the world tree."""
 
 from __future__ import annotations
 
-from brain_server.world import SEPARATOR, World
+from brain_server.model.world import SEPARATOR, World
 
 
 def set_object_state(world: World, address: str, state: str) -> World:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from brain_server.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import MemoryKind, MemoryNode
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,15 @@ from datetime import date, datetime, time, timedelta
 import re
 from typing import TYPE_CHECKING
 
-from brain_server.cognition.heard import SENTENCE
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, unstamped
-from brain_server.cognition.routine import DEFAULT_WAKE, SLEEP, day_shape
-from brain_server.cognition.wording import as_theirs
+from brain_server.cognition.offline.heard import SENTENCE
+from brain_server.cognition.offline.routine import DEFAULT_WAKE, SLEEP, day_shape
+from brain_server.cognition.offline.wording import as_theirs
 from brain_server.llm.scheduler import Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState, PlanItem, is_sleep
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState, PlanItem, is_sleep
+from brain_server.model.trace import Trace
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
@@ -34,7 +35,6 @@ from brain_server.prompts.replan import Replan
 from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
 from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
 from brain_server.prompts.revise_currently import Currently
-from brain_server.trace import Trace
 
 if TYPE_CHECKING:
     from brain_server.cognition.gather import Seek

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 import time
 
-from brain_server.cognition import offline_lines
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import (
     MAX_LINES,
@@ -23,22 +22,23 @@ from brain_server.cognition.converse import (
     remember_conversation,
 )
 from brain_server.cognition.groups import listed
-from brain_server.cognition.heard import Kind
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline import offline_lines
+from brain_server.cognition.offline.heard import Kind
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, adopt_currently
 from brain_server.config import Settings
-from brain_server.errors import BrainError, Status
 from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.llm.streaming import Listener
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import DialogueLine, NpcState
+from brain_server.model.errors import BrainError, Status
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import DialogueLine, NpcState
+from brain_server.model.trace import Trace
+from brain_server.persistence.records import Apply, Records
 from brain_server.prompts.converse_turn import PROMPT as TURN
 from brain_server.prompts.converse_turn import spoken
-from brain_server.records import Apply, Records
-from brain_server.trace import Trace
 
 OPEN_TALKS_PER_NPC = 8  # players talking to one NPC at once; the least recently continued ends first
 OPEN_TALKS = 1000  # open player conversations in all

@@ -14,12 +14,12 @@ from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.llm.scheduler import Work
-from brain_server.memory import MemoryNode
-from brain_server.npc import NpcState
+from brain_server.model.memory import MemoryNode
+from brain_server.model.npc import NpcState
+from brain_server.model.trace import Trace
+from brain_server.model.world import SEPARATOR
 from brain_server.prompts.react import PROMPT as REACT
 from brain_server.prompts.react import Reaction
-from brain_server.trace import Trace
-from brain_server.world import SEPARATOR
 
 MEMORIES_PER_QUERY = 10  # each of the two queries' best, shown apart (30 retrieved for each)
 CHOICES = {

@@ -25,18 +25,18 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 
-from brain_server.budget import Bullets, Item
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import NpcState
-from brain_server.paper import REFLECTION_THRESHOLD
+from brain_server.model.budget import Bullets, Item
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import NpcState
+from brain_server.model.paper import REFLECTION_THRESHOLD
+from brain_server.model.trace import Trace
 from brain_server.prompts.reflection_insights import INSIGHTS_PER_QUESTION, MAX_INSIGHTS, ReflectionInsights
 from brain_server.prompts.reflection_insights import PROMPT as INSIGHTS
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS, ReflectionQuestions
 from brain_server.prompts.reflection_questions import PROMPT as QUESTIONS
-from brain_server.trace import Trace
 
 RECENT_FOR_REFLECTION = 100
 # What happens to the NPC counts towards reflecting; its own thoughts and plans do not, or

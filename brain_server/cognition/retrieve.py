@@ -23,9 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from brain_server import paper
-from brain_server.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
-from brain_server.trace import RetrievedRecord
+from brain_server.model import paper
+from brain_server.model.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
+from brain_server.model.trace import RetrievedRecord
 
 
 @dataclass(frozen=True)

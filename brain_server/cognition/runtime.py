@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from brain_server.memory import MemoryNode
+from brain_server.model.memory import MemoryNode
 
 URGENT_FAMILIES = frozenset({"plan", "react", "decompose"})  # work that may change what an NPC does now
 

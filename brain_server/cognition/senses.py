@@ -18,11 +18,11 @@ from brain_server.cognition.react import is_thing, worth_considering
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import PendingReaction, Runtimes
 from brain_server.cognition.thinking import Thinking
-from brain_server.memory import MemoryKind, MemoryNode
-from brain_server.npc import Action, NpcState
-from brain_server.records import Records
-from brain_server.trace import Trace
-from brain_server.world import World, arena_of, join
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import Action, NpcState
+from brain_server.model.trace import Trace
+from brain_server.model.world import World, arena_of, join
+from brain_server.persistence.records import Records
 
 REACTION_COOLDOWN = timedelta(minutes=30)  # reconsider the same person at most this often
 THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("the stove is burning")

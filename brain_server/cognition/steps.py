@@ -15,15 +15,15 @@ from itertools import groupby
 import math
 
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.routine import SLEEP
 from brain_server.cognition.plan import day_name, plan_lines, plan_node
-from brain_server.cognition.routine import SLEEP
 from brain_server.llm.scheduler import Work
-from brain_server.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
+from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
+from brain_server.model.trace import Trace
+from brain_server.model.verbs import Verb, VerbCall, check_call, menu, usable
+from brain_server.model.world import arena_of
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
-from brain_server.trace import Trace
-from brain_server.verbs import Verb, VerbCall, check_call, menu, usable
-from brain_server.world import arena_of
 
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
 

@@ -22,10 +22,10 @@ import structlog
 from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.work import KINDS, Kind, Workshop, needed
 from brain_server.config import Settings
-from brain_server.foreground import Foreground
 from brain_server.llm.scheduler import Work, WorkDropped
-from brain_server.records import Records
-from brain_server.trace import Trace, TraceBook
+from brain_server.model.trace import Trace, TraceBook
+from brain_server.persistence.records import Records
+from brain_server.runtime.foreground import Foreground
 
 log = structlog.get_logger(__name__)
 FIRST = frozenset(k.name for k in KINDS if k.urgent)  # lockstep: before the action (a plan, its reaction, its step)

@@ -33,10 +33,10 @@ from brain_server.cognition.runtime import NpcRuntime, Runtimes
 from brain_server.cognition.steps import decompose_upcoming, due_blocks
 from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.npc import NpcState, PlanItem
-from brain_server.records import Apply, Records
-from brain_server.trace import Trace
-from brain_server.world import World
+from brain_server.model.npc import NpcState, PlanItem
+from brain_server.model.trace import Trace
+from brain_server.model.world import World
+from brain_server.persistence.records import Apply, Records
 
 LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
 OUT_OF_VIEW_BATCHING = 4  # out of view, perceptions wait this many times longer for their rating

@@ -23,7 +23,6 @@ from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel
 import structlog
 
-from brain_server import metrics
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.answers import AnswerError, parse_answer
 from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
@@ -41,8 +40,9 @@ from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
 from brain_server.llm.spending import Ceilings
 from brain_server.llm.streaming import Listener, Streamed, stream_completion
 from brain_server.llm.usage import FallbackWatch, Usage
+from brain_server.model.trace import LlmCallRecord, Trace
 from brain_server.prompts import Prompt, PromptLibrary
-from brain_server.trace import LlmCallRecord, Trace
+from brain_server.runtime import metrics
 
 Out = TypeVar("Out", bound=BaseModel)
 Kept = TypeVar("Kept")

@@ -25,9 +25,9 @@ from typing import Any
 import httpx
 import structlog
 
-from brain_server.budget import fit_prompt, size
 from brain_server.config import Settings
-from brain_server.trace import Trace
+from brain_server.model.budget import fit_prompt, size
+from brain_server.model.trace import Trace
 
 log = structlog.get_logger(__name__)
 

@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="exit when this process (the brain) is gone, even killed")
     args = parser.parse_args(argv)
     if args.parent_pid is not None:
-        from brain_server.parent import end_with
+        from brain_server.runtime.parent import end_with
 
         end_with(args.parent_pid)
 

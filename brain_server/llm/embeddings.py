@@ -21,14 +21,14 @@ import numpy as np
 import openai
 from prometheus_client import Counter
 
-from brain_server import metrics
 from brain_server.config import EMBEDDINGS_CACHE_MIB, EMBEDDINGS_THREADS, EMBEDDINGS_WINDOW_MS, Settings
-from brain_server.errors import ConfigError
 from brain_server.llm import minilm
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
 from brain_server.llm.vector_cache import VectorCache
-from brain_server.pipes import Child
+from brain_server.model.errors import ConfigError
+from brain_server.runtime import metrics
+from brain_server.runtime.pipes import Child
 
 COALESCE_TEXTS = 64  # texts that wait for the embedding process are sent together, up to this many
 CLOSE_WAIT_S = 10.0  # how long closing waits for the batches already asked before it kills the process

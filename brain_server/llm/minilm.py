@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from brain_server.foreground import lower_process_priority
-from brain_server.pipes import receive, replies, send
+from brain_server.runtime.foreground import lower_process_priority
+from brain_server.runtime.pipes import receive, replies, send
 
 DIM = 384
 # all-MiniLM-L6-v2's own tokenizer.json (sentence-transformers, Apache-2.0: bert-base-uncased WordPiece,

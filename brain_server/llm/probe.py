@@ -20,7 +20,6 @@ import openai
 import structlog
 
 from brain_server.config import Settings
-from brain_server.errors import ConfigError, root_cause
 from brain_server.llm.client import PURPOSE_HEADER
 from brain_server.llm.dialects import (
     REASONING_HINT,
@@ -33,6 +32,7 @@ from brain_server.llm.dialects import (
     thought_past_its_tokens,
     without_reasoning,
 )
+from brain_server.model.errors import ConfigError, root_cause
 
 log = structlog.get_logger(__name__)
 Verdict = Literal["ok", "warn", "wrong"]

@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from brain_server.llm.client import PURPOSE_HEADER
-from brain_server.loopback import JsonHandler, LoopbackServer, chat_completion
+from brain_server.runtime.loopback import JsonHandler, LoopbackServer, chat_completion
 
 
 def request_hash(purpose: str, messages: list[dict[str, Any]]) -> str:

@@ -30,7 +30,7 @@ import time
 
 import structlog
 
-from brain_server.vitals import Series
+from brain_server.runtime.vitals import Series
 
 log = structlog.get_logger(__name__)
 LOG_EVERY_S = 60.0

@@ -12,7 +12,7 @@ would be one it could roll over at will, and money is spent in real time. Each t
 at its first call and closes WINDOW_S later; the next call after that opens a fresh one. Every class
 of work is counted and refused alike, the player's too (a player's Talk is what costs most): a call
 over a ceiling is not made and gets its fallback, as the per-hour allowance's are (llm/allowance.py);
-Talk then answers with lines composed without the model (cognition/offline_lines.py). Tokens and
+Talk then answers with lines composed without the model (cognition/offline/offline_lines.py). Tokens and
 money are known only once an answer comes, so the calls already under way when a tenant reaches a
 token or money ceiling still finish: the overshoot is at most those calls' tokens.
 """

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 import heapq
 
-from brain_server.trace import LlmCallRecord
+from brain_server.model.trace import LlmCallRecord
 
 HOURS_PER_NPC = 168  # game hours of usage kept per NPC (a game week): the earliest go first
 # The fallback warning: a purpose whose latest FALLBACK_WINDOW answers fell back more than

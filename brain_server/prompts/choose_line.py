@@ -1,4 +1,4 @@
-"""Which of the lines composed from what the NPC knows it says (cognition/offline_lines.py): a
+"""Which of the lines composed from what the NPC knows it says (cognition/offline/offline_lines.py): a
 model too small to write a line (the embedded SmolLM2) only picks one, by its number, the
 schema's range narrowed to the lines offered so no other answer can come out."""
 

@@ -25,7 +25,7 @@ class Step(BaseModel):
     # The game object used for the step (the paper's object choice), "" for none.
     object: str = Field(default="", max_length=80)
     object_state: str = Field(default="", max_length=60)
-    # A game verb the step performs (brain_server/verbs.py), "" for none; only asked when the NPC has verbs there.
+    # A game verb the step performs (brain_server/model/verbs.py), "" for none; only asked when the NPC has verbs there.
     verb: str = Field(default="", max_length=64)
     arguments: list[VerbArgumentValue] = Field(default_factory=list, max_length=8)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain_server.budget import Bullets
+from brain_server.model.budget import Bullets
 from brain_server.prompts import Prompt
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from brain_server import tenants
-from brain_server.service import BrainCore
+from brain_server.api import tenants
+from brain_server.api.service import BrainCore
 from npc_brain.v1 import brain_pb2
 
 SERVICE = brain_pb2.DESCRIPTOR.services_by_name["BrainService"]

@@ -27,12 +27,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 import structlog
 
-from brain_server import __version__, metrics
-from brain_server.errors import BrainError, Status
-from brain_server.foreground import run_on
-from brain_server.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
-from brain_server.service import BrainCore
-from brain_server.tenants import Access, TokenError
+from brain_server import __version__
+from brain_server.api.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
+from brain_server.api.service import BrainCore
+from brain_server.api.tenants import Access, TokenError
+from brain_server.model.errors import BrainError, Status
+from brain_server.runtime import metrics
+from brain_server.runtime.foreground import run_on
 from brain_server.transport import (
     SERVICE,
     SERVICE_NAME,

@@ -27,7 +27,7 @@ try:
 except ImportError:  # Windows: asyncio's own loop
     uvloop = None  # type: ignore[assignment]  # the module is absent there: None says so
 
-from brain_server.foreground import run_on
+from brain_server.runtime.foreground import run_on
 
 T = TypeVar("T")
 

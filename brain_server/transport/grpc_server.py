@@ -15,11 +15,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 import structlog
 
-from brain_server import metrics
-from brain_server.errors import BrainError, Status
-from brain_server.security import Guard, check_bind, grpc_peer_host, guard_for
-from brain_server.service import BrainCore
-from brain_server.tenants import Access
+from brain_server.api.security import Guard, check_bind, grpc_peer_host, guard_for
+from brain_server.api.service import BrainCore
+from brain_server.api.tenants import Access
+from brain_server.model.errors import BrainError, Status
+from brain_server.runtime import metrics
 from brain_server.transport import SERVICE, SERVICE_NAME, CoreMethod, CoreStream, core_methods, core_streams
 from npc_brain.v1 import brain_pb2
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from brain_server.npc import Perception
+from brain_server.model.npc import Perception
 from npc_lab import residents as loaders
 from npc_lab.residents import TownLayout
 

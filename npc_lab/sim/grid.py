@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import hashlib
 import math
 
-from brain_server.world import arena_of, join
+from brain_server.model.world import arena_of, join
 from npc_lab.residents import TownLayout
 
 SECONDS_PER_TILE = 10

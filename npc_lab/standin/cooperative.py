@@ -9,7 +9,7 @@ import hashlib
 import re
 from typing import Any
 
-from brain_server.names import addressing
+from brain_server.model.names import addressing
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab.standin.reading import (
     DECLINED,

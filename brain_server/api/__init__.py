@@ -1,0 +1,1 @@
+"""The RPCs behind both transports: the service core, request checks, conversions, saves, access."""

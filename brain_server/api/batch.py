@@ -1,0 +1,75 @@
+"""DecideBatch: a crowd's Decides in one call. A game with a thousand NPCs would otherwise send a
+thousand HTTP requests, each paying its own framing, JSON and transport overhead (and, in a
+browser, queueing behind ~6 connections per host); gathered per frame, it sends a few.
+
+Each request of a batch goes through the single Decide itself (`BrainCore.decide`: the same
+validation, the same mind, the same traces, budgets and threading), so a batch can never answer
+differently from the Decides it holds. Each is answered or failed on its own: an error becomes
+that request's code and message, and the others are answered as if it had not been there.
+
+On the real-time path a batch also answers in time on its own: what is not answered within
+`ANSWER_WITHIN_S` (an NPC still being read from the store by a brain just started, or short of
+CPU) fails alone as `deadline_exceeded` (the brain is slow, not gone), so the game asks that NPC again while the rest act. Waiting for
+the slowest would let a crowd's batch run past the game's deadline and fail whole, again and
+again, each try's work thrown away."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from brain_server.model import validation
+from brain_server.model.errors import BrainError
+from npc_brain.v1 import brain_pb2 as pb
+
+log = structlog.get_logger(__name__)
+Decide = Callable[[pb.DecideRequest], Awaitable[pb.DecideResponse]]
+INTERNAL = "internal"
+LATE = "deadline_exceeded"
+ANSWER_WITHIN_S = 5.0  # a third of the addon's 15 s call deadline: answers reach the game well before it
+
+
+async def decide_all(decide: Decide, request: pb.DecideBatchRequest, *,
+                     within_s: float | None = None) -> pb.DecideBatchResponse:
+    """Every request's outcome, in order; the call fails only when it is over MAX_BATCH. With
+    `within_s`, the Decides not answered by then are cancelled and answered `deadline_exceeded`."""
+    requests = request.requests
+    validation.count("requests", requests, validation.MAX_BATCH)
+    first: dict[str, int] = {}
+    for index, item in enumerate(requests):
+        first.setdefault(item.npc_id, index)
+
+    async def one(index: int, item: pb.DecideRequest) -> pb.DecideResult:
+        if first[item.npc_id] != index:  # two actions for one NPC at once: which would it do?
+            return pb.DecideResult(npc_id=item.npc_id, code="invalid_argument", message=(
+                f"requests[{index}]: NPC {validation.shown(item.npc_id)} is already in this batch at "
+                f"requests[{first[item.npc_id]}]: send each NPC once per batch"))
+        try:
+            return pb.DecideResult(npc_id=item.npc_id, response=await decide(item))
+        except BrainError as exc:
+            return pb.DecideResult(npc_id=item.npc_id, code=exc.status.value, message=exc.message)
+        except Exception:
+            log.exception("rpc_failed", rpc="DecideBatch", npc_id=item.npc_id[:validation.MAX_ECHO], index=index)
+            return pb.DecideResult(npc_id=item.npc_id, code=INTERNAL,
+                                   message="Decide failed inside the brain; the server log has details")
+
+    tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(requests)]
+    try:
+        _, late = await asyncio.wait(tasks, timeout=within_s) if tasks else (set(), set())
+    except asyncio.CancelledError:  # the caller is gone: so is every answer
+        for task in tasks:
+            task.cancel()
+        raise
+    for task in late:
+        task.cancel()
+    if late:
+        await asyncio.gather(*late, return_exceptions=True)
+        log.warning("decide_batch_late", late=len(late), of=len(tasks), within_s=within_s)
+    return pb.DecideBatchResponse(results=[
+        task.result() if not task.cancelled() else pb.DecideResult(
+            npc_id=item.npc_id, code=LATE, message=(
+                f"requests[{index}]: NPC {validation.shown(item.npc_id)} was not answered within "
+                f"{within_s:g} s (the brain is still loading it or is short of CPU); ask again"))
+        for index, (task, item) in enumerate(zip(tasks, requests, strict=True))])

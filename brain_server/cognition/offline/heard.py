@@ -1,0 +1,194 @@
+"""What a line heard asks, read in code for the lines composed offline (offline_lines.py): its kind
+(a greeting, thanks, the NPC's job, its plans, the time, the way somewhere...) and the words that
+say more (a name asked of, today's hours), and whether a line may answer it (`acceptable`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from enum import StrEnum
+import re
+
+from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.names import called
+from brain_server.model.npc import Persona
+
+LOOP_PAIRS = 3  # the same two words this often in a line is a loop
+REPEAT_WORDS = 4  # a line this long or longer said again (nearly) word for word is a repeat; "Yes, thanks!" may recur
+REPEAT_NEAR = 0.8  # the share of words two lines have in sequence (difflib's ratio) that makes one the other again
+
+
+class Kind(StrEnum):
+    GREETING = "greeting"
+    THANKS = "thanks"
+    TIME = "time"
+    JOB = "job"
+    PLANS = "plans"
+    NOW = "now"
+    PERSON = "person"
+    PLACE = "place"
+    WAY = "way"
+    BYE = "bye"
+    REQUEST = "request"
+    COMPLIMENT = "compliment"
+    INSULT = "insult"
+    OTHER = "other"
+
+
+# Asked who the NPC is; how it is; met for the first time; an apology (each a kind's part, told apart in the answer).
+_WHO = r"who are you|your name|introduce yourself|about yourself"
+_AGE = r"how old are you|your age"
+_HOW_ARE_YOU = r"how are you|how('s| is) (?:it|your day) going|how do you do|what's up\b"
+_MEETING = r"nice to meet|new (?:in town|here)|my name is|i'm \w+,? by the way"
+_SORRY = r"sorry|apologi[sz]e"
+GREETING = re.compile(r"^\s*(hi|hello|hey|hiya|howdy|yo|greetings|good (?:morning|afternoon|evening|day))\b"
+                      r"(?:[^.!?,]{0,30}[.!?,]+\s*|(?:\s+[\w']+){0,2}\s*$)", re.IGNORECASE)
+# First match wins: "what are you doing tomorrow" is about plans, "where do you work" about the job,
+# "where is the bakery?" the way there, "where do you live?" the NPC's place.
+_KINDS = (
+    (Kind.BYE, re.compile(r"\b(bye|goodbye|see you|farewell|good ?night|take care|(?:(?:have|got) to|must|gotta) go(?=\s*(?:now)?[.!]*$))\b",
+                          re.IGNORECASE)),
+    (Kind.TIME, re.compile(r"\b(what time is it|what's the time|the time\?|what day is it)", re.IGNORECASE)),
+    (Kind.REQUEST, re.compile(r"\b(?:can|could|would|will) you (?!be\b|tell\b|say\b|do\b|go\b)|\bplease\b|"
+                              r"\bcan i (?:get|have|borrow|buy)\b|\blet's\b", re.IGNORECASE)),
+    (Kind.PLANS, re.compile(r"\b(tomorrow|tonight|later|plans?|planning|(?:you|you're|are you) going to|will you|"
+                            r"next|these days|nowadays|on your mind|thinking about|this (afternoon|evening|weekend|"
+                            r"week)|in the evenings?|after (this|that|work))\b",
+                            re.IGNORECASE)),
+    (Kind.JOB, re.compile(r"\b(jobs?|work|works|working|occupation|profession|trade|career|for a living|"
+                          r"what do you do|business|(?:when|what time) do you (?:open|close|finish|start|stop)|" + _WHO +
+                          "|" + _AGE + r")\b", re.IGNORECASE)),
+    (Kind.NOW, re.compile(r"\b(doing|up to|busy|right now|at the moment|did you do)\b", re.IGNORECASE)),
+    (Kind.WAY, re.compile(r"\bwhere(?:'s| is| are| can i find| do i find)\b(?! you\b)", re.IGNORECASE)),
+    (Kind.PLACE, re.compile(r"\b(where|liv(?:e|es|ed|ing))\b", re.IGNORECASE)),
+    (Kind.GREETING, re.compile(f"({_HOW_ARE_YOU}|{_MEETING})", re.IGNORECASE)),
+    (Kind.INSULT, re.compile(r"\b(idiot|stupid|fool|ugly|useless|dumb|moron|liar|lazy|pathetic|hate you|shut up|"
+                             r"stinks?|smelly|loser|coward|worthless)\b", re.IGNORECASE)),
+    (Kind.COMPLIMENT, re.compile(r"\byou(?:r|'re)?\b.*\b(beautiful|lovely|wonderful|great|nice|amazing|delicious|"
+                                 r"fantastic|brilliant|impressive|kind|clever)\b|\b(?:well done|good job|i (?:like|love)"
+                                 r" your)\b", re.IGNORECASE)),
+    (Kind.THANKS, re.compile(rf"\b(thanks|thank you|cheers|{_SORRY})\b", re.IGNORECASE)),
+)
+WHO = re.compile(rf"\b({_WHO})\b", re.IGNORECASE)
+AGE = re.compile(_AGE, re.IGNORECASE)
+HOW_ARE_YOU = re.compile(_HOW_ARE_YOU, re.IGNORECASE)
+MEETING = re.compile(_MEETING, re.IGNORECASE)
+NEWS = re.compile(r"\bnews\b|what'?s new|anything new|happening|going on|gossip|rumou?rs?", re.IGNORECASE)
+# A question without its question mark ("what time do you close"), and one that asks to be agreed with.
+QUESTION = re.compile(r"\?|^\s*(what|who|whom|where|when|why|how|which|do|does|did|are|is|was|were|can|could|would|"
+                      r"will|have|has)\b", re.IGNORECASE)
+AGREE = re.compile(r"\b(isn't it|is it not|aren't they|don't you think)\?\s*$", re.IGNORECASE)
+SORRY = re.compile(rf"\b({_SORRY})\b", re.IGNORECASE)
+# Asked of what it is up to these days: its currently answers, not today's plan.
+THESE_DAYS = re.compile(r"\b(these days|nowadays|this week|on your mind|thinking about)\b", re.IGNORECASE)
+# Asked of today's hours ("later", "tonight"), the plan answers first; else what it is up to these days.
+TODAY = re.compile(r"\b(today|tonight|later|this (morning|afternoon|evening)|in the evenings?|tomorrow|next)\b",
+                   re.IGNORECASE)
+# Words of asking and of time, not of what is done ("what are you doing later?" names no item).
+ASKING = {"what", "when", "where", "which", "your", "have", "with", "this", "that", "there", "doing", "going", "plans",
+          "work", "works", "working",
+          "planning", "planned", "later", "tonight", "today", "tomorrow", "will", "about", "after", "before",
+          "morning", "afternoon", "evening", "week", "weekend", "anything", "something"}
+# Asked of someone by name ("Have you seen Zoë?", "Do you know Bram?"): a person, remembered or not.
+ASKED_OF = re.compile(r"\b(?:seen|see|met|meet|heard from|heard of|know|think of|about|talked (?:to|with)|"
+                      r"spoken (?:to|with)|did|does|has)\s+([A-Z][\w']*)")
+# Words that tell nothing of what a line is about (a line of them only is not English, or nonsense).
+ENGLISH = {"go", "come", "get", "want", "like", "need", "let's", "now", "then", "good", "oh", "the", "a", "an", "is", "are", "am", "was", "be", "you", "your", "i", "me", "my", "we", "they", "he", "she",
+            "it", "what", "who", "how", "why", "do", "does", "did", "to", "of", "and", "or", "but", "in", "on", "at",
+            "that", "this", "have", "has", "for", "with", "can", "not", "no", "yes", "so", "if", "just", "too", "very",
+            "will", "would", "there", "here", "it's", "i'm", "you're", "don't", "anyone", "ever", "any", "some", "all", "from", "up", "out", "by", "as", "new"}
+VAGUE = {*ENGLISH, *ASKING, "see", "seen", "saw", "know", "think", "like", "get", "got", "go", "went", "say", "said",
+          "tell", "told", "long", "much", "many", "really", "good", "well", "right", "come", "coming", "day", "today"}
+NOT_NAMES = {"He", "She", "Her", "His", "They", "Their", "The", "A", "An", "It", "Its", "I", "My", "In", "On", "At"}
+ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "nope", "hmm", "i", "see", "cool", "fine"}
+_WORD = re.compile(r"[a-z0-9']+")
+# Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
+SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
+_NAMED = 3  # words after a greeting that only name who is greeted ("Good morning, Odile!")
+
+
+def kind_of(heard: str) -> tuple[Kind, str]:
+    """The kind of what was heard, and the greeting it opened with ("" if none)."""
+    greeting = GREETING.match(heard)
+    rest = asked(heard[greeting.end():] if greeting else heard)
+    kind = next((k for k, pattern in _KINDS if pattern.search(rest)), None)
+    if kind is None:
+        only_named = len(rest.split()) <= _NAMED and "?" not in rest
+        kind = Kind.GREETING if greeting and only_named else Kind.OTHER
+    return kind, greeting.group(1).capitalize() if greeting else ""
+
+
+def asked(heard: str) -> str:
+    """The questions of a line that asks some ("I'm busy at the lock. Where do you live?": the
+    second sentence), else all of it: what the line is read for."""
+    questions = [s for s in SENTENCE.split(heard.strip()) if s.rstrip().endswith("?")]
+    return " ".join(questions) or heard
+
+
+def first_name(name: str) -> str:
+    """How a line names someone, and is searched for them: as they are called ("Isabella", "Dr. Lee"),
+    else by their whole name ("the player", "Guard #2": "the" or "Guard" would be found in any line)."""
+    return called(name) or name
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def stems(text: str) -> set[str]:
+    """The words of a text that say what it is about, without their endings ("hauling": "haul")."""
+    return {re.sub(r"(?<=\w{3})(?:ing|ed|(?<=sh|ch|ss)es|s)$", "", w.removesuffix("'s")) for w in words(text)
+            if w not in VAGUE and len(w) > 2}
+
+
+def acceptable(line: str, heard: str, said: Sequence[str]) -> bool:
+    """Not an echo of what it answers, not repeating itself (a four-word run twice, two words
+    together LOOP_PAIRS times: "a job, a job, a job"), not a line said before."""
+    spoken_words, heard_words = words(line), words(heard)
+    if not spoken_words:
+        return False
+    spoken = " ".join(spoken_words)
+    if heard_words and (spoken in " ".join(heard_words)
+                        or len(set(spoken_words) & set(heard_words)) > 0.75 * len(set(spoken_words))):
+        return False
+    runs = list(zip(spoken_words, spoken_words[1:], spoken_words[2:], spoken_words[3:], strict=False))
+    pairs = Counter(zip(spoken_words, spoken_words[1:], strict=False))
+    looping = len(set(runs)) < len(runs) or max(pairs.values(), default=0) >= LOOP_PAIRS
+    return not looping and spoken not in {" ".join(words(s)) for s in said}
+
+
+def repeats(line: str, said: Sequence[str]) -> bool:
+    """Whether a model's line says one of `said` (its speaker's earlier lines) again, word for word
+    or nearly: a model looping in a conversation, which a person would not."""
+    mine = words(line)
+    return len(mine) >= REPEAT_WORDS and any(SequenceMatcher(None, mine, words(s)).ratio() >= REPEAT_NEAR for s in said)
+
+
+def says_name(text: str, person: str) -> bool:
+    return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
+
+
+def may_name(heard: str, *known: str) -> bool:
+    """Whether a capitalised word inside a sentence may name someone (memories are searched then;
+    the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
+    skip = {"I", *(w for name in known for w in name.split())}
+    return any(w.removesuffix("'s") not in skip for w in re.findall(r"(?:(?<=\w )|(?<=\w, ))[A-Z][\w']*", heard))
+
+
+def known_in(heard: str, persona: Persona, partner: str) -> str:
+    """A name the line says that the NPC's persona tells of ("What do you think of Pip?": "Her
+    deckhand is Pip Harrow"), "" if none."""
+    names = set(re.findall(r"\b[A-Z][\w']+(?: [A-Z][\w']+)*", f"{persona.identity} {persona.currently}"))
+    names = {n for n in names if n.split()[0] not in NOT_NAMES} - {persona.name, first_name(persona.name), partner}
+    return next((n for n in sorted(names, key=len, reverse=True) if says_name(heard, n)), "")
+
+
+def person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str) -> str:
+    """A person the line names whom the NPC's memories mention ("" if none)."""
+    names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
+             if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
+    for name in sorted(names - {me, partner}, key=len, reverse=True):
+        if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
+            return name
+    return ""

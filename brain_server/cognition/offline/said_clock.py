@@ -1,0 +1,44 @@
+"""A clock time a model wrote ("HH:MM") checked against the words it wrote beside it: "05:00" for
+a party "at 5 pm" passes any pattern for a clock, and would send the NPC there at dawn. A time the
+words state with its half of the day (5 pm, 5:30 in the evening, noon, midnight) decides which
+half the clock means; a clock that names no stated time is left as it is (arriving early to help
+is not a contradiction)."""
+
+from __future__ import annotations
+
+import re
+
+from brain_server.model.trace import Trace
+
+_HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
+         r"|this afternoon|this morning)")
+_STATED = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?{_HALF}(?![a-z])", re.IGNORECASE)
+_NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+
+
+def stated_times(words: str) -> list[tuple[int, int]]:
+    """The (hour, minute) on a 24-hour clock of each time the words state with its half of the day."""
+    found = [_NAMED[w.lower()] for w in re.findall(r"\b(noon|midday|midnight)\b", words, re.IGNORECASE)]
+    for m in _STATED.finditer(words):
+        hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3).lower()
+        if not 1 <= hour <= 12 or minute > 59:
+            continue
+        later = half.startswith("p") or any(w in half for w in ("afternoon", "evening", "night"))
+        found.append((hour % 12 + 12 * later, minute))
+    return found
+
+
+def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
+    """`clock` ("HH:MM" or "H:MM"), or the stated time it misreads by half a day ("05:00" where the
+    words say "5 pm": "17:00", noted in the trace); as it is when it names a stated time, or none."""
+    hour, minute = (int(p) for p in clock.split(":"))
+    stated = stated_times(words)
+    if (hour, minute) in stated:
+        return clock
+    flipped = {(h, m) for h, m in stated if h % 12 == hour % 12 and m == minute}
+    if len(flipped) != 1:
+        return clock
+    [(h, m)] = flipped
+    if trace is not None:
+        trace.note(f"plan: the time {clock} is half a day off the time said: {h:02d}:{m:02d} taken")
+    return f"{h:02d}:{m:02d}"

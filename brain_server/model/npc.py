@@ -1,0 +1,201 @@
+"""An NPC as the brain keeps it: persona, spatial knowledge, today's plan and current action."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from brain_server.model.verbs import Verb, VerbCall
+
+_SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
+
+
+def is_sleep(activity: str) -> bool:
+    """Whether an activity is sleeping: the one test the plan, the mind and the lab share."""
+    return bool(_SLEEP.search(activity))
+
+
+class Persona(BaseModel):
+    name: str
+    age: int = 0
+    traits: list[str] = Field(default_factory=list)
+    identity: str = ""
+    lifestyle: str = ""
+    currently: str = ""
+    home: str = ""
+    known_areas: list[str] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        """The paper's identity stable set, as prompts see it."""
+        lines = [f"Name: {self.name}", f"Age: {self.age}"]
+        if self.traits:
+            lines.append(f"Innate traits: {', '.join(self.traits)}")
+        for label, text in (("Identity", self.identity), ("Lifestyle", self.lifestyle), ("Currently", self.currently)):
+            if text:
+                lines.append(f"{label}: {text}")
+        return "\n".join(lines)
+
+
+class Perception(BaseModel):
+    """How an NPC perceives (the paper's vision radius, attention bandwidth and retention)."""
+
+    vision_radius: float = 8.0
+    attention_bandwidth: int = 8
+    retention: int = 8
+
+
+class ObjectState(BaseModel):
+    address: str
+    state: str
+
+
+class DialogueLine(BaseModel):
+    speaker_npc_id: str
+    speaker_name: str
+    text: str
+
+
+class Action(BaseModel):
+    description: str
+    emoji: str = ""
+    address: str
+    start_time: datetime
+    duration_minutes: int
+    object_states: list[ObjectState] = Field(default_factory=list)
+    dialogue: list[DialogueLine] = Field(default_factory=list)
+    chatting_with: str = ""
+    # The action as an event others perceive (subject, predicate, object).
+    event: tuple[str, str, str] = ("", "", "")
+    source: str = "plan"  # plan | new_plan | fallback | provisional
+    # A declared game verb to perform with this action, validated (brain_server/model/verbs.py).
+    verb: VerbCall | None = None
+
+    @property
+    def end_time(self) -> datetime:
+        return self.start_time + timedelta(minutes=self.duration_minutes)
+
+
+class PlanItem(BaseModel):
+    """One block of the day plan (hour level) or of its 5-15 minute decomposition. Immutable (a
+    change is a `model_copy(update=...)`), so that a copy of the NPC shares its plan's items: the
+    mind works on copies, and the copied items with their subtasks were two fifths of the young
+    objects the collector walked at 1,000 NPCs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: datetime
+    duration_minutes: int
+    activity: str
+    emoji: str = ""
+    address: str
+    # The state of the object at `address` while this is done, e.g. "brewing coffee".
+    object_state: str = ""
+    verb: VerbCall | None = None
+    # Happens once (a promise, a party, a re-plan's reaction, the tail of last night): never
+    # replayed as routine by a fallback plan or a provisional action.
+    one_off: bool = False
+    # 5-15 minute steps, filled shortly before the block starts (never for sleep).
+    subtasks: list[PlanItem] = Field(default_factory=list)
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(minutes=self.duration_minutes)
+
+    @property
+    def key(self) -> tuple[datetime, int, str, str]:
+        """The block as planned, its steps aside: one moved or changed by a re-plan is another block."""
+        return self.start, self.duration_minutes, self.activity, self.address
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> PlanItem:
+        """Shared by a deep copy of what holds it; copied only when asked for on its own."""
+        return self if memo is not None else super().__deepcopy__(memo)
+
+
+class NpcState(BaseModel):
+    """Everything needed to continue an NPC after a restart; stored as a record."""
+
+    npc_id: str
+    world_name: str
+    persona: Persona
+    # Raised by every write of this record: replicas sharing a store reload a copy that is behind.
+    revision: int = 0
+    perception: Perception = Field(default_factory=Perception)
+    address: str = ""
+    # Spatial memory: addresses this NPC knows (arenas and objects), grown by what it perceives.
+    known_addresses: list[str] = Field(default_factory=list)
+    # Reflection: importance summed since the last reflection, and how many it has made.
+    importance_since_reflection: int = 0
+    reflection_count: int = 0
+    # Observations stored with a provisional importance, to be rated together in one call.
+    unrated_ids: list[str] = Field(default_factory=list)
+    unrated_since: datetime | None = None
+    # Planning: today's broad strokes, its hour-level blocks (with their decompositions).
+    plan_day: date | None = None
+    wake_up_hour: int | None = None
+    day_outline: list[str] = Field(default_factory=list)
+    plan: list[PlanItem] = Field(default_factory=list)
+    plan_memory_id: str = ""
+    # Plan items promised for a later day (an invitation accepted for tomorrow at 5 pm), placed into
+    # that day's plan when it is made (`commit`, `keep_commitments`).
+    commitments: list[PlanItem] = Field(default_factory=list)
+    # Conversations: when this NPC last chatted with each partner (re-chat cooldown).
+    last_chat: dict[str, datetime] = Field(default_factory=dict)
+    # Reactions: when this NPC last considered reacting to each person (one thought per sighting).
+    last_reaction: dict[str, datetime] = Field(default_factory=dict)
+    action: Action | None = None
+    # Whether the player can see it (DecideRequest.attention): out of view it thinks coarser.
+    in_view: bool = True
+    # Whether it thinks as a crowd (cognition/attention.py): no LLM call until something concerns it.
+    crowd: bool = False
+    # The game's verbs only this NPC may use, besides its world's.
+    verbs: list[Verb] = Field(default_factory=list)
+    # The persona's "currently" as the game last sent it (SpawnNpc): the brain revises its own from
+    # day 2 on, so one sent unlike this is the developer's edit (`personas.currently`). None: a
+    # record from before it was kept.
+    sent_currently: str | None = None
+
+    def plan_item_at(self, when: datetime) -> PlanItem | None:
+        return next((item for item in self.plan if item.start <= when < item.end), None)
+
+    def insert_plan_item(self, new: PlanItem) -> None:
+        """Put `new` into the day's timeline, trimming or splitting the blocks it overlaps
+        (an accepted invitation becomes a plan item without another LLM call)."""
+        timeline: list[PlanItem] = []
+        for item in self.plan:
+            if item.end <= new.start or item.start >= new.end:
+                timeline.append(item)
+                continue
+            if item.start < new.start:
+                timeline.append(item.model_copy(update={
+                    "duration_minutes": int((new.start - item.start).total_seconds() // 60), "subtasks": []}))
+            if item.end > new.end:
+                timeline.append(item.model_copy(update={
+                    "start": new.end, "duration_minutes": int((item.end - new.end).total_seconds() // 60),
+                    "subtasks": []}))
+        self.plan = sorted([*timeline, new], key=lambda item: item.start)
+
+    def commit(self, item: PlanItem) -> None:
+        """A promised plan item (one-off): into the plan if it is for the planned day, else kept for its day."""
+        item = item.model_copy(update={"one_off": True})
+        if item.start.date() == self.plan_day:
+            self.insert_plan_item(item)
+        else:
+            self.commitments = sorted([*self.commitments, item], key=lambda i: i.start)
+
+    def keep_commitments(self, day: date) -> list[PlanItem]:
+        """Once `day` is planned: its promised items go into the plan (those of days gone are
+        dropped); the items placed."""
+        due = [i for i in self.commitments if i.start.date() == day]
+        for item in due:
+            self.insert_plan_item(item)
+        self.commitments = [i for i in self.commitments if i.start.date() > day]
+        return due
+
+    def is_asleep(self) -> bool:
+        return self.action is not None and is_sleep(self.action.description)
+
+    def is_chatting(self, now: datetime) -> bool:
+        return self.action is not None and bool(self.action.chatting_with) and now < self.action.end_time

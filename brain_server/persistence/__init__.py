@@ -1,0 +1,1 @@
+"""What outlives the process: the world and NPC records, save files, the memory store."""
