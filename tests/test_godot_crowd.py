@@ -19,6 +19,7 @@ from tools import engine_bench, godot_web
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 AGENTS = 700
+CALL_TIMEOUT_S = 120.0  # the game's per-call timeout in this test: a hang guard
 
 
 @pytest.mark.godot
@@ -32,7 +33,9 @@ def test_hundreds_of_agents_spawn_and_act_in_a_few_requests_a_second(brain_facto
     if not Path(godot_web.CHROMIUM).exists():
         pytest.skip(f"{godot_web.CHROMIUM} is not installed (apt-get install chromium)")
     brain = brain_factory(web_root=engine_bench.build(tmp_path), background_thinking=True)
-    report = engine_bench.measure(brain.http_url, agents=AGENTS, seconds=10)
+    # The game's per-call timeout is a hang guard here (120 s, not the addon's 15): the CI rehearsal
+    # at 4 workers beside Chromium saw 2 DecideBatch calls pass 15 s, the machine's speed, not an error.
+    report = engine_bench.measure(brain.http_url, agents=AGENTS, seconds=10, call_timeout_s=CALL_TIMEOUT_S)
     report["load_average"] = os.getloadavg()
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / f"engine-bench-{AGENTS}.json").write_text(json.dumps(report, indent=1))

@@ -269,13 +269,16 @@ def _phase(reports: list[dict], rpcs: Counter[str], cpu: Counter[str], seconds: 
     }
 
 
-def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: float = 240.0) -> dict[str, Any]:
+def measure(http_url: str, agents: int, seconds: float = 20.0, start_timeout_s: float = 240.0,
+            call_timeout_s: float | None = None) -> dict[str, Any]:
     """Opens the crowd game (built by `build`, served by the brain at `http_url`) with `agents`
     agents at 60x; the start lasts until every agent has decided (at most `start_timeout_s`),
-    then `seconds` more are measured. The report also holds the engine's problem lines."""
+    then `seconds` more are measured. The report also holds the engine's problem lines.
+    `call_timeout_s`: the game's per-call timeout (`?brain-timeout-s`), else the addon's 15 s."""
     if not 1 <= agents <= MAX_AGENTS:
         raise ValueError(f"agents must be 1-{MAX_AGENTS}, not {agents}")
-    with godot_web.HeadlessGame(f"{http_url}/?time-scale=60&agents={agents}") as game:
+    timeout = f"&brain-timeout-s={call_timeout_s:g}" if call_timeout_s else ""
+    with godot_web.HeadlessGame(f"{http_url}/?time-scale=60&agents={agents}{timeout}") as game:
         def first(predicate: Callable[[dict], bool], timeout_s: float) -> int | None:
             """The index in game.events of the first report for which `predicate` holds."""
             found = game.wait_for(lambda e: e["event"] == "bench_frames" and predicate(e), timeout_s=timeout_s)
