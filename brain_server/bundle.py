@@ -141,15 +141,25 @@ coll = COLLECT(exe, a.binaries, a.datas, name={plan.name!r}, upx=False)
 ENTRY = "from brain_server.bundle import frozen_main\n\nfrozen_main()\n"
 
 
-def build(plan: Plan, out: Path, work: Path) -> Path:
-    """Freeze `plan` into out/<name>/ (replacing it) with the GGUF beside the executable; its folder."""
-    if importlib.util.find_spec("PyInstaller") is None:
-        raise BundleError("PyInstaller is not installed: pip install 'npc-brain[bundle]'")
+def write_spec(plan: Plan, work: Path) -> Path:
+    """The entry script and the spec in `work` (made); the spec's path. Paths in the spec are
+    absolute: PyInstaller reads a spec's relative paths from the spec's own folder, so the default
+    `build/bundle` named `build/bundle/build/bundle/npc_brain_entry.py`."""
+    work = work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     entry = work / "npc_brain_entry.py"
     entry.write_text(ENTRY)
     spec = work / f"{plan.name}.spec"
     spec.write_text(spec_text(plan, entry))
+    return spec
+
+
+def build(plan: Plan, out: Path, work: Path) -> Path:
+    """Freeze `plan` into out/<name>/ (replacing it) with the GGUF beside the executable; its folder."""
+    if importlib.util.find_spec("PyInstaller") is None:
+        raise BundleError("PyInstaller is not installed: pip install 'npc-brain[bundle]'")
+    out, work = out.resolve(), work.resolve()
+    spec = write_spec(plan, work)
     done = subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
                            "--distpath", str(out), "--workpath", str(work / "build"), str(spec)], check=False)
     if done.returncode:

@@ -45,6 +45,16 @@ def test_the_spec_is_python_that_names_the_files_the_libraries_and_the_bundle(tm
     assert contents.name == bundle.bundle_name() and contents.name.startswith("npc-brain-")
 
 
+def test_the_spec_names_its_entry_by_an_absolute_path_whatever_the_work_folder(tmp_path: Path, monkeypatch) -> None:
+    """`npc-brain bundle` with its default work folder (`build/bundle`, relative) failed: PyInstaller
+    read the spec's relative entry from the spec's folder (build/bundle/build/bundle/...)."""
+    monkeypatch.chdir(tmp_path)
+    spec = bundle.write_spec(bundle.plan(), Path("build/bundle"))
+    assert spec.is_absolute() and spec.is_file()
+    entry = tmp_path / "build" / "bundle" / "npc_brain_entry.py"
+    assert entry.is_file() and repr(str(entry)) in spec.read_text()
+
+
 def test_model_names_the_gguf_to_bundle_and_a_missing_one_is_one_line(tmp_path: Path) -> None:
     bigger = tmp_path / "Qwen2.5-1.5B-Instruct-Q4_K_M.gguf"
     bigger.write_bytes(b"GGUF")
