@@ -58,7 +58,8 @@ def check(folder: Path) -> dict[str, Any]:
     bodies = repeated_spawn_requests(residents, town.name, RESIDENTS)
     when = datetime(2023, 2, 13, 8, 0, tzinfo=UTC)
     with tempfile.TemporaryDirectory(prefix="npc-brain-bundle-check-") as data:
-        command, env = empty_environment([str(executable(folder)), "serve", "--grpc-port", "0", "--http-port", "0",
+        # Absolute: the bundle runs in its data folder (cwd), where a relative path names nothing.
+        command, env = empty_environment([str(executable(folder).resolve()), "serve", "--grpc-port", "0", "--http-port", "0",
                                           "--data-dir", data])
         started = time.monotonic()
         brain = subprocess.Popen(command, cwd=data, env=env, stdout=subprocess.PIPE, text=True)
