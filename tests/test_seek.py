@@ -316,10 +316,10 @@ def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Ru
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
         later = MORNING + timedelta(hours=2)
 
-        async def said(npc_id: str, name: str, text: str, predicate: str) -> str:
+        async def said(npc_id: str, name: str, text: str, predicate: str, keywords: list[str] = ()) -> str:
             node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=name,
                               predicate=predicate, object=text[:80], importance=8, created=MORNING,
-                              last_accessed=MORNING)
+                              last_accessed=MORNING, keywords=list(keywords))
             await stream.remember(npc_id, Persona(name=name), [node], trace, rate=False)
             return await news_line(stream, npc_id, name, later)
 
@@ -327,6 +327,10 @@ def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Ru
             f"Rosa Vane has news on their mind, an event they are hosting: {NEWS}."
         heard = "Bo Tamm heard that Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
         assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}."
+        # News relayed at a meeting keeps who told it, in a conversation's news line.
+        relayed = "Bo Tamm told Di Lusk: Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
+        assert await said("di", "Di Lusk", relayed, "heard from", ["news", "bo tamm"]) == \
+            f"Di Lusk has news on their mind: {relayed}."
         wish = "Cy Orr wants to visit his sister on May 6"
         assert await said("cy", "Cy Orr", wish, "thinks") == f"Cy Orr has news on their mind: {wish}."
 

@@ -167,9 +167,8 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
         return set()
     chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
              if c.created >= news.created]
-    remembered = {o for o in talked if any(_with(c, names.get(o, o)) for c in chats)}
-    return {o for o in talked if o not in remembered or
-            any(_with(c, names.get(o, o)) and mentions(c.description, news) for c in chats)}
+    with_them = {o: [c for c in chats if _with(c, names.get(o, o))] for o in talked}
+    return {o for o, theirs in with_them.items() if not theirs or any(mentions(c.description, news) for c in theirs)}
 
 
 def mentions(text: str, news: MemoryNode) -> bool:
@@ -182,8 +181,12 @@ def mentions(text: str, news: MemoryNode) -> bool:
 
 def _with(chat: MemoryNode, name: str) -> bool:
     """Whether a conversation memory is one with `name` (its partner, or one of a group's)."""
-    heading = chat.description.split("\n", 1)[0]
-    return bool(name) and (name == chat.object or re.search(rf"(?<!\w){re.escape(name)}(?!\w)", heading) is not None)
+    return bool(name) and (name == chat.object or _names(chat.description.split("\n", 1)[0], name))
+
+
+def _names(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
+    """Whether `text` holds `name` as a whole name (not inside a longer word)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
 
 
 def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
@@ -208,8 +211,7 @@ def knows(teller: NpcState, other: NpcState) -> bool:
     is (its identity or status), or talked with."""
     name = other.persona.name.strip()
     said = f"{teller.persona.identity}\n{teller.persona.currently}"
-    return other.npc_id in teller.last_chat or bool(name) and re.search(
-        rf"(?<!\w){re.escape(name)}(?!\w)", said, re.IGNORECASE) is not None
+    return other.npc_id in teller.last_chat or bool(name) and _names(said, name, re.IGNORECASE)
 
 
 def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Collection[str],
@@ -256,12 +258,13 @@ def hosting(name: str, news: MemoryNode) -> bool:
     return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
 
 
-def about(name: str, news: MemoryNode) -> str:
-    """The news as a prompt's sentence goes on after "<name> has news ...": said to be an event the
-    NPC hosts when it is one (a model read "wants to teach a lesson ... on January 21" as no event
-    to speak of, while a whisper's party or a plan's "hosting: ..." it told), without stamps."""
-    text = unstamped(gist(news)).rstrip(".")
-    return f", an event they are hosting: {text}" if hosting(name, news) else f": {text}"
+def about(name: str, news: MemoryNode, text: str) -> str:
+    """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
+    "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
+    to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
+    plan's "hosting: ..." it told), without stamps."""
+    said = unstamped(text).rstrip(".")
+    return f", an event they are hosting: {said}" if hosting(name, news) else f": {said}"
 
 
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
@@ -270,7 +273,7 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on{about(name, news)}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news, gist(news))}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -303,7 +306,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
     conversation on the event's day, not only in the day after it was thought of. None for a
     voice without a mind (the player)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind{about(name, news)}." if news is not None else ""
+    return f"{name} has news on their mind{about(name, news, news.description)}." if news is not None else ""
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -330,7 +333,7 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in await told_since(npc, news, stream, {other.npc_id: other.persona.name}):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news)}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news))}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
