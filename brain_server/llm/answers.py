@@ -8,6 +8,7 @@ fallback). The strict reading comes first; the others are tried only when it fai
 give is validated against the schema all the same. A cut-off answer (brackets left open) is not
 repaired: closing it would pass a truncated value ("Hobbs Ca") as the model's choice; nor is a
 runaway generation (longer than any purpose's token limit allows), which is asked again.
+Before any of it, `chat_message` checks that what came back is a chat completion at all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import re
 from typing import Any, TypeVar, get_args
 
 import json_repair
+from openai.types import CompletionUsage
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 
 from brain_server.llm.dialects import REASONING_HINT, thought_past_its_tokens, without_reasoning
@@ -25,6 +29,7 @@ from brain_server.llm.dialects import REASONING_HINT, thought_past_its_tokens, w
 Out = TypeVar("Out", bound=BaseModel)
 _STARTS_TRIED = 8  # object starts tried for a complete value followed by chatter
 _READ_MAX_CHARS = 16_000
+_CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
 _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
@@ -132,3 +137,43 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
 
 def _is_list(annotation: Any) -> bool:
     return getattr(annotation, "__origin__", None) is list or any(_is_list(a) for a in get_args(annotation))
+
+
+class NotACompletion(Exception):
+    """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
+
+
+def chat_message(raw: Any) -> tuple[ChatCompletionMessage, object]:
+    """The first choice's message and the usage of a raw `with_raw_response` answer, or NotACompletion
+    saying what came instead. The openai client hands back whatever arrived (a str for a page, a list,
+    a ChatCompletion built without validation): every level is checked here."""
+    http = raw.http_response
+    answered = (f"the endpoint answered HTTP {http.status_code} with "
+                f"{http.headers.get('content-type', 'no Content-Type').split(';')[0]}"
+                + (f" (redirected to {http.url})" if http.history else ""))
+    try:
+        completion = raw.parse()
+    except ValueError as exc:  # labelled JSON, but not JSON
+        raise NotACompletion(f"{answered} that does not parse ({exc}), not a chat completion: "
+                             f"{_CHECK_BASE_URL}") from exc
+    if not isinstance(completion, ChatCompletion):
+        raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}")
+    choices = completion.choices
+    if not isinstance(choices, list) or not choices:
+        raise NotACompletion(f"{answered}: JSON with {'empty' if choices == [] else 'no'} choices, "
+                             f"not a chat completion: {_CHECK_BASE_URL}")
+    message = getattr(choices[0], "message", None) if isinstance(choices[0], Choice) else None
+    if not isinstance(message, ChatCompletionMessage):
+        raise NotACompletion(f"{answered}: a chat completion whose first choice has no message")
+    if not isinstance(message.content, str | None):
+        raise NotACompletion(f"{answered}: a chat completion whose content is "
+                             f"{type(message.content).__name__}, not text")
+    return message, getattr(completion, "usage", None)
+
+
+def tokens_of(usage: object) -> tuple[int, int]:
+    """(prompt, completion) tokens; (0, 0) where usage is missing or not counts (some servers omit it)."""
+    counts = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    if isinstance(usage, CompletionUsage) and all(type(n) is int and n >= 0 for n in counts):
+        return counts  # type: ignore[return-value]
+    return 0, 0

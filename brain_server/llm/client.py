@@ -17,14 +17,11 @@ import time
 from typing import Any, TypeVar
 
 import openai
-from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion, ChatCompletionMessage
-from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel
 import structlog
 
 from brain_server.llm.allowance import Allowance
-from brain_server.llm.answers import AnswerError, parse_answer
+from brain_server.llm.answers import AnswerError, NotACompletion, chat_message, parse_answer, tokens_of
 from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
 from brain_server.llm.dialects import (
     RESPONSE_MODES,
@@ -35,7 +32,7 @@ from brain_server.llm.dialects import (
     response_format,
     schema_in_text,
 )
-from brain_server.llm.retries import RETRY_AFTER_MAX_S, retry_after_s, worth_retrying
+from brain_server.llm.retries import RETRY_AFTER_MAX_S, asked_again, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
 from brain_server.llm.spending import Ceilings
 from brain_server.llm.streaming import Listener, Streamed, stream_completion
@@ -50,12 +47,6 @@ log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
-AGAIN_ANSWER_CHARS = 2000  # of an unusable answer shown back to the model when asking again
-_CHECK_BASE_URL = "is NPC_BRAIN_LLM_BASE_URL the API's /v1 address?"
-
-
-class NotACompletion(Exception):
-    """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
 
 
 class LLM:
@@ -171,7 +162,8 @@ class LLM:
                 log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
-                asked = self._again(messages, record.raw_completion, exc) if isinstance(exc, AnswerError) else asked
+                if isinstance(exc, AnswerError):
+                    asked = asked_again(messages, record.raw_completion, exc, self.prompts.template("answer_again"))
                 await self._sleep(self._retry_delay_s(exc, attempt))
         counter.attempts += record.attempts
         counter.retries += record.attempts - 1
@@ -191,12 +183,6 @@ class LLM:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
-
-    def _again(self, messages: list[dict[str, str]], answer: str, error: Exception) -> list[dict[str, str]]:
-        """The request again, with the unusable answer and what was wrong with it (`answer_again.md`):
-        a model at temperature 0 gives the same unusable answer to the same request."""
-        note = self.prompts.template("answer_again").substitute(error=str(error)[:300]).strip()
-        return [*messages, {"role": "assistant", "content": answer[:AGAIN_ANSWER_CHARS]}, {"role": "user", "content": note}]
 
     def _retry_delay_s(self, exc: Exception, attempt: int) -> float:
         """The endpoint's Retry-After where it sent one (bounded), else exponential backoff with jitter."""
@@ -264,7 +250,7 @@ class LLM:
                 raise
             content, refusal = message.content or "", message.refusal
         record.raw_completion = _kept(content)
-        tokens = _tokens(usage)
+        tokens = tokens_of(usage)
         record.prompt_tokens += tokens[0]
         record.completion_tokens += tokens[1]
         if self._recorder is not None:
@@ -346,42 +332,6 @@ class LLM:
         log.warning("llm_response_format_rejected", rejected=rejected, now=self.response_mode,
                     note=f"the LLM endpoint rejects response_format {rejected}: "
                          f"asking with {self.response_mode} from now on")
-
-
-def chat_message(raw: Any) -> tuple[ChatCompletionMessage, object]:
-    """The first choice's message and the usage of a raw `with_raw_response` answer, or NotACompletion
-    saying what came instead. The openai client hands back whatever arrived (a str for a page, a list,
-    a ChatCompletion built without validation): every level is checked here."""
-    http = raw.http_response
-    answered = (f"the endpoint answered HTTP {http.status_code} with "
-                f"{http.headers.get('content-type', 'no Content-Type').split(';')[0]}"
-                + (f" (redirected to {http.url})" if http.history else ""))
-    try:
-        completion = raw.parse()
-    except ValueError as exc:  # labelled JSON, but not JSON
-        raise NotACompletion(f"{answered} that does not parse ({exc}), not a chat completion: "
-                             f"{_CHECK_BASE_URL}") from exc
-    if not isinstance(completion, ChatCompletion):
-        raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}")
-    choices = completion.choices
-    if not isinstance(choices, list) or not choices:
-        raise NotACompletion(f"{answered}: JSON with {'empty' if choices == [] else 'no'} choices, "
-                             f"not a chat completion: {_CHECK_BASE_URL}")
-    message = getattr(choices[0], "message", None) if isinstance(choices[0], Choice) else None
-    if not isinstance(message, ChatCompletionMessage):
-        raise NotACompletion(f"{answered}: a chat completion whose first choice has no message")
-    if not isinstance(message.content, str | None):
-        raise NotACompletion(f"{answered}: a chat completion whose content is "
-                             f"{type(message.content).__name__}, not text")
-    return message, getattr(completion, "usage", None)
-
-
-def _tokens(usage: object) -> tuple[int, int]:
-    """(prompt, completion) tokens; (0, 0) where usage is missing or not counts (some servers omit it)."""
-    counts = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
-    if isinstance(usage, CompletionUsage) and all(type(n) is int and n >= 0 for n in counts):
-        return counts  # type: ignore[return-value]
-    return 0, 0
 
 
 def _kept(text: str) -> str:

@@ -1,10 +1,12 @@
-"""When a failed completion is asked again: which answers are worth another attempt, and how long
-an endpoint that says when to come back (429/503 with Retry-After) asks the client to wait."""
+"""When a failed completion is asked again: which answers are worth another attempt, how long
+an endpoint that says when to come back (429/503 with Retry-After) asks the client to wait, and
+what is asked after an unusable answer."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 import email.utils
+from string import Template
 
 import openai
 
@@ -14,6 +16,7 @@ RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 RETRY_AFTER_STATUS = {429, 503}
 # The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
 RETRY_AFTER_MAX_S = 20.0
+AGAIN_ANSWER_CHARS = 2000  # of an unusable answer shown back to the model when asking again
 
 
 def retry_after_s(exc: Exception) -> float | None:
@@ -42,3 +45,10 @@ def worth_retrying(exc: Exception) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in RETRYABLE_STATUS
     return True  # bad answers, timeouts and refused connections may pass on another try
+
+
+def asked_again(messages: list[dict[str, str]], answer: str, error: Exception, note: Template) -> list[dict[str, str]]:
+    """The request again after an unusable `answer`, with that answer and what was wrong with it
+    (`note`: answer_again.md): a model at temperature 0 gives the same unusable answer to the same request."""
+    said = note.substitute(error=str(error)[:300]).strip()
+    return [*messages, {"role": "assistant", "content": answer[:AGAIN_ANSWER_CHARS]}, {"role": "user", "content": said}]
