@@ -8,7 +8,7 @@ from datetime import datetime
 import json
 from pathlib import Path
 
-from npc_lab.sim.exposure import exposure, leakage, speakers_parts
+from npc_lab.sim.exposure import exposure, leakage, requests, speakers_parts
 
 NAMES = {"ana": "Ana Rook", "bo": "Bo Pell", "cy": "Cy Darn"}
 MEMS = {"ana": [{"description": "Ana Rook wants to hold a kite fair on the green on May 5"}],
@@ -43,12 +43,12 @@ def test_exposure_counts_each_knowers_own_part_from_when_it_knew(tmp_path: Path)
         call("react", "Cy Darn", "No time in this prompt: kite fair"),
     ])
     known = {"ana": datetime(2026, 5, 4, 7), "bo": datetime(2026, 5, 4, 10)}
-    got = exposure(run, known, NAMES, "ana", lambda text: "kite fair" in text)
+    got = exposure(requests(run), known, NAMES, "ana", lambda text: "kite fair" in text)
     assert got is not None
     assert got["host"] == {"prompts": 3, "showed": 2, "share": 2 / 3}  # two reactions and her part of the talk
     assert got["by_npc"]["bo"] == {"prompts": 1, "showed": 0, "share": 0.0}  # his part at 10:00; 09:30 was before
     assert (got["prompts"], got["showed"]) == (4, 2)
-    assert exposure(tmp_path, known, NAMES, "ana", lambda text: True) is None  # nothing recorded
+    assert exposure(requests(tmp_path), known, NAMES, "ana", lambda text: True) is None  # nothing recorded
 
 
 def test_leakage_finds_a_line_shown_as_the_wrong_speakers(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_leakage_finds_a_line_shown_as_the_wrong_speakers(tmp_path: Path) -> Non
         summary("11:00", "Bo Pell", "Ana Rook", "- [Monday May 4, 07:00] Ana Rook wants to hold a kite fair on the green",
                 "- (nothing comes to mind)"),
     ])
-    got = leakage(run, MEMS, NAMES)
+    got = leakage(requests(run), MEMS, NAMES)
     assert got is not None and (got["lines"], got["leaked"]) == (3, 1)
     assert got["examples"] == ["Bo Pell: Ana Rook wants to hold a kite fair on the green"]
 

@@ -15,7 +15,7 @@ Each prompt is placed by its mind (the system line names whose mind it is) and i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 import json
 from pathlib import Path
@@ -33,12 +33,13 @@ _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", 
                                         "september", "october", "november", "december"), 1)}
 
 
-def requests(run: Path) -> Iterator[dict[str, Any]]:
+def requests(run: Path) -> list[dict[str, Any]]:
     """The recorded requests of a run (none if it recorded nothing)."""
     path = run / "calls.jsonl"
-    if path.is_file():
-        with path.open(encoding="utf-8") as lines:
-            yield from (json.loads(line) for line in lines if line.strip())
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
 
 
 def _placed(call: dict[str, Any], year: int) -> tuple[str, datetime, str] | None:
@@ -53,16 +54,16 @@ def _placed(call: dict[str, Any], year: int) -> tuple[str, datetime, str] | None
     return mind.group(1).strip(), when, user
 
 
-def exposure(run: Path, first_known: Mapping[str, datetime], names: Mapping[str, str], host: str,
-             mentions: Callable[[str], bool]) -> dict[str, Any] | None:
+def exposure(calls: Sequence[dict[str, Any]], first_known: Mapping[str, datetime], names: Mapping[str, str],
+             host: str, mentions: Callable[[str], bool]) -> dict[str, Any] | None:
     """Per knower (npc id -> when it first held the news, naive game time) and for the host: how
-    many of its social prompts from then on showed the news. None without a recording."""
+    many of its social prompts from then on showed the news. None without recorded `calls`."""
+    if not calls:
+        return None
     by_name = {v: k for k, v in names.items()}
     year = min(first_known.values()).year if first_known else 2000
     shown: dict[str, list[bool]] = {}
-    seen = False
-    for call in requests(run):
-        seen = True
+    for call in calls:
         if call.get("purpose") not in SOCIAL or (placed := _placed(call, year)) is None:
             continue
         mind, when, text = placed
@@ -72,8 +73,6 @@ def exposure(run: Path, first_known: Mapping[str, datetime], names: Mapping[str,
             npc = by_name.get(who)
             if npc in first_known and when >= first_known[npc]:
                 shown.setdefault(npc, []).append(mentions(part))
-    if not seen:
-        return None
     pooled = [s for flags in shown.values() for s in flags]
     return {"prompts": len(pooled), "showed": sum(pooled), "share": sum(pooled) / len(pooled) if pooled else None,
             "host": _share(shown.get(host, [])),
@@ -102,16 +101,17 @@ def _share(flags: list[bool]) -> dict[str, Any]:
     return {"prompts": len(flags), "showed": sum(flags), "share": sum(flags) / len(flags) if flags else None}
 
 
-def leakage(run: Path, memories: Mapping[str, list[dict[str, Any]]], names: Mapping[str, str]) -> dict[str, Any] | None:
+def leakage(calls: Sequence[dict[str, Any]], memories: Mapping[str, list[dict[str, Any]]],
+            names: Mapping[str, str]) -> dict[str, Any] | None:
     """In the recorded one-call conversations: memory lines shown under one speaker that are the
-    other's memories and not its own. None without a recording."""
+    other's memories and not its own. None without recorded `calls`."""
+    if not calls:
+        return None
     by_name = {v: k for k, v in names.items()}
     texts = {npc: [x.get("description", "") for x in mems] for npc, mems in memories.items()}
     lines = leaked = 0
     examples: list[str] = []
-    seen = False
-    for call in requests(run):
-        seen = True
+    for call in calls:
         if call.get("purpose") not in ("conversation_summary", "group_summary"):
             continue
         user = "\n".join(m.get("content", "") for m in call.get("messages", []) if m.get("role") == "user")
@@ -129,6 +129,4 @@ def leakage(run: Path, memories: Mapping[str, list[dict[str, Any]]], names: Mapp
                 if not theirs and any(said in t for other in speakers - {npc} for t in texts.get(other, [])):
                     leaked += 1
                     examples = [*examples, f"{names[npc]}: {said}"][:5]
-    if not seen:
-        return None
     return {"lines": lines, "leaked": leaked, "share": leaked / lines if lines else None, "examples": examples}

@@ -109,17 +109,17 @@ def cells(args: argparse.Namespace) -> list[Cell]:
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
     unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
     unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
-    unknown += [c for c in split(getattr(args, "controls", "")) if c not in CONTROLS]
+    controls = split(args.controls)
+    unknown += [c for c in controls if c not in CONTROLS]
     unknown += [m for m in split(args.moods) if m not in MOODS]
     if unknown:
         raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods {', '.join(MOODS)}; "
                          f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}; controls {', '.join(CONTROLS)}")
     cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
-    rewordings = getattr(args, "rewordings", 0)
-    if not 0 <= rewordings <= STYLES:
-        raise ValueError(f"--rewordings {rewordings}: there are {STYLES} reworded sets")
-    conditions = ["full", *split(getattr(args, "controls", "")), *(f"reworded{k}" for k in range(1, rewordings + 1))]
+    if not 0 <= args.rewordings <= STYLES:
+        raise ValueError(f"--rewordings {args.rewordings}: there are {STYLES} reworded sets")
+    conditions = ["full", *controls, *(f"reworded{k}" for k in range(1, args.rewordings + 1))]
     out = [Cell(c, m, v, s, k) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds
            for k in conditions]
     if any(c.name == "party" for c in cases):

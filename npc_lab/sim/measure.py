@@ -25,7 +25,7 @@ import re
 import statistics
 from typing import Any
 
-from npc_lab.sim.exposure import exposure, leakage
+from npc_lab.sim.exposure import exposure, leakage, requests
 
 PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "4% -> 52% (1 -> 13 of 25)",
          "density": "0.167 -> 0.74", "coordination": "12 invited, 5 attended (Hobbs Cafe, Feb 14 5-7 pm)",
@@ -235,11 +235,11 @@ def measure(run: Path) -> dict[str, Any]:
         coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
                         "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
-    known = {npc: t.replace(tzinfo=None) for npc, t in first_known.items()}
+    known, calls = {npc: t.replace(tzinfo=None) for npc, t in first_known.items()}, requests(run)
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
             "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination,
-            "exposure": exposure(run, known, names, host, lambda text: _mentions(text, keywords)),
-            "leakage": leakage(run, memories, names),
+            "exposure": exposure(calls, known, names, host, lambda text: _mentions(text, keywords)),
+            "leakage": leakage(calls, memories, names),
             "flow": flow(memories, names, keywords, claims, set(coordination.get("attended", []))),
             "reflections": reflections(run, ids, (end - start).total_seconds() / 86400)}
 
