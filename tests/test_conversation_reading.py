@@ -223,9 +223,10 @@ def test_a_hosts_event_is_on_its_mind_on_the_events_day(stream, fake_llm) -> Non
 
     asyncio.run(talk())
     hers = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
-    assert f"Isabella Rodriguez has news on their mind: {event}." in hers
+    today = " (that is today, Friday March 6, 17:30)"
+    assert f"Isabella Rodriguez has news on their mind: {event}{today}." in hers
     one_call = fake_llm.chat_requests("conversation_summary")[0]["body"]["messages"][1]["content"]
-    assert f"- Isabella Rodriguez has news on their mind: {event}." in one_call
+    assert f"- Isabella Rodriguez has news on their mind: {event}{today}." in one_call
 
 
 def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stream, fake_llm) -> None:

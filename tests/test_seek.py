@@ -18,6 +18,7 @@ from brain_server.cognition.gather import (
     news_line,
     seeking,
     untold_by_hour,
+    when,
 )
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
@@ -323,18 +324,38 @@ def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Ru
             await stream.remember(npc_id, Persona(name=name), [node], trace, rate=False)
             return await news_line(stream, npc_id, name, later)
 
+        tomorrow = " (that is tomorrow, Tuesday May 5, 16:00)"
         assert await said("rosa", "Rosa Vane", NEWS, "thinks") == \
-            f"Rosa Vane has news on their mind, an event they are hosting: {NEWS}."
+            f"Rosa Vane has news on their mind, an event they are hosting: {NEWS}{tomorrow}."
         heard = "Bo Tamm heard that Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
-        assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}."
+        assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}{tomorrow}."
         # News relayed at a meeting keeps who told it, in a conversation's news line.
         relayed = "Bo Tamm told Di Lusk: Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
         assert await said("di", "Di Lusk", relayed, "heard from", ["news", "bo tamm"]) == \
-            f"Di Lusk has news on their mind: {relayed}."
+            f"Di Lusk has news on their mind: {relayed}{tomorrow}."
         wish = "Cy Orr wants to visit his sister on May 6"
-        assert await said("cy", "Cy Orr", wish, "thinks") == f"Cy Orr has news on their mind: {wish}."
+        assert await said("cy", "Cy Orr", wish, "thinks") == \
+            f"Cy Orr has news on their mind: {wish} (that is in 2 days, Wednesday May 6)."
 
     run(scenario)
+
+
+def test_news_says_when_its_event_is_from_now_on_the_prompts_clock() -> None:
+    """Tarnbeck (blind2, out of view): the host's news "... in the loft of Tarnbeck Mill on April
+    16 from 7 pm to 9 pm" was retold as "[Wednesday April 15 today at 7 am" (the memory's stamp read
+    as the event's day) and a listener declined, "working then". The news shown says the event's day
+    from now, its weekday and its hours on the prompts' 24-hour clock; a day gone says nothing."""
+    def news(text: str) -> MemoryNode:
+        return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                          predicate="thinks", object=text[:80], importance=8, created=MORNING, last_accessed=MORNING)
+
+    evening = "Rosa Vane wants to hold a shortwave evening in the loft on May 5 from 7 pm to 9 pm"
+    assert when(news(evening), MORNING) == " (that is tomorrow, Tuesday May 5, 19:00-21:00)"
+    assert when(news(evening), MORNING + timedelta(days=1)) == " (that is today, Tuesday May 5, 19:00-21:00)"
+    assert when(news("Rosa Vane will open the fair on 2026-05-09 at 10:30"), MORNING) == \
+        " (that is in 5 days, Saturday May 9, 10:30)"
+    assert when(news(evening), MORNING + timedelta(days=2)) == ""
+    assert when(news("Rosa Vane wants to fly kites some day"), MORNING) == ""
 
 
 def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -258,22 +258,37 @@ def hosting(name: str, news: MemoryNode) -> bool:
     return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
 
 
-def about(name: str, news: MemoryNode, text: str) -> str:
+def about(name: str, news: MemoryNode, text: str, now: datetime) -> str:
     """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
-    plan's "hosting: ..." it told), without stamps."""
+    plan's "hosting: ..." it told), without stamps, and with when it is from `now` (`when`)."""
     said = unstamped(text).rstrip(".")
-    return f", an event they are hosting: {said}" if hosting(name, news) else f": {said}"
+    return f", an event they are hosting: {said}{when(news, now)}" if hosting(name, news) else f": {said}{when(news, now)}"
 
 
-def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering]) -> str:
+def when(news: MemoryNode, now: datetime) -> str:
+    """The news's day and hours as the prompt's clock reads them (" (that is tomorrow, Thursday
+    April 16, 19:00-21:00)"), or "" when it names no day still ahead: "on April 16 from 7 pm" asks
+    a model to work out the weekday and how far off it is, and a model that read the memory's stamp
+    (the day it was thought of) as the event's turned invitations down for a clash that was not."""
+    days = [d for d in named_days(news.description, news.created.date()) if d >= now.date()]
+    if not days:
+        return ""
+    day, ahead = days[0], (days[0] - now.date()).days
+    relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
+    clocks = stated_times(news.description) or [(int(h), int(m)) for h, m in _CLOCK.findall(news.description)]
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in clocks[:2])
+    return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''})"
+
+
+def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on{about(name, news, gist(news))}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -306,7 +321,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
     conversation on the event's day, not only in the day after it was thought of. None for a
     voice without a mind (the player)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind{about(name, news, news.description)}." if news is not None else ""
+    return f"{name} has news on their mind{about(name, news, news.description, now)}." if news is not None else ""
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -323,7 +338,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     told = await told_since(npc, news, stream, names)
     where = untold_by_hour(npc, town, now, places, told=told)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found), tuple(found), own, where,
+    return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, where,
                 calls_by_hour(npc, town, now, told=told), names)
 
 
@@ -333,7 +348,7 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in await told_since(npc, news, stream, {other.npc_id: other.persona.name}):
         return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news))}."
+    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."
 
 
 def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
