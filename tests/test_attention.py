@@ -85,6 +85,26 @@ def test_one_npc_in_view_makes_the_conversation_turn_by_turn(clients: Clients, f
     assert not fake_llm.chat_requests("conversation_summary")
 
 
+def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(clients: Clients, fake_llm) -> None:
+    """Korrin and Tarnbeck (blind2, in view): hosts laid calls on people at home ("calling on ...")
+    and, finding them there, were asked whether to react and carried on, leaving without a word. A
+    block that is a call on someone is a conversation when they are found: no reaction is asked."""
+    def block(start: str, minutes: int, activity: str) -> dict:
+        return {"start": start, "duration_minutes": minutes, "activity": activity, "emoji": "", "address": CAFE}
+
+    fake_llm.queue({"json": {"wake_up_hour": 7, "outline": ["open the cafe", "call on Klaus", "run the cafe", "sleep"], "blocks": [
+        block("07:00", 150, "running the cafe"), block("09:30", 60, "calling on Klaus Mueller"),
+        block("10:30", 720, "running the cafe")]}}, purpose="daily_plan")
+    decide(clients, "isabella", "09:00", SEEN)
+    decide(clients, "klaus", "09:00", SEEN)
+    fake_llm.queue({"json": {"utterance": "Klaus, I came to see you!", "end_conversation": True}},
+                   purpose="converse_turn")
+    reply = decide(clients, "isabella", "09:40", SEEN, "Klaus Mueller")
+    assert reply["action"]["dialogue"][0]["text"] == "Klaus, I came to see you!"
+    assert not fake_llm.chat_requests("react")
+    assert any("whom it came to call on" in n for n in notes(clients, reply))
+
+
 def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Clients, fake_llm) -> None:
     first = decide(clients, "isabella", "09:00", UNSEEN)
     assert any(n.startswith("attention: out of view") for n in notes(clients, first))

@@ -11,6 +11,7 @@ from itertools import pairwise
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
+    calling_on,
     calls_by_hour,
     gatherings,
     held_news,
@@ -356,6 +357,15 @@ def test_news_says_when_its_event_is_from_now_on_the_prompts_clock() -> None:
         " (that is in 5 days, Saturday May 9, 10:30)"
     assert when(news(evening), MORNING + timedelta(days=2)) == ""
     assert when(news("Rosa Vane wants to fly kites some day"), MORNING) == ""
+
+
+def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:
+    caller = person("rosa", "Rosa Vane", HOME, plan=[(7, 9, "calling on Bo Tamm and Di Lusk", HOME),
+                                                      (9, 10, "recalling on old times with Cy Orr", HOME)])
+    bo, di, cy = (person(i, n, HOME) for i, n in (("bo", "Bo Tamm"), ("di", "Di Lusk"), ("cy", "Cy Orr")))
+    at = MORNING + timedelta(minutes=30)
+    assert calling_on(caller, bo, at) and calling_on(caller, di, at) and not calling_on(caller, cy, at)
+    assert not calling_on(caller, bo, MORNING.replace(hour=9)) and not calling_on(caller, cy, MORNING.replace(hour=9))
 
 
 def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -11,7 +11,8 @@ finds is a few lines in prompts the NPC writes anyway.
 Where a town spends its evenings at home, no public place holds anyone then: a teller with free
 time and nowhere to find people calls on those it knows (named in who it is, or talked with) at
 their homes while they are there and awake (`calls_by_hour`). A call is the one way into a home
-that is not the NPC's own (`locate`'s access rule): laid by the plan, never chosen by the model.
+that is not the NPC's own (`locate`'s access rule): laid by the plan, never chosen by the model;
+finding the one it called on is a conversation, with no reaction asked (`calling_on`).
 
 A host's own event is a commitment (`own_events`): on its day it is laid into the host's plan at
 its hour and place, as an accepted invitation is, whatever the model planned (a literal model
@@ -114,6 +115,16 @@ class Seek:
         if place in self.calls:
             return "calling on " + " and ".join(sorted(self.names.get(i, i) for i in ids))
         return f"seeing people at the {place.rsplit(':', 1)[-1]}"
+
+
+def calling_on(npc: NpcState, other: NpcState, now: datetime) -> bool:
+    """Whether the NPC's block now is a call on `other` ("calling on Bo Tamm", as `Seek.visit` lays
+    it, or a model plans it): it went there to see them, so finding them is a conversation, not a
+    sighting to weigh (a literal model, shown a caller at the door of the one it called on, carried
+    on with "calling on ..." and left without a word)."""
+    item = npc.plan_item_at(now)
+    return item is not None and item.activity.lower().startswith("calling on ") and \
+        _names(item.activity, other.persona.name)
 
 
 def _most_new(where: Where, hour: datetime, met: Collection[str]) -> tuple[str, set[str]] | None:

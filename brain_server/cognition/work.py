@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.gather import news_for, seeking
+from brain_server.cognition.gather import calling_on, news_for, seeking
 from brain_server.cognition.locate import accessible_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
@@ -240,7 +240,8 @@ class Workshop:
         return await self.records.revise(work.npc_id, think)
 
     async def react(self, work: Work, now: datetime, trace: Trace) -> bool:
-        """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk."""
+        """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk;
+        a call on someone found (`gather.calling_on`) is a talk without asking."""
         chats, npc_id = self.chats, work.npc_id
         decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
 
@@ -257,6 +258,10 @@ class Workshop:
                     return False
                 return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
                                                                          work=decided, unseen=True))
+            if partner is not None and calling_on(draft, partner, now) and chats.can_talk(draft, partner, now):
+                trace.note(f"react: talks with {partner.persona.name}, whom it came to call on (no reaction asked)")
+                return self._told(partner, now, await chats.conversation(
+                    npc_id, partner.npc_id, now, trace, work=decided, reason=f"came to call on {partner.persona.name}"))
             doing_now = partner.action if partner is not None else None
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
             reaction = await decide_reaction(
