@@ -8,7 +8,7 @@ import pytest
 
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
-from tests.town import spawn_json, world_json
+from tests.town import WORLD, spawn_json, world_json
 
 UNSEEN, SEEN = "ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"
 TURN_BY_TURN = ("react", "relationship", "converse_turn", "conversation_memo")
@@ -63,6 +63,36 @@ def test_unseen_npcs_talk_in_one_call_and_both_remember_it(clients: Clients, fak
         assert any(gist in t["description"] and t["evidenceIds"] == [chats[0]["id"]] for t in thoughts)
     party = decide(clients, "klaus", "17:30", UNSEEN)
     assert party["action"]["description"].startswith("Klaus Mueller is going to Isabella's party")
+
+
+def test_a_place_named_in_a_conversation_is_known_to_all_in_it_after(brain_factory, fake_llm) -> None:
+    """Korrin and Tarnbeck (blind2, 10 seeds each way): on the event's day not one day plan of those
+    who had heard of it offered the event's place (the engine depot's mess room, the mill's loft):
+    told where it was, nobody learned where that is unless the talk booked it. A place a
+    conversation names is known to all in it, as a place they may plan to go."""
+    world = world_json()
+    world["world"]["sectors"].append({"name": "Oak Hill College", "arenas": [
+        {"name": "library", "tiles": [{"x": x, "y": 9} for x in range(1, 6)], "objects": []}]})
+    c = Clients(brain_factory())
+    c.grpc("RegisterWorld", world)
+    isabella = spawn_json()
+    isabella["persona"]["knownAreas"].append(f"{WORLD}:Oak Hill College:library")
+    c.grpc("SpawnNpc", isabella)
+    c.grpc("SpawnNpc", klaus())
+    decide(c, "isabella", "09:00", UNSEEN)
+    decide(c, "klaus", "09:00", UNSEEN)
+    memo = {"summary": "small talk", "importance": 3, "plan_activity": "", "plan_date": "", "plan_start": "",
+            "plan_minutes": 0}
+    fake_llm.queue({"json": {"talk": True, "lines": [
+        {"speaker": "Isabella Rodriguez", "text": "The reading club meets in the library at Oak Hill College now."},
+        {"speaker": "Klaus Mueller", "text": "Good to know."}], "first": memo, "second": memo}},
+        purpose="conversation_summary")
+    assert decide(c, "isabella", "09:40", UNSEEN, "Klaus Mueller")["action"]["chattingWith"] == "klaus"
+    before = len(fake_llm.chat_requests("daily_plan"))
+    c.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-14T07:00:00Z", "address": CAFE, "attention": UNSEEN})
+    [plan] = fake_llm.chat_requests("daily_plan")[before:]
+    assert f"- {WORLD}:Oak Hill College:library" in plan["body"]["messages"][1]["content"]
+    c.close()
 
 
 def test_unseen_npcs_that_do_not_stop_to_talk_carry_on(clients: Clients, fake_llm) -> None:

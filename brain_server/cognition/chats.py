@@ -1,6 +1,6 @@
 """NPCs talking (paper section 4.4), two or more at one place (issue 31): whether they may,
 holding all of them while the lines are written, and what the conversation leaves in each
-(memories, a memo, a plan item it made).
+(memories, a memo, a plan item it made, the places it named: each now knows where they are).
 
 Who takes part: the one who starts it, the one it talks to, and, up to `groups.MAX_GROUP` in all,
 everyone else either of them saw at its latest Decide who stands at the same place and is free
@@ -128,10 +128,12 @@ class Chats:
                 self.runtimes.of(talker).set_talking(False)
         landed = max(now, *(self.runtimes.clock(i, now) for i in ids))
         still = [me for me in npcs if me.npc_id not in group.turned]
+        named = said_places((p for s in group.speakers for p in s.places), lines)
         async with self._all(ids):
             for me, (stored, change), place in zip(npcs, remembered, places, strict=True):
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
                 note_importance(live, stored)
+                learn_places(live, world, named)  # told where something is, each now knows the place
                 live.last_chat.update({other.npc_id: now for other in _others(me, npcs)})
                 if change is not None and place is not None:
                     learn_places(live, world, [place.address])  # the host's home, if that is where it is
