@@ -28,7 +28,10 @@ requests (never this package or the brain) and frozen before its first town run:
 docs/evaluation.md, and nothing in it may change but crashes. It is the evidence that counts.
 A fourth, `blind2` (npc_lab/standin/blind2.py), was written the same way by another hand that saw
 neither `blind` nor the brain, and has never been probed: `blind` was used to find what the prompts
-hid from a literal model, so its later figures are partly fitted to it. `FROZEN` holds both hashes.
+hid from a literal model, so its later figures are partly fitted to it. A fifth, `blind3`
+(npc_lab/standin/blind3.py), by a third hand that saw neither, from requests captured in a town
+none of the measured ones (Wyncombe): it judges the prompt changes made after reading blind2's
+answers. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -36,14 +39,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2
+from npc_lab.standin import blind, blind2, blind3
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
 
 # sha256 of each frozen blind model as its writer handed it over (docs/evaluation.md).
 FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217f81e235",
-          "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802"}
+          "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802",
+          "blind3.py": "eebed25eaecf9015239b43ea6e5249e1759175b50395fdda3e4912e96d43f570"}
 
 
 class BlindStandIn:
@@ -63,10 +67,15 @@ class Blind2StandIn(BlindStandIn):
     model = staticmethod(blind2.respond)
 
 
-MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
-                                                        "blind": BlindStandIn, "blind2": Blind2StandIn}
+class Blind3StandIn(BlindStandIn):
+    model = staticmethod(blind3.respond)
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+
+MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
+                                                        "blind": BlindStandIn, "blind2": Blind2StandIn,
+                                                        "blind3": Blind3StandIn}
+
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
