@@ -201,6 +201,23 @@ def test_the_party_measure_does_not_count_the_date(tmp_path: Path) -> None:
     assert d["keywords"] == ["party"] and d["with_related_memory"] == ["cy"] and d["claims_in_interview"] == ["cy"]
 
 
+def test_commitment_fidelity_is_who_was_there_of_those_whose_plan_held_the_event(tmp_path: Path) -> None:
+    """Bo and Cy each had the fair in a plan; Bo stood on the square in its window, Cy never came.
+    The host's own plan is not counted."""
+    plan = "MEMORY_KIND_PLAN"
+    run = _run(tmp_path, [], {"ana": [_memory("Ana Berg's plan: hosting the spring fair at 3 pm", plan)],
+                              "bo": [_memory("Bo Chen's plan for 15:00-16:00: going to the fair", plan)],
+                              "cy": [_memory("Cy Diaz changed plans: the fair at 3 pm", plan)]})
+    moves = [("bo", "14:50", "Town:Square:square"), ("bo", "16:10", "Town:Bakery:shop"),
+             ("cy", "14:00", "Town:Mill:loft"), ("ana", "14:55", "Town:Square:square")]
+    (run / "moves.jsonl").write_text("\n".join(json.dumps({"npc_id": n, "game_time": f"2026-03-01T{t}:00+00:00",
+                                                             "arena": a}) for n, t, a in moves))
+    c = measure(run)["coordination"]
+    assert c["committed"] == ["bo", "cy"] and c["kept"] == ["bo"]
+    report(run)
+    assert "at the place in its window | 1 of 2 |" in (run / "report.md").read_text()
+
+
 def test_without_asking_density_is_not_reported_as_measured(tmp_path: Path) -> None:
     run = _run(tmp_path, [], {"bo": [_memory("Ana Berg is baking")]})
     g = measure(run)["density"]

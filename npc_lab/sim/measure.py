@@ -232,9 +232,13 @@ def measure(run: Path) -> dict[str, Any]:
                 attended.add(mv["npc_id"])
             where[mv["npc_id"]] = (mv["arena"], t)
         attended |= {a for a, (arena, t) in where.items() if arena.startswith(place) and t < w1 and end > w0}
+        # Commitment fidelity: of those (the host apart) whose plan held the event, who was there.
+        committed = {a for a, mems in memories.items() if a != host and any(
+            x.get("kind") == "MEMORY_KIND_PLAN" and _mentions(x.get("description", ""), keywords) for x in mems)}
         coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
-                        "planned_attended": sorted(invited & planned & attended), "window_in_run": w0 < end}
+                        "planned_attended": sorted(invited & planned & attended), "committed": sorted(committed),
+                        "kept": sorted(committed & attended), "window_in_run": w0 < end}
     known, calls = {npc: t.replace(tzinfo=None) for npc, t in first_known.items()}, requests(run)
     return {"run": str(run), "scenario": cfg.get("scenario_name", ""), "npcs": n, "start": cfg["start"],
             "end": cfg["end"], "diffusion": diffusion, "density": density, "coordination": coordination,
@@ -336,6 +340,8 @@ def report(run: Path) -> dict[str, Any]:
                      f"{len(c['attended'])} attended ({len(c['invited_attended'])} of the invited, "
                      f"{len(c['planned_attended'])} of them with it in a plan or thought)"
                      + ("" if c["window_in_run"] else "; the window is after the run's end"), PAPER["coordination"]))
+        rows.append(("commitment fidelity: of those (the host apart) whose plan held the event, at the place in its "
+                     "window", f"{len(c['kept'])} of {len(c['committed'])}", "-"))
     lines = [f"# Measurements: {result['scenario']}", "",
              f"Run `{run}`: {result['npcs']} NPCs, {result['start']} -> {result['end']}.", "",
              "| measure | this run | paper (25 agents, 2 game days) |", "| --- | --- | --- |",
