@@ -194,6 +194,7 @@ def row(cell: Cell, out: Path) -> dict[str, Any]:
             "hallucinated": len(d["hallucinated"]), "density_start": g["start"], "density_end": g["end"],
             "invited": len(c["invited"]) if c else None, "attended": len(c["planned_attended"]) if c else None,
             "attended_share": len(c["planned_attended"]) / len(c["invited"]) if c and c["invited"] else None,
+            "came_share": len(c["invited_attended"]) / len(c["invited"]) if c and c["invited"] else None,
             "fidelity": len(c["kept"]) / len(c["committed"]) if c and c.get("committed") else None,
             "llm_calls": stats["llm_calls"],
             "exposure": (m.get("exposure") or {}).get("share"),
@@ -237,7 +238,7 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (case, mood, view, condition), runs in groups.items():
         row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
                                "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
-        for key in ("diffusion", "density_start", "density_end", "attended", "attended_share", "fidelity", "hallucinated",
+        for key in ("diffusion", "density_start", "density_end", "attended", "attended_share", "came_share", "fidelity", "hallucinated",
                     "llm_calls", "reflections_per_day", "exposure", "exposure_host", "leaked"):
             values = [r[key] for r in runs if r.get(key) is not None]
             row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
@@ -248,7 +249,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def table(groups: list[dict[str, Any]]) -> str:
     lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
-             "| invitees attended median, mean (min-max) | share of the invited who came, median (min-max) "
+             "| invitees attended median, mean (min-max) | share of the invited who came with it in a plan or thought, "
+             "median (min-max); who came at all "
              "| commitments kept, median | reflections a day | exposure: all, host | paper |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
@@ -258,7 +260,8 @@ def table(groups: list[dict[str, Any]]) -> str:
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
                      f"{d['median']:.0%}, {d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
                      f"{_range(g['density_end'])} | {_range(att, 1, median=True) if att else '-'} | "
-                     f"{_shares(g.get('attended_share'))} | {_shares(g.get('fidelity'), spread=False)} | "
+                     f"{_shares(g.get('attended_share'))}; {_shares(g.get('came_share'))} | "
+                     f"{_shares(g.get('fidelity'), spread=False)} | "
                      f"{_range(g.get('reflections_per_day'), 1)} | {_exposure(g)} | {paper} |")
     return "\n".join(lines) + "\n\nPaper (25 agents, 2 days, gpt-3.5-turbo): diffusion party 4% -> 52%, candidacy " \
         "4% -> 32%; density 0.167 -> 0.74; 5 of 12 invited attended; 2-3 reflections a day. Every other figure: the " \
