@@ -9,6 +9,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 import re
 
+from pydantic import ValidationError
+import pytest
+
 from brain_server.cognition.converse import Speaker, keep_conversation, relationship, schedule_from
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
@@ -21,6 +24,8 @@ from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
 from brain_server.prompts.conversation_memo import ConversationMemo
+from brain_server.prompts.conversation_summary import GistLine
+from brain_server.prompts.converse_turn import read
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 
@@ -240,3 +245,14 @@ def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOp
     dropped, kept = run(scenario)
     assert dropped == f"{party} Ann Lee is busy with the library."
     assert kept == "Ann Lee is decorating for her party on 15 February."
+
+
+def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() -> None:
+    """Tarnbeck (blind2, out of view): the host's gist line was her memory, stamp and all ("[Wednesday
+    April 15, 07:00] Ilsa Merrow wants to hold ..."), and the listener's memo of it dated the evening
+    by the stamp. A spoken line keeps its words without the stamp; one that is only a stamp is unusable."""
+    stamped = "[Wednesday April 15, 07:00] Ilsa Merrow wants to hold a shortwave evening on April 16 at 7 pm"
+    assert GistLine(speaker="Ilsa Merrow", text=stamped).text == stamped.split("] ", 1)[1]
+    assert read(f"{stamped} [continue]", {"npc_name": "Ilsa Merrow"}).utterance == stamped.split("] ", 1)[1]
+    with pytest.raises(ValidationError):
+        GistLine(speaker="Ilsa Merrow", text="[Thursday April 16]")

@@ -34,7 +34,6 @@ RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 ABOUT_CANDIDATES = 100
 _LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
 # The day and time `memory_line` leads a memory with, as a model may copy it into what it writes.
-_STAMP = re.compile(r"\[(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day [A-Z][a-z]+ \d{1,2}(?:, \d{2}:\d{2})?\]\s*")
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
 
 
@@ -234,13 +233,6 @@ def about_them(node: MemoryNode, people: Sequence[str]) -> bool:
     not one of the NPC's own plans (a day's schedule says what it does, not who they are)."""
     text = f"{node.description} {node.object}"
     return node.kind is not MemoryKind.PLAN and any(says_name(text, person) for person in people)
-
-
-def unstamped(text: str) -> str:
-    """`text` without the stamps `memory_line` leads memories with, which a model copied into it
-    ("Ilsa knows that [Wednesday April 15, 07:00] Ilsa wants to hold ... on April 16"): read
-    literally, the first date in a sentence is its event's, and a day already gone is no news."""
-    return _STAMP.sub("", text)
 
 
 def memory_line(node: MemoryNode, *, one_line: bool = False) -> str:

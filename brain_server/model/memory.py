@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+import re
 import uuid
 
 from pydantic import BaseModel, Field, model_validator
@@ -15,6 +16,18 @@ class MemoryKind(StrEnum):
     THOUGHT = "thought"
     CHAT = "chat"
     PLAN = "plan"
+
+
+# The stamp every prompt leads a memory with (`memory_stream.memory_line`: "[Wednesday April 15, 07:00]").
+_STAMP = re.compile(r"\[(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day [A-Z][a-z]+ \d{1,2}(?:, \d{2}:\d{2})?\]\s*")
+
+
+def unstamped(text: str) -> str:
+    """`text` without the stamps prompts lead memories with, which a model copied into what it wrote
+    ("Ilsa knows that [Wednesday April 15, 07:00] Ilsa wants to hold ... on April 16", or a line of
+    dialogue led by one): read literally, the first date in a sentence is its event's, and a day
+    already gone is no news; and nobody says a stamp aloud."""
+    return _STAMP.sub("", text)
 
 
 _MEMORY_NS = uuid.UUID("0b7f5f0e-52a4-4c43-9d4e-8f6d3a7c2e91")

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator, BaseModel
 
+from brain_server.model.memory import unstamped
+
 Out = TypeVar("Out", bound=BaseModel)
 BUILTIN_DIR = Path(__file__).parent
 SYSTEM_PURPOSE = "system"
@@ -122,9 +124,14 @@ def assistant_tail(text: str) -> int:
 
 
 def _in_character(text: str) -> str:
+    """A line as the character says it: never in the assistant's voice, and without the memory
+    stamps a model copied from its prompt ("[Wednesday April 15, 07:00] Ilsa Merrow wants to ...")."""
     if found := assistant_phrase(text):
         raise ValueError(f"the model answered as an assistant ({found!r}), not as the character")
-    return text
+    said = unstamped(text).strip()
+    if not said:
+        raise ValueError("the line holds nothing but a memory's stamp")
+    return said
 
 
 Spoken = Annotated[str, AfterValidator(_in_character)]
