@@ -127,7 +127,7 @@ async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:
         if isinstance(embedder, OpenAIEmbedder):
             await embedder.aclose()
     where = (f"{settings.embeddings_model} at {settings.embeddings_base_url}" if settings.embeddings_base_url
-             else f"local MiniLM ({embedder.name})")
+             else f"local {'MiniLM' if settings.embedder == 'minilm' else 'static table'} ({embedder.name})")
     return Finding("ok", f"{where}, dim {dim}"), dim
 
 

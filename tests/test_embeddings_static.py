@@ -1,0 +1,91 @@
+"""The static embedder distilled from MiniLM (llm/static_embed.py), for real: the shipped model run
+over a small vocabulary (the tokens of these tests' texts, so a build takes seconds, not the
+minutes of the whole vocabulary), the table cached and reused, and the store's embedder check."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from brain_server.config import Settings
+from brain_server.llm.embeddings import CPU, StaticEmbedder, check_store_embedder
+from brain_server.llm.minilm import TOKENIZER_FILE
+from brain_server.llm.static_embed import BUILDS, STATIC_DIM, StaticModel
+from brain_server.model.errors import ConfigError
+from brain_server.persistence.storage.edge import EdgeMemoryStore
+
+BAKING = ("the baker is baking fresh bread in the oven", "loaves and buns from the bakery")
+STORM = ("a storm with heavy rain and wind over the sea", "thunder and lightning over the harbour waves")
+SICK = ("the old woman has a fever and a cough", "the healer gives medicine to the sick")
+TEXTS = (*BAKING, *STORM, *SICK, "hello", "")
+
+
+def vocabulary() -> list[int]:
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+    return sorted({i for e in tokenizer.encode_batch(list(TEXTS), add_special_tokens=False) for i in e.ids})
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def static(cache_dir: Path) -> StaticEmbedder:
+    return StaticEmbedder(cache_dir, cache_mib=0, token_ids=vocabulary())
+
+
+def count(counter: object) -> float:
+    return counter._value.get()  # type: ignore[attr-defined]
+
+
+def test_same_text_same_unit_vector(static: StaticEmbedder) -> None:
+    first = np.array(asyncio.run(static.embed(list(TEXTS))))
+    again = np.array(asyncio.run(static.embed(list(reversed(TEXTS)))))[::-1]
+    assert first.shape == (len(TEXTS), STATIC_DIM) and static.dim == STATIC_DIM
+    assert np.array_equal(first, again)
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)  # the empty text too: the store's cosine
+
+
+def test_related_texts_are_nearer_than_unrelated(static: StaticEmbedder) -> None:
+    vectors = dict(zip(TEXTS, static.model.embed(TEXTS), strict=True))
+    for (a, b), others in ((BAKING, STORM + SICK), (STORM, BAKING + SICK), (SICK, BAKING + STORM)):
+        related = float(vectors[a] @ vectors[b])
+        assert all(related > float(vectors[a] @ vectors[o]) for o in others), (a, b)
+
+
+def test_the_cached_table_is_reused_not_built_again(static: StaticEmbedder, cache_dir: Path) -> None:
+    builds = count(BUILDS)
+    again = StaticModel(cache_dir, token_ids=vocabulary())
+    assert count(BUILDS) == builds and again.built_s is None and again.path == static.model.path
+    assert np.array_equal(again.embed(TEXTS), static.model.embed(TEXTS))
+    other = StaticModel(cache_dir, token_ids=vocabulary()[:-1])  # another vocabulary: another table
+    assert count(BUILDS) == builds + 1 and other.built_s is not None and other.path != again.path
+    assert sorted(p.suffix for p in cache_dir.iterdir()) == [".npy", ".npy"]  # no partial file left
+
+
+def test_its_cpu_is_counted_in_the_brains_process(static: StaticEmbedder) -> None:
+    before = count(CPU)
+    static.embed_sync(["the baker is baking"] * 2000)
+    assert count(CPU) > before
+
+
+def test_a_store_made_by_another_embedder_is_refused(static: StaticEmbedder, tmp_path: Path) -> None:
+    """A store from before the embedder's name was kept (MiniLM's 384 numbers a memory) and one
+    kept under another name are both refused, and nothing of theirs is changed."""
+    settings = Settings(data_dir=tmp_path, embedder="static")
+    EdgeMemoryStore(tmp_path / "qdrant", 384, sync_after_s=0).close()
+    with pytest.raises(ConfigError, match=r"embedded by an earlier embedder \(384 numbers each\).*static-minilm-256"):
+        check_store_embedder(settings, static, static.dim)
+    assert not (tmp_path / "qdrant" / "embedder.json").exists()
+
+    fresh = Settings(data_dir=tmp_path / "fresh", embedder="static")
+    check_store_embedder(fresh, static, static.dim)  # a new store takes the embedder's name
+    check_store_embedder(fresh, static, static.dim)  # and is opened again by the same
+    other = StaticEmbedder(static.model.path.parent, cache_mib=0, token_ids=vocabulary()[:-1])  # another table
+    with pytest.raises(ConfigError, match=f"embedded by {static.name} .*{other.name}"):
+        check_store_embedder(fresh, other, other.dim)  # the same size, another model
