@@ -24,9 +24,16 @@ SICK = ("the old woman has a fever and a cough", "the healer gives medicine to t
 TEXTS = (*BAKING, *STORM, *SICK, "hello", "")
 
 
+def tokenizer() -> Tokenizer:
+    """MiniLM's tokenizer as the static model uses it: whole texts (the file pads to 128, cuts at 128)."""
+    whole = Tokenizer.from_file(str(TOKENIZER_FILE))
+    whole.no_padding()
+    whole.no_truncation()
+    return whole
+
+
 def vocabulary() -> list[int]:
-    tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
-    return sorted({i for e in tokenizer.encode_batch(list(TEXTS), add_special_tokens=False) for i in e.ids})
+    return sorted({i for e in tokenizer().encode_batch(list(TEXTS), add_special_tokens=False) for i in e.ids})
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +96,12 @@ def test_a_store_made_by_another_embedder_is_refused(static: StaticEmbedder, tmp
     other = StaticEmbedder(static.model.path.parent, cache_mib=0, token_ids=vocabulary()[:-1])  # another table
     with pytest.raises(ConfigError, match=f"embedded by {static.name} .*{other.name}"):
         check_store_embedder(fresh, other, other.dim)  # the same size, another model
+
+
+@pytest.mark.parametrize("text", ["Klaus Mueller is sleeping.", "don't stop--now!! (3.5 km)", "Café naïve résumé",
+                                  "cafe\u0301 under_score x2 東京 tower", "  spaces\tand\nnewlines  ", ""])
+def test_a_texts_tokens_are_the_tokenizers_for_the_whole_text(static: StaticEmbedder, text: str) -> None:
+    """Words are tokenized once and looked up after: the ids must be those of the whole text."""
+    whole = tokenizer().encode(text, add_special_tokens=False).ids
+    assert static.model.token_ids(text) == whole
+    assert static.model.token_ids(text) == whole  # the second time from the words kept
