@@ -5,6 +5,7 @@ minutes of the whole vocabulary), the table cached and reused, and the store's e
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,8 @@ from brain_server.llm.minilm import TOKENIZER_FILE
 from brain_server.llm.static_embed import BUILDS, STATIC_DIM, StaticModel
 from brain_server.model.errors import ConfigError
 from brain_server.persistence.storage.edge import EdgeMemoryStore
+from npc_lab.retrieval_bench import retrieval_quality
+from npc_lab.retrieval_set import MEMORIES, QUERIES
 
 BAKING = ("the baker is baking fresh bread in the oven", "loaves and buns from the bakery")
 STORM = ("a storm with heavy rain and wind over the sea", "thunder and lightning over the harbour waves")
@@ -105,3 +108,22 @@ def test_a_texts_tokens_are_the_tokenizers_for_the_whole_text(static: StaticEmbe
     whole = tokenizer().encode(text, add_special_tokens=False).ids
     assert static.model.token_ids(text) == whole
     assert static.model.token_ids(text) == whole  # the second time from the words kept
+
+
+def test_the_retrieval_sets_figures_reward_what_a_person_judged_relevant() -> None:
+    """recall@10 and MRR of `npc-lab bench embed`: 1 for an embedder that knows the judged lines,
+    less for the bag of words, and every judged line is one of the set's."""
+    keys = list(MEMORIES)
+    assert all(k in MEMORIES for _, relevant in QUERIES for k in relevant)
+
+    def oracle(texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), len(keys)), dtype=np.float32)
+        judged = dict(QUERIES)
+        for row, text in enumerate(texts):
+            for k in judged.get(text, [k for k in keys if MEMORIES[k] == text]):
+                out[row, keys.index(k)] = 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    figures = retrieval_quality({"oracle": oracle})
+    assert figures["oracle"] == {"recall_at_10": 1.0, "mrr": 1.0}
+    assert 0.3 < figures["bag of words (tf-idf)"]["recall_at_10"] < 0.9
