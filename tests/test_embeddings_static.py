@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
+from brain_server.check import checks
 from brain_server.config import Settings
 from brain_server.llm.embeddings import CPU, StaticEmbedder, check_store_embedder
 from brain_server.llm.minilm import TOKENIZER_FILE
@@ -127,3 +128,15 @@ def test_the_retrieval_sets_figures_reward_what_a_person_judged_relevant() -> No
     figures = retrieval_quality({"oracle": oracle})
     assert figures["oracle"] == {"recall_at_10": 1.0, "mrr": 1.0}
     assert 0.3 < figures["bag of words (tf-idf)"]["recall_at_10"] < 0.9
+
+
+def test_check_names_a_store_of_another_embedder_without_opening_it(tmp_path: Path) -> None:
+    """`npc-brain check` on a store of 64-number memories (an endpoint's) with the local MiniLM: the
+    embeddings row says which made them, and the store is not opened with MiniLM's size (the engine
+    said only 'config is incompatible with existing segments')."""
+    EdgeMemoryStore(tmp_path / "qdrant", 64, sync_after_s=0).close()
+    rows = dict(asyncio.run(checks(Settings(data_dir=tmp_path, embeddings_cache_mib=0))))
+    assert rows["embeddings"].verdict == "wrong"
+    assert "embedded by an earlier embedder (64 numbers each)" in rows["embeddings"].line
+    assert "all-MiniLM-L6-v2-onnx-int8 (384)" in rows["embeddings"].line
+    assert rows["store"].verdict == "ok" and not (tmp_path / "qdrant" / "embedder.json").exists()

@@ -301,15 +301,14 @@ def make_embedder(settings: Settings) -> Embedder:
                           window_s=settings.embeddings_window_ms / 1000, lower_priority=settings.background_thinking)
 
 
-def check_store_embedder(settings: Settings, embedder: Embedder, dim: int) -> None:
-    """The embedded store's memories were embedded by this embedder, else a ConfigError: a store
-    of one embedder is never searched with another's vectors (same-sized vectors of two models
-    would match nonsense without an error). The embedder's name is kept beside the store; a store
-    from before the name was kept is checked by its vector size. A Qdrant server or local-mode
-    path checks the size when it opens (qdrant_server.py); a saved slot of another size is
-    embedded again when loaded (save_files.py)."""
+def store_embedder_mismatch(settings: Settings, embedder: Embedder, dim: int) -> str | None:
+    """Why the embedded store's memories cannot be searched with this embedder's vectors, or None:
+    they were embedded by another (same-sized vectors of two models would match nonsense without an
+    error). The embedder's name is kept beside the store; a store from before the name was kept is
+    checked by its vector size. A Qdrant server or local-mode path checks the size when it opens
+    (qdrant_server.py); a saved slot of another size is embedded again when loaded (save_files.py)."""
     if settings.qdrant_url or settings.qdrant_path is not None:
-        return
+        return None
     folder = settings.data_dir / "qdrant"
     marker, config = folder / "embedder.json", folder / "memories" / "edge_config.json"
     if marker.is_file():
@@ -317,11 +316,20 @@ def check_store_embedder(settings: Settings, embedder: Embedder, dim: int) -> No
     elif config.is_file():
         kept = {"name": "an earlier embedder", "dim": json.loads(config.read_text())["vectors"]["v"]["size"]}
     else:
-        kept = None
-    if kept is not None and (kept["dim"] != dim or (marker.is_file() and kept["name"] != embedder.name)):
-        raise ConfigError(f"the memories in {folder} were embedded by {kept['name']} ({kept['dim']} numbers each), "
-                          f"the configured embedder is {embedder.name} ({dim}): set NPC_BRAIN_EMBEDDER (or the "
-                          "embeddings endpoint) back to the one that made them, or point NPC_BRAIN_DATA_DIR "
-                          "elsewhere to start a new store (saved slots are embedded again when loaded)")
-    folder.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"name": embedder.name, "dim": dim}))
+        return None
+    if kept["dim"] == dim and (not marker.is_file() or kept["name"] == embedder.name):
+        return None
+    return (f"the memories in {folder} were embedded by {kept['name']} ({kept['dim']} numbers each), the "
+            f"configured embedder is {embedder.name} ({dim}): set NPC_BRAIN_EMBEDDER (or the embeddings endpoint) "
+            "back to the one that made them, or point NPC_BRAIN_DATA_DIR elsewhere to start a new store (saved "
+            "slots are embedded again when loaded)")
+
+
+def check_store_embedder(settings: Settings, embedder: Embedder, dim: int) -> None:
+    """A ConfigError if the embedded store was embedded by another embedder; else its name is kept."""
+    if (mismatch := store_embedder_mismatch(settings, embedder, dim)) is not None:
+        raise ConfigError(mismatch)
+    if not (settings.qdrant_url or settings.qdrant_path is not None):
+        folder = settings.data_dir / "qdrant"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "embedder.json").write_text(json.dumps({"name": embedder.name, "dim": dim}))
