@@ -446,8 +446,9 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
 
 def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
     """Per --embedders: texts per second and CPU per text (which load hardly changes: MiniLM's
-    process's, the static table's in this process), one at a time and in batches; then each one's
-    retrieval quality on our own set (npc_lab/retrieval_bench.py) beside a bag of words."""
+    process's, the static table's in this process), one at a time and in batches (MiniLM's under
+    batch_N as before, the static table's under static_batch_N); then each one's retrieval quality
+    on our own set (npc_lab/retrieval_bench.py) beside a bag of words."""
     from brain_server.llm.embeddings import MiniLMEmbedder, StaticEmbedder
     from npc_lab.realtime import cpu_seconds
     from npc_lab.retrieval_bench import retrieval_quality
@@ -468,15 +469,15 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(0, len(texts), batch):
                 embedder.embed_sync(texts[i:i + batch])
             used = (cpu_seconds(pid) if pid else time.process_time()) - cpu
-            out[f"{name}_batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
+            out[f"{'' if name == 'minilm' else name + '_'}batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
                                             "cpu_ms_per_text": used * 1000 / len(texts)}
         embedders[name] = embedder
     out["quality"] = retrieval_quality({name: e.embed_sync for name, e in embedders.items()})
     for embedder in embedders.values():
         embedder.close()
     print(markdown_table(["embedder, batch", "texts / s", "CPU ms / text"],
-                         [[k.replace("_batch_", ", "), f"{v['texts_per_s']:.0f}", f"{v['cpu_ms_per_text']:.3f}"]
-                          for k, v in out.items() if "_batch_" in k]))
+                         [[("minilm_" + k if k.startswith("batch_") else k).replace("_batch_", ", "),
+                           f"{v['texts_per_s']:.0f}", f"{v['cpu_ms_per_text']:.3f}"] for k, v in out.items() if "batch_" in k]))
     print(markdown_table(["retrieval (our set)", "recall@10", "MRR"],
                          [[k, f"{v['recall_at_10']:.3f}", f"{v['mrr']:.3f}"] for k, v in out["quality"].items()]))
     return out
@@ -534,8 +535,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--embed-threads", type=int, default=EMBEDDINGS_THREADS,
                         help=f"embed: onnxruntime's threads (default {EMBEDDINGS_THREADS}, the brain's)")
-    parser.add_argument("--embedders", nargs="+", choices=("minilm", "static"), default=["minilm", "static"],
-                        help="embed: the local embedders measured (default both)")
+    parser.add_argument("--embedders", nargs="+", choices=("minilm", "static"), default=["minilm"],
+                        help="embed: the local embedders measured (default minilm: static builds its table, "
+                        "minutes, the first time in --cache-dir)")
     parser.add_argument("--cache-dir", type=Path, help="embed: the static table's cache (default data/cache, "
                         "the brain's)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
