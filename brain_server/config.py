@@ -173,7 +173,16 @@ class Settings(BaseSettings):
     embedded_llm_threads: int = Field(1, ge=1, description="CPU threads of the embedded model (1 avoids stalls on 2 cores).")
 
     # Embeddings
-    embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = local MiniLM.")
+    embeddings_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint; unset = the "
+                                            "local EMBEDDER.")
+    embedder: Literal["minilm", "static"] = Field("minilm", description="The local embedder: minilm (all-MiniLM-L6-v2, "
+                                                  "~10-15 ms of CPU a text, in a process of its own) or static (a "
+                                                  "table distilled from it, built once into DATA_DIR/cache: "
+                                                  "microseconds a text, for crowds; retrieval a little weaker, "
+                                                  "docs/benchmarks.md). A store keeps the one that made it.")
+    embeddings_table_dir: Path | None = Field(None, description="EMBEDDER=static: where its table is cached (~16 "
+                                              "MB, named by the model's hash); unset = DATA_DIR/cache. A folder "
+                                              "shared by several data folders builds it once for all.")
     embeddings_model: str = Field("text-embedding-3-small", description="Embeddings model name sent to "
                                   "EMBEDDINGS_BASE_URL.")
     embeddings_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the embeddings "

@@ -23,7 +23,7 @@ from brain_server.config import Settings
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.client import LLM
 from brain_server.llm.context import ContextWindow, Count, context_at_start, embedded_counting, estimate_tokens
-from brain_server.llm.embeddings import make_embedder
+from brain_server.llm.embeddings import check_store_embedder, make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
 from brain_server.llm.spending import Ceilings, Prices
 from brain_server.persistence.storage import open_store
@@ -45,6 +45,7 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
     embedder = make_embedder(settings)
     stack.callback(embedder.close)
     dim = await embedder.ensure_dim()
+    check_store_embedder(settings, embedder, dim)
     store = instrument_store(open_store(settings, dim))  # its calls timed for /metrics
     stack.callback(store.close)
     mode, refused = await llm_dialect_at_start(settings)

@@ -12,7 +12,8 @@ JSON (bench-<name>.json in --out). Benchmarks, not tests: run them on a quiet ma
              gRPC and Connect on loopback, for 25, 250 and 1000 NPCs; the brain's RSS
 - retrieval: nearest-memory search for one NPC among 25 with 4,000 memories each (100k),
              embedded Qdrant Edge vs qdrant-client local mode
-- embed:     local MiniLM embedding throughput (texts per second)
+- embed:     the local embedders' throughput (texts per second, CPU per text), MiniLM and the static
+             table, and their retrieval quality on our own set (recall@10, MRR; npc_lab/retrieval_bench.py)
 - realtime:  25 NPCs living in real time at 60x against the fake LLM at 2 s (npc_lab/realtime.py):
              Decide and Talk latency, provisional time, the LLM queues
 - embedded:  the embedded SmolLM2's valid answers, latency and tokens per prompt purpose
@@ -444,26 +445,42 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
-    """Texts per second and the embedding process's CPU per text (which load hardly changes), one
-    at a time and in batches, with --embed-threads onnxruntime threads."""
-    from brain_server.llm.embeddings import MiniLMEmbedder
+    """Per --embedders: texts per second and CPU per text (which load hardly changes: MiniLM's
+    process's, the static table's in this process), one at a time and in batches (MiniLM's under
+    batch_N as before, the static table's under static_batch_N); then each one's retrieval quality
+    on our own set (npc_lab/retrieval_bench.py) beside a bag of words."""
+    from brain_server.llm.embeddings import MiniLMEmbedder, StaticEmbedder
     from npc_lab.realtime import cpu_seconds
+    from npc_lab.retrieval_bench import retrieval_quality
 
-    embedder = MiniLMEmbedder(threads=args.embed_threads)
     texts = [f"Resident {i} is having breakfast at the cafe with a friend, talking about the weather {i}"
              for i in range(args.samples)]
-    embedder.embed_sync(texts[:8])
-    pid, out = embedder.process_id(), {}
-    for batch in (1, 8, 32):
-        t, cpu = time.perf_counter(), cpu_seconds(pid)
-        for i in range(0, len(texts), batch):
-            embedder.embed_sync(texts[i:i + batch])
-        out[f"batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
-                                 "cpu_ms_per_text": (cpu_seconds(pid) - cpu) * 1000 / len(texts)}
-    embedder.close()
-    print(markdown_table(["batch", "texts / s", "CPU ms / text"],
-                         [[k, f"{v['texts_per_s']:.0f}", f"{v['cpu_ms_per_text']:.2f}"] for k, v in out.items()]))
-    return {"threads": args.embed_threads, **out}
+    out: dict[str, Any] = {"threads": args.embed_threads}
+    embedders: dict[str, MiniLMEmbedder | StaticEmbedder] = {}
+    for name in args.embedders:
+        embedder: MiniLMEmbedder | StaticEmbedder = (MiniLMEmbedder(threads=args.embed_threads) if name == "minilm"
+                    else StaticEmbedder(args.cache_dir or Path("data") / "cache"))
+        if isinstance(embedder, StaticEmbedder) and embedder.model.built_s is not None:
+            out["static_build_s"] = embedder.model.built_s
+        embedder.embed_sync(texts[:8])
+        pid = embedder.process_id() if isinstance(embedder, MiniLMEmbedder) else None
+        for batch in (1, 8, 32):
+            t, cpu = time.perf_counter(), cpu_seconds(pid) if pid else time.process_time()
+            for i in range(0, len(texts), batch):
+                embedder.embed_sync(texts[i:i + batch])
+            used = (cpu_seconds(pid) if pid else time.process_time()) - cpu
+            out[f"{'' if name == 'minilm' else name + '_'}batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
+                                            "cpu_ms_per_text": used * 1000 / len(texts)}
+        embedders[name] = embedder
+    out["quality"] = retrieval_quality({name: e.embed_sync for name, e in embedders.items()})
+    for embedder in embedders.values():
+        embedder.close()
+    print(markdown_table(["embedder, batch", "texts / s", "CPU ms / text"],
+                         [[("minilm_" + k if k.startswith("batch_") else k).replace("_batch_", ", "),
+                           f"{v['texts_per_s']:.0f}", f"{v['cpu_ms_per_text']:.3f}"] for k, v in out.items() if "batch_" in k]))
+    print(markdown_table(["retrieval (our set)", "recall@10", "MRR"],
+                         [[k, f"{v['recall_at_10']:.3f}", f"{v['mrr']:.3f}"] for k, v in out["quality"].items()]))
+    return out
 
 
 def bench_embedded(args: argparse.Namespace) -> dict[str, Any]:
@@ -518,6 +535,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--embed-threads", type=int, default=EMBEDDINGS_THREADS,
                         help=f"embed: onnxruntime's threads (default {EMBEDDINGS_THREADS}, the brain's)")
+    parser.add_argument("--embedders", nargs="+", choices=("minilm", "static"), default=["minilm"],
+                        help="embed: the local embedders measured (default minilm: static builds its table, "
+                        "minutes, the first time in --cache-dir)")
+    parser.add_argument("--cache-dir", type=Path, help="embed: the static table's cache (default data/cache, "
+                        "the brain's)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")

@@ -176,6 +176,8 @@ def brain_counts(brains: list[BrainProcess]) -> Counter[str]:
                     total["model_batches"] += int(sample.value)
                 elif sample.name == "npc_brain_embedding_model_texts_total":
                     total["model_texts"] += int(sample.value)
+                elif sample.name == "npc_brain_embedding_cpu_seconds_total":  # the static embedder, in the brain
+                    total["embed_cpu_s"] += sample.value
                 elif sample.name == "npc_brain_gc_cpu_seconds_count":
                     total["gc_collections"] += int(sample.value)
                 elif sample.name == "npc_brain_gc_cpu_seconds_sum":
@@ -196,7 +198,8 @@ def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]
             if counts["model_batches"] else 0.0,
             "texts_per_decide": round(texts / max(1, decides), 3),
             "embedded_per_decide": round(counts["embedded"] / max(1, decides), 3),
-            "reused_share": round(counts["reused"] / texts, 3) if texts else 0.0}
+            "reused_share": round(counts["reused"] / texts, 3) if texts else 0.0,
+            "cpu_ms_in_brain_per_decide": round(counts["embed_cpu_s"] * 1000 / max(1, decides), 4)}
 
 
 def collector_per_decide(counts: Counter[str], decides: int, gc_cpu_max_ms: float) -> dict[str, float]:
@@ -636,7 +639,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def embedder_line(e: dict[str, Any]) -> str:
     return (f"{e['texts_per_decide']} texts asked, {e['embedded_per_decide']} embedded in {e['batches_per_decide']} "
             f"calls, {e['model_batches']} model batches of {e['texts_per_model_batch']} texts, "
-            f"{e['reused_share']:.1%} reused")
+            f"{e['reused_share']:.1%} reused, {e['cpu_ms_in_brain_per_decide']} ms of the brain's CPU")
 
 
 def table(report: dict[str, Any]) -> str:

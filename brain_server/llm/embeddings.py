@@ -1,4 +1,5 @@
-"""Text embeddings for memory retrieval: local MiniLM by default, any OpenAI-compatible endpoint if set.
+"""Text embeddings for memory retrieval: local MiniLM by default, a static table distilled from it
+(NPC_BRAIN_EMBEDDER=static, for crowds), or any OpenAI-compatible endpoint if set.
 
 Vectors are always L2-normalised so a dot product is the cosine similarity the retrieval score uses.
 Every embedder reuses the vectors of texts it embedded lately (`vector_cache.py`).
@@ -25,6 +26,7 @@ from brain_server.config import EMBEDDINGS_CACHE_MIB, EMBEDDINGS_THREADS, EMBEDD
 from brain_server.llm import minilm
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
+from brain_server.llm.static_embed import STATIC_DIM, StaticModel
 from brain_server.llm.vector_cache import VectorCache
 from brain_server.model.errors import ConfigError
 from brain_server.runtime import metrics
@@ -42,6 +44,8 @@ BATCHES = Counter("npc_brain_embedding_batches", "Embed calls that sent texts to
 MODEL_BATCHES = Counter("npc_brain_embedding_model_batches", "Batches the local MiniLM process computed: the texts "
                         "of the calls gathered within EMBEDDINGS_WINDOW_MS (texts embedded / this = texts per batch).",
                         registry=metrics.PROCESS)
+CPU = Counter("npc_brain_embedding_cpu_seconds", "CPU the brain's own process spent embedding (the static "
+              "embedder computes in it; MiniLM's CPU is its process's).", registry=metrics.PROCESS)
 MODEL_TEXTS = Counter("npc_brain_embedding_model_texts", "Texts in the batches the local MiniLM process computed, "
                       "counted when computed (the texts embedded are counted when asked, and may wait behind a busy "
                       "process): this / model batches = texts per batch.", registry=metrics.PROCESS)
@@ -184,6 +188,36 @@ class MiniLMEmbedder(Embedder):
         self._child.close(timeout_s=5)  # it ends at the end of its input
 
 
+class StaticEmbedder(Embedder):
+    """The static table distilled from MiniLM (`static_embed.py`), computed in the brain's process:
+    a text costs microseconds of CPU, less than sending it to a process would. Built on first use
+    (minutes, once) into `cache_dir`; a batch large enough to hold the event loop runs on a thread."""
+
+    dim = STATIC_DIM
+    INLINE_TEXTS = 64  # at ~10-20 us a text, fewer than this are computed on the caller's loop
+
+    def __init__(self, cache_dir: Path, *, cache_mib: float = EMBEDDINGS_CACHE_MIB,
+                 model_path: Path | None = None, tokenizer_path: Path | None = None,
+                 token_ids: Sequence[int] | None = None) -> None:
+        super().__init__(cache_mib)
+        self.model = StaticModel(cache_dir, dim=self.dim, model_path=model_path, tokenizer_path=tokenizer_path,
+                                 token_ids=token_ids)
+        self.name = f"static-minilm-{self.dim}-{self.model.path.stem.rsplit('-', 1)[-1]}"
+
+    async def _embed_new(self, texts: list[str]) -> np.ndarray:
+        if len(texts) < self.INLINE_TEXTS:
+            return self.embed_sync(texts)
+        return await asyncio.to_thread(self.embed_sync, texts)
+
+    def embed_sync(self, texts: list[str]) -> np.ndarray:
+        """Blocking embed by the table, the cache passed by; its CPU counted (`CPU`)."""
+        began = time.thread_time()
+        try:
+            return self.model.embed(texts)
+        finally:
+            CPU.inc(time.thread_time() - began)
+
+
 class OpenAIEmbedder(Embedder):
     """Embeddings from an OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, vLLM, Ollama, ...).
 
@@ -249,7 +283,8 @@ class OpenAIEmbedder(Embedder):
 
 
 def make_embedder(settings: Settings) -> Embedder:
-    """The configured embedder: the endpoint in settings if one is set, else local MiniLM."""
+    """The configured embedder: the endpoint in settings if one is set, else the local one
+    (EMBEDDER: MiniLM, or the static table distilled from it, cached under DATA_DIR/cache)."""
     if settings.embeddings_base_url:
         return OpenAIEmbedder(
             base_url=settings.embeddings_base_url,
@@ -257,7 +292,44 @@ def make_embedder(settings: Settings) -> Embedder:
             api_key=settings.embeddings_api_key.get_secret_value(),
             cache_mib=settings.embeddings_cache_mib,
         )
+    if settings.embedder == "static":
+        return StaticEmbedder(settings.embeddings_table_dir or settings.data_dir / "cache",
+                              cache_mib=settings.embeddings_cache_mib)
     # In lockstep a Decide stores what its NPC saw before it answers: the embedder is on the answer's
     # path there, and niced it waits for every other process's CPU (a Decide took 45 s beside busy ones).
     return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib, threads=settings.embeddings_threads,
                           window_s=settings.embeddings_window_ms / 1000, lower_priority=settings.background_thinking)
+
+
+def store_embedder_mismatch(settings: Settings, embedder: Embedder, dim: int) -> str | None:
+    """Why the embedded store's memories cannot be searched with this embedder's vectors, or None:
+    they were embedded by another (same-sized vectors of two models would match nonsense without an
+    error). The embedder's name is kept beside the store; a store from before the name was kept is
+    checked by its vector size. A Qdrant server or local-mode path checks the size when it opens
+    (qdrant_server.py); a saved slot of another size is embedded again when loaded (save_files.py)."""
+    if settings.qdrant_url or settings.qdrant_path is not None:
+        return None
+    folder = settings.data_dir / "qdrant"
+    marker, config = folder / "embedder.json", folder / "memories" / "edge_config.json"
+    if marker.is_file():
+        kept = json.loads(marker.read_text())
+    elif config.is_file():
+        kept = {"name": "an earlier embedder", "dim": json.loads(config.read_text())["vectors"]["v"]["size"]}
+    else:
+        return None
+    if kept["dim"] == dim and (not marker.is_file() or kept["name"] == embedder.name):
+        return None
+    return (f"the memories in {folder} were embedded by {kept['name']} ({kept['dim']} numbers each), the "
+            f"configured embedder is {embedder.name} ({dim}): set NPC_BRAIN_EMBEDDER (or the embeddings endpoint) "
+            "back to the one that made them, or point NPC_BRAIN_DATA_DIR elsewhere to start a new store (saved "
+            "slots are embedded again when loaded)")
+
+
+def check_store_embedder(settings: Settings, embedder: Embedder, dim: int) -> None:
+    """A ConfigError if the embedded store was embedded by another embedder; else its name is kept."""
+    if (mismatch := store_embedder_mismatch(settings, embedder, dim)) is not None:
+        raise ConfigError(mismatch)
+    if not (settings.qdrant_url or settings.qdrant_path is not None):
+        folder = settings.data_dir / "qdrant"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "embedder.json").write_text(json.dumps({"name": embedder.name, "dim": dim}))
