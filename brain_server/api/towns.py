@@ -59,7 +59,7 @@ class Towns:
         self._asleep: set[str] = set()  # asleep, or going to sleep
         self._turns: dict[str, asyncio.Lock] = {}  # one sleep or wake of a tenant at a time
         self.slept = self.restored = 0
-        self.unload_s = self.restore_s = 0.0  # the last sleep's and wake's durations
+        self.unload_s = self.restore_s = 0.0  # seconds every sleep and every wake took, in all
         self.unloaded_npcs = self.restored_npcs = 0  # and their NPCs (the load generator's ms per NPC)
 
     @property
@@ -129,9 +129,9 @@ class Towns:
                     self._seen[tenant] = self.clock()
                 log.warning("town_sleep_failed", tenant=tenant, error=str(exc))
                 return False
-            self.slept += 1
-            self.unload_s, self.unloaded_npcs = time.perf_counter() - started, npcs
-        log.info("town_slept", tenant=tenant, npcs=npcs, ms=round(self.unload_s * 1000, 1))
+            took = time.perf_counter() - started
+            self.slept, self.unload_s, self.unloaded_npcs = self.slept + 1, self.unload_s + took, self.unloaded_npcs + npcs
+        log.info("town_slept", tenant=tenant, npcs=npcs, ms=round(took * 1000, 1))
         return True
 
     async def wake(self, tenant: str) -> None:
@@ -144,9 +144,10 @@ class Towns:
             with self._guard:
                 self._asleep.discard(tenant)
                 self._seen[tenant] = self.clock()
-            self.restored += 1
-            self.restore_s, self.restored_npcs = time.perf_counter() - started, npcs
-        log.info("town_restored", tenant=tenant, npcs=npcs, ms=round(self.restore_s * 1000, 1))
+            took = time.perf_counter() - started
+            self.restored, self.restore_s = self.restored + 1, self.restore_s + took
+            self.restored_npcs += npcs
+        log.info("town_restored", tenant=tenant, npcs=npcs, ms=round(took * 1000, 1))
 
     @asynccontextmanager
     async def _turn(self, tenant: str) -> AsyncIterator[None]:

@@ -178,6 +178,12 @@ class CoreCollector(Collector):
         yield CounterMetricFamily("npc_brain_towns_restored", "Sleeping towns restored by their tenant's next call.",
                                   value=towns.restored)
         yield GaugeMetricFamily("npc_brain_towns_asleep", "Tenants' towns asleep now.", value=towns.asleep())
+        for what, seconds, npcs in (("sleep", towns.unload_s, towns.unloaded_npcs),
+                                    ("restore", towns.restore_s, towns.restored_npcs)):
+            yield CounterMetricFamily(f"npc_brain_towns_{what}_seconds", f"Time the towns' {what}s took, in all.",
+                                      value=seconds)
+            yield CounterMetricFamily(f"npc_brain_towns_{what}_npcs", f"NPCs of the towns' {what}s, in all (ms per "
+                                      "NPC: the seconds over these).", value=npcs)
         yield GaugeMetricFamily("npc_brain_npcs_cached", "NPCs held in memory (NPC_CACHE bounds them).",
                                 value=core.records.cached_npcs())
         yield _summary("npc_brain_event_loop_late_seconds", "How late the mind's event loop woke for its ticks.",
