@@ -112,7 +112,7 @@ async def _metrics(admin: Player) -> dict[str, float]:
     page = (await admin.http.get("/metrics", headers={"Authorization": f"Bearer {admin.token}"})).text
     return {line.split()[0]: float(line.split()[1]) for line in page.splitlines()
             if line.startswith(("npc_brain_towns_slept_total", "npc_brain_towns_restored_total",
-                                "npc_brain_towns_asleep", "npc_brain_towns_restore_npcs_total"))}
+                                "npc_brain_towns_asleep", "npc_brain_towns_sleep_npcs_total"))}
 
 
 def test_a_sleeping_town_wakes_with_the_same_npcs_memories_and_plans(run, tmp_path) -> None:
@@ -140,7 +140,7 @@ def test_a_sleeping_town_wakes_with_the_same_npcs_memories_and_plans(run, tmp_pa
             assert core.records.cached(BOB) is not None
             assert core.saves.files.path(f"alice.{WORLD}", SLEEP_SLOT).is_file()
             assert await _metrics(admin) == {"npc_brain_towns_slept_total": 1, "npc_brain_towns_restored_total": 0,
-                                             "npc_brain_towns_asleep": 1, "npc_brain_towns_restore_npcs_total": 0}
+                                             "npc_brain_towns_asleep": 1, "npc_brain_towns_sleep_npcs_total": 1}
 
             # Its next call, over either transport, finds it as it was.
             assert await alice.both("ListMemories", {"npcId": "isabella", "limit": 100}) == memories
@@ -150,7 +150,7 @@ def test_a_sleeping_town_wakes_with_the_same_npcs_memories_and_plans(run, tmp_pa
             assert (await alice.grpc("Decide", later))["action"]["address"].startswith(f"{WORLD}:")
             assert (await alice.connect("Decide", later))["action"]
             assert await _metrics(admin) == {"npc_brain_towns_slept_total": 1, "npc_brain_towns_restored_total": 1,
-                                             "npc_brain_towns_asleep": 0, "npc_brain_towns_restore_npcs_total": 1}
+                                             "npc_brain_towns_asleep": 0, "npc_brain_towns_sleep_npcs_total": 1}
             # The sleep slot is the brain's: not among the game's saves, and no slot name it may send.
             assert await alice.both("ListSaves", {"worldName": WORLD}) == {}
             assert [s["slot"] for s in (await admin.grpc("ListSaves", {"worldName": f"alice.{WORLD}"}))["saves"]] \
@@ -162,24 +162,28 @@ def test_a_sleeping_town_wakes_with_the_same_npcs_memories_and_plans(run, tmp_pa
     run(scenario)
 
 
-def test_calls_during_a_wake_wait_for_it_and_never_see_an_empty_town(run, tmp_path) -> None:
+def test_calls_during_a_sleep_wait_for_it_and_never_see_a_town_half_unloaded(run, tmp_path) -> None:
     async def scenario(stream: MemoryStream) -> None:
         clock = Clock()
         async with serving(stream, tmp_path, clock) as (core, alice, _, _):
             await alice.grpc("Decide", {"npcId": "isabella", "gameTime": T0})
             memories = await alice.grpc("ListMemories", {"npcId": "isabella", "limit": 100})
             clock.now += IDLE_S
-            assert await core.towns.sweep() == ["alice", "bob"]
-            async with core.records.world_lock(f"alice.{WORLD}"):  # the wake stops at the world
+            async with core.records.world_lock(f"alice.{WORLD}"):  # the sleep's save stops at the world
+                sweep = asyncio.ensure_future(core.towns.sweep())
+                while core.towns.asleep() < 1:  # alice's town going to sleep: her calls from now on wait
+                    await asyncio.sleep(0.01)
                 calls = [asyncio.ensure_future(alice.grpc("Decide", {"npcId": "isabella", "gameTime": T0})),
                          asyncio.ensure_future(alice.connect("ListMemories", {"npcId": "isabella", "limit": 100})),
                          asyncio.ensure_future(alice.grpc("ListMemories", {"npcId": "isabella", "limit": 100}))]
-                while core.towns.in_flight("alice") < len(calls):
+                while core.towns.in_flight("alice") < len(calls) and not any(call.done() for call in calls):
                     await asyncio.sleep(0.01)
-                assert not any(call.done() for call in calls) and core.towns.restored == 0
+                assert not any(call.done() for call in calls) and core.towns.slept == 0
+            assert sorted(await sweep) == ["alice", "bob"]
             decided, *listed = await asyncio.gather(*calls)
             assert decided["action"] and listed == [memories, memories]
-            assert core.towns.restored == 1  # one wake for the three
+            assert core.towns.restored == 1  # one wake for the three, after the sleep
+            assert core.records.cached(ALICE) is not None
 
     run(scenario)
 

@@ -10,13 +10,14 @@ operator can load or export; the game cannot name it, so it never overwrites one
 Sleeping is what a restart does to one tenant: the mind's work for its NPCs is cancelled and
 awaited (what was not merged is redone, as after a restart: the record keeps what to do), what
 the Decides answered is stored, and the records still being written are written before the cache
-lets them go. Waking reads the tenant's worlds and NPCs back from the store, so the first Decide
-answers from the restored record as any Decide does.
+lets them go. Waking reads nothing: each NPC's record and its world are read back from the store by
+the first call that needs them, as after a restart, so the first Decide answers from the restored
+record as a cold NPC's Decide does (a town of 25 would otherwise be 26 reads in its first call).
 
 Calls and sleeps never overlap: a call is counted from its start to its end (`visit`), a town is
 put to sleep only with no call of it in flight, and a call that finds its town asleep, or going to
-sleep, waits on the mind's loop for the sleep to end and the town to wake, so it never sees an
-empty town. The awake check is a set lookup under a thread lock: a Decide answered on the
+sleep, waits on the mind's loop for the sleep to end before it reads anything, so it never sees a
+town half unloaded. The awake check is a set lookup under a thread lock: a Decide answered on the
 transports' loop does not wait for the mind's loop unless its town sleeps.
 """
 
@@ -40,6 +41,7 @@ log = structlog.get_logger(__name__)
 SLEEP_SLOT = "brain.asleep"  # a '.' is no slot name a game may send (validation.slot): never one of the game's
 SWEEPS_PER_IDLE = 4  # a town sleeps at most a quarter of its idle time late
 LONGEST_SWEEP_S = 60.0
+SHORTEST_SWEEP_S = 1.0
 
 
 class Towns:
@@ -59,8 +61,8 @@ class Towns:
         self._asleep: set[str] = set()  # asleep, or going to sleep
         self._turns: dict[str, asyncio.Lock] = {}  # one sleep or wake of a tenant at a time
         self.slept = self.restored = 0
-        self.unload_s = self.restore_s = 0.0  # seconds every sleep and every wake took, in all
-        self.unloaded_npcs = self.restored_npcs = 0  # and their NPCs (the load generator's ms per NPC)
+        self.unload_s = self.restore_s = 0.0  # seconds every sleep and every wake (its calls' wait) took, in all
+        self.unloaded_npcs = 0  # NPCs of every sleep (the load generator's ms per NPC)
 
     @property
     def enabled(self) -> bool:
@@ -105,7 +107,7 @@ class Towns:
     async def run(self) -> None:
         """Sweep for as long as the brain serves (a task of its own)."""
         while True:
-            await asyncio.sleep(min(LONGEST_SWEEP_S, self.idle_s / SWEEPS_PER_IDLE))
+            await asyncio.sleep(min(LONGEST_SWEEP_S, max(SHORTEST_SWEEP_S, self.idle_s / SWEEPS_PER_IDLE)))
             try:
                 await self.sweep()
             except Exception:  # a sweep that failed leaves the towns awake; the next one tries again
@@ -122,7 +124,7 @@ class Towns:
                 del self._seen[tenant]
             started = time.perf_counter()
             try:
-                npcs = await self._unload(f"{tenant}.")
+                npcs, phases = await self._unload(f"{tenant}.")
             except (BrainError, OSError) as exc:  # a save refused (slots full, disk): awake, tried again later
                 with self._guard:
                     self._asleep.discard(tenant)
@@ -131,23 +133,23 @@ class Towns:
                 return False
             took = time.perf_counter() - started
             self.slept, self.unload_s, self.unloaded_npcs = self.slept + 1, self.unload_s + took, self.unloaded_npcs + npcs
-        log.info("town_slept", tenant=tenant, npcs=npcs, ms=round(took * 1000, 1))
+        log.info("town_slept", tenant=tenant, npcs=npcs, ms=round(took * 1000, 1), **phases)
         return True
 
     async def wake(self, tenant: str) -> None:
-        """The tenant's town read back from the store (on the mind's loop); at once if it is awake."""
+        """The tenant's town awake again (on the mind's loop), once a sleep under way has ended; at
+        once if it is awake. Nothing is read here: each NPC's record and its world are read from
+        the store by the first call that needs them, as after a restart (a cold NPC's Decide)."""
+        started = time.perf_counter()
         async with self._turn(tenant):
             if tenant not in self._asleep:
                 return  # woken by the call before this one
-            started = time.perf_counter()
-            npcs = await self._restore(f"{tenant}.")
             with self._guard:
                 self._asleep.discard(tenant)
                 self._seen[tenant] = self.clock()
             took = time.perf_counter() - started
             self.restored, self.restore_s = self.restored + 1, self.restore_s + took
-            self.restored_npcs += npcs
-        log.info("town_restored", tenant=tenant, npcs=npcs, ms=round(took * 1000, 1))
+        log.info("town_restored", tenant=tenant, ms=round(took * 1000, 1))
 
     @asynccontextmanager
     async def _turn(self, tenant: str) -> AsyncIterator[None]:
@@ -167,23 +169,22 @@ class Towns:
         return ([w["name"] for w in worlds if w["name"].startswith(prefix)],
                 [n["npc_id"] for n in npcs if n["npc_id"].startswith(prefix)])
 
-    async def _unload(self, prefix: str) -> int:
+    async def _unload(self, prefix: str) -> tuple[int, dict[str, float]]:
+        """The town saved, its work ended and stored, and let go; its NPCs and each phase's ms (logged)."""
+        phases, began = {}, time.perf_counter()
+
+        def phase(name: str) -> None:
+            nonlocal began
+            phases[f"{name}_ms"], began = round((time.perf_counter() - began) * 1000, 1), time.perf_counter()
+
         worlds, npc_ids = await self._names(prefix)
         for world in worlds:
             await self.saves.save(world, SLEEP_SLOT, None)
+        phase("save")
         await self.mind.forget(npc_ids)
         await self.mind.stored()
+        phase("forget")
         await self.records.evict(npc_ids, worlds)
         self.traces.drop(npc_ids)
-        return len(npc_ids)
-
-    async def _restore(self, prefix: str) -> int:
-        worlds, npc_ids = await self._names(prefix)
-        for world in worlds:
-            async with self.records.world_lock(world):  # nobody spawns into it meanwhile
-                await self.records.world(world)
-                for npc_id in npc_ids:
-                    npc = await self.records.npc_or_none(npc_id)
-                    if npc is not None and npc.world_name == world:
-                        self.mind.spawned(npc)
-        return len(npc_ids)
+        phase("evict")
+        return len(npc_ids), phases

@@ -178,12 +178,13 @@ class CoreCollector(Collector):
         yield CounterMetricFamily("npc_brain_towns_restored", "Sleeping towns restored by their tenant's next call.",
                                   value=towns.restored)
         yield GaugeMetricFamily("npc_brain_towns_asleep", "Tenants' towns asleep now.", value=towns.asleep())
-        for what, seconds, npcs in (("sleep", towns.unload_s, towns.unloaded_npcs),
-                                    ("restore", towns.restore_s, towns.restored_npcs)):
-            yield CounterMetricFamily(f"npc_brain_towns_{what}_seconds", f"Time the towns' {what}s took, in all.",
-                                      value=seconds)
-            yield CounterMetricFamily(f"npc_brain_towns_{what}_npcs", f"NPCs of the towns' {what}s, in all (ms per "
-                                      "NPC: the seconds over these).", value=npcs)
+        yield CounterMetricFamily("npc_brain_towns_sleep_seconds", "Time the towns' sleeps took, in all.",
+                                  value=towns.unload_s)
+        yield CounterMetricFamily("npc_brain_towns_sleep_npcs", "NPCs of the towns' sleeps, in all (ms per NPC to "
+                                  "unload: the seconds over these).", value=towns.unloaded_npcs)
+        yield CounterMetricFamily("npc_brain_towns_restore_seconds", "Time the calls that woke a town waited for "
+                                  "it (a sleep under way), in all; its NPCs are read by their first calls.",
+                                  value=towns.restore_s)
         yield GaugeMetricFamily("npc_brain_npcs_cached", "NPCs held in memory (NPC_CACHE bounds them).",
                                 value=core.records.cached_npcs())
         yield _summary("npc_brain_event_loop_late_seconds", "How late the mind's event loop woke for its ticks.",
