@@ -151,6 +151,10 @@ class Settings(BaseSettings):
                                            "price.")
     tenant_window_s: float = Field(86_400.0, gt=0, description="A tenant's window, in real seconds: it opens at the "
                                    "tenant's first call and a fresh one opens at its first call after it closes.")
+    tenant_idle_s: float = Field(0.0, ge=0, description="Seconds a tenant (a signed token's `sub`) may go without a "
+                                 "call before its town sleeps: saved to the slot `brain.asleep` of each of its "
+                                 "worlds and let go from memory (its records and memories stay in the store); its "
+                                 "next call restores it first. 0 = never (a brain serving one game keeps its town).")
     llm_price_input_per_m: float = Field(0.0, ge=0, description="What the endpoint charges per million prompt "
                                          "tokens (e.g. 0.15 for a small hosted model: an example, not a current "
                                          "price; 0 = unpriced): GetUsage and /metrics then show each tenant's spend "

@@ -58,6 +58,8 @@ With --tenants N, N tenants' towns of --npcs NPCs each, each tenant with its own
 
     nice -n 10 .venv/bin/python -m tools.loadtest --tenants 200 --npcs 25 --seconds 60 --out runs/tenants.json
 
+--idle S also puts the towns to sleep after the load and wakes them (unload and restore measured).
+
 Bounded: --npcs <= 10,000, --seconds <= 300 per transport, loopback only; rate limit off.
 """
 
@@ -744,8 +746,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                              "(tools/loadtest_tenants.py; 0: one town, no tenants)")
     parser.add_argument("--tenant-calls", type=int, default=0,
                         help="with --tenants, the brain's NPC_BRAIN_TENANT_CALLS_PER_WINDOW (0: no ceiling)")
+    parser.add_argument("--idle", type=float, default=0,
+                        help="with --tenants, the brain's NPC_BRAIN_TENANT_IDLE_S: after the load the towns sleep, "
+                             "then one Decide each wakes them (unload and restore measured; 0: no sleep)")
     parser.add_argument("--out", type=Path, default=Path("runs") / "loadtest.json")
     args = parser.parse_args(argv)
+    if args.idle and (not args.tenants or args.idle <= args.max_wait):
+        parser.error(f"--idle {args.idle}: with --tenants, and above --max-wait ({args.max_wait} s), so that no town "
+                     "sleeps during the load")
     if not 0 <= args.batch <= MAX_BATCH:
         parser.error(f"--batch {args.batch}: use 1-{MAX_BATCH} (the brain's cap), or 0 for single Decides")
     if not 1 <= args.replicas <= MAX_REPLICAS:

@@ -7,7 +7,14 @@ a process of its own. Reports the Decide latencies and errors, the brain's memor
 embedder's processes included) per tenant and per NPC once the towns are spawned, the LLM calls the
 fake received, each tenant's spend as the admin key's GetUsage counts it (with --tenant-calls, the
 ceiling per tenant: the tenants past it and the calls refused) and the machine's load average;
-prints a table and writes JSON (--out)."""
+prints a table and writes JSON (--out).
+
+With --idle S the brain puts a town to sleep after S seconds without a call (NPC_BRAIN_TENANT_IDLE_S,
+api/towns.py): after the load every town goes quiet until /metrics counts them all asleep, then
+each tenant's first Decide wakes its own. Reported: the ms per NPC to unload and to restore (the
+brain's own count, /metrics), the first Decide's latency with its wake, and the memory per tenant
+awake, asleep and woken again. A wake reads nothing: the first Decide reads its NPC's record, so
+its latency is the restore as a player sees it."""
 
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from typing import Any
 
 from google.protobuf import json_format
 import grpc
+import httpx
 
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
@@ -38,6 +46,8 @@ MAX_TENANTS = 1000
 DEADLINE_S = 15.0  # Godot's lane deadline
 SETUP_DEADLINE_S = 120.0  # a town's registration and spawns, on a loaded machine
 SETUP_IN_FLIGHT = 32
+ASLEEP_POLL_S = 1.0  # how often /metrics is read while the towns fall asleep
+ASLEEP_LIMIT_S = 600.0  # towns still thinking (day plans) on a loaded machine sleep one after another, slowly
 START = datetime(2026, 2, 13, 8, tzinfo=UTC)  # the game clock's start, as tools/loadtest.py's
 Rss = Callable[[int], float]  # a process's resident MiB with its children's (tools/loadtest.py passes its own)
 
@@ -116,6 +126,7 @@ async def drive(brain: BrainProcess, secret: str, admin: str, args: argparse.Nam
         rss_spawned = rss(brain.proc.pid)  # type: ignore[union-attr]
         phase = await load(tenants, [b["npcId"] for b in bodies], args)
         rss_after = rss(brain.proc.pid)  # type: ignore[union-attr]
+        slept = await sleep_and_wake(brain, admin, tenants, bodies[0]["npcId"], args, rss) if args.idle else None
         usage = await stub.GetUsage(pb.GetUsageRequest(), timeout=60,
                                     metadata=(("authorization", f"Bearer {admin}"),))
     spends = list(usage.tenants)
@@ -129,7 +140,54 @@ async def drive(brain: BrainProcess, secret: str, admin: str, args: argparse.Nam
                       "max_calls_per_tenant": max((s.calls for s in spends), default=0),
                       "refused": sum(s.refused for s in spends),
                       "tenants_past_ceiling": sum(s.calls >= ceiling for s in spends) if ceiling else 0,
-                      "ceiling_calls": ceiling}}
+                      "ceiling_calls": ceiling},
+            **({"sleep": slept} if slept else {})}
+
+
+def _towns(brain: BrainProcess, admin: str) -> dict[str, float]:
+    page = httpx.get(f"{brain.http_url}/metrics", headers={"Authorization": f"Bearer {admin}"}, timeout=60).text
+    return {line.split()[0].removeprefix("npc_brain_towns_"): float(line.split()[1]) for line in page.splitlines()
+            if line.startswith("npc_brain_towns_")}
+
+
+async def sleep_and_wake(brain: BrainProcess, admin: str, tenants: list[Tenant], npc_id: str,
+                         args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
+    """Every town left idle until the brain counts it asleep, then woken by one Decide each."""
+    pid, began = brain.proc.pid, time.monotonic()  # type: ignore[union-attr]
+    awake_mib = rss(pid)
+    while (towns := await asyncio.to_thread(_towns, brain, admin))["slept_total"] < len(tenants):
+        if time.monotonic() - began > 2 * args.idle + ASLEEP_LIMIT_S:  # a hang guard, not a measure
+            raise SystemExit(f"only {towns['slept_total']:.0f} of {len(tenants)} towns fell asleep")
+        await asyncio.sleep(ASLEEP_POLL_S)
+    asleep_after_s, asleep_mib = round(time.monotonic() - began, 1), rss(pid)
+    latencies: list[float] = []
+    errors: Counter[str] = Counter()
+    gate = asyncio.Semaphore(SETUP_IN_FLIGHT)
+    request = pb.DecideRequest(npc_id=npc_id)
+    request.game_time.FromDatetime(GameClock(args.time_scale, START).now())
+
+    async def wake(tenant: Tenant) -> None:
+        async with gate:
+            sent = time.perf_counter()
+            try:
+                await tenant.call("Decide", request)
+            except grpc.aio.AioRpcError as exc:
+                errors[exc.code().name] += 1
+                return
+            latencies.append((time.perf_counter() - sent) * 1000)
+
+    await asyncio.gather(*(wake(t) for t in tenants))
+    woken_mib, towns = rss(pid), await asyncio.to_thread(_towns, brain, admin)
+
+    return {"idle_s": args.idle, "asleep_after_s": asleep_after_s, "slept": towns["slept_total"],
+            "restored": towns["restored_total"],
+            "unload_ms_per_npc": round(towns["sleep_seconds_total"] * 1000 / max(1.0, towns["sleep_npcs_total"]), 2),
+            "wake_wait_ms_per_town": round(towns["restore_seconds_total"] * 1000 / max(1.0, towns["restored_total"]), 2),
+            "first_decide": percentiles(latencies),
+            "first_decide_errors": dict(errors),
+            "memory": {"awake_mib": awake_mib, "asleep_mib": asleep_mib, "woken_mib": woken_mib,
+                       "freed_per_tenant_mib": round((awake_mib - asleep_mib) / len(tenants), 2),
+                       "regained_per_tenant_mib": round((woken_mib - asleep_mib) / len(tenants), 2)}}
 
 
 def run(args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
@@ -141,7 +199,8 @@ def run(args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
         settings = {"llm_base_url": fake.base_url, "llm_model": "fake-model", "host": "127.0.0.1",
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
                     "background_thinking": "true", "jwt_secret": secret, "auth_token": admin,
-                    "tenant_calls_per_window": args.tenant_calls, "data_dir": Path(data) / "brain"}
+                    "tenant_calls_per_window": args.tenant_calls, "tenant_idle_s": args.idle,
+                    "data_dir": Path(data) / "brain"}
         with BrainProcess(settings, Path(data) / "brain.log") as brain:
             report = asyncio.run(drive(brain, secret, admin, args, rss))
         report["llm_calls_received"] = fake.chat_requests()
@@ -169,7 +228,24 @@ def table(report: dict[str, Any]) -> str:
                                          f"{spend['max_calls_per_tenant']} each; {spend['refused']} refused, "
                                          f"{spend['tenants_past_ceiling']} tenants past a ceiling of "
                                          f"{spend['ceiling_calls'] or 'none'}"),
+            *_sleep_rows(report.get("sleep")),
             ("load average (1, 5, 15 min) before / after",
              f"{report['load_average_before']} / {report['load_average_after']} on {report['cpus']} CPUs")]
     width = max(len(r[0]) for r in rows)
     return "\n".join(f"| {name.ljust(width)} | {value} |" for name, value in rows)
+
+
+def _sleep_rows(sleep: dict[str, Any] | None) -> list[tuple[str, str]]:
+    if not sleep:
+        return []
+    first, memory = sleep["first_decide"], sleep["memory"]
+    return [("towns asleep (idle / all asleep after)", f"{sleep['idle_s']} s / {sleep['asleep_after_s']} s: "
+                                                      f"{sleep['slept']:.0f} slept, {sleep['restored']:.0f} restored"),
+            ("unload per NPC / a wake's wait per town", f"{sleep['unload_ms_per_npc']} / "
+                                                        f"{sleep['wake_wait_ms_per_town']} ms"),
+            ("first Decide after the wake (its NPC's record read) p50 / p99 / max ms",
+             f"{first.get('p50_ms', '-')} / {first.get('p99_ms', '-')} / {first.get('max_ms', '-')}; errors "
+             f"{sleep['first_decide_errors'] or 0}"),
+            ("memory awake / asleep / woken", f"{memory['awake_mib']} / {memory['asleep_mib']} / {memory['woken_mib']} "
+                                              f"MiB ({memory['freed_per_tenant_mib']} MiB per tenant freed, "
+                                              f"{memory['regained_per_tenant_mib']} regained)")]

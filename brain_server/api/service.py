@@ -13,6 +13,7 @@ import structlog
 from brain_server.api import batch, convert, personas, talk_stream, time_skip
 from brain_server.api.save_rpcs import SaveRpcs
 from brain_server.api.saves import Saves
+from brain_server.api.towns import Towns
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -58,6 +59,9 @@ class BrainCore(SaveRpcs):
         self.vitals = Vitals()
         self._decide_timed = self.vitals.timed("Decide", self.decide)
         self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind, stream.embedder)
+        self.towns = Towns(settings.tenant_idle_s, self.records, self.mind, self.saves, self.traces, self.home.run)
+        loop = _running_loop()  # idle towns put to sleep while the brain serves (none in tools without a loop)
+        self._sweeping = loop.create_task(self.towns.run(), name="towns") if loop and self.towns.enabled else None
 
     # --- world and NPCs -------------------------------------------------------------------
 
@@ -335,6 +339,8 @@ class BrainCore(SaveRpcs):
                                        price_output_per_m=ceilings.prices.output_per_m))
 
     async def close(self) -> None:
+        if self._sweeping is not None:
+            self._sweeping.cancel()
         await self.mind.close()
 
 

@@ -27,6 +27,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 import jwt
 
+from brain_server.api.towns import SLEEP_SLOT, Towns
 from brain_server.config import Settings
 from brain_server.model.errors import BrainError, invalid
 from brain_server.model.validation import MAX_NAME, NPC_ID, shown
@@ -217,10 +218,11 @@ def _usage(space: Namespace, answer: pb.GetUsageResponse) -> pb.GetUsageResponse
 
 
 def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],
-               missing_trace: Callable[[str], BrainError]) -> Callable[[Message, Access], Awaitable[Message]]:
-    """`method` run for the calling tenant (the transports pass its `Access`): its names put in,
-    the answer's and any error's taken out. Answers that are not about one NPC are narrowed to the tenant's: a trace
-    asked by id answers as a missing one (`missing_trace`) when it is another tenant's."""
+               missing_trace: Callable[[str], BrainError], towns: Towns) -> Callable[[Message, Access], Awaitable[Message]]:
+    """`method` run for the calling tenant (the transports pass its `Access`), its town awake (`towns`):
+    its names put in, the answer's and any error's taken out. Answers that are not about one NPC are narrowed to the
+    tenant's: a trace asked by id answers as a missing one (`missing_trace`) when it is another tenant's; the brain's
+    own sleep slot is not among a tenant's saves (it cannot name it)."""
 
     @functools.wraps(method)
     async def call(request: Message, access: Access) -> Message:
@@ -229,11 +231,14 @@ def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],
         space = Namespace(access.tenant)
         inner = space.inward(request)
         try:
-            answer = await method(inner)
+            async with towns.visit(access.tenant):
+                answer = await method(inner)
             if name == "GetTrace" and not space.owns(answer.trace.npc_id):
                 raise missing_trace(inner.trace_id)
             if name == "GetUsage":
                 answer = _usage(space, answer)
+            if name == "ListSaves":
+                answer = pb.ListSavesResponse(saves=[s for s in answer.saves if s.slot != SLEEP_SLOT])
         except BrainError as exc:
             raise BrainError(exc.status, space.text(exc.message)) from None
         return space.outward(answer)
@@ -241,7 +246,7 @@ def namespaced(name: str, method: Callable[[Message], Awaitable[Message]],
     return call
 
 
-def namespaced_stream(method: Callable[[Message], AsyncIterator[Message]],
+def namespaced_stream(method: Callable[[Message], AsyncIterator[Message]], towns: Towns,
                       ) -> Callable[[Message, Access], AsyncIterator[Message]]:
     """A server-streaming RPC run for the calling tenant, as `namespaced`."""
 
@@ -252,8 +257,9 @@ def namespaced_stream(method: Callable[[Message], AsyncIterator[Message]],
             return
         space = Namespace(access.tenant)
         try:
-            async for message in method(space.inward(request)):
-                yield space.outward(message)
+            async with towns.visit(access.tenant):
+                async for message in method(space.inward(request)):
+                    yield space.outward(message)
         except BrainError as exc:
             raise BrainError(exc.status, space.text(exc.message)) from None
 

@@ -85,6 +85,12 @@ class TraceBook:
     def get(self, trace_id: str) -> Trace | None:
         return self._by_id.get(trace_id)
 
+    def drop(self, npc_ids: list[str]) -> None:
+        """These NPCs' traces let go (their town sleeps: api/towns.py)."""
+        for npc_id in npc_ids:
+            for trace_id in self._by_npc.pop(npc_id, ()):
+                self._by_id.pop(trace_id, None)
+
     def latest(self, npc_id: str) -> Trace | None:
         ids = self._by_npc.get(npc_id)
         return self._by_id.get(ids[-1]) if ids else None

@@ -297,6 +297,24 @@ class Records:
         if not keep_record:
             await self._io(self.store.delete_record, NPC_RECORD, npc_id)
 
+    async def evict(self, npc_ids: list[str], world_names: list[str]) -> None:
+        """These NPCs and worlds out of the cache, their records kept in the store (a town that
+        sleeps: api/towns.py), once every record still being written is written."""
+        await self.drain()
+        for npc_id in npc_ids:
+            if npc_id in self._behind or npc_id in self._writers:
+                continue  # written again meanwhile: kept until its write lands, as `_keep` keeps it
+            self._npcs.pop(npc_id, None)
+            self._saved.pop(npc_id, None)
+            self._epochs[npc_id] = self._epochs.get(npc_id, 0) + 1  # a result landing anyway is dropped (`revise`)
+            self.npc_changed(npc_id)
+        for name in world_names:
+            self._worlds.pop(name, None)
+            self._indexes.pop(name, None)
+            self._people_by_world.pop(name, None)
+            self._people_read.pop(name, None)
+            self.world_changed(name)
+
     def renamed(self, world_name: str, old_name: str) -> None:
         """An NPC's persona took another name: the old one is free in its world."""
         self._people_by_world.get(world_name, {}).pop(old_name, None)

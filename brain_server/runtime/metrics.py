@@ -172,6 +172,19 @@ class CoreCollector(Collector):
         yield CounterMetricFamily("npc_brain_llm_refused", "LLM calls refused by the per-hour allowance (answered "
                                   "by their fallback).", value=core.llm.allowance.refused)
         yield from _tenants(core.llm.ceilings)
+        towns = core.towns
+        yield CounterMetricFamily("npc_brain_towns_slept", "Tenants' towns put to sleep after NPC_BRAIN_TENANT_IDLE_S "
+                                  "without a call (saved and let go from memory).", value=towns.slept)
+        yield CounterMetricFamily("npc_brain_towns_restored", "Sleeping towns restored by their tenant's next call.",
+                                  value=towns.restored)
+        yield GaugeMetricFamily("npc_brain_towns_asleep", "Tenants' towns asleep now.", value=towns.asleep())
+        yield CounterMetricFamily("npc_brain_towns_sleep_seconds", "Time the towns' sleeps took, in all.",
+                                  value=towns.unload_s)
+        yield CounterMetricFamily("npc_brain_towns_sleep_npcs", "NPCs of the towns' sleeps, in all (ms per NPC to "
+                                  "unload: the seconds over these).", value=towns.unloaded_npcs)
+        yield CounterMetricFamily("npc_brain_towns_restore_seconds", "Time the calls that woke a town waited for "
+                                  "it (a sleep under way), in all; its NPCs are read by their first calls.",
+                                  value=towns.restore_s)
         yield GaugeMetricFamily("npc_brain_npcs_cached", "NPCs held in memory (NPC_CACHE bounds them).",
                                 value=core.records.cached_npcs())
         yield _summary("npc_brain_event_loop_late_seconds", "How late the mind's event loop woke for its ticks.",

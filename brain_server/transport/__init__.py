@@ -33,7 +33,7 @@ def core_methods(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None)
     for method in SERVICE.methods:
         if method.name not in STREAMS:
             placed = _placed(core, method.name, getattr(core, snake_case(method.name)), mind)
-            yield method.name, tenants.namespaced(method.name, placed, core.missing_trace)
+            yield method.name, tenants.namespaced(method.name, placed, core.missing_trace, core.towns)
 
 
 def core_streams(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None) -> Iterator[tuple[str, CoreStream]]:
@@ -44,7 +44,7 @@ def core_streams(core: BrainCore, mind: asyncio.AbstractEventLoop | None = None)
     the iterator (the caller gone) cancels the core method, on whichever loop it runs."""
     for name in sorted(STREAMS):
         yield name, tenants.namespaced_stream(functools.partial(_streamed, core, name, getattr(core, snake_case(name)),
-                                                                mind))
+                                                                mind), core.towns)
 
 
 def _placed(core: BrainCore, name: str, method: Callable[[Message], Awaitable[Message]],

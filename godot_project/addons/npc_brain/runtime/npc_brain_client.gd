@@ -11,7 +11,10 @@ extends Node
 ##
 ## Token: when the brain wants one (NPC_BRAIN_AUTH_TOKEN), `--token=` (`?token=` on the page) or
 ## the `npc_brain/brain/token` project setting; every call then sends `Authorization: Bearer`.
-## The token is never logged. Calls about one NPC carry `x-npc-id`, so a load balancer can keep
+## The token is never logged. A signed token (a game server's, for one player) expires:
+## `token_expiring` says so `TOKEN_REFRESH_MARGIN_S` before its `exp` (read from the token, not
+## verified), and `set_token` hands the fresh one, which the next call sends.
+## Calls about one NPC carry `x-npc-id`, so a load balancer can keep
 ## each NPC on one brain replica (docs/deployment.md).
 ##
 ## Games rarely call it directly: NpcBrainWorld registers the world and NpcBrainAgent drives
@@ -43,6 +46,9 @@ signal game_loading(slot: String)
 signal game_loaded(slot: String, save: Dictionary)
 ## The load of `slot` failed (nothing changed when the brain refused it, e.g. no such slot).
 signal game_load_failed(slot: String, error: NpcBrainError)
+## The token expires in `seconds_left` (real seconds): ask the game server for a fresh one and
+## hand it to `set_token`. Emitted once per token, `TOKEN_REFRESH_MARGIN_S` before its `exp`.
+signal token_expiring(seconds_left: float)
 
 ## How the brain answers, as seen from here.
 enum State {
@@ -69,6 +75,8 @@ const SERVER_ERRORS: PackedStringArray = ["internal", "unknown", "data_loss"]
 const SLOW_HOLD_MSEC := 10000
 ## Calls that wait for the LLM by design (the player's): their latency says nothing about health.
 const LLM_BOUND_METHODS: PackedStringArray = ["Talk", "TalkStream", "Interview"]
+## Real seconds before a signed token's `exp` at which `token_expiring` is emitted.
+const TOKEN_REFRESH_MARGIN_S := 60.0
 ## Decides in one DecideBatch at most (the brain takes up to 1,000).
 const BATCH_MAX := 250
 ## DecideBatch calls in flight at most (a browser opens ~6 connections per host).
@@ -125,6 +133,27 @@ func _ready() -> void:
 		"slow_after_s": slow_after_s,
 		"token": _token != "",
 	})
+	_watch_token()
+
+
+## Uses `token` from the next call on (a fresh one from the game server, after `token_expiring`).
+func set_token(token: String) -> void:
+	_token = token
+	_watch_token()
+
+
+# `token_expiring` armed for the current token, on a real-time timer that runs while paused.
+func _watch_token() -> void:
+	var wait := NpcBrainToken.refresh_in(_token, Time.get_unix_time_from_system(),
+			TOKEN_REFRESH_MARGIN_S)
+	if wait >= 0.0 and is_inside_tree():
+		get_tree().create_timer(wait, true, false, true).timeout.connect(
+				_on_token_due.bind(_token))
+
+
+func _on_token_due(token: String) -> void:
+	if token == _token:  # not replaced meanwhile
+		token_expiring.emit(maxf(0.0, NpcBrainToken.expiry(token) - Time.get_unix_time_from_system()))
 
 
 ## Calls `method` with `request` (a Dictionary in proto3 JSON form) on `lane` (one request in
