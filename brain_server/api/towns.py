@@ -24,10 +24,11 @@ transports' loop does not wait for the mind's loop unless its town sleeps.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 import threading
 import time
+from typing import Any
 
 import structlog
 
@@ -49,7 +50,7 @@ class Towns:
     `clock` is monotonic seconds (tests move their own)."""
 
     def __init__(self, idle_s: float, records: Records, mind: Mind, saves: Saves, traces: TraceBook,
-                 run: Callable[[Awaitable[None]], Awaitable[None]], *,
+                 run: Callable[[Coroutine[Any, Any, None]], Awaitable[None]], *,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.idle_s = idle_s
         self.records, self.mind, self.saves, self.traces = records, mind, saves, traces
