@@ -21,7 +21,9 @@ from npc_lab.sim.brain import BrainProcess
 from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
-pytestmark = pytest.mark.slow
+# A hang guard, not a time bound: the fresh venv's install alone took 260 s of a test's set-up on a
+# loaded machine, past the default 300 s of pytest-timeout before its brain had started.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 ROOT = Path(__file__).resolve().parent.parent
 # What building the brain's wheel reads: nothing else of the checkout is copied.
@@ -218,20 +220,26 @@ def test_without_the_embedded_llm_extra_serve_says_what_to_install(venv: Path, t
     assert "Ollama" in line
 
 
-def _index_reachable(work: Path) -> str | None:
-    """Why PyPI cannot be asked (None when it can)."""
+@pytest.fixture(scope="session")
+def index_unreachable(tmp_path_factory: pytest.TempPathFactory) -> str | None:
+    """Why PyPI cannot be asked (None when it can): asked once per worker, not before each of the
+    eight resolutions (issue 40: a pip process each to learn the same thing). Session-scoped, not
+    module-scoped: tests/tiers.py keeps a module-scoped fixture's tests on one worker, and these
+    spread."""
     done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-                           "--platform", "win_amd64", "--python-version", "3.12", "-d", str(work), "six"],
+                           "--platform", "win_amd64", "--python-version", "3.12", "-d",
+                           str(tmp_path_factory.mktemp("index")), "six"],
                           capture_output=True, text=True, timeout=120, check=False)
     return None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["pip download failed"])[-1]
 
 
 @pytest.mark.parametrize("python", ["3.11", "3.12"])
 @pytest.mark.parametrize("platform", list(PLATFORMS))
-def test_every_runtime_dependency_has_a_wheel_for_each_system(platform: str, python: str, tmp_path: Path) -> None:
+def test_every_runtime_dependency_has_a_wheel_for_each_system(platform: str, python: str, tmp_path: Path,
+                                                               index_unreachable: str | None) -> None:
     """pip resolves the default install's dependencies for another system and Python, taking wheels
     only: a dependency without one for that system fails the resolution."""
-    if reason := _index_reachable(tmp_path):
+    if reason := index_unreachable:
         pytest.skip(f"the package index is not reachable: {reason}")
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     report = tmp_path / "report.json"
