@@ -47,6 +47,9 @@ def test_speakers_alternate_until_one_ends_it(stream, fake_llm) -> None:
     assert len(fake_llm.chat_requests("relationship")) == 2
     last_prompt = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][1]["content"]
     assert 'Klaus Mueller: "Hello Isabella."' in last_prompt
+    # A line is asked in plain text: its system prompt must not ask for JSON, as the shared one does.
+    system = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][0]["content"]
+    assert "Isabella Rodriguez" in system and "JSON" not in system and "plain text" in system
 
 
 def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:

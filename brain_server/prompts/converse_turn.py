@@ -45,4 +45,5 @@ def _bounded(line: str) -> str:
     return cut[:end + 1] if end > 0 else cut.rsplit(" ", 1)[0]
 
 
-PROMPT = Prompt("converse_turn", Turn, max_tokens=200, read=read)
+# Its own system prompt: the shared one asks for JSON, which a plain-text answer is not.
+PROMPT = Prompt("converse_turn", Turn, max_tokens=200, system="system_line", read=read)
