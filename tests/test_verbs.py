@@ -116,6 +116,28 @@ def test_without_verbs_here_the_decomposition_asks_as_before(run: Run, fake_llm:
     assert any("'ring_bell' is not declared" in n for n in trace.notes)
 
 
+def test_without_the_models_steps_the_routine_does_the_declared_verb_its_words_name(run: Run,
+                                                                                     fake_llm: FakeOpenAI) -> None:
+    """The embedded default writes no steps (nor does a model whose answers are unusable): Bob's
+    "ringing the noon bell" repeats as his block, and, a verb being declared for the bell, his
+    routine rings it (arguments: the least number, the first choice) at the bell; a block whose
+    words name no verb does none."""
+    fake_llm.queue(*[{"content": "nonsense"}] * 3, purpose="decompose")
+    npc = bell_ringer()
+    trace = decompose(run, npc, VERBS)
+    [first, *rest] = npc.plan[0].subtasks
+    assert first.verb is not None and first.verb.name == "ring_bell" and first.verb.target == f"{TOWER}:bell"
+    assert first.verb.arguments == {"times": 1, "tone": "loud"} and first.address == f"{TOWER}:bell"
+    assert rest and not any(s.verb for s in rest), "a verb is done once a block"
+    assert any("does the declared verb ring_bell" in n for n in trace.notes)
+
+    fake_llm.queue(*[{"content": "nonsense"}] * 3, purpose="decompose")
+    sweeper = bell_ringer()
+    sweeper.plan = [sweeper.plan[0].model_copy(update={"activity": "sweeping the tower stairs"})]
+    decompose(run, sweeper, VERBS)
+    assert not any(s.verb for s in sweeper.plan[0].subtasks)
+
+
 def test_the_stand_in_model_picks_a_verb_from_its_description_alone(store: MemoryStore, minilm: MiniLMEmbedder) -> None:
     """The prompt-reading stand-in chooses the verb whose description fits the block (and none for
     a block no description fits), so a town on the stand-in uses a game's verbs."""

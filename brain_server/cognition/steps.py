@@ -15,6 +15,7 @@ from itertools import groupby
 import math
 
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.routine import SLEEP
 from brain_server.cognition.plan import day_name, plan_lines, plan_node
 from brain_server.llm.scheduler import Work
@@ -73,7 +74,7 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     minutes, arena = item.duration_minutes, arena_of(item.address)
     here = usable(verbs, npc.npc_id, arena, objects)
     if minutes < 2 * MIN_STEP_MINUTES:
-        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes)]), False
+        return _routine(item, minutes, here, objects, trace), False
     least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
     failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
     answer = await stream.llm.complete(
@@ -90,8 +91,44 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
         fallback=lambda: failed,
         trace=trace,
     )
+    if answer is failed:
+        return _routine(item, 15, here, objects, trace), False
     checked = [_verb(s, here, arena, objects, trace) for s in answer.steps]
-    return _steps(item, answer.steps, objects, checked), answer is not failed
+    return _steps(item, answer.steps, objects, checked), True
+
+
+def _routine(item: PlanItem, minutes: int, verbs: Sequence[Verb], objects: Sequence[str], trace: Trace) -> list[PlanItem]:
+    """The block as steps of itself (no model wrote them), doing the declared verb its words name,
+    if any (`routine_verb`), at the object the verb is done on."""
+    call = routine_verb(item.activity, verbs, arena_of(item.address), objects, trace)
+    on = call.target.rsplit(":", 1)[-1] if call is not None and call.target.count(":") >= 3 else ""
+    return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes, object=on)], objects,
+                  [call])
+
+
+def routine_verb(activity: str, verbs: Sequence[Verb], arena: str, objects: Sequence[str],
+                 trace: Trace) -> VerbCall | None:
+    """Without the model's steps (the embedded default, a failed call), the verb usable here whose
+    name or description shares a word with the block's activity ("ringing the bell at noon":
+    "ring_bell", "Ring the bakery's bell"), on the object its words name (else the first it applies
+    to), its arguments each a choice's first or a number's least: so a routine a game declared
+    verbs for performs them offline too. None when no verb fits or one needs what cannot be chosen."""
+    wanted = stems(activity)
+    for verb in verbs:
+        if not wanted & stems(f"{verb.name.replace('_', ' ')} {verb.description}"):
+            continue
+        aimed = [o for o in objects if verb.aims_at(f"{arena}:{o}")] if verb.place == "object" else [""]
+        if not aimed:
+            continue
+        obj = next((o for o in aimed if stems(o) & wanted), aimed[0])
+        arguments = {a.name: a.choices[0] if a.type == "choice" and a.choices else
+                     a.minimum if a.minimum is not None else a.maximum if a.maximum is not None else 0
+                     for a in verb.arguments}
+        call = check_call(verb.name, arguments, obj, verbs, arena, objects)
+        if isinstance(call, VerbCall):
+            trace.note(f"steps: the routine's {activity!r} does the declared verb {call.words()} (no model)")
+            return call
+    return None
 
 
 def verb_variables(name: str, verbs: Sequence[Verb], arena: str, objects: Sequence[str]) -> dict[str, object]:
