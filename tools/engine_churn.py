@@ -91,7 +91,7 @@ func _spawn_bodies() -> Array:
 	var bodies: Array = []  # untyped: it holds freed bodies too
 	for i in PER_ROUND:
 		var body: Node2D = _body_script.new()
-		body.position = _world.tile_to_global(Vector2i(i % 20, int(i / 20.0)))
+		body.position = _world.grid.tile_to_global(Vector2i(i % 20, int(i / 20.0)))
 		var agent := NpcBrainAgent.new()
 		agent.name = "NpcBrainAgent"
 		agent.npc_id = "churner_%03d" % i

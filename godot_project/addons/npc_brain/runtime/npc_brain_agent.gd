@@ -235,7 +235,7 @@ func _exit_tree() -> void:
 	if is_instance_valid(world) and world.is_inside_tree():
 		_release_states({})
 	if is_instance_valid(world):
-		world.forget_agent(self)
+		world.places.forget_agent(self)
 	var client := NpcBrainClient.get_instance()
 	if client != null and client.find_agent(npc_id) == self:
 		client.set_agent(npc_id, null)
@@ -285,7 +285,7 @@ func start() -> void:
 	NpcBrainGameClock.get_instance().minute_passed.connect(_on_minute_passed)
 	NpcBrainClient.get_instance().game_loaded.connect(_on_game_loaded)
 	world.registered.connect(_on_world_registered)
-	_address = world.address_at(get_tile())
+	_address = world.places.address_at(get_tile())
 	_update_attention()
 	_wait_own_turn()
 
@@ -310,16 +310,16 @@ func get_body_3d() -> Node3D:
 
 ## The world tile the body stands on.
 func get_tile() -> Vector2i:
-	return world.node_to_tile(get_parent())
+	return world.grid.node_to_tile(get_parent())
 
 
 ## The address of the arena it is in (kept while crossing doors and open ground; its home
 ## before it has been anywhere).
 func get_address() -> String:
-	var here := world.address_at(get_tile())
+	var here := world.places.address_at(get_tile())
 	if here != "":
 		_address = here
-	return _address if _address != "" else world.full_address(persona.home)
+	return _address if _address != "" else world.places.full_address(persona.home)
 
 
 ## What others see it doing, e.g. "brewing coffee".
@@ -354,7 +354,7 @@ func report_arrived() -> void:
 	var tile := get_tile()
 	var fields := {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y],
-		"at": world.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+		"at": world.places.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 	}
 	if get_body_3d() != null:
 		var at := get_body_3d().global_position
@@ -456,7 +456,7 @@ func _get_configuration_warnings() -> PackedStringArray:
 	else:
 		var in_world := world if world != null else NpcBrainWorld.find_in(get_tree())
 		for address in [persona.home] + Array(persona.known_areas):
-			if in_world != null and in_world.find_arena(address) == null:
+			if in_world != null and in_world.places.find_arena(address) == null:
 				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
 	if not _has_body():
 		warnings.append("An NpcBrainAgent moves its parent: make it a child of a 2D or 3D body.")
@@ -719,7 +719,7 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	_wake_in(NpcBrainGameClock.get_instance().real_seconds_until(_ask_at), _wake_at_ask)
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
-	var address := world.full_address(action.address)
+	var address := world.places.full_address(action.address)
 	_verbs.set_due(action)
 	_apply_object_states(action)
 	var client := NpcBrainClient.get_instance()
@@ -746,12 +746,13 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 func _go(address: String) -> void:
 	target_address = address
 	var from := get_tile()
-	target_tile = world.resolve_target(address, from, world.taken_tiles(address, self), _rng)
+	var taken := world.places.taken_tiles(address, self)
+	target_tile = world.places.resolve_target(address, from, taken, _rng)
 	if target_tile == NpcBrainWorld.NO_TILE:
 		_moving = false
 		report_unreachable("unknown address")
 		return
-	world.note_target(target_tile)
+	world.places.note_target(target_tile)
 	_moving = true
 	_move_serial += 1
 	_time_arrival(from, _move_serial)
@@ -769,9 +770,9 @@ func _send_body() -> void:
 	var body_3d := get_body_3d()
 	if body_3d != null:
 		move_requested_3d.emit(target_address,
-				world.tile_to_position_3d(target_tile, body_3d.global_position.y))
+				world.grid.tile_to_position_3d(target_tile, body_3d.global_position.y))
 	else:
-		move_requested.emit(target_address, world.tile_to_global(target_tile))
+		move_requested.emit(target_address, world.grid.tile_to_global(target_tile))
 
 
 # Reports the move unreachable when the body has not arrived after the way's length at
@@ -779,7 +780,7 @@ func _send_body() -> void:
 func _time_arrival(from: Vector2i, serial: int) -> void:
 	if walk_speed <= 0.0:
 		return
-	var path := world.find_path(from, target_tile)
+	var path := world.grid.find_path(from, target_tile)
 	var tiles := float(path.size()) if not path.is_empty() else Vector2(from).distance_to(target_tile)
 	_arm_arrival_timeout(tiles / walk_speed + arrival_grace_s, serial)
 
@@ -799,7 +800,7 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 func _apply_object_states(action: NpcBrainAction) -> void:
 	var now_held: Dictionary[String, String] = {}
 	for change in action.object_changes:
-		var address := world.full_address(change.address)
+		var address := world.places.full_address(change.address)
 		if world.set_object_state(address, change.state):
 			now_held[address] = change.state
 			NpcBrainLog.record("object_state", {"address": address, "state": change.state})
@@ -823,10 +824,10 @@ func _release_states(keep: Dictionary[String, String]) -> void:
 func _spawn_request() -> Dictionary:
 	var known: Array[String] = []
 	for area in persona.known_areas:
-		known.append(world.full_address(area))
+		known.append(world.places.full_address(area))
 	if known.is_empty():
 		for arena in world.get_arenas():
-			known.append(world.arena_address(arena))
+			known.append(world.places.arena_address(arena))
 	var tile := get_tile()
 	return {
 		"worldName": world.world_name,
@@ -838,7 +839,7 @@ func _spawn_request() -> Dictionary:
 			"identity": persona.identity,
 			"lifestyle": persona.lifestyle,
 			"currently": persona.currently,
-			"home": world.full_address(persona.home),
+			"home": world.places.full_address(persona.home),
 			"knownAreas": known,
 		},
 		"address": get_address(),
