@@ -81,6 +81,9 @@ signal attention_changed(in_view: bool)
 signal action_requested(verb: String, args: Dictionary)
 ## A verb unanswered in `verb_timeout_s`, or before the next: the NPC remembers it not done.
 signal action_timed_out(verb: String)
+## The agent asks the engine to say `line` aloud (`speak_aloud` on), in `voice` (an id of
+## `DisplayServer.tts_get_voices()`; "": the platform's default): for a mouth's animation.
+signal speaking(line: NpcBrainLine, voice: String)
 
 ## What the brain is told about the player's view of this NPC.
 enum AttentionMode {
@@ -103,6 +106,7 @@ const FIRST_CALLS_PER_S := 100.0
 const Senses := preload("npc_brain_agent_senses.gd")
 const Talk := preload("npc_brain_agent_talk.gd")
 const Verbs := preload("npc_brain_agent_verbs.gd")
+const Voice := preload("npc_brain_agent_voice.gd")
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -178,6 +182,15 @@ const Verbs := preload("npc_brain_agent_verbs.gd")
 ## least a second per `FIRST_CALLS_PER_S` agents in the game.
 @export var start_spread_s: float = 1.0
 
+@export_group("Voice")
+## Say its lines aloud (to the player and to other NPCs) through the engine's text-to-speech
+## (`DisplayServer.tts_speak`, desktop and web; turn on the project setting
+## audio/general/text_to_speech). Captions stay yours (`spoke`, `line_progress`).
+@export var speak_aloud: bool = false
+## Its voice, an id of `DisplayServer.tts_get_voices()`; empty, or a voice this platform lacks:
+## one of the platform's voices for the game's language, picked by a stable hash of `npc_id`.
+@export var voice_id: String = ""
+
 ## The latest decision, or null.
 var decision: NpcBrainDecision = null
 ## Whether the brain is still thinking about this NPC's action (see `is_tentative`).
@@ -221,6 +234,7 @@ var _rng := RandomNumberGenerator.new()
 var _timers: Array[SceneTreeTimer] = []
 var _verbs := Verbs.new(self, _wake_in)
 var _talk := Talk.new(self, _walk_on, _wake_in)
+var _voice := Voice.new(self)
 
 
 func _enter_tree() -> void:
@@ -262,6 +276,7 @@ func _ready() -> void:
 	if Engine.is_editor_hint():
 		return
 	_rng.seed = hash(npc_id)
+	spoke.connect(_voice.speak)
 	if world == null:
 		world = NpcBrainWorld.find_in(get_tree())
 	if autostart:
