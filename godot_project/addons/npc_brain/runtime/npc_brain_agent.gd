@@ -342,13 +342,19 @@ func get_activity() -> String:
 	return decision.action.get_activity(persona.display_name) if decision != null else "idle"
 
 
-## A label for over its head: the brain's emoji label (or the activity), with "(thinking...)"
-## while the brain is still making up its mind.
-func get_label() -> String:
+## A label for over its head: its activity ("brewing coffee"), with "(thinking...)" while the
+## brain is still making up its mind. Given a `font` that draws every character of the brain's
+## emoji, the emoji instead: the engine's default font has none, and a web export has no system
+## font to fall back on (it would show empty boxes).
+func get_label(font: Font = null) -> String:
 	if decision == null:
 		return ""
-	var shown := decision.action.emoji.strip_edges()
-	return (shown if shown != "" else get_activity()) + (" (thinking...)" if thinking else "")
+	var emoji := decision.action.emoji.strip_edges()
+	var drawn := font != null and emoji != ""
+	if drawn:
+		for character in emoji:
+			drawn = drawn and font.has_char(character.unicode_at(0))
+	return (emoji if drawn else get_activity()) + (" (thinking...)" if thinking else "")
 
 
 ## Whether it is on its way to `target_address` (between move_requested and a report).
