@@ -14,6 +14,7 @@ import pytest
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab import fake_openai
 from tests.test_godot_web import _needs_browser
+from tests.test_talk_stream_godot import probed_game
 from tools import godot_web
 
 HELLO = "Hello Ada what are you doing today"
@@ -108,13 +109,7 @@ def _story(game: godot_web.HeadlessGame) -> str:
 def test_the_dialogue_box_streams_the_answer_closes_on_goodbye_and_voices_only_speakers(
         brain_factory, fake_llm, monkeypatch, tmp_path: Path) -> None:
     _needs_browser()
-    project = godot_web.make_host_project(tmp_path / "game", settings={"brain/timeout_s": "60.0"})
-    (project / "talk_probe.gd").write_text(PROBE, encoding="utf-8")
-    settings = project / "project.godot"
-    settings.write_text(settings.read_text().replace(
-        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\n',
-        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\nTalkProbe="*res://talk_probe.gd"\n')
-        + "\n[audio]\n\ngeneral/text_to_speech=true\n")
+    project = probed_game(tmp_path / "game", PROBE, "\n[audio]\n\ngeneral/text_to_speech=true\n")
     scene = project / "town.tscn"
     assert scene.read_text().count('npc_id = "ada_park"\n') == 1
     scene.write_text(scene.read_text().replace('npc_id = "ada_park"\n', 'npc_id = "ada_park"\nspeak_aloud = true\n'))
