@@ -13,7 +13,7 @@ import pytest
 
 from brain_server.prompts.converse_turn import END, GO_ON
 from npc_lab import fake_openai
-from tests.test_godot_web import _needs_browser
+from tests.test_godot_web import ARTIFACTS, _needs_browser
 from tests.test_talk_stream_godot import probed_game
 from tools import godot_web
 
@@ -124,6 +124,7 @@ def test_the_dialogue_box_streams_the_answer_closes_on_goodbye_and_voices_only_s
         game.press("Enter")
         heard = game.wait_for(lambda e: e["event"] == "box_line" and ANSWER in e["text"], timeout_s=150, since=start)
         assert heard, _story(game)
+        game.screenshot(ARTIFACTS / "godot-dialogue-box.png")  # for a person to look at
         progress = [e["text"] for e in game.events[start:] if e["event"] == "box_progress"]
         game.type(BYE)
         game.press("Enter")

@@ -218,7 +218,7 @@ func _report(round: int, kind: String) -> void:
 		"agents_in_tree": get_tree().get_nodes_in_group(NpcBrainAgent.GROUP).size(),
 		"decides_due": client._decides_due.size(),
 		"batches_in_flight": client._batch_lanes_busy.count(true),
-		"filed_agents": _world._agent_tiles.size(),
+		"filed_agents": _world.places._agent_tiles.size(),
 		"brain": client.state_name(),
 	}}))
 '''
