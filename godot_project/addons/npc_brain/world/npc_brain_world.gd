@@ -440,7 +440,7 @@ func _bake() -> void:
 	_baked = SubViewport.new()
 	_baked.name = "BakedLayer"
 	_baked.disable_3d = true
-	_baked.transparent_bg = true  # an Overlay over your map, not a slab hiding it
+	_baked.transparent_bg = style == Style.OVERLAY  # over your map, not a slab hiding it
 	_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
 	_baked_painter = Node2D.new()
 	_baked_painter.draw.connect(func() -> void:
