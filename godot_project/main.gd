@@ -86,11 +86,11 @@ func _spawn_residents() -> void:
 			npc.free()
 			continue
 		npc.name = agent.npc_id.to_pascal_case().validate_node_name()
-		var start := _town.resolve_target(agent.persona.home, NpcBrainWorld.NO_TILE, taken, rng)
+		var start := _town.places.resolve_target(agent.persona.home, NpcBrainWorld.NO_TILE, taken, rng)
 		if start == NpcBrainWorld.NO_TILE:
-			start = _town.local_to_tile(_town.get_rect_px().get_center())
+			start = _town.grid.local_to_tile(_town.grid.get_rect_px().get_center())
 		taken.append(start)
-		npc.position = _npcs.to_local(_town.to_global(_town.tile_center(start)))
+		npc.position = _npcs.to_local(_town.to_global(_town.grid.tile_center(start)))
 		_npcs.add_child(npc)
 
 
@@ -112,7 +112,7 @@ func to_screen(world_point: Vector2) -> Vector2:
 
 
 func _frame_town() -> void:
-	var area := _town.get_rect_px()
+	var area := _town.grid.get_rect_px()
 	var town_rect := Rect2i(Rect2(_town.to_global(area.position), area.size))
 	if _follow_player:
 		_camera.zoom = Vector2(FOLLOW_ZOOM, FOLLOW_ZOOM)

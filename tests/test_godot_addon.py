@@ -84,7 +84,7 @@ func _arena(world: NpcBrainWorld, sector_name: String, arena_name: String,
 
 func _npc(world: NpcBrainWorld, npc_id: String, home: String, tile: Vector2i) -> void:
 	var body: Node2D = load("res://glider.gd").new()
-	body.position = world.tile_to_global(tile)
+	body.position = world.grid.tile_to_global(tile)
 	var agent := NpcBrainAgent.new()
 	agent.name = "NpcBrainAgent"
 	agent.npc_id = npc_id
@@ -222,7 +222,7 @@ func _ready() -> void:
 # Adds the NPC, waits until the brain has it, frees it; whether the brain resumed it.
 func _come_and_go() -> bool:
 	var body: Node2D = load("res://glider.gd").new()
-	body.position = _world.tile_to_global(Vector2i(1, 1))
+	body.position = _world.grid.tile_to_global(Vector2i(1, 1))
 	var agent := NpcBrainAgent.new()
 	agent.name = "NpcBrainAgent"
 	agent.npc_id = "leaver"
@@ -281,7 +281,7 @@ func _ready() -> void:
 	world.add_child(sector)
 	add_child(world)
 	var body: Node2D = load("res://glider.gd").new()
-	body.position = world.tile_to_global(Vector2i(2, 2))
+	body.position = world.grid.tile_to_global(Vector2i(2, 2))
 	var agent := NpcBrainAgent.new()
 	agent.name = "NpcBrainAgent"
 	agent.npc_id = "ringer"
@@ -437,7 +437,7 @@ func _ready() -> void:
 	player.name = "Player"
 	add_child(player)
 	var body: Node2D = load("res://stopping.gd").new()
-	body.position = world.tile_to_global(Vector2i(1, 1))
+	body.position = world.grid.tile_to_global(Vector2i(1, 1))
 	var agent := NpcBrainAgent.new()
 	agent.name = "NpcBrainAgent"
 	agent.npc_id = "stroller"

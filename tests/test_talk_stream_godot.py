@@ -70,6 +70,20 @@ func _on_progress(text: String, ada: NpcBrainAgent) -> void:
 '''
 
 
+def probed_game(folder: Path, probe: str, project_settings: str = "") -> Path:
+    """The guide's game with `probe` as the autoload TalkProbe (the test's player) and a minute's
+    deadline for a call (on a loaded machine a line's retrieval alone can take seconds);
+    `project_settings`: more of project.godot's sections."""
+    project = godot_web.make_host_project(folder, settings={"brain/timeout_s": "60.0"})
+    (project / "talk_probe.gd").write_text(probe, encoding="utf-8")
+    settings = project / "project.godot"
+    settings.write_text(settings.read_text().replace(
+        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\n',
+        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\nTalkProbe="*res://talk_probe.gd"\n')
+        + project_settings)
+    return project
+
+
 def _answering(line: str, fake_llm: fake_openai.FakeOpenAI) -> dict:
     """The turn request that answers the player's `line`: the town's NPCs talk among themselves
     too, so the last turn request may be theirs."""
@@ -81,13 +95,7 @@ def _answering(line: str, fake_llm: fake_openai.FakeOpenAI) -> dict:
 @pytest.mark.slow
 def test_a_players_line_arrives_in_pieces_and_a_stop_ends_it(brain_factory, fake_llm, tmp_path: Path) -> None:
     _needs_browser()
-    # A minute's deadline: on a loaded machine the line's retrieval alone can take seconds.
-    project = godot_web.make_host_project(tmp_path / "game", settings={"brain/timeout_s": "60.0"})
-    (project / "talk_probe.gd").write_text(PROBE, encoding="utf-8")
-    settings = project / "project.godot"
-    settings.write_text(settings.read_text().replace(
-        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\n',
-        'NpcBrainClock="*res://addons/npc_brain/runtime/npc_brain_clock.gd"\nTalkProbe="*res://talk_probe.gd"\n'))
+    project = probed_game(tmp_path / "game", PROBE)
     brain = brain_factory(web_root=godot_web.build_web(tmp_path / "web", project))
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
         assert game.wait_for(lambda e: e["event"] == "probe_ready", timeout_s=90), "\n".join(game.lines[-30:])

@@ -132,7 +132,7 @@ func _ready() -> void:
 		agent.persona = persona
 		var tile := Vector2i(column * {ward_tiles} + rng.randi_range(4, 19),
 				row * {ward_tiles} + rng.randi_range(4, 15))
-		body.position = _world.tile_to_global(tile)
+		body.position = _world.grid.tile_to_global(tile)
 		add_child(body)
 	var report := Timer.new()
 	report.wait_time = 1.0

@@ -91,7 +91,7 @@ func _spawn_bodies() -> Array:
 	var bodies: Array = []  # untyped: it holds freed bodies too
 	for i in PER_ROUND:
 		var body: Node2D = _body_script.new()
-		body.position = _world.tile_to_global(Vector2i(i % 20, int(i / 20.0)))
+		body.position = _world.grid.tile_to_global(Vector2i(i % 20, int(i / 20.0)))
 		var agent := NpcBrainAgent.new()
 		agent.name = "NpcBrainAgent"
 		agent.npc_id = "churner_%03d" % i
@@ -218,7 +218,7 @@ func _report(round: int, kind: String) -> void:
 		"agents_in_tree": get_tree().get_nodes_in_group(NpcBrainAgent.GROUP).size(),
 		"decides_due": client._decides_due.size(),
 		"batches_in_flight": client._batch_lanes_busy.count(true),
-		"filed_agents": _world._agent_tiles.size(),
+		"filed_agents": _world.places._agent_tiles.size(),
 		"brain": client.state_name(),
 	}}))
 '''

@@ -2,7 +2,7 @@
 class_name VilleNpc
 extends Node2D
 ## A resident of the Ville: a circle with its name and current action, walking the world's
-## grid tile by tile (NpcBrainWorld.find_path) wherever its NpcBrainAgent (the `Agent` child)
+## grid tile by tile (NpcBrainGrid.find_path) wherever its NpcBrainAgent (the `Agent` child)
 ## is sent, with a speech bubble for what it says. Place it in the editor on the tile where it
 ## starts, or let main.gd spawn it from a resident's JSON file.
 
@@ -96,7 +96,7 @@ func apply_persona(data: Dictionary, fallback_id: String = "") -> void:
 ## Snaps the NPC to the tile under it in `the_world` and joins the "npcs" group.
 func setup(the_world: NpcBrainWorld) -> void:
 	world = the_world
-	global_position = world.tile_to_global(world.global_to_tile(global_position))
+	global_position = world.grid.tile_to_global(world.grid.global_to_tile(global_position))
 	add_to_group("npcs")
 
 
@@ -125,8 +125,9 @@ func _on_agent_decided(decision: NpcBrainDecision) -> void:
 
 func _on_agent_move_requested(_address: String, target: Vector2) -> void:
 	# On its way: set out from the tile it is stepping onto, so it never cuts between tiles.
-	var from: Vector2i = _path[0] if not _path.is_empty() else world.global_to_tile(global_position)
-	var path := world.find_path(from, world.global_to_tile(target))
+	var from: Vector2i = (_path[0] if not _path.is_empty()
+			else world.grid.global_to_tile(global_position))
+	var path := world.grid.find_path(from, world.grid.global_to_tile(target))
 	if path.is_empty():
 		_path.clear()
 		agent.report_unreachable("no path from %s" % from)
@@ -139,7 +140,7 @@ func _on_agent_move_requested(_address: String, target: Vector2) -> void:
 # The player is perceived by the NPCs in its arena, within their vision radius.
 func _on_agent_perceiving() -> void:
 	var here := agent.get_address()
-	var tile := world.global_to_tile(global_position)
+	var tile := world.grid.global_to_tile(global_position)
 	for node in get_tree().get_nodes_in_group("player"):
 		var player := node as VillePlayer
 		if player == null or player.get_address() != here:
@@ -156,7 +157,7 @@ func _walk(delta: float) -> void:
 	# Faster with the clock (walk_speed is per real second at 60x), several tiles per frame.
 	var budget := walk_speed * world.tile_size * delta * maxf(clock.time_scale / 60.0, 1.0)
 	while budget > 0.0 and not _path.is_empty():
-		var goal := world.tile_to_global(_path[0])
+		var goal := world.grid.tile_to_global(_path[0])
 		var step := minf(budget, global_position.distance_to(goal))
 		global_position = global_position.move_toward(goal, step)
 		budget -= step
@@ -168,7 +169,7 @@ func _walk(delta: float) -> void:
 
 
 func _arrive() -> void:
-	arrived.emit(world.global_to_tile(global_position))
+	arrived.emit(world.grid.global_to_tile(global_position))
 	agent.report_arrived()
 
 

@@ -19,15 +19,15 @@ var _moving: bool = false
 ## Places the player on the town's grid (at its current position, or the nearest walkable tile).
 func setup(the_town: NpcBrainWorld) -> void:
 	town = the_town
-	tile = town.local_to_tile(town.to_local(global_position))
-	global_position = town.to_global(town.tile_center(tile))
+	tile = town.grid.local_to_tile(town.to_local(global_position))
+	global_position = town.to_global(town.grid.tile_center(tile))
 	_goal = global_position
 	add_to_group("player")
 
 
 ## The address of the arena the player stands in ("" on open ground).
 func get_address() -> String:
-	return town.address_at(tile) if town != null else ""
+	return town.places.address_at(tile) if town != null else ""
 
 
 func _process(delta: float) -> void:
@@ -49,9 +49,9 @@ func _process(delta: float) -> void:
 		step = Vector2i.UP
 	elif Input.is_key_pressed(KEY_DOWN) or Input.is_key_pressed(KEY_S):
 		step = Vector2i.DOWN
-	if step != Vector2i.ZERO and town.is_walkable(tile + step):
+	if step != Vector2i.ZERO and town.grid.is_walkable(tile + step):
 		tile += step
-		_goal = town.to_global(town.tile_center(tile))
+		_goal = town.to_global(town.grid.tile_center(tile))
 		_moving = true
 
 

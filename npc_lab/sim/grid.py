@@ -58,7 +58,7 @@ class Grid:
 
     def destination(self, address: str, who: str, start: Tile | None = None,
                     taken: Collection[Tile] = ()) -> Tile | None:
-        """Where to stand for an address (Godot's NpcBrainWorld.resolve_target): an object's walkable tile
+        """Where to stand for an address (Godot's NpcBrainPlaces.resolve_target): an object's walkable tile
         nearest to `start`, one not `taken` (by other NPCs' tiles and destinations) if it can; else
         a floor tile of the arena (of a "world:sector" address: the sector's first arena) that no
         object covers and is not taken, picked stably per walker; None if the address is unknown."""

@@ -59,7 +59,7 @@ func show_object(target: NpcBrainObject) -> void:
 	_input.placeholder_text = "New state, e.g. \"on fire\" (empty: idle)"
 	_input.text = target.state
 	_text.text = "[b]%s[/b]\n%s\n\nstate: %s" % [
-		_esc(target.get_object_name()), _esc(target.get_world().object_address(target)),
+		_esc(target.get_object_name()), _esc(target.get_world().places.object_address(target)),
 		_esc(target.state if target.state != "" else "idle")]
 
 
@@ -86,7 +86,8 @@ func inspect_at(point: Vector2) -> void:
 		show_agent(nearest)
 		return
 	var world := NpcBrainWorld.find_in(get_tree())
-	var items := world.objects_near(world.global_to_tile(point), 0.0) if world != null else []
+	var items := (world.places.objects_near(world.grid.global_to_tile(point), 0.0)
+			if world != null else [])
 	if not items.is_empty():
 		show_object(items[0])
 	else:
@@ -151,7 +152,7 @@ func talk(text: String) -> void:
 func set_object_state(state: String) -> void:
 	var target := game_object
 	var world := target.get_world()
-	var address := world.object_address(target)
+	var address := world.places.object_address(target)
 	var reply := await NpcBrainClient.get_instance().call_rpc("SetObjectState", {
 		"worldName": world.world_name, "address": address, "state": state}, LANE)
 	if reply.ok:

@@ -36,6 +36,6 @@ func _draw() -> void:
 
 
 func _on_move_requested(_address: String, target: Vector2) -> void:
-	_path = _agent.world.find_path_points(global_position, target)
+	_path = _agent.world.grid.find_path_points(global_position, target)
 	if _path.is_empty():
 		_agent.report_unreachable()

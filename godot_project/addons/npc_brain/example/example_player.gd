@@ -1,6 +1,7 @@
 extends CharacterBody2D
 ## You: arrow keys to walk. NPCs that can see you do (the group "npc_brain_visible");
-## T says hello to the nearest one, who answers in its own words.
+## T opens the dialogue box (the scene's `Dialogue`) on the nearest one: type, Enter, and it
+## answers in its own words.
 
 @export var speed: float = 160.0
 
@@ -26,7 +27,7 @@ func _unhandled_key_input(event: InputEvent) -> void:
 				< nearest.get_body().global_position.distance_to(global_position)):
 			nearest = agent
 	if nearest != null:
-		nearest.talk("Hello there!")
+		$"../Dialogue".open(nearest, self)
 
 
 func _draw() -> void:

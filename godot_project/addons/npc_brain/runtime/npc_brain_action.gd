@@ -11,7 +11,7 @@ var description: String = ""
 ## A short label, e.g. "☕ brewing coffee" (may be empty).
 var emoji: String = ""
 ## Where: "world:sector:arena[:object]" (the world prefix may be missing; see
-## NpcBrainWorld.full_address).
+## NpcBrainPlaces.full_address).
 var address: String = ""
 ## e.g. "ACTION_SOURCE_PLAN", `PROVISIONAL`; "" when not given.
 var source: String = ""

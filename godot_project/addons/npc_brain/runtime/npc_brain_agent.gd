@@ -81,6 +81,9 @@ signal attention_changed(in_view: bool)
 signal action_requested(verb: String, args: Dictionary)
 ## A verb unanswered in `verb_timeout_s`, or before the next: the NPC remembers it not done.
 signal action_timed_out(verb: String)
+## The agent asks the engine to say `line` aloud (`speak_aloud` on), in `voice` (an id of
+## `DisplayServer.tts_get_voices()`; "": the platform's default): for a mouth's animation.
+signal speaking(line: NpcBrainLine, voice: String)
 
 ## What the brain is told about the player's view of this NPC.
 enum AttentionMode {
@@ -103,6 +106,7 @@ const FIRST_CALLS_PER_S := 100.0
 const Senses := preload("npc_brain_agent_senses.gd")
 const Talk := preload("npc_brain_agent_talk.gd")
 const Verbs := preload("npc_brain_agent_verbs.gd")
+const Voice := preload("npc_brain_agent_voice.gd")
 
 ## Stable id the brain knows the NPC by, e.g. "isabella_rodriguez".
 @export var npc_id: String = "":
@@ -178,6 +182,15 @@ const Verbs := preload("npc_brain_agent_verbs.gd")
 ## least a second per `FIRST_CALLS_PER_S` agents in the game.
 @export var start_spread_s: float = 1.0
 
+@export_group("Voice")
+## Say its lines aloud (to the player and to other NPCs) through the engine's text-to-speech
+## (`DisplayServer.tts_speak`, desktop and web; turn on the project setting
+## audio/general/text_to_speech). Captions stay yours (`spoke`, `line_progress`).
+@export var speak_aloud: bool = false
+## Its voice, an id of `DisplayServer.tts_get_voices()`; empty, or a voice this platform lacks:
+## one of the platform's voices for the game's language, picked by a stable hash of `npc_id`.
+@export var voice_id: String = ""
+
 ## The latest decision, or null.
 var decision: NpcBrainDecision = null
 ## Whether the brain is still thinking about this NPC's action (see `is_tentative`).
@@ -221,6 +234,7 @@ var _rng := RandomNumberGenerator.new()
 var _timers: Array[SceneTreeTimer] = []
 var _verbs := Verbs.new(self, _wake_in)
 var _talk := Talk.new(self, _walk_on, _wake_in)
+var _voice := Voice.new(self)
 
 
 func _enter_tree() -> void:
@@ -235,7 +249,7 @@ func _exit_tree() -> void:
 	if is_instance_valid(world) and world.is_inside_tree():
 		_release_states({})
 	if is_instance_valid(world):
-		world.forget_agent(self)
+		world.places.forget_agent(self)
 	var client := NpcBrainClient.get_instance()
 	if client != null and client.find_agent(npc_id) == self:
 		client.set_agent(npc_id, null)
@@ -262,6 +276,7 @@ func _ready() -> void:
 	if Engine.is_editor_hint():
 		return
 	_rng.seed = hash(npc_id)
+	spoke.connect(_voice.speak)
 	if world == null:
 		world = NpcBrainWorld.find_in(get_tree())
 	if autostart:
@@ -285,7 +300,7 @@ func start() -> void:
 	NpcBrainGameClock.get_instance().minute_passed.connect(_on_minute_passed)
 	NpcBrainClient.get_instance().game_loaded.connect(_on_game_loaded)
 	world.registered.connect(_on_world_registered)
-	_address = world.address_at(get_tile())
+	_address = world.places.address_at(get_tile())
 	_update_attention()
 	_wait_own_turn()
 
@@ -310,16 +325,16 @@ func get_body_3d() -> Node3D:
 
 ## The world tile the body stands on.
 func get_tile() -> Vector2i:
-	return world.node_to_tile(get_parent())
+	return world.grid.node_to_tile(get_parent())
 
 
 ## The address of the arena it is in (kept while crossing doors and open ground; its home
 ## before it has been anywhere).
 func get_address() -> String:
-	var here := world.address_at(get_tile())
+	var here := world.places.address_at(get_tile())
 	if here != "":
 		_address = here
-	return _address if _address != "" else world.full_address(persona.home)
+	return _address if _address != "" else world.places.full_address(persona.home)
 
 
 ## What others see it doing, e.g. "brewing coffee".
@@ -327,13 +342,19 @@ func get_activity() -> String:
 	return decision.action.get_activity(persona.display_name) if decision != null else "idle"
 
 
-## A label for over its head: the brain's emoji label (or the activity), with "(thinking...)"
-## while the brain is still making up its mind.
-func get_label() -> String:
+## A label for over its head: its activity ("brewing coffee"), with "(thinking...)" while the
+## brain is still making up its mind. Given a `font` that draws every character of the brain's
+## emoji, the emoji instead: the engine's default font has none, and a web export has no system
+## font to fall back on (it would show empty boxes).
+func get_label(font: Font = null) -> String:
 	if decision == null:
 		return ""
-	var shown := decision.action.emoji.strip_edges()
-	return (shown if shown != "" else get_activity()) + (" (thinking...)" if thinking else "")
+	var emoji := decision.action.emoji.strip_edges()
+	var drawn := font != null and emoji != ""
+	if drawn:
+		for character in emoji:
+			drawn = drawn and font.has_char(character.unicode_at(0))
+	return (emoji if drawn else get_activity()) + (" (thinking...)" if thinking else "")
 
 
 ## Whether it is on its way to `target_address` (between move_requested and a report).
@@ -354,7 +375,7 @@ func report_arrived() -> void:
 	var tile := get_tile()
 	var fields := {
 		"npc": npc_id, "address": target_address, "tile": [tile.x, tile.y],
-		"at": world.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+		"at": world.places.address_at(tile), "game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
 	}
 	if get_body_3d() != null:
 		var at := get_body_3d().global_position
@@ -456,7 +477,7 @@ func _get_configuration_warnings() -> PackedStringArray:
 	else:
 		var in_world := world if world != null else NpcBrainWorld.find_in(get_tree())
 		for address in [persona.home] + Array(persona.known_areas):
-			if in_world != null and in_world.find_arena(address) == null:
+			if in_world != null and in_world.places.find_arena(address) == null:
 				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
 	if not _has_body():
 		warnings.append("An NpcBrainAgent moves its parent: make it a child of a 2D or 3D body.")
@@ -719,7 +740,7 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 	_wake_in(NpcBrainGameClock.get_instance().real_seconds_until(_ask_at), _wake_at_ask)
 	if thinking:
 		_retry_at_msec = Time.get_ticks_msec() + int(min_thinking_interval_s * 1000.0)
-	var address := world.full_address(action.address)
+	var address := world.places.full_address(action.address)
 	_verbs.set_due(action)
 	_apply_object_states(action)
 	var client := NpcBrainClient.get_instance()
@@ -746,12 +767,13 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 func _go(address: String) -> void:
 	target_address = address
 	var from := get_tile()
-	target_tile = world.resolve_target(address, from, world.taken_tiles(address, self), _rng)
+	var taken := world.places.taken_tiles(address, self)
+	target_tile = world.places.resolve_target(address, from, taken, _rng)
 	if target_tile == NpcBrainWorld.NO_TILE:
 		_moving = false
 		report_unreachable("unknown address")
 		return
-	world.note_target(target_tile)
+	world.places.note_target(target_tile)
 	_moving = true
 	_move_serial += 1
 	_time_arrival(from, _move_serial)
@@ -769,9 +791,9 @@ func _send_body() -> void:
 	var body_3d := get_body_3d()
 	if body_3d != null:
 		move_requested_3d.emit(target_address,
-				world.tile_to_position_3d(target_tile, body_3d.global_position.y))
+				world.grid.tile_to_position_3d(target_tile, body_3d.global_position.y))
 	else:
-		move_requested.emit(target_address, world.tile_to_global(target_tile))
+		move_requested.emit(target_address, world.grid.tile_to_global(target_tile))
 
 
 # Reports the move unreachable when the body has not arrived after the way's length at
@@ -779,7 +801,7 @@ func _send_body() -> void:
 func _time_arrival(from: Vector2i, serial: int) -> void:
 	if walk_speed <= 0.0:
 		return
-	var path := world.find_path(from, target_tile)
+	var path := world.grid.find_path(from, target_tile)
 	var tiles := float(path.size()) if not path.is_empty() else Vector2(from).distance_to(target_tile)
 	_arm_arrival_timeout(tiles / walk_speed + arrival_grace_s, serial)
 
@@ -799,7 +821,7 @@ func _arm_arrival_timeout(timeout: float, serial: int) -> void:
 func _apply_object_states(action: NpcBrainAction) -> void:
 	var now_held: Dictionary[String, String] = {}
 	for change in action.object_changes:
-		var address := world.full_address(change.address)
+		var address := world.places.full_address(change.address)
 		if world.set_object_state(address, change.state):
 			now_held[address] = change.state
 			NpcBrainLog.record("object_state", {"address": address, "state": change.state})
@@ -823,10 +845,10 @@ func _release_states(keep: Dictionary[String, String]) -> void:
 func _spawn_request() -> Dictionary:
 	var known: Array[String] = []
 	for area in persona.known_areas:
-		known.append(world.full_address(area))
+		known.append(world.places.full_address(area))
 	if known.is_empty():
 		for arena in world.get_arenas():
-			known.append(world.arena_address(arena))
+			known.append(world.places.arena_address(arena))
 	var tile := get_tile()
 	return {
 		"worldName": world.world_name,
@@ -838,7 +860,7 @@ func _spawn_request() -> Dictionary:
 			"identity": persona.identity,
 			"lifestyle": persona.lifestyle,
 			"currently": persona.currently,
-			"home": world.full_address(persona.home),
+			"home": world.places.full_address(persona.home),
 			"knownAreas": known,
 		},
 		"address": get_address(),

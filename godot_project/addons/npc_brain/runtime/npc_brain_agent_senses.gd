@@ -48,7 +48,7 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 	var seen: Array[NpcBrainPerception] = []
 	var world := _agent.world
 	var tile := _agent.get_tile()
-	var near := world.agents_near(tile, _agent.vision_radius)
+	var near := world.places.agents_near(tile, _agent.vision_radius)
 	for other: NpcBrainAgent in near:
 		if other == _agent:
 			continue
@@ -60,15 +60,15 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 		if visible_node == _agent.get_parent() or not (
 				visible_node is Node2D or visible_node is Node3D):
 			continue
-		var their_tile := world.node_to_tile(visible_node)
+		var their_tile := world.grid.node_to_tile(visible_node)
 		var distance := _sight_distance(tile, their_tile)
 		if distance <= _agent.vision_radius:
-			var there := world.address_at(their_tile)
+			var there := world.places.address_at(their_tile)
 			seen.append(NpcBrainPerception.new(
 					str(visible_node.get_meta("npc_brain_name", visible_node.name)),
 					str(visible_node.get_meta("npc_brain_activity", "here")),
 					there if there != "" else _agent.get_address(), distance))
-	for item in world.objects_near(tile, _agent.vision_radius):
+	for item in world.places.objects_near(tile, _agent.vision_radius):
 		if item.state == "":
 			continue
 		var distance := INF
@@ -76,13 +76,13 @@ func _perceive_world() -> Array[NpcBrainPerception]:
 			distance = minf(distance, _sight_distance(tile, item_tile))
 		if distance <= _agent.vision_radius:
 			seen.append(NpcBrainPerception.new(item.get_object_name(), item.state,
-					world.object_address(item), distance))
+					world.places.object_address(item), distance))
 	return seen
 
 
 # Tiles from the NPC (at `tile`) to `other_tile`, INF when a wall hides it.
 func _sight_distance(tile: Vector2i, other_tile: Vector2i) -> float:
 	var distance := Vector2(other_tile).distance_to(tile)
-	if distance > _agent.vision_radius or not _agent.world.has_line_of_sight(tile, other_tile):
+	if distance > _agent.vision_radius or not _agent.world.grid.has_line_of_sight(tile, other_tile):
 		return INF
 	return distance

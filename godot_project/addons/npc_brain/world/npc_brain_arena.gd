@@ -95,7 +95,7 @@ func sync_bounds() -> void:
 	if shape == null:
 		return
 	var half := shape.size * 0.5
-	var to_grid := (world.get_grid_transform().affine_inverse()
+	var to_grid := (world.grid.get_transform().affine_inverse()
 			* world.global_transform.affine_inverse())
 	var a := to_grid * (bounds.global_transform * -half) / world.tile_size
 	var b := to_grid * (bounds.global_transform * half) / world.tile_size
@@ -141,7 +141,7 @@ func is_floor(tile: Vector2i) -> bool:
 	if floor_layer == null:
 		return true
 	var world := get_world()
-	var cell := world.tile_to_layer_cell(floor_layer, tile) if world != null else tile
+	var cell := world.grid.tile_to_layer_cell(floor_layer, tile) if world != null else tile
 	if floor_layer.get_cell_source_id(cell) == -1:
 		return false
 	return floor_tile.x < 0 or floor_layer.get_cell_atlas_coords(cell) == floor_tile
@@ -169,8 +169,8 @@ func get_part_name() -> String:
 func _get_configuration_warnings() -> PackedStringArray:
 	var warnings := get_name_warnings() + get_structure_warnings()
 	var world := get_world()
-	if world != null and world.outside_grid("The arena", rect) != "":
-		warnings.append(world.outside_grid("The arena", rect))
+	if world != null and world.grid.outside_grid("The arena", rect) != "":
+		warnings.append(world.grid.outside_grid("The arena", rect))
 	return warnings
 
 
@@ -190,6 +190,6 @@ func get_structure_warnings() -> PackedStringArray:
 		if walled and not ring.has(door):
 			warnings.append("Door %s is not on this arena's wall ring %s." % [door, rect.grow(1)])
 	var world := get_world()
-	if world != null and world.layer_problem(floor_layer) != "":
-		warnings.append(world.layer_problem(floor_layer))
+	if world != null and world.grid.layer_problem(floor_layer) != "":
+		warnings.append(world.grid.layer_problem(floor_layer))
 	return warnings

@@ -70,7 +70,7 @@ func sync_marker() -> void:
 		return
 	if marker == null or world == null or not marker.is_inside_tree():
 		return
-	var under := world.global_to_tile(marker.global_position)
+	var under := world.grid.global_to_tile(marker.global_position)
 	if under != tile:
 		tile = under
 

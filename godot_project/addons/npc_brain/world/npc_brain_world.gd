@@ -1,13 +1,14 @@
-@tool  # gdlint: ignore=max-public-methods
+@tool
 @icon("res://addons/npc_brain/icons/world.svg")
 class_name NpcBrainWorld
 extends Node2D
 ## The world the brain knows: a grid of tiles holding NpcBrainSector > NpcBrainArena >
 ## NpcBrainObject child nodes (the paper's spatial tree). Registers it with the brain when the
 ## game starts (RegisterWorld; retried while the brain is away, reported once when the brain
-## refuses it) and answers the spatial questions NPCs ask: where is this address, what is at
-## this tile. `find_path` walks an AStarGrid2D over it (walls solid, doors open) for games that
-## want it; navigation otherwise stays the game's.
+## refuses it) and keeps the objects' states. The spatial questions NPCs ask are its helpers':
+## `grid` (NpcBrainGrid: which tile is where, walls, `find_path` over an AStarGrid2D, walls solid
+## and doors open, for games that want it; navigation otherwise stays the game's) and `places`
+## (NpcBrainPlaces: addresses, what is at a tile, where to stand, who stands where).
 ##
 ## Its tiles are your map's cells: give it the TileMapLayer your map is painted on as
 ## `map_layer`, and it reads the tile size, the cells in use (negative ones too), the layer's
@@ -36,10 +37,6 @@ enum Style {
 const GROUP := "npc_brain_world"
 const NO_TILE := Vector2i(-1, -1)
 const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP, Vector2i.DOWN]
-## `agents_near` files the agents by squares of 2^this tiles a side (8).
-const AGENT_SQUARE_SHIFT := 3
-## Real milliseconds the agents' filed tiles are used for (a body walks a tile or less meanwhile).
-const AGENT_FILING_MSEC := 100
 
 ## The world's name, the first part of every address.
 @export var world_name: String = "world":
@@ -116,23 +113,12 @@ const AGENT_FILING_MSEC := 100
 ## The NpcBrainWorld3D this world keeps the tiles of (set by it), or null: its sectors are that
 ## node's children, its grid and a 3D body's tile that node's (floors stacked, see there).
 var space: NpcBrainWorld3D = null
+## The tiles: coordinates, walls, paths and sight (see NpcBrainGrid).
+var grid: NpcBrainGrid = NpcBrainGrid.new(self)
+## The addresses, targets and who stands where (see NpcBrainPlaces).
+var places: NpcBrainPlaces = NpcBrainPlaces.new(self)
 
-var _dirty: bool = true
 var _notify_pending: bool = false
-var _grid: AStarGrid2D = AStarGrid2D.new()
-var _walls: Dictionary[Vector2i, bool] = {}
-var _doors: Dictionary[Vector2i, bool] = {}
-var _arenas_by_address: Dictionary[String, NpcBrainArena] = {}
-var _objects_by_address: Dictionary[String, NpcBrainObject] = {}
-var _arena_by_tile: Dictionary[Vector2i, NpcBrainArena] = {}
-var _walkable_floor: Dictionary[NpcBrainArena, Array] = {}
-# The agents by where they stand, filed when asked (agents_near, taken_tiles) at most every
-# AGENT_FILING_MSEC: in a town of a thousand, each Decide and each move would otherwise ask every
-# body where it is.
-var _filed_msec: int = -AGENT_FILING_MSEC
-var _agent_tiles: Dictionary[NpcBrainAgent, Vector2i] = {}
-var _agent_squares: Dictionary[Vector2i, Array] = {}
-var _taken_counts: Dictionary[Vector2i, int] = {}
 var _baked: SubViewport = null
 var _baked_painter: Node2D = null
 var _registered: bool = false
@@ -228,7 +214,8 @@ func register_again() -> void:
 
 ## Marks the layout as changed: redraws, and rebuilds the walk grid when next needed.
 func mark_layout_changed() -> void:
-	_dirty = true
+	grid.stale = true
+	places.stale = true
 	queue_redraw()
 	if _baked != null:
 		_place_baked()
@@ -241,122 +228,8 @@ func mark_layout_changed() -> void:
 
 ## The state of the object at `address` ("" when idle or unknown).
 func get_object_state(address: String) -> String:
-	var game_object := find_object(address)
+	var game_object := places.find_object(address)
 	return game_object.state if game_object != null else ""
-
-
-## The tile under a global position.
-func global_to_tile(global_point: Vector2) -> Vector2i:
-	return local_to_tile(to_local(global_point))
-
-
-## The grid: its first tile and its size, in tiles (the map layer's used cells, if it has one).
-## Without a map layer or a `grid_origin`, grown to hold every arena and object.
-func get_grid_rect() -> Rect2i:
-	if space != null:
-		return space.get_tile_grid()
-	var grid := Rect2i(grid_origin, grid_size)
-	if map_layer != null or grid_origin != Vector2i.ZERO:
-		return grid
-	for arena in get_arenas():
-		grid = grid.merge(arena.rect)
-		for item in arena.get_objects():
-			grid = grid.merge(item.get_rect())
-	return grid
-
-
-## Why `what` (covering the tiles `rect`) is not on the grid, naming the setting that fixes it;
-## "" when it is. Outside the grid NPCs can neither stand nor walk: every move there fails.
-func outside_grid(what: String, rect: Rect2i) -> String:
-	if space != null:
-		return space.outside_grid(what, rect)
-	var grid := get_grid_rect()
-	if grid.encloses(rect):
-		return ""
-	if map_layer != null:
-		return ("%s %s is outside the grid %s, the cells painted on map_layer %s: paint the map"
-				+ " under it, or move it onto the map.") % [what, rect, grid, map_layer.name]
-	var fits := grid.merge(rect)
-	return ("%s %s is outside the grid %s: set the World's grid_origin to %s and grid_size to %s"
-			+ " (or grid_origin to (0, 0), and the grid grows to hold the arenas; or map_layer to"
-			+ " the TileMapLayer your map is painted on).") % [
-				what, rect, grid, fits.position, fits.size]
-
-
-## From grid pixels (tile t's top-left corner at t * tile_size) to this node's coordinates:
-## the identity without a `map_layer`, else the layer's transform and cell offset.
-func get_grid_transform() -> Transform2D:
-	if map_layer == null or not map_layer.is_inside_tree() or not is_inside_tree():
-		return Transform2D.IDENTITY
-	var corner := map_layer.map_to_local(Vector2i.ZERO) - Vector2(tile_size, tile_size) * 0.5
-	return (global_transform.affine_inverse() * map_layer.global_transform
-			* Transform2D(0.0, corner))
-
-
-## The world tile a cell of `layer` lies on (its center's tile).
-func layer_cell_to_tile(layer: TileMapLayer, cell: Vector2i) -> Vector2i:
-	if layer == map_layer:
-		return cell
-	return global_to_tile(layer.to_global(layer.map_to_local(cell)))
-
-
-## The cell of `layer` under a world tile's center.
-func tile_to_layer_cell(layer: TileMapLayer, tile: Vector2i) -> Vector2i:
-	if layer == map_layer:
-		return tile
-	return layer.local_to_map(layer.to_local(tile_to_global(tile)))
-
-
-## Why the cells of `layer` cannot match this world's tiles one to one ("" when they can): a
-## shape other than square, another size once scaled, or cells shifted by a part of a tile.
-func layer_problem(layer: TileMapLayer) -> String:
-	if layer == null or layer.tile_set == null:
-		return ""
-	if layer.tile_set.tile_shape != TileSet.TILE_SHAPE_SQUARE:
-		return "%s has no square tiles: the world's tiles are squares." % layer.name
-	if not (layer.is_inside_tree() and is_inside_tree()):
-		return ""
-	var origin := to_global(tile_center(Vector2i.ZERO))
-	var right := to_global(tile_center(Vector2i.RIGHT)) - origin
-	var down := to_global(tile_center(Vector2i.DOWN)) - origin
-	var cell := Vector2(layer.tile_set.tile_size)
-	var their_right := layer.global_transform.basis_xform(Vector2(cell.x, 0.0))
-	var their_down := layer.global_transform.basis_xform(Vector2(0.0, cell.y))
-	if not (their_right.is_equal_approx(right) and their_down.is_equal_approx(down)):
-		return "%s's cells are %s px, the world's tiles %s px: they cannot match." % [
-			layer.name, (their_right + their_down).abs(), (right + down).abs()]
-	var center := layer.to_global(layer.map_to_local(Vector2i.ZERO))
-	var snapped := to_global(tile_center(global_to_tile(center)))
-	if not center.is_equal_approx(snapped):
-		return "%s's cells are shifted from the world's tiles by %s px: align them." % [
-			layer.name, center - snapped]
-	return ""
-
-
-## The tile a body stands on: a Node2D's global position, or a Node3D's x and z (see
-## `tile_size_3d`).
-func node_to_tile(node: Node) -> Vector2i:
-	var body_3d := node as Node3D
-	if body_3d != null and space != null:
-		return space.position_to_tile(body_3d.global_position)
-	if body_3d != null:
-		var at := body_3d.global_position / tile_size_3d
-		return Vector2i(floori(at.x), floori(at.z))
-	return global_to_tile((node as Node2D).global_position)
-
-
-## The 3D position of a tile's center, at `height`.
-## In an NpcBrainWorld3D, on the tile's floor, as high above it as `height` is above its own.
-func tile_to_position_3d(tile: Vector2i, height: float = 0.0) -> Vector3:
-	if space != null:
-		return space.tile_to_position(tile, height)
-	return Vector3((tile.x + 0.5) * tile_size_3d, height, (tile.y + 0.5) * tile_size_3d)
-
-
-## The global position of a tile's center.
-func tile_to_global(tile: Vector2i) -> Vector2:
-	return to_global(tile_center(tile))
-
 
 ## The NpcBrainSector children.
 func get_sectors() -> Array[NpcBrainSector]:
@@ -374,220 +247,9 @@ func get_arenas() -> Array[NpcBrainArena]:
 		arenas.append_array(sector.get_arenas())
 	return arenas
 
-
-## The whole grid in pixels, in this node's coordinates.
-func get_rect_px() -> Rect2:
-	var rect := get_grid_rect()
-	return get_grid_transform() * Rect2(Vector2(rect.position * tile_size),
-			Vector2(rect.size * tile_size))
-
-
-## Center of a tile, in this node's coordinates.
-func tile_center(tile: Vector2i) -> Vector2:
-	return get_grid_transform() * ((Vector2(tile) + Vector2(0.5, 0.5)) * tile_size)
-
-
-## The tile under a point given in this node's coordinates.
-func local_to_tile(point: Vector2) -> Vector2i:
-	return Vector2i((get_grid_transform().affine_inverse() * point / tile_size).floor())
-
-
-## Whether an NPC can stand on the tile (inside the grid, not a wall).
-func is_walkable(tile: Vector2i) -> bool:
-	_ensure_built()
-	return _grid.is_in_boundsv(tile) and not _grid.is_point_solid(tile)
-
-
-## Tiles from `from` to `to` (both included) around walls; empty when there is no way.
-func find_path(from: Vector2i, to: Vector2i) -> Array[Vector2i]:
-	var path: Array[Vector2i] = []
-	if not (is_walkable(from) and is_walkable(to)):
-		return path
-	path.assign(_grid.get_id_path(from, to))
-	return path
-
-
-## Global points (tile centers) from the tile under `from` to the tile under `to` (global
-## positions), around walls; empty when there is no way.
-func find_path_points(from: Vector2, to: Vector2) -> PackedVector2Array:
-	var points := PackedVector2Array()
-	for tile in find_path(global_to_tile(from), global_to_tile(to)):
-		points.append(tile_to_global(tile))
-	return points
-
-
-## The wall tiles (doors excluded), as a set.
-func get_wall_tiles() -> Dictionary[Vector2i, bool]:
-	_ensure_built()
-	return _walls
-
-
-## Whether nothing blocks the sight from tile `from` to tile `to`: no wall (doors are open) on
-## the tiles a straight line between their centers crosses.
-func has_line_of_sight(from: Vector2i, to: Vector2i) -> bool:
-	_ensure_built()
-	if _walls.is_empty():
-		return true
-	var steps := maxi(absi(to.x - from.x), absi(to.y - from.y)) * 2
-	for i in range(1, steps):
-		var tile := Vector2i((Vector2(from).lerp(Vector2(to), float(i) / steps)
-				+ Vector2(0.5, 0.5)).floor())
-		if tile != from and tile != to and _walls.has(tile):
-			return false
-	return true
-
-
-## "world:sector:arena" of an arena.
-func arena_address(arena: NpcBrainArena) -> String:
-	var sector := arena.get_sector()
-	var sector_name := sector.get_sector_name() if sector != null else "?"
-	return ":".join([world_name, sector_name, arena.get_arena_name()])
-
-
-## "world:sector:arena:object" of an object.
-func object_address(game_object: NpcBrainObject) -> String:
-	var arena := game_object.get_arena()
-	var base := arena_address(arena) if arena != null else world_name + ":?:?"
-	return base + ":" + game_object.get_object_name()
-
-
-## Prefixes the world name when an address starts at the sector ("Hobbs Cafe:cafe").
-func full_address(address: String) -> String:
-	if address == "" or address.begins_with(world_name + ":"):
-		return address
-	return world_name + ":" + address
-
-
-## The arena whose floor holds the tile, or null (walls, doors, open ground).
-func arena_at(tile: Vector2i) -> NpcBrainArena:
-	_ensure_built()
-	return _arena_by_tile.get(tile)
-
-
-## Address of the arena at the tile, or "" where there is none.
-func address_at(tile: Vector2i) -> String:
-	var arena := arena_at(tile)
-	return arena_address(arena) if arena != null else ""
-
-
-## The arena of an address (of the arena itself or of one of its objects); null if unknown.
-## A "world:sector" address gives the sector's first arena.
-func find_arena(address: String) -> NpcBrainArena:
-	_ensure_built()
-	var parts := full_address(address).split(":")
-	if parts.size() >= 3:
-		return _arenas_by_address.get(":".join(parts.slice(0, 3)))
-	if parts.size() == 2:
-		for sector in get_sectors():
-			if sector.get_sector_name() == parts[1] and not sector.get_arenas().is_empty():
-				return sector.get_arenas()[0]
-	return null
-
-
-## The object of a "world:sector:arena:object" address; null if unknown or not an object's.
-func find_object(address: String) -> NpcBrainObject:
-	_ensure_built()
-	return _objects_by_address.get(full_address(address))
-
-
-## The tile an NPC at `from` should walk to for `address`: the object's free tile nearest to it
-## for an object, a random free floor tile for an arena. NO_TILE if the address is unknown.
-func resolve_target(
-		address: String, from: Vector2i, taken: Array[Vector2i], rng: RandomNumberGenerator
-) -> Vector2i:
-	var game_object := find_object(address)
-	if game_object != null:
-		var candidates := game_object.get_tiles().filter(is_walkable)
-		var free := candidates.filter(func(tile: Vector2i) -> bool: return not taken.has(tile))
-		return _nearest(free if not free.is_empty() else candidates, from)
-	var arena := find_arena(address)
-	if arena == null:
-		return NO_TILE
-	var object_tiles: Dictionary[Vector2i, bool] = {}
-	for item in arena.get_objects():
-		for tile in item.get_tiles():
-			object_tiles[tile] = true
-	var floor_tiles: Array = _walkable_floor.get(arena, [])
-	var free: Array[Vector2i] = []
-	for tile: Vector2i in floor_tiles:
-		if not object_tiles.has(tile) and not taken.has(tile):
-			free.append(tile)
-	if free.is_empty():
-		free.assign(floor_tiles)
-	if free.is_empty():
-		return NO_TILE
-	return free[rng.randi_range(0, free.size() - 1)]
-
-
-## This world's agents within `radius` tiles of `tile`, each with the tile it stands on: agent ->
-## tile (as filed, at most AGENT_FILING_MSEC ago).
-func agents_near(tile: Vector2i, radius: float) -> Dictionary[NpcBrainAgent, Vector2i]:
-	_file_agents()
-	var near: Dictionary[NpcBrainAgent, Vector2i] = {}
-	var reach := Vector2i.ONE * ceili(radius)
-	var low := tile - reach
-	var high := tile + reach
-	for square_y in range(low.y >> AGENT_SQUARE_SHIFT, (high.y >> AGENT_SQUARE_SHIFT) + 1):
-		for square_x in range(low.x >> AGENT_SQUARE_SHIFT, (high.x >> AGENT_SQUARE_SHIFT) + 1):
-			for agent: Variant in _agent_squares.get(Vector2i(square_x, square_y), []):
-				if not is_instance_valid(agent) or not agent.is_inside_tree():  # gone since filed
-					continue
-				var at: Vector2i = _agent_tiles[agent]
-				if Vector2(at).distance_to(tile) <= radius:
-					near[agent] = at
-	return near
-
-
-## The tiles of `address`'s arena that this world's agents other than `agent` stand on or walk
-## to (for `resolve_target`).
-func taken_tiles(address: String, agent: NpcBrainAgent) -> Array[Vector2i]:
-	_file_agents()
-	var taken: Array[Vector2i] = []
-	var arena := find_arena(address)
-	if arena == null:
-		return taken
-	var own_tile: Vector2i = _agent_tiles.get(agent, NO_TILE)
-	for y in range(arena.rect.position.y, arena.rect.end.y):
-		for x in range(arena.rect.position.x, arena.rect.end.x):
-			var tile := Vector2i(x, y)
-			var count: int = _taken_counts.get(tile, 0)
-			count -= int(tile == own_tile) + int(tile == agent.target_tile)
-			if count > 0:
-				taken.append(tile)
-	return taken
-
-
-## Called by NpcBrainAgent when it leaves the tree: filed nowhere until the next filing.
-func forget_agent(agent: NpcBrainAgent) -> void:
-	if not _agent_tiles.has(agent):
-		return
-	var tile := _agent_tiles[agent]
-	_agent_tiles.erase(agent)
-	var square := Vector2i(tile.x >> AGENT_SQUARE_SHIFT, tile.y >> AGENT_SQUARE_SHIFT)
-	if _agent_squares.has(square):
-		_agent_squares[square].erase(agent)
-
-
-## Called by NpcBrainAgent when it sets out for `tile`: the agents that choose a tile before the
-## next filing avoid it too.
-func note_target(tile: Vector2i) -> void:
-	_taken_counts[tile] = _taken_counts.get(tile, 0) + 1
-
-
-## Objects with at least one tile within `radius` tiles of `tile`.
-func objects_near(tile: Vector2i, radius: float) -> Array[NpcBrainObject]:
-	var near: Array[NpcBrainObject] = []
-	for arena in get_arenas():
-		for item in arena.get_objects():
-			if item.get_tiles().any(
-					func(t: Vector2i) -> bool: return Vector2(t).distance_to(tile) <= radius):
-				near.append(item)
-	return near
-
-
 ## Sets an object's state by address; false if there is no such object.
 func set_object_state(address: String, state: String) -> bool:
-	var game_object := find_object(address)
+	var game_object := places.find_object(address)
 	if game_object == null:
 		return false
 	game_object.state = state
@@ -617,9 +279,9 @@ func to_proto() -> Dictionary:
 			"arenas": arenas,
 			"residents": Array(sector.get_resident_ids(_agents_in_tree())),
 		})
-	var grid := get_grid_rect()
+	var size := grid.get_rect().size
 	return {
-		"name": world_name, "width": grid.size.x, "height": grid.size.y, "sectors": sectors,
+		"name": world_name, "width": size.x, "height": size.y, "sectors": sectors,
 		"verbs": NpcBrainVerb.list_to_proto(verbs),
 	}
 
@@ -648,9 +310,9 @@ func validate() -> PackedStringArray:
 		for tile in arena.get_floor_tiles():
 			if owner_of.has(tile):
 				problems.append("Arenas %s and %s overlap at %s." % [
-					owner_of[tile], arena_address(arena), tile])
+					owner_of[tile], places.arena_address(arena), tile])
 				break
-			owner_of[tile] = arena_address(arena)
+			owner_of[tile] = places.arena_address(arena)
 	var declared: Array[NpcBrainVerb] = verbs.duplicate()
 	if is_inside_tree():
 		for node in get_tree().get_nodes_in_group(NpcBrainAgent.GROUP):
@@ -712,7 +374,7 @@ func _layer_problems(layers: Array[TileMapLayer]) -> PackedStringArray:
 		if layer == null or seen.has(layer):
 			continue
 		seen.append(layer)
-		var problem := layer_problem(layer)
+		var problem := grid.layer_problem(layer)
 		if problem != "":
 			problems.append(problem)
 	return problems
@@ -724,13 +386,14 @@ func _grid_problems() -> PackedStringArray:
 		return space.grid_problems(_agents_in_tree().values())
 	var problems := PackedStringArray()
 	for arena in get_arenas():
-		problems.append(outside_grid("Arena " + arena_address(arena), arena.rect))
+		problems.append(grid.outside_grid("Arena " + places.arena_address(arena), arena.rect))
 		for item in arena.get_objects():
-			problems.append(outside_grid("Object " + object_address(item), item.get_rect()))
+			problems.append(grid.outside_grid("Object " + places.object_address(item),
+					item.get_rect()))
 	for agent: NpcBrainAgent in _agents_in_tree().values():
 		if agent.get_parent() is Node2D or agent.get_parent() is Node3D:
-			problems.append(outside_grid("NPC %s, standing on" % agent.npc_id,
-					Rect2i(node_to_tile(agent.get_parent()), Vector2i.ONE)))
+			problems.append(grid.outside_grid("NPC %s, standing on" % agent.npc_id,
+					Rect2i(grid.node_to_tile(agent.get_parent()), Vector2i.ONE)))
 	return PackedStringArray(Array(problems).filter(func(p: String) -> bool: return p != ""))
 
 
@@ -762,7 +425,7 @@ func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 	if agent == null or agent.persona == null or (agent.world != null and agent.world != self):
 		return problems
 	for address in [agent.persona.home] + Array(agent.persona.known_areas):
-		if address != "" and find_arena(address) == null:
+		if address != "" and places.find_arena(address) == null:
 			problems.append("NPC %s: %s is not an arena of this world." % [agent.npc_id, address])
 	return problems
 
@@ -770,20 +433,19 @@ func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 func _draw() -> void:
 	if _baked != null:
 		return
-	_ensure_built()
-	NpcBrainWorldPainter.new(self, self, get_grid_transform()).paint()
+	NpcBrainWorldPainter.new(self, self, grid.get_transform()).paint()
 
 
 func _bake() -> void:
 	_baked = SubViewport.new()
 	_baked.name = "BakedLayer"
 	_baked.disable_3d = true
+	_baked.transparent_bg = style == Style.OVERLAY  # over your map, not a slab hiding it
 	_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
 	_baked_painter = Node2D.new()
 	_baked_painter.draw.connect(func() -> void:
-		_ensure_built()
 		NpcBrainWorldPainter.new(self, _baked_painter, Transform2D(0.0,
-				-Vector2(get_grid_rect().position * tile_size))).paint())
+				-Vector2(grid.get_rect().position * tile_size))).paint())
 	_baked.add_child(_baked_painter)
 	add_child(_baked)
 	var sprite := Sprite2D.new()
@@ -797,104 +459,18 @@ func _bake() -> void:
 
 # The baked texture covers the grid, drawn where the grid lies.
 func _place_baked() -> void:
-	var grid := get_grid_rect()
-	_baked.size = grid.size * tile_size
+	var rect := grid.get_rect()
+	_baked.size = rect.size * tile_size
 	var sprite := get_node_or_null("Baked") as Sprite2D
 	if sprite != null:
-		sprite.transform = (get_grid_transform()
-				* Transform2D(0.0, Vector2(grid.position * tile_size)))
+		sprite.transform = (grid.get_transform()
+				* Transform2D(0.0, Vector2(rect.position * tile_size)))
 
 
 func _emit_layout_changed() -> void:
 	_notify_pending = false
 	update_configuration_warnings()
 	layout_changed.emit()
-
-
-func _ensure_built() -> void:
-	if not _dirty:
-		return
-	_dirty = false
-	_walls.clear()
-	_doors.clear()
-	_arenas_by_address.clear()
-	_objects_by_address.clear()
-	_arena_by_tile.clear()
-	_walkable_floor.clear()
-	var floors: Dictionary[Vector2i, bool] = {}
-	for arena in get_arenas():
-		_arenas_by_address[arena_address(arena)] = arena
-		for item in arena.get_objects():
-			_objects_by_address[object_address(item)] = item
-		for tile in arena.get_floor_tiles():
-			floors[tile] = true
-			if not _arena_by_tile.has(tile):  # the first arena's, where two overlap
-				_arena_by_tile[tile] = arena
-		for tile in arena.get_wall_ring():
-			_walls[tile] = true
-		for door in arena.doors:
-			_doors[door] = true
-	for tile in floors.keys():
-		_walls.erase(tile)
-	if solid_layer != null:
-		for cell in solid_layer.get_used_cells():
-			_walls[layer_cell_to_tile(solid_layer, cell)] = true
-	for tile in _doors.keys():
-		_walls.erase(tile)
-	if space != null:
-		for tile in space.get_floor_walls():
-			_walls[tile] = true
-	_grid.region = get_grid_rect()
-	_grid.cell_size = Vector2(tile_size, tile_size)
-	_grid.diagonal_mode = AStarGrid2D.DIAGONAL_MODE_NEVER
-	_grid.update()
-	for tile in _walls:
-		if _grid.is_in_boundsv(tile):
-			_grid.set_point_solid(tile)
-	for arena in get_arenas():
-		var walkable: Array[Vector2i] = []
-		for tile in arena.get_floor_tiles():
-			if _grid.is_in_boundsv(tile) and not _grid.is_point_solid(tile):
-				walkable.append(tile)
-		_walkable_floor[arena] = walkable
-
-
-func _file_agents() -> void:
-	var now := Time.get_ticks_msec()
-	if now - _filed_msec < AGENT_FILING_MSEC:
-		return
-	_filed_msec = now
-	_agent_tiles.clear()
-	_agent_squares.clear()
-	_taken_counts.clear()
-	# global_to_tile for every 2D body, its transforms composed once
-	var to_tiles := get_grid_transform().affine_inverse() * global_transform.affine_inverse()
-	for agent in NpcBrainClient.get_instance().get_agents():
-		if agent.world != self or not agent.is_inside_tree():
-			continue
-		var body := agent.get_parent() as Node2D
-		var tile := (Vector2i((to_tiles * body.global_position / tile_size).floor())
-				if body != null else node_to_tile(agent.get_parent()))
-		_agent_tiles[agent] = tile
-		var square := Vector2i(tile.x >> AGENT_SQUARE_SHIFT, tile.y >> AGENT_SQUARE_SHIFT)
-		if not _agent_squares.has(square):
-			_agent_squares[square] = []
-		_agent_squares[square].append(agent)
-		_taken_counts[tile] = _taken_counts.get(tile, 0) + 1
-		if agent.target_tile != NO_TILE:
-			_taken_counts[agent.target_tile] = _taken_counts.get(agent.target_tile, 0) + 1
-
-
-func _nearest(tiles: Array, from: Vector2i) -> Vector2i:
-	var best := NO_TILE
-	var best_distance := INF
-	for tile: Vector2i in tiles:
-		var distance := Vector2(tile).distance_squared_to(from)
-		if distance < best_distance:
-			best = tile
-			best_distance = distance
-	return best
-
 
 func _tiles_to_proto(tiles: Array[Vector2i]) -> Array[Dictionary]:
 	var out: Array[Dictionary] = []

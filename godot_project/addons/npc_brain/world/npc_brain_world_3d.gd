@@ -134,7 +134,7 @@ func get_floor_walls() -> Array[Vector2i]:
 func grid_problems(agents: Array) -> PackedStringArray:
 	var problems := PackedStringArray()
 	for arena in tiles.get_arenas():
-		var what := "Arena " + tiles.arena_address(arena)
+		var what := "Arena " + tiles.places.arena_address(arena)
 		if arena.bounds_3d != null and arena.bounds_3d.is_inside_tree():
 			var extent := _box_extent(arena.bounds_3d)
 			problems.append(_cells_problem("%s (its bounds %s)" % [what, arena.bounds_3d.name],
@@ -142,7 +142,7 @@ func grid_problems(agents: Array) -> PackedStringArray:
 		else:
 			problems.append(outside_grid(what, arena.rect))
 		for item in arena.get_objects():
-			what = "Object " + tiles.object_address(item)
+			what = "Object " + tiles.places.object_address(item)
 			if item.marker_3d != null and item.marker_3d.is_inside_tree():
 				problems.append(_point_problem("%s (its marker %s)" % [what, item.marker_3d.name],
 						item.marker_3d.global_position))

@@ -16,7 +16,7 @@ var _transform: Transform2D
 
 
 ## Paints `world` on `canvas` (the world itself by default, from its _draw()); `transform` takes
-## grid pixels (tile t's corner at t * tile_size) to the canvas (see get_grid_transform).
+## grid pixels (tile t's corner at t * tile_size) to the canvas (see NpcBrainGrid.get_transform).
 func _init(
 		world: NpcBrainWorld, canvas: CanvasItem = null,
 		transform: Transform2D = Transform2D.IDENTITY
@@ -72,7 +72,7 @@ func _tile_rect(tile: Vector2i, size: Vector2i = Vector2i.ONE) -> Rect2:
 
 func _paint_ground() -> void:
 	var grass := _world.grass_color
-	var grid := _world.get_grid_rect()
+	var grid := _world.grid.get_rect()
 	_canvas.draw_rect(_tile_rect(grid.position, grid.size), grass)
 	for y in range(grid.position.y, grid.end.y):
 		for x in range(grid.position.x, grid.end.x):
@@ -102,7 +102,7 @@ func _paint_floor(arena: NpcBrainArena) -> void:
 
 
 func _paint_walls() -> void:
-	var walls := _world.get_wall_tiles()
+	var walls := _world.grid.get_wall_tiles()
 	var top := _world.wall_color.lightened(0.25)
 	for tile in walls:
 		var cell := _tile_rect(tile)
@@ -139,11 +139,11 @@ func _paint_door(door: Vector2i, walls: Dictionary[Vector2i, bool]) -> void:
 
 # A few trees on open ground, away from floors and doors (decoration only: not solid).
 func _paint_trees() -> void:
-	var built: Dictionary[Vector2i, bool] = _world.get_wall_tiles().duplicate()
+	var built: Dictionary[Vector2i, bool] = _world.grid.get_wall_tiles().duplicate()
 	for arena in _world.get_arenas():
 		for tile in arena.get_floor_tiles() + arena.doors:
 			built[tile] = true
-	var grid := _world.get_grid_rect()
+	var grid := _world.grid.get_rect()
 	for y in range(grid.position.y, grid.end.y):
 		for x in range(grid.position.x, grid.end.x):
 			var tile := Vector2i(x, y)
