@@ -138,6 +138,26 @@ def test_without_the_models_steps_the_routine_does_the_declared_verb_its_words_n
     assert not any(s.verb for s in sweeper.plan[0].subtasks)
 
 
+def test_a_verb_whose_description_names_an_hour_is_done_then_in_a_routine_block_that_holds_it(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """The issue's harbour game: a routine's working block, whatever its words, passes the verb's
+    object at the hour its description names: the verb is done at that hour, once; a block that
+    does not hold the hour does none."""
+    noon_bell = RING.model_copy(update={"description": "Ring the chapel bell at noon for the village."})
+    fake_llm.queue(*[{"content": "nonsense"}] * 6, purpose="decompose")
+    keeper = bell_ringer()
+    keeper.plan = [PlanItem(start=NOON.replace(hour=9, minute=0), duration_minutes=480, activity="keeping the chapel",
+                            address=TOWER)]
+    decompose(run, keeper, [noon_bell])
+    [rung] = [s for s in keeper.plan[0].subtasks if s.verb]
+    assert rung.start == NOON.replace(hour=12, minute=0) and rung.address == f"{TOWER}:bell"
+    morning = bell_ringer()
+    morning.plan = [PlanItem(start=NOON.replace(hour=8, minute=0), duration_minutes=225, activity="ringing bells",
+                             address=TOWER)]
+    decompose(run, morning, [noon_bell])
+    assert not any(s.verb for s in morning.plan[0].subtasks), "the noon bell is not rung in a block that ends at 11:45"
+
+
 def test_the_stand_in_model_picks_a_verb_from_its_description_alone(store: MemoryStore, minilm: MiniLMEmbedder) -> None:
     """The prompt-reading stand-in chooses the verb whose description fits the block (and none for
     a block no description fits), so a town on the stand-in uses a game's verbs."""

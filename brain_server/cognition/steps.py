@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from itertools import groupby
 import math
 
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.routine import SLEEP
+from brain_server.cognition.offline.said_clock import stated_times
 from brain_server.cognition.plan import day_name, plan_lines, plan_node
 from brain_server.llm.scheduler import Work
 from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
@@ -74,7 +75,7 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     minutes, arena = item.duration_minutes, arena_of(item.address)
     here = usable(verbs, npc.npc_id, arena, objects)
     if minutes < 2 * MIN_STEP_MINUTES:
-        return _routine(item, minutes, here, objects, trace), False
+        return _routine(item, here, objects, trace), False
     least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
     failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
     answer = await stream.llm.complete(
@@ -92,30 +93,44 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
         trace=trace,
     )
     if answer is failed:
-        return _routine(item, 15, here, objects, trace), False
+        return _routine(item, here, objects, trace), False
     checked = [_verb(s, here, arena, objects, trace) for s in answer.steps]
     return _steps(item, answer.steps, objects, checked), True
 
 
-def _routine(item: PlanItem, minutes: int, verbs: Sequence[Verb], objects: Sequence[str], trace: Trace) -> list[PlanItem]:
-    """The block as steps of itself (no model wrote them), doing the declared verb its words name,
-    if any (`routine_verb`), at the object the verb is done on."""
-    call = routine_verb(item.activity, verbs, arena_of(item.address), objects, trace)
-    on = call.target.rsplit(":", 1)[-1] if call is not None and call.target.count(":") >= 3 else ""
-    return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=minutes, object=on)], objects,
-                  [call])
+def _routine(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str], trace: Trace) -> list[PlanItem]:
+    """The block as steps of itself (no model wrote them), doing the declared verb that fits it, if
+    any (`routine_verb`), at the object it is done on and at the hour it names (else first)."""
+    fitting = routine_verb(item, verbs, objects, trace)
+    if fitting is None:
+        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=MAX_STEP_MINUTES)])
+    call, at = fitting
+    on = call.target.rsplit(":", 1)[-1] if call.target.count(":") >= 3 else ""
+    lead = (at - item.start) // timedelta(minutes=1)
+    lead = lead if lead >= MIN_STEP_MINUTES else 0
+    doing = min(MAX_STEP_MINUTES, item.duration_minutes - lead)
+    rest = item.duration_minutes - lead - doing
+    parts = [(lead, "", None), (doing + (rest if rest < MIN_STEP_MINUTES else 0), on, call),
+             (rest if rest >= MIN_STEP_MINUTES else 0, "", None)]
+    parts = [p for p in parts if p[0]]
+    return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=m, object=o) for m, o, _ in parts],
+                  objects, [c for _, _, c in parts])
 
 
-def routine_verb(activity: str, verbs: Sequence[Verb], arena: str, objects: Sequence[str],
-                 trace: Trace) -> VerbCall | None:
-    """Without the model's steps (the embedded default, a failed call), the verb usable here whose
-    name or description shares a word with the block's activity ("ringing the bell at noon":
-    "ring_bell", "Ring the bakery's bell"), on the object its words name (else the first it applies
-    to), its arguments each a choice's first or a number's least: so a routine a game declared
-    verbs for performs them offline too. None when no verb fits or one needs what cannot be chosen."""
-    wanted = stems(activity)
+def routine_verb(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str],
+                 trace: Trace) -> tuple[VerbCall, datetime] | None:
+    """Without the model's steps (the embedded default, a failed call), the verb usable here that
+    fits the block, and when in it: one whose description names an hour in the block ("Ring the
+    bell at noon", a working day at the bakery from 9), at that hour; else one whose name or
+    description shares a word with the activity ("ringing the bell": "ring_bell"), at its start.
+    On the object its words name (else the first it applies to); each argument a choice's first or
+    a number's least: so a routine performs a game's verbs offline too. None when none fits."""
+    arena, wanted = arena_of(item.address), stems(item.activity)
     for verb in verbs:
-        if not wanted & stems(f"{verb.name.replace('_', ' ')} {verb.description}"):
+        said = stated_times(verb.description)
+        moments = [m for h, mi in said for day in (0, 1) if item.start <= (m := datetime.combine(
+            item.start.date() + timedelta(days=day), time(h, mi), item.start.tzinfo)) < item.end]
+        if (said and not moments) or not (moments or wanted & stems(f"{verb.name.replace('_', ' ')} {verb.description}")):
             continue
         aimed = [o for o in objects if verb.aims_at(f"{arena}:{o}")] if verb.place == "object" else [""]
         if not aimed:
@@ -126,8 +141,10 @@ def routine_verb(activity: str, verbs: Sequence[Verb], arena: str, objects: Sequ
                      for a in verb.arguments}
         call = check_call(verb.name, arguments, obj, verbs, arena, objects)
         if isinstance(call, VerbCall):
-            trace.note(f"steps: the routine's {activity!r} does the declared verb {call.words()} (no model)")
-            return call
+            at = moments[0] if moments else item.start
+            trace.note(f"steps: the routine's {item.activity!r} does the declared verb {call.words()} at {at:%H:%M} "
+                       "(no model)")
+            return call, at
     return None
 
 
