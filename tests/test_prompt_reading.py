@@ -12,7 +12,14 @@ import re
 from pydantic import ValidationError
 import pytest
 
-from brain_server.cognition.converse import Speaker, keep_conversation, relationship, schedule_from
+from brain_server.cognition.converse import (
+    Speaker,
+    converse,
+    keep_conversation,
+    relationship,
+    schedule_from,
+    summarize_conversation,
+)
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.offline.said_clock import clock_as_said
@@ -89,6 +96,27 @@ def test_a_reaction_to_bo_remembers_bo_not_the_npcs_own_doings_or_plans(run: Run
     run(scenario)
     shown = under(prompt_of(fake_llm, "react"), "What Ann Lee remembers about Bo Chen:")
     assert sorted(re.sub(r"^\[[^]]*\] ", "", line) for line in shown) == sorted(ABOUT_BO), shown
+
+
+def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its_schedule(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin (in view): a host's turn showed 14 memories "that may come up", 6 of them its own plans
+    ("Teodor Marek's plan for 14:00-14:30 ...: getting set up (10 min); ..."), which the turn shows
+    as its schedule anyway. In a turn, and in a conversation told in one call, they are left out."""
+    fake_llm.queue({"json": {"utterance": "Hello Bo.", "end_conversation": True}}, purpose="converse_turn")
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        trace = Trace(npc_id="ann", kind="talk", game_time=NOW)
+        bo = Speaker.of(NpcState(npc_id="bo", world_name=W, persona=Persona(name="Bo Chen", home=CAFE)), NOW)
+        await converse(Speaker.of(ann(), NOW), bo, NOW, PARK, stream, trace, work=WORK, max_lines=1)
+        await summarize_conversation(Speaker.of(ann(), NOW), bo, NOW, PARK, stream, trace, work=WORK)
+
+    run(scenario)
+    for purpose in ("converse_turn", "conversation_summary"):
+        prompt = prompt_of(fake_llm, purpose, 0)
+        assert "Ann Lee is baking bread" in prompt or "Bo Chen is painting" in prompt, prompt
+        assert PLAN not in prompt, f"{purpose} showed Ann's own plan among what may come up"
 
 
 def test_a_relationship_is_summarised_from_memories_of_the_partner_only(run: Run, fake_llm: FakeOpenAI) -> None:

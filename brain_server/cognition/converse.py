@@ -62,6 +62,9 @@ MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
 RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
+# Left out of what may come up in a conversation: the speaker's own plans, which its prompt shows as
+# its schedule (a turn's 14 memories held 6 of them: "X's plan for 14:00-14:30 ...: getting set up").
+OWN_PLANS = frozenset({MemoryKind.PLAN})
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
 
@@ -155,7 +158,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
                                                        partner_activity or partner_name, now, trace,
-                                                       apart=MEMORIES_PER_QUERY)
+                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
@@ -313,7 +316,8 @@ async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStre
     """What may come up for `me`: memories of the other, and of what the other is doing."""
     name = other.persona.name
     about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {name}",
-                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY, about=name)
+                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY, about=name,
+                                             without=OWN_PLANS)
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 

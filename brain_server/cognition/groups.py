@@ -21,6 +21,7 @@ from datetime import datetime
 from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
+    OWN_PLANS,
     RECALL_LINES,
     Speaker,
     _days_ahead,
@@ -147,7 +148,8 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     doing = "; ".join(o.activity for o in others if o.activity)
     by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or names(others),
-                                                       doing or names(others), now, trace, apart=MEMORIES_PER_QUERY)
+                                                       doing or names(others), now, trace, apart=MEMORIES_PER_QUERY,
+                                                       without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
@@ -235,7 +237,8 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
         others = [o for o in speakers if o is not me]
         about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {names(others)}",
                                                  "; ".join(o.activity for o in others if o.activity) or names(others),
-                                                 now, trace, apart=MEMORIES_PER_QUERY, about=names(others))
+                                                 now, trace, apart=MEMORIES_PER_QUERY, about=names(others),
+                                                 without=OWN_PLANS)
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
                        f"\nWhat {name} has planned:\n{me.schedule}\nPlaces {name} knows: {', '.join(me.places) or 'none'}"

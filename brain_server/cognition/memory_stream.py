@@ -152,13 +152,14 @@ class MemoryStream:
         return await self._retrieved(npc_id, query, vector, now, trace, kind, about)
 
     async def _retrieved(self, npc_id: str, query: str, vector: list[float], now: datetime, trace: Trace | None,
-                         kind: MemoryKind | None = None, about: str = "") -> list[RetrievedRecord]:
+                         kind: MemoryKind | None = None, about: str = "",
+                         without: frozenset[MemoryKind] = frozenset()) -> list[RetrievedRecord]:
         if about:
             people = [p for p in _LISTED.split(about) if p]
-            wider = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, ABOUT_CANDIDATES)
+            wider = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, ABOUT_CANDIDATES, without)
             records = [r for r in wider if about_them(r.node, people)][: self.weights.top_k]
         else:
-            records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind)
+            records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, 0, without)
         if records:
             await asyncio.to_thread(self.store.touch, npc_id, [r.node.id for r in records], now)
         if trace is not None:
@@ -166,21 +167,24 @@ class MemoryStream:
         return records
 
     async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
-                           apart: int, about: str = "") -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
+                           apart: int, about: str = "", without: frozenset[MemoryKind] = frozenset(),
+                           ) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
         without those among the first's `apart` best, so a prompt showing both lists no memory twice.
-        `about`: whom the first query asks about (as `retrieve`'s)."""
+        `about`: whom the first query asks about (as `retrieve`'s); `without`: kinds left out of both
+        (a conversation's own plans: its prompt shows the schedule apart)."""
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
-        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about)
+        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without)
         shown = {r.node.id for r in by_first[:apart]}
-        return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace)
+        return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without)
                           if r.node.id not in shown]
 
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
-            kind: MemoryKind | None, limit: int = 0) -> list[RetrievedRecord]:
-        """What `retrieve` returns for an embedded query (the best `limit`, else top_k), without
-        refreshing recency (blocking: a thread's)."""
-        w = replace(self.weights, top_k=limit) if limit else self.weights
+            kind: MemoryKind | None, limit: int = 0, without: frozenset[MemoryKind] = frozenset(),
+            ) -> list[RetrievedRecord]:
+        """What `retrieve` returns for an embedded query (the best `limit`, else top_k; kinds `without`
+        left out), without refreshing recency (blocking: a thread's)."""
+        w = replace(self.weights, top_k=limit or self.weights.top_k, exclude=self.weights.exclude | without)
         if self.store.scores_in_python or thoughts_split(w.ablate):
             # qdrant-client's local mode, or some thoughts ablated (not a kind Qdrant can filter): one
             # brute-force scan, scored here over what is reachable
