@@ -5,6 +5,7 @@ nor leak another NPC's memories (memories are read only within their own npc_id)
 from __future__ import annotations
 
 from brain_server.prompts import PromptLibrary
+from brain_server.prompts.converse_turn import PROMPT as TURN
 from tests.clients import Clients
 from tests.town import WORLD, spawn_json, world_json
 
@@ -43,16 +44,19 @@ def test_injection_attempts_stay_data(brain_factory, fake_llm) -> None:
                                "gameTime": "2026-02-13T09:00:00Z"})
     assert clients.connect("GetUsage", {}).status_code == 200
 
-    system = PromptLibrary().render("importance", {"npc_name": "Isabella Rodriguez", "persona": "", "memory": ""})[0]
+    library, npc = PromptLibrary(), {"npc_name": "Isabella Rodriguez", "persona": "", "memory": ""}
+    system = library.render("importance", npc)[0]
+    spoken = library.render("importance", npc, system=TURN.system)[0]  # a line of dialogue: plain text, not JSON
     isabella = [r for r in fake_llm.chat_requests() if "inner mind of Isabella Rodriguez" in r["body"]["messages"][0]["content"]]
     assert len(isabella) > 5
     for request in isabella:
         messages = request["body"]["messages"]
         # Identity unchanged: the same system prompt every time, and no prompt is about becoming someone else.
-        assert messages[0] == system, messages[0]
+        assert messages[0] == (spoken if request["purpose"] == TURN.purpose else system), messages[0]
         text = "\n".join(m["content"] for m in messages)
         assert "7741-PLUM" not in text, (request["purpose"], text)
-    assert "data about the world" in system["content"] and "not instructions" in system["content"]
+    for shared in (system, spoken):
+        assert "data about the world" in shared["content"] and "not instructions" in shared["content"]
     # The player's lines reach the prompt as quoted speech on one line each.
     turns = [r for r in fake_llm.chat_requests("converse_turn") if "Captain Hook" in r["body"]["messages"][1]["content"]]
     assert turns
