@@ -128,7 +128,7 @@ class Chats:
                 self.runtimes.of(talker).set_talking(False)
         landed = max(now, *(self.runtimes.clock(i, now) for i in ids))
         still = [me for me in npcs if me.npc_id not in group.turned]
-        named = said_places((p for s in group.speakers for p in s.places), lines)
+        named = _named(group, lines)
         async with self._all(ids):
             for me, (stored, change), place in zip(npcs, remembered, places, strict=True):
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
@@ -166,7 +166,7 @@ class Chats:
             a, b = group.speakers
             lines = [*await converse(a, b, now, place, self.stream, trace, work=work, reason=reason),
                      *group.heard]
-        heard = said_places((p for s in group.speakers for p in s.places), lines)  # anyone's place may be named
+        heard = _named(group, lines)
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
                                                                         work=work, partner_home=host.persona.home, heard=heard)
                                                   for me, partner, host in zip(npcs, partners, _hosts(npcs),
@@ -252,6 +252,11 @@ class Chats:
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
+
+
+def _named(group: Group, lines: Sequence[DialogueLine]) -> list[str]:
+    """The places a conversation's lines name among those any of its speakers knows."""
+    return said_places((p for s in group.speakers for p in s.places), lines)
 
 
 async def _pair_told(speakers: Sequence[Speaker], now: datetime, place: str, stream: MemoryStream,

@@ -154,7 +154,7 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
         if node.kind is not MemoryKind.THOUGHT or node.predicate != OWN or node.subject != name or \
                 day not in named_days(text, node.created.date()):
             continue
-        clocks = stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
+        clocks = _clocks(text)
         where = sorted(named_places(places, text), key=lambda p: not re.search(
             rf"\b{re.escape(p.rsplit(':', 1)[-1])}\b", text, re.IGNORECASE))
         if not clocks or not where:
@@ -274,8 +274,13 @@ def about(name: str, news: MemoryNode, text: str, now: datetime) -> str:
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
     plan's "hosting: ..." it told), without stamps, and with when it is from `now` (`when`)."""
-    said = unstamped(text).rstrip(".")
-    return f", an event they are hosting: {said}{when(news, now)}" if hosting(name, news) else f": {said}{when(news, now)}"
+    hosted = ", an event they are hosting" if hosting(name, news) else ""
+    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now)}"
+
+
+def _clocks(text: str) -> list[tuple[int, int]]:
+    """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
+    return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
 
 
 def when(news: MemoryNode, now: datetime) -> str:
@@ -288,8 +293,7 @@ def when(news: MemoryNode, now: datetime) -> str:
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    clocks = stated_times(news.description) or [(int(h), int(m)) for h, m in _CLOCK.findall(news.description)]
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in clocks[:2])
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _clocks(news.description)[:2])
     return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''})"
 
 

@@ -184,7 +184,8 @@ class MemoryStream:
             ) -> list[RetrievedRecord]:
         """What `retrieve` returns for an embedded query (the best `limit`, else top_k; kinds `without`
         left out), without refreshing recency (blocking: a thread's)."""
-        w = replace(self.weights, top_k=limit or self.weights.top_k, exclude=self.weights.exclude | without)
+        w = replace(self.weights, top_k=limit or self.weights.top_k, exclude=self.weights.exclude | without) \
+            if limit or without else self.weights
         if self.store.scores_in_python or thoughts_split(w.ablate):
             # qdrant-client's local mode, or some thoughts ablated (not a kind Qdrant can filter): one
             # brute-force scan, scored here over what is reachable

@@ -23,7 +23,7 @@ from brain_server.llm.scheduler import Work
 from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.model.trace import Trace
 from brain_server.model.verbs import Verb, VerbCall, check_call, menu, usable
-from brain_server.model.world import arena_of
+from brain_server.model.world import SEPARATOR, arena_of
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
 
@@ -105,7 +105,7 @@ def _routine(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str], trac
     if fitting is None:
         return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=MAX_STEP_MINUTES)])
     call, at = fitting
-    on = call.target.rsplit(":", 1)[-1] if call.target.count(":") >= 3 else ""
+    on = call.target.rsplit(SEPARATOR, 1)[-1] if call.target != arena_of(item.address) else ""  # an object verb's
     lead = (at - item.start) // timedelta(minutes=1)
     lead = lead if lead >= MIN_STEP_MINUTES else 0
     doing = min(MAX_STEP_MINUTES, item.duration_minutes - lead)
@@ -132,7 +132,7 @@ def routine_verb(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str],
             item.start.date() + timedelta(days=day), time(h, mi), item.start.tzinfo)) < item.end]
         if (said and not moments) or not (moments or wanted & stems(f"{verb.name.replace('_', ' ')} {verb.description}")):
             continue
-        aimed = [o for o in objects if verb.aims_at(f"{arena}:{o}")] if verb.place == "object" else [""]
+        aimed = [o for o in objects if verb.aims_at(f"{arena}{SEPARATOR}{o}")] if verb.place == "object" else [""]
         if not aimed:
             continue
         obj = next((o for o in aimed if stems(o) & wanted), aimed[0])
