@@ -438,27 +438,40 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
                 if event["address"] in tiles:
                     assert tuple(event["tile"]) in tiles[event["address"]], event
 
-            # Pause right after a decision that did more than take the plan's next step (GetTrace
-            # says it retrieved memories or called the LLM), click that NPC: the inspector shows it.
-            def worked(event: dict) -> bool:
-                return event["event"] == "decision" and _trace_work(brain.http_url, event) > 0
-
-            for _ in range(5):
-                busy = game.wait_for(worked, timeout_s=60, since=len(game.events))
-                assert busy, "no decision retrieved memories or called the LLM"
+            # Pause, and among the paused town's latest decisions find one that did more than take the
+            # plan's next step (GetTrace says it retrieved memories or called the LLM), by an NPC with
+            # no one on its spot (a click picks the nearest NPC: a couple share a one-tile bed); click
+            # it: the inspector shows that decision. None yet: play on until more decisions come. The
+            # wait is counted in decisions, not seconds (CI's loaded page made no such decision in the
+            # 2 minutes after a decision that worked was first awaited).
+            def paused_on_work() -> tuple[dict, dict] | None:
+                pressed_at = len(game.events)
                 game.press("Space")
                 paused = game.wait_for(lambda e: e["event"] == "clock" and e["paused"], timeout_s=10,
-                                       since=game.events.index(busy))
-                assert paused
+                                       since=pressed_at)
+                assert paused, "the game did not pause:\n" + "\n".join(game.lines[-40:])
+                on_screen = paused["npcs_on_screen"]
                 latest = {e["npc"]: e for e in kinds("decision")}  # the game is paused: final
-                # A click picks the nearest NPC: one on the very same spot (a couple sharing a
-                # one-tile bed) could be picked instead.
-                bx, by = paused["npcs_on_screen"][busy["npc"]]
-                alone = all(abs(ox - bx) + abs(oy - by) > 1.0 for other, (ox, oy) in paused["npcs_on_screen"].items()
-                            if other != busy["npc"])
-                if latest[busy["npc"]]["trace"] == busy["trace"] and alone:
+                for npc, decision in latest.items():
+                    if npc not in on_screen:
+                        continue
+                    bx, by = on_screen[npc]
+                    alone = all(abs(ox - bx) + abs(oy - by) > 1.0 for other, (ox, oy) in on_screen.items()
+                                if other != npc)
+                    if alone and _trace_work(brain.http_url, decision) > 0:
+                        return decision, paused
+                game.press("Space")  # resume
+                return None
+
+            found = None
+            for _ in range(40):
+                if found := paused_on_work():
                     break
-                game.press("Space")  # it decided again before the pause landed, or has company: try again
+                more = len(kinds("decision")) + 5
+                assert game.wait_until(lambda more=more: len(kinds("decision")) >= more), (
+                    "the town stopped deciding:\n" + "\n".join(game.lines[-40:]))
+            assert found, "no latest decision retrieved memories or called the LLM in 40 pauses"
+            busy, paused = found
             npc_id = busy["npc"]
             x, y = paused["npcs_on_screen"][npc_id]
             game.click(x, y)
