@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
+import pytest
+
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
@@ -15,6 +17,7 @@ from brain_server.cognition.gather import (
     calls_by_hour,
     gatherings,
     held_news,
+    hosted_activity,
     news_for,
     news_line,
     seeking,
@@ -381,6 +384,21 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     run(scenario)
 
 
+@pytest.mark.parametrize(("said", "label"), [
+    ("Teodor Marek wants to teach a Morse code lesson in the mess room of the Engine Depot on January 21 from "
+     "3 pm to 5 pm, so that people can signal", "hosting a Morse code lesson"),
+    ("Teodor Marek is planning on having a Valentine's Day party at Hobbs Cafe on February 14",
+     "hosting a Valentine's Day party"),
+    ("Teodor Marek is throwing the harvest supper for the village at the barn at 6 pm", "hosting the harvest supper"),
+    ("Teodor Marek will run an open evening, 6 pm, the mill", "hosting an open evening"),
+    ("Teodor Marek asks everyone to the fair at 5 pm on the green", "hosting: asks everyone to the fair at 5 pm on the green"),
+])
+def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:
+    """The label a host's event block shows in the game and its memories: what is held, not the
+    intent, place and time the thought says (said elsewhere); an event said otherwise keeps its words."""
+    assert hosted_activity("Teodor Marek", said) == label
+
+
 def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:
     """Korrin's host slept through his own lesson and a literal model planned it at the wrong
     hour: on its day the host's own event (a thought held as its own, naming the day, an hour and a
@@ -412,7 +430,7 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         hosting = [i for i in made if MORNING.replace(hour=16) <= i.start < MORNING.replace(hour=18)]
         assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address, i.one_off) for i in hosting] == [
             ("16:00-18:00", YARD, True)]
-        assert "kite contest" in hosting[0].activity
+        assert hosting[0].activity == "hosting a kite contest"  # not "hosting: wants to hold a kite contest in ..."
         assert all(a.end == b.start for a, b in pairwise(made))
         teller.plan, teller.plan_day = made, MORNING.date()
         replanned = await seeking(teller, MORNING.replace(hour=15), stream, records, PLACES)

@@ -48,6 +48,13 @@ TOWN_READ = 200  # residents read to find them: a city's gathering places show i
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
+# "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
+# throwing a party at ...": the intent and a verb, and what is held, up to where the place, the day or the time is said.
+_HOSTED = re.compile(
+    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
+    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
+    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|[,.;:]|$)",
+    re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 
@@ -162,10 +169,21 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
         start = datetime.combine(day, time(*clocks[0]), tzinfo=tz)
         end = datetime.combine(day, time(*clocks[1]), tzinfo=tz) if len(clocks) > 1 else start
         minutes = (end - start) // timedelta(minutes=1) if end > start else EVENT_HOURS * 60
-        what = text.removeprefix(name).strip().split(",")[0].rstrip(".")
-        events.setdefault(start, PlanItem(start=start, duration_minutes=minutes, activity=f"hosting: {what}"[:120],
+        events.setdefault(start, PlanItem(start=start, duration_minutes=minutes, activity=hosted_activity(name, text),
                                           emoji="🎉", address=where[0], one_off=True))
     return [events[s] for s in sorted(events)]
+
+
+def hosted_activity(name: str, text: str) -> str:
+    """A host's plan item for its event, as its label and memories say it: "Teodor Marek wants to
+    teach a Morse code lesson in the mess room ... on January 21 from 3 pm to 5 pm" is "hosting a
+    Morse code lesson" (the thing done, without the intent, place and time said elsewhere); text
+    not said so is "hosting: " and its first clause (before: always so, "hosting: wants to teach a
+    Morse code lesson in the mess room of the Engine Depot on January 21 from 3 pm to 5 pm")."""
+    said = text.removeprefix(name).strip()
+    if match := _HOSTED.match(said):
+        return f"hosting {match['what']}"[:120]
+    return f"hosting: {said.split(',')[0].rstrip('.')}"[:120]
 
 
 async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, names: Mapping[str, str]) -> set[str]:
