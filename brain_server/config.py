@@ -229,6 +229,12 @@ class Settings(BaseSettings):
         "less: the lab's Ville reflects about once a game day at 150 and three times at 50. Lower it until your "
         "NPCs reflect 2-3 times a game day (each reflection is one `reflection_insights` call in GetUsage; "
         "`npc-lab sim` reports them per game day)."))
+    reflection_min_gap_minutes: int = Field(180, ge=0, description=(
+        "Game minutes at least between two reflections of an NPC, whatever importance adds up meanwhile (it "
+        "waits for the next): a model that rates most events highly would reflect many times an hour (two "
+        "calls each; one stand-in reflected 20 times a game day in the Ville). The paper's 2-3 a day are hours "
+        "apart, so 180 rarely binds for a model that rates as the paper's did; 0 reflects whenever the "
+        "threshold is reached."))
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace), and a stored memory is cut to "
                                          "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "

@@ -46,6 +46,19 @@ def test_each_kind_is_needed_when_the_npc_lacks_what_it_makes() -> None:
     assert names(waiting) == ["rate"]
 
 
+def test_a_reflection_waits_its_gap_whatever_importance_adds_up() -> None:
+    """Blind3 rated most of what the Ville's residents saw highly: 20 reflections a game day, two
+    calls each. One began an hour ago: none is due, however much importance is waiting; three hours
+    after it, one is; a clock set back (a load) does not hold it off; 0 minutes is no gap."""
+    heavy = {"plan_day": NINE.date(), "importance_since_reflection": 10_000}
+    assert names(npc(**heavy, last_reflection=NINE - timedelta(hours=1))) == []
+    assert names(npc(**heavy, last_reflection=NINE - timedelta(hours=3))) == ["reflect"]
+    assert names(npc(**heavy, last_reflection=NINE + timedelta(hours=5))) == ["reflect"]
+    gapless = needed(npc(**heavy, last_reflection=NINE), NINE, Settings(reflection_min_gap_minutes=0), reacting=False)
+    assert [k.name for k in gapless] == ["reflect"]
+    assert names(npc(plan_day=NINE.date(), importance_since_reflection=10, last_reflection=None)) == []
+
+
 def test_a_decide_says_thinking_only_for_work_that_changes_what_the_npc_does_now() -> None:
     settings = Settings()
     assert thinking_about_now(npc(), NINE, settings, reacting=False)

@@ -74,6 +74,14 @@ def reflection_threshold(npc: NpcState, settings: Settings) -> int:
     return settings.reflection_threshold * (1 if npc.in_view else OUT_OF_VIEW_REFLECTING)
 
 
+def reflection_due(npc: NpcState, now: datetime, settings: Settings) -> bool:
+    """Enough importance since the last reflection (`reflection_threshold`), and that one at least
+    `reflection_min_gap_minutes` of game time ago (a clock set back, by a load, does not hold it off)."""
+    since = now - npc.last_reflection if npc.last_reflection is not None else None
+    rested = since is None or not timedelta(0) <= since < timedelta(minutes=settings.reflection_min_gap_minutes)
+    return rested and npc.importance_since_reflection >= reflection_threshold(npc, settings)
+
+
 def plan_places(world: World, npc: NpcState) -> list[str]:
     """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
     return accessible_places(world, npc).arena_addresses()
@@ -227,6 +235,8 @@ class Workshop:
         """Reflection (`reflect.py`), once the importance of what happened adds up."""
 
         async def think(draft: NpcState) -> Apply:
+            if not reflection_due(draft, now, self.settings):
+                return lambda live: None
             accumulated = draft.importance_since_reflection
             thoughts = await maybe_reflect(draft, now, self.stream, trace, work=work,
                                            threshold=reflection_threshold(draft, self.settings))
@@ -234,6 +244,7 @@ class Workshop:
             def apply(live: NpcState) -> None:
                 live.importance_since_reflection = max(0, live.importance_since_reflection - accumulated)
                 live.reflection_count += bool(thoughts)
+                live.last_reflection = now
 
             return apply
 
@@ -327,7 +338,7 @@ KINDS = (
          lambda npc, now, s, reacting: reacting and (npc.plan_day == now.date() or npc.crowd), _gone, Workshop.react),
     Kind("rate", Priority.BACKGROUND, False, _rating_due, _or_crowd(_never), Workshop.rate),
     Kind("reflect", Priority.BACKGROUND, False,
-         lambda npc, now, s, r: _thinks(npc) and npc.importance_since_reflection >= reflection_threshold(npc, s),
+         lambda npc, now, s, r: _thinks(npc) and reflection_due(npc, now, s),
          _or_crowd(_never), Workshop.reflect),
     Kind("decompose_now", Priority.PLAN_NOW, True,
          lambda npc, now, s, r: any(i.start <= now for i in _due(npc, now, s)), _blocks_over, Workshop.decompose_now),

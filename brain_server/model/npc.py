@@ -126,9 +126,10 @@ class NpcState(BaseModel):
     address: str = ""
     # Spatial memory: addresses this NPC knows (arenas and objects), grown by what it perceives.
     known_addresses: list[str] = Field(default_factory=list)
-    # Reflection: importance summed since the last reflection, and how many it has made.
+    # Reflection: importance summed since the last reflection, how many it has made, and when the last began.
     importance_since_reflection: int = 0
     reflection_count: int = 0
+    last_reflection: datetime | None = None
     # Observations stored with a provisional importance, to be rated together in one call.
     unrated_ids: list[str] = Field(default_factory=list)
     unrated_since: datetime | None = None
