@@ -11,8 +11,16 @@ import time
 
 import pytest
 
-from tests.test_godot_web import (_TILE_TEXTURE, _game_time, _host_npc, _host_persona, _host_scene_header, _memories,
-                                  _needs_browser, _tile_map_data)
+from tests.test_godot_web import (
+    _TILE_TEXTURE,
+    _game_time,
+    _host_npc,
+    _host_persona,
+    _host_scene_header,
+    _memories,
+    _needs_browser,
+    _tile_map_data,
+)
 from tests.waits import wait_until
 from tools import godot_web
 
@@ -66,13 +74,19 @@ arguments = Array[ExtResource("11_argument")]([SubResource("Argument_flame")])
 # is printed as an event.
 _KEEPER = '''extends Node
 
+const LAMP := "<lamp>"
+
 @onready var _agent: NpcBrainAgent = $"../NpcBrainAgent"
 
 
 func _ready() -> void:
 	_agent.action_requested.connect(_on_action_requested)
-	_agent.world.layout_changed.connect(func() -> void:
-		print("NPCBRAIN " + JSON.stringify({"event": "lamp", "state": _agent.world.get_object_state("<lamp>")})))
+	_agent.world.layout_changed.connect(_on_layout_changed)
+
+
+func _on_layout_changed() -> void:
+	var state: String = _agent.world.get_object_state(LAMP)
+	print("NPCBRAIN " + JSON.stringify({"event": "lamp", "state": state}))
 
 
 func _on_action_requested(verb: String, args: Dictionary) -> void:
