@@ -150,6 +150,22 @@ def test_a_day_off_goes_out_to_a_place_the_persona_names_then_home() -> None:
     assert where(sunday, at(15, day=MONDAY - timedelta(days=1))) == ("spending time at the shop floor", CHANDLERY)
 
 
+@pytest.mark.parametrize(("lifestyle", "saturday", "sunday"), [
+    ("rises at 5:30 am, keeps the lamp every day from 8 am to 4 pm, and is asleep by 9 pm", True, True),
+    ("rises at 5:30 am, keeps the lamp daily, 8 am to 4 pm, and is asleep by 9 pm", True, True),
+    ("rises at 5:30 am, keeps the lamp from 8 am to 4 pm, Monday to Saturday, and is asleep by 9 pm", True, False),
+    ("rises at 5:30 am, keeps the lamp from 8 am to 4 pm, and is asleep by 9 pm", False, False),
+])
+def test_a_lifestyle_that_works_at_weekends_goes_to_work_then(lifestyle: str, saturday: bool, sunday: bool) -> None:
+    """A keeper whose lamp is kept "every day" was at home each weekend (the lamp of the
+    embedded default's engine test stayed dark on a Saturday): the days the lifestyle names are
+    working days."""
+    npc = keeper(lifestyle=lifestyle)
+    for offset, works in ((5, saturday), (6, sunday)):
+        day = MONDAY + timedelta(days=offset)
+        assert (where(day_shape(npc, day.date(), UTC), at(10, day=day))[1] == LIGHTHOUSE) is works, (lifestyle, offset)
+
+
 def test_working_hours_come_from_the_lifestyle() -> None:
     assert work_hours("works at the forge from 7 am to 3 pm") == (time(7), time(15))
     assert work_hours("wakes at 6, opens the bakery at 6:30 am, closes it at 2 pm") == (time(6, 30), time(14))

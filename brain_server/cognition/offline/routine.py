@@ -1,8 +1,8 @@
 """The shape of an NPC's day, drawn from its persona in code (microseconds, no model): asleep in
 bed at night (the wake-up and bed times its lifestyle states), getting ready and breakfast at home
 after waking (meals in its home's kitchen if it knows one), at its workplace (the known place its
-identity says it works at) during working hours on weekdays (the hours its lifestyle states, else
-9 to 5), lunch there, and on other days out for two hours at a public place it knows (one its
+identity says it works at) during working hours on weekdays, or every day or six days when its
+lifestyle says so (the hours its lifestyle states, else 9 to 5), lunch there, and on other days out for two hours at a public place it knows (one its
 identity mentions, another each day; in the morning if it says so there, "walks in the park after
 breakfast", else the afternoon); meals and evenings at home.
 
@@ -43,6 +43,10 @@ WORKING_STRETCH = timedelta(hours=3)
 _OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
 _ASLEEP = re.compile(r"\b(?:sleeps?|asleep|bed|naps?)\b[^.;,]*$", re.IGNORECASE)  # a stretch after these is sleep
+# Days its lifestyle says it works beyond Monday to Friday: a lighthouse keeper, a baker "every day".
+_EVERY_DAY = re.compile(r"\b(?:every\s*day|daily|each day|seven days|all week|weekends? too|at weekends|on weekends)\b",
+                        re.IGNORECASE)
+_SIX_DAYS = re.compile(r"\b(?:six days|monday to saturday|mondays? to saturdays?|except (?:on )?sundays?)\b", re.IGNORECASE)
 _MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[.;!?]")
 # Words before a place that say the NPC works there ("runs Hobbs Cafe", "a student at the college")...
@@ -134,12 +138,18 @@ def _read_places(name: str, identity: str, lifestyle: str, currently: str, home:
     return _Places(_kitchen(npc, None), work, hours, outings, frozenset(p for p, n in mornings.items() if n))
 
 
+def _working_days(lifestyle: str) -> int:
+    """How many days of the week, from Monday, the lifestyle says it works: 7 ("every day",
+    "daily"), 6 ("Monday to Saturday", "except Sundays"), else the 5 of a working week."""
+    return 7 if _EVERY_DAY.search(lifestyle) else 6 if _SIX_DAYS.search(lifestyle) else 5
+
+
 @functools.lru_cache(maxsize=2 * PERSONAS_KEPT)
 def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, day: date,
            tz: tzinfo | None) -> tuple[Block, ...]:
     kitchen = where.kitchen or home
     wake, bed = wake_and_bed(lifestyle)
-    working = where.work is not None and day.weekday() < 5
+    working = where.work is not None and day.weekday() < _working_days(lifestyle)
     opens, closes = where.hours or work_hours(lifestyle)
     if wake_up_hour is not None and wake_up_hour != wake.hour:
         wake = time(wake_up_hour)  # the hour its last plan woke it up
