@@ -52,7 +52,7 @@ def repair_address(proposed: str, known: Sequence[str], fallback: str, trace: Tr
         close = difflib.get_close_matches(_without_world(proposed), list(bare), n=1, cutoff=FUZZY_CUTOFF)
         how, repaired = ("alike", bare[close[0]]) if close else ("unknown", fallback)
     text = f"locate: place {proposed!r} is not one known: {how}, taken as {repaired!r}"
-    (log if trace is None else trace.log).info(text, logger=__name__)
+    (log if trace is None else trace.log).info(text, logger=__name__)  # the field its stdlib line had
     if trace is not None:
         trace.note(text)
     return repaired
