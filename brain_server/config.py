@@ -252,8 +252,9 @@ class Settings(BaseSettings):
         "e.g. reflection,planning.")
 
     # Logging
-    log_json: bool = Field(False, description="JSON log lines (each carries npc_id and trace_id; uvicorn's, grpc's "
-                           "and qdrant-client's lines too) instead of the human console format.")
+    log_json: bool = Field(False, description="JSON log lines (a line of an NPC's work carries its npc_id and "
+                           "trace_id; uvicorn's, grpc's and qdrant-client's lines too) instead of the human "
+                           "console format.")
     log_level: LogLevel = Field("info", description="Lowest level logged: debug, info, warning, error or critical.")
 
     @model_validator(mode="after")

@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-import structlog
-
 from brain_server.cognition.offline.routine import provisional_action
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.runtime import Snapshot
@@ -27,7 +25,6 @@ from brain_server.model.npc import Action, NpcState
 from brain_server.model.trace import Trace
 from brain_server.model.world_index import WorldIndex
 
-log = structlog.get_logger(__name__)
 ASK_AGAIN_WHILE_THINKING = timedelta(minutes=5)  # how soon a thinking NPC should ask again
 CHAT_HOLD = timedelta(minutes=5)  # a conversation being written holds its speakers this long at a time
 NEVER = datetime.min.replace(tzinfo=UTC)
@@ -119,9 +116,9 @@ def answer(view: View, ask: Ask) -> Decision:
     # Steps end on the same minutes across a town: each NPC asks its own share of a spread later.
     ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) + view.offset
     ask.trace.action = action
-    log.info("decided", action=action.description, address=action.address, source=action.source,
-             thinking=thinking, llm_calls=len(ask.trace.llm_calls),
-             tokens=sum(c.prompt_tokens + c.completion_tokens for c in ask.trace.llm_calls))
+    ask.trace.log.info("decided", action=action.description, address=action.address, source=action.source,
+                       thinking=thinking, llm_calls=len(ask.trace.llm_calls),
+                       tokens=sum(c.prompt_tokens + c.completion_tokens for c in ask.trace.llm_calls))
     return Decision(action=action, trace=ask.trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
                     thinking=thinking)
 

@@ -21,8 +21,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 import re
 from typing import Protocol, TypeVar
 
-import structlog
-
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
 from brain_server.cognition.offline.heard import repeats
 from brain_server.model.npc import DialogueLine
@@ -41,9 +39,6 @@ _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 # Words of a place's name too common to say which place is meant ("the old house" names no house).
 _COMMON = {"the", "of", "and", "old", "new", "little", "big", "great", "upper", "lower", "north", "south", "east",
            "west", "main", "room", "house", "home", "street", "road", "lane", "hall", "st"}
-
-
-log = structlog.get_logger(__name__)
 
 
 class _Line(Protocol):
@@ -159,5 +154,5 @@ def fell_back(speakers: Sequence[str], trace: Trace) -> None:
     """A conversation told in one call that the model could not tell: its fallback (greetings, no
     memo) is a conversation that carried nothing, logged and counted as such."""
     trace.note(f"converse: the model could not tell the conversation of {', '.join(speakers)}: greetings only")
-    log.warning("conversation_fallback", speakers=list(speakers))
+    trace.log.warning("conversation_fallback", speakers=list(speakers))
     metrics.CONVERSATION_REPAIRS.labels("greetings").inc()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 import difflib
-import logging
+
+import structlog
 
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Work
@@ -29,7 +30,7 @@ from brain_server.model.world import SEPARATOR, Sector, World, arena_of, join, s
 from brain_server.prompts.choose_address import NO_OBJECT, AddressChoice, Place
 from brain_server.prompts.choose_address import PROMPT as CHOOSE_ADDRESS
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 # How alike (difflib's ratio) a misspelt place must be to a known one, the world's name left out of
 # both: at 0.4, with "the Ville:" shared by every address, "Chapel:nave" became "Hobbs Cafe:cafe".
 FUZZY_CUTOFF = 0.6
@@ -51,7 +52,7 @@ def repair_address(proposed: str, known: Sequence[str], fallback: str, trace: Tr
         close = difflib.get_close_matches(_without_world(proposed), list(bare), n=1, cutoff=FUZZY_CUTOFF)
         how, repaired = ("alike", bare[close[0]]) if close else ("unknown", fallback)
     text = f"locate: place {proposed!r} is not one known: {how}, taken as {repaired!r}"
-    log.info(text)
+    (log if trace is None else trace.log).info(text, logger=__name__)  # the field its stdlib line had
     if trace is not None:
         trace.note(text)
     return repaired

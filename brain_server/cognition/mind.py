@@ -25,10 +25,9 @@ import asyncio
 from collections.abc import Coroutine, Sequence
 from dataclasses import replace
 from datetime import datetime
+import functools
 from typing import Any
 import weakref
-
-import structlog
 
 from brain_server.cognition.attention import Levels, concerns
 from brain_server.cognition.chats import Chats
@@ -48,9 +47,6 @@ from brain_server.model.trace import Trace, TraceBook
 from brain_server.model.validation import shown
 from brain_server.persistence.records import Records
 from brain_server.runtime.foreground import AskSpread, Home
-from brain_server.runtime.logs import bind_decision, unbind_decision
-
-log = structlog.get_logger(__name__)
 
 
 def _overtaken(answered: Action, live: Action | None) -> bool:
@@ -60,10 +56,10 @@ def _overtaken(answered: Action, live: Action | None) -> bool:
                                             != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
 
 
-def _settled(run: asyncio.Task[Decision]) -> None:
+def _settled(trace: Trace, run: asyncio.Task[Decision]) -> None:
     """A lockstep Decide that failed after its caller was gone: logged, as nobody else sees it."""
     if not run.cancelled() and (error := run.exception()) is not None:
-        log.warning("decide_failed_after_caller_left", error=repr(error))
+        trace.log.warning("decide_failed_after_caller_left", error=repr(error))
 
 
 class Mind:
@@ -214,7 +210,7 @@ class Mind:
                                  "Decide ran: ask again") from None
             if not begun:  # still waiting its turn: dropped with its caller, so retries never pile up
                 run.cancel()
-            run.add_done_callback(_settled)
+            run.add_done_callback(functools.partial(_settled, ask.trace))
             raise
 
     async def _in_turn(self, ask: Ask, begun: list[bool]) -> Decision:
@@ -228,14 +224,10 @@ class Mind:
     async def _decide(self, ask: Ask) -> Decision:
         npc_id, now = ask.npc_id, ask.now
         before: Action | None = None
-        bind_decision(npc_id=npc_id, trace_id=ask.trace.trace_id)
-        try:
-            if lockstep := not self.thinking.background:
-                before = await self._observe(ask)
-                await self.thinking.before_acting(npc_id, now, ask.trace)
-            decision = answer(await self.view(npc_id), ask)
-        finally:
-            unbind_decision()
+        if lockstep := not self.thinking.background:
+            before = await self._observe(ask)
+            await self.thinking.before_acting(npc_id, now, ask.trace)
+        decision = answer(await self.view(npc_id), ask)
         decided = Decided(ask, decision, self.thinking.foreground.now(), observed=lockstep, before=before)
         if self.home.here():
             await self.recorded(decided)

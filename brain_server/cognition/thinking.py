@@ -109,7 +109,7 @@ class Thinking:
         except WorkDropped as exc:  # before the fallback below: dropped work is no failure
             trace.note(f"{kind.name}: dropped ({exc.reason})")
         except Exception:
-            log.exception("background_failed", npc_id=work.npc_id, work=kind.name)
+            trace.log.exception("background_failed", work=kind.name)
         if own and (trace.llm_calls or trace.notes):
             self.traces.add(trace)
         return done

@@ -159,7 +159,8 @@ class LLM:
                 metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
                 metrics.LLM_INVALID.labels(prompt.purpose).inc(invalid)
                 record.errors.append(f"attempt {attempt}: {_describe(exc)}")
-                log.warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt, error=_describe(exc))
+                _said(npc_id, trace).warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt,
+                                             error=_describe(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
                 if isinstance(exc, AnswerError):
@@ -221,7 +222,7 @@ class LLM:
         counter.fallbacks += 1
         metrics.LLM_INVALID.labels(prompt.purpose).inc()
         metrics.LLM_FALLBACKS.labels(prompt.purpose).inc()
-        log.info("llm_answer_unusable", purpose=prompt.purpose, npc_id=npc_id, why=why)
+        _said(npc_id, trace).info("llm_answer_unusable", purpose=prompt.purpose, npc_id=npc_id, why=why)
         self._watch(prompt.purpose, self.fallback_watch.unusable(prompt.purpose))
         return default
 
@@ -356,3 +357,11 @@ def _describe(exc: Exception) -> str:
         return str(exc)
     return f"{type(exc).__name__}: {exc}"[:500]  # an exception nobody expected: its type tells the most
 
+
+
+def _said(npc_id: str, trace: Trace | None) -> structlog.typing.FilteringBoundLogger:
+    """The logger of a call's lines: its trace's (npc and trace ids), else one with the NPC's id."""
+    if trace is not None:
+        return trace.log
+    bound: structlog.typing.FilteringBoundLogger = log.bind(npc_id=npc_id)
+    return bound

@@ -1,7 +1,9 @@
 """Decision traces: what each decision retrieved, asked the LLM, got back and stored.
 
 Traces are how users debug NPCs with gRPC tooling (`GetTrace`); the last few per NPC are kept
-in memory, bounded, since they are diagnostics rather than state the NPC needs to continue.
+in memory, bounded, since they are diagnostics rather than state the NPC needs to continue. A
+trace goes wherever its work goes, so it also carries that work's logger (`Trace.log`): the ids
+travel with the work itself, not in a context a task or a thread hop may lose or mix up.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from datetime import UTC, datetime
 import random
 
 from pydantic import BaseModel, Field
+import structlog
 
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import Action
@@ -59,6 +62,13 @@ class Trace(BaseModel):
 
     def note(self, text: str) -> None:
         self.notes.append(text)
+
+    @property
+    def log(self) -> structlog.typing.FilteringBoundLogger:
+        """A logger whose every line carries this trace's `npc_id` and `trace_id` (the id GetTrace takes)."""
+        logger: structlog.typing.FilteringBoundLogger = structlog.get_logger().bind(npc_id=self.npc_id,
+                                                                                    trace_id=self.trace_id)
+        return logger
 
 
 class TraceBook:

@@ -1,7 +1,9 @@
 """structlog set-up: a human console by default, JSON lines with --log-json.
 
-Every line carries the npc and trace ids bound with `bind_decision` (contextvars), so one
-decision can be followed through perceive, retrieve, plan and the LLM calls it made. The standard
+A line of a decision's work carries its npc and trace ids because it is logged through the
+decision's trace (`Trace.log`), so one decision can be followed through perceive, retrieve, plan
+and the LLM calls it made; nothing binds them in a hidden context (two NPCs' Decides interleave
+on one loop, and their work hops between loops and tasks). The standard
 library's loggers (uvicorn, grpc, qdrant-client, the `warnings` module) are rendered by the same
 processors, so a JSON log holds nothing but JSON lines for a collector to parse.
 """
@@ -17,7 +19,6 @@ import structlog
 
 def configure(*, json: bool = False, level: str = "info") -> None:
     processors: list[structlog.typing.Processor] = [
-        structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
@@ -68,10 +69,3 @@ class _Stderr:
     def flush(self) -> None:
         sys.stderr.flush()
 
-
-def bind_decision(*, npc_id: str, trace_id: str) -> None:
-    structlog.contextvars.bind_contextvars(npc_id=npc_id, trace_id=trace_id)
-
-
-def unbind_decision() -> None:
-    structlog.contextvars.unbind_contextvars("npc_id", "trace_id")
