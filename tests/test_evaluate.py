@@ -38,7 +38,7 @@ def _one_of_each(path: Path) -> Path:
 def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # 06:00-08:00: everyone wakes and plans the day, and Isabella is told of the party at 07:00,
-    # which is all the checks below ask of the run (four hours cost the suite twice the sim).
+    # which is all the checks below ask of the run (issue 40: it ran four hours).
     town, residents, scenario = small_town(hours=2)
     run = tmp_path / "run"
     # Lockstep: the plans asked about below must be made by the end, whatever the machine's load.
