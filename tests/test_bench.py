@@ -127,13 +127,14 @@ def test_embedded_runs_tiny(tmp_path: Path, capsys) -> None:
 @needs_data
 def test_realtime_runs_briefly_and_reports_every_figure(tmp_path: Path) -> None:
     """The real-time benchmark for 1.2 wall minutes (game 07:00-08:12: past the first hour, whose
-    share of provisional actions it reports), 10 NPCs, the fake at 0.3 s: behaviour, not
+    share of provisional actions it reports), 4 NPCs (two a transport; issue 40: 10 kept the
+    brain busier for the same window and checked nothing more), the fake at 0.3 s: behaviour, not
     wall-clock figures. How many Decides timed out and how much of the town was still
     provisional after its first hour depend on the machine's load: the bench's table reports them
     against its targets; here only that each was measured."""
     from npc_lab.realtime import FIELDS
 
-    main(["bench", "realtime", "--minutes", "1.2", "--latency", "0.3", "--npcs", "10", "--out", str(tmp_path)])
+    main(["bench", "realtime", "--minutes", "1.2", "--latency", "0.3", "--npcs", "4", "--out", str(tmp_path)])
     result = json.loads((tmp_path / "bench-realtime.json").read_text())["result"]
     assert set(FIELDS) <= set(result), set(FIELDS) - set(result)
     assert result["errors"] == 0, result["errors_by_status"]  # a Decide past its deadline is a timeout, not an error

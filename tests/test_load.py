@@ -5,7 +5,7 @@ two replicas) and the real-time bench's single Decides (tests/test_bench.py), so
 one transport (issue 40: a second phase of 10 s cost the suite a third of the test's time);
 `--transports grpc,connect` runs both. It checks errors and memory on the path the
 1,000-NPC run takes; latency is a measurement, not a test: `python -m tools.loadtest --npcs 1000
---seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table. The second test sends the Decides as the addon
+--seconds 60` (figures in docs/reliability.md). `pytest tests/test_load.py -s` prints the table. The second test (50 NPCs) sends the Decides as the addon
 does (DecideBatch, a frame's worth at a time) to two brain replicas sharing one store, each NPC
 pinned to its replica by the hash of its id, most of them as a crowd (`--batch`, `--replicas`,
 `--in-view`, `--crowd-share`; figures in docs/benchmarks.md)."""
@@ -44,16 +44,18 @@ def test_100_npcs_decide_for_10_s_over_grpc(tmp_path: Path) -> None:
     assert len([s for s in report["rss_samples"] if s["phase"] != "setup"]) >= SECONDS  # a verdict on enough samples
 
 
-def test_100_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -> None:
-    report = loadtest.main(["--npcs", "100", "--seconds", "10", "--transports", "connect", "--batch", "25",
-                            "--replicas", "2", "--in-view", "5", "--crowd-share", "0.9", "--max-wait", "0", "--start-spread", "2",
+def test_50_npcs_decide_in_batches_over_two_replicas_for_10_s(tmp_path: Path) -> None:
+    """Half the first test's town (issue 40: every NPC's day is planned before the run): each
+    attention level still has NPCs of its own, 5 in view, 10 out of view, 35 a crowd."""
+    report = loadtest.main(["--npcs", "50", "--seconds", "10", "--transports", "connect", "--batch", "25",
+                            "--replicas", "2", "--in-view", "5", "--crowd-share", "0.78", "--max-wait", "0", "--start-spread", "2",
                             "--out", str(tmp_path / "loadtest.json")])
     assert report["replicas"] == 2 and report["batch"] == 25 and report["planning"]["errors"] == {}
     [phase] = report["phases"]
     assert phase["errors"] == 0, phase["errors_by_status"]
-    assert phase["decides"] >= 100 and phase["most_sent_in_100_ms"] > 0, phase
+    assert phase["decides"] >= 50 and phase["most_sent_in_100_ms"] > 0, phase
     levels = phase["by_level"]
-    assert {n: c["npcs"] for n, c in levels.items()} == {"in view": 5, "out of view": 10, "crowd": 85}
+    assert {n: c["npcs"] for n, c in levels.items()} == {"in view": 5, "out of view": 10, "crowd": 35}
     assert levels["crowd"]["thinking"] == 0 and 0 < levels["crowd"]["asks_again_per_npc_s"] < 1, levels
     # Its processes counted too (the embedder may have had nothing new to embed: its vectors are kept).
     assert phase["brain_cpu_ms_per_decide"] >= phase["brain_cpu_ms_per_decide_without_children"] > 0, phase
