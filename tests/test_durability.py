@@ -74,7 +74,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake
                                   grpc.StatusCode.DEADLINE_EXCEEDED), exc
         timer.join()
         planned = {n: plans(n) for n in NAMES}
-        brain.restart()
+        brain.restart(same_ports=False)  # a new stub follows: another process may have taken the old ports
         s = stub()
         for npc_id in NAMES:
             listed = call(s, "ListMemories", {"npcId": npc_id, "limit": 1000})

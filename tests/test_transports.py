@@ -187,7 +187,7 @@ def test_a_memory_survives_sigkill(brain_factory) -> None:
     memory_id = clients.grpc("Whisper", {"npcId": "isabella", "text": "The bakery closes early on Sundays",
                                          "gameTime": "2026-02-13T07:00:00Z"})["memoryId"]
     clients.close()
-    brain.restart()
+    brain.restart(same_ports=False)  # new clients follow: another process may have taken the old ports
     clients = Clients(brain)
     listed = clients.connect("ListMemories", {"npcId": "isabella"}).json()
     assert [m["id"] for m in listed["memories"]] == [memory_id]
