@@ -10,6 +10,8 @@ extends CanvasLayer
 signal opened(agent: NpcBrainAgent)
 ## Closed: the NPC's goodbye, the Bye button or Escape.
 signal closed
+## The player's last line taken back (`take_back`): gone from the box, back in the input.
+signal taken_back(text: String)
 
 ## The name the NPC hears the player by.
 @export var player_name: String = "the player"
@@ -79,11 +81,11 @@ func close() -> void:
 
 ## The player takes back their last line: the NPC's answer under way stops, that line and the
 ## NPC's answer leave the box and the conversation (`NpcBrainAgent.take_back`), and the line
-## comes back into the input to be said again differently.
+## comes back into the input to be said differently.
 func take_back() -> void:
 	if agent == null:
 		return
-	_serial += 1  # the answer under way, stopped, is not kept as the NPC's line
+	_serial += 1  # the talk under way, stopped, returns to nothing (`_on_submitted`)
 	_keep_answer(" —")
 	_show()
 	var talking := agent
@@ -99,6 +101,7 @@ func take_back() -> void:
 	_field.text = text
 	_field.caret_column = text.length()
 	_field.grab_focus()
+	taken_back.emit(text)
 
 
 ## What the box shows: the conversation so far, the NPC's line under way last.
