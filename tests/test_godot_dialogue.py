@@ -1,7 +1,8 @@
 """The example's dialogue box and the NPCs' voices in the real Godot 4.6 engine (web build, headless
 Chromium), in the guide's game against a real brain: keys typed into the box reach the NPC
-(`talk()`), its answer grows in the box as the brain streams it, its goodbye (`talk_ended`) closes
-the box; with `speak_aloud` on an NPC's lines are voiced (`DisplayServer.tts_speak`, `speaking`),
+(`talk()`), its answer grows in the box as the brain streams it, Ctrl+Z takes back a line while
+its answer streams (`take_back()`: gone from the box and from the brain's next prompt), its
+goodbye (`talk_ended`) closes the box; with `speak_aloud` on an NPC's lines are voiced (`DisplayServer.tts_speak`, `speaking`),
 with it off (the default) never. The same game shows what a harbour game built from the guide met:
 the baked Overlay let the map show through, and the labels over heads are words, not emoji."""
 
@@ -19,6 +20,8 @@ from tools import godot_web
 
 HELLO = "Hello Ada what are you doing today"
 ANSWER = "I am wiping the counter before the lunch crowd comes in, and you are welcome to stay."
+OOPS = "Your counter is a disgrace"
+OOPS_ANSWER = "Well, I never heard such a thing from a customer in all my years behind this counter."
 BYE = "Goodbye Ada"
 GOODBYE = "Goodbye then, take care!"
 TO_BEN = "Hi Ben how is the fishing"
@@ -55,6 +58,9 @@ func _ready() -> void:
 		_say({"event": "box_line", "text": box.get_text(), "visible": box.visible}),
 		CONNECT_DEFERRED)
 	box.closed.connect(func() -> void: _say({"event": "box_closed", "visible": box.visible}))
+	box.taken_back.connect(func(text: String) -> void:
+		_say({"event": "box_taken_back", "line": text, "text": box.get_text(),
+			"input": box.get_node("%Input").text}))
 	_say({"event": "probe_ready", "visible": box.visible, "title": box.get_node("%Title").text,
 		"focus": box.get_node("%Input").has_focus()})
 	await ben_turn
@@ -91,7 +97,7 @@ def _scripted(body: dict, purpose: str | None) -> object:
     """The fake model's answers: the NPCs' lines to the player as the test writes them, everything
     else as the fake makes it up."""
     said = str(body["messages"][-1].get("content", ""))
-    answers = {HELLO: f"{ANSWER}\n{GO_ON}", BYE: f"{GOODBYE}\n{END}", TO_BEN: f"{BEN_ANSWER}\n{GO_ON}"}
+    answers = {HELLO: f"{ANSWER}\n{GO_ON}", OOPS: f"{OOPS_ANSWER}\n{GO_ON}", BYE: f"{GOODBYE}\n{END}", TO_BEN: f"{BEN_ANSWER}\n{GO_ON}"}
     latest = max(answers, key=lambda line: said.rfind(f'"{line}"'))  # the history quotes the earlier ones
     if purpose == "converse_turn" and f'"{latest}"' in said:
         return answers[latest]
@@ -126,6 +132,17 @@ def test_the_dialogue_box_streams_the_answer_closes_on_goodbye_and_voices_only_s
         assert heard, _story(game)
         game.screenshot(ARTIFACTS / "godot-dialogue-box.png")  # for a person to look at
         progress = [e["text"] for e in game.events[start:] if e["event"] == "box_progress"]
+        oops = len(game.events)
+        game.type(OOPS)
+        game.press("Enter")
+        answering = game.wait_for(lambda e: e["event"] == "box_progress" and "Ada Park: Well," in e["text"],
+                                  timeout_s=150, since=oops)
+        assert answering, _story(game)
+        game.press("Control+z")
+        taken = game.wait_for(lambda e: e["event"] == "box_taken_back", timeout_s=150, since=oops)
+        assert taken, _story(game)
+        game.press("Control+a")
+        game.press("Backspace")
         game.type(BYE)
         game.press("Enter")
         closed = game.wait_for(lambda e: e["event"] == "box_closed", timeout_s=150, since=start)
@@ -140,6 +157,9 @@ def test_the_dialogue_box_streams_the_answer_closes_on_goodbye_and_voices_only_s
     assert len(grown) >= 2 and all(b.startswith(a) and a != b for a, b in zip(grown, grown[1:], strict=False)), grown
     assert heard["text"] == said + ANSWER and heard["visible"], heard
     assert not closed["visible"], closed
+    assert taken == {"event": "box_taken_back", "line": OOPS, "text": said + ANSWER, "input": OOPS}, taken
+    bye_prompt = [r for r in fake_llm.chat_requests("converse_turn") if f'"{BYE}"' in str(r["body"]["messages"])]
+    assert bye_prompt and OOPS not in str(bye_prompt[-1]["body"]["messages"]), bye_prompt
     assert ben["text"] == BEN_ANSWER, ben
     voiced = [e for e in game.events if e["event"] == "speaking"]
     spoken = [e for e in game.events if e["event"] == "probe_spoke"]

@@ -21,7 +21,7 @@ from tests.town import WORLD, spawn_json, world_json
 
 METHOD_NAMES = ["RegisterWorld", "SpawnNpc", "Decide", "Whisper", "Interview", "ListMemories", "GetTrace", "GetUsage",
                 "SetObjectState", "Talk", "TalkStream", "ResetNpc", "DeleteNpc", "SaveWorld", "LoadWorld", "ExportWorld",
-                "ImportWorld", "ListSaves", "DeleteSave", "SkipTime", "DecideBatch"]
+                "ImportWorld", "ListSaves", "DeleteSave", "SkipTime", "DecideBatch", "TakeBack"]
 
 
 @pytest.fixture

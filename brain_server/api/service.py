@@ -254,6 +254,12 @@ class BrainCore(SaveRpcs):
         self.mind.levels.concern(request.npc_id, now)
         return answered
 
+    async def take_back(self, request: pb.TakeBackRequest) -> pb.TakeBackResponse:
+        """The speaker's last line of their open Talk withdrawn, with the NPC's answer (player_talk.py)."""
+        validation.npc_id(request.npc_id)
+        text, answers = await self.mind.player.take_back(request.npc_id, talk_stream.speaker(request))
+        return pb.TakeBackResponse(text=text, answers=answers)
+
     async def set_object_state(self, request: pb.SetObjectStateRequest) -> pb.SetObjectStateResponse:
         """The user changes an object in natural language; NPCs perceive it through Godot's events."""
         validation.line("state", request.state)

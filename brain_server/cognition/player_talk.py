@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 import time
 
 from brain_server.cognition.chats import Chats
@@ -180,6 +180,31 @@ class Player:
             await self.thinking.meanwhile(self._remember_talk(npc_id, player, talk, now, trace), (npc_id, *talk.witnesses))
         self.thinking.traces.add(trace)
         return turn.utterance, ended, trace
+
+    async def take_back(self, npc_id: str, player: str) -> tuple[str, int]:
+        """The player withdraws their last line of the open conversation, and the NPC's answer to
+        it as far as it went: no later prompt and no memory of the conversation holds them. An
+        answer under way is waited for (a stopped one ends as `_cut_short` keeps it, then goes too).
+        The line taken back and how many of the NPC's lines went with it."""
+        npc = await self.records.npc(npc_id)
+        answering = {t for t in self._answering.get(npc_id, ()) if t is not asyncio.current_task()}
+        if answering:
+            await asyncio.wait(answering)
+        talk = self._talks.get((npc_id, player))
+        if talk is None:
+            raise BrainError(Status.FAILED_PRECONDITION, f"{player} has no open conversation with NPC {npc_id!r} "
+                             "(never begun, or ended: by its goodbye, or left idle): there is no line to take back")
+        async with talk.lock:
+            mine = [i for i, line in enumerate(talk.lines) if not line.speaker_npc_id]
+            if self._talks.get((npc_id, player)) is not talk or not mine:
+                raise BrainError(Status.FAILED_PRECONDITION, f"{player} has no line left to take back in the "
+                                 f"conversation with NPC {npc_id!r}: each line can be taken back once")
+            withdrawn = talk.lines[mine[-1]:]
+            del talk.lines[mine[-1]:]
+        trace = Trace(npc_id=npc_id, kind="talk", game_time=talk.at or datetime.now(UTC))
+        trace.note(f"talk: {player} took back their line, and {len(withdrawn) - 1} of {npc.persona.name}'s after it")
+        self.thinking.traces.add(trace)
+        return withdrawn[0].text, len(withdrawn) - 1
 
     def _cut_short(self, talk: PlayerTalk, npc: NpcState, said: str, trace: Trace) -> None:
         """The player stopped the NPC mid-line: what it had said (if anything) is part of the

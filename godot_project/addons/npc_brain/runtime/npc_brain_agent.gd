@@ -439,6 +439,14 @@ func stop_talking() -> void:
 	_talk.end_hold()
 
 
+## The player takes back their last line (typed by mistake, or the NPC's answer was stopped):
+## the answer under way stops, and the brain withdraws that line and the NPC's answer to it, so
+## neither reaches its later lines nor its memory of the conversation. Returns the line taken
+## back, or "" when the call failed (`failed`: no open conversation, or no line left in it).
+func take_back(speaker_name: String = "the player") -> String:
+	return await _talk.take_back(speaker_name)
+
+
 ## Whether the NPC is answering the player now.
 func is_talking() -> bool:
 	return _talk.is_talking()

@@ -74,6 +74,19 @@ func cancel() -> void:
 		stream.cancel()
 
 
+## NpcBrainAgent.take_back: stops the line under way, then withdraws `speaker_name`'s last line
+## and the NPC's answer (TakeBack); the line taken back, or "" when the call failed.
+func take_back(speaker_name: String) -> String:
+	cancel()
+	var reply := await NpcBrainClient.get_instance().call_rpc("TakeBack", {
+		"npcId": _agent.npc_id, "speakerName": speaker_name},
+		_agent.npc_id + NpcBrainClient.PLAYER_LANE_SUFFIX)
+	if not reply.ok:
+		_agent.failed.emit(NpcBrainError.from_reply("TakeBack", reply, _agent.npc_id))
+		return ""
+	return str(reply.data.get("text", ""))
+
+
 ## Whether the NPC is answering the player now.
 func is_talking() -> bool:
 	return _stream != null
