@@ -30,8 +30,11 @@ A fourth, `blind2` (npc_lab/standin/blind2.py), was written the same way by anot
 neither `blind` nor the brain, and has never been probed: `blind` was used to find what the prompts
 hid from a literal model, so its later figures are partly fitted to it. A fifth, `blind3`
 (npc_lab/standin/blind3.py), by a third hand that saw neither, from requests captured in a town
-none of the measured ones (Wyncombe): it judges the prompt changes made after reading blind2's
-answers. `FROZEN` holds the hashes.
+none of the measured ones (Wyncombe): it judged the prompt changes made after reading blind2's
+answers, and its answers were then read in turn (a host's turns in Korrin), so its later figures
+are partly fitted to it too. A sixth, `blind4` (npc_lab/standin/blind4.py), by a fourth hand that
+saw none of them, from requests captured afresh from the brain after those changes (Wyncombe
+again), judges them. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3
+from npc_lab.standin import blind, blind2, blind3, blind4
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -47,7 +50,8 @@ from npc_lab.standin.schema import conform
 # sha256 of each frozen blind model as its writer handed it over (docs/evaluation.md).
 FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217f81e235",
           "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802",
-          "blind3.py": "eebed25eaecf9015239b43ea6e5249e1759175b50395fdda3e4912e96d43f570"}
+          "blind3.py": "eebed25eaecf9015239b43ea6e5249e1759175b50395fdda3e4912e96d43f570",
+          "blind4.py": "80c406a34d56af65b0494de0d51ce7c09febfb1c1b9cc37caf2e1af8cc4aab3f"}
 
 
 class BlindStandIn:
@@ -71,11 +75,15 @@ class Blind3StandIn(BlindStandIn):
     model = staticmethod(blind3.respond)
 
 
+class Blind4StandIn(BlindStandIn):
+    model = staticmethod(blind4.respond)
+
+
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
                                                         "blind": BlindStandIn, "blind2": Blind2StandIn,
-                                                        "blind3": Blind3StandIn}
+                                                        "blind3": Blind3StandIn, "blind4": Blind4StandIn}
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
