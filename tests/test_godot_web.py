@@ -451,7 +451,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
                                        since=pressed_at)
                 assert paused, "the game did not pause:\n" + "\n".join(game.lines[-40:])
                 on_screen = paused["npcs_on_screen"]
-                latest = {e["npc"]: e for e in kinds("decision")}  # the game is paused: final
+                latest = {e["npc"]: e for e in kinds("decision")}  # so far: one on its way may land after
                 for npc, decision in latest.items():
                     if npc not in on_screen:
                         continue
@@ -463,21 +463,26 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
                 game.press("Space")  # resume
                 return None
 
-            found = None
+            opened = None
             for _ in range(40):
                 if found := paused_on_work():
-                    break
+                    busy, paused = found
+                    npc_id = busy["npc"]
+                    clicked_at = len(game.events)
+                    game.click(*paused["npcs_on_screen"][npc_id])
+                    opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20, since=clicked_at)
+                    assert opened and opened["npc"] == npc_id and opened["trace_ok"], opened
+                    if opened["trace"] == busy["trace"]:
+                        break
+                    # A decision on its way when the game paused landed after it (CI's did): the
+                    # inspector rightly shows that one. Close it, play on and look again.
+                    game.press("Escape")
+                    game.press("Space")
+                    opened = None
                 more = len(kinds("decision")) + 5
                 assert game.wait_until(lambda more=more: len(kinds("decision")) >= more), (
                     "the town stopped deciding:\n" + "\n".join(game.lines[-40:]))
-            assert found, "no latest decision retrieved memories or called the LLM in 40 pauses"
-            busy, paused = found
-            npc_id = busy["npc"]
-            x, y = paused["npcs_on_screen"][npc_id]
-            game.click(x, y)
-            opened = game.wait_for(lambda e: e["event"] == "inspector_opened", timeout_s=20)
-            assert opened and opened["npc"] == npc_id and opened["trace_ok"], opened
-            assert opened["trace"] == busy["trace"], opened
+            assert opened, "no latest decision that retrieved memories or called the LLM was inspected in 40 pauses"
             assert opened["retrieved"] > 0 or opened["llm_calls"] > 0, opened
             assert opened["memories"] > 0, opened
             assert opened["usage_ok"] and opened["fallbacks"].startswith("[b]Fallbacks:[/b] "), opened
