@@ -12,7 +12,8 @@ from itertools import pairwise
 import pytest
 
 from brain_server.cognition.locate import accessible_places
-from brain_server.cognition.offline.routine import day_shape, provisional_action, wake_and_bed, work_hours, workplace
+from brain_server.cognition.offline.lifestyle import wake_and_bed, work_hours
+from brain_server.cognition.offline.routine import day_shape, provisional_action, workplace
 from brain_server.cognition.plan import fallback_plan, schedule
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from npc_lab import residents as loaders

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.heard import SENTENCE
-from brain_server.cognition.offline.routine import DEFAULT_WAKE, SLEEP, day_shape
+from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
+from brain_server.cognition.offline.routine import SLEEP, day_shape
 from brain_server.cognition.offline.wording import as_theirs
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped

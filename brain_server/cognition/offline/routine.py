@@ -1,9 +1,9 @@
 """The shape of an NPC's day, drawn from its persona in code (microseconds, no model): asleep in
 bed at night (the wake-up and bed times its lifestyle states), getting ready and breakfast at home
 after waking (meals in its home's kitchen if it knows one), at its workplace (the known place its
-identity says it works at) during working hours on weekdays, or every day or six days when its
-lifestyle says so (the hours its lifestyle states, else 9 to 5), lunch there, and on other days out for two hours at a public place it knows (one its
-identity mentions, another each day; in the morning if it says so there, "walks in the park after
+identity says it works at) during working hours on its working days (the hours and days its
+lifestyle states, `lifestyle.py`), lunch there, and on other days out for two hours at a public
+place it knows (one its identity mentions, another each day; in the morning if it says so there, "walks in the park after
 breakfast", else the afternoon); meals and evenings at home.
 
 Two things use it, so a day has one shape whichever is shown: the provisional action while the
@@ -20,33 +20,22 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import functools
 import re
 
+from brain_server.cognition.offline.lifestyle import (
+    SPAN,
+    is_working_stretch,
+    states_wake,
+    stretch,
+    wake_and_bed,
+    work_hours,
+    working_days,
+)
 from brain_server.model.npc import Action, NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import arena_of, sector_of
 
-DEFAULT_WAKE, DEFAULT_BED = time(7), time(23)
-WORK_HOURS = (time(9), time(17))
-WORK_SHIFT = timedelta(hours=8)  # when only the opening time is stated
 OUTING, MORNING_OUTING = (time(14), time(16)), (time(9), time(11))
 GETTING_READY, BREAKFAST = timedelta(minutes=45), timedelta(minutes=30)
 MEALS = ((time(12), time(13), "having lunch", "🥪"), (time(18), time(19), "having dinner", "🍲"))
 SLEEP = ("sleeping", "😴")
-_CLOCK = r"(\d{1,2}|midnight|noon)(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?"
-_WAKE = re.compile(r"\b(?:wakes?|waking|gets? up|getting up|rises?|sleeps? in until|sleeps? until)\b[^.;]{0,30}?\b"
-                   + _CLOCK, re.IGNORECASE)
-_BED = re.compile(r"\b(?:bed|asleep|sleeps?(?!\s+(?:in|until)\b))\b[^.;]{0,30}?\b" + _CLOCK, re.IGNORECASE)
-_FROM_TO = r"\bfrom\s+" + _CLOCK + r"\s*(?:to|until|till|-|–)\s*" + _CLOCK
-_WORK_FROM_TO = re.compile(r"\b(?:work(?:s|ing)?|shifts?)\b[^.;]{0,40}?" + _FROM_TO, re.IGNORECASE)
-# A stated stretch of the day ("bakes at the Bakehouse from 5 am to 1 pm"); one this long at a place is
-# where the working day is spent, whatever the verb ("looks after the Chapel from 9 am to 5 pm").
-_SPAN = re.compile(_FROM_TO, re.IGNORECASE)
-WORKING_STRETCH = timedelta(hours=3)
-_OPENS = re.compile(r"\b(?:opens?|starts? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
-_CLOSES = re.compile(r"\b(?:closes?|finish(?:es)? work)\b[^.;,]{0,30}?\bat\s+" + _CLOCK, re.IGNORECASE)
-_ASLEEP = re.compile(r"\b(?:sleeps?|asleep|bed|naps?)\b[^.;,]*$", re.IGNORECASE)  # a stretch after these is sleep
-# Days its lifestyle says it works beyond Monday to Friday: a lighthouse keeper, a baker "every day".
-_EVERY_DAY = re.compile(r"\b(?:every\s*day|daily|each day|seven days|all week|weekends? too|at weekends|on weekends)\b",
-                        re.IGNORECASE)
-_SIX_DAYS = re.compile(r"\b(?:six days|monday to saturday|mondays? to saturdays?|except (?:on )?sundays?)\b", re.IGNORECASE)
 _MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[.;!?]")
 # Words before a place that say the NPC works there ("runs Hobbs Cafe", "a student at the college")...
@@ -138,22 +127,16 @@ def _read_places(name: str, identity: str, lifestyle: str, currently: str, home:
     return _Places(_kitchen(npc, None), work, hours, outings, frozenset(p for p, n in mornings.items() if n))
 
 
-def _working_days(lifestyle: str) -> int:
-    """How many days of the week, from Monday, the lifestyle says it works: 7 ("every day",
-    "daily"), 6 ("Monday to Saturday", "except Sundays"), else the 5 of a working week."""
-    return 7 if _EVERY_DAY.search(lifestyle) else 6 if _SIX_DAYS.search(lifestyle) else 5
-
-
 @functools.lru_cache(maxsize=2 * PERSONAS_KEPT)
 def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, day: date,
            tz: tzinfo | None) -> tuple[Block, ...]:
     kitchen = where.kitchen or home
     wake, bed = wake_and_bed(lifestyle)
-    working = where.work is not None and day.weekday() < _working_days(lifestyle)
+    working = where.work is not None and day.weekday() < working_days(lifestyle)
     opens, closes = where.hours or work_hours(lifestyle)
     if wake_up_hour is not None and wake_up_hour != wake.hour:
         wake = time(wake_up_hour)  # the hour its last plan woke it up
-    elif working and not _WAKE.search(lifestyle):  # up in time for work ("works from 6 am"), unless it says when
+    elif working and not states_wake(lifestyle):  # up in time for work ("works from 6 am"), unless it says when
         ready_by = datetime.combine(day, opens) - GETTING_READY - BREAKFAST
         if ready_by.date() == day and ready_by.time() < wake:
             wake = ready_by.time()
@@ -193,24 +176,6 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
             Block(bedtime, start + timedelta(days=1), *SLEEP, home))
 
 
-def wake_and_bed(lifestyle: str) -> tuple[time, time]:
-    """The wake-up and bed times a lifestyle states ("wakes up around 6 am, goes to bed at 11 pm")."""
-    return _clock(_WAKE, lifestyle, DEFAULT_WAKE, evening=False), _clock(_BED, lifestyle, DEFAULT_BED, evening=True)
-
-
-def work_hours(lifestyle: str) -> tuple[time, time]:
-    """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am, closes it at 8
-    pm", a long stretch not asleep: "drives the plough from 8 pm to 4 am"), else 9 to 5 (8 hours from an opening)."""
-    match = _WORK_FROM_TO.search(lifestyle) or next((m for m in _SPAN.finditer(lifestyle) if _long(_hours(m))
-                                                     and not _ASLEEP.search(lifestyle[:m.start()])), None)
-    if match:
-        return _hours(match)
-    match = _OPENS.search(lifestyle)
-    opens = _time(*match.groups(), evening=False) if match else WORK_HOURS[0]
-    shift_end = (datetime.combine(date.min, opens) + WORK_SHIFT).time() if match else WORK_HOURS[1]
-    return opens, _clock(_CLOSES, lifestyle, shift_end, evening=True)
-
-
 def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
     """The place among `places` (default: those it knows) that the persona's text says it works at:
     named, or its kind of room named ("the library"), a few words after a word of work ("runs",
@@ -230,11 +195,11 @@ def _work_and_hours(npc: NpcState, places: Sequence[str] | None) -> tuple[str | 
 
 
 def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, tuple[time, time]]]:
-    """The places its lifestyle, then its identity, states a stretch of WORKING_STRETCH or more at
+    """The places its lifestyle, then its identity, states a stretch of `lifestyle.WORKING_STRETCH` or more at
     ("works at the bakery from 6 am to 2 pm"), each clause's most named place with the stretch."""
     found = []
     for clause in re.split(r"[.;,]", f"{npc.persona.lifestyle}. {npc.persona.identity}"):
-        if not (span := _SPAN.search(clause)) or not _long(hours := _hours(span)):
+        if not (span := SPAN.search(clause)) or not is_working_stretch(hours := stretch(span)):
             continue
         said = npc.model_copy(update={"persona": npc.persona.model_copy(
             update={"identity": clause, "lifestyle": "", "currently": ""})})
@@ -243,16 +208,6 @@ def _stretches(npc: NpcState, places: Sequence[str] | None) -> list[tuple[str, t
         if best:
             found.append((next(p for p, score in scores.items() if score == best), hours))
     return found
-
-
-def _hours(span: re.Match[str]) -> tuple[time, time]:
-    return _time(*span.groups()[:3], evening=False), _time(*span.groups()[3:], evening=True)
-
-
-def _long(hours: tuple[time, time]) -> bool:
-    """Whether a stretch of the day is long enough to be a working day (it may pass midnight)."""
-    return (datetime.combine(date.min, hours[1]) - datetime.combine(date.min, hours[0])) % timedelta(days=1) >= \
-        WORKING_STRETCH
 
 
 def _outings(npc: NpcState, places: Sequence[str] | None, work: str | None) -> list[str]:
@@ -385,22 +340,3 @@ def _object(arena: str, objects: Mapping[str, Sequence[str]], word: str) -> str:
     """The arena's object whose name has `word` (its bed), else the arena."""
     found = next((o for o in objects.get(arena_of(arena), []) if word in o.lower()), None)
     return f"{arena_of(arena)}:{found}" if found else arena
-
-
-def _clock(pattern: re.Pattern[str], text: str, default: time, *, evening: bool) -> time:
-    match = pattern.search(text)
-    return _time(*match.groups()[:3], evening=evening) if match else default
-
-
-def _time(hour: str, minute: str | None, half: str | None, *, evening: bool) -> time:
-    """A clock time as written ("midnight" and "noon" too); without am/pm, an evening time from 5 to 11
-    is after noon ("bed at 11")."""
-    h = int(hour) if hour.isdigit() else {"midnight": 0, "noon": 12}[hour.lower()]
-    m, half = int(minute or 0), (half or "").lower()
-    if half.startswith("p") and h < 12:
-        h += 12
-    elif half.startswith("a") and h == 12:
-        h = 0
-    elif not half and evening and 5 <= h < 12:
-        h += 12
-    return time(h % 24, min(m, 59))
