@@ -20,6 +20,7 @@ from tests.test_godot_web import (
     _memories,
     _needs_browser,
     _tile_map_data,
+    _walkable_tiles,
 )
 from tests.waits import wait_until
 from tools import godot_web
@@ -105,23 +106,7 @@ def _lighthouse_scene() -> str:
     persona = _host_persona("lena_lind", "Lena Lind", "Cottage:room").replace(
         'home = ', 'identity = "Lena Lind keeps the lighthouse on the point."\nlifestyle = "Lena wakes up at 7 am, '
         'is at the lighthouse from 2 pm to 10 pm, and goes to bed at 11 pm."\nhome = ')
-    return "\n".join([_host_scene_header("2d") + _VERB, _TILE_TEXTURE, '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
-vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
-polygons = Array[PackedInt32Array]([PackedInt32Array(0, 1, 2, 3)])
-
-[sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_tiles"]
-texture = SubResource("GradientTexture2D_tiles")
-0:0/0 = 0
-0:0/0/navigation_layer_0/polygon = SubResource("NavigationPolygon_floor")
-1:0/0 = 0
-
-[sub_resource type="TileSet" id="TileSet_point"]
-navigation_layer_0/layers = 1
-sources/0 = SubResource("TileSetAtlasSource_tiles")
-
-[sub_resource type="CircleShape2D" id="CircleShape2D_npc"]
-radius = 4.0
-''', persona, f'''[node name="Point" type="Node2D"]
+    return "\n".join([_host_scene_header("2d") + _VERB, _TILE_TEXTURE, _walkable_tiles("TileSet_point"), persona, f'''[node name="Point" type="Node2D"]
 
 [node name="Ground" type="TileMapLayer" parent="."]
 tile_map_data = {_tile_map_data(_cells("."), (0, 0))}

@@ -1622,8 +1622,10 @@ home = "{home}"
 '''
 
 
-def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
-    parts = [_host_scene_header("2d"), _TILE_TEXTURE, '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
+def _walkable_tiles(tile_set_id: str) -> str:
+    """A 2D host scene's tile set whose first tile is floor on navigation layer 1 (the second a
+    wall), with the NPCs' collision circle: the sub-resources after `_TILE_TEXTURE`."""
+    return '''[sub_resource type="NavigationPolygon" id="NavigationPolygon_floor"]
 vertices = PackedVector2Array(-8, -8, 8, -8, 8, 8, -8, 8)
 polygons = Array[PackedInt32Array]([PackedInt32Array(0, 1, 2, 3)])
 
@@ -1633,13 +1635,17 @@ texture = SubResource("GradientTexture2D_tiles")
 0:0/0/navigation_layer_0/polygon = SubResource("NavigationPolygon_floor")
 1:0/0 = 0
 
-[sub_resource type="TileSet" id="TileSet_harbor"]
+[sub_resource type="TileSet" id="''' + tile_set_id + '''"]
 navigation_layer_0/layers = 1
 sources/0 = SubResource("TileSetAtlasSource_tiles")
 
 [sub_resource type="CircleShape2D" id="CircleShape2D_npc"]
 radius = 4.0
+'''
 
+
+def _harbor_scene(npcs: list[tuple[str, str, str, str, tuple[int, int]]] = _HARBOR_NPCS) -> str:
+    parts = [_host_scene_header("2d"), _TILE_TEXTURE, _walkable_tiles("TileSet_harbor") + '''
 [sub_resource type="RectangleShape2D" id="RectangleShape2D_crate"]
 size = Vector2(16, 16)
 ''']
