@@ -33,8 +33,8 @@ from brain_server.cognition.gist import named_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.routine import day_shape
-from brain_server.cognition.offline.said_clock import stated_times
-from brain_server.cognition.plan import MEAL, named_days
+from brain_server.cognition.offline.said_clock import named_days, stated_times
+from brain_server.cognition.plan import MEAL
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import arena_of, sector_of

@@ -12,7 +12,6 @@ continues the block before it instead. Day plans, decompositions and re-plans ar
 from __future__ import annotations
 
 import asyncio
-import calendar
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 import re
@@ -20,9 +19,11 @@ from typing import TYPE_CHECKING
 
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.offline.awake import keep_awake
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import SLEEP, day_shape
+from brain_server.cognition.offline.said_clock import named_days
 from brain_server.cognition.offline.wording import as_theirs
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
@@ -47,11 +48,7 @@ NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether any
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
-_MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
-    m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
-# A date as a status words it: "February 14", "Feb 14th", "14 February", "2026-02-14".
-_DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? "
-                    rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
+
 
 
 # --- the day plan ---------------------------------------------------------------------------
@@ -74,7 +71,9 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
         answer = await _ask_for_plan(npc, now, stream, trace, places, work, seek.lines if seek else "")
-    items = schedule(answer, now, places, persona.home, trace)
+    items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace), npc, places)
+    if overslept:
+        trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
     items = seek.visit(items, persona.home, now) if seek else items
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
     summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "
@@ -157,20 +156,6 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
     return " ".join([*dropped, new])[:CURRENTLY_MAX_CHARS]
-
-
-def named_days(text: str, today: date) -> list[date]:
-    """The days a text names, each in the year that puts it nearest `today`."""
-    found = []
-    for m in _DATED.finditer(text):
-        month, day = (_MONTHS[m.group(1).lower()], int(m.group(2))) if m.group(1) else (
-            (_MONTHS[m.group(4).lower()], int(m.group(3))) if m.group(4) else (int(m.group(6)), int(m.group(7))))
-        year = int(m.group(5)) if m.group(5) else today.year - (month - today.month > 6) + (today.month - month > 6)
-        try:
-            found.append(date(year, month, day))
-        except ValueError:
-            continue
-    return found
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:

@@ -40,6 +40,11 @@ def states_wake(lifestyle: str) -> bool:
     return _WAKE.search(lifestyle) is not None
 
 
+def states_bed(lifestyle: str) -> bool:
+    """Whether the lifestyle says when it goes to bed (else `wake_and_bed`'s is a default)."""
+    return _BED.search(lifestyle) is not None
+
+
 def work_hours(lifestyle: str) -> tuple[time, time]:
     """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am, closes it at 8
     pm", a long stretch not asleep: "drives the plough from 8 pm to 4 am"), else 9 to 5 (8 hours from an opening)."""

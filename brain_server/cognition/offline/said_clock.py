@@ -1,4 +1,6 @@
-"""A clock time a model wrote ("HH:MM") checked against the words it wrote beside it: "05:00" for
+"""Days and clock times said in text (`named_days`: "February 14", "14 Feb", "2026-02-14").
+
+A clock time a model wrote ("HH:MM") is checked against the words it wrote beside it: "05:00" for
 a party "at 5 pm" passes any pattern for a clock, and would send the NPC there at dawn. A time the
 words state with its half of the day (5 pm, 5:30 in the evening, noon, midnight) decides which
 half the clock means; a clock that names no stated time is left as it is (arriving early to help
@@ -6,6 +8,8 @@ is not a contradiction)."""
 
 from __future__ import annotations
 
+import calendar
+from datetime import date
 import re
 
 from brain_server.model.trace import Trace
@@ -13,6 +17,11 @@ from brain_server.model.trace import Trace
 _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
          r"|this afternoon|this morning)")
 _STATED = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?{_HALF}(?![a-z])", re.IGNORECASE)
+_MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
+# A date as a status words it: "February 14", "Feb 14th", "14 February", "2026-02-14".
+_DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? "
+                    rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 
 
@@ -42,3 +51,17 @@ def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
     if trace is not None:
         trace.note(f"plan: the time {clock} is half a day off the time said: {h:02d}:{m:02d} taken")
     return f"{h:02d}:{m:02d}"
+
+
+def named_days(text: str, today: date) -> list[date]:
+    """The days a text names, each in the year that puts it nearest `today`."""
+    found = []
+    for m in _DATED.finditer(text):
+        month, day = (_MONTHS[m.group(1).lower()], int(m.group(2))) if m.group(1) else (
+            (_MONTHS[m.group(4).lower()], int(m.group(3))) if m.group(4) else (int(m.group(6)), int(m.group(7))))
+        year = int(m.group(5)) if m.group(5) else today.year - (month - today.month > 6) + (today.month - month > 6)
+        try:
+            found.append(date(year, month, day))
+        except ValueError:
+            continue
+    return found
