@@ -17,7 +17,6 @@ from brain_server.cognition.converse import (
     converse,
     keep_conversation,
     relationship,
-    schedule_from,
     summarize_conversation,
 )
 from brain_server.cognition.locate import repair_address
@@ -26,6 +25,7 @@ from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
+from brain_server.cognition.schedule import schedule_from
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
@@ -96,6 +96,27 @@ def test_a_reaction_to_bo_remembers_bo_not_the_npcs_own_doings_or_plans(run: Run
     run(scenario)
     shown = under(prompt_of(fake_llm, "react"), "What Ann Lee remembers about Bo Chen:")
     assert sorted(re.sub(r"^\[[^]]*\] ", "", line) for line in shown) == sorted(ABOUT_BO), shown
+
+
+def test_a_reaction_shows_the_npcs_plan_as_its_schedule_not_among_its_memories(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Wyncombe (captured): a reaction's "bears on this" held 7 of its 10 memories as the NPC's own
+    plan steps ("Jonah Pike's plan for 09:30-10:00 ...: having breakfast (30 min)"), crowding out
+    what bore on it; its plan is now shown once, as its schedule from now on."""
+    npc = ann()
+    npc.plan_day = NOW.date()
+    npc.plan = [PlanItem(start=NOW, duration_minutes=105, activity="shelving books", address=HOME),
+                PlanItem(start=NOW + timedelta(minutes=105), duration_minutes=60, activity="having lunch", address=CAFE)]
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        seen = node("Bo Chen is walking to the cafe", NOW, subject="Bo Chen")
+        await decide_reaction(npc, seen, NOW, True, stream, Trace(npc_id="ann", kind="react", game_time=NOW), work=WORK)
+
+    run(scenario)
+    react = prompt_of(fake_llm, "react")
+    assert PLAN not in react and not any("'s plan for" in line for line in under(react, "bears on this:"))
+    assert under(react, "has planned from now on:") == [f"09:15-11:00 shelving books (planned at {HOME})",
+                                                        f"11:00-12:00 having lunch (planned at {CAFE})"]
 
 
 def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its_schedule(

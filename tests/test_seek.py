@@ -391,6 +391,8 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
      "hosting a Valentine's Day party"),
     ("Teodor Marek is throwing the harvest supper for the village at the barn at 6 pm", "hosting the harvest supper"),
     ("Teodor Marek will run an open evening, 6 pm, the mill", "hosting an open evening"),
+    ("Teodor Marek wants to get up a cricket match on the green on April 11 from 2 pm to 4 pm", "hosting a cricket match"),
+    ("Teodor Marek hopes to put on a puppet show in the hall", "hosting a puppet show"),
     ("Teodor Marek asks everyone to the fair at 5 pm on the green", "hosting: asks everyone to the fair at 5 pm on the green"),
 ])
 def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:

@@ -40,6 +40,7 @@ from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStrea
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import bullets
+from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -62,9 +63,6 @@ MAX_ROUNDS = 8  # the original's limit: 8 turns each
 MAX_LINES = 2 * MAX_ROUNDS  # both speakers together
 RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
-# Left out of what may come up in a conversation: the speaker's own plans, which its prompt shows as
-# its schedule (a turn's 14 memories held 6 of them: "X's plan for 14:00-14:30 ...: getting set up").
-OWN_PLANS = frozenset({MemoryKind.PLAN})
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
 
@@ -94,23 +92,6 @@ class PlanChange:
     start: datetime
     minutes: int
     place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
-
-
-def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
-    """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
-    promised for later days; none when its plans are out of its reach (`plans` False)."""
-    if not plans:
-        return "- (nothing planned)"
-    today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
-    lines = [*(_planned(i, now) for i in today), *(_planned(i, now) for i in npc.commitments if i.end > now)]
-    return "\n".join(lines) or "- (nothing planned)"
-
-
-def _planned(item: PlanItem, now: datetime) -> str:
-    """A plan line, times first as plan lines are (its day last when it is another day's); its place
-    said to be the planned one, which the prompt's "It is ..., at <place>" may contradict."""
-    day = "" if item.start.date() == now.date() else f" on {item.start:%A %B} {item.start.day}"
-    return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} (planned at {item.address}){day}"
 
 
 def known_places(npc: NpcState, partner_home: str = "") -> list[str]:

@@ -49,10 +49,10 @@ _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
 # "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
-# throwing a party at ...": the intent and a verb, and what is held, up to where the place, the day or the time is said.
+# throwing a party at ...", "wants to get up a cricket match": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
 _HOSTED = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
-    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
+    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)(?:\s+(?:up|on|together|out|in|round|along))?\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|[,.;:]|$)",
     re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day

@@ -21,7 +21,6 @@ from datetime import datetime
 from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
-    OWN_PLANS,
     RECALL_LINES,
     Speaker,
     _days_ahead,
@@ -36,6 +35,7 @@ from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
 from brain_server.cognition.offline.heard import first_name
+from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item
 from brain_server.model.names import addressing

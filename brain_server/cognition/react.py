@@ -2,7 +2,9 @@
 wait for the other to finish (the original's "wait"), or start a conversation. The context is what
 the NPC remembers, retrieved with the paper's two queries: its relationship with the observed
 entity (only memories about it, as the paper's keyword retrieval: `memory_stream.about_them`),
-and that entity's current status; both reach the prompt, with the status itself.
+and that entity's current status; both reach the prompt, with the status itself. The NPC's own
+plans are shown as its schedule from now on, not among what it remembers: a status query's ten
+memories were seven of its own plan steps ("X's plan for 09:30-10:00 ...: having breakfast (30 min)").
 
 What is observed may be a person or a thing (an object event, subject = the object's address:
 "the stove is burning"); a thing can be reacted to, not talked to or waited for."""
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState
@@ -54,7 +57,8 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
     called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
     status = status or observation.description
     by_relationship, by_status = await stream.retrieve_two(npc.npc_id, f"{name}'s relationship with {called}", status,
-                                                           now, trace, apart=MEMORIES_PER_QUERY, about=called)
+                                                           now, trace, apart=MEMORIES_PER_QUERY, about=called,
+                                                           without=OWN_PLANS)
     offered = ["continue", *(["talk"] if can_talk and not thing else []),
                *(["wait"] if wait_until is not None and wait_until > now and not thing else []), "react"]
     activity = npc.action.description.removeprefix(f"{name} is ") if npc.action else "going about the day"
@@ -64,6 +68,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
         {"npc_name": name, "persona": npc.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "current_activity": activity, "place": npc.address, "observation": observation.description,
          "subject": called, "status": status, "untold": f"\n{untold}" if untold else "",
+         "schedule": schedule_from(npc, now, stream.reaches_plans),
          "relationship_memories": bullet_list(by_relationship, limit=MEMORIES_PER_QUERY),
          "status_memories": bullet_list(by_status, limit=MEMORIES_PER_QUERY),
          "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)

@@ -1,0 +1,30 @@
+"""What an NPC has planned, as its prompts show it: the rest of today's blocks and what it promised
+for later days, each line saying where the block was planned. Conversations and reactions show it
+apart and leave the NPC's own plan memories out of what they retrieve (`OWN_PLANS`), so a prompt's
+memories are not crowded with "X's plan for 14:00-14:30 ...: getting set up (10 min)"."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from brain_server.model.memory import MemoryKind
+from brain_server.model.npc import NpcState, PlanItem
+
+OWN_PLANS = frozenset({MemoryKind.PLAN})
+
+
+def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
+    """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
+    promised for later days; none when its plans are out of its reach (`plans` False)."""
+    if not plans:
+        return "- (nothing planned)"
+    today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
+    lines = [*(_planned(i, now) for i in today), *(_planned(i, now) for i in npc.commitments if i.end > now)]
+    return "\n".join(lines) or "- (nothing planned)"
+
+
+def _planned(item: PlanItem, now: datetime) -> str:
+    """A plan line, times first as plan lines are (its day last when it is another day's); its place
+    said to be the planned one, which the prompt's "It is ..., at <place>" may contradict."""
+    day = "" if item.start.date() == now.date() else f" on {item.start:%A %B} {item.start.day}"
+    return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} (planned at {item.address}){day}"
