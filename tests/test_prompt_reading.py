@@ -119,6 +119,24 @@ def test_a_reaction_shows_the_npcs_plan_as_its_schedule_not_among_its_memories(r
                                                         f"11:00-12:00 having lunch (planned at {CAFE})"]
 
 
+def test_a_day_plan_remembers_promises_not_the_last_days_plan_steps(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Wyncombe (captured): a day plan's memories "that matter for today" were six of yesterday's
+    plan steps ("X's plan for 08:00-12:00 ...: busy at the taproom (200 min)"), which the prompt shows
+    whole as the last day's plan anyway; a promise made in a conversation stays among them."""
+    promise = node("conversation with Bo Chen: Ann Lee promised to bring Bo Chen a book on Saturday", DAY1,
+                   MemoryKind.CHAT, importance=6, subject="Ann Lee")
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        await stream.remember("ann", ann().persona, [promise], None, rate=False)
+        await plan_day(ann(), NOW, stream, Trace(npc_id="ann", kind="decide", game_time=NOW), work=WORK)
+
+    run(scenario)
+    shown = under(prompt_of(fake_llm, "daily_plan"), "remembers that matters for today:")
+    assert any(promise.description in line for line in shown), shown
+    assert not any("'s plan for" in line for line in shown), shown
+
+
 def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its_schedule(
         run: Run, fake_llm: FakeOpenAI) -> None:
     """Korrin (in view): a host's turn showed 14 memories "that may come up", 6 of them its own plans

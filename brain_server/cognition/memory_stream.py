@@ -142,14 +142,14 @@ class MemoryStream:
 
     async def retrieve(
         self, npc_id: str, query: str, now: datetime, trace: Trace | None, *, kind: MemoryKind | None = None,
-        about: str = "",
+        about: str = "", without: frozenset[MemoryKind] = frozenset(),
     ) -> list[RetrievedRecord]:
         """The top memories for a query, every memory of the NPC scored as in the paper (inside
         Qdrant: `retrieve.py`); retrieving refreshes their recency. `about`: the person (or the
         people, listed: "Ann Lee and Bo Chen") the query asks about; only memories `about_them` are
-        returned, the best of `ABOUT_CANDIDATES`."""
+        returned, the best of `ABOUT_CANDIDATES`; `without`: kinds left out."""
         [vector] = await self.embedder.embed([query])
-        return await self._retrieved(npc_id, query, vector, now, trace, kind, about)
+        return await self._retrieved(npc_id, query, vector, now, trace, kind, about, without)
 
     async def _retrieved(self, npc_id: str, query: str, vector: list[float], now: datetime, trace: Trace | None,
                          kind: MemoryKind | None = None, about: str = "",

@@ -25,6 +25,7 @@ from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import SLEEP, day_shape
 from brain_server.cognition.offline.said_clock import named_days
 from brain_server.cognition.offline.wording import as_theirs
+from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
@@ -89,8 +90,10 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
     persona = npc.persona
     if npc.plan_day is not None and npc.plan_day < now.date():
         persona.currently = await revise_currently(npc, now, stream, trace, work=work)
+    # Its own plans are left out: the prompt shows the last day's plan whole, and its steps crowded out
+    # what was promised or heard ("X's plan for 08:00-12:00 ...: busy at the taproom (200 min)").
     memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
-                                     now, trace)
+                                     now, trace, without=OWN_PLANS)
     return await stream.llm.complete(
         DAILY_PLAN,
         {
