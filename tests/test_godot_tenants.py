@@ -72,7 +72,7 @@ def test_two_players_pages_each_play_their_own_town_with_their_own_token(brain_f
         assert not refused, f"{refused[:3]}\n{transcript}"
     for player, page_lines in (("ada", ada.lines), ("bo", bo.lines)):
         # Every call, batches included, names the token's tenant for a proxy that pins tenants (deploy/).
-        assert sent[player] == {(f"Bearer {tokens[player]}", tenant_of(player))}, f"{player}'s page: {sent[player]}"
+        assert sent[player] == {(f"Bearer {tokens[player]}", tenant_of(player))}, f"{player}'s page sent another token or tenant"
         assert not any(token in line for line in page_lines for token in tokens.values()), "a token reached a console"
 
     clients = Clients(brain)  # each player's inspector: the same tenant, the inspect scope (whisper, memories)
