@@ -25,6 +25,7 @@ import grpc
 import httpx
 from pydantic import ValidationError
 import pytest
+import yaml
 
 from brain_server.api.pinning import TENANT_HEADER, replica_of
 from brain_server.api.security import Guard
@@ -200,3 +201,23 @@ def test_the_shipped_nginx_configuration_routes_each_tenant_where_the_brains_exp
         misrouted = http.post("/npc_brain.v1.BrainService/ListSaves", json={"worldName": WORLD},
                               headers={"authorization": f"Bearer {mint('t0')}", TENANT_HEADER: "t1"})
         assert misrouted.json()["code"] == "permission_denied"  # a header that is not the token's, wherever it goes
+
+
+def test_the_shipped_proxy_configurations_hash_on_the_tenant_header() -> None:
+    """What is checked without the proxies: every route of deploy/envoy.yaml hashes on the header the
+    brain reads, and both its clusters place the replicas on the ring by the same keys (so gRPC and
+    Connect reach one process); deploy/nginx.conf's two upstreams use the plain hash the brains check
+    (not `consistent`) over the same replicas in the same order."""
+    envoy = yaml.safe_load((ROOT / "deploy" / "envoy.yaml").read_text())["static_resources"]
+    [listener] = envoy["listeners"]
+    routes = listener["filter_chains"][0]["filters"][0]["typed_config"]["route_config"]["virtual_hosts"][0]["routes"]
+    assert [r["route"]["hash_policy"] for r in routes] == [[{"header": {"header_name": TENANT_HEADER}}]] * 2
+    keys = {c["name"]: [e["metadata"]["filter_metadata"]["envoy.lb"]["hash_key"]
+                        for e in c["load_assignment"]["endpoints"][0]["lb_endpoints"]] for c in envoy["clusters"]}
+    assert keys == {"brain_grpc": ["brain-0", "brain-1"], "brain_connect": ["brain-0", "brain-1"]}
+    assert [r["route"]["cluster"] for r in routes] == ["brain_grpc", "brain_connect"]
+    upstreams = re.findall(r"upstream (\w+) \{(.*?)\}", (ROOT / "deploy" / "nginx.conf").read_text(), re.S)
+    assert [name for name, _ in upstreams] == ["brain_grpc", "brain_connect"]
+    for _, body in upstreams:
+        assert re.findall(r"^\s*hash (\S+);", body, re.M) == [f"$http_{TENANT_HEADER.replace('-', '_')}"]
+        assert re.findall(r"server (brain-\d+):", body) == ["brain-0", "brain-1"]
