@@ -151,10 +151,29 @@ class Settings(BaseSettings):
                                            "price.")
     tenant_window_s: float = Field(86_400.0, gt=0, description="A tenant's window, in real seconds: it opens at the "
                                    "tenant's first call and a fresh one opens at its first call after it closes.")
+    tenant_calls_per_game_day: int = Field(0, ge=0, description="Ceiling on LLM calls one tenant makes per game "
+                                           "day (the calendar day of each call's game time, as the game's requests "
+                                           "send it; 0 = none), Talk included: past it its NPCs live on their "
+                                           "fallbacks as past TENANT_CALLS_PER_WINDOW, until the game's day changes. "
+                                           "It paces a town's thinking over its days; the real-time window is what "
+                                           "bounds what a tenant costs, since the game's clock is the client's.")
+    tenant_tokens_per_game_day: int = Field(0, ge=0, description="Ceiling on LLM tokens (prompt and completion) one "
+                                            "tenant spends per game day (0 = none), likewise.")
+    tenant_money_per_game_day: float = Field(0.0, ge=0, description="Ceiling on what one tenant's LLM tokens cost per "
+                                             "game day, in LLM_PRICE_*'s currency (0 = none), likewise; needs a "
+                                             "price.")
     tenant_idle_s: float = Field(0.0, ge=0, description="Seconds a tenant (a signed token's `sub`) may go without a "
                                  "call before its town sleeps: saved to the slot `brain.asleep` of each of its "
                                  "worlds and let go from memory (its records and memories stay in the store); its "
                                  "next call restores it first. 0 = never (a brain serving one game keeps its town).")
+    # Tenants pinned to processes (api/pinning.py; docs/deployment.md, "Several brain processes, tenants pinned")
+    replica_count: int = Field(0, ge=0, description="How many brain processes share the tenants, each tenant pinned "
+                               "to one by nginx's `hash $http_x_npc_tenant;` (0 or 1: this is the only one, nothing "
+                               "checked). Above 1, a call of a tenant that hash puts on another process is refused "
+                               "(failed_precondition, naming the right one), so a misrouted call cannot split a "
+                               "town across processes. Leave it unset behind Envoy's ring hash.")
+    replica_index: int = Field(0, ge=0, description="This process's place among REPLICA_COUNT (0-based): its place "
+                               "in the proxy's list of servers.")
     llm_price_input_per_m: float = Field(0.0, ge=0, description="What the endpoint charges per million prompt "
                                          "tokens (e.g. 0.15 for a small hosted model: an example, not a current "
                                          "price; 0 = unpriced): GetUsage and /metrics then show each tenant's spend "
@@ -259,10 +278,15 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _priced_ceiling(self) -> Settings:
-        """A money ceiling with no price would never be reached: a mistake, said at start."""
-        if self.tenant_money_per_window and not (self.llm_price_input_per_m or self.llm_price_output_per_m):
-            raise ValueError("NPC_BRAIN_TENANT_MONEY_PER_WINDOW needs a price: set NPC_BRAIN_LLM_PRICE_INPUT_PER_M "
-                             "and NPC_BRAIN_LLM_PRICE_OUTPUT_PER_M (what the endpoint charges per million tokens)")
+        """A money ceiling with no price would never be reached, and a replica index past the count
+        would refuse every tenant: mistakes, said at start."""
+        for name in ("tenant_money_per_window", "tenant_money_per_game_day"):
+            if getattr(self, name) and not (self.llm_price_input_per_m or self.llm_price_output_per_m):
+                raise ValueError(f"NPC_BRAIN_{name.upper()} needs a price: set NPC_BRAIN_LLM_PRICE_INPUT_PER_M and "
+                                 "NPC_BRAIN_LLM_PRICE_OUTPUT_PER_M (what the endpoint charges per million tokens)")
+        if self.replica_count > 1 and self.replica_index >= self.replica_count:
+            raise ValueError(f"NPC_BRAIN_REPLICA_INDEX={self.replica_index} is not a place among "
+                             f"NPC_BRAIN_REPLICA_COUNT={self.replica_count} processes: use 0-{self.replica_count - 1}")
         return self
 
     @field_validator("log_level", mode="before")

@@ -25,7 +25,7 @@ from brain_server.llm.client import LLM
 from brain_server.llm.context import ContextWindow, Count, context_at_start, embedded_counting, estimate_tokens
 from brain_server.llm.embeddings import check_store_embedder, make_embedder
 from brain_server.llm.probe import llm_dialect_at_start
-from brain_server.llm.spending import Ceilings, Prices
+from brain_server.llm.spending import Ceilings, Limits, Prices
 from brain_server.persistence.storage import open_store
 from brain_server.prompts import PromptLibrary
 from brain_server.runtime.collector import Collector, settle_collector
@@ -92,7 +92,9 @@ async def build_core(settings: Settings, stack: AsyncExitStack) -> BrainCore:
         allowance=Allowance(settings.llm_calls_per_npc_hour, settings.llm_calls_per_hour),
         ceilings=Ceilings(settings.tenant_calls_per_window, settings.tenant_tokens_per_window,
                           settings.tenant_money_per_window, settings.tenant_window_s,
-                          Prices(settings.llm_price_input_per_m, settings.llm_price_output_per_m)),
+                          Prices(settings.llm_price_input_per_m, settings.llm_price_output_per_m),
+                          per_game_day=Limits(settings.tenant_calls_per_game_day, settings.tenant_tokens_per_game_day,
+                                              settings.tenant_money_per_game_day, "GAME_DAY")),
         send_priority=settings.llm_send_priority,
         extra_body=settings.llm_extra_body, extra_tokens=settings.llm_extra_tokens, refused=refused,
         context=context, count_tokens=count_tokens,

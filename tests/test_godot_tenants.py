@@ -50,12 +50,12 @@ def test_two_players_pages_each_play_their_own_town_with_their_own_token(brain_f
     web_dir = godot_web.build_web(tmp_path / "web")
     brain = brain_factory(web_root=web_dir, jwt_secret=SECRET)
     tokens = {player: mint(SECRET, tenant_of(player)) for player in ("ada", "bo")}
-    sent: dict[str, set[str]] = {"ada": set(), "bo": set()}
+    sent: dict[str, set[tuple[str, str]]] = {"ada": set(), "bo": set()}  # (authorization, x-npc-tenant)
 
     def watch(page, player: str) -> None:  # noqa: ANN001 (a playwright Page)
         def on_request(request) -> None:  # noqa: ANN001 (a playwright Request)
             if "/npc_brain.v1.BrainService/" in request.url:
-                sent[player].add(request.headers.get("authorization", ""))
+                sent[player].add((request.headers.get("authorization", ""), request.headers.get("x-npc-tenant", "")))
         page.on("request", on_request)
 
     url = f"{brain.http_url}/?time-scale=60&token="
@@ -71,7 +71,8 @@ def test_two_players_pages_each_play_their_own_town_with_their_own_token(brain_f
         refused = [e for e in page.events if e["event"] == "brain_error" and e["code"] not in SLOW]
         assert not refused, f"{refused[:3]}\n{transcript}"
     for player, page_lines in (("ada", ada.lines), ("bo", bo.lines)):
-        assert sent[player] == {f"Bearer {tokens[player]}"}, f"{player}'s page sent another token"
+        # Every call, batches included, names the token's tenant for a proxy that pins tenants (deploy/).
+        assert sent[player] == {(f"Bearer {tokens[player]}", tenant_of(player))}, f"{player}'s page sent another token or tenant"
         assert not any(token in line for line in page_lines for token in tokens.values()), "a token reached a console"
 
     clients = Clients(brain)  # each player's inspector: the same tenant, the inspect scope (whisper, memories)

@@ -109,19 +109,20 @@ def test_expired_tokens_do_not_lock_an_address_out_and_forged_ones_do() -> None:
 # --- both transports, real servers -------------------------------------------------------------
 
 class Player:
-    """One token, both transports: each call made over gRPC and Connect must answer alike."""
+    """One token (and any other headers, e.g. x-npc-tenant), both transports: each call made over gRPC
+    and Connect must answer alike."""
 
-    def __init__(self, clients: Clients, token: str) -> None:
+    def __init__(self, clients: Clients, token: str, **headers: str) -> None:
         self.clients, self.token = clients, token
+        self.headers = {"authorization": f"Bearer {token}", **headers}
 
     def grpc(self, method: str, body: dict[str, Any]) -> dict[str, Any]:
         request = json_format.ParseDict(body, getattr(pb, f"{method}Request")())
-        reply = getattr(self.clients.stub, method)(request, timeout=30,
-                                                   metadata=(("authorization", f"Bearer {self.token}"),))
+        reply = getattr(self.clients.stub, method)(request, timeout=30, metadata=tuple(self.headers.items()))
         return json_format.MessageToDict(reply)
 
     def connect(self, method: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        answer = self.clients.connect(method, body, Authorization=f"Bearer {self.token}")
+        answer = self.clients.connect(method, body, **self.headers)
         return answer.status_code, answer.json()
 
     def ok(self, method: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""A tenant's spending ceiling: past it, its NPCs go on with their fallbacks and Talk with composed
-lines, the fake endpoint asked nothing more, until its window rolls over (an injected clock); other
+"""A tenant's spending ceilings: past one, its NPCs go on with their fallbacks and Talk with composed
+lines, the fake endpoint asked nothing more, until its window rolls over (an injected clock) or, for
+the ceiling per game day, until the game's day changes (the game times the requests send); other
 tenants think on; its spend in GetUsage (its own only) and /metrics (bounded labels), over both
 transports with the real `openai` client against the fake endpoint."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.llm.spending import Ceilings, Prices, Spend
+from brain_server.llm.spending import Ceilings, Limits, Prices, Spend
 from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
@@ -28,6 +29,7 @@ from tests.town import spawn_json, world_json
 
 LOOP: asyncio.AbstractEventLoop
 VARS = {"npc_name": "Isabella Rodriguez", "persona": "Name: Isabella Rodriguez", "memory": "the cafe opened"}
+NINE = datetime(2026, 2, 13, 9, tzinfo=UTC)
 
 
 class Clock:
@@ -38,9 +40,9 @@ class Clock:
         return self.now
 
 
-def rate(llm: LLM, npc_id: str, priority: Priority = Priority.PLAN_NOW) -> Trace:
-    """One completion on the LLM's own loop (its client's connections belong to it)."""
-    trace = Trace(npc_id=npc_id, kind="decide", game_time=datetime(2026, 2, 13, 9, tzinfo=UTC))
+def rate(llm: LLM, npc_id: str, priority: Priority = Priority.PLAN_NOW, when: datetime = NINE) -> Trace:
+    """One completion at game time `when`, on the LLM's own loop (its client's connections belong to it)."""
+    trace = Trace(npc_id=npc_id, kind="decide", game_time=when)
     LOOP.run_until_complete(llm.complete(IMPORTANCE, VARS, npc_id=npc_id, trace=trace, work=Work(priority, npc_id),
                                          fallback=lambda: Importance(importance=3)))
     return trace
@@ -94,6 +96,40 @@ def test_tokens_and_money_ceilings_count_the_answers_tokens(fake_llm: FakeOpenAI
     assert len(fake_llm.chat_requests()) == 1
     with pytest.raises(ValidationError, match="needs a price"):
         Settings(tenant_money_per_window=5.0)
+
+
+def test_a_game_days_ceiling_counts_each_call_toward_its_game_day(fake_llm: FakeOpenAI) -> None:
+    llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(),
+              ceilings=Ceilings(per_game_day=Limits(calls=2, span="GAME_DAY"), clock=Clock()))
+    for _ in range(2):
+        rate(llm, "alice.isabella")
+    late = NINE.replace(hour=23, minute=59)
+    for priority in (Priority.PLAN_NOW, Priority.PLAYER):  # the player's work too, all day long
+        [call] = rate(llm, "alice.klaus", priority, late).llm_calls
+        assert call.fallback_used and "NPC_BRAIN_TENANT_CALLS_PER_GAME_DAY" in call.errors[0]
+        assert "game day 2026-02-13" in call.errors[0]
+    rate(llm, "bob.isabella", when=late)  # another tenant's day is its own
+    assert len(fake_llm.chat_requests()) == 3
+
+    tomorrow = NINE + timedelta(days=1)
+    assert not rate(llm, "alice.isabella", when=tomorrow.replace(hour=0, minute=1)).llm_calls[0].fallback_used
+    assert len(fake_llm.chat_requests()) == 4
+    # An NPC still finishing yesterday counts toward yesterday, whose allowance is spent.
+    assert rate(llm, "alice.klaus", when=late).llm_calls[0].fallback_used
+    # A call with no game time counts toward the latest day the tenant sent: tomorrow, one call made.
+    assert llm.ceilings.refusal("alice.klaus") is None
+    llm.ceilings.called("alice.klaus")
+    assert "game day 2026-02-14" in (llm.ceilings.refusal("alice.klaus") or "")
+    assert llm.ceilings.over("alice.isabella") and not llm.ceilings.over("bob.isabella")
+    spend = llm.ceilings.windows()["alice"]  # the window counts every call, and every refusal, of any ceiling
+    assert (spend.calls, spend.refused) == (4, 4)
+
+    tokens = Ceilings(per_game_day=Limits(tokens=100, span="GAME_DAY"), clock=Clock())
+    tokens.answered("alice.x", 60, 40, NINE)
+    assert "NPC_BRAIN_TENANT_TOKENS_PER_GAME_DAY (100 tokens)" in (tokens.refusal("alice.x", NINE) or "")
+    assert tokens.refusal("alice.x", tomorrow) is None
+    with pytest.raises(ValidationError, match="TENANT_MONEY_PER_GAME_DAY needs a price"):
+        Settings(tenant_money_per_game_day=5.0)
 
 
 def test_metrics_labels_are_bounded_however_many_tenants_spend() -> None:
@@ -158,5 +194,40 @@ def test_a_tenant_past_its_ceiling_keeps_playing_on_fallbacks_over_both_transpor
         assert 'npc_brain_tenant_llm_refused{tenant="alice"}' in page  # later refusals too (Talk's memos)
         assert 'npc_brain_tenant_llm_refused{tenant="bob"} 0.0' in page
         assert f"{{tenant=\"{OTHER_TENANTS}\"}}" not in page  # two tenants: no rest to sum
+    finally:
+        clients.close()
+
+
+def test_a_tenant_past_its_game_days_ceiling_plays_on_until_the_game_day_changes(brain_factory, fake_llm) -> None:
+    ceiling = 3
+    clients = Clients(brain_factory(jwt_secret=SECRET, auth_token=ADMIN_TOKEN, tenant_calls_per_game_day=ceiling))
+    try:
+        alice, bob = Player(clients, mint("alice")), Player(clients, mint("bob"))
+        for player in (alice, bob):
+            player.ok("RegisterWorld", world_json())
+            player.ok("SpawnNpc", spawn_json())
+        assert alice.grpc("Decide", {"npcId": "isabella", "gameTime": T0})["action"]["address"]
+        made = len(fake_llm.chat_requests())
+        assert made == ceiling
+
+        # The rest of the game day, over both transports: actions and composed lines, no call.
+        for hour, call in ((11, alice.grpc), (16, alice.ok), (23, alice.grpc)):
+            assert call("Decide", {"npcId": "isabella", "gameTime": f"2026-02-13T{hour}:00:00Z"})["action"]["address"]
+        talk = {"npcId": "isabella", "speakerName": "Klaus", "text": "Hello! What are you up to today?",
+                "gameTime": "2026-02-13T23:05:00Z"}
+        assert alice.grpc("Talk", talk)["reply"] and alice.ok("Talk", {**talk, "text": "Where do you work?"})["reply"]
+        trace = alice.ok("GetTrace", {"traceId": alice.ok("Talk", talk)["traceId"]})["trace"]
+        assert any("game day 2026-02-13" in e for c in trace["llmCalls"] for e in c.get("errors", []))
+        assert len(fake_llm.chat_requests()) == made
+        assert int(alice.grpc("GetUsage", {})["tenants"][0]["refused"]) > 0
+
+        assert bob.ok("Decide", {"npcId": "isabella", "gameTime": T0})["action"]  # Bob's day is his own
+        assert len(fake_llm.chat_requests()) == made + ceiling
+
+        # The game's day changes: Alice's next morning is thought again, up to the ceiling.
+        plans = len(fake_llm.chat_requests("daily_plan"))
+        assert alice.ok("Decide", {"npcId": "isabella", "gameTime": "2026-02-14T08:00:00Z"})["action"]["address"]
+        assert len(fake_llm.chat_requests()) == made + 2 * ceiling
+        assert len(fake_llm.chat_requests("daily_plan")) == plans + 1
     finally:
         clients.close()

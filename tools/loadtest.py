@@ -54,7 +54,8 @@ and embedder to be idle, so the phase's CPU is its own Decides'.
     .venv/bin/python -m tools.loadtest --npcs 10000 --batch 250 --in-view 25 --crowd-share 0.95 --max-wait 0 ...
 
 With --tenants N, N tenants' towns of --npcs NPCs each, each tenant with its own token, over gRPC
-(tools/loadtest_tenants.py; --tenant-calls sets each tenant's ceiling on LLM calls):
+(tools/loadtest_tenants.py; --tenant-calls sets each tenant's ceiling on LLM calls; with --replicas,
+each tenant pinned to one process by its id, as deploy/nginx.conf routes it):
 
     nice -n 10 .venv/bin/python -m tools.loadtest --tenants 200 --npcs 25 --seconds 60 --out runs/tenants.json
 
@@ -740,7 +741,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch-lanes", type=int, default=2, help="DecideBatch calls in flight at most (the addon's 2)")
     parser.add_argument("--frame", type=float, default=1 / 60, help="wall seconds over which due Decides are gathered")
     parser.add_argument("--replicas", type=int, default=1,
-                        help="brain processes sharing one store (the Qdrant stand-in), NPCs pinned by replica_of")
+                        help="brain processes sharing one store (the Qdrant stand-in), NPCs pinned by replica_of; "
+                             "with --tenants, each tenant pinned to one by its id (each process its own store)")
     parser.add_argument("--tenants", type=int, default=0,
                         help="tenants, each with its own token and --npcs NPCs of its own, over gRPC "
                              "(tools/loadtest_tenants.py; 0: one town, no tenants)")

@@ -14,7 +14,14 @@ api/towns.py): after the load every town goes quiet until /metrics counts them a
 each tenant's first Decide wakes its own. Reported: the ms per NPC to unload and to restore (the
 brain's own count, /metrics), the first Decide's latency with its wake, and the memory per tenant
 awake, asleep and woken again. A wake reads nothing: the first Decide reads its NPC's record, so
-its latency is the restore as a player sees it."""
+its latency is the restore as a player sees it.
+
+With --replicas N the tenants are spread over N brain processes, each told its place
+(NPC_BRAIN_REPLICA_INDEX / _COUNT), each tenant's calls sent to `replica_of(tenant)` with its
+`x-npc-tenant` header, as deploy/nginx.conf routes them (a call routed otherwise is refused, so
+an error count of 0 shows the routing held). Each replica keeps its own embedded store: a pinned
+tenant is served by one process, and a shared Qdrant (what moving tenants needs) is not measured
+here. Memory, GetUsage and /metrics are the replicas' summed."""
 
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ import argparse
 import asyncio
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, datetime
 import os
 from pathlib import Path
@@ -34,6 +42,7 @@ from google.protobuf import json_format
 import grpc
 import httpx
 
+from brain_server.api.pinning import TENANT_HEADER, replica_of
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.realtime import FakeProcess, GameClock, next_ask, own_turn_s, percentiles
@@ -57,7 +66,8 @@ class Tenant:
 
     def __init__(self, name: str, secret: str, stub: brain_pb2_grpc.BrainServiceStub) -> None:
         self.name, self.stub = name, stub
-        self.metadata = (("authorization", f"Bearer {mint(secret, name, 'play inspect', ttl_s=3600)}"),)
+        self.metadata = (("authorization", f"Bearer {mint(secret, name, 'play inspect', ttl_s=3600)}"),
+                         (TENANT_HEADER, name))
 
     async def call(self, method: str, request: Any, timeout_s: float = DEADLINE_S) -> Any:
         return await getattr(self.stub, method)(request, timeout=timeout_s, metadata=self.metadata)
@@ -113,25 +123,36 @@ async def load(tenants: list[Tenant], ids: list[str], args: argparse.Namespace) 
             "thinking": thinking, "errors": dict(errors), "latency": percentiles(latencies)}
 
 
-async def drive(brain: BrainProcess, secret: str, admin: str, args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
+def _rss(brains: list[BrainProcess], rss: Rss) -> float:
+    return round(sum(rss(brain.proc.pid) for brain in brains), 1)  # type: ignore[union-attr]
+
+
+async def drive(brains: list[BrainProcess], secret: str, admin: str, args: argparse.Namespace,
+                rss: Rss) -> dict[str, Any]:
     town, residents, _ = load_all("valentines_party")
     world = json_format.ParseDict(layout(town).world_message(town), pb.RegisterWorldRequest())
     bodies = repeated_spawn_requests(residents, town.name, args.npcs)
     spawns = [json_format.ParseDict(b, pb.SpawnNpcRequest()) for b in bodies]
-    async with grpc.aio.insecure_channel(brain.grpc_target) as channel:
-        stub = brain_pb2_grpc.BrainServiceStub(channel)
-        tenants = [Tenant(f"t{n:04d}", secret, stub) for n in range(args.tenants)]
-        rss_before = rss(brain.proc.pid)  # type: ignore[union-attr]
+    channels = [grpc.aio.insecure_channel(brain.grpc_target) for brain in brains]
+    try:
+        stubs = [brain_pb2_grpc.BrainServiceStub(channel) for channel in channels]
+        tenants = [Tenant(name, secret, stubs[replica_of(name, len(stubs))])
+                   for name in (f"t{n:04d}" for n in range(args.tenants))]
+        rss_before = _rss(brains, rss)
         setup_s = await set_up(tenants, world, spawns)
-        rss_spawned = rss(brain.proc.pid)  # type: ignore[union-attr]
+        rss_spawned = _rss(brains, rss)
         phase = await load(tenants, [b["npcId"] for b in bodies], args)
-        rss_after = rss(brain.proc.pid)  # type: ignore[union-attr]
-        slept = await sleep_and_wake(brain, admin, tenants, bodies[0]["npcId"], args, rss) if args.idle else None
-        usage = await stub.GetUsage(pb.GetUsageRequest(), timeout=60,
-                                    metadata=(("authorization", f"Bearer {admin}"),))
-    spends = list(usage.tenants)
-    ceiling = usage.tenant_ceiling.calls_per_window
-    return {"setup_s": setup_s, "load": phase,
+        rss_after = _rss(brains, rss)
+        slept = await sleep_and_wake(brains, admin, tenants, bodies[0]["npcId"], args, rss) if args.idle else None
+        usages = [await stub.GetUsage(pb.GetUsageRequest(), timeout=60, metadata=(("authorization", f"Bearer {admin}"),))
+                  for stub in stubs]
+    finally:
+        for channel in channels:
+            await channel.close()
+    spends = [spend for usage in usages for spend in usage.tenants]
+    ceiling = usages[0].tenant_ceiling.calls_per_window
+    return {"setup_s": setup_s, "load": phase, "tenants_per_replica": [sum(replica_of(t.name, len(brains)) == r
+                                                                            for t in tenants) for r in range(len(brains))],
             "memory": {"before_mib": rss_before, "spawned_mib": rss_spawned, "after_mib": rss_after,
                        "per_tenant_mib": round((rss_spawned - rss_before) / args.tenants, 2),
                        "per_tenant_after_load_mib": round((rss_after - rss_before) / args.tenants, 2),
@@ -144,22 +165,26 @@ async def drive(brain: BrainProcess, secret: str, admin: str, args: argparse.Nam
             **({"sleep": slept} if slept else {})}
 
 
-def _towns(brain: BrainProcess, admin: str) -> dict[str, float]:
-    page = httpx.get(f"{brain.http_url}/metrics", headers={"Authorization": f"Bearer {admin}"}, timeout=60).text
-    return {line.split()[0].removeprefix("npc_brain_towns_"): float(line.split()[1]) for line in page.splitlines()
-            if line.startswith("npc_brain_towns_")}
+def _towns(brains: list[BrainProcess], admin: str) -> dict[str, float]:
+    """The brains' npc_brain_towns_* series, summed."""
+    towns: dict[str, float] = {}
+    for brain in brains:
+        page = httpx.get(f"{brain.http_url}/metrics", headers={"Authorization": f"Bearer {admin}"}, timeout=60).text
+        for name, value, *_ in (line.split() for line in page.splitlines() if line.startswith("npc_brain_towns_")):
+            towns[name.removeprefix("npc_brain_towns_")] = towns.get(name.removeprefix("npc_brain_towns_"), 0.0) + float(value)
+    return towns
 
 
-async def sleep_and_wake(brain: BrainProcess, admin: str, tenants: list[Tenant], npc_id: str,
+async def sleep_and_wake(brains: list[BrainProcess], admin: str, tenants: list[Tenant], npc_id: str,
                          args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
-    """Every town left idle until the brain counts it asleep, then woken by one Decide each."""
-    pid, began = brain.proc.pid, time.monotonic()  # type: ignore[union-attr]
-    awake_mib = rss(pid)
-    while (towns := await asyncio.to_thread(_towns, brain, admin))["slept_total"] < len(tenants):
+    """Every town left idle until the brains count it asleep, then woken by one Decide each."""
+    began = time.monotonic()
+    awake_mib = _rss(brains, rss)
+    while (towns := await asyncio.to_thread(_towns, brains, admin))["slept_total"] < len(tenants):
         if time.monotonic() - began > 2 * args.idle + ASLEEP_LIMIT_S:  # a hang guard, not a measure
             raise SystemExit(f"only {towns['slept_total']:.0f} of {len(tenants)} towns fell asleep")
         await asyncio.sleep(ASLEEP_POLL_S)
-    asleep_after_s, asleep_mib = round(time.monotonic() - began, 1), rss(pid)
+    asleep_after_s, asleep_mib = round(time.monotonic() - began, 1), _rss(brains, rss)
     latencies: list[float] = []
     errors: Counter[str] = Counter()
     gate = asyncio.Semaphore(SETUP_IN_FLIGHT)
@@ -177,7 +202,7 @@ async def sleep_and_wake(brain: BrainProcess, admin: str, tenants: list[Tenant],
             latencies.append((time.perf_counter() - sent) * 1000)
 
     await asyncio.gather(*(wake(t) for t in tenants))
-    woken_mib, towns = rss(pid), await asyncio.to_thread(_towns, brain, admin)
+    woken_mib, towns = _rss(brains, rss), await asyncio.to_thread(_towns, brains, admin)
 
     return {"idle_s": args.idle, "asleep_after_s": asleep_after_s, "slept": towns["slept_total"],
             "restored": towns["restored_total"],
@@ -200,11 +225,14 @@ def run(args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
                     "log_level": "warning", "rate_limit_per_s": 0, "traces_per_npc": args.traces_per_npc,
                     "background_thinking": "true", "jwt_secret": secret, "auth_token": admin,
                     "tenant_calls_per_window": args.tenant_calls, "tenant_idle_s": args.idle,
-                    "data_dir": Path(data) / "brain"}
-        with BrainProcess(settings, Path(data) / "brain.log") as brain:
-            report = asyncio.run(drive(brain, secret, admin, args, rss))
+                    "replica_count": args.replicas}
+        with ExitStack() as stack:
+            brains = [stack.enter_context(BrainProcess({**settings, "replica_index": i, "data_dir": Path(data) / f"brain{i}"},
+                                                       Path(data) / f"brain{i}.log")) for i in range(args.replicas)]
+            report = asyncio.run(drive(brains, secret, admin, args, rss))
         report["llm_calls_received"] = fake.chat_requests()
     return {"tenants": args.tenants, "npcs_per_tenant": args.npcs, "npcs": args.tenants * args.npcs,
+            "replicas": args.replicas,
             "seconds": args.seconds, "time_scale": args.time_scale, "pause_s": args.pause, "max_wait_s": args.max_wait,
             "concurrency": args.concurrency, "llm_latency_s": args.llm_latency, "tenant_calls": args.tenant_calls,
             **report, "cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
@@ -214,6 +242,7 @@ def run(args: argparse.Namespace, rss: Rss) -> dict[str, Any]:
 def table(report: dict[str, Any]) -> str:
     latency, memory, spend, phase = report["load"]["latency"], report["memory"], report["spend"], report["load"]
     rows = [("tenants x NPCs", f"{report['tenants']} x {report['npcs_per_tenant']} = {report['npcs']}"),
+            ("brain processes (tenants on each)", f"{report['replicas']} ({report['tenants_per_replica']})"),
             ("towns spawned in", f"{report['setup_s']} s"),
             ("Decides (gRPC)", f"{phase['decides']} in {phase['wall_s']} s ({phase['decides_per_s']}/s), "
                                f"{phase['thinking']} still thinking"),

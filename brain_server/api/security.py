@@ -7,7 +7,8 @@ Policy (docs/deployment.md has the why):
 - with a token set, every BrainService RPC needs `Authorization: Bearer <token>` (gRPC metadata
   or HTTP header); gRPC health and reflection and the static web files stay open;
 - with NPC_BRAIN_JWT_SECRET set, a token a game server signed also does, for its tenant and its
-  scopes (tenants.py); an RPC outside them answers permission_denied;
+  scopes (tenants.py); an RPC outside them answers permission_denied, and so does an `x-npc-tenant`
+  header (what proxies pin tenants to processes by) naming another tenant (pinning.py);
 - a token is set or it is not: an empty or short token (or one with spaces or control characters,
   which no header carries intact) stops the brain at start, never quietly means "no token";
 - every client address gets a token bucket (NPC_BRAIN_RATE_LIMIT_PER_S, _BURST), which wrong
@@ -29,6 +30,7 @@ import time
 from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
+from brain_server.api.pinning import Pinning
 from brain_server.api.tenants import ADMIN, Access, TokenError, Tokens, check_secret, scope_of
 from brain_server.config import Settings
 
@@ -106,6 +108,7 @@ class Guard:
         self.tokens = Tokens(settings)
         self.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
         self.failures = RateLimiter(AUTH_FAILURES_PER_S, AUTH_FAILURE_BURST)
+        self.pinning = Pinning(settings)
 
     @property
     def needs_token(self) -> bool:
@@ -116,8 +119,10 @@ class Guard:
             return not self.tokens.enabled
         return hmac.compare_digest((authorization or "").encode("utf-8", "replace"), self._expected)
 
-    def check(self, authorization: str | None, peer: str, rpc: str) -> tuple[str, str] | Access:
-        """Who the call `rpc` runs for, else (Connect code name, message). Every call spends the
+    def check(self, authorization: str | None, peer: str, rpc: str,
+              tenant: str | None = None) -> tuple[str, str] | Access:
+        """Who the call `rpc` runs for, else (Connect code name, message); `tenant` is its `x-npc-tenant`
+        header, held to the token and to this replica's tenants (pinning.py). Every call spends the
         address's bucket, wrong tokens included; an address out of wrong-token allowance is refused
         whatever it sends, so that guessing right cannot be told from guessing wrong. A signed
         token that is ours but expired or incomplete does not spend that allowance: its signature
@@ -133,6 +138,8 @@ class Guard:
             return "permission_denied", (f"{rpc} needs the scope {scope_of(rpc)!r}, which this token's "
                                          f"({' '.join(sorted(access.scopes))}) lacks: ask the game server for a "
                                          "token with it")
+        if isinstance(access, Access) and (misrouted := self.pinning.refusal(access, tenant)) is not None:
+            return misrouted
         return access
 
     def access_of(self, authorization: str | None) -> Access:

@@ -126,11 +126,12 @@ class LLM:
         if prompt.purpose in self.fallback_purposes:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {prompt.purpose} is answered by its "
                                    "fallback with this model (NPC_BRAIN_LLM_FALLBACK_PURPOSES)")
-        if (over := self.ceilings.refusal(npc_id)) is not None:
+        when = trace.game_time if trace is not None else None  # the game day a tenant's spend counts toward
+        if (over := self.ceilings.refusal(npc_id, when)) is not None:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
         if trace is not None and (over := self.allowance.take(npc_id, trace.game_time, work.priority)) is not None:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
-        self.ceilings.called(npc_id)  # before any wait, so a tenant's calls in flight count
+        self.ceilings.called(npc_id, game_time=when)  # before any wait, so a tenant's calls in flight count
         fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
                                 variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
                                 prompt.purpose, trace, self.count_tokens)
@@ -150,7 +151,7 @@ class LLM:
             except WorkDropped:
                 if attempt == 1:
                     counter.calls -= 1  # the scheduler dropped it before the endpoint was asked: no call
-                    self.ceilings.called(npc_id, -1)
+                    self.ceilings.called(npc_id, -1, when)
                 raise
             except Exception as exc:  # whatever the endpoint or the client does (CancelledError is no Exception)
                 invalid = isinstance(exc, AnswerError | NotACompletion)
@@ -177,7 +178,7 @@ class LLM:
         record.parsed_json = result.model_dump_json()
         record.latency_ms = (time.perf_counter() - started) * 1000
         counter.add(record)
-        self.ceilings.answered(npc_id, record.prompt_tokens, record.completion_tokens)
+        self.ceilings.answered(npc_id, record.prompt_tokens, record.completion_tokens, when)
         metrics.llm_call(prompt.purpose, "fallback" if record.fallback_used else "answered", record.latency_ms / 1000,
                          record.prompt_tokens, record.completion_tokens)
         if trace is not None:

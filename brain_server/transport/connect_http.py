@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import structlog
 
 from brain_server import __version__
+from brain_server.api.pinning import TENANT_HEADER
 from brain_server.api.security import LOCAL_ORIGIN, Guard, HttpPolicy, guard_for
 from brain_server.api.service import BrainCore
 from brain_server.api.tenants import Access, TokenError
@@ -57,9 +58,12 @@ CODES = {
     Status.ABORTED: Code.ABORTED,
 }
 METHOD_NAMES = frozenset(m.name for m in SERVICE.methods)
-GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permission_denied": 403}
-# x-npc-id: Godot's client names the NPC a call is about, for load balancers that pin NPCs to replicas.
-CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id"]
+GUARD_HTTP_STATUS = {"unauthenticated": 401, "resource_exhausted": 429, "permission_denied": 403,
+                     "failed_precondition": 400}
+# x-npc-id / x-npc-tenant: Godot's client names the NPC a call is about and its token's tenant, for load
+# balancers that pin NPCs or tenants to replicas (a browser's preflight must allow them).
+CONNECT_HEADERS = ["content-type", "connect-protocol-version", "connect-timeout-ms", "authorization", "x-npc-id",
+                   TENANT_HEADER]
 # Cross-origin isolation, which Godot's web runtime wants for SharedArrayBuffer-enabled builds.
 ISOLATION_HEADERS = [(b"cross-origin-opener-policy", b"same-origin"), (b"cross-origin-embedder-policy", b"require-corp")]
 
@@ -191,7 +195,8 @@ class _Guarded:
         if scope["type"] == "http":
             peer = (scope.get("client") or ("unknown", 0))[0]
             rpc = self.page or scope.get("path", "").rpartition("/")[2]
-            refused = self.guard.check(_header(scope, b"authorization"), peer, rpc)
+            refused = self.guard.check(_header(scope, b"authorization"), peer, rpc,
+                                       _header(scope, TENANT_HEADER.encode()))
             if isinstance(refused, tuple):
                 await _refuse(scope, send, *refused)
                 return

@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 import structlog
 
+from brain_server.api.pinning import TENANT_HEADER
 from brain_server.api.security import Guard, check_bind, grpc_peer_host, guard_for
 from brain_server.api.service import BrainCore
 from brain_server.api.tenants import Access
@@ -36,6 +37,7 @@ CODES = {
 }
 GUARD_CODES = {"unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
                "permission_denied": grpc.StatusCode.PERMISSION_DENIED,
+               "failed_precondition": grpc.StatusCode.FAILED_PRECONDITION,
                "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
@@ -59,9 +61,11 @@ def _decoder(message_type: type[Message]) -> Callable[[bytes], Message | _Undeco
 def _refusal(name: str, guard: Guard, request: object,
              context: grpc.aio.ServicerContext) -> tuple[str, grpc.StatusCode, str] | Access:
     """(metric code, status, message) for a call without the token, outside its scope, over the
-    rate limit, or with an undecodable request; else who the call runs for."""
+    rate limit, for another tenant or replica (`x-npc-tenant`), or with an undecodable request; else
+    who the call runs for."""
     metadata = dict(context.invocation_metadata() or ())
-    refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()), name)
+    refused = guard.check(metadata.get("authorization"), grpc_peer_host(context.peer()), name,
+                          metadata.get(TENANT_HEADER))
     if isinstance(refused, tuple):
         log.warning("rpc_refused", rpc=name, transport="grpc", code=refused[0], peer=context.peer())
         return refused[0], GUARD_CODES[refused[0]], refused[1]

@@ -14,8 +14,9 @@ extends Node
 ## The token is never logged. A signed token (a game server's, for one player) expires:
 ## `token_expiring` says so `TOKEN_REFRESH_MARGIN_S` before its `exp` (read from the token, not
 ## verified), and `set_token` hands the fresh one, which the next call sends.
-## Calls about one NPC carry `x-npc-id`, so a load balancer can keep
-## each NPC on one brain replica (docs/deployment.md).
+## Calls about one NPC carry `x-npc-id`, and every call with a player's token carries its tenant
+## in `x-npc-tenant`, so a load balancer can keep each NPC, or each tenant's whole town (batches
+## included), on one brain replica (docs/deployment.md).
 ##
 ## Games rarely call it directly: NpcBrainWorld registers the world and NpcBrainAgent drives
 ## each NPC. Tools can: `var reply := await NpcBrain.call_rpc("GetTrace", request, lane)`.
@@ -101,6 +102,7 @@ var batch_decides: bool = true
 var _lanes: Dictionary[String, NpcBrainLane] = {}
 var _agents: Dictionary[String, NpcBrainAgent] = {}
 var _token: String = ""
+var _tenant: String = ""
 var _errors_in_row: int = 0
 var _slow_until_msec: int = 0
 var _loading: bool = false
@@ -144,6 +146,7 @@ func set_token(token: String) -> void:
 
 # `token_expiring` armed for the current token, on a real-time timer that runs while paused.
 func _watch_token() -> void:
+	_tenant = NpcBrainToken.tenant(_token)
 	var wait := NpcBrainToken.refresh_in(_token, Time.get_unix_time_from_system(),
 			TOKEN_REFRESH_MARGIN_S)
 	if wait >= 0.0 and is_inside_tree():
@@ -561,6 +564,8 @@ func _headers_for(request: Dictionary) -> PackedStringArray:
 	var npc_id := str(request.get("npcId", ""))
 	if npc_id != "":
 		headers.append("x-npc-id: " + npc_id)
+	if _tenant != "":
+		headers.append("x-npc-tenant: " + _tenant)
 	return headers
 
 
