@@ -34,7 +34,10 @@ none of the measured ones (Wyncombe): it judged the prompt changes made after re
 answers, and its answers were then read in turn (a host's turns in Korrin), so its later figures
 are partly fitted to it too. A sixth, `blind4` (npc_lab/standin/blind4.py), by a fourth hand that
 saw none of them, from requests captured afresh from the brain after those changes (Wyncombe
-again), judges them. `FROZEN` holds the hashes.
+again), judges them; blind4's answers were read in turn (day plans that slept at midday). A seventh,
+`blind5` (npc_lab/standin/blind5.py), by a fifth hand that saw none of them, from requests captured
+afresh (Wyncombe, stop 55) before the changes made from blind4's answers, judges those changes.
+`FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3, blind4
+from npc_lab.standin import blind, blind2, blind3, blind4, blind5
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -51,7 +54,8 @@ from npc_lab.standin.schema import conform
 FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217f81e235",
           "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802",
           "blind3.py": "eebed25eaecf9015239b43ea6e5249e1759175b50395fdda3e4912e96d43f570",
-          "blind4.py": "80c406a34d56af65b0494de0d51ce7c09febfb1c1b9cc37caf2e1af8cc4aab3f"}
+          "blind4.py": "80c406a34d56af65b0494de0d51ce7c09febfb1c1b9cc37caf2e1af8cc4aab3f",
+          "blind5.py": "33ba138a0fbfd0330971aa43cacf510a8b6fe105ca286e783cbe5c8f30e94904"}
 
 
 class BlindStandIn:
@@ -79,11 +83,16 @@ class Blind4StandIn(BlindStandIn):
     model = staticmethod(blind4.respond)
 
 
+class Blind5StandIn(BlindStandIn):
+    model = staticmethod(blind5.respond)
+
+
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
                                                         "blind": BlindStandIn, "blind2": Blind2StandIn,
-                                                        "blind3": Blind3StandIn, "blind4": Blind4StandIn}
+                                                        "blind3": Blind3StandIn, "blind4": Blind4StandIn,
+                                                        "blind5": Blind5StandIn}
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
