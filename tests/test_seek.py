@@ -371,6 +371,29 @@ def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:
     assert not calling_on(caller, bo, MORNING.replace(hour=9)) and not calling_on(caller, cy, MORNING.replace(hour=9))
 
 
+def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Wyncombe (captured): "Agnes Hale has news to pass on and has not told Jonah Pike yet: Agnes
+    Hale learned that Agnes Hale is busy at the green", an insight of her reflection offered as news.
+    What she remembers of a conversation of the day still is."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+
+        def thought(text: str, predicate: str, importance: int) -> MemoryNode:
+            return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                              predicate=predicate, object=text[:80], importance=importance, created=MORNING,
+                              last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [
+            thought("Rosa Vane learned that Rosa Vane is busy at the kite stall", "reflects on", 8)], trace, rate=False)
+        assert await held_news("rosa", MORNING + timedelta(hours=2), stream) is None
+        [memo] = await stream.remember("rosa", teller.persona, [
+            thought("Bo Tamm told Rosa Vane the bridge will be closed all week", "remembers", 6)], trace, rate=False)
+        assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == memo.id
+
+    run(scenario)
+
+
 def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:
     """A thought is news for a day (`attention.news_of`); one naming a day still ahead (the contest
     on May 5) stays news its teller means to pass on until that day is over."""

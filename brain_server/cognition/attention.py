@@ -37,6 +37,7 @@ from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
+from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority
@@ -188,10 +189,12 @@ async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState,
 async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Collection[str] = (),
                   least: int = 0) -> MemoryNode | None:
     """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
-    its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`."""
+    its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`. Its
+    reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
+    that Agnes is busy at the green") was offered as news to pass on, with what, when and where."""
     mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
-             and gist(n) not in heard]
+             and n.predicate != REFLECTION_PREDICATE and gist(n) not in heard]
     return max(fresh, key=lambda n: (n.importance, n.created), default=None)
 
 
