@@ -360,6 +360,11 @@ def test_news_says_when_its_event_is_from_now_on_the_prompts_clock() -> None:
         " (that is in 5 days, Saturday May 9, 10:30)"
     assert when(news(evening), MORNING + timedelta(days=2)) == ""
     assert when(news("Rosa Vane wants to fly kites some day"), MORNING) == ""
+    # A stamp a model copied in (Wyncombe, captured: "(that is today, Saturday April 11, 12:03)" read
+    # from "[Saturday April 11, 12:03] conversation with ...") is when it was remembered, not the event.
+    relayed = f"Bo Tamm learned that [{MORNING + timedelta(days=1):%A %B %-d, %H:%M}] conversation with Rosa Vane: {evening}"
+    assert when(news(relayed), MORNING) == " (that is tomorrow, Tuesday May 5, 19:00-21:00)"
+    assert when(news(f"[{MORNING + timedelta(days=1):%A %B %-d, %H:%M}] Bo Tamm is busy"), MORNING) == ""
 
 
 def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:

@@ -306,12 +306,13 @@ def when(news: MemoryNode, now: datetime) -> str:
     April 16, 19:00-21:00)"), or "" when it names no day still ahead: "on April 16 from 7 pm" asks
     a model to work out the weekday and how far off it is, and a model that read the memory's stamp
     (the day it was thought of) as the event's turned invitations down for a clash that was not."""
-    days = [d for d in named_days(news.description, news.created.date()) if d >= now.date()]
+    said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
+    days = [d for d in named_days(said, news.created.date()) if d >= now.date()]
     if not days:
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _clocks(news.description)[:2])
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _clocks(said)[:2])
     return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''})"
 
 
