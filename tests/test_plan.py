@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+import re
 from typing import Any
 
 from hypothesis import given, settings
@@ -153,6 +154,13 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
     [long] = [r for r in requests if "07:00 to 12:00 (300 minutes)" in r["body"]["messages"][1]["content"]]
     steps = long["body"]["response_format"]["json_schema"]["schema"]["properties"]["steps"]
     assert steps["minItems"] == steps["maxItems"] == 12  # five hours: at least 20 steps, asked for 12
+    # ... for a stretch they can fill, not the five hours that 12 steps of at most 15 minutes cannot
+    assert "that together fill 180 minutes of it (they are then repeated until 12:00)" in \
+        long["body"]["messages"][1]["content"]
+    for r in requests:
+        content = r["body"]["messages"][1]["content"]
+        minutes = int(re.search(r"\((\d+) minutes\)", content).group(1))
+        assert (f"that together fill the {minutes} minutes" in content) == (minutes <= 180), content
     assert len(store.latest("isabella", 20, MemoryKind.PLAN)) == 1 + 4
 
 

@@ -77,6 +77,11 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     if minutes < 2 * MIN_STEP_MINUTES:
         return _routine(item, here, objects, trace), False
     least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
+    most = max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS))
+    # A block longer than its steps can fill ("12 to 12 steps, each 5 to 15 minutes, that together fill
+    # the 480 minutes" cannot be met) asks for a stretch of it: `fit_steps` repeats them to its end.
+    span = f"the {minutes} minutes" if minutes <= most * MAX_STEP_MINUTES else \
+        f"{most * MAX_STEP_MINUTES} minutes of it (they are then repeated until {item.end:%H:%M})"
     failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
     answer = await stream.llm.complete(
         DECOMPOSE,
@@ -84,7 +89,7 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
             "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(item.start),
             "schedule": plan_lines(npc.plan), "activity": item.activity, "start": f"{item.start:%H:%M}",
             "end": f"{item.end:%H:%M}", "minutes": minutes, "place": item.address,
-            "min_steps": least, "max_steps": max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS)),
+            "min_steps": least, "max_steps": most, "span": span,
             "objects": ", ".join(objects) or "(none)", "object_list": list(objects),
             **verb_variables(npc.persona.name, here, arena, objects),
         },
