@@ -13,6 +13,7 @@ import pytest
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
+    about,
     calling_on,
     calls_by_hour,
     gatherings,
@@ -365,6 +366,17 @@ def test_news_says_when_its_event_is_from_now_on_the_prompts_clock() -> None:
     relayed = f"Bo Tamm learned that [{MORNING + timedelta(days=1):%A %B %-d, %H:%M}] conversation with Rosa Vane: {evening}"
     assert when(news(relayed), MORNING) == " (that is tomorrow, Tuesday May 5, 19:00-21:00)"
     assert when(news(f"[{MORNING + timedelta(days=1):%A %B %-d, %H:%M}] Bo Tamm is busy"), MORNING) == ""
+
+
+def test_news_that_names_no_date_says_the_day_it_came_from() -> None:
+    """Wyncombe (captured): "a cricket match on the Village Green tomorrow afternoon", heard on
+    Friday, was on a teller's mind on Saturday with nothing to say which day "tomorrow" was."""
+    heard = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, subject="Rosa Vane", predicate="remembers",
+                       description="Bo Tamm told Rosa Vane about a kite contest on the common tomorrow afternoon",
+                       object="the conversation with Bo Tamm", importance=6, created=MORNING, last_accessed=MORNING)
+    assert about("Rosa Vane", heard, heard.description, MORNING + timedelta(hours=3)).endswith("tomorrow afternoon")
+    assert about("Rosa Vane", heard, heard.description, MORNING + timedelta(days=1)).endswith(
+        f"tomorrow afternoon (from {MORNING:%A %B} {MORNING.day})")
 
 
 def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:

@@ -293,7 +293,14 @@ def about(name: str, news: MemoryNode, text: str, now: datetime) -> str:
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
     plan's "hosting: ..." it told), without stamps, and with when it is from `now` (`when`)."""
     hosted = ", an event they are hosting" if hosting(name, news) else ""
-    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now)}"
+    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now) or since(news, now)}"
+
+
+def since(news: MemoryNode, now: datetime) -> str:
+    """The day news that names no date came to the NPC, when that is not today: a line carries no
+    stamp, and "a match tomorrow afternoon" heard on Friday was retold on Saturday as if still ahead."""
+    made = news.created
+    return "" if made.date() == now.date() else f" (from {made:%A %B} {made.day})"
 
 
 def _clocks(text: str) -> list[tuple[int, int]]:
