@@ -1,5 +1,6 @@
-"""The mind's inbox: what changes an NPC's state, as typed messages. Each is handled on the mind's
-loop by `Mind.handle`, the one place an NPC's record, memories and thinking change for them:
+"""The mind's inbox: a Decide to record and the NPCs to forget, as typed messages. Each is handled
+on the mind's loop by `Mind.handle`, the one place that records a Decide into its NPC and that ends
+an NPC's thinking and deletes its memories and record:
 
     Decided   a Decide answered (decide.py), recorded into the NPC
     Reset     ResetNpc: its memories, plans and thinking forgotten; persona, perception, place kept

@@ -14,10 +14,10 @@ answer is `decide.answer` over the NPC's `View` (its saved record, world lookups
 snapshot, attention standing, share of the ask spread), which the mind publishes whole on its
 loop whenever a part changes; what the Decide changed reaches the mind as a `Decided` message of
 its inbox (inbox.py: also `Reset`, `Delete`, `Load`), handled on the mind's loop (`handle`), the
-one place an NPC's state changes. Thinking in the
-background (production) the answer is made on the transports' thread and its `Decided` posted; in
-lockstep (`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored
-and the urgent work done before the answer, the rest after.
+one place that records a Decide and that forgets an NPC. Thinking in the background (production)
+the answer is made on the transports' thread and its `Decided` posted; in lockstep
+(`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored and the
+urgent work done before the answer, the rest after.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class Mind:
         """A new NPC: what its persona says of its day is read now, before its first Decide."""
         read_places(npc)
 
-    # --- the inbox: the one place an NPC's state changes (inbox.py) -------------------------------
+    # --- the inbox (inbox.py): a Decide recorded, NPCs forgotten -----------------------------------
 
     async def handle(self, message: Message) -> int:
         """A message of the mind's inbox, on its loop; how many memories it forgot (Reset, Delete)."""
