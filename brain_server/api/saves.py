@@ -35,6 +35,7 @@ from typing import Any
 from pydantic import ValidationError
 import structlog
 
+from brain_server.cognition.inbox import Load, Saved
 from brain_server.cognition.mind import Mind
 from brain_server.llm.embeddings import Embedder
 from brain_server.model.errors import BrainError, Status
@@ -48,7 +49,6 @@ from brain_server.persistence.save_files import SUFFIX, SaveFiles, SaveInfo, dam
 log = structlog.get_logger(__name__)
 EMBED_BATCH = 256  # memories embedded again per call when a slot's vectors have another size
 Dump = tuple[list[MemoryNode], list[list[float]]]  # an NPC's memories and their embeddings
-Saved = tuple[NpcState, list[MemoryNode], list[list[float]]]  # an NPC as a slot holds it
 
 
 class Saves:
@@ -193,29 +193,14 @@ class Saves:
         return fitted, len(nodes)
 
     async def _apply(self, world: World, saved: list[Saved], step: Callable[[str], None]) -> None:
-        """The world's NPCs' thinking and conversations ended, its NPCs now and those of the slot
-        forgotten, the saved ones written (idempotent: `recover` applies a journal again). The
-        caller holds the world's lock."""
+        """The world's NPCs now and those of the slot forgotten, the saved ones written (the mind's
+        `Load`; idempotent: `recover` applies a journal again). The caller holds the world's lock."""
         now = await self.records.world_npcs(world.name)
         revisions = {npc.npc_id: npc.revision for npc in now}
+        for npc, _, _ in saved:
+            npc.revision = max(npc.revision, revisions.get(npc.npc_id, 0))  # replicas see a newer one
         gone = {npc.npc_id: npc for npc in [*[n for n, _, _ in saved], *now]}  # the live record, if any
-        ids = sorted(gone)
-        await self.mind.forget(ids)
-        async with AsyncExitStack() as held:
-            for npc_id in ids:
-                await held.enter_async_context(self.records.lock(npc_id))
-            for npc in gone.values():
-                await self.records.forget(npc)
-                step(f"forgot {npc.npc_id}")
-            for npc, nodes, vectors in saved:
-                await asyncio.to_thread(self.store.add, nodes, vectors)
-                step(f"memories of {npc.npc_id}")
-                npc.revision = max(npc.revision, revisions.get(npc.npc_id, 0))  # replicas see a newer one
-                await self.records.save(npc, wait=True)
-                step(f"record of {npc.npc_id}")
-                self.mind.spawned(npc)
-            await self.records.put_world(world)
-            step("world")
+        await self.mind.handle(Load(world, list(gone.values()), saved, step))
 
 
 def _columns(saved: list[Saved]) -> tuple[list[NpcState], list[Dump]]:

@@ -14,6 +14,7 @@ from brain_server.api import batch, convert, personas, talk_stream, time_skip
 from brain_server.api.save_rpcs import SaveRpcs
 from brain_server.api.saves import Saves
 from brain_server.api.towns import Towns
+from brain_server.cognition.inbox import Delete, Reset
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
@@ -153,29 +154,18 @@ class BrainCore(SaveRpcs):
         """Its memories, plans and thinking forgotten; its persona, perception and place kept."""
         npc = await self.records.npc(request.npc_id)
         world = await self.records.world(npc.world_name)
-        forgotten = await self._forget(npc, keep_record=True)
-        async with self.records.lock(npc.npc_id):
-            fresh = personas.fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
-            fresh.revision, fresh.sent_currently = npc.revision, npc.sent_currently
-            await self.records.save(fresh, wait=True)
-        self.mind.spawned(fresh)
+        fresh = personas.fresh(npc.npc_id, world, npc.persona, npc.perception, npc.address or npc.persona.home, npc.verbs)
+        fresh.revision, fresh.sent_currently = npc.revision, npc.sent_currently
+        forgotten = await self.mind.handle(Reset(npc, fresh))
         log.info("npc_reset", npc_id=npc.npc_id, forgotten=forgotten)
         return pb.ResetNpcResponse(npc_id=npc.npc_id, forgotten=forgotten)
 
     async def delete_npc(self, request: pb.DeleteNpcRequest) -> pb.DeleteNpcResponse:
         """Gone, memories and record: its id and its name are free for a later SpawnNpc."""
         npc = await self.records.npc(request.npc_id)
-        async with self.records.world_lock(npc.world_name):
-            forgotten = await self._forget(npc, keep_record=False)
+        forgotten = await self.mind.handle(Delete(npc))
         log.info("npc_deleted", npc_id=npc.npc_id, forgotten=forgotten)
         return pb.DeleteNpcResponse(npc_id=npc.npc_id, forgotten=forgotten)
-
-    async def _forget(self, npc: NpcState, *, keep_record: bool) -> int:
-        await self.mind.forget([npc.npc_id])
-        async with self.records.lock(npc.npc_id):
-            forgotten = await asyncio.to_thread(self.store.count, npc.npc_id)
-            await self.records.forget(npc, keep_record=keep_record)
-        return forgotten
 
     # --- time -----------------------------------------------------------------------------
 

@@ -12,17 +12,19 @@ step of its plan, the block itself until its steps land, or, with no plan for no
 action from its routine. One orchestration makes it (`Mind.decide`), on either scheduler: the
 answer is `decide.answer` over the NPC's `View` (its saved record, world lookups, runtime
 snapshot, attention standing, share of the ask spread), which the mind publishes whole on its
-loop whenever a part changes; what the Decide changed reaches the mind as a `Decided` message,
-handled on the mind's loop (`recorded`), the only place the mind's state changes. Thinking in the
-background (production) the answer is made on the transports' thread and its `Decided` posted; in
-lockstep (`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored
-and the urgent work done before the answer, the rest after.
+loop whenever a part changes; what the Decide changed reaches the mind as a `Decided` message of
+its inbox (inbox.py: also `Reset`, `Delete`, `Load`), handled on the mind's loop (`handle`), the
+one place that records a Decide and that forgets an NPC. Thinking in the background (production)
+the answer is made on the transports' thread and its `Decided` posted; in lockstep
+(`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored and the
+urgent work done before the answer, the rest after.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import datetime
 import functools
@@ -32,6 +34,7 @@ import weakref
 from brain_server.cognition.attention import Levels, concerns
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import Ask, Decided, Decision, Urgent, View, answer
+from brain_server.cognition.inbox import Delete, Load, Message, Reset
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.routine import read_places
 from brain_server.cognition.perceive import PerceivedEvent
@@ -71,6 +74,7 @@ class Mind:
         self.settings = settings
         self.records = records
         self.traces = traces
+        self.store = stream.store
         self.home = home or Home(None)
         self._views: dict[str, View] = {}  # what each NPC's Decides read, replaced whole (`_publish`)
         self.runtimes = Runtimes(changed=self._publish)
@@ -83,7 +87,7 @@ class Mind:
         self.senses = Senses(self.thinking, records, self.runtimes, stream)
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
-        self._storing: set[asyncio.Future[None]] = set()  # Decides' records and perceptions under way
+        self._storing: set[asyncio.Future[object]] = set()  # Decides' records and perceptions under way
         self._lockstep: dict[asyncio.Task[Decision], str] = {}  # lockstep Decides (callers may be gone): NPC
         self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # In lockstep the urgent work runs before the answer: a Decide then says `thinking` only
@@ -96,8 +100,56 @@ class Mind:
         """A new NPC: what its persona says of its day is read now, before its first Decide."""
         read_places(npc)
 
+    # --- the inbox (inbox.py): a Decide recorded, NPCs forgotten -----------------------------------
+
+    async def handle(self, message: Message) -> int:
+        """A message of the mind's inbox, on its loop; how many memories it forgot (Reset, Delete)."""
+        match message:
+            case Decided():
+                await self.recorded(message)
+                return 0
+            case Reset(npc=npc, fresh=fresh):
+                forgotten = await self._forgotten(npc, fresh)
+                self.spawned(fresh)
+                return forgotten
+            case Delete(npc=npc):
+                async with self.records.world_lock(npc.world_name):  # its name is free once this is done
+                    return await self._forgotten(npc, None)
+            case Load():
+                await self._load(message)
+                return 0
+
+    async def _forgotten(self, npc: NpcState, fresh: NpcState | None) -> int:
+        """The NPC's work ended, its memories (and record, unless it starts again from `fresh`)
+        deleted; how many memories it had."""
+        await self.forget([npc.npc_id])
+        async with self.records.lock(npc.npc_id):
+            forgotten = await asyncio.to_thread(self.store.count, npc.npc_id)
+            await self.records.forget(npc, keep_record=fresh is not None)
+            if fresh is not None:
+                await self.records.save(fresh, wait=True)
+        return forgotten
+
+    async def _load(self, load: Load) -> None:
+        ids = sorted({npc.npc_id for npc in load.gone})
+        await self.forget(ids)
+        async with AsyncExitStack() as held:
+            for npc_id in ids:
+                await held.enter_async_context(self.records.lock(npc_id))
+            for npc in load.gone:
+                await self.records.forget(npc)
+                load.step(f"forgot {npc.npc_id}")
+            for npc, nodes, vectors in load.saved:
+                await asyncio.to_thread(self.store.add, nodes, vectors)
+                load.step(f"memories of {npc.npc_id}")
+                await self.records.save(npc, wait=True)
+                load.step(f"record of {npc.npc_id}")
+                self.spawned(npc)
+            await self.records.put_world(load.world)
+            load.step("world")
+
     async def forget(self, npc_ids: Sequence[str]) -> None:
-        """Drop what the mind thinks about these NPCs (ResetNpc, DeleteNpc, LoadWorld): their work
+        """Drop what the mind thinks about these NPCs (Reset, Delete, Load; a town asleep): their work
         is cancelled and awaited, with their perceptions still being stored, and their runtimes
         start anew; a result that lands anyway is dropped by `Records.revise` (the NPC's epoch).
         Only their own work is waited for: another NPC's slow model holds up nobody else."""
@@ -115,7 +167,7 @@ class Mind:
             self.runtimes.drop(npc_id)  # a runtime a cancelled job's end made again
             self.levels.forget(npc_id)
 
-    def _storage(self, work: Coroutine[Any, Any, None]) -> asyncio.Future[None]:
+    def _storage(self, work: Coroutine[Any, Any, object]) -> asyncio.Future[object]:
         task = asyncio.ensure_future(work)
         self._storing.add(task)
         task.add_done_callback(self._storing.discard)
@@ -230,9 +282,9 @@ class Mind:
         decision = answer(await self.view(npc_id), ask)
         decided = Decided(ask, decision, self.thinking.foreground.now(), observed=lockstep, before=before)
         if self.home.here():
-            await self.recorded(decided)
+            await self.handle(decided)
         else:
-            self.home.post(lambda: self.thinking.start(self._storage(self.recorded(decided)), (npc_id,)))
+            self.home.post(lambda: self.thinking.start(self._storage(self.handle(decided)), (npc_id,)))
         return decision
 
     async def _observe(self, ask: Ask) -> Action | None:

@@ -45,22 +45,22 @@ class Thinking:
         self.background = background
         self.foreground = Foreground(enabled=background)  # background work waits out a burst of Decides
         # Work of no kind (storing perceptions, remembering a talk), with the NPCs whose state it writes.
-        self._tasks: dict[asyncio.Future[None], frozenset[str]] = {}
+        self._tasks: dict[asyncio.Future[object], frozenset[str]] = {}
 
-    async def meanwhile(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+    async def meanwhile(self, work: Awaitable[object], npc_ids: Collection[str]) -> None:
         """`work` on these NPCs in the background (awaited inline in lockstep)."""
         if self.background:
             self.start(work, npc_ids)
         else:
             await work
 
-    def start(self, work: Awaitable[None], npc_ids: Collection[str]) -> None:
+    def start(self, work: Awaitable[object], npc_ids: Collection[str]) -> None:
         """`work` on these NPCs as a task of the mind's, cancelled by `close`; a failure is logged."""
         task = asyncio.ensure_future(work)
         self._tasks[task] = frozenset(npc_ids)
         task.add_done_callback(self._ended)
 
-    def _ended(self, task: asyncio.Future[None]) -> None:
+    def _ended(self, task: asyncio.Future[object]) -> None:
         self._tasks.pop(task, None)
         if task.cancelled() or (error := task.exception()) is None:
             return
