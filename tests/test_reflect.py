@@ -137,6 +137,27 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
     assert any(note.startswith("reflection #1 at importance 64: 3 questions, 3 thoughts") for note in t.notes)
 
 
+def test_a_question_whose_memories_all_stand_under_an_earlier_one_is_not_shown_empty(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """Wyncombe (captured): an insights prompt ended with a question and no statement under it (its
+    memories were all shown under earlier questions), which reads as a question to answer from
+    nothing. Three memories, all retrieved for the first question: the others are asked with it."""
+    state, t = npc(), trace()
+    fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+
+    async def scenario(stream: MemoryStream) -> list[MemoryNode]:
+        await seed(stream, state, EVENTS[:3])
+        note_importance(state, observations(EVENTS[:3] * 3))  # enough importance to reflect on three memories
+        return await maybe_reflect(state, NOW, stream, t, threshold=60, work=WORK)
+
+    run(scenario)
+    [call] = insight_calls(t)
+    prompt = call.messages[1]["content"]
+    asked = "\n".join(f'Question: "{q}"' for q in QUESTIONS)
+    assert prompt.count("Question:") == 3 and f"{asked}\n1. " in prompt, prompt
+    assert len(statements(call)) == 3
+
+
 def test_schema_driven_answers_cite_only_shown_statements(run: Run, fake_llm: FakeOpenAI,
                                                           store: MemoryStore) -> None:
     state, t = npc(), trace()

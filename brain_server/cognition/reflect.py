@@ -22,6 +22,7 @@ stored at least one thought.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -98,21 +99,24 @@ async def draw_insights(
     npc: NpcState, questions: Sequence[str], now: datetime, stream: MemoryStream, trace: Trace, *, work: Work
 ) -> tuple[list[MemoryNode], int]:
     """Unstored, rated thought nodes answering the questions, and how many citations were out of range."""
-    groups: list[tuple[str, list[MemoryNode]]] = []
-    shown: dict[str, MemoryNode] = {}
+    groups: list[tuple[list[str], list[MemoryNode]]] = []
+    shown: dict[str, int] = {}  # each statement's group
     score: dict[str, float] = {}
     for question in questions:
         records = await stream.retrieve(npc.npc_id, question, now, trace)
         score.update((r.node.id, max(r.score, score.get(r.node.id, r.score))) for r in records)
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
-        shown.update((n.id, n) for n in fresh)
-        groups.append((question, fresh))
+        if fresh:
+            shown.update((n.id, len(groups)) for n in fresh)
+            groups.append(([question], fresh))
+        elif records:  # its memories all stand under earlier questions: asked there, not with none under it
+            groups[Counter(shown[r.node.id] for r in records).most_common(1)[0][0]][0].append(question)
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
     numbered = Bullets([Item(memory_line(n, one_line=True), (score[n.id], n.created.timestamp()), g)
-                        for g, (_, group) in enumerate(groups) for n in group],
-                       numbered=True, headers=[f'Question: "{question}"' for question, _ in groups])
+                        for g, (_, group) in enumerate(groups) for n in group], numbered=True,
+                       headers=["\n".join(f'Question: "{q}"' for q in asked) for asked, _ in groups])
     answer = await stream.llm.complete(
         INSIGHTS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": numbered,
