@@ -82,7 +82,7 @@ def react_variables(memories: int) -> dict:
             "current_activity": "serving coffee", "place": "the cafe", "observation": "Klaus Mueller is reading",
             "subject": "Klaus Mueller", "status": "Klaus Mueller is reading", "untold": "", "relationship_memories": lines,
             "status_memories": Bullets([]), "choices": '- "continue": carry on.', "choice_names": '"continue"',
-            "choice_list": ["continue"], "schedule": "- (nothing planned)"}
+            "choice_list": ["continue"]}
 
 
 def test_a_prompt_over_the_window_drops_memories_first_and_keeps_the_persona(fake_llm: FakeOpenAI) -> None:

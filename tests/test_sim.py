@@ -299,7 +299,7 @@ def test_reworded_prompt_sets_say_the_headings_otherwise_and_keep_every_placehol
     assert react.index("$choices") < react.index("Give a one-sentence reason")
     messages = PromptLibrary(sets[0]).render("react", {k: k for k in (
         "persona", "time", "npc_name", "current_activity", "place", "observation", "status", "untold", "subject",
-        "relationship_memories", "status_memories", "choices", "choice_names", "schedule")})
+        "relationship_memories", "status_memories", "choices", "choice_names")})
     assert "recalls of" in messages[1]["content"]
 
 

@@ -3,8 +3,10 @@ wait for the other to finish (the original's "wait"), or start a conversation. T
 the NPC remembers, retrieved with the paper's two queries: its relationship with the observed
 entity (only memories about it, as the paper's keyword retrieval: `memory_stream.about_them`),
 and that entity's current status; both reach the prompt, with the status itself. The NPC's own
-plans are shown as its schedule from now on, not among what it remembers: a status query's ten
-memories were seven of its own plan steps ("X's plan for 09:30-10:00 ...: having breakfast (30 min)").
+plans are not among them: a status query's ten memories were seven of its own plan steps ("X's plan
+for 09:30-10:00 ...: having breakfast (30 min)"). Nor is its schedule shown: its dated lines ("06:55-07:00
+sleeping on Wednesday January 21") were taken for the news to tell by a blind model (blind5, Korrin:
+every conversation its host started was "to tell" a line of its schedule, and nobody heard of the event).
 
 What is observed may be a person or a thing (an object event, subject = the object's address:
 "the stove is burning"); a thing can be reacted to, not talked to or waited for."""
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
-from brain_server.cognition.schedule import OWN_PLANS, schedule_from
+from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState
@@ -68,7 +70,6 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
         {"npc_name": name, "persona": npc.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "current_activity": activity, "place": npc.address, "observation": observation.description,
          "subject": called, "status": status, "untold": f"\n{untold}" if untold else "",
-         "schedule": schedule_from(npc, now, stream.reaches_plans),
          "relationship_memories": bullet_list(by_relationship, limit=MEMORIES_PER_QUERY),
          "status_memories": bullet_list(by_status, limit=MEMORIES_PER_QUERY),
          "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)
