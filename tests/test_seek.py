@@ -192,6 +192,13 @@ async def _town_records(stream: MemoryStream) -> Records:
     return records
 
 
+def thought(text: str, predicate: str, importance: int) -> MemoryNode:
+    """A thought of Rosa's this morning."""
+    return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                      predicate=predicate, object=text[:80], importance=importance, created=MORNING,
+                      last_accessed=MORNING)
+
+
 async def _holds_news(stream: MemoryStream, npc: NpcState) -> MemoryNode:
     node = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=NEWS, subject=npc.persona.name,
                       predicate="thinks", object=NEWS[:80], importance=8, created=MORNING, last_accessed=MORNING)
@@ -296,10 +303,6 @@ def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(ru
         teller = rosa()
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
 
-        def thought(text: str, predicate: str, importance: int) -> MemoryNode:
-            return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
-                              predicate=predicate, object=text[:80], importance=importance, created=MORNING,
-                              last_accessed=MORNING)
         await stream.remember("rosa", teller.persona, [thought("Rosa Vane heard of a fair on May 6", "heard from", 2)],
                               trace, rate=False)
         assert await held_news("rosa", MORNING + timedelta(hours=2), stream) is None
@@ -397,10 +400,6 @@ def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> 
         teller = rosa()
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
 
-        def thought(text: str, predicate: str, importance: int) -> MemoryNode:
-            return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
-                              predicate=predicate, object=text[:80], importance=importance, created=MORNING,
-                              last_accessed=MORNING)
         await stream.remember("rosa", teller.persona, [
             thought("Rosa Vane learned that Rosa Vane is busy at the kite stall", "reflects on", 8)], trace, rate=False)
         assert await held_news("rosa", MORNING + timedelta(hours=2), stream) is None
