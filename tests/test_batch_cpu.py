@@ -1,8 +1,12 @@
 """What a batched Decide costs besides its answer (issue 41: CPU per Decide in a DecideBatch), cut
-without changing what a batch answers: one log line per batch, not per Decide."""
+without changing what a batch answers: one log line per batch, not per Decide; no task for a
+Decide that waits for nothing."""
 
 from __future__ import annotations
 
+import asyncio
+
+from brain_server.api import batch
 from brain_server.api.service import BrainCore
 from brain_server.config import Settings
 from npc_brain.v1 import brain_pb2 as pb
@@ -46,3 +50,35 @@ def test_a_batch_logs_one_line_naming_each_decide(run, tmp_path, json_lines: Lin
     assert sum(batch[0]["sources"].values()) == 2 and batch[0]["thinking"] == 0
     decided = [line for line in lines if line["event"] == "decided"]
     assert [(line["npc_id"], line["trace_id"]) for line in decided] == [("isabella", alone.trace_id)]
+
+
+def test_decides_that_wait_for_nothing_need_no_task_and_those_that_wait_go_on() -> None:
+    """A Decide answered from its NPC's published view waits for nothing: the batch answers it
+    with no task of its own. One that waits (a bare yield, a future) goes on as a task from
+    where it stopped, and its result, or its failure, is its request's."""
+    made: list[str] = []
+
+    async def decide(item: pb.DecideRequest) -> pb.DecideResponse:
+        if item.npc_id != "ready":
+            await asyncio.sleep(0)
+            later = asyncio.get_running_loop().create_future()
+            asyncio.get_running_loop().call_soon(later.set_result, item.npc_id.upper())
+            if await later == "BROKEN":
+                raise RuntimeError("the NPC's record is broken")
+            return pb.DecideResponse(trace_id=await later)
+        return pb.DecideResponse(trace_id=item.npc_id)
+
+    async def main() -> pb.DecideBatchResponse:
+        def counted(loop: asyncio.AbstractEventLoop, coro, **kwargs) -> asyncio.Task:
+            made.append(coro.__qualname__)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        asyncio.get_running_loop().set_task_factory(counted)
+        asked = pb.DecideBatchRequest(requests=[pb.DecideRequest(npc_id=n) for n in ("ready", "reads", "broken")])
+        answered = await batch.decide_all(decide, asked, within_s=10)
+        asyncio.get_running_loop().set_task_factory(None)
+        return answered
+
+    answered = asyncio.run(main()).results
+    assert [(r.response.trace_id, r.code) for r in answered] == [("ready", ""), ("READS", ""), ("", "internal")]
+    assert len(made) == 2, made  # the two that waited
