@@ -99,6 +99,11 @@ class MemoryStore(ABC):
         """Store (replace) a JSON record; durable once this returns."""
 
     @abstractmethod
+    def put_records(self, kind: str, records: dict[str, dict[str, Any]]) -> None:
+        """Store (replace) records by key in one write (a round of records written behind);
+        durable once this returns."""
+
+    @abstractmethod
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         """The record, or None."""
 
