@@ -5,6 +5,7 @@ saved before it, and a failed round written again by the next save."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 import threading
 from typing import Any
@@ -29,9 +30,10 @@ class Watched:
         self.writes.append(("put_record", {key: "".join(data["day_outline"])}))
         self.engine.put_record(kind, key, data)
 
-    def put_records(self, kind: str, records: dict[str, dict[str, Any]]) -> None:
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
         self.go.wait(10)
-        self.writes.append(("put_records", {key: "".join(data["day_outline"]) for key, data in records.items()}))
+        read = {key: json.loads(text) for key, text in records.items()}
+        self.writes.append(("put_records", {key: "".join(data["day_outline"]) for key, data in read.items()}))
         if self.fail:
             raise OSError("disk full")
         self.engine.put_records(kind, records)
@@ -76,6 +78,7 @@ def test_records_behind_go_in_rounds_and_never_overtake(tmp_path: Path) -> None:
         await records.drain()
         assert store.writes[-2:] == [("put_records", {"ada": "c"}), ("put_records", {"ada": "c"})]
         assert store.engine.get_record(NPC_RECORD, "ada")["day_outline"] == ["c"]
+        assert NpcState.model_validate(store.engine.get_record(NPC_RECORD, "bo")) == records.cached("bo")
 
     try:
         asyncio.run(scenario())

@@ -63,7 +63,7 @@ class Records:
         self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # saves that wait, per NPC
         # Written behind: each NPC's newest record still to be written, taken a round at a time by
         # one writer (`_write_behind`), whose round under way is `_round` writing `_flying`.
-        self._behind: dict[str, NpcState] = {}
+        self._behind: dict[str, str] = {}  # NPC id -> its record's JSON text
         self._writer: asyncio.Task[None] | None = None
         self._flying: frozenset[str] = frozenset()
         self._round: asyncio.Future[None] | None = None
@@ -202,13 +202,14 @@ class Records:
         the NPC's lock while the disk works (a Decide waiting on that lock would wait for the
         disk); `wait` is for what a caller is told is stored (SpawnNpc). In lockstep, and for
         replicas sharing a store, every save waits. An NPC's writes never overtake each other."""
-        digest = _content_digest(npc)
+        content = _content(npc)
+        digest = hash(content)
         if self._saved.get(npc.npc_id) != digest:
             npc.revision += 1
             if wait or not self._writes_behind:
                 await self._write_now(npc)
-            else:
-                self._behind[npc.npc_id] = npc
+            else:  # the record's text is its content's and its revision: made once, here
+                self._behind[npc.npc_id] = f'{content[:-1]},"revision":{npc.revision}}}'
                 if self._writer is None:
                     self._writer = asyncio.create_task(self._write_behind())
             self._saved[npc.npc_id] = digest
@@ -254,7 +255,7 @@ class Records:
         until none is waiting; those a save that waits is writing are left to it."""
         try:
             while ids := [npc_id for npc_id in self._behind if npc_id not in self._direct]:
-                records = {npc_id: self._behind.pop(npc_id).model_dump(mode="json") for npc_id in ids}
+                records = {npc_id: self._behind.pop(npc_id) for npc_id in ids}
                 self._flying, self._round = frozenset(ids), asyncio.get_running_loop().create_future()
                 try:
                     await self._io(self.store.put_records, NPC_RECORD, records)
@@ -357,6 +358,10 @@ class Records:
         return [NpcState.model_validate(r) for r in records if r["world_name"] == world_name]
 
 
+def _content(npc: NpcState) -> str:
+    """What a record says, apart from its revision, as JSON text: equal texts need no write."""
+    return npc.model_dump_json(exclude={"revision"})
+
+
 def _content_digest(npc: NpcState) -> int:
-    """What a record says, apart from its revision: equal digests need no write."""
-    return hash(npc.model_dump_json(exclude={"revision"}))
+    return hash(_content(npc))

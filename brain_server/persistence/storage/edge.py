@@ -296,9 +296,9 @@ class EdgeMemoryStore(MemoryStore):
         point = Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
         self._write(self._records, UpdateOperation.upsert_points([point]))
 
-    def put_records(self, kind: str, records: dict[str, dict[str, Any]]) -> None:
-        points = [Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
-                  for key, data in records.items()]
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
+        points = [Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload_text(kind, key, text))
+                  for key, text in records.items()]
         self._write(self._records, UpdateOperation.upsert_points(points))
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:

@@ -100,7 +100,7 @@ class ProcessMemoryStore(MemoryStore):
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self._call("put_record", kind, key, data)
 
-    def put_records(self, kind: str, records: dict[str, dict[str, Any]]) -> None:
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
         self._call("put_records", kind, records)
 
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
