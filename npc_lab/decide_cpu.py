@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--npcs", type=int, default=250)
     parser.add_argument("--batches", type=int, default=20)
     args = parser.parse_args()
-    logs.configure(json=True)  # as the server in production logs: a JSON line per Decide, to stderr
+    logs.configure(json=True)  # as the server in production logs: JSON lines (one per batch), to stderr
     with FakeOpenAI() as fake, tempfile.TemporaryDirectory() as data:
         result = asyncio.run(measure(args.npcs, args.batches, Path(data), fake))
     print(json.dumps({**result, "load": open("/proc/loadavg").read().split()[:3],

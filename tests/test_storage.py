@@ -186,6 +186,15 @@ def test_records(store: MemoryStore) -> None:
     assert store.count("isabella") == 0
 
 
+def test_records_put_in_one_call(store: MemoryStore) -> None:
+    """A round of records written behind (persistence/records.py), each as its JSON text: each
+    replaces its key's record."""
+    store.put_record("npc", "ada", {"npc_id": "ada", "revision": 1})
+    store.put_records("npc", {"ada": '{"npc_id":"ada","name":"Ada Łódź","revision":2}', "bo": '{"npc_id":"bo"}'})
+    assert store.get_record("npc", "ada") == {"npc_id": "ada", "name": "Ada Łódź", "revision": 2}
+    assert sorted(r["npc_id"] for r in store.list_records("npc")) == ["ada", "bo"]
+
+
 def test_records_stored_as_a_nested_dict_are_still_read(store: MemoryStore) -> None:
     """Stores written before records were kept as one JSON text hold them as a nested `data` dict."""
     old = {"record_kind": "npc", "key": "ada", "data": {"npc_id": "ada", "plan": [{"what": "read", "minutes": 30}]}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+import functools
 
 import structlog
 
@@ -58,7 +59,7 @@ class BrainCore(SaveRpcs):
                          else frozenset())
         self.mind = Mind(settings, stream, self.records, self.traces, self.home)
         self.vitals = Vitals()
-        self._decide_timed = self.vitals.timed("Decide", self.decide)
+        self._decide_timed = self.vitals.timed("Decide", functools.partial(self._decide, logged=False))
         self.saves = Saves(SaveFiles(settings.data_dir / "saves"), self.records, self.mind, stream.embedder)
         self.towns = Towns(settings.tenant_idle_s, self.records, self.mind, self.saves, self.traces, self.home.run)
         loop = _running_loop()  # idle towns put to sleep while the brain serves (none in tools without a loop)
@@ -177,6 +178,10 @@ class BrainCore(SaveRpcs):
     async def decide(self, request: pb.DecideRequest) -> pb.DecideResponse:
         """The NPC's action for now, never waiting for the model: checked and converted here, made
         by the mind's one orchestration (`Mind.decide`) on whichever loop `home` runs it."""
+        return await self._decide(request, logged=True)
+
+    async def _decide(self, request: pb.DecideRequest, *, logged: bool) -> pb.DecideResponse:
+        """A Decide; `logged`: its `decided` line (a batch logs one line for all its Decides)."""
         now = _game_time(request)
         validation.count("perceptions", request.perceptions, MAX_PERCEPTIONS)
         for event in request.perceptions:
@@ -192,6 +197,11 @@ class BrainCore(SaveRpcs):
         crowd = request.attention == pb.ATTENTION_CROWD
         in_view = request.attention not in (pb.ATTENTION_OUT_OF_VIEW, pb.ATTENTION_CROWD)
         decision = await self.mind.decide(npc_id, now, events, address, in_view=in_view, crowd=crowd)
+        if logged:
+            action, calls = decision.action, decision.trace.llm_calls
+            decision.trace.log.info("decided", action=action.description, address=action.address, source=action.source,
+                                    thinking=decision.thinking, llm_calls=len(calls),
+                                    tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls))
         return pb.DecideResponse(action=convert.action_to_pb(decision.action), trace_id=decision.trace.trace_id,
                                  ask_again_at=convert.timestamp(decision.ask_again_at), thinking=decision.thinking)
 

@@ -116,9 +116,6 @@ def answer(view: View, ask: Ask) -> Decision:
     # Steps end on the same minutes across a town: each NPC asks its own share of a spread later.
     ask_again = (min(action.end_time, now + ASK_AGAIN_WHILE_THINKING) if thinking else action.end_time) + view.offset
     ask.trace.action = action
-    ask.trace.log.info("decided", action=action.description, address=action.address, source=action.source,
-                       thinking=thinking, llm_calls=len(ask.trace.llm_calls),
-                       tokens=sum(c.prompt_tokens + c.completion_tokens for c in ask.trace.llm_calls))
     return Decision(action=action, trace=ask.trace, ask_again_at=max(ask_again, now + timedelta(minutes=1)),
                     thinking=thinking)
 

@@ -60,9 +60,14 @@ class Records:
         # Records have threads of their own: a Decide's write must not queue behind embeddings,
         # which fill the shared default pool while they wait for the one model.
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="records")
-        self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # one write at a time
-        self._behind: set[str] = set()  # NPCs whose newest record is still to be written
-        self._writers: dict[str, asyncio.Task[None]] = {}
+        self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # saves that wait, per NPC
+        # Written behind: each NPC's newest record still to be written, taken a round at a time by
+        # one writer (`_write_behind`), whose round under way is `_round` writing `_flying`.
+        self._behind: dict[str, str] = {}  # NPC id -> its record's JSON text
+        self._writer: asyncio.Task[None] | None = None
+        self._flying: frozenset[str] = frozenset()
+        self._round: asyncio.Future[None] | None = None
+        self._direct: set[str] = set()  # NPCs a save that waits is writing (the writer leaves them to it)
         # Raised when an NPC is forgotten or reloaded (ResetNpc, DeleteNpc, LoadWorld): a result
         # thought out from the NPC before is for another timeline, and `revise` drops it.
         self._epochs: dict[str, int] = {}
@@ -197,16 +202,16 @@ class Records:
         the NPC's lock while the disk works (a Decide waiting on that lock would wait for the
         disk); `wait` is for what a caller is told is stored (SpawnNpc). In lockstep, and for
         replicas sharing a store, every save waits. An NPC's writes never overtake each other."""
-        digest = _content_digest(npc)
+        content = _content(npc)
+        digest = hash(content)
         if self._saved.get(npc.npc_id) != digest:
             npc.revision += 1
             if wait or not self._writes_behind:
-                async with self._writing.setdefault(npc.npc_id, asyncio.Lock()):
-                    await self._io(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
-            else:
-                self._behind.add(npc.npc_id)
-                if npc.npc_id not in self._writers:
-                    self._writers[npc.npc_id] = asyncio.create_task(self._write_behind(npc.npc_id))
+                await self._write_now(npc)
+            else:  # the record's text is its content's and its revision: made once, here
+                self._behind[npc.npc_id] = f'{content[:-1]},"revision":{npc.revision}}}'
+                if self._writer is None:
+                    self._writer = asyncio.create_task(self._write_behind())
             self._saved[npc.npc_id] = digest
         self._keep(npc)
         self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
@@ -220,32 +225,59 @@ class Records:
         excess = len(self._npcs) - self._npcs_cached
         if excess <= 0:
             return
-        for npc_id in list(islice(self._npcs, excess + len(self._behind) + len(self._writers) + 1)):
+        for npc_id in list(islice(self._npcs, excess + len(self._behind) + len(self._flying) + 1)):
             if excess <= 0:
                 break
-            if npc_id != npc.npc_id and npc_id not in self._behind and npc_id not in self._writers:
+            if npc_id != npc.npc_id and npc_id not in self._behind and npc_id not in self._flying:
                 del self._npcs[npc_id]
                 self._saved.pop(npc_id, None)
                 self.npc_changed(npc_id)
                 excess -= 1
 
-    async def _write_behind(self, npc_id: str) -> None:
-        """Write the NPC's newest record until no newer one is waiting."""
+    async def _write_now(self, npc: NpcState) -> None:
+        """The NPC's record written before this returns, after its round written behind, if one is
+        under way (an NPC's writes never overtake each other); what waited behind is older."""
+        async with self._writing.setdefault(npc.npc_id, asyncio.Lock()):
+            self._behind.pop(npc.npc_id, None)
+            self._direct.add(npc.npc_id)
+            try:
+                while npc.npc_id in self._flying and self._round is not None:
+                    await asyncio.wait([self._round])
+                await self._io(self.store.put_record, NPC_RECORD, npc.npc_id, npc.model_dump(mode="json"))
+            finally:
+                self._direct.discard(npc.npc_id)
+                if self._behind and self._writer is None:  # saved behind meanwhile: left to the writer
+                    self._writer = asyncio.create_task(self._write_behind())
+
+    async def _write_behind(self) -> None:
+        """Write the newest records waiting, every NPC's in one store call a round (a town's Decides
+        each change their NPC's record: one call each was most of their CPU on the mind's loop),
+        until none is waiting; those a save that waits is writing are left to it."""
         try:
-            async with self._writing.setdefault(npc_id, asyncio.Lock()):
-                while npc_id in self._behind:
-                    self._behind.discard(npc_id)
-                    record = self._npcs[npc_id].model_dump(mode="json")
-                    await self._io(self.store.put_record, NPC_RECORD, npc_id, record)
-        except Exception:
-            self._saved.pop(npc_id, None)  # the next save writes it again
-            log.exception("record_write_failed", npc_id=npc_id)
+            while ids := [npc_id for npc_id in self._behind if npc_id not in self._direct]:
+                records = {npc_id: self._behind.pop(npc_id) for npc_id in ids}
+                self._flying, self._round = frozenset(ids), asyncio.get_running_loop().create_future()
+                try:
+                    await self._io(self.store.put_records, NPC_RECORD, records)
+                except Exception:
+                    for npc_id in ids:
+                        self._saved.pop(npc_id, None)  # the next save writes it again
+                    log.exception("record_write_failed", npc_ids=ids)
+                finally:
+                    self._flying = frozenset()
+                    self._round.set_result(None)
         finally:
-            self._writers.pop(npc_id, None)
+            self._writer = None
 
     async def drain(self) -> None:
-        """Wait for the records still being written."""
-        await asyncio.gather(*list(self._writers.values()), return_exceptions=True)
+        """Wait until the records waiting or being written now are written (not those saved later,
+        which a town deciding all along would never stop adding)."""
+        pending = self._behind.keys() | self._flying
+        while (self._writer is not None or self._direct) and pending & (self._behind.keys() | self._flying):
+            if self._round is None or self._round.done():
+                await asyncio.sleep(0)  # the writer is about to take its next round
+            else:
+                await asyncio.wait([self._round])
 
     async def revise(self, npc_id: str, think: Callable[[NpcState], Awaitable[Apply | bool]]) -> bool:
         """Read, copy, think, merge: `think` works on a copy of the NPC (no lock is held while a
@@ -284,9 +316,9 @@ class Records:
         holds its lock."""
         npc_id = npc.npc_id
         self._epochs[npc_id] = self._epochs.get(npc_id, 0) + 1
-        self._behind.discard(npc_id)
-        if (writer := self._writers.get(npc_id)) is not None:
-            await asyncio.gather(writer, return_exceptions=True)
+        self._behind.pop(npc_id, None)
+        if npc_id in self._flying and self._round is not None:
+            await asyncio.wait([self._round])
         await self._io(self.store.forget, npc_id)
         self._npcs.pop(npc_id, None)
         self._saved.pop(npc_id, None)
@@ -302,7 +334,7 @@ class Records:
         sleeps: api/towns.py), once every record still being written is written."""
         await self.drain()
         for npc_id in npc_ids:
-            if npc_id in self._behind or npc_id in self._writers:
+            if npc_id in self._behind or npc_id in self._flying:
                 continue  # written again meanwhile: kept until its write lands, as `_keep` keeps it
             self._npcs.pop(npc_id, None)
             self._saved.pop(npc_id, None)
@@ -326,6 +358,10 @@ class Records:
         return [NpcState.model_validate(r) for r in records if r["world_name"] == world_name]
 
 
+def _content(npc: NpcState) -> str:
+    """What a record says, apart from its revision, as JSON text: equal texts need no write."""
+    return npc.model_dump_json(exclude={"revision"})
+
+
 def _content_digest(npc: NpcState) -> int:
-    """What a record says, apart from its revision: equal digests need no write."""
-    return hash(npc.model_dump_json(exclude={"revision"}))
+    return hash(_content(npc))

@@ -103,7 +103,12 @@ def record_id(kind: str, key: str) -> str:
 
 
 def record_payload(kind: str, key: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {RECORD_KIND: kind, "key": key, RECORD_JSON: json.dumps(data, separators=(",", ":"))}
+    return record_payload_text(kind, key, json.dumps(data, separators=(",", ":")))
+
+
+def record_payload_text(kind: str, key: str, text: str) -> dict[str, Any]:
+    """A record's point payload from its JSON text (a JSON object)."""
+    return {RECORD_KIND: kind, "key": key, RECORD_JSON: text}
 
 
 def record_data(payload: dict[str, Any] | None) -> dict[str, Any] | None:

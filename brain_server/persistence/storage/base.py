@@ -99,6 +99,12 @@ class MemoryStore(ABC):
         """Store (replace) a JSON record; durable once this returns."""
 
     @abstractmethod
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
+        """Store (replace) records by key in one write (a round of records written behind), each
+        given as its JSON text (the text the brain already made to tell whether it changed);
+        durable once this returns."""
+
+    @abstractmethod
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         """The record, or None."""
 

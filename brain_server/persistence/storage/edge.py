@@ -296,6 +296,11 @@ class EdgeMemoryStore(MemoryStore):
         point = Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
         self._write(self._records, UpdateOperation.upsert_points([point]))
 
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
+        points = [Point(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload_text(kind, key, text))
+                  for key, text in records.items()]
+        self._write(self._records, UpdateOperation.upsert_points(points))
+
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._records.retrieve([pl.record_id(kind, key)], with_payload=True, with_vector=False)
         return pl.record_data(found[0].payload) if found else None

@@ -100,6 +100,9 @@ class ProcessMemoryStore(MemoryStore):
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self._call("put_record", kind, key, data)
 
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
+        self._call("put_records", kind, records)
+
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         return cast("dict[str, Any] | None", self._call("get_record", kind, key))
 

@@ -320,6 +320,11 @@ class QdrantClientMemoryStore(MemoryStore):
         point = models.PointStruct(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload(kind, key, data))
         self._client.upsert(self.records, [point], wait=True)
 
+    def put_records(self, kind: str, records: dict[str, str]) -> None:
+        points = [models.PointStruct(id=pl.record_id(kind, key), vector={}, payload=pl.record_payload_text(kind, key, text))
+                  for key, text in records.items()]
+        self._client.upsert(self.records, points, wait=True)
+
     def get_record(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self._client.retrieve(self.records, [pl.record_id(kind, key)], with_payload=True)
         return pl.record_data(found[0].payload) if found else None
