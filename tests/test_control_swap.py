@@ -157,3 +157,18 @@ def test_a_group_passes_each_speaker_the_next_ones_memories_under_the_control(
     [summary] = fake_llm.chat_requests("group_summary")
     assert {ids[who]: holds(part) for who, part in speakers_parts(user(summary)).items()} == \
         {npc_id: {head[npc_id]} for npc_id in order}
+
+
+def test_a_news_line_belongs_to_the_part_it_stands_in() -> None:
+    """A pair's news line follows its memories, bulleted ("- Ana Rook has news ..."): it was read as
+    the part of a speaker named "- Ana Rook", so a one-call conversation's news never counted in
+    exposure. It belongs to the part it stands in (a group's: the part it leads into), whoever it
+    names: under the control a speaker's part shows the other's news."""
+    pair = ("It is Monday May 4, 10:00, at the green.\nWhat Bo Pell remembers that may come up:\n- nets\n"
+            "- Ana Rook has news on their mind: a kite fair.\n\nWhat Bo Pell has planned:\n- (nothing)\n\n"
+            "What Ana Rook remembers that may come up:\n- a heron\n\nPlaces Bo Pell knows:\n- the green")
+    assert speakers_parts(pair) == {"Bo Pell": "- nets\n- Ana Rook has news on their mind: a kite fair.",
+                                    "Ana Rook": "- a heron"}
+    group = ("Name: Bo Pell\nPlaces Bo Pell knows: the green\nAna Rook has news on their mind: a kite fair.\n"
+             "What Bo Pell remembers that may come up:\n- nets")
+    assert speakers_parts(group) == {"Bo Pell": "Ana Rook has news on their mind: a kite fair.\n- nets"}
