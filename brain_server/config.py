@@ -266,9 +266,11 @@ class Settings(BaseSettings):
     traces_per_npc: int = Field(100, ge=1, description="Decision traces kept in memory per NPC.")
     traces_total: int = Field(20_000, ge=1, description="Decision traces kept in memory in all, the oldest dropped "
                               "first (a trace with LLM calls holds its prompts: tens of KB).")
-    ablate: Annotated[frozenset[Literal["observation", "reflection", "planning"]], NoDecode] = Field(
+    ablate: Annotated[frozenset[Literal["observation", "reflection", "planning", "swap_speakers"]], NoDecode] = Field(
         frozenset(), description="Memory kinds retrieval cannot reach (the paper's ablations, docs/evaluation.md), "
-        "e.g. reflection,planning.")
+        "e.g. reflection,planning; and a lab control, swap_speakers: each speaker of a conversation (and an NPC "
+        "deciding whether to talk to another) is shown the memories and news retrieved for the other instead of "
+        "its own, as a control on the evaluation, never for a game.")
 
     # Logging
     log_json: bool = Field(False, description="JSON log lines (a line of an NPC's work carries its npc_id and "

@@ -259,19 +259,22 @@ def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -
 
 @needs_data
 def test_the_matrix_runs_controls_on_every_case_mood_view_and_seed() -> None:
-    """Controls (issue 42) run beside the full architecture wherever it runs, each a brain setting
-    the brain itself accepts (a control naming no real setting would measure nothing)."""
+    """Controls (issue 42) run beside the full architecture wherever it runs, each brain settings
+    the brain itself accepts and that change it (a control naming no real setting, or a default,
+    would measure nothing)."""
     from brain_server.config import Settings
     from npc_lab.sim import matrix
 
     todo = matrix.cells(_matrix_args(cases="cricket,morse", moods="hard", views="in,out", seeds="0,1",
-                                     ablations="", controls="random_retrieval"))
-    assert len(todo) == 2 * 2 * 2 * 2
-    assert {(c.case.name, c.view, c.seed) for c in todo if c.condition == "random_retrieval"} == \
-        {(c.case.name, c.view, c.seed) for c in todo if c.condition == "full"}
+                                     ablations="", controls="random_retrieval,swapped_memories"))
+    assert len(todo) == 2 * 2 * 2 * 3
+    for control in ("random_retrieval", "swapped_memories"):
+        assert {(c.case.name, c.view, c.seed) for c in todo if c.condition == control} == \
+            {(c.case.name, c.view, c.seed) for c in todo if c.condition == "full"}
+    default = Settings()
     for name, settings in matrix.CONTROLS.items():
         made = Settings(**settings)
-        assert all(getattr(made, k) == v for k, v in settings.items()), name
+        assert all(getattr(made, k) != getattr(default, k) for k in settings), name
     with pytest.raises(ValueError, match="unknown shuffled.*controls random_retrieval"):
         matrix.cells(_matrix_args(cases="morse", controls="shuffled"))
     reworded = matrix.cells(_matrix_args(cases="morse", moods="hard", views="in", seeds="0", ablations="",

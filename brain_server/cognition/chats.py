@@ -29,12 +29,13 @@ from brain_server.cognition.converse import (
     chat_minutes,
     converse,
     keep_conversation,
+    listed,
     remember_conversation,
     said_places,
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.groups import MAX_GROUP, Group, listed, names, talk_in_group, tell_group
+from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.locate import choose_address, learn_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance

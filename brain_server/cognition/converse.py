@@ -12,6 +12,8 @@ instead (`summarize_conversation`): whether they talk, its gist, and each speake
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
 news on its mind (`gather.news_line`) is shown it, out of view and in view alike, so it may tell it.
+Under the lab control "swap_speakers" every one of these prompts shows a speaker the memories and
+news retrieved for the other instead (`heads`): issue 42's control on the evaluation.
 
 Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
 planned is declined or negotiated, and a memo's plan item names its place among those the
@@ -36,7 +38,7 @@ from brain_server.cognition.gist import (
     said_only,
     unrepeated,
 )
-from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import bullets
@@ -105,15 +107,30 @@ def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[st
     return named_places(places, " ".join(line.text for line in lines))
 
 
+def listed(all_names: Sequence[str]) -> str:
+    """'Ann Lee', 'Ann Lee and Bo Chen', 'Ann Lee, Bo Chen and Cy Diaz'."""
+    return " and ".join(all_names) if len(all_names) < 3 else f"{', '.join(all_names[:-1])} and {all_names[-1]}"
+
+
+def heads(stream: MemoryStream, speakers: Sequence[Speaker]) -> dict[str, Head]:
+    """By speaker, whose memories and news its prompts show (`MemoryStream.heads`: its own, unless
+    the lab control swaps them), retrieved about the others and what they were doing."""
+    own = [Head(s.npc_id, s.persona.name, listed([o.persona.name for o in speakers if o is not s]),
+                "; ".join(o.activity for o in speakers if o is not s and o.activity)) for s in speakers]
+    return dict(zip([s.npc_id for s in speakers], stream.heads(own), strict=True))
+
+
 def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
     return "\n".join(f'{line.speaker_name}: "{line.text}"' for line in lines) or "(nobody has spoken yet)"
 
 
 async def relationship(speaker: Speaker, partner_name: str, now: datetime, stream: MemoryStream,
-                       trace: Trace, *, work: Work) -> tuple[str, str]:
-    """How the speaker sees the partner, and the memories that view rests on (as prompt lines)."""
-    memories = await stream.retrieve(speaker.npc_id, f"{speaker.persona.name}'s relationship with {partner_name}",
-                                     now, trace, about=partner_name)
+                       trace: Trace, *, work: Work, head: Head | None = None) -> tuple[str, str]:
+    """How the speaker sees the partner, and the memories that view rests on (as prompt lines):
+    those of `head` (`heads`; by default the speaker's own)."""
+    head = head or Head(speaker.npc_id, speaker.persona.name, partner_name)
+    memories = await stream.retrieve(head.npc_id, f"{head.name}'s relationship with {head.partners}", now, trace,
+                                     about=head.partners)
     remembered = bullet_list(memories)
     summary = await stream.llm.complete(
         RELATIONSHIP,
@@ -128,17 +145,19 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
                     now: datetime, place: str, stream: MemoryStream, trace: Trace, *, work: Work,
                     partner_activity: str = "", opener: str = "", reason: str = "", last: bool = False, news: str = "",
-                    repeated: str = "", listener: Listener | None = None) -> Turn:
+                    repeated: str = "", listener: Listener | None = None, head: Head | None = None) -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
     conversation, and `reason`: why (the reaction's reason, known to the one who started it);
     `last`: the line limit ends the conversation with this line, so the speaker takes its leave
     (else a model's last line was whatever it wrote, a question left hanging); `news`: what it has
     to tell (`news_line`); `repeated`: a line of its own it just wrote again (`unrepeated`);
-    `listener`: someone reading the line as the model writes it (llm/streaming.py)."""
+    `listener`: someone reading the line as the model writes it (llm/streaming.py); `head`: whose
+    memories it is shown (`heads`; by default its own)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
-    by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or partner_name,
-                                                       partner_activity or partner_name, now, trace,
+    head = head or Head(speaker.npc_id, name, partner_name, partner_activity)
+    by_dialogue, by_status = await stream.retrieve_two(head.npc_id, latest or reason or head.partners,
+                                                       head.doing or head.partners, now, trace,
                                                        apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
@@ -178,10 +197,12 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     """A whole NPC-to-NPC conversation, `a` speaking first (it started it, for `reason`)."""
     if offline_lines.composing(stream.llm, a.npc_id):
         return await offline_lines.conversation(a, b, now, place, stream, trace, work=work, max_lines=max_lines)
-    both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work),
-                                relationship(b, a.persona.name, now, stream, trace, work=work),
-                                news_line(stream, a.npc_id, a.persona.name, now),
-                                news_line(stream, b.npc_id, b.persona.name, now))
+    mind = heads(stream, [a, b])
+    head_a, head_b = mind[a.npc_id], mind[b.npc_id]
+    both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work, head=head_a),
+                                relationship(b, a.persona.name, now, stream, trace, work=work, head=head_b),
+                                news_line(stream, head_a.npc_id, head_a.name, now),
+                                news_line(stream, head_b.npc_id, head_b.name, now))
     views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
     lines: list[DialogueLine] = []
     speaker, listener = a, b
@@ -190,7 +211,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
             return next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
                              work=work, partner_activity=listener.activity, opener=a.persona.name,
                              reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines,
-                             news=news[speaker.npc_id], repeated=repeated)
+                             news=news[speaker.npc_id], repeated=repeated, head=mind[speaker.npc_id])
 
         turn = await unrepeated(ask, [line.text for line in lines if line.speaker_npc_id == speaker.npc_id],
                                 speaker.persona.name, trace)
@@ -253,9 +274,10 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
     talk; else the gist as lines and each speaker's memo (`a`'s first), each speaker shown only its
     own memories, news and places, and remembered saying only what it could know (gist.py)."""
-    pair = ((a, b), (b, a))
-    recalled = await asyncio.gather(*(_recall(me, other, now, stream, trace) for me, other in pair))
-    news = await asyncio.gather(*(news_line(stream, me.npc_id, me.persona.name, now) for me in (a, b)))
+    pair, mind = ((a, b), (b, a)), heads(stream, [a, b])
+    recalled = await asyncio.gather(*(_recall(mind[me.npc_id], now, stream, trace) for me in (a, b)))
+    news = await asyncio.gather(*(news_line(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now)
+                                  for me in (a, b)))
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)
     mine = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p)) for me, other in pair]
@@ -293,12 +315,12 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     return lines, memos[0], memos[1]
 
 
-async def _recall(me: Speaker, other: Speaker, now: datetime, stream: MemoryStream, trace: Trace) -> str:
-    """What may come up for `me`: memories of the other, and of what the other is doing."""
-    name = other.persona.name
-    about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {name}",
-                                             other.activity or name, now, trace, apart=MEMORIES_PER_QUERY, about=name,
-                                             without=OWN_PLANS)
+async def _recall(head: Head, now: datetime, stream: MemoryStream, trace: Trace) -> str:
+    """What may come up for a speaker: the memories of its `head` (`heads`) about the other, and
+    about what the other is doing."""
+    about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
+                                             head.doing or head.partners, now, trace, apart=MEMORIES_PER_QUERY,
+                                             about=head.partners, without=OWN_PLANS)
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 

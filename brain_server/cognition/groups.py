@@ -29,11 +29,13 @@ from brain_server.cognition.converse import (
     _doing,
     _plain_memo,
     _without_words,
+    heads,
+    listed,
     relationship,
 )
 from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
-from brain_server.cognition.memory_stream import MemoryStream, bullet_list, memory_line
+from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list, memory_line
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
@@ -75,11 +77,6 @@ class Group:
         self.heard.append(DialogueLine(speaker_npc_id="", speaker_name=player, text=" ".join(text.split())))
 
 
-def listed(all_names: Sequence[str]) -> str:
-    """'Ann Lee', 'Ann Lee and Bo Chen', 'Ann Lee, Bo Chen and Cy Diaz'."""
-    return " and ".join(all_names) if len(all_names) < 3 else f"{', '.join(all_names[:-1])} and {all_names[-1]}"
-
-
 def names(speakers: Sequence[Speaker]) -> str:
     return listed([s.persona.name for s in speakers])
 
@@ -104,11 +101,12 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
     (for `reason`). Lines land in `group.lines` as they are written; the others' words to one who
     turned away (`group.heard`) join them when the next line is due. `here`: whether a participant
     still stands at the place (one the game moved away leaves the conversation)."""
-    opener = group.speakers[0]
+    opener, mind = group.speakers[0], heads(stream, group.speakers)
     viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
-                                                 trace, work=work) for s in group.speakers))
+                                                 trace, work=work, head=mind[s.npc_id]) for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
-    told = await asyncio.gather(*(news_line(stream, s.npc_id, s.persona.name, now) for s in group.speakers))
+    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now)
+                                  for s in group.speakers))
     news = {s.npc_id: line for s, line in zip(group.speakers, told, strict=True)}
     addressed = ""
     while len(group.lines) < max_lines and len(present := group.present()) >= 2:
@@ -117,11 +115,12 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
             trace.note(f"converse: {names(gone)} left the place, and so the conversation")
             continue
         speaker = opener if not group.lines and opener in present else next_speaker(present, group.lines, addressed)
-        others = [s for s in present if s is not speaker]
-        def ask(repeated: str, speaker: Speaker = speaker, others: list[Speaker] = others) -> Awaitable[GroupTurn]:
+        others, head = [s for s in present if s is not speaker], heads(stream, present)[speaker.npc_id]
+        def ask(repeated: str, speaker: Speaker = speaker, others: list[Speaker] = others,
+                head: Head = head) -> Awaitable[GroupTurn]:
             return group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
                               work=work, opener=opener.persona.name, reason=reason if speaker is opener else "",
-                              news=news[speaker.npc_id], repeated=repeated)
+                              news=news[speaker.npc_id], repeated=repeated, head=head)
 
         turn = await unrepeated(ask, [line.text for line in group.lines if line.speaker_npc_id == speaker.npc_id],
                                 speaker.persona.name, trace)
@@ -141,15 +140,17 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
 
 async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                     work: Work, opener: str = "", reason: str = "", news: str = "", repeated: str = "") -> GroupTurn:
-    """The speaker's next line, from its own memories retrieved for the latest lines and for what
-    the others were doing; `news` and `repeated` as for a pair (`converse.next_line`)."""
+                     work: Work, opener: str = "", reason: str = "", news: str = "", repeated: str = "",
+                     head: Head | None = None) -> GroupTurn:
+    """The speaker's next line, from its own memories (or `head`'s: `converse.heads`) retrieved for
+    the latest lines and for what the others were doing; `news` and `repeated` as for a pair
+    (`converse.next_line`)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
-    doing = "; ".join(o.activity for o in others if o.activity)
-    by_dialogue, by_status = await stream.retrieve_two(speaker.npc_id, latest or reason or names(others),
-                                                       doing or names(others), now, trace, apart=MEMORIES_PER_QUERY,
-                                                       without=OWN_PLANS)
+    head = head or Head(speaker.npc_id, name, names(others), "; ".join(o.activity for o in others if o.activity))
+    by_dialogue, by_status = await stream.retrieve_two(head.npc_id, latest or reason or head.partners,
+                                                       head.doing or head.partners, now, trace,
+                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
                  f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
@@ -232,13 +233,13 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
     what may come up for it (its memories of the others and of what they were doing), as one list
     the prompt budget trims item by item; and what each knew, as text (for `gist.own_lines`)."""
     headers, items, known = [], [], []
-    told = await asyncio.gather(*(news_line(stream, s.npc_id, s.persona.name, now) for s in speakers))
+    mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
+    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now) for s in speakers))
     for g, (me, news) in enumerate(zip(speakers, told, strict=True)):
-        others = [o for o in speakers if o is not me]
-        about, doing = await stream.retrieve_two(me.npc_id, f"{me.persona.name}'s relationship with {names(others)}",
-                                                 "; ".join(o.activity for o in others if o.activity) or names(others),
-                                                 now, trace, apart=MEMORIES_PER_QUERY, about=names(others),
-                                                 without=OWN_PLANS)
+        head = mind[me.npc_id]
+        about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
+                                                 head.doing or head.partners, now, trace, apart=MEMORIES_PER_QUERY,
+                                                 about=head.partners, without=OWN_PLANS)
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
                        f"\nWhat {name} has planned:\n{me.schedule}\nPlaces {name} knows: {', '.join(me.places) or 'none'}"

@@ -9,9 +9,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 import re
+from typing import TypeVar
 
 from brain_server.cognition.offline.heard import says_name
-from brain_server.cognition.retrieve import RetrievalWeights, formula, score, thoughts_split, unreachable_thought
+from brain_server.cognition.retrieve import (
+    SWAP_SPEAKERS,
+    RetrievalWeights,
+    formula,
+    score,
+    thoughts_split,
+    unreachable_thought,
+)
 from brain_server.llm.client import LLM
 from brain_server.llm.embeddings import Embedder
 from brain_server.llm.scheduler import Work
@@ -35,6 +43,19 @@ ABOUT_CANDIDATES = 100
 _LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
 # The day and time `memory_line` leads a memory with, as a model may copy it into what it writes.
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Head:
+    """Whose memories and news a social prompt shows, and what it asks of them: the NPC's own
+    (`npc_id`, `name`), about those it is with (`partners`, listed) and what they were doing
+    (`doing`, "" when unknown)."""
+
+    npc_id: str
+    name: str
+    partners: str
+    doing: str = ""
 
 
 @dataclass
@@ -52,6 +73,13 @@ class MemoryStream:
         """Whether the NPC can bring its plans to mind (not under the paper's "planning" ablation):
         a conversation shows it its schedule only then."""
         return MemoryKind.PLAN not in self.weights.exclude
+
+    def heads(self, own: Sequence[T]) -> list[T]:
+        """Whose memories and news the prompts of speakers with these `own` heads show, in order:
+        each its own; under the lab control "swap_speakers" (NPC_BRAIN_ABLATE, docs/evaluation.md)
+        each the next one's, a pair's each the other's: the same retrieval, in the wrong head, so a
+        teller sees its news only where its partner holds it too (issue 42's control)."""
+        return [*own[1:], *own[:1]] if SWAP_SPEAKERS in self.weights.ablate else list(own)
 
     async def remember(
         self,

@@ -17,11 +17,11 @@ from brain_server.cognition.converse import (
     MAX_LINES,
     Speaker,
     answer_interview,
+    listed,
     next_line,
     relationship,
     remember_conversation,
 )
-from brain_server.cognition.groups import listed
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind

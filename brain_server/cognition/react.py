@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
@@ -49,18 +49,23 @@ def worth_considering(nodes: Sequence[MemoryNode], npc: NpcState, fresh: set[str
 
 async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime, can_talk: bool,
                           stream: MemoryStream, trace: Trace, *, work: Work, status: str = "",
-                          wait_until: datetime | None = None, untold: str = "") -> Reaction:
+                          wait_until: datetime | None = None, untold: str = "", partner: NpcState | None = None,
+                          ) -> Reaction:
     """`status`: what the observed is doing now (the paper's second query; the observation if
     unknown); `wait_until`: when the observed person's action ends, which offers "wait";
     `untold`: news the NPC holds and has not told the observed person (`gather.news_for`), which
-    the retrieved memories about that person may not bring up."""
+    the retrieved memories about that person may not bring up; `partner`: the NPC observed, whose
+    memories the lab control "swap_speakers" shows instead (`MemoryStream.heads`)."""
     name, subject = npc.persona.name, observation.subject
     thing = is_thing(subject)
     called = subject.rsplit(SEPARATOR, 1)[-1] if thing else subject
     status = status or observation.description
-    by_relationship, by_status = await stream.retrieve_two(npc.npc_id, f"{name}'s relationship with {called}", status,
-                                                           now, trace, apart=MEMORIES_PER_QUERY, about=called,
-                                                           without=OWN_PLANS)
+    theirs = [Head(partner.npc_id, partner.persona.name, name, npc.action.description if npc.action else "")
+              ] if partner is not None and not thing else []
+    head = stream.heads([Head(npc.npc_id, name, called, status), *theirs])[0]
+    by_relationship, by_status = await stream.retrieve_two(
+        head.npc_id, f"{head.name}'s relationship with {head.partners}", head.doing or head.partners, now, trace,
+        apart=MEMORIES_PER_QUERY, about=head.partners, without=OWN_PLANS)
     offered = ["continue", *(["talk"] if can_talk and not thing else []),
                *(["wait"] if wait_until is not None and wait_until > now and not thing else []), "react"]
     activity = npc.action.description.removeprefix(f"{name} is ") if npc.action else "going about the day"

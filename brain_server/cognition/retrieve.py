@@ -15,6 +15,8 @@ would: whole kinds inside Qdrant (observations with conversations, plans). Thoug
 "reflection" takes only the reflections, "observation" the other thoughts (conversation memos and
 whispers: what was heard or told); with only one of the two, the unreachable thoughts are left out
 before scoring, which then scores the rest of the stream in Python (`MemoryStream.top`).
+The lab control "swap_speakers" takes nothing out of reach: it shows each speaker of a conversation
+the memories retrieved for the other (`MemoryStream.heads`).
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ class RetrievalWeights:
     ablate: frozenset[str] = frozenset()  # the ablations, for the thoughts `exclude` cannot tell apart
 
 
+SWAP_SPEAKERS = "swap_speakers"
 # What each ablation takes away as whole kinds: observation also takes conversations (what was heard),
 # planning the plan memories. Thoughts go by `unreachable_thought`, or whole when both of its ablations are on.
 ABLATED_KINDS: dict[str, tuple[MemoryKind, ...]] = {
     "observation": (MemoryKind.OBSERVATION, MemoryKind.CHAT),
     "reflection": (),
     "planning": (MemoryKind.PLAN,),
+    SWAP_SPEAKERS: (),  # a lab control, not an ablation: every memory stays reachable, in the wrong head
 }
 REFLECTION_PREDICATE = "reflects on"  # an insight of reflect.py, unlike a whisper or a memo
 

@@ -274,12 +274,14 @@ class Workshop:
                 return self._told(partner, now, await chats.conversation(
                     npc_id, partner.npc_id, now, trace, work=decided, reason=f"came to call on {partner.persona.name}"))
             doing_now = partner.action if partner is not None else None
+            told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
             reaction = await decide_reaction(
                 draft, pending.observation, now, chats.can_talk(draft, partner, now), self.stream, trace, work=work,
                 status=doing_now.description if doing_now is not None else "",
                 wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
-                untold=await news_for(draft, partner, now, self.stream) if partner is not None else "")
+                untold=await news_for(told[0], told[1], now, self.stream) if told else "",
+                partner=partner)
             if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
                 return False
             if reaction.choice == "wait" and ends is not None:

@@ -47,7 +47,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "perception rate; 150 is the paper's own number)")
     sim.add_argument("--seed", type=int, default=0, help="seed of the stand-in model's choices")
     sim.add_argument("--ablate", default="", help="memory kinds the started brain's retrieval cannot reach while the "
-                     "town lives (observation, reflection, planning, comma-separated; the paper's ablations)")
+                     "town lives (observation, reflection, planning, comma-separated; the paper's ablations), or the lab control "
+                     "swap_speakers (each speaker shown the other's memories)")
     sim.add_argument("--no-density", action="store_true", help="skip asking every resident whether it knows every "
                      "other at the start and the end (n x (n-1) interviews each time)")
     sim.add_argument("--in-view", type=int, metavar="N", help="a player in the town sees the N residents nearest to "

@@ -6,8 +6,11 @@ answers (issue 42).
   (a reaction, a conversation's turn or gist), the share that show the news (in a one-call
   conversation, in that speaker's own part). A teller shown its news in few of them passes it on
   rarely, however willing the model.
-- leakage: in the one-call conversations, the memory lines shown as one speaker's that are not
-  that speaker's memories but the other's (each speaker may say only what it could know).
+- leakage: in the prompts that show a speaker memories for a conversation (a reaction, a
+  relationship, a turn, each part of a one-call conversation), the memory lines shown as one
+  speaker's that are not its memories but another NPC's (each speaker may say only what it could
+  know). About 0 normally; near 1 under the control that swaps the speakers' memories (the lines
+  both hold, such as a sight both saw, count as the speaker's own).
 
 Each prompt is placed by its mind (the system line names whose mind it is) and its game time (the
 "It is <day>, <HH:MM>" of the prompt); a prompt with neither is not counted.
@@ -15,6 +18,7 @@ Each prompt is placed by its mind (the system line names whose mind it is) and i
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 import json
@@ -22,11 +26,14 @@ from pathlib import Path
 import re
 from typing import Any
 
+from brain_server.model.budget import CUT_MARK
+
 SOCIAL = ("react", "converse_turn", "conversation_summary", "group_turn", "group_summary")
+SHOWN = (*SOCIAL, "relationship")  # the prompts that show a speaker its memories of the others
 _MIND = re.compile(r"inner mind of ([^,.\n]+)")
 _NOW = re.compile(r"\bIt is (?:\w+day )?(\w+) (\d{1,2}), (\d{1,2}):(\d\d)")
-_REMEMBERS = re.compile(r"^What (.+?) remembers that may come up:\s*$")
-_NEWS = re.compile(r"^(.+?) has news (?:on their mind|to pass on)")
+_REMEMBERS = re.compile(r"^What (.+?) remembers (?:that may come up|that bears on this|about .+):\s*$")
+_NEWS = re.compile(r"^(?:- )?(.+?) has news (?:on their mind|to pass on)")
 _ENDS = ("What ", "Places ", "It is ")  # a line starting so starts another part of the prompt
 _STAMP = re.compile(r"^- (?:\[[^\]]*\] )?")
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
@@ -80,21 +87,27 @@ def exposure(calls: Sequence[dict[str, Any]], first_known: Mapping[str, datetime
 
 
 def speakers_parts(text: str) -> dict[str, str]:
-    """A one-call conversation's prompt, by speaker: the memories shown under "What <name>
-    remembers" (to a blank line or the next part) and the line "<name> has news ..."."""
+    """A social prompt, by speaker (a one-call conversation has several): the memories shown under
+    "What <name> remembers ..." (to a blank line or the next part) and the line "<name> has news
+    ...", which belongs to the part it stands in or leads into (a pair's news follows its memories,
+    a group's precedes them), else to the one it names. By place, not by name: a speaker shown the
+    other's news (the swapped-memories control) is shown it in its own part."""
     parts: dict[str, list[str]] = {}
     current = ""
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         if heading := _REMEMBERS.match(line):
             current = heading.group(1).strip()
             parts.setdefault(current, [])
         elif news := _NEWS.match(line):
-            parts.setdefault(news.group(1).strip(), []).append(line)
+            leads = _REMEMBERS.match(lines[i + 1]) if i + 1 < len(lines) else None
+            who = leads.group(1).strip() if leads else current or news.group(1).strip()
+            parts.setdefault(who, []).append(line)
         elif not line.strip() or line.startswith(_ENDS):
             current = ""
         elif current:
             parts[current].append(line)
-    return {who: "\n".join(lines) for who, lines in parts.items()}
+    return {who: "\n".join(kept) for who, kept in parts.items()}
 
 
 def _share(flags: list[bool]) -> dict[str, Any]:
@@ -103,30 +116,37 @@ def _share(flags: list[bool]) -> dict[str, Any]:
 
 def leakage(calls: Sequence[dict[str, Any]], memories: Mapping[str, list[dict[str, Any]]],
             names: Mapping[str, str]) -> dict[str, Any] | None:
-    """In the recorded one-call conversations: memory lines shown under one speaker that are the
-    other's memories and not its own. None without recorded `calls`."""
+    """In the recorded prompts that show memories for a conversation (`SHOWN`): the memory lines
+    shown under one speaker that are another NPC's memories and not its own. None without
+    recorded `calls`."""
     if not calls:
         return None
     by_name = {v: k for k, v in names.items()}
-    texts = {npc: [x.get("description", "") for x in mems] for npc, mems in memories.items()}
+    # Each memory's first line and whose it is, sorted: a line shown (perhaps cut short by the
+    # prompt's budget) is theirs whose memories begin so.
+    owned = sorted({(_first(x.get("description", "")), npc) for npc, mems in memories.items() for x in mems})
     lines = leaked = 0
     examples: list[str] = []
     for call in calls:
-        if call.get("purpose") not in ("conversation_summary", "group_summary"):
+        if call.get("purpose") not in SHOWN:
             continue
         user = "\n".join(m.get("content", "") for m in call.get("messages", []) if m.get("role") == "user")
-        sections = [(by_name.get(who), body) for who, body in speakers_parts(user).items()]
-        speakers = {npc for npc, _ in sections if npc}
-        for npc, body in sections:
+        for who, body in speakers_parts(user).items():
+            npc = by_name.get(who)
             if npc is None:
                 continue
             for line in body.splitlines():
-                said = _STAMP.sub("", line).strip()[:60]
-                if not line.startswith("- ") or not said or said.startswith("("):
+                said = _first(_STAMP.sub("", line).removesuffix(CUT_MARK))
+                if not line.startswith("- ") or not said or said.startswith("(") or _NEWS.match(line):
                     continue
                 lines += 1
-                theirs = any(said in t for t in texts.get(npc, []))
-                if not theirs and any(said in t for other in speakers - {npc} for t in texts.get(other, [])):
+                whose = {owner for _, owner in owned[bisect_left(owned, (said,)):bisect_left(owned, (said + "\uffff",))]}
+                if whose and npc not in whose:
                     leaked += 1
                     examples = [*examples, f"{names[npc]}: {said}"][:5]
     return {"lines": lines, "leaked": leaked, "share": leaked / lines if lines else None, "examples": examples}
+
+
+def _first(text: str) -> str:
+    """A memory's first line, cut as leakage compares them (a long line may be cut by the prompt's budget)."""
+    return text.strip().split("\n", 1)[0].strip()[:60]

@@ -35,10 +35,15 @@ PAPER_FIGURES = {"diffusion": {"party": 0.52, "election": 0.32}, "density": (0.1
 ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflection,planning",
              "no_memory": "observation,reflection,planning"}  # the paper's conditions
 # Controls (issue 42), run on every case, mood and view asked: what diffusion is without the
-# architecture's part. Retrieval with every weight 0 ranks no memory above another: each prompt gets
-# as many memories as before, in the store's own order, unrelated to the question.
+# architecture's part. random_retrieval: with every weight 0 no memory ranks above another, so each
+# prompt gets as many memories as before, in the store's own order, unrelated to the question.
+# swapped_memories: each speaker's conversation prompts (and its reaction to the other) show the
+# memories and news retrieved for the other (`MemoryStream.heads`), so a teller sees its news only
+# through its partner's head; leakage reads near 100% there. If diffusion holds under either, the
+# stand-in, not the brain, carries the news.
 CONTROLS: dict[str, dict[str, Any]] = {"random_retrieval": {"weight_recency": 0.0, "weight_importance": 0.0,
-                                                            "weight_relevance": 0.0}}
+                                                            "weight_relevance": 0.0},
+                                       "swapped_memories": {"ablate": "swap_speakers"}}
 MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red", "blind3": "tab:purple", "blind4": "tab:brown", "blind5": "tab:pink"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
@@ -199,7 +204,7 @@ def row(cell: Cell, out: Path) -> dict[str, Any]:
             "llm_calls": stats["llm_calls"],
             "exposure": (m.get("exposure") or {}).get("share"),
             "exposure_host": ((m.get("exposure") or {}).get("host") or {}).get("share"),
-            "leaked": (m.get("leakage") or {}).get("leaked"),
+            "leaked": (m.get("leakage") or {}).get("leaked"), "leakage": (m.get("leakage") or {}).get("share"),
             "reflections_per_day": m["reflections"]["per_day_mean"] if m.get("reflections") else None,
             "wall_s": float(wall.read_text()) if wall.is_file() else round(stats["wall_seconds"], 1)}
 
@@ -239,7 +244,7 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"case": case, "scenario": runs[0]["scenario"], "mood": mood, "view": view,
                                "condition": condition, "seeds": [r["seed"] for r in runs], "n": runs[0]["n"]}
         for key in ("diffusion", "density_start", "density_end", "attended", "attended_share", "came_share", "fidelity", "hallucinated",
-                    "llm_calls", "reflections_per_day", "exposure", "exposure_host", "leaked"):
+                    "llm_calls", "reflections_per_day", "exposure", "exposure_host", "leaked", "leakage"):
             values = [r[key] for r in runs if r.get(key) is not None]
             row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
                         "max": max(values)} if values else None
@@ -251,7 +256,7 @@ def table(groups: list[dict[str, Any]]) -> str:
     lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
              "| invitees attended median, mean (min-max) | share of the invited who came with it in a plan or thought, "
              "median (min-max); who came at all "
-             "| commitments kept, median | reflections a day | exposure: all, host | paper |",
+             "| commitments kept, median | reflections a day | exposure: all, host; leakage | paper |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in groups:
         d, att = g["diffusion"], g["attended"]
@@ -276,9 +281,10 @@ def _shares(figure: dict[str, Any] | None, *, spread: bool = True) -> str:
 
 
 def _exposure(group: dict[str, Any]) -> str:
-    """The median share of knowers' social prompts that showed the news, and of the host's ("-": not recorded)."""
-    shares = [f"{group[k]['median']:.0%}" if group.get(k) else "-" for k in ("exposure", "exposure_host")]
-    return ", ".join(shares)
+    """The median share of knowers' social prompts that showed the news, and of the host's; and of
+    the memory lines shown as a speaker's that were another's ("-": not recorded)."""
+    shares = [f"{group[k]['median']:.0%}" if group.get(k) else "-" for k in ("exposure", "exposure_host", "leakage")]
+    return f"{shares[0]}, {shares[1]}; {shares[2]}"
 
 
 def write(folder: Path, rows: list[dict[str, Any]]) -> None:
