@@ -219,7 +219,7 @@ func _ready() -> void:
 	_say("came", {"resumed": await _come_and_go()})
 
 
-# Adds the NPC, waits until the brain has it, frees it; whether the brain resumed it.
+# Adds the NPC, waits until the brain has it and it has decided once, frees it; whether the brain resumed it.
 func _come_and_go() -> bool:
 	var body: Node2D = load("res://glider.gd").new()
 	body.position = _world.grid.tile_to_global(Vector2i(1, 1))
@@ -232,6 +232,7 @@ func _come_and_go() -> bool:
 	body.add_child(agent)
 	add_child(body)
 	var resumed: bool = await agent.spawned
+	await agent.decided  # something to remember: freed before its first Decide, it had no memory to forget
 	body.queue_free()
 	await get_tree().process_frame
 	return resumed
