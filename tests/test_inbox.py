@@ -66,13 +66,15 @@ def test_reset_load_and_delete_answer_while_another_npcs_memo_waits_on_the_model
 
 
 def test_only_the_minds_inbox_forgets_an_npcs_records() -> None:
-    """`Records.forget` (an NPC's memories and record deleted) is called in one module, the mind's
-    (`Mind.handle`): before, the service's ResetNpc and DeleteNpc and the saves' LoadWorld each
-    called it after `Mind.forget`, three orders of the same steps."""
+    """`Records.forget` (an NPC's memories and record deleted) and `Records.evict` (a town asleep let
+    go from memory) are called in one module, the mind's (`Mind.handle`): before, the service's
+    ResetNpc and DeleteNpc, the saves' LoadWorld and the towns' sleep each called one after
+    `Mind.forget`, four orders of the same steps."""
     callers = set()
     for path in (ROOT / "brain_server").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "forget" \
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "records":
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("forget", "evict") and isinstance(node.func.value, ast.Attribute) and \
+                    node.func.value.attr == "records":
                 callers.add(str(path.relative_to(ROOT)))
     assert callers == {"brain_server/cognition/mind.py"}

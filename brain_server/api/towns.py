@@ -33,6 +33,7 @@ from typing import Any
 import structlog
 
 from brain_server.api.saves import Saves
+from brain_server.cognition.inbox import Evict
 from brain_server.cognition.mind import Mind
 from brain_server.model.errors import BrainError
 from brain_server.model.trace import TraceBook
@@ -182,10 +183,6 @@ class Towns:
         for world in worlds:
             await self.saves.save(world, SLEEP_SLOT, None)
         phase("save")
-        await self.mind.forget(npc_ids)
-        await self.mind.stored()
-        phase("forget")
-        await self.records.evict(npc_ids, worlds)
+        await self.mind.handle(Evict(npc_ids, worlds, phase))
         self.traces.drop(npc_ids)
-        phase("evict")
         return len(npc_ids), phases

@@ -6,6 +6,8 @@ an NPC's thinking and deletes its memories and record:
     Reset     ResetNpc: its memories, plans and thinking forgotten; persona, perception, place kept
     Delete    DeleteNpc: gone, memories and record; its id and name free again
     Load      LoadWorld: a world's NPCs forgotten and a slot's written in their place
+    Evict     a town asleep (api/towns.py): its NPCs' thinking ended and stored, then let go from
+              memory (the store keeps them, to wake from)
 
 A message is a value made by whoever asks (the service, a transports' thread): it holds no handle
 to the mind. Reset, Delete and Load wait only for the work of the NPCs they name (`Mind.forget`):
@@ -52,4 +54,14 @@ class Load:
     step: Callable[[str], None]
 
 
-Message = Decided | Reset | Delete | Load
+@dataclass(frozen=True)
+class Evict:
+    """A town put to sleep, already saved: its NPCs' work ended and what it stored written, then the
+    NPCs' and worlds' records let go from memory; `step` is told each step done ("forget", "evict")."""
+
+    npc_ids: Sequence[str]
+    worlds: Sequence[str]
+    step: Callable[[str], None]
+
+
+Message = Decided | Reset | Delete | Load | Evict

@@ -13,7 +13,7 @@ action from its routine. One orchestration makes it (`Mind.decide`), on either s
 answer is `decide.answer` over the NPC's `View` (its saved record, world lookups, runtime
 snapshot, attention standing, share of the ask spread), which the mind publishes whole on its
 loop whenever a part changes; what the Decide changed reaches the mind as a `Decided` message of
-its inbox (inbox.py: also `Reset`, `Delete`, `Load`), handled on the mind's loop (`handle`), the
+its inbox (inbox.py: also `Reset`, `Delete`, `Load`, `Evict`), handled on the mind's loop (`handle`), the
 one place that records a Decide and that forgets an NPC. Thinking in the background (production)
 the answer is made on the transports' thread and its `Decided` posted; in lockstep
 (`background_thinking` off) all of it runs on the mind's loop, what the NPC saw stored and the
@@ -34,7 +34,7 @@ import weakref
 from brain_server.cognition.attention import Levels, concerns
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import Ask, Decided, Decision, Urgent, View, answer
-from brain_server.cognition.inbox import Delete, Load, Message, Reset
+from brain_server.cognition.inbox import Delete, Evict, Load, Message, Reset
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.routine import read_places
 from brain_server.cognition.perceive import PerceivedEvent
@@ -117,6 +117,13 @@ class Mind:
                     return await self._forgotten(npc, None)
             case Load():
                 await self._load(message)
+                return 0
+            case Evict(npc_ids=npc_ids, worlds=worlds, step=step):
+                await self.forget(npc_ids)
+                await self.stored()
+                step("forget")
+                await self.records.evict(list(npc_ids), list(worlds))
+                step("evict")
                 return 0
 
     async def _forgotten(self, npc: NpcState, fresh: NpcState | None) -> int:
