@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
-from brain_server.cognition.offline.awake import keep_awake
+from brain_server.cognition.offline.awake import keep_awake, minutes
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import SLEEP, day_shape
@@ -173,7 +173,7 @@ def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyP
                                             activity=i.activity, emoji=i.emoji, address=i.address) for i in routine]
         return DailyPlan.model_construct(wake_up_hour=wake, outline=list(npc.day_outline), blocks=blocks)
     day = day_shape(npc, now.date(), now.tzinfo, places)
-    blocks = [PlanBlock.model_construct(start=f"{b.start:%H:%M}", duration_minutes=_minutes(b.start, b.end),
+    blocks = [PlanBlock.model_construct(start=f"{b.start:%H:%M}", duration_minutes=minutes(b.start, b.end),
                                         activity=b.activity, emoji=b.emoji, address=b.address) for b in day]
     first = {b.activity: b.start for b in reversed(day) if not is_sleep(b.activity)}
     outline = [f"{activity} at {start:%H:%M}" for activity, start in sorted(first.items(), key=lambda a: a[1])]
@@ -221,13 +221,13 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     now = now.replace(second=0, microsecond=0)
     end = _window_end(npc.plan, now, horizon_minutes)
     places = _places(npc, places)
-    before = [i if i.end <= now else i.model_copy(update={"duration_minutes": _minutes(i.start, now), "subtasks": []})
-              for i in npc.plan if i.start < now and _minutes(i.start, now) > 0]
-    after = [i if i.start >= end else i.model_copy(update={"start": end, "duration_minutes": _minutes(end, i.end),
+    before = [i if i.end <= now else i.model_copy(update={"duration_minutes": minutes(i.start, now), "subtasks": []})
+              for i in npc.plan if i.start < now and minutes(i.start, now) > 0]
+    after = [i if i.start >= end else i.model_copy(update={"start": end, "duration_minutes": minutes(end, i.end),
                                                            "subtasks": []})
              for i in npc.plan if i.end > end]
     memories = await stream.retrieve(npc.npc_id, reason, now, trace)
-    starts = [now, *(now + timedelta(minutes=m) for m in range(5 - now.minute % 5, _minutes(now, end) - 4, 5))]
+    starts = [now, *(now + timedelta(minutes=m) for m in range(5 - now.minute % 5, minutes(now, end) - 4, 5))]
     unchanged = Replan.model_construct(new_blocks=[])
     answer = await stream.llm.complete(
         REPLAN,
@@ -279,7 +279,7 @@ def carry_over(previous: Sequence[PlanItem], made: Sequence[PlanItem], now: date
     from now until the new plan's first block (the pub keeper serving until 01:00, a night owl
     reading until bed) is kept before it, cut to start now, as one-off (the tail of another day)."""
     first = made[0].start if made else now
-    tail = [i.model_copy(update={"start": max(i.start, now), "duration_minutes": _minutes(max(i.start, now),
+    tail = [i.model_copy(update={"start": max(i.start, now), "duration_minutes": minutes(max(i.start, now),
                                                                                           min(i.end, first)),
                                  "subtasks": [] if i.start < now or i.end > first else i.subtasks, "one_off": True})
             for i in previous if i.end > now and i.start < first]
@@ -311,7 +311,7 @@ def _timeline(drafts: Sequence[PlanItem], start: datetime, end: datetime) -> lis
             continue
         kept.append(draft.model_copy(update={"start": begin}))
     ends = [i.start for i in kept[1:]] + [end]
-    return [i.model_copy(update={"duration_minutes": _minutes(i.start, stop)}) for i, stop in zip(kept, ends,
+    return [i.model_copy(update={"duration_minutes": minutes(i.start, stop)}) for i, stop in zip(kept, ends,
                                                                                                    strict=True)]
 
 
@@ -377,10 +377,6 @@ def bullets(values: Sequence[str]) -> str:
 
 def day_name(when: datetime) -> str:
     return f"{when:%A %B} {when.day}, {when.year}"
-
-
-def _minutes(start: datetime, end: datetime) -> int:
-    return int((end - start).total_seconds() // 60)
 
 
 def plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:

@@ -48,7 +48,7 @@ def keep_awake(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]) 
                      if is_sleep(i.activity) and i.start < end and i.end > begin), timedelta(0))
     if overslept <= OVERSLEEP:
         return list(items), timedelta(0)
-    routine = [PlanItem(start=b.start, duration_minutes=_minutes(b.start, b.end), activity=b.activity,
+    routine = [PlanItem(start=b.start, duration_minutes=minutes(b.start, b.end), activity=b.activity,
                         emoji=b.emoji, address=b.address)
                for b in day_shape(npc, begin.date(), begin.tzinfo, places) if not is_sleep(b.activity)]
     kept: list[PlanItem] = []
@@ -61,7 +61,7 @@ def keep_awake(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]) 
         edges = [item.start, *(m for s, e, _ in cut for m in (s, e)), item.end]
         slept = [(s, e, item) for s, e in zip(edges[::2], edges[1::2], strict=True) if e > s]  # sleep left between
         for s, e, r in sorted(slept + cut, key=lambda p: p[0]):
-            kept.append(r.model_copy(update={"start": s, "duration_minutes": _minutes(s, e), "subtasks": []}))
+            kept.append(r.model_copy(update={"start": s, "duration_minutes": minutes(s, e), "subtasks": []}))
     return _no_slivers(kept), overslept
 
 
@@ -76,5 +76,6 @@ def _no_slivers(items: Sequence[PlanItem]) -> list[PlanItem]:
     return out
 
 
-def _minutes(start: datetime, end: datetime) -> int:
+def minutes(start: datetime, end: datetime) -> int:
+    """Whole minutes from `start` to `end`: a plan item's duration (plan.py uses it too)."""
     return int((end - start).total_seconds() // 60)
