@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import pytest
 
+from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
@@ -28,6 +29,7 @@ from brain_server.cognition.gather import (
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
+from brain_server.cognition.runtime import Runtimes
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona, PlanItem
@@ -523,3 +525,41 @@ def test_a_revised_status_carries_no_stamp_the_model_copied_into_it(run: Run, fa
                                       work=WORK)
 
     assert run(scenario) == f"{worry} {lesson}"
+
+
+@pytest.mark.parametrize(("importance", "goes_out"), [(7, True), (2, False)])
+def test_one_who_hears_news_in_a_conversation_goes_out_to_pass_it_on_that_day(
+        run: Run, fake_llm: FakeOpenAI, importance: int, goes_out: bool) -> None:
+    """blind5 in Korrin (five seeds): those who heard of the host's lesson had it on their mind in
+    10 conversation turns, the host in 37; a listener kept to its plan until its next day plan,
+    so the news stopped one step from the host. Now one who comes away from a conversation holding
+    news it got there spends its free time at home that day where those it has not told will be
+    (the smith at his forge), as the host's plan does; small talk sends nobody out."""
+
+    async def scenario(stream: MemoryStream) -> list[PlanItem]:
+        records = await _town_records(stream)
+        bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", YARD),
+                                                                     (13, 18, "resting at home", f"{W}:Tamm house:bedroom")])
+        await records.save(bo, wait=True)
+        await _holds_news(stream, rosa())
+        fake_llm.queue({"json": {
+            "talk": True,
+            "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest on the green. Come!"},
+                      {"speaker": "Bo Tamm", "text": "A kite contest on the green? I will be there."}],
+            "first": {"summary": "Rosa Vane told Bo Tamm of her kite contest.", "importance": 5, "plan_activity": "",
+                      "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
+            "second": {"summary": "Rosa Vane holds a kite contest on the green tomorrow at four." if goes_out else
+                       "Bo Tamm and Rosa Vane passed the time of day.", "importance": importance,
+                       "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}}},
+            purpose="conversation_summary")
+        chats = Chats(stream, records, Runtimes())
+        noon = MORNING.replace(hour=12, minute=30)
+        assert await chats.conversation("rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon),
+                                        work=WORK, unseen=True)
+        return (await records.npc("bo")).plan
+
+    plan = run(scenario)
+    out = [i for i in plan if i.one_off and i.start >= MORNING.replace(hour=13)]
+    assert [(i.start.hour, i.activity, i.address) for i in out][:1] == (
+        [(13, "seeing people at the smithy", FORGE)] if goes_out else []), plan
+    assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)

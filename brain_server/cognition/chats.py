@@ -35,8 +35,9 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
+from brain_server.cognition.gather import held_news, seeking
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
-from brain_server.cognition.locate import choose_address, learn_places
+from brain_server.cognition.locate import choose_address, learn_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
@@ -140,6 +141,7 @@ class Chats:
                     learn_places(live, world, [place.address])  # the host's home, if that is where it is
                     live.commit(place)
                     trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%Y-%m-%d %H:%M}")
+                await self._seek_out(live, stored, world, landed + timedelta(minutes=chat_minutes(lines)), trace)
                 if me in still and len(still) > 1:
                     live.action = chatting(live, _others(me, npcs), landed, timedelta(minutes=chat_minutes(lines)), lines)
                 elif live.action is not None and live.action.chatting_with in ids:
@@ -172,6 +174,21 @@ class Chats:
                                                                         work=work, partner_home=host.persona.home, heard=heard)
                                                   for me, partner, host in zip(npcs, partners, _hosts(npcs),
                                                                                strict=True))))
+
+    async def _seek_out(self, live: NpcState, kept: Sequence[MemoryNode], world: World, after: datetime,
+                        trace: Trace) -> None:
+        """One who came away holding news this conversation gave it spends its free time at home
+        today from `after` on seeking out those it has not told (`gather.Seek.visit`), as a host's
+        plan does: else a listener told nobody before its next day plan (blind5 in Korrin: those
+        who heard had the news on their mind in 10 turns over five seeds, the host in 37)."""
+        news = await held_news(live.npc_id, after, self.stream)
+        if news is None or live.plan_day != after.date() or news.id not in {n.id for n in kept}:
+            return
+        seek = await seeking(live, after, self.stream, self.records, plan_places(world, live))
+        before = {i.key for i in live.plan}
+        live.plan = seek.visit(live.plan, live.persona.home, after)
+        if laid := [f"{i.start:%H:%M} {i.activity}" for i in live.plan if i.key not in before]:
+            trace.note(f"converse: {live.persona.name} goes out to pass on what it heard: {'; '.join(laid)}")
 
     def _at(self, place: str) -> Callable[[str], bool]:
         """Whether an NPC still stands at `place`, as its latest Decide said (unknown: it does)."""

@@ -87,6 +87,11 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
     return world.model_copy(update={"sectors": sectors})
 
 
+def plan_places(world: World, npc: NpcState) -> list[str]:
+    """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
+    return accessible_places(world, npc).arena_addresses()
+
+
 def learn_places(npc: NpcState, world: World, addresses: Iterable[str]) -> int:
     """Add the arenas of the perceived addresses that exist in `world` to the NPC's spatial memory;
     how many arenas were new. Arenas only: they imply their objects and keep the plan's place list short."""

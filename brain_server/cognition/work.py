@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from brain_server.cognition.attention import Levels, meet
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import calling_on, news_for, seeking
-from brain_server.cognition.locate import accessible_places
+from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -35,7 +35,6 @@ from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.npc import NpcState, PlanItem
 from brain_server.model.trace import Trace
-from brain_server.model.world import World
 from brain_server.persistence.records import Apply, Records
 
 LONGEST_WAIT = timedelta(minutes=30)  # waiting for someone to finish is offered when they finish this soon
@@ -80,11 +79,6 @@ def reflection_due(npc: NpcState, now: datetime, settings: Settings) -> bool:
     since = now - npc.last_reflection if npc.last_reflection is not None else None
     rested = since is None or not timedelta(0) <= since < timedelta(minutes=settings.reflection_min_gap_minutes)
     return rested and npc.importance_since_reflection >= reflection_threshold(npc, settings)
-
-
-def plan_places(world: World, npc: NpcState) -> list[str]:
-    """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
-    return accessible_places(world, npc).arena_addresses()
 
 
 def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
