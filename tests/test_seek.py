@@ -563,3 +563,18 @@ def test_one_who_hears_news_in_a_conversation_goes_out_to_pass_it_on_that_day(
     assert [(i.start.hour, i.activity, i.address) for i in out][:1] == (
         [(13, "seeing people at the smithy", FORGE)] if goes_out else []), plan
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
+
+
+def test_one_without_news_is_told_so_in_a_conversation(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind5, asked to bring up "news on their mind (above)" at a turn that showed none, told its
+    bedtime from its plan as news ("Have you heard? 01:00-10:00 sleeping on Wednesday"): a prompt
+    now says when there is none; the player, a voice without a mind, gets no line."""
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
+        await _holds_news(stream, rosa())
+        return (await news_line(stream, "rosa", "Rosa Vane", MORNING), await news_line(stream, "bo", "Bo Tamm", MORNING),
+                await news_line(stream, "", "the player", MORNING))
+
+    rosas, bos, players = run(scenario)
+    assert rosas.startswith("Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold")
+    assert (bos, players) == ("Bo Tamm has no news to pass on.", "")

@@ -355,14 +355,14 @@ async def _latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode
 
 
 async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
-    """What an NPC has to tell in a conversation, as a prompt sentence ("" if nothing): the news it
-    holds (`held_news`, without the stamps a model copied into it: `unstamped`), which memories
-    retrieved about the partner alone may not bring up. The
-    same news its plans seek people out for: a host's event is still on its mind in a
-    conversation on the event's day, not only in the day after it was thought of. None for a
-    voice without a mind (the player)."""
-    news = await held_news(npc_id, now, stream) if npc_id else None
-    return f"{name} has news on their mind{about(name, news, news.description, now)}." if news is not None else ""
+    """What an NPC has to tell in a conversation, as a prompt sentence: the news its plans seek
+    people out for (`held_news`, unstamped), else that it has none (blind5, asked for "news on
+    their mind (above)" with none above, told its bedtime as news); "" for the player."""
+    if not npc_id:
+        return ""
+    news = await held_news(npc_id, now, stream)
+    return f"{name} has news on their mind{about(name, news, news.description, now)}." if news is not None else \
+        f"{name} has no news to pass on."
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
