@@ -527,41 +527,51 @@ def test_a_revised_status_carries_no_stamp_the_model_copied_into_it(run: Run, fa
     assert run(scenario) == f"{worry} {lesson}"
 
 
-@pytest.mark.parametrize(("importance", "goes_out"), [(7, True), (2, False)])
-def test_one_who_hears_news_in_a_conversation_goes_out_to_pass_it_on_that_day(
-        run: Run, fake_llm: FakeOpenAI, importance: int, goes_out: bool) -> None:
-    """blind5 in Korrin (five seeds): those who heard of the host's lesson had it on their mind in
-    10 conversation turns, the host in 37; a listener kept to its plan until its next day plan,
-    so the news stopped one step from the host. Now one who comes away from a conversation holding
-    news it got there spends its free time at home that day where those it has not told will be
-    (the smith at his forge), as the host's plan does; small talk sends nobody out."""
+TOLD = ("Tomorrow at four I hold a kite contest on the green. Come!", "A kite contest on the green? I will be there.")
+SMALL_TALK = ("Cold wind today, Bo.", "Aye, it is.")
 
-    async def scenario(stream: MemoryStream) -> list[PlanItem]:
+
+@pytest.mark.parametrize(("said", "memo", "kept"), [
+    (TOLD, "Rosa Vane holds a kite contest on the green tomorrow at four.", False),
+    (TOLD, "Bo Tamm and Rosa Vane passed the time of day.", True),
+    (SMALL_TALK, "Bo Tamm and Rosa Vane passed the time of day.", False),
+], ids=["told, in the memo", "told, the memo says small talk", "small talk"])
+def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_that_day(
+        run: Run, fake_llm: FakeOpenAI, said: tuple[str, str], memo: str, kept: bool) -> None:
+    """blind5, in view, both untuned towns, five seeds: of 20 residents who first met the news in a
+    conversation, 12 kept it in no memo (the model summed the talk up as small talk), and those
+    who kept it had it on their mind in few turns (Korrin: 10, the host 37), for a listener kept
+    to its plan until its next day plan. Now what a speaker's own lines named of its news is kept
+    by the listener as heard from it, unless its memo says it (`hearsay`), and one who comes away
+    holding news it got there spends its free time at home that day where those it has not told
+    will be (the smith at his forge), as the host's plan does; small talk keeps nothing and sends
+    nobody out."""
+
+    async def scenario(stream: MemoryStream) -> tuple[list[PlanItem], list[str]]:
         records = await _town_records(stream)
         bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", YARD),
                                                                      (13, 18, "resting at home", f"{W}:Tamm house:bedroom")])
         await records.save(bo, wait=True)
         await _holds_news(stream, rosa())
         fake_llm.queue({"json": {
-            "talk": True,
-            "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest on the green. Come!"},
-                      {"speaker": "Bo Tamm", "text": "A kite contest on the green? I will be there."}],
-            "first": {"summary": "Rosa Vane told Bo Tamm of her kite contest.", "importance": 5, "plan_activity": "",
+            "talk": True, "lines": [{"speaker": who, "text": text} for who, text in zip(("Rosa Vane", "Bo Tamm"), said, strict=True)],
+            "first": {"summary": "Rosa Vane talked with Bo Tamm.", "importance": 5, "plan_activity": "",
                       "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
-            "second": {"summary": "Rosa Vane holds a kite contest on the green tomorrow at four." if goes_out else
-                       "Bo Tamm and Rosa Vane passed the time of day.", "importance": importance,
+            "second": {"summary": memo, "importance": 6 if said == TOLD else 2,
                        "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}}},
             purpose="conversation_summary")
         chats = Chats(stream, records, Runtimes())
         noon = MORNING.replace(hour=12, minute=30)
         assert await chats.conversation("rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon),
                                         work=WORK, unseen=True)
-        return (await records.npc("bo")).plan
+        thoughts = stream.store.latest("bo", 10, MemoryKind.THOUGHT)
+        return (await records.npc("bo")).plan, [n.description for n in thoughts if n.predicate == "heard from"]
 
-    plan = run(scenario)
+    plan, heard = run(scenario)
+    assert heard == ([f"Rosa Vane told Bo Tamm: {NEWS}"] if kept else [])
     out = [i for i in plan if i.one_off and i.start >= MORNING.replace(hour=13)]
     assert [(i.start.hour, i.activity, i.address) for i in out][:1] == (
-        [(13, "seeing people at the smithy", FORGE)] if goes_out else []), plan
+        [(13, "seeing people at the smithy", FORGE)] if said == TOLD else []), plan
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 

@@ -37,12 +37,13 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import held_news, seeking
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
+from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
 from brain_server.llm.scheduler import Work
-from brain_server.model.memory import MemoryNode
+from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.model.trace import Trace
 from brain_server.model.world import SEPARATOR, World, arena_of
@@ -111,6 +112,7 @@ class Chats:
                 self._open[me.npc_id] = group
                 self.runtimes.of(me.npc_id).set_talking(True)
         ids = group.ids()
+        held = await asyncio.gather(*(held_news(me.npc_id, now, self.stream) for me in npcs))
         try:
             written = await self._write(group, npcs, now, a.address, trace, work=work, reason=reason,
                                         unseen=unseen and not any(c.in_view for c in npcs[2:]))
@@ -118,6 +120,8 @@ class Chats:
                 await self._part(ids)
                 return False
             lines, remembered = written
+            told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
+                                            self.stream, trace)
             world = await self.records.world(a.world_name)
             places = [await self.place_for(change, me, world, trace, work=work, host=host) if change else None
                       for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
@@ -141,7 +145,8 @@ class Chats:
                     learn_places(live, world, [place.address])  # the host's home, if that is where it is
                     live.commit(place)
                     trace.note(f"converse: {me.persona.name} plans {change.activity!r} at {change.start:%Y-%m-%d %H:%M}")
-                await self._seek_out(live, stored, world, landed + timedelta(minutes=chat_minutes(lines)), trace)
+                await self._seek_out(live, [*stored, *told.get(me.npc_id, [])], world,
+                                     landed + timedelta(minutes=chat_minutes(lines)), trace)
                 if me in still and len(still) > 1:
                     live.action = chatting(live, _others(me, npcs), landed, timedelta(minutes=chat_minutes(lines)), lines)
                 elif live.action is not None and live.action.chatting_with in ids:
@@ -270,6 +275,11 @@ class Chats:
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
+
+
+def _memo(stored: Sequence[MemoryNode]) -> MemoryNode | None:
+    """A participant's summary of the conversation among the memories it kept of it."""
+    return next((n for n in stored if n.kind is MemoryKind.THOUGHT), None)
 
 
 def _named(group: Group, lines: Sequence[DialogueLine]) -> list[str]:
