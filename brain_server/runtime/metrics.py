@@ -171,7 +171,7 @@ class CoreCollector(Collector):
         yield from (waiting, running, dropped, waits, recent)
         yield CounterMetricFamily("npc_brain_llm_refused", "LLM calls refused by the per-hour allowance (answered "
                                   "by their fallback).", value=core.llm.allowance.refused)
-        yield from _tenants(core.llm.ceilings)
+        yield from tenant_families(core.llm.ceilings)
         towns = core.towns
         yield CounterMetricFamily("npc_brain_towns_slept", "Tenants' towns put to sleep after NPC_BRAIN_TENANT_IDLE_S "
                                   "without a call (saved and let go from memory).", value=towns.slept)
@@ -200,14 +200,14 @@ class CoreCollector(Collector):
         yield recent
 
 
-def _tenants(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:
+def tenant_families(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:
     """Each tenant's spend in its current window and on its current game day: the METRIC_TENANTS that
     spent most by name (ranked apart for each), the rest summed as one label (a label per tenant would
     be a series per player)."""
-    days = {tenant: today[1] for tenant, _, today in ceilings.standings() if today is not None}
     yield from _spends("npc_brain_tenant", "the tenant's current window (NPC_BRAIN_TENANT_WINDOW_S)",
                        ceilings.top(METRIC_TENANTS))
     if ceilings.per_game_day.any:
+        days = {tenant: today[1] for tenant, _, today in ceilings.standings() if today is not None}
         yield from _spends("npc_brain_tenant_game_day", "the tenant's current game day (the latest it sent; "
                            "NPC_BRAIN_TENANT_*_PER_GAME_DAY)", ceilings.top(METRIC_TENANTS, days))
 
