@@ -57,6 +57,8 @@ def test_a_tenants_game_day_and_the_ceiling_it_is_over_are_read_without_counting
     for _ in range(7):
         ceilings.called("alice.isabella", game_time=tomorrow)
     assert tenants_to_pb(ceilings)[0].over.startswith("over NPC_BRAIN_TENANT_CALLS_PER_WINDOW (11 calls)")
+    assert ceilings.refusal("alice.isabella", tomorrow) is not None  # a refusal counts on its day, whatever the ceiling
+    assert tenants_to_pb(ceilings)[0].game_day_refused == 1
 
     # A window that closed leaves the tenant out, as before; its next call (refused here: the game
     # day's ceiling) opens a window and shows it again, with the reason.
@@ -64,7 +66,8 @@ def test_a_tenants_game_day_and_the_ceiling_it_is_over_are_read_without_counting
     assert tenants_to_pb(ceilings) == []
     assert ceilings.refusal("alice.isabella") is not None  # no game time: the latest day sent
     [spend] = tenants_to_pb(ceilings)
-    assert (spend.calls, spend.refused, spend.game_day, spend.game_day_calls) == (0, 1, "2026-02-14", 8)
+    assert (spend.calls, spend.refused, spend.game_day, spend.game_day_calls, spend.game_day_refused) == (
+        0, 1, "2026-02-14", 8, 2)
     assert f"over {PER_DAY} (8 calls)" in spend.over and "game day 2026-02-14" in spend.over
 
     ceiling = tenant_ceiling_to_pb(ceilings)
