@@ -13,6 +13,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import BaseModel, ValidationError
 
 from brain_server.cognition.perceive import PerceivedEvent
+from brain_server.llm.spending import Ceilings, Spend
 from brain_server.model.errors import invalid
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Action, Persona
@@ -176,3 +177,28 @@ def save_info_to_pb(info: SaveInfo) -> pb.SaveInfo:
                        game_time=timestamp(info.game_time) if info.game_time else None,
                        saved_at=timestamp(info.saved_at), npc_count=info.npc_count, memory_count=info.memory_count,
                        size_bytes=info.size_bytes)
+
+
+def tenants_to_pb(ceilings: Ceilings) -> list[pb.TenantSpend]:
+    """Each tenant's spend in its window and on its current game day, and the ceiling it is over now
+    (GetUsage's `tenants`)."""
+    answer = []
+    for tenant, spend, today in ceilings.standings():
+        day, on_day = today or (None, Spend())
+        answer.append(pb.TenantSpend(
+            tenant=tenant, calls=spend.calls, prompt_tokens=spend.prompt_tokens,
+            completion_tokens=spend.completion_tokens, cost=spend.cost, refused=spend.refused,
+            window_left_s=ceilings.left_s(spend), game_day=day.isoformat() if day else "",
+            game_day_calls=on_day.calls, game_day_prompt_tokens=on_day.prompt_tokens,
+            game_day_completion_tokens=on_day.completion_tokens, game_day_cost=on_day.cost,
+            game_day_refused=on_day.refused, over=ceilings.why(tenant, spend, today) or ""))
+    return answer
+
+
+def tenant_ceiling_to_pb(ceilings: Ceilings) -> pb.TenantCeiling:
+    day = ceilings.per_game_day
+    return pb.TenantCeiling(calls_per_window=ceilings.calls, tokens_per_window=ceilings.tokens,
+                            money_per_window=ceilings.money, window_s=ceilings.window_s,
+                            price_input_per_m=ceilings.prices.input_per_m,
+                            price_output_per_m=ceilings.prices.output_per_m,
+                            calls_per_game_day=day.calls, tokens_per_game_day=day.tokens, money_per_game_day=day.money)

@@ -334,15 +334,8 @@ class BrainCore(SaveRpcs):
                                    allowance=pb.CallAllowance(calls_per_npc_hour=allowance.per_npc_hour,
                                                               calls_per_hour=allowance.per_hour,
                                                               refused=allowance.refused),
-                                   tenants=[pb.TenantSpend(tenant=t, calls=s.calls, prompt_tokens=s.prompt_tokens,
-                                                           completion_tokens=s.completion_tokens, cost=s.cost,
-                                                           refused=s.refused, window_left_s=ceilings.left_s(s))
-                                            for t, s in sorted(ceilings.windows().items())],
-                                   tenant_ceiling=pb.TenantCeiling(
-                                       calls_per_window=ceilings.calls, tokens_per_window=ceilings.tokens,
-                                       money_per_window=ceilings.money, window_s=ceilings.window_s,
-                                       price_input_per_m=ceilings.prices.input_per_m,
-                                       price_output_per_m=ceilings.prices.output_per_m))
+                                   tenants=convert.tenants_to_pb(ceilings),
+                                   tenant_ceiling=convert.tenant_ceiling_to_pb(ceilings))
 
     async def close(self) -> None:
         if self._sweeping is not None:

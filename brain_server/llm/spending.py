@@ -55,8 +55,8 @@ class Prices:
 
 @dataclass
 class Spend:
-    """One tenant's window: `opened` (the clock's seconds), calls made, their tokens, their cost,
-    and calls refused for being over a ceiling."""
+    """One tenant's window or game day: `opened` (the clock's seconds; a window's), calls made, their
+    tokens, their cost, and calls refused for being over a ceiling (any: the window's or the day's)."""
 
     opened: float = 0.0
     calls: int = 0
@@ -155,14 +155,21 @@ class Ceilings:
         if tenant is None or not self.enabled:
             return None
         spend, day = self.window(tenant), self.game_day(tenant, game_time)
-        if (over := self.per_window.over(spend)) is not None:
-            why = f"its window's allowance (a fresh one in {self.left_s(spend):.0f} s)"
+        if (why := self.why(tenant, spend, day)) is not None:
+            spend.refused += 1
+            if day is not None:
+                day[1].refused += 1
+        return why
+
+    def why(self, tenant: str, window: Spend, day: tuple[date, Spend] | None) -> str | None:
+        """Which ceiling `tenant` is over with this window and game day, its figure and when it ends, in
+        the words of the refused calls' traces and GetUsage's `over` (the setting to raise), or None."""
+        if (over := self.per_window.over(window)) is not None:
+            why = f"its window's allowance (a fresh one in {self.left_s(window):.0f} s)"
         elif day is not None and (over := self.per_game_day.over(day[1])) is not None:
             why = f"game day {day[0].isoformat()}'s allowance (a fresh one when the game's day changes)"
-            day[1].refused += 1
         else:
             return None
-        spend.refused += 1
         return f"over {over}: tenant {tenant} has spent {why}"
 
     def left_s(self, spend: Spend) -> float:
@@ -174,9 +181,7 @@ class Ceilings:
         tenant = tenant_of(npc_id)
         if tenant is None or not self.enabled:
             return False
-        day = self.game_day(tenant, game_time)
-        return self.per_window.over(self.window(tenant)) is not None or (
-            day is not None and self.per_game_day.over(day[1]) is not None)
+        return self.why(tenant, self.window(tenant), self.game_day(tenant, game_time)) is not None
 
     def called(self, npc_id: str, calls: int = 1, game_time: datetime | None = None) -> None:
         """A call made (or, -1, one taken back: dropped before the endpoint was asked)."""
@@ -199,10 +204,25 @@ class Ceilings:
         now = self.clock()
         return {t: s for t, s in list(self._spend.items()) if now < s.opened + self.window_s}
 
-    def top(self, n: int) -> tuple[list[tuple[str, Spend]], Spend | None]:
-        """The `n` tenants that spent most in their windows (calls, then cost), and the rest summed
-        (None when there is no rest): /metrics' labels, bounded however many tenants there are."""
-        ranked = sorted(self.windows().items(), key=lambda ts: (ts[1].calls, ts[1].cost, ts[0]), reverse=True)
+    def today(self, tenant: str) -> tuple[date, Spend] | None:
+        """The tenant's current game day (the latest it sent) and that day's spend, read without
+        counting or keeping anything; None when no game-day ceiling is set or no day is known yet."""
+        if not self.per_game_day.any or (day := self._latest.get(tenant)) is None:
+            return None
+        return day, self._days.get((tenant, day)) or Spend()
+
+    def standings(self) -> list[tuple[str, Spend, tuple[date, Spend] | None]]:
+        """Every tenant with an open window, by name: its window and its current game day (`today`).
+        A tenant that has called in no open window is left out, as `windows` leaves it: its next call,
+        made or refused, opens a window and shows it again."""
+        return [(tenant, spend, self.today(tenant)) for tenant, spend in sorted(self.windows().items())]
+
+    def top(self, n: int, spends: dict[str, Spend] | None = None) -> tuple[list[tuple[str, Spend]], Spend | None]:
+        """The `n` tenants that spent most (calls, then cost) of `spends` (their windows unless given),
+        and the rest summed (None when there is no rest): /metrics' labels, bounded however many
+        tenants there are."""
+        spends = self.windows() if spends is None else spends
+        ranked = sorted(spends.items(), key=lambda ts: (ts[1].calls, ts[1].cost, ts[0]), reverse=True)
         if len(ranked) <= n:
             return ranked, None
         rest = Spend()

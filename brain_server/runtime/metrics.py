@@ -30,7 +30,7 @@ from brain_server.runtime.vitals import Series
 
 if TYPE_CHECKING:
     from brain_server.api.service import BrainCore
-    from brain_server.llm.spending import Ceilings
+    from brain_server.llm.spending import Ceilings, Spend
     from brain_server.persistence.storage.base import MemoryStore
 
 __all__ = ["CONTENT_TYPE_LATEST", "CoreCollector", "RpcMeter", "exposition", "instrument_store", "llm_attempts",
@@ -171,7 +171,7 @@ class CoreCollector(Collector):
         yield from (waiting, running, dropped, waits, recent)
         yield CounterMetricFamily("npc_brain_llm_refused", "LLM calls refused by the per-hour allowance (answered "
                                   "by their fallback).", value=core.llm.allowance.refused)
-        yield from _tenants(core.llm.ceilings)
+        yield from tenant_families(core.llm.ceilings)
         towns = core.towns
         yield CounterMetricFamily("npc_brain_towns_slept", "Tenants' towns put to sleep after NPC_BRAIN_TENANT_IDLE_S "
                                   "without a call (saved and let go from memory).", value=towns.slept)
@@ -200,16 +200,25 @@ class CoreCollector(Collector):
         yield recent
 
 
-def _tenants(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:
-    """Each tenant's spend in its current window: the METRIC_TENANTS that spent most by name, the rest
-    summed as one label (a label per tenant would be a series per player)."""
-    families = {what: GaugeMetricFamily(f"npc_brain_tenant_{what}", f"{doc} in the tenant's current window "
-                                        f"(NPC_BRAIN_TENANT_WINDOW_S): the {METRIC_TENANTS} top tenants, the rest "
-                                        f"as tenant=\"{OTHER_TENANTS}\".", labels=["tenant"])
+def tenant_families(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:
+    """Each tenant's spend in its current window and on its current game day: the METRIC_TENANTS that
+    spent most by name (ranked apart for each), the rest summed as one label (a label per tenant would
+    be a series per player)."""
+    yield from _spends("npc_brain_tenant", "the tenant's current window (NPC_BRAIN_TENANT_WINDOW_S)",
+                       ceilings.top(METRIC_TENANTS))
+    if ceilings.per_game_day.any:
+        days = {tenant: today[1] for tenant, _, today in ceilings.standings() if today is not None}
+        yield from _spends("npc_brain_tenant_game_day", "the tenant's current game day (the latest it sent; "
+                           "NPC_BRAIN_TENANT_*_PER_GAME_DAY)", ceilings.top(METRIC_TENANTS, days))
+
+
+def _spends(prefix: str, span: str, ranked: tuple[list[tuple[str, Spend]], Spend | None]) -> Iterator[GaugeMetricFamily]:
+    families = {what: GaugeMetricFamily(f"{prefix}_{what}", f"{doc} in {span}: the {METRIC_TENANTS} top tenants, "
+                                        f"the rest as tenant=\"{OTHER_TENANTS}\".", labels=["tenant"])
                 for what, doc in (("llm_calls", "LLM calls made"), ("llm_tokens", "LLM tokens (prompt and completion)"),
                                   ("llm_cost", "What its LLM tokens cost at NPC_BRAIN_LLM_PRICE_*_PER_M"),
                                   ("llm_refused", "LLM calls refused for being over a ceiling"))}
-    top, rest = ceilings.top(METRIC_TENANTS)
+    top, rest = ranked
     for tenant, spend in top + ([(OTHER_TENANTS, rest)] if rest is not None else []):
         families["llm_calls"].add_metric([tenant], spend.calls)
         families["llm_tokens"].add_metric([tenant], spend.prompt_tokens + spend.completion_tokens)
