@@ -317,3 +317,14 @@ def test_out_of_view_a_place_the_listener_never_saw_is_kept_only_when_said(strea
     assert unnamed is not None and unnamed[2].plan_place == "" and unnamed[2].plan_activity
     schema = fake_llm.chat_requests("conversation_summary")[0]["body"]["response_format"]["json_schema"]["schema"]
     assert "w:cafe:cafe" in json.dumps(schema), "Isabella's places are offered for Klaus's memo"
+
+
+def test_the_opening_line_does_not_end_a_conversation(stream, fake_llm) -> None:
+    """A model marked its greeting as the conversation's end: the one who started it spoke once and
+    the other never answered. The opening line is never taken as the end; a later one is."""
+    fake_llm.queue(turn("Morning, Klaus! What are you up to?", True), turn("Mending the fence.", False),
+                   turn("Then I won't keep you. Bye!", True), purpose="converse_turn")
+    lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
+                                 "w:cafe:cafe", stream, trace(), work=WORK))
+    assert [line.text for line in lines] == ["Morning, Klaus! What are you up to?", "Mending the fence.",
+                                             "Then I won't keep you. Bye!"]

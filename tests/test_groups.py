@@ -241,3 +241,15 @@ def test_the_player_interrupts_a_pair_while_its_lines_are_written(brain_factory,
 
 def wait_for(done, what: str) -> None:
     wait_until(done, what=what, poll_s=0.2)
+
+
+def test_the_one_who_opens_a_group_conversation_does_not_leave_at_its_greeting(run, fake_llm) -> None:
+    """Korrin (blind5): the host, come to call on a friend, greeted the friend and a lodger with a
+    line the model marked as his end, and the two talked on without him, his news unsaid. The
+    opening line is never a speaker's leaving; a later line that ends is."""
+    fake_llm.queue(line("Morning, both! What are you up to?", end=True), line("Nothing much.", to="Ann Lee"),
+                   line("Bye all.", end=True), line("Bye Ann.", end=True), purpose="group_turn")
+    group, now = Group([ANN, BO, CY]), datetime(2026, 2, 13, 9, tzinfo=UTC)
+    lines = run(lambda stream: talk_in_group(group, now, "w:cafe:cafe", stream,
+                                             Trace(npc_id="ann", kind="decide", game_time=now), work=WORK))
+    assert [d.speaker_name for d in lines][:3] == ["Ann Lee", "Bo Chen", "Ann Lee"]

@@ -179,6 +179,13 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     )
 
 
+def ends(said_so: bool, lines: Sequence[DialogueLine]) -> bool:
+    """Whether the line just said (the last of `lines`) ends its speaker's part: as the model said,
+    but never the conversation's opening line (a model marked "Morning, everyone! What are you up
+    to?" as the end: a host who had come to call on a friend left at his greeting, news unsaid)."""
+    return said_so and len(lines) > 1
+
+
 def _doing(description: str, name: str) -> str:
     """'Isabella Rodriguez is baking bread' as 'baking bread' after her name."""
     return description.removeprefix(f"{name} is ").removeprefix(f"{name} ")
@@ -219,7 +226,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
             break
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
-        if turn.end_conversation:
+        if ends(turn.end_conversation, lines):
             break
         speaker, listener = listener, speaker
     trace.note(f"converse: {a.persona.name} and {b.persona.name} exchanged {len(lines)} lines")

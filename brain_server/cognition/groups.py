@@ -29,6 +29,7 @@ from brain_server.cognition.converse import (
     _doing,
     _plain_memo,
     _without_words,
+    ends,
     heads,
     listed,
     relationship,
@@ -130,7 +131,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
             group.lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                             text=turn.utterance))
             addressed = turn.addressed_to
-            if turn.end_conversation:
+            if ends(turn.end_conversation, group.lines):
                 group.left.add(speaker.npc_id)
         group.lines.extend(group.heard)
         group.heard.clear()
