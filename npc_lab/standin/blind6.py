@@ -45,9 +45,11 @@ MONTHS = "January February March April May June July August September October No
 DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _CAL = set(MONTHS) | set(DAYS)
 _NAME = re.compile(r"\b([A-Z][a-z'\u2019-]+(?: [A-Z][a-z'\u2019-]+){1,2})\b")
-_SUBJ = re.compile(r"^(?: is | was | wants| has | had | heard| knows| keeps| runs| will| means|'s |: )")
+_SUBJ = re.compile(r"^(?: is | was | wants| has | had | heard| knows| keeps| runs| will| means| to |'s |:|\?)")
 _STARTERS = set("What How Who Where When Why Which Places Place Name Hi Hello Hey Sorry Have Has The It Its "
                 "Then And But So Yes No Oh Well Good Thanks Dear Today Tomorrow Answer Someone Question".split())
+STOP = set("wants want that with from have heard this today tomorrow going cannot afternoon morning evening tonight "
+           "there will would about learned said told them they their".split())
 OUTGOING = ("sociab", "talkat", "nosy", "chatty", "friendl", "energ", "jovial", "outgo", "warm", "gregar")
 RESERVED = ("shy", "quiet", "reserv", "private", "grump", "gruff", "aloof", "solitar", "introvert")
 ORDINARY = ("sleep", "breakfast", "lunch", "dinner", "meal", "relax", "rest", "work", "busy", "shift",
@@ -93,7 +95,7 @@ def times_in(s: str) -> list[int]:
     for m in re.finditer(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b", low):
         h = int(m.group(1)) % 12 + (12 if m.group(3) == "p" else 0)
         found.append((m.start(), h * 60 + int(m.group(2) or 0)))
-    for m in re.finditer(r"(?<![\d-])(\d{1,2}):(\d{2})(?!\s*[ap]\.?m)", low):
+    for m in re.finditer(r"(?<!\d)(\d{1,2}):(\d{2})(?!\s*[ap]\.?m)", low):
         if int(m.group(1)) < 24:
             found.append((m.start(), int(m.group(1)) * 60 + int(m.group(2))))
     words = "|".join(NUMW)
@@ -106,7 +108,8 @@ def times_in(s: str) -> list[int]:
         h = NUMW[m.group(1)]
         found.append((m.start(), (h + 12 if h < 8 else h) * 60))
     for word, t in FUZZY:
-        i = low.find(word)
+        hit = re.search(rf"\b{word}\b", low)
+        i = hit.start() if hit else -1
         if i >= 0 and not any(abs(i - p) < 25 for p, _ in found):
             found.append((i, t))
     return [t for _, t in sorted(found)]
@@ -149,7 +152,10 @@ class Ctx:
         self.me = sys_names[0] if sys_names else (first[0] if first else (self.people[0] if self.people else "I"))
         self.others = [n for n in self.people if n != self.me]
         self.year = int((re.findall(r"\b(20\d\d)\b", self.text) or ["2026"])[0])
+        self.now_pos = 0
         self.now_day, self.now = self._now()
+        after = self.user[self.now_pos:]
+        self.partner = min(self.others, key=lambda n: (n not in after, after.find(n)), default="")
         self.days = {d: lab.lower() for d, lab in re.findall(r"(\d{4}-\d{2}-\d{2}) \(([^)]*)\)", self.user)}
         self.plans: dict[str, list[tuple[int, int, str, str]]] = {}
         self.mems: dict[str, list[str]] = {}
@@ -162,6 +168,7 @@ class Ctx:
         hits = [m for m in re.finditer(rf"(?<!\[)(?:({'|'.join(DAYS)}),? )?({'|'.join(MONTHS)}) (\d{{1,2}})(?:, (\d{{4}}))?(?:, (\d{{1,2}}:\d{{2}}))?", self.user)
                 if self.user[max(0, m.start() - 1):m.start()] != "["]
         for m in sorted(hits, key=lambda m: not (m.group(1) and (m.group(4) or m.group(5)))):
+            self.now_pos = m.end()
             t = times_in(m.group(5) or "")
             return f"{self.year}-{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(3)):02d}", (t[0] if t else 8 * 60)
         return f"{self.year}-01-01", 8 * 60
@@ -237,9 +244,12 @@ class Ctx:
             body = re.sub(r"\[[^\]]*\]", "", raw)
             body = body.split(" conversation with ")[0] if "conversation with" in body[:40] else body
             segs = [g for g in re.split(r":\s+", body) if times_in(g) and not re.match(r"^\s*\d", g)]
-            if not segs or len(set(times_in(body))) >= 4 or '"' in segs[-1]:
+            if not segs or len(set(times_in(body))) >= 4 or '"' in segs[-1] or re.search(r"\d-\d|\d min\b", segs[-1]):
                 continue
             seg = segs[-1].strip(" -.")
+            seg = [x for x in re.split(r"(?<=[.!?])\s+", seg) if times_in(x)][-1]
+            tail = [t for t in seg.split(" that ") if any(t.strip().startswith(n) for n in self.people)]
+            seg = tail[-1].strip() if tail else seg
             ts = times_in(seg)
             day = self.date_of(seg, ref)
             start = ts[0]
@@ -251,26 +261,38 @@ class Ctx:
             going = any(k in low for k in ("count me in", "will go", "means to go", "accepted", "going to", "will come"))
             declined = any(k in low for k in ("cannot go", "can't", "declin", "won't"))
             place = self.place_for(seg)
-            key = " ".join(w for w in re.findall(r"[a-z]{4,}", seg.lower()) if w not in ("wants", "that", "with", "from"))[:80]
+            key = self.keyof(seg)
             ev = dict(text=seg, day=day, start=start, end=end, host=host, going=going and not declined,
                       declined=declined, place=place, key=key)
-            if not any(e["key"] == key for e in out):
+            if len(key.split()) >= 2 and not any(self.same(e["key"], key) for e in out):
                 out.append(ev)
         return out
 
+    def keyof(self, text: str) -> str:
+        """The content words of an event's description, without names, days and fillers."""
+        skip = {w.lower() for n in self.people for w in n.split()} | {w.lower() for w in _CAL} | STOP
+        return " ".join([w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in skip][:8])
+
+    @staticmethod
+    def same(a: str, b: str) -> bool:
+        x, y = set(a.split()), set(b.split())
+        return bool(x and y) and len(x & y) >= max(2, 0.6 * min(len(x), len(y)))
+
     def place_for(self, s: str, pool: list[str] | None = None) -> str:
-        words = set(re.findall(r"[a-z]{3,}", s.lower()))
+        for n in self.people:
+            s = s.replace(n, " ")
+        words = re.findall(r"[a-z]{3,}", s.lower())
         best, score = "", 0
         for p in pool or self.places:
-            sc = len(words & set(re.findall(r"[a-z]{3,}", p.lower().split(":", 1)[-1])))
+            sc = sum(words.count(w) for w in set(re.findall(r"[a-z]{3,}", p.lower().split(":", 1)[-1])))
             if sc > score:
                 best, score = p, sc
         return best
 
-    def said(self, ev: dict) -> bool:
+    def said(self, ev: dict, convo: list[tuple[str, str]] | None = None) -> bool:
         words = set(ev["key"].split())
-        return any(len(words & set(re.findall(r"[a-z]{4,}", t.lower()))) >= max(1, len(words) // 2)
-                   for _, t in self.convo)
+        return any(len(words & set(re.findall(r"[a-z]{4,}", t.lower()))) >= max(2, len(words) // 2)
+                   for _, t in (self.convo if convo is None else convo))
 
     def shift(self, who: str | None = None) -> float:
         t = (self.traits_of.get(who or self.me) or self.traits).lower()
@@ -329,13 +351,15 @@ def tell_line(c: Ctx, who: str, ev: dict) -> str:
 def line_event(c: Ctx, text: str) -> dict | None:
     ts = times_in(text)
     low = text.lower()
-    if not ts and not any(w.lower() in low for w in DAYS + ["tomorrow", "today"]):
+    clock = re.search(r"\d\s*[ap]\.?m|\d:\d\d|o'?clock|half past|quarter (?:past|to)", low)
+    if not clock and not re.search(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening)|"
+                                   + "|".join(d.lower() for d in DAYS + MONTHS) + r")\b", low):
         return None
     start = ts[0] if ts else 18 * 60
-    key = " ".join(w for w in re.findall(r"[a-z]{4,}", low) if w not in ("have", "heard", "that", "wants"))[:80]
+    key = c.keyof(text)
     host = next((n for n in sorted(c.people, key=lambda n: (text.find(n) < 0, text.find(n))) if n in text), "")
     return dict(text=text, day=c.date_of(text, c.now_day), start=start, end=start + 120, host=host,
-                place=c.place_for(text), key=key, going=False, declined=False)
+                place=c.place_for(text), key=key, going=False, declined=False, clock=bool(clock))
 
 
 def pending(c: Ctx, who: str, convo: list[tuple[str, str]]) -> tuple[str, dict] | None:
@@ -356,9 +380,10 @@ def pending(c: Ctx, who: str, convo: list[tuple[str, str]]) -> tuple[str, dict] 
 def answer(c: Ctx, who: str, sp: str, ev: dict, rng: random.Random) -> tuple[str, bool]:
     """Accept/decline an invitation (D2) or react to news of another's event (D3)."""
     invite = ev["host"] in ("", sp) or bool(re.search(r"\b(come|join)\b", ev["text"].lower()))
-    mine = next((e for e in c.events(who) if set(e["key"].split()) & set(ev["key"].split())), None)
+    mine = next((e for e in c.events(who) if c.same(e["key"], ev["key"])), None)
     if mine:
-        ev = dict(ev, day=mine["day"], start=mine["start"], place=mine["place"] or ev["place"])
+        ev = dict(ev, day=mine["day"], place=mine["place"] or ev["place"],
+                  start=ev["start"] if ev.get("clock") else mine["start"])
     slot = c.slot(who, ev["day"], ev["start"], ev)
     if invite:
         p = {"free": 0.60, "busy": 0.20, "same": 0.90}[slot] + c.shift(who)
@@ -376,13 +401,15 @@ def answer(c: Ctx, who: str, sp: str, ev: dict, rng: random.Random) -> tuple[str
 
 def next_line(c: Ctx, who: str, to: str, convo: list[tuple[str, str]], rng: random.Random) -> tuple[str, bool]:
     n = len(convo)
-    end = n >= 10 or rng.random() < min(0.9, 0.10 + 0.12 * n)
+    end = n >= 10 or (rng.random() < min(0.9, 0.10 + 0.12 * n) and n > 0)
     pend = pending(c, who, convo)
+    if pend and pend[1]["host"] == who:
+        return rng.choice(["Yes, that's mine — I do hope you'll come!", "That's right, I'm the one getting it up."]), False
     if pend:
         text, _ = answer(c, who, pend[0], pend[1], rng)
         return text, end and n >= 2
     for ev in c.events(who):
-        if not c.said(ev) and not any(ev["key"][:30] in t.lower() for _, t in convo):
+        if not c.said(ev) and not c.said(ev, convo) and ev["host"] != to:
             p = (0.70 if ev["host"] == who else 0.45) + c.shift(who)
             if rng.random() < p:
                 return tell_line(c, who, ev), False
@@ -399,10 +426,12 @@ def next_line(c: Ctx, who: str, to: str, convo: list[tuple[str, str]], rng: rand
 def memo(c: Ctx, who: str, convo: list[tuple[str, str]], rng: random.Random, pool: list[str]) -> dict:
     """One participant's take on a finished talk (D4, D10)."""
     others = sorted({sp for sp, _ in convo if sp != who}) or c.others[:1]
-    ev, stance = None, "none"
+    ev, stance, teller = None, "none", ""
     for i, (sp, t) in enumerate(convo):
+        if sp != who and any(k in t.lower() for k in ACCEPT + DECLINE):
+            continue
         if sp != who and (e := line_event(c, t)):
-            ev, stance = e, "heard"
+            ev, stance, teller = e, "heard", sp
             for sp2, t2 in convo[i + 1:]:
                 if sp2 == who:
                     low = t2.lower()
@@ -415,14 +444,19 @@ def memo(c: Ctx, who: str, convo: list[tuple[str, str]], rng: random.Random, poo
     if ev is None:
         summary, imp = f"{who} chatted briefly with {with_}.", rng.randint(2, 4)
     else:
-        mine = next((e for e in c.events(who) if set(e["key"].split()) & set(ev["key"].split())), None)
+        mine = next((e for e in c.events(who) if c.same(e["key"], ev["key"])), None)
         if mine:
-            ev = dict(ev, day=mine["day"], start=mine["start"], place=mine["place"] or ev["place"], text=mine["text"])
-        gist = ev["text"].split(" (")[0].replace("Have you heard? ", "")[:200]
+            ev = dict(ev, day=mine["day"], place=mine["place"] or ev["place"], text=mine["text"],
+                      start=ev["start"] if ev.get("clock") else mine["start"], end=mine["end"])
+            ev["end"] = ev["end"] if ev["end"] > ev["start"] else ev["start"] + 120
+        gist = ev["text"].split(" (")[0].split(" — ")[0].replace("Have you heard? ", "")[:200].rstrip(".!")
+        gist = re.sub(r"^I (want|am|have|mean)\b", lambda m: f"{teller or who} {m.group(1)}s".replace("ams", "is")
+                      .replace("haves", "has"), gist)
         when = when_words(c, ev["day"], ev["start"])
-        summary = {"accepted": f"{who} heard from {with_} that {gist}, and said they would go ({when}).",
-                   "declined": f"{who} heard from {with_} that {gist} ({when}), but cannot go.",
-                   "heard": f"{who} heard from {with_} that {gist} ({when}).",
+        src = teller or with_
+        summary = {"accepted": f"{who} heard from {src} that {gist}, and said they would go ({when}).",
+                   "declined": f"{who} heard from {src} that {gist} ({when}), but cannot go.",
+                   "heard": f"{who} heard from {src} that {gist} ({when}).",
                    "told": f"{who} told {with_} that {gist} ({when})."}[stance]
         imp = min(10, rng.randint(5, 7) + (1 if ev["host"] == who else 0))
         p = {"accepted": 0.85, "heard": 0.10}.get(stance, 0.0)
@@ -542,8 +576,7 @@ def day_plan(c: Ctx, rng: random.Random) -> dict:
     sleeps = [p for a, b, act, p in c.plans.get(c.me, []) if "sleep" in act.lower() and p in pool]
     home = sleeps[0] if sleeps else next((p for p in pool if any(k in p.lower() for k in ("bed", "home", "house"))), pool[0])
     rest = [p for p in pool if p != home] or [home]
-    ident = (c._line_after("identity") or "") + " " + life
-    work = c.place_for(ident, rest) or rest[0]
+    work = c.place_for(life, rest) or c.place_for(c._line_after("identity") or "", rest) or rest[0]
     span = [t for t in times_in(life) if t not in (wake, bed % 1440)]
     full = "wake_up_hour" in props(c)
     start = wake if full else (c.now // 5) * 5
@@ -634,8 +667,7 @@ def steps(c: Ctx, rng: random.Random) -> dict:
 
 def react(c: Ctx, rng: random.Random) -> dict:
     choices = enum_at(c, "choice") or ["continue"]
-    after = c.user[c.user.find(str(c.now_day[-2:])):] if c.now_day else c.user
-    other = next((n for n in sorted(c.others, key=lambda n: after.find(n) if n in after else 10**6)), "")
+    other = c.partner
     mems = c.mems.get(c.me, [])
     untold = [e for e in c.events() if not any(other in m and set(e["key"].split()[:3]) <= set(m.lower().split()) for m in mems)]
     known = sum(other in m for m in mems) >= 2 or other in (c._line_after("identity") or "")
@@ -660,8 +692,9 @@ def interview(c: Ctx, rng: random.Random) -> dict:
     facts = [re.sub(r"^[-\d.\s]*\[[^\]]*\]\s*", "", m) for m in c.mems.get(c.me, []) if any(k in m for k in keys)]
     facts += [s for s in re.split(r"(?<=[.;])\s+", c._line_after("identity") or "") if any(k in s for k in keys)]
     if facts and rng.random() < 0.90:
-        f = max(facts, key=lambda s: (bool(times_in(s)), len(s)))
-        return {"answer": f"Yes — as far as I know, {f[:400].rstrip('.')}."}
+        f = max(facts, key=lambda s: ('"' not in s, bool(times_in(s)), -len(s)))
+        f = re.sub(r"\[[^\]]*\]\s*", "", f).replace(c.me, "I").replace("I is ", "I am ").replace("I was ", "I was ")
+        return {"answer": f"As far as I know, {f[:400].rstrip('.')}."}
     return {"answer": "I'm afraid I don't really know anything about that."}
 
 
@@ -693,7 +726,7 @@ def insights(c: Ctx, rng: random.Random) -> dict:
     for who in (c.others[:3] or [c.me]):
         ev = [n for n, s in stm.items() if who in s and n in ok][:10] or [ok[0]]
         body = " ".join(stm.get(n, "") for n in ev)
-        mood = "keen to see more of" if "heard" in body or "conversation" in body else "often crosses paths with"
+        mood = "is keen to see more of" if "heard" in body or "conversation" in body else "often crosses paths with"
         out.append(dict(insight=f"{c.me} {mood} {who}.", about=who[:60], evidence=ev,
                         importance=importance_of(c, body, rng)))
     return {"insights": out[:max(lo, min(hi, len(out)))]}
@@ -703,7 +736,7 @@ def relation(c: Ctx, rng: random.Random) -> dict:
     other = next((o for o in c.others if o in c.user[c.user.find(c.me) + len(c.me):]), "them")
     mems = [m for m in c.mems.get(c.me, []) if other in m]
     tone = "a bit let down by" if any(k in " ".join(mems).lower() for k in DECLINE) and c.shift() < 0.1 else "friendly towards"
-    kind = "someone they see about town" if len(mems) < 3 else "a familiar face they talk with"
+    kind = f"someone {c.me} sees about town" if len(mems) < 3 else f"a familiar face {c.me} talks with"
     return {"summary": f"{other} is {kind}; {c.me} feels {tone} {first(other)} right now."}
 
 
@@ -737,7 +770,7 @@ def summary(c: Ctx, rng: random.Random) -> dict:
 
 
 def turn(c: Ctx, rng: random.Random) -> tuple[str, bool, str]:
-    to = c.convo[-1][0] if c.convo and c.convo[-1][0] != c.me else (c.others[0] if c.others else "")
+    to = c.convo[-1][0] if c.convo and c.convo[-1][0] != c.me else c.partner
     if c.json_mode:
         allowed = [a for a in enum_at(c, "addressed_to") if a != "everyone"]
         to = to if to in allowed or not allowed else allowed[0]
@@ -769,7 +802,7 @@ def json_answer(c: Ctx, rng: random.Random) -> dict:
     if "plan_activity" in p:
         return memo(c, c.me, c.convo, rng, enum_at(c, "plan_place"))
     if p == {"importance"}:
-        mem = (re.findall(r'"([^"]{3,})"', c.user) or [c.user[-300:]])[-1]
+        mem = max(re.findall(r'"([^"]{3,})"', c.user) or [c.user[-300:]], key=len)
         return {"importance": importance_of(c, mem, rng)}
     if "summary" in p and len(p) == 1:
         return relation(c, rng)
