@@ -12,9 +12,10 @@ and writes the completion text. Decisions and their declared rates (never tuned 
 - D2 answer an invitation (the event's holder asks): accepts p = 0.60 when the speaker's plan at
   that time holds only ordinary activity (work, meals, chores, leisure, sleep) or nothing; 0.20 when
   it holds a commitment (names another person, a visit, a meeting, "going to"); 0.90 when the plan
-  already holds that event. Same trait shifts as D1. Otherwise declines or says "another time".
+  already holds that event. Same trait shifts as D1; +0.05 when the asker is known (in 3+ of the
+  speaker's memories or named in its identity). Otherwise declines or says "another time".
 - D3 news of someone else's event passed on: says it means to go p = 0.40 when free, 0.10 when
-  committed; otherwise just acknowledges.
+  committed (same shifts as D2); otherwise just acknowledges. Nobody tells an event to its holder.
 - D4 memo after a talk: a plan item is written p = 0.85 when the NPC's own line accepted or said it
   means to go; p = 0.10 when it only heard of an event and said nothing either way; none when it
   declined. Date, time and place are those the conversation or the memories give for the event.
@@ -63,6 +64,13 @@ FUZZY = (("after work", 17 * 60 + 30), ("sundown", 19 * 60 + 30), ("sunset", 19 
          ("midnight", 0), ("dawn", 6 * 60), ("sunrise", 6 * 60))
 
 
+def _text(content: Any) -> str:
+    """Message content as text (a string, or a list of text parts)."""
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    return str(content or "")
+
+
 def _strings(node: Any) -> list[str]:
     """Every string enum value in a schema."""
     if isinstance(node, dict):
@@ -74,7 +82,7 @@ def _strings(node: Any) -> list[str]:
 
 
 def _rng(body: dict, seed: int) -> random.Random:
-    raw = json.dumps(body.get("messages", []), sort_keys=True, default=str).encode()
+    raw = json.dumps(body.get("messages", []) if isinstance(body, dict) else [], sort_keys=True, default=str).encode()
     return random.Random(seed * 1_000_003 + int(hashlib.sha256(raw).hexdigest()[:12], 16))
 
 
@@ -104,6 +112,8 @@ def times_in(s: str) -> list[int]:
         h = h + 12 if h < 8 else h
         off = {"half past": 30, "quarter past": 15, "quarter to": -15}[m.group(1)]
         found.append((m.start(), h * 60 + off))
+    for m in re.finditer(r"\b(\d{1,2}) in the (morning|afternoon|evening)\b", low):
+        found.append((m.start(), int(m.group(1)) % 12 * 60 + (0 if m.group(2) == "morning" else 720)))
     for m in re.finditer(rf"\b({words}) o'?clock\b", low):
         h = NUMW[m.group(1)]
         found.append((m.start(), (h + 12 if h < 8 else h) * 60))
@@ -119,10 +129,10 @@ class Ctx:
     """What the request shows: people, self, now, places, plans, memories, conversation."""
 
     def __init__(self, body: dict) -> None:
-        msgs = [m for m in body.get("messages", []) if isinstance(m, dict)]
-        self.system = " ".join(str(m.get("content") or "") for m in msgs if m.get("role") == "system")
-        users = [str(m.get("content") or "") for m in msgs if m.get("role") == "user"]
-        self.user = users[-1] if users else ""
+        msgs = [dict(m, content=_text(m.get("content"))) for m in body.get("messages") or [] if isinstance(m, dict)]
+        self.system = " ".join(m["content"] for m in msgs if m.get("role") in ("system", "developer"))
+        users = [m["content"] for m in msgs if m.get("role") == "user"]
+        self.user = "\n".join(users)
         self.text = self.system + "\n" + "\n".join(users)
         rf = body.get("response_format") or {}
         self.schema = ((rf.get("json_schema") or {}).get("schema")) if isinstance(rf, dict) else None
@@ -135,6 +145,8 @@ class Ctx:
         count: dict[str, int] = {}
         for m in _NAME.finditer(self.text):
             n = m.group(1)
+            if self.text[max(0, m.start() - 1):m.start()] == ":":
+                continue
             while len(n.split()) > 2 or n.split()[0] in _STARTERS:
                 head, _, rest = n.partition(" ")
                 if head not in _STARTERS and not re.search(rf"\b{head.lower()}\b", self.text):
@@ -165,12 +177,23 @@ class Ctx:
         self.traits = self.traits_of.get(self.me) or self._line_after("trait") or ""
 
     def _now(self) -> tuple[str, int]:
-        hits = [m for m in re.finditer(rf"(?<!\[)(?:({'|'.join(DAYS)}),? )?({'|'.join(MONTHS)}) (\d{{1,2}})(?:, (\d{{4}}))?(?:, (\d{{1,2}}:\d{{2}}))?", self.user)
-                if self.user[max(0, m.start() - 1):m.start()] != "["]
-        for m in sorted(hits, key=lambda m: not (m.group(1) and (m.group(4) or m.group(5)))):
+        """The request's own date and clock: a dated mention outside memory brackets, best dressed first."""
+        mon, wd = "|".join(MONTHS), "|".join(DAYS)
+        pat = (rf"(?:({wd}),? )?(?:({mon}) (\d{{1,2}})|(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({mon})|(\d{{4}}-\d{{2}}-\d{{2}}))"
+               rf"(?:,? (\d{{4}}))?(?:,? (?:at )?(\d{{1,2}}:\d{{2}}(?:\s*[ap]\.?m\.?)?|\d{{1,2}}\s*[ap]\.?m\.?))?")
+        hits = [m for m in re.finditer(pat, self.user) if self.user[max(0, m.start() - 1):m.start()] != "["
+                and (m.group(2) or m.group(5) or m.group(6))]
+        def inside(m: re.Match) -> bool:
+            line = self.user[self.user.rfind("\n", 0, m.start()) + 1:m.start()]
+            return line.count("(") > line.count(")") or self.user[m.end():m.end() + 1] == "-"
+        stamps = re.findall(rf"\[(?:[^\]]*?)({mon}) (\d{{1,2}}), (\d{{1,2}}:\d{{2}})\]", self.user)
+        if stamps and not any(m.group(8) for m in hits):
+            mo, d, t = max(stamps, key=lambda x: (MONTHS.index(x[0]), int(x[1]), times_in(x[2])[0]))
+            return f"{self.year}-{MONTHS.index(mo) + 1:02d}-{int(d):02d}", times_in(t)[0]
+        for m in sorted(hits, key=lambda m: (inside(m), not (m.group(1) and (m.group(7) or m.group(8))), not m.group(8))):
             self.now_pos = m.end()
-            t = times_in(m.group(5) or "")
-            return f"{self.year}-{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(3)):02d}", (t[0] if t else 8 * 60)
+            t = times_in(m.group(8) or "")
+            return self.date_of(m.group(0), f"{self.year}-01-01"), (t[0] if t else 8 * 60)
         return f"{self.year}-01-01", 8 * 60
 
     def _line_after(self, key: str) -> str | None:
@@ -217,12 +240,16 @@ class Ctx:
         if iso:
             return iso.group(1)
         md = re.search(rf"({'|'.join(MONTHS)}) (\d{{1,2}})\b", s)
-        if md:
-            return f"{self.year}-{MONTHS.index(md.group(1)) + 1:02d}-{int(md.group(2)):02d}"
+        dm = re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({'|'.join(MONTHS)})\b", s)
+        if md or dm:
+            mon, day = (md.group(1), md.group(2)) if md else (dm.group(2), dm.group(1))
+            return f"{self.year}-{MONTHS.index(mon) + 1:02d}-{int(day):02d}"
         low = s.lower()
-        y, mo, d = (int(x) for x in ref.split("-"))
         import datetime as dt
-        base = dt.date(y, mo, d)
+        try:
+            base = dt.date.fromisoformat(ref)
+        except ValueError:
+            return ref
         if "tomorrow" in low:
             return (base + dt.timedelta(days=1)).isoformat()
         for i, wd in enumerate(DAYS):
@@ -318,7 +345,7 @@ DECLINE = ("can't", "cannot", "sorry", "other plans", "won't", "another time", "
 
 
 def first(n: str) -> str:
-    return n.split()[0] if n else n
+    return n.split()[0] if n else "friend"
 
 
 def when_words(c: Ctx, day: str, start: int) -> str:
@@ -385,10 +412,9 @@ def answer(c: Ctx, who: str, sp: str, ev: dict, rng: random.Random) -> tuple[str
         ev = dict(ev, day=mine["day"], place=mine["place"] or ev["place"],
                   start=ev["start"] if ev.get("clock") else mine["start"])
     slot = c.slot(who, ev["day"], ev["start"], ev)
-    if invite:
-        p = {"free": 0.60, "busy": 0.20, "same": 0.90}[slot] + c.shift(who)
-    else:
-        p = {"free": 0.40, "busy": 0.10, "same": 0.90}[slot] + c.shift(who)
+    known = sum(sp in m for m in c.mems.get(who, [])) >= 3 or sp in (c.traits_of.get(who, "") + (c._line_after("identity") or ""))
+    p = {"free": 0.60, "busy": 0.20, "same": 0.90}[slot] if invite else {"free": 0.40, "busy": 0.10, "same": 0.90}[slot]
+    p += c.shift(who) + (0.05 if known else 0.0)
     when = when_words(c, ev["day"], ev["start"])
     if rng.random() < p:
         return rng.choice([f"I'd love to — count me in, {when}!", f"Sounds lovely, I'll be there {when}.",
@@ -493,9 +519,10 @@ def resolve(root: Any, node: Any) -> Any:
     """Follow $ref and pick the non-null branch of anyOf."""
     for _ in range(8):
         if isinstance(node, dict) and "$ref" in node:
-            node = (root.get("$defs") or root.get("definitions") or {}).get(node["$ref"].split("/")[-1], {})
+            defs = (root.get("$defs") or root.get("definitions") or {}) if isinstance(root, dict) else {}
+            node = defs.get(str(node["$ref"]).split("/")[-1], {})
         elif isinstance(node, dict) and ("anyOf" in node or "oneOf" in node):
-            opts = node.get("anyOf") or node.get("oneOf")
+            opts = [o for o in (node.get("anyOf") or node.get("oneOf") or []) if isinstance(o, dict)] or [{}]
             node = next((o for o in opts if o.get("type") != "null"), opts[0])
         else:
             break
@@ -764,7 +791,7 @@ def summary(c: Ctx, rng: random.Random) -> dict:
         pool = enum_at(c, "memos", "[]", "plan_place")
         out["memos"] = [dict(name=p, **memo(c, p, convo, rng, pool)) for p in people][: bounds(c, "memos", 0, 8)[1]]
     else:
-        for key, p in zip(("first", "second"), people):
+        for key, p in zip(("first", "second"), people, strict=False):
             out[key] = memo(c, p, convo, rng, enum_at(c, key, "plan_place"))
     return out
 
@@ -830,10 +857,13 @@ def respond(body: dict, seed: int) -> str:
             if r < 0.05:
                 return f"{c.me}: {text}"
             return text
-        tags = list(dict.fromkeys(re.findall(r"\[([a-z]+)\]", c.user)))
-        end_tag = next((t for t in tags if t in ("end", "bye", "over", "done", "stop", "leave")), tags[0] if tags else "end")
+        tags = list(dict.fromkeys(re.findall(r"\[([A-Za-z_]{2,12})\]", c.user)))
+        end_tag = next((t for t in tags if t.lower() in ("end", "bye", "over", "done", "stop", "leave", "goodbye")),
+                       tags[0] if tags else "end")
         cont_tag = next((t for t in tags if t != end_tag), "continue")
         text, end, _ = turn(c, rng)
+        if not tags:
+            return text
         if r < 0.03:
             return f"{c.me}: {text}\n[{end_tag if end else cont_tag}]"
         if r < 0.04:
