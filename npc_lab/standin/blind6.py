@@ -18,15 +18,18 @@ and writes the completion text. Decisions and their declared rates (never tuned 
   committed (same shifts as D2); otherwise just acknowledges. Nobody tells an event to its holder.
 - D4 memo after a talk: a plan item is written p = 0.85 when the NPC's own line accepted or said it
   means to go; p = 0.10 when it only heard of an event and said nothing either way; none when it
-  declined. Date, time and place are those the conversation or the memories give for the event.
+  declined or only passed the news on. Date, time and place are those the conversation gives (its
+  clock time first), else the NPC's own memory of the event; the date must be one the schema offers.
 - D5 day plan: an event known for that day is put in the schedule p = 0.90 when the NPC holds it,
-  0.75 when it accepted/plans to go (memory or status says so), 0.30 when only heard of it. When the
+  0.75 when it accepted/plans to go (memory or status says so), 0.30 when only heard of it, none
+  when a memory says it cannot go. When the
   prompt lists places and hours where people could be told, a block there in free time p = 0.50.
-- D6 status rewrite mentions the upcoming event: holder 0.85, accepted 0.70, heard 0.40.
+- D6 status rewrite mentions the upcoming event: holder 0.85, accepted 0.70, heard 0.40, declined 0.
 - D7 react to an observation: talk p = 0.60 when the NPC has untold news and the person is close
   by; else, a known person: talk 0.25, wait 0.05, react 0.05; a stranger: talk 0.10, react 0.05;
   the rest continue.
-- D8 conversation end after a line: p = min(0.9, 0.10 + 0.12 x lines so far); always after 10.
+- D8 conversation end after a line: p = min(0.9, 0.10 + 0.12 x lines so far); never on the first
+  line, always after 10; an answer to an invitation never ends it unless 2+ lines came before.
 - D9 whole-conversation summaries: they talk p = 0.90 when someone has news, else 0.50.
 - D10 importance: routine 1-3, chat 2-4, news/event 5-8 (+1 for the holder), each +-1 at random.
 - D11 interview: says what the memories hold about the asked subject p = 0.90, else "don't know".
