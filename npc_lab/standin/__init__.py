@@ -36,7 +36,10 @@ are partly fitted to it too. A sixth, `blind4` (npc_lab/standin/blind4.py), by a
 saw none of them, from requests captured afresh from the brain after those changes (Wyncombe
 again), judges them; blind4's answers were read in turn (day plans that slept at midday). A seventh,
 `blind5` (npc_lab/standin/blind5.py), by a fifth hand that saw none of them, from requests captured
-afresh (Wyncombe, stop 55) before the changes made from blind4's answers, judges those changes.
+afresh (Wyncombe, stop 55) before the changes made from blind4's answers, judges those changes;
+its answers were read in turn (a reaction's schedule line told as news). An eighth, `blind6`
+(npc_lab/standin/blind6.py), by a sixth hand that saw none of them, from requests captured afresh
+(Wyncombe, stop 56) before the changes made from blind5's answers, judges those changes.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3, blind4, blind5
+from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -55,7 +58,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind2.py": "17d0a010d2a3fb4902b2632f1b827f8da072d306ba636f6f0fa2d3a13c856802",
           "blind3.py": "eebed25eaecf9015239b43ea6e5249e1759175b50395fdda3e4912e96d43f570",
           "blind4.py": "80c406a34d56af65b0494de0d51ce7c09febfb1c1b9cc37caf2e1af8cc4aab3f",
-          "blind5.py": "33ba138a0fbfd0330971aa43cacf510a8b6fe105ca286e783cbe5c8f30e94904"}
+          "blind5.py": "33ba138a0fbfd0330971aa43cacf510a8b6fe105ca286e783cbe5c8f30e94904",
+          "blind6.py": "3ee8c1a29a7ea3f2afc1b2fe58ff043c37720c456ae10d45058bb347e1fcda6b"}
 
 
 class BlindStandIn:
@@ -87,12 +91,16 @@ class Blind5StandIn(BlindStandIn):
     model = staticmethod(blind5.respond)
 
 
+class Blind6StandIn(BlindStandIn):
+    model = staticmethod(blind6.respond)
+
+
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
                                                         "blind": BlindStandIn, "blind2": Blind2StandIn,
                                                         "blind3": Blind3StandIn, "blind4": Blind4StandIn,
-                                                        "blind5": Blind5StandIn}
+                                                        "blind5": Blind5StandIn, "blind6": Blind6StandIn}
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
