@@ -155,6 +155,7 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
     steps = long["body"]["response_format"]["json_schema"]["schema"]["properties"]["steps"]
     assert steps["minItems"] == steps["maxItems"] == 12  # five hours: at least 20 steps, asked for 12
     # ... for a stretch they can fill, not the five hours that 12 steps of at most 15 minutes cannot
+    assert "Break this into 12 concrete steps in time order" in long["body"]["messages"][1]["content"]  # not "12 to 12"
     assert "that together fill 180 minutes of it (they are then repeated until 12:00)" in \
         long["body"]["messages"][1]["content"]
     for r in requests:

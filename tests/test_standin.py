@@ -59,7 +59,7 @@ def _variables(**over: Any) -> dict[str, Any]:
         "choices": '- "continue": carry on\n- "talk": start a conversation with Piet Vos now\n- "react": change plans',
         "choice_names": '"continue" | "talk" | "react"', "choice_list": ["continue", "talk", "react"], "question": "What are you doing today?", "question_count": 3,
         "activity": "polishing the lens", "start": "10:00", "end": "11:00", "minutes": 60, "min_steps": 4,
-        "max_steps": 12, "span": "the 60 minutes", "objects": "lens, ladder", "object_list": ["lens", "ladder"],
+        "max_steps": 12, "steps": "4 to 12", "span": "the 60 minutes", "objects": "lens, ladder", "object_list": ["lens", "ladder"],
         "schedule": "- 05:00-06:00 waking up (Brookhaven:Ferry House:kitchen)", "previous_day": "- (none)",
         "places": "\n".join(f"- {p}" for p in PLACES), "place_list": PLACES,
         "place_choices": [("Ferry House", "kitchen", ["stove"]), ("Lighthouse", "lamp room", ["lens", "ladder"])],

@@ -47,7 +47,7 @@ SAMPLE: dict[str, Any] = {
     "situation": f"{_PARTNER} came in to buy bread.", "relationship": f"{_PARTNER} is a neighbour and a regular.",
     "days": "- today (2026-02-13)\n- tomorrow (2026-02-14)", "date_list": ["2026-02-13", "2026-02-14"],
     "question": "What are you up to this weekend?", "reason": f"{_PARTNER} asked for help", "done": "", "later": "",
-    "planned": "- 10:00-11:00 baking bread", "start_times": ["10:00", "10:30"], "min_steps": 2, "max_steps": 4, "span": "the 60 minutes",
+    "planned": "- 10:00-11:00 baking bread", "start_times": ["10:00", "10:30"], "min_steps": 2, "max_steps": 4, "steps": "2 to 4", "span": "the 60 minutes",
     "objects": "- oven\n- counter", "object_list": ["oven", "counter"], "verbs": "", "verb_fields": "",
     "verb_list": [], "statements": f"1. {_NAME} baked rye bread\n2. {_PARTNER} bought two loaves\n3. {_NAME} "
     "plans a harvest supper", "statement_count": 3, "insight_count": 2, "per_question": "", "question_count": 2,
