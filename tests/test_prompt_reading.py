@@ -22,7 +22,7 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.offline.said_clock import clock_as_said
-from brain_server.cognition.plan import plan_day
+from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.schedule import schedule_from
@@ -322,3 +322,14 @@ def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() ->
     assert read(f"{stamped} [continue]", {"npc_name": "Ilsa Merrow"}).utterance == stamped.split("] ", 1)[1]
     with pytest.raises(ValidationError):
         GistLine(speaker="Ilsa Merrow", text="[Thursday April 16]")
+
+
+def test_a_status_too_long_is_cut_at_a_words_end() -> None:
+    """A status kept past its limit was cut mid-word ("Sorry, I can't m") and shown so in every
+    prompt after: it is cut at a word's end and says so; one within the limit is as it was."""
+    party = "Ann Lee hosts a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
+    new = "Ann Lee is busy with the library, where " + "the shelves need dusting and " * 20 + "more."
+    kept = still_ahead(party, new, NOW.date(), Trace(npc_id="ann", kind="plan", game_time=NOW))
+    assert kept.startswith(party) and kept.endswith("dusting and...") and len(kept) <= 500
+    assert still_ahead(party, "Ann Lee reads.", NOW.date(), Trace(npc_id="ann", kind="plan", game_time=NOW)) == \
+        f"{party} Ann Lee reads."

@@ -133,7 +133,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
-    kept = " ".join(f"{as_theirs(thought, persona.name)} {old}".split())[:CURRENTLY_MAX_CHARS]
+    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()))
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
@@ -158,7 +158,15 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
     if not dropped or not new:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
-    return " ".join([*dropped, new])[:CURRENTLY_MAX_CHARS]
+    return clipped(" ".join([*dropped, new]))
+
+
+def clipped(status: str, limit: int = CURRENTLY_MAX_CHARS) -> str:
+    """A status cut to `limit` at a word's end, marked "...": cut mid-word it read "Sorry, I can't m"
+    in every prompt after (blind6's writer)."""
+    if len(status) <= limit:
+        return status
+    return status[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:
