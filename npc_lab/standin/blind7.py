@@ -16,7 +16,8 @@ nosy/energetic/jovial trait, -0.1 for a shy/quiet/reserved/tired/stubborn trait)
    a future event that has not come up in this conversation brings it up, saying what, when and
    where: host of the event p = 0.8; heard it from others p = 0.55 on the speaker's first line,
    0.4 on later lines (+soc/-res). A speaker who already told it keeps to small talk.
-2. Answering an invitation/news heard in the conversation (turn, group turn, gist):
+2. Answering an invitation/news heard in the conversation (turn, group turn, gist); if the
+   speaker's memories show they already declined it, the rate is halved; already accepted -> 0.85:
    from the host (an invitation): free at that time p = 0.6 accept; plan holds an ordinary
    activity (work, meal, chore, leisure) 0.5; plan holds a real commitment (another event, a
    visit/appointment with a named person) 0.2. Passed-on news of someone else's event: says
@@ -29,7 +30,9 @@ nosy/energetic/jovial trait, -0.1 for a shy/quiet/reserved/tired/stubborn trait)
 4. Day plan: lifestyle wake/work/bed hours; on Saturday/Sunday a day off instead of work with
    p = 0.4. Event on that day: host p = 0.95; said they would go p = 0.85; heard only p = 0.35
    (+soc/-res); said they cannot go p = 0.08. With news to pass on and places where untold
-   people will be listed: spends one free hour at one of them p = 0.5.
+   people will be listed: spends one free hour at one of them p = 0.5. A re-plan of the next
+   hours (blocks without a wake-up hour): the same rates for an event starting within two hours,
+   else carries on with the current activity.
 5. React to an observed person: has news that person has not heard -> "talk" p = 0.55,
    "wait" 0.15 (only if offered), else continue; no news -> talk 0.2 (+soc/-res), wait 0.05,
    react 0.05, else continue. Only choices the schema offers.
@@ -136,7 +139,7 @@ def say_time(mins: int) -> str:
     h, m = divmod(mins % 1440, 60)
     suf = "am" if h < 12 else "pm"
     h12 = h % 12 or 12
-    return f"{h12}{':%02d' % m if m else ''} {suf}"
+    return f"{h12}{f':{m:02d}' if m else ''} {suf}"
 
 
 def dates_in(text: str, ref: _dt.date | None, year: int) -> list[_dt.date]:
@@ -194,8 +197,9 @@ class Ctx:
 
     def _now(self) -> tuple[_dt.date, int | None]:
         plain = STAMP.sub(" ", self.user)
-        full = re.search(r"\b(?:" + "|".join(DAYS) + r"),?\s+((?:" + "|".join(MONTHS) + r")\s+\d{1,2}|\d{1,2}\s+(?:"
-                         + "|".join(MONTHS) + r"))(?:,?\s*\d{4})?(?:,?\s*(?:at\s+)?(\d{1,2}:\d{2}))?", plain, re.I)
+        pat = r"\b(?:" + "|".join(DAYS) + r"),?\s+((?:" + "|".join(MONTHS) + r")\s+\d{1,2}|\d{1,2}\s+(?:" + \
+            "|".join(MONTHS) + r"))(?:,?\s*\d{4})?"
+        full = re.search(pat + r",?\s*(?:at\s+)?(\d{1,2}:\d{2})", plain, re.I) or re.search(pat + r"()", plain, re.I)
         ds = dates_in(full.group(1), None, self.year) if full else dates_in(plain, None, self.year)
         if ds:
             return ds[0], (times_in(full.group(2))[0] if full and full.group(2) else None)
@@ -214,7 +218,7 @@ class Ctx:
             if m.group(1).lower() in bad or m.group(2).lower() in bad or n in addr_words:
                 continue
             after = self.text[m.end():m.end() + 14]
-            if re.match(r"(?:'s\b|: \"| is | was | heard| told| said| wants| knows| has | and | learned| chatted| cannot| means|, who|\?|\")", after):
+            if re.match(r"(?:: \"| is | was | heard| told| said| wants| knows| has | learned| chatted| cannot| means|, who|\?|\")", after):
                 cnt[n] = cnt.get(n, 0) + 1
         for en in _enums_named(self.schema, ("speaker", "name", "addressed_to")):
             for n in en:
@@ -247,6 +251,22 @@ class Ctx:
 
     def name_short(self, n: str) -> str:
         return n.split()[0] if n and n != "I" else n
+
+
+def persona_sentences(ctx: Ctx, who: str) -> list[str]:
+    """Sentences of the persona text (not memories) that mention ``who``."""
+    out = []
+    for line in ctx._persona(ctx.me).split("\n\n")[0].split("\n")[:8]:
+        if line.strip().startswith("-") or line.strip().endswith(":"):
+            continue
+        body = line.split(":", 1)[1] if re.match(r"^[A-Za-z ]{1,20}:", line) else line
+        out += [x.strip(" .;") for x in re.split(r"(?<=[.;])\s+", body) if who in x and len(x) < 220]
+    return out
+
+
+def last_seen(text: str, who: str) -> str:
+    acts = re.findall(r"(?m)^- \[[^\]]*\] " + re.escape(who) + r" is ([a-z][^(\n\"]{3,60}?)\s*(?:\(|$)", text)
+    return acts[-1].strip() if acts else ""
 
 
 def _enums_named(schema: Any, keys: tuple) -> list[list]:
@@ -304,13 +324,16 @@ def _core(stmt: str, people: list[str]) -> str:
     return s.strip(" .\"'-:;,")
 
 
-def find_events(ctx: Ctx, text: str) -> list[Event]:
+def find_events(ctx: Ctx, text: str, past: bool = False) -> list[Event]:
     evs: list[Event] = []
-    for line in re.split(r"\n|(?<=[.!?])\s+(?=- )", text):
+    pieces: list[tuple[_dt.date, str]] = []
+    for line in text.split("\n"):
         stamp = STAMP.search(line)
         ref_d = dates_in(stamp.group(1), None, ctx.year) if stamp else []
-        ref = ref_d[0] if ref_d else ctx.now_date
-        body = STAMP.sub(" ", line)
+        for sent in re.split(r"(?<=[.!?])\s+(?=[A-Z\[])", STAMP.sub(" ", line)):
+            pieces.append((ref_d[0] if ref_d else ctx.now_date, sent))
+    for ref, body in pieces:
+        body = re.sub(r"\"[^\"]*\"?", lambda m: "" if ACCEPT.search(m.group(0)) or DECLINE.search(m.group(0)) else m.group(0), body)
         if not re.search(r"\d|noon|night|evening|afternoon|morning|past|sundown|sunset|dusk|after work", body, re.I):
             continue
         ds = dates_in(body, ref, ctx.year)
@@ -323,7 +346,7 @@ def find_events(ctx: Ctx, text: str) -> list[Event]:
             tt = times_in(tail)
             st = tt[0] if tt else st
         end = ts[1] if len(ts) > 1 and ts[1] > st else None
-        if d < ctx.now_date or (d == ctx.now_date and ctx.now_min is not None and st + 60 <= ctx.now_min):
+        if not past and (d < ctx.now_date or (d == ctx.now_date and ctx.now_min is not None and st + 60 <= ctx.now_min)):
             continue
         if d == ctx.now_date and st == ctx.now_min and not re.search(r"\d:\d\d\s*-|from|until|to \d", body):
             continue
@@ -484,7 +507,6 @@ def speak(ctx: Ctx, rng: random.Random, who: str, know: str, lines: list[tuple[s
     """One line by ``who``: (text, ends, addressee)."""
     evs = find_events(ctx, know)
     mine = [ln for ln in lines if ln[0] == who]
-    talk = " ".join(t for _, t in lines)
     to = partners[0] if len(partners) == 1 else "everyone"
     soc = 0.1 * bool(set(re.findall(r"[a-z]+", know[:700].lower())) & SOC) - 0.1 * bool(set(re.findall(r"[a-z]+", know[:700].lower())) & RES)
     # 1. answer news/invitation just raised by someone else
@@ -492,12 +514,17 @@ def speak(ctx: Ctx, rng: random.Random, who: str, know: str, lines: list[tuple[s
         sp, tx = lines[i]
         if sp == who:
             break
-        heard = [e for e in evs if about_event(tx, e)] or find_events(ctx, "[" + ctx.now_date.strftime("%A %B %d") + "] " + tx)
+        heard = [e for e in evs if about_event(tx, e)] or find_events(ctx, "[" + ctx.now_date.strftime("%A %B %d") + "] " + third(sp, tx))
         if heard and not (host_of(heard[0], ctx) == who):
             ev = heard[0]
             inv = host_of(ev, ctx) == sp
             c = clash(ctx, ev, who, know)
             p = ({"free": 0.6, "ordinary": 0.5, "commitment": 0.2} if inv else {"free": 0.4, "ordinary": 0.3, "commitment": 0.1})[c] + soc
+            before = said_by([ln for ln in convo_lines(know, ctx.people) if about_event(ln[1], ev) or ln[0] == who], who, ev)
+            if before == "no" or re.search(re.escape(who) + r" (?:cannot|can't|won't) go", know):
+                p *= 0.5
+            elif before == "yes":
+                p = max(p, 0.85)
             to = sp
             if rng.random() < p:
                 txt = rng.choice(["That sounds lovely, count me in! I'll be there {w}.", "Oh, I'd love to come along {w}, see you there!",
@@ -538,6 +565,13 @@ def speak(ctx: Ctx, rng: random.Random, who: str, know: str, lines: list[tuple[s
                        "It's been a quiet day, I can't complain.", "Glad to hear it. It's lovely weather for it."]), rng.random() < p_end / 2, to
 
 
+def third(sp: str, tx: str) -> str:
+    """A spoken line retold in the third person, so its speaker is found as the event's host."""
+    tx = re.sub(r"\bI'm\b|\bI am\b", sp + " is", tx)
+    tx = re.sub(r"\bI'll\b", sp + " will", tx)
+    return re.sub(r"\bI\b", sp, tx)
+
+
 def memo(ctx: Ctx, rng: random.Random, who: str, know: str, lines: list[tuple[str, str]], allowed: list[str] | None,
          dates: list[str] | None) -> dict:
     evs = find_events(ctx, know)
@@ -545,7 +579,7 @@ def memo(ctx: Ctx, rng: random.Random, who: str, know: str, lines: list[tuple[st
     others = sorted({s for s, _ in lines if s != who})
     ev = next((e for e in evs if about_event(talk, e)), None)
     if ev is None:
-        fe = find_events(ctx, "[" + ctx.now_date.strftime("%A %B %d") + "] " + talk)
+        fe = find_events(ctx, "\n".join("[" + ctx.now_date.strftime("%A %B %d") + "] " + third(sp, tx) for sp, tx in lines))
         ev = fe[0] if fe else None
     out = {"summary": f"{who} chatted with {', '.join(others) or 'a neighbour'} about nothing in particular.",
            "importance": rng.choice((2, 2, 3)), "plan_activity": "", "plan_date": "", "plan_start": "",
@@ -589,11 +623,12 @@ def day_plan(ctx: Ctx, rng: random.Random) -> dict:
     wake, bed, work, wtext = _lifestyle_hours(ctx)
     places = ctx.places
     home = next((p for p in places if ctx.me.split()[-1] in p), places[0] if places else "home")
-    workplace = ""
+    workplace, best = "", 0
     for p in places:
-        if p != home and _content(p.replace(":", " ")) & _content(wtext + " " + ctx._persona(ctx.me)[:300]):
-            workplace = p
-            break
+        pw = _content(" ".join(p.split(":")[1:]) if ":" in p else p)
+        sc = 3 * len(pw & _content(wtext)) + len(pw & _content(ctx._persona(ctx.me)[:300]))
+        if p != home and sc > best:
+            workplace, best = p, sc
     weekend = ctx.now_date.weekday() >= 5
     segs: list[list] = []
 
@@ -617,7 +652,8 @@ def day_plan(ctx: Ctx, rng: random.Random) -> dict:
             add(ws, we, wtext.strip()[:60] or "working", workplace or home, "💼")
             t = we
             if we <= 720:
-                add(t, 780, "having lunch", home, "🥪")
+                add(t, 720, "pottering about at home", home, "🏠")
+                add(720, 780, "having lunch", home, "🥪")
                 t = 780
     else:
         add(t, 720, "a quiet morning off", home, "☕")
@@ -631,7 +667,13 @@ def day_plan(ctx: Ctx, rng: random.Random) -> dict:
         add(t, t + 60, "having dinner", home, "🍲")
         t += 60
     add(t, bed, "relaxing at home", home, "🛋")
-    # the event of the day and telling people
+    # telling people first, then the event of the day on top
+    spots = re.findall(r"(?m)^\s*-\s*([^\n]+?:[^\n]+?):\s*\d+ (?:person|people)[^\d]*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})", ctx.user)
+    if spots and rng.random() < 0.5:
+        pl, a, b = rng.choice(spots)
+        a0 = times_in(a)[0]
+        if pl.strip() in places:
+            _overlay(segs, a0, min(a0 + 60, times_in(b)[0]), "catching up with people", pl.strip(), "💬")
     evs = [e for e in find_events(ctx, ctx.user) if e.date == ctx.now_date]
     for ev in evs[:1]:
         host = host_of(ev, ctx) == ctx.me
@@ -641,13 +683,8 @@ def day_plan(ctx: Ctx, rng: random.Random) -> dict:
         p = 0.95 if host else 0.08 if (ans == "no" or mine_dec) and ans != "yes" else 0.85 if ans == "yes" else 0.35 + ctx.mood
         if rng.random() < p:
             place = event_place(ev, ctx) or home
-            _overlay(segs, ev.start, ev.start + ev.length(), ("hosting " if host else "going to ") + ev.core[:90], place, "🎉")
-    spots = re.findall(r"(?m)^\s*-\s*([^\n]+?:[^\n]+?):\s*\d+ (?:person|people)[^\d]*(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})", ctx.user)
-    if spots and rng.random() < 0.5:
-        pl, a, b = rng.choice(spots)
-        a0 = times_in(a)[0]
-        if pl.strip() in places:
-            _overlay(segs, a0, min(a0 + 60, times_in(b)[0]), "catching up with people", pl.strip(), "💬")
+            act = re.sub(r"^" + re.escape(ctx.me) + r"\s+(?:wants to|is going to|will|is)?\s*", "", ev.core) if host else "going to " + ev.core
+            _overlay(segs, ev.start, ev.start + ev.length(), act[:110], place, "🎉")
     segs.sort()
     blocks = [{"start": hhmm(a), "duration_minutes": min(960, b - a), "activity": act[:120], "emoji": e, "address": pl}
               for a, b, act, pl, e in segs if b - a >= 5][:15]
@@ -658,6 +695,25 @@ def day_plan(ctx: Ctx, rng: random.Random) -> dict:
     while len(outline) < 4:
         outline.append(f"go to bed at {say_time(bed)}")
     return {"wake_up_hour": wake // 60, "outline": outline[:8], "blocks": blocks}
+
+
+def replan(ctx: Ctx, rng: random.Random) -> dict:
+    """The next hour or two: the event if it starts then and the NPC goes (rule 4), else carry on."""
+    now = ctx.now_min if ctx.now_min is not None else 9 * 60
+    now -= now % 5
+    home = next((p for p in ctx.places if ctx.me.split()[-1] in p), ctx.places[0] if ctx.places else "home")
+    here = next((p for p in ctx.places if p in ctx.user[ctx.user.find(hhmm(now)):][:300]), home) if ctx.now_min else home
+    cur = re.search(re.escape(ctx.me) + r" (?:is|was) ([a-z][^.(\n]{3,60})", ctx.user)
+    segs = [[now, now + 120, cur.group(1).strip() if cur else "carrying on as planned", here, "🙂"]]
+    for ev in find_events(ctx, ctx.user)[:1]:
+        host = host_of(ev, ctx) == ctx.me
+        ans = said_by(convo_lines(ctx.user, ctx.people), ctx.me, ev)
+        p = 0.95 if host else 0.85 if ans == "yes" else 0.08 if ans == "no" else 0.35 + ctx.mood
+        if ev.date == ctx.now_date and now <= ev.start < now + 120 and rng.random() < p:
+            _overlay(segs, ev.start, min(now + 120, ev.start + ev.length()), "going to " + ev.core[:100], event_place(ev, ctx) or here, "🎉")
+    segs.sort()
+    return {"blocks": [{"start": hhmm(a), "duration_minutes": b - a, "activity": act, "emoji": e, "address": pl}
+                       for a, b, act, pl, e in segs]}
 
 
 def _overlay(segs: list[list], a: int, b: int, act: str, place: str, emo: str) -> None:
@@ -694,9 +750,9 @@ def steps(ctx: Ctx, rng: random.Random, sch: dict) -> dict:
     for i in range(total - sum(durs)):
         durs[i % n] += 1
     acts = re.findall(r"\) is ([^,\n]+), at|is ([a-z][^,\n]{3,60}), at", tail)
-    act = next((a or b for a, b in acts), "going about the day")
+    act = re.sub(r"^busy at", "working at", next((a or b for a, b in acts), "going about the day"))
     key = next((k for k in STEP_WORDS if k in act), "")
-    pool = STEP_WORDS.get(key) or [f"getting started on {act}"[:80], act[:80], f"carrying on {act}"[:80], f"taking a short break", f"finishing up {act}"[:80]]
+    pool = STEP_WORDS.get(key) or [f"getting started on {act}"[:80], act[:80], f"carrying on {act}"[:80], "taking a short break", f"finishing up {act}"[:80]]
     objs = [o for o in _enums_named(sch, ("object",))[0] if o] if _enums_named(sch, ("object",)) else []
     out = []
     for i in range(n):
@@ -705,8 +761,9 @@ def steps(ctx: Ctx, rng: random.Random, sch: dict) -> dict:
         for o in objs:
             if o.lower() in a or (o == "bed" and "sleep" in a) or (key in ("lunch", "dinner", "breakfast") and o in ("table", "counter", "oven", "stove")):
                 obj = o
-        if not obj and objs and rng.random() < 0.4:
-            obj = rng.choice(objs)
+        spare = [o for o in objs if o != "bed" or key in ("sleep", "waking", "relax")]
+        if not obj and spare and rng.random() < 0.4:
+            obj = rng.choice(spare)
         out.append({"activity": a[:80], "duration_minutes": max(5, min(15, durs[i])), "object": obj,
                     "object_state": ("in use" if obj else "")})
     return {"steps": out}
@@ -751,26 +808,26 @@ def interview(ctx: Ctx, rng: random.Random) -> dict:
     if names:
         who = names[0]
         mems = [l for l in before.split("\n") if who in l and l.strip().startswith("-")]
-        per = ctx._persona(ctx.me)
-        rel = next((s for s in re.split(r"(?<=[.;])\s+", per) if who in s), "")
+        rel = next(iter(persona_sentences(ctx, who)), "")
         if (mems or rel) and rng.random() < 0.92:
-            bit = STAMP.sub("", mems[-1]).strip(" -") if mems else ""
-            ans = f"Yes, I know {who}." + (f" {rel.strip(' .;')}." if rel else "") + (f" Last I saw, {bit[:200].strip()}." if bit else "")
+            seen = last_seen(before, who)
+            talked = any(re.search(r"conversation|chatt|heard from|told", m) for m in mems)
+            ans = f"Yes, I know {who}." + (f" {rel}." if rel else "") + (" We've talked recently." if talked else "") + \
+                (f" Last I saw, {who.split()[0]} was {seen}." if seen else "")
         else:
             ans = f"I don't think I really know {who}, I'm afraid."
         return {"answer": ans[:600]}
     words = _content(q)
-    evs = [e for e in find_events(ctx, before) if words & e.words] or find_events(ctx, before)
-    evs = [e for e in evs if words & e.words] if words else evs
+    evs = [e for e in find_events(ctx, before, past=True) if words & e.words]
     if evs and rng.random() < 0.92:
         ev = evs[0]
         conv = convo_lines(before, ctx.people)
         ans = said_by(conv, ctx.me, ev)
-        tail = " I said I'd go." if ans == "yes" else " I can't make it myself." if ans == "no" else ""
+        tail = " I'm the one organising it." if host_of(ev, ctx) == ctx.me else " I said I'd go." if ans == "yes" else " I can't make it myself." if ans == "no" else ""
         return {"answer": f"Yes, I heard about it: {ev.core}, {when_phrase(ev, ctx)}.{tail}"[:600]}
     hits = [l for l in before.split("\n") if words and len(_content(l) & words) >= max(1, len(words) // 2)]
     if hits and rng.random() < 0.9:
-        return {"answer": f"I remember something about that: {STAMP.sub('', hits[-1]).strip(' -')[:300]}."}
+        return {"answer": f"I remember something about that: {_core(STAMP.sub('', hits[-1]).strip(' -'), ctx.people)[:300]}."}
     return {"answer": "No, I haven't heard anything about that."}
 
 
@@ -795,10 +852,13 @@ def status(ctx: Ctx, rng: random.Random) -> dict:
 
 
 def relation(ctx: Ctx, rng: random.Random) -> dict:
-    others = [p for p in ctx.people if p != ctx.me][:3]
+    ask = ctx.user[ctx.user.rfind("\n\n", 0, max(0, len(ctx.user) - 60)):]
+    others = [p for p in ctx.people if p != ctx.me and p in ask][:3] or [p for p in ctx.people if p != ctx.me][:1]
     who = " and ".join(others) or "them"
-    per = ctx._persona(ctx.me)
-    rel = next((s for s in re.split(r"(?<=[.;])\s+", per) if any(o in s for o in others)), "")
+    rel = next((x for o in others for x in persona_sentences(ctx, o)), "")
+    if not rel and others:
+        seen = last_seen(ctx.user, others[0])
+        rel = f"{others[0]} is someone {ctx.me} sees around; last seen {seen}" if seen else ""
     feel = "warmly" if ctx.mood >= 0 else "fine, if a little guarded"
     tail = " They talked recently about plans in town." if find_events(ctx, ctx.user) else ""
     base = (rel.strip(" .;") + ". ") if rel else f"{who} {'are people' if len(others) > 1 else 'is someone'} {ctx.me} knows from around town. "
@@ -971,8 +1031,10 @@ def values_for(ctx: Ctx, rng: random.Random, sch: dict, keys: set) -> dict:
         return {"ok": True}
     if "talk" in keys and ("lines" in keys or "first" in keys or "memos" in keys):
         return gather(ctx, rng, sch)
-    if "blocks" in keys or "outline" in keys:
+    if "outline" in keys or "wake_up_hour" in keys:
         return day_plan(ctx, rng)
+    if "blocks" in keys:
+        return replan(ctx, rng)
     if "steps" in keys:
         return steps(ctx, rng, sch)
     if "choice" in keys:
