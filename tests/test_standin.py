@@ -192,7 +192,7 @@ def test_it_knows_no_town_person_or_event_of_ours() -> None:
     name and to the untuned towns' events, and its Ville figures count for less (docs/evaluation.md).
     The second, blind2, keeps words of the captured Ville ("Hobbs", "Valentine") among those that
     start no person's name: it is held to the untuned towns only, and its Ville figures say nothing.
-    The third to sixth, blind3 to blind6, saw requests of a test town only (Wyncombe): they are
+    The third to sixth, blind3 to blind7, saw requests of a test town only (Wyncombe): they are
     held to every name."""
     folder = Path(__file__).parent.parent / "npc_lab"
     ours = [folder / "standin_openai.py", *(p for p in (folder / "standin").glob("*.py") if p.name not in FROZEN)]
@@ -206,7 +206,7 @@ def test_it_knows_no_town_person_or_event_of_ours() -> None:
         untuned |= {json.loads(r.read_text())["name"] for r in (folder / "towns" / town / "residents").glob("*.json")}
     names |= untuned
     held = {"blind.py": names, "blind2.py": untuned, "blind3.py": names, "blind4.py": names, "blind5.py": names,
-            "blind6.py": names}
+            "blind6.py": names, "blind7.py": names}
     source = "\n".join(p.read_text() for p in ours).lower()
     events = {sc.measure.topic for sc in loaders.load_scenarios().values()} | {"party"}
     found = sorted(n for n in names | events if re.search(rf"\b{re.escape(n.lower())}\b", source))
@@ -223,7 +223,7 @@ def test_the_blind_models_are_as_their_writers_froze_them() -> None:
     assert all(FROZEN[name] in (Path(__file__).parent.parent / "docs" / "evaluation.md").read_text() for name in FROZEN)
 
 
-@pytest.mark.parametrize("mood", ["blind", "blind2", "blind3", "blind4", "blind5", "blind6"])
+@pytest.mark.parametrize("mood", ["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"])
 def test_a_blind_model_answers_every_purpose_of_ours_without_raising(mood: str) -> None:
     """Every prompt the brain sends gets text back, parseable or malformed at the model's own rates."""
     for prompt in _prompts():

@@ -44,7 +44,7 @@ ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflectio
 CONTROLS: dict[str, dict[str, Any]] = {"random_retrieval": {"weight_recency": 0.0, "weight_importance": 0.0,
                                                             "weight_relevance": 0.0},
                                        "swapped_memories": {"ablate": "swap_speakers"}}
-MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red", "blind3": "tab:purple", "blind4": "tab:brown", "blind5": "tab:pink", "blind6": "tab:olive"}
+MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red", "blind3": "tab:purple", "blind4": "tab:brown", "blind5": "tab:pink", "blind6": "tab:olive", "blind7": "tab:cyan"}
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
 
