@@ -199,8 +199,8 @@ def test_a_conversation_knows_why_it_began_what_both_were_doing_and_recalls_the_
     prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
     first, second, klaus_later = prompts[0], prompts[1], prompts[3]
     assert ("Isabella Rodriguez was decorating the cafe for the party. Klaus Mueller was writing his research "
-            "paper. Isabella Rodriguez started this conversation because she wants to invite him to her "
-            "Valentine's party.") in first
+            "paper. Isabella Rodriguez started this conversation (reason: she wants to invite him to her "
+            "Valentine's party).") in first
     assert "Klaus Mueller was writing his research paper. Isabella Rodriguez was decorating" in second
     assert "Isabella Rodriguez started this conversation." in second and "Valentine" not in second
     # Klaus's second line: the last line is "Hm.", the dahlias come up from the lines before it.

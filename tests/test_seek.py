@@ -588,3 +588,24 @@ def test_one_without_news_is_told_so_in_a_conversation(run: Run, fake_llm: FakeO
     rosas, bos, players = run(scenario)
     assert rosas.startswith("Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold")
     assert (bos, players) == ("Bo Tamm has no news to pass on.", "")
+
+
+def test_news_for_someone_it_cannot_talk_to_now_is_not_shown(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind7's writer: a reaction said the NPC had news to pass on to the one it saw, and offered
+    only "continue" and "react" (the other was busy): news to tell is shown only with "talk"."""
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        teller, bo = rosa(), town()[1]
+        await _holds_news(stream, teller)
+        seen = MemoryNode(npc_id="rosa", kind=MemoryKind.OBSERVATION, description="Bo Tamm is mending nets",
+                          subject="Bo Tamm", predicate="is", object="mending nets", created=MORNING,
+                          last_accessed=MORNING)
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        untold = await news_for(teller, bo, MORNING, stream)
+        for can_talk in (True, False):
+            await decide_reaction(teller, seen, MORNING, can_talk, stream, trace, work=WORK, untold=untold)
+        return [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("react")]
+
+    free, busy = run(scenario)
+    assert "has not told Bo Tamm yet" in free and '"talk"' in free
+    assert "has not told" not in busy and '"talk"' not in busy

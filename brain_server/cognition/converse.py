@@ -161,8 +161,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
                                                        apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
-                 f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
-                 if opener == name else f"{opener} started this conversation." if opener else "",
+                 opened(name, opener, reason),
                  news, again(name, repeated),
                  f"{name} has to go now: this is {name}'s last line, and it takes leave." if last else ""]
     return await stream.llm.complete(
@@ -184,6 +183,15 @@ def ends(said_so: bool, lines: Sequence[DialogueLine]) -> bool:
     but never the conversation's opening line (a model marked "Morning, everyone! What are you up
     to?" as the end: a host who had come to call on a friend left at his greeting, news unsaid)."""
     return said_so and len(lines) > 1
+
+
+def opened(name: str, opener: str, reason: str) -> str:
+    """Who started the conversation, as the speaker `name` is told it, and why when it was the one
+    (the reaction's reason, as the model wrote it: "because says hello after noticing: ..." read
+    as broken English, so it is given as a label's value)."""
+    if opener != name:
+        return f"{opener} started this conversation." if opener else ""
+    return f"{name} started this conversation" + (f" (reason: {reason.strip().rstrip('.')})" if reason.strip() else "") + "."
 
 
 def _doing(description: str, name: str) -> str:

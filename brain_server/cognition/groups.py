@@ -32,6 +32,7 @@ from brain_server.cognition.converse import (
     ends,
     heads,
     listed,
+    opened,
     relationship,
 )
 from brain_server.cognition.gather import news_line
@@ -154,8 +155,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
                                                        apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
-                 f"{name} started this conversation" + (f" because {reason}" if reason else "") + "."
-                 if opener == name else f"{opener} started this conversation." if opener else "",
+                 opened(name, opener, reason),
                  news, again(name, repeated)]
     return await stream.llm.complete(
         GROUP_TURN,

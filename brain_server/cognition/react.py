@@ -54,7 +54,8 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
     """`status`: what the observed is doing now (the paper's second query; the observation if
     unknown); `wait_until`: when the observed person's action ends, which offers "wait";
     `untold`: news the NPC holds and has not told the observed person (`gather.news_for`), which
-    the retrieved memories about that person may not bring up; `partner`: the NPC observed, whose
+    the retrieved memories about that person may not bring up, shown only when it may talk now (a
+    model was shown news to pass on with "talk" not among its choices); `partner`: the NPC observed, whose
     memories the lab control "swap_speakers" shows instead (`MemoryStream.heads`)."""
     name, subject = npc.persona.name, observation.subject
     thing = is_thing(subject)
@@ -74,7 +75,7 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
         REACT,
         {"npc_name": name, "persona": npc.persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
          "current_activity": activity, "place": npc.address, "observation": observation.description,
-         "subject": called, "status": status, "untold": f"\n{untold}" if untold else "",
+         "subject": called, "status": status, "untold": f"\n{untold}" if untold and "talk" in offered else "",
          "relationship_memories": bullet_list(by_relationship, limit=MEMORIES_PER_QUERY),
          "status_memories": bullet_list(by_status, limit=MEMORIES_PER_QUERY),
          "choices": "\n".join(f'- "{c}": ' + CHOICES[c].format(subject=called, status=status, until=until, name=name)
