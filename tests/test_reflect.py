@@ -118,7 +118,7 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
     [questions_call] = [c for c in t.llm_calls if c.purpose == "reflection_questions"]
     assert all(e in questions_call.messages[1]["content"] for e in EVENTS)
     [call] = insight_calls(t)
-    assert all(f'Question: "{q}"' in call.messages[1]["content"] for q in QUESTIONS)
+    assert all(f'"{q}"' in call.messages[1]["content"] for q in QUESTIONS)
     shown = statements(call)
     assert len(set(shown.values())) == len(shown)  # a statement retrieved for two questions is shown once
     by_text = {n.description: n for n in thoughts}
@@ -141,7 +141,9 @@ def test_a_question_whose_memories_all_stand_under_an_earlier_one_is_not_shown_e
         run: Run, fake_llm: FakeOpenAI) -> None:
     """Wyncombe (captured): an insights prompt ended with a question and no statement under it (its
     memories were all shown under earlier questions), which reads as a question to answer from
-    nothing. Three memories, all retrieved for the first question: the others are asked with it."""
+    nothing. Three memories, all retrieved for the first question: the others are asked with it,
+    said to share the statements under them (blind7's writer read questions stacked with no
+    statement between as the first left with none)."""
     state, t = npc(), trace()
     fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
 
@@ -153,8 +155,9 @@ def test_a_question_whose_memories_all_stand_under_an_earlier_one_is_not_shown_e
     run(scenario)
     [call] = insight_calls(t)
     prompt = call.messages[1]["content"]
-    asked = "\n".join(f'Question: "{q}"' for q in QUESTIONS)
-    assert prompt.count("Question:") == 3 and f"{asked}\n1. " in prompt, prompt
+    asked = "\n".join(f'- "{q}"' for q in QUESTIONS)
+    assert "Question:" not in prompt and f"Questions (the statements under them bear on each):\n{asked}\n1. " in prompt, \
+        prompt
     assert len(statements(call)) == 3
 
 

@@ -116,7 +116,7 @@ async def draw_insights(
         return [], 0
     numbered = Bullets([Item(memory_line(n, one_line=True), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group], numbered=True,
-                       headers=["\n".join(f'Question: "{q}"' for q in asked) for asked, _ in groups])
+                       headers=[_asked(asked) for asked, _ in groups])
     answer = await stream.llm.complete(
         INSIGHTS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": numbered,
@@ -145,3 +145,11 @@ async def draw_insights(
             evidence_ids=[statements[n - 1].id for n in cited],
         ))
     return thoughts, dropped
+
+
+def _asked(questions: Sequence[str]) -> str:
+    """The header over a group's statements: its question, or its questions said to share them
+    (questions stacked with no statement between read as a question left with none)."""
+    if len(questions) == 1:
+        return f'Question: "{questions[0]}"'
+    return "Questions (the statements under them bear on each):\n" + "\n".join(f'- "{q}"' for q in questions)
