@@ -7,13 +7,20 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 import json
 
-from brain_server.cognition.converse import Speaker, converse, remember_conversation, summarize_conversation
+from brain_server.cognition.converse import (
+    Speaker,
+    converse,
+    place_as_said,
+    remember_conversation,
+    summarize_conversation,
+)
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
+from brain_server.prompts.conversation_memo import ConversationMemo
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -328,3 +335,24 @@ def test_the_opening_line_does_not_end_a_conversation(stream, fake_llm) -> None:
                                  "w:cafe:cafe", stream, trace(), work=WORK))
     assert [line.text for line in lines] == ["Morning, Klaus! What are you up to?", "Mending the fence.",
                                              "Then I won't keep you. Bye!"]
+
+
+def test_a_plan_item_is_booked_where_its_own_words_say() -> None:
+    """The Ville (blind6): "going to: ... a Valentine's Day party at Hobbs Cafe" was booked at the
+    pub where it was heard, the memo's place field given as the pub: the place its own words name
+    among those the NPC knows wins, as a clock is read as said; a place the words name too, or words
+    that name none, leave the memo's place as it is."""
+    cafe, pub, home = "the Ville:Hobbs Cafe:cafe", "the Ville:The Rose and Crown Pub:pub", "the Ville:Lin house:bedroom"
+    known = [home, cafe, pub]
+
+    def memo(activity: str, place: str) -> ConversationMemo:
+        return ConversationMemo(summary="Rajiv heard of the party.", importance=6, plan_activity=activity,
+                                plan_date="", plan_start="17:00", plan_minutes=120, plan_place=place)
+
+    t = trace("rajiv")
+    assert place_as_said(memo("going to the party at Hobbs Cafe", pub), known, t) == cafe
+    assert place_as_said(memo("going to the party at Hobbs Cafe", ""), known, t) == cafe
+    assert place_as_said(memo("going to the party at Hobbs Cafe", cafe), known, t) == cafe
+    assert place_as_said(memo("going to Isabella's party", pub), known, t) == pub
+    assert place_as_said(memo("drinks at the Rose and Crown after the cafe's party", pub), known, t) == pub
+    assert any("names 'the Ville:Hobbs Cafe:cafe', not its place" in n for n in t.notes)
