@@ -10,10 +10,11 @@ import json
 from brain_server.cognition.converse import (
     Speaker,
     converse,
-    place_as_said,
+    keep_conversation,
     remember_conversation,
     summarize_conversation,
 )
+from brain_server.cognition.gist import place_as_said
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.llm.scheduler import Priority, Work
@@ -337,7 +338,7 @@ def test_the_opening_line_does_not_end_a_conversation(stream, fake_llm) -> None:
                                              "Then I won't keep you. Bye!"]
 
 
-def test_a_plan_item_is_booked_where_its_own_words_say() -> None:
+def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
     """The Ville (blind6): "going to: ... a Valentine's Day party at Hobbs Cafe" was booked at the
     pub where it was heard, the memo's place field given as the pub: the place its own words name
     among those the NPC knows wins, as a clock is read as said; a place the words name too, or words
@@ -345,14 +346,17 @@ def test_a_plan_item_is_booked_where_its_own_words_say() -> None:
     cafe, pub, home = "the Ville:Hobbs Cafe:cafe", "the Ville:The Rose and Crown Pub:pub", "the Ville:Lin house:bedroom"
     known = [home, cafe, pub]
 
-    def memo(activity: str, place: str) -> ConversationMemo:
-        return ConversationMemo(summary="Rajiv heard of the party.", importance=6, plan_activity=activity,
-                                plan_date="", plan_start="17:00", plan_minutes=120, plan_place=place)
-
     t = trace("rajiv")
-    assert place_as_said(memo("going to the party at Hobbs Cafe", pub), known, t) == cafe
-    assert place_as_said(memo("going to the party at Hobbs Cafe", ""), known, t) == cafe
-    assert place_as_said(memo("going to the party at Hobbs Cafe", cafe), known, t) == cafe
-    assert place_as_said(memo("going to Isabella's party", pub), known, t) == pub
-    assert place_as_said(memo("drinks at the Rose and Crown after the cafe's party", pub), known, t) == pub
+    assert place_as_said("going to the party at Hobbs Cafe", pub, known, t) == cafe
+    assert place_as_said("going to the party at Hobbs Cafe", "", known, t) == cafe
+    assert place_as_said("going to the party at Hobbs Cafe", cafe, known, t) == cafe
+    assert place_as_said("going to Isabella's party", pub, known, t) == pub
+    assert place_as_said("drinks at the Rose and Crown after the cafe's party", pub, known, t) == pub
     assert any("names 'the Ville:Hobbs Cafe:cafe', not its place" in n for n in t.notes)
+    klaus = npc("klaus", "Klaus Mueller")
+    day = NOW.replace(hour=8)
+    klaus.known_addresses = known
+    stored, change = asyncio.run(keep_conversation(klaus, "Isabella Rodriguez", [], ConversationMemo(
+        summary="Klaus heard of the party at Hobbs Cafe.", importance=6, plan_activity="going to the party",
+        plan_date="", plan_start="17:00", plan_minutes=120, plan_place=pub), day, stream, t))
+    assert change is not None and change.place == cafe

@@ -457,3 +457,21 @@ def test_llm_calls_per_planned_day(run: Run, fake_llm: FakeOpenAI, scripted: boo
         awake_hours = (plan[-1].start - plan[0].start).total_seconds() / 3600
         assert sum(counts.values()) / awake_hours <= 5
     print(f"LLM calls on day 2: {dict(day2)} for {awake_hours:.1f} awake hours")
+
+
+def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) -> None:
+    """The Ville (blind6): a day plan laid "hosting: ... a Valentine's Day party at Hobbs Cafe" at
+    the pub where the day's other blocks were; a block whose words name a place it knows, and not
+    the place given, is put at the named one; words naming none, or the place given, change nothing."""
+    day = {**SCRIPTED_DAY, "blocks": [block("06:00", 60, "waking up and getting ready", HOME, "🪥"),
+                                      block("07:00", 300, "walking in Johnson Park", CAFE),
+                                      block("12:00", 60, "having lunch", PARK, "🥪"),
+                                      block("13:00", 240, "running the cafe", PARK),
+                                      block("17:00", 180, "going to the party at Hobbs Cafe", PARK),
+                                      block("20:00", 120, "reading at home", HOME, "📖"),
+                                      block("22:00", 480, "sleeping", HOME, "😴")]}
+    fake_llm.queue({"json": day}, purpose="daily_plan")
+    npc = isabella()
+    run(lambda stream: new_day(npc, DAY1, stream))
+    assert [(i.start.hour, i.address) for i in npc.plan if 7 <= i.start.hour <= 17] == [
+        (7, PARK), (12, PARK), (13, CAFE), (17, CAFE)]

@@ -34,6 +34,7 @@ from brain_server.cognition.gist import (
     fell_back,
     named_places,
     own_lines,
+    place_as_said,
     place_heard,
     said_only,
     unrepeated,
@@ -281,19 +282,10 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
     return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes,
-                              place=place_as_said(memo, npc.known_addresses, trace))
+                              place=place_as_said(f"{memo.plan_activity} {memo.summary}", memo.plan_place.strip(),
+                                                  npc.known_addresses, trace))
 
 
-def place_as_said(memo: ConversationMemo, known: Sequence[str], trace: Trace) -> str:
-    """The memo's plan place, unless its own words (the plan item and the summary) name another
-    place the NPC knows and not it: then that one, as a clock is read as said (the Ville, blind6:
-    "going to: ... a Valentine's Day party at Hobbs Cafe" booked at the pub where it was heard)."""
-    place, said = memo.plan_place.strip(), f"{memo.plan_activity} {memo.summary}"
-    named = named_places(known, said)
-    if not named or place in named or (place and named_places([place], said)):
-        return place
-    trace.note(f"converse: the plan item names {named[0]!r}, not its place {place!r}: booked there")
-    return named[0]
 
 
 async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: str, stream: MemoryStream,

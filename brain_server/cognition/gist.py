@@ -74,6 +74,18 @@ def named_places(places: Iterable[str], said: str) -> list[str]:
     return [p for p in dict.fromkeys(places) if named(p)]
 
 
+def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:
+    """A plan item's place, unless its own words (`said`) name another place the NPC knows and not
+    it: then that one, as a clock is read as said (the Ville, blind6: "going to: ... a Valentine's
+    Day party at Hobbs Cafe" booked at the pub where it was heard, by a memo and by a day plan)."""
+    named = named_places(known, said)
+    if not named or place in named or (place and named_places([place], said)):
+        return place
+    if trace is not None:
+        trace.note(f"plan: {said[:60]!r} names {named[0]!r}, not its place {place!r}: put there")
+    return named[0]
+
+
 def _place_words(places: Iterable[str], said: str) -> set[str]:
     """Every word of the names of the places `said` names: each may be written out in a memo."""
     return {w for p in named_places(places, said) for name in p.split(SEPARATOR)[1:3] for w in _words(name)}

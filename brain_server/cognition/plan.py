@@ -17,6 +17,7 @@ from datetime import date, datetime, time, timedelta
 import re
 from typing import TYPE_CHECKING
 
+from brain_server.cognition.gist import place_as_said
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.awake import keep_awake, minutes
@@ -346,7 +347,7 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
 def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
           home: str, trace: Trace | None = None) -> PlanItem:
     return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=activity.strip(),
-                    emoji=emoji, address=repair_address(address, places, home, trace))
+                    emoji=emoji, address=place_as_said(activity, repair_address(address, places, home, trace), places, trace))
 
 
 def _clock_after(clock: str, now: datetime) -> datetime:
