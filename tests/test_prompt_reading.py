@@ -21,7 +21,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.offline.said_clock import clock_as_said
+from brain_server.cognition.offline.said_clock import clock_as_said, says_when
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
@@ -333,3 +333,18 @@ def test_a_status_too_long_is_cut_at_a_words_end() -> None:
     assert kept.startswith(party) and kept.endswith("dusting and...") and len(kept) <= 500
     assert still_ahead(party, "Ann Lee reads.", NOW.date(), Trace(npc_id="ann", kind="plan", game_time=NOW)) == \
         f"{party} Ann Lee reads."
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Rosa Vane holds a kite contest on the green tomorrow at four.", True),
+    ("Isabella is hosting a party on February 14 at 5 pm", True),
+    ("Sam told me about the election on Friday", True),
+    ("the lesson starts at noon", True),
+    ("The fair opens 2026-05-09", True),
+    ("Rosa Vane fears the wind will wreck her kites.", False),
+    ("Klaus is worried about his thesis", False),
+])
+def test_whether_news_says_when(text: str, said: bool) -> None:
+    """News of an event says when (a date, a day, a time); a worry or a rumour does not: only the
+    first sends a listener round to pass it on."""
+    assert says_when(text) is said

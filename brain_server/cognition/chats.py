@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
+from brain_server.cognition.attention import gist
 from brain_server.cognition.converse import (
     PlanChange,
     Speaker,
@@ -40,6 +41,7 @@ from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
 from brain_server.llm.scheduler import Work
@@ -182,12 +184,14 @@ class Chats:
 
     async def _seek_out(self, live: NpcState, kept: Sequence[MemoryNode], world: World, after: datetime,
                         trace: Trace) -> None:
-        """One who came away holding news this conversation gave it spends its free time at home
-        today from `after` on seeking out those it has not told (`gather.Seek.visit`), as a host's
-        plan does: else a listener told nobody before its next day plan (blind5 in Korrin: those
-        who heard had the news on their mind in 10 turns over five seeds, the host in 37)."""
+        """One who came away holding news of an event (it says when) that this conversation gave it
+        spends its free time at home today from `after` on seeking out those it has not told
+        (`gather.Seek.visit`), as a host's plan does: else a listener told nobody before its next day
+        plan (blind5 in Korrin: those who heard had the news on their mind in 10 turns over five
+        seeds, the host in 37). News that says no when (a worry, a rumour) sends nobody round."""
         news = await held_news(live.npc_id, after, self.stream)
-        if news is None or live.plan_day != after.date() or news.id not in {n.id for n in kept}:
+        if news is None or live.plan_day != after.date() or news.id not in {n.id for n in kept} or \
+                not says_when(gist(news)):
             return
         seek = await seeking(live, after, self.stream, self.records, plan_places(world, live))
         before = {i.key for i in live.plan}

@@ -53,6 +53,17 @@ def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
     return f"{h:02d}:{m:02d}"
 
 
+_WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:next |on )?(?:monday|tuesday|"
+                   r"wednesday|thursday|friday|saturday|sunday)|at \d{1,2}(?::\d{2})?|\d{1,2}:\d{2})\b", re.IGNORECASE)
+
+
+def says_when(text: str) -> bool:
+    """Whether a text says when something is: a date, a day ("tomorrow", "on Saturday"), a time
+    ("at four", "5 pm", "17:00"), as news of an event does and a worry or a rumour does not."""
+    return bool(_DATED.search(text) or _STATED.search(text) or _WHEN.search(text) or
+                re.search(r"\b(?:noon|midday|midnight)\b", text, re.IGNORECASE))
+
+
 def named_days(text: str, today: date) -> list[date]:
     """The days a text names, each in the year that puts it nearest `today`."""
     found = []
