@@ -147,15 +147,22 @@ def test_metrics_labels_are_bounded_however_many_tenants_spend() -> None:
     assert Spend().cost == 0.0
 
 
+def two_players(brain_factory, **ceiling: int) -> tuple[Clients, Player, Player, Player]:  # noqa: ANN001
+    """A priced brain with `ceiling` (a tenant setting), and Alice and Bob each with Isabella in a
+    town of their own, beside the admin key; close the clients when done."""
+    clients = Clients(brain_factory(jwt_secret=SECRET, auth_token=ADMIN_TOKEN, llm_price_input_per_m=2.0,
+                                    llm_price_output_per_m=8.0, **ceiling))
+    alice, bob, admin = Player(clients, mint("alice")), Player(clients, mint("bob")), Player(clients, ADMIN_TOKEN)
+    for player in (alice, bob):
+        player.ok("RegisterWorld", world_json())
+        player.ok("SpawnNpc", spawn_json())
+    return clients, alice, bob, admin
+
+
 def test_a_tenant_past_its_ceiling_keeps_playing_on_fallbacks_over_both_transports(brain_factory, fake_llm) -> None:
     ceiling = 3
-    clients = Clients(brain_factory(jwt_secret=SECRET, auth_token=ADMIN_TOKEN, tenant_calls_per_window=ceiling,
-                                    llm_price_input_per_m=2.0, llm_price_output_per_m=8.0))
+    clients, alice, bob, admin = two_players(brain_factory, tenant_calls_per_window=ceiling)
     try:
-        alice, bob, admin = Player(clients, mint("alice")), Player(clients, mint("bob")), Player(clients, ADMIN_TOKEN)
-        for player in (alice, bob):
-            player.ok("RegisterWorld", world_json())
-            player.ok("SpawnNpc", spawn_json())
         assert alice.ok("Decide", {"npcId": "isabella", "gameTime": T0})["action"]["address"]
         made = len(fake_llm.chat_requests())
         assert made == ceiling  # the day plan and what followed, up to the ceiling; the rest fell back

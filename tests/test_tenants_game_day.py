@@ -13,10 +13,8 @@ from brain_server.api.convert import tenant_ceiling_to_pb, tenants_to_pb
 from brain_server.llm.spending import Ceilings, Limits, Prices
 from brain_server.runtime.metrics import METRIC_TENANTS, OTHER_TENANTS, tenant_families
 from npc_lab.fake_openai import FakeOpenAI
-from tests.clients import Clients
-from tests.test_tenants import ADMIN_TOKEN, SECRET, T0, Player, mint
-from tests.test_tenants_budget import Clock
-from tests.town import spawn_json, world_json
+from tests.test_tenants import ADMIN_TOKEN, T0
+from tests.test_tenants_budget import Clock, two_players
 
 NINE = datetime(2026, 2, 13, 9, tzinfo=UTC)
 PER_DAY = "NPC_BRAIN_TENANT_CALLS_PER_GAME_DAY"
@@ -100,13 +98,8 @@ def test_metrics_game_day_labels_are_bounded_however_many_tenants_spend() -> Non
 def test_getusage_and_metrics_show_a_tenants_game_day_over_both_transports(brain_factory,
                                                                           fake_llm: FakeOpenAI) -> None:
     ceiling = 3
-    clients = Clients(brain_factory(jwt_secret=SECRET, auth_token=ADMIN_TOKEN, tenant_calls_per_game_day=ceiling,
-                                    llm_price_input_per_m=2.0, llm_price_output_per_m=8.0))
+    clients, alice, bob, admin = two_players(brain_factory, tenant_calls_per_game_day=ceiling)
     try:
-        alice, bob, admin = Player(clients, mint("alice")), Player(clients, mint("bob")), Player(clients, ADMIN_TOKEN)
-        for player in (alice, bob):
-            player.ok("RegisterWorld", world_json())
-            player.ok("SpawnNpc", spawn_json())
         assert alice.grpc("Decide", {"npcId": "isabella", "gameTime": T0})["action"]["address"]
         assert len(fake_llm.chat_requests()) == ceiling
         assert alice.ok("Decide", {"npcId": "isabella", "gameTime": "2026-02-13T23:00:00Z"})["action"]["address"]
