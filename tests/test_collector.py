@@ -68,8 +68,11 @@ def test_every_collection_is_counted_with_its_cpu_apart_from_its_wall_time() -> 
     collecting thread's) is counted too, every collection, and a pause of 1 ms or more by its wall time."""
     wall, cpu = iter([0.0, 0.030, 1.0, 1.0002]), iter([5.0, 5.004, 6.0, 6.0001])
     vitals = Vitals(clock=lambda: next(wall), cpu_time=lambda: next(cpu))
-    for _ in range(2):  # one 30 ms pause that cost 4 ms of CPU (a core busy elsewhere), one short collection
-        vitals._on_gc("start", {"generation": 0})
-        vitals._on_gc("stop", {"generation": 0, "collected": 0, "uncollectable": 0})
+    for generation in (1, 0):  # a 30 ms middle pause that cost 4 ms of CPU (a core busy elsewhere), a short young one
+        vitals._on_gc("start", {"generation": generation})
+        vitals._on_gc("stop", {"generation": generation, "collected": 0, "uncollectable": 0})
     assert vitals.gc_cpu.count == 2 and round(vitals.gc_cpu.spread().max_ms, 3) == 4.0
     assert vitals.gc_pauses.count == 1 and round(vitals.gc_pauses.spread().max_ms, 3) == 30.0
+    young, middle, full = vitals.gc_cpu_by_generation  # which generation the long ones are (issue 44)
+    assert (young.count, middle.count, full.count) == (1, 1, 0)
+    assert (round(young.total_ms, 3), round(middle.total_ms, 3)) == (0.1, 4.0)

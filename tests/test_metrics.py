@@ -65,6 +65,12 @@ def test_metrics_after_traffic_show_rpcs_per_transport_llm_calls_and_the_store(b
     assert value(samples, "npc_brain_llm_queue_wait_seconds_count", priority="plan_now") >= 1
     assert ("npc_brain_llm_queue_waiting", frozenset({("priority", "player")})) in samples
     assert value(samples, "process_resident_memory_bytes") > 10e6
+    # The collector by generation (issue 44): the sweep's young collections, and no full one: start-up's
+    # (settle_collector walks everything loaded, ~60 ms of CPU) came before the brain watched its pauses.
+    assert value(samples, "npc_brain_gc_collections_total", generation="0") >= 1
+    assert value(samples, "npc_brain_gc_generation_cpu_seconds_total", generation="0") > 0
+    assert value(samples, "npc_brain_gc_collections_total", generation="2") == 0
+    assert value(samples, "npc_brain_gc_generation_cpu_longest_seconds", generation="2") == 0
 
 
 def test_healthz_is_open_and_metrics_need_the_token(brain_factory) -> None:

@@ -85,3 +85,56 @@ def test_records_behind_go_in_rounds_and_never_overtake(tmp_path: Path) -> None:
     finally:
         store.go.set()
         store.engine.close()
+
+
+def test_a_record_is_made_into_text_once_per_write_and_never_to_find_it_unchanged(tmp_path: Path, monkeypatch) -> None:
+    """Issue 44: every save made the whole record's JSON text to tell whether it changed (twice a
+    Decide at 1,000 NPCs). Now an unchanged save makes none and writes nothing, a changed one is
+    made into text by the writer, and an NPC saved twice before its round is made into text once;
+    what is read back is the newest record, and a saved object changed in place is still written."""
+    store = Watched(tmp_path / "store")
+    made: list[str] = []
+    dump = NpcState.model_dump_json
+
+    def counted(npc: NpcState, **kwargs: Any) -> str:
+        made.append(npc.npc_id)
+        return dump(npc, **kwargs)
+
+    monkeypatch.setattr(NpcState, "model_dump_json", counted)
+
+    async def scenario() -> None:
+        records = Records(store, shared_store=False)  # type: ignore[arg-type] - the engine, watched
+        await records.save(_npc("ada", "a"))
+        await records.drain()
+        assert (made, len(store.writes)) == (["ada"], 1)
+        live = records.cached("ada")
+        assert live is not None
+        for copy in (live.model_copy(), live.model_copy(deep=True)):  # the record as it is, copied
+            await records.save(copy)
+        await records.merge("ada", lambda npc: None)
+        await records.drain()
+        assert (made, len(store.writes), records.cached("ada").revision) == (["ada"], 1, 1)
+
+        store.go.clear()  # the disk is slow: both of a Decide's saves wait for the next round
+        await records.save(_npc("bo", "a"))
+        await asyncio.sleep(0.05)
+        await records.save((await records.npc("ada")).model_copy(update={"day_outline": ["b"]}))
+        await records.merge("ada", lambda npc: npc.day_outline.append("c"))
+        store.go.set()
+        await records.drain()
+        assert made == ["ada", "bo", "ada"]
+        assert store.writes[-1] == ("put_records", {"ada": "bc"})
+        assert store.engine.get_record(NPC_RECORD, "ada")["revision"] == 3
+
+        kept = records.cached("ada")
+        assert kept is not None
+        kept.day_outline.append("d")  # changed in place, against the rule: not lost
+        await records.save(kept)
+        await records.drain()
+        assert store.writes[-1] == ("put_records", {"ada": "bcd"})
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.go.set()
+        store.engine.close()

@@ -187,6 +187,13 @@ def brain_counts(brains: list[BrainProcess]) -> Counter[str]:
                     total["gc_cpu_s"] += sample.value
                 elif sample.name == "npc_brain_gc_cpu_recent_seconds" and sample.labels["quantile"] == "1":
                     total["gc_cpu_max_ms"] = max(total["gc_cpu_max_ms"], sample.value * 1000)
+                elif sample.name == "npc_brain_gc_collections_total":
+                    total[f"gc{sample.labels['generation']}_collections"] += int(sample.value)
+                elif sample.name == "npc_brain_gc_generation_cpu_seconds_total":
+                    total[f"gc{sample.labels['generation']}_cpu_s"] += sample.value
+                elif sample.name == "npc_brain_gc_generation_cpu_longest_seconds":
+                    key = f"gc{sample.labels['generation']}_max_ms"
+                    total[key] = max(total[key], sample.value * 1000)
     return total
 
 
@@ -205,12 +212,20 @@ def embedding_per_decide(counts: Counter[str], decides: int) -> dict[str, float]
             "cpu_ms_in_brain_per_decide": round(counts["embed_cpu_s"] * 1000 / max(1, decides), 4)}
 
 
-def collector_per_decide(counts: Counter[str], decides: int, gc_cpu_max_ms: float) -> dict[str, float]:
-    """A phase's collections per Decide and their CPU: per Decide, per collection, the longest."""
-    return {"collections_per_decide": round(counts["gc_collections"] / max(1, decides), 3),
-            "cpu_ms_per_decide": round(counts["gc_cpu_s"] * 1000 / max(1, decides), 3),
-            "cpu_ms_per_collection": round(counts["gc_cpu_s"] * 1000 / max(1, counts["gc_collections"]), 3),
-            "longest_cpu_ms": round(gc_cpu_max_ms, 1)}
+GENERATIONS = ("young", "middle", "full")
+
+
+def collector_per_decide(counts: Counter[str], decides: int, longest: Counter[str]) -> dict[str, Any]:
+    """A phase's collections per Decide and their CPU: per Decide, per collection, the longest
+    recent (`longest`: the brain's counts at the phase's end); the same by generation."""
+    def of(prefix: str, max_key: str) -> dict[str, float]:
+        n, cpu_s = counts[f"{prefix}_collections"], counts[f"{prefix}_cpu_s"]
+        return {"collections_per_decide": round(n / max(1, decides), 3),
+                "cpu_ms_per_decide": round(cpu_s * 1000 / max(1, decides), 3),
+                "cpu_ms_per_collection": round(cpu_s * 1000 / max(1, n), 3),
+                "longest_cpu_ms": round(longest[max_key], 1)}
+    return {**of("gc", "gc_cpu_max_ms"),
+            "by_generation": {name: of(f"gc{g}", f"gc{g}_max_ms") for g, name in enumerate(GENERATIONS)}}
 
 
 def replica_of(npc_id: str, replicas: int) -> int:
@@ -571,7 +586,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
             phase.update(capacity(phase["asks_again_per_npc_s"], len(ids), phase["brain_cpu_ms_per_decide"]))
             counts = await asyncio.to_thread(brain_counts, brains)
             phase["embedding"] = embedding_per_decide(counts - embedded, phase["decides"])
-            phase["collector"] = collector_per_decide(counts - embedded, phase["decides"], counts["gc_cpu_max_ms"])
+            phase["collector"] = collector_per_decide(counts - embedded, phase["decides"], counts)
             game_hours = phase["wall_s"] * args.time_scale / 3600
             phase["llm_calls_per_game_hour"] = round((await asyncio.to_thread(llm_calls) - asked) / game_hours)
             phase["llm_capacity_per_game_hour"] = round(LLM_CONCURRENCY / max(args.llm_latency, 0.001) * 3600
@@ -676,7 +691,9 @@ def table(report: dict[str, Any]) -> str:
         c = p["collector"]
         lines.append(f"{p['transport']}, the brain's collector: {c['collections_per_decide']} collections per Decide, "
                      f"{c['cpu_ms_per_decide']} ms of CPU per Decide, {c['cpu_ms_per_collection']} ms per collection, "
-                     f"the longest recent {c['longest_cpu_ms']} ms of CPU")
+                     f"the longest recent {c['longest_cpu_ms']} ms of CPU; by generation: " + "; ".join(
+                         f"{name} {g['collections_per_decide']} per Decide, {g['cpu_ms_per_collection']} ms each, "
+                         f"longest {g['longest_cpu_ms']} ms" for name, g in c.get("by_generation", {}).items()))
         lines.append(f"{p['transport']}, by attention level: " + "; ".join(
             f"{name} {c['npcs']} NPCs, {c.get('decides', 0)} Decides ({c['asks_per_npc_s']} per NPC per s, "
             f"{c['asks_again_per_npc_s']} as told to ask again), "

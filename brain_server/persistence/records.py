@@ -56,14 +56,14 @@ class Records:
         self._people_by_world: dict[str, dict[str, str]] = {}  # per cached world
         self._people_read: dict[str, float] = {}  # when each was read from the store (monotonic)
         self._indexes: dict[str, WorldIndex] = {}  # per cached world
-        self._saved: dict[str, int] = {}  # npc_id -> digest of the record last written (cached NPCs)
+        self._saved: set[str] = set()  # NPCs whose cached record is the one last written (or being written)
         # Records have threads of their own: a Decide's write must not queue behind embeddings,
         # which fill the shared default pool while they wait for the one model.
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="records")
         self._writing: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()  # saves that wait, per NPC
         # Written behind: each NPC's newest record still to be written, taken a round at a time by
         # one writer (`_write_behind`), whose round under way is `_round` writing `_flying`.
-        self._behind: dict[str, str] = {}  # NPC id -> its record's JSON text
+        self._behind: dict[str, NpcState] = {}  # NPC id -> its newest record, its text made by the writer
         self._writer: asyncio.Task[None] | None = None
         self._flying: frozenset[str] = frozenset()
         self._round: asyncio.Future[None] | None = None
@@ -168,7 +168,7 @@ class Records:
             return self._npcs[npc_id]  # saved while the record was read: newer than the record
         if cached is None or record.get("revision", 0) != cached.revision:
             cached = NpcState.model_validate(record)
-            self._saved[npc_id] = _content_digest(cached)
+            self._saved.add(npc_id)
             self._keep(cached)
         return cached
 
@@ -201,18 +201,19 @@ class Records:
         background, the record is written right after, by a writer of its own, so no one holds
         the NPC's lock while the disk works (a Decide waiting on that lock would wait for the
         disk); `wait` is for what a caller is told is stored (SpawnNpc). In lockstep, and for
-        replicas sharing a store, every save waits. An NPC's writes never overtake each other."""
-        content = _content(npc)
-        digest = hash(content)
-        if self._saved.get(npc.npc_id) != digest:
+        replicas sharing a store, every save waits. An NPC's writes never overtake each other.
+        Whether it changed is asked of the record last written (`_unchanged`), and the text written
+        behind is made by the writer: an NPC saved twice before its round (a Decide and what it
+        saw, stored a moment later) is made into text once."""
+        if not (npc.npc_id in self._saved and _unchanged(npc, self._npcs.get(npc.npc_id))):
             npc.revision += 1
             if wait or not self._writes_behind:
                 await self._write_now(npc)
-            else:  # the record's text is its content's and its revision: made once, here
-                self._behind[npc.npc_id] = f'{content[:-1]},"revision":{npc.revision}}}'
+            else:
+                self._behind[npc.npc_id] = npc
                 if self._writer is None:
                     self._writer = asyncio.create_task(self._write_behind())
-            self._saved[npc.npc_id] = digest
+            self._saved.add(npc.npc_id)
         self._keep(npc)
         self._people_by_world.get(npc.world_name, {})[npc.persona.name] = npc.npc_id
 
@@ -230,7 +231,7 @@ class Records:
                 break
             if npc_id != npc.npc_id and npc_id not in self._behind and npc_id not in self._flying:
                 del self._npcs[npc_id]
-                self._saved.pop(npc_id, None)
+                self._saved.discard(npc_id)
                 self.npc_changed(npc_id)
                 excess -= 1
 
@@ -258,16 +259,21 @@ class Records:
                 records = {npc_id: self._behind.pop(npc_id) for npc_id in ids}
                 self._flying, self._round = frozenset(ids), asyncio.get_running_loop().create_future()
                 try:
-                    await self._io(self.store.put_records, NPC_RECORD, records)
+                    await self._io(self._put_texts, records)
                 except Exception:
                     for npc_id in ids:
-                        self._saved.pop(npc_id, None)  # the next save writes it again
+                        self._saved.discard(npc_id)  # the next save writes it again
                     log.exception("record_write_failed", npc_ids=ids)
                 finally:
                     self._flying = frozenset()
                     self._round.set_result(None)
         finally:
             self._writer = None
+
+    def _put_texts(self, records: dict[str, NpcState]) -> None:
+        """A round's records made into text and written, on the records' thread (a saved record is
+        never changed, so any thread may read it)."""
+        self.store.put_records(NPC_RECORD, {npc_id: npc.model_dump_json() for npc_id, npc in records.items()})
 
     async def drain(self) -> None:
         """Wait until the records waiting or being written now are written (not those saved later,
@@ -321,7 +327,7 @@ class Records:
             await asyncio.wait([self._round])
         await self._io(self.store.forget, npc_id)
         self._npcs.pop(npc_id, None)
-        self._saved.pop(npc_id, None)
+        self._saved.discard(npc_id)
         self.npc_changed(npc_id)
         people = self._people_by_world.get(npc.world_name, {})
         if people.get(npc.persona.name) == npc_id:
@@ -337,7 +343,7 @@ class Records:
             if npc_id in self._behind or npc_id in self._flying:
                 continue  # written again meanwhile: kept until its write lands, as `_keep` keeps it
             self._npcs.pop(npc_id, None)
-            self._saved.pop(npc_id, None)
+            self._saved.discard(npc_id)
             self._epochs[npc_id] = self._epochs.get(npc_id, 0) + 1  # a result landing anyway is dropped (`revise`)
             self.npc_changed(npc_id)
         for name in world_names:
@@ -358,10 +364,14 @@ class Records:
         return [NpcState.model_validate(r) for r in records if r["world_name"] == world_name]
 
 
-def _content(npc: NpcState) -> str:
-    """What a record says, apart from its revision, as JSON text: equal texts need no write."""
-    return npc.model_dump_json(exclude={"revision"})
-
-
-def _content_digest(npc: NpcState) -> int:
-    return hash(_content(npc))
+def _unchanged(npc: NpcState, written: NpcState | None) -> bool:
+    """Whether `npc` says what `written` (the record last written, never changed since) says,
+    apart from its revision. Compared field by field: a Decide's copy shares all but a few fields
+    with it (found by identity), where the record's JSON text, which this replaced, was made of
+    every field (~40-150 us at 1,000 NPCs, twice a Decide). The same object saved again may have
+    been changed in place: it is written."""
+    if written is None or written is npc:
+        return False
+    if npc.revision != written.revision:
+        npc = npc.model_copy(update={"revision": written.revision})
+    return npc == written

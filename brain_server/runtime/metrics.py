@@ -9,7 +9,7 @@ path stays cheap: each meter binds its labels once, not per call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -198,6 +198,23 @@ class CoreCollector(Collector):
         recent.add_metric(["0.99"], gc_cpu.p99_ms / 1000)
         recent.add_metric(["1"], gc_cpu.max_ms / 1000)
         yield recent
+        yield from _by_generation(core.vitals.gc_cpu_by_generation)
+
+
+def _by_generation(series: Sequence[Series]) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+    """Collections and their CPU by generation (0 young, 1 middle, 2 full), counted since the brain
+    settled its collector (start-up's own full collections are not the town's)."""
+    count = CounterMetricFamily("npc_brain_gc_collections", "Garbage collections by generation.",
+                                labels=["generation"])
+    cpu = CounterMetricFamily("npc_brain_gc_generation_cpu_seconds", "CPU time of garbage collections by generation.",
+                              labels=["generation"])
+    longest = GaugeMetricFamily("npc_brain_gc_generation_cpu_longest_seconds", "The longest recent collection's CPU "
+                                "time by generation.", labels=["generation"])
+    for generation, kept in enumerate(series):
+        count.add_metric([str(generation)], kept.count)
+        cpu.add_metric([str(generation)], kept.total_ms / 1000)
+        longest.add_metric([str(generation)], kept.spread().max_ms / 1000)
+    yield from (count, cpu, longest)
 
 
 def tenant_families(ceilings: Ceilings) -> Iterator[GaugeMetricFamily]:

@@ -70,6 +70,9 @@ class Vitals:
         # Every collection's CPU (the collecting thread's): what it walked, which the machine's load
         # hardly changes, where a pause's wall time on a busy machine includes waits for a core.
         self.gc_cpu = Series()
+        # The same by generation: young collections walk ~a thousand objects, middle ones what
+        # survived the young ones since, full ones every object not frozen (collector.py).
+        self.gc_cpu_by_generation = (Series(), Series(), Series())
         self._late_ms = 0.0  # moving average of the loop's lateness, over the last ~second
         self._cpu = 0.0  # moving average of the share of a core the loop's thread used, over the last ~second
         self._gc_started = self._gc_cpu_started = 0.0
@@ -120,6 +123,8 @@ class Vitals:
         if phase == "start":
             self._gc_started, self._gc_cpu_started = self._clock(), self._cpu_time()
             return
-        self.gc_cpu.add((self._cpu_time() - self._gc_cpu_started) * 1000)
+        cpu = (self._cpu_time() - self._gc_cpu_started) * 1000
+        self.gc_cpu.add(cpu)
+        self.gc_cpu_by_generation[info["generation"]].add(cpu)
         if (paused := (self._clock() - self._gc_started) * 1000) >= GC_PAUSE_MS:
             self.gc_pauses.add(paused)
