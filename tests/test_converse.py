@@ -360,3 +360,10 @@ def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
         summary="Klaus heard of the party at Hobbs Cafe.", importance=6, plan_activity="going to the party",
         plan_date="", plan_start="17:00", plan_minutes=120, plan_place=pub), day, stream, t))
     assert change is not None and change.place == cafe
+    memo = next(n for n in stored if n.kind is MemoryKind.THOUGHT)
+    assert memo.description == "Klaus heard of the party at Hobbs Cafe."  # no relative day: kept as written
+    _, _ = asyncio.run(keep_conversation(klaus, "Isabella Rodriguez", [], ConversationMemo(
+        summary="Isabella holds a party tomorrow at 5 pm.", importance=6, plan_activity="", plan_date="", plan_start="",
+        plan_minutes=0, plan_place=""), day, stream, t))
+    assert "Isabella holds a party tomorrow (Saturday February 14) at 5 pm." in [
+        n.description for n in stream.store.latest("klaus", 10, MemoryKind.THOUGHT)]

@@ -6,7 +6,7 @@ forgets a party still ahead) are caught, each with a note in the trace."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 import re
 
 from pydantic import ValidationError
@@ -21,7 +21,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.offline.said_clock import clock_as_said, says_when
+from brain_server.cognition.offline.said_clock import anchored, clock_as_said, named_days, says_when
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
@@ -348,3 +348,16 @@ def test_whether_news_says_when(text: str, said: bool) -> None:
     """News of an event says when (a date, a day, a time); a worry or a rumour does not: only the
     first sends a listener round to pass it on."""
     assert says_when(text) is said
+
+
+def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> None:
+    """blind7, Korrin: memos written on Tuesday of "a lesson tomorrow" were read, told on and
+    summed up again on Wednesday as the next day's, and the host missed his own lesson. What a
+    model writes to be kept (a memo's summary, a status, an insight) gets each relative day's date;
+    a text naming a date already is left as it is."""
+    tuesday = date(2026, 1, 20)
+    assert anchored("Teodor teaches a Morse lesson tomorrow at 3 pm; tonight he rests.", tuesday) == (
+        "Teodor teaches a Morse lesson tomorrow (Wednesday January 21) at 3 pm; tonight (Tuesday January 20) he rests.")
+    assert anchored("A lesson on January 21, tomorrow.", tuesday) == "A lesson on January 21, tomorrow."
+    assert anchored("Nothing new today (Tuesday January 20).", tuesday) == "Nothing new today (Tuesday January 20)."
+    assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]

@@ -41,7 +41,7 @@ from brain_server.cognition.gist import (
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
 from brain_server.cognition.offline import offline_lines
-from brain_server.cognition.offline.said_clock import clock_as_said
+from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.llm.scheduler import Work
@@ -271,8 +271,8 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     chat = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{dialogue}",
                       subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
                       created=now, last_accessed=now, keywords=[partner_name.lower()])
-    summary = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=memo.summary, subject=name,
-                         predicate="remembers", object=f"the conversation with {partner_name}",
+    summary = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=anchored(memo.summary, now.date()),
+                         subject=name, predicate="remembers", object=f"the conversation with {partner_name}",
                          importance=memo.importance, created=now, last_accessed=now, keywords=[partner_name.lower()],
                          evidence_ids=[chat.id])
     stored = await stream.remember(npc.npc_id, npc.persona, [chat, summary], trace, rate=False)

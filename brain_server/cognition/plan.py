@@ -24,7 +24,7 @@ from brain_server.cognition.offline.awake import keep_awake, minutes
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import SLEEP, day_shape
-from brain_server.cognition.offline.said_clock import named_days
+from brain_server.cognition.offline.said_clock import anchored, named_days
 from brain_server.cognition.offline.wording import as_theirs
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
@@ -143,7 +143,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
-    new = unstamped(answer.currently).strip()
+    new = anchored(unstamped(answer.currently).strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
     return still_ahead(old, new, now.date(), trace)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.offline.said_clock import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item
@@ -133,7 +134,7 @@ async def draw_insights(
         numbers = list(dict.fromkeys(insight.evidence))
         cited = [n for n in numbers if 1 <= n <= len(statements)]
         dropped += len(numbers) - len(cited)
-        text = insight.insight.strip()
+        text = anchored(insight.insight.strip(), now.date())
         if not cited or not text or text.lower() in seen:
             continue
         seen.add(text.lower())

@@ -9,7 +9,7 @@ is not a contradiction)."""
 from __future__ import annotations
 
 import calendar
-from datetime import date
+from datetime import date, timedelta
 import re
 
 from brain_server.model.trace import Trace
@@ -62,6 +62,24 @@ def says_when(text: str) -> bool:
     ("at four", "5 pm", "17:00"), as news of an event does and a worry or a rumour does not."""
     return bool(_DATED.search(text) or _STATED.search(text) or _WHEN.search(text) or
                 re.search(r"\b(?:noon|midday|midnight)\b", text, re.IGNORECASE))
+
+
+_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()", re.IGNORECASE)
+
+
+def anchored(text: str, today: date) -> str:
+    """A text a model wrote today with each day it says relative to today ("tomorrow", "tonight")
+    given its date too ("tomorrow (Wednesday January 21)"), unless it names a date already: it is
+    read on later days, and "a lesson tomorrow" written on Tuesday was told on as Thursday's on
+    Wednesday, and the host, reading his own memos, missed his lesson (blind7, Korrin)."""
+    if named_days(text, today):
+        return text
+
+    def dated(m: re.Match[str]) -> str:
+        day = today + timedelta(days=m.group(1).lower() == "tomorrow")
+        return f"{m.group(0)} ({day:%A %B} {day.day})"
+
+    return _RELATIVE.sub(dated, text)
 
 
 def named_days(text: str, today: date) -> list[date]:
