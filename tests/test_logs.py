@@ -104,7 +104,8 @@ def test_each_decides_lines_carry_its_own_ids(run, fake_llm, tmp_path, json_line
     decided = [line for line in lines if line["event"] == "decided"]
     assert sorted((line["npc_id"], line["trace_id"]) for line in decided) == sorted(decides.items())
     assert sorted(line["npc_id"] for line in failed) == ["isabella", "isabella", "klaus", "klaus"]
-    assert all(line.get("npc_id") in decides and line.get("trace_id") for line in lines), lines
+    assert all(line.get("npc_id") in decides and line.get("trace_id") for line in lines), \
+        [line for line in lines if not (line.get("npc_id") in decides and line.get("trace_id"))]
     for line in failed:
         trace = traces.get(line["trace_id"])
         assert trace is not None and trace.npc_id == line["npc_id"], line

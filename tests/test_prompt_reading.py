@@ -361,3 +361,11 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert anchored("A lesson on January 21, tomorrow.", tuesday) == "A lesson on January 21, tomorrow."
     assert anchored("Nothing new today (Tuesday January 20).", tuesday) == "Nothing new today (Tuesday January 20)."
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
+
+
+def test_a_possessive_day_is_left_as_written() -> None:
+    """"tonight's party" given its date read "tonight (Saturday February 14)'s party": a day said
+    as a possessive is left as it is."""
+    saturday = date(2026, 2, 14)
+    assert anchored("Isabella is busy with tonight's party, and tomorrow too.", saturday) == (
+        "Isabella is busy with tonight's party, and tomorrow (Sunday February 15) too.")

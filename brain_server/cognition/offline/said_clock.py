@@ -64,7 +64,8 @@ def says_when(text: str) -> bool:
                 re.search(r"\b(?:noon|midday|midnight)\b", text, re.IGNORECASE))
 
 
-_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)",
+                       re.IGNORECASE)
 
 
 def anchored(text: str, today: date) -> str:
