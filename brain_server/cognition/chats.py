@@ -189,9 +189,10 @@ class Chats:
         (`gather.Seek.visit`), as a host's plan does: else a listener told nobody before its next day
         plan (blind5 in Korrin: those who heard had the news on their mind in 10 turns over five
         seeds, the host in 37). News that says no when (a worry, a rumour) sends nobody round."""
+        if live.plan_day != after.date():
+            return
         news = await held_news(live.npc_id, after, self.stream)
-        if news is None or live.plan_day != after.date() or news.id not in {n.id for n in kept} or \
-                not says_when(gist(news)):
+        if news is None or news.id not in {n.id for n in kept} or not says_when(gist(news)):
             return
         seek = await seeking(live, after, self.stream, self.records, plan_places(world, live))
         before = {i.key for i in live.plan}

@@ -341,7 +341,7 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     day (`attention.news_of`), else its most important recent thought that names a day still ahead
     (a host's event stays news until its day, not only the day it was thought of). `thoughts`: its
     latest thoughts, if already read."""
-    mine = thoughts if thoughts is not None else await _latest_thoughts(npc_id, stream)
+    mine = thoughts if thoughts is not None else await latest_thoughts(npc_id, stream)
     ahead = [n for n in mine if n.created <= now and any(d >= now.date() for d in named_days(gist(n), now.date()))]
     if own := [n for n in ahead if n.predicate == OWN]:
         return max(own, key=lambda n: (n.importance, n.created))
@@ -350,7 +350,7 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     return max((n for n in ahead if n.importance >= NEWS_WORTH), key=lambda n: (n.importance, n.created), default=None)
 
 
-async def _latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
+async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
     return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
 
 
@@ -368,7 +368,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
     """For a plan: the NPC's own events still to come today, its news and where to find those it
     has not told (none of the town is read when it holds no news)."""
-    mine = await _latest_thoughts(npc.npc_id, stream)
+    mine = await latest_thoughts(npc.npc_id, stream)
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
     if news is None:

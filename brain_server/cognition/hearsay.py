@@ -8,12 +8,11 @@ unless its memo of this conversation or one of its recent thoughts already holds
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 
-from brain_server.cognition.attention import NEWS, NEWS_LOOKED_AT, gist
-from brain_server.cognition.gather import mentions
+from brain_server.cognition.attention import NEWS, gist
+from brain_server.cognition.gather import latest_thoughts, mentions
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
@@ -48,5 +47,4 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
 
 async def _holds(stream: MemoryStream, npc_id: str, said: str) -> bool:
     """Whether one of the NPC's recent thoughts already says `said` (the news, without who told it)."""
-    thoughts = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
-    return any(gist(n) == said for n in thoughts)
+    return any(gist(n) == said for n in await latest_thoughts(npc_id, stream))

@@ -60,8 +60,7 @@ _WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|eveni
 def says_when(text: str) -> bool:
     """Whether a text says when something is: a date, a day ("tomorrow", "on Saturday"), a time
     ("at four", "5 pm", "17:00"), as news of an event does and a worry or a rumour does not."""
-    return bool(_DATED.search(text) or _STATED.search(text) or _WHEN.search(text) or
-                re.search(r"\b(?:noon|midday|midnight)\b", text, re.IGNORECASE))
+    return bool(_DATED.search(text) or stated_times(text) or _WHEN.search(text))
 
 
 _RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)",
