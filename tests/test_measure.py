@@ -88,6 +88,21 @@ def test_knowing_is_said_even_beside_other_negations(answer: str) -> None:
 
 
 @pytest.mark.parametrize(("answer", "knows"), [
+    ("Yes, I heard about it: I'm going to talked with Maria Lopez about, tomorrow.", True),
+    ("Yes, I have.", True),
+    ("Of course. It's all anyone talks about.", True),
+    ("Yes, I heard something, but I don't know anything about it.", False),
+    ("No, I haven't.", False),
+    ("Hmm, I'm not sure what you mean.", False),
+])
+def test_a_yes_to_a_question_that_names_the_news_says_it_knows(answer: str, knows: bool) -> None:
+    """"Have you heard about a party?" answered "Yes, I heard about it" is a yes, though it names
+    no word of the topic; the same answer to a question that names nothing of it is no claim."""
+    assert claims_to_know(answer, PARTY, named=True) is knows
+    assert not claims_to_know(answer, PARTY), "none of these names the party"
+
+
+@pytest.mark.parametrize(("answer", "knows"), [
     ("Yes, Klaus is a student I see at the library.", True),
     ("Klaus Mueller? He studies sociology at the college.", True),
     ("Of course, we talk every morning.", True),

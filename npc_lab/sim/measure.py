@@ -1,7 +1,7 @@
 """Measurements from a sim run folder, next to the paper's (Park et al. 2023, section 7):
 
 - information diffusion: who knows the scenario's news at the end (interview answers that
-  mention the topic's keywords, and memories that do); knowledge claimed in an interview with no
+  mention the topic's keywords, or say yes to a question that names it, and memories that do); knowledge claimed in an interview with no
   related memory is flagged as hallucinated; the same from memories hour by hour;
 - relationship network density: the paper's undirected graph of mutual knowledge: pairs {A, B}
   where A, asked "Do you know B?" (an Interview, as the paper asked), says it does and B says it
@@ -80,9 +80,14 @@ def news_names(topic: str, host_name: str) -> list[str]:
     return [host_name, *parts]
 
 
-def claims_to_know(answer: str, keywords: Sequence[str], names: Sequence[str] = ()) -> bool:
+def claims_to_know(answer: str, keywords: Sequence[str], names: Sequence[str] = (), *, named: bool = False) -> bool:
     """Whether an answer says it knows the news: some clause names the topic (a keyword, or one
-    of `names` as a whole word) and denies nothing; a question back counts only when it says yes."""
+    of `names` as a whole word) and denies nothing; a question back counts only when it says yes.
+    `named`: the question itself named the news ("Have you heard about a Morse code lesson?"), so an
+    answer that opens with a yes and denies nothing says it knows ("Yes, I heard about it: ...",
+    whatever follows; blind7 answered so, and the topic's words alone counted it a no)."""
+    if named and YES.match(answer) and not any(denies(c) for c in clauses(answer)):
+        return True
     return any((_mentions(c, keywords) or _names(c, names)) and not denies(c)
                and (RHETORICAL.match(c) or not c.rstrip().endswith("?")) for c in clauses(answer))
 
@@ -158,7 +163,8 @@ def measure(run: Path) -> dict[str, Any]:
             first_known[npc_id] = min(times)
     knows_memory = set(first_known)
     news = [i for i in data["interviews"] if i.get("asks", "news") == "news"]
-    claims = {i["npc_id"] for i in news if claims_to_know(i["answer"], keywords, host_names)}
+    claims = {i["npc_id"] for i in news if claims_to_know(i["answer"], keywords, host_names,
+                                                          named=_mentions(i.get("question", ""), keywords))}
     interviewed = bool(news)
     knows = (claims & knows_memory) if interviewed else knows_memory
     seeded = _seeded(memories, cfg.get("identities", {}), keywords, first_known)
