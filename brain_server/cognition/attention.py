@@ -191,11 +191,12 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
     its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`. Its
     reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
-    that Agnes is busy at the green") was offered as news to pass on, with what, when and where."""
+    that Agnes is busy at the green") was offered as news to pass on, with what, when and where.
+    Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk."""
     mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and gist(n) not in heard]
-    return max(fresh, key=lambda n: (n.importance, n.created), default=None)
+    return max(fresh, key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
 
 
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:

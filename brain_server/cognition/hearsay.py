@@ -4,7 +4,10 @@ event (blind5, in view, both untuned towns, five seeds: of 20 residents who firs
 a conversation, 12 kept it in no memo, so they could neither pass it on nor say so when asked).
 When a speaker's own lines named the news it held (`gather.mentions`), each other participant
 keeps it as heard from that speaker, as a crowd NPC keeps news at a meeting (`attention.meet`),
-unless its memo of this conversation or one of its recent thoughts already holds it."""
+unless one of its recent thoughts already holds it: also when its memo says it, for a memo is the
+conversation told over ("Ivo talked with Teodor about this: I'm going to teach ..."), and news
+passed on from it was garbled as the teller's own (blind7: "I'm going to talked with ..."), while
+the teller's news is what was said. What the NPC passes on is then this (`attention.news_of`)."""
 
 from __future__ import annotations
 
@@ -30,8 +33,7 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
         if news is None or not any(line.speaker_npc_id == teller.npc_id and mentions(line.text, news) for line in lines):
             continue
         for hearer, memo in zip(npcs, memos, strict=True):
-            if hearer.npc_id == teller.npc_id or (memo is not None and mentions(memo.description, news)) or \
-                    await _holds(stream, hearer.npc_id, gist(news)):
+            if hearer.npc_id == teller.npc_id or await _holds(stream, hearer.npc_id, gist(news)):
                 continue
             node = MemoryNode(npc_id=hearer.npc_id, kind=MemoryKind.THOUGHT,
                               description=f"{teller.persona.name} told {hearer.persona.name}: {gist(news)}",
