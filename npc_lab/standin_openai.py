@@ -33,7 +33,7 @@ def main() -> None:
     parser = arguments(__doc__.split("\n\n")[0])
     parser.add_argument("--mood", choices=sorted(MOODS), default="cooperative",
                         help="cooperative: shares and accepts everything; hard: declines, forgets, paraphrases; "
-                        "blind, blind2, blind3, blind4, blind5, blind6, blind7: each written from captured requests alone, frozen")
+                        "blind, blind2, ...: each written from captured requests alone by another hand, frozen (docs/evaluation.md)")
     args = parser.parse_args()
     serve(StandInOpenAI(args.host, args.port, args.latency, seed=args.seed, mood=args.mood,
                         fault_rate=args.fault_rate, slow_s=args.slow))

@@ -4,6 +4,7 @@ has, built only from what the prompt shows; a dated line it reads travels into w
 
 from __future__ import annotations
 
+import argparse
 from collections import defaultdict
 import hashlib
 import importlib
@@ -20,6 +21,7 @@ from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import BUILTIN_DIR, Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
+from npc_lab.sim import cli as sim_cli
 from npc_lab.standin import FROZEN, MOODS, conform, respond
 from npc_lab.standin.reading import Prompt as Read
 from npc_lab.standin_openai import StandInOpenAI
@@ -192,8 +194,8 @@ def test_it_knows_no_town_person_or_event_of_ours() -> None:
     name and to the untuned towns' events, and its Ville figures count for less (docs/evaluation.md).
     The second, blind2, keeps words of the captured Ville ("Hobbs", "Valentine") among those that
     start no person's name: it is held to the untuned towns only, and its Ville figures say nothing.
-    The third to sixth, blind3 to blind7, saw requests of a test town only (Wyncombe): they are
-    held to every name."""
+    The later ones, from blind3, saw requests of a test town only (Wyncombe): they are held to
+    every name."""
     folder = Path(__file__).parent.parent / "npc_lab"
     ours = [folder / "standin_openai.py", *(p for p in (folder / "standin").glob("*.py") if p.name not in FROZEN)]
     world = loaders.load_town()
@@ -205,14 +207,13 @@ def test_it_knows_no_town_person_or_event_of_ours() -> None:
         untuned.add(layout["name"])  # its places are common nouns (a Clinic, a Mill): its people and events are its own
         untuned |= {json.loads(r.read_text())["name"] for r in (folder / "towns" / town / "residents").glob("*.json")}
     names |= untuned
-    held = {"blind.py": names, "blind2.py": untuned, "blind3.py": names, "blind4.py": names, "blind5.py": names,
-            "blind6.py": names, "blind7.py": names}
+    held = {"blind.py": names, "blind2.py": untuned}  # the later ones: every name
     source = "\n".join(p.read_text() for p in ours).lower()
     events = {sc.measure.topic for sc in loaders.load_scenarios().values()} | {"party"}
     found = sorted(n for n in names | events if re.search(rf"\b{re.escape(n.lower())}\b", source))
     for frozen in FROZEN:
         blind = (folder / "standin" / frozen).read_text().lower()
-        found += sorted(f"{frozen}: {n}" for n in held[frozen] if re.search(rf"\b{re.escape(n.lower())}\b", blind))
+        found += sorted(f"{frozen}: {n}" for n in held.get(frozen, names) if re.search(rf"\b{re.escape(n.lower())}\b", blind))
     assert not found, f"the stand-in names {found}"
 
 
@@ -223,7 +224,7 @@ def test_the_blind_models_are_as_their_writers_froze_them() -> None:
     assert all(FROZEN[name] in (Path(__file__).parent.parent / "docs" / "evaluation.md").read_text() for name in FROZEN)
 
 
-@pytest.mark.parametrize("mood", ["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"])
+@pytest.mark.parametrize("mood", [name.removesuffix(".py") for name in FROZEN])
 def test_a_blind_model_answers_every_purpose_of_ours_without_raising(mood: str) -> None:
     """Every prompt the brain sends gets text back, parseable or malformed at the model's own rates."""
     for prompt in _prompts():
@@ -485,3 +486,12 @@ def test_it_reads_the_lines_of_speakers_named_in_lowercase_or_by_number() -> Non
             'far:\nGuard #2: "Halt! Who goes there?"\nthe player: "Just me."')
     prompt = Read.read({"messages": [{"role": "user", "content": text}]})
     assert prompt.dialogue() == [("Guard #2", "Halt! Who goes there?"), ("the player", "Just me.")]
+
+
+def test_the_sim_offers_every_mood() -> None:
+    """`npc-lab sim --mood` names its choices without loading the stand-ins: a new model must be added there."""
+    commands = argparse.ArgumentParser().add_subparsers()
+    sim_cli.add_parser(commands)
+    sim = commands.choices["sim"]
+    mood = next(a for a in sim._actions if a.dest == "mood")
+    assert sorted(mood.choices or ()) == sorted(MOODS)

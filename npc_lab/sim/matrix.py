@@ -44,7 +44,9 @@ ABLATIONS = {"no_reflection": "reflection", "no_reflection_planning": "reflectio
 CONTROLS: dict[str, dict[str, Any]] = {"random_retrieval": {"weight_recency": 0.0, "weight_importance": 0.0,
                                                             "weight_relevance": 0.0},
                                        "swapped_memories": {"ablate": "swap_speakers"}}
-MOOD_COLOURS = {"cooperative": "tab:blue", "hard": "tab:orange", "blind": "tab:green", "blind2": "tab:red", "blind3": "tab:purple", "blind4": "tab:brown", "blind5": "tab:pink", "blind6": "tab:olive", "blind7": "tab:cyan"}
+# A mood's colour in the plots: the next of these in the order of `MOODS` (cooperative, hard, then the blind ones).
+PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive",
+           "tab:cyan", "tab:gray")
 VIEWS = {"in": None, "out": 0}  # out: no resident in the player's view
 
 
@@ -313,7 +315,7 @@ def plot(path: Path, groups: list[dict[str, Any]]) -> None:
         means = [v["mean"] for _, v in shown]
         # max(0, ...): a mean of equal floats can land a rounding step outside their range
         errors = [[max(0.0, v["mean"] - v["min"]) for _, v in shown], [max(0.0, v["max"] - v["mean"]) for _, v in shown]]
-        colours = [MOOD_COLOURS.get(groups[i]["mood"], "tab:blue") for i in xs]
+        colours = [mood_colour(groups[i]["mood"]) for i in xs]
         ax.bar(xs, means, yerr=errors, color=colours, capsize=3)
         ax.axhline(paper, linestyle="--", color="black", label="paper (gpt-3.5, the party)")
         ax.set_xticks(range(len(groups)), labels, rotation=70, ha="right", fontsize=7)
@@ -324,6 +326,12 @@ def plot(path: Path, groups: list[dict[str, Any]]) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def mood_colour(mood: str) -> str:
+    from npc_lab.standin import MOODS  # loaded already by the matrix that plots
+    order = list(MOODS)
+    return PALETTE[order.index(mood) % len(PALETTE)] if mood in order else PALETTE[0]
 
 
 def _num(value: float | None) -> str:

@@ -42,7 +42,9 @@ its answers were read in turn (a reaction's schedule line told as news). An eigh
 (Wyncombe, stop 56) before the changes made from blind5's answers, judges those changes; its
 answers were read in turn (interviews). A ninth, `blind7` (npc_lab/standin/blind7.py), by a seventh
 hand that saw none of them, from requests captured afresh (Wyncombe, stop 56) after those changes,
-judges them from the start of the stop. `FROZEN` holds the hashes.
+judges them from the start of the stop. A tenth, `blind8` (npc_lab/standin/blind8.py), by an eighth
+hand that saw none of them, from requests captured afresh (Wyncombe, stop 57) before that stop's
+changes, judges them. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -50,7 +52,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6, blind7
+from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -62,7 +64,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind4.py": "80c406a34d56af65b0494de0d51ce7c09febfb1c1b9cc37caf2e1af8cc4aab3f",
           "blind5.py": "33ba138a0fbfd0330971aa43cacf510a8b6fe105ca286e783cbe5c8f30e94904",
           "blind6.py": "3ee8c1a29a7ea3f2afc1b2fe58ff043c37720c456ae10d45058bb347e1fcda6b",
-          "blind7.py": "6d9c956c50669ebf3b1f8dd0bebba878e621d133220e1986dd4386e358b857ca"}
+          "blind7.py": "6d9c956c50669ebf3b1f8dd0bebba878e621d133220e1986dd4386e358b857ca",
+          "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3"}
 
 
 class BlindStandIn:
@@ -102,13 +105,17 @@ class Blind7StandIn(BlindStandIn):
     model = staticmethod(blind7.respond)
 
 
+class Blind8StandIn(BlindStandIn):
+    model = staticmethod(blind8.respond)
+
+
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
                                                         "blind": BlindStandIn, "blind2": Blind2StandIn,
                                                         "blind3": Blind3StandIn, "blind4": Blind4StandIn,
                                                         "blind5": Blind5StandIn, "blind6": Blind6StandIn,
-                                                        "blind7": Blind7StandIn}
+                                                        "blind7": Blind7StandIn, "blind8": Blind8StandIn}
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "Blind7StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "Blind7StandIn", "Blind8StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
