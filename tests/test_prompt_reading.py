@@ -363,6 +363,15 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
 
 
+def test_a_stamp_a_model_copied_in_is_not_kept() -> None:
+    """A reflection kept "Bram learned that [Friday April 10, 07:00] Owen is busy", shown later
+    under its own stamp: blind8's writer could not tell which date was the news. A stamp copied in
+    is dropped, and the date it named no longer stops "tomorrow" being dated."""
+    tuesday = date(2026, 1, 20)
+    assert anchored("Bram learned that [Monday January 19, 07:00] Teodor teaches a lesson tomorrow.", tuesday) == (
+        "Bram learned that Teodor teaches a lesson tomorrow (Wednesday January 21).")
+
+
 def test_a_possessive_day_is_left_as_written() -> None:
     """"tonight's party" given its date read "tonight (Saturday February 14)'s party": a day said
     as a possessive is left as it is."""

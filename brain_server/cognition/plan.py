@@ -28,7 +28,7 @@ from brain_server.cognition.offline.said_clock import anchored, named_days
 from brain_server.cognition.offline.wording import as_theirs
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
-from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
+from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.trace import Trace
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
@@ -130,7 +130,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     """The new "currently" status, from what happened recently and what was planned (one call);
     if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
     just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
-    what it now means to do. A memory's stamp the model copied in is dropped (`unstamped`)."""
+    what it now means to do, as it is kept (`anchored`: no stamp copied in, relative days dated)."""
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
@@ -143,7 +143,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
     )
-    new = anchored(unstamped(answer.currently).strip(), now.date())
+    new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
     return still_ahead(old, new, now.date(), trace)

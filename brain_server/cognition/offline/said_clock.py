@@ -12,6 +12,7 @@ import calendar
 from datetime import date, timedelta
 import re
 
+from brain_server.model.memory import unstamped
 from brain_server.model.trace import Trace
 
 _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
@@ -68,10 +69,14 @@ _RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|eve
 
 
 def anchored(text: str, today: date) -> str:
-    """A text a model wrote today with each day it says relative to today ("tomorrow", "tonight")
-    given its date too ("tomorrow (Wednesday January 21)"), unless it names a date already: it is
-    read on later days, and "a lesson tomorrow" written on Tuesday was told on as Thursday's on
-    Wednesday, and the host, reading his own memos, missed his lesson (blind7, Korrin)."""
+    """A text a model wrote today, as it is kept: without the stamps it copied from its prompt
+    (an insight "learned that [Friday April 10, 07:00] Owen is busy" was shown with two stamps, and
+    a blind model's writer could not tell which was the news), and with each day it says relative
+    to today ("tomorrow", "tonight") given its date too ("tomorrow (Wednesday January 21)"), unless
+    it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
+    was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
+    (blind7, Korrin)."""
+    text = unstamped(text)
     if named_days(text, today):
         return text
 
