@@ -338,6 +338,31 @@ def test_the_opening_line_does_not_end_a_conversation(stream, fake_llm) -> None:
                                              "Then I won't keep you. Bye!"]
 
 
+PARTY = "Isabella Rodriguez is holding a Valentine's Day party at Hobbs Cafe on February 14 from 5 pm"
+
+
+def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake_llm) -> None:
+    """blind8, in view, Korrin: the host greeted, the other took leave at its first reply, and the
+    lesson went unsaid in most of his talks. One who holds news it has not said gets a last line as
+    the other leaves (its prompt says so, and shows the news); one who said it, or holds none, not."""
+    party = MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, description=PARTY, subject="Isabella Rodriguez",
+                       predicate="thinks", object="the party", importance=8, created=NOW - timedelta(hours=1),
+                       last_accessed=NOW - timedelta(hours=1))
+    asyncio.run(stream.remember("isabella", ISABELLA.persona, [party], trace(), rate=False))
+    talks = {"unsaid": ["Hi Klaus! How are you?", "Fine, thanks. I must dash, bye!",
+                        "Before you go: a Valentine's Day party at Hobbs Cafe tomorrow from 5, do come!"],
+             "said": ["Hi Klaus! Come to my Valentine's Day party at Hobbs Cafe tomorrow?", "Maybe. Bye now!"]}
+    for said in talks.values():
+        fake_llm.queue(*[turn(text, n == 1) for n, text in enumerate(said)], purpose="converse_turn")
+        lines = asyncio.run(converse(Speaker("isabella", ISABELLA.persona), Speaker("klaus", KLAUS.persona), NOW,
+                                     "w:cafe:cafe", stream, trace(), work=WORK))
+        assert [line.text for line in lines] == said
+    prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
+    assert "Isabella Rodriguez has to go now: this is Isabella Rodriguez's last line" in prompts[2]
+    assert "Isabella Rodriguez has news on their mind" in prompts[2] and "Valentine's Day party" in prompts[2]
+    assert not any("has to go now" in p for p in prompts[:2] + prompts[3:])
+
+
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
     """The Ville (blind6): "going to: ... a Valentine's Day party at Hobbs Cafe" was booked at the
     pub where it was heard, the memo's place field given as the pub: the place its own words name

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from brain_server.cognition.gather import news_line
+from brain_server.cognition.gather import held_news, mentions, news_line, said_news
 from brain_server.cognition.gist import (
     again,
     fell_back,
@@ -217,16 +217,17 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     head_a, head_b = mind[a.npc_id], mind[b.npc_id]
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work, head=head_a),
                                 relationship(b, a.persona.name, now, stream, trace, work=work, head=head_b),
-                                news_line(stream, head_a.npc_id, head_a.name, now),
-                                news_line(stream, head_b.npc_id, head_b.name, now))
-    views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
+                                held_news(head_a.npc_id, now, stream), held_news(head_b.npc_id, now, stream))
+    views, held = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
+    news = {me.npc_id: said_news(mind[me.npc_id].name, held[me.npc_id], now) for me in (a, b)}
     lines: list[DialogueLine] = []
-    speaker, listener = a, b
+    speaker, listener, closing = a, b, False
     while len(lines) < max_lines:
-        def ask(repeated: str, speaker: Speaker = speaker, listener: Speaker = listener) -> Awaitable[Turn]:
+        def ask(repeated: str, speaker: Speaker = speaker, listener: Speaker = listener,
+                last: bool = closing or len(lines) + 1 >= max_lines) -> Awaitable[Turn]:
             return next_line(speaker, listener.persona.name, views[speaker.npc_id], lines, now, place, stream, trace,
                              work=work, partner_activity=listener.activity, opener=a.persona.name,
-                             reason=reason if speaker is a else "", last=len(lines) + 1 >= max_lines,
+                             reason=reason if speaker is a else "", last=last,
                              news=news[speaker.npc_id], repeated=repeated, head=mind[speaker.npc_id])
 
         turn = await unrepeated(ask, [line.text for line in lines if line.speaker_npc_id == speaker.npc_id],
@@ -235,8 +236,14 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
             break
         lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
                                   text=turn.utterance))
-        if ends(turn.end_conversation, lines):
-            break
+        if closing or ends(turn.end_conversation, lines):
+            # One who still holds news it has not said gets a last word as the other leaves, as people
+            # do ("before you go..."): blind8's listeners took leave at their first reply to a greeting.
+            news_held = held[listener.npc_id]
+            if closing or news_held is None or any(line.speaker_npc_id == listener.npc_id and
+                                                   mentions(line.text, news_held) for line in lines):
+                break
+            closing = True
         speaker, listener = listener, speaker
     trace.note(f"converse: {a.persona.name} and {b.persona.name} exchanged {len(lines)} lines")
     return lines

@@ -358,9 +358,11 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
     """What an NPC has to tell in a conversation, as a prompt sentence: the news its plans seek
     people out for (`held_news`, unstamped), else that it has none (blind5, asked for "news on
     their mind (above)" with none above, told its bedtime as news); "" for the player."""
-    if not npc_id:
-        return ""
-    news = await held_news(npc_id, now, stream)
+    return said_news(name, await held_news(npc_id, now, stream), now) if npc_id else ""
+
+
+def said_news(name: str, news: MemoryNode | None, now: datetime) -> str:
+    """`news_line` of news already read (`held_news`)."""
     return f"{name} has news on their mind{about(name, news, news.description, now)}." if news is not None else \
         f"{name} has no news to pass on."
 
