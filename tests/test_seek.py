@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import pytest
 
+from brain_server.cognition.calls import aimed, called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import (
     Gathering,
@@ -615,3 +616,18 @@ def test_news_for_someone_it_cannot_talk_to_now_is_not_shown(run: Run, fake_llm:
     free, busy = run(scenario)
     assert "has not told Bo Tamm yet" in free and '"talk"' in free
     assert "has not told" not in busy and '"talk"' not in busy
+
+
+def test_a_call_about_to_begin_goes_where_the_one_called_on_will_be() -> None:
+    """A call is laid at planning time where the other's usual day puts them; by its hour their
+    own plan may have them elsewhere, and in view about half the calls found nobody (blind6-8,
+    both untuned towns). A call about to begin goes where the first it names will be, awake, by
+    their plan; one on someone asleep then, or on nobody of the town, stays as it was."""
+    others = town()
+    call = block((12, 0), (13, 0), "calling on Bo Tamm", f"{W}:Tamm house:bedroom")
+    assert aimed(call, others).address == HALL and aimed(call, others).activity == call.activity
+    night = block((22, 0), (23, 0), "calling on Bo Tamm", f"{W}:Tamm house:bedroom")
+    stranger = block((12, 0), (13, 0), "calling on Zed Ash", f"{W}:Tamm house:bedroom")
+    reading = block((12, 0), (13, 0), "reading", HOME)
+    assert all(aimed(item, others) is item for item in (night, stranger, reading))
+    assert called(block((12, 0), (13, 0), "calling on Bo Tamm and Cy Orr", YARD)) == ["Bo Tamm", "Cy Orr"]

@@ -253,7 +253,7 @@ def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Co
     for other in town:
         if other.npc_id == teller.npc_id or other.npc_id in told:
             continue
-        for start, end, activity, address in _day_of(other, day, tz):
+        for start, end, activity, address in day_of(other, day, tz):
             if is_sleep(activity) or not there_if(other, arena := arena_of(address)):
                 continue
             hour = max(first, start.replace(minute=0, second=0, microsecond=0))
@@ -394,7 +394,7 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."
 
 
-def _day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
+def day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
     """The NPC's blocks on `day`: its plan when made for that day, else its usual day."""
     if npc.plan_day == day and npc.plan:
         return [(i.start, i.end, i.activity, i.address) for i in npc.plan]

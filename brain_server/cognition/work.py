@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
+from brain_server.cognition.calls import aimed, called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import calling_on, news_for, seeking
 from brain_server.cognition.locate import plan_places
@@ -184,6 +185,7 @@ class Workshop:
             if draft.is_chatting(now):
                 return False
             world = await self.records.world(draft.world_name)
+            moved = await self._aim_calls(draft, now, horizon_minutes, trace)
             if not await decompose_upcoming(draft, now, self.stream, trace, work=work, horizon_minutes=horizon_minutes,
                                             objects=self.records.index(world).objects,
                                             verbs=[*world.verbs, *draft.verbs]):
@@ -191,8 +193,9 @@ class Workshop:
             steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
 
             def adopt(live: NpcState) -> bool:
+                adopted = [moved.get(item.key, item) for item in live.plan]
                 adopted = [item.model_copy(update={"subtasks": steps[item.key]})
-                           if not item.subtasks and item.key in steps else item for item in live.plan]
+                           if not item.subtasks and item.key in steps else item for item in adopted]
                 changed = any(new is not old for new, old in zip(adopted, live.plan, strict=True))
                 live.plan = adopted
                 return changed
@@ -203,6 +206,21 @@ class Workshop:
 
     async def decompose_now(self, work: Work, now: datetime, trace: Trace) -> bool:
         return await self.decompose(work, now, trace, horizon_minutes=0)
+
+    async def _aim_calls(self, draft: NpcState, now: datetime, horizon_minutes: int,
+                         trace: Trace) -> dict[tuple[datetime, int, str, str], PlanItem]:
+        """The calls about to begin (`calls.aimed`), moved in `draft`'s plan, by the blocks they were."""
+        due = [item for item in due_blocks(draft.plan, now, horizon_minutes) if called(item)]
+        if not due:
+            return {}
+        people = await self.records.people(draft.world_name)
+        ids = {people[name] for item in due for name in called(item) if name in people}
+        town = [other for i in sorted(ids) if (other := await self.records.npc_or_none(i)) is not None]
+        moved = {item.key: new for item in due if (new := aimed(item, town)) is not item}
+        for old, new in moved.items():
+            trace.note(f"plan: {new.activity} at {new.start:%H:%M} goes to {new.address}, not {old[3]}")
+        draft.plan = [moved.get(item.key, item) for item in draft.plan]
+        return moved
 
     async def prepare(self, work: Work, now: datetime, trace: Trace) -> bool:
         return await self.decompose(work, now, trace, horizon_minutes=self.settings.prepare_ahead_minutes)

@@ -1,0 +1,33 @@
+"""Where a call finds those it calls on. A call (`gather.Seek.visit`'s "calling on ...") is laid
+when the day is planned, where the others' usual days put them; by the hour it comes they have
+made their own plans, and in view about half the calls found nobody (blind6, blind7 and blind8 in
+both untuned towns: the one called on was elsewhere, or in another room of the house, and only
+those in the same room see a caller). So a call about to begin goes where the first it names
+will be, awake, by that one's plan: at home, at work or out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from brain_server.cognition.gather import day_of
+from brain_server.model.npc import NpcState, PlanItem, is_sleep
+from brain_server.model.world import arena_of
+
+CALLING = "calling on "
+
+
+def called(item: PlanItem) -> list[str]:
+    """The names a call names ("calling on Bo Tamm and Rosa Vane"); none for any other block."""
+    return item.activity[len(CALLING):].split(" and ") if item.activity.lower().startswith(CALLING) else []
+
+
+def aimed(item: PlanItem, town: Sequence[NpcState]) -> PlanItem:
+    """The call `item` at the arena where those it names (found in `town`) will be in its middle,
+    the first of them who will be awake then; as it is when none will be."""
+    names, middle = set(called(item)), item.start + (item.end - item.start) / 2
+    for other in (o for o in town if o.persona.name in names):
+        for start, end, activity, address in day_of(other, middle.date(), middle.tzinfo):
+            if start <= middle < end and not is_sleep(activity):
+                arena = arena_of(address)
+                return item if arena == arena_of(item.address) else item.model_copy(update={"address": arena})
+    return item
