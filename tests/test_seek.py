@@ -5,9 +5,11 @@ it has news for the person it notices. The fake endpoint over loopback, embedded
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
+from google.protobuf import json_format
 import pytest
 
 from brain_server.cognition.calls import aimed, called
@@ -37,6 +39,7 @@ from brain_server.model.npc import NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
 from brain_server.model.world import Arena, Sector, World
 from brain_server.persistence.records import Records
+from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 
@@ -631,3 +634,37 @@ def test_a_call_about_to_begin_goes_where_the_one_called_on_will_be() -> None:
     reading = block((12, 0), (13, 0), "reading", HOME)
     assert all(aimed(item, others) is item for item in (night, stranger, reading))
     assert called(block((12, 0), (13, 0), "calling on Bo Tamm and Cy Orr", YARD)) == ["Bo Tamm", "Cy Orr"]
+
+
+def test_a_brain_sends_a_caller_where_the_one_it_calls_on_is_when_the_call_is_prepared(run: Run, fake_llm: FakeOpenAI,
+                                                                                        tmp_path) -> None:
+    """Through the brain's own preparation of the next hour's steps: Isabella's 10:00 call on Klaus
+    was laid at his home; his plan now has him at the cafe then, and the call goes there."""
+    from tests.test_untrusted_races import core_with_town
+    from tests.town import WORLD, spawn_json
+
+    cafe, room = f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"
+    ten = datetime(2026, 2, 13, 10, tzinfo=UTC)
+
+    async def scenario(stream: MemoryStream) -> str:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        klaus = spawn_json("klaus")
+        klaus["persona"] = {**klaus["persona"], "name": "Klaus Mueller"}
+        await core.spawn_npc(json_format.ParseDict(klaus, pb.SpawnNpcRequest()))
+
+        def plan(activity: str, address: str) -> Callable[[NpcState], None]:
+            def laid(live: NpcState) -> None:
+                live.plan, live.plan_day = [PlanItem(start=ten, duration_minutes=60, activity=activity,
+                                                     address=address)], ten.date()
+            return laid
+
+        await core.records.merge("isabella", plan("calling on Klaus Mueller", room))
+        await core.records.merge("klaus", plan("reading the paper", cafe))
+        trace = Trace(npc_id="isabella", kind="background", game_time=ten - timedelta(minutes=30))
+        await core.mind.workshop.decompose(Work(Priority.PLAN_NOW, "isabella"), ten - timedelta(minutes=30), trace,
+                                           horizon_minutes=60)
+        address = (await core.records.npc("isabella")).plan[0].address
+        await core.close()
+        return address
+
+    assert run(scenario) == cafe
