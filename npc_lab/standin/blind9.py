@@ -32,15 +32,17 @@ speaker holds; "host" = the first person named in the innermost clause of that n
 - Importance: routine 1-3; conversation 3-5; news/event 5-8 (host 7-8).
 - Interview: answers from the memory lines sharing most words with the question, p = 0.85;
   else vague; says it does not know when nothing relates.
-- Anything else: a schema filler that reads values from the prompt (enums by word overlap).
+- Anything else: a schema filler that reads values from the prompt (enums by word overlap;
+  lists of timed items run on hour by hour from now, following the plan shown, and take in
+  today's known event with the day-plan rates above).
 """
 from __future__ import annotations
 
+from datetime import date, timedelta
 import hashlib
 import json
 import random
 import re
-from datetime import date, timedelta
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december"]
@@ -63,6 +65,10 @@ SOCIAL = re.compile(r"sociab|outgoing|friendly|jovial|energetic|curious|warm|che
 RESERVED = re.compile(r"shy|reserved|grump|quiet|solitary|aloof|busy|stubborn|gruff|introvert", re.I)
 YES = re.compile(r"count me in|i'?ll (be there|come|go)|i'd love|see you there|sounds (good|great|"
                  r"lovely)|i will come|wouldn't miss|i'll try to come|i mean to go", re.I)
+INVITE = re.compile(r"\b(will|would|could|can|do) you (like to |want to )?(come|join)|join (us|me)\b|"
+                    r"\byou'?re (invited|welcome)", re.I)
+FUTURE = re.compile(r"\b(wants? to|will|going to|plans?|planning|means to|invit|hold|host|"
+                    r"organi|throw|there is|there will|to be held|is on|celebrat|meet)", re.I)
 NO = re.compile(r"can'?t make|cannot|sorry|not able|won'?t be able|another time|no thanks", re.I)
 
 
@@ -102,13 +108,20 @@ def _clock(s: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+def _content(m: dict) -> str:
+    c = m.get("content") or ""
+    if isinstance(c, list):
+        return "\n".join(str(p.get("text", "")) for p in c if isinstance(p, dict))
+    return str(c)
+
+
 class Ctx:
     """What the prompt shows: people, places, today, news, plan, conversation."""
 
     def __init__(self, body: dict) -> None:
         msgs = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        self.sys = "\n".join(str(m.get("content") or "") for m in msgs if m.get("role") == "system")
-        users = [str(m.get("content") or "") for m in msgs if m.get("role") != "assistant"]
+        self.sys = "\n".join(_content(m) for m in msgs if m.get("role") == "system")
+        users = [_content(m) for m in msgs if m.get("role") != "assistant"]
         self.text = "\n".join(users)
         self.ask = users[-1] if users else ""
         rf = body.get("response_format") or {}
@@ -117,6 +130,7 @@ class Ctx:
         if not self.schema and isinstance(rf.get("schema"), dict):
             self.schema = rf["schema"]
         self.defs = (self.schema or {}).get("$defs") or {}
+        self.multi = "talk" in ((self.schema or {}).get("properties") or {})
         self.people = self._people()
         self.me = self._me()
         self.others = [p for p in self.people if p != self.me]
@@ -145,7 +159,8 @@ class Ctx:
                 continue
             cands[n] = cands.get(n, 0) + 1
         out = list(dict.fromkeys(enums + sorted(cands, key=lambda n: -cands[n])))
-        return [p for p in out if not any(p != q and p in q for q in out)] or ["Someone"]
+        out = [p for p in out if p in enums or not any(p != q and q in p for q in out)]
+        return out or ["Someone"]
 
     def _me(self) -> str:
         counts = {p: self.sys.count(p) * 5 + self.ask[:400].count(p) for p in self.people}
@@ -153,7 +168,7 @@ class Ctx:
 
     def _places(self) -> list[str]:
         for d in [self.schema or {}] + list(self.defs.values()):
-            for k, v in (d.get("properties") or {}).items():
+            for v in (d.get("properties") or {}).values():
                 if isinstance(v, dict) and v.get("enum") and any(":" in str(e) for e in v["enum"]):
                     return [e for e in v["enum"] if e]
         return list(dict.fromkeys(re.findall(r"^\s*-\s*(\w[^\n()]*:[^\n()]*)$", self.text, re.M)))
@@ -203,10 +218,12 @@ class Ctx:
 
     def block_of(self, person: str) -> str:
         """Paragraphs whose first line names this person (their memories, plan)."""
+        if not self.multi:  # one mind's view: all of it is what this mind knows
+            return self.ask
         paras = re.split(r"\n\s*\n", self.ask)
         own = [p for p in paras if person in p.split("\n")[0] and
                not any(o in p.split("\n")[0] for o in self.people if o != person)]
-        return "\n".join(own) if len(self.people) > 1 and own else self.ask
+        return "\n".join(own)
 
     def news(self, person: str) -> dict | None:
         """The dated coming event this person holds, if any (most repeated wins)."""
@@ -216,17 +233,20 @@ class Ctx:
             s = re.sub(r"^\s*[-\d.]*\s*(\[[^\]]*\])?\s*", "", raw)
             if re.match(r"^\d{1,2}:\d{2}", s) or "plan for" in s.lower() or "conversation" in s[:20]:
                 continue
+            if '"' in s or not FUTURE.search(s):  # quoted talk, or no intent/arrangement
+                continue
             core = s.split(": ")[-1] if ": " in s else s
             core = re.sub(r"^.*?\b(learned|means to tell \w+|heard) that ", "", core)
             when = self._when(s)
             if not when or len([1 for p, _ in _clock(core) if p < 10000]) > 3:
                 continue
-            if when[0] < self.today:
+            if when[0] < self.today or (when[0] == self.today and
+                                        when[1] + when[2] < self.now):
                 continue
             names = [(core.find(p), p) for p in self.people if p in core]
             host = min(names)[1] if names else ""
             key = " ".join(sorted(_words(core))[:6])
-            e = best.setdefault(key, {"text": core.strip(" ."), "host": host, "date": when[0],
+            e = best.setdefault(key, {"text": core.strip(" .;,"), "host": host, "date": when[0],
                                       "start": when[1], "minutes": when[2], "n": 0})
             e["n"] += 1
         if not best:
@@ -326,7 +346,7 @@ def _reply_to(ctx: Ctx, me: str, other: str, line: str, ev: dict | None,
     """A listener's reply to a line; returns (text, stance: yes/no/'')."""
     if ev and len(_words(ev["text"]) & _words(line)) >= 2:
         busy = ctx.committed(me, ev)
-        invite = ev["host"] == other or "you" in line.lower() and "come" in line.lower()
+        invite = ev["host"] == other or INVITE.search(line) is not None
         if invite:
             p = (0.2 if busy else 0.6) + ctx.traits
         else:
@@ -373,6 +393,8 @@ def _memo(ctx: Ctx, who: str, rng: random.Random, lines: list[tuple[str, str]],
     mine = " ".join(t for s, t in lines if s == who)
     if not stance:
         stance = "yes" if YES.search(mine) else "no" if NO.search(mine) else ""
+    if ev is None:
+        ev = _line_event(ctx, lines)
     heard = ev is not None and any(len(_words(ev["text"]) & _words(t)) >= 2 for _, t in lines)
     memo = {"summary": "", "importance": rng.randint(2, 3), "plan_activity": "",
             "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
@@ -392,6 +414,19 @@ def _memo(ctx: Ctx, who: str, rng: random.Random, lines: list[tuple[str, str]],
     return memo
 
 
+def _line_event(ctx: Ctx, lines: list[tuple[str, str]]) -> dict | None:
+    """An event told in the conversation's own lines (what, when, who holds it)."""
+    for who, t in lines:
+        when = ctx._when(t) if FUTURE.search(t) else None
+        if when and when[0] >= ctx.today:
+            named = [(t.find(p), p) for p in ctx.people if p in t]
+            host = min(named)[1] if named else who
+            text = re.sub(r"^(have you heard|did you know|guess what)\W*", "", t, flags=re.I)
+            return {"text": text.strip(" .?!"), "host": host, "date": when[0], "start": when[1],
+                    "minutes": when[2], "n": 1, "place": ctx.place_for(t)}
+    return None
+
+
 def _gist(ctx: Ctx, rng: random.Random, names: list[str]) -> tuple[bool, list, list]:
     holders = [(n, ctx.news(n)) for n in names]
     holders = [(n, e) for n, e in holders if e]
@@ -408,13 +443,15 @@ def _gist(ctx: Ctx, rng: random.Random, names: list[str]) -> tuple[bool, list, l
         if rng.random() < (0.75 if ev["host"] == teller else 0.5):
             lines.append((teller, _say_news(ctx, ev, teller, rng)))
             for n in names:
-                if n != teller and not (ctx.news(n) and ctx.news(n)["text"] == ev["text"]):
+                known = ctx.news(n)
+                if n != teller and n != ev["host"] and not (
+                        known and len(_words(known["text"]) & _words(ev["text"])) >= 3):
                     t, st = _reply_to(ctx, n, teller, lines[-1][1], ev, rng)
                     lines.append((n, t))
                     stances[n] = st
         else:
             ev = None
-    lines.append((names[-1], "Well, good to see you. Take care!"))
+    lines.append((a if lines[-1][0] != a else b, "Well, good to see you. Take care!"))
     return True, lines, [(n, _memo(ctx, n, rng, lines, ev, stances.get(n, ""))) for n in names]
 
 
@@ -468,21 +505,29 @@ def _day(ctx: Ctx, rng: random.Random) -> dict:
 
 
 def _steps(ctx: Ctx, prop: dict) -> dict:
-    m = re.search(r"\((\d+) minutes?\)", ctx.ask)
+    m = re.search(r"fill\D{0,12}(\d+) min", ctx.ask) or re.search(r"\((\d+) min", ctx.ask)
     total = int(m.group(1)) if m else 30
-    n = max(2, min(6, -(-total // 15)))
+    arr = (prop.get("properties") or {}).get("steps") or {}
+    lo, hi = arr.get("minItems", 1), arr.get("maxItems", 12)
+    k = re.search(r"into (\d+)\b", ctx.ask)
+    n = int(k.group(1)) if k else -(-total // 15)
+    n = max(lo, min(hi, n))
     base = [max(5, min(15, total // n))] * n
     for i in range(n):
         if sum(base) < total and base[i] < 15:
             base[i] += min(15 - base[i], total - sum(base))
-    objs = [o for o in (_find_enum(prop, "object") or []) if o]
+    step = next((d for d in (prop.get("$defs") or {}).values()
+                 if "object" in (d.get("properties") or {})), {})
+    objs = [o for o in (_find_enum(step, "object") or _find_enum(prop, "object") or []) if o]
     act = re.search(r"is ([a-z][^,.\n]{3,60}), at", ctx.ask)
     what = act.group(1) if act else "the task"
     names = ["getting started on " + what, what, "carrying on with " + what, "taking a short break",
-             "finishing " + what, "tidying up"]
-    return {"steps": [{"activity": names[i if i < n - 1 else 4][:80], "duration_minutes": d,
-                       "object": objs[i % len(objs)] if objs else "",
-                       "object_state": "in use" if objs else ""} for i, d in enumerate(base)]}
+             "carrying on with " + what]
+    return {"steps": [{"activity": (names[i % 5] if i < n - 1 else "finishing " + what)[:80],
+                       "duration_minutes": d,
+                       "object": objs[0] if objs and i == 1 else "",
+                       "object_state": "in use" if objs and i == 1 else ""}
+                      for i, d in enumerate(base)]}
 
 
 def _find_enum(schema: dict, key: str) -> list | None:
@@ -522,32 +567,66 @@ def _interview(ctx: Ctx, rng: random.Random) -> str:
     return ("Yes - as far as I know, " + best.rstrip(".") + "." + extra)[:590]
 
 
-def _fill(s: dict, ctx: Ctx, rng: random.Random, key: str = "") -> object:
-    """Generic schema filler: values drawn from the prompt."""
+def _goes(ctx: Ctx, rng: random.Random) -> dict | None:
+    """Today's known event if this mind decides to go (the day-plan rates), else None."""
+    ev = ctx.news(ctx.me)
+    if not ev or ev["date"] != ctx.today:
+        return None
+    said = YES.search(ctx.text) is not None or "going to" in ctx.text
+    p = 0.9 if ev["host"] == ctx.me else 0.8 if said else 0.3 + ctx.traits
+    return ev if rng.random() < p else None
+
+
+def _activity_at(ctx: Ctx, t: int, go: dict | None) -> tuple[str, str]:
+    if go and go["start"] <= t < go["start"] + go["minutes"]:
+        return ("going to: " + go["text"])[:80], go["place"]
+    for a, b, act in ctx.plan(ctx.me):
+        if a <= t < b or a <= t + 1440 < b:
+            m = re.search(r"\(planned at ([^)]*)\)", act)
+            return re.sub(r"\s*\(.*$", "", act)[:80] or "carrying on", m.group(1) if m else ""
+    return "carrying on with the day", ""
+
+
+def _fill(s: dict, ctx: Ctx, rng: random.Random, key: str = "", idx: int = 0,
+          go: dict | None = None) -> object:
+    """Generic schema filler: values drawn from the prompt (item idx of a list runs on in time)."""
     if "$ref" in s:
         s = ctx.defs.get(s["$ref"].split("/")[-1], {})
     if "anyOf" in s:
         s = next((x for x in s["anyOf"] if x.get("type") != "null"), {})
+    t = s.get("type")
+    when = ctx.now + idx * 60
     if s.get("enum"):
         en = s["enum"]
-        scored = [(len(_words(str(e)) & _words(ctx.ask)), -i, e) for i, e in enumerate(en)]
-        return max(scored)[2] if key not in ("choice",) else en[0]
-    t = s.get("type")
+        hint = _activity_at(ctx, when, go)
+        if hint[1] in en:
+            return hint[1]
+        scored = [(len(_words(str(e)) & _words(ctx.ask[-800:])), -i, e) for i, e in enumerate(en)]
+        return max(scored)[2]
     if t == "object":
         props = s.get("properties") or {}
-        return {k: _fill(v, ctx, rng, k) for k, v in props.items()}
+        return {k: _fill(v, ctx, rng, k, idx, go) for k, v in props.items()}
     if t == "array":
         n = max(s.get("minItems", 1), min(3, s.get("maxItems", 3)))
-        return [_fill(s.get("items") or {"type": "string"}, ctx, rng, key) for _ in range(n)]
-    if t == "integer" or t == "number":
-        lo, hi = s.get("minimum", 0), s.get("maximum", lo + 10 if False else 10)
-        return max(lo, min(hi, (lo + hi) // 2))
+        it = s.get("items") or {"type": "string"}
+        if it.get("enum") and len(it["enum"]) >= n:
+            return list(it["enum"][:n])
+        return [_fill(it, ctx, rng, key, i, go) for i in range(n)]
+    if t in ("integer", "number"):
+        lo = s.get("minimum", 0)
+        hi = s.get("maximum", lo + 10)
+        v = 60 if "min" in key or "dur" in key else (lo + hi) / 2
+        v = max(lo, min(hi, v))
+        return int(v) if t == "integer" and int(v) >= lo else v
     if t == "boolean":
         return False
-    if s.get("pattern"):
-        return _hm(ctx.now) if ":" in s["pattern"] else ""
-    txt = f"{ctx.me} carries on with the day." if not ctx.others else \
-        f"{ctx.me} thinks about {ctx.others[0]}."
+    if s.get("pattern") or key in ("start", "time", "at"):
+        pat = s.get("pattern", ":")
+        if ":" in pat or "[0-5]" in pat:
+            return _hm(when)
+        return "" if re.fullmatch(pat, "") else _hm(when)
+    txt = _activity_at(ctx, when, go)[0] if re.search(r"activ|what|task|do", key) else \
+        f"{ctx.me} thinks it over and carries on."
     return txt[: s.get("maxLength", 200)]
 
 
@@ -570,7 +649,7 @@ def _json_answer(ctx: Ctx, rng: random.Random) -> dict:
         mems = (mems + [""] * n)[:n]
         return {"ratings": [min(10, _rate(m, me) + rng.randint(0, 1)) for m in mems]}
     if "currently" in props:
-        old = re.search(re.escape(me) + r" is ([^.\n]{3,120})\.", ctx.text)
+        old = re.search(re.escape(me) + r" is (\w+ing\b[^.\n]{0,120})\.", ctx.text)
         txt = f"{me} is {old.group(1) if old else 'getting on with the usual routine'}."
         if ev and rng.random() < 0.7:
             txt += f" {me} has in mind that {ev['text']} ({_day_word(ctx, ev['date'])}, " \
@@ -580,8 +659,8 @@ def _json_answer(ctx: Ctx, rng: random.Random) -> dict:
         return _day(ctx, rng)
     if "steps" in props:
         return _steps(ctx, s)
-    if "choice" in props:
-        en = s["properties"]["choice"].get("enum") or ["continue"]
+    if "choice" in props and "continue" in (s["properties"]["choice"].get("enum") or []):
+        en = s["properties"]["choice"]["enum"]
         near = ctx.others[0] if ctx.others else "them"
         untold = ev is not None and "talk" in en
         r = rng.random()
@@ -601,9 +680,10 @@ def _json_answer(ctx: Ctx, rng: random.Random) -> dict:
                 "new_activity": ""}
     if "talk" in props and ("first" in props or "memos" in props):
         names = [me] + [o for o in ctx.others if o in ctx.ask][: 6]
-        if "memos" in props:
-            en = _find_enum(ctx.defs.get("GistLine", {}), "speaker")
-            names = en or names
+        en = [d for d in ctx.defs.values() if "speaker" in (d.get("properties") or {})]
+        if en and en[0]["properties"]["speaker"].get("enum"):
+            sp = en[0]["properties"]["speaker"]["enum"]
+            names = sorted(sp, key=lambda n: (ctx.ask.find(n) % 10**6, n))
         talk, lines, memos = _gist(ctx, rng, names)
         out: dict = {"talk": talk, "lines": [{"speaker": a, "text": t[:300]} for a, t in lines]}
         if "memos" in props:
@@ -626,7 +706,8 @@ def _json_answer(ctx: Ctx, rng: random.Random) -> dict:
         mx = s["properties"]["questions"].get("maxItems", 3)
         qs = [f"What does {me} think of {o}?" for o in ctx.others[:2]]
         if ev:
-            qs.insert(0, f"Why does {me} care about this: {ev['text'][:120]}?")
+            short = ev["text"][:120].rsplit(" ", 1)[0] if len(ev["text"]) > 120 else ev["text"]
+            qs.insert(0, f"Why does {me} care about this: {short}?")
         qs.append(f"How is {me}'s routine changing these days?")
         return {"questions": qs[:mx]}
     if props == {"summary"}:
@@ -636,7 +717,7 @@ def _json_answer(ctx: Ctx, rng: random.Random) -> dict:
         feel = "someone they talk to often and like" if n > 4 else "an acquaintance they know " \
                                                                    "by sight"
         return {"summary": f"{other} is {feel}; {me} feels friendly towards them right now."}
-    return _fill(s, ctx, rng)  # type: ignore[return-value]
+    return _fill(s, ctx, rng, go=_goes(ctx, rng))  # type: ignore[return-value]
 
 
 def _insights(ctx: Ctx, rng: random.Random, s: dict) -> dict:
@@ -647,7 +728,8 @@ def _insights(ctx: Ctx, rng: random.Random, s: dict) -> dict:
         qw = _words(q) - _words(ctx.me)
         ev = sorted((n for n, t in stm.items() if qw & _words(t)), reverse=True)[:4] or \
             sorted(stm)[-2:] or [1]
-        about = " ".join(w for w in re.findall(r"[A-Z][a-z]+", q) if w not in ctx.me.split())[:60]
+        named = [p for p in ctx.people if p in q and p != ctx.me]
+        about = (", ".join(named) or " ".join(sorted(qw))[:60])[:60]
         t = stm.get(ev[0], "")
         out.append({"insight": f"{ctx.me} has noticed a pattern: {t[t.find(']') + 1:].strip()}"[:300],
                     "about": about or "daily life", "evidence": sorted(ev),
@@ -681,9 +763,15 @@ def respond(body: dict, seed: int) -> str:
             ans = _fill(ctx.schema, ctx, rng)
         txt = json.dumps(ans, ensure_ascii=False)
         return _malform_json(txt, rng, ctx.me) if bad else txt
-    if re.search(r"\{\s*\"\w+\"\s*:", ctx.ask[-600:]):  # JSON asked for in words only
-        keys = re.findall(r"\"(\w+)\"\s*:", ctx.ask[-600:])
-        txt = json.dumps({k: _fill({"type": "string"}, ctx, rng) for k in dict.fromkeys(keys)})
+    asked = (body.get("response_format") or {}).get("type") == "json_object"
+    if asked or re.search(r"\{\s*\"\w+\"\s*:", ctx.ask[-600:]):  # JSON asked for in words
+        pairs = re.findall(r"\"(\w+)\"\s*:\s*(\S{0,12})", ctx.ask[-600:]) or [("answer", "")]
+        out = {}
+        for k, v in pairs:
+            kind = "integer" if re.search(r"int|\d", v) else "boolean" if "true" in v else \
+                "array" if v.startswith("[") else "string"
+            out[k] = _fill({"type": kind}, ctx, rng, k)
+        txt = json.dumps(out, ensure_ascii=False)
         return _malform_json(txt, rng, ctx.me) if bad else txt
     try:
         text, end, _ = _turn(ctx, rng)
