@@ -44,7 +44,9 @@ answers were read in turn (interviews). A ninth, `blind7` (npc_lab/standin/blind
 hand that saw none of them, from requests captured afresh (Wyncombe, stop 56) after those changes,
 judges them from the start of the stop. A tenth, `blind8` (npc_lab/standin/blind8.py), by an eighth
 hand that saw none of them, from requests captured afresh (Wyncombe, stop 57) before that stop's
-changes, judges them. `FROZEN` holds the hashes.
+changes, judges them; its answers were read in turn. An eleventh, `blind9`
+(npc_lab/standin/blind9.py), by a ninth hand, from requests captured afresh after those changes
+(Wyncombe, stop 57), judges them. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -52,7 +54,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8
+from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8, blind9
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -65,7 +67,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind5.py": "33ba138a0fbfd0330971aa43cacf510a8b6fe105ca286e783cbe5c8f30e94904",
           "blind6.py": "3ee8c1a29a7ea3f2afc1b2fe58ff043c37720c456ae10d45058bb347e1fcda6b",
           "blind7.py": "6d9c956c50669ebf3b1f8dd0bebba878e621d133220e1986dd4386e358b857ca",
-          "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3"}
+          "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3",
+          "blind9.py": "bf3a04c86d5259374d317cb6f856901da2e3b0049ed7e86e7795a3e904b3f0eb"}
 
 
 class BlindStandIn:
@@ -109,13 +112,18 @@ class Blind8StandIn(BlindStandIn):
     model = staticmethod(blind8.respond)
 
 
+class Blind9StandIn(BlindStandIn):
+    model = staticmethod(blind9.respond)
+
+
 MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
                                                         "blind": BlindStandIn, "blind2": Blind2StandIn,
                                                         "blind3": Blind3StandIn, "blind4": Blind4StandIn,
                                                         "blind5": Blind5StandIn, "blind6": Blind6StandIn,
-                                                        "blind7": Blind7StandIn, "blind8": Blind8StandIn}
+                                                        "blind7": Blind7StandIn, "blind8": Blind8StandIn,
+                                                        "blind9": Blind9StandIn}
 
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "Blind7StandIn", "Blind8StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
+__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "Blind7StandIn", "Blind8StandIn", "Blind9StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
            "respond"]
 
 
