@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
+import sys
 from typing import Any
 
 import pytest
@@ -87,6 +88,24 @@ class BrainProcess(SimBrainProcess):
     def spawn(self) -> Any:
         module, *args = self.command[2:]  # [python, "-m", "brain_server.cli", "serve"]
         return ZYGOTE.fork(module, args, self.env, self.cwd)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def lab_brains_forked() -> Iterator[None]:
+    """The brains the lab starts in a test's process (the sim's, the benchmarks', the evaluation's,
+    the load tests') are forks of the zygote too, as the tests' own are: the same `brain_server.cli
+    serve` with the same environment, without an interpreter's start and the server's imports
+    (issue 40: 1.4 CPU-s a start, 0.35 forked). Another command (an installed `npc-brain`) still
+    starts as a process of its own."""
+    own = SimBrainProcess.spawn
+    served = [sys.executable, "-m", "brain_server.cli", "serve"]
+
+    def spawn(brain: SimBrainProcess) -> Any:
+        return ZYGOTE.fork(served[2], served[3:], brain.env, brain.cwd) if brain.command == served else own(brain)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SimBrainProcess, "spawn", spawn)
+        yield
 
 
 @pytest.fixture

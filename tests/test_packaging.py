@@ -56,9 +56,13 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+def _outside() -> dict[str, str]:
+    """This environment without PYTHONPATH: a checkout on it would be imported before the installed copy."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def _run(*command: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True,
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=_outside(), capture_output=True, text=True,
                           timeout=timeout, check=False)
     assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
@@ -163,8 +167,8 @@ def test_the_installed_wheel_serves_a_town_over_both_transports(venv: Path, fake
     where = _run(venv / "bin" / "python", "-c", "import brain_server, npc_brain; print(brain_server.__file__); "
                  "print(npc_brain.__path__[0])", cwd=elsewhere).stdout.split()
     assert all(Path(p).is_relative_to(venv) for p in where), where  # the installed copy, not the checkout
-    missing = subprocess.run([venv / "bin" / "python", "-c", "import npc_lab"], cwd=elsewhere, capture_output=True,
-                             text=True, timeout=60)
+    missing = subprocess.run([venv / "bin" / "python", "-c", "import npc_lab"], cwd=elsewhere, env=_outside(),
+                             capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "No module named 'npc_lab'" in missing.stderr
     brain = BrainProcess({"llm_base_url": fake_llm.base_url, "llm_model": "fake-model", "data_dir": elsewhere / "data",
                           "background_thinking": False}, inherit_env=False,
@@ -208,7 +212,7 @@ def test_the_installed_lab_runs_a_benchmark_with_the_stand_in_model(lab_venv: Pa
 
 
 def test_without_the_embedded_llm_extra_serve_says_what_to_install(venv: Path, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_") and k != "PYTHONPATH"}
+    env = {k: v for k, v in _outside().items() if not k.startswith("NPC_BRAIN_")}
     env |= {"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_DATA_DIR": str(tmp_path / "data")}
     done = subprocess.run([venv / "bin" / "npc-brain", "serve"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=180)
