@@ -12,13 +12,12 @@ from itertools import pairwise
 from google.protobuf import json_format
 import pytest
 
-from brain_server.cognition.calls import aimed, called
+from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import (
     Gathering,
     Seek,
     about,
-    calling_on,
     calls_by_hour,
     gatherings,
     held_news,

@@ -8,12 +8,20 @@ will be, awake, by that one's plan: at home, at work or out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from brain_server.cognition.gather import day_of
+from brain_server.cognition.gather import CALLING, day_of, whole_name
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.world import arena_of
 
-CALLING = "calling on "
+
+def calling_on(npc: NpcState, other: NpcState, now: datetime) -> bool:
+    """Whether the NPC's block now is a call on `other` ("calling on Bo Tamm", as `Seek.visit` lays
+    it, or a model plans it): it went there to see them, so finding them is a conversation, not a
+    sighting to weigh (a literal model, shown a caller at the door of the one it called on, carried
+    on with "calling on ..." and left without a word)."""
+    item = npc.plan_item_at(now)
+    return item is not None and item.activity.lower().startswith(CALLING) and whole_name(item.activity, other.persona.name)
 
 
 def called(item: PlanItem) -> list[str]:

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from brain_server.cognition.gather import held_news, mentions, news_line, said_news
+from brain_server.cognition.gather import held_news, news_line, said_it, said_news
 from brain_server.cognition.gist import (
     again,
     fell_back,
@@ -240,8 +240,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
             # One who still holds news it has not said gets a last word as the other leaves, as people
             # do ("before you go..."): blind8's listeners took leave at their first reply to a greeting.
             news_held = held[listener.npc_id]
-            if closing or news_held is None or any(line.speaker_npc_id == listener.npc_id and
-                                                   mentions(line.text, news_held) for line in lines):
+            if closing or news_held is None or said_it(listener.npc_id, news_held, lines):
                 break
             closing = True
         speaker, listener = listener, speaker

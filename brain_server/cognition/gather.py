@@ -12,7 +12,7 @@ Where a town spends its evenings at home, no public place holds anyone then: a t
 time and nowhere to find people calls on those it knows (named in who it is, or talked with) at
 their homes while they are there and awake (`calls_by_hour`). A call is the one way into a home
 that is not the NPC's own (`locate`'s access rule): laid by the plan, never chosen by the model;
-finding the one it called on is a conversation, with no reaction asked (`calling_on`).
+finding the one it called on is a conversation, with no reaction asked (`calls.calling_on`).
 
 A host's own event is a commitment (`own_events`): on its day it is laid into the host's plan at
 its hour and place, as an accepted invitation is, whatever the model planned (a literal model
@@ -36,7 +36,7 @@ from brain_server.cognition.offline.routine import day_shape
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
-from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import arena_of, sector_of
 from brain_server.persistence.records import Records
 
@@ -57,6 +57,7 @@ _HOSTED = re.compile(
     re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
+CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
 
 @dataclass(frozen=True)
 class Gathering:
@@ -120,18 +121,8 @@ class Seek:
 
     def _visiting(self, place: str, ids: Collection[str]) -> str:
         if place in self.calls:
-            return "calling on " + " and ".join(sorted(self.names.get(i, i) for i in ids))
+            return CALLING + " and ".join(sorted(self.names.get(i, i) for i in ids))
         return f"seeing people at the {place.rsplit(':', 1)[-1]}"
-
-
-def calling_on(npc: NpcState, other: NpcState, now: datetime) -> bool:
-    """Whether the NPC's block now is a call on `other` ("calling on Bo Tamm", as `Seek.visit` lays
-    it, or a model plans it): it went there to see them, so finding them is a conversation, not a
-    sighting to weigh (a literal model, shown a caller at the door of the one it called on, carried
-    on with "calling on ..." and left without a word)."""
-    item = npc.plan_item_at(now)
-    return item is not None and item.activity.lower().startswith("calling on ") and \
-        _names(item.activity, other.persona.name)
 
 
 def _most_new(where: Where, hour: datetime, met: Collection[str]) -> tuple[str, set[str]] | None:
@@ -200,6 +191,11 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     return {o for o, theirs in with_them.items() if not theirs or any(mentions(c.description, news) for c in theirs)}
 
 
+def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine]) -> bool:
+    """Whether `npc_id`'s own `lines` named its `news`."""
+    return any(line.speaker_npc_id == npc_id and mentions(line.text, news) for line in lines)
+
+
 def mentions(text: str, news: MemoryNode) -> bool:
     """Whether `text` names the news: MENTIONED of the words of what it is about (its first
     clause, the teller's name left out; all of them, if fewer), in any word form."""
@@ -210,10 +206,10 @@ def mentions(text: str, news: MemoryNode) -> bool:
 
 def _with(chat: MemoryNode, name: str) -> bool:
     """Whether a conversation memory is one with `name` (its partner, or one of a group's)."""
-    return bool(name) and (name == chat.object or _names(chat.description.split("\n", 1)[0], name))
+    return bool(name) and (name == chat.object or whole_name(chat.description.split("\n", 1)[0], name))
 
 
-def _names(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
+def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
     """Whether `text` holds `name` as a whole name (not inside a longer word)."""
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
 
@@ -240,7 +236,7 @@ def knows(teller: NpcState, other: NpcState) -> bool:
     is (its identity or status), or talked with."""
     name = other.persona.name.strip()
     said = f"{teller.persona.identity}\n{teller.persona.currently}"
-    return other.npc_id in teller.last_chat or bool(name) and _names(said, name, re.IGNORECASE)
+    return other.npc_id in teller.last_chat or bool(name) and whole_name(said, name, re.IGNORECASE)
 
 
 def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Collection[str],

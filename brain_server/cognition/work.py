@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
-from brain_server.cognition.calls import aimed, called
+from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.gather import calling_on, news_for, seeking
+from brain_server.cognition.gather import news_for, seeking
 from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
@@ -264,7 +264,7 @@ class Workshop:
 
     async def react(self, work: Work, now: datetime, trace: Trace) -> bool:
         """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk;
-        a call on someone found (`gather.calling_on`) is a talk without asking."""
+        a call on someone found (`calls.calling_on`) is a talk without asking."""
         chats, npc_id = self.chats, work.npc_id
         decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
 
