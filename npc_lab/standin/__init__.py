@@ -52,9 +52,11 @@ Served by npc_lab/standin_openai.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from importlib import import_module
 from typing import Any
 
-from npc_lab.standin import blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8, blind9
 from npc_lab.standin.cooperative import StandIn
 from npc_lab.standin.hard import RATES, HardStandIn, Rates
 from npc_lab.standin.schema import conform
@@ -75,56 +77,20 @@ class BlindStandIn:
     """A frozen blind model behind the moods' interface: its answer is the completion's text as it
     wrote it (malformed at its declared rates), never made valid by `conform`."""
 
-    model = staticmethod(blind.respond)
-
-    def __init__(self, body: dict[str, Any], seed: int) -> None:
-        self.body, self.seed = body, seed
+    def __init__(self, model: Callable[[dict[str, Any], int], Any], body: dict[str, Any], seed: int) -> None:
+        self.model, self.body, self.seed = model, body, seed
 
     def answer(self) -> str:
         return str(self.model(self.body, self.seed))
 
 
-class Blind2StandIn(BlindStandIn):
-    model = staticmethod(blind2.respond)
+# Each frozen model is a mood named after its file ("blind7.py": --mood blind7).
+MOODS: dict[str, Callable[[dict[str, Any], int], StandIn | BlindStandIn]] = {
+    "cooperative": StandIn, "hard": HardStandIn,
+    **{name.removesuffix(".py"): partial(BlindStandIn, import_module(f"{__name__}.{name.removesuffix('.py')}").respond)
+       for name in FROZEN}}
 
-
-class Blind3StandIn(BlindStandIn):
-    model = staticmethod(blind3.respond)
-
-
-class Blind4StandIn(BlindStandIn):
-    model = staticmethod(blind4.respond)
-
-
-class Blind5StandIn(BlindStandIn):
-    model = staticmethod(blind5.respond)
-
-
-class Blind6StandIn(BlindStandIn):
-    model = staticmethod(blind6.respond)
-
-
-class Blind7StandIn(BlindStandIn):
-    model = staticmethod(blind7.respond)
-
-
-class Blind8StandIn(BlindStandIn):
-    model = staticmethod(blind8.respond)
-
-
-class Blind9StandIn(BlindStandIn):
-    model = staticmethod(blind9.respond)
-
-
-MOODS: dict[str, type[StandIn] | type[BlindStandIn]] = {"cooperative": StandIn, "hard": HardStandIn,
-                                                        "blind": BlindStandIn, "blind2": Blind2StandIn,
-                                                        "blind3": Blind3StandIn, "blind4": Blind4StandIn,
-                                                        "blind5": Blind5StandIn, "blind6": Blind6StandIn,
-                                                        "blind7": Blind7StandIn, "blind8": Blind8StandIn,
-                                                        "blind9": Blind9StandIn}
-
-__all__ = ["FROZEN", "MOODS", "Blind2StandIn", "Blind3StandIn", "Blind4StandIn", "Blind5StandIn", "Blind6StandIn", "Blind7StandIn", "Blind8StandIn", "Blind9StandIn", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform",
-           "respond"]
+__all__ = ["FROZEN", "MOODS", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
 
 
 def respond(body: dict[str, Any], seed: int = 0, mood: str = "cooperative") -> Any:
