@@ -115,10 +115,18 @@ def test_one_npc_in_view_makes_the_conversation_turn_by_turn(clients: Clients, f
     assert not fake_llm.chat_requests("conversation_summary")
 
 
-def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(clients: Clients, fake_llm) -> None:
+@pytest.mark.parametrize("news", [False, True])
+def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(clients: Clients, fake_llm,
+                                                                               news: bool) -> None:
     """Korrin and Tarnbeck (blind2, in view): hosts laid calls on people at home ("calling on ...")
     and, finding them there, were asked whether to react and carried on, leaving without a word. A
-    block that is a call on someone is a conversation when they are found: no reaction is asked."""
+    block that is a call on someone is a conversation when they are found: no reaction is asked.
+    Its reason is the news the caller came to tell, when it holds some (blind9's host, shown only
+    that it came to call, greeted and took leave with the lesson unsaid)."""
+    if news:
+        clients.grpc("Whisper", {"npcId": "isabella", "gameTime": "2026-02-13T07:00:00Z", "text":
+                                 "Isabella Rodriguez wants to hold a Valentine's Day party at Hobbs Cafe on "
+                                 "February 14 from 5 pm to 7 pm"})
     def block(start: str, minutes: int, activity: str) -> dict:
         return {"start": start, "duration_minutes": minutes, "activity": activity, "emoji": "", "address": CAFE}
 
@@ -133,6 +141,9 @@ def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(cl
     assert reply["action"]["dialogue"][0]["text"] == "Klaus, I came to see you!"
     assert not fake_llm.chat_requests("react")
     assert any("whom it came to call on" in n for n in notes(clients, reply))
+    why = "(reason: came to call on Klaus Mueller to tell them about a Valentine's Day party)" if news else \
+        "(reason: came to call on Klaus Mueller)"
+    assert why in fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
 
 
 def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Clients, fake_llm) -> None:

@@ -7,6 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 import json
 
+import pytest
+
 from brain_server.cognition.converse import (
     Speaker,
     converse,
@@ -14,7 +16,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
-from brain_server.cognition.gist import place_as_said
+from brain_server.cognition.gist import as_activity, place_as_said
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.llm.scheduler import Priority, Work
@@ -361,6 +363,21 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
     assert "Isabella Rodriguez has to go now: this is Isabella Rodriguez's last line" in prompts[2]
     assert "Isabella Rodriguez has news on their mind" in prompts[2] and "Valentine's Day party" in prompts[2]
     assert not any("has to go now" in p for p in prompts[:2] + prompts[3:])
+
+
+@pytest.mark.parametrize(("activity", "summary", "booked"), [
+    ("going to: Would you like to come? I want to Teodor Marek has in mind that Teodor Marek wants to teach a "
+     "Morse code lesson in the mess room", "", "going to a Morse code lesson"),
+    ("Count me in, I'll be there!", "Ivo heard that Teodor is planning on having a slate blessing at the chapel.",
+     "going to a slate blessing"),
+    ("going to the Morse code lesson", "Teodor wants to teach a Morse code lesson.", "going to the Morse code lesson"),
+    ("Sounds lovely, count me in!", "Ivo chatted with Teodor.", "Sounds lovely, count me in!"),
+])
+def test_a_memos_plan_item_is_an_activity_not_a_line_of_talk(activity: str, summary: str, booked: str) -> None:
+    """blind9 booked "going to: Would you like to come? I want to ..." and each later prompt showed it
+    as what the NPC had planned: talk is named by the event it is about, in it or in the summary;
+    an activity stays as written, and talk that names no event too (nothing better to name it by)."""
+    assert as_activity(activity, summary) == booked
 
 
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:

@@ -24,6 +24,7 @@ from brain_server.cognition.gather import (
     hosted_activity,
     news_for,
     news_line,
+    not_today,
     seeking,
     untold_by_hour,
     when,
@@ -490,6 +491,26 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         assert all(i.address != YARD for i in made)
 
     run(scenario)
+
+
+def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:
+    """Korrin (blind9): the model planned the host's Wednesday lesson at its hours on Tuesday, and
+    he spent them alone in the mess room while the town was out. A block naming the host's own
+    event at its hours on a day the event does not name is free time at home (which visits then
+    spend with people); getting ready for it at other hours, and the event on its day, stay."""
+    mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=NEWS, subject="Rosa Vane",
+                      predicate="thinks", object=NEWS[:80], importance=8, created=MORNING, last_accessed=MORNING)
+    heard = mine.model_copy(update={"subject": "Bo Tamm", "predicate": "remembers"})
+    assert not_today("Rosa Vane", [mine, heard], MORNING.date()) == (mine,)
+    assert not_today("Rosa Vane", [mine], MORNING.date() + timedelta(days=1)) == ()
+    plan = [block((7, 0), (10, 0), "reading", HOME), block((10, 0), (12, 0), "making kites for the kite contest", YARD),
+            block((12, 0), (16, 0), "painting", HOME), block((16, 0), (18, 0), "holding the kite contest on the green",
+                                                                   YARD), block((18, 0), (23, 0), "reading", HOME)]
+    laid = Seek(later=(mine,)).visit(plan, HOME, MORNING)
+    assert [(f"{i.start:%H:%M}", i.activity, i.address) for i in laid] == [
+        ("07:00", "reading", HOME), ("10:00", "making kites for the kite contest", YARD), ("12:00", "painting", HOME),
+        ("16:00", "free time", HOME), ("18:00", "reading", HOME)]
+    assert Seek().visit(plan, HOME, MORNING) == plan
 
 
 def test_the_news_shown_carries_no_stamp_a_model_copied_into_it(run: Run, fake_llm: FakeOpenAI) -> None:

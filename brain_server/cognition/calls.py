@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from brain_server.cognition.gather import CALLING, day_of, whole_name
+from brain_server.cognition.attention import gist
+from brain_server.cognition.gather import CALLING, day_of, untold, whole_name
+from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.heard import EVENT
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.world import arena_of
 
@@ -22,6 +25,18 @@ def calling_on(npc: NpcState, other: NpcState, now: datetime) -> bool:
     on with "calling on ..." and left without a word)."""
     item = npc.plan_item_at(now)
     return item is not None and item.activity.lower().startswith(CALLING) and whole_name(item.activity, other.persona.name)
+
+
+async def why_called(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
+    """Why the NPC came, as the conversation's reason: to tell `other` the news it has not told them
+    yet, named by what it is about ("a Morse code lesson"), when it holds some (calls are laid to
+    pass news on; blind9's host, shown only "came to call on ...", greeted, took leave and left
+    the lesson unsaid), else only the call."""
+    reason = f"came to call on {other.persona.name}"
+    if (news := await untold(npc, other, now, stream)) is None:
+        return reason
+    found = EVENT.search(gist(news))
+    return f"{reason} to tell them about {found['what'] if found else 'their news'}"
 
 
 def called(item: PlanItem) -> list[str]:

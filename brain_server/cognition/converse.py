@@ -31,6 +31,7 @@ from datetime import date, datetime, time, timedelta
 from brain_server.cognition.gather import held_news, news_line, said_it, said_news
 from brain_server.cognition.gist import (
     again,
+    as_activity,
     fell_back,
     named_places,
     own_lines,
@@ -287,7 +288,8 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
-    return stored, PlanChange(activity=memo.plan_activity.strip(), start=start, minutes=memo.plan_minutes,
+    activity = as_activity(memo.plan_activity.strip(), memo.summary)
+    return stored, PlanChange(activity=activity, start=start, minutes=memo.plan_minutes,
                               place=place_as_said(f"{memo.plan_activity} {memo.summary}", memo.plan_place.strip(),
                                                   npc.known_addresses, trace))
 

@@ -31,7 +31,7 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
 from brain_server.cognition.gist import named_places
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import stems
+from brain_server.cognition.offline.heard import EVENT, stems
 from brain_server.cognition.offline.routine import day_shape
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
@@ -48,13 +48,6 @@ TOWN_READ = 200  # residents read to find them: a city's gathering places show i
 _HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
-# "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
-# throwing a party at ...", "wants to get up a cricket match": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
-_HOSTED = re.compile(
-    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
-    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)(?:\s+(?:up|on|together|out|in|round|along))?\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
-    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|[,.;:]|$)",
-    re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
@@ -80,18 +73,20 @@ class Seek:
     lines: str = ""
     found: tuple[Gathering, ...] = ()
     own: tuple[PlanItem, ...] = ()  # the NPC's own events of the day (`own_events`), kept whatever was planned
+    later: tuple[MemoryNode, ...] = ()  # its own events of other days (`not_today`)
     where: Where = field(default_factory=dict)
     calls: Where = field(default_factory=dict)  # homes of those it knows and has not told, while they are in
     names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
-        """The day plan with the NPC's own events laid in at their hours and places, then up to
+        """The day plan with the NPC's own events laid in at their hours and places (a block holding one
+        of another day at its hours, `held_at_hours`, is free time at home), then up to
         VISITS hours of its free time at home (not asleep, not a meal) spent, each, where most of
         those it has not met yet on an earlier visit will be in that hour (at least SHORTEST_VISIT,
         one-off), else, with nobody to find out and about, calling on those it knows at their home:
         a model that plans its day as always, whatever the prompt says, still sends a teller out,
         and to a different person each time where it can."""
-        plan = lay(plan, self.own)
+        plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else i for i in plan], self.own)
         visits: list[PlanItem] = []
         met: set[str] = set()
         for item in plan:
@@ -165,6 +160,29 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
     return [events[s] for s in sorted(events)]
 
 
+def not_today(name: str, thoughts: Iterable[MemoryNode], day: date) -> tuple[MemoryNode, ...]:
+    """The NPC's own events (thoughts held as its own, as `own_events` reads them) that name a day
+    and not `day`."""
+    return tuple(n for n in thoughts if n.kind is MemoryKind.THOUGHT and n.predicate == OWN and n.subject == name and
+                 (days := named_days(n.description, n.created.date())) and day not in days)
+
+
+def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
+    """Whether a plan block holds `event` at its hours on the block's day: it names the event and
+    overlaps the hours the event states (blind9 planned a host's lesson at its hours on the day
+    before, so he stood alone in the mess room while the town was out; getting ready for it
+    earlier is not holding it)."""
+    if not (clocks := _clocks(event.description)) or not mentions(item.activity, event):
+        return False
+    start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
+    end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
+    return item.start < (end if end > start else start + timedelta(hours=EVENT_HOURS)) and start < item.end
+
+
+def _freed(item: PlanItem, home: str) -> PlanItem:
+    return item.model_copy(update={"activity": "free time", "address": home, "emoji": "", "subtasks": []})
+
+
 def hosted_activity(name: str, text: str) -> str:
     """A host's plan item for its event, as its label and memories say it: "Teodor Marek wants to
     teach a Morse code lesson in the mess room ... on January 21 from 3 pm to 5 pm" is "hosting a
@@ -172,7 +190,7 @@ def hosted_activity(name: str, text: str) -> str:
     not said so is "hosting: " and its first clause (before: always so, "hosting: wants to teach a
     Morse code lesson in the mess room of the Engine Depot on January 21 from 3 pm to 5 pm")."""
     said = text.removeprefix(name).strip()
-    if match := _HOSTED.match(said):
+    if match := EVENT.match(said):
         return f"hosting {match['what']}"[:120]
     return f"hosting: {said.split(',')[0].rstrip('.')}"[:120]
 
@@ -369,23 +387,30 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     mine = await latest_thoughts(npc.npc_id, stream)
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
+    later = not_today(npc.persona.name, mine, now.date())
     if news is None:
-        return Seek(own=own)
+        return Seek(own=own, later=later)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     names = {o.npc_id: o.persona.name for o in town}
     told = await told_since(npc, news, stream, names)
     where = untold_by_hour(npc, town, now, places, told=told)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, where,
+    return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
                 calls_by_hour(npc, town, now, told=told), names)
 
 
-async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
-    """For a reaction to `other`: the news the NPC holds and has not had the chance to tell them,
-    as a prompt sentence ("" if none)."""
+async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
+    """The news the NPC holds and has not had the chance to tell `other`, if any."""
     news = await held_news(npc.npc_id, now, stream)
     if news is None or other.npc_id in await told_since(npc, news, stream, {other.npc_id: other.persona.name}):
+        return None
+    return news
+
+
+async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
+    """For a reaction to `other`: `untold` news as a prompt sentence ("" if none)."""
+    if (news := await untold(npc, other, now, stream)) is None:
         return ""
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."
 

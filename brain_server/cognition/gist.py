@@ -22,7 +22,7 @@ import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import repeats
+from brain_server.cognition.offline.heard import EVENT, repeats
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
 from brain_server.model.world import SEPARATOR
@@ -33,6 +33,7 @@ from brain_server.runtime import metrics
 # own knowledge has it. Calendar and clock words are the prompts' own.
 _NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
 _WORD = re.compile(r"[\w'’]+")
+_TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my)\b", re.IGNORECASE)  # a line of talk, not an activity
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
              "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
@@ -84,6 +85,18 @@ def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | No
     if trace is not None:
         trace.note(f"plan: {said[:60]!r} names {named[0]!r}, not its place {place!r}: put there")
     return named[0]
+
+
+def as_activity(activity: str, summary: str) -> str:
+    """A memo's plan item as an activity, not a line of talk: blind9 booked "going to: Would you like
+    to come? I want to ..." and every later prompt showed it as what the NPC had planned. Talk (a
+    question, an exclamation, a quote, someone speaking in the first or second person) is named by
+    the event it is about (`EVENT`: "going to a Morse code lesson"), read in it or in the memo's
+    summary; kept as written when neither says one."""
+    if not _TALK.search(activity):
+        return activity
+    found = EVENT.search(activity) or EVENT.search(summary)
+    return f"going to {found['what']}" if found else activity
 
 
 def _place_words(places: Iterable[str], said: str) -> set[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
-from brain_server.cognition.calls import aimed, called, calling_on
+from brain_server.cognition.calls import aimed, called, calling_on, why_called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import news_for, seeking
 from brain_server.cognition.locate import plan_places
@@ -284,7 +284,8 @@ class Workshop:
             if partner is not None and calling_on(draft, partner, now) and chats.can_talk(draft, partner, now):
                 trace.note(f"react: talks with {partner.persona.name}, whom it came to call on (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
-                    npc_id, partner.npc_id, now, trace, work=decided, reason=f"came to call on {partner.persona.name}"))
+                    npc_id, partner.npc_id, now, trace, work=decided,
+                    reason=await why_called(draft, partner, now, self.stream)))
             doing_now = partner.action if partner is not None else None
             told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None

@@ -103,6 +103,13 @@ VAGUE = {*ENGLISH, *ASKING, "see", "seen", "saw", "know", "think", "like", "get"
 NOT_NAMES = {"He", "She", "Her", "His", "They", "Their", "The", "A", "An", "It", "Its", "I", "My", "In", "On", "At"}
 ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "nope", "hmm", "i", "see", "cool", "fine"}
 _WORD = re.compile(r"[a-z0-9']+")
+# "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
+# throwing a party at ...", "wants to get up a cricket match": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
+EVENT = re.compile(
+    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
+    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)(?:\s+(?:up|on|together|out|in|round|along))?\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
+    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|[,.;:]|$)",
+    re.IGNORECASE)
 # Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
 _NAMED = 3  # words after a greeting that only name who is greeted ("Good morning, Odile!")
