@@ -32,7 +32,7 @@ def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_
         await mind.player.talk("klaus", "Tom", "Any news in town?", DAY_ONE + timedelta(days=1))
         retold = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
         await _until(lambda: len(fake_llm.chat_requests("conversation_memo")) == 2 and not mind.thinking._tasks)
-        assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam:\nSam: "{re.escape(TOLD)}"', retold)
+        assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam: Sam: "{re.escape(TOLD)}"', retold)
         await mind.close()
 
     run(scenario)

@@ -268,10 +268,12 @@ def about_them(node: MemoryNode, people: Sequence[str]) -> bool:
     return node.kind is not MemoryKind.PLAN and any(says_name(text, person) for person in people)
 
 
-def memory_line(node: MemoryNode, *, one_line: bool = False) -> str:
+def memory_line(node: MemoryNode) -> str:
     """A memory as every prompt lists it: led by the day and time it was made, in the prompts' form
     for dates, so that yesterday's dinner is not read as today's and a remembered "tomorrow after
-    work" names the right day when retold on a later one. `one_line`: a remembered conversation's
-    lines joined into one (a numbered statement is one line: reflection)."""
-    text = _FOLD.sub(" / ", _LEAD.sub(": ", node.description.strip())) if one_line else node.description
+    work" names the right day when retold on a later one; a remembered conversation's lines joined
+    into one, so that it reads as a memory, not as the conversation under way (blind9 took a host's
+    telling remembered from an earlier talk as said in the one it was in, and told nobody else; a
+    numbered reflection statement is one line)."""
+    text = _FOLD.sub(" / ", _LEAD.sub(": ", node.description.strip()))
     return f"[{node.created:%A %B} {node.created.day}, {node.created:%H:%M}] {text}"

@@ -79,7 +79,7 @@ async def maybe_reflect(
 async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace, *,
                         work: Work) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = Bullets([Item(memory_line(n, one_line=True), (n.importance, n.created.timestamp()))
+    memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
                         for n in sorted(recent, key=lambda n: n.created)])
     answer = await stream.llm.complete(
         QUESTIONS,
@@ -115,7 +115,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(memory_line(n, one_line=True), (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(n), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group], numbered=True,
                        headers=[_asked(asked) for asked, _ in groups])
     answer = await stream.llm.complete(
