@@ -372,6 +372,8 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
      "going to a slate blessing"),
     ("going to the Morse code lesson", "Teodor wants to teach a Morse code lesson.", "going to the Morse code lesson"),
     ("Sounds lovely, count me in!", "Ivo chatted with Teodor.", "Sounds lovely, count me in!"),
+    ("going to: Ines Varga told Jonah Pike: Ines Varga wants to get up a cricket match", "",
+     "going to a cricket match"),
 ])
 def test_a_memos_plan_item_is_an_activity_not_a_line_of_talk(activity: str, summary: str, booked: str) -> None:
     """blind9 booked "going to: Would you like to come? I want to ..." and each later prompt showed it

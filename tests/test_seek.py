@@ -12,6 +12,8 @@ from itertools import pairwise
 from google.protobuf import json_format
 import pytest
 
+from brain_server.cognition.attention import NEWS as HEARD
+from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import (
@@ -491,6 +493,26 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         assert all(i.address != YARD for i in made)
 
     run(scenario)
+
+
+def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
+    """Wyncombe (the hard stand-in's memos): a listener held "Jonah Pike told Tomas Reyes: Jonah Pike
+    heard from Tomas Reyes and Ines Varga: Ines Varga told Tomas Reyes: Ines Varga wants ...", and
+    each teller nested it again. What is passed on and compared is the event; the news as held
+    keeps who told it, once."""
+    event = "Ines Varga wants to get up a cricket match on the Village Green on April 11 at 3 pm"
+
+    def thought(text: str, *keywords: str) -> MemoryNode:
+        return MemoryNode(npc_id="tomas", kind=MemoryKind.THOUGHT, description=text, subject="Tomas Reyes",
+                          predicate="heard from", object="Jonah Pike", importance=6, created=MORNING,
+                          last_accessed=MORNING, keywords=list(keywords))
+
+    nested = thought(f"Jonah Pike told Tomas Reyes: Jonah Pike heard from Tomas Reyes and Ines Varga: Ines Varga "
+                     f"told Tomas Reyes: {event}", HEARD)
+    assert gist(nested) == event and as_told(nested) == f"Jonah Pike told Tomas Reyes: {event}"
+    assert gist(thought(f"Tomas Reyes learned that {event}")) == event
+    for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain"):
+        assert gist(thought(kept)) == kept == as_told(thought(kept))
 
 
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:

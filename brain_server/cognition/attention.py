@@ -31,6 +31,7 @@ import asyncio
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 import math
+import re
 import time
 
 from brain_server.cognition.decide import NEVER, concerned_now, crowd
@@ -50,6 +51,10 @@ REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
 NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
+# "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
+# Reyes learned that ...": who passed the news on, before what it is.
+_RELAYED = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
+                      r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+))")
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -212,5 +217,16 @@ async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, no
 
 
 def gist(node: MemoryNode) -> str:
-    """What a thought says, without who told it ("Klaus told Maria: <gist>")."""
-    return node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    """What a thought says, without who told it ("Klaus told Maria: <gist>"), however many times it
+    was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
+    from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again."""
+    text = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    while match := _RELAYED.match(text):
+        text = text[match.end():]
+    return text
+
+
+def as_told(node: MemoryNode) -> str:
+    """The news as the NPC holds it: who told it, if it says so, then its `gist`."""
+    lead = _RELAYED.match(node.description)
+    return f"{node.description[:lead.end()]}{gist(node)}" if lead else gist(node)

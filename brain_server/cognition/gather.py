@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
-from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, gist, news_of
+from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems
@@ -377,7 +377,7 @@ async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime)
 
 def said_news(name: str, news: MemoryNode | None, now: datetime) -> str:
     """`news_line` of news already read (`held_news`)."""
-    return f"{name} has news on their mind{about(name, news, news.description, now)}." if news is not None else \
+    return f"{name} has news on their mind{about(name, news, as_told(news), now)}." if news is not None else \
         f"{name} has no news to pass on."
 
 

@@ -33,7 +33,8 @@ from brain_server.runtime import metrics
 # own knowledge has it. Calendar and clock words are the prompts' own.
 _NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
 _WORD = re.compile(r"[\w'’]+")
-_TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my)\b", re.IGNORECASE)  # a line of talk, not an activity
+# A line of talk or news passed on ("X told Y: ..."), not an activity.
+_TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my|told|heard from)\b", re.IGNORECASE)
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
              "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
@@ -92,7 +93,8 @@ def as_activity(activity: str, summary: str) -> str:
     to come? I want to ..." and every later prompt showed it as what the NPC had planned. Talk (a
     question, an exclamation, a quote, someone speaking in the first or second person) is named by
     the event it is about (`EVENT`: "going to a Morse code lesson"), read in it or in the memo's
-    summary; kept as written when neither says one."""
+    summary; kept as written when neither says one. News passed on ("going to: Ines told Jonah: Ines
+    wants to get up a cricket match") is named so too."""
     if not _TALK.search(activity):
         return activity
     found = EVENT.search(activity) or EVENT.search(summary)
