@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance
+from brain_server.cognition.reflect import REFLECTION_THRESHOLD, maybe_reflect, note_importance, restates
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona
@@ -321,3 +321,19 @@ def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run
     cited = schema["$defs"]["Insight"]["properties"]["evidence"]["items"]
     assert cited["maximum"] == len(shown), "the schema allows citing only the statements shown"
     assert any("dropped" in note for note in t.notes)
+
+
+def test_an_insight_that_only_says_again_a_statement_it_cites_is_none() -> None:
+    """The hard stand-in and blind9 wrote "Agnes Hale learned that Agnes Hale is having breakfast" and
+    "Teodor Marek has noticed a pattern: Ivo Kranjc is chatting with Teodor Marek": stored, they came
+    back in every prompt as news. An insight saying more than what it cites is kept."""
+    def said(text: str) -> MemoryNode:
+        return MemoryNode(npc_id=NPC, kind=MemoryKind.OBSERVATION, description=text, importance=2,
+                          created=datetime(2026, 2, 13, 8, tzinfo=UTC), last_accessed=datetime(2026, 2, 13, 8, tzinfo=UTC))
+
+    breakfast, chat = said("Agnes Hale is having breakfast (finishing: having breakfast)"), \
+        said("Ivo Kranjc is chatting with Teodor Marek")
+    assert restates("Agnes Hale learned that Agnes Hale is having breakfast", [chat, breakfast])
+    assert restates("Teodor Marek has noticed a pattern: Ivo Kranjc is chatting with Teodor Marek", [chat])
+    assert not restates("Agnes Hale starts her days slowly, over a long breakfast", [breakfast])
+    assert not restates("Ivo Kranjc and Teodor Marek are becoming friends", [chat, breakfast])

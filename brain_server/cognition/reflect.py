@@ -15,8 +15,8 @@ cannot cite each other, only those of earlier rounds.
 
 When the LLM fails (its fallback), the counter is still reset: a reflection is then skipped, not
 retried on every tick against an endpoint that is down. Insights citing nothing that was shown
-are dropped, as they would be ungrounded beliefs; `reflection_count` counts reflections that
-stored at least one thought.
+are dropped, as they would be ungrounded beliefs, and so are insights that only say again a statement
+they cite (`restates`); `reflection_count` counts reflections that stored at least one thought.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
+import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.offline.said_clock import anchored
@@ -38,6 +39,10 @@ from brain_server.model.trace import Trace
 from brain_server.prompts.reflection_insights import INSIGHTS_PER_QUESTION, MAX_INSIGHTS, ReflectionInsights
 from brain_server.prompts.reflection_insights import PROMPT as INSIGHTS
 from brain_server.prompts.reflection_questions import MAX_QUESTIONS, ReflectionQuestions
+
+# Words that lead an insight into what it saw ("X has noticed a pattern:", "X learned that").
+_LEAD = {"has", "have", "noticed", "notices", "pattern", "learned", "learnt", "that", "realizes", "realised", "realized",
+         "knows", "thinks", "sees", "seems", "the", "and"}
 from brain_server.prompts.reflection_questions import PROMPT as QUESTIONS
 
 RECENT_FOR_REFLECTION = 100
@@ -135,7 +140,7 @@ async def draw_insights(
         cited = [n for n in numbers if 1 <= n <= len(statements)]
         dropped += len(numbers) - len(cited)
         text = anchored(insight.insight.strip(), now.date())
-        if not cited or not text or text.lower() in seen:
+        if not cited or not text or text.lower() in seen or restates(text, [statements[n - 1] for n in cited]):
             continue
         seen.add(text.lower())
         about = insight.about.strip() or "the day"
@@ -146,6 +151,19 @@ async def draw_insights(
             evidence_ids=[statements[n - 1].id for n in cited],
         ))
     return thoughts, dropped
+
+
+def restates(insight: str, cited: Sequence[MemoryNode]) -> bool:
+    """Whether an insight only says again one of the statements it cites: every word of it that
+    matters is in that statement ("Agnes Hale learned that Agnes Hale is having breakfast", "Teodor
+    Marek has noticed a pattern: Ivo Kranjc is chatting with Teodor Marek"). Stored, such thoughts
+    came back in every prompt as news and as what the NPC had come to understand."""
+    said = _words(insight) - _LEAD
+    return any(said <= _words(node.description) for node in cited)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if len(w) > 2}
 
 
 def _asked(questions: Sequence[str]) -> str:
