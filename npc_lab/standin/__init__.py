@@ -46,7 +46,9 @@ judges them from the start of the stop. A tenth, `blind8` (npc_lab/standin/blind
 hand that saw none of them, from requests captured afresh (Wyncombe, stop 57) before that stop's
 changes, judges them; its answers were read in turn. An eleventh, `blind9`
 (npc_lab/standin/blind9.py), by a ninth hand, from requests captured afresh after those changes
-(Wyncombe, stop 57), judges them. `FROZEN` holds the hashes.
+(Wyncombe, stop 57), judges them; its answers were read in turn. A twelfth, `blind10`
+(npc_lab/standin/blind10.py), by a tenth hand, from requests captured afresh (Wyncombe, stop 58)
+before that stop's changes, judges them. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -70,7 +72,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind6.py": "3ee8c1a29a7ea3f2afc1b2fe58ff043c37720c456ae10d45058bb347e1fcda6b",
           "blind7.py": "6d9c956c50669ebf3b1f8dd0bebba878e621d133220e1986dd4386e358b857ca",
           "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3",
-          "blind9.py": "bf3a04c86d5259374d317cb6f856901da2e3b0049ed7e86e7795a3e904b3f0eb"}
+          "blind9.py": "bf3a04c86d5259374d317cb6f856901da2e3b0049ed7e86e7795a3e904b3f0eb",
+          "blind10.py": "823c11b23e0e0fe82038d2106349adf3371f9c36cc91c35cec673470950b52ef"}
 
 
 class BlindStandIn:
