@@ -301,6 +301,27 @@ def test_a_chat_that_did_not_name_the_news_told_nothing(run: Run, fake_llm: Fake
     run(scenario)
 
 
+def test_one_whose_event_it_is_is_not_told_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """The hard stand-in and blind10's writer: a listener who passed the news on told the host her
+    own event ("count me in!", she answered), and a visit could be spent on it. One whose event the
+    news is knows it: no reaction shows it as news for them, and no visit goes to find them."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        [rosa_, bo, cy] = town()[:3]
+        heard = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, description=f"Cy Orr told Bo Tamm: {NEWS}",
+                           subject="Bo Tamm", predicate="heard from", object="Cy Orr", importance=8, created=MORNING,
+                           last_accessed=MORNING, keywords=[HEARD, "cy orr"])
+        await stream.remember("bo", bo.persona, [heard], Trace(npc_id="bo", kind="test", game_time=MORNING), rate=False)
+        assert await news_for(bo, rosa_, MORNING, stream) == ""
+        assert "has not told Cy Orr yet" in await news_for(bo, cy, MORNING, stream)
+        seek = await seeking(bo, MORNING, stream, records, PLACES)
+        assert all("rosa" not in ids for hours in seek.where.values() for ids in hours.values())
+        assert any("hal" in ids for hours in seek.where.values() for ids in hours.values())
+
+    run(scenario)
+
+
 def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(run: Run, fake_llm: FakeOpenAI) -> None:
     """Korrin Junction (blind2, in view, 3 seeds): the model rated the host's seeded lesson 3 of 10,
     so he held no news for two days (no places shown, no visits, nothing on his mind in a

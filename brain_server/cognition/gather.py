@@ -199,14 +199,17 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     """The ids of those the NPC told its news since it came to it: talked with, in a conversation
     it remembers as naming the news (`mentions`); a chat about the weather told nothing, so a
     co-worker beside a teller all day is still one to tell after their first chat. `names`: the
-    people's names by id. One it talked with but keeps no memory of the talk counts as told."""
-    talked = {other for other, when in npc.last_chat.items() if when >= news.created}
+    people's names by id. One it talked with but keeps no memory of the talk counts as told, and
+    one whose event it is knows it (the hard stand-in and blind10's writer saw hosts told their
+    own event, and a call spent on it)."""
+    theirs = {o for o, name in names.items() if name and unstamped(gist(news)).startswith(name)}
+    talked = {other for other, when in npc.last_chat.items() if when >= news.created} - theirs
     if not talked:
-        return set()
+        return theirs
     chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
              if c.created >= news.created]
     with_them = {o: [c for c in chats if _with(c, names.get(o, o))] for o in talked}
-    return {o for o, theirs in with_them.items() if not theirs or any(mentions(c.description, news) for c in theirs)}
+    return theirs | {o for o, said in with_them.items() if not said or any(mentions(c.description, news) for c in said)}
 
 
 def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine]) -> bool:
