@@ -146,6 +146,27 @@ def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(cl
     assert why in fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
 
 
+def test_in_view_a_host_who_meets_one_it_has_not_told_its_event_talks_without_asking(clients: Clients,
+                                                                                      fake_llm) -> None:
+    """The paper's Isabella invites whoever she meets; blind9 and blind10, asked whether to react,
+    chose to talk at 0.6 and 0.3 of such sightings, so most hosts met one or two people in two days.
+    A host noticing one it has not told its own event talks with them, no reaction asked, saying
+    why; heard news leaves the choice to the model."""
+    clients.grpc("Whisper", {"npcId": "isabella", "gameTime": "2026-02-13T07:00:00Z", "text":
+                             "Isabella Rodriguez wants to hold a Valentine's Day party at Hobbs Cafe on "
+                             "February 14 from 5 pm to 7 pm"})
+    decide(clients, "isabella", "09:00", SEEN)
+    decide(clients, "klaus", "09:00", SEEN)
+    fake_llm.queue({"json": {"utterance": "Klaus! Come to my party tomorrow at five.", "end_conversation": True}},
+                   purpose="converse_turn")
+    reply = decide(clients, "isabella", "09:40", SEEN, "Klaus Mueller")
+    assert reply["action"]["dialogue"][0]["text"] == "Klaus! Come to my party tomorrow at five."
+    assert not fake_llm.chat_requests("react")
+    assert any("about its own event (no reaction asked)" in n for n in notes(clients, reply))
+    assert "(reason: wants to tell them about a Valentine's Day party)" in \
+        fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+
+
 def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Clients, fake_llm) -> None:
     first = decide(clients, "isabella", "09:00", UNSEEN)
     assert any(n.startswith("attention: out of view") for n in notes(clients, first))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gather import CALLING, day_of, untold, whole_name
+from brain_server.cognition.gather import CALLING, day_of, hosting, untold, whole_name
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
@@ -33,10 +33,18 @@ async def why_called(npc: NpcState, other: NpcState, now: datetime, stream: Memo
     pass news on; blind9's host, shown only "came to call on ...", greeted, took leave and left
     the lesson unsaid), else only the call."""
     reason = f"came to call on {other.persona.name}"
-    if (news := await untold(npc, other, now, stream)) is None:
-        return reason
+    what = await to_tell(npc, other, now, stream)
+    return f"{reason} to tell them about {what}" if what else reason
+
+
+async def to_tell(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream, *, own: bool = False) -> str:
+    """What the news the NPC has not told `other` yet is about ("a Morse code lesson"; "their news"
+    when it says no event), "" when it holds none (`own`: none of its own events, `gather.hosting`)."""
+    news = await untold(npc, other, now, stream)
+    if news is None or own and not hosting(npc.persona.name, news):
+        return ""
     found = EVENT.search(gist(news))
-    return f"{reason} to tell them about {found['what'] if found else 'their news'}"
+    return found["what"] if found else "their news"
 
 
 def called(item: PlanItem) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
-from brain_server.cognition.calls import aimed, called, calling_on, why_called
+from brain_server.cognition.calls import aimed, called, calling_on, to_tell, why_called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import news_for, seeking
 from brain_server.cognition.locate import plan_places
@@ -264,7 +264,9 @@ class Workshop:
 
     async def react(self, work: Work, now: datetime, trace: Trace) -> bool:
         """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk;
-        a call on someone found (`calls.calling_on`) is a talk without asking."""
+        a call on someone found (`calls.calling_on`), and a host meeting one it has not told its own
+        event (the paper's Isabella invites whoever she meets; blind9 and blind10 chose to talk at
+        0.6 and 0.3 of such sightings, so most hosts met one or two people), talk without asking."""
         chats, npc_id = self.chats, work.npc_id
         decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
 
@@ -286,6 +288,11 @@ class Workshop:
                 return self._told(partner, now, await chats.conversation(
                     npc_id, partner.npc_id, now, trace, work=decided,
                     reason=await why_called(draft, partner, now, self.stream)))
+            if partner is not None and chats.can_talk(draft, partner, now) and \
+                    (what := await to_tell(draft, partner, now, self.stream, own=True)):
+                trace.note(f"react: tells {partner.persona.name} about its own event (no reaction asked)")
+                return self._told(partner, now, await chats.conversation(
+                    npc_id, partner.npc_id, now, trace, work=decided, reason=f"wants to tell them about {what}"))
             doing_now = partner.action if partner is not None else None
             told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
