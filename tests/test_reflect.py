@@ -137,6 +137,27 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
     assert any(note.startswith("reflection #1 at importance 64: 3 questions, 3 thoughts") for note in t.notes)
 
 
+def test_an_insight_already_held_is_not_stored_again(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind10 wrote the same insight in six reflections of one day, and each came back in prompts."""
+    state = npc()
+    again = insight("Isabella Rodriguez is devoted to her party", 1, 4, importance=8)
+    for _ in range(2):
+        fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
+    fake_llm.queue({"json": {"insights": [again]}},
+                   {"json": {"insights": [again, insight("Isabella Rodriguez relies on her friends", 2, 3)]}},
+                   purpose="reflection_insights")
+
+    async def scenario(stream: MemoryStream) -> list[list[MemoryNode]]:
+        await seed(stream, state)
+        first = await maybe_reflect(state, NOW, stream, trace(), threshold=60, work=WORK)
+        await seed(stream, state)
+        return [first, await maybe_reflect(state, NOW + timedelta(hours=1), stream, trace(), threshold=60, work=WORK)]
+
+    first, second = run(scenario)
+    assert [n.description for n in first] == [again["insight"]]
+    assert [n.description for n in second] == ["Isabella Rodriguez relies on her friends"]
+
+
 def test_a_question_whose_memories_all_stand_under_an_earlier_one_is_not_shown_empty(
         run: Run, fake_llm: FakeOpenAI) -> None:
     """Wyncombe (captured): an insights prompt ended with a question and no statement under it (its

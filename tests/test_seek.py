@@ -301,6 +301,31 @@ def test_a_chat_that_did_not_name_the_news_told_nothing(run: Run, fake_llm: Fake
     run(scenario)
 
 
+def test_news_whose_hour_has_passed_and_reflections_are_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind10: an insight "Piotr Savin pays attention to the news that Piotr Savin changed plans at
+    11:45 on Tuesday January 20" was carried at 18:10 to a call as news to tell. A thought naming
+    today with its hours over (the stall: 9 am and two hours) is no news still ahead, and a reflection is
+    no news at all."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+
+        def thought(text: str, predicate: str) -> MemoryNode:
+            return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                              predicate=predicate, object="the day", importance=7, created=MORNING - timedelta(days=1),
+                              last_accessed=MORNING)
+
+        stall = "Rosa Vane will open the flower stall on May 4 at 9 am"
+        await stream.remember("rosa", teller.persona, [
+            thought(f"Rosa Vane pays attention to the news that Rosa Vane changed plans at 11:45 on {MORNING:%A %B} 4",
+                    "reflects on"), thought(stall, "remembers")], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+            rate=False)
+        assert (await held_news("rosa", MORNING.replace(hour=8), stream)).description == stall
+        assert await held_news("rosa", MORNING.replace(hour=11, minute=30), stream) is None
+
+    run(scenario)
+
+
 def test_one_whose_event_it_is_is_not_told_it(run: Run, fake_llm: FakeOpenAI) -> None:
     """The hard stand-in and blind10's writer: a listener who passed the news on told the host her
     own event ("count me in!", she answered), and a visit could be spent on it. One whose event the
@@ -441,13 +466,14 @@ def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> 
 
 def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:
     """A thought is news for a day (`attention.news_of`); one naming a day still ahead (the contest
-    on May 5) stays news its teller means to pass on until that day is over."""
+    on May 5 at 4 pm) stays news its teller means to pass on until its hours on that day are over
+    (two, when it states one)."""
 
     async def scenario(stream: MemoryStream) -> None:
         teller = rosa()
         node = await _holds_news(stream, teller)
-        held = [await held_news(teller.npc_id, MORNING + timedelta(hours=hours), stream) for hours in (2, 36, 48)]
-        assert [n.id if n else None for n in held] == [node.id, node.id, None]
+        held = [await held_news(teller.npc_id, MORNING + timedelta(hours=hours), stream) for hours in (2, 32, 36, 48)]
+        assert [n.id if n else None for n in held] == [node.id, node.id, None, None]
 
     run(scenario)
 

@@ -38,13 +38,13 @@ async def why_called(npc: NpcState, other: NpcState, now: datetime, stream: Memo
 
 
 async def to_tell(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream, *, own: bool = False) -> str:
-    """What the news the NPC has not told `other` yet is about ("a Morse code lesson"; "their news"
+    """What the news the NPC has not told `other` yet is about ("a Morse code lesson"; "some news"
     when it says no event), "" when it holds none (`own`: none of its own events, `gather.hosting`)."""
     news = await untold(npc, other, now, stream)
     if news is None or own and not hosting(npc.persona.name, news):
         return ""
     found = EVENT.search(gist(news))
-    return found["what"] if found else "their news"
+    return found["what"] if found else "some news"
 
 
 def called(item: PlanItem) -> list[str]:

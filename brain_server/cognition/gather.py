@@ -35,6 +35,7 @@ from brain_server.cognition.offline.heard import EVENT, stems
 from brain_server.cognition.offline.routine import day_shape
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
+from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import arena_of, sector_of
@@ -359,12 +360,25 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     (a host's event stays news until its day, not only the day it was thought of). `thoughts`: its
     latest thoughts, if already read."""
     mine = thoughts if thoughts is not None else await latest_thoughts(npc_id, stream)
-    ahead = [n for n in mine if n.created <= now and any(d >= now.date() for d in named_days(gist(n), now.date()))]
+    ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
     if own := [n for n in ahead if n.predicate == OWN]:
         return max(own, key=lambda n: (n.importance, n.created))
     if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    return max((n for n in ahead if n.importance >= NEWS_WORTH), key=lambda n: (n.importance, n.created), default=None)
+    return max((n for n in ahead if n.importance >= NEWS_WORTH and n.predicate != REFLECTION_PREDICATE),
+               key=lambda n: (n.importance, n.created), default=None)
+
+
+def still_ahead(text: str, now: datetime) -> bool:
+    """Whether `text` names a day still to come, or today with hours it states not yet over (its
+    last, else its one plus EVENT_HOURS): an insight about a re-plan at 11:45 that day was carried
+    to a call at 18:10 as news (blind10), and its reflections are no news anyway (`attention.news_of`)."""
+    days = named_days(text, now.date())
+    if any(d > now.date() for d in days):
+        return True
+    clocks = _clocks(text)
+    end = max(clocks) if len(clocks) > 1 else (clocks[0][0] + EVENT_HOURS, clocks[0][1]) if clocks else (24, 0)
+    return now.date() in days and end > (now.hour, now.minute)
 
 
 async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:

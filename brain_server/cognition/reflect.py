@@ -134,7 +134,9 @@ async def draw_insights(
     )
     statements = [statements[i] for i in numbered.kept]  # what the prompt's budget left, as numbered there
     thoughts: list[MemoryNode] = []
-    dropped, seen = 0, set[str]()
+    # an insight the NPC already holds is not stored again (blind10 wrote one six times in a day)
+    held = await asyncio.to_thread(stream.store.latest, npc.npc_id, RECENT_FOR_REFLECTION, MemoryKind.THOUGHT)
+    dropped, seen = 0, {n.description.lower() for n in held}
     for insight in answer.insights[:MAX_INSIGHTS]:
         numbers = list(dict.fromkeys(insight.evidence))
         cited = [n for n in numbers if 1 <= n <= len(statements)]
