@@ -288,13 +288,14 @@ class Workshop:
                 return self._told(partner, now, await chats.conversation(
                     npc_id, partner.npc_id, now, trace, work=decided,
                     reason=await why_called(draft, partner, now, self.stream)))
-            if partner is not None and chats.can_talk(draft, partner, now) and \
-                    (what := await to_tell(draft, partner, now, self.stream, own=True)):
+            told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
+            if told and chats.can_talk(draft, partner, now) and \
+                    (what := await to_tell(told[0], told[1], now, self.stream, own=True)):
+                assert partner is not None
                 trace.note(f"react: tells {partner.persona.name} about its own event (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
                     npc_id, partner.npc_id, now, trace, work=decided, reason=f"wants to tell them about {what}"))
             doing_now = partner.action if partner is not None else None
-            told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
             reaction = await decide_reaction(
                 draft, pending.observation, now, chats.can_talk(draft, partner, now), self.stream, trace, work=work,
