@@ -84,6 +84,7 @@ ALL_FAULTS = FAULTS + BOUNDARY_FAULTS
 LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
               b"<body><form action='/_fake/login' method='post'><input name='user'></form></body></html>")
 HUGE_BODY_BYTES = 4 << 20
+HELD_S = 120  # the longest a scripted answer waits for its test's "until" event
 STREAMING = ("sse", "ignore", "refuse")
 CONTEXT_APIS = (None, "vllm", "llama.cpp", "ollama", "ollama_unloaded")
 TRAINED_CONTEXT = 131_072  # the model's own context length that a fake Ollama's /api/show reports
@@ -160,6 +161,8 @@ class FakeOpenAI(LoopbackServer):
     def queue(self, *replies: dict[str, Any], purpose: str | None = None) -> None:
         """Replies used by the next chat requests (of one purpose, if given), in order:
         {"status": 503}, {"status": 429, "retry_after": 2} (a Retry-After header), {"content": "not json"}, {"json": {...}}, {"delay_s": 3}, {"refusal": "no"};
+        {"until": threading.Event()} holds the answer until the test sets it (HELD_S at most), so a
+        test sees the brain while a completion is under way whatever the machine's load;
         anything else is answered normally."""
         with self._lock:
             self.script.setdefault(purpose, deque()).extend(replies)
@@ -283,6 +286,8 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 self._fault(scripted["fault"], body, purpose)
                 return
             time.sleep(scripted.get("delay_s", 0))
+            if "until" in scripted:
+                scripted["until"].wait(HELD_S)
             if "status" in scripted:
                 error = json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode()
                 retry_after = {"Retry-After": str(scripted["retry_after"])} if "retry_after" in scripted else {}

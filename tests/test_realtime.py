@@ -5,6 +5,8 @@ thinking in the scheduler; GetUsage shows the queues."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.clients import Clients
@@ -70,15 +72,20 @@ def test_a_conversation_goes_on_while_its_lines_are_written(clients: Clients, fa
     until(lambda: all(decide(clients, n, "09:01")["action"]["source"] != "ACTION_SOURCE_PROVISIONAL"
                       for n in ("isabella", "klaus")))
     fake_llm.queue({"json": {"choice": "talk", "reason": "say hello", "new_activity": ""}}, purpose="react")
-    # The first line takes the model 10 s: a loaded machine's next Decides still find it being written.
-    fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": False}, "delay_s": 10},
+    # The first line is held until the Decides below have looked: however loaded the machine, they
+    # find it being written (a 10 s delay was not always enough under a full suite beside three sims).
+    first_line = threading.Event()
+    fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": False}, "until": first_line},
                    {"json": {"utterance": "Morning! Busy day?", "end_conversation": True}}, purpose="converse_turn")
     decide(clients, "isabella", "09:05", "Klaus Mueller")
     # Both stand together talking while the lines are written.
-    talking = until(lambda: (d := decide(clients, "klaus", "09:06"))["action"].get("chattingWith") and d)
-    assert talking["action"]["chattingWith"] == "isabella" and talking["thinking"]
-    assert "dialogue" not in talking["action"]
-    assert decide(clients, "isabella", "09:06")["action"]["chattingWith"] == "klaus"
+    try:
+        talking = until(lambda: (d := decide(clients, "klaus", "09:06"))["action"].get("chattingWith") and d)
+        assert talking["action"]["chattingWith"] == "isabella" and talking["thinking"]
+        assert "dialogue" not in talking["action"]
+        assert decide(clients, "isabella", "09:06")["action"]["chattingWith"] == "klaus"
+    finally:
+        first_line.set()
     done = until(lambda: (d := decide(clients, "isabella", "09:08"))["action"].get("dialogue") and d,
                  "the conversation's lines written")
     assert [line["text"] for line in done["action"]["dialogue"]] == ["Morning, Klaus!", "Morning! Busy day?"]
