@@ -133,17 +133,21 @@ def test_in_view_a_caller_who_finds_the_one_it_called_on_talks_without_asking(cl
     fake_llm.queue({"json": {"wake_up_hour": 7, "outline": ["open the cafe", "call on Klaus", "run the cafe", "sleep"], "blocks": [
         block("07:00", 150, "running the cafe"), block("09:30", 60, "calling on Klaus Mueller"),
         block("10:30", 720, "running the cafe")]}}, purpose="daily_plan")
+    talks_with_klaus_unasked(clients, fake_llm, "Klaus, I came to see you!", "whom it came to call on",
+                             "came to call on Klaus Mueller" + (" to tell them about a Valentine's Day party" if news else ""))
+
+
+def talks_with_klaus_unasked(clients: Clients, fake_llm, line: str, note: str, reason: str) -> None:
+    """Isabella, noticing Klaus in view at 09:40, talks with him (`line`) with no reaction asked, the
+    trace saying `note` and her turn's prompt the conversation's `reason`."""
     decide(clients, "isabella", "09:00", SEEN)
     decide(clients, "klaus", "09:00", SEEN)
-    fake_llm.queue({"json": {"utterance": "Klaus, I came to see you!", "end_conversation": True}},
-                   purpose="converse_turn")
+    fake_llm.queue({"json": {"utterance": line, "end_conversation": True}}, purpose="converse_turn")
     reply = decide(clients, "isabella", "09:40", SEEN, "Klaus Mueller")
-    assert reply["action"]["dialogue"][0]["text"] == "Klaus, I came to see you!"
+    assert reply["action"]["dialogue"][0]["text"] == line
     assert not fake_llm.chat_requests("react")
-    assert any("whom it came to call on" in n for n in notes(clients, reply))
-    why = "(reason: came to call on Klaus Mueller to tell them about a Valentine's Day party)" if news else \
-        "(reason: came to call on Klaus Mueller)"
-    assert why in fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+    assert any(note in n for n in notes(clients, reply))
+    assert f"(reason: {reason})" in fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
 
 
 def test_in_view_a_host_who_meets_one_it_has_not_told_its_event_talks_without_asking(clients: Clients,
@@ -155,16 +159,8 @@ def test_in_view_a_host_who_meets_one_it_has_not_told_its_event_talks_without_as
     clients.grpc("Whisper", {"npcId": "isabella", "gameTime": "2026-02-13T07:00:00Z", "text":
                              "Isabella Rodriguez wants to hold a Valentine's Day party at Hobbs Cafe on "
                              "February 14 from 5 pm to 7 pm"})
-    decide(clients, "isabella", "09:00", SEEN)
-    decide(clients, "klaus", "09:00", SEEN)
-    fake_llm.queue({"json": {"utterance": "Klaus! Come to my party tomorrow at five.", "end_conversation": True}},
-                   purpose="converse_turn")
-    reply = decide(clients, "isabella", "09:40", SEEN, "Klaus Mueller")
-    assert reply["action"]["dialogue"][0]["text"] == "Klaus! Come to my party tomorrow at five."
-    assert not fake_llm.chat_requests("react")
-    assert any("about its own event (no reaction asked)" in n for n in notes(clients, reply))
-    assert "(reason: wants to tell them about a Valentine's Day party)" in \
-        fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
+    talks_with_klaus_unasked(clients, fake_llm, "Klaus! Come to my party tomorrow at five.",
+                             "about its own event (no reaction asked)", "wants to tell them about a Valentine's Day party")
 
 
 def test_out_of_view_the_block_has_no_steps_until_it_comes_into_view(clients: Clients, fake_llm) -> None:
