@@ -17,24 +17,21 @@ from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import (
-    Gathering,
     Seek,
     about,
-    calls_by_hour,
-    gatherings,
     held_news,
     hosted_activity,
     news_for,
     news_line,
     not_today,
     seeking,
-    untold_by_hour,
     when,
 )
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.whereabouts import Gathering, calls_by_hour, gatherings, untold_by_hour
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona, PlanItem

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gather import CALLING, day_of, hosting, untold, whole_name
+from brain_server.cognition.gather import CALLING, hosting, untold
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT
+from brain_server.cognition.offline.heard import EVENT, whole_name
+from brain_server.cognition.whereabouts import day_of
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.world import arena_of
 

@@ -3,14 +3,12 @@ friends she meets): an NPC holding news it means to pass on (`attention.news_of`
 what it heard) is shown, when it plans its day or its next hours, where the people it has not
 told yet will be today, and, when it notices someone it has not told, that it has news for them.
 
-Where people will be is read from the world, never from a list of names: each other resident's
-plan for the day (else the usual day its persona gives, `routine.day_shape`, no model), counted
-per hour at each place the teller may enter outside its own home. No LLM call is added: what it
-finds is a few lines in prompts the NPC writes anyway.
+Where people will be is read from the world, never from a list of names (`whereabouts`). No LLM
+call is added: what it finds is a few lines in prompts the NPC writes anyway.
 
 Where a town spends its evenings at home, no public place holds anyone then: a teller with free
 time and nowhere to find people calls on those it knows (named in who it is, or talked with) at
-their homes while they are there and awake (`calls_by_hour`). A call is the one way into a home
+their homes while they are there and awake (`whereabouts.calls_by_hour`). A call is the one way into a home
 that is not the NPC's own (`locate`'s access rule): laid by the plan, never chosen by the model;
 finding the one it called on is a conversation, with no reaction asked (`calls.calling_on`).
 
@@ -22,8 +20,7 @@ plans it at the wrong hour, or sleeps through it).
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 import re
@@ -31,17 +28,16 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_places
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, stems
-from brain_server.cognition.offline.routine import day_shape
+from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
+from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
-from brain_server.model.world import arena_of, sector_of
+from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
 
-SHOWN = 4  # gathering places a prompt lists
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
 CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
@@ -52,19 +48,6 @@ OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
-
-@dataclass(frozen=True)
-class Gathering:
-    """A place where `people` others the teller has not told will be from `start` to `end`."""
-
-    address: str
-    start: datetime
-    end: datetime
-    people: int
-
-
-Where = dict[str, dict[datetime, set[str]]]  # the ids of others not told, by place and hour
-
 
 @dataclass(frozen=True)
 class Seek:
@@ -231,73 +214,6 @@ def _with(chat: MemoryNode, name: str) -> bool:
     return bool(name) and (name == chat.object or whole_name(chat.description.split("\n", 1)[0], name))
 
 
-def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
-    """Whether `text` holds `name` as a whole name (not inside a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
-
-
-def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
-                   *, told: Collection[str] = ()) -> Where:
-    """Where others not `told` will be awake for the rest of `now`'s day, hour by hour, among
-    `places` outside the teller's home sector (their plans, else their usual days)."""
-    home = sector_of(teller.persona.home)
-    allowed = {arena_of(p) for p in places if sector_of(p) != home}
-    return _by_hour(teller, town, now, told, lambda other, arena: arena in allowed)
-
-
-def calls_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, *, told: Collection[str] = ()) -> Where:
-    """Where those the teller knows (`knows`) and has not `told` will be at their own homes and
-    awake for the rest of `now`'s day, hour by hour (not the teller's own household)."""
-    home = sector_of(teller.persona.home)
-    known = [o for o in town if knows(teller, o) and sector_of(o.persona.home) != home]
-    return _by_hour(teller, known, now, told, lambda other, arena: sector_of(arena) == sector_of(other.persona.home))
-
-
-def knows(teller: NpcState, other: NpcState) -> bool:
-    """Whether `other` is someone the teller knows well enough to call on: named in who the teller
-    is (its identity or status), or talked with."""
-    name = other.persona.name.strip()
-    said = f"{teller.persona.identity}\n{teller.persona.currently}"
-    return other.npc_id in teller.last_chat or bool(name) and whole_name(said, name, re.IGNORECASE)
-
-
-def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Collection[str],
-             there_if: Callable[[NpcState, str], bool]) -> Where:
-    """Where the others not `told` will be awake, hour by hour from `now` to the day's end, at
-    the arenas `there_if` keeps (their plans, else their usual days)."""
-    there: Where = defaultdict(lambda: defaultdict(set))
-    day, tz = now.date(), now.tzinfo
-    first, last = now.replace(minute=0, second=0, microsecond=0), datetime.combine(day + _DAY, time(0), tzinfo=tz)
-    for other in town:
-        if other.npc_id == teller.npc_id or other.npc_id in told:
-            continue
-        for start, end, activity, address in day_of(other, day, tz):
-            if is_sleep(activity) or not there_if(other, arena := arena_of(address)):
-                continue
-            hour = max(first, start.replace(minute=0, second=0, microsecond=0))
-            while hour < min(end, last):
-                there[arena][hour].add(other.npc_id)
-                hour += _HOUR
-    return {arena: dict(hours) for arena, hours in there.items()}
-
-
-def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
-               *, told: Collection[str] = (), where: Where | None = None) -> list[Gathering]:
-    """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
-    outside the teller's home sector: each place's busiest hours (its first run of them),
-    busiest places first, at most SHOWN. `where`: `untold_by_hour`'s answer, if already read."""
-    there = untold_by_hour(teller, town, now, places, told=told) if where is None else where
-    found = []
-    for arena, hours in there.items():
-        most = max(len(ids) for ids in hours.values())
-        start = min(h for h, ids in hours.items() if len(ids) == most)
-        end = start
-        while len(hours.get(end, ())) == most:
-            end += _HOUR
-        found.append(Gathering(arena, start, end, most))
-    return sorted(found, key=lambda g: (-g.people, g.start - g.end, g.start))[:SHOWN]
-
-
 def hosting(name: str, news: MemoryNode) -> bool:
     """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
     naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
@@ -430,10 +346,3 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     if (news := await untold(npc, other, now, stream)) is None:
         return ""
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."
-
-
-def day_of(npc: NpcState, day: date, tz: tzinfo | None) -> list[tuple[datetime, datetime, str, str]]:
-    """The NPC's blocks on `day`: its plan when made for that day, else its usual day."""
-    if npc.plan_day == day and npc.plan:
-        return [(i.start, i.end, i.activity, i.address) for i in npc.plan]
-    return [(b.start, b.end, b.activity, b.address) for b in day_shape(npc, day, tz)]

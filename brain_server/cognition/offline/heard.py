@@ -172,6 +172,11 @@ def repeats(line: str, said: Sequence[str]) -> bool:
     return len(mine) >= REPEAT_WORDS and any(SequenceMatcher(None, mine, words(s)).ratio() >= REPEAT_NEAR for s in said)
 
 
+def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
+    """Whether `text` holds `name` as a whole name (not inside a longer word)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
+
+
 def says_name(text: str, person: str) -> bool:
     return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
 
