@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gather import CALLING, hosting, untold
+from brain_server.cognition.gather import CALLING, untold
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, whole_name
 from brain_server.cognition.whereabouts import day_of
+from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.world import arena_of
 
@@ -34,16 +35,13 @@ async def why_called(npc: NpcState, other: NpcState, now: datetime, stream: Memo
     pass news on; blind9's host, shown only "came to call on ...", greeted, took leave and left
     the lesson unsaid), else only the call."""
     reason = f"came to call on {other.persona.name}"
-    what = await to_tell(npc, other, now, stream)
-    return f"{reason} to tell them about {what}" if what else reason
-
-
-async def to_tell(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream, *, own: bool = False) -> str:
-    """What the news the NPC has not told `other` yet is about ("a Morse code lesson"; "some news"
-    when it says no event), "" when it holds none (`own`: none of its own events, `gather.hosting`)."""
     news = await untold(npc, other, now, stream)
-    if news is None or own and not hosting(npc.persona.name, news):
-        return ""
+    return f"{reason} to tell them about {what_about(news)}" if news is not None else reason
+
+
+def what_about(news: MemoryNode) -> str:
+    """What news is about, as a conversation's reason names it ("a Morse code lesson"; "some news"
+    when it says no event)."""
     found = EVENT.search(gist(news))
     return found["what"] if found else "some news"
 

@@ -343,6 +343,11 @@ async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemorySt
 
 async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> str:
     """For a reaction to `other`: `untold` news as a prompt sentence ("" if none)."""
-    if (news := await untold(npc, other, now, stream)) is None:
+    return untold_line(npc, other, await untold(npc, other, now, stream), now)
+
+
+def untold_line(npc: NpcState, other: NpcState, news: MemoryNode | None, now: datetime) -> str:
+    """`news_for` of news already read (`untold`)."""
+    if news is None:
         return ""
     return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."

@@ -25,9 +25,9 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.offline.heard import words
 from brain_server.cognition.offline.said_clock import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
@@ -165,7 +165,7 @@ def restates(insight: str, cited: Sequence[MemoryNode]) -> bool:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if len(w) > 2}
+    return {w for w in words(text) if len(w) > 2}
 
 
 def _asked(questions: Sequence[str]) -> str:

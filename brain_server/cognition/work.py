@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels, meet
-from brain_server.cognition.calls import aimed, called, calling_on, to_tell, why_called
+from brain_server.cognition.calls import aimed, called, calling_on, what_about, why_called
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.gather import news_for, seeking
+from brain_server.cognition.gather import hosting, seeking, untold, untold_line
 from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
@@ -289,19 +289,20 @@ class Workshop:
                     npc_id, partner.npc_id, now, trace, work=decided,
                     reason=await why_called(draft, partner, now, self.stream)))
             told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
-            if told and chats.can_talk(draft, partner, now) and \
-                    (what := await to_tell(told[0], told[1], now, self.stream, own=True)):
+            news = await untold(told[0], told[1], now, self.stream) if told else None
+            if news is not None and hosting(told[0].persona.name, news) and chats.can_talk(draft, partner, now):
                 assert partner is not None
                 trace.note(f"react: tells {partner.persona.name} about its own event (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
-                    npc_id, partner.npc_id, now, trace, work=decided, reason=f"wants to tell them about {what}"))
+                    npc_id, partner.npc_id, now, trace, work=decided,
+                    reason=f"wants to tell them about {what_about(news)}"))
             doing_now = partner.action if partner is not None else None
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
             reaction = await decide_reaction(
                 draft, pending.observation, now, chats.can_talk(draft, partner, now), self.stream, trace, work=work,
                 status=doing_now.description if doing_now is not None else "",
                 wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
-                untold=await news_for(told[0], told[1], now, self.stream) if told else "",
+                untold=untold_line(told[0], told[1], news, now) if told else "",
                 partner=partner)
             if reaction.choice == "continue" or (reaction.choice == "talk" and partner is None):
                 return False
