@@ -48,7 +48,9 @@ changes, judges them; its answers were read in turn. An eleventh, `blind9`
 (npc_lab/standin/blind9.py), by a ninth hand, from requests captured afresh after those changes
 (Wyncombe, stop 57), judges them; its answers were read in turn. A twelfth, `blind10`
 (npc_lab/standin/blind10.py), by a tenth hand, from requests captured afresh (Wyncombe, stop 58)
-before that stop's changes, judges them. `FROZEN` holds the hashes.
+before that stop's changes, judges them; its answers were read in turn. A thirteenth, `blind11`
+(npc_lab/standin/blind11.py), by an eleventh hand, from requests captured afresh (Wyncombe, stop 59)
+after those changes, judges them. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -73,7 +75,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind7.py": "6d9c956c50669ebf3b1f8dd0bebba878e621d133220e1986dd4386e358b857ca",
           "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3",
           "blind9.py": "bf3a04c86d5259374d317cb6f856901da2e3b0049ed7e86e7795a3e904b3f0eb",
-          "blind10.py": "823c11b23e0e0fe82038d2106349adf3371f9c36cc91c35cec673470950b52ef"}
+          "blind10.py": "823c11b23e0e0fe82038d2106349adf3371f9c36cc91c35cec673470950b52ef",
+          "blind11.py": "ff3c45c8d10ea3a1581eea859d7eff0fad6d0af479b9712ebc96cbd49868f7be"}
 
 
 class BlindStandIn:
