@@ -539,6 +539,28 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
     run(scenario)
 
 
+def test_a_host_is_not_sent_to_tell_people_at_the_hours_of_its_own_event(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind11's writer: a host's plan prompt listed the busiest place at the very hours of the
+    event she hosts. Those hours are left out of where people will be, and no visit is laid in them."""
+    event = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 from 12 pm to 1 pm"
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller = rosa()
+        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [mine], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                              rate=False)
+        seek = await seeking(teller, MORNING, stream, records, PLACES)
+        assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in seek.own] == [("12:00-13:00", YARD)]
+        assert f"- {HALL}: 1 person, 13:00-14:00" in seek.lines and f"{HALL}: 2 people" not in seek.lines
+        assert not [h for hours in (*seek.where.values(), *seek.calls.values()) for h in hours if h.hour == 12]
+        free = [block((7, 0), (20, 0), "reading", HOME), block((20, 0), (23, 0), "sleeping", HOME)]
+        assert not [i for i in seek.visit(free, HOME, MORNING) if i.start.hour == 12 and i.address != YARD]
+
+    run(scenario)
+
+
 def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
     """Wyncombe (the hard stand-in's memos): a listener held "Jonah Pike told Tomas Reyes: Jonah Pike
     heard from Tomas Reyes and Ines Varga: Ines Varga told Tomas Reyes: Ines Varga wants ...", and

@@ -139,7 +139,7 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
         {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
          "memories": remembered},
         work=work, npc_id=speaker.npc_id, trace=trace,
-        fallback=lambda: Relationship(summary=f"{partner_name} is someone {speaker.persona.name} knows."),
+        fallback=lambda: Relationship(summary=f"{speaker.persona.name} knows {partner_name}."),
     )
     return summary.summary, remembered
 

@@ -32,7 +32,7 @@ from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
-from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, untold_by_hour
+from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import sector_of
@@ -326,11 +326,11 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     names = {o.npc_id: o.persona.name for o in town}
-    told = await told_since(npc, news, stream, names)
-    where = untold_by_hour(npc, town, now, places, told=told)
+    told, busy = await told_since(npc, news, stream, names), [(i.start, i.end) for i in own]
+    where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
-                calls_by_hour(npc, town, now, told=told), names)
+                outside(calls_by_hour(npc, town, now, told=told), busy), names)
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:

@@ -122,7 +122,8 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
                 head: Head = head) -> Awaitable[GroupTurn]:
             return group_line(speaker, others, views[speaker.npc_id], group.lines, now, place, stream, trace,
                               work=work, opener=opener.persona.name, reason=reason if speaker is opener else "",
-                              news=news[speaker.npc_id], repeated=repeated, head=head)
+                              news=news[speaker.npc_id], repeated=repeated, head=head,
+                              gone=[s.persona.name for s in group.speakers if s not in present])
 
         turn = await unrepeated(ask, [line.text for line in group.lines if line.speaker_npc_id == speaker.npc_id],
                                 speaker.persona.name, trace)
@@ -143,10 +144,11 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
 async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
                      work: Work, opener: str = "", reason: str = "", news: str = "", repeated: str = "",
-                     head: Head | None = None) -> GroupTurn:
+                     head: Head | None = None, gone: Sequence[str] = ()) -> GroupTurn:
     """The speaker's next line, from its own memories (or `head`'s: `converse.heads`) retrieved for
     the latest lines and for what the others were doing; `news` and `repeated` as for a pair
-    (`converse.next_line`)."""
+    (`converse.next_line`); `gone`: who has left (a prompt named who started the conversation, and
+    its lines, but not that she had gone, and offered only those still there to speak to)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     head = head or Head(speaker.npc_id, name, names(others), "; ".join(o.activity for o in others if o.activity))
@@ -156,6 +158,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
                  opened(name, opener, reason),
+                 f"{listed(gone)} {'has' if len(gone) == 1 else 'have'} left the conversation." if gone else "",
                  news, again(name, repeated)]
     return await stream.llm.complete(
         GROUP_TURN,

@@ -79,6 +79,15 @@ def _by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, told: Co
     return {arena: dict(hours) for arena, hours in there.items()}
 
 
+def outside(where: Where, busy: Sequence[tuple[datetime, datetime]]) -> Where:
+    """`where` without the hours that meet a span the teller is `busy` (its own event): a host's
+    plan prompt listed the busiest place at the very hours of the event she hosts (blind11's
+    writer), and a visit laid there would leave her event to itself."""
+    kept = {arena: {h: ids for h, ids in hours.items() if not any(a < h + _HOUR and h < b for a, b in busy)}
+            for arena, hours in where.items()}
+    return {arena: hours for arena, hours in kept.items() if hours}
+
+
 def gatherings(teller: NpcState, town: Sequence[NpcState], now: datetime, places: Sequence[str],
                *, told: Collection[str] = (), where: Where | None = None) -> list[Gathering]:
     """Where most others not `told` will be awake for the rest of `now`'s day, among `places`
