@@ -411,3 +411,22 @@ def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
         plan_minutes=0, plan_place=""), day, stream, t))
     assert "Isabella holds a party tomorrow (Saturday February 14) at 5 pm." in [
         n.description for n in stream.store.latest("klaus", 10, MemoryKind.THOUGHT)]
+
+
+def test_a_conversation_is_kept_with_the_days_its_lines_say_dated(stream) -> None:
+    """blind11's writer: on Saturday an insight quoted Friday's "a cricket match tomorrow" and was
+    dated Sunday. Each line is kept with a relative day dated from the day it was said; a line that
+    names its date already is kept as said."""
+    klaus = npc("klaus", "Klaus Mueller")
+    friday = NOW.replace(hour=18)
+    lines = [DialogueLine(speaker_npc_id="isabella", speaker_name="Isabella Rodriguez",
+                          text="Come to my party tomorrow at 5 pm!"),
+             DialogueLine(speaker_npc_id="klaus", speaker_name="Klaus Mueller",
+                          text="On February 14? Count me in, tonight I must rest.")]
+    stored, _ = asyncio.run(keep_conversation(klaus, "Isabella Rodriguez", lines, ConversationMemo(
+        summary="Isabella invited Klaus.", importance=6, plan_activity="", plan_date="", plan_start="",
+        plan_minutes=0, plan_place=""), friday, stream, trace("klaus")))
+    chat = next(n for n in stored if n.kind is MemoryKind.CHAT)
+    assert chat.description == ('conversation with Isabella Rodriguez:\n'
+                                'Isabella Rodriguez: "Come to my party tomorrow (Saturday February 14) at 5 pm!"\n'
+                                'Klaus Mueller: "On February 14? Count me in, tonight I must rest."')

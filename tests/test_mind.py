@@ -85,7 +85,7 @@ def test_the_player_talks_and_is_remembered(clients: Clients, fake_llm) -> None:
                                    "text": "Is there a party tomorrow?", "gameTime": "2026-02-13T10:01:00Z"})
     assert second == {"reply": "See you at the party then.", "endConversation": True, "traceId": second["traceId"]}
     chats = clients.grpc("ListMemories", {"npcId": "isabella", "kind": "MEMORY_KIND_CHAT"})["memories"]
-    assert "Sam the traveller" in chats[0]["description"] and "Is there a party tomorrow?" in chats[0]["description"]
+    assert "Sam the traveller" in chats[0]["description"] and "Is there a party tomorrow (Saturday February 14)?" in chats[0]["description"]
     # A new conversation starts from what she now thinks of the player.
     clients.grpc("Talk", {"npcId": "isabella", "speakerName": "Sam the traveller", "text": "Hi again",
                           "gameTime": "2026-02-13T12:00:00Z"})
