@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+import os
 from pathlib import Path
 import sys
 from typing import Any
@@ -25,6 +26,9 @@ from tests.town import spawn_json, world_json
 from tests.zygote import ZYGOTE
 
 ROOT = Path(__file__).resolve().parent.parent
+# The engine's pages draw 4 times a second, not every frame (tools/godot_draw.gd): software WebGL
+# was half the suite's CPU. Set before any test builds a page; a value already set is kept.
+os.environ.setdefault("GODOT_WEB_DRAW_HZ", "4")
 # The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py); pytester runs a pytest
 # inside a test (tests/test_tiers.py).
 pytest_plugins = ["tests.tiers", "tests.cpu", "pytester"]

@@ -52,7 +52,7 @@ def test_every_gdscript_file_passes_gdlint() -> None:
     gdlint = _gdlint()
     if gdlint is None:
         pytest.skip("gdlint (gdtoolkit) is not installed")
-    scripts = sorted(str(p) for p in PROJECT.rglob("*.gd") if ".godot" not in p.parts)
+    scripts = sorted(str(p) for p in PROJECT.rglob("*.gd") if ".godot" not in p.parts) + [str(godot_web.DRAW_SCRIPT)]
     assert scripts, "no GDScript files found"
     done = subprocess.run([gdlint, *scripts], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -73,6 +73,25 @@ def test_pack_holds_the_project_and_its_class_cache(tmp_path: Path) -> None:
         assert (f'"base": &"{base}",\n"class": &"{name}",' in cache
                 and f'"is_tool": {str(tool).lower()},\n"language": &"GDScript"' in
                 cache.split(f'"class": &"{name}"', 1)[1].split("}", 1)[0]), name
+
+
+def test_a_pack_built_to_draw_less_draws_first_and_only_when_asked(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's pages draw 4 times a second (tests/conftest.py): the draw autoload comes first
+    in the pack's project.godot, with the rate asked; a pack built without it is the project as is."""
+    godot_web.build_pack(PROJECT, tmp_path / "drawn.pck", draw_hz=2.5)
+    files = godot_web.read_pck(tmp_path / "drawn.pck")
+    autoloads = files["project.godot"].decode().split("[autoload]\n", 1)[1].strip().splitlines()
+    assert autoloads[0] == f'{godot_web.DRAW_AUTOLOAD}="*res://{godot_web.DRAW_PATH}"'
+    assert "NpcBrain=" in "\n".join(autoloads[1:])
+    assert "const HZ := 2.5\n" in files[godot_web.DRAW_PATH].decode()
+    godot_web.build_pack(PROJECT, tmp_path / "plain.pck")
+    plain = godot_web.read_pck(tmp_path / "plain.pck")
+    assert godot_web.DRAW_PATH not in plain and plain["project.godot"] == (PROJECT / "project.godot").read_bytes()
+    monkeypatch.setenv(godot_web.DRAW_HZ_ENV, "4")
+    web = godot_web.build_web(tmp_path / "web", PROJECT)
+    assert "const HZ := 4.0\n" in godot_web.read_pck(web / "game.pck")[godot_web.DRAW_PATH].decode()
+    assert godot_web.autoloaded("[application]\n", "A", "a.gd") == '[application]\n\n[autoload]\n\nA="*res://a.gd"\n'
 
 
 def test_runtime_with_the_wrong_hash_is_refused_and_not_kept(tmp_path: Path, monkeypatch) -> None:

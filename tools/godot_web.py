@@ -48,6 +48,7 @@ import functools
 import hashlib
 import http.server
 import json
+import os
 from pathlib import Path
 import re
 import secrets
@@ -83,6 +84,13 @@ WAIT_FLOOR_S = 120.0
 PACK_SUFFIXES = frozenset({".godot", ".tscn", ".tres", ".gd", ".cfg", ".json", ".gdshader", ".txt"})
 PACK_EXCLUDED_NAMES = frozenset({"export_presets.cfg"})
 CLASS_CACHE_PATH = ".godot/global_script_class_cache.cfg"
+# A pack built with `draw_hz` (or with GODOT_WEB_DRAW_HZ in the environment: tests/conftest.py sets
+# it) carries tools/godot_draw.gd as its first autoload: the render loop off, the screen drawn that
+# many times a real second. An open page then costs ~0.35 CPU-s a second at 4 Hz, not ~1.0
+# (docs/benchmarks.md, "The suite's cost"); what players and `tools/run.sh` get is drawn every frame.
+DRAW_HZ_ENV = "GODOT_WEB_DRAW_HZ"
+DRAW_SCRIPT = Path(__file__).with_name("godot_draw.gd")
+DRAW_PATH, DRAW_AUTOLOAD = "godot_web_draw.gd", "GodotWebDraw"
 UID_CACHE_PATH = ".godot/uid_cache.bin"
 
 CHROMIUM = "/usr/bin/chromium"
@@ -464,8 +472,10 @@ def read_pck(pck: Path) -> dict[str, bytes]:
     return files
 
 
-def build_pack(project_dir: Path = DEFAULT_PROJECT_DIR, out_pck: Path = Path("game.pck")) -> list[str]:
-    """Pack the project's text files into `out_pck`, plus the generated class_name (and uid) cache.
+def build_pack(project_dir: Path = DEFAULT_PROJECT_DIR, out_pck: Path = Path("game.pck"), *,
+               draw_hz: float = 0.0) -> list[str]:
+    """Pack the project's text files into `out_pck`, plus the generated class_name (and uid) cache,
+    and, with `draw_hz`, the autoload that draws that often (DRAW_SCRIPT).
 
     Returns the packed paths (relative to res://).
     """
@@ -477,8 +487,21 @@ def build_pack(project_dir: Path = DEFAULT_PROJECT_DIR, out_pck: Path = Path("ga
     uids = scan_uids(project_dir, files)
     if uids:
         entries[UID_CACHE_PATH] = uid_cache_bytes(uids)
+    if draw_hz > 0:
+        entries[DRAW_PATH] = re.sub(r"(?m)^const HZ := .*$", f"const HZ := {float(draw_hz)!r}",
+                                    DRAW_SCRIPT.read_text(encoding="utf-8")).encode("utf-8")
+        entries["project.godot"] = autoloaded(entries["project.godot"].decode("utf-8"), DRAW_AUTOLOAD,
+                                              DRAW_PATH).encode("utf-8")
     write_pck(entries, Path(out_pck))
     return list(entries)
+
+
+def autoloaded(project_godot: str, name: str, path: str) -> str:
+    """project.godot's text with `name` (res://`path`) as its first autoload."""
+    line = f'{name}="*res://{path}"\n'
+    if re.search(r"(?m)^\[autoload\]$", project_godot):
+        return re.sub(r"(?m)^\[autoload\]\n", lambda m: m.group(0) + line, project_godot, count=1)
+    return f"{project_godot.rstrip()}\n\n[autoload]\n\n{line}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -530,8 +553,10 @@ INDEX_HTML = """<!DOCTYPE html>
 """
 
 
-def build_web(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR, cache_dir: Path | None = None) -> Path:
-    """Write a servable folder: index.html, the runtime files and game.pck. Returns `out_dir`."""
+def build_web(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR, cache_dir: Path | None = None, *,
+              draw_hz: float | None = None) -> Path:
+    """Write a servable folder: index.html, the runtime files and game.pck (drawn `draw_hz` times a
+    second, by default GODOT_WEB_DRAW_HZ's; unset, every frame). Returns `out_dir`."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runtime_dir = ensure_runtime(cache_dir)
@@ -542,7 +567,8 @@ def build_web(out_dir: Path, project_dir: Path = DEFAULT_PROJECT_DIR, cache_dir:
                 and target.stat().st_mtime >= source.stat().st_mtime):
             shutil.copy2(source, target)
     (out_dir / "index.html").write_text(INDEX_HTML, encoding="utf-8")
-    build_pack(project_dir, out_dir / "game.pck")
+    hz = float(os.environ.get(DRAW_HZ_ENV) or 0) if draw_hz is None else draw_hz
+    build_pack(project_dir, out_dir / "game.pck", draw_hz=hz)
     return out_dir
 
 
