@@ -17,7 +17,8 @@ TOLD = "Isabella's party is tomorrow after work at Hobbs Cafe, come along!"
 
 def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_llm, tmp_path) -> None:
     """Sam tells Klaus on Friday of the party "tomorrow"; on Saturday Klaus answers Tom from a
-    prompt that lists that conversation under Friday's date, as the prompts write dates."""
+    prompt that lists that conversation under Friday's date, as the prompts write dates, and its
+    "tomorrow" with the day it meant."""
 
     async def scenario(stream: MemoryStream) -> None:
         mind = await _town_mind(stream, tmp_path)
@@ -32,7 +33,8 @@ def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_
         await mind.player.talk("klaus", "Tom", "Any news in town?", DAY_ONE + timedelta(days=1))
         retold = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
         await _until(lambda: len(fake_llm.chat_requests("conversation_memo")) == 2 and not mind.thinking._tasks)
-        assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam: Sam: "{re.escape(TOLD)}"', retold)
+        said = re.escape(TOLD.replace("tomorrow", "tomorrow (Saturday February 14)"))  # kept dated (keep_conversation)
+        assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam: Sam: "{said}"', retold)
         await mind.close()
 
     run(scenario)

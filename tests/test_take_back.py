@@ -71,7 +71,7 @@ def test_a_line_taken_back_reaches_no_later_prompt_and_no_memory(brain: Clients,
     assert "wreck" not in prompt and "Oh. Right." not in prompt, prompt
     chats = brain.grpc("ListMemories", {"npcId": npc_id, "kind": "MEMORY_KIND_CHAT"})["memories"]
     [remembered] = [m["description"] for m in chats if "Ada Kern" in m["description"]]
-    assert "Your lamp shines far tonight." in remembered and "Good morning!" in remembered, remembered
+    assert "Your lamp shines far tonight (" in remembered and "Good morning!" in remembered, remembered
     assert "wreck" not in remembered and "Oh. Right." not in remembered, remembered
 
 
