@@ -272,11 +272,9 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
 
 async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], memo: ConversationMemo,
                             now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
-    """The conversation and its memo as this NPC's memories (the memo's importance rates both), and
-    the plan change the memo gives, if any."""
+    """The conversation and its memo as this NPC's memories (the memo's importance rates both; each
+    line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives, if any."""
     name, dialogue = npc.persona.name, _dialogue_text(lines)
-    # Each line kept with the days it says relative to today dated (`anchored`): an insight that
-    # quoted Friday's "a cricket match tomorrow" on Saturday was dated Sunday (blind11's writer).
     kept = "\n".join(anchored(line, now.date()) for line in dialogue.split("\n"))
     chat = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{kept}",
                       subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
