@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+import contextlib
 import os
 from pathlib import Path
 import sys
@@ -29,9 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # The engine's pages draw 4 times a second, not every frame (tools/godot_draw.gd): software WebGL
 # was half the suite's CPU. Set before any test builds a page; a value already set is kept.
 os.environ.setdefault("GODOT_WEB_DRAW_HZ", "4")
-# The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py); pytester runs a pytest
+# The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py), model clients closed
+# before the next test (tests/clients_closed.py); pytester runs a pytest
 # inside a test (tests/test_tiers.py).
-pytest_plugins = ["tests.tiers", "tests.cpu", "pytester"]
+pytest_plugins = ["tests.tiers", "tests.cpu", "tests.clients_closed", "pytester"]
 
 
 @pytest.fixture
@@ -54,10 +56,14 @@ def store(tmp_path: Path, minilm: MiniLMEmbedder) -> Iterator[MemoryStore]:
 
 
 @pytest.fixture
-def stream(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> MemoryStream:
+def stream(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Iterator[MemoryStream]:
     """A memory stream in-process: embedded Qdrant in tmp_path, local MiniLM, the fake LLM."""
     llm = LLM(base_url=fake_llm.base_url, model="fake-model", api_key="k", prompts=PromptLibrary(), backoff_s=0.01)
-    return MemoryStream(store, minilm, llm, RetrievalWeights())
+    yield MemoryStream(store, minilm, llm, RetrievalWeights())
+    # Its tests run it on several `asyncio.run` loops, all closed now: closing its pooled connections
+    # fails, but the client is marked closed first (tests/clients_closed.py).
+    with contextlib.suppress(RuntimeError):
+        asyncio.run(llm.close())
 
 
 Run = Callable[[Callable[[MemoryStream], Awaitable[Any]]], Any]
