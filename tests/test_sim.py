@@ -258,6 +258,23 @@ def test_the_matrix_runs_smallest_first_and_the_ablations_on_the_party_alone() -
 
 
 @needs_data
+def test_the_ablations_run_on_the_cases_and_with_the_moods_asked() -> None:
+    """Issue 42 asks for the ablations with a blind stand-in in the new towns: `--ablation-cases`
+    picks of the --cases those they run on, `--ablation-moods` the stand-ins; names are checked."""
+    from npc_lab.sim import matrix
+
+    todo = matrix.cells(_matrix_args(cases="morse,cricket", moods="blind11", views="in,out", seeds="0,1",
+                                     ablations="no_reflection", ablation_cases="morse,party",
+                                     ablation_moods="blind11,hard"))
+    ablated = {(c.case.name, c.mood, c.view, c.condition, c.seed) for c in todo if c.condition != "full"}
+    assert ablated == {("morse", m, "in", "no_reflection", s) for m in ("blind11", "hard") for s in (0, 1)}
+    assert len(todo) == 2 * 2 * 2 + 4
+    with pytest.raises(ValueError, match="unknown gentle"):
+        matrix.cells(_matrix_args(cases="morse", ablation_moods="gentle"))
+    with pytest.raises(ValueError, match="unknown fair"):
+        matrix.cells(_matrix_args(cases="morse", ablation_cases="fair"))
+
+@needs_data
 def test_the_matrix_runs_controls_on_every_case_mood_view_and_seed() -> None:
     """Controls (issue 42) run beside the full architecture wherever it runs, each brain settings
     the brain itself accepts and that change it (a control naming no real setting, or a default,

@@ -42,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="the stand-in's mood: cooperative shares and accepts everything; hard declines, forgets "
                      "and paraphrases (npc_lab/standin/hard.py); blind to blind11 were each written from captured "
                      "requests alone by another hand and frozen (npc_lab/standin/blind*.py): the ones whose figures "
-                     "are evidence (blind2 and blind11 never probed)")
+                     "are evidence (blind2 never probed; blind11 read after its figures, the code unchanged since)")
     sim.add_argument("--reflection-threshold", type=int, metavar="N",
                      help=f"a started brain's reflection threshold (default {REFLECTION_THRESHOLD}, or "
                           "NPC_BRAIN_REFLECTION_THRESHOLD: the paper's 2-3 reflections a day at this world's "

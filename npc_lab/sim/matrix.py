@@ -1,6 +1,6 @@
 """`npc-lab sim --matrix`: the information-flow evaluation in one command (issue 30). Each case (a
 town and its event) runs with each stand-in mood, in view and out of view, over several seeds, and
-the party again under the paper's ablations (the town's own brain started with NPC_BRAIN_ABLATE,
+the party (or the cases asked) again under the paper's ablations (the town's own brain started with NPC_BRAIN_ABLATE,
 so retrieval cannot reach the ablated memories while the news travels); each run is an ordinary run
 folder with its report. Printed: a progress line per run and a table of diffusion, mutual density
 and attendance (mean and range over the seeds) beside the paper's figures; written: matrix.json and
@@ -97,8 +97,11 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--moods", default="cooperative,hard", help="matrix stand-in moods")
     sim.add_argument("--views", default="in,out", help="matrix views: in (all in view), out (none in view)")
     sim.add_argument("--seeds", default="0,1,2", help="matrix seeds")
-    sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, on the party "
-                     "with the hard stand-in in view ('' for none)")
+    sim.add_argument("--ablations", default=",".join(ABLATIONS), help="conditions run besides full, in view, on "
+                     "the --ablation-cases with the --ablation-moods ('' for none)")
+    sim.add_argument("--ablation-cases", default="party", help="of the --cases, those the ablations run on "
+                     "(default: the party)")
+    sim.add_argument("--ablation-moods", default="hard", help="stand-in moods the ablations run with (default: hard)")
     sim.add_argument("--controls", default="", help=f"control conditions run besides full on every case, mood, "
                      f"view and seed ({', '.join(CONTROLS)}; '' for none)")
     sim.add_argument("--rewordings", type=int, default=0, help="run every case, mood, view and seed again under "
@@ -114,24 +117,24 @@ def cells(args: argparse.Namespace) -> list[Cell]:
     """The matrix's runs, smallest first."""
     from npc_lab.standin import MOODS  # here, not at import: the stand-ins load only for a matrix
     split = lambda text: [x.strip() for x in text.split(",") if x.strip()]  # noqa: E731
-    unknown = [c for c in split(args.cases) if c not in CASES] + [v for v in split(args.views) if v not in VIEWS]
-    unknown += [c for c in split(args.ablations) if c not in ABLATIONS]
+    unknown = [c for c in split(args.cases) + split(args.ablation_cases) if c not in CASES]
+    unknown += [v for v in split(args.views) if v not in VIEWS] + [c for c in split(args.ablations) if c not in ABLATIONS]
     controls = split(args.controls)
     unknown += [c for c in controls if c not in CONTROLS]
-    unknown += [m for m in split(args.moods) if m not in MOODS]
+    unknown += [m for m in split(args.moods) + split(args.ablation_moods) if m not in MOODS]
     if unknown:
         raise ValueError(f"unknown {', '.join(unknown)}: cases are {', '.join(CASES)}; moods {', '.join(MOODS)}; "
                          f"views {', '.join(VIEWS)}; ablations {', '.join(ABLATIONS)}; controls {', '.join(CONTROLS)}")
-    cases = [CASES[c] if not args.whole_town else replace(CASES[c], circle=0) for c in split(args.cases)]
+    case = lambda name: CASES[name] if not args.whole_town else replace(CASES[name], circle=0)  # noqa: E731
+    cases = [case(c) for c in split(args.cases)]
     seeds = [int(s) for s in split(args.seeds)]
     if not 0 <= args.rewordings <= STYLES:
         raise ValueError(f"--rewordings {args.rewordings}: there are {STYLES} reworded sets")
     conditions = ["full", *controls, *(f"reworded{k}" for k in range(1, args.rewordings + 1))]
     out = [Cell(c, m, v, s, k) for c in cases for m in split(args.moods) for v in split(args.views) for s in seeds
            for k in conditions]
-    if any(c.name == "party" for c in cases):
-        party = next(c for c in cases if c.name == "party")
-        out += [Cell(party, "hard", "in", s, a) for a in split(args.ablations) for s in seeds]
+    out += [Cell(case(c), m, "in", s, a) for c in split(args.cases) if c in split(args.ablation_cases)
+            for m in split(args.ablation_moods) for a in split(args.ablations) for s in seeds]
     return sorted(out, key=lambda c: (_size(c.case), c.condition != "full", c.case.name, c.mood, c.view, c.condition,
                                       c.seed))
 
