@@ -348,4 +348,17 @@ def test_the_matrix_plots_seeds_whose_mean_rounds_outside_their_range(tmp_path: 
 
     matrix.write(tmp_path, rows)
     assert (tmp_path / "matrix.png").stat().st_size > 0
-    assert "| S (10) | blind | in | full | 3 | 10%, 10% (10%-10%) |" in (tmp_path / "matrix.md").read_text()
+    assert "| S (10) | blind | in | full | 3 | 10%, 10% [10%-10%] (10%-10%) |" in (tmp_path / "matrix.md").read_text()
+
+
+def test_the_interval_of_a_mean_over_seeds_is_the_bootstraps_and_reads_the_same_each_time() -> None:
+    """Issue 42 asks the full architecture's interval to lie above each ablation's: the 95% interval
+    of the mean over the seeds, inside their range, narrower than it, and the same on every call."""
+    from npc_lab.sim import matrix
+
+    seeds = [1.0, 0.9, 0.9, 0.7, 0.9, 0.8, 1.0, 0.8, 0.7, 0.9]
+    low, high = matrix.interval(seeds)
+    assert 0.7 < low < sum(seeds) / len(seeds) < high < 1.0 and (low, high) == matrix.interval(seeds)
+    assert matrix.interval([0.5] * 4) == (0.5, 0.5)
+    apart = matrix.interval([0.3, 0.2, 0.4, 0.3, 0.2, 0.3, 0.4, 0.2, 0.3, 0.3])
+    assert apart[1] < low

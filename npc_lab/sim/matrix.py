@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 import json
 from pathlib import Path
+import random
 import re
 import shutil
 import statistics
@@ -239,8 +240,19 @@ def run(args: argparse.Namespace) -> None:
     print(table(summarise(rows)), flush=True)
 
 
+def interval(values: list[float], level: float = 0.95, draws: int = 10_000) -> tuple[float, float]:
+    """The percentile bootstrap interval of the mean over the seeds (resampled with a fixed seed, so a
+    matrix's table reads the same every time): whether two conditions' intervals overlap is how
+    issue 42 asks that the full architecture beat each ablation."""
+    pick = random.Random(0)
+    means = sorted(statistics.fmean(pick.choices(values, k=len(values))) for _ in range(draws))
+    tail = (1 - level) / 2
+    return means[int(tail * draws)], means[min(draws - 1, int((1 - tail) * draws))]
+
+
 def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (case, mood, view, condition): each measure's median, mean, min and max over the seeds."""
+    """One row per (case, mood, view, condition): each measure's median, mean, min and max over the
+    seeds, and for diffusion and attendance the 95% interval of the mean (`interval`)."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((r["case"], r["mood"], r["view"], r["condition"]), []).append(r)
@@ -253,12 +265,14 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             values = [r[key] for r in runs if r.get(key) is not None]
             row[key] = {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
                         "max": max(values)} if values else None
+            if values and key in ("diffusion", "attended"):
+                row[key]["interval"] = interval(values)
         out.append(row)
     return out
 
 
 def table(groups: list[dict[str, Any]]) -> str:
-    lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean (min-max) | mutual density start -> end "
+    lines = ["| case | stand-in | view | condition | seeds | diffusion median, mean [95% interval] (min-max) | mutual density start -> end "
              "| invitees attended median, mean (min-max) | share of the invited who came with it in a plan or thought, "
              "median (min-max); who came at all "
              "| commitments kept, median | reflections a day | exposure: all, host; leakage | paper |",
@@ -268,7 +282,8 @@ def table(groups: list[dict[str, Any]]) -> str:
         paper = f"{PAPER_FIGURES['diffusion'].get(g['case'], PAPER_FIGURES['diffusion']['party']):.0%}, " + (
             PAPER["coordination"].split(" (")[0] if att else "-")
         lines.append(f"| {g['scenario']} ({g['n']}) | {g['mood']} | {g['view']} | {g['condition']} | {len(g['seeds'])} | "
-                     f"{d['median']:.0%}, {d['mean']:.0%} ({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
+                     f"{d['median']:.0%}, {d['mean']:.0%} [{d['interval'][0]:.0%}-{d['interval'][1]:.0%}] "
+                     f"({d['min']:.0%}-{d['max']:.0%}) | {_range(g['density_start'])} -> "
                      f"{_range(g['density_end'])} | {_range(att, 1, median=True) if att else '-'} | "
                      f"{_shares(g.get('attended_share'))}; {_shares(g.get('came_share'))} | "
                      f"{_shares(g.get('fidelity'), spread=False)} | "
