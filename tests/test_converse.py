@@ -374,6 +374,13 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
     ("Sounds lovely, count me in!", "Ivo chatted with Teodor.", "Sounds lovely, count me in!"),
     ("going to: Ines Varga told Jonah Pike: Ines Varga wants to get up a cricket match", "",
      "going to a cricket match"),
+    ("going to Teodor Marek wants to teach a Morse code lesson in the mess room", "", "going to a Morse code lesson"),
+    ("going to Piotr Savin talked with Agata Wilk", "Gunnar Brekke talked with Piotr Savin; they spoke of Teodor "
+     "Marek wants to teach a Morse code lesson (tomorrow at 3 pm).", "going to a Morse code lesson"),
+    ("going to Piotr Savin talked with Agata Wilk", "Gunnar Brekke talked with Piotr Savin.",
+     "going to Piotr Savin talked with Agata Wilk"),
+    ("will decorate the cafe with Maria", "Isabella talked with Maria.", "will decorate the cafe with Maria"),
+    ("helping Maria Lopez plan the party", "", "helping Maria Lopez plan the party"),
 ])
 def test_a_memos_plan_item_is_an_activity_not_a_line_of_talk(activity: str, summary: str, booked: str) -> None:
     """blind9 booked "going to: Would you like to come? I want to ..." and each later prompt showed it

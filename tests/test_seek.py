@@ -577,7 +577,13 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
                      f"told Tomas Reyes: {event}", HEARD)
     assert gist(nested) == event and as_told(nested) == f"Jonah Pike told Tomas Reyes: {event}"
     assert gist(thought(f"Tomas Reyes learned that {event}")) == event
-    for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain"):
+    # blind11's memos, passed on: "X talked with Y; they spoke of ..." became the news itself
+    memo = thought(f"Jonah Pike talked with Tomas Reyes; they spoke of {event} (tomorrow at 3 pm).")
+    assert gist(memo) == f"{event} (tomorrow at 3 pm)."
+    assert gist(thought(f"Jonah Pike talked with Tomas Reyes and Ines Varga; Ines Varga spoke of {event}")) == event
+    assert gist(thought(f"Bo Chen talked with Jonah Pike; news came up that {event}")) == event
+    for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain",
+                 "Tomas Reyes talked with Ines Varga about the rain", "Tomas Reyes talked with Ines; it was short"):
         assert gist(thought(kept)) == kept == as_told(thought(kept))
 
 

@@ -52,9 +52,12 @@ NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts 
 NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
 # "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
-# Reyes learned that ...": who passed the news on, before what it is.
+# Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
+# Wilk spoke of", "news came up that"): who passed the news on, before what it is.
 _RELAYED = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
-                      r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+))")
+                      r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
+                      r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
+                      r"(?:of|about)|news came up that)\s+)")
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 

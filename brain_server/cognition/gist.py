@@ -35,6 +35,10 @@ _NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
 _WORD = re.compile(r"[\w'’]+")
 # A line of talk or news passed on ("X told Y: ..."), not an activity.
 _TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my|told|heard from)\b", re.IGNORECASE)
+# News or a conversation copied as an activity: someone named doing what a memo says of them
+# ("going to Teodor Marek wants to teach ...", "going to Piotr Savin talked with Agata Wilk").
+_REPORTED = re.compile(r"\b[A-Z][\w'’-]*\s+(?:[A-Z][\w'’-]*\s+)?(?:wants|plans|means|hopes|intends|is (?:going|planning|"
+                       r"hoping|holding|hosting)|talked with|spoke (?:of|about|with))\b")
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
              "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
@@ -94,8 +98,10 @@ def as_activity(activity: str, summary: str) -> str:
     question, an exclamation, a quote, someone speaking in the first or second person) is named by
     the event it is about (`EVENT`: "going to a Morse code lesson"), read in it or in the memo's
     summary; kept as written when neither says one. News passed on ("going to: Ines told Jonah: Ines
-    wants to get up a cricket match") is named so too."""
-    if not _TALK.search(activity):
+    wants to get up a cricket match") is named so too, and news or a conversation copied as one
+    ("going to Piotr Savin talked with Agata Wilk": blind11 out of view booked that over the lesson it
+    had agreed to, at another place)."""
+    if not _TALK.search(activity) and not _REPORTED.search(activity):
         return activity
     found = EVENT.search(activity) or EVENT.search(summary)
     return f"going to {found['what']}" if found else activity

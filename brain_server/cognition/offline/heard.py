@@ -108,7 +108,8 @@ _WORD = re.compile(r"[a-z0-9']+")
 EVENT = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
     r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)(?:\s+(?:up|on|together|out|in|round|along))?\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
-    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|[,.;:]|$)",
+    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|"
+    r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
 # Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
