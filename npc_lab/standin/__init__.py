@@ -50,7 +50,8 @@ changes, judges them; its answers were read in turn. An eleventh, `blind9`
 (npc_lab/standin/blind10.py), by a tenth hand, from requests captured afresh (Wyncombe, stop 58)
 before that stop's changes, judges them; its answers were read in turn. A thirteenth, `blind11`
 (npc_lab/standin/blind11.py), by an eleventh hand, from requests captured afresh (Wyncombe, stop 59)
-after those changes, judges them. `FROZEN` holds the hashes.
+after those changes, judges them; its answers were read in turn (stop 60: interviews, memos passed
+on as news). `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
