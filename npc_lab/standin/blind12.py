@@ -157,7 +157,7 @@ class _Ctx:
         e = (self.event or "").lower()
         m = re.search(r"\b(" + "|".join(_MONTHS) + r") (\d{1,2})\b", e)
         if m:
-            return "%02d-%02d" % (_MONTHS.index(m.group(1)) + 1, int(m.group(2)))
+            return f"{_MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}"
         for key in ("tomorrow", "today", "tonight") + tuple(_DAYS):
             if key in e:
                 return key
@@ -261,7 +261,7 @@ def _memo(ctx: _Ctx, who: str, enum_day: list[str], enum_place: list[str], lines
         day = _day_iso(ctx, enum_day)
         if hm and day and r.random() < p:
             memo.update(plan_activity=("hosting " if host else "going to ") + ev[:100],
-                        plan_date=day, plan_start="%02d:%02d" % hm, plan_minutes=120,
+                        plan_date=day, plan_start=f"{hm[0]:02d}:{hm[1]:02d}", plan_minutes=120,
                         plan_place=_place(ctx, enum_place, ev))
     return memo
 
@@ -349,7 +349,7 @@ def _day_plan(ctx: _Ctx, enum: list[str]) -> tuple[int, list[str], list[dict[str
         h += 1
     items.append((bed - 1, 1, "winding down", "\U0001F319", home))
     items.append((bed % 24, 24 - bed + wake, "sleeping", "\U0001F634", home))
-    blocks = [{"start": "%02d:00" % (a % 24), "duration_minutes": max(5, min(960, d * 60)),
+    blocks = [{"start": f"{a % 24:02d}:00", "duration_minutes": max(5, min(960, d * 60)),
                "activity": act[:118], "emoji": em, "address": ad} for a, d, act, em, ad in items][:16]
     outline = [f"wake up at {wake}:00", "breakfast at home", "work through the day", "dinner at 18:00"]
     if ev_h is not None:
@@ -362,7 +362,7 @@ def _today_words(ctx: _Ctx) -> str:
                   "|".join(x.capitalize() for x in _MONTHS) + r") (\d{1,2})", ctx.user)
     if not m:
         return "today"
-    return "today %s %02d-%02d" % (m.group(1).lower(), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(3)))
+    return f"today {m.group(1).lower()} {_MONTHS.index(m.group(2).lower()) + 1:02d}-{int(m.group(3)):02d}"
 
 
 def _fill(s: Any, root: dict[str, Any], ctx: _Ctx, key: str, state: dict[str, Any]) -> Any:
@@ -421,7 +421,7 @@ def _fill_string(s: dict[str, Any], ctx: _Ctx, key: str, state: dict[str, Any]) 
     r = ctx.rng
     mx = int(s.get("maxLength", 300))
     if "start" in key or "time" in key:
-        return state.get("_start", "") if "plan" in key else "%02d:00" % r.randint(7, 20)
+        return state.get("_start", "") if "plan" in key else f"{r.randint(7, 20):02d}:00"
     if key == "answer":
         q = re.findall(r'"([^"]{5,200}\?)"', ctx.user) or re.findall(r"([^\n]{5,200}\?)", ctx.user)
         ask = q[-1] if q else ""
