@@ -51,7 +51,9 @@ changes, judges them; its answers were read in turn. An eleventh, `blind9`
 before that stop's changes, judges them; its answers were read in turn. A thirteenth, `blind11`
 (npc_lab/standin/blind11.py), by an eleventh hand, from requests captured afresh (Wyncombe, stop 59)
 after those changes, judges them; its answers were read in turn (stop 60: interviews, memos passed
-on as news). `FROZEN` holds the hashes.
+on as news). A fourteenth, `blind12` (npc_lab/standin/blind12.py), by a twelfth hand, from requests
+captured afresh (Wyncombe, stop 60) after that stop's change to news copied from memos, judges it.
+`FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -77,7 +79,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind8.py": "d69fbb9067af87b90af0222bcd54cc50691273d3135ce8555a90451b377e3de3",
           "blind9.py": "bf3a04c86d5259374d317cb6f856901da2e3b0049ed7e86e7795a3e904b3f0eb",
           "blind10.py": "823c11b23e0e0fe82038d2106349adf3371f9c36cc91c35cec673470950b52ef",
-          "blind11.py": "ff3c45c8d10ea3a1581eea859d7eff0fad6d0af479b9712ebc96cbd49868f7be"}
+          "blind11.py": "ff3c45c8d10ea3a1581eea859d7eff0fad6d0af479b9712ebc96cbd49868f7be",
+          "blind12.py": "ae5349519c445bac8fbc0b0dead0cfc1355064b7e48b0dd37a503a64403c612e"}
 
 
 class BlindStandIn:
