@@ -45,4 +45,3 @@ def clients_are_gone() -> Iterator[None]:
     if left := _open() - before:
         pytest.fail(f"{len(left)} model client(s) opened by this test outlive it, open: close each "
                     "(`await llm.close()`) or let it go with the test")
-

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The first test leaves a client that used a connection in a reference cycle, its loop closed; the
 # second collects garbage while its own loop runs, as the collector may at any allocation.
 SUITE = '''
-import asyncio, gc, logging
+import asyncio, gc
 import openai
 from npc_lab.fake_openai import FakeOpenAI
 

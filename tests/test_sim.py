@@ -274,6 +274,7 @@ def test_the_ablations_run_on_the_cases_and_with_the_moods_asked() -> None:
     with pytest.raises(ValueError, match="unknown fair"):
         matrix.cells(_matrix_args(cases="morse", ablation_cases="fair"))
 
+
 @needs_data
 def test_the_matrix_runs_controls_on_every_case_mood_view_and_seed() -> None:
     """Controls (issue 42) run beside the full architecture wherever it runs, each brain settings
