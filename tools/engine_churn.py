@@ -50,8 +50,10 @@ _CHURN = '''extends Node2D
 
 const PER_ROUND := {per_round}
 const DOWN_URL := "http://127.0.0.1:9"  # nothing listens: every call is refused
+const SETTLE_MS := 180000  # a DecideBatch on two busy cores takes seconds; one that never ends shows
 
 var _world: NpcBrainWorld
+var _settle_ms := 0
 var _body_script: GDScript = load("res://body.gd")
 
 
@@ -186,17 +188,24 @@ func _any_alive(bodies: Array) -> bool:
 	return bodies.any(func(body: Variant) -> bool: return is_instance_valid(body))
 
 
-# Until the calls under way are answered (the lanes of freed agents close after theirs), and the
-# timers armed meanwhile have expired.
+# Until the calls under way are answered (the lanes of freed agents close after theirs, a batch
+# lane frees after its DecideBatch, however slow a loaded brain is), and the timers armed meanwhile
+# have expired; at most SETTLE_MS, so a call that never ends shows in the round's counts, and
+# `settle_ms` says how long the brain took.
 func _settle() -> void:
 	var client := NpcBrainClient.get_instance()
-	var frames := 0
-	while (_lanes().any(func(lane: NpcBrainLane) -> bool: return lane.is_busy())
-			or client.get_child_count() > _lanes().size()) and frames < 600:
-		frames += 1
+	var began := Time.get_ticks_msec()
+	while _unsettled(client) and Time.get_ticks_msec() - began < SETTLE_MS:
 		await get_tree().process_frame
+	_settle_ms = Time.get_ticks_msec() - began
 	for i in 10:
 		await get_tree().process_frame
+
+
+func _unsettled(client: NpcBrainClient) -> bool:
+	return (_lanes().any(func(lane: NpcBrainLane) -> bool: return lane.is_busy())
+			or client.get_child_count() > _lanes().size()
+			or not client._decides_due.is_empty() or true in client._batch_lanes_busy)
 
 
 # The brain client's lanes: an HTTPRequest and a Timer each.
@@ -219,7 +228,7 @@ func _report(round: int, kind: String) -> void:
 		"decides_due": client._decides_due.size(),
 		"batches_in_flight": client._batch_lanes_busy.count(true),
 		"filed_agents": _world.places._agent_tiles.size(),
-		"brain": client.state_name(),
+		"brain": client.state_name(), "settle_ms": _settle_ms,
 	}}))
 '''
 
@@ -256,11 +265,13 @@ def measure(http_url: str, spawns: int, timeout_s: float = 600.0) -> dict[str, A
 
 
 def table(report: dict[str, Any]) -> str:
-    rows = ["round  kind        spawns  nodes  objects  orphans  lanes  client children  agents  due  filed"]
+    rows = ["round  kind        spawns  nodes  objects  orphans  lanes  client children  agents  due  batches"
+            "  filed  settled s"]
     for r in report["rounds"]:
         rows.append(f"{r['round']:>5}  {r['kind']:<10}  {r['spawns']:>6}  {r['nodes']:>5.0f}  {r['objects']:>7.0f}"
                     f"  {r['orphans']:>7.0f}  {r['lanes']:>5}  {r['client_children']:>15}  {r['agents']:>6}"
-                    f"  {r['decides_due']:>3}  {r['filed_agents']:>5}")
+                    f"  {r['decides_due']:>3}  {r['batches_in_flight']:>7}  {r['filed_agents']:>5}"
+                    f"  {r['settle_ms'] / 1000:>9.1f}")
     return "\n".join(rows)
 
 

@@ -430,7 +430,9 @@ async def plan_days(decide: Decide, ids: list[str], wait_s: float, levels: dict[
 
 async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, args: argparse.Namespace,
                      levels: dict[str, int]) -> dict[str, Any]:
-    """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again."""
+    """One loop per NPC for args.seconds: Decide now, wait until it is told to ask again, again.
+    Every NPC asks at least once, however late a loaded machine brings its turn: the phase then
+    lasts past args.seconds (its wall_s says by how much) rather than leave an NPC out."""
     decide = routed(callers, args)
     calls = Calls()
     provisional = thinking = 0
@@ -450,7 +452,7 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
         nonlocal provisional, thinking
         level = by_level[LEVELS[levels[npc_id]]]
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
-        while time.monotonic() - began < args.seconds:
+        while True:
             now = clock.now()
             sent[int((time.monotonic() - began) * 10)] += 1
             reply = await decide(decide_request(npc_id, now, levels[npc_id]))
@@ -467,7 +469,10 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
             mine = told.setdefault(npc_id, [0, 0.0])
             mine[0] += 1
             mine[1] += wait
-            await asyncio.sleep(min(wait, max(0.0, args.seconds - (time.monotonic() - began))))
+            left = args.seconds - (time.monotonic() - began)
+            if left <= 0:
+                break
+            await asyncio.sleep(min(wait, left))
 
     with collector:
         await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
@@ -479,7 +484,7 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
     rates = {name: 0.0 for name in by_level}
     for npc_id, (answered, waited) in told.items():
         rates[LEVELS[levels[npc_id]]] += answered / waited if waited else 0.0
-    return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms),
+    return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms), "npcs_asked": len(told),
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "by_level": {name: {**c, "asks_per_npc_s": round(c["decides"] / wall / c["npcs"], 4),
