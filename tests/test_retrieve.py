@@ -7,6 +7,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 import itertools
 import random
+import uuid
 
 import pytest
 
@@ -189,3 +190,22 @@ def test_retrieval_in_qdrant_equals_scoring_every_memory_in_python(any_store) ->
             for g, e in zip(got, expected, strict=True):
                 assert (g.recency, g.importance, g.relevance) == pytest.approx((e.recency, e.importance,
                                                                                 e.relevance), abs=1e-6)
+
+
+def test_equal_scores_at_the_cut_go_by_id_whatever_order_they_were_written(any_store) -> None:
+    """A memory made twice ("busy at the classroom" at 08:20 and 13:15, both last touched at 13:15)
+    scores the same twice; at the top_k cut Qdrant kept the one its segments held first, so two
+    lockstep runs of one town, writing in another order, retrieved another one and parted there.
+    Written forwards for one NPC and backwards for another, each keeps its lowest ids."""
+    stream = any_store
+    stream.weights = RetrievalWeights(top_k=4)
+    touched = NOW - timedelta(hours=1)
+    for npc_id, order in (("fwd", range(12)), ("rev", reversed(range(12)))):
+        tied = [MemoryNode(npc_id=npc_id, kind=MemoryKind.OBSERVATION, importance=3,
+                           description="Tobias Grell is busy at the classroom",
+                           created=NOW - timedelta(hours=5, minutes=i), last_accessed=touched) for i in order]
+        for node in tied:  # one write each: the order the store holds them in
+            asyncio.run(stream.remember(npc_id, None, [node], None, rate=False))
+        [vector] = asyncio.run(stream.embedder.embed(["Tobias Grell at the classroom"]))
+        got = [r.node.id for r in stream.top(npc_id, vector, "Tobias Grell at the classroom", NOW, None)]
+        assert got == sorted((n.id for n in tied), key=lambda i: str(uuid.UUID(i)))[:4], npc_id

@@ -120,5 +120,5 @@ def score(candidates: Sequence[ScoredNode], now: datetime, query: str, w: Retrie
         )
         for c, rec, imp, rel in zip(candidates, recent, importance, relevance, strict=True)
     ]
-    records.sort(key=lambda r: r.score, reverse=True)
+    records.sort(key=lambda r: (-r.score, r.node.id))  # equal scores by id, as the stores rank them
     return records[: w.top_k]

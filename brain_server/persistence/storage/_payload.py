@@ -91,6 +91,18 @@ def order_like(nodes: list[MemoryNode], ids: Iterable[str]) -> list[MemoryNode]:
     return sorted(nodes, key=lambda node: rank.get(str(uuid.UUID(node.id)), len(rank)))
 
 
+TIE_SLACK = 8  # hits read past a formula query's limit, so that equal scores at the cut go by id
+
+
+def ranked_ids(hits: Iterable[tuple[str, float]], limit: int) -> list[str]:
+    """The ids of the `limit` best (id, score) hits, equal scores by id. Qdrant gives equal scores
+    in the order its segments hold the points, which follows when each was written: the same memory
+    written twice at the same minute ("busy at the classroom" at 08:20, touched at 13:15 beside the
+    one of 13:15) scores the same, and a lockstep run retold the same day with either of them."""
+    ordered = sorted(hits, key=lambda hit: (-hit[1], str(uuid.UUID(hit[0]))))
+    return [hit_id for hit_id, _ in ordered[:limit]]
+
+
 def order_scored(found: list[ScoredNode], ids: list[str]) -> list[ScoredNode]:
     """`found` in the order of `ids` (a formula's ranking), whatever order its query returned."""
     rank = {str(uuid.UUID(i)): n for n, i in enumerate(ids)}

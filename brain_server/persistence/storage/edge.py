@@ -241,9 +241,9 @@ class EdgeMemoryStore(MemoryStore):
         v = [float(x) for x in vector]
         every = Prefetch(limit=count + PREFETCH_SLACK, query=Query.Nearest(v, using=pl.VECTOR), filter=only,
                          params=_EXACT)
-        hits = self._memories.query(QueryRequest(limit=limit, prefetches=[every],
+        hits = self._memories.query(QueryRequest(limit=limit + pl.TIE_SLACK, prefetches=[every],
                                                  query=Formula(pl.score_expression(_OPS, formula)), filter=only))
-        ids = [str(h.id) for h in hits]
+        ids = pl.ranked_ids(((str(h.id), h.score) for h in hits), limit)
         return pl.order_scored(self.nearest(npc_id, v, len(ids), kind, exclude, ids), ids) if ids else []
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:

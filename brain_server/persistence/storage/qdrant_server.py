@@ -266,10 +266,10 @@ class QdrantClientMemoryStore(MemoryStore):
         v = [float(x) for x in vector]
         every = models.Prefetch(query=v, using=pl.VECTOR, filter=only, limit=count + PREFETCH_SLACK,
                                 params=self._exact)
-        hits = self._client.query_points(self.collection, prefetch=every, query_filter=only, limit=limit,
+        hits = self._client.query_points(self.collection, prefetch=every, query_filter=only, limit=limit + pl.TIE_SLACK,
                                          query=models.FormulaQuery(formula=pl.score_expression(_OPS, formula)),
                                          with_payload=False).points
-        ids = [str(h.id) for h in hits]
+        ids = pl.ranked_ids(((str(h.id), h.score) for h in hits), limit)
         return pl.order_scored(self.nearest(npc_id, v, len(ids), kind, exclude, ids), ids) if ids else []
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
