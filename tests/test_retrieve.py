@@ -209,3 +209,21 @@ def test_equal_scores_at_the_cut_go_by_id_whatever_order_they_were_written(any_s
         [vector] = asyncio.run(stream.embedder.embed(["Tobias Grell at the classroom"]))
         got = [r.node.id for r in stream.top(npc_id, vector, "Tobias Grell at the classroom", NOW, None)]
         assert got == sorted((n.id for n in tied), key=lambda i: str(uuid.UUID(i)))[:4], npc_id
+
+
+def test_the_newest_memories_made_at_one_time_go_by_id_whatever_order_they_were_written(any_store) -> None:
+    """A minute's perceptions share their time; which of them fell inside the retention window
+    (those perception skips as seen) followed the order of writing, and two lockstep runs of one
+    town remembered different people on their way to the same event."""
+    stream = any_store
+    for npc_id, order in (("fwd", range(12)), ("rev", reversed(range(12)))):
+        same_minute = [MemoryNode(npc_id=npc_id, kind=MemoryKind.OBSERVATION, importance=2, created=NOW,
+                                  last_accessed=NOW, description=f"Resident {i} is going to a lantern walk")
+                       for i in order]
+        older = MemoryNode(npc_id=npc_id, kind=MemoryKind.OBSERVATION, importance=2, description="the tide is out",
+                           created=NOW - timedelta(minutes=1), last_accessed=NOW)
+        for node in [older, *same_minute]:
+            asyncio.run(stream.remember(npc_id, None, [node], None, rate=False))
+        got = [n.id for n in stream.store.latest(npc_id, 4, MemoryKind.OBSERVATION)]
+        assert got == sorted((n.id for n in same_minute), key=lambda i: str(uuid.UUID(i)))[:4], npc_id
+        assert [n.id for n in stream.store.latest(npc_id, 13)][-1] == older.id

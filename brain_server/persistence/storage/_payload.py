@@ -91,7 +91,7 @@ def order_like(nodes: list[MemoryNode], ids: Iterable[str]) -> list[MemoryNode]:
     return sorted(nodes, key=lambda node: rank.get(str(uuid.UUID(node.id)), len(rank)))
 
 
-TIE_SLACK = 8  # hits read past a formula query's limit, so that equal scores at the cut go by id
+TIE_SLACK = 8  # hits read past a query's limit, so that equal scores or times at the cut go by id
 
 
 def ranked_ids(hits: Iterable[tuple[str, float]], limit: int) -> list[str]:
@@ -101,6 +101,13 @@ def ranked_ids(hits: Iterable[tuple[str, float]], limit: int) -> list[str]:
     one of 13:15) scores the same, and a lockstep run retold the same day with either of them."""
     ordered = sorted(hits, key=lambda hit: (-hit[1], str(uuid.UUID(hit[0]))))
     return [hit_id for hit_id, _ in ordered[:limit]]
+
+
+def newest(nodes: Iterable[MemoryNode], limit: int) -> list[MemoryNode]:
+    """The `limit` newest nodes, newest first, those made at the same time by id (read TIE_SLACK
+    past the limit): a minute's perceptions share their time, and which of them fell inside the
+    retention window (the observations perception skips as seen) followed the order of writing."""
+    return sorted(nodes, key=lambda n: (-n.created.timestamp(), str(uuid.UUID(n.id))))[:limit]
 
 
 def order_scored(found: list[ScoredNode], ids: list[str]) -> list[ScoredNode]:

@@ -72,7 +72,7 @@ class MemoryStore(ABC):
 
     @abstractmethod
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
-        """This NPC's newest nodes by creation game time, newest first."""
+        """This NPC's newest nodes by creation game time, newest first, those made at the same time by id."""
 
     @abstractmethod
     def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:

@@ -249,13 +249,13 @@ class EdgeMemoryStore(MemoryStore):
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
         records, _ = self._memories.scroll(
             ScrollRequest(
-                limit=limit,
+                limit=limit + pl.TIE_SLACK,
                 filter=self._filter(npc_id, kind),
                 with_payload=True,
                 order_by=OrderBy(pl.CREATED_TS, direction=Direction.Desc),
             )
         )
-        return [pl.node_from_payload(r.payload or {}) for r in records]
+        return pl.newest((pl.node_from_payload(r.payload or {}) for r in records), limit)
 
     def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
         wanted = pl.point_ids(ids)

@@ -276,11 +276,11 @@ class QdrantClientMemoryStore(MemoryStore):
         found, _ = self._client.scroll(
             self.collection,
             scroll_filter=self._filter(npc_id, kind),
-            limit=limit,
+            limit=limit + pl.TIE_SLACK,
             order_by=models.OrderBy(key=pl.CREATED_TS, direction=models.Direction.DESC),
             with_payload=True,
         )
-        return [pl.node_from_payload(r.payload or {}) for r in found]
+        return pl.newest((pl.node_from_payload(r.payload or {}) for r in found), limit)
 
     def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
         wanted = pl.point_ids(ids)
