@@ -389,6 +389,24 @@ def test_a_memos_plan_item_is_an_activity_not_a_line_of_talk(activity: str, summ
     assert as_activity(activity, summary) == booked
 
 
+@pytest.mark.parametrize(("activity", "summary", "me", "booked"), [
+    ("going to Teodor Marek wants to teach a Morse code lesson in the mess room", "", "Teodor Marek",
+     "holding a Morse code lesson"),
+    ("going to Teodor Marek wants to teach a Morse code lesson in the mess room", "", "Agata Wilk",
+     "going to a Morse code lesson"),
+    ("going to: Ines Varga told Jonah Pike: Ines Varga wants to get up a cricket match", "", "Ines Varga",
+     "holding a cricket match"),
+    ("going to: Ines Varga told Jonah Pike: Ines Varga wants to get up a cricket match", "", "Jonah Pike",
+     "going to a cricket match"),
+    ("Count me in!", "Ivo heard that Teodor Marek is planning on having a slate blessing at the chapel.", "Ivo Kranjc",
+     "going to a slate blessing"),
+])
+def test_a_plan_item_for_ones_own_event_holds_it(activity: str, summary: str, me: str, booked: str) -> None:
+    """A host's memo that books its own event read "going to a Morse code lesson" in its plan, as a
+    guest's would: every later prompt showed the host on the way to someone else's lesson."""
+    assert as_activity(activity, summary, me) == booked
+
+
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
     """The Ville (blind6): "going to: ... a Valentine's Day party at Hobbs Cafe" was booked at the
     pub where it was heard, the memo's place field given as the pub: the place its own words name

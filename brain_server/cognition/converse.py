@@ -289,7 +289,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
-    activity = as_activity(memo.plan_activity.strip(), memo.summary)
+    activity = as_activity(memo.plan_activity.strip(), memo.summary, name)
     return stored, PlanChange(activity=activity, start=start, minutes=memo.plan_minutes,
                               place=place_as_said(f"{memo.plan_activity} {memo.summary}", memo.plan_place.strip(),
                                                   npc.known_addresses, trace))

@@ -92,7 +92,7 @@ def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | No
     return named[0]
 
 
-def as_activity(activity: str, summary: str) -> str:
+def as_activity(activity: str, summary: str, me: str = "") -> str:
     """A memo's plan item as an activity, not a line of talk: blind9 booked "going to: Would you like
     to come? I want to ..." and every later prompt showed it as what the NPC had planned. Talk (a
     question, an exclamation, a quote, someone speaking in the first or second person) is named by
@@ -100,11 +100,15 @@ def as_activity(activity: str, summary: str) -> str:
     summary; kept as written when neither says one. News passed on ("going to: Ines told Jonah: Ines
     wants to get up a cricket match") is named so too, and news or a conversation copied as one
     ("going to Piotr Savin talked with Agata Wilk": blind11 out of view booked that over the lesson it
-    had agreed to, at another place)."""
+    had agreed to, at another place). The event of `me` (the NPC whose plan it is) is held, not gone
+    to: a host's plan read "going to a Morse code lesson" at the hours of its own, as a guest's would."""
     if not _TALK.search(activity) and not _REPORTED.search(activity):
         return activity
     found = EVENT.search(activity) or EVENT.search(summary)
-    return f"going to {found['what']}" if found else activity
+    if found is None:
+        return activity
+    own = bool(me) and found.string[:found.start()].rstrip().endswith(me)
+    return f"{'holding' if own else 'going to'} {found['what']}"
 
 
 def _place_words(places: Iterable[str], said: str) -> set[str]:
