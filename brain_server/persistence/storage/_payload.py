@@ -96,9 +96,9 @@ TIE_SLACK = 8  # hits read past a query's limit, so that equal scores or times a
 
 def ranked_ids(hits: Iterable[tuple[str, float]], limit: int) -> list[str]:
     """The ids of the `limit` best (id, score) hits, equal scores by id. Qdrant gives equal scores
-    in the order its segments hold the points, which follows when each was written: the same memory
-    written twice at the same minute ("busy at the classroom" at 08:20, touched at 13:15 beside the
-    one of 13:15) scores the same, and a lockstep run retold the same day with either of them."""
+    in the order its segments hold the points, which follows when each was written, and a memory
+    made twice (both touched at one time) scores the same twice: a lockstep run must not depend on
+    which of them a write's timing put first."""
     ordered = sorted(hits, key=lambda hit: (-hit[1], str(uuid.UUID(hit[0]))))
     return [hit_id for hit_id, _ in ordered[:limit]]
 
