@@ -53,7 +53,6 @@ const DOWN_URL := "http://127.0.0.1:9"  # nothing listens: every call is refused
 const SETTLE_MS := 180000  # a DecideBatch on two busy cores takes seconds; one that never ends shows
 
 var _world: NpcBrainWorld
-var _settle_ms := 0
 var _body_script: GDScript = load("res://body.gd")
 
 
@@ -74,18 +73,14 @@ func _ready() -> void:
 	if not saved.ok:
 		push_error("churn: cannot save: " + saved.message)
 	var rounds := int(NpcBrainLaunchArgs.get_value("rounds", "10"))
-	await _settle()
-	_report(0, "start")
+	_report(0, "start", await _settle())
 	for round in rounds:
 		await _churn()
-		await _settle()
-		_report(round + 1, "churn")
+		_report(round + 1, "churn", await _settle())
 	await _down_round()
-	await _settle()
-	_report(rounds + 1, "brain_down")
+	_report(rounds + 1, "brain_down", await _settle())
 	await _load_round()
-	await _settle()
-	_report(rounds + 2, "load")
+	_report(rounds + 2, "load", await _settle())
 	print("NPCBRAIN " + JSON.stringify({{"event": "churn_done", "rounds": rounds + 2}}))
 
 
@@ -190,16 +185,17 @@ func _any_alive(bodies: Array) -> bool:
 
 # Until the calls under way are answered (the lanes of freed agents close after theirs, a batch
 # lane frees after its DecideBatch, however slow a loaded brain is), and the timers armed meanwhile
-# have expired; at most SETTLE_MS, so a call that never ends shows in the round's counts, and
-# `settle_ms` says how long the brain took.
-func _settle() -> void:
+# have expired; at most SETTLE_MS, so a call that never ends shows in the round's counts. The
+# milliseconds it took the brain.
+func _settle() -> int:
 	var client := NpcBrainClient.get_instance()
 	var began := Time.get_ticks_msec()
 	while _unsettled(client) and Time.get_ticks_msec() - began < SETTLE_MS:
 		await get_tree().process_frame
-	_settle_ms = Time.get_ticks_msec() - began
+	var took := Time.get_ticks_msec() - began
 	for i in 10:
 		await get_tree().process_frame
+	return took
 
 
 func _unsettled(client: NpcBrainClient) -> bool:
@@ -214,7 +210,7 @@ func _lanes() -> Array[Node]:
 			func(child: Node) -> bool: return child is NpcBrainLane)
 
 
-func _report(round: int, kind: String) -> void:
+func _report(round: int, kind: String, settle_ms: int) -> void:
 	var client := NpcBrainClient.get_instance()
 	print("NPCBRAIN " + JSON.stringify({{
 		"event": "churn", "round": round, "kind": kind,
@@ -228,7 +224,7 @@ func _report(round: int, kind: String) -> void:
 		"decides_due": client._decides_due.size(),
 		"batches_in_flight": client._batch_lanes_busy.count(true),
 		"filed_agents": _world.places._agent_tiles.size(),
-		"brain": client.state_name(), "settle_ms": _settle_ms,
+		"brain": client.state_name(), "settle_ms": settle_ms,
 	}}))
 '''
 
