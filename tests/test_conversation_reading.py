@@ -73,6 +73,16 @@ def test_only_a_real_commitment_clashes_with_an_invitation(purpose: str) -> None
     assert "holds something else" not in text and "already holds something" not in text
 
 
+@pytest.mark.parametrize("purpose", ["converse_turn", "group_turn"])
+def test_when_to_leave_does_not_read_as_having_to_leave(purpose: str) -> None:
+    """blind13's writer: "or Ines Varga needs to go" in every turn's instruction reads, to a model or
+    a pattern, as if the speaker had to leave now; only a speaker's last line says that it must go
+    (`converse.next_line`'s "has to go now"), so the reasons to end a turn name no one who must go."""
+    text = template(purpose)
+    assert "somewhere else to be" in text
+    assert "needs to go" not in text and "has to go" not in text
+
+
 @pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
 def test_relayed_news_is_no_invitation(purpose: str) -> None:
     """Hearsay made accept/decline decisions with no host present: news of someone else's event
