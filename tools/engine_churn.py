@@ -201,7 +201,7 @@ func _settle() -> int:
 func _unsettled(client: NpcBrainClient) -> bool:
 	return (_lanes().any(func(lane: NpcBrainLane) -> bool: return lane.is_busy())
 			or client.get_child_count() > _lanes().size()
-			or not client._decides_due.is_empty() or true in client._batch_lanes_busy)
+			or client.decides_due() > 0 or client.batches_in_flight() > 0)
 
 
 # The brain client's lanes: an HTTPRequest and a Timer each.
@@ -221,8 +221,8 @@ func _report(round: int, kind: String, settle_ms: int) -> void:
 		"lanes": _lanes().size(), "client_children": client.get_child_count(),
 		"agents": client.get_agent_count(),
 		"agents_in_tree": get_tree().get_nodes_in_group(NpcBrainAgent.GROUP).size(),
-		"decides_due": client._decides_due.size(),
-		"batches_in_flight": client._batch_lanes_busy.count(true),
+		"decides_due": client.decides_due(),
+		"batches_in_flight": client.batches_in_flight(),
 		"filed_agents": _world.places._agent_tiles.size(),
 		"brain": client.state_name(), "settle_ms": settle_ms,
 	}}))

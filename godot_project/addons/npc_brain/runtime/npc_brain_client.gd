@@ -426,6 +426,16 @@ func is_busy(lane: String) -> bool:
 	return _lanes.has(lane) and _lanes[lane].is_busy()
 
 
+## Decides waiting to go out in the next DecideBatch.
+func decides_due() -> int:
+	return _decides_due.size()
+
+
+## DecideBatch calls sent and not yet answered.
+func batches_in_flight() -> int:
+	return _batch_lanes_busy.count(true)
+
+
 func _on_stream_finished(
 		reply: NpcBrainReply, method: String, request: Dictionary, stream: NpcBrainStream) -> void:
 	stream.queue_free()
@@ -453,7 +463,7 @@ func _agents_idle() -> void:
 		var busy := false
 		for npc_id in _agents:
 			busy = busy or is_busy(npc_id)
-		busy = busy or not _decides_due.is_empty() or true in _batch_lanes_busy
+		busy = busy or decides_due() > 0 or batches_in_flight() > 0
 		if not busy:
 			return
 		await get_tree().process_frame
