@@ -29,6 +29,7 @@ SYNC_AFTER_S = 1.0  # the embedded engine's power-loss window for an acknowledge
 EMBEDDINGS_CACHE_MIB = 32.0
 EMBEDDINGS_THREADS = 1  # per text the least CPU on 2 cores (docs/benchmarks.md, issue 44)
 EMBEDDINGS_WINDOW_MS = 5.0
+CHAT_REST_MINUTES = 60  # after any conversation an NPC that thinks takes part in no other sooner (cognition/chats.py)
 
 
 class Settings(BaseSettings):
@@ -254,6 +255,12 @@ class Settings(BaseSettings):
         "calls each; one stand-in reflected 20 times a game day in the Ville). The paper's 2-3 a day are hours "
         "apart, so 180 rarely binds for a model that rates as the paper's did; 0 reflects whenever the "
         "threshold is reached."))
+    chat_rest_minutes: int = Field(CHAT_REST_MINUTES, ge=0, description=(
+        "Game minutes after any conversation before an NPC takes part in another with an NPC (its talk with the "
+        "player is never held back; crowd NPCs, whose meetings cost no call, never rest). A conversation costs "
+        "5-7 calls: without a rest, residents who meet at one place all day talk with each other in turn (one "
+        "model started 184 conversations among 12 residents in two days, 9 calls per NPC per awake hour). "
+        "0 = only a pair's own 2 hours apart."))
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace), and a stored memory is cut to "
                                          "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "

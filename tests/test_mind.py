@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from brain_server.api.service import BrainCore
+from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import Ask, Decided, answer
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
@@ -363,6 +364,45 @@ def test_someone_just_talked_with_is_not_reconsidered_until_the_chat_cooldown_en
         later = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="writing",
                                description="Klaus Mueller is writing", address=CAFE, distance=2)
         await mind.decide("isabella", nine + timedelta(hours=2, minutes=10), [later], CAFE)
+        await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
+        await mind.close()
+
+    run(scenario)
+
+
+def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run, fake_llm, tmp_path) -> None:
+    """blind13 in the Ville: twelve residents who meet at one cafe started 184 conversations in two
+    days (9 calls per NPC per awake hour, the budget 5), each pair 2 hours apart but a resident
+    with no pause. Half an hour after talking with Tom, Isabella seeing Klaus costs nothing and
+    neither may start a conversation with the other (nor with Klaus resting); an hour after, she
+    considers Klaus again. No rest (0) and a crowd NPC (its meetings cost no call) talk at once."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _town_mind(stream, tmp_path)
+        records: Records = mind.records
+        nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
+        for npc_id in ("isabella", "klaus"):
+            await mind.decide(npc_id, nine, [], CAFE)
+            await _until(lambda n=npc_id: records.cached(n).plan_day == nine.date()
+                         and not mind.runtimes.of(n).jobs and not mind.thinking._tasks)
+        await records.merge("isabella", lambda live: live.last_chat.update(tom=nine))
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="reading",
+                                    description="Klaus Mueller is reading", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(minutes=30), [klaus_seen], CAFE)
+        await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        assert fake_llm.chat_requests("react") == [] and "Klaus Mueller" not in records.cached("isabella").last_reaction
+        isabella, klaus = records.cached("isabella"), records.cached("klaus")
+        half_past, after = nine + timedelta(minutes=30), nine + timedelta(minutes=60)
+        chats, restless = mind.chats, Chats(stream, records, mind.runtimes, rest=timedelta(0))
+        assert not chats.can_talk(isabella, klaus, half_past) and not chats.can_talk(klaus, isabella, half_past)
+        assert chats.can_talk(isabella, klaus, after) and chats.can_talk(klaus, isabella, after)
+        assert restless.can_talk(isabella, klaus, half_past) and restless.can_talk(klaus, isabella, half_past)
+        crowd = isabella.model_copy(update={"crowd": True})
+        assert chats.can_talk(crowd, klaus, half_past) and not chats.resting(crowd, half_past)
+        fake_llm.queue({"json": {"choice": "continue", "reason": "busy", "new_activity": ""}}, purpose="react")
+        later = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="writing",
+                               description="Klaus Mueller is writing", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(minutes=65), [later], CAFE)
         await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
         await mind.close()
 

@@ -44,6 +44,7 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
+from brain_server.config import CHAT_REST_MINUTES
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
@@ -63,10 +64,12 @@ T = TypeVar("T", NpcState, Speaker)
 class Chats:
     """Conversations between NPCs."""
 
-    def __init__(self, stream: MemoryStream, records: Records, runtimes: Runtimes) -> None:
+    def __init__(self, stream: MemoryStream, records: Records, runtimes: Runtimes, *,
+                 rest: timedelta = timedelta(minutes=CHAT_REST_MINUTES)) -> None:
         self.stream = stream
         self.records = records
         self.runtimes = runtimes
+        self.rest = rest
         self._open: dict[str, Group] = {}  # conversations being written, by participant
 
     def partners(self, npc_id: str) -> list[str]:
@@ -76,10 +79,12 @@ class Chats:
 
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
-        and still with it: in its arena where the game last placed them, or the moment of `now`
+        neither of them resting from a conversation (`resting`), and still with it: in its arena where the game last placed them, or the moment of `now`
         not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
         game's clock has moved on, both long gone their ways)."""
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
+            return False
+        if self.resting(npc, now) or self.resting(partner, now):
             return False
         if not together(npc, partner) and self._moved_on(now, npc.npc_id, partner.npc_id):
             return False
@@ -87,6 +92,16 @@ class Chats:
             return False
         last = npc.last_chat.get(partner.npc_id)
         return last is None or now - last >= CHAT_COOLDOWN
+
+    def resting(self, npc: NpcState, now: datetime) -> bool:
+        """Whether an NPC that thinks talked with anyone less than `rest` ago: it takes part in no
+        conversation until then. A pair's cooldown alone let a town that meets at one cafe talk
+        without pause (blind13 in the Ville: 184 conversations among 12 residents in two days, 9
+        calls per NPC per awake hour against a budget of 5). A crowd NPC's meetings cost no call:
+        it never rests; the player's talk is not a conversation between NPCs: never held back."""
+        if npc.crowd or not npc.last_chat or not self.rest:
+            return False
+        return now - max(npc.last_chat.values()) < self.rest
 
     def _moved_on(self, now: datetime, *npc_ids: str) -> bool:
         """Whether the game's clock has moved past the moment of `now` for any of them."""

@@ -26,7 +26,7 @@ import asyncio
 from collections.abc import Coroutine, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 import functools
 from typing import Any
 import weakref
@@ -78,13 +78,13 @@ class Mind:
         self.home = home or Home(None)
         self._views: dict[str, View] = {}  # what each NPC's Decides read, replaced whole (`_publish`)
         self.runtimes = Runtimes(changed=self._publish)
-        self.chats = Chats(stream, records, self.runtimes)
+        self.chats = Chats(stream, records, self.runtimes, rest=timedelta(minutes=settings.chat_rest_minutes))
         self.levels = Levels(stream.llm, settings, pending=self.runtimes.pending,  # in view, out of view, crowd
                              changed=self._publish)
         self.workshop = Workshop(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.workshop, records, self.runtimes, settings, traces,
                                  background=settings.background_thinking)
-        self.senses = Senses(self.thinking, records, self.runtimes, stream)
+        self.senses = Senses(self.thinking, records, self.runtimes, stream, self.chats)
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[object]] = set()  # Decides' records and perceptions under way

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from brain_server.cognition.chats import CHAT_COOLDOWN
+from brain_server.cognition.chats import CHAT_COOLDOWN, Chats
 from brain_server.cognition.locate import learn_places
 from brain_server.cognition.memory_stream import MemoryStream, queue_for_rating
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
@@ -31,11 +31,13 @@ THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("t
 class Senses:
     """Perception, for the mind's loop."""
 
-    def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream) -> None:
+    def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream,
+                 chats: Chats) -> None:
         self.thinking = thinking
         self.records = records
         self.runtimes = runtimes
         self.stream = stream
+        self.chats = chats
 
     async def update(self, npc: NpcState, now: datetime, address: str, in_view: bool,
                      events: Sequence[PerceivedEvent], trace: Trace, *, check: bool = True) -> list[PerceivedEvent]:
@@ -114,10 +116,10 @@ class Senses:
 
     def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
         """The person or thing just seen most worth a reaction (no LLM), each person reconsidered
-        at most every REACTION_COOLDOWN and not within CHAT_COOLDOWN of talking with them (the
-        paper's code buffers a pair that talked for 800 steps, and the one other reaction it
-        weighs for a person, waiting, needs both bound for the same object), a thing in a given
-        state once a day. Things count in the
+        at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them and none
+        while the NPC rests from a conversation (`Chats.resting`; the paper's code buffers a pair
+        that talked for 800 steps, and the one other reaction it weighs for a person, waiting,
+        needs both bound for the same object), a thing in a given state once a day. Things count in the
         state the world records (set by the game or its user: "the coffee machine is out of
         order"), not in one an action gives them ("the bed is in use": that person's doing,
         reacted to through them)."""
@@ -125,8 +127,10 @@ class Senses:
         if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)
+        resting = self.chats.resting(npc, now)
         fresh = {n.subject for n in observed
-                 if n.subject in people and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
+                 if n.subject in people and not resting
+                 and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
                  and now - npc.last_chat.get(people[n.subject], never) >= CHAT_COOLDOWN}
         fresh |= {n.subject for n in observed if n.subject in runtime.surroundings
                   and n.object.strip().lower() not in ("", "idle")
