@@ -375,7 +375,8 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
     days (9 calls per NPC per awake hour, the budget 5), each pair 2 hours apart but a resident
     with no pause. Half an hour after talking with Tom, Isabella seeing Klaus costs nothing and
     neither may start a conversation with the other (nor with Klaus resting); an hour after, she
-    considers Klaus again. No rest (0) and a crowd NPC (its meetings cost no call) talk at once."""
+    considers Klaus again, but not while he rests. No rest (0) and a crowd NPC (its meetings cost no
+    call) talk at once."""
 
     async def scenario(stream: MemoryStream) -> None:
         mind = await _town_mind(stream, tmp_path)
@@ -404,6 +405,12 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
                                description="Klaus Mueller is writing", address=CAFE, distance=2)
         await mind.decide("isabella", nine + timedelta(minutes=65), [later], CAFE)
         await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
+        await records.merge("klaus", lambda live: live.last_chat.update(tom=nine + timedelta(minutes=100)))
+        resting = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="sketching",
+                                 description="Klaus Mueller is sketching", address=CAFE, distance=2)
+        await mind.decide("isabella", nine + timedelta(minutes=130), [resting], CAFE)  # he rests: no call
+        await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        assert len(fake_llm.chat_requests("react")) == 1
         await mind.close()
 
     run(scenario)

@@ -116,10 +116,12 @@ class Senses:
 
     def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
         """The person or thing just seen most worth a reaction (no LLM), each person reconsidered
-        at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them and none
-        while the NPC rests from a conversation (`Chats.resting`; the paper's code buffers a pair
-        that talked for 800 steps, and the one other reaction it weighs for a person, waiting,
-        needs both bound for the same object), a thing in a given state once a day. Things count in the
+        at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them, not while
+        either of them rests from a conversation (`Chats.resting`) nor while they are in one (the
+        paper's code buffers a pair that talked for 800 steps, and the one other reaction it weighs
+        for a person, waiting, needs both bound for the same object: with the rest alone, 202 of
+        blind13's 356 reactions in the Ville were asked about one it could not talk to, 180 of
+        them answered "continue"), a thing in a given state once a day. Things count in the
         state the world records (set by the game or its user: "the coffee machine is out of
         order"), not in one an action gives them ("the bed is in use": that person's doing,
         reacted to through them)."""
@@ -129,7 +131,7 @@ class Senses:
         never = datetime.min.replace(tzinfo=now.tzinfo)
         resting = self.chats.resting(npc, now)
         fresh = {n.subject for n in observed
-                 if n.subject in people and not resting
+                 if n.subject in people and not resting and self._free(people[n.subject], now)
                  and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
                  and now - npc.last_chat.get(people[n.subject], never) >= CHAT_COOLDOWN}
         fresh |= {n.subject for n in observed if n.subject in runtime.surroundings
@@ -141,6 +143,11 @@ class Senses:
         thing = is_thing(observation.subject)
         npc.last_reaction[observation.description if thing else observation.subject] = now
         runtime.set_reaction(PendingReaction(observation, "" if thing else people[observation.subject], now))
+
+    def _free(self, npc_id: str, now: datetime) -> bool:
+        """Whether another NPC may be talked to now as its record here says (none here: it may)."""
+        other = self.records.current(npc_id)
+        return other is None or not (other.is_chatting(now) or self.chats.resting(other, now))
 
 
 def own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
