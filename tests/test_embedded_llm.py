@@ -99,7 +99,11 @@ def _streams_and_stops(client: openai.OpenAI, model: str) -> None:
         if chunk.choices and chunk.choices[0].delta.content:
             heard.append(reader.feed(chunk.choices[0].delta.content))
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == len(chunks) - 1
-    assert reader.buffer.startswith("{") and len(set(heard)) > 3 and heard[-1] in reader.buffer, heard
+    # The line's words are the model's and differ with the CPU llama.cpp was built for ("Klaus" on one
+    # machine, a sentence on another): what is checked is that the line grew piece by piece.
+    assert reader.buffer.startswith("{") and heard[-1] in reader.buffer, heard
+    assert all(later.startswith(earlier) for earlier, later in zip(heard, heard[1:])), heard
+    assert len({h for h in heard if h}) >= 2, heard
     with client.chat.completions.create(**{**ask, "max_tokens": 400}, stream=True) as stream:
         next(iter(stream))  # then closed: the model stops, its lock is free for the next completion
     again = client.chat.completions.create(**{**ask, "max_tokens": 8})
