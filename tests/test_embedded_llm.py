@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 import importlib.util
+from itertools import pairwise
 from pathlib import Path
 import re
 
@@ -102,7 +103,7 @@ def _streams_and_stops(client: openai.OpenAI, model: str) -> None:
     # The line's words are the model's and differ with the CPU llama.cpp was built for ("Klaus" on one
     # machine, a sentence on another): what is checked is that the line grew piece by piece.
     assert reader.buffer.startswith("{") and heard[-1] in reader.buffer, heard
-    assert all(later.startswith(earlier) for earlier, later in zip(heard, heard[1:])), heard
+    assert all(later.startswith(earlier) for earlier, later in pairwise(heard)), heard
     assert len({h for h in heard if h}) >= 2, heard
     with client.chat.completions.create(**{**ask, "max_tokens": 400}, stream=True) as stream:
         next(iter(stream))  # then closed: the model stops, its lock is free for the next completion

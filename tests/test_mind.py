@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from brain_server.api.service import BrainCore
 from brain_server.cognition.chats import Chats
@@ -278,9 +279,9 @@ def test_an_invitation_home_opens_the_hosts_home(clients: Clients, fake_llm) -> 
     assert dinner["action"]["address"].startswith(home)
 
 
-async def _town_mind(stream: MemoryStream, tmp_path) -> Mind:
+async def _town_mind(stream: MemoryStream, tmp_path, **settings: Any) -> Mind:
     """A Mind as production runs it (background thinking), its world and NPCs put in by a core."""
-    core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0), stream)
+    core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0, **settings), stream)
     await core.register_world(request(pb.RegisterWorldRequest, world_json()))
     await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
     await core.spawn_npc(request(pb.SpawnNpcRequest, klaus()))
@@ -371,15 +372,15 @@ def test_someone_just_talked_with_is_not_reconsidered_until_the_chat_cooldown_en
 
 
 def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run, fake_llm, tmp_path) -> None:
-    """blind13 in the Ville: twelve residents who meet at one cafe started 184 conversations in two
-    days (9 calls per NPC per awake hour, the budget 5), each pair 2 hours apart but a resident
-    with no pause. Half an hour after talking with Tom, Isabella seeing Klaus costs nothing and
-    neither may start a conversation with the other (nor with Klaus resting); an hour after, she
-    considers Klaus again, but not while he rests. No rest (0) and a crowd NPC (its meetings cost no
-    call) talk at once."""
+    """blind13 in the Ville: twelve residents who meet at one cafe held 204 conversations in two days
+    (9.3 calls per NPC per awake hour, the budget 5), each pair 2 hours apart but a resident with no
+    pause. With a rest of an hour (CHAT_REST_MINUTES), half an hour after talking with Tom,
+    Isabella seeing Klaus costs nothing and neither may start a conversation with the other (nor
+    with Klaus resting); an hour after, she considers Klaus again, but not while he rests. With no
+    rest (the default) and for a crowd NPC (its meetings cost no call) they may talk at once."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _town_mind(stream, tmp_path)
+        mind = await _town_mind(stream, tmp_path, chat_rest_minutes=60)
         records: Records = mind.records
         nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
         for npc_id in ("isabella", "klaus"):
@@ -394,7 +395,7 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
         assert fake_llm.chat_requests("react") == [] and "Klaus Mueller" not in records.cached("isabella").last_reaction
         isabella, klaus = records.cached("isabella"), records.cached("klaus")
         half_past, after = nine + timedelta(minutes=30), nine + timedelta(minutes=60)
-        chats, restless = mind.chats, Chats(stream, records, mind.runtimes, rest=timedelta(0))
+        chats, restless = mind.chats, Chats(stream, records, mind.runtimes)
         assert not chats.can_talk(isabella, klaus, half_past) and not chats.can_talk(klaus, isabella, half_past)
         assert chats.can_talk(isabella, klaus, after) and chats.can_talk(klaus, isabella, after)
         assert restless.can_talk(isabella, klaus, half_past) and restless.can_talk(klaus, isabella, half_past)
