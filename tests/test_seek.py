@@ -699,6 +699,34 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 
+def test_one_resting_from_talk_still_passes_on_news_but_makes_no_small_talk(run: Run, fake_llm: FakeOpenAI) -> None:
+    """With a rest after any conversation (NPC_BRAIN_CHAT_REST_MINUTES), Rosa, who talked with Cy ten
+    minutes ago, starts no conversation with Bo that brings no news (no call is made), but one in
+    which she tells him news he was not told goes ahead: the rest holds back small talk, not news."""
+
+    async def scenario(stream: MemoryStream) -> tuple[bool, bool, int]:
+        records = await _town_records(stream)
+        await _holds_news(stream, rosa())
+        noon = MORNING.replace(hour=12, minute=30)
+        await records.merge("rosa", lambda live: live.last_chat.update(cy=noon - timedelta(minutes=10)))
+        fake_llm.queue({"json": {
+            "talk": True, "lines": [{"speaker": who, "text": text} for who, text in zip(("Rosa Vane", "Bo Tamm"), TOLD, strict=True)],
+            "first": {"summary": "Rosa Vane told Bo Tamm of her kite contest.", "importance": 6, "plan_activity": "",
+                      "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
+            "second": {"summary": f"Rosa Vane told Bo Tamm: {NEWS}", "importance": 8, "plan_activity": "",
+                       "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}}},
+            purpose="conversation_summary")
+        chats = Chats(stream, records, Runtimes(), rest=timedelta(hours=1))
+        trace = Trace(npc_id="rosa", kind="test", game_time=noon)
+        small_talk = await chats.conversation("rosa", "bo", noon, trace, work=WORK, unseen=True)
+        asked = len(fake_llm.chat_requests("conversation_summary"))
+        return small_talk, await chats.conversation("rosa", "bo", noon, trace, work=WORK, unseen=True, news=True), asked
+
+    small_talk, told, asked = run(scenario)
+    assert (small_talk, asked, told) == (False, 0, True)
+    assert len(fake_llm.chat_requests("conversation_summary")) == 1
+
+
 def test_one_without_news_is_told_so_in_a_conversation(run: Run, fake_llm: FakeOpenAI) -> None:
     """blind5, asked to bring up "news on their mind (above)" at a turn that showed none, told its
     bedtime from its plan as news ("Have you heard? 01:00-10:00 sleeping on Wednesday"): a prompt

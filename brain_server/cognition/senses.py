@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from brain_server.cognition.chats import CHAT_COOLDOWN, Chats
+from brain_server.cognition.chats import CHAT_COOLDOWN
 from brain_server.cognition.locate import learn_places
 from brain_server.cognition.memory_stream import MemoryStream, queue_for_rating
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
@@ -31,13 +31,11 @@ THING_REACTION_COOLDOWN = timedelta(days=1)  # and a thing in the same state ("t
 class Senses:
     """Perception, for the mind's loop."""
 
-    def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream,
-                 chats: Chats) -> None:
+    def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream) -> None:
         self.thinking = thinking
         self.records = records
         self.runtimes = runtimes
         self.stream = stream
-        self.chats = chats
 
     async def update(self, npc: NpcState, now: datetime, address: str, in_view: bool,
                      events: Sequence[PerceivedEvent], trace: Trace, *, check: bool = True) -> list[PerceivedEvent]:
@@ -116,12 +114,11 @@ class Senses:
 
     def _notice(self, npc: NpcState, observed: list[MemoryNode], now: datetime, people: dict[str, str]) -> None:
         """The person or thing just seen most worth a reaction (no LLM), each person reconsidered
-        at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them, not while
-        either of them rests from a conversation (`Chats.resting`) nor while they are in one (the
-        paper's code buffers a pair that talked for 800 steps, and the one other reaction it weighs
-        for a person, waiting, needs both bound for the same object: with the rest alone, 202 of
-        blind13's 356 reactions in the Ville were asked about one it could not talk to, 180 of
-        them answered "continue"), a thing in a given state once a day. Things count in the
+        at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them nor while
+        they are in a conversation (the paper's code buffers a pair that talked for 800 steps, and
+        the one other reaction it weighs for a person, waiting, needs both bound for the same
+        object), a thing in a given state once a day. One who rests from talk (`Chats.resting`) is
+        still noticed: whether news it has not told lets them talk is the reaction's to see. Things count in the
         state the world records (set by the game or its user: "the coffee machine is out of
         order"), not in one an action gives them ("the bed is in use": that person's doing,
         reacted to through them)."""
@@ -129,9 +126,8 @@ class Senses:
         if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)
-        resting = self.chats.resting(npc, now)
         fresh = {n.subject for n in observed
-                 if n.subject in people and not resting and self._free(people[n.subject], now)
+                 if n.subject in people and not self._chatting(people[n.subject], now)
                  and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
                  and now - npc.last_chat.get(people[n.subject], never) >= CHAT_COOLDOWN}
         fresh |= {n.subject for n in observed if n.subject in runtime.surroundings
@@ -144,10 +140,10 @@ class Senses:
         npc.last_reaction[observation.description if thing else observation.subject] = now
         runtime.set_reaction(PendingReaction(observation, "" if thing else people[observation.subject], now))
 
-    def _free(self, npc_id: str, now: datetime) -> bool:
-        """Whether another NPC may be talked to now as its record here says (none here: it may)."""
+    def _chatting(self, npc_id: str, now: datetime) -> bool:
+        """Whether another NPC is in a conversation now as its record here says (none here: it is not)."""
         other = self.records.current(npc_id)
-        return other is None or not (other.is_chatting(now) or self.chats.resting(other, now))
+        return other is not None and other.is_chatting(now)
 
 
 def own_event(before: Action | None, action: Action) -> list[PerceivedEvent]:
