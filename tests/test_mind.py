@@ -376,7 +376,7 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
     (9.3 calls per NPC per awake hour, the budget 5), each pair 2 hours apart but a resident with no
     pause. With a rest of an hour (CHAT_REST_MINUTES), half an hour after talking with Tom,
     Isabella seeing Klaus costs nothing and neither may start a conversation with the other (nor
-    with Klaus resting) unless one has news the other was not told; an hour after, she considers
+    with Klaus resting) but in one told in one call (out of view); an hour after, she considers
     Klaus again, but not while he rests. With no rest (the default) and for a crowd NPC (its
     meetings cost no call) they may talk at once."""
 
@@ -398,8 +398,8 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
         half_past, after = nine + timedelta(minutes=30), nine + timedelta(minutes=60)
         chats, restless = mind.chats, Chats(stream, records, mind.runtimes)
         assert not chats.can_talk(isabella, klaus, half_past) and not chats.can_talk(klaus, isabella, half_past)
-        assert chats.can_talk(isabella, klaus, half_past, news=True) and chats.can_talk(klaus, isabella, half_past,
-                                                                                       news=True)
+        assert chats.can_talk(isabella, klaus, half_past, rest=False) and chats.can_talk(klaus, isabella, half_past,
+                                                                                        rest=False)
         assert chats.can_talk(isabella, klaus, after) and chats.can_talk(klaus, isabella, after)
         assert restless.can_talk(isabella, klaus, half_past) and restless.can_talk(klaus, isabella, half_past)
         crowd = isabella.model_copy(update={"crowd": True})

@@ -77,15 +77,15 @@ class Chats:
         group = self._open.get(npc_id)
         return [] if group is None else [i for i in group.ids() if i != npc_id]
 
-    def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime, *, news: bool = False) -> bool:
+    def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime, *, rest: bool = True) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
-        neither of them resting from a conversation (`resting`) unless `npc` has `news` it has not
-        told `partner` (the rest holds back small talk, not news), and still with it: in its arena where the game last placed them, or the moment of `now`
+        neither of them resting from a conversation (`resting`; not asked with `rest` off, for a
+        conversation told in one call), and still with it: in its arena where the game last placed them, or the moment of `now`
         not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
         game's clock has moved on, both long gone their ways)."""
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
             return False
-        if not news and (self.resting(npc, now) or self.resting(partner, now)):
+        if rest and (self.resting(npc, now) or self.resting(partner, now)):
             return False
         if not together(npc, partner) and self._moved_on(now, npc.npc_id, partner.npc_id):
             return False
@@ -96,7 +96,8 @@ class Chats:
 
     def resting(self, npc: NpcState, now: datetime) -> bool:
         """Whether an NPC that thinks talked with anyone less than `rest` ago: until then it takes
-        part in no conversation that brings no news. A pair's cooldown alone let a town that meets at one cafe talk
+        part in no conversation written line by line (in view), and no reaction is asked about it
+        or of it. A pair's cooldown alone let a town that meets at one cafe talk
         without pause (blind13 in the Ville: 184 conversations among 12 residents in two days, 9
         calls per NPC per awake hour against a budget of 5). A crowd NPC's meetings cost no call:
         it never rests; the player's talk is not a conversation between NPCs: never held back."""
@@ -109,17 +110,16 @@ class Chats:
         return any((last := self.runtimes.last(i)) is not None and last - now > CHAT_MOMENT for i in npc_ids)
 
     async def conversation(self, npc_id: str, partner_id: str, now: datetime, trace: Trace, *, work: Work,
-                           reason: str = "", unseen: bool = False, news: bool = False) -> bool:
+                           reason: str = "", unseen: bool = False) -> bool:
         """All participants stand together talking while the lines are written; the lines, the
         memories and any plan the conversation made land in each when done. `reason`: why `npc_id`
         started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
-        told in one call (which may find they do not talk); `news`: `npc_id` has news untold to
-        its partner (so neither's rest holds it back; one resting joins none). All of its
-        completions are for `work`."""
+        told in one call (which may find they do not talk; the two's rest does not hold it back,
+        a joiner's does). All of its completions are for `work`."""
         joining = await self._joining(npc_id, partner_id, now)
         async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
-            if not self.can_talk(a, b, now, news=news):
+            if not self.can_talk(a, b, now, rest=not unseen):
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
             npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now)]]

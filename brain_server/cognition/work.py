@@ -277,35 +277,33 @@ class Workshop:
             partner = await self.records.npc_or_none(pending.partner_id) if pending.partner_id else None
             if draft.crowd:  # no call: a crowd NPC meets another; one that thinks reacts on its own
                 return partner is not None and partner.crowd and await self._meet(draft, partner, now, trace)
-            told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
-            news = await untold(told[0], told[1], now, self.stream) if told else None
-            free = chats.can_talk(draft, partner, now, news=news is not None)
-            if partner is not None and news is None and (chats.resting(draft, now) or chats.resting(partner, now)):
-                trace.note(f"react: no news for {partner.persona.name} while one of them rests from talk "
-                           "(no reaction asked)")
-                return False
             if partner is not None and not (draft.in_view or partner.in_view):
-                # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
-                if not free:
+                # Nobody watches: no reaction call; they talk or not, told in one call (no rest: one
+                # call is cheap, and a rest there kept news from half the town), or carry on.
+                if not chats.can_talk(draft, partner, now, rest=False):
                     return False
                 return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                         work=decided, unseen=True,
-                                                                         news=news is not None))
-            if partner is not None and calling_on(draft, partner, now) and free:
+                                                                         work=decided, unseen=True))
+            if partner is not None and (chats.resting(draft, now) or chats.resting(partner, now)):
+                trace.note(f"react: it or {partner.persona.name} rests from talk (no reaction asked)")
+                return False
+            if partner is not None and calling_on(draft, partner, now) and chats.can_talk(draft, partner, now):
                 trace.note(f"react: talks with {partner.persona.name}, whom it came to call on (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
-                    npc_id, partner.npc_id, now, trace, work=decided, news=news is not None,
+                    npc_id, partner.npc_id, now, trace, work=decided,
                     reason=await why_called(draft, partner, now, self.stream)))
-            if news is not None and hosting(told[0].persona.name, news) and free:
+            told = self.stream.heads([draft, partner]) if partner is not None else []  # who tells whom
+            news = await untold(told[0], told[1], now, self.stream) if told else None
+            if news is not None and hosting(told[0].persona.name, news) and chats.can_talk(draft, partner, now):
                 assert partner is not None
                 trace.note(f"react: tells {partner.persona.name} about its own event (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
-                    npc_id, partner.npc_id, now, trace, work=decided, news=True,
+                    npc_id, partner.npc_id, now, trace, work=decided,
                     reason=f"wants to tell them about {what_about(news)}"))
             doing_now = partner.action if partner is not None else None
             ends = doing_now.end_time if doing_now is not None and not doing_now.chatting_with else None
             reaction = await decide_reaction(
-                draft, pending.observation, now, free, self.stream, trace, work=work,
+                draft, pending.observation, now, chats.can_talk(draft, partner, now), self.stream, trace, work=work,
                 status=doing_now.description if doing_now is not None else "",
                 wait_until=ends if ends is not None and ends - now <= LONGEST_WAIT else None,
                 untold=untold_line(told[0], told[1], news, now) if told else "",
@@ -322,8 +320,7 @@ class Workshop:
             if reaction.choice == "talk":
                 assert partner is not None
                 return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                         work=decided, reason=reaction.reason,
-                                                                         news=news is not None))
+                                                                         work=decided, reason=reaction.reason))
             return await self.replan(draft, now, f"{pending.observation.description}; {reaction.new_activity}",
                                      trace, decided)
 
