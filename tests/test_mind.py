@@ -377,8 +377,8 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
     pause. With a rest of an hour (CHAT_REST_MINUTES), half an hour after talking with Tom,
     Isabella seeing Klaus costs nothing and neither may start a conversation with the other (nor
     with Klaus resting) but in one told in one call (out of view); an hour after, she considers
-    Klaus again, but not while he rests. With no rest (the default) and for a crowd NPC (its
-    meetings cost no call) they may talk at once."""
+    Klaus again, but not while he rests. With no rest (0) and for a crowd NPC (its meetings cost no
+    call) they may talk at once."""
 
     async def scenario(stream: MemoryStream) -> None:
         mind = await _town_mind(stream, tmp_path, chat_rest_minutes=60)
@@ -396,7 +396,7 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
         assert fake_llm.chat_requests("react") == []
         isabella, klaus = records.cached("isabella"), records.cached("klaus")
         half_past, after = nine + timedelta(minutes=30), nine + timedelta(minutes=60)
-        chats, restless = mind.chats, Chats(stream, records, mind.runtimes)
+        chats, restless = mind.chats, Chats(stream, records, mind.runtimes, rest=timedelta(0))
         assert not chats.can_talk(isabella, klaus, half_past) and not chats.can_talk(klaus, isabella, half_past)
         assert chats.can_talk(isabella, klaus, half_past, rest=False) and chats.can_talk(klaus, isabella, half_past,
                                                                                         rest=False)

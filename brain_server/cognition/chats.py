@@ -116,13 +116,13 @@ class Chats:
         started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
         told in one call (which may find they do not talk; the two's rest does not hold it back,
         a joiner's does). All of its completions are for `work`."""
-        joining = await self._joining(npc_id, partner_id, now)
+        joining = await self._joining(npc_id, partner_id, now, rest=not unseen)
         async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
             if not self.can_talk(a, b, now, rest=not unseen):
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
-            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now)]]
+            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now, rest=not unseen)]]
             for me in npcs:
                 me = me.model_copy(deep=True)
                 me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
@@ -227,16 +227,17 @@ class Chats:
 
         return here
 
-    async def _joining(self, a_id: str, b_id: str, now: datetime) -> list[str]:
+    async def _joining(self, a_id: str, b_id: str, now: datetime, *, rest: bool) -> list[str]:
         """Who else takes part: those `a` or `b` saw at its latest Decide, in `a`'s arena and free
-        to talk with `a` (checked again under the locks), up to MAX_GROUP in all."""
+        to talk with `a` (checked again under the locks; `rest`: one resting is not), up to
+        MAX_GROUP in all."""
         a = await self.records.npc(a_id)
         people = await self.records.people(a.world_name)
         seen = self.runtimes.of(a_id).seen | self.runtimes.of(b_id).seen
         joining = []
         for other_id in sorted({people[name] for name in seen if name in people} - {a_id, b_id}):
             other = await self.records.npc_or_none(other_id)
-            if other is not None and self.can_talk(a, other, now):
+            if other is not None and self.can_talk(a, other, now, rest=rest):
                 joining.append(other_id)
         return joining[:MAX_GROUP - 2]
 
