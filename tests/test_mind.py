@@ -342,29 +342,36 @@ def test_the_mind_thinks_in_the_background_and_answers_from_what_it_published(ru
     run(scenario)
 
 
+async def _planned_pair(stream: MemoryStream, tmp_path, **settings: Any) -> tuple[Mind, Records, datetime]:
+    """A town mind whose Isabella and Klaus have planned their day at the cafe, at 09:00."""
+    mind = await _town_mind(stream, tmp_path, **settings)
+    records: Records = mind.records
+    nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
+    for npc_id in ("isabella", "klaus"):
+        await mind.decide(npc_id, nine, [], CAFE)
+        await _until(lambda n=npc_id: records.cached(n).plan_day == nine.date()
+                     and not mind.runtimes.of(n).jobs and not mind.thinking._tasks)
+    return mind, records, nine
+
+
+def _klaus(doing: str) -> PerceivedEvent:
+    return PerceivedEvent(subject="Klaus Mueller", predicate="is", object=doing,
+                          description=f"Klaus Mueller is {doing}", address=CAFE, distance=2)
+
+
 def test_someone_just_talked_with_is_not_reconsidered_until_the_chat_cooldown_ends(run, fake_llm, tmp_path) -> None:
     """The paper's code buffers a pair that talked for 800 steps (about two game hours): no talk, and
     no LLM call to decide whether to react to them, until then. Seen again within it, Klaus costs
     Isabella nothing; after it, a reaction is considered again."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _town_mind(stream, tmp_path)
-        records: Records = mind.records
-        nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
-        for npc_id in ("isabella", "klaus"):
-            await mind.decide(npc_id, nine, [], CAFE)
-            await _until(lambda n=npc_id: records.cached(n).plan_day == nine.date()
-                         and not mind.runtimes.of(n).jobs and not mind.thinking._tasks)
+        mind, records, nine = await _planned_pair(stream, tmp_path)
         await records.merge("isabella", lambda live: live.last_chat.update(klaus=nine))
-        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="reading",
-                                    description="Klaus Mueller is reading", address=CAFE, distance=2)
-        await mind.decide("isabella", nine + timedelta(minutes=50), [klaus_seen], CAFE)
+        await mind.decide("isabella", nine + timedelta(minutes=50), [_klaus("reading")], CAFE)
         await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
         assert fake_llm.chat_requests("react") == [] and "Klaus Mueller" not in records.cached("isabella").last_reaction
         fake_llm.queue({"json": {"choice": "continue", "reason": "busy", "new_activity": ""}}, purpose="react")
-        later = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="writing",
-                               description="Klaus Mueller is writing", address=CAFE, distance=2)
-        await mind.decide("isabella", nine + timedelta(hours=2, minutes=10), [later], CAFE)
+        await mind.decide("isabella", nine + timedelta(hours=2, minutes=10), [_klaus("writing")], CAFE)
         await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
         await mind.close()
 
@@ -381,17 +388,9 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
     call) they may talk at once."""
 
     async def scenario(stream: MemoryStream) -> None:
-        mind = await _town_mind(stream, tmp_path, chat_rest_minutes=60)
-        records: Records = mind.records
-        nine = datetime(2026, 2, 13, 9, tzinfo=UTC)
-        for npc_id in ("isabella", "klaus"):
-            await mind.decide(npc_id, nine, [], CAFE)
-            await _until(lambda n=npc_id: records.cached(n).plan_day == nine.date()
-                         and not mind.runtimes.of(n).jobs and not mind.thinking._tasks)
+        mind, records, nine = await _planned_pair(stream, tmp_path, chat_rest_minutes=60)
         await records.merge("isabella", lambda live: live.last_chat.update(tom=nine))
-        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="reading",
-                                    description="Klaus Mueller is reading", address=CAFE, distance=2)
-        await mind.decide("isabella", nine + timedelta(minutes=30), [klaus_seen], CAFE)
+        await mind.decide("isabella", nine + timedelta(minutes=30), [_klaus("reading")], CAFE)
         await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
         assert fake_llm.chat_requests("react") == []
         isabella, klaus = records.cached("isabella"), records.cached("klaus")
@@ -405,14 +404,10 @@ def test_one_who_just_talked_with_anyone_rests_before_its_next_conversation(run,
         crowd = isabella.model_copy(update={"crowd": True})
         assert chats.can_talk(crowd, klaus, half_past) and not chats.resting(crowd, half_past)
         fake_llm.queue({"json": {"choice": "continue", "reason": "busy", "new_activity": ""}}, purpose="react")
-        later = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="writing",
-                               description="Klaus Mueller is writing", address=CAFE, distance=2)
-        await mind.decide("isabella", nine + timedelta(minutes=65), [later], CAFE)
+        await mind.decide("isabella", nine + timedelta(minutes=65), [_klaus("writing")], CAFE)
         await _until(lambda: len(fake_llm.chat_requests("react")) == 1 and not mind.runtimes.of("isabella").jobs)
         await records.merge("klaus", lambda live: live.last_chat.update(tom=nine + timedelta(minutes=100)))
-        resting = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="sketching",
-                                 description="Klaus Mueller is sketching", address=CAFE, distance=2)
-        await mind.decide("isabella", nine + timedelta(minutes=130), [resting], CAFE)  # he rests: no call
+        await mind.decide("isabella", nine + timedelta(minutes=130), [_klaus("sketching")], CAFE)  # he rests: no call
         await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
         assert len(fake_llm.chat_requests("react")) == 1
         await mind.close()
