@@ -80,8 +80,8 @@ class Chats:
     def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime, *, rest: bool = True) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
         neither of them resting from a conversation (`resting`; not asked with `rest` off, for a
-        conversation told in one call), and still with it: in its arena where the game last placed them, or the moment of `now`
-        not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
+        conversation told in one call), and still with it: in its arena where the game last placed
+        them, or the moment of `now` not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
         game's clock has moved on, both long gone their ways)."""
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
             return False
@@ -116,13 +116,14 @@ class Chats:
         started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
         told in one call (which may find they do not talk; the two's rest does not hold it back,
         a joiner's does). All of its completions are for `work`."""
-        joining = await self._joining(npc_id, partner_id, now, rest=not unseen)
+        rest = not unseen  # out of view (told in one call unless one seen joins) no rest holds it back
+        joining = await self._joining(npc_id, partner_id, now, rest=rest)
         async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
-            if not self.can_talk(a, b, now, rest=not unseen):
+            if not self.can_talk(a, b, now, rest=rest):
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
-            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now, rest=not unseen)]]
+            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now, rest=rest)]]
             for me in npcs:
                 me = me.model_copy(deep=True)
                 me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
