@@ -4,7 +4,9 @@ Chromium), in the guide's game against a real brain: keys typed into the box rea
 its answer streams (`take_back()`: gone from the box and from the brain's next prompt), its
 goodbye (`talk_ended`) closes the box; with `speak_aloud` on an NPC's lines are voiced (`DisplayServer.tts_speak`, `speaking`),
 with it off (the default) never. The same game shows what a harbour game built from the guide met:
-the baked Overlay let the map show through, and the labels over heads are words, not emoji."""
+the baked Overlay let the map show through, and the labels over heads are words, not emoji. An
+object's state drawn again is only the states over the baked layer (the layer drawn again for each
+state cost the Ville's page a second of software rendering a state: 1.7 cores for an open page)."""
 
 from __future__ import annotations
 
@@ -77,7 +79,8 @@ func _unhandled_key_input(event: InputEvent) -> void:
 # The World's baked Overlay over the map: the alpha of each tile outside the arenas.
 func _say_baked(world: NpcBrainWorld) -> void:
 	await RenderingServer.frame_post_draw
-	var image := (world.get_node("BakedLayer") as SubViewport).get_texture().get_image()
+	var baked := world.get_node("BakedLayer") as SubViewport
+	var image := baked.get_texture().get_image()
 	var grid := world.grid.get_rect()
 	var alphas: Array[float] = []
 	for y in range(grid.position.y, grid.end.y):
@@ -86,6 +89,25 @@ func _say_baked(world: NpcBrainWorld) -> void:
 				var at := (Vector2(Vector2i(x, y) - grid.position) + Vector2(0.5, 0.5)) * world.tile_size
 				alphas.append(image.get_pixelv(Vector2i(at)).a)
 	_say({"event": "probe_baked", "tiles": alphas.size(), "min_alpha": alphas.min()})
+	# An object's state changes (as NPCs use things): only the states over the baked layer are
+	# drawn again; the layer is not, nor the walk grid and the places rebuilt.
+	var item: NpcBrainObject = null
+	for arena in world.get_arenas():
+		if not arena.get_objects().is_empty():
+			item = arena.get_objects()[0]
+			break
+	var address := world.places.object_address(item)
+	world.grid.is_walkable(item.tile)  # both built, as an NPC's walk builds them
+	world.places.find_object(address)
+	var states := world.get_node("States") as CanvasItem
+	var drawn: Array[int] = [0, 0]  # the states, the baked layer's painter
+	states.draw.connect(func() -> void: drawn[0] += 1)
+	(baked.get_child(0) as CanvasItem).draw.connect(func() -> void: drawn[1] += 1)
+	world.set_object_state(address, "being polished")
+	var stale := [world.grid.stale, world.places.stale]
+	await RenderingServer.frame_post_draw
+	_say({"event": "probe_state", "state": world.get_object_state(address), "grid_stale": stale[0],
+		"places_stale": stale[1], "states_drawn": drawn[0], "baked_drawn": drawn[1]})
 
 
 func _say(fields: Dictionary) -> void:
@@ -170,6 +192,9 @@ def test_the_dialogue_box_streams_the_answer_closes_on_goodbye_and_voices_only_s
     # The guide's Overlay (baked, as by default) lets the map show: transparent where it draws nothing.
     baked = next(e for e in game.events if e["event"] == "probe_baked")
     assert baked["tiles"] > 0 and baked["min_alpha"] == 0, baked
+    state = next(e for e in game.events if e["event"] == "probe_state")
+    assert state["state"] == "being polished" and state["states_drawn"] >= 1 and state["baked_drawn"] == 0, state
+    assert not state["grid_stale"] and not state["places_stale"], state
     # The labels over the NPCs' heads are words the web runtime's font draws, not the brain's emoji.
     decisions = [e for e in game.events if e["event"] == "decision"]
     assert decisions and any(e["emoji"] for e in decisions), decisions

@@ -26,7 +26,7 @@ extends NpcBrainWorldPart
 @export var state: String = "":
 	set(value):
 		state = value
-		notify_changed()
+		notify_state_changed()
 @export var color: Color = Color(0.55, 0.38, 0.24):
 	set(value):
 		color = value

@@ -101,7 +101,8 @@ const DIRECTIONS: Array[Vector2i] = [Vector2i.LEFT, Vector2i.RIGHT, Vector2i.UP,
 @export_file("*.json") var layout_path: String = ""
 
 ## When running (not in the editor), draw the static town once into a texture instead of every
-## frame: much faster with hundreds of labels, redrawn only when the layout or a state changes.
+## frame: much faster with hundreds of labels, redrawn only when the layout changes (the
+## objects' states are drawn over it).
 @export var bake_when_running: bool = true
 
 @export_group("Colors")
@@ -121,6 +122,7 @@ var places: NpcBrainPlaces = NpcBrainPlaces.new(self)
 var _notify_pending: bool = false
 var _baked: SubViewport = null
 var _baked_painter: Node2D = null
+var _states_layer: Node2D = null
 var _registered: bool = false
 var _registered_msec: int = 0
 var _registering: bool = false
@@ -221,6 +223,22 @@ func mark_layout_changed() -> void:
 		_place_baked()
 		_baked_painter.queue_redraw()
 		_baked.render_target_update_mode = SubViewport.UPDATE_ONCE
+		_states_layer.queue_redraw()
+	_notify_layout_changed()
+
+
+## Marks an object's state as changed: the states are drawn again (over the baked town, which
+## is not; drawing it again cost the web build's software renderer a second a state), and
+## `layout_changed` is emitted; the walk grid and the places stand.
+func mark_state_changed() -> void:
+	if _baked != null:
+		_states_layer.queue_redraw()
+	else:
+		queue_redraw()
+	_notify_layout_changed()
+
+
+func _notify_layout_changed() -> void:
 	if not _notify_pending and is_inside_tree():
 		_notify_pending = true
 		_emit_layout_changed.call_deferred()
@@ -445,7 +463,7 @@ func _bake() -> void:
 	_baked_painter = Node2D.new()
 	_baked_painter.draw.connect(func() -> void:
 		NpcBrainWorldPainter.new(self, _baked_painter, Transform2D(0.0,
-				-Vector2(grid.get_rect().position * tile_size))).paint())
+				-Vector2(grid.get_rect().position * tile_size))).paint(false))
 	_baked.add_child(_baked_painter)
 	add_child(_baked)
 	var sprite := Sprite2D.new()
@@ -453,6 +471,12 @@ func _bake() -> void:
 	sprite.centered = false
 	sprite.texture = _baked.get_texture()
 	add_child(sprite)
+	# The objects' states change as NPCs use them: drawn over the baked town, not into it.
+	_states_layer = Node2D.new()
+	_states_layer.name = "States"
+	_states_layer.draw.connect(func() -> void:
+		NpcBrainWorldPainter.new(self, _states_layer, grid.get_transform()).paint_states())
+	add_child(_states_layer)
 	_place_baked()
 	queue_redraw()
 

@@ -13,6 +13,7 @@ var _canvas: CanvasItem
 var _font: Font = ThemeDB.fallback_font
 var _ts: float
 var _transform: Transform2D
+var _with_states: bool = true
 
 
 ## Paints `world` on `canvas` (the world itself by default, from its _draw()); `transform` takes
@@ -27,8 +28,10 @@ func _init(
 	_transform = transform
 
 
-## Draws the world in its `style` (outlines only for NONE in the editor).
-func paint() -> void:
+## Draws the world in its `style` (outlines only for NONE in the editor); without `with_states`,
+## the objects' states are left to `paint_states`.
+func paint(with_states: bool = true) -> void:
+	_with_states = with_states
 	var style := _world.style
 	if style == NpcBrainWorld.Style.NONE and not Engine.is_editor_hint():
 		return
@@ -46,6 +49,16 @@ func paint() -> void:
 			_paint_object(item)
 	for sector in _world.get_sectors():
 		_paint_sector_label(sector)
+
+
+## Draws only the objects' states (over a baked town, which leaves them out).
+func paint_states() -> void:
+	if _world.style == NpcBrainWorld.Style.NONE:
+		return
+	_canvas.draw_set_transform_matrix(_transform)
+	for arena in _world.get_arenas():
+		for item in arena.get_objects():
+			_paint_state(item)
 
 
 # Over a tile map: each arena outlined and named, objects boxed and named, sectors named.
@@ -171,10 +184,17 @@ func _paint_object(item: NpcBrainObject) -> void:
 	var name_width := maxf(box.size.x + 40, 90)
 	_text(center - Vector2(name_width / 2, 0), item.get_object_name(), OBJECT_LABEL_SIZE,
 			_world.label_color, name_width, HORIZONTAL_ALIGNMENT_CENTER)
-	if item.state != "":
-		var state_at := Vector2(center.x - 70, box.end.y + 10)
-		_text(state_at, "(" + item.state + ")", OBJECT_LABEL_SIZE, Color(1, 0.92, 0.55),
-				140, HORIZONTAL_ALIGNMENT_CENTER)
+	if _with_states:
+		_paint_state(item)
+
+
+func _paint_state(item: NpcBrainObject) -> void:
+	if item.state == "":
+		return
+	var box := _tile_rect(item.tile, item.size).grow(-3)
+	var state_at := Vector2(box.get_center().x - 70, box.end.y + 10)
+	_text(state_at, "(" + item.state + ")", OBJECT_LABEL_SIZE, Color(1, 0.92, 0.55),
+			140, HORIZONTAL_ALIGNMENT_CENTER)
 
 
 func _paint_sector_label(sector: NpcBrainSector) -> void:

@@ -67,6 +67,14 @@ func get_world() -> NpcBrainWorld:
 	return null
 
 
+## Tells the world that an object's state changed: only the states are drawn again (the layout,
+## the walk grid and the baked town stand).
+func notify_state_changed() -> void:
+	var world := get_world() if is_inside_tree() else null
+	if world != null:
+		world.mark_state_changed()
+
+
 ## Refreshes warnings here and beside, and the world's drawing and walk grid.
 func notify_changed() -> void:
 	if not is_inside_tree():
