@@ -28,7 +28,7 @@ import pytest
 
 SLOW_S = 5.0
 # A test that cost more CPU seconds than this in tests/cpu.json leaves the fast tier (`slow`).
-FAST_CPU_S = 0.6
+FAST_CPU_S = 0.4
 TIER_MARKS = ("slow", "godot", "brain")
 # A test that starts a brain process through one of these (tests/conftest.py) is a `brain` test.
 BRAIN_FIXTURES = frozenset({"brain_factory", "module_brain_factory"})
