@@ -177,7 +177,7 @@ func _near_any(tile: Vector2i, tiles: Dictionary[Vector2i, bool]) -> bool:
 
 
 func _paint_object(item: NpcBrainObject) -> void:
-	var box := _tile_rect(item.tile, item.size).grow(-3)
+	var box := _object_box(item)
 	_canvas.draw_rect(box, item.color)
 	_canvas.draw_rect(box, item.color.darkened(0.45), false, 1.5)
 	var center := Vector2(box.get_center().x, box.position.y + box.size.y * 0.5 + 3)
@@ -191,10 +191,15 @@ func _paint_object(item: NpcBrainObject) -> void:
 func _paint_state(item: NpcBrainObject) -> void:
 	if item.state == "":
 		return
-	var box := _tile_rect(item.tile, item.size).grow(-3)
+	var box := _object_box(item)
 	var state_at := Vector2(box.get_center().x - 70, box.end.y + 10)
 	_text(state_at, "(" + item.state + ")", OBJECT_LABEL_SIZE, Color(1, 0.92, 0.55),
 			140, HORIZONTAL_ALIGNMENT_CENTER)
+
+
+# The object's box: its tiles, inset.
+func _object_box(item: NpcBrainObject) -> Rect2:
+	return _tile_rect(item.tile, item.size).grow(-3)
 
 
 func _paint_sector_label(sector: NpcBrainSector) -> void:
