@@ -81,8 +81,8 @@ class Chats:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
         neither of them resting from a conversation (`resting`; not asked with `rest` off, for a
         conversation told in one call), and still with it: in its arena where the game last placed
-        them, or the moment of `now` not yet past (CHAT_MOMENT: a conversation decided on a sighting may be written when the
-        game's clock has moved on, both long gone their ways)."""
+        them, or the moment of `now` not yet past (CHAT_MOMENT: a conversation decided on a sighting
+        may be written when the game's clock has moved on, both long gone their ways)."""
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
             return False
         if rest and (self.resting(npc, now) or self.resting(partner, now)):
