@@ -90,14 +90,14 @@ def run(fake_llm: FakeOpenAI, store: MemoryStore, minilm: MiniLMEmbedder) -> Run
 class BrainProcess(SimBrainProcess):
     """The sim's brain process with a clean NPC_BRAIN_* environment, keeping all its output (tests
     read it), and able to crash and come back; forked from a process that imported the brain once
-    (tests/zygote.py: a brain's start took half the CPU again without it)."""
+    (tests/zygote.py: a brain's start took half the CPU again without it), as are its embedder and store."""
 
     def __init__(self, settings: Mapping[str, object]) -> None:
         super().__init__(settings, inherit_env=False, keep_output=True)
 
     def spawn(self) -> Any:
         module, *args = self.command[2:]  # [python, "-m", "brain_server.cli", "serve"]
-        return ZYGOTE.fork(module, args, self.env, self.cwd)
+        return ZYGOTE.fork(module, args, self.env, self.cwd, children=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -7,7 +7,11 @@ that takes the test's environment, working directory and arguments and runs the 
 `python -m` would (the same code from the same files: what a start does after its imports, the store,
 the embedder and the LLM probe, is unchanged). The brain is the zygote's child, not the test's: the
 test holds a `Forked` in place of a `subprocess.Popen` (a pidfd for its end, its exit code from the
-zygote). The brain's own processes (embedder, store) are started as before.
+zygote). A test's brain asks the zygote for its own processes too (`children=True`: the embedder and
+the store, `brain_server.runtime.pipes.start_process`), forked with their modules imported (issue 40:
+a start of both cost 1.4 CPU-s, 0.5 so); they run the same code over the same pipes, as the zygote's
+children, not the brain's, and end at the end of their input as before. The lab's brains keep theirs
+(the load test reads a brain's children as its embedder and store).
 
 Only tests use it (tests/conftest.py's BrainProcess); the sim, benchmarks and packaging tests start
 brains as a user does."""
@@ -27,12 +31,15 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import IO
+from typing import IO, Any
 
 from tests.waits import wait_until
 
-# What the brain imports before it serves: imported once, shared by every fork (copy-on-write).
-PRELOAD = ("brain_server.server", "brain_server.cli")
+# What the brain and its processes import before they serve: imported once, shared by every fork
+# (copy-on-write). Not onnxruntime: its import starts a thread that a fork lacks, and a forked brain
+# that had it crashed as it exited; the embedder imports it (0.05 CPU-s) and loads its model.
+PRELOAD = ("brain_server.server", "brain_server.cli", "brain_server.llm.minilm",
+           "brain_server.persistence.storage.process")
 # How long a brain's end may wait for the zygote to say its exit code (it reaps at once).
 STATUS_WAIT_S = 10.0
 
@@ -40,8 +47,8 @@ STATUS_WAIT_S = 10.0
 class Forked:
     """The part of subprocess.Popen the tests use, for a brain forked by the zygote."""
 
-    def __init__(self, pid: int, stdout: IO[str], status: Path) -> None:
-        self.pid, self.stdout, self._status = pid, stdout, status
+    def __init__(self, pid: int, stdout: IO, status: Path, stdin: IO[bytes] | None = None) -> None:
+        self.pid, self.stdout, self.stdin, self._status = pid, stdout, stdin, status
         self.returncode: int | None = None
         self._pidfd = os.pidfd_open(pid)
 
@@ -98,11 +105,12 @@ class Zygote:
             atexit.register(self.close)
         return self._sock
 
-    def fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path) -> Forked:
-        """`python -m module *args` with env and cwd, its stdout and stderr one text pipe."""
+    def fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path, *, children: bool = False) -> Forked:
+        """`python -m module *args` with env and cwd, its stdout and stderr one text pipe; with
+        `children`, the processes it starts are forked by the zygote too."""
         read, write = os.pipe()
         try:
-            pid, status = self._fork(module, args, env, cwd, [write])
+            pid, status = self._fork(module, args, env, cwd, [write], children=children)
         except RuntimeError:
             os.close(read)
             raise
@@ -145,14 +153,15 @@ class Zygote:
         return subprocess.CompletedProcess(command, code, texts[out[0]], texts[err[0]])
 
     def _fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path,
-              fds: list[int]) -> tuple[int, Path]:
+              fds: list[int], *, children: bool = False) -> tuple[int, Path]:
         """A fork running the module, writing to fds (stdout and stderr, or one for both), which are
         closed here: its pid, and the file its exit code will be written to."""
         with self._lock:
             self._count += 1
             status = self._statuses / f"{self._count}.exit"
             sock = self._started()
-            request = {"module": module, "argv": [module, *args], "env": env, "cwd": str(cwd), "status": str(status)}
+            request = {"module": module, "argv": [module, *args], "env": env, "cwd": str(cwd), "status": str(status),
+                       "children": children}
             socket.send_fds(sock, [json.dumps(request).encode()], fds)
             for fd in fds:
                 os.close(fd)
@@ -171,9 +180,41 @@ class Zygote:
 ZYGOTE = Zygote()
 
 
+def _children_through(channel: socket.socket, status: str) -> None:
+    """In a brain forked with `children`: its processes started by the zygote over `channel`, each
+    a `Forked` with its stdin and stdout pipes (a command other than `python -m`/`-c` as before)."""
+    from brain_server.runtime import pipes
+
+    started = pipes.start_process
+    lock, count = threading.Lock(), [0]
+
+    def start(command: list[str]) -> Any:
+        if command[0] != sys.executable or command[1] not in ("-m", "-c"):
+            return started(command)
+        stdin, stdout = os.pipe(), os.pipe()
+        with lock:
+            count[0] += 1
+            request = {"command": command[1:], "env": dict(os.environ), "cwd": os.getcwd(),
+                       "status": f"{status}.child-{count[0]}"}
+            socket.send_fds(channel, [json.dumps(request).encode()], [stdin[0], stdout[1], 2])
+            answer = channel.recv(64)
+        os.close(stdin[0])
+        os.close(stdout[1])
+        if not answer:
+            os.close(stdin[1])
+            os.close(stdout[0])
+            raise OSError("the brain zygote is gone (tests/zygote.py)")
+        return Forked(int(answer), open(stdout[0], "rb"), Path(request["status"]),  # noqa: SIM115
+                      stdin=open(stdin[1], "wb"))  # noqa: SIM115
+
+    pipes.start_process = start
+
+
 def _serve(sock: socket.socket) -> dict:
-    """The zygote: forks a brain for each request; returns only in a fork, with its request."""
+    """The zygote: forks a brain for each request of the test, and a process for each request of a
+    brain forked with `children`; returns only in a fork, with what it is to run."""
     statuses: dict[int, str] = {}
+    brains: list[socket.socket] = []  # the zygote's end of each living brain's channel
 
     def reap(*_: object) -> None:
         while True:
@@ -189,38 +230,67 @@ def _serve(sock: socket.socket) -> dict:
 
     signal.signal(signal.SIGCHLD, reap)
     while True:
-        data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 2)
-        if not data:
-            return {}
-        request = json.loads(data)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # not reaped before its status path is known
-        pid = os.fork()
-        if pid == 0:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-            sock.close()
-            os.dup2(fds[0], 1)
-            os.dup2(fds[-1], 2)
+        for source in select.select([sock, *brains], [], [])[0]:
+            data, fds, _, _ = socket.recv_fds(source, 1 << 20, 3)
+            if not data:
+                if source is sock:
+                    return {}
+                brains.remove(source)  # that brain has ended
+                source.close()
+                continue
+            request = json.loads(data)
+            channel = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) if request.get("children") else None
+            sys.stdout.flush()
+            sys.stderr.flush()
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # not reaped before its status path is known
+            pid = os.fork()
+            if pid == 0:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+                for other in (sock, *brains):
+                    other.close()
+                return _forked(request, fds, channel)
             for fd in fds:
                 os.close(fd)
-            os.chdir(request["cwd"])
-            os.environ.clear()
-            os.environ.update(request["env"])
-            sys.argv = request["argv"]
-            return request
-        for fd in fds:
-            os.close(fd)
-        statuses[pid] = request["status"]
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-        sock.send(str(pid).encode())
+            if channel is not None:
+                channel[1].close()
+                brains.append(channel[0])
+            statuses[pid] = request["status"]
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            source.send(str(pid).encode())
+
+
+def _forked(request: dict, fds: list[int], channel: tuple[socket.socket, socket.socket] | None) -> dict:
+    """In a fork: its pipes, directory and environment set; what it is to run. A brain's process
+    (a request with a "command") reads fds[0] and writes fds[1], fds[2] its stderr."""
+    if "command" in request:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+    else:
+        os.dup2(fds[0], 1)
+        os.dup2(fds[-1], 2)
+    for fd in fds:
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    if "command" in request:  # ["-m", module, *args] or ["-c", code, *args]
+        flag, target, *args = request["command"]
+        sys.argv = [target if flag == "-m" else "-c", *args]
+        return {"module": target} if flag == "-m" else {"code": target}
+    if channel is not None:
+        channel[0].close()
+        _children_through(channel[1], request["status"])
+    sys.argv = request["argv"]
+    return request
 
 
 if __name__ == "__main__":  # the zygote: python -m tests.zygote FD
     for name in PRELOAD:
         importlib.import_module(name)
-    if forked := _serve(socket.socket(fileno=int(sys.argv[1]))):
+    if (forked := _serve(socket.socket(fileno=int(sys.argv[1])))) and "code" in forked:
+        exec(compile(forked["code"], "<string>", "exec"), {"__name__": "__main__"})  # as `python -c` runs it
+    elif forked:
         # As `python -m` runs it: the module itself afresh as __main__ (what it imports stays loaded),
         # without runpy's warning, on stderr, that it was imported already.
         sys.modules.pop(forked["module"], None)

@@ -34,6 +34,13 @@ def receive(pipe: IO[bytes]) -> bytes | None:
     return data
 
 
+def start_process(command: list[str]) -> subprocess.Popen[bytes]:
+    """A child's process, spoken to over its stdin and stdout (its stderr is the brain's). The
+    tests' brains replace it with a fork of a process that imported the child's modules already
+    (tests/zygote.py)."""
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
 def replies() -> IO[bytes]:
     """In a child: its stdout for replies, with anything else printed sent to stderr instead."""
     out = os.fdopen(os.dup(1), "wb")
@@ -63,7 +70,7 @@ class Child:
         if self._killed:
             raise self._unavailable(None)
         if self._process is None or self._process.poll() is not None:
-            process = subprocess.Popen(self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            process = start_process(self._command)
             assert process.stdout is not None
             ready = receive(process.stdout)
             if ready != b"R":
