@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 import signal
+import socket
 
 from tests.clients import Clients
 from tests.town import world_json
-from tests.zygote import ZYGOTE
+from tests.zygote import ZYGOTE, _answer
 
 
 def _parent(pid: int) -> int:
@@ -29,3 +30,13 @@ def test_a_forked_brain_serves_and_ends_like_a_process(brain_factory) -> None:
     clients.close()
     brain.stop()
     assert brain.proc.returncode == 0
+
+
+def test_the_zygote_goes_on_when_a_brain_ends_before_its_answer() -> None:
+    """A brain killed while it asked for its embedder or store is gone when the zygote answers; the
+    zygote, which reaps every test brain, must not end with it (issue 40: a run's last brains then
+    never had their exit codes written)."""
+    zygote_end, brain_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    brain_end.close()
+    _answer(zygote_end, 12345)
+    zygote_end.close()

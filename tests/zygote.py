@@ -67,8 +67,8 @@ class Forked:
 
     def _ended(self) -> None:
         """Its exit code, as the zygote wrote it on reaping it."""
-        wait_until(self._status.exists, what=f"the zygote said how brain {self.pid} ended", limit_s=STATUS_WAIT_S,
-                   poll_s=0.01)
+        wait_until(self._status.exists, what=f"the zygote said how brain {self.pid} ended ({ZYGOTE.health()})",
+                   limit_s=STATUS_WAIT_S, poll_s=0.01)
         self.returncode = int(self._status.read_text())
         os.close(self._pidfd)
 
@@ -97,13 +97,21 @@ class Zygote:
         if self._sock is None:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             env = {k: v for k, v in os.environ.items() if not k.startswith("NPC_BRAIN_")}
-            self._proc = subprocess.Popen([sys.executable, "-m", "tests.zygote", str(theirs.fileno())],
-                                          cwd=Path(__file__).resolve().parent.parent, env=env,
-                                          pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+            with (self._statuses / "zygote.log").open("ab") as log:
+                self._proc = subprocess.Popen([sys.executable, "-m", "tests.zygote", str(theirs.fileno())],
+                                              cwd=Path(__file__).resolve().parent.parent, env=env,
+                                              pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stderr=log)
             theirs.close()
             self._sock = ours
             atexit.register(self.close)
         return self._sock
+
+    def health(self) -> str:
+        """What a failed wait on the zygote says of it: running, or how it ended and what it wrote."""
+        if self._proc is None or self._proc.poll() is None:
+            return "the zygote is running"
+        log = (self._statuses / "zygote.log").read_text(errors="replace")[-2000:]
+        return f"the zygote ended with {self._proc.returncode}; its stderr ends: {log}"
 
     def fork(self, module: str, args: list[str], env: dict[str, str], cwd: Path, *, children: bool = False) -> Forked:
         """`python -m module *args` with env and cwd, its stdout and stderr one text pipe; with
@@ -231,7 +239,10 @@ def _serve(sock: socket.socket) -> dict:
     signal.signal(signal.SIGCHLD, reap)
     while True:
         for source in select.select([sock, *brains], [], [])[0]:
-            data, fds, _, _ = socket.recv_fds(source, 1 << 20, 3)
+            try:
+                data, fds, _, _ = socket.recv_fds(source, 1 << 20, 3)
+            except ConnectionResetError:  # a brain that ended as it asked
+                data, fds = b"", []
             if not data:
                 if source is sock:
                     return {}
@@ -257,7 +268,17 @@ def _serve(sock: socket.socket) -> dict:
                 brains.append(channel[0])
             statuses[pid] = request["status"]
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-            source.send(str(pid).encode())
+            _answer(source, pid)
+
+
+def _answer(source: socket.socket, pid: int) -> None:
+    """Tells who asked the pid of its fork. A brain killed while it asked for a process is not there
+    to read it: the zygote goes on (its channel reads as ended next), and the process, whose pipes
+    that brain held, reads the end of its input and ends."""
+    try:
+        source.send(str(pid).encode())
+    except (BrokenPipeError, ConnectionResetError):
+        pass
 
 
 def _forked(request: dict, fds: list[int], channel: tuple[socket.socket, socket.socket] | None) -> dict:
