@@ -84,6 +84,15 @@ def test_when_to_leave_does_not_read_as_having_to_leave(purpose: str) -> None:
 
 
 @pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
+def test_the_instructions_name_no_outing_that_reads_as_an_event(purpose: str) -> None:
+    """blind13's writer: "an evening out" (why ordinary activities give way) and "today or on
+    another day" (when a plan may change) read like events of their own; the rules say neither."""
+    text = template(purpose)
+    assert "evening out" not in text and "another day" not in text
+    assert "on any day" in text or purpose in ("converse_turn", "group_turn")
+
+
+@pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
 def test_relayed_news_is_no_invitation(purpose: str) -> None:
     """Hearsay made accept/decline decisions with no host present: news of someone else's event
     passed on is news; only the one who holds it invites."""

@@ -216,14 +216,16 @@ def test_those_still_talking_are_told_who_has_left(run, fake_llm) -> None:
 
 def test_how_one_sees_a_group_is_asked_and_said_for_several(run, fake_llm) -> None:
     """blind11's writer: "Ines Varga, Owen Pryce and Dalia Moss is someone Agnes Hale knows". The
-    question reads for one or several, and so does what stands in for an answer the model spoilt."""
+    question reads for one or several, and so does what stands in for an answer the model spoilt;
+    blind13's: the question joined them into one relationship, so it asks of each of them."""
     fake_llm.queue(*[{"content": "not json"}] * 9, purpose="relationship")
     fake_llm.queue(line("Hi both!"), line("Bye all.", end=True), line("Bye.", end=True), purpose="group_turn")
     group, now = Group([ANN, BO, CY]), datetime(2026, 2, 13, 9, tzinfo=UTC)
     run(lambda stream: talk_in_group(group, now, "w:cafe:cafe", stream,
                                      Trace(npc_id="ann", kind="decide", game_time=now), work=WORK))
     asked = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("relationship")]
-    assert any("Ann Lee's relationship with Bo Chen and Cy Diaz," in p for p in asked)
+    assert any("Ann Lee's relationship with each of Bo Chen and Cy Diaz," in p for p in asked)
+    assert any("What Ann Lee remembers about each of Bo Chen and Cy Diaz:" in p for p in asked)
     assert not [p for p in asked if "who is" in p]
     first = fake_llm.chat_requests("group_turn")[0]["body"]["messages"][1]["content"]
     assert "How Ann Lee sees them: Ann Lee knows Bo Chen and Cy Diaz." in first

@@ -127,17 +127,18 @@ def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
 
 
 async def relationship(speaker: Speaker, partner_name: str, now: datetime, stream: MemoryStream,
-                       trace: Trace, *, work: Work, head: Head | None = None) -> tuple[str, str]:
+                       trace: Trace, *, work: Work, head: Head | None = None, each: bool = False) -> tuple[str, str]:
     """How the speaker sees the partner, and the memories that view rests on (as prompt lines):
-    those of `head` (`heads`; by default the speaker's own)."""
+    those of `head` (`heads`; by default the speaker's own). `each`: the partner names several
+    people (a group), asked of as "each of" them (read as one relationship, blind13's writer said)."""
     head = head or Head(speaker.npc_id, speaker.persona.name, partner_name)
     memories = await stream.retrieve(head.npc_id, f"{head.name}'s relationship with {head.partners}", now, trace,
                                      about=head.partners)
     remembered = bullet_list(memories)
     summary = await stream.llm.complete(
         RELATIONSHIP,
-        {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(), "partner": partner_name,
-         "memories": remembered},
+        {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(),
+         "partner": f"each of {partner_name}" if each else partner_name, "memories": remembered},
         work=work, npc_id=speaker.npc_id, trace=trace,
         fallback=lambda: Relationship(summary=f"{speaker.persona.name} knows {partner_name}."),
     )

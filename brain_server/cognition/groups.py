@@ -105,7 +105,8 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
     still stands at the place (one the game moved away leaves the conversation)."""
     opener, mind = group.speakers[0], heads(stream, group.speakers)
     viewed = await asyncio.gather(*(relationship(s, names([o for o in group.speakers if o is not s]), now, stream,
-                                                 trace, work=work, head=mind[s.npc_id]) for s in group.speakers))
+                                                 trace, work=work, head=mind[s.npc_id], each=True)
+                                    for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
     told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now)
                                   for s in group.speakers))
