@@ -582,8 +582,18 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
     assert gist(memo) == f"{event} (tomorrow at 3 pm)."
     assert gist(thought(f"Jonah Pike talked with Tomas Reyes and Ines Varga; Ines Varga spoke of {event}")) == event
     assert gist(thought(f"Bo Chen talked with Jonah Pike; news came up that {event}")) == event
+    # blind13's memos and lines, each teller's wrapped round the last ("Maria Lopez talked with Klaus
+    # Mueller about how Klaus, I talked with someone about how ..."), the host's own invitation last
+    relayed = (f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how Maria Lopez talked with I about how "
+               f"Klaus, I talked with someone about how Klaus, I talked with Wolfgang Schulz about how {event} "
+               f"(tomorrow at 15:00), and I'd love you to come along!")
+    assert gist(thought(relayed)) == f"{event} (tomorrow at 15:00)"
+    assert as_told(thought(relayed)) == f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how {event} (tomorrow at 15:00)"
+    assert gist(thought(f"Bo Chen told Tomas Reyes: {event}. I hope it stays dry!", HEARD)) == event
     for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain",
-                 "Tomas Reyes talked with Ines Varga about the rain", "Tomas Reyes talked with Ines; it was short"):
+                 "Tomas Reyes talked with Ines Varga about the rain", "Tomas Reyes talked with Ines; it was short",
+                 "Tomas Reyes talked with Ines Varga about how she misses home",
+                 f"{event}, and I'd love to play"):
         assert gist(thought(kept)) == kept == as_told(thought(kept))
 
 

@@ -53,11 +53,18 @@ NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
 # "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
 # Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
-# Wilk spoke of", "news came up that"): who passed the news on, before what it is.
-_RELAYED = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
+# Wilk spoke of", "news came up that"), blind13's "Maria Lopez talked with Klaus Mueller about how
+# ..." and its spoken "Klaus, I talked with someone about how ..." (before a name: "about how she"
+# is left whole): who passed the news on, before what it is.
+_RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
                       r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
                       r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
-                      r"(?:of|about)|news came up that)\s+)")
+                      r"(?:of|about)|news came up that)\s+)|"
+                      r"(?:(?:[A-Z][\w'’-]*\s+){0,2}[A-Z][\w'’-]*,\s+I\s+|(?:[A-Z][\w'’-]*\s+){1,3})"
+                      r"(?:talked|spoke)\s+(?:with|to)\s+[^;:]{1,120}?\s+about how\s+(?=[A-Z]))")
+# The teller's own words left at the end of news passed on ("... from 5 pm, and I'd love you to come
+# along!"): in another's mouth they read as the teller's invitation (blind13's writer).
+_OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$", re.DOTALL)
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -222,11 +229,13 @@ async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, no
 def gist(node: MemoryNode) -> str:
     """What a thought says, without who told it ("Klaus told Maria: <gist>"), however many times it
     was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
-    from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again."""
+    from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again; and
+    without the words a teller added in the first person (`_OWN_WORDS`)."""
     text = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    relayed = NEWS in node.keywords
     while match := _RELAYED.match(text):
-        text = text[match.end():]
-    return text
+        text, relayed = text[match.end():], True
+    return _OWN_WORDS.sub("", text) if relayed else text
 
 
 def as_told(node: MemoryNode) -> str:
