@@ -125,6 +125,9 @@ def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(str
     assert f"Isabella Rodriguez has news on their mind: {BLESSING}." in hers
     assert "Klaus Mueller has news on their mind: Klaus Mueller is writing a paper" in his
     assert CHAPEL in str(request["response_format"]["json_schema"]["schema"]["$defs"]["PartnerMemo"])
+    # blind13's writer: a status naming a date was read before the line saying what day it is
+    # (as the group's prompt does, the day and the place come first).
+    assert prompt.startswith("It is Friday March 06, 15:00") and prompt.index("It is") < prompt.index("Name: ")
 
 
 def test_out_of_view_nobody_is_remembered_telling_anothers_news(stream, fake_llm) -> None:
