@@ -27,9 +27,10 @@ from tests.town import spawn_json, world_json
 from tests.zygote import ZYGOTE
 
 ROOT = Path(__file__).resolve().parent.parent
-# The engine's pages draw 4 times a second, not every frame (tools/godot_draw.gd): software WebGL
-# was half the suite's CPU. Set before any test builds a page; a value already set is kept.
-os.environ.setdefault("GODOT_WEB_DRAW_HZ", "4")
+# The engine's pages draw once a second, not every frame (tools/godot_draw.gd): software WebGL
+# was half the suite's CPU, and each draw of the Ville still costs ~0.15 CPU-s (docs/benchmarks.md).
+# Set before any test builds a page; a value already set is kept.
+os.environ.setdefault("GODOT_WEB_DRAW_HZ", "1")
 # The test tiers (tests/tiers.py), each test's CPU seconds (tests/cpu.py), model clients closed
 # before the next test (tests/clients_closed.py); pytester runs a pytest
 # inside a test (tests/test_tiers.py).

@@ -77,7 +77,7 @@ def test_pack_holds_the_project_and_its_class_cache(tmp_path: Path) -> None:
 
 def test_a_pack_built_to_draw_less_draws_first_and_only_when_asked(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The suite's pages draw 4 times a second (tests/conftest.py): the draw autoload comes first
+    """The suite's pages draw once a second (tests/conftest.py): the draw autoload comes first
     in the pack's project.godot, with the rate asked; a pack built without it is the project as is."""
     godot_web.build_pack(PROJECT, tmp_path / "drawn.pck", draw_hz=2.5)
     files = godot_web.read_pck(tmp_path / "drawn.pck")
