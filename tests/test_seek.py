@@ -588,7 +588,8 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
                f"Klaus, I talked with someone about how Klaus, I talked with Wolfgang Schulz about how {event} "
                f"(tomorrow at 15:00), and I'd love you to come along!")
     assert gist(thought(relayed)) == f"{event} (tomorrow at 15:00)"
-    assert as_told(thought(relayed)) == f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how {event} (tomorrow at 15:00)"
+    assert as_told(thought(relayed)) == (f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how {event} "
+                                         f"(tomorrow at 15:00)")
     assert gist(thought(f"Bo Chen told Tomas Reyes: {event}. I hope it stays dry!", HEARD)) == event
     for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain",
                  "Tomas Reyes talked with Ines Varga about the rain", "Tomas Reyes talked with Ines; it was short",

@@ -87,7 +87,8 @@ CLASS_CACHE_PATH = ".godot/global_script_class_cache.cfg"
 # A pack built with `draw_hz` (or with GODOT_WEB_DRAW_HZ in the environment: tests/conftest.py sets
 # it) carries tools/godot_draw.gd as its first autoload: the render loop off, the screen drawn that
 # many times a real second. Each draw of the Ville costs ~0.15 CPU-s of software WebGL, so the
-# suite's 1 Hz saves ~0.45 of a core per open page on 4 Hz (docs/benchmarks.md, "The suite's cost"); what players and `tools/run.sh` get is drawn every frame.
+# suite's 1 Hz saves ~0.45 of a core per open page on 4 Hz (docs/benchmarks.md, "The suite's
+# cost"); what players and `tools/run.sh` get is drawn every frame.
 DRAW_HZ_ENV = "GODOT_WEB_DRAW_HZ"
 DRAW_SCRIPT = Path(__file__).with_name("godot_draw.gd")
 DRAW_PATH, DRAW_AUTOLOAD = "godot_web_draw.gd", "GodotWebDraw"

@@ -64,7 +64,8 @@ _RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|
                       r"(?:talked|spoke)\s+(?:with|to)\s+[^;:]{1,120}?\s+about how\s+(?=[A-Z]))")
 # The teller's own words left at the end of news passed on ("... from 5 pm, and I'd love you to come
 # along!"): in another's mouth they read as the teller's invitation (blind13's writer).
-_OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$", re.DOTALL)
+_OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$",
+                        re.DOTALL)
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -231,8 +232,8 @@ def gist(node: MemoryNode) -> str:
     was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
     from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again; and
     without the words a teller added in the first person (`_OWN_WORDS`)."""
-    text = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
     relayed = NEWS in node.keywords
+    text = node.description.split(": ", 1)[-1] if relayed else node.description
     while match := _RELAYED.match(text):
         text, relayed = text[match.end():], True
     return _OWN_WORDS.sub("", text) if relayed else text

@@ -120,8 +120,8 @@ class Senses:
         object), a thing in a given state once a day. One who rests from talk (`Chats.resting`) is
         still noticed: out of view they may talk, told in one call; in view the reaction ends at
         once, with no call (`Workshop.react`). Things count in the state the world records (set by
-        the game or its user: "the coffee machine is out of order"), not in one an action gives them ("the bed is in use": that person's doing,
-        reacted to through them)."""
+        the game or its user: "the coffee machine is out of order"), not in one an action gives them
+        ("the bed is in use": that person's doing, reacted to through them)."""
         runtime = self.runtimes.of(npc.npc_id)
         if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
             return
