@@ -21,7 +21,6 @@ from brain_server.llm.trial import TRIAL_ROUNDS, built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WARN_SHARE
 from brain_server.model.errors import ConfigError
 from brain_server.persistence.storage import EdgeMemoryStore, StoreLockedError
-from brain_server.persistence.storage.qdrant_server import check_server
 from brain_server.prompts import PromptLibrary
 
 LABELS = {"ok": "OK", "warn": "WARN", "wrong": "FAIL"}
@@ -135,6 +134,8 @@ async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:
 
 def _store(settings: Settings, dim: int | None) -> Finding:
     if settings.qdrant_url:
+        from brain_server.persistence.storage.qdrant_server import check_server  # qdrant-client: ~1 s to import
+
         api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         try:
             return Finding("ok", check_server(settings.qdrant_url, api_key, settings.collection, dim))

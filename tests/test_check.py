@@ -30,7 +30,6 @@ from tests.conftest import BrainProcess
 from tests.test_cli import npc_brain
 from tests.town import spawn_json, world_json
 from tests.waits import wait_until
-from tools.qdrant_standin import QdrantStandIn
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -280,6 +279,8 @@ def test_a_qdrant_server_down_or_wrong_at_start_is_one_line(tmp_path: Path, fake
 
 def test_a_store_that_goes_away_answers_unavailable_and_the_brain_recovers(tmp_path: Path, fake_llm: FakeOpenAI,
                                                                           started: list) -> None:
+    from tools.qdrant_standin import QdrantStandIn  # imports qdrant-client: not at collection, in every worker
+
     folder = str(tmp_path / "qdrant")
     standin = QdrantStandIn(path=folder).start()
     port = standin.port

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -91,15 +92,22 @@ def imports(known: dict[str, Path]) -> list[Import]:
     return found
 
 
-ALL = imports(modules())
+@cache
+def found_imports() -> tuple[Import, ...]:
+    """Every import of the packages: parsed once, when a test first asks (not at collection, which each
+    xdist worker repeats), and the module's tests kept on one worker."""
+    return tuple(imports(modules()))
+
+
+pytestmark = pytest.mark.xdist_group("test_layers")
 
 
 def _in(module: str, *layers: str) -> bool:
     return any(module == layer or module.startswith(layer + ".") for layer in layers)
 
 
-def offenders(importers: tuple[str, ...], forbidden: tuple[str, ...], found: list[Import] = ALL) -> list[str]:
-    return [str(i) for i in found if _in(i.importer, *importers) and _in(i.target, *forbidden)]
+def offenders(importers: tuple[str, ...], forbidden: tuple[str, ...], found: Sequence[Import] | None = None) -> list[str]:
+    return [str(i) for i in (found_imports() if found is None else found) if _in(i.importer, *importers) and _in(i.target, *forbidden)]
 
 
 # (who, what it must never import, why)
@@ -143,7 +151,7 @@ def _package(module: str, known: dict[str, Path]) -> str:
     return module if known[module].name == "__init__.py" else module.rpartition(".")[0]
 
 
-def private_imports_across_packages(found: list[Import], known: dict[str, Path]) -> list[str]:
+def private_imports_across_packages(found: Sequence[Import], known: dict[str, Path]) -> list[str]:
     return [f"{i}: {private} is private to {home}" for i in found for private, home in _package_of_private(i, known)
             if home != _package(i.importer, known)]
 
@@ -152,11 +160,11 @@ def test_no_private_names_imported_across_packages() -> None:
     """A leading underscore means "this package's business": another package that needs it wants a
     public name."""
     known = modules()
-    found = private_imports_across_packages(ALL, known)
+    found = private_imports_across_packages(found_imports(), known)
     assert not found, "\n".join(found)
 
 
-def cycles(found: list[Import], within: str, *, lazy_too: bool = False) -> list[list[str]]:
+def cycles(found: Sequence[Import], within: str, *, lazy_too: bool = False) -> list[list[str]]:
     """Import cycles among `within`'s modules, over imports that run when a module is imported (and
     those inside functions too with `lazy_too`). Tarjan's strongly connected components: each
     component of two or more modules is a cycle."""
@@ -203,7 +211,7 @@ def test_no_import_cycles(package: str) -> None:
     """A cycle makes the import order matter and the modules in it one layer in all but name. The
     brain may import lazily to start faster; the lab's lazy imports hid a cycle (bench, realtime,
     embedded_bench over a table helper), so there every import counts."""
-    found = cycles(ALL, package, lazy_too=package != "brain_server")
+    found = cycles(found_imports(), package, lazy_too=package != "brain_server")
     assert not found, "\n".join(" <-> ".join(c) for c in found)
 
 
@@ -234,7 +242,8 @@ def test_the_parser_tells_imports_that_run_at_import_time() -> None:
     tree = ast.parse(source)
     seen = [(n.names[0].name, top) for n, top in _import_nodes(tree)]
     assert seen == [("annotations", True), ("TYPE_CHECKING", True), ("os", True), ("json", False), ("sim", False)]
-    assert any(i.importer == "brain_server.cli" for i in ALL) and any(not i.top_level for i in ALL)
+    assert any(i.importer == "brain_server.cli" for i in found_imports()) and any(
+        not i.top_level for i in found_imports())
 
 
 # Issue 41's packages: what each layer may import of the brain (its own modules, the root package's version and
@@ -272,10 +281,11 @@ def _excused(i: Import) -> bool:
     return not i.top_level and any(i.importer == who and _in(i.target, reach) for who, reach, _ in UPWARD)
 
 
-def outside_layer(layer: str, allowed: tuple[str, ...], found: list[Import] = ALL) -> list[Import]:
+def outside_layer(layer: str, allowed: tuple[str, ...], found: Sequence[Import] | None = None) -> list[Import]:
     """Imports from `layer` (not from a deeper layer listed on its own) of brain modules it may not import."""
     deeper = [other for other, _, _ in MAY_IMPORT if other != layer and _in(other, layer)]
-    return [i for i in found if _in(i.importer, layer) and not _in(i.importer, *deeper)
+    return [i for i in (found_imports() if found is None else found) if _in(i.importer, layer)
+            and not _in(i.importer, *deeper)
             and _in(i.target, "brain_server") and i.target != "brain_server"
             and not _in(i.target, layer, *allowed)]
 

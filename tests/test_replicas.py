@@ -12,20 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from google.protobuf import json_format
 import grpc
 import pytest
 
 from brain_server.llm.embeddings import MiniLMEmbedder
-from brain_server.persistence.storage import QdrantClientMemoryStore
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.town import WORLD
 from tools.loadtest import replica_of
-from tools.qdrant_standin import QdrantStandIn
+
+if TYPE_CHECKING:
+    from tools.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow
 Call = Callable[[str, dict], dict]
@@ -61,6 +63,8 @@ def day_plans(fake: FakeOpenAI, npc_id: str) -> int:
 
 @pytest.fixture
 def standin() -> Iterator[QdrantStandIn]:
+    from tools.qdrant_standin import QdrantStandIn  # imports qdrant-client: not at collection, in every worker
+
     with QdrantStandIn() as server:
         yield server
 
@@ -84,6 +88,8 @@ def test_replicas_serve_disjoint_npcs_from_one_store(replicas: tuple[Call, Call]
             assert decide(call, npc_id, DAY1 + timedelta(minutes=minutes))["address"].startswith(WORLD)
     secret = "the spare key to the cafe is under the blue flowerpot"
     whispered = b("Whisper", {"npcId": "maria", "text": secret, "gameTime": DAY1.isoformat()})["memoryId"]
+
+    from brain_server.persistence.storage import QdrantClientMemoryStore
 
     store = QdrantClientMemoryStore(minilm.dim, url=standin.url)
     try:

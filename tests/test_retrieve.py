@@ -15,7 +15,6 @@ from brain_server.cognition.retrieve import RetrievalWeights, min_max, score, un
 from brain_server.config import Settings
 from brain_server.model.memory import MemoryKind, MemoryNode, ScoredNode
 from brain_server.persistence.storage import open_store
-from tools.qdrant_standin import QdrantStandIn
 
 NOW = datetime(2026, 2, 13, 12, tzinfo=UTC)
 
@@ -128,6 +127,8 @@ def any_store(request: pytest.FixtureRequest, stream, tmp_path, minilm):
     if request.param == "qdrant-client local":
         stream.store = open_store(Settings(qdrant_path=tmp_path / "local"), minilm.dim)
     elif request.param.startswith("qdrant server"):
+        from tools.qdrant_standin import QdrantStandIn  # imports qdrant-client: not at collection
+
         standin = QdrantStandIn().start()
         request.addfinalizer(standin.stop)
         stream.store = open_store(Settings(qdrant_url=standin.url), minilm.dim)

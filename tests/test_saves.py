@@ -32,7 +32,6 @@ from tests.test_mind import decide, klaus
 from tests.test_storage import DIM, Opener, node, opener, unit  # noqa: F401 - opener: the stores' fixture
 from tests.test_untrusted_races import request
 from tests.town import WORLD, spawn_json, world_json
-from tools.qdrant_standin import QdrantStandIn
 
 CAFE = f"{WORLD}:Hobbs Cafe:cafe"
 NEWS = "The mayor resigned this morning"
@@ -49,6 +48,8 @@ def brain(request: pytest.FixtureRequest, brain_factory):
     """A brain on the embedded engine, or on a Qdrant server (its saves are files beside the brain)."""
     if request.param == "embedded":
         return brain_factory()
+    from tools.qdrant_standin import QdrantStandIn  # imports qdrant-client: not at collection
+
     standin = QdrantStandIn().start()
     request.addfinalizer(standin.stop)
     return brain_factory(qdrant_url=standin.url)

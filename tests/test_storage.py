@@ -13,10 +13,10 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import pytest
-from qdrant_client import models
 from qdrant_edge import Point, UpdateOperation
 
 from brain_server.config import Settings
@@ -25,7 +25,6 @@ from brain_server.persistence.storage import (
     EdgeMemoryStore,
     MemoryStore,
     ProcessMemoryStore,
-    QdrantClientMemoryStore,
     StoreLockedError,
     open_store,
 )
@@ -33,7 +32,6 @@ import brain_server.persistence.storage._payload as pl
 from brain_server.persistence.storage.base import StoreUnavailable
 import brain_server.persistence.storage.process as store_process
 from tests.hung import assert_closes_while_hung, running
-from tools.qdrant_standin import QdrantStandIn
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2024, 2, 13, 7, 30, 15, 123456, tzinfo=UTC)
@@ -43,8 +41,15 @@ Opener = Callable[[Path, int], MemoryStore]
 OPENERS: dict[str, Opener] = {
     "edge": lambda path, dim: EdgeMemoryStore(path, dim),
     "process": lambda path, dim: ProcessMemoryStore(path, dim),
-    "local": lambda path, dim: QdrantClientMemoryStore(dim, "mem", path=path),
+    "local": lambda path, dim: _qdrant_client_store(dim, "mem", path=path),
 }
+
+
+def _qdrant_client_store(dim: int, collection: str, **where: Any) -> MemoryStore:
+    """qdrant-client's store, imported when a test opens one: not at collection, in every worker."""
+    from brain_server.persistence.storage import QdrantClientMemoryStore
+
+    return QdrantClientMemoryStore(dim, collection, **where)
 
 
 @pytest.fixture(params=[*sorted(OPENERS), "server"])
@@ -52,9 +57,11 @@ def opener(request: pytest.FixtureRequest) -> Opener:
     """"server": one stand-in per test, each store path's name a collection (what a folder is to the others)."""
     if request.param in OPENERS:
         return OPENERS[request.param]
+    from tools.qdrant_standin import QdrantStandIn
+
     standin = QdrantStandIn().start()
     request.addfinalizer(standin.stop)
-    return lambda path, dim: QdrantClientMemoryStore(dim, path.name, url=standin.url)
+    return lambda path, dim: _qdrant_client_store(dim, path.name, url=standin.url)
 
 
 @pytest.fixture
@@ -204,6 +211,10 @@ def test_records_stored_as_a_nested_dict_are_still_read(store: MemoryStore) -> N
     if isinstance(store, EdgeMemoryStore):
         store._records.update(UpdateOperation.upsert_points([Point(id=point_id, vector={}, payload=old)]))
     else:
+        from qdrant_client import models
+
+        from brain_server.persistence.storage import QdrantClientMemoryStore
+
         assert isinstance(store, QdrantClientMemoryStore)
         store._client.upsert(store.records, [models.PointStruct(id=point_id, vector={}, payload=old)], wait=True)
     assert store.get_record("npc", "ada") == old["data"]
@@ -284,6 +295,8 @@ def test_open_store_picks_backend(tmp_path: Path) -> None:
     assert isinstance(s, ProcessMemoryStore) and (tmp_path / "data" / "qdrant" / "memories").is_dir()
     s.close()
     s = open_store(Settings(qdrant_path=tmp_path / "local", collection="c"), DIM)
+    from brain_server.persistence.storage import QdrantClientMemoryStore
+
     assert isinstance(s, QdrantClientMemoryStore) and s.collection == "c" and s.records == "c_records"
     s.close()
 
