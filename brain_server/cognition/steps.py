@@ -28,6 +28,7 @@ from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, D
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
 
 MAX_STEPS = 12  # per decomposition call; longer blocks repeat steps rather than ask for more
+TYPICAL_STEP_MINUTES = 10  # the middle of 5-15: a stretch asked for leaves its steps room either way
 
 
 # --- decomposition into 5-15 minute steps ---------------------------------------------------
@@ -76,12 +77,14 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     here = usable(verbs, npc.npc_id, arena, objects)
     if minutes < 2 * MIN_STEP_MINUTES:
         return _routine(item, here, objects, trace), False
-    least = min(math.ceil(minutes / MAX_STEP_MINUTES), MAX_STEPS)
-    most = max(least, min(minutes // MIN_STEP_MINUTES, MAX_STEPS))
     # A block longer than its steps can fill ("12 to 12 steps, each 5 to 15 minutes, that together fill
-    # the 480 minutes" cannot be met) asks for a stretch of it: `fit_steps` repeats them to its end.
-    span = f"the {minutes} minutes" if minutes <= most * MAX_STEP_MINUTES else \
-        f"{most * MAX_STEP_MINUTES} minutes of it (they are then repeated until {item.end:%H:%M})"
+    # the 480 minutes" cannot be met; "12 steps that fill 180 minutes" leaves each exactly 15) asks for a
+    # stretch its steps fill at about 10 minutes each: `fit_steps` repeats them to its end.
+    stretch = min(minutes, MAX_STEPS * TYPICAL_STEP_MINUTES)
+    least = math.ceil(stretch / MAX_STEP_MINUTES)
+    most = max(least, min(stretch // MIN_STEP_MINUTES, MAX_STEPS))
+    span = f"the {minutes} minutes" if stretch == minutes else \
+        f"{stretch} minutes of it (they are then repeated until {item.end:%H:%M})"
     failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
     answer = await stream.llm.complete(
         DECOMPOSE,
