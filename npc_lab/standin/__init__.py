@@ -57,7 +57,11 @@ its answers were read in turn (stop 61: an interview rule that measures nothing,
 A fifteenth, `blind13` (npc_lab/standin/blind13.py), by a thirteenth hand, from requests captured
 afresh (Wyncombe, stop 62), asked to answer interviews from what the prompt shows, judges stop 61's
 change. A sixteenth, `blind14` (npc_lab/standin/blind14.py), by a fourteenth hand, from requests captured
-afresh (Wyncombe, stop 66, in and out of view), judges stop 65's changes. `FROZEN` holds the hashes.
+afresh (Wyncombe, stop 66, in and out of view), judges stop 65's changes; it finds an event by a list of nouns, so it misses every event of the
+untuned towns, named by nouns not on it. A seventeenth, `blind15` (npc_lab/standin/blind15.py),
+by a fifteenth hand, from those requests and others captured for an event named by no noun (a baker
+showing people his sourdough starter), asked to find an event by what it is (someone means to do
+something at a stated time that others may join), judges them too. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -86,7 +90,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind11.py": "ff3c45c8d10ea3a1581eea859d7eff0fad6d0af479b9712ebc96cbd49868f7be",
           "blind12.py": "ae5349519c445bac8fbc0b0dead0cfc1355064b7e48b0dd37a503a64403c612e",
           "blind13.py": "2280b14a0e8bbec3bfe8f79d10c202d9dc948bcc56fcf9c5677c5ddb32c069f6",
-          "blind14.py": "a71cf4a1982053f02736785c0545df0d274e215a22863a3fa57f54e72706e3bb"}
+          "blind14.py": "a71cf4a1982053f02736785c0545df0d274e215a22863a3fa57f54e72706e3bb",
+          "blind15.py": "c54493aa33741da442e7785280e9b56aea5ceec6d39acfea253f8f2a6802bcb5"}
 
 
 class BlindStandIn:
