@@ -16,7 +16,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
-from brain_server.cognition.gist import as_activity, place_as_said
+from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.llm.scheduler import Priority, Work
@@ -405,6 +405,25 @@ def test_a_plan_item_for_ones_own_event_holds_it(activity: str, summary: str, me
     """A host's memo that books its own event read "going to a Morse code lesson" in its plan, as a
     guest's would: every later prompt showed the host on the way to someone else's lesson."""
     assert as_activity(activity, summary, me) == booked
+
+
+def test_a_name_said_names_no_place_named_after_it() -> None:
+    """"Bo Tamm will go to Rosa Vane's kite contest" booked the kite contest at the Tamm house, and
+    "Teodor Marek wants to teach a Morse code lesson in the mess room" offered the Marek house: a
+    word of a place's name counts only where it is not part of another name (a person's); the place
+    said whole, or by its own words, still counts, and the room named comes before the building's other rooms."""
+    tamm, marek, yard = "W:Tamm house:bedroom", "W:Marek house:bedroom", "W:Market:yard"
+    mess, shed, flat = "W:Engine Depot:mess room", "W:Engine Depot:engine shed", "W:Isabella Rodriguez's apartment:main room"
+    places = [tamm, marek, yard, shed, mess, flat]
+    assert named_places(places, "Bo Tamm will go to Rosa Vane's kite contest") == []
+    assert named_places(places, "Isabella Rodriguez wants to throw a party") == []
+    assert named_places(places, "supper at the Tamm house, or at Tamm's") == [tamm]
+    assert named_places(places, "come to Isabella Rodriguez's apartment") == [flat]
+    lesson = "Teodor Marek wants to teach a Morse code lesson in the mess room of the Engine Depot on January 21"
+    assert named_places(places, lesson) == [shed, mess]
+    assert named_place(places, lesson) == mess
+    assert named_place(places, "up at the Engine Depot") == shed
+    assert named_place(places, "Eddy Lin is coming") == ""
 
 
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:

@@ -710,6 +710,42 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 
+def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind15, Korrin, in view: listeners agreed to the lesson "in the mess room of the Engine
+    Depot", their memos booked it with no place, and the model, asked where, put it where they
+    stood or in the depot's engine shed: 1 of 8 who planned it was there. The place the news
+    names, the room before the building, is where it goes, with no call to choose one."""
+    news = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 at 4 pm"
+
+    async def scenario(stream: MemoryStream) -> PlanItem:
+        records = await _town_records(stream)
+        await records.save(person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", FORGE)]),
+                           wait=True)
+        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=news, subject="Rosa Vane",
+                          predicate="thinks", object=news[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", rosa().persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                              rate=False)
+        fake_llm.queue({"json": {
+            "talk": True, "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest. Come!"},
+                                    {"speaker": "Bo Tamm", "text": "A kite contest? Count me in."}],
+            "first": {"summary": "Rosa Vane invited Bo Tamm to her kite contest.", "importance": 5,
+                      "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
+            "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
+                       "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
+                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": ""}}},
+            purpose="conversation_summary")
+        fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
+        chats = Chats(stream, records, Runtimes())
+        noon = MORNING.replace(hour=12, minute=30)
+        assert await chats.conversation("rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon),
+                                        work=WORK, unseen=True)
+        return next(i for i in (await records.npc("bo")).commitments if "kite" in i.activity)
+
+    item = run(scenario)
+    assert (item.start, item.address) == (MORNING.replace(day=5, hour=16), YARD)
+    assert not fake_llm.chat_requests("choose_address")
+
+
 def test_one_resting_from_talk_talks_out_of_view_but_not_line_by_line(run: Run, fake_llm: FakeOpenAI) -> None:
     """With a rest after any conversation (NPC_BRAIN_CHAT_REST_MINUTES), Rosa, who talked with Cy ten
     minutes ago, starts no conversation with Bo written line by line (no call is made), but one

@@ -37,10 +37,12 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import held_news, seeking
+from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
@@ -144,8 +146,9 @@ class Chats:
             told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
                                             self.stream, trace)
             world = await self.records.world(a.world_name)
-            places = [await self.place_for(change, me, world, trace, work=work, host=host) if change else None
-                      for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
+            places = [await self.place_for(change, me, world, trace, work=work, host=host,
+                                           told=[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)])
+                      if change else None for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
         except BaseException:
             await self._part(ids)
             raise
@@ -284,22 +287,41 @@ class Chats:
                     await self.records.save(live)
 
     async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *, work: Work,
-                        host: NpcState | None = None) -> PlanItem:
+                        host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
         the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
-        the place the conversation named (offered only when known or said: the NPC learns it)."""
+        the place the conversation named (offered only when known or said: the NPC learns it), else
+        the place named by the news it was `told` there or the others held (`told_place`)."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-        learn_places(npc, world, [change.place] if change.place else [])
+        named = change.place or told_place(change.activity, told, plan_places(world, npc))
+        if named and not change.place:
+            trace.note(f"converse: {change.activity[:60]!r} goes where the news told names: {named!r}")
+        learn_places(npc, world, [named] if named else [])
         if host is not None and host.persona.home.count(SEPARATOR) >= 2:
             learn_places(npc, world, [host.persona.home])
             invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
         address = await choose_address(change.activity, npc, world, self.stream.llm, trace, work=work,
-                                       invited_sectors=invited, named=change.place)
+                                       invited_sectors=invited, named=named)
         return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
+
+
+def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str]) -> str:
+    """For a plan item whose memo named no place, the place named by news told in the same
+    conversation about the same thing (a word of the item's activity in it): blind15's memos named
+    none, and the model then put the item where the listener stood (the signal box, for a lesson
+    in the depot's mess room). "" when no such news names one."""
+    about = stems(activity)
+    return next((place for node in told if about & stems(node.description)
+                 and (place := named_place(places, node.description))), "")
+
+
+def _others_news(me: NpcState, npcs: Sequence[NpcState], held: Sequence[MemoryNode | None]) -> list[MemoryNode]:
+    """The news the others in a conversation held when it began (`held`, in `npcs`' order)."""
+    return [news for other, news in zip(npcs, held, strict=True) if other.npc_id != me.npc_id and news is not None]
 
 
 def _memo(stored: Sequence[MemoryNode]) -> MemoryNode | None:

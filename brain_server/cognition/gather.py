@@ -26,7 +26,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import named_places
+from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.said_clock import named_days, stated_times
@@ -132,15 +132,14 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
                 day not in named_days(text, node.created.date()):
             continue
         clocks = _clocks(text)
-        where = sorted(named_places(places, text), key=lambda p: not re.search(
-            rf"\b{re.escape(p.rsplit(':', 1)[-1])}\b", text, re.IGNORECASE))
+        where = named_place(places, text)
         if not clocks or not where:
             continue
         start = datetime.combine(day, time(*clocks[0]), tzinfo=tz)
         end = datetime.combine(day, time(*clocks[1]), tzinfo=tz) if len(clocks) > 1 else start
         minutes = (end - start) // timedelta(minutes=1) if end > start else EVENT_HOURS * 60
         events.setdefault(start, PlanItem(start=start, duration_minutes=minutes, activity=hosted_activity(name, text),
-                                          emoji="🎉", address=where[0], one_off=True))
+                                          emoji="🎉", address=where, one_off=True))
     return [events[s] for s in sorted(events)]
 
 

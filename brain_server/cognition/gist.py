@@ -33,6 +33,8 @@ from brain_server.runtime import metrics
 # own knowledge has it. Calendar and clock words are the prompts' own.
 _NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
 _WORD = re.compile(r"[\w'’]+")
+# Two or more capitalised words together: a name of its own ("Bo Tamm", "the Engine Depot").
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")
 # A line of talk or news passed on ("X told Y: ..."), not an activity.
 _TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my|told|heard from)\b", re.IGNORECASE)
 # News or a conversation copied as an activity: someone named doing what a memo says of them
@@ -69,15 +71,30 @@ def _unknown(name: str, own: set[str]) -> bool:
 
 def named_places(places: Iterable[str], said: str) -> list[str]:
     """The places among `places` whose sector or arena `said` names whole, or whose sector it names
-    by a word that tells it apart ("the chapel": the Chapel of St Ives; "the kitchen" names no house)."""
-    heard = _words(said)
+    by a word that tells it apart ("the chapel": the Chapel of St Ives; "the kitchen" names no house),
+    but not by a word said only in another name ("Bo Tamm will come" names no Tamm house, "Isabella
+    Rodriguez is hosting" not Isabella Rodriguez's apartment)."""
+    runs = [(m.group(), _words(m.group())) for m in _NAME_RUN.finditer(said)]
 
     def named(place: str) -> bool:
         sector, arena = [*place.split(SEPARATOR), "", ""][1:3]
-        return any(re.search(rf"\b{re.escape(name)}\b", said, re.I) for name in (sector, arena) if name) or any(
-            w not in _COMMON and len(w) > 2 and w in heard for w in _words(sector))
+        if any(re.search(rf"\b{re.escape(name)}\b", said, re.I) for name in (sector, arena) if name):
+            return True
+        own, rest = _words(sector), said
+        for text, words in runs:  # another name (a person's), unless it is the place's own
+            if not words <= own or not own - _COMMON <= words:
+                rest = rest.replace(text, " ")
+        heard = _words(rest)
+        return any(w not in _COMMON and len(w) > 2 and w in heard for w in own)
 
     return [p for p in dict.fromkeys(places) if named(p)]
+
+
+def named_place(places: Iterable[str], said: str) -> str:
+    """The place among `places` that `said` names most closely: one whose room it names too ("in the
+    mess room of the Engine Depot": not the depot's engine shed), else the first it names; "" for none."""
+    return min(named_places(places, said), default="", key=lambda p: not re.search(
+        rf"\b{re.escape(p.rsplit(SEPARATOR, 1)[-1])}\b", said, re.IGNORECASE))
 
 
 def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:
