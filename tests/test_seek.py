@@ -591,6 +591,10 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
     assert as_told(thought(relayed)) == (f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how {event} "
                                          f"(tomorrow at 15:00)")
     assert gist(thought(f"Bo Chen told Tomas Reyes: {event}. I hope it stays dry!", HEARD)) == event
+    # blind15's writer: the prompts' own "X has news on their mind:" copied into a line and passed on
+    assert gist(thought(f"Tomas Reyes heard from Agnes Hale: Jonah Pike has news on their mind: Jonah Pike heard "
+                        f"from Ines Varga: {event}", HEARD)) == event
+    assert gist(thought(f"Ines Varga has news on their mind, an event they are hosting: {event}")) == event
     for kept in (event, "Tomas Reyes heard about the match", "Ines Varga told a joke about the rain",
                  "Tomas Reyes talked with Ines Varga about the rain", "Tomas Reyes talked with Ines; it was short",
                  "Tomas Reyes talked with Ines Varga about how she misses home",

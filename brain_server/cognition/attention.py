@@ -57,6 +57,7 @@ NEWS = "news"  # the keyword of a memory heard at a meeting
 # ..." and its spoken "Klaus, I talked with someone about how ..." (before a name: "about how she"
 # is left whole): who passed the news on, before what it is.
 _RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
+                      r"has news on their mind(?:,[^:]{1,60})?:\s+|"
                       r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
                       r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
                       r"(?:of|about)|news came up that)\s+)|"
