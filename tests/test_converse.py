@@ -424,6 +424,8 @@ def test_a_name_said_names_no_place_named_after_it() -> None:
     assert named_place(places, lesson) == mess
     assert named_place(places, "up at the Engine Depot") == shed
     assert named_place(places, "Eddy Lin is coming") == ""
+    # a plan item's own words naming the room: that room, not the building's first
+    assert place_as_said(f"going to the lesson: {lesson}", "", places, None) == mess
 
 
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:

@@ -714,11 +714,15 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 
-def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(run: Run, fake_llm: FakeOpenAI) -> None:
+@pytest.mark.parametrize("booked", ["", HALL])
+def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(run: Run, fake_llm: FakeOpenAI,
+                                                                               booked: str) -> None:
     """blind15, Korrin, in view: listeners agreed to the lesson "in the mess room of the Engine
     Depot", their memos booked it with no place, and the model, asked where, put it where they
     stood or in the depot's engine shed: 1 of 8 who planned it was there. The place the news
-    names, the room before the building, is where it goes, with no call to choose one."""
+    names, the room before the building's others, is where it goes, with no call to choose one;
+    also where the memo named only the building (Tarnbeck: "at Tarnbeck Mill" went to its wheel
+    room, the evening being in its loft)."""
     news = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 at 4 pm"
 
     async def scenario(stream: MemoryStream) -> PlanItem:
@@ -736,7 +740,7 @@ def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(ru
                       "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
             "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
                        "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
-                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": ""}}},
+                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": booked}}},
             purpose="conversation_summary")
         fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
         chats = Chats(stream, records, Runtimes())

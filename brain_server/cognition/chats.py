@@ -51,7 +51,7 @@ from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.model.trace import Trace
-from brain_server.model.world import SEPARATOR, World, arena_of
+from brain_server.model.world import SEPARATOR, World, arena_of, sector_of
 from brain_server.persistence.records import Records
 from brain_server.prompts.conversation_memo import ConversationMemo
 
@@ -294,8 +294,10 @@ class Chats:
         the place named by the news it was `told` there or the others held (`told_place`)."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-        named = change.place or told_place(change.activity, told, plan_places(world, npc))
-        if named and not change.place:
+        news = told_place(change.activity, told, plan_places(world, npc))
+        # the news's room where the memo named none or only its building ("at Tarnbeck Mill": its loft)
+        named = news if news and (not change.place or sector_of(change.place) == sector_of(news)) else change.place
+        if named != change.place:
             trace.note(f"converse: {change.activity[:60]!r} goes where the news told names: {named!r}")
         learn_places(npc, world, [named] if named else [])
         if host is not None and host.persona.home.count(SEPARATOR) >= 2:

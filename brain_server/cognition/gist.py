@@ -104,9 +104,10 @@ def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | No
     named = named_places(known, said)
     if not named or place in named or (place and named_places([place], said)):
         return place
+    chosen = named_place(named, said)
     if trace is not None:
-        trace.note(f"plan: {said[:60]!r} names {named[0]!r}, not its place {place!r}: put there")
-    return named[0]
+        trace.note(f"plan: {said[:60]!r} names {chosen!r}, not its place {place!r}: put there")
+    return chosen
 
 
 def as_activity(activity: str, summary: str, me: str = "") -> str:
