@@ -16,6 +16,7 @@ from brain_server.cognition.attention import NEWS as HEARD
 from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
+from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import (
     Seek,
     about,
@@ -751,6 +752,30 @@ def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(ru
 
     item = run(scenario)
     assert (item.start, item.address) == (MORNING.replace(day=5, hour=16), YARD)
+    assert not fake_llm.chat_requests("choose_address")
+
+
+def test_a_plan_item_goes_where_its_own_memories_of_the_news_name_when_the_talk_named_none(run: Run,
+                                                                                         fake_llm: FakeOpenAI) -> None:
+    """blind15, Tarnbeck: news retold from memos ("Ilsa Merrow is going to hold a shortwave evening
+    today from 7 pm to 9 pm") lost the loft on the way, and listeners booked the evening in a farm
+    kitchen. What the NPC heard earlier still names the place: the item goes there."""
+
+    async def scenario(stream: MemoryStream) -> str:
+        records = await _town_records(stream)
+        bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom")
+        earlier = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from",
+                             description="Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite contest in the yard of "
+                                         "the Market on May 5 at 4 pm", object="Cy Orr", importance=6, created=MORNING,
+                             last_accessed=MORNING)
+        await stream.remember("bo", bo.persona, [earlier], Trace(npc_id="bo", kind="test", game_time=MORNING), rate=False)
+        change = PlanChange(activity="going to Rosa Vane's kite contest", start=MORNING.replace(day=5, hour=16),
+                            minutes=60)
+        item = await Chats(stream, records, Runtimes()).place_for(
+            change, bo, await records.world(W), Trace(npc_id="bo", kind="test", game_time=MORNING), work=WORK)
+        return item.address
+
+    assert run(scenario) == YARD
     assert not fake_llm.chat_requests("choose_address")
 
 

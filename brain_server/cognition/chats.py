@@ -36,7 +36,7 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.gather import held_news, seeking
+from brain_server.cognition.gather import held_news, latest_thoughts, seeking
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
@@ -291,10 +291,12 @@ class Chats:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
         the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
         the place the conversation named (offered only when known or said: the NPC learns it), else
-        the place named by the news it was `told` there or the others held (`told_place`)."""
+        the place named by the news it was `told` there or the others held, else by its own newest
+        thoughts (`told_place`): news retold from memos loses its place on the way."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-        news = told_place(change.activity, told, plan_places(world, npc))
+        news = told_place(change.activity, [*told, *await latest_thoughts(npc.npc_id, self.stream)],
+                          plan_places(world, npc))
         # the news's room where the memo named none or only its building ("at Tarnbeck Mill": its loft)
         named = news if news and (not change.place or sector_of(change.place) == sector_of(news)) else change.place
         if named != change.place:
