@@ -15,7 +15,7 @@ import pytest
 from brain_server.cognition.attention import NEWS as HEARD
 from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
-from brain_server.cognition.chats import Chats
+from brain_server.cognition.chats import Chats, told_place
 from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import (
     Seek,
@@ -715,7 +715,7 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 
-@pytest.mark.parametrize("booked", ["", HALL])
+@pytest.mark.parametrize("booked", ["", HALL, FORGE])
 def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(run: Run, fake_llm: FakeOpenAI,
                                                                                booked: str) -> None:
     """blind15, Korrin, in view: listeners agreed to the lesson "in the mess room of the Engine
@@ -723,7 +723,7 @@ def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(ru
     stood or in the depot's engine shed: 1 of 8 who planned it was there. The place the news
     names, the room before the building's others, is where it goes, with no call to choose one;
     also where the memo named only the building (Tarnbeck: "at Tarnbeck Mill" went to its wheel
-    room, the evening being in its loft)."""
+    room, the evening being in its loft) or the place where they talked (Margery Quill's cottage)."""
     news = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 at 4 pm"
 
     async def scenario(stream: MemoryStream) -> PlanItem:
@@ -773,6 +773,8 @@ def test_a_plan_item_goes_where_its_own_memories_of_the_news_name_when_the_talk_
                             minutes=60)
         item = await Chats(stream, records, Runtimes()).place_for(
             change, bo, await records.world(W), Trace(npc_id="bo", kind="test", game_time=MORNING), work=WORK)
+        # news of another thing by the same person names no place for it
+        assert told_place("having dinner at Rosa Vane's", [earlier], PLACES) == ""
         return item.address
 
     assert run(scenario) == YARD

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+import re
 from typing import TypeVar
 
 from brain_server.cognition.attention import gist
@@ -51,7 +52,7 @@ from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
 from brain_server.model.trace import Trace
-from brain_server.model.world import SEPARATOR, World, arena_of, sector_of
+from brain_server.model.world import SEPARATOR, World, arena_of
 from brain_server.persistence.records import Records
 from brain_server.prompts.conversation_memo import ConversationMemo
 
@@ -290,15 +291,16 @@ class Chats:
                         host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
         the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
-        the place the conversation named (offered only when known or said: the NPC learns it), else
-        the place named by the news it was `told` there or the others held, else by its own newest
-        thoughts (`told_place`): news retold from memos loses its place on the way."""
+        the place the news of it names (`told_place`: what it was `told` there or the others held,
+        else its own newest thoughts, as news retold from memos loses its place on the way), else
+        the place the conversation named (offered only when known or said: the NPC learns it). A
+        model's memo booked the event where the talk was, or in the building's first room."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
         news = told_place(change.activity, [*told, *await latest_thoughts(npc.npc_id, self.stream)],
                           plan_places(world, npc))
-        # the news's room where the memo named none or only its building ("at Tarnbeck Mill": its loft)
-        named = news if news and (not change.place or sector_of(change.place) == sector_of(news)) else change.place
+        # the event is where its news says: a memo put it where the talk was, or named only the building
+        named = news or change.place
         if named != change.place:
             trace.note(f"converse: {change.activity[:60]!r} goes where the news told names: {named!r}")
         learn_places(npc, world, [named] if named else [])
@@ -313,12 +315,15 @@ class Chats:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
 
 
+_NAMED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done
+
+
 def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str]) -> str:
-    """For a plan item whose memo named no place, the place named by news told in the same
-    conversation about the same thing (a word of the item's activity in it): blind15's memos named
-    none, and the model then put the item where the listener stood (the signal box, for a lesson
-    in the depot's mess room). "" when no such news names one."""
-    about = stems(activity)
+    """The place named by the first of `told` (news, newest first) about the same thing as a plan
+    item (a word of what its activity does, names aside): blind15's memos named none, or where the
+    talk was, and the model put the item where the listener stood (the signal box, for a lesson in
+    the depot's mess room). "" when no such news names one."""
+    about = stems(_NAMED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
     return next((place for node in told if about & stems(node.description)
                  and (place := named_place(places, node.description))), "")
 
