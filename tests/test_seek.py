@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from uuid import uuid4
 
 from google.protobuf import json_format
 import pytest
@@ -768,7 +769,11 @@ def test_a_plan_item_goes_where_its_own_memories_of_the_news_name_when_the_talk_
                              description="Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite contest in the yard of "
                                          "the Market on May 5 at 4 pm", object="Cy Orr", importance=6, created=MORNING,
                              last_accessed=MORNING)
-        await stream.remember("bo", bo.persona, [earlier], Trace(npc_id="bo", kind="test", game_time=MORNING), rate=False)
+        # newer, retold with the building only ("at the Market"): the room the older one names wins
+        later = earlier.model_copy(update={"id": str(uuid4()), "created": MORNING.replace(hour=9), "description":
+                                           "Hal Vane told Bo Tamm: Rosa Vane's kite contest is at the Market on May 5"})
+        await stream.remember("bo", bo.persona, [earlier, later], Trace(npc_id="bo", kind="test", game_time=MORNING),
+                              rate=False)
         change = PlanChange(activity="going to Rosa Vane's kite contest", start=MORNING.replace(day=5, hour=16),
                             minutes=60)
         item = await Chats(stream, records, Runtimes()).place_for(

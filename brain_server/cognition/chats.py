@@ -38,7 +38,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import held_news, latest_thoughts, seeking
-from brain_server.cognition.gist import named_place
+from brain_server.cognition.gist import named_place, room_named
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, plan_places
@@ -324,8 +324,10 @@ def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str])
     talk was, and the model put the item where the listener stood (the signal box, for a lesson in
     the depot's mess room). "" when no such news names one."""
     about = stems(_NAMED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
-    return next((place for node in told if about & stems(node.description)
-                 and (place := named_place(places, node.description))), "")
+    found = [(place, node.description) for node in told if about & stems(node.description)
+             and (place := named_place(places, node.description))]
+    # news that names the room before news retold with the building only ("at the Engine Depot")
+    return next((place for place, said in found if room_named(place, said)), found[0][0] if found else "")
 
 
 def _others_news(me: NpcState, npcs: Sequence[NpcState], held: Sequence[MemoryNode | None]) -> list[MemoryNode]:

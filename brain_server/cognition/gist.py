@@ -93,8 +93,12 @@ def named_places(places: Iterable[str], said: str) -> list[str]:
 def named_place(places: Iterable[str], said: str) -> str:
     """The place among `places` that `said` names most closely: one whose room it names too ("in the
     mess room of the Engine Depot": not the depot's engine shed), else the first it names; "" for none."""
-    return min(named_places(places, said), default="", key=lambda p: not re.search(
-        rf"\b{re.escape(p.rsplit(SEPARATOR, 1)[-1])}\b", said, re.IGNORECASE))
+    return min(named_places(places, said), default="", key=lambda p: not room_named(p, said))
+
+
+def room_named(place: str, said: str) -> bool:
+    """Whether `said` names the place's room (its last part: "the loft"), not only its building."""
+    return re.search(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", said, re.IGNORECASE) is not None
 
 
 def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:
