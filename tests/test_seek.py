@@ -21,7 +21,6 @@ from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import (
     Seek,
     about,
-    heard_events,
     held_news,
     hosted_activity,
     news_for,
@@ -603,31 +602,6 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
                  "Tomas Reyes talked with Ines Varga about how she misses home",
                  f"{event}, and I'd love to play"):
         assert gist(thought(kept)) == kept == as_told(thought(kept))
-
-
-def test_a_block_that_holds_an_event_heard_of_goes_where_its_news_says() -> None:
-    """Korrin (blind15): listeners planned the lesson "in the mess room of the Engine Depot" at its
-    hours in the depot's stores, or at home. A block naming an event the NPC heard of, at its
-    hours, goes where the news names it, news naming the room before news naming the building;
-    the same words at other hours, another thing at those hours, and its own event stay."""
-    said = "Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 at 4 pm"
-    heard = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, description=said, subject="Bo Tamm", predicate="heard from",
-                       object="Cy Orr", importance=6, created=MORNING, last_accessed=MORNING)
-    retold = heard.model_copy(update={"description": "Hal Vane told Bo Tamm: Rosa Vane's kite contest is at the Market "
-                                                     "on May 5 at 4 pm", "created": MORNING.replace(hour=9)})
-    events = heard_events("Bo Tamm", [retold, heard], PLACES)
-    assert [p for _, p in events] == [YARD, HALL]
-    day = MORNING.replace(day=5)
-    plan = [block((9, 0), (12, 0), "watching a kite contest on TV", HOME),
-            block((12, 0), (16, 0), "mending nets", FORGE),
-            block((16, 0), (17, 0), "going to Rosa Vane's kite contest", HOME),
-            block((17, 0), (23, 0), "reading", HOME)]
-    plan = [i.model_copy(update={"start": i.start.replace(day=5)}) for i in plan]
-    laid = Seek(events=events).visit(plan, HOME, day)
-    assert [(f"{i.start:%H:%M}", i.address) for i in laid] == [("09:00", HOME), ("12:00", FORGE), ("16:00", YARD),
-                                                               ("17:00", HOME)]
-    assert heard_events("Rosa Vane", [heard.model_copy(update={"subject": "Rosa Vane", "predicate": "thinks"})],
-                        PLACES) == ()
 
 
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:

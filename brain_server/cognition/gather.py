@@ -26,7 +26,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import named_place, room_named
+from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.said_clock import named_days, stated_times
@@ -61,7 +61,6 @@ class Seek:
     where: Where = field(default_factory=dict)
     calls: Where = field(default_factory=dict)  # homes of those it knows and has not told, while they are in
     names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
-    events: tuple[tuple[MemoryNode, str], ...] = ()  # others' events it heard of, each with the place it names
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places (a block holding one
@@ -71,8 +70,7 @@ class Seek:
         one-off), else, with nobody to find out and about, calling on those it knows at their home:
         a model that plans its day as always, whatever the prompt says, still sends a teller out,
         and to a different person each time where it can."""
-        plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else self._at_event(i)
-                    for i in plan], self.own)
+        plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else i for i in plan], self.own)
         visits: list[PlanItem] = []
         met: set[str] = set()
         for item in plan:
@@ -99,13 +97,6 @@ class Seek:
         those plans put people, not where their usual days would (a day plan made at waking reads
         only usual days: the model kept Korrin's signalman home while his usual day had him out)."""
         return [*self.visit(window, home, now), *self.own] if window else []
-
-    def _at_event(self, item: PlanItem) -> PlanItem:
-        """A block that holds an event the NPC heard of, at its hours, where its news says it is:
-        blind15 planned Korrin's lesson in the depot's stores or at home (the NPC's own events are
-        laid by `own_events`)."""
-        place = next((p for n, p in self.events if held_at_hours(item, n)), item.address)
-        return item if place == item.address else item.model_copy(update={"address": place, "subtasks": []})
 
     def _visiting(self, place: str, ids: Collection[str]) -> str:
         if place in self.calls:
@@ -329,9 +320,8 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
     later = not_today(npc.persona.name, mine, now.date())
-    events = heard_events(npc.persona.name, mine, places)
     if news is None:
-        return Seek(own=own, later=later, events=events)
+        return Seek(own=own, later=later)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     names = {o.npc_id: o.persona.name for o in town}
@@ -339,16 +329,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
-                outside(calls_by_hour(npc, town, now, told=told), busy), names, events)
-
-
-def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str]) -> tuple[tuple[MemoryNode, str], ...]:
-    """Others' events among the NPC's thoughts (newest first) that state a clock time, each with the
-    place it names: those naming the room first (news retold may name only the building)."""
-    found = [(n, p, room_named(p, n.description)) for n in thoughts
-             if n.kind is MemoryKind.THOUGHT and not (n.predicate == OWN and n.subject == name)
-             and _clocks(n.description) and (p := named_place(places, n.description))]
-    return tuple((n, p) for n, p, _ in sorted(found, key=lambda f: not f[2]))
+                outside(calls_by_hour(npc, town, now, told=told), busy), names)
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
