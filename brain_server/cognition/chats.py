@@ -302,7 +302,8 @@ class Chats:
         # the event is where its news says: a memo put it where the talk was, or named only the building
         named = news or change.place
         if named != change.place:
-            trace.note(f"converse: {change.activity[:60]!r} goes where the news told names: {named!r}")
+            trace.note(f"converse: {change.activity[:60]!r} goes where its news names (told there, held by "
+                       f"the others or thought before): {named!r}")
         learn_places(npc, world, [named] if named else [])
         if host is not None and host.persona.home.count(SEPARATOR) >= 2:
             learn_places(npc, world, [host.persona.home])
