@@ -30,6 +30,7 @@ from brain_server.cognition.gather import (
     when,
 )
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.runtime import Runtimes
@@ -184,6 +185,25 @@ def test_with_nobody_out_a_teller_calls_on_those_it_knows_at_home() -> None:
     stranger = person("rosa", "Rosa Vane", HOME, plan=[(7, 17, "mending the fences", YARD)])
     assert calls_by_hour(stranger, others, MORNING) == {}
     assert calls_by_hour(teller, others, MORNING, told={"bo", "cy", "di"}) == {}
+
+
+def test_a_teller_off_work_and_away_from_home_spends_that_time_with_people_too() -> None:
+    """Korrin Junction (the hard stand-in, seed 0): the signalman, who works nights, had his
+    afternoon planned alone in the depot's mess room and met two people the day before his lesson.
+    When its lifestyle states its working hours, a teller's time away from home out of them is free
+    time too (its own events and visits aside); its working hours, and all its time away from home
+    when its lifestyle states none, stay as planned."""
+    plan = [block((7, 0), (8, 0), "having breakfast", KITCHEN), block((8, 0), (16, 0), "tidying the store", HALL),
+            block((16, 0), (23, 59), "sleeping", HOME)]
+    where = untold_by_hour(rosa(), town(), MORNING, PLACES)
+    nights = Seek("news", where=where, work=stated_work_hours("works at the signal box from 10 pm to 6 am"))
+    assert visits(nights.visit(plan, HOME, MORNING)) == [("08:00-09:00", FORGE), ("09:00-10:00", YARD),
+                                                           ("12:00-13:00", HALL)]
+    days = Seek("news", where=where, work=stated_work_hours("works at the store from 8 am to 4 pm"))
+    assert visits(days.visit(plan, HOME, MORNING)) == visits(Seek("news", where=where).visit(plan, HOME, MORNING)) == []
+    # An event of its own away from home is never spent on visits.
+    hosting = [*plan[:1], plan[1].model_copy(update={"one_off": True}), *plan[2:]]
+    assert [i for i in nights.visit(hosting, HOME, MORNING) if i.one_off] == [hosting[1]]
 
 
 async def _town_records(stream: MemoryStream) -> Records:

@@ -29,6 +29,7 @@ from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems, whole_name
+from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.said_clock import named_days, stated_times
 from brain_server.cognition.plan import MEAL
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
@@ -61,11 +62,12 @@ class Seek:
     where: Where = field(default_factory=dict)
     calls: Where = field(default_factory=dict)  # homes of those it knows and has not told, while they are in
     names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
+    work: tuple[time, time] | None = None  # the working hours its lifestyle states, if it states them
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places (a block holding one
         of another day at its hours, `held_at_hours`, is free time at home), then up to
-        VISITS hours of its free time at home (not asleep, not a meal) spent, each, where most of
+        VISITS hours of its free time (`free`; not asleep, not a meal) spent, each, where most of
         those it has not met yet on an earlier visit will be in that hour (at least SHORTEST_VISIT,
         one-off), else, with nobody to find out and about, calling on those it knows at their home:
         a model that plans its day as always, whatever the prompt says, still sends a teller out,
@@ -74,8 +76,7 @@ class Seek:
         visits: list[PlanItem] = []
         met: set[str] = set()
         for item in plan:
-            if item.end <= now or sector_of(item.address) != sector_of(home) or \
-                    is_sleep(item.activity) or MEAL.search(item.activity):
+            if item.end <= now or not self.free(item, home) or is_sleep(item.activity) or MEAL.search(item.activity):
                 continue
             start = max(item.start, now.replace(second=0, microsecond=0))
             while len(visits) < VISITS and item.end - start >= SHORTEST_VISIT:
@@ -91,6 +92,15 @@ class Seek:
                 start = end
         return lay(plan, visits)
 
+    def free(self, item: PlanItem, home: str) -> bool:
+        """Whether a block is time a teller may spend with people: at home, or, when its lifestyle
+        states its working hours, away from home out of them (not an event, not a visit): Korrin's
+        signalman, who works nights, spent his afternoon alone in the depot's mess room and met two
+        people the day before his lesson (the hard stand-in; a model plans such a block anywhere)."""
+        if sector_of(item.address) == sector_of(home):
+            return True
+        return self.work is not None and not item.one_off and not at_work(item, self.work)
+
     def replanned(self, window: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """A re-plan's window with its free time at home spent as `visit` spends the day's, and the
         NPC's own events: by a re-plan the others have made their plans, so the visits go where
@@ -102,6 +112,19 @@ class Seek:
         if place in self.calls:
             return CALLING + " and ".join(sorted(self.names.get(i, i) for i in ids))
         return f"seeing people at the {place.rsplit(':', 1)[-1]}"
+
+
+def at_work(item: PlanItem, hours: tuple[time, time]) -> bool:
+    """Whether a block overlaps working `hours` on any day it touches (hours may pass midnight)."""
+    day = item.start.date() - _DAY
+    while day <= item.end.date():
+        start = datetime.combine(day, hours[0], tzinfo=item.start.tzinfo)
+        end = datetime.combine(day, hours[1], tzinfo=item.start.tzinfo)
+        end += _DAY if end <= start else timedelta(0)
+        if item.start < end and start < item.end:
+            return True
+        day += _DAY
+    return False
 
 
 def _most_new(where: Where, hour: datetime, met: Collection[str]) -> tuple[str, set[str]] | None:
@@ -329,7 +352,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
-                outside(calls_by_hour(npc, town, now, told=told), busy), names)
+                outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle))
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:

@@ -46,13 +46,21 @@ def states_bed(lifestyle: str) -> bool:
 
 
 def work_hours(lifestyle: str) -> tuple[time, time]:
+    """The working hours a lifestyle states (`stated_work_hours`), else 9 to 5."""
+    return stated_work_hours(lifestyle) or WORK_HOURS
+
+
+def stated_work_hours(lifestyle: str) -> tuple[time, time] | None:
     """The working hours a lifestyle states ("works from 8 am to 5 pm", "opens the cafe at 8 am, closes it at 8
-    pm", a long stretch not asleep: "drives the plough from 8 pm to 4 am"), else 9 to 5 (8 hours from an opening)."""
+    pm", a long stretch not asleep: "drives the plough from 8 pm to 4 am"; 8 hours from an opening, 9 am to a
+    closing), or None."""
     match = _WORK_FROM_TO.search(lifestyle) or next((m for m in SPAN.finditer(lifestyle) if is_working_stretch(stretch(m))
                                                      and not _ASLEEP.search(lifestyle[:m.start()])), None)
     if match:
         return stretch(match)
     match = _OPENS.search(lifestyle)
+    if match is None and not _CLOSES.search(lifestyle):
+        return None
     opens = _time(*match.groups(), evening=False) if match else WORK_HOURS[0]
     shift_end = (datetime.combine(date.min, opens) + WORK_SHIFT).time() if match else WORK_HOURS[1]
     return opens, _clock(_CLOSES, lifestyle, shift_end, evening=True)
