@@ -30,8 +30,8 @@ from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
+from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import named_days, stated_times
-from brain_server.cognition.plan import MEAL
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped

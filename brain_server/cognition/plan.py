@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
-import re
 from typing import TYPE_CHECKING
 
 from brain_server.cognition.gist import place_as_said
@@ -23,9 +22,10 @@ from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.awake import keep_awake, minutes
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
-from brain_server.cognition.offline.routine import SLEEP, day_shape
+from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
 from brain_server.cognition.offline.said_clock import anchored, named_days
 from brain_server.cognition.offline.wording import as_theirs
+from brain_server.cognition.offline.workday import keep_at_work
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -48,7 +48,6 @@ EARLIEST_WAKE_HOUR, LATEST_WAKE_HOUR = 3, 14
 DAY_BOUNDARY_HOUR = 3
 NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether anything happened
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
-MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
 
 
@@ -76,6 +75,9 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
     items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace), npc, places)
     if overslept:
         trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
+    items, away = keep_at_work(items, npc, places)
+    if away:
+        trace.note(f"plan: {away} of {persona.name}'s stated working hours away from its workplace: worked there")
     items = seek.visit(items, persona.home, now) if seek else items
     npc.wake_up_hour, npc.day_outline = items[0].start.hour, list(answer.outline)
     summary = (f"{persona.name}'s plan for {day_name(now)}: wake up at {items[0].start:%H:%M}; "

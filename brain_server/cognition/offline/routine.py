@@ -34,6 +34,7 @@ from brain_server.model.world import arena_of, sector_of
 
 OUTING, MORNING_OUTING = (time(14), time(16)), (time(9), time(11))
 GETTING_READY, BREAKFAST = timedelta(minutes=45), timedelta(minutes=30)
+MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b", re.IGNORECASE)  # a block that is a meal
 MEALS = ((time(12), time(13), "having lunch", "🥪"), (time(18), time(19), "having dinner", "🍲"))
 SLEEP = ("sleeping", "😴")
 _MEALS_ROOM = re.compile(r"kitchen|dining", re.IGNORECASE)

@@ -1,0 +1,61 @@
+"""A day plan held to the working day its persona states ("keeps the shop open from 8 am to 5 pm").
+A model that reads the places it may go by their words puts a shopkeeper's working hours in her
+own kitchen, a mechanic's in the reading room (blind15 in Tarnbeck: six of nine residents worked
+somewhere their persona never names), and out of the player's view, where an NPC is where its plan
+puts it, nobody then meets anyone but their own household. Working hours the plan spends away from
+the workplace, past a tolerance, go to the workplace (`routine.workplace`: the place the persona
+says it works at). Only a stated day counts: a lifestyle that states no working hours, a persona
+that names no workplace, a day off (`lifestyle.working_days`), meals, sleep and one-off items
+(an event, a visit, a promise) keep what the model planned."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from itertools import pairwise
+
+from brain_server.cognition.offline.awake import minutes
+from brain_server.cognition.offline.lifestyle import stated_work_hours, working_days
+from brain_server.cognition.offline.routine import MEAL, workplace
+from brain_server.model.npc import NpcState, PlanItem, is_sleep
+from brain_server.model.world import sector_of
+
+AWAY_FROM_WORK = timedelta(minutes=90)  # of the working hours a plan may spend elsewhere (an errand, a call)
+
+
+def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]) -> tuple[list[PlanItem], timedelta]:
+    """`items` (a day's gap-free timeline) with the working hours they spend away from the
+    persona's workplace moved there, as "working at the <place>", and how much was moved (zero when
+    `AWAY_FROM_WORK` or less: then the plan is kept as it is)."""
+    if not items or (hours := stated_work_hours(npc.persona.lifestyle)) is None or \
+            (work := workplace(npc, places)) is None:
+        return list(items), timedelta(0)
+    day = items[0].start
+    if day.weekday() >= working_days(npc.persona.lifestyle):
+        return list(items), timedelta(0)
+    begin = datetime.combine(day.date(), hours[0], tzinfo=day.tzinfo)
+    end = datetime.combine(day.date(), hours[1], tzinfo=day.tzinfo)
+    end += timedelta(days=1) if end <= begin else timedelta(0)
+    elsewhere = [i for i in items if i.start < end and i.end > begin and _movable(i) and
+                 sector_of(i.address) != sector_of(work)]
+    away = sum((min(i.end, end) - max(i.start, begin) for i in elsewhere), timedelta(0))
+    if away <= AWAY_FROM_WORK:
+        return list(items), timedelta(0)
+    moving, kept = {id(i) for i in elsewhere}, []
+    for item in items:
+        if id(item) not in moving:
+            kept.append(item)
+            continue
+        edges = [item.start, max(item.start, begin), min(item.end, end), item.end]
+        for (s, e), moved in zip(pairwise(edges), (False, True, False), strict=True):
+            if e <= s:
+                continue
+            update = {"start": s, "duration_minutes": minutes(s, e), "subtasks": []}
+            if moved:
+                update |= {"activity": f"working at the {work.rsplit(':', 1)[-1]}", "emoji": "💼", "address": work}
+            kept.append(item.model_copy(update=update))
+    return kept, away
+
+
+def _movable(item: PlanItem) -> bool:
+    return not (item.one_off or is_sleep(item.activity) or MEAL.search(item.activity))
