@@ -19,9 +19,10 @@ from brain_server.cognition.converse import (
     relationship,
     summarize_conversation,
 )
+from brain_server.cognition.gather import when
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.offline.said_clock import anchored, clock_as_said, named_days, says_when
+from brain_server.cognition.offline.said_clock import anchored, clock_as_said, named_days, says_when, stated_times
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
@@ -254,6 +255,20 @@ def test_a_memo_time_half_a_day_off_its_words_is_corrected() -> None:
     assert clock_as_said("16:30", "the party is at 5 pm, come early to help") == "16:30"
     assert clock_as_said("05:00", "let us meet tomorrow") == "05:00"
     assert t.notes == ["plan: the time 05:00 is half a day off the time said: 17:00 taken"]
+
+
+def test_times_are_read_in_the_order_said() -> None:
+    """blind16's writer: "between 10 am and noon" was shown as "(that is tomorrow, Saturday April
+    11, 12:00-10:00)", named times (noon, midnight) read before clock times; a model copying the
+    range planned the event at noon."""
+    assert stated_times("on April 11 between 10 am and noon") == [(10, 0), (12, 0)]
+    assert stated_times("from noon to 2 pm") == [(12, 0), (14, 0)]
+    assert stated_times("a vigil from 11 pm until midnight") == [(23, 0), (0, 0)]
+    now = datetime(2026, 4, 10, 9, tzinfo=UTC)
+    news = MemoryNode(npc_id="tom", kind=MemoryKind.THOUGHT, subject="Tom Rey", predicate="thinks", object="lathe",
+                      description="Tom Rey means to set up his lathe in the yard on April 11 between 10 am and noon",
+                      importance=6, created=now, last_accessed=now)
+    assert when(news, now) == " (that is tomorrow, Saturday April 11, 10:00-12:00)"
 
 
 def test_a_plan_change_from_a_conversation_takes_the_time_said(run: Run) -> None:

@@ -19,8 +19,10 @@ from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats, told_place
 from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import (
+    Heard,
     Seek,
     about,
+    heard_events,
     held_news,
     hosted_activity,
     news_for,
@@ -624,6 +626,46 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
         assert gist(thought(kept)) == kept == as_told(thought(kept))
 
 
+def test_a_block_that_holds_an_event_heard_of_at_a_place_no_news_names_goes_where_most_of_it_names() -> None:
+    """Tarnbeck (blind15, in view, seed 2): seven planned the evening in the mill's loft, and five of
+    them spent its hours at home or in a farm kitchen, the place their day plan gave it. A block
+    naming an event the NPC heard of, at its hours, at a place none of its news names, goes where
+    most of that news names it (the room before the building, then the first heard). A place any
+    telling names is kept: the Ville (blind15, seed 0) retold the party "at the Johnson Park", and
+    moving every block to the newest telling sent 5 of 11 there. The same words at other hours,
+    another thing at those hours, a one-off and its own event stay."""
+    def heard(text: str, hour: int) -> MemoryNode:
+        return MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, description=text, subject="Bo Tamm",
+                          predicate="heard from", object="Cy Orr", importance=6, created=MORNING.replace(hour=hour),
+                          last_accessed=MORNING)
+    first = heard("Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 "
+                  "at 4 pm", 8)
+    building = heard("Hal Vane told Bo Tamm: Rosa Vane's kite contest is at the Market on May 5 at 4 pm", 9)
+    wrong = heard("Ed Hale told Bo Tamm: Rosa Vane's kite contest is at the Forge on May 5 at 4 pm", 10)
+    events = heard_events("Bo Tamm", [wrong, building, first], PLACES)
+    assert [(e.place, e.room) for e in events] == [(FORGE, False), (f"{W}:Market:hall", False), (YARD, True)]
+    day = MORNING.replace(day=5)
+
+    def laid(address: str, *, one_off: bool = False, told: tuple[Heard, ...] = events) -> list[tuple[str, str]]:
+        plan = [block((9, 0), (12, 0), "watching a kite contest on TV", HOME),
+                block((12, 0), (16, 0), "mending nets", KITCHEN),
+                block((16, 0), (17, 0), "going to Rosa Vane's kite contest", address),
+                block((17, 0), (23, 0), "reading", HOME)]
+        plan = [i.model_copy(update={"start": i.start.replace(day=5)}) for i in plan]
+        plan[2] = plan[2].model_copy(update={"one_off": one_off})
+        return [(f"{i.start:%H:%M}", i.address) for i in Seek(events=told).visit(plan, HOME, day)]
+
+    assert laid(HOME) == [("09:00", HOME), ("12:00", KITCHEN), ("16:00", YARD), ("17:00", HOME)]
+    assert laid(FORGE)[2] == ("16:00", FORGE)  # a telling names it: kept
+    assert laid(HALL)[2] == ("16:00", HALL)  # the building a telling names, its room unsaid: kept
+    assert laid(HOME, one_off=True)[2] == ("16:00", HOME)
+    # Two tellings of the forge outvote one of the yard's room.
+    again = heard("Di Lusk told Bo Tamm: Rosa Vane holds her kite contest at the Forge on May 5 at 4 pm", 11)
+    assert laid(HOME, told=heard_events("Bo Tamm", [again, wrong, first], PLACES))[2] == ("16:00", FORGE)
+    assert heard_events("Rosa Vane", [first.model_copy(update={"subject": "Rosa Vane", "predicate": "thinks"})],
+                        PLACES) == ()
+
+
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:
     """Korrin (blind9): the model planned the host's Wednesday lesson at its hours on Tuesday, and
     he spent them alone in the mess room while the town was out. A block naming the host's own
@@ -773,6 +815,46 @@ def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(ru
 
     item = run(scenario)
     assert (item.start, item.address) == (MORNING.replace(day=5, hour=16), YARD)
+    assert not fake_llm.chat_requests("choose_address")
+
+
+def test_news_told_of_a_place_the_listener_never_saw_sends_it_there_and_it_learns_the_place(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (blind15, in view, seed 0): the shortwave evening is in the mill's loft, which none
+    of the listeners had seen; what they were told named it, but a place was sought only among
+    those they knew, so one booked the mill's wheel room and another its own home. The news told
+    names a place the listener may enter: the item goes there, with no call to choose one, and the
+    listener knows the place after."""
+    news = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 5 at 4 pm"
+
+    async def scenario(stream: MemoryStream) -> tuple[PlanItem, list[str]]:
+        records = await _town_records(stream)
+        bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", FORGE)])
+        bo.known_addresses = [bo.persona.home, FORGE]
+        await records.save(bo, wait=True)
+        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=news, subject="Rosa Vane",
+                          predicate="thinks", object=news[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", rosa().persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                              rate=False)
+        fake_llm.queue({"json": {
+            "talk": True, "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest. Come!"},
+                                    {"speaker": "Bo Tamm", "text": "Count me in."}],
+            "first": {"summary": "Rosa Vane invited Bo Tamm to her kite contest.", "importance": 5,
+                      "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
+            "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
+                       "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
+                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": ""}}},
+            purpose="conversation_summary")
+        fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
+        noon = MORNING.replace(hour=12, minute=30)
+        assert await Chats(stream, records, Runtimes()).conversation(
+            "rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon), work=WORK, unseen=True)
+        after = await records.npc("bo")
+        return next(i for i in after.commitments if "kite" in i.activity), after.known_addresses
+
+    item, known = run(scenario)
+    assert (item.start, item.address) == (MORNING.replace(day=5, hour=16), YARD)
+    assert YARD in known
     assert not fake_llm.chat_requests("choose_address")
 
 

@@ -38,10 +38,10 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import held_news, latest_thoughts, seeking
-from brain_server.cognition.gist import named_place, room_named
+from brain_server.cognition.gist import named_place, named_places, room_named
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
-from brain_server.cognition.locate import choose_address, learn_places, plan_places
+from brain_server.cognition.locate import choose_address, learn_places, open_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.said_clock import says_when
@@ -165,6 +165,8 @@ class Chats:
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
                 note_importance(live, stored)
                 learn_places(live, world, named)  # told where something is, each now knows the place
+                learn_places(live, world, named_places(open_places(world, live), " ".join(  # and where its news is
+                    n.description for n in told.get(me.npc_id, ()))))
                 live.last_chat.update({other.npc_id: now for other in _others(me, npcs)})
                 if change is not None and place is not None:
                     learn_places(live, world, [place.address])  # the host's home, if that is where it is
@@ -298,7 +300,7 @@ class Chats:
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
         news = told_place(change.activity, [*told, *await latest_thoughts(npc.npc_id, self.stream)],
-                          plan_places(world, npc))
+                          open_places(world, npc))
         # the event is where its news says: a memo put it where the talk was, or named only the building
         named = news or change.place
         if named != change.place:

@@ -26,7 +26,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import named_place
+from brain_server.cognition.gist import named_place, room_named
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
@@ -51,6 +51,15 @@ _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
 
 @dataclass(frozen=True)
+class Heard:
+    """An event the NPC heard of (a thought stating a clock time) and the place it names."""
+
+    news: MemoryNode
+    place: str
+    room: bool  # whether it names the place's room, not only its building
+
+
+@dataclass(frozen=True)
 class Seek:
     """What a teller is shown when it plans (`lines`, "" without news) and where people will be
     (`found`, the prompt's summary; `where`, hour by hour, what its visits are laid from)."""
@@ -63,6 +72,7 @@ class Seek:
     calls: Where = field(default_factory=dict)  # homes of those it knows and has not told, while they are in
     names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
     work: tuple[time, time] | None = None  # the working hours its lifestyle states, if it states them
+    events: tuple[Heard, ...] = ()  # others' events it heard of (`heard_events`)
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places (a block holding one
@@ -72,7 +82,8 @@ class Seek:
         one-off), else, with nobody to find out and about, calling on those it knows at their home:
         a model that plans its day as always, whatever the prompt says, still sends a teller out,
         and to a different person each time where it can."""
-        plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else i for i in plan], self.own)
+        plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else self._at_event(i)
+                    for i in plan], self.own)
         visits: list[PlanItem] = []
         met: set[str] = set()
         for item in plan:
@@ -91,6 +102,20 @@ class Seek:
                                            one_off=True))
                 start = end
         return lay(plan, visits)
+
+    def _at_event(self, item: PlanItem) -> PlanItem:
+        """A block (not a one-off) that holds an event the NPC heard of, at its hours, at a place none
+        of that news names, goes where most of it names (blind15 planned Tarnbeck's evening at home
+        and in a farm kitchen); of equals, a place whose room is named, then the first heard. A place
+        any telling names is kept: retellings can name a wrong one (blind15's put the Ville's party
+        "at the Johnson Park"), and one of them does not outvote the rest."""
+        told = [h for h in self.events if not item.one_off and held_at_hours(item, h.news)]
+        if not told or any(h.place == item.address or (not h.room and sector_of(h.place) == sector_of(item.address))
+                           for h in told):
+            return item
+        score = {h.place: (sum(t.place == h.place for t in told), any(t.room for t in told if t.place == h.place),
+                           -min(t.news.created.timestamp() for t in told if t.place == h.place)) for h in told}
+        return item.model_copy(update={"address": max(score, key=score.__getitem__), "subtasks": []})
 
     def free(self, item: PlanItem, home: str) -> bool:
         """Whether a block is time a teller may spend with people: at home, or, when its lifestyle
@@ -343,8 +368,9 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
     later = not_today(npc.persona.name, mine, now.date())
+    events = heard_events(npc.persona.name, mine, places)
     if news is None:
-        return Seek(own=own, later=later)
+        return Seek(own=own, later=later, events=events)
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     names = {o.npc_id: o.persona.name for o in town}
@@ -352,7 +378,16 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
-                outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle))
+                outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
+                events)
+
+
+def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str]) -> tuple[Heard, ...]:
+    """Others' events among the NPC's thoughts that state a clock time, each with the place it names
+    (what was heard, a memo of a conversation; not the NPC's own events, `own_events`)."""
+    return tuple(Heard(n, p, room_named(p, n.description)) for n in thoughts
+                 if n.kind is MemoryKind.THOUGHT and not (n.predicate == OWN and n.subject == name)
+                 and _clocks(n.description) and (p := named_place(places, n.description)))
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:

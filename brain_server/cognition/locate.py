@@ -71,9 +71,11 @@ def _without_world(address: str) -> str:
     return address.split(SEPARATOR, 1)[1] if address.count(SEPARATOR) >= 2 else address
 
 
-def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[str] = frozenset()) -> World:
+def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[str] = frozenset(), *,
+                      unknown: bool = False) -> World:
     """The part of `world` the NPC may choose from (module docstring: the access rule), as a World
-    so its address helpers apply. `invited_sectors` holds sector names."""
+    so its address helpers apply. `invited_sectors` holds sector names; `unknown`: the arenas it
+    would be let into, known or not."""
     known = _known_arenas(npc, world)
     home_sector = sector_of(npc.persona.home)
     sectors: list[Sector] = []
@@ -81,7 +83,7 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
         private = bool(sector.residents) and not {npc.npc_id, npc.persona.name} & set(sector.residents)
         if private and join(world.name, sector.name) != home_sector and sector.name not in invited_sectors:
             continue
-        arenas = [a for a in sector.arenas if join(world.name, sector.name, a.name) in known]
+        arenas = [a for a in sector.arenas if unknown or join(world.name, sector.name, a.name) in known]
         if arenas:
             sectors.append(sector.model_copy(update={"arenas": arenas}))
     return world.model_copy(update={"sectors": sectors})
@@ -90,6 +92,12 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
 def plan_places(world: World, npc: NpcState) -> list[str]:
     """The arenas a plan may send the NPC to: known, and not another family's private rooms."""
     return accessible_places(world, npc).arena_addresses()
+
+
+def open_places(world: World, npc: NpcState) -> list[str]:
+    """The arenas the NPC would be let into, known or not: where news it hears may send it (it
+    learns the place from the news, as from a line that names it)."""
+    return accessible_places(world, npc, unknown=True).arena_addresses()
 
 
 def learn_places(npc: NpcState, world: World, addresses: Iterable[str]) -> int:

@@ -27,15 +27,18 @@ _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 
 
 def stated_times(words: str) -> list[tuple[int, int]]:
-    """The (hour, minute) on a 24-hour clock of each time the words state with its half of the day."""
-    found = [_NAMED[w.lower()] for w in re.findall(r"\b(noon|midday|midnight)\b", words, re.IGNORECASE)]
+    """The (hour, minute) on a 24-hour clock of each time the words state with its half of the day,
+    in the order said ("between 10 am and noon" is 10:00 then 12:00: a host's morning event was
+    shown as "12:00-10:00" when named times came first)."""
+    found = [(m.start(), _NAMED[m.group(1).lower()])
+             for m in re.finditer(r"\b(noon|midday|midnight)\b", words, re.IGNORECASE)]
     for m in _STATED.finditer(words):
         hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3).lower()
         if not 1 <= hour <= 12 or minute > 59:
             continue
         later = half.startswith("p") or any(w in half for w in ("afternoon", "evening", "night"))
-        found.append((hour % 12 + 12 * later, minute))
-    return found
+        found.append((m.start(), (hour % 12 + 12 * later, minute)))
+    return [clock for _, clock in sorted(found)]
 
 
 def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
