@@ -16,6 +16,7 @@ kept of the NPC, and an answer the engine gave while such a write was under way 
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,34 +28,53 @@ import brain_server.persistence.storage._payload as pl
 
 KEPT_NPCS = 20_000  # NPCs whose newest observations are kept, the least recently asked about dropped first
 WRITES_KEPT = 4 * KEPT_NPCS  # NPCs whose latest write is remembered (an answer asked before it is not kept)
-KEPT_PER_NPC = 64  # observations kept per NPC at most (perception asks for its retention: 5 by default)
+KEPT_PER_NPC = 24  # observations kept per NPC at most (perception asks for its retention, 5 by default, + TIE_SLACK)
 
 
-def _order(node: MemoryNode) -> tuple[float, str]:
-    return -node.created.timestamp(), str(uuid.UUID(node.id))  # `_payload.newest`'s order
+Key = tuple[float, str]  # `_payload.newest`'s order: newest first, then by id
+
+
+def _key(node: MemoryNode) -> Key:
+    return -node.created.timestamp(), str(uuid.UUID(node.id))
 
 
 @dataclass
 class Entry:
-    """One NPC's observations newer than `cut` (a timestamp; None: all it has), by id."""
+    """One NPC's observations newer than `cut` (a timestamp; None: all it has), in order."""
 
     cut: float | None
-    nodes: dict[str, MemoryNode] = field(default_factory=dict)
-    _ordered: list[MemoryNode] | None = None
-
-    def ordered(self) -> list[MemoryNode]:
-        if self._ordered is None:
-            self._ordered = sorted(self.nodes.values(), key=_order)
-        return self._ordered
+    ordered: list[tuple[Key, MemoryNode]] = field(default_factory=list)
+    keys: dict[str, Key] = field(default_factory=dict)  # by id
 
     def add(self, node: MemoryNode) -> None:
-        if self.cut is None or node.created.timestamp() > self.cut:
-            self.nodes[node.id] = node
-            self._ordered = None
-        if len(self.nodes) > KEPT_PER_NPC:  # the cut moves up to the oldest time it keeps whole
-            self.cut = self.ordered()[KEPT_PER_NPC - 1].created.timestamp()
-            self.nodes = {i: n for i, n in self.nodes.items() if n.created.timestamp() > self.cut}
-            self._ordered = None
+        key = _key(node)
+        if self.cut is not None and -key[0] <= self.cut:
+            return
+        if (old := self.keys.pop(node.id, None)) is not None:
+            del self.ordered[bisect.bisect_left(self.ordered, old, key=_first)]
+        bisect.insort(self.ordered, (key, node), key=_first)
+        self.keys[node.id] = key
+        if len(self.ordered) > 2 * KEPT_PER_NPC:  # the cut moves up to the oldest time it keeps whole
+            self.cut = -self.ordered[KEPT_PER_NPC - 1][0][0]
+            self.ordered = self.ordered[:bisect.bisect_left(self.ordered, -self.cut, key=_time)]
+            self.keys = {n.id: k for k, n in self.ordered}
+
+    def newest(self, limit: int) -> list[MemoryNode] | None:
+        """The engine's answer for `limit`, or None where it must be asked (module docstring)."""
+        if len(self.ordered) < limit and self.cut is not None:
+            return None
+        newest = self.ordered[:limit]
+        if newest and bisect.bisect_right(self.ordered, newest[-1][0][0], key=_time) > limit + pl.TIE_SLACK:
+            return None  # the engine would read only some of those as old as the n-th: its choice
+        return [node for _, node in newest]
+
+
+def _first(item: tuple[Key, MemoryNode]) -> Key:
+    return item[0]
+
+
+def _time(item: tuple[Key, MemoryNode]) -> float:
+    return item[0][0]
 
 
 class RecentObservations:
@@ -83,16 +103,9 @@ class RecentObservations:
         """The engine's answer to latest(npc_id, limit, OBSERVATION), or None where it must be asked."""
         with self._lock:
             entry = self._entries.get(npc_id)
-            if entry is None:
+            newest = None if entry is None else entry.newest(limit)
+            if newest is None:
                 return None
-            ordered = entry.ordered()
-            if len(ordered) < limit and entry.cut is not None:
-                return None
-            newest = ordered[:limit]
-            if newest:
-                oldest = newest[-1].created
-                if sum(1 for n in ordered if n.created >= oldest) > limit + pl.TIE_SLACK:
-                    return None  # the engine would read only some of those as old as the n-th: its choice
             self._entries.move_to_end(npc_id)
             self.answered += 1
             return [n.model_copy() for n in newest]
