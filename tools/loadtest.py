@@ -567,6 +567,7 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         for transport in args.transports:
             settled_s = await settle(brains, args.settle) if args.settle else None
             sampler.phase = transport
+            print(f"loadtest: phase {transport} starts", file=sys.stderr, flush=True)  # a profiler's cue
             callers = [Caller(transport, b, connections=args.concurrency) for b in brains]
             cpu, own_cpu, roles = cpu_of(brains), cpu_of(brains, children=False), cpu_by_role(brains)
             mine, asked = cpu_seconds(os.getpid()), await asyncio.to_thread(llm_calls)

@@ -27,6 +27,7 @@ from brain_server.llm.dialects import (
     RESPONSE_MODES,
     ResponseMode,
     adapted,
+    as_is,
     refused_parameter,
     rejects_response_format,
     response_format,
@@ -270,12 +271,12 @@ class LLM:
                  mode: ResponseMode, work: Work) -> dict[str, Any]:
         """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
         text = prompt.read is not None
-        return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
+        return as_is(adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
                             else messages, temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
                             extra_headers={PURPOSE_HEADER: prompt.purpose},
                             extra_body={**self.extra_body, **({"priority": int(work.priority)}
                                                               if self.send_priority else {})} or None,
-                            **({} if text else response_format(mode, prompt.purpose, schema))), self.refused)
+                            **({} if text else response_format(mode, prompt.purpose, schema))), self.refused))
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
                       work: Work) -> Any:

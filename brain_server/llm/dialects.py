@@ -66,6 +66,21 @@ def adapted(request: dict[str, Any], refused: Collection[str]) -> dict[str, Any]
     return request
 
 
+# What openai's `create` would walk key by key to transform (nothing in them needs it: plain JSON),
+# ~0.6 ms of CPU a call for a prompt and its schema: sent in `extra_body`, each in its place.
+_AS_IS: dict[str, Any] = {"messages": [], "response_format": {}}
+
+
+def as_is(request: dict[str, Any]) -> dict[str, Any]:
+    """`create` keywords whose messages and response_format ride in `extra_body`, their places in
+    the body held by empty values (the client merges `extra_body` over its body key by key,
+    keeping each key's place): the same bytes on the wire, without the client's transform
+    walking the prompt and its schema. The caller's own `extra_body` keys still win."""
+    moved = {key: request[key] for key in _AS_IS if key in request}
+    return {**request, **{key: _AS_IS[key] for key in moved},
+            "extra_body": {**moved, **(request.get("extra_body") or {})}}
+
+
 def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
     """Prompt mode: the schema appended to the last message, unless the prompt already shows the shape."""
     if _SHOWS_SHAPE.search(messages[-1]["content"]):

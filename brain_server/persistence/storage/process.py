@@ -29,6 +29,7 @@ from brain_server.config import SYNC_AFTER_S
 from brain_server.model.memory import MemoryKind, MemoryNode, ScoredNode, ScoreFormula, StreamSpan
 from brain_server.persistence.storage.base import MemoryStore, StoreLockedError, StoreUnavailable
 from brain_server.persistence.storage.edge import EdgeMemoryStore
+from brain_server.persistence.storage.recent import RecentObservations
 from brain_server.runtime.pipes import Child, receive, replies, send
 
 CLOSE_WAIT_S = 30.0  # how long closing waits for a call in flight, then for the engine's flush, before it kills
@@ -47,6 +48,7 @@ class ProcessMemoryStore(MemoryStore):
         self.data_dir = Path(data_dir)
         options = {"data_dir": str(self.data_dir), "dim": dim, "sync_after_s": sync_after_s}
         self._child = Child([sys.executable, "-c", CHILD, json.dumps(options)], "store", _unavailable)
+        self.recent = RecentObservations()  # perception's retention answered here (recent.py)
         self._child.process_id()  # open (or refused: StoreLockedError) before the first call
 
     def process_id(self) -> int:
@@ -60,7 +62,13 @@ class ProcessMemoryStore(MemoryStore):
         return pickle.loads(reply[1:])
 
     def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
-        self._call("add", list(nodes), [list(v) for v in vectors])
+        try:
+            self._call("add", list(nodes), [list(v) for v in vectors])
+        except BaseException:
+            for npc_id in {n.npc_id for n in nodes}:  # written or not: asked of the engine again
+                self.recent.changed(npc_id)
+            raise
+        self.recent.written(nodes)
 
     def get(self, npc_id: str, ids: Sequence[str]) -> list[MemoryNode]:
         return cast("list[MemoryNode]", self._call("get", npc_id, list(ids)))
@@ -80,13 +88,27 @@ class ProcessMemoryStore(MemoryStore):
                                                    tuple(exclude)))
 
     def latest(self, npc_id: str, limit: int, kind: MemoryKind | None = None) -> list[MemoryNode]:
-        return cast("list[MemoryNode]", self._call("latest", npc_id, limit, kind))
+        if kind is not MemoryKind.OBSERVATION:
+            return cast("list[MemoryNode]", self._call("latest", npc_id, limit, kind))
+        kept = self.recent.latest(npc_id, limit)
+        if kept is not None:
+            return kept
+        version = self.recent.version()
+        found = cast("list[MemoryNode]", self._call("latest", npc_id, limit, kind))
+        self.recent.answered_by_engine(npc_id, limit, version, found)
+        return found
 
     def touch(self, npc_id: str, ids: Sequence[str], when: datetime) -> None:
-        self._call("touch", npc_id, list(ids), when)
+        try:
+            self._call("touch", npc_id, list(ids), when)
+        finally:
+            self.recent.changed(npc_id)
 
     def set_importance(self, npc_id: str, ratings: dict[str, int]) -> None:
-        self._call("set_importance", npc_id, dict(ratings))
+        try:
+            self._call("set_importance", npc_id, dict(ratings))
+        finally:
+            self.recent.changed(npc_id)
 
     def count(self, npc_id: str) -> int:
         return cast("int", self._call("count", npc_id))
@@ -95,7 +117,10 @@ class ProcessMemoryStore(MemoryStore):
         return cast("tuple[list[MemoryNode], list[list[float]]]", self._call("dump", npc_id))
 
     def forget(self, npc_id: str) -> None:
-        self._call("forget", npc_id)
+        try:
+            self._call("forget", npc_id)
+        finally:
+            self.recent.changed(npc_id)
 
     def put_record(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self._call("put_record", kind, key, data)
