@@ -778,6 +778,30 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
     assert all(i.activity.startswith(("seeing people at", "calling on")) for i in out)
 
 
+async def _kite_talk(stream: MemoryStream, fake_llm: FakeOpenAI, records: Records, bo: NpcState, news: str,
+                     booked: str) -> None:
+    """Rosa, who holds `news` as her own, talks with `bo` out of view; Bo's memo books her contest at
+    `booked` ("" for no place), and a place chosen by the model would be the smithy."""
+    await records.save(bo, wait=True)
+    node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=news, subject="Rosa Vane",
+                      predicate="thinks", object=news[:80], importance=8, created=MORNING, last_accessed=MORNING)
+    await stream.remember("rosa", rosa().persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
+                          rate=False)
+    fake_llm.queue({"json": {
+        "talk": True, "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest. Come!"},
+                                {"speaker": "Bo Tamm", "text": "A kite contest? Count me in."}],
+        "first": {"summary": "Rosa Vane invited Bo Tamm to her kite contest.", "importance": 5,
+                  "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
+        "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
+                   "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
+                   "plan_start": "16:00", "plan_minutes": 60, "plan_place": booked}}},
+        purpose="conversation_summary")
+    fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
+    noon = MORNING.replace(hour=12, minute=30)
+    assert await Chats(stream, records, Runtimes()).conversation(
+        "rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon), work=WORK, unseen=True)
+
+
 @pytest.mark.parametrize("booked", ["", HALL, FORGE])
 def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(run: Run, fake_llm: FakeOpenAI,
                                                                                booked: str) -> None:
@@ -791,26 +815,8 @@ def test_a_plan_item_whose_memo_names_no_place_goes_where_the_news_told_names(ru
 
     async def scenario(stream: MemoryStream) -> PlanItem:
         records = await _town_records(stream)
-        await records.save(person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", FORGE)]),
-                           wait=True)
-        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=news, subject="Rosa Vane",
-                          predicate="thinks", object=news[:80], importance=8, created=MORNING, last_accessed=MORNING)
-        await stream.remember("rosa", rosa().persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
-                              rate=False)
-        fake_llm.queue({"json": {
-            "talk": True, "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest. Come!"},
-                                    {"speaker": "Bo Tamm", "text": "A kite contest? Count me in."}],
-            "first": {"summary": "Rosa Vane invited Bo Tamm to her kite contest.", "importance": 5,
-                      "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
-            "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
-                       "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
-                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": booked}}},
-            purpose="conversation_summary")
-        fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
-        chats = Chats(stream, records, Runtimes())
-        noon = MORNING.replace(hour=12, minute=30)
-        assert await chats.conversation("rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon),
-                                        work=WORK, unseen=True)
+        await _kite_talk(stream, fake_llm, records, person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom",
+                                                            plan=[(7, 13, "mending nets", FORGE)]), news, booked)
         return next(i for i in (await records.npc("bo")).commitments if "kite" in i.activity)
 
     item = run(scenario)
@@ -831,24 +837,7 @@ def test_news_told_of_a_place_the_listener_never_saw_sends_it_there_and_it_learn
         records = await _town_records(stream)
         bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom", plan=[(7, 13, "mending nets", FORGE)])
         bo.known_addresses = [bo.persona.home, FORGE]
-        await records.save(bo, wait=True)
-        node = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=news, subject="Rosa Vane",
-                          predicate="thinks", object=news[:80], importance=8, created=MORNING, last_accessed=MORNING)
-        await stream.remember("rosa", rosa().persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
-                              rate=False)
-        fake_llm.queue({"json": {
-            "talk": True, "lines": [{"speaker": "Rosa Vane", "text": "Tomorrow at four I hold a kite contest. Come!"},
-                                    {"speaker": "Bo Tamm", "text": "Count me in."}],
-            "first": {"summary": "Rosa Vane invited Bo Tamm to her kite contest.", "importance": 5,
-                      "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""},
-            "second": {"summary": "Bo Tamm will go to Rosa Vane's kite contest tomorrow at four.", "importance": 6,
-                       "plan_activity": "going to Rosa Vane's kite contest", "plan_date": "2026-05-05",
-                       "plan_start": "16:00", "plan_minutes": 60, "plan_place": ""}}},
-            purpose="conversation_summary")
-        fake_llm.queue({"json": {"place": {"sector": "Forge", "arena": "smithy", "object": ""}}}, purpose="choose_address")
-        noon = MORNING.replace(hour=12, minute=30)
-        assert await Chats(stream, records, Runtimes()).conversation(
-            "rosa", "bo", noon, Trace(npc_id="rosa", kind="test", game_time=noon), work=WORK, unseen=True)
+        await _kite_talk(stream, fake_llm, records, bo, news, "")
         after = await records.npc("bo")
         return next(i for i in after.commitments if "kite" in i.activity), after.known_addresses
 
