@@ -32,6 +32,7 @@ from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import named_days, stated_times
+from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
@@ -43,7 +44,6 @@ VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # 
 CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
-_HOUR, _DAY = timedelta(hours=1), timedelta(days=1)
 EVENT_HOURS = 2  # an own event whose end is not said
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
@@ -113,9 +113,12 @@ class Seek:
         if not told or any(h.place == item.address or (not h.room and sector_of(h.place) == sector_of(item.address))
                            for h in told):
             return item
-        score = {h.place: (sum(t.place == h.place for t in told), any(t.room for t in told if t.place == h.place),
-                           -min(t.news.created.timestamp() for t in told if t.place == h.place)) for h in told}
-        return item.model_copy(update={"address": max(score, key=score.__getitem__), "subtasks": []})
+        by_place: dict[str, list[Heard]] = {}
+        for h in told:
+            by_place.setdefault(h.place, []).append(h)
+        best = max(by_place, key=lambda p: (len(by_place[p]), any(h.room for h in by_place[p]),
+                                            -min(h.news.created for h in by_place[p]).timestamp()))
+        return item.model_copy(update={"address": best, "subtasks": []})
 
     def free(self, item: PlanItem, home: str) -> bool:
         """Whether a block is time a teller may spend with people: at home, or, when its lifestyle
@@ -137,19 +140,6 @@ class Seek:
         if place in self.calls:
             return CALLING + " and ".join(sorted(self.names.get(i, i) for i in ids))
         return f"seeing people at the {place.rsplit(':', 1)[-1]}"
-
-
-def at_work(item: PlanItem, hours: tuple[time, time]) -> bool:
-    """Whether a block overlaps working `hours` on any day it touches (hours may pass midnight)."""
-    day = item.start.date() - _DAY
-    while day <= item.end.date():
-        start = datetime.combine(day, hours[0], tzinfo=item.start.tzinfo)
-        end = datetime.combine(day, hours[1], tzinfo=item.start.tzinfo)
-        end += _DAY if end <= start else timedelta(0)
-        if item.start < end and start < item.end:
-            return True
-        day += _DAY
-    return False
 
 
 def _most_new(where: Where, hour: datetime, met: Collection[str]) -> tuple[str, set[str]] | None:

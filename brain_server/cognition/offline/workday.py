@@ -11,7 +11,7 @@ that names no workplace, a day off (`lifestyle.working_days`), meals, sleep and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from itertools import pairwise
 
 from brain_server.cognition.offline.awake import minutes
@@ -30,12 +30,9 @@ def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]
     if not items or (hours := stated_work_hours(npc.persona.lifestyle)) is None or \
             (work := workplace(npc, places)) is None:
         return list(items), timedelta(0)
-    day = items[0].start
-    if day.weekday() >= working_days(npc.persona.lifestyle):
+    if items[0].start.weekday() >= working_days(npc.persona.lifestyle):
         return list(items), timedelta(0)
-    begin = datetime.combine(day.date(), hours[0], tzinfo=day.tzinfo)
-    end = datetime.combine(day.date(), hours[1], tzinfo=day.tzinfo)
-    end += timedelta(days=1) if end <= begin else timedelta(0)
+    begin, end = work_window(hours, items[0].start)
     elsewhere = [i for i in items if i.start < end and i.end > begin and _movable(i) and
                  sector_of(i.address) != sector_of(work)]
     away = sum((min(i.end, end) - max(i.start, begin) for i in elsewhere), timedelta(0))
@@ -55,6 +52,22 @@ def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]
                 update |= {"activity": f"working at the {work.rsplit(':', 1)[-1]}", "emoji": "💼", "address": work}
             kept.append(item.model_copy(update=update))
     return kept, away
+
+
+def work_window(hours: tuple[time, time], day: datetime) -> tuple[datetime, datetime]:
+    """Working `hours` as the stretch that begins on `day`'s date (ending the next day when they
+    pass midnight)."""
+    begin = datetime.combine(day.date(), hours[0], tzinfo=day.tzinfo)
+    end = datetime.combine(day.date(), hours[1], tzinfo=day.tzinfo)
+    return begin, end + (timedelta(days=1) if end <= begin else timedelta(0))
+
+
+def at_work(item: PlanItem, hours: tuple[time, time]) -> bool:
+    """Whether a block overlaps working `hours` on any day it touches (a night's hours begun the day
+    before too)."""
+    days = range(-1, (item.end.date() - item.start.date()).days + 1)
+    return any(item.start < end and begin < item.end
+               for begin, end in (work_window(hours, item.start + timedelta(days=d)) for d in days))
 
 
 def _movable(item: PlanItem) -> bool:
