@@ -5,7 +5,7 @@ memories are not crowded with "X's plan for 14:00-14:30 ...: getting set up (10 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brain_server.model.memory import MemoryKind
 from brain_server.model.npc import NpcState, PlanItem
@@ -15,12 +15,22 @@ OWN_PLANS = frozenset({MemoryKind.PLAN})
 
 def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
-    promised for later days; none when its plans are out of its reach (`plans` False)."""
+    promised for later days; none when its plans are out of its reach (`plans` False). A day with
+    nothing on it yet, today or tomorrow, says so: a day is planned on its morning, and a literal
+    model shown only today's blocks read an invitation for tomorrow against them (a clash) or could
+    not tell that tomorrow was free (blind16's writer)."""
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
-    lines = [*(_planned(i, now) for i in today), *(_planned(i, now) for i in npc.commitments if i.end > now)]
-    return "\n".join(lines) or "- (nothing planned)"
+    later = [i for i in npc.commitments if i.end > now]
+    lines = [_planned(i, now) for i in [*today, *later]]
+    tomorrow = now.date() + timedelta(days=1)
+    if not today and not any(i.start.date() == now.date() for i in later):
+        rest = "nothing more planned" if npc.plan_day == now.date() else "nothing planned yet"
+        lines.insert(0, f"- today ({now:%A %B} {now.day}): {rest}")
+    if not any(i.start.date() == tomorrow for i in later):
+        lines.append(f"- tomorrow ({tomorrow:%A %B} {tomorrow.day}): nothing planned yet")
+    return "\n".join(lines)
 
 
 def _planned(item: PlanItem, now: datetime) -> str:
