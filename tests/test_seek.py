@@ -446,6 +446,26 @@ def test_news_says_when_its_event_is_from_now_on_the_prompts_clock() -> None:
     assert when(news(f"[{MORNING + timedelta(days=1):%A %B %-d, %H:%M}] Bo Tamm is busy"), MORNING) == ""
 
 
+def test_news_says_where_its_event_is_among_the_places_the_npc_knows() -> None:
+    """Tarnbeck (blind15, in view, seed 1): the host's news read "... a shortwave evening in the
+    loft of Tarnbeck Mill on April 16 from 7 pm to 9 pm ... (that is tomorrow, Thursday April 16,
+    19:00-21:00)"; the model told the day and hours and not the loft, and the seven who meant to go
+    went to their own rooms. The place the news names, among those the NPC knows, is said beside
+    the day and hours; a place it does not know, or none named, adds nothing."""
+    def news(text: str) -> MemoryNode:
+        return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=text, subject="Rosa Vane",
+                          predicate="thinks", object=text[:80], importance=8, created=MORNING, last_accessed=MORNING)
+
+    evening = news("Rosa Vane wants to hold a shortwave evening in the hall of the Market on May 5 from 7 pm to 9 pm")
+    assert when(evening, MORNING, PLACES) == " (that is tomorrow, Tuesday May 5, 19:00-21:00, at Market (hall))"
+    assert when(evening, MORNING, [HOME, FORGE]) == " (that is tomorrow, Tuesday May 5, 19:00-21:00)"
+    assert when(news("Rosa Vane will shoe horses at the Forge on May 5 at 9 am"), MORNING, PLACES) == \
+        " (that is tomorrow, Tuesday May 5, 09:00, at Forge (smithy))"
+    assert when(news("Rosa Vane wants to hold a kite contest on May 5 at 4 pm"), MORNING, PLACES) == \
+        " (that is tomorrow, Tuesday May 5, 16:00)"
+    assert about("Rosa Vane", evening, evening.description, MORNING, PLACES).endswith("19:00-21:00, at Market (hall))")
+
+
 def test_news_that_names_no_date_says_the_day_it_came_from() -> None:
     """Wyncombe (captured): "a cricket match on the Village Green tomorrow afternoon", heard on
     Friday, was on a teller's mind on Saturday with nothing to say which day "tomorrow" was."""

@@ -221,7 +221,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
                                 relationship(b, a.persona.name, now, stream, trace, work=work, head=head_b),
                                 held_news(head_a.npc_id, now, stream), held_news(head_b.npc_id, now, stream))
     views, held = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
-    news = {me.npc_id: said_news(mind[me.npc_id].name, held[me.npc_id], now) for me in (a, b)}
+    news = {me.npc_id: said_news(mind[me.npc_id].name, held[me.npc_id], now, me.places) for me in (a, b)}
     lines: list[DialogueLine] = []
     speaker, listener, closing = a, b, False
     while len(lines) < max_lines:
@@ -305,7 +305,7 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     own memories, news and places, and remembered saying only what it could know (gist.py)."""
     pair, mind = ((a, b), (b, a)), heads(stream, [a, b])
     recalled = await asyncio.gather(*(_recall(mind[me.npc_id], now, stream, trace) for me in (a, b)))
-    news = await asyncio.gather(*(news_line(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now)
+    news = await asyncio.gather(*(news_line(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now, me.places)
                                   for me in (a, b)))
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)

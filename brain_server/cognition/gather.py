@@ -37,7 +37,7 @@ from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
-from brain_server.model.world import sector_of
+from brain_server.model.world import SEPARATOR, sector_of
 from brain_server.persistence.records import Records
 
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
@@ -258,13 +258,13 @@ def hosting(name: str, news: MemoryNode) -> bool:
     return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
 
 
-def about(name: str, news: MemoryNode, text: str, now: datetime) -> str:
+def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:
     """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
-    plan's "hosting: ..." it told), without stamps, and with when it is from `now` (`when`)."""
+    plan's "hosting: ..." it told), without stamps, and with when and where it is (`when`)."""
     hosted = ", an event they are hosting" if hosting(name, news) else ""
-    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now) or since(news, now)}"
+    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now, places) or since(news, now)}"
 
 
 def since(news: MemoryNode, now: datetime) -> str:
@@ -279,11 +279,14 @@ def _clocks(text: str) -> list[tuple[int, int]]:
     return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
 
 
-def when(news: MemoryNode, now: datetime) -> str:
-    """The news's day and hours as the prompt's clock reads them (" (that is tomorrow, Thursday
-    April 16, 19:00-21:00)"), or "" when it names no day still ahead: "on April 16 from 7 pm" asks
-    a model to work out the weekday and how far off it is, and a model that read the memory's stamp
-    (the day it was thought of) as the event's turned invitations down for a clash that was not."""
+def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
+    """The news's day, hours and place as the prompt's clock and places read them (" (that is
+    tomorrow, Thursday April 16, 19:00-21:00, at Tarnbeck Mill (loft))"), or "" when it names no day
+    still ahead: "on April 16 from 7 pm" asks a model to work out the weekday and how far off it is,
+    and a model that read the memory's stamp (the day it was thought of) as the event's turned
+    invitations down for a clash that was not. The place is one of `places` the news names
+    (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
+    from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
     days = [d for d in named_days(said, news.created.date()) if d >= now.date()]
     if not days:
@@ -291,16 +294,24 @@ def when(news: MemoryNode, now: datetime) -> str:
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
     hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _clocks(said)[:2])
-    return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''})"
+    place = named_place(places, said)
+    return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''}" \
+           f"{', at ' + place_said(place) if place else ''})"
 
 
-def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime) -> str:
+def place_said(address: str) -> str:
+    """An arena's address as a sentence names it: "Tarnbeck Mill (loft)", "Hobbs Cafe" for its cafe."""
+    sector, arena = [*address.split(SEPARATOR), "", ""][1:3]
+    return sector if not arena or arena.lower() in sector.lower() else f"{sector} ({arena})"
+
+
+def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = ()) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now)}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -338,16 +349,17 @@ async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]
     return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
 
 
-async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime) -> str:
+async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> str:
     """What an NPC has to tell in a conversation, as a prompt sentence: the news its plans seek
-    people out for (`held_news`, unstamped), else that it has none (blind5, asked for "news on
-    their mind (above)" with none above, told its bedtime as news); "" for the player."""
-    return said_news(name, await held_news(npc_id, now, stream), now) if npc_id else ""
+    people out for (`held_news`, unstamped; with where it is among `places`), else that it has none
+    (blind5, asked for "news on their mind (above)" with none above, told its bedtime as news); ""
+    for the player."""
+    return said_news(name, await held_news(npc_id, now, stream), now, places) if npc_id else ""
 
 
-def said_news(name: str, news: MemoryNode | None, now: datetime) -> str:
+def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = ()) -> str:
     """`news_line` of news already read (`held_news`)."""
-    return f"{name} has news on their mind{about(name, news, as_told(news), now)}." if news is not None else \
+    return f"{name} has news on their mind{about(name, news, as_told(news), now, places)}." if news is not None else \
         f"{name} has no news to pass on."
 
 
@@ -367,7 +379,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     told, busy = await told_since(npc, news, stream, names), [(i.start, i.end) for i in own]
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found, now), tuple(found), own, later, where,
+    return Seek(seek_lines(npc.persona.name, news, found, now, places), tuple(found), own, later, where,
                 outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
                 events)
 

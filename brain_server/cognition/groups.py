@@ -108,7 +108,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
                                                  trace, work=work, head=mind[s.npc_id], each=True)
                                     for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
-    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now)
+    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
                                   for s in group.speakers))
     news = {s.npc_id: line for s, line in zip(group.speakers, told, strict=True)}
     addressed = ""
@@ -239,7 +239,8 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
     the prompt budget trims item by item; and what each knew, as text (for `gist.own_lines`)."""
     headers, items, known = [], [], []
     mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
-    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now) for s in speakers))
+    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+                                  for s in speakers))
     for g, (me, news) in enumerate(zip(speakers, told, strict=True)):
         head = mind[me.npc_id]
         about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
