@@ -246,13 +246,14 @@ def test_a_schedule_line_says_where_the_block_was_planned() -> None:
 
 def test_a_schedule_says_tomorrow_is_free_unless_something_is_promised_for_it() -> None:
     """An invitation for tomorrow read against today's blocks looks like a clash; shown only today's,
-    a model cannot tell tomorrow is free. Tomorrow with nothing on it says so; a promise for it is
-    listed instead; a day whose plan is not made yet says so too, and a day whose blocks are all past."""
+    a model cannot tell tomorrow is free. Tomorrow, whose plan is made that morning, says it is not
+    planned yet, unless a promise for it is listed; so does today before its plan is made, and a day
+    whose blocks are all past says nothing more is planned."""
     npc = ann()
     npc.plan_day = NOW.date()
     npc.plan = [PlanItem(start=NOW.replace(hour=9, minute=0), duration_minutes=480, activity="serving coffee", address=CAFE)]
     assert schedule_from(npc, NOW).splitlines() == [f"- 09:00-17:00 serving coffee (planned at {CAFE})",
-                                                    "- tomorrow (Sunday February 15): nothing planned yet"]
+                                                    "- tomorrow (Sunday February 15): not planned yet"]
     npc.commit(PlanItem(start=(NOW + timedelta(days=1)).replace(hour=10, minute=0), duration_minutes=60,
                         activity="helping Bo move", address=CAFE))
     assert schedule_from(npc, NOW).splitlines() == [
@@ -260,7 +261,7 @@ def test_a_schedule_says_tomorrow_is_free_unless_something_is_promised_for_it() 
         f"- 10:00-11:00 helping Bo move (planned at {CAFE}) on Sunday February 15"]
     assert schedule_from(npc, NOW.replace(hour=18)).splitlines()[0] == "- today (Saturday February 14): nothing more planned"
     npc.plan_day = NOW.date() - timedelta(days=1)
-    assert schedule_from(npc, NOW).splitlines()[0] == "- today (Saturday February 14): nothing planned yet"
+    assert schedule_from(npc, NOW).splitlines()[0] == "- today (Saturday February 14): not planned yet"
     assert schedule_from(npc, NOW, plans=False) == "- (nothing planned)"
 
 

@@ -18,7 +18,8 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     promised for later days; none when its plans are out of its reach (`plans` False). A day with
     nothing on it yet, today or tomorrow, says so: a day is planned on its morning, and a literal
     model shown only today's blocks read an invitation for tomorrow against them (a clash) or could
-    not tell that tomorrow was free (blind16's writer)."""
+    not tell that tomorrow was free (blind16's writer). "Not planned yet" says the day plan is not
+    made, not that the NPC is free: a host's own event that day is its news, shown beside."""
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
@@ -26,10 +27,10 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     lines = [_planned(i, now) for i in [*today, *later]]
     tomorrow = now.date() + timedelta(days=1)
     if not today and not any(i.start.date() == now.date() for i in later):
-        rest = "nothing more planned" if npc.plan_day == now.date() else "nothing planned yet"
+        rest = "nothing more planned" if npc.plan_day == now.date() else "not planned yet"
         lines.insert(0, f"- today ({now:%A %B} {now.day}): {rest}")
     if not any(i.start.date() == tomorrow for i in later):
-        lines.append(f"- tomorrow ({tomorrow:%A %B} {tomorrow.day}): nothing planned yet")
+        lines.append(f"- tomorrow ({tomorrow:%A %B} {tomorrow.day}): not planned yet")
     return "\n".join(lines)
 
 
