@@ -14,8 +14,10 @@ from tests.test_godot_web import ARTIFACTS, _needs_browser, _scene_2d
 from tools import godot_web
 
 # The host game's NPC body: glides where its agent sends it. Given `?save-slot=NAME`, once the NPC
-# has decided it saves under NAME, lets the clock run two real seconds, loads NAME and lists the
-# saves, as a save menu would. It also says whether the guide's save menu compiles.
+# has decided it saves under NAME, lets the clock run six real seconds, loads NAME and lists the
+# saves, as a save menu would. It also says whether the guide's save menu compiles. Six, not two:
+# after the load, Nora's SpawnNpc and Decide (a real brain's answers, seconds on a loaded machine)
+# must land before the clock is back where the load found it.
 _BODY = '''extends Node2D
 
 @onready var _agent: NpcBrainAgent = $NpcBrainAgent
@@ -40,7 +42,7 @@ func _save_then_load(_decision: NpcBrainDecision) -> void:
 	var saved: NpcBrainReply = await NpcBrain.save_game(slot)
 	if not saved.ok:
 		return
-	await get_tree().create_timer(2.0).timeout
+	await get_tree().create_timer(6.0).timeout
 	var loaded: NpcBrainReply = await NpcBrain.load_game(slot)
 	var saves: NpcBrainReply = await NpcBrain.list_saves()
 	print("NPCBRAIN " + JSON.stringify({"event": "host_saves", "loaded": loaded.ok,
@@ -67,7 +69,7 @@ def _time(text: str) -> datetime:
 def test_an_edited_npc_keeps_acting_and_a_save_loads_with_the_clock(brain_factory, tmp_path: Path) -> None:
     """The game spawns Nora (kind) and she acts; the designer makes her grumpy and plays again:
     the brain updates her (traits changed), no error, she acts. That game saves to slot1, lets
-    twenty game minutes pass and loads slot1: the clock is back at the save's time, Nora spawns
+    an hour of game time pass and loads slot1: the clock is back at the save's time, Nora spawns
     again (resumed) and decides from there (after her own share of the start spread: up to ten
     game minutes at 600x), and slot1 is listed."""
     _needs_browser()
