@@ -253,15 +253,15 @@ def test_a_schedule_says_tomorrow_is_free_unless_something_is_promised_for_it() 
     npc.plan_day = NOW.date()
     npc.plan = [PlanItem(start=NOW.replace(hour=9, minute=0), duration_minutes=480, activity="serving coffee", address=CAFE)]
     assert schedule_from(npc, NOW).splitlines() == [f"- 09:00-17:00 serving coffee (planned at {CAFE})",
-                                                    "- tomorrow (Sunday February 15): not planned yet"]
+                                                    "- (tomorrow, Sunday February 15: not planned yet)"]
     npc.commit(PlanItem(start=(NOW + timedelta(days=1)).replace(hour=10, minute=0), duration_minutes=60,
                         activity="helping Bo move", address=CAFE))
     assert schedule_from(npc, NOW).splitlines() == [
         f"- 09:00-17:00 serving coffee (planned at {CAFE})",
         f"- 10:00-11:00 helping Bo move (planned at {CAFE}) on Sunday February 15"]
-    assert schedule_from(npc, NOW.replace(hour=18)).splitlines()[0] == "- today (Saturday February 14): nothing more planned"
+    assert schedule_from(npc, NOW.replace(hour=18)).splitlines()[0] == "- (today, Saturday February 14: nothing more planned)"
     npc.plan_day = NOW.date() - timedelta(days=1)
-    assert schedule_from(npc, NOW).splitlines()[0] == "- today (Saturday February 14): not planned yet"
+    assert schedule_from(npc, NOW).splitlines()[0] == "- (today, Saturday February 14: not planned yet)"
     assert schedule_from(npc, NOW, plans=False) == "- (nothing planned)"
 
 

@@ -19,7 +19,9 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     nothing on it yet, today or tomorrow, says so: a day is planned on its morning, and a literal
     model shown only today's blocks read an invitation for tomorrow against them (a clash) or could
     not tell that tomorrow was free (blind16's writer). "Not planned yet" says the day plan is not
-    made, not that the NPC is free: a host's own event that day is its news, shown beside."""
+    made, not that the NPC is free: a host's own event that day is its news, shown beside. A note is
+    in brackets, as "- (nothing planned)" is: no block, and nothing to tell (the project's own
+    stand-ins, reading every other line as a memory, told "tomorrow ...: not planned yet" as news)."""
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
@@ -28,9 +30,9 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     tomorrow = now.date() + timedelta(days=1)
     if not today and not any(i.start.date() == now.date() for i in later):
         rest = "nothing more planned" if npc.plan_day == now.date() else "not planned yet"
-        lines.insert(0, f"- today ({now:%A %B} {now.day}): {rest}")
+        lines.insert(0, f"- (today, {now:%A %B} {now.day}: {rest})")
     if not any(i.start.date() == tomorrow for i in later):
-        lines.append(f"- tomorrow ({tomorrow:%A %B} {tomorrow.day}): not planned yet")
+        lines.append(f"- (tomorrow, {tomorrow:%A %B} {tomorrow.day}: not planned yet)")
     return "\n".join(lines)
 
 
