@@ -250,7 +250,7 @@ def test_a_hosts_event_is_on_its_mind_on_the_events_day(stream, fake_llm) -> Non
 
     asyncio.run(talk())
     hers = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
-    today = " (that is today, Friday March 6, 17:30)"
+    today = " (that is today, Friday March 6, 17:30, at Chapel of St Ives (nave))"  # the place: one she knows
     assert f"Isabella Rodriguez has news on their mind: {event}{today}." in hers
     one_call = fake_llm.chat_requests("conversation_summary")[0]["body"]["messages"][1]["content"]
     assert f"- Isabella Rodriguez has news on their mind: {event}{today}." in one_call
