@@ -32,12 +32,13 @@ from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import named_days, stated_times
+from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
-from brain_server.model.world import SEPARATOR, sector_of
+from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
 
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
@@ -297,12 +298,6 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
     place = named_place(places, said)
     return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''}" \
            f"{', at ' + place_said(place) if place else ''})"
-
-
-def place_said(address: str) -> str:
-    """An arena's address as a sentence names it: "Tarnbeck Mill (loft)", "Hobbs Cafe" for its cafe."""
-    sector, arena = [*address.split(SEPARATOR), "", ""][1:3]
-    return sector if not arena or arena.lower() in sector.lower() else f"{sector} ({arena})"
 
 
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = ()) -> str:

@@ -25,7 +25,7 @@ from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
 from brain_server.cognition.offline.heard import EVENT, repeats
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
-from brain_server.model.world import SEPARATOR
+from brain_server.model.world import SEPARATOR, place_names
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.runtime import metrics
 
@@ -77,7 +77,7 @@ def named_places(places: Iterable[str], said: str) -> list[str]:
     runs = [(m.group(), _words(m.group())) for m in _NAME_RUN.finditer(said)]
 
     def named(place: str) -> bool:
-        sector, arena = [*place.split(SEPARATOR), "", ""][1:3]
+        sector, arena = place_names(place)
         if any(re.search(rf"\b{re.escape(name)}\b", said, re.I) for name in (sector, arena) if name):
             return True
         own, rest = _words(sector), said

@@ -70,3 +70,9 @@ def arena_of(address: str) -> str:
 def sector_of(address: str) -> str:
     """The sector part of an address (`world:sector`), arena and objects stripped."""
     return SEPARATOR.join(address.split(SEPARATOR)[:2])
+
+
+def place_names(address: str) -> tuple[str, str]:
+    """The names of an address's sector and arena ("" where it has none)."""
+    sector, arena = [*address.split(SEPARATOR), "", ""][1:3]
+    return sector, arena

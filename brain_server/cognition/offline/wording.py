@@ -10,6 +10,7 @@ import re
 
 from brain_server.cognition.offline.heard import GREETING, SENTENCE, first_name, says_name
 from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.world import place_names
 
 LISTED_VERBS = 4  # verbs after the first in one sentence put in the first person ("loads sacks and dreams of")
 
@@ -77,6 +78,14 @@ def place_name(address: str) -> str:
     if len(parts) >= 2:
         return f"the {parts[1]} at {parts[0]}"
     return parts[0] if parts else "here"
+
+
+def place_said(address: str) -> str:
+    """An arena's address as news says where its event is, the building first: "Tarnbeck Mill
+    (loft)", "Hobbs Cafe" for its cafe (`place_name`'s "the loft at Tarnbeck Mill" after "at" reads
+    as two places)."""
+    sector, arena = place_names(address)
+    return sector if not arena or arena.lower() in sector.lower() else f"{sector} ({arena})"
 
 
 _KEPT_VERBS = {"should", "could", "would", "will", "can", "must", "might", "may", "shall", "was", "had", "did"}
