@@ -19,9 +19,9 @@ from brain_server.cognition.converse import (
     relationship,
     summarize_conversation,
 )
-from brain_server.cognition.gather import when
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.news import when
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said, named_days, says_when, stated_times
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction

@@ -18,20 +18,9 @@ from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats, told_place
 from brain_server.cognition.converse import PlanChange
-from brain_server.cognition.gather import (
-    Heard,
-    Seek,
-    about,
-    heard_events,
-    held_news,
-    hosted_activity,
-    news_for,
-    news_line,
-    not_today,
-    seeking,
-    when,
-)
+from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_activity, news_for, not_today, seeking
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.news import about, held_news, news_line, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction

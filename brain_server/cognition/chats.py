@@ -37,12 +37,13 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.gather import held_news, latest_thoughts, seeking
+from brain_server.cognition.gather import seeking
 from brain_server.cognition.gist import named_place, named_places, room_named
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, open_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.news import held_news, latest_thoughts
 from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance

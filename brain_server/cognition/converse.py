@@ -11,7 +11,7 @@ A conversation nobody watches (both speakers out of the player's view) is resolv
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
-news on its mind (`gather.news_line`) is shown it, out of view and in view alike, so it may tell it.
+news on its mind (`news.news_line`) is shown it, out of view and in view alike, so it may tell it.
 Under the lab control "swap_speakers" every one of these prompts shows a speaker the memories and
 news retrieved for the other instead (`heads`): issue 42's control on the evaluation.
 
@@ -28,7 +28,6 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from brain_server.cognition.gather import held_news, news_line, said_it, said_news
 from brain_server.cognition.gist import (
     again,
     as_activity,
@@ -41,6 +40,7 @@ from brain_server.cognition.gist import (
     unrepeated,
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
+from brain_server.cognition.news import held_news, news_line, said_it, said_news
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets

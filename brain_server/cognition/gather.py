@@ -23,31 +23,34 @@ import asyncio
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
-import re
 
-from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
+from brain_server.cognition.attention import gist
 from brain_server.cognition.gist import named_place, room_named
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, stems, whole_name
+from brain_server.cognition.news import (
+    EVENT_HOURS,
+    OWN,
+    about,
+    clock_times,
+    held_news,
+    latest_thoughts,
+    mentions,
+    untold_line,
+)
+from brain_server.cognition.offline.heard import EVENT, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import named_days, stated_times
-from brain_server.cognition.offline.wording import place_said
+from brain_server.cognition.offline.said_clock import named_days
 from brain_server.cognition.offline.workday import at_work
-from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
-from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem, is_sleep
+from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
 
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
 CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
-MENTIONED = 3  # words of what the news is about that a conversation names when it told it
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
-EVENT_HOURS = 2  # an own event whose end is not said
-OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
 
@@ -170,7 +173,7 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
         if node.kind is not MemoryKind.THOUGHT or node.predicate != OWN or node.subject != name or \
                 day not in named_days(text, node.created.date()):
             continue
-        clocks = _clocks(text)
+        clocks = clock_times(text)
         where = named_place(places, text)
         if not clocks or not where:
             continue
@@ -194,7 +197,7 @@ def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
     overlaps the hours the event states (blind9 planned a host's lesson at its hours on the day
     before, so he stood alone in the mess room while the town was out; getting ready for it
     earlier is not holding it)."""
-    if not (clocks := _clocks(event.description)) or not mentions(item.activity, event):
+    if not (clocks := clock_times(event.description)) or not mentions(item.activity, event):
         return False
     start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
     end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
@@ -234,70 +237,9 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     return theirs | {o for o, said in with_them.items() if not said or any(mentions(c.description, news) for c in said)}
 
 
-def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine]) -> bool:
-    """Whether `npc_id`'s own `lines` named its `news`."""
-    return any(line.speaker_npc_id == npc_id and mentions(line.text, news) for line in lines)
-
-
-def mentions(text: str, news: MemoryNode) -> bool:
-    """Whether `text` names the news: MENTIONED of the words of what it is about (its first
-    clause, the teller's name left out; all of them, if fewer), in any word form."""
-    about = unstamped(gist(news)).split(",")[0]
-    wanted = stems(about) - stems(news.subject)
-    return len(wanted & stems(text)) >= min(MENTIONED, len(wanted))
-
-
 def _with(chat: MemoryNode, name: str) -> bool:
     """Whether a conversation memory is one with `name` (its partner, or one of a group's)."""
     return bool(name) and (name == chat.object or whole_name(chat.description.split("\n", 1)[0], name))
-
-
-def hosting(name: str, news: MemoryNode) -> bool:
-    """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
-    naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
-    text = news.description
-    return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
-
-
-def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:
-    """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
-    "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
-    to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
-    plan's "hosting: ..." it told), without stamps, and with when and where it is (`when`)."""
-    hosted = ", an event they are hosting" if hosting(name, news) else ""
-    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now, places) or since(news, now)}"
-
-
-def since(news: MemoryNode, now: datetime) -> str:
-    """The day news that names no date came to the NPC, when that is not today: a line carries no
-    stamp, and "a match tomorrow afternoon" heard on Friday was retold on Saturday as if still ahead."""
-    made = news.created
-    return "" if made.date() == now.date() else f" (from {made:%A %B} {made.day})"
-
-
-def _clocks(text: str) -> list[tuple[int, int]]:
-    """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
-    return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
-
-
-def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
-    """The news's day, hours and place as the prompt's clock and places read them (" (that is
-    tomorrow, Thursday April 16, 19:00-21:00, at Tarnbeck Mill (loft))"), or "" when it names no day
-    still ahead: "on April 16 from 7 pm" asks a model to work out the weekday and how far off it is,
-    and a model that read the memory's stamp (the day it was thought of) as the event's turned
-    invitations down for a clash that was not. The place is one of `places` the news names
-    (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
-    from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go."""
-    said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
-    days = [d for d in named_days(said, news.created.date()) if d >= now.date()]
-    if not days:
-        return ""
-    day, ahead = days[0], (days[0] - now.date()).days
-    relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _clocks(said)[:2])
-    place = named_place(places, said)
-    return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''}" \
-           f"{', at ' + place_said(place) if place else ''})"
 
 
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = ()) -> str:
@@ -308,54 +250,6 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: dat
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
     return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
-
-
-async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
-                    thoughts: Sequence[MemoryNode] | None = None) -> MemoryNode | None:
-    """The news the NPC means to pass on: its own event still ahead first (a thought it holds as
-    its own, `OWN`, naming a day not yet over: the paper's seeded intent, news whatever importance
-    the model rated it: Korrin's host, his lesson rated 3, told nobody), then its news of the last
-    day (`attention.news_of`), else its most important recent thought that names a day still ahead
-    (a host's event stays news until its day, not only the day it was thought of). `thoughts`: its
-    latest thoughts, if already read."""
-    mine = thoughts if thoughts is not None else await latest_thoughts(npc_id, stream)
-    ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
-    if own := [n for n in ahead if n.predicate == OWN]:
-        return max(own, key=lambda n: (n.importance, n.created))
-    if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
-        return news
-    return max((n for n in ahead if n.importance >= NEWS_WORTH and n.predicate != REFLECTION_PREDICATE),
-               key=lambda n: (n.importance, n.created), default=None)
-
-
-def still_ahead(text: str, now: datetime) -> bool:
-    """Whether `text` names a day still to come, or today with hours it states not yet over (its
-    last, else its one plus EVENT_HOURS): an insight about a re-plan at 11:45 that day was carried
-    to a call at 18:10 as news (blind10), and its reflections are no news anyway (`attention.news_of`)."""
-    days = named_days(text, now.date())
-    if any(d > now.date() for d in days):
-        return True
-    clocks = _clocks(text)
-    end = max(clocks) if len(clocks) > 1 else (clocks[0][0] + EVENT_HOURS, clocks[0][1]) if clocks else (24, 0)
-    return now.date() in days and end > (now.hour, now.minute)
-
-
-async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
-    return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
-
-
-async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> str:
-    """What an NPC has to tell in a conversation, as a prompt sentence: the news its plans seek
-    people out for (`held_news`, unstamped; with where it is among `places`), else that it has none
-    (blind5, asked for "news on their mind (above)" with none above, told its bedtime as news); ""
-    for the player."""
-    return said_news(name, await held_news(npc_id, now, stream), now, places) if npc_id else ""
-
-
-def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = ()) -> str:
-    """`news_line` of news already read (`held_news`)."""
-    return f"{name} has news on their mind{about(name, news, as_told(news), now, places)}." if news is not None else \
-        f"{name} has no news to pass on."
 
 
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
@@ -384,7 +278,7 @@ def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str
     (what was heard, a memo of a conversation; not the NPC's own events, `own_events`)."""
     return tuple(Heard(n, p, room_named(p, n.description)) for n in thoughts
                  if n.kind is MemoryKind.THOUGHT and not (n.predicate == OWN and n.subject == name)
-                 and _clocks(n.description) and (p := named_place(places, n.description)))
+                 and clock_times(n.description) and (p := named_place(places, n.description)))
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:
@@ -399,9 +293,3 @@ async def news_for(npc: NpcState, other: NpcState, now: datetime, stream: Memory
     """For a reaction to `other`: `untold` news as a prompt sentence ("" if none)."""
     return untold_line(npc, other, await untold(npc, other, now, stream), now)
 
-
-def untold_line(npc: NpcState, other: NpcState, news: MemoryNode | None, now: datetime) -> str:
-    """`news_for` of news already read (`untold`)."""
-    if news is None:
-        return ""
-    return f"{npc.persona.name} has news to pass on and has not told {other.persona.name} yet{about(npc.persona.name, news, gist(news), now)}."

@@ -35,9 +35,9 @@ from brain_server.cognition.converse import (
     opened,
     relationship,
 )
-from brain_server.cognition.gather import news_line
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list, memory_line
+from brain_server.cognition.news import news_line
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work

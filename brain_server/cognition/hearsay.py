@@ -2,7 +2,7 @@
 summary of it, and a model may sum up as small talk a conversation in which it was told of an
 event (blind5, in view, both untuned towns, five seeds: of 20 residents who first met the news in
 a conversation, 12 kept it in no memo, so they could neither pass it on nor say so when asked).
-When a speaker's own lines named the news it held (`gather.said_it`), each other participant
+When a speaker's own lines named the news it held (`news.said_it`), each other participant
 keeps it as heard from that speaker, as a crowd NPC keeps news at a meeting (`attention.meet`),
 unless one of its recent thoughts already holds it: also when its memo says it, for a memo is the
 conversation told over ("Ivo talked with Teodor about this: I'm going to teach ..."), and news
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import NEWS, gist
-from brain_server.cognition.gather import latest_thoughts, said_it
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.news import latest_thoughts, said_it
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace

@@ -24,9 +24,10 @@ from datetime import datetime, timedelta
 from brain_server.cognition.attention import Levels, meet
 from brain_server.cognition.calls import aimed, called, calling_on, what_about, why_called
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.gather import hosting, seeking, untold, untold_line
+from brain_server.cognition.gather import seeking, untold
 from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
+from brain_server.cognition.news import hosting, untold_line
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect, note_importance
