@@ -183,17 +183,17 @@ def _sim(out: Path, *, latency: float, concurrency: int, hours: float, npcs: int
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from npc_lab.fake_openai import FakeOpenAI
-    from npc_lab.standin_openai import StandInOpenAI
+    from npc_lab.standin_openai import StandInProcess
 
     town, residents, scenario = load_all("valentines_party")
     residents = residents[:npcs] if npcs else residents
     shutil.rmtree(out / "brain-data", ignore_errors=True)
     settings: dict[str, Any] = {"llm_max_concurrency": max(concurrency, 1), "data_dir": out / "brain-data"}
     if stand_in_seed is None:
-        model: FakeOpenAI = FakeOpenAI(latency_s=latency)
+        model: FakeOpenAI | StandInProcess = FakeOpenAI(latency_s=latency)
         settings.update(llm_model="fake-model")
     else:
-        model = StandInOpenAI(latency_s=latency, seed=stand_in_seed)
+        model = StandInProcess(latency_s=latency, seed=stand_in_seed)
         settings.update(llm_model="stand-in", background_thinking=False)
     with model:
         config = SimConfig(out=out, brain_settings={"llm_base_url": model.base_url, **settings},

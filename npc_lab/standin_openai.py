@@ -5,9 +5,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+import re
+import sys
 from typing import Any
 
 from npc_lab.fake_openai import FakeOpenAI, arguments, serve
+from npc_lab.sim.brain import ChildProcess
 from npc_lab.standin import MOODS, respond
 
 
@@ -27,6 +32,29 @@ class StandInOpenAI(FakeOpenAI):
 
     def describe(self) -> str:
         return f"stand-in model ({self.mood}, reads its prompt, seed {self.seed}) on {self.base_url}"
+
+
+class StandInProcess(ChildProcess):
+    """The stand-in in a process of its own whose string hashes are seeded (`PYTHONHASHSEED`, "0"
+    unless the caller's environment sets it), for runs that must repeat: a set of strings iterates
+    in the order their hashes give, random per process by default, and a frozen stand-in that picks
+    from one (blind15's most seen activity) answered the same prompt differently in the next run of
+    the same commit. `with StandInProcess(seed=1, mood="blind15") as model: model.base_url`."""
+
+    READY = re.compile(r" on (http://\S+)")
+    WHAT = "the stand-in model"
+
+    def __init__(self, *, seed: int = 0, mood: str = "cooperative", latency_s: float = 0.0,
+                 log_path: Path | None = None) -> None:
+        if mood not in MOODS:
+            raise ValueError(f"unknown stand-in mood {mood!r}: use one of {', '.join(MOODS)}")
+        env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
+        super().__init__([sys.executable, "-m", "npc_lab.standin_openai", "--port", "0", "--seed", str(seed),
+                          "--mood", mood, "--latency", str(latency_s)], env, log_path)
+        self.base_url = ""
+
+    def on_ready(self, match: re.Match[str]) -> None:
+        self.base_url = match.group(1)
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ from npc_lab.evaluate.judge import JUDGE, judge_prompts
 from npc_lab.sim import cli as sim_cli
 from npc_lab.standin import FROZEN, MOODS, conform, respond
 from npc_lab.standin.reading import Prompt as Read
-from npc_lab.standin_openai import StandInOpenAI
+from npc_lab.standin_openai import StandInOpenAI, StandInProcess
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -495,3 +495,33 @@ def test_the_sim_offers_every_mood() -> None:
     sim = commands.choices["sim"]
     mood = next(a for a in sim._actions if a.dest == "mood")
     assert sorted(mood.choices or ()) == sorted(MOODS)
+
+
+@pytest.mark.slow
+def test_a_stand_in_in_its_own_process_answers_a_prompt_the_same_in_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """blind15 says what it "often sees" someone do as the most frequent of their activities, a tie
+    broken by the order a set of strings iterates in: random per process unless PYTHONHASHSEED is
+    set, so two lockstep runs of one commit parted at their first such tie. The lab's stand-in
+    process seeds its hashes ("0" unless the caller sets one)."""
+    import openai
+
+    prompt = next(p for p in _prompts() if p.purpose == "reflection_insights")
+    doings = ["sleeping", "reading a little", "mending a net", "having a cup of tea", "walking to the harbour"]
+    statements = "Question: \"What does Odile Marsh know about Piet Vos?\"\n" + "\n".join(
+        f"{i}. [Tuesday March 3, 0{i}:00] Piet Vos is {doing}" for i, doing in enumerate(doings, 1))
+    body = _body(prompt, _variables(statements=statements, statement_count=len(doings), per_question=5,
+                                    insight_count=5))
+
+    def seen() -> str:
+        with StandInProcess(seed=0, mood="blind15") as model:
+            answer = openai.OpenAI(base_url=model.base_url, api_key="k").chat.completions.create(**body)
+        content = answer.choices[0].message.content or ""
+        return next(i["insight"] for i in json.loads(content)["insights"] if "often sees" in i["insight"])
+
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    assert seen() == seen(), "two runs of the same stand-in, seed and prompt"
+    hashed = set()
+    for hash_seed in ("1", "2", "3"):
+        monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
+        hashed.add(seen())
+    assert len(hashed) > 1, f"the tie this test relies on no longer follows hash order: {hashed}"

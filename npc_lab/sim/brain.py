@@ -102,6 +102,7 @@ class BrainProcess(ChildProcess):
                  keep_output: bool = False) -> None:
         env = {k: v for k, v in os.environ.items() if inherit_env or not k.startswith("NPC_BRAIN_")}
         env.update({"NPC_BRAIN_GRPC_PORT": "0", "NPC_BRAIN_HTTP_PORT": "0", "NPC_BRAIN_LOG_JSON": "true"})
+        env.setdefault("PYTHONHASHSEED", "0")  # runs repeat: nothing the brain does follows per-process hash order
         env.update({f"NPC_BRAIN_{k.upper()}": str(v) for k, v in settings.items() if v is not None})
         super().__init__(command or [sys.executable, "-m", "brain_server.cli", "serve"], env, log_path, cwd=cwd)
         self.grpc_target = ""

@@ -87,10 +87,10 @@ def run(args: argparse.Namespace) -> None:
     fake = None
     if (args.fake_llm is not None or args.stand_in_llm is not None) and not args.brain:
         from npc_lab.fake_openai import FakeOpenAI
-        from npc_lab.standin_openai import StandInOpenAI
+        from npc_lab.standin_openai import StandInProcess
 
         if args.stand_in_llm is not None:
-            fake = StandInOpenAI(latency_s=args.stand_in_llm, seed=args.seed, mood=args.mood).start()
+            fake = StandInProcess(latency_s=args.stand_in_llm, seed=args.seed, mood=args.mood).start()
             settings.update(llm_base_url=fake.base_url, llm_model="stand-in")
             # Lockstep (each Decide thinks before it answers): the headless clock does not outrun the minds,
             # so the run measures what the pipeline passes on, not how far background thinking lagged.

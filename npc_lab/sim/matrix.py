@@ -164,7 +164,7 @@ def circle(residents: list[Resident], scenario: Scenario, size: int) -> list[Res
 
 def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     """One sim with the stand-in, measured: its row of the matrix."""
-    from npc_lab.standin_openai import StandInOpenAI
+    from npc_lab.standin_openai import StandInProcess
 
     town, residents, scenario = _load(cell.case)
     settings: dict[str, Any] = {"background_thinking": False}
@@ -181,7 +181,7 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
     out.mkdir(parents=True)
     settings["llm_record"] = str(out / "calls.jsonl")  # what the brain showed the model: exposure, leakage
     started = time.perf_counter()
-    with StandInOpenAI(seed=cell.seed, mood=cell.mood) as model:
+    with StandInProcess(seed=cell.seed, mood=cell.mood) as model:
         settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
         config = SimConfig(out=out, brain_settings=settings, concurrency=args.concurrency, tick_s=args.tick,
                            decide_every_min=args.decide_every, in_view=VIEWS[cell.view], progress_s=0,
