@@ -116,6 +116,7 @@ MAX_NPCS = 10_000
 MAX_REPLICAS = 4
 LLM_CONCURRENCY = 8  # the brain's NPC_BRAIN_LLM_MAX_CONCURRENCY default, which the run keeps
 MAX_SECONDS = 300
+SETUP_DEADLINE_S = 120.0  # each setup call's deadline (the day plans, the counts): not a measured figure
 # Anonymous memory a stored memory may take: the embedded engine alone took 2.5 KiB each (12,000
 # points: +29 MiB); in the 1,000-NPC run, with retrieval's touches and payload indexes, ~6.5 KiB.
 STORE_KIB_PER_MEMORY = 8
@@ -554,7 +555,8 @@ def cpu_of(brains: list[BrainProcess], *, children: bool = True) -> float:
 
 async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[str], sampler: RssSampler,
                 llm_calls: Callable[[], int]) -> dict[str, Any]:
-    setup_callers = [Caller("grpc", b, connections=args.concurrency) for b in brains]
+    # The setup is not measured: a loaded machine may answer its first Decides past Godot's deadline.
+    setup_callers = [Caller("grpc", b, connections=args.concurrency, deadline_s=SETUP_DEADLINE_S) for b in brains]
     setup_caller = setup_callers[0]
     at_start = await asyncio.to_thread(brain_counts, brains)
     try:
