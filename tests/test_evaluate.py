@@ -13,6 +13,7 @@ from npc_lab.cli import main
 from npc_lab.evaluate.interview import condition
 from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings
 from npc_lab.evaluate.questions import for_resident, load_templates, someone_known
+from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.runner import Sim
 from tests.sim_town import config, small_town
 
@@ -49,7 +50,10 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
     monkeypatch.setenv("NPC_BRAIN_LLM_MODEL", "fake-model")
 
     asked = _one_of_each(tmp_path / "questions.toml")
-    main(["eval", str(run), "--conditions", ",".join(CONDITIONS), "--judge", "--questions", str(asked)])
+    with FakeOpenAI() as judge:  # a judge of its own (a larger model judging a small one)
+        main(["eval", str(run), "--conditions", ",".join(CONDITIONS), "--judge", "--questions", str(asked),
+              "--judge-base-url", judge.base_url, "--judge-model", "judge-model"])
+        judge_requests = judge.chat_requests("judge")
 
     out = run / "eval"
     rows = [json.loads(x) for x in (out / "answers.jsonl").read_text().splitlines()]
@@ -86,11 +90,12 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
         if j["judged"]:
             assert j["ranks"][j["shown"][j["ranking"][0]]] == 1
     assert len({tuple(j["shown"].values()) for j in judgements}) > 1  # the order is shuffled
-    [system] = {r["body"]["messages"][0]["content"] for r in fake_llm.chat_requests("judge")}
+    [system] = {r["body"]["messages"][0]["content"] for r in judge_requests}
     assert system.startswith("You judge") and "inner mind" not in system  # a judge, not an NPC
+    assert {r["body"]["model"] for r in judge_requests} == {"judge-model"} and not fake_llm.chat_requests("judge")
     summary = json.loads((out / "summary.json").read_text())
     judged = summary["judge"]
-    assert judged["calls"] == len(judgements) and judged["judged"] > 0
+    assert judged["calls"] == len(judgements) and judged["judged"] > 0 and judged["model"] == "judge-model"
     report = (out / "report.md").read_text()
     for c in CONDITIONS:
         r = judged["ratings"][c]

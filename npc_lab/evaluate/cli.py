@@ -43,6 +43,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--npcs", type=int, help="only the first N residents by npc_id")
     p.add_argument("--questions", type=Path, help="a questions TOML file (default: npc_lab/evaluate/questions.toml)")
     p.add_argument("--concurrency", type=int, default=4, help="residents interviewed at once")
+    p.add_argument("--judge-base-url", help="the judge's OpenAI-compatible endpoint, when it is not the one the "
+                   "residents answer with (default: NPC_BRAIN_LLM_BASE_URL): a larger model judging a small one")
+    p.add_argument("--judge-model", help="the judge's model name at that endpoint (default: NPC_BRAIN_LLM_MODEL)")
     p.add_argument("--seed", type=int, default=0, help="seed of the order the judge sees the answers in")
     p.add_argument("--out", type=Path, help="output folder (default: RUN/eval)")
 
@@ -56,13 +59,17 @@ def run(args: argparse.Namespace) -> None:
                              "NPC_BRAIN_QDRANT_URL / NPC_BRAIN_QDRANT_PATH")
         if args.judge and len(conditions) < 2:
             raise ValueError("--judge ranks conditions against each other: give two or more")
+        judging = settings.model_copy(update={k: v for k, v in (("llm_base_url", args.judge_base_url),
+                                                                 ("llm_model", args.judge_model)) if v})
+        if (args.judge_base_url or args.judge_model) and not args.judge:
+            raise ValueError("--judge-base-url and --judge-model choose the judge: add --judge")
         if args.judge:
-            judge_llm(settings)
+            judge_llm(judging)
         the_run = open_run(args.run, args.npcs, args.questions)
     except (ValueError, ValidationError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
     out = args.out or args.run / "eval"
-    asyncio.run(evaluate(the_run, conditions, out, judge=settings if args.judge else None,
+    asyncio.run(evaluate(the_run, conditions, out, judge=judging if args.judge else None,
                          concurrency=args.concurrency, seed=args.seed))
     print((out / "report.md").read_text(), flush=True)
 
