@@ -381,6 +381,11 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
      "going to Piotr Savin talked with Agata Wilk"),
     ("will decorate the cafe with Maria", "Isabella talked with Maria.", "will decorate the cafe with Maria"),
     ("helping Maria Lopez plan the party", "", "helping Maria Lopez plan the party"),
+    ("going to: Lena Fisk has news on their mind, an event they are hosting: Lena Fisk would like to show anyone "
+     "who is interested how to bind a sprained ankle", "", "going to: Lena Fisk would like to show anyone who is "
+     "interested how to bind a sprained ankle"),
+    ("going to: Lena Fisk told Agnes Hale: Lena Fisk would like to show anyone how to bind an ankle", "",
+     "going to: Lena Fisk would like to show anyone how to bind an ankle"),
 ])
 def test_a_memos_plan_item_is_an_activity_not_a_line_of_talk(activity: str, summary: str, booked: str) -> None:
     """blind9 booked "going to: Would you like to come? I want to ..." and each later prompt showed it

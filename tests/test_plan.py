@@ -157,7 +157,7 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
     # ... for a stretch they can fill with steps of any length from 5 to 15 minutes, not the five hours
     # that 12 steps of at most 15 minutes cannot fill, nor 180 minutes that leave each exactly 15
     assert "Break this into 8 to 12 concrete steps in time order" in long["body"]["messages"][1]["content"]
-    assert "that together fill 120 minutes of it (they are then repeated until 12:00)" in \
+    assert "that together fill only its first 120 minutes (07:00-09:00; the steps are then repeated until 12:00)" in \
         long["body"]["messages"][1]["content"]
     for r in requests:
         content = r["body"]["messages"][1]["content"]

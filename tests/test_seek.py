@@ -494,6 +494,26 @@ def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> 
     run(scenario)
 
 
+def test_news_of_an_event_that_is_over_is_no_news(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind17's writer: at 17:16 a resident still had on its mind, as news to pass on, a lesson that
+    had ended at 17:00, and the next day's plan prompts sought people to tell it. Heard news of an
+    event is news until its hours are over; news that names no day stays news for its day."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        [splice] = await stream.remember("rosa", teller.persona, [thought(
+            "Bo Tamm told Rosa Vane: Bo Tamm will show people how to splice a rope at the quay on May 4 from 8 am to 9 am",
+            "remembers", 7)], trace, rate=False)
+        assert (await held_news("rosa", MORNING + timedelta(minutes=30), stream)).id == splice.id
+        assert await held_news("rosa", MORNING + timedelta(hours=2, minutes=16), stream) is None
+        [bridge] = await stream.remember("rosa", teller.persona, [
+            thought("Bo Tamm told Rosa Vane the bridge will be closed all week", "remembers", 6)], trace, rate=False)
+        assert (await held_news("rosa", MORNING + timedelta(hours=2, minutes=16), stream)).id == bridge.id
+
+    run(scenario)
+
+
 def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI) -> None:
     """A thought is news for a day (`attention.news_of`); one naming a day still ahead (the contest
     on May 5 at 4 pm) stays news its teller means to pass on until its hours on that day are over

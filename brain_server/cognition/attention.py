@@ -36,6 +36,8 @@ import time
 
 from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.heard import RELAYED
+from brain_server.cognition.offline.said_clock import passed
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
@@ -51,18 +53,6 @@ REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
 NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
-# "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
-# Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
-# Wilk spoke of", "news came up that"), blind13's "Maria Lopez talked with Klaus Mueller about how
-# ..." and its spoken "Klaus, I talked with someone about how ..." (before a name: "about how she"
-# is left whole): who passed the news on, before what it is.
-_RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
-                      r"has news on their mind(?:,[^:]{1,60})?:\s+|"
-                      r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
-                      r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
-                      r"(?:of|about)|news came up that)\s+)|"
-                      r"(?:(?:[A-Z][\w'’-]*\s+){0,2}[A-Z][\w'’-]*,\s+I\s+|(?:[A-Z][\w'’-]*\s+){1,3})"
-                      r"(?:talked|spoke)\s+(?:with|to)\s+[^;:]{1,120}?\s+about how\s+(?=[A-Z]))")
 # The teller's own words left at the end of news passed on ("... from 5 pm, and I'd love you to come
 # along!"): in another's mouth they read as the teller's invitation (blind13's writer).
 _OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$",
@@ -209,10 +199,12 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`. Its
     reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
     that Agnes is busy at the green") was offered as news to pass on, with what, when and where.
-    Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk."""
+    Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk. News of
+    an event that is over is none (`said_clock.passed`)."""
     mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
-             and n.predicate != REFLECTION_PREDICATE and gist(n) not in heard]
+             and n.predicate != REFLECTION_PREDICATE and gist(n) not in heard
+             and not passed(gist(n), n.created.date(), now)]
     return max(fresh, key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
 
 
@@ -235,12 +227,12 @@ def gist(node: MemoryNode) -> str:
     without the words a teller added in the first person (`_OWN_WORDS`)."""
     relayed = NEWS in node.keywords
     text = node.description.split(": ", 1)[-1] if relayed else node.description
-    while match := _RELAYED.match(text):
+    while match := RELAYED.match(text):
         text, relayed = text[match.end():], True
     return _OWN_WORDS.sub("", text) if relayed else text
 
 
 def as_told(node: MemoryNode) -> str:
     """The news as the NPC holds it: who told it, if it says so, then its `gist`."""
-    lead = _RELAYED.match(node.description)
+    lead = RELAYED.match(node.description)
     return f"{node.description[:lead.end()]}{gist(node)}" if lead else gist(node)

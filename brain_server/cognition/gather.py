@@ -28,10 +28,8 @@ from brain_server.cognition.attention import gist
 from brain_server.cognition.gist import named_place, room_named
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import (
-    EVENT_HOURS,
     OWN,
     about,
-    clock_times,
     held_news,
     latest_thoughts,
     mentions,
@@ -40,7 +38,7 @@ from brain_server.cognition.news import (
 from brain_server.cognition.offline.heard import EVENT, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import named_days
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, named_days
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped

@@ -22,7 +22,7 @@ import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import EVENT, repeats
+from brain_server.cognition.offline.heard import EVENT, RELAYED, repeats
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
 from brain_server.model.world import SEPARATOR, place_names
@@ -125,12 +125,24 @@ def as_activity(activity: str, summary: str, me: str = "") -> str:
     had agreed to, at another place). The event of `me` (the NPC whose plan it is) is held, not gone
     to: a host's plan read "going to a Morse code lesson" at the hours of its own, as a guest's would."""
     if not _TALK.search(activity) and not _REPORTED.search(activity):
-        return activity
+        return _unrelayed(activity)
     found = EVENT.search(activity) or EVENT.search(summary)
     if found is None:
-        return activity
+        return _unrelayed(activity)
     own = bool(me) and found.string[:found.start()].rstrip().endswith(me)
     return f"{'holding' if own else 'going to'} {found['what']}"
+
+
+def _unrelayed(activity: str) -> str:
+    """An activity without who passed news on, or the prompt's own words, before what it is: the
+    hard stand-in booked "going to: Lena Fisk has news on their mind, an event they are hosting: Lena
+    Fisk would like to show anyone who ...", and every later prompt showed it so (blind17's writer)."""
+    label, said, rest = activity.partition(": ")
+    if not said or len(label.split()) > 3:  # no short label before the text ("going to: ")
+        label, rest = "", activity
+    while match := RELAYED.match(rest):
+        rest = rest[match.end():]
+    return f"{label}: {rest}" if label else rest
 
 
 def _place_words(places: Iterable[str], said: str) -> set[str]:

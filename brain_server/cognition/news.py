@@ -10,22 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import datetime
-import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
-from brain_server.cognition.offline.said_clock import named_days, stated_times
+from brain_server.cognition.offline.said_clock import clock_times, named_days, still_ahead
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState
 
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
-EVENT_HOURS = 2  # an own event whose end is not said
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 
 
 def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine]) -> bool:
@@ -45,7 +42,7 @@ def hosting(name: str, news: MemoryNode) -> bool:
     """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
     naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
     text = news.description
-    return news.predicate == OWN and news.subject == name and bool(stated_times(text) or _CLOCK.search(text))
+    return news.predicate == OWN and news.subject == name and bool(clock_times(text))
 
 
 def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:
@@ -62,11 +59,6 @@ def since(news: MemoryNode, now: datetime) -> str:
     stamp, and "a match tomorrow afternoon" heard on Friday was retold on Saturday as if still ahead."""
     made = news.created
     return "" if made.date() == now.date() else f" (from {made:%A %B} {made.day})"
-
-
-def clock_times(text: str) -> list[tuple[int, int]]:
-    """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
-    return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
 
 
 def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
@@ -105,18 +97,6 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
         return news
     return max((n for n in ahead if n.importance >= NEWS_WORTH and n.predicate != REFLECTION_PREDICATE),
                key=lambda n: (n.importance, n.created), default=None)
-
-
-def still_ahead(text: str, now: datetime) -> bool:
-    """Whether `text` names a day still to come, or today with hours it states not yet over (its
-    last, else its one plus EVENT_HOURS): an insight about a re-plan at 11:45 that day was carried
-    to a call at 18:10 as news (blind10), and its reflections are no news anyway (`attention.news_of`)."""
-    days = named_days(text, now.date())
-    if any(d > now.date() for d in days):
-        return True
-    clocks = clock_times(text)
-    end = max(clocks) if len(clocks) > 1 else (clocks[0][0] + EVENT_HOURS, clocks[0][1]) if clocks else (24, 0)
-    return now.date() in days and end > (now.hour, now.minute)
 
 
 async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:

@@ -83,8 +83,11 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     stretch = min(minutes, MAX_STEPS * TYPICAL_STEP_MINUTES)
     least = math.ceil(stretch / MAX_STEP_MINUTES)
     most = max(least, min(stretch // MIN_STEP_MINUTES, MAX_STEPS))
+    # "fill 120 minutes of it" after "(330 minutes)" had blind17's writer unsure which to fill.
+    first = item.start + timedelta(minutes=stretch)
     span = f"the {minutes} minutes" if stretch == minutes else \
-        f"{stretch} minutes of it (they are then repeated until {item.end:%H:%M})"
+        f"only its first {stretch} minutes ({item.start:%H:%M}-{first:%H:%M}; the steps are then repeated " \
+        f"until {item.end:%H:%M})"
     failed = Decomposition.model_construct(steps=[Step.model_construct(activity=item.activity, duration_minutes=15)])
     answer = await stream.llm.complete(
         DECOMPOSE,

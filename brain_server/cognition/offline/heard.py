@@ -111,6 +111,18 @@ EVENT = re.compile(
     r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
+# "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
+# Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
+# Wilk spoke of", "news came up that"), blind13's "Maria Lopez talked with Klaus Mueller about how
+# ..." and its spoken "Klaus, I talked with someone about how ..." (before a name: "about how she"
+# is left whole): who passed the news on, before what it is.
+RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
+                     r"has news on their mind(?:,[^:]{1,60})?:\s+|"
+                     r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
+                     r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
+                     r"(?:of|about)|news came up that)\s+)|"
+                     r"(?:(?:[A-Z][\w'’-]*\s+){0,2}[A-Z][\w'’-]*,\s+I\s+|(?:[A-Z][\w'’-]*\s+){1,3})"
+                     r"(?:talked|spoke)\s+(?:with|to)\s+[^;:]{1,120}?\s+about how\s+(?=[A-Z]))")
 # Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
 _NAMED = 3  # words after a greeting that only name who is greeted ("Good morning, Odile!")

@@ -9,7 +9,7 @@ is not a contradiction)."""
 from __future__ import annotations
 
 import calendar
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 import re
 
 from brain_server.model.memory import unstamped
@@ -24,6 +24,8 @@ _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
 _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? "
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
+EVENT_HOURS = 2  # an event whose end is not said
 
 
 def stated_times(words: str) -> list[tuple[int, int]]:
@@ -102,3 +104,29 @@ def named_days(text: str, today: date) -> list[date]:
         except ValueError:
             continue
     return found
+
+
+def clock_times(text: str) -> list[tuple[int, int]]:
+    """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
+    return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
+
+
+def still_ahead(text: str, now: datetime, said_on: date | None = None) -> bool:
+    """Whether `text` names a day still to come, or today with hours it states not yet over (its
+    last, else its one plus EVENT_HOURS): an insight about a re-plan at 11:45 that day was carried
+    to a call at 18:10 as news (blind10). `said_on`: the day the text was written, which a date
+    without its year is read near (default: today)."""
+    days = named_days(text, said_on or now.date())
+    if any(d > now.date() for d in days):
+        return True
+    clocks = clock_times(text)
+    end = max(clocks) if len(clocks) > 1 else (clocks[0][0] + EVENT_HOURS, clocks[0][1]) if clocks else (24, 0)
+    return now.date() in days and end > (now.hour, now.minute)
+
+
+def passed(text: str, said_on: date, now: datetime) -> bool:
+    """Whether `text` names a day and it is over (its hours too, today): news of an event that has
+    happened is no news to pass on (blind17's writer saw a resident at 17:16 still holding, as news
+    on its mind, a lesson that ended at 17:00, and plans the next day seeking people to tell it).
+    Text that names no day is not over."""
+    return bool(named_days(text, said_on)) and not still_ahead(text, now, said_on)
