@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import defaultdict
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 import json
@@ -23,6 +24,7 @@ from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
+from brain_server.prompts import PromptLibrary
 from brain_server.prompts.conversation_memo import ConversationMemo
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
@@ -481,3 +483,11 @@ def test_a_conversation_is_kept_with_the_days_its_lines_say_dated(stream) -> Non
     assert chat.description == ('conversation with Isabella Rodriguez:\n'
                                 'Isabella Rodriguez: "Come to my party tomorrow (Saturday February 14) at 5 pm!"\n'
                                 'Klaus Mueller: "On February 14? Count me in, tonight I must rest."')
+
+
+def test_a_memo_reads_a_yes_to_news_passed_on_as_meaning_to_go() -> None:
+    """blind17's writer: news passed on makes a plan item "only if Klaus said it means to go", while
+    the replies it read were "Sounds lovely, count me in!", said to the one passing it on."""
+    variables = defaultdict(str, npc_name="Klaus Mueller", partner="Isabella Rodriguez")
+    memo = " ".join(PromptLibrary().render("conversation_memo", variables)[1]["content"].split())
+    assert 'only if Klaus Mueller said it means to go (a yes to it, "count me in" or the like, says so)' in memo
