@@ -19,6 +19,7 @@ brains as a user does."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import json
 import os
@@ -238,8 +239,21 @@ def _serve(sock: socket.socket) -> dict:
                 os.replace(path + ".part", path)
 
     signal.signal(signal.SIGCHLD, reap)
+    # A signal may be delivered to a thread the preloaded modules started, which leaves the main
+    # thread in select() with the reaping not run until the next request: a brain's end went
+    # unsaid for 60 s once in the suite. The wakeup fd wakes the main thread whichever receives it.
+    woken, wake = socket.socketpair()
+    woken.setblocking(False)
+    wake.setblocking(False)
+    signal.set_wakeup_fd(wake.fileno())
     while True:
-        for source in select.select([sock, *brains], [], [])[0]:
+        for source in select.select([sock, *brains, woken], [], [])[0]:
+            if source is woken:
+                with contextlib.suppress(BlockingIOError):
+                    while woken.recv(512):
+                        pass
+                reap()
+                continue
             try:
                 data, fds, _, _ = socket.recv_fds(source, 1 << 20, 3)
             except ConnectionResetError:  # a brain that ended as it asked
@@ -257,6 +271,9 @@ def _serve(sock: socket.socket) -> dict:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # not reaped before its status path is known
             pid = os.fork()
             if pid == 0:
+                signal.set_wakeup_fd(-1)
+                woken.close()
+                wake.close()
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
                 for other in (sock, *brains):
