@@ -36,7 +36,7 @@ import time
 
 from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import RELAYED
+from brain_server.cognition.offline.heard import RELAYED, unrelayed
 from brain_server.cognition.offline.said_clock import passed
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
@@ -203,8 +203,8 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     an event that is over is none (`said_clock.passed`)."""
     mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
-             and n.predicate != REFLECTION_PREDICATE and gist(n) not in heard
-             and not passed(gist(n), n.created.date(), now)]
+             and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
+             and not passed(said, n.created.date(), now)]
     return max(fresh, key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
 
 
@@ -225,11 +225,9 @@ def gist(node: MemoryNode) -> str:
     was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
     from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again; and
     without the words a teller added in the first person (`_OWN_WORDS`)."""
-    relayed = NEWS in node.keywords
-    text = node.description.split(": ", 1)[-1] if relayed else node.description
-    while match := RELAYED.match(text):
-        text, relayed = text[match.end():], True
-    return _OWN_WORDS.sub("", text) if relayed else text
+    told = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    text = unrelayed(told)
+    return _OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text
 
 
 def as_told(node: MemoryNode) -> str:

@@ -22,7 +22,7 @@ import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import EVENT, RELAYED, repeats
+from brain_server.cognition.offline.heard import EVENT, repeats, unrelayed
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
 from brain_server.model.world import SEPARATOR, place_names
@@ -140,8 +140,7 @@ def _unrelayed(activity: str) -> str:
     label, said, rest = activity.partition(": ")
     if not said or len(label.split()) > 3:  # no short label before the text ("going to: ")
         label, rest = "", activity
-    while match := RELAYED.match(rest):
-        rest = rest[match.end():]
+    rest = unrelayed(rest)
     return f"{label}: {rest}" if label else rest
 
 

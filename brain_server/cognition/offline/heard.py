@@ -123,6 +123,15 @@ RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|h
                      r"(?:of|about)|news came up that)\s+)|"
                      r"(?:(?:[A-Z][\w'’-]*\s+){0,2}[A-Z][\w'’-]*,\s+I\s+|(?:[A-Z][\w'’-]*\s+){1,3})"
                      r"(?:talked|spoke)\s+(?:with|to)\s+[^;:]{1,120}?\s+about how\s+(?=[A-Z]))")
+
+
+def unrelayed(text: str) -> str:
+    """`text` without every lead of news passed on (`RELAYED`) before what it is."""
+    while match := RELAYED.match(text):
+        text = text[match.end():]
+    return text
+
+
 # Where a sentence ends: not after an initial or a title ("Chidi O. is the cook", "Dr. Ruiz").
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St)\.)(?<!\bMrs\.)\s+")
 _NAMED = 3  # words after a greeting that only name who is greeted ("Good morning, Odile!")
