@@ -13,7 +13,7 @@ from typing import Any
 
 from npc_lab.fake_openai import FakeOpenAI, arguments, serve
 from npc_lab.sim.brain import ChildProcess
-from npc_lab.standin import MOODS, respond
+from npc_lab.standin import MOODS, known_mood, respond
 
 
 class StandInOpenAI(FakeOpenAI):
@@ -22,10 +22,8 @@ class StandInOpenAI(FakeOpenAI):
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, latency_s: float = 0.0, *, seed: int = 0,
                  mood: str = "cooperative", **kwargs: Any) -> None:
-        if mood not in MOODS:
-            raise ValueError(f"unknown stand-in mood {mood!r}: use one of {', '.join(MOODS)}")
+        self.seed, self.mood = seed, known_mood(mood)  # before its server is bound
         super().__init__(host, port, latency_s, seed=seed, **kwargs)
-        self.seed, self.mood = seed, mood
 
     def answer(self, body: dict[str, Any], purpose: str | None) -> Any:
         return respond(body, self.seed, self.mood)
@@ -46,11 +44,9 @@ class StandInProcess(ChildProcess):
 
     def __init__(self, *, seed: int = 0, mood: str = "cooperative", latency_s: float = 0.0,
                  log_path: Path | None = None) -> None:
-        if mood not in MOODS:
-            raise ValueError(f"unknown stand-in mood {mood!r}: use one of {', '.join(MOODS)}")
         env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
         super().__init__([sys.executable, "-m", "npc_lab.standin_openai", "--port", "0", "--seed", str(seed),
-                          "--mood", mood, "--latency", str(latency_s)], env, log_path)
+                          "--mood", known_mood(mood), "--latency", str(latency_s)], env, log_path)
         self.base_url = ""
 
     def on_ready(self, match: re.Match[str]) -> None:

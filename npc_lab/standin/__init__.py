@@ -120,11 +120,16 @@ MOODS: dict[str, Callable[[dict[str, Any], int], StandIn | BlindStandIn]] = {
     **{name.removesuffix(".py"): partial(BlindStandIn, import_module(f"{__name__}.{name.removesuffix('.py')}").respond)
        for name in FROZEN}}
 
-__all__ = ["FROZEN", "MOODS", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "respond"]
+__all__ = ["FROZEN", "MOODS", "BlindStandIn", "RATES", "HardStandIn", "Rates", "StandIn", "conform", "known_mood", "respond"]
 
 
 def respond(body: dict[str, Any], seed: int = 0, mood: str = "cooperative") -> Any:
     """The stand-in's answer to a chat request (its JSON value)."""
+    return MOODS[known_mood(mood)](body, seed).answer()
+
+
+def known_mood(mood: str) -> str:
+    """`mood`, if there is a stand-in of that name."""
     if mood not in MOODS:
         raise ValueError(f"unknown stand-in mood {mood!r}: use one of {', '.join(MOODS)}")
-    return MOODS[mood](body, seed).answer()
+    return mood
