@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+import io
 import json
 import logging
 from pathlib import Path
 import re
+import sys
+import threading
+import time
 
 import pytest
 import structlog
@@ -111,3 +115,37 @@ def test_each_decides_lines_carry_its_own_ids(run, fake_llm, tmp_path, json_line
         assert trace is not None and trace.npc_id == line["npc_id"], line
         assert trace.kind == ("background" if background else "decide"), line
         assert (line["trace_id"] == decides[line["npc_id"]]) is not background, line
+
+
+class _SlowStderr(io.StringIO):
+    """A stream that yields the GIL inside every write, as a pipe to a busy reader may: a line
+    written in two calls (text, then its newline) would let another thread's line in between."""
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        time.sleep(0.0005)
+        return written
+
+
+def test_lines_from_the_brain_and_from_a_library_thread_never_share_a_line(
+        json_lines: Lines, monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = _SlowStderr()
+    monkeypatch.setattr(sys, "stderr", stream)
+
+    def brain_lines() -> None:
+        for n in range(40):
+            structlog.get_logger().info("brain_line", n=n)
+
+    def library_lines() -> None:
+        for n in range(40):
+            logging.getLogger("uvicorn.error").warning("library line %d", n)
+
+    threads = [threading.Thread(target=brain_lines), threading.Thread(target=library_lines)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 80
+    parsed = [json.loads(line) for line in lines]
+    assert sorted(line["event"] for line in parsed if line.get("logger") != "uvicorn.error") == ["brain_line"] * 40

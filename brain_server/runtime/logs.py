@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from typing import TextIO, cast
 
 import structlog
@@ -29,7 +30,7 @@ def configure(*, json: bool = False, level: str = "info") -> None:
     structlog.configure(
         processors=[*processors, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(threshold),
-        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),  # the writes it makes
+        logger_factory=structlog.WriteLoggerFactory(file=cast(TextIO, _Stderr())),  # a line in one write
         # Not cached: a cached logger keeps this configuration for good, so a host (or a test) that
         # configures structlog after us, e.g. structlog.testing.capture_logs, would never see our lines.
         cache_logger_on_first_use=False,
@@ -61,10 +62,16 @@ def _route_standard_logging(processors: list[structlog.typing.Processor], render
 
 class _Stderr:
     """sys.stderr as it is when a line is written, not when logging was set up: whoever embeds the
-    brain (a test runner, a host process) may replace it, and a closed one must not fail a call."""
+    brain (a test runner, a host process) may replace it, and a closed one must not fail a call.
+
+    Both writers (structlog's and the standard library's handler) write a whole line in one call, and
+    one lock orders those calls: a line from uvicorn's thread never lands inside the brain's."""
+
+    _lock = threading.Lock()
 
     def write(self, text: str) -> int:
-        return sys.stderr.write(text)
+        with self._lock:
+            return sys.stderr.write(text)
 
     def flush(self) -> None:
         sys.stderr.flush()
