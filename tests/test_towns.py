@@ -17,9 +17,9 @@ from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import news_keywords
-from npc_lab.towns import korrin, plan, tarnbeck
+from npc_lab.towns import brinnick, korrin, plan, tarnbeck
 
-TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin}
+TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick}
 
 
 def _files(town: ModuleType) -> tuple[Path, Path, Path]:

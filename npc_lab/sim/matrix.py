@@ -75,6 +75,8 @@ CASES = {
                       "town_layout.json", TOWNS / "tarnbeck" / "residents", hours=38),
     "morse": Case("morse", str(TOWNS / "korrin" / "morse_lesson.json"), TOWNS / "korrin" / "town_layout.json",
                   TOWNS / "korrin" / "residents", hours=34),
+    "auction": Case("auction", str(TOWNS / "brinnick" / "flotsam_auction.json"), TOWNS / "brinnick" /
+                    "town_layout.json", TOWNS / "brinnick" / "residents", hours=30),
 }
 
 
