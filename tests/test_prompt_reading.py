@@ -158,6 +158,30 @@ def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its
         assert PLAN not in prompt, f"{purpose} showed Ann's own plan among what may come up"
 
 
+def test_an_activity_seen_at_its_start_steps_and_end_is_remembered_once(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Wyncombe (captured for blind17): a turn's eleven memories held "Agnes Hale is having
+    breakfast (starting: having breakfast)", "... is having breakfast" and "... (finishing: having
+    breakfast)", and two lines more of her own morning: one activity is listed once, and the places
+    it took go to other memories."""
+    fake_llm.queue({"json": {"utterance": "Hello Bo.", "end_conversation": True}}, purpose="converse_turn")
+    steps = [f"Ann Lee is having breakfast{step}" for step in (" (starting: having breakfast)", "",
+                                                               " (finishing: having breakfast)", " (washing up)")]
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        await stream.remember("ann", ann().persona, [node(text, NOW - timedelta(minutes=20 - 5 * i), importance=9)
+                                                     for i, text in enumerate(steps)], None, rate=False)
+        trace = Trace(npc_id="ann", kind="talk", game_time=NOW)
+        bo = Speaker.of(NpcState(npc_id="bo", world_name=W, persona=Persona(name="Bo Chen", home=CAFE)), NOW)
+        await converse(Speaker.of(ann(), NOW), bo, NOW, PARK, stream, trace, work=WORK, max_lines=1)
+
+    run(scenario)
+    shown = under(prompt_of(fake_llm, "converse_turn", 0), "What Ann Lee remembers that may come up:")
+    breakfasts = [line for line in shown if "having breakfast" in line]
+    assert len(breakfasts) == 1, shown
+    assert len(shown) >= len(OWN), shown
+
+
 def test_a_relationship_is_summarised_from_memories_of_the_partner_only(run: Run, fake_llm: FakeOpenAI) -> None:
     """The relationship prompt about Bo shows what Ann remembers of Bo; about Cy, whom she never
     met, nothing comes to mind (her own activities there invited a made-up friendship); about a

@@ -255,9 +255,31 @@ def _trivial(node: MemoryNode) -> bool:
 
 def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
     """Retrieved memories as prompt lines, oldest first so the story reads forward; over the prompt
-    budget the lowest-scored go first (budget.py), never the newest by position."""
-    chosen = sorted(records[:limit], key=lambda r: r.node.created)
+    budget the lowest-scored go first (budget.py), never the newest by position. One seen doing the
+    same thing is listed once (`distinct`)."""
+    chosen = sorted(distinct(records)[:limit], key=lambda r: r.node.created)
     return Bullets([Item(memory_line(r.node), (r.score, r.node.created.timestamp())) for r in chosen])
+
+
+_STEP = re.compile(r"\s*\([^()]*\)\s*$")  # an action's step: "is having breakfast (washing up)"
+
+
+def distinct(records: Sequence[RetrievedRecord]) -> list[RetrievedRecord]:
+    """`records` in their order, each observation of an activity after its first left out: an
+    action is observed at its start, at each step and at its end ("is having breakfast (starting:
+    having breakfast)", "is having breakfast", "... (finishing: having breakfast)"), and in the
+    requests captured for blind17 a conversation's eleven memories held five lines of the speaker's
+    own two activities (issue 42: memories crowded with the NPC's own doings)."""
+    seen: set[str] = set()
+    kept = []
+    for r in records:
+        if r.node.kind is MemoryKind.OBSERVATION:
+            activity = _STEP.sub("", r.node.description.strip()).lower()
+            if activity in seen:
+                continue
+            seen.add(activity)
+        kept.append(r)
+    return kept
 
 
 def about_them(node: MemoryNode, people: Sequence[str]) -> bool:
