@@ -19,8 +19,9 @@ from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats, told_place
 from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_activity, news_for, not_today, seeking
+from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import about, held_news, news_line, when
+from brain_server.cognition.news import about, held_news, mentions, news_line, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
@@ -28,7 +29,7 @@ from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.whereabouts import Gathering, calls_by_hour, gatherings, untold_by_hour
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
 from brain_server.model.world import Arena, Sector, World
 from brain_server.persistence.records import Records
@@ -278,6 +279,53 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
         assert f"- {HALL}: 1 person, 12:00-13:00" in (await seeking(teller, MORNING, stream, records, PLACES)).lines
 
     run(scenario)
+
+
+def test_a_line_naming_only_where_and_when_does_not_tell_what_happens() -> None:
+    """Brinnick (blind17): the host's whisper led with "A flotsam auction in the boat hall of the Old
+    Lifeboat House", and her line "I mean to tell everyone she runs into at the Old Lifeboat House
+    tomorrow at 11 am" named three of its words, all of the place: each listener kept the auction as
+    told them. Given the places the speaker knows, a line tells the news when it names what happens."""
+    isle = "Brinnick"
+    places = [f"{isle}:Old Lifeboat House:boat hall", f"{isle}:Salt Loaf:bar"]
+    news = MemoryNode(npc_id="sorcha", kind=MemoryKind.THOUGHT, subject="Sorcha Gault", predicate="thinks",
+                      description="A flotsam auction in the boat hall of the Old Lifeboat House, on October 15 between "
+                                  "11 am and 1 pm: Sorcha Gault is getting it up herself", created=MORNING,
+                      last_accessed=MORNING)
+    only_where = "I mean to tell everyone she runs into at the Old Lifeboat House tomorrow (Thursday October 15) at 11 am."
+    assert mentions(only_where, news) and not mentions(only_where, news, places)
+    for told in ("I'm auctioning off the flotsam at the Old Lifeboat House tomorrow at 11!",
+                 "There's an auction in the boat hall of the lifeboat house on Thursday morning."):
+        assert mentions(told, news, places), told
+    lesson = MemoryNode(npc_id="teodor", kind=MemoryKind.THOUGHT, subject="Teodor Marek", predicate="thinks",
+                        description="Teodor Marek wants to teach a Morse code lesson in the mess room of the Engine "
+                                    "Depot on January 21 from 3 pm to 5 pm", created=MORNING, last_accessed=MORNING)
+    depot = ["Korrin Junction:Engine Depot:mess room"]
+    assert not mentions("Come by the mess room of the Engine Depot on January 21!", lesson, depot)
+    assert mentions("I'm teaching Morse in the mess room at the depot on the 21st.", lesson, depot)
+
+
+def test_a_listener_keeps_as_told_only_news_whose_doing_was_said(run: Run) -> None:
+    """The hearsay kept by a listener follows `mentions` with the teller's places: a line naming the
+    Market yard and the day keeps nothing; one naming the kite contest keeps the news as told."""
+    contest = "A kite contest in the yard of the Market on May 5 at 4 pm: Rosa Vane is getting it up"
+
+    async def scenario(stream: MemoryStream) -> dict[str, list[int]]:
+        teller, bo = rosa(), town()[1]
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        [news] = await stream.remember("rosa", teller.persona, [MemoryNode(
+            npc_id="rosa", kind=MemoryKind.THOUGHT, description=contest, subject="Rosa Vane", predicate="thinks",
+            importance=8, created=MORNING, last_accessed=MORNING)], trace, rate=False)
+        kept = {}
+        for n, said in enumerate(("I'll be in the Market yard on May 5 at 4 pm, tell everyone!",
+                                  "I'm getting up a kite contest in the Market yard on May 5!")):
+            lines = [DialogueLine(speaker_npc_id="rosa", speaker_name="Rosa Vane", text=said)]
+            told = await keep_what_was_told([teller, bo], [news, None], lines, [None, None],
+                                            MORNING + timedelta(minutes=n), stream, trace)
+            kept[said] = [len(nodes) for nodes in told.values()]
+        return kept
+
+    assert list(run(scenario).values()) == [[], [1]]
 
 
 def test_a_chat_that_did_not_name_the_news_told_nothing(run: Run, fake_llm: FakeOpenAI) -> None:

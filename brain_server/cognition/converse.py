@@ -40,7 +40,7 @@ from brain_server.cognition.gist import (
     unrepeated,
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import held_news, news_line, said_it, said_news
+from brain_server.cognition.news import held_news, known_places, news_line, said_it, said_news
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets
@@ -96,12 +96,6 @@ class PlanChange:
     start: datetime
     minutes: int
     place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
-
-
-def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
-    """The arenas an NPC knows, home first, and the partner's home (a host may invite it there)."""
-    arenas = [npc.persona.home, *npc.known_addresses, *([partner_home] if partner_home else [])]
-    return list(dict.fromkeys(arena_of(a) for a in arenas if a))
 
 
 def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[str]:
@@ -242,7 +236,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
             # One who still holds news it has not said gets a last word as the other leaves, as people
             # do ("before you go..."): blind8's listeners took leave at their first reply to a greeting.
             news_held = held[listener.npc_id]
-            if closing or news_held is None or said_it(listener.npc_id, news_held, lines):
+            if closing or news_held is None or said_it(listener.npc_id, news_held, lines, listener.places):
                 break
             closing = True
         speaker, listener = listener, speaker

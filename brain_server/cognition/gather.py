@@ -31,6 +31,7 @@ from brain_server.cognition.news import (
     OWN,
     about,
     held_news,
+    known_places,
     latest_thoughts,
     mentions,
     untold_line,
@@ -232,7 +233,8 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
              if c.created >= news.created]
     with_them = {o: [c for c in chats if _with(c, names.get(o, o))] for o in talked}
-    return theirs | {o for o, said in with_them.items() if not said or any(mentions(c.description, news) for c in said)}
+    places = known_places(npc)
+    return theirs | {o for o, said in with_them.items() if not said or any(mentions(c.description, news, places) for c in said)}
 
 
 def _with(chat: MemoryNode, name: str) -> bool:

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from brain_server.cognition.attention import NEWS, gist
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import latest_thoughts, said_it
+from brain_server.cognition.news import known_places, latest_thoughts, said_it
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace
@@ -30,7 +30,7 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
     participant's summary of the conversation (None: it kept none), in the same order."""
     kept: dict[str, list[MemoryNode]] = {}
     for teller, news in zip(npcs, held, strict=True):
-        if news is None or not said_it(teller.npc_id, news, lines):
+        if news is None or not said_it(teller.npc_id, news, lines, known_places(teller)):
             continue
         for hearer, memo in zip(npcs, memos, strict=True):
             if hearer.npc_id == teller.npc_id or await _holds(stream, hearer.npc_id, gist(news)):

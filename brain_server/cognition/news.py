@@ -8,7 +8,8 @@ where to find the rest is `gather`'s.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import calendar
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
@@ -20,22 +21,46 @@ from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState
+from brain_server.model.world import SEPARATOR, arena_of
 
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
 
 
-def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine]) -> bool:
-    """Whether `npc_id`'s own `lines` named its `news`."""
-    return any(line.speaker_npc_id == npc_id and mentions(line.text, news) for line in lines)
+def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine], places: Iterable[str] = ()) -> bool:
+    """Whether `npc_id`'s own `lines` named its `news` (`mentions`; `places`: those the speaker knows)."""
+    return any(line.speaker_npc_id == npc_id and mentions(line.text, news, places) for line in lines)
 
 
-def mentions(text: str, news: MemoryNode) -> bool:
+def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
     """Whether `text` names the news: MENTIONED of the words of what it is about (its first
-    clause, the teller's name left out; all of them, if fewer), in any word form."""
+    clause, the teller's name left out; all of them, if fewer), in any word form; and, given the
+    `places` the speaker knows, one of them a word of what happens, not only of where or when:
+    Brinnick's whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a
+    host's line "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as
+    telling it, so each listener kept the auction as told them, which nobody had said."""
     about = unstamped(gist(news)).split(",")[0]
     wanted = stems(about) - stems(news.subject)
-    return len(wanted & stems(text)) >= min(MENTIONED, len(wanted))
+    said = stems(text)
+    if len(wanted & said) < min(MENTIONED, len(wanted)):
+        return False
+    what = wanted - where_and_when(places) if places else set()
+    return not what or bool(what & said)
+
+
+_WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening "
+                              "noon midday night midnight half past quarter until till between"]))
+
+
+def where_and_when(places: Iterable[str]) -> set[str]:
+    """The words of the places' names (every part of each address) and of days and times of day."""
+    return stems(" ".join(part for place in places for part in place.split(SEPARATOR))) | _WHEN_WORDS
+
+
+def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
+    """The arenas an NPC knows, home first, and the partner's home (a host may invite it there)."""
+    arenas = [npc.persona.home, *npc.known_addresses, *([partner_home] if partner_home else [])]
+    return list(dict.fromkeys(arena_of(a) for a in arenas if a))
 
 
 def hosting(name: str, news: MemoryNode) -> bool:
