@@ -67,7 +67,11 @@ an event named by no noun: a carpenter's pole lathe set up for anyone to try), m
 local model that reads the last lines of a long prompt best, judges stop 67's changes unread. A nineteenth,
 `blind17` (npc_lab/standin/blind17.py), by a seventeenth hand, from requests captured afresh (Wyncombe,
 stop 69, an event said as "would like to show anyone who is interested how to bind a sprained ankle"),
-modelled on a mid-size (7-9B) local model, judges stop 69's code unread.
+modelled on a mid-size (7-9B) local model, judges stop 69's code unread. A twentieth, `blind18`
+(npc_lab/standin/blind18.py), by an eighteenth hand, from requests captured afresh (Wyncombe, stop 70,
+an event said with its day first: "On Saturday April 11, between 10 in the morning and noon, the
+Workshop is open to anybody with a broken chair ..."), modelled on a small (3-4B) local model,
+judges stop 70's code unread.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -100,7 +104,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind14.py": "a71cf4a1982053f02736785c0545df0d274e215a22863a3fa57f54e72706e3bb",
           "blind15.py": "c54493aa33741da442e7785280e9b56aea5ceec6d39acfea253f8f2a6802bcb5",
           "blind16.py": "47420d07b71b68bb35b36ced67b347b5635548cbc41395a8e6602aa14ddf1dc1",
-          "blind17.py": "f9865d43c765cbf157eeb5f06cc2406dba90ab4440a350265fa53b921eba46c4"}
+          "blind17.py": "f9865d43c765cbf157eeb5f06cc2406dba90ab4440a350265fa53b921eba46c4",
+          "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7"}
 
 
 class BlindStandIn:
