@@ -300,6 +300,12 @@ def test_a_line_naming_only_where_and_when_does_not_tell_what_happens() -> None:
     lesson = MemoryNode(npc_id="teodor", kind=MemoryKind.THOUGHT, subject="Teodor Marek", predicate="thinks",
                         description="Teodor Marek wants to teach a Morse code lesson in the mess room of the Engine "
                                     "Depot on January 21 from 3 pm to 5 pm", created=MORNING, last_accessed=MORNING)
+    repair = MemoryNode(npc_id="tomas", kind=MemoryKind.THOUGHT, subject="Tomas Reyes", predicate="thinks",
+                        description="On Saturday April 11, between 10 in the morning and noon, the Workshop is open to "
+                                    "anybody with a broken chair: Tomas Reyes has it in mind to show people how to mend "
+                                    "it", created=MORNING, last_accessed=MORNING)
+    assert not mentions("Lovely weather for Saturday April 11!", repair)  # what happens, not the day it leads with
+    assert mentions("The Workshop is open on Saturday to anybody with a broken chair.", repair)
     depot = ["Korrin Junction:Engine Depot:mess room"]
     assert not mentions("Come by the mess room of the Engine Depot on January 21!", lesson, depot)
     assert mentions("I'm teaching Morse in the mess room at the depot on the 21st.", lesson, depot)
@@ -586,6 +592,10 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     ("Teodor Marek wants to get up a cricket match on the green on April 11 from 2 pm to 4 pm", "hosting a cricket match"),
     ("Teodor Marek hopes to put on a puppet show in the hall", "hosting a puppet show"),
     ("Teodor Marek asks everyone to the fair at 5 pm on the green", "hosting: asks everyone to the fair at 5 pm on the green"),
+    ("On Saturday April 11, between 10 in the morning and noon, the Workshop is open to anybody with a broken chair: "
+     "Teodor Marek has it in mind to show people how to mend it", "hosting: the Workshop is open to anybody with a broken chair"),
+    ("A flotsam auction in the boat hall of the Old Lifeboat House, on October 15: Teodor Marek is getting it up",
+     "hosting: A flotsam auction in the boat hall of the Old Lifeboat House"),
 ])
 def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:
     """The label a host's event block shows in the game and its memories: what is held, not the

@@ -8,7 +8,6 @@ where to find the rest is `gather`'s.
 from __future__ import annotations
 
 import asyncio
-import calendar
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -16,7 +15,7 @@ from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
-from brain_server.cognition.offline.said_clock import clock_times, named_days, still_ahead
+from brain_server.cognition.offline.said_clock import WHEN_WORDS, clock_times, named_days, still_ahead, what_clause
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
@@ -34,12 +33,13 @@ def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine], places
 
 def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
     """Whether `text` names the news: MENTIONED of the words of what it is about (its first
-    clause, the teller's name left out; all of them, if fewer), in any word form; and, given the
+    clause that says more than when, `what_clause`; the teller's name left out; all of them, if
+    fewer), in any word form; and, given the
     `places` the speaker knows, one of them a word of what happens, not only of where or when:
     Brinnick's whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a
     host's line "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as
     telling it, so each listener kept the auction as told them, which nobody had said."""
-    about = unstamped(gist(news)).split(",")[0]
+    about = what_clause(unstamped(gist(news)))
     wanted = stems(about) - stems(news.subject)
     said = stems(text)
     if len(wanted & said) < min(MENTIONED, len(wanted)):
@@ -48,13 +48,9 @@ def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
     return not what or bool(what & said)
 
 
-_WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening "
-                              "noon midday night midnight half past quarter until till between"]))
-
-
 def where_and_when(places: Iterable[str]) -> set[str]:
     """The words of the places' names (every part of each address) and of days and times of day."""
-    return stems(" ".join(part for place in places for part in place.split(SEPARATOR))) | _WHEN_WORDS
+    return stems(" ".join(part for place in places for part in place.split(SEPARATOR))) | WHEN_WORDS
 
 
 def known_places(npc: NpcState, partner_home: str = "") -> list[str]:

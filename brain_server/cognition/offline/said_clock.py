@@ -12,6 +12,7 @@ import calendar
 from datetime import date, datetime, timedelta
 import re
 
+from brain_server.cognition.offline.heard import stems
 from brain_server.model.memory import unstamped
 from brain_server.model.trace import Trace
 
@@ -130,3 +131,16 @@ def passed(text: str, said_on: date, now: datetime) -> bool:
     on its mind, a lesson that ended at 17:00, and plans the next day seeking people to tell it).
     Text that names no day is not over."""
     return bool(named_days(text, said_on)) and not still_ahead(text, now, said_on)
+
+
+WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening noon "
+                             "midday night midnight half past quarter until till between"]))
+
+
+def what_clause(text: str) -> str:
+    """The first of a text's comma clauses that says more than when: "On Saturday April 11, between
+    10 in the morning and noon, the Workshop is open to anybody ..." is about the Workshop's
+    opening, not about "On Saturday April 11", which a host's plan showed as "hosting: On Saturday
+    April 11" (blind18's writer)."""
+    clauses = text.split(",")
+    return next((c.strip() for c in clauses if stems(c) - WHEN_WORDS), clauses[0].strip())
