@@ -37,7 +37,7 @@ import time
 from brain_server.cognition.decide import NEVER, concerned_now, crowd
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import RELAYED, unrelayed
-from brain_server.cognition.offline.said_clock import passed, says_when
+from brain_server.cognition.offline.said_clock import passed
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.cognition.react import is_thing
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
@@ -57,12 +57,6 @@ NEWS = "news"  # the keyword of a memory heard at a meeting
 # along!"): in another's mouth they read as the teller's invitation (blind13's writer).
 _OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$",
                         re.DOTALL)
-# ", and to ask whoever he meets to come", ", and she means to tell everyone she runs into": the
-# teller's aim to pass the news on, closing it, not news (`unaimed`).
-_AIM = re.compile(r"(?:,\s*|\s+)(?:and|so)\s+(?:(?:he|she|they|we)\s+)?(?:(?:means|wants|hopes|plans|intends|would like|"
-                  r"is going|are going)\s+to\s+|to\s+|will\s+)?(?:ask|tell|invite|mention it to|let)\b[^.;!?]*?\b"
-                  r"(?:whoever|everyone|everybody|anyone|anybody|people|friends|neighbou?rs)\b[^.;!?]*[.!]?\s*$",
-                  re.IGNORECASE)
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -230,21 +224,10 @@ def gist(node: MemoryNode) -> str:
     """What a thought says, without who told it ("Klaus told Maria: <gist>"), however many times it
     was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
     from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again; and
-    without the words a teller added in the first person (`_OWN_WORDS`) or its aim to pass it on
-    (`unaimed`)."""
+    without the words a teller added in the first person (`_OWN_WORDS`)."""
     told = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
-    text = unaimed(unrelayed(told))
+    text = unrelayed(told)
     return _OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text
-
-
-def unaimed(text: str) -> str:
-    """News without the teller's aim to pass it on that closes it, when that aim says no day or time
-    (`_AIM`): with Brinnick's whisper ("A flotsam auction in the boat hall ...: Sorcha Gault is
-    getting it up herself, ..., and she means to tell everyone she runs into") two blind models
-    written apart (blind17, blind18) told "I mean to tell everyone she runs into ... tomorrow at 11"
-    for the event, the one intent their readers found in it."""
-    aim = _AIM.search(text)
-    return text if aim is None or says_when(aim.group(0)) or not text[:aim.start()].strip() else text[:aim.start()]
 
 
 def as_told(node: MemoryNode) -> str:
