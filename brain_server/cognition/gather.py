@@ -34,6 +34,7 @@ from brain_server.cognition.news import (
     known_places,
     latest_thoughts,
     mentions,
+    naming,
     untold_line,
 )
 from brain_server.cognition.offline.heard import EVENT, whole_name
@@ -234,8 +235,8 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
              if c.created >= news.created]
     with_them = {o: [c for c in chats if _with(c, names.get(o, o))] for o in talked}
-    places = known_places(npc)
-    return theirs | {o for o, said in with_them.items() if not said or any(mentions(c.description, news, places) for c in said)}
+    named = naming(news, known_places(npc))
+    return theirs | {o for o, said in with_them.items() if not said or any(named(c.description) for c in said)}
 
 
 def _with(chat: MemoryNode, name: str) -> bool:

@@ -8,7 +8,7 @@ where to find the rest is `gather`'s.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
@@ -28,24 +28,32 @@ OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper
 
 def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine], places: Iterable[str] = ()) -> bool:
     """Whether `npc_id`'s own `lines` named its `news` (`mentions`; `places`: those the speaker knows)."""
-    return any(line.speaker_npc_id == npc_id and mentions(line.text, news, places) for line in lines)
+    named = naming(news, places)
+    return any(line.speaker_npc_id == npc_id and named(line.text) for line in lines)
 
 
 def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
-    """Whether `text` names the news: MENTIONED of the words of what it is about (its first
-    clause that says more than when, `what_clause`; the teller's name left out; all of them, if
-    fewer), in any word form; and, given the
-    `places` the speaker knows, one of them a word of what happens, not only of where or when:
-    Brinnick's whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a
-    host's line "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as
-    telling it, so each listener kept the auction as told them, which nobody had said."""
-    about = what_clause(unstamped(gist(news)))
-    wanted = stems(about) - stems(news.subject)
-    said = stems(text)
-    if len(wanted & said) < min(MENTIONED, len(wanted)):
-        return False
+    """Whether `text` names the news (`naming`)."""
+    return naming(news, places)(text)
+
+
+def naming(news: MemoryNode, places: Iterable[str] = ()) -> Callable[[str], bool]:
+    """Whether a text names the news: MENTIONED of the words of what it is about (its first clause
+    that says more than when, `what_clause`; the teller's name left out; all of them, if fewer), in
+    any word form; and, given the `places` the speaker knows, one of them a word of what happens,
+    not only of where or when: Brinnick's whisper began "A flotsam auction in the boat hall of the
+    Old Lifeboat House", and a host's line "I mean to tell everyone ... at the Old Lifeboat House
+    tomorrow at 11 am" counted as telling it, so each listener kept the auction as told them, which
+    nobody had said. The news's words are read once, for every text asked about."""
+    wanted = stems(what_clause(unstamped(gist(news)))) - stems(news.subject)
     what = wanted - where_and_when(places) if places else set()
-    return not what or bool(what & said)
+    least = min(MENTIONED, len(wanted))
+
+    def named(text: str) -> bool:
+        said = stems(text)
+        return len(wanted & said) >= least and (not what or bool(what & said))
+
+    return named
 
 
 def where_and_when(places: Iterable[str]) -> set[str]:
