@@ -281,6 +281,12 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
     run(scenario)
 
 
+def _held(npc_id: str, name: str, text: str) -> MemoryNode:
+    """A thought `name` holds as its own this morning."""
+    return MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, subject=name, predicate="thinks", description=text,
+                      created=MORNING, last_accessed=MORNING)
+
+
 def test_a_line_naming_only_where_and_when_does_not_tell_what_happens() -> None:
     """Brinnick (blind17): the host's whisper led with "A flotsam auction in the boat hall of the Old
     Lifeboat House", and her line "I mean to tell everyone she runs into at the Old Lifeboat House
@@ -288,22 +294,18 @@ def test_a_line_naming_only_where_and_when_does_not_tell_what_happens() -> None:
     told them. Given the places the speaker knows, a line tells the news when it names what happens."""
     isle = "Brinnick"
     places = [f"{isle}:Old Lifeboat House:boat hall", f"{isle}:Salt Loaf:bar"]
-    news = MemoryNode(npc_id="sorcha", kind=MemoryKind.THOUGHT, subject="Sorcha Gault", predicate="thinks",
-                      description="A flotsam auction in the boat hall of the Old Lifeboat House, on October 15 between "
-                                  "11 am and 1 pm: Sorcha Gault is getting it up herself", created=MORNING,
-                      last_accessed=MORNING)
+    news = _held("sorcha", "Sorcha Gault", "A flotsam auction in the boat hall of the Old Lifeboat House, on October 15 "
+                                           "between 11 am and 1 pm: Sorcha Gault is getting it up herself")
     only_where = "I mean to tell everyone she runs into at the Old Lifeboat House tomorrow (Thursday October 15) at 11 am."
     assert mentions(only_where, news) and not mentions(only_where, news, places)
     for told in ("I'm auctioning off the flotsam at the Old Lifeboat House tomorrow at 11!",
                  "There's an auction in the boat hall of the lifeboat house on Thursday morning."):
         assert mentions(told, news, places), told
-    lesson = MemoryNode(npc_id="teodor", kind=MemoryKind.THOUGHT, subject="Teodor Marek", predicate="thinks",
-                        description="Teodor Marek wants to teach a Morse code lesson in the mess room of the Engine "
-                                    "Depot on January 21 from 3 pm to 5 pm", created=MORNING, last_accessed=MORNING)
-    repair = MemoryNode(npc_id="tomas", kind=MemoryKind.THOUGHT, subject="Tomas Reyes", predicate="thinks",
-                        description="On Saturday April 11, between 10 in the morning and noon, the Workshop is open to "
-                                    "anybody with a broken chair: Tomas Reyes has it in mind to show people how to mend "
-                                    "it", created=MORNING, last_accessed=MORNING)
+    lesson = _held("teodor", "Teodor Marek", "Teodor Marek wants to teach a Morse code lesson in the mess room of the "
+                                             "Engine Depot on January 21 from 3 pm to 5 pm")
+    repair = _held("tomas", "Tomas Reyes", "On Saturday April 11, between 10 in the morning and noon, the Workshop is "
+                                           "open to anybody with a broken chair: Tomas Reyes has it in mind to show "
+                                           "people how to mend it")
     assert not mentions("Lovely weather for Saturday April 11!", repair)  # what happens, not the day it leads with
     assert mentions("The Workshop is open on Saturday to anybody with a broken chair.", repair)
     depot = ["Korrin Junction:Engine Depot:mess room"]
@@ -319,9 +321,7 @@ def test_a_listener_keeps_as_told_only_news_whose_doing_was_said(run: Run) -> No
     async def scenario(stream: MemoryStream) -> dict[str, list[int]]:
         teller, bo = rosa(), town()[1]
         trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
-        [news] = await stream.remember("rosa", teller.persona, [MemoryNode(
-            npc_id="rosa", kind=MemoryKind.THOUGHT, description=contest, subject="Rosa Vane", predicate="thinks",
-            importance=8, created=MORNING, last_accessed=MORNING)], trace, rate=False)
+        [news] = await stream.remember("rosa", teller.persona, [thought(contest, "thinks", 8)], trace, rate=False)
         kept = {}
         for n, said in enumerate(("I'll be in the Market yard on May 5 at 4 pm, tell everyone!",
                                   "I'm getting up a kite contest in the Market yard on May 5!")):
