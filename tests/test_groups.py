@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 import json
+import threading
 
 import pytest
 
@@ -20,7 +21,7 @@ from brain_server.model.trace import Trace
 from npc_lab import group_bench
 from tests.clients import Clients
 from tests.test_mind import CAFE, klaus
-from tests.town import spawn_json, world_json
+from tests.town import WORLD, spawn_json, world_json
 from tests.waits import wait_until
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
@@ -28,6 +29,7 @@ WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
 UNSEEN, SEEN = "ATTENTION_OUT_OF_VIEW", "ATTENTION_IN_VIEW"
 NEWS = "Isabella is hosting a Valentine's Day party at Hobbs Cafe on February 14 at 5 pm"
+APARTMENT = f"{WORLD}:Isabella Rodriguez's apartment:main room"
 NAMES = {"isabella": "Isabella Rodriguez", "klaus": "Klaus Mueller", "maria": "Maria Lopez"}
 
 
@@ -283,3 +285,28 @@ def test_the_one_who_opens_a_group_conversation_does_not_leave_at_its_greeting(r
     lines = run(lambda stream: talk_in_group(group, now, "w:cafe:cafe", stream,
                                              Trace(npc_id="ann", kind="decide", game_time=now), work=WORK))
     assert [d.speaker_name for d in lines][:3] == ["Ann Lee", "Bo Chen", "Ann Lee"]
+
+
+def test_a_group_whose_others_walk_on_before_its_first_line_is_no_conversation(town: Clients, fake_llm) -> None:
+    """blind18 in Brinnick: the others moved on while the group's first line was being asked for,
+    and each kept "conversation with ...: (nobody has spoken yet)" and paid a memo call for it.
+    Nobody spoke, so nothing is remembered and no memo is asked for."""
+    meet(town, SEEN)
+    fake_llm.queue({"json": {"choice": "talk", "reason": "to tell them about the party", "new_activity": ""}},
+                   purpose="react")
+    viewed = threading.Event()
+    fake_llm.queue(*[{"json": {"summary": "They know each other a little."}, "until": viewed}] * 3,
+                   purpose="relationship")
+    talking = threading.Thread(target=decide, args=(town, "isabella", "09:40", SEEN, "Klaus Mueller", "Maria Lopez"))
+    talking.start()
+    try:
+        wait_until(lambda: bool(fake_llm.chat_requests("relationship")), what="the group being started")
+        for npc_id in ("klaus", "maria"):
+            town.grpc("Decide", {"npcId": npc_id, "gameTime": "2026-02-13T09:41:00Z", "address": APARTMENT,
+                                 "attention": SEEN})
+    finally:
+        viewed.set()
+        talking.join()
+    assert not fake_llm.chat_requests("group_turn") and not fake_llm.chat_requests("conversation_memo")
+    for npc_id in NAMES:
+        assert not chats(town, npc_id), npc_id

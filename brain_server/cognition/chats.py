@@ -185,7 +185,8 @@ class Chats:
     async def _write(self, group: Group, npcs: Sequence[NpcState], now: datetime, place: str, trace: Trace, *,
                      work: Work, reason: str, unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
         """The conversation's lines and what each participant remembers of it (in `npcs`' order);
-        None when, told in one call, they do not stop to talk."""
+        None when, told in one call, they do not stop to talk, or nobody spoke (blind18 in Brinnick:
+        each kept "(nobody has spoken yet)" and paid a memo call for it)."""
         partners = [names(_others(s, group.speakers)) for s in group.speakers]
         if unseen:
             told = await (tell_group(group.speakers, now, place, self.stream, trace, work=work) if len(npcs) > 2 else
@@ -202,6 +203,8 @@ class Chats:
             a, b = group.speakers
             lines = [*await converse(a, b, now, place, self.stream, trace, work=work, reason=reason),
                      *group.heard]
+        if not lines:  # the others walked on before the first line: no conversation to remember
+            return None
         heard = _named(group, lines)
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
                                                                         work=work, partner_home=host.persona.home, heard=heard)
