@@ -110,3 +110,28 @@ def test_told_in_one_call_the_stand_ins_share_what_a_persona_is_about() -> None:
                   time="Wednesday March 4, 10:00") for seed in range(4)]
     said = [line.text for answer in told for line in answer.lines if line.speaker == "Odile Marsh"]
     assert any("lantern walk" in line for line in said), said
+
+
+def test_a_whispered_event_still_ahead_stays_in_the_status_a_model_revised_without_it(run, fake_llm, tmp_path) -> None:
+    """Brinnick: two blind models revised a whispered event said as a noun phrase to the host's aim
+    alone ("... looking forward to my plan to tell everyone she runs into"), and every prompt after
+    held the aim, not the event. The whispered sentence naming a day still ahead leads the status
+    again; a revision that keeps its day is taken as it is."""
+    supper = ("A lantern supper in the back room of Hobbs Cafe, on February 14 between 6 pm and 8 pm: Isabella "
+              "Rodriguez is laying it on herself, and she means to tell everyone she runs into.")
+    aim = "Isabella Rodriguez is looking forward to her plan to tell everyone she runs into."
+    dated = "Isabella Rodriguez is laying on a lantern supper on February 14."
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": aim}}, {"json": {"currently": dated}}, purpose="revise_currently")
+        statuses = []
+        for _ in range(2):
+            await mind.player.whisper("isabella", supper, DAY_ONE)
+            statuses.append((await mind.records.npc("isabella")).persona.currently)
+        await mind.close()
+        return statuses
+
+    dropped, kept = run(scenario)
+    assert dropped == f"{supper} {aim}"
+    assert kept == dated

@@ -132,7 +132,12 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     """The new "currently" status, from what happened recently and what was planned (one call);
     if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
     just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
-    what it now means to do, as it is kept (`anchored`: no stamp copied in, relative days dated)."""
+    what it now means to do, as it is kept (`anchored`: no stamp copied in, relative days dated).
+    What the thought names on a day still ahead is kept as the old status's is (`still_ahead`): in
+    Brinnick two blind models revised "A flotsam auction ..., on October 15 between 11 am and 1 pm:
+    Sorcha Gault is getting it up herself, ... and she means to tell everyone she runs into" to
+    "Sorcha Gault is looking forward to my plan to tell everyone she runs into", and the host's
+    every prompt after held her aim to tell and not the auction."""
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
@@ -148,7 +153,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    return still_ahead(old, new, now.date(), trace)
+    return still_ahead(kept if thought else old, new, now.date(), trace)
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
