@@ -78,9 +78,16 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
-    plan's "hosting: ..." it told), without stamps, and with when and where it is (`when`)."""
-    hosted = ", an event they are hosting" if hosting(name, news) else ""
-    return f"{hosted}: {unstamped(text).rstrip('.')}{when(news, now, places) or since(news, now)}"
+    plan's "hosting: ..." it told), without stamps, and with when and where it is (`when`). An
+    event it hosts is said by what it is (`what_clause`), not by the whole thought: blind18's writer
+    read the news to tell closing with the host's aim, and in Brinnick ("A flotsam auction in the
+    boat hall ..., on October 15 ...: Sorcha Gault is getting it up herself, ... and she means to
+    tell everyone she runs into") two blind models told "I mean to tell everyone she runs into"
+    and not the auction. The whole thought stays in its status and memories."""
+    said = unstamped(text).rstrip(".")
+    hosted = hosting(name, news)
+    said = what_clause(said) if hosted else said
+    return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
 
 
 def since(news: MemoryNode, now: datetime) -> str:
