@@ -426,6 +426,37 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
 
 
+def test_a_time_said_in_words_or_as_a_range_is_read() -> None:
+    """A game's whisper said its hours as "from nine till eleven in the morning": no time was read,
+    so the host's own event was no event, never laid in her plan nor held as news. Hours in words,
+    half past and quarter to, and a range whose half of the day is said only at its end are read."""
+    assert stated_times("from nine till eleven in the morning") == [(9, 0), (11, 0)]
+    assert stated_times("from 9 till 11 in the morning") == [(9, 0), (11, 0)]
+    assert stated_times("between 2 and 4 pm") == [(14, 0), (16, 0)]
+    assert stated_times("7-9 pm") == [(19, 0), (21, 0)]
+    assert stated_times("from 11 to 1 pm") == [(11, 0), (13, 0)]
+    assert stated_times("from ten till noon") == [(10, 0), (12, 0)]
+    assert stated_times("from nine until midnight") == [(21, 0), (0, 0)]
+    assert stated_times("at half past six in the evening, or quarter to eight at night") == [(18, 30), (19, 45)]
+    assert stated_times("one of them in the morning") == []
+    assert says_when("come at nine") and not says_when("nine of them came")
+
+
+def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
+    """"On Saturday the 11th", "next Friday": a day said by its weekday alone named no day, so news
+    of it was never still ahead. What is kept gets the date that weekday falls on next ("next" and
+    not today), the "Nth" of a month if one is said; a plural ("on Sundays") or a possessive is a
+    habit or a name, not a day."""
+    friday = date(2026, 4, 10)
+    assert anchored("Bikes mended on Saturday the 11th, from nine", friday) == \
+        "Bikes mended on Saturday the 11th (April 11), from nine"
+    assert anchored("See you next Friday, or this Friday, or Monday!", friday) == \
+        "See you next Friday (April 17), or this Friday (April 10), or Monday (April 13)!"
+    assert anchored("A party tomorrow at 5 pm", friday) == "A party tomorrow (Saturday April 11) at 5 pm"
+    assert anchored("On Sundays I rest; Saturday's match.", friday) == "On Sundays I rest; Saturday's match."
+    assert named_days(anchored("the fete on Monday", friday), friday) == [date(2026, 4, 13)]
+
+
 def test_a_stamp_a_model_copied_in_is_not_kept() -> None:
     """A reflection kept "Bram learned that [Friday April 10, 07:00] Owen is busy", shown later
     under its own stamp: blind8's writer could not tell which date was the news. A stamp copied in

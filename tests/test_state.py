@@ -93,7 +93,7 @@ def test_a_slot_of_another_embedder_loads_with_every_memory_embedded_again(brain
         assert {n: descriptions(here, n) for n in ("isabella", "klaus")} == memories
     # Embedded again with this brain's embedder: retrieval finds the whispered party.
     found = here.grpc("ListMemories", {"npcId": "isabella", "query": "party on Friday", "limit": 1})["memories"]
-    assert found[0]["description"] == "The party is on Friday"
+    assert found[0]["description"].startswith("The party is on Friday")
     assert decide(here, "klaus", "12:00")["description"]
     here.close()
 

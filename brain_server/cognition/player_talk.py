@@ -25,6 +25,7 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
+from brain_server.cognition.offline.said_clock import anchored
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.thinking import Thinking
@@ -296,6 +297,7 @@ class Player:
         npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
         work = Work(Priority.PLAYER, npc_id)
+        text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
 
         async def rethink(draft: NpcState) -> Apply:
             draft.persona.currently = await revise_currently(draft, now, self.stream, trace, text, work=work)

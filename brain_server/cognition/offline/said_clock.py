@@ -1,4 +1,6 @@
-"""Days and clock times said in text (`named_days`: "February 14", "14 Feb", "2026-02-14").
+"""Days and clock times said in text (`named_days`: "February 14", "14 Feb", "2026-02-14"; a
+weekday or "tomorrow" is given its date when the text is kept, `anchored`; hours in figures or
+words, "half past six", and a range whose half of the day is said at its end, `stated_times`).
 
 A clock time a model wrote ("HH:MM") is checked against the words it wrote beside it: "05:00" for
 a party "at 5 pm" passes any pattern for a clock, and would send the NPC there at dawn. A time the
@@ -18,7 +20,12 @@ from brain_server.model.trace import Trace
 
 _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
          r"|this afternoon|this morning)")
-_STATED = re.compile(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?{_HALF}(?![a-z])", re.IGNORECASE)
+_WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+# An hour in figures or words, after "half past" or "quarter to" or not: "nine", "half past 6", "7:30".
+_HOUR = rf"(?:(half|quarter) (past|to) )?(\d{{1,2}}|{'|'.join(_WORDS)})(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?"
+_STATED = re.compile(rf"\b{_HOUR}{_HALF}(?![a-z])", re.IGNORECASE)
+# The start of a range that says its half of the day only at its end: "from nine till eleven in the morning".
+_STARTS = re.compile(rf"\b{_HOUR}(?:-|\u2013|to|till|until|and)\s*$", re.IGNORECASE)
 _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
     m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
 # A date as a status words it: "February 14", "Feb 14th", "14 February", "2026-02-14".
@@ -36,12 +43,34 @@ def stated_times(words: str) -> list[tuple[int, int]]:
     found = [(m.start(), _NAMED[m.group(1).lower()])
              for m in re.finditer(r"\b(noon|midday|midnight)\b", words, re.IGNORECASE)]
     for m in _STATED.finditer(words):
-        hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3).lower()
-        if not 1 <= hour <= 12 or minute > 59:
+        said = _said(m)
+        if said is None:
             continue
+        half = m.group(5).lower()
         later = half.startswith("p") or any(w in half for w in ("afternoon", "evening", "night"))
-        found.append((m.start(), (hour % 12 + 12 * later, minute)))
+        found.append((m.start(), (said[0] % 12 + 12 * later, said[1])))
+    ends = sorted(found)
+    for at, end in ends:  # "from 9 till 11 in the morning", "between 2 and 4 pm": the start takes the end's half
+        start = _STARTS.search(words, 0, at)
+        if start is None or (said := _said(start)) is None:
+            continue
+        hour = said[0] % 12 + 12 * (end[0] >= 12 or end == (0, 0))
+        if (hour, said[1]) > (end if end != (0, 0) else (24, 0)):
+            hour -= 12  # "11 to 1 pm" starts before noon
+        found.append((start.start(), (hour, said[1])))
     return [clock for _, clock in sorted(found)]
+
+
+def _said(m: re.Match[str]) -> tuple[int, int] | None:
+    """The (hour, minute) on a 12-hour clock that a match of `_HOUR` says, or None if it is none."""
+    part, way, figure, minutes = m.group(1, 2, 3, 4)
+    hour = _WORDS.get(figure.lower()) or int(figure)
+    minute = int(minutes or 0)
+    if part:
+        minute = 30 if part.lower() == "half" else 15 if way.lower() == "past" else 45
+        hour = hour - 1 if way.lower() == "to" else hour
+        hour = hour or 12
+    return (hour, minute) if 1 <= hour <= 12 and minute <= 59 else None
 
 
 def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
@@ -61,7 +90,8 @@ def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
 
 
 _WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:next |on )?(?:monday|tuesday|"
-                   r"wednesday|thursday|friday|saturday|sunday)|at \d{1,2}(?::\d{2})?|\d{1,2}:\d{2})\b", re.IGNORECASE)
+                   rf"wednesday|thursday|friday|saturday|sunday)|at (?:\d{{1,2}}(?::\d{{2}})?|{'|'.join(_WORDS)})"
+                   r"|\d{1,2}:\d{2})\b", re.IGNORECASE)
 
 
 def says_when(text: str) -> bool:
@@ -72,6 +102,10 @@ def says_when(text: str) -> bool:
 
 _RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)",
                        re.IGNORECASE)
+_DAYS = [d.lower() for d in calendar.day_name]
+# A weekday said without its date: "on Saturday", "next Friday", "Saturday the 11th".
+_WEEKDAY = re.compile(rf"\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(?: the (\d{{1,2}})(?:st|nd|rd|th)?\b)?"
+                      r"(?! \()(?!['\u2019]s\b)", re.IGNORECASE)
 
 
 def anchored(text: str, today: date) -> str:
@@ -90,7 +124,19 @@ def anchored(text: str, today: date) -> str:
         day = today + timedelta(days=m.group(1).lower() == "tomorrow")
         return f"{m.group(0)} ({day:%A %B} {day.day})"
 
-    return _RELATIVE.sub(dated, text)
+    def weekday(m: re.Match[str]) -> str:
+        day = _next_weekday(today, _DAYS.index(m.group(2).lower()), after=bool(m.group(1)) and
+                            m.group(1).lower() != "this", on=int(m.group(3)) if m.group(3) else 0)
+        return f"{m.group(0)} ({day:%B} {day.day})"
+
+    return _RELATIVE.sub(dated, _WEEKDAY.sub(weekday, text))
+
+
+def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
+    """The first day from `today` (`after`: from tomorrow) that is that weekday, and the `on`th of a
+    month if one such is within five weeks: "Saturday the 11th" said on Friday April 10."""
+    first = today + timedelta(days=(weekday - today.weekday()) % 7 or (7 if after else 0))
+    return next((d for d in (first + timedelta(weeks=w) for w in range(5)) if d.day == on), first)
 
 
 def named_days(text: str, today: date) -> list[date]:
@@ -134,7 +180,7 @@ def passed(text: str, said_on: date, now: datetime) -> bool:
 
 
 WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening noon "
-                             "midday night midnight half past quarter until till between"]))
+                             "midday night midnight half past quarter until till between", *_WORDS]))
 
 
 def what_clause(text: str) -> str:
