@@ -279,10 +279,11 @@ def test_an_invitation_home_opens_the_hosts_home(clients: Clients, fake_llm) -> 
     assert dinner["action"]["address"].startswith(home)
 
 
-async def _town_mind(stream: MemoryStream, tmp_path, **settings: Any) -> Mind:
-    """A Mind as production runs it (background thinking), its world and NPCs put in by a core."""
+async def _town_mind(stream: MemoryStream, tmp_path, world: dict[str, Any] | None = None, **settings: Any) -> Mind:
+    """A Mind as production runs it (background thinking), its world (default: the test town) and
+    NPCs put in by a core."""
     core = BrainCore(Settings(data_dir=tmp_path, prepare_ahead_minutes=0, **settings), stream)
-    await core.register_world(request(pb.RegisterWorldRequest, world_json()))
+    await core.register_world(request(pb.RegisterWorldRequest, world or world_json()))
     await core.spawn_npc(request(pb.SpawnNpcRequest, spawn_json()))
     await core.spawn_npc(request(pb.SpawnNpcRequest, klaus()))
     mind = Mind(core.settings, stream, core.records, TraceBook(100, 1000))

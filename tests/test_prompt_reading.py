@@ -22,7 +22,14 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import when
-from brain_server.cognition.offline.said_clock import anchored, clock_as_said, named_days, says_when, stated_times
+from brain_server.cognition.offline.said_clock import (
+    anchored,
+    clock_as_said,
+    named_days,
+    says_when,
+    stated_times,
+    what_clause,
+)
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
@@ -455,6 +462,18 @@ def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
     assert anchored("A party tomorrow at 5 pm", friday) == "A party tomorrow (Saturday April 11) at 5 pm"
     assert anchored("On Sundays I rest; Saturday's match.", friday) == "On Sundays I rest; Saturday's match."
     assert named_days(anchored("the fete on Monday", friday), friday) == [date(2026, 4, 13)]
+
+
+def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> None:
+    """What an event's news says happens: from its first clause that says more than when, to the
+    first that says when, within its first statement; a clock's colon ends nothing."""
+    assert what_clause("Anyone whose bicycle squeaks, wobbles or won't change gear can bring it to the inn on "
+                       "Saturday (April 11), from nine; Dalia will be there.") == \
+        "Anyone whose bicycle squeaks, wobbles or won't change gear can bring it to the inn on Saturday (April 11)"
+    assert what_clause("A flotsam auction in the boat hall, on October 15 at 11 am: Sorcha is getting it up.") == \
+        "A flotsam auction in the boat hall, on October 15 at 11 am"
+    assert what_clause("On Saturday, at 10:30 am, the Workshop is open. Bring a chair.") == "the Workshop is open."
+    assert what_clause("Klaus, who is tired, wants a nap") == "Klaus, who is tired, wants a nap"
 
 
 def test_a_stamp_a_model_copied_in_is_not_kept() -> None:

@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import news_line
+from brain_server.cognition.news import known_places, news_line
 from brain_server.model.memory import MemoryKind, MemoryNode
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
+from tests.town import tiles, world_json
 
 DAY_ONE = datetime(2026, 2, 13, 10, tzinfo=UTC)  # a Friday
 TOLD = "Isabella's party is tomorrow after work at Hobbs Cafe, come along!"
@@ -139,19 +140,27 @@ def test_a_whispered_event_still_ahead_stays_in_the_status_a_model_revised_witho
 
 
 def test_a_whispered_event_said_by_weekday_and_hours_in_words_is_the_hosts_to_tell(run, fake_llm, tmp_path) -> None:
-    """A game whispered "... on Saturday, from nine till eleven in the morning": no day and no hour
-    were read, so the host held no news and hosted nothing. Kept with its date, it is news she
-    means to pass on, with its day and hours worked out."""
-    bikes = "Isabella Rodriguez will look at anyone's bicycle in Hobbs Cafe on Saturday, from nine till eleven in the morning."
+    """A game whispered "Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it
+    round to the garden of the Plough Inn on Saturday, from nine till eleven in the morning; ...":
+    no day and no hour were read, so the host held no news and hosted nothing; its news was cut to
+    "Anyone whose bicycle squeaks"; and she had never been to the inn. Kept with its date, it is
+    news she means to pass on, said whole to the semicolon, with its day, hours and place."""
+    bikes = ("Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough "
+             "Inn on Saturday, from nine till eleven in the morning; Isabella Rodriguez will have her tools out.")
+    world = world_json()
+    world["world"]["sectors"].append({"name": "Plough Inn", "arenas": [{"name": "garden", "tiles": tiles(1, 8, 6, 11)}]})
 
     async def scenario(stream: MemoryStream) -> str:
-        mind = await _town_mind(stream, tmp_path)
+        mind = await _town_mind(stream, tmp_path, world)
         fake_llm.queue({"json": {"currently": "Isabella Rodriguez is mending bicycles."}}, purpose="revise_currently")
         await mind.player.whisper("isabella", bikes, DAY_ONE)
-        told = await news_line(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1))
+        npc = await mind.records.npc("isabella")
+        told = await news_line(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1),
+                               known_places(npc))
         await mind.close()
         return told
 
-    assert run(scenario) == ("Isabella Rodriguez has news on their mind, an event they are hosting: Isabella Rodriguez "
-                             "will look at anyone's bicycle in Hobbs Cafe on Saturday (February 14) (that is tomorrow, "
-                             "Saturday February 14, 09:00-11:00).")
+    assert run(scenario) == (
+        "Isabella Rodriguez has news on their mind, an event they are hosting: Anyone whose bicycle squeaks, wobbles or "
+        "won't change gear can wheel it round to the garden of the Plough Inn on Saturday (February 14) (that is "
+        "tomorrow, Saturday February 14, 09:00-11:00, at Plough Inn (garden)).")

@@ -37,10 +37,10 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, whole_name
+from brain_server.cognition.offline.heard import EVENT, stems, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, named_days, what_clause
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, WHEN_WORDS, clock_times, named_days, what_clause
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
@@ -212,13 +212,17 @@ def hosted_activity(name: str, text: str) -> str:
     """A host's plan item for its event, as its label and memories say it: "Teodor Marek wants to
     teach a Morse code lesson in the mess room ... on January 21 from 3 pm to 5 pm" is "hosting a
     Morse code lesson" (the thing done, without the intent, place and time said elsewhere); text
-    not said so is "hosting: " and its first clause that says more than when, up to a colon
-    (`what_clause`: "On Saturday April 11, between 10 in the morning and noon, the Workshop is open to
-    anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to anybody ...")."""
+    not said so is "hosting: " and what it says happens, without the clauses after it that say
+    only when (`what_clause`: "On Saturday April 11, between 10 in the morning and noon, the Workshop
+    is open to anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to
+    anybody ...")."""
     said = text.removeprefix(name).strip()
     if match := EVENT.match(said):
         return f"hosting {match['what']}"[:120]
-    return f"hosting: {what_clause(said).split(': ')[0].rstrip('.')}"[:120]
+    clauses = what_clause(said).split(",")
+    while len(clauses) > 1 and not stems(clauses[-1]) - WHEN_WORDS:
+        clauses.pop()
+    return f"hosting: {','.join(clauses).rstrip('.')}"[:120]
 
 
 async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, names: Mapping[str, str]) -> set[str]:

@@ -22,6 +22,8 @@ from brain_server.cognition.converse import (
     relationship,
     remember_conversation,
 )
+from brain_server.cognition.gist import named_places
+from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
@@ -293,19 +295,28 @@ class Player:
         """The paper's inner voice: a thought the NPC takes as its own. It is remembered, and its
         "Currently" status is revised with it (the paper seeded Isabella's party there), so every
         prompt's persona carries it, not only those whose retrieval reaches the memory; during a
-        planned day it also re-plans the next hours."""
+        planned day it also re-plans the next hours. A place of the world that it names becomes one
+        the NPC knows: a game whispered an event in an inn's garden to a teacher who had never been
+        there, and she could neither plan it nor say where it was."""
         npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
         work = Work(Priority.PLAYER, npc_id)
         text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
+        world = await self.records.world(npc.world_name)
+
+        def learn(me: NpcState) -> None:
+            if learned := learn_places(me, world, named_places(open_places(world, me), text)):
+                trace.note(f"whisper: {me.persona.name} now knows {learned} place(s) the thought names")
 
         async def rethink(draft: NpcState) -> Apply:
+            learn(draft)
             draft.persona.currently = await revise_currently(draft, now, self.stream, trace, text, work=work)
             planned = draft.plan_day == now.date() and not draft.is_asleep()
             window = await self.workshop.replan(draft, now, f"{draft.persona.name} now thinks: {text}", trace,
                                                 work) if planned else None
 
             def apply(live: NpcState) -> bool:
+                learn(live)
                 adopt_currently(live, draft, trace)
                 if window is not None:
                     window(live)

@@ -14,7 +14,7 @@ import calendar
 from datetime import date, datetime, timedelta
 import re
 
-from brain_server.cognition.offline.heard import stems
+from brain_server.cognition.offline.heard import SENTENCE, stems
 from brain_server.model.memory import unstamped
 from brain_server.model.trace import Trace
 
@@ -184,9 +184,20 @@ WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow
 
 
 def what_clause(text: str) -> str:
-    """The first of a text's comma clauses that says more than when: "On Saturday April 11, between
-    10 in the morning and noon, the Workshop is open to anybody ..." is about the Workshop's
-    opening, not about "On Saturday April 11", which a host's plan showed as "hosting: On Saturday
-    April 11" (blind18's writer)."""
-    clauses = text.split(",")
-    return next((c.strip() for c in clauses if stems(c) - WHEN_WORDS), clauses[0].strip())
+    """What a text says happens, and when: its first statement (to a sentence's end, a semicolon or
+    a colon), from its first comma clause that says more than when to the first that says when (all
+    of it, if none does).
+    "On Saturday April 11, between 10 in the morning and noon, the Workshop is open to anybody ..."
+    is about the Workshop's opening, not "On Saturday April 11", which a host's plan showed as
+    "hosting: On Saturday April 11" (blind18's writer); "Anyone whose bicycle squeaks, wobbles or
+    won't change gear can wheel it round to ... on Saturday" is not "Anyone whose bicycle squeaks";
+    and what follows a colon ("A flotsam auction ..., on October 15 ...: Sorcha Gault is getting it
+    up herself ...") is why, not what."""
+    first = _COLON.split(SENTENCE.split(text.strip(), 1)[0], 1)[0]
+    clauses = first.split(",")
+    start = next((i for i, c in enumerate(clauses) if stems(c) - WHEN_WORDS), 0)
+    end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
+    return ",".join(clauses[start:end + 1]).strip()
+
+
+_COLON = re.compile(r";|(?<!\d):|:(?!\d)")  # a clock's colon ("10:30") ends nothing
