@@ -22,6 +22,7 @@ from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
+from brain_server.model.validation import MAX_LABEL
 from brain_server.persistence.storage import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
@@ -211,6 +212,21 @@ def test_copies_of_an_npc_share_its_plan_items_which_never_change_in_place() -> 
     assert (lunch.activity, changed.activity) == ("having lunch", "skipping lunch")
     alone = lunch.model_copy(deep=True)  # asked for on its own, a copy is a copy
     assert alone == lunch and alone is not lunch and alone.subtasks is not lunch.subtasks
+
+
+def test_an_action_is_never_longer_than_a_perception_may_be() -> None:
+    """A game sends an NPC's action back as others' perception, and the brain holds a perception's
+    object to MAX_LABEL characters: a block's longest activity with a step's longest made one of 203,
+    and the game's next Decide was refused (a host's "hosting: Anyone whose bicycle squeaks, ..."
+    with "(starting: hosting: ...)"). It is cut at a word's end."""
+    step = PlanItem(start=DAY1, duration_minutes=120, activity="starting: " + "gear " * 14, address=CAFE)
+    block = PlanItem(start=DAY1, duration_minutes=120, activity="hosting " + "bicycle " * 14 + "repairs",
+                     address=CAFE, subtasks=[step])
+    npc = isabella()
+    npc.plan = [block]
+    action = action_now(npc, DAY1 + timedelta(minutes=5), "plan")
+    assert len(action.event[2]) <= MAX_LABEL and action.event[2].endswith("gear...")
+    assert action.event[2].startswith(block.activity) and action.description.endswith(action.event[2])
 
 
 def test_action_now_is_the_current_step(run: Run, fake_llm: FakeOpenAI) -> None:

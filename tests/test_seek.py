@@ -597,10 +597,14 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
      "Teodor Marek has it in mind to show people how to mend it", "hosting: the Workshop is open to anybody with a broken chair"),
     ("A flotsam auction in the boat hall of the Old Lifeboat House, on October 15: Teodor Marek is getting it up",
      "hosting: A flotsam auction in the boat hall of the Old Lifeboat House"),
+    ("Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough Inn on "
+     "Saturday the 11th (April 11), from nine; Teodor Marek will be there",
+     "hosting: Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough..."),
 ])
 def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:
     """The label a host's event block shows in the game and its memories: what is held, not the
-    intent, place and time the thought says (said elsewhere); an event said otherwise keeps its words."""
+    intent, place and time the thought says (said elsewhere); an event said otherwise keeps its words,
+    up to a label's length, cut at a word's end (cut mid-word it read "... the Plough Inn o")."""
     assert hosted_activity("Teodor Marek", said) == label
 
 

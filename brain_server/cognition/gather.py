@@ -42,11 +42,13 @@ from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, WHEN_WORDS, clock_times, named_days, what_clause
 from brain_server.cognition.offline.workday import at_work
+from brain_server.cognition.plan import clipped
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
+from brain_server.prompts.daily_plan import ACTIVITY_CHARS
 
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
 CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
@@ -218,11 +220,11 @@ def hosted_activity(name: str, text: str) -> str:
     anybody ...")."""
     said = text.removeprefix(name).strip()
     if match := EVENT.match(said):
-        return f"hosting {match['what']}"[:120]
+        return clipped(f"hosting {match['what']}", ACTIVITY_CHARS)
     clauses = what_clause(said).split(",")
     while len(clauses) > 1 and not stems(clauses[-1]) - WHEN_WORDS:
         clauses.pop()
-    return f"hosting: {','.join(clauses).rstrip('.')}"[:120]
+    return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
 
 
 async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, names: Mapping[str, str]) -> set[str]:

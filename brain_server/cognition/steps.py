@@ -18,10 +18,11 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.routine import SLEEP
 from brain_server.cognition.offline.said_clock import stated_times
-from brain_server.cognition.plan import day_name, plan_lines, plan_node
+from brain_server.cognition.plan import clipped, day_name, plan_lines, plan_node
 from brain_server.llm.scheduler import Work
 from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.model.trace import Trace
+from brain_server.model.validation import MAX_LABEL
 from brain_server.model.verbs import Verb, VerbCall, check_call, menu, usable
 from brain_server.model.world import SEPARATOR, arena_of
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
@@ -240,6 +241,7 @@ def action_now(npc: NpcState, now: datetime, source: str) -> Action:
     step = next((s for s in item.subtasks if s.start <= now < s.end), None)
     current = step or item
     activity = f"{item.activity} ({step.activity})" if step and step.activity != item.activity else item.activity
+    activity = clipped(activity, MAX_LABEL)  # the game sends it back as a perception's object, which is held to it
     states = [ObjectState(address=current.address, state=current.object_state)] if current.object_state else []
     return Action(description=f"{name} is {activity}", emoji=item.emoji, address=current.address,
                   start_time=current.start, duration_minutes=current.duration_minutes, event=(name, "is", activity),

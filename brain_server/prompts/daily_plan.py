@@ -8,12 +8,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
 
+ACTIVITY_CHARS = 120  # a block's activity: a label in the game and in every memory of it
+
 
 class PlanBlock(BaseModel):
     model_config = ConfigDict(extra="forbid")
     start: str = Field(pattern=r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$", description="HH:MM, 24-hour clock")
     duration_minutes: int = Field(ge=5, le=16 * 60)
-    activity: str = Field(min_length=1, max_length=120)
+    activity: str = Field(min_length=1, max_length=ACTIVITY_CHARS)
     emoji: str = Field(max_length=8)
     address: str
 
