@@ -71,7 +71,11 @@ modelled on a mid-size (7-9B) local model, judges stop 69's code unread. A twent
 (npc_lab/standin/blind18.py), by an eighteenth hand, from requests captured afresh (Wyncombe, stop 70,
 an event said with its day first: "On Saturday April 11, between 10 in the morning and noon, the
 Workshop is open to anybody with a broken chair ..."), modelled on a small (3-4B) local model,
-judges stop 70's code unread.
+judges stop 70's code unread. A twenty-first, `blind19` (npc_lab/standin/blind19.py), by a nineteenth
+hand, from requests captured afresh (Wyncombe, stop 71, an event said as whom it is for, its hours
+in words: "Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the
+garden of the Plough Inn on Saturday the 11th, from nine till eleven in the morning; ..."),
+modelled on a small hosted model with strict structured outputs, judges stop 71's code unread.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -105,7 +109,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind15.py": "c54493aa33741da442e7785280e9b56aea5ceec6d39acfea253f8f2a6802bcb5",
           "blind16.py": "47420d07b71b68bb35b36ced67b347b5635548cbc41395a8e6602aa14ddf1dc1",
           "blind17.py": "f9865d43c765cbf157eeb5f06cc2406dba90ab4440a350265fa53b921eba46c4",
-          "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7"}
+          "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7",
+          "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca"}
 
 
 class BlindStandIn:
