@@ -453,7 +453,8 @@ def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
     """"On Saturday the 11th", "next Friday": a day said by its weekday alone named no day, so news
     of it was never still ahead. What is kept gets the date that weekday falls on next ("next" and
     not today), the "Nth" of a month if one is said; a plural ("on Sundays") or a possessive is a
-    habit or a name, not a day."""
+    habit or a name, not a day, and one in brackets a date given already (blind19's writer saw
+    "(Saturday (April 11))")."""
     friday = date(2026, 4, 10)
     assert anchored("Bikes mended on Saturday the 11th, from nine", friday) == \
         "Bikes mended on Saturday the 11th (April 11), from nine"
@@ -461,6 +462,7 @@ def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
         "See you next Friday (April 17), or this Friday (April 10), or Monday (April 13)!"
     assert anchored("A party tomorrow at 5 pm", friday) == "A party tomorrow (Saturday April 11) at 5 pm"
     assert anchored("On Sundays I rest; Saturday's match.", friday) == "On Sundays I rest; Saturday's match."
+    assert anchored("from nine (Saturday) tomorrow", friday) == "from nine (Saturday) tomorrow (Saturday April 11)"
     assert named_days(anchored("the fete on Monday", friday), friday) == [date(2026, 4, 13)]
 
 

@@ -456,6 +456,10 @@ def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Ru
             f"Rosa Vane has news on their mind, an event they are hosting: {NEWS.split(',')[0]}{tomorrow}."
         heard = "Bo Tamm heard that Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
         assert await said("bo", "Bo Tamm", heard, "heard from") == f"Bo Tamm has news on their mind: {heard}{tomorrow}."
+        # When a prompt said it is, copied in by a model (cut, here), is said once (blind19's writer).
+        copied = heard.replace("Bo Tamm", "Cy Ames")
+        assert await said("cy", "Cy Ames", f"{copied} (that is tomorrow, Tuesday May", "heard from") == \
+            f"Cy Ames has news on their mind: {copied}{tomorrow}."
         # News relayed at a meeting keeps who told it, in a conversation's news line.
         relayed = "Bo Tamm told Di Lusk: Rosa Vane holds a kite contest on the green on May 5 at 4 pm"
         assert await said("di", "Di Lusk", relayed, "heard from", ["news", "bo tamm"]) == \

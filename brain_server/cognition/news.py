@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
@@ -84,10 +85,15 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     boat hall ..., on October 15 ...: Sorcha Gault is getting it up herself, ... and she means to
     tell everyone she runs into") two blind models told "I mean to tell everyone she runs into"
     and not the auction. The whole thought stays in its status and memories."""
-    said = unstamped(text).rstrip(".")
+    said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted = hosting(name, news)
     said = what_clause(said) if hosted else said
     return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
+
+
+# When a prompt said the news is ("(that is tomorrow, ... (garden))"), as a model copied it into its
+# line, cut or whole: said again after it, the two nested (blind19's writer).
+_WHEN_SAID = re.compile(r"\s*\(that is [^()]*(?:\([^()]*\)[^()]*)?\)?")
 
 
 def since(news: MemoryNode, now: datetime) -> str:

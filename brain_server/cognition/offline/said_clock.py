@@ -104,8 +104,8 @@ _RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|eve
                        re.IGNORECASE)
 _DAYS = [d.lower() for d in calendar.day_name]
 # A weekday said without its date: "on Saturday", "next Friday", "Saturday the 11th".
-_WEEKDAY = re.compile(rf"\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(?: the (\d{{1,2}})(?:st|nd|rd|th)?\b)?"
-                      r"(?! \()(?!['\u2019]s\b)", re.IGNORECASE)
+_WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(?: the (\d{{1,2}})(?:st|nd|rd|th)?\b)?"
+                      r"(?! \()(?!['\u2019]s\b)(?!\))", re.IGNORECASE)  # "(Saturday)" is a date given already
 
 
 def anchored(text: str, today: date) -> str:
