@@ -21,7 +21,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import when
+from brain_server.cognition.news import mentions, when
 from brain_server.cognition.offline.said_clock import (
     anchored,
     clock_as_said,
@@ -476,6 +476,21 @@ def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> Non
         "A flotsam auction in the boat hall, on October 15 at 11 am"
     assert what_clause("On Saturday, at 10:30 am, the Workshop is open. Bring a chair.") == "the Workshop is open."
     assert what_clause("Klaus, who is tired, wants a nap") == "Klaus, who is tired, wants a nap"
+
+
+def test_a_memo_that_says_nothing_is_no_memo_and_empty_news_is_never_told() -> None:
+    """blind19 summed a conversation up as "N/A" (a declared rate), and the brain kept "Agata Wilk
+    told Anselm Rook: N/A" as news told: news with no words was named by every line. A summary that
+    says nothing is not a valid memo, and news with no words of its own is named by no line."""
+    memo = {"importance": 3, "plan_activity": "", "plan_start": "", "plan_minutes": 0}
+    for nothing in ("N/A", "none.", "-", "NA", "..."):
+        with pytest.raises(ValidationError):
+            ConversationMemo.model_validate(memo | {"summary": nothing})
+    assert ConversationMemo.model_validate(memo | {"summary": "Nothing much: we talked about the tide."})
+    empty = MemoryNode(npc_id="a", kind=MemoryKind.THOUGHT, description="N/A", subject="Agata Wilk",
+                       predicate="thinks", object="N/A", created=datetime(2026, 1, 21, tzinfo=UTC),
+                       last_accessed=datetime(2026, 1, 21, tzinfo=UTC))
+    assert not mentions("Hello Lotta, good to see you.", empty)
 
 
 def test_a_stamp_a_model_copied_in_is_not_kept() -> None:

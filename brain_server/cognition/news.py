@@ -50,9 +50,9 @@ def naming(news: MemoryNode, places: Iterable[str] = ()) -> Callable[[str], bool
     what = wanted - where_and_when(places) if places else set()
     least = min(MENTIONED, len(wanted))
 
-    def named(text: str) -> bool:
+    def named(text: str) -> bool:  # news with no words of its own ("N/A") is named by nothing
         said = stems(text)
-        return len(wanted & said) >= least and (not what or bool(what & said))
+        return bool(wanted) and len(wanted & said) >= least and (not what or bool(what & said))
 
     return named
 

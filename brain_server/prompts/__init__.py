@@ -135,3 +135,16 @@ def _in_character(text: str) -> str:
 
 
 Spoken = Annotated[str, AfterValidator(_in_character)]
+
+_NOTHING = re.compile(r"^\W*(n/?a|none|null|nil|nothing|unknown|tbd|-+|\.+)\W*$", re.IGNORECASE)
+
+
+def _says_something(text: str) -> str:
+    """A summary that says something: blind19 summed a conversation up as "N/A" at its declared
+    rate, and the brain kept "Agata Wilk told Anselm Rook: N/A" as news told."""
+    if _NOTHING.match(text):
+        raise ValueError(f"{text!r} says nothing: say what was said")
+    return text
+
+
+Summary = Annotated[str, AfterValidator(_says_something)]

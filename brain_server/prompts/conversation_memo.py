@@ -9,12 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from brain_server.prompts import Prompt
+from brain_server.prompts import Prompt, Summary
 
 
 class ConversationMemo(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    summary: str = Field(min_length=1, max_length=400)
+    summary: Summary = Field(min_length=1, max_length=400)
     importance: int = Field(ge=1, le=10)
     plan_activity: str = Field(max_length=120)
     plan_date: str = Field(default="", pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2})?$",
