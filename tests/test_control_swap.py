@@ -75,6 +75,10 @@ def test_a_pairs_prompts_show_each_speaker_the_others_memories_under_the_control
         c.grpc("SpawnNpc", klaus())
         for npc_id in NAMES:
             decide(c, npc_id, "09:00", SEEN)
+        # Statuses that keep what each whispered day (else the whisper leads it again, and the host's
+        # re-plan goes calling on Klaus, which a reaction is not asked for).
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez runs Hobbs Cafe and counts down to February 14."}},
+                       {"json": {"currently": "Klaus Mueller is writing his thesis."}}, purpose="revise_currently")
         for npc_id, (_, text) in KNOWS.items():
             c.grpc("Whisper", {"npcId": npc_id, "text": text, "gameTime": "2026-02-13T09:05:00Z"})
         decide(c, "klaus", "09:30", SEEN)

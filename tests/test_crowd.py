@@ -90,7 +90,7 @@ def test_crowd_npcs_pass_news_on_without_a_call(clients: Clients, fake_llm) -> N
     assert len(fake_llm.chat_requests()) == before, "the meeting costs no call"
     heard = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]
     assert any(m["description"] == "Isabella Rodriguez told Klaus Mueller: The cafe hosts a Valentine's party "
-               "tomorrow at 5 pm" and m["created"] == "2026-02-13T09:40:00Z" for m in heard), heard
+               "tomorrow (Saturday February 14) at 5 pm" and m["created"] == "2026-02-13T09:40:00Z" for m in heard), heard
     decide(clients, "isabella", "09:45", CROWD, "Klaus Mueller")  # met already: the chat cooldown
     assert len(clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]) == 1
 

@@ -39,7 +39,8 @@ def test_eight_skipped_hours_are_lived_remembered_and_pass_the_news(brain_factor
     for npc_id in ("isabella", "klaus"):
         inside = [m for m in memories(clients, npc_id) if FROM < m["created"] <= TO]
         assert len({m["created"] for m in inside}) >= 2, f"{npc_id} remembers the skipped hours at their times"
-    heard = [m for m in memories(clients, "klaus") if m["description"] == f"Isabella Rodriguez told Klaus Mueller: {NEWS}"]
+    kept = NEWS.replace("tomorrow", "tomorrow (Saturday February 14)")  # a whisper is kept dated
+    heard = [m for m in memories(clients, "klaus") if m["description"] == f"Isabella Rodriguez told Klaus Mueller: {kept}"]
     assert heard and FROM < heard[0]["created"] <= TO
     asked = len(fake_llm.chat_requests())
     after = clients.grpc("Decide", {"npcId": "klaus", "gameTime": "2026-02-13T14:01:00Z",
