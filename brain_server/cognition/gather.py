@@ -37,12 +37,12 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, stems, whole_name
+from brain_server.cognition.offline.heard import EVENT, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import EVENT_HOURS, WHEN_WORDS, clock_times, named_days, what_clause
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days, what_clause
+from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
-from brain_server.cognition.plan import clipped
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
@@ -222,7 +222,7 @@ def hosted_activity(name: str, text: str) -> str:
     if match := EVENT.match(said):
         return clipped(f"hosting {match['what']}", ACTIVITY_CHARS)
     clauses = what_clause(said).split(",")
-    while len(clauses) > 1 and not stems(clauses[-1]) - WHEN_WORDS:
+    while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
 

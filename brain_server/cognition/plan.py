@@ -24,7 +24,7 @@ from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
 from brain_server.cognition.offline.said_clock import anchored, named_days
-from brain_server.cognition.offline.wording import as_theirs
+from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.offline.workday import keep_at_work
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
@@ -141,7 +141,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     persona = npc.persona
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
     old = persona.currently
-    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()))
+    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
@@ -166,15 +166,7 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
     if not dropped or not new:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
-    return clipped(" ".join([*dropped, new]))
-
-
-def clipped(status: str, limit: int = CURRENTLY_MAX_CHARS) -> str:
-    """A status cut to `limit` at a word's end, marked "...": cut mid-word it read "Sorry, I can't m"
-    in every prompt after (blind6's writer)."""
-    if len(status) <= limit:
-        return status
-    return status[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+    return clipped(" ".join([*dropped, new]), CURRENTLY_MAX_CHARS)
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:

@@ -303,9 +303,10 @@ class Player:
         work = Work(Priority.PLAYER, npc_id)
         text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
         world = await self.records.world(npc.world_name)
+        named = named_places(open_places(world, npc), text)
 
         def learn(me: NpcState) -> None:
-            if learned := learn_places(me, world, named_places(open_places(world, me), text)):
+            if learned := learn_places(me, world, named):
                 trace.note(f"whisper: {me.persona.name} now knows {learned} place(s) the thought names")
 
         async def rethink(draft: NpcState) -> Apply:

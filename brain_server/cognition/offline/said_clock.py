@@ -183,6 +183,11 @@ WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow
                              "midday night midnight half past quarter until till between", *_WORDS]))
 
 
+def more_than_when(text: str) -> bool:
+    """Whether a text says more than when: a word beyond days, dates and times of day."""
+    return bool(stems(text) - WHEN_WORDS)
+
+
 def what_clause(text: str) -> str:
     """What a text says happens, and when: its first statement (to a sentence's end, a semicolon or
     a colon), from its first comma clause that says more than when to the first that says when (all
@@ -195,7 +200,7 @@ def what_clause(text: str) -> str:
     up herself ...") is why, not what."""
     first = _COLON.split(SENTENCE.split(text.strip(), 1)[0], 1)[0]
     clauses = first.split(",")
-    start = next((i for i, c in enumerate(clauses) if stems(c) - WHEN_WORDS), 0)
+    start = next((i for i, c in enumerate(clauses) if more_than_when(c)), 0)
     end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
     return ",".join(clauses[start:end + 1]).strip()
 

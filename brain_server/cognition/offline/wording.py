@@ -161,3 +161,11 @@ def by_event(memories: Sequence[MemoryNode]) -> list[MemoryNode]:
     """What happened (conversations, then sightings) before what was thought of it, each once."""
     unique = {m.id: m for m in memories if m.kind != MemoryKind.PLAN}
     return sorted(unique.values(), key=lambda m: (m.kind != MemoryKind.CHAT, m.kind != MemoryKind.OBSERVATION))
+
+
+def clipped(text: str, limit: int) -> str:
+    """`text` cut to `limit` at a word's end, marked "...": a status cut mid-word read "Sorry, I
+    can't m" in every prompt after (blind6's writer), and a label "... the Plough Inn o"."""
+    if len(text) <= limit:
+        return text
+    return text[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
