@@ -493,6 +493,19 @@ def test_a_memo_that_says_nothing_is_no_memo_and_empty_news_is_never_told() -> N
     assert not mentions("Hello Lotta, good to see you.", empty)
 
 
+def test_a_memo_that_holds_a_pasted_answer_is_asked_again() -> None:
+    """Asked again after a summary too long, blind19 pasted its first answer into the second
+    ('Agata Wilk heard from Ivo Kranjc that {"summary": "Agata Wilk heard ...'), and the brain
+    kept that as news heard, which others then retold. A summary holding a JSON answer, escaped or
+    not, is not a valid memo; braces in a sentence are."""
+    memo = {"importance": 5, "plan_activity": "", "plan_start": "", "plan_minutes": 0}
+    for pasted in ('Agata Wilk heard from Ivo Kranjc that {"summary": "Agata Wilk heard of a lesson.',
+                   'Agata Wilk heard {\\"summary\\": \\"a lesson\\"}', '{ "importance": 5 }'):
+        with pytest.raises(ValidationError, match="JSON answer"):
+            ConversationMemo.model_validate(memo | {"summary": pasted})
+    assert ConversationMemo.model_validate(memo | {"summary": "Teodor drew {a grid} and said: come at 3."})
+
+
 def test_a_stamp_a_model_copied_in_is_not_kept() -> None:
     """A reflection kept "Bram learned that [Friday April 10, 07:00] Owen is busy", shown later
     under its own stamp: blind8's writer could not tell which date was the news. A stamp copied in

@@ -139,11 +139,19 @@ Spoken = Annotated[str, AfterValidator(_in_character)]
 _NOTHING = re.compile(r"^\W*(n/?a|none|null|nil|nothing|unknown|tbd|-+|\.+)\W*$", re.IGNORECASE)
 
 
+# A JSON object's opening in a text field ('{"summary": ', escaped or not): an answer pasted into it.
+_ANSWER_INSIDE = re.compile(r'\{\s*\\?"\w+\\?"\s*:')
+
+
 def _says_something(text: str) -> str:
     """A summary that says something: blind19 summed a conversation up as "N/A" at its declared
-    rate, and the brain kept "Agata Wilk told Anselm Rook: N/A" as news told."""
+    rate, and the brain kept "Agata Wilk told Anselm Rook: N/A" as news told; asked again after a
+    summary too long, it pasted its first answer into the new one ('... heard from Ivo Kranjc that
+    {"summary": "Agata Wilk heard ...'), which the brain kept as news heard and retold."""
     if _NOTHING.match(text):
         raise ValueError(f"{text!r} says nothing: say what was said")
+    if _ANSWER_INSIDE.search(text):
+        raise ValueError("the summary holds a JSON answer: write the summary's sentence alone")
     return text
 
 
