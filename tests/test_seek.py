@@ -711,6 +711,10 @@ def test_news_passed_on_many_times_is_told_as_what_it_is() -> None:
     assert as_told(thought(relayed)) == (f"Maria Lopez talked with Ayesha Khan, Eddy Lin about how {event} "
                                          f"(tomorrow at 15:00)")
     assert gist(thought(f"Bo Chen told Tomas Reyes: {event}. I hope it stays dry!", HEARD)) == event
+    # blind19's memos, each teller's wrapped round the last
+    assert gist(thought(f"Jonah Pike heard from Tomas Reyes that Tomas Reyes passed on the news to Ines Varga and "
+                        f"Bo Chen that {event}")) == event
+    assert gist(thought(f"Bo Chen passed the word on to Jonah Pike that {event}")) == event
     # blind15's writer: the prompts' own "X has news on their mind:" copied into a line and passed on
     assert gist(thought(f"Tomas Reyes heard from Agnes Hale: Jonah Pike has news on their mind: Jonah Pike heard "
                         f"from Ines Varga: {event}", HEARD)) == event

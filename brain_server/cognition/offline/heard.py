@@ -115,8 +115,11 @@ EVENT = re.compile(
 # Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
 # Wilk spoke of", "news came up that"), blind13's "Maria Lopez talked with Klaus Mueller about how
 # ..." and its spoken "Klaus, I talked with someone about how ..." (before a name: "about how she"
-# is left whole): who passed the news on, before what it is.
+# is left whole), blind19's "Ivo Kranjc passed on the news to Agata Wilk that ..." and "Agata Wilk
+# heard from Ivo Kranjc that ...": who passed the news on, before what it is.
 RELAYED = re.compile(r"(?:(?:[A-Z][\w'’-]*\s+){1,3}(?:told\s+[^:]{1,80}?:\s+|heard from\s+[^:]{1,80}?:\s+|"
+                     r"(?:heard from|passed\s+(?:on\s+)?(?:the\s+(?:news|word)\s+)?(?:on\s+)?to)\s+"
+                     r"(?:[A-Z][\w'’-]*\s+){1,3}(?:(?:and|,)\s+(?:[A-Z][\w'’-]*\s+){1,3})*that\s+|"
                      r"has news on their mind(?:,[^:]{1,60})?:\s+|"
                      r"(?:heard|learned|learnt|found out|was told)(?::\s+|\s+that\s+)|"
                      r"talked with\s+[^;:]{1,120}?;\s+(?:(?:they|(?:[A-Z][\w'’-]*\s+){1,3})\s*(?:spoke|talked)\s+"
