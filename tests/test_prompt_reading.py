@@ -6,6 +6,7 @@ forgets a party still ahead) are caught, each with a note in the trace."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 import re
 
@@ -32,6 +33,7 @@ from brain_server.cognition.offline.said_clock import (
 )
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
+from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.schedule import schedule_from
 from brain_server.llm.scheduler import Priority, Work
@@ -142,6 +144,36 @@ def test_a_day_plan_remembers_promises_not_the_last_days_plan_steps(run: Run, fa
     shown = under(prompt_of(fake_llm, "daily_plan"), "remembers that matters for today:")
     assert any(promise.description in line for line in shown), shown
     assert not any("'s plan for" in line for line in shown), shown
+
+
+def test_a_day_plan_shows_the_conversation_that_said_yes_for_that_day(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Brinnick (blind19, in view): six said yes to the auction ("count me in! I'll be there
+    tomorrow at 11 am") and none came. Their memos called the talk small talk, so the conversation
+    ranked below a day of their own doings, and the next day's plan never showed it. A conversation
+    that named the day planned is shown whatever its score; one that named another day is not."""
+    saturday = "Saturday February 14"
+    yes = node(f'conversation with Bo Chen:\nBo Chen: "My stall opens tomorrow ({saturday}) at 11 am on the green."'
+               f'\nAnn Lee: "Count me in! I\'ll be there tomorrow ({saturday}) at 11."', DAY1, MemoryKind.CHAT,
+               importance=2, subject="Ann Lee")
+    other = node('conversation with Bo Chen:\nAnn Lee: "The library shuts on Monday (February 16)."', DAY1,
+                 MemoryKind.CHAT, importance=2, subject="Ann Lee")
+    busy = [node(f"{doing} ({step})", DAY1 + timedelta(hours=2, minutes=2 * i), importance=8)
+            for i, (doing, step) in enumerate((d, s) for d in OWN for s in ("starting", "carrying on", "finishing"))]
+
+    async def scenario(stream: MemoryStream) -> None:
+        await stream.remember("ann", ann().persona, [yes, other, *busy], None, rate=False)
+        await plan_day(ann(), NOW, stream, Trace(npc_id="ann", kind="decide", game_time=NOW), work=WORK)
+
+    async def ablated(stream: MemoryStream) -> None:  # the observation ablation takes conversations away
+        stream.weights = replace(stream.weights, exclude=unreachable_kinds({"observation"}))
+        await stream.remember("ann", ann().persona, [yes], None, rate=False)
+        await plan_day(ann(), NOW, stream, Trace(npc_id="ann", kind="decide", game_time=NOW), work=WORK)
+
+    run(scenario)
+    shown = "\n".join(under(prompt_of(fake_llm, "daily_plan"), "remembers that matters for today:"))
+    assert "Count me in!" in shown and "library shuts" not in shown, shown
+    run(ablated)
+    assert "Count me in!" not in prompt_of(fake_llm, "daily_plan")
 
 
 def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its_schedule(

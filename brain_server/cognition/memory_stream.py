@@ -7,11 +7,12 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 import re
 from typing import TypeVar
 
 from brain_server.cognition.offline.heard import says_name
+from brain_server.cognition.offline.said_clock import named_days
 from brain_server.cognition.retrieve import (
     SWAP_SPEAKERS,
     RetrievalWeights,
@@ -40,6 +41,8 @@ RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 # How many of the best-scored memories are searched for those about another person (`about`): the
 # paper's conversation retrieval reads 50 for one focal point; a stream about others is rarer.
 ABOUT_CANDIDATES = 100
+SAID_FOR_A_DAY = 3  # conversations that named the day a prompt is about, listed first
+CHATS_LOOKED_AT = 50  # the newest conversations read for them
 _LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
 # The day and time `memory_line` leads a memory with, as a model may copy it into what it writes.
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
@@ -206,6 +209,22 @@ class MemoryStream:
         shown = {r.node.id for r in by_first[:apart]}
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without)
                           if r.node.id not in shown]
+
+    async def said_for(self, npc_id: str, day: date, records: Sequence[RetrievedRecord]) -> list[RetrievedRecord]:
+        """`records` led by the newest conversations that named `day` (at most `SAID_FOR_A_DAY`),
+        so a prompt's shorter list keeps them: a yes said in one ("count me in, I'll be there
+        tomorrow (Thursday October 15) at 11 am") ranked below the day's own doings when the model's
+        memo called the talk small talk, and the day plan never showed it (blind19 in Brinnick:
+        six invited, none came). Scored as the best of `records`; not read again, so not touched.
+        None under the observation ablation, which takes conversations away."""
+        if MemoryKind.CHAT in self.weights.exclude:
+            return list(records)
+        chats = await asyncio.to_thread(self.store.latest, npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
+        named = [c for c in chats if day in named_days(c.description, c.created.date())][:SAID_FOR_A_DAY]
+        ids, best = {c.id for c in named}, max((r.score for r in records), default=1.0)
+        return [*(RetrievedRecord(node=c, recency=0.0, importance=0.0, relevance=0.0, score=best,
+                                  query=f"said for {day:%A %B %d}") for c in named),
+                *(r for r in records if r.node.id not in ids)]
 
     def top(self, npc_id: str, vector: Sequence[float], query: str, now: datetime,
             kind: MemoryKind | None, limit: int = 0, without: frozenset[MemoryKind] = frozenset(),

@@ -95,8 +95,8 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         persona.currently = await revise_currently(npc, now, stream, trace, work=work)
     # Its own plans are left out: the prompt shows the last day's plan whole, and its steps crowded out
     # what was promised or heard ("X's plan for 08:00-12:00 ...: busy at the taproom (200 min)").
-    memories = await stream.retrieve(npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}",
-                                     now, trace, without=OWN_PLANS)
+    memories = await stream.said_for(npc.npc_id, now.date(), await stream.retrieve(
+        npc.npc_id, f"{persona.name}'s plans and commitments for {now:%A %B %d}", now, trace, without=OWN_PLANS))
     return await stream.llm.complete(
         DAILY_PLAN,
         {
