@@ -33,8 +33,8 @@ from brain_server.cognition.offline.said_clock import (
 )
 from brain_server.cognition.plan import plan_day, still_ahead
 from brain_server.cognition.react import decide_reaction
-from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.reflect import maybe_reflect
+from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
