@@ -19,7 +19,6 @@ plans it at the wrong hour, or sleeps through it).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
@@ -51,7 +50,6 @@ from brain_server.persistence.records import Records
 from brain_server.prompts.daily_plan import ACTIVITY_CHARS
 
 VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
-CHATS_LOOKED_AT = 50  # of its newest conversations, for whom it told its news
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
@@ -238,8 +236,7 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     talked = {other for other, when in npc.last_chat.items() if when >= news.created} - theirs
     if not talked:
         return theirs
-    chats = [c for c in await asyncio.to_thread(stream.store.latest, npc.npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
-             if c.created >= news.created]
+    chats = [c for c in await stream.latest_chats(npc.npc_id) if c.created >= news.created]
     with_them = {o: [c for c in chats if _with(c, names.get(o, o))] for o in talked}
     named = naming(news, known_places(npc))
     return theirs | {o for o, said in with_them.items() if not said or any(named(c.description) for c in said)}

@@ -42,7 +42,7 @@ RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 # paper's conversation retrieval reads 50 for one focal point; a stream about others is rarer.
 ABOUT_CANDIDATES = 100
 SAID_FOR_A_DAY = 3  # conversations that named the day a prompt is about, listed first
-CHATS_LOOKED_AT = 50  # the newest conversations read for them
+CHATS_LOOKED_AT = 50  # the newest conversations read for what was said in them (`latest_chats`)
 _LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
 # The day and time `memory_line` leads a memory with, as a model may copy it into what it writes.
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
@@ -210,6 +210,11 @@ class MemoryStream:
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without)
                           if r.node.id not in shown]
 
+    async def latest_chats(self, npc_id: str) -> list[MemoryNode]:
+        """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them
+        (recency untouched): where what was said in them is looked for, not what bears on a question."""
+        return await asyncio.to_thread(self.store.latest, npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
+
     async def said_for(self, npc_id: str, day: date, records: Sequence[RetrievedRecord]) -> list[RetrievedRecord]:
         """`records` led by the newest conversations that named `day` (at most `SAID_FOR_A_DAY`),
         so a prompt's shorter list keeps them: a yes said in one ("count me in, I'll be there
@@ -219,8 +224,7 @@ class MemoryStream:
         None under the observation ablation, which takes conversations away."""
         if MemoryKind.CHAT in self.weights.exclude:
             return list(records)
-        chats = await asyncio.to_thread(self.store.latest, npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
-        named = [c for c in chats if day in named_days(c.description, c.created.date())][:SAID_FOR_A_DAY]
+        named = [c for c in await self.latest_chats(npc_id) if day in named_days(c.description, c.created.date())][:SAID_FOR_A_DAY]
         ids, best = {c.id for c in named}, max((r.score for r in records), default=1.0)
         return [*(RetrievedRecord(node=c, recency=0.0, importance=0.0, relevance=0.0, score=best,
                                   query=f"said for {day:%A %B %d}") for c in named),
