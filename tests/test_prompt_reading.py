@@ -18,6 +18,7 @@ from brain_server.cognition.converse import (
     converse,
     keep_conversation,
     relationship,
+    remember_conversation,
     summarize_conversation,
 )
 from brain_server.cognition.locate import repair_address
@@ -40,6 +41,7 @@ from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
+from brain_server.model.world import Arena, Sector, World
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
 from brain_server.prompts.converse_turn import read
@@ -195,6 +197,32 @@ def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its
         prompt = prompt_of(fake_llm, purpose, 0)
         assert "Ann Lee is baking bread" in prompt or "Bo Chen is painting" in prompt, prompt
         assert PLAN not in prompt, f"{purpose} showed Ann's own plan among what may come up"
+
+
+def test_a_memo_offers_no_other_familys_bedroom_though_the_npc_once_saw_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Brinnick (blind19): Fergus's memo offered "Gault cottage:Sorcha Gault's bedroom", where he had
+    once seen something happen, and the model read "Sorcha Gault" as a place. A memo and a
+    speaker's places are those its plan may go to: its own home and public places, not another
+    family's private rooms. Without a world to check (a bench's bare NPC) every known place stays."""
+    bedroom = f"{W}:Gault cottage:Sorcha Gault's bedroom"
+    world = World(name=W, sectors=[
+        Sector(name="Ann Lee's house", residents=["Ann Lee"], arenas=[Arena(name="kitchen")]),
+        Sector(name="Gault cottage", residents=["Sorcha Gault"], arenas=[Arena(name="Sorcha Gault's bedroom")]),
+        Sector(name="Hobbs Cafe", arenas=[Arena(name="cafe")]), Sector(name="Johnson Park", arenas=[Arena(name="park")])])
+    npc = ann().model_copy(update={"known_addresses": [HOME, CAFE, PARK, bedroom]})
+    line = DialogueLine(speaker_npc_id="bo", speaker_name="Bo Chen", text="See you at the cafe at noon.")
+
+    async def scenario(stream: MemoryStream) -> None:
+        trace = Trace(npc_id="ann", kind="talk", game_time=NOW)
+        await remember_conversation(npc, "Bo Chen", [line], NOW, stream, trace, work=WORK, world=world)
+
+    run(scenario)
+    offered = fake_llm.chat_requests("conversation_memo")[-1]["body"]["response_format"]["json_schema"]["schema"][
+        "properties"]["plan_place"]["enum"]
+    assert offered == ["", HOME, CAFE, PARK], offered
+    assert "Sorcha" not in prompt_of(fake_llm, "conversation_memo")
+    assert Speaker.of(npc, NOW, world=world).places == (HOME, CAFE, PARK)
+    assert bedroom in Speaker.of(npc, NOW).places
 
 
 def test_an_activity_seen_at_its_start_steps_and_end_is_remembered_once(run: Run, fake_llm: FakeOpenAI) -> None:

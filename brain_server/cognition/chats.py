@@ -132,14 +132,15 @@ class Chats:
                 me = me.model_copy(deep=True)
                 me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
                 await self.records.save(me)
-            group = Group([Speaker.of(me, now, self.stream.reaches_plans) for me in npcs])
+            world = await self.records.world(a.world_name)
+            group = Group([Speaker.of(me, now, self.stream.reaches_plans, world) for me in npcs])
             for me in npcs:
                 self._open[me.npc_id] = group
                 self.runtimes.of(me.npc_id).set_talking(True)
         ids = group.ids()
         held = await asyncio.gather(*(held_news(me.npc_id, now, self.stream) for me in npcs))
         try:
-            written = await self._write(group, npcs, now, a.address, trace, work=work, reason=reason,
+            written = await self._write(group, npcs, world, now, a.address, trace, work=work, reason=reason,
                                         unseen=unseen and not any(c.in_view for c in npcs[2:]))
             if written is None:
                 await self._part(ids)
@@ -147,7 +148,6 @@ class Chats:
             lines, remembered = written
             told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
                                             self.stream, trace)
-            world = await self.records.world(a.world_name)
             places = [await self.place_for(change, me, world, trace, work=work, host=host,
                                            told=[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)])
                       if change else None for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
@@ -182,8 +182,9 @@ class Chats:
                 await self.records.save(live)
         return True
 
-    async def _write(self, group: Group, npcs: Sequence[NpcState], now: datetime, place: str, trace: Trace, *,
-                     work: Work, reason: str, unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
+    async def _write(self, group: Group, npcs: Sequence[NpcState], world: World, now: datetime, place: str,
+                     trace: Trace, *, work: Work, reason: str,
+                     unseen: bool) -> tuple[list[DialogueLine], list[Remembered]] | None:
         """The conversation's lines and what each participant remembers of it (in `npcs`' order);
         None when, told in one call, they do not stop to talk, or nobody spoke (blind18 in Brinnick:
         each kept "(nobody has spoken yet)" and paid a memo call for it)."""
@@ -207,7 +208,8 @@ class Chats:
             return None
         heard = _named(group, lines)
         return lines, list(await asyncio.gather(*(remember_conversation(me, partner, lines, now, self.stream, trace,
-                                                                        work=work, partner_home=host.persona.home, heard=heard)
+                                                                        work=work, partner_home=host.persona.home, heard=heard,
+                                                                        world=world)
                                                   for me, partner, host in zip(npcs, partners, _hosts(npcs),
                                                                                strict=True))))
 

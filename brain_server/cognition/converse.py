@@ -39,6 +39,7 @@ from brain_server.cognition.gist import (
     said_only,
     unrepeated,
 )
+from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
 from brain_server.cognition.news import held_news, known_places, news_line, said_it, said_news
 from brain_server.cognition.offline import offline_lines
@@ -51,7 +52,7 @@ from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.names import addressing
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
-from brain_server.model.world import arena_of
+from brain_server.model.world import World, arena_of
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -83,11 +84,13 @@ class Speaker:
     plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
 
     @classmethod
-    def of(cls, npc: NpcState, now: datetime, plans: bool = True) -> Speaker:
+    def of(cls, npc: NpcState, now: datetime, plans: bool = True, world: World | None = None) -> Speaker:
         """An NPC as a speaker: what it is doing, its plan from now on (unless `plans` is False: the
-        planning ablation, `MemoryStream.reaches_plans`) and the places it knows."""
+        planning ablation, `MemoryStream.reaches_plans`) and the places it may name: in `world`,
+        those it may go to (`talk_places`); with no world to check, every place it knows."""
         return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "",
-                   schedule_from(npc, now, plans), tuple(known_places(npc)), [*npc.plan, *npc.commitments] if plans else [])
+                   schedule_from(npc, now, plans), tuple(talk_places(world, npc) if world else known_places(npc)),
+                   [*npc.plan, *npc.commitments] if plans else [])
 
 
 @dataclass
@@ -246,13 +249,15 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
 async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], now: datetime,
                                 stream: MemoryStream, trace: Trace, *, work: Work, partner_home: str = "",
-                                heard: Sequence[str] = ()) -> tuple[list[MemoryNode], PlanChange | None]:
+                                heard: Sequence[str] = (), world: World | None = None,
+                                ) -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
     and the plan change the conversation implies, if any, today or on a later day, at the place
-    it named among those the NPC knows, the partner's home (`partner_home`, an NPC's) and the
-    places the lines named (`heard`, from `said_places`)."""
+    it named among those the NPC may name (`Speaker.of`), the partner's home (`partner_home`, an
+    NPC's) and the places the lines named (`heard`, from `said_places`)."""
     days = _days_ahead(now)
-    places = list(dict.fromkeys([*known_places(npc, partner_home), *heard]))
+    mine = talk_places(world, npc) if world else known_places(npc)
+    places = list(dict.fromkeys([*mine, *([arena_of(partner_home)] if partner_home else []), *heard]))
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,

@@ -94,6 +94,13 @@ def plan_places(world: World, npc: NpcState) -> list[str]:
     return accessible_places(world, npc).arena_addresses()
 
 
+def talk_places(world: World, npc: NpcState) -> list[str]:
+    """The places an NPC names in talk and a conversation's memo may send it to: home first, then
+    those a plan may (`plan_places`). Not another family's bedroom it once saw something happen in:
+    blind19 read "Gault cottage:Sorcha Gault's bedroom" in a memo's list as news of Sorcha Gault."""
+    return list(dict.fromkeys(p for p in (arena_of(npc.persona.home), *plan_places(world, npc)) if p))
+
+
 def open_places(world: World, npc: NpcState) -> list[str]:
     """The arenas the NPC would be let into, known or not: where news it hears may send it (it
     learns the place from the news, as from a line that names it)."""

@@ -137,7 +137,7 @@ class Player:
         heard = time.perf_counter()
         npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
-        speaker = Speaker.of(npc, now, self.stream.reaches_plans)
+        speaker = Speaker.of(npc, now, self.stream.reaches_plans, await self.records.world(npc.world_name))
         key, work = (npc_id, player), Work(Priority.PLAYER, npc_id)
         talk = self._talks.get(key)
         if talk is None:
@@ -277,8 +277,9 @@ class Player:
         work = Work(Priority.SOCIAL, npc_id)
 
         async def think(npc: NpcState) -> Apply:
-            stored, change = await remember_conversation(npc, partner, lines, now, self.stream, trace, work=work)
             world = await self.records.world(npc.world_name)
+            stored, change = await remember_conversation(npc, partner, lines, now, self.stream, trace, work=work,
+                                                         world=world)
             item = (await self.chats.place_for(change, npc, world, trace, work=work)
                     if change is not None else None)
 
@@ -340,8 +341,8 @@ class Player:
         with _busy_when_dropped(npc_id):
             if offline_lines.composing(self.stream.llm, npc_id):
                 asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
-                answer = (await offline_lines.reply(Speaker.of(npc, now, self.stream.reaches_plans),
-                                                    "an interviewer", [asked], now, npc.address, self.stream,
+                speaker = Speaker.of(npc, now, self.stream.reaches_plans, await self.records.world(npc.world_name))
+                answer = (await offline_lines.reply(speaker, "an interviewer", [asked], now, npc.address, self.stream,
                                                     trace, work=work)).utterance
             else:
                 answer = await answer_interview(npc_id, npc.persona, question, now, self.stream, trace, work=work)
