@@ -28,8 +28,10 @@ MiB = 1024 * 1024
 # machine), so the speakers are fewer: 1,000 (3 minutes) left anonymous memory +7.8 MiB, 300 +5.3.
 # 150 keep the suite's share small (issue 40): a conversation left open past the bound fails the
 # count of those remembered whatever the number, and one leaking 170 KiB fails ANON_BOUND.
-# The warm-up's speakers fill the NPC's bounded traces (NPC_BRAIN_TRACES_PER_NPC, 100).
-IDS, SPEAKERS, WARM_UP_SPEAKERS, ANON_BOUND = 4_000, 150, 120, 25 * MiB
+# The warm-up's speakers fill the NPC's bounded traces, TRACES here (NPC_BRAIN_TRACES_PER_NPC,
+# 100 by default: 120 warm-up speakers cost a third of the test to fill them; a bound of 20 is
+# still one the flood's speakers overrun seven times, each Talk leaving a trace or more).
+IDS, SPEAKERS, WARM_UP_SPEAKERS, TRACES, ANON_BOUND = 4_000, 150, 30, 20, 25 * MiB
 THREADS = 8
 
 
@@ -98,7 +100,8 @@ def _status(call) -> str:  # noqa: ANN001
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_flood_of_ids_and_speakers_leaves_memory_flat(brain_factory, fake_llm) -> None:
-    brain = brain_factory(background_thinking=True, rate_limit_per_s=0, prepare_ahead_minutes=0)
+    brain = brain_factory(background_thinking=True, rate_limit_per_s=0, prepare_ahead_minutes=0,
+                          traces_per_npc=TRACES)
     clients = Clients(brain)
     town(clients)
     # The NPC never ends a conversation itself: each visitor's stays open until the bounds end it.
