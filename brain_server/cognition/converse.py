@@ -89,8 +89,14 @@ class Speaker:
         planning ablation, `MemoryStream.reaches_plans`) and the places it may name: in `world`,
         those it may go to (`talk_places`); with no world to check, every place it knows."""
         return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "",
-                   schedule_from(npc, now, plans), tuple(talk_places(world, npc) if world else known_places(npc)),
+                   schedule_from(npc, now, plans), tuple(_may_name(npc, world)),
                    [*npc.plan, *npc.commitments] if plans else [])
+
+
+def _may_name(npc: NpcState, world: World | None) -> list[str]:
+    """The places an NPC may name in talk and be sent to by it: in `world`, those it may go to
+    (`talk_places`); with no world to check (a bench's bare NPC), every place it knows."""
+    return talk_places(world, npc) if world else known_places(npc)
 
 
 @dataclass
@@ -256,8 +262,7 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
     it named among those the NPC may name (`Speaker.of`), the partner's home (`partner_home`, an
     NPC's) and the places the lines named (`heard`, from `said_places`)."""
     days = _days_ahead(now)
-    mine = talk_places(world, npc) if world else known_places(npc)
-    places = list(dict.fromkeys([*mine, *([arena_of(partner_home)] if partner_home else []), *heard]))
+    places = list(dict.fromkeys([*_may_name(npc, world), *([arena_of(partner_home)] if partner_home else []), *heard]))
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,
