@@ -21,6 +21,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
+from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import mentions, when
@@ -197,6 +198,46 @@ def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its
         prompt = prompt_of(fake_llm, purpose, 0)
         assert "Ann Lee is baking bread" in prompt or "Bo Chen is painting" in prompt, prompt
         assert PLAN not in prompt, f"{purpose} showed Ann's own plan among what may come up"
+
+
+def test_a_conversation_states_the_speakers_news_once_not_again_in_its_memos(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin (blind19, out of view): beside the host's news line sat his own memo of telling it ("told
+    Ivo Kranjc about the event ... from 15:00 to 16:00", the memo's hour wrong), and he told the memo
+    next, not the lesson. In a pair's turns, a one-call conversation and a group's, a speaker's
+    thoughts that say its news again are left out of what may come up; the news line states it, and
+    the conversation in which it was told stays."""
+    event = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate="thinks", importance=6,
+                       description="Ann Lee wants to hold a quilting bee at Hobbs Cafe on February 15 from 4 pm to "
+                                   "6 pm, and to ask everyone she meets", created=DAY1, last_accessed=DAY1)
+    told = ConversationMemo(summary="Ann Lee told Bo Chen about the quilting bee she is hosting at Hobbs Cafe on "
+                                    "Sunday from 16:00 to 17:00.", importance=8, plan_activity="", plan_start="",
+                            plan_minutes=0)
+    said = DialogueLine(speaker_npc_id="ann", speaker_name="Ann Lee",
+                        text="I'm holding a quilting bee at Hobbs Cafe on Sunday from 4 pm, do come!")
+    fake_llm.queue({"json": {"utterance": "Hello Bo.", "end_conversation": True}}, purpose="converse_turn")
+    fake_llm.queue({"json": {"utterance": "Hello both.", "addressed_to": "everyone", "end_conversation": True}},
+                   purpose="group_turn")
+    bo, cy = (Speaker.of(NpcState(npc_id=i, world_name=W, persona=Persona(name=n, home=CAFE)), NOW)
+              for i, n in (("bo", "Bo Chen"), ("cy", "Cy Park")))
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        await stream.remember("ann", ann().persona, [event], None, rate=False)
+        trace = Trace(npc_id="ann", kind="talk", game_time=NOW)
+        await keep_conversation(ann(), "Bo Chen", [said], told, DAY1 + timedelta(hours=2), stream, trace)
+        await converse(Speaker.of(ann(), NOW), bo, NOW, PARK, stream, trace, work=WORK, max_lines=1)
+        await summarize_conversation(Speaker.of(ann(), NOW), bo, NOW, PARK, stream, trace, work=WORK)
+        await talk_in_group(Group([Speaker.of(ann(), NOW), bo, cy]), NOW, PARK, stream, trace, work=WORK, max_lines=1)
+        await tell_group([Speaker.of(ann(), NOW), bo, cy], NOW, PARK, stream, trace, work=WORK)
+
+    run(scenario)
+    for purpose in ("converse_turn", "conversation_summary", "group_turn", "group_summary"):
+        prompt = prompt_of(fake_llm, purpose, 0)
+        assert "Ann Lee has news on their mind, an event they are hosting: Ann Lee wants to hold a quilting bee" \
+            in prompt, prompt
+        assert "16:00 to 17:00" not in prompt, f"{purpose} showed Ann's memo of telling beside her news"
+        assert "and to ask everyone she meets" not in prompt, f"{purpose} stated the news again as the thought"
+    assert "conversation with Bo Chen" in prompt_of(fake_llm, "conversation_summary", 0)
 
 
 def test_a_memo_offers_no_other_familys_bedroom_though_the_npc_once_saw_it(run: Run, fake_llm: FakeOpenAI) -> None:

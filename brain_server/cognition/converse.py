@@ -11,7 +11,7 @@ A conversation nobody watches (both speakers out of the player's view) is resolv
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
-news on its mind (`news.news_line`) is shown it, out of view and in view alike, so it may tell it.
+news on its mind (`news.held`) is shown it, once,, out of view and in view alike, so it may tell it.
 Under the lab control "swap_speakers" every one of these prompts shows a speaker the memories and
 news retrieved for the other instead (`heads`): issue 42's control on the evaluation.
 
@@ -41,7 +41,7 @@ from brain_server.cognition.gist import (
 )
 from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import held_news, known_places, news_line, said_it, said_news
+from brain_server.cognition.news import NO_NEWS, Held, held, known_places, said_it
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets
@@ -150,13 +150,14 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],
                     now: datetime, place: str, stream: MemoryStream, trace: Trace, *, work: Work,
-                    partner_activity: str = "", opener: str = "", reason: str = "", last: bool = False, news: str = "",
-                    repeated: str = "", listener: Listener | None = None, head: Head | None = None) -> Turn:
+                    partner_activity: str = "", opener: str = "", reason: str = "", last: bool = False,
+                    news: Held = NO_NEWS, repeated: str = "", listener: Listener | None = None, head: Head | None = None) -> Turn:
     """The speaker's next utterance given the dialogue so far. `opener`: who started the
     conversation, and `reason`: why (the reaction's reason, known to the one who started it);
     `last`: the line limit ends the conversation with this line, so the speaker takes its leave
     (else a model's last line was whatever it wrote, a question left hanging); `news`: what it has
-    to tell (`news_line`); `repeated`: a line of its own it just wrote again (`unrepeated`);
+    to tell (`news.held`; its memories that say it again are left out); `repeated`: a line of its
+    own it just wrote again (`unrepeated`);
     `listener`: someone reading the line as the model writes it (llm/streaming.py); `head`: whose
     memories it is shown (`heads`; by default its own)."""
     name = speaker.persona.name
@@ -164,11 +165,12 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     head = head or Head(speaker.npc_id, name, partner_name, partner_activity)
     by_dialogue, by_status = await stream.retrieve_two(head.npc_id, latest or reason or head.partners,
                                                        head.doing or head.partners, now, trace,
-                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
+                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS,
+                                                       unless=news.restates)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  f"{partner_name} was {_doing(partner_activity, partner_name)}." if partner_activity else "",
                  opened(name, opener, reason),
-                 news, again(name, repeated),
+                 news.line, again(name, repeated),
                  f"{name} has to go now: this is {name}'s last line, and it takes leave." if last else ""]
     return await stream.llm.complete(
         TURN,
@@ -222,9 +224,9 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     head_a, head_b = mind[a.npc_id], mind[b.npc_id]
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work, head=head_a),
                                 relationship(b, a.persona.name, now, stream, trace, work=work, head=head_b),
-                                held_news(head_a.npc_id, now, stream), held_news(head_b.npc_id, now, stream))
-    views, held = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
-    news = {me.npc_id: said_news(mind[me.npc_id].name, held[me.npc_id], now, me.places) for me in (a, b)}
+                                held(stream, head_a.npc_id, head_a.name, now, a.places),
+                                held(stream, head_b.npc_id, head_b.name, now, b.places))
+    views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
     lines: list[DialogueLine] = []
     speaker, listener, closing = a, b, False
     while len(lines) < max_lines:
@@ -244,7 +246,7 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
         if closing or ends(turn.end_conversation, lines):
             # One who still holds news it has not said gets a last word as the other leaves, as people
             # do ("before you go..."): blind8's listeners took leave at their first reply to a greeting.
-            news_held = held[listener.npc_id]
+            news_held = news[listener.npc_id].news
             if closing or news_held is None or said_it(listener.npc_id, news_held, lines, listener.places):
                 break
             closing = True
@@ -308,9 +310,11 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     talk; else the gist as lines and each speaker's memo (`a`'s first), each speaker shown only its
     own memories, news and places, and remembered saying only what it could know (gist.py)."""
     pair, mind = ((a, b), (b, a)), heads(stream, [a, b])
-    recalled = await asyncio.gather(*(_recall(mind[me.npc_id], now, stream, trace) for me in (a, b)))
-    news = await asyncio.gather(*(news_line(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now, me.places)
+    told = await asyncio.gather(*(held(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now, me.places)
                                   for me in (a, b)))
+    recalled = await asyncio.gather(*(_recall(mind[me.npc_id], now, stream, trace, news)
+                                      for me, news in zip((a, b), told, strict=True)))
+    news = [t.line for t in told]
     days = _days_ahead(now)
     names = (a.persona.name, b.persona.name)
     mine = [list(dict.fromkeys(p for p in (*me.places, arena_of(other.persona.home)) if p)) for me, other in pair]
@@ -348,12 +352,12 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     return lines, memos[0], memos[1]
 
 
-async def _recall(head: Head, now: datetime, stream: MemoryStream, trace: Trace) -> str:
+async def _recall(head: Head, now: datetime, stream: MemoryStream, trace: Trace, news: Held) -> str:
     """What may come up for a speaker: the memories of its `head` (`heads`) about the other, and
-    about what the other is doing."""
+    about what the other is doing, but none that say again the `news` the prompt states."""
     about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
                                              head.doing or head.partners, now, trace, apart=MEMORIES_PER_QUERY,
-                                             about=head.partners, without=OWN_PLANS)
+                                             about=head.partners, without=OWN_PLANS, unless=news.restates)
     return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], limit=2 * MEMORIES_PER_QUERY)
 
 

@@ -37,7 +37,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list, memory_line
-from brain_server.cognition.news import news_line
+from brain_server.cognition.news import NO_NEWS, Held, held
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
@@ -108,9 +108,9 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
                                                  trace, work=work, head=mind[s.npc_id], each=True)
                                     for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
-    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
                                   for s in group.speakers))
-    news = {s.npc_id: line for s, line in zip(group.speakers, told, strict=True)}
+    news = dict(zip([s.npc_id for s in group.speakers], told, strict=True))
     addressed = ""
     while len(group.lines) < max_lines and len(present := group.present()) >= 2:
         if gone := [s for s in present if not here(s.npc_id)]:
@@ -144,7 +144,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
 
 async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[str, str],
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
-                     work: Work, opener: str = "", reason: str = "", news: str = "", repeated: str = "",
+                     work: Work, opener: str = "", reason: str = "", news: Held = NO_NEWS, repeated: str = "",
                      head: Head | None = None, gone: Sequence[str] = ()) -> GroupTurn:
     """The speaker's next line, from its own memories (or `head`'s: `converse.heads`) retrieved for
     the latest lines and for what the others were doing; `news` and `repeated` as for a pair
@@ -155,12 +155,13 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
     head = head or Head(speaker.npc_id, name, names(others), "; ".join(o.activity for o in others if o.activity))
     by_dialogue, by_status = await stream.retrieve_two(head.npc_id, latest or reason or head.partners,
                                                        head.doing or head.partners, now, trace,
-                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS)
+                                                       apart=MEMORIES_PER_QUERY, without=OWN_PLANS,
+                                                       unless=news.restates)
     situation = [f"{name} was {_doing(speaker.activity, name)}." if speaker.activity else "",
                  *(f"{o.persona.name} was {_doing(o.activity, o.persona.name)}." for o in others if o.activity),
                  opened(name, opener, reason),
                  f"{listed(gone)} {'has' if len(gone) == 1 else 'have'} left the conversation." if gone else "",
-                 news, again(name, repeated)]
+                 news.line, again(name, repeated)]
     return await stream.llm.complete(
         GROUP_TURN,
         {"npc_name": name, "persona": speaker.persona.summary(), "others": names(others),
@@ -239,17 +240,17 @@ async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStre
     the prompt budget trims item by item; and what each knew, as text (for `gist.own_lines`)."""
     headers, items, known = [], [], []
     mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
-    told = await asyncio.gather(*(news_line(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
                                   for s in speakers))
     for g, (me, news) in enumerate(zip(speakers, told, strict=True)):
         head = mind[me.npc_id]
         about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
                                                  head.doing or head.partners, now, trace, apart=MEMORIES_PER_QUERY,
-                                                 about=head.partners, without=OWN_PLANS)
+                                                 about=head.partners, without=OWN_PLANS, unless=news.restates)
         name = me.persona.name
         headers.append(("\n" if g else "") + f"{me.persona.summary()}\n{name} was {_doing(me.activity, name) or 'about'}."
                        f"\nWhat {name} has planned:\n{me.schedule}\nPlaces {name} knows: {', '.join(me.places) or 'none'}"
-                       + (f"\n{news}" if news else "") + f"\nWhat {name} remembers that may come up:")
+                       + (f"\n{news.line}" if news.line else "") + f"\nWhat {name} remembers that may come up:")
         chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
         items += [Item(memory_line(r.node), (r.score, r.node.created.timestamp()), group=g) for r in chosen]
         known.append(" ".join((headers[-1], *(memory_line(r.node) for r in chosen))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 import re
@@ -199,16 +199,19 @@ class MemoryStream:
 
     async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
                            apart: int, about: str = "", without: frozenset[MemoryKind] = frozenset(),
+                           unless: Callable[[MemoryNode], bool] = lambda memory: False,
                            ) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
         without those among the first's `apart` best, so a prompt showing both lists no memory twice.
         `about`: whom the first query asks about (as `retrieve`'s); `without`: kinds left out of both
-        (a conversation's own plans: its prompt shows the schedule apart)."""
+        (a conversation's own plans: its prompt shows the schedule apart); `unless`: memories left
+        out of both (those that say again the news the prompt states: `news.Held.restates`)."""
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
-        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without)
+        by_first = [r for r in await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without)
+                    if not unless(r.node)]
         shown = {r.node.id for r in by_first[:apart]}
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without)
-                          if r.node.id not in shown]
+                          if r.node.id not in shown and not unless(r.node)]
 
     async def latest_chats(self, npc_id: str) -> list[MemoryNode]:
         """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them

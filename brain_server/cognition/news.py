@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
@@ -145,16 +147,48 @@ async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]
     return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
 
 
+@dataclass(frozen=True)
+class Held:
+    """A speaker's news as a conversation's prompts give it: the sentence that states it (`line`,
+    `said_news`) and, so that the news is stated once, which of the speaker's
+    memories say it again (`restates`)."""
+
+    line: str = ""
+    news: MemoryNode | None = None
+    places: tuple[str, ...] = ()
+
+    def restates(self, memory: MemoryNode) -> bool:
+        """Whether `memory` is one of the speaker's thoughts that says its news again: the thought
+        itself, a memo of telling it, a reflection on it (`mentions`). Korrin's host (blind19), shown
+        his memo "told Ivo Kranjc about the event ... from 15:00 to 16:00" (the model's memo, its hour
+        wrong) beside the news line, told the memo next, not the lesson, and his next two listeners
+        never heard what it was. Conversations stay: they say whom it was told and how."""
+        return self.news is not None and memory.kind == MemoryKind.THOUGHT and (
+            memory.id == self.news.id or self._named(memory.description))
+
+    @cached_property
+    def _named(self) -> Callable[[str], bool]:
+        return naming(self.news, self.places) if self.news is not None else lambda text: False
+
+
+NO_NEWS = Held()  # the player's, or a speaker's whose news is not asked
+
+
+async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> Held:
+    """What an NPC has to tell in a conversation: the news its plans seek people out for (`held_news`),
+    stated with where it is among `places`, else that it has none (blind5, asked for "news on their
+    mind (above)" with none above, told its bedtime as news); nothing for the player (no `npc_id`)."""
+    news = await held_news(npc_id, now, stream) if npc_id else None
+    return Held(said_news(name, news, now, places) if npc_id else "", news, tuple(places))
+
+
 async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> str:
-    """What an NPC has to tell in a conversation, as a prompt sentence: the news its plans seek
-    people out for (`held_news`, unstamped; with where it is among `places`), else that it has none
-    (blind5, asked for "news on their mind (above)" with none above, told its bedtime as news); ""
-    for the player."""
-    return said_news(name, await held_news(npc_id, now, stream), now, places) if npc_id else ""
+    """`held`'s sentence alone."""
+    return (await held(stream, npc_id, name, now, places)).line
 
 
 def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = ()) -> str:
-    """`news_line` of news already read (`held_news`)."""
+    """`held`'s sentence for news already read (`held_news`)."""
     return f"{name} has news on their mind{about(name, news, as_told(news), now, places)}." if news is not None else \
         f"{name} has no news to pass on."
 
