@@ -23,6 +23,7 @@ from brain_server.prompts import PromptLibrary
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.brain import BrainProcess as SimBrainProcess
 from tests.clients import Clients
+from tests.static_table import brain_env
 from tests.town import spawn_json, world_json
 from tests.zygote import ZYGOTE
 
@@ -98,7 +99,7 @@ class BrainProcess(SimBrainProcess):
 
     def spawn(self) -> Any:
         module, *args = self.command[2:]  # [python, "-m", "brain_server.cli", "serve"]
-        return ZYGOTE.fork(module, args, self.env, self.cwd, children=True)
+        return ZYGOTE.fork(module, args, brain_env(self.env), self.cwd, children=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -112,11 +113,21 @@ def lab_brains_forked() -> Iterator[None]:
     served = [sys.executable, "-m", "brain_server.cli", "serve"]
 
     def spawn(brain: SimBrainProcess) -> Any:
-        return ZYGOTE.fork(served[2], served[3:], brain.env, brain.cwd) if brain.command == served else own(brain)
+        if brain.command != served:
+            return own(brain)
+        return ZYGOTE.fork(served[2], served[3:], brain_env(brain.env), brain.cwd)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(SimBrainProcess, "spawn", spawn)
         yield
+
+
+@pytest.fixture
+def minilm_brains(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab's brains this test starts (a sim's, a load test's) embed with MiniLM, as a user's do by
+    default, not with the tests' static table (tests/static_table.py): for the tests of what
+    retrieval carries and of the MiniLM process. A brain_factory brain asks with embedder="minilm"."""
+    monkeypatch.setenv("NPC_BRAIN_EMBEDDER", "minilm")
 
 
 @pytest.fixture

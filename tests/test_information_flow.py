@@ -37,6 +37,10 @@ from npc_lab.cli import main
 from tests import wyncombe
 from tests.saltmarsh import LAYOUT, RESIDENTS, SCENARIO
 
+# The news travels only if retrieval carries it: the brains embed with MiniLM, as a user's do by
+# default, not with the tests' static table (tests/static_table.py).
+pytestmark = pytest.mark.usefixtures("minilm_brains")
+
 
 def _sim(run: Path, *args: str) -> dict:
     main(["sim", "--stand-in-llm", "0", "--tick", "60", "--concurrency", "1", "--out", str(run), *args])

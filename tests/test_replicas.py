@@ -18,10 +18,10 @@ from google.protobuf import json_format
 import grpc
 import pytest
 
-from brain_server.llm.embeddings import MiniLMEmbedder
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
+from tests.static_table import brain_dim
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.town import WORLD
 from tools.loadtest import replica_of
@@ -77,8 +77,7 @@ def replicas(brain_factory, standin: QdrantStandIn) -> tuple[Call, Call]:
     return a, b
 
 
-def test_replicas_serve_disjoint_npcs_from_one_store(replicas: tuple[Call, Call], standin: QdrantStandIn,
-                                                     minilm: MiniLMEmbedder) -> None:
+def test_replicas_serve_disjoint_npcs_from_one_store(replicas: tuple[Call, Call], standin: QdrantStandIn) -> None:
     a, b = replicas
     owner = {"isabella": a, "klaus": a, "maria": b}
     for npc_id, call in owner.items():
@@ -91,7 +90,7 @@ def test_replicas_serve_disjoint_npcs_from_one_store(replicas: tuple[Call, Call]
 
     from brain_server.persistence.storage import QdrantClientMemoryStore
 
-    store = QdrantClientMemoryStore(minilm.dim, url=standin.url)
+    store = QdrantClientMemoryStore(brain_dim(), url=standin.url)
     try:
         listed = {npc_id: memory_ids(call, npc_id) for npc_id, call in owner.items()}
         for npc_id, ids in listed.items():

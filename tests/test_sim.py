@@ -210,9 +210,10 @@ def test_with_one_in_view_one_resident_is_told_in_view(fake_llm, tmp_path: Path)
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # 4 min at load ~23 on 2 cores
 @needs_data
-def test_the_party_with_25_residents_for_a_day(tmp_path: Path) -> None:
+def test_the_party_with_25_residents_for_a_day(tmp_path: Path, minilm_brains: None) -> None:
     """The CI check of the whole thing: `npc-lab sim` with its own fake endpoint, 25 residents,
-    a whole game day at a one-minute tick, then the report from the run folder. Without the
+    a whole game day at a one-minute tick, then the report from the run folder, the brain on
+    MiniLM as a user's `npc-lab sim` runs. Without the
     density interviews (25 x 24 at each end took 38 of its 55 s alone, and the fake's answers say
     nothing): the information-flow tests ask them of the stand-in."""
     from npc_lab.cli import main

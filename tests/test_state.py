@@ -80,7 +80,7 @@ def test_a_slot_of_another_embedder_loads_with_every_memory_embedded_again(brain
     there.close()
     endpoint.stop()
 
-    local = brain_factory()
+    local = brain_factory(embedder="minilm")  # what it checks is MiniLM's retrieval of what it embedded again
     here = Clients(local)
     here.grpc("RegisterWorld", world_json())
     here.grpc("SpawnNpc", spawn_json())
