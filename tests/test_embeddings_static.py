@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+import os
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from brain_server.check import checks
 from brain_server.config import Settings
 from brain_server.llm.embeddings import CPU, StaticEmbedder, check_store_embedder
 from brain_server.llm.minilm import TOKENIZER_FILE
-from brain_server.llm.static_embed import BUILDS, STATIC_DIM, StaticModel
+from brain_server.llm.static_embed import BUILDS, STATIC_DIM, StaticModel, table_path
 from brain_server.model.errors import ConfigError
 from brain_server.persistence.storage.edge import EdgeMemoryStore
 from npc_lab.retrieval_bench import retrieval_quality
@@ -77,6 +78,21 @@ def test_the_cached_table_is_reused_not_built_again(static: StaticEmbedder, cach
     other = StaticModel(cache_dir, token_ids=vocabulary()[:-1])  # another vocabulary: another table
     assert count(BUILDS) == builds + 1 and other.built_s is not None and other.path != again.path
     assert sorted(p.suffix for p in cache_dir.iterdir()) == [".npy", ".npy"]  # no partial file left
+
+
+def test_a_table_is_named_by_its_model_files_as_they_are_now(tmp_path: Path) -> None:
+    """Its name is kept while the files' sizes and times of change stay (a start hashed the model's
+    23 MB each time); a changed model names another table, and a file changed back the first again."""
+    model, words = tmp_path / "model.onnx", tmp_path / "tokenizer.json"
+    model.write_bytes(b"model")
+    words.write_bytes(b"words")
+    first = table_path(tmp_path, model, words, STATIC_DIM)
+    assert table_path(tmp_path, model, words, STATIC_DIM) == first != table_path(tmp_path, model, words, 8)
+    model.write_bytes(b"other")
+    os.utime(model, ns=(1, 1))
+    assert table_path(tmp_path, model, words, STATIC_DIM) != first
+    model.write_bytes(b"model")
+    assert table_path(tmp_path, model, words, STATIC_DIM) == first
 
 
 def test_its_cpu_is_counted_in_the_brains_process(static: StaticEmbedder) -> None:

@@ -11,7 +11,10 @@ zygote). A test's brain asks the zygote for its own processes too (`children=Tru
 the store, `brain_server.runtime.pipes.start_process`), forked with their modules imported (issue 40:
 a start of both cost 1.4 CPU-s, 0.5 so); they run the same code over the same pipes, as the zygote's
 children, not the brain's, and end at the end of their input as before. The lab's brains keep theirs
-(the load test reads a brain's children as its embedder and store).
+(the load test reads a brain's children as its embedder and store). What the zygote loaded is frozen out of
+the collector's sight before it forks (`gc.freeze`, as a brain's `settle_collector` freezes what it
+loaded), and it holds the tests' static table (tests/static_table.py) read once: a brain's start and
+stop cost 0.9 CPU-s with the table, 0.4 so (issue 40).
 
 Only tests use it (tests/conftest.py's BrainProcess); the sim, benchmarks and packaging tests start
 brains as a user does."""
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -324,9 +328,27 @@ def _forked(request: dict, fds: list[int], channel: tuple[socket.socket, socket.
     return request
 
 
+def _open_static_table() -> None:
+    """The tests' static table (tests/static_table.py) and its tokenizer read once, if built, for
+    every brain forked to embed with it (static_embed's _OPENED: 0.25 CPU-s a start otherwise)."""
+    from brain_server.llm.minilm import model_files
+    from brain_server.llm.static_embed import STATIC_DIM, StaticModel, table_path
+    from tests.static_table import TABLE_DIR
+
+    if table_path(TABLE_DIR, *model_files(None, None), STATIC_DIM).is_file():
+        StaticModel(TABLE_DIR)
+
+
 if __name__ == "__main__":  # the zygote: python -m tests.zygote FD
     for name in PRELOAD:
         importlib.import_module(name)
+    _open_static_table()
+    # What the zygote holds now lives as long as each fork: out of the collector's sight (as the
+    # brain's settle_collector does with what it loaded), the forks' collections and their exits'
+    # walk only their own objects and leave the shared pages unwritten (issue 40: a fork's
+    # collection and exit walked 124k inherited objects, ~0.2 CPU-s, in each brain, store and embedder).
+    gc.collect()
+    gc.freeze()
     if (forked := _serve(socket.socket(fileno=int(sys.argv[1])))) and "code" in forked:
         exec(compile(forked["code"], "<string>", "exec"), {"__name__": "__main__"})  # as `python -c` runs it
     elif forked:

@@ -42,6 +42,13 @@ WORDS_KEPT = 50_000  # words whose token ids are kept (a town repeats its words)
 # mark): a text's ids are its chunks' ids, each chunk tokenized once and then looked up.
 _CHUNK = re.compile(r"\w+|[^\w\s]")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+# What this process read once, shared by every later StaticModel of it and by its forks (the tests'
+# brains are forks of one process that opened the tests' table, tests/zygote.py: a start read the
+# model's 23 MB to hash it, the table and the tokenizer, 0.25 CPU-s). A table's name is kept while
+# the model's and tokenizer's sizes and times of change stay the same; a table by its path, which
+# names its model, tokenizer and recipe.
+_NAMES: dict[tuple[int, str, tuple[tuple[str, int, int], ...]], str] = {}
+_OPENED: dict[Path, tuple[np.ndarray, Any]] = {}
 BUILDS = Counter("npc_brain_embedding_table_builds", "Static embedding tables distilled from MiniLM (once per "
                  "model, recipe and DATA_DIR: later starts load the cached table).", registry=metrics.PROCESS)
 
@@ -49,12 +56,16 @@ BUILDS = Counter("npc_brain_embedding_table_builds", "Static embedding tables di
 def table_path(cache_dir: Path, model_path: Path, tokenizer_path: Path, dim: int,
                token_ids: Sequence[int] | None = None) -> Path:
     """Where the table for this model, tokenizer, recipe and size lives (the hash names all four)."""
-    digest = hashlib.sha256(f"{RECIPE}:{dim}:{list(token_ids) if token_ids is not None else 'all'}".encode())
-    for path in (model_path, tokenizer_path):
-        with path.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-    return cache_dir / f"static-minilm-{dim}-{digest.hexdigest()[:16]}.npy"
+    ids = list(token_ids) if token_ids is not None else "all"
+    files = tuple((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (model_path, tokenizer_path))
+    if (name := _NAMES.get(key := (dim, str(ids), files))) is None:
+        digest = hashlib.sha256(f"{RECIPE}:{dim}:{ids}".encode())
+        for path in (model_path, tokenizer_path):
+            with path.open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+        name = _NAMES[key] = f"static-minilm-{dim}-{digest.hexdigest()[:16]}.npy"
+    return cache_dir / name
 
 
 def token_vectors(model_path: Path, tokenizer_path: Path, ids: np.ndarray) -> np.ndarray:
@@ -133,11 +144,16 @@ class StaticModel:
         self.built_s: float | None = None
         if not self.path.is_file():
             self.built_s = self._build(model_path, tokenizer_path, dim, token_ids)
-        self.table = np.load(self.path).astype(np.float32)  # 31 MB: summing float16 rows cost 2.5x the CPU
+        if (opened := _OPENED.get(self.path)) is None:
+            table = np.load(self.path).astype(np.float32)  # 31 MB: summing float16 rows cost 2.5x the CPU
+            table.flags.writeable = False  # shared (_OPENED)
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+            opened = _OPENED[self.path] = (table, tokenizer)
+        self.table: np.ndarray = opened[0]
+        self._tokenizer: Tokenizer = opened[1]
         self.dim = dim
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
         self._words: dict[str, list[int]] = {}
 
     def _build(self, model_path: Path, tokenizer_path: Path, dim: int, token_ids: Sequence[int] | None) -> float:
