@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 import contextlib
+import gc
 import os
 from pathlib import Path
 import sys
@@ -173,3 +174,10 @@ def clients(brain_factory):
     c.grpc("SpawnNpc", spawn_json())
     yield c
     c.close()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection loaded (the brain's modules, the tests') lives as long as the test process:
+    frozen out of the collector's sight, as a brain freezes what it loaded (runtime/collector.py)."""
+    gc.collect()
+    gc.freeze()
