@@ -240,6 +240,36 @@ def test_a_conversation_states_the_speakers_news_once_not_again_in_its_memos(run
     assert "conversation with Bo Chen" in prompt_of(fake_llm, "conversation_summary", 0)
 
 
+def test_a_hosts_schedule_in_a_conversation_holds_her_own_event_of_tomorrow(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (blind19, in view): the day before her evening the host's schedule read "tomorrow:
+    not planned yet", and she told the evening at the room of the mill she stood in, the one room of
+    it her prompt wrote out; the next day, her own block in the schedule, she named the loft. A
+    speaker's schedule holds its own events of later days as it holds its promises; hearsay is no
+    promise, and the planning ablation shows no plan."""
+    event = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate="thinks", importance=6,
+                       description="Ann Lee wants to hold a quilting bee at Hobbs Cafe on February 15 from 4 pm to "
+                                   "6 pm", created=DAY1, last_accessed=DAY1)
+    heard = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate="remembers", importance=6,
+                       description="Ann Lee heard from Bo Chen that he holds a fence-painting at Johnson Park on "
+                                   "February 16 from 9 am to 11 am", created=DAY1, last_accessed=DAY1)
+    fake_llm.queue({"json": {"utterance": "Hello Bo.", "end_conversation": True}}, purpose="converse_turn")
+
+    async def scenario(stream: MemoryStream) -> tuple[Speaker, Speaker]:
+        await stream.remember("ann", ann().persona, [event, heard], None, rate=False)
+        host = await Speaker.read(ann(), NOW, stream)
+        bo = Speaker.of(NpcState(npc_id="bo", world_name=W, persona=Persona(name="Bo Chen", home=CAFE)), NOW)
+        await converse(host, bo, NOW, PARK, stream, Trace(npc_id="ann", kind="talk", game_time=NOW), work=WORK,
+                       max_lines=1)
+        return host, await Speaker.read(ann(), NOW, replace(stream, weights=replace(
+            stream.weights, exclude=stream.weights.exclude | {MemoryKind.PLAN})))
+
+    host, ablated = run(scenario)
+    shown = under(prompt_of(fake_llm, "converse_turn").split("What Ann Lee remembers")[0], "What Ann Lee has planned:")
+    assert f"16:00-18:00 hosting a quilting bee (planned at {CAFE}) on Sunday February 15" in shown, shown
+    assert not any("tomorrow" in line or "fence" in line for line in shown), shown
+    assert ablated.schedule == "- (nothing planned)"
+
+
 def test_a_memo_offers_no_other_familys_bedroom_though_the_npc_once_saw_it(run: Run, fake_llm: FakeOpenAI) -> None:
     """Brinnick (blind19): Fergus's memo offered "Gault cottage:Sorcha Gault's bedroom", where he had
     once seen something happen, and the model read "Sorcha Gault" as a place. A memo and a

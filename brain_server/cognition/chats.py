@@ -133,7 +133,7 @@ class Chats:
                 me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
                 await self.records.save(me)
             world = await self.records.world(a.world_name)
-            group = Group([Speaker.of(me, now, self.stream.reaches_plans, world) for me in npcs])
+            group = Group([await Speaker.read(me, now, self.stream, world) for me in npcs])
             for me in npcs:
                 self._open[me.npc_id] = group
                 self.runtimes.of(me.npc_id).set_talking(True)

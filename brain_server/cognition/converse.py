@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from brain_server.cognition.gather import own_later
 from brain_server.cognition.gist import (
     again,
     as_activity,
@@ -41,7 +42,7 @@ from brain_server.cognition.gist import (
 )
 from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import NO_NEWS, Held, held, known_places, said_it
+from brain_server.cognition.news import NO_NEWS, Held, held, known_places, latest_thoughts, said_it
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets
@@ -84,13 +85,25 @@ class Speaker:
     plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
 
     @classmethod
-    def of(cls, npc: NpcState, now: datetime, plans: bool = True, world: World | None = None) -> Speaker:
-        """An NPC as a speaker: what it is doing, its plan from now on (unless `plans` is False: the
-        planning ablation, `MemoryStream.reaches_plans`) and the places it may name: in `world`,
-        those it may go to (`talk_places`); with no world to check, every place it knows."""
+    def of(cls, npc: NpcState, now: datetime, plans: bool = True, world: World | None = None,
+           own: Sequence[PlanItem] = ()) -> Speaker:
+        """An NPC as a speaker: what it is doing, its plan from now on with its `own` events of later
+        days (unless `plans` is False: the planning ablation, `MemoryStream.reaches_plans`) and the
+        places it may name: in `world`, those it may go to (`talk_places`); with no world to check,
+        every place it knows."""
         return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "",
-                   schedule_from(npc, now, plans), tuple(_may_name(npc, world)),
-                   [*npc.plan, *npc.commitments] if plans else [])
+                   schedule_from(npc, now, plans, own),
+                   tuple(_may_name(npc, world)), [*npc.plan, *npc.commitments, *own] if plans else [])
+
+    @classmethod
+    async def read(cls, npc: NpcState, now: datetime, stream: MemoryStream, world: World | None = None) -> Speaker:
+        """`of`, the NPC's own events of later days read from its thoughts (`gather.own_later`); none
+        under the lab control that swaps speakers' memories (`MemoryStream.heads`): an event is news,
+        and its news sits in the other's head there."""
+        places = _may_name(npc, world)
+        own = own_later(npc.persona.name, await latest_thoughts(npc.npc_id, stream), now, places) \
+            if stream.reaches_plans and stream.own_heads else []
+        return cls.of(npc, now, stream.reaches_plans, world, own)
 
 
 def _may_name(npc: NpcState, world: World | None) -> list[str]:

@@ -185,6 +185,14 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
     return [events[s] for s in sorted(events)]
 
 
+def own_later(name: str, thoughts: Iterable[MemoryNode], now: datetime, places: Sequence[str]) -> list[PlanItem]:
+    """The NPC's own events of the days after today as plan items (`own_events` on each later day
+    its thoughts name): what a conversation's schedule shows beside its promises."""
+    later = {d for n in not_today(name, thoughts, now.date()) for d in named_days(n.description, n.created.date())
+             if d > now.date()}
+    return [i for d in sorted(later) for i in own_events(name, thoughts, d, places, now.tzinfo)]
+
+
 def not_today(name: str, thoughts: Iterable[MemoryNode], day: date) -> tuple[MemoryNode, ...]:
     """The NPC's own events (thoughts held as its own, as `own_events` reads them) that name a day
     and not `day`."""

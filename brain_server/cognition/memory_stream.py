@@ -77,12 +77,17 @@ class MemoryStream:
         a conversation shows it its schedule only then."""
         return MemoryKind.PLAN not in self.weights.exclude
 
+    @property
+    def own_heads(self) -> bool:
+        """Whether each speaker's prompts show its own memories and news (not under `heads`' control)."""
+        return SWAP_SPEAKERS not in self.weights.ablate
+
     def heads(self, own: Sequence[T]) -> list[T]:
         """Whose memories and news the prompts of speakers with these `own` heads show, in order:
         each its own; under the lab control "swap_speakers" (NPC_BRAIN_ABLATE, docs/evaluation.md)
         each the next one's, a pair's each the other's: the same retrieval, in the wrong head, so a
         teller sees its news only where its partner holds it too (issue 42's control)."""
-        return [*own[1:], *own[:1]] if SWAP_SPEAKERS in self.weights.ablate else list(own)
+        return list(own) if self.own_heads else [*own[1:], *own[:1]]
 
     async def remember(
         self,

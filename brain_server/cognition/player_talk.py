@@ -137,7 +137,7 @@ class Player:
         heard = time.perf_counter()
         npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="talk", game_time=now)
-        speaker = Speaker.of(npc, now, self.stream.reaches_plans, await self.records.world(npc.world_name))
+        speaker = await Speaker.read(npc, now, self.stream, await self.records.world(npc.world_name))
         key, work = (npc_id, player), Work(Priority.PLAYER, npc_id)
         talk = self._talks.get(key)
         if talk is None:
@@ -341,7 +341,7 @@ class Player:
         with _busy_when_dropped(npc_id):
             if offline_lines.composing(self.stream.llm, npc_id):
                 asked = DialogueLine(speaker_npc_id="", speaker_name="an interviewer", text=question)
-                speaker = Speaker.of(npc, now, self.stream.reaches_plans, await self.records.world(npc.world_name))
+                speaker = await Speaker.read(npc, now, self.stream, await self.records.world(npc.world_name))
                 answer = (await offline_lines.reply(speaker, "an interviewer", [asked], now, npc.address, self.stream,
                                                     trace, work=work)).utterance
             else:

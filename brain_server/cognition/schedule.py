@@ -5,6 +5,7 @@ memories are not crowded with "X's plan for 14:00-14:30 ...: getting set up (10 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from brain_server.model.memory import MemoryKind
@@ -13,9 +14,12 @@ from brain_server.model.npc import NpcState, PlanItem
 OWN_PLANS = frozenset({MemoryKind.PLAN})
 
 
-def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
+def schedule_from(npc: NpcState, now: datetime, plans: bool = True, own: Sequence[PlanItem] = ()) -> str:
     """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
-    promised for later days; none when its plans are out of its reach (`plans` False). A day with
+    promised for later days and its `own` events of later days (`gather.own_later`: a host shown
+    "tomorrow: not planned yet" the day before her evening said where it was by the one room of that
+    building the prompt wrote out, the one she stood in: blind19 in Tarnbeck); none when its plans
+    are out of its reach (`plans` False). A day with
     nothing on it yet, today or tomorrow, says so: a day is planned on its morning, and a literal
     model shown only today's blocks read an invitation for tomorrow against them (a clash) or could
     not tell that tomorrow was free (blind16's writer). "Not planned yet" says the day plan is not
@@ -25,7 +29,7 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True) -> str:
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
-    later = [i for i in npc.commitments if i.end > now]
+    later = sorted((i for i in [*npc.commitments, *own] if i.end > now), key=lambda i: i.start)
     lines = [_planned(i, now) for i in [*today, *later]]
     tomorrow = now.date() + timedelta(days=1)
     if not today and not any(i.start.date() == now.date() for i in later):
