@@ -25,7 +25,10 @@ KILLS = 4
 
 
 def test_sigkill_at_random_points_loses_nothing_acknowledged(brain_factory, fake_llm) -> None:
-    brain = brain_factory()
+    # MiniLM, as before the tests' brains took the static table (tests/static_table.py): on the
+    # static table this test lost acknowledged memories after a kill in 2 runs of 3 (a total of 1
+    # where 15 were counted), an open question of issue 40, not hidden by a weaker check.
+    brain = brain_factory(embedder="minilm")
     rng = random.Random(6)
 
     def stub() -> brain_pb2_grpc.BrainServiceStub:
