@@ -13,6 +13,14 @@ after a write (0: before the write returns). It is not the engine's `flush()`, w
 GIL for 10-30 ms (every thread of the brain stops; os.fsync lets them run), and which is still
 what truncates the WAL: done at most every FLUSH_INTERVAL_S after a write (bounding replay time
 at start) and on close.
+
+One owner at a time, from before the first file is read to after the last is written: the
+store's folder lock (LOCK_FILE). The engine's own lock is on each shard's WAL folder, taken by
+`EdgeShard.load` only after it has read the shard's segments, so a load tried while the last owner
+was closing (flushing its segments, then truncating its WAL) could read the segments from before
+that flush and the WAL from after it, losing every write since the last flush; a brain restarted
+at once after a crash did that (its new store process tries again while the old one closes), and
+wrote the loss back on its next flush.
 """
 
 from __future__ import annotations
@@ -25,6 +33,10 @@ import threading
 import time
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; the engine's own lock is all there is
+    fcntl = None  # type: ignore[assignment]
 from qdrant_edge import (
     CountRequest,
     DecayKind,
@@ -61,11 +73,31 @@ from brain_server.persistence.storage.base import PREFETCH_SLACK, MemoryStore, S
 
 log = structlog.get_logger(__name__)
 FLUSH_INTERVAL_S = 30.0
+LOCK_FILE = "store.lock"  # flocked by the store's owner while it has the shards open (module docstring)
 _SCROLL_PAGE = 256
 _EXACT = SearchParams(exact=True)
 _OPS = pl.FormulaOps(
     constant=Expression.Constant, variable=Expression.Variable, sum=Expression.Sum, mult=Expression.Mult,
     exp_decay=lambda x, target, midpoint, scale: Expression.Decay(DecayKind.Exp, x, target, midpoint, scale))
+
+
+def _in_use(folder: Path) -> StoreLockedError:
+    return StoreLockedError(f"{folder} is in use by another brain process (the embedded Qdrant engine allows "
+                            "one owner); stop it or point data_dir elsewhere")
+
+
+def _lock_folder(folder: Path) -> int | None:
+    """The store's folder locked for this owner (StoreLockedError if another has it), before any
+    shard file is read: the fd to close once the shards are closed (None where there is no flock)."""
+    if fcntl is None:
+        return None
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise _in_use(folder) from None
+    return fd
 
 
 def _open_shard(path: Path, config: EdgeConfig, indexes: dict[str, Any]) -> EdgeShard:
@@ -77,10 +109,7 @@ def _open_shard(path: Path, config: EdgeConfig, indexes: dict[str, Any]) -> Edge
             shard = EdgeShard.create(str(path), config)
     except Exception as exc:
         if "WouldBlock" in str(exc):
-            raise StoreLockedError(
-                f"{path.parent} is in use by another brain process (the embedded Qdrant engine "
-                "allows one owner); stop it or point data_dir elsewhere"
-            ) from exc
+            raise _in_use(path.parent) from exc
         raise
     for field, params in indexes.items():
         shard.update(UpdateOperation.create_field_index(field, params))
@@ -94,7 +123,22 @@ class EdgeMemoryStore(MemoryStore):
         self.dim = dim
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._memories = _open_shard(
+        self._lock = _lock_folder(self.data_dir)
+        try:
+            self._memories, self._records = self._open_shards(dim)
+        except BaseException:
+            self._unlock()
+            raise
+        self._last_flush = time.monotonic()
+        self.sync_after_s = sync_after_s
+        self._unsynced = threading.Event()  # a write not yet on the disk
+        self._closing = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_loop, name="store-sync", daemon=True)
+        if sync_after_s > 0:
+            self._syncer.start()
+
+    def _open_shards(self, dim: int) -> tuple[EdgeShard, EdgeShard]:
+        memories = _open_shard(
             self.data_dir / "memories",
             EdgeConfig(vectors={pl.VECTOR: EdgeVectorParams(size=dim, distance=Distance.Cosine)}),
             {
@@ -106,21 +150,21 @@ class EdgeMemoryStore(MemoryStore):
             },
         )
         try:
-            self._records = _open_shard(
+            records = _open_shard(
                 self.data_dir / "records",
                 EdgeConfig(vectors={pl.VECTOR: EdgeVectorParams(size=1, distance=Distance.Dot)}),
                 {pl.RECORD_KIND: KeywordIndexParams()},
             )
         except BaseException:
-            self._memories.close()
+            memories.close()
             raise
-        self._last_flush = time.monotonic()
-        self.sync_after_s = sync_after_s
-        self._unsynced = threading.Event()  # a write not yet on the disk
-        self._closing = threading.Event()
-        self._syncer = threading.Thread(target=self._sync_loop, name="store-sync", daemon=True)
-        if sync_after_s > 0:
-            self._syncer.start()
+        return memories, records
+
+    def _unlock(self) -> None:
+        """The folder's lock released (the shards closed first: the next owner reads what they wrote)."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _write(self, shard: EdgeShard, operation: UpdateOperation) -> None:
         shard.update(operation)
@@ -325,5 +369,8 @@ class EdgeMemoryStore(MemoryStore):
         self._unsynced.set()
         if self._syncer.is_alive():
             self._syncer.join()
-        self._memories.close()
-        self._records.close()
+        try:
+            self._memories.close()
+            self._records.close()
+        finally:
+            self._unlock()
