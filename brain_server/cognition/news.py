@@ -150,8 +150,8 @@ async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]
 @dataclass(frozen=True)
 class Held:
     """A speaker's news as a conversation's prompts give it: the sentence that states it (`line`,
-    `said_news`) and, so that the news is stated once, which of the speaker's
-    memories say it again (`restates`)."""
+    `said_news`) and, so that the news is stated once, which of the speaker's memories say it
+    again (`restates`)."""
 
     line: str = ""
     news: MemoryNode | None = None
