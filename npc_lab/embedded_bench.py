@@ -226,7 +226,8 @@ async def _replan(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 async def _relationship(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.converse import Speaker, relationship
+    from brain_server.cognition.converse import relationship
+    from brain_server.cognition.speaker import Speaker
 
     await relationship(Speaker(npc.npc_id, npc.persona), town.other(npc.npc_id).persona.name, at("10:30"),
                        town.stream, trace, work=work(npc))
@@ -240,7 +241,8 @@ def _lines(count: int) -> list[Any]:
 
 
 async def _converse_turn(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.converse import Speaker, next_line
+    from brain_server.cognition.converse import next_line
+    from brain_server.cognition.speaker import Speaker
 
     # The host opens (no lines yet) or answers after the guest's line; the guest answers the host.
     count = (i // 2 % 2) * 2 if npc.npc_id == HOST else 1 + (i // 2 % 2) * 2

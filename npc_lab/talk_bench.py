@@ -92,7 +92,8 @@ def stamp(when: datetime) -> str:
 async def harbour(core: Any) -> list[Any]:
     """The town, each resident's day planned, and the keeper and the fisherman met on the quay
     (the lines they said)."""
-    from brain_server.cognition.converse import Speaker, converse, remember_conversation
+    from brain_server.cognition.converse import converse, remember_conversation
+    from brain_server.cognition.speaker import Speaker
     from brain_server.llm.scheduler import Priority, Work
     from brain_server.model.trace import Trace
     from npc_brain.v1 import brain_pb2 as pb

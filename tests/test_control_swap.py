@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from brain_server.cognition.converse import Speaker
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Persona

@@ -12,8 +12,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brain_server.cognition.converse import Speaker, converse, summarize_conversation
+from brain_server.cognition.converse import converse, summarize_conversation
 from brain_server.cognition.groups import tell_group
+from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona

@@ -10,16 +10,11 @@ import json
 
 import pytest
 
-from brain_server.cognition.converse import (
-    Speaker,
-    converse,
-    keep_conversation,
-    remember_conversation,
-    summarize_conversation,
-)
+from brain_server.cognition.converse import converse, keep_conversation, remember_conversation, summarize_conversation
 from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
+from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem

@@ -13,8 +13,8 @@ import threading
 
 import pytest
 
-from brain_server.cognition.converse import Speaker
 from brain_server.cognition.groups import Group, next_speaker, talk_in_group
+from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.npc import DialogueLine, Persona
 from brain_server.model.trace import Trace

@@ -14,7 +14,6 @@ from pydantic import ValidationError
 import pytest
 
 from brain_server.cognition.converse import (
-    Speaker,
     converse,
     keep_conversation,
     relationship,
@@ -38,6 +37,7 @@ from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
+from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem

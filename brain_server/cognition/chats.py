@@ -27,11 +27,9 @@ from typing import TypeVar
 from brain_server.cognition.attention import gist
 from brain_server.cognition.converse import (
     PlanChange,
-    Speaker,
     chat_minutes,
     converse,
     keep_conversation,
-    listed,
     remember_conversation,
     said_places,
     summarize_conversation,
@@ -48,6 +46,7 @@ from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.speaker import Speaker, listed
 from brain_server.config import CHAT_REST_MINUTES
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode

@@ -11,9 +11,9 @@ A conversation nobody watches (both speakers out of the player's view) is resolv
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
-news on its mind (`news.held`) is shown it, once,, out of view and in view alike, so it may tell it.
+news on its mind (`news.held`) is shown it, once, out of view and in view alike, so it may tell it.
 Under the lab control "swap_speakers" every one of these prompts shows a speaker the memories and
-news retrieved for the other instead (`heads`): issue 42's control on the evaluation.
+news retrieved for the other instead (`speaker.heads`): issue 42's control on the evaluation.
 
 Every speaker sees its plan from now on (`schedule_from`), so an invitation over a block already
 planned is declined or negotiated, and a memo's plan item names its place among those the
@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from brain_server.cognition.gather import own_later
 from brain_server.cognition.gist import (
     again,
     as_activity,
@@ -40,18 +39,18 @@ from brain_server.cognition.gist import (
     said_only,
     unrepeated,
 )
-from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import NO_NEWS, Held, held, known_places, latest_thoughts, said_it
+from brain_server.cognition.news import NO_NEWS, Held, held, said_it
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.said_clock import anchored, clock_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
+from brain_server.cognition.speaker import Speaker, heads, may_name
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.names import addressing
-from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
+from brain_server.model.npc import DialogueLine, NpcState, Persona
 from brain_server.model.trace import Trace
 from brain_server.model.world import World, arena_of
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
@@ -74,45 +73,6 @@ SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action
 
 
 @dataclass
-class Speaker:
-    """A conversation participant: an NPC with a mind, or a voice (the player) without one."""
-
-    npc_id: str
-    persona: Persona
-    activity: str = ""  # what it was doing when the conversation began ("Isabella Rodriguez is baking")
-    schedule: str = "- (nothing planned)"  # its plan from now on, as prompt lines (`schedule_from`)
-    places: tuple[str, ...] = ()  # the places it knows, home first, where a plan item may be
-    plan: Sequence[PlanItem] = field(default_factory=list)  # today's and promised items, for composed lines
-
-    @classmethod
-    def of(cls, npc: NpcState, now: datetime, plans: bool = True, world: World | None = None,
-           own: Sequence[PlanItem] = ()) -> Speaker:
-        """An NPC as a speaker: what it is doing, its plan from now on with its `own` events of later
-        days (unless `plans` is False: the planning ablation, `MemoryStream.reaches_plans`) and the
-        places it may name: in `world`, those it may go to (`talk_places`); with no world to check,
-        every place it knows."""
-        return cls(npc.npc_id, npc.persona, npc.action.description if npc.action else "",
-                   schedule_from(npc, now, plans, own),
-                   tuple(_may_name(npc, world)), [*npc.plan, *npc.commitments, *own] if plans else [])
-
-    @classmethod
-    async def read(cls, npc: NpcState, now: datetime, stream: MemoryStream, world: World | None = None) -> Speaker:
-        """`of`, the NPC's own events of later days read from its thoughts (`gather.own_later`); none
-        under the lab control that swaps speakers' memories (`MemoryStream.heads`): an event is news,
-        and its news sits in the other's head there."""
-        places = _may_name(npc, world)
-        own = own_later(npc.persona.name, await latest_thoughts(npc.npc_id, stream), now, places) \
-            if stream.reaches_plans and stream.own_heads else []
-        return cls.of(npc, now, stream.reaches_plans, world, own)
-
-
-def _may_name(npc: NpcState, world: World | None) -> list[str]:
-    """The places an NPC may name in talk and be sent to by it: in `world`, those it may go to
-    (`talk_places`); with no world to check (a bench's bare NPC), every place it knows."""
-    return talk_places(world, npc) if world else known_places(npc)
-
-
-@dataclass
 class PlanChange:
     activity: str
     start: datetime
@@ -123,19 +83,6 @@ class PlanChange:
 def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[str]:
     """The places among `places` the lines name ("from the Chapel", "the chapel": `gist.named_places`)."""
     return named_places(places, " ".join(line.text for line in lines))
-
-
-def listed(all_names: Sequence[str]) -> str:
-    """'Ann Lee', 'Ann Lee and Bo Chen', 'Ann Lee, Bo Chen and Cy Diaz'."""
-    return " and ".join(all_names) if len(all_names) < 3 else f"{', '.join(all_names[:-1])} and {all_names[-1]}"
-
-
-def heads(stream: MemoryStream, speakers: Sequence[Speaker]) -> dict[str, Head]:
-    """By speaker, whose memories and news its prompts show (`MemoryStream.heads`: its own, unless
-    the lab control swaps them), retrieved about the others and what they were doing."""
-    own = [Head(s.npc_id, s.persona.name, listed([o.persona.name for o in speakers if o is not s]),
-                "; ".join(o.activity for o in speakers if o is not s and o.activity)) for s in speakers]
-    return dict(zip([s.npc_id for s in speakers], stream.heads(own), strict=True))
 
 
 def _dialogue_text(lines: Sequence[DialogueLine]) -> str:
@@ -274,10 +221,10 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
                                 ) -> tuple[list[MemoryNode], PlanChange | None]:
     """Store the conversation and its summary (citing it) in this NPC's memory: the stored nodes,
     and the plan change the conversation implies, if any, today or on a later day, at the place
-    it named among those the NPC may name (`Speaker.of`), the partner's home (`partner_home`, an
+    it named among those the NPC may name (`speaker.may_name`), the partner's home (`partner_home`, an
     NPC's) and the places the lines named (`heard`, from `said_places`)."""
     days = _days_ahead(now)
-    places = list(dict.fromkeys([*_may_name(npc, world), *([arena_of(partner_home)] if partner_home else []), *heard]))
+    places = list(dict.fromkeys([*may_name(npc, world), *([arena_of(partner_home)] if partner_home else []), *heard]))
     memo = await stream.llm.complete(
         MEMO,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "partner": partner_name,

@@ -22,7 +22,6 @@ from brain_server.cognition.converse import (
     MAX_LINES,
     MEMORIES_PER_QUERY,
     RECALL_LINES,
-    Speaker,
     _days_ahead,
     _days_text,
     _dialogue_text,
@@ -30,8 +29,6 @@ from brain_server.cognition.converse import (
     _plain_memo,
     _without_words,
     ends,
-    heads,
-    listed,
     opened,
     relationship,
 )
@@ -40,6 +37,7 @@ from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list
 from brain_server.cognition.news import NO_NEWS, Held, held
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
+from brain_server.cognition.speaker import Speaker, heads, listed
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item
 from brain_server.model.names import addressing
@@ -146,7 +144,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
                      lines: Sequence[DialogueLine], now: datetime, place: str, stream: MemoryStream, trace: Trace, *,
                      work: Work, opener: str = "", reason: str = "", news: Held = NO_NEWS, repeated: str = "",
                      head: Head | None = None, gone: Sequence[str] = ()) -> GroupTurn:
-    """The speaker's next line, from its own memories (or `head`'s: `converse.heads`) retrieved for
+    """The speaker's next line, from its own memories (or `head`'s: `speaker.heads`) retrieved for
     the latest lines and for what the others were doing; `news` and `repeated` as for a pair
     (`converse.next_line`); `gone`: who has left (a prompt named who started the conversation, and
     its lines, but not that she had gone, and offered only those still there to speak to)."""

@@ -13,15 +13,7 @@ from datetime import UTC, datetime
 import time
 
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.converse import (
-    MAX_LINES,
-    Speaker,
-    answer_interview,
-    listed,
-    next_line,
-    relationship,
-    remember_conversation,
-)
+from brain_server.cognition.converse import MAX_LINES, answer_interview, next_line, relationship, remember_conversation
 from brain_server.cognition.gist import named_places
 from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
@@ -30,6 +22,7 @@ from brain_server.cognition.offline.heard import Kind
 from brain_server.cognition.offline.said_clock import anchored
 from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
+from brain_server.cognition.speaker import Speaker, listed
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, adopt_currently
 from brain_server.config import Settings

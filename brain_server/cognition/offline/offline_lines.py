@@ -70,8 +70,8 @@ from brain_server.prompts.choose_line import PROMPT as CHOOSE
 from brain_server.prompts.converse_turn import Turn
 
 if TYPE_CHECKING:  # converse.py calls this module: its names are for the types only
-    from brain_server.cognition.converse import Speaker
     from brain_server.cognition.memory_stream import MemoryStream
+    from brain_server.cognition.speaker import Speaker
     from brain_server.llm.client import LLM
 
 CHOICE_WAIT_S = 1.2  # the model's pick is awaited this long (it may be busy with another NPC's thought)
