@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import known_places, news_line
+from brain_server.cognition.news import held, known_places
 from brain_server.model.memory import MemoryKind, MemoryNode
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
@@ -155,8 +155,8 @@ def test_a_whispered_event_said_by_weekday_and_hours_in_words_is_the_hosts_to_te
         fake_llm.queue({"json": {"currently": "Isabella Rodriguez is mending bicycles."}}, purpose="revise_currently")
         await mind.player.whisper("isabella", bikes, DAY_ONE)
         npc = await mind.records.npc("isabella")
-        told = await news_line(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1),
-                               known_places(npc))
+        told = (await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1),
+                           known_places(npc))).line
         await mind.close()
         return told
 

@@ -21,7 +21,7 @@ from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_activity, news_for, not_today, seeking
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import about, held_news, mentions, news_line, when
+from brain_server.cognition.news import about, held, held_news, mentions, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
 from brain_server.cognition.react import decide_reaction
@@ -429,7 +429,7 @@ def test_a_hosts_own_event_is_its_news_whatever_importance_the_model_rated_it(ru
             trace, rate=False)
         assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == own.id
         assert "Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold a kite contest" \
-            in await news_line(stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))
+            in (await held(stream, "rosa", "Rosa Vane", MORNING + timedelta(hours=2))).line
 
 
 def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Run, fake_llm: FakeOpenAI) -> None:
@@ -449,7 +449,7 @@ def test_a_hosts_own_event_is_said_to_be_one_it_hosts_and_hearsay_is_not(run: Ru
                               predicate=predicate, object=text[:80], importance=8, created=MORNING,
                               last_accessed=MORNING, keywords=list(keywords))
             await stream.remember(npc_id, Persona(name=name), [node], trace, rate=False)
-            return await news_line(stream, npc_id, name, later)
+            return (await held(stream, npc_id, name, later)).line
 
         tomorrow = " (that is tomorrow, Tuesday May 5, 16:00)"
         assert await said("rosa", "Rosa Vane", NEWS, "thinks") == \
@@ -801,7 +801,7 @@ def test_the_news_shown_carries_no_stamp_a_model_copied_into_it(run: Run, fake_l
         await stream.remember("rosa", teller.persona, [node], Trace(npc_id="rosa", kind="test", game_time=MORNING),
                               rate=False)
         later = MORNING + timedelta(hours=1)
-        shown = [await news_line(stream, "rosa", "Rosa Vane", later), await news_for(teller, bo, later, stream),
+        shown = [(await held(stream, "rosa", "Rosa Vane", later)).line, await news_for(teller, bo, later, stream),
                  (await seeking(teller, later, stream, records, PLACES)).lines]
         assert all(f"Rosa Vane knows that {NEWS}" in text and "[Monday" not in text for text in shown)
 
@@ -866,7 +866,7 @@ def test_one_told_news_in_a_conversation_keeps_it_and_goes_out_to_pass_it_on_tha
                                         work=WORK, unseen=True)
         thoughts = stream.store.latest("bo", 10, MemoryKind.THOUGHT)
         return ((await records.npc("bo")).plan, [n.description for n in thoughts if n.predicate == "heard from"],
-                await news_line(stream, "bo", "Bo Tamm", noon))
+                (await held(stream, "bo", "Bo Tamm", noon)).line)
 
     plan, heard, passes_on = run(scenario)
     assert heard == ([f"Rosa Vane told Bo Tamm: {NEWS}"] if kept else [])
@@ -1013,8 +1013,8 @@ def test_one_without_news_is_told_so_in_a_conversation(run: Run, fake_llm: FakeO
 
     async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
         await _holds_news(stream, rosa())
-        return (await news_line(stream, "rosa", "Rosa Vane", MORNING), await news_line(stream, "bo", "Bo Tamm", MORNING),
-                await news_line(stream, "", "the player", MORNING))
+        return ((await held(stream, "rosa", "Rosa Vane", MORNING)).line, (await held(stream, "bo", "Bo Tamm", MORNING)).line,
+                (await held(stream, "", "the player", MORNING)).line)
 
     rosas, bos, players = run(scenario)
     assert rosas.startswith("Rosa Vane has news on their mind, an event they are hosting: Rosa Vane wants to hold")

@@ -182,11 +182,6 @@ async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, plac
     return Held(said_news(name, news, now, places) if npc_id else "", news, tuple(places))
 
 
-async def news_line(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> str:
-    """`held`'s sentence alone."""
-    return (await held(stream, npc_id, name, now, places)).line
-
-
 def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = ()) -> str:
     """`held`'s sentence for news already read (`held_news`)."""
     return f"{name} has news on their mind{about(name, news, as_told(news), now, places)}." if news is not None else \
