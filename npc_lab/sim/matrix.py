@@ -77,6 +77,8 @@ CASES = {
                   TOWNS / "korrin" / "residents", hours=34),
     "auction": Case("auction", str(TOWNS / "brinnick" / "flotsam_auction.json"), TOWNS / "brinnick" /
                     "town_layout.json", TOWNS / "brinnick" / "residents", hours=30),
+    "indigo": Case("indigo", str(TOWNS / "cauldwell" / "indigo_dyeing.json"), TOWNS / "cauldwell" /
+                   "town_layout.json", TOWNS / "cauldwell" / "residents", hours=33),
 }
 
 
