@@ -23,9 +23,10 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import mentions, when
+from brain_server.cognition.news import hosting, mentions, when
 from brain_server.cognition.offline.said_clock import (
     anchored,
+    before_when,
     clock_as_said,
     named_days,
     says_when,
@@ -607,6 +608,36 @@ def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> Non
         "A flotsam auction in the boat hall, on October 15 at 11 am"
     assert what_clause("On Saturday, at 10:30 am, the Workshop is open. Bring a chair.") == "the Workshop is open."
     assert what_clause("Klaus, who is tired, wants a nap") == "Klaus, who is tired, wants a nap"
+    found = ("In a cupboard Lena found old letters; tomorrow, one o'clock to three, she will read some of them "
+             "aloud in the nave, and she hopes people come. Bring tea.")
+    assert what_clause(found) == "she will read some of them aloud in the nave, and she hopes people come."
+    assert before_when(found) == "In a cupboard Lena found old letters"
+    assert before_when("A flotsam auction in the boat hall, on October 15 at 11 am: Sorcha is getting it up.") == ""
+
+
+def test_hours_said_with_oclock_and_no_half_of_the_day_are_read_where_the_hours_tell_it() -> None:
+    """A game's whisper said its reading would be "tomorrow, one o'clock to three": no time was
+    read, so the host held no event of her own (no "hosting" in her plan, her line without its
+    hours). Nobody is asked to come at one to six at night: those hours said with "o'clock" are the
+    afternoon's, twelve is noon, and the other end of a range is read near them; seven to eleven
+    alone could be morning or evening and stay unread."""
+    assert stated_times("tomorrow, one o'clock to three, she will read") == [(13, 0), (15, 0)]
+    assert stated_times("from ten o'clock till two") == [(10, 0), (14, 0)]
+    assert stated_times("twelve o\u2019clock to two") == [(12, 0), (14, 0)]
+    assert stated_times("at 4 o'clock") == [(16, 0)]
+    assert stated_times("at eight o'clock") == stated_times("from eight o'clock to ten") == []
+    assert stated_times("at eight o'clock, or else at three o'clock") == [(15, 0)]
+    assert stated_times("from nine o'clock till eleven in the morning") == [(9, 0), (11, 0)]
+    assert stated_times("one to three of them") == []
+    letters = MemoryNode(npc_id="lena", kind=MemoryKind.THOUGHT, subject="Lena Fisk", predicate="thinks",
+                         description="In a cupboard at the Surgery Lena Fisk came across a bundle of old letters; "
+                                     "tomorrow (Saturday February 14), one o'clock to three, she will sit in the nave "
+                                     "of St Aldhelm's and read some of them aloud, and she hopes neighbours drop in.",
+                         created=DAY1, last_accessed=DAY1)
+    assert hosting("Lena Fisk", letters)
+    assert when(letters, DAY1) == " (that is tomorrow, Saturday February 14, 13:00-15:00)"
+    assert mentions("Lena is reading the old letters aloud tomorrow at one!", letters)
+    assert not mentions("See you at St Aldhelm's tomorrow at one!", letters, [f"{W}:St Aldhelm's:nave"])
 
 
 def test_a_memo_that_says_nothing_is_no_memo_and_empty_news_is_never_told() -> None:

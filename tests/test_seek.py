@@ -604,6 +604,8 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     ("Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough Inn on "
      "Saturday the 11th (April 11), from nine; Teodor Marek will be there",
      "hosting: Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough..."),
+    ("In a cupboard Teodor Marek found old letters; tomorrow (Saturday April 11), one o'clock to three, he will read "
+     "them aloud in the nave", "hosting: he will read them aloud in the nave"),
 ])
 def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:
     """The label a host's event block shows in the game and its memories: what is held, not the

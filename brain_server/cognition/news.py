@@ -18,7 +18,14 @@ from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import stems
-from brain_server.cognition.offline.said_clock import WHEN_WORDS, clock_times, named_days, still_ahead, what_clause
+from brain_server.cognition.offline.said_clock import (
+    WHEN_WORDS,
+    before_when,
+    clock_times,
+    named_days,
+    still_ahead,
+    what_clause,
+)
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
@@ -42,13 +49,14 @@ def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
 
 def naming(news: MemoryNode, places: Iterable[str] = ()) -> Callable[[str], bool]:
     """Whether a text names the news: MENTIONED of the words of what it is about (its first clause
-    that says more than when, `what_clause`; the teller's name left out; all of them, if fewer), in
-    any word form; and, given the `places` the speaker knows, one of them a word of what happens,
-    not only of where or when: Brinnick's whisper began "A flotsam auction in the boat hall of the
-    Old Lifeboat House", and a host's line "I mean to tell everyone ... at the Old Lifeboat House
-    tomorrow at 11 am" counted as telling it, so each listener kept the auction as told them, which
-    nobody had said. The news's words are read once, for every text asked about."""
-    wanted = stems(what_clause(unstamped(gist(news)))) - stems(news.subject)
+    that says more than when, `what_clause`, and the statements before it, `before_when`; the
+    teller's name left out; all of them, if fewer), in any word form; and, given the `places` the
+    speaker knows, one of them a word of what happens, not only of where or when: Brinnick's
+    whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a host's line
+    "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as telling
+    it, so each listener kept the auction as told them, which nobody had said. The news's words are read once, for every text asked about."""
+    said = unstamped(gist(news))
+    wanted = stems(f"{before_when(said)} {what_clause(said)}") - stems(news.subject)
     what = wanted - where_and_when(places) if places else set()
     least = min(MENTIONED, len(wanted))
 

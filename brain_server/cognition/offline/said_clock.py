@@ -58,7 +58,43 @@ def stated_times(words: str) -> list[tuple[int, int]]:
         if (hour, said[1]) > (end if end != (0, 0) else (24, 0)):
             hour -= 12  # "11 to 1 pm" starts before noon
         found.append((start.start(), (hour, said[1])))
-    return [clock for _, clock in sorted(found)]
+    return [clock for _, clock in sorted(found)] or _bare(words)
+
+
+# Hours said with "o'clock" and no half of the day: "one o'clock to three", "from ten o'clock till two".
+_BARE_HOUR = rf"(\d{{1,2}}|{'|'.join(_WORDS)})"
+_OCLOCK = r"(?:\s*(o['\u2019]clock))?"
+_BARE = re.compile(rf"\b{_BARE_HOUR}{_OCLOCK}(?:\s*(?:-|\u2013|to|till|until)\s*{_BARE_HOUR}{_OCLOCK})?(?![\w:.])",
+                   re.IGNORECASE)
+
+
+def _bare(words: str) -> list[tuple[int, int]]:
+    """The times of hours said with "o'clock" but not their half of the day, where the hours
+    themselves tell it: nobody is asked to come at one to six at night, so those are afternoon
+    hours, and twelve is noon; the other end of a range falls within the twelve hours around them
+    ("ten o'clock till two" is 10:00-14:00). A game's whisper said "one o'clock to three", no time
+    was read, and its host held no event of her own. Seven to eleven alone stay unread: morning
+    and evening are both usual."""
+    for m in _BARE.finditer(words):
+        if not (m.group(2) or m.group(4)):
+            continue
+        start, end = (_WORDS.get(h.lower()) or int(h) if h else None for h in m.group(1, 3))
+        if not start or start > 12 or (end is not None and not 1 <= end <= 12):
+            continue
+        if end is None:
+            if (known := _afternoon(start)) is not None:
+                return [(known, 0)]
+            continue
+        if (last := _afternoon(end)) is not None:  # the start is the latest of its two readings before the end
+            return [(max(h for h in (start % 12, start % 12 + 12) if h <= last), 0), (last, 0)]
+        if (first := _afternoon(start)) is not None:
+            return [(first, 0), (min(h for h in (end % 12, end % 12 + 12) if h > first), 0)]
+    return []
+
+
+def _afternoon(hour: int) -> int | None:
+    """A bare hour read as its afternoon hour (1-6, twelve as noon), or None if it could be either."""
+    return 12 if hour == 12 else hour + 12 if hour <= 6 else None
 
 
 def _said(m: re.Match[str]) -> tuple[int, int] | None:
@@ -180,7 +216,7 @@ def passed(text: str, said_on: date, now: datetime) -> bool:
 
 
 WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening noon "
-                             "midday night midnight half past quarter until till between", *_WORDS]))
+                             "midday night midnight half past quarter until till between o'clock clock", *_WORDS]))
 
 
 def more_than_when(text: str) -> bool:
@@ -190,19 +226,33 @@ def more_than_when(text: str) -> bool:
 
 def what_clause(text: str) -> str:
     """What a text says happens, and when: its first statement (to a sentence's end, a semicolon or
-    a colon), from its first comma clause that says more than when to the first that says when (all
-    of it, if none does).
+    a colon) that says when, else its first, from its first comma clause that says more than when
+    to the first that says when (all of it, if none does).
     "On Saturday April 11, between 10 in the morning and noon, the Workshop is open to anybody ..."
     is about the Workshop's opening, not "On Saturday April 11", which a host's plan showed as
     "hosting: On Saturday April 11" (blind18's writer); "Anyone whose bicycle squeaks, wobbles or
     won't change gear can wheel it round to ... on Saturday" is not "Anyone whose bicycle squeaks";
     and what follows a colon ("A flotsam auction ..., on October 15 ...: Sorcha Gault is getting it
-    up herself ...") is why, not what."""
-    first = _COLON.split(SENTENCE.split(text.strip(), 1)[0], 1)[0]
-    clauses = first.split(",")
+    up herself ...") is why, not what. A whisper that began with how the event came about ("In a
+    cupboard at the Surgery Lena came across a bundle of old letters; tomorrow, one o'clock to three,
+    she will read some of them aloud in the nave ...") is about the reading, not the cupboard."""
+    clauses = _statements(text)[-1].split(",")
     start = next((i for i, c in enumerate(clauses) if more_than_when(c)), 0)
     end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
     return ",".join(clauses[start:end + 1]).strip()
 
 
 _COLON = re.compile(r";|(?<!\d):|:(?!\d)")  # a clock's colon ("10:30") ends nothing
+
+
+def before_when(text: str) -> str:
+    """The statements of a text before the one `what_clause` reads ("" if it reads the first): how
+    the event came about, which says what "them" in "read some of them aloud" is."""
+    return " ".join(_statements(text)[:-1])
+
+
+def _statements(text: str) -> list[str]:
+    """A text's statements up to its first that says when (all of them, and the first last, if none does)."""
+    statements = [part for sentence in SENTENCE.split(text.strip()) for part in _COLON.split(sentence)]
+    at = next((i for i, s in enumerate(statements) if says_when(s)), None)
+    return statements[:at + 1] if at is not None else statements[:1]
