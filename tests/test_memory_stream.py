@@ -94,3 +94,29 @@ def test_observations_wait_for_a_batch_then_one_call_rates_them_all(stream, fake
             for r in fake_llm.chat_requests("importance_batch")] == [0, 1]
     assert not fake_llm.chat_requests("importance")
     assert npc.unrated_ids == [] and npc.unrated_since is None
+
+
+def test_memories_left_out_of_a_prompt_leave_it_as_many_and_are_not_touched(stream) -> None:
+    """A conversation leaves out the speaker's thoughts that say its news again; they were left out
+    after the top_k were cut and touched, so the prompt showed fewer memories, and the ones left out,
+    touched, stayed recent enough to crowd it again. They are left out first."""
+    top_k = stream.weights.top_k
+    news = [seen(f"Isabella Rodriguez is telling guest {i} about the quilting bee at the cafe", NOW, MemoryKind.THOUGHT)
+            for i in range(4)]
+    days = [seen(f"Isabella Rodriguez is talking about the cafe with guest {i}", NOW - timedelta(hours=i + 1))
+            for i in range(3 * top_k)]
+    later = NOW + timedelta(hours=5)
+
+    async def talk() -> tuple[list[str], list[str], list[MemoryNode]]:
+        await stream.remember("isabella", PERSONA, [*news, *days], None, rate=False)
+        first, second = await stream.retrieve_two("isabella", "the quilting bee at the cafe", "Isabella at the cafe",
+                                                  later, None, apart=top_k // 2,
+                                                  unless=lambda m: "quilting" in m.description)
+        ids = [n.id for n in stream.store.latest("isabella", 100, MemoryKind.THOUGHT)]
+        return ([r.node.description for r in first], [r.node.description for r in second],
+                stream.store.get("isabella", ids))
+
+    first, second, thoughts = asyncio.run(talk())
+    assert len(first) == top_k and not any("quilting" in d for d in first + second), first
+    assert not set(first[: top_k // 2]) & set(second)
+    assert all(t.last_accessed < later for t in thoughts), [t.last_accessed for t in thoughts]

@@ -188,12 +188,16 @@ class MemoryStream:
         return await self._retrieved(npc_id, query, vector, now, trace, kind, about, without)
 
     async def _retrieved(self, npc_id: str, query: str, vector: list[float], now: datetime, trace: Trace | None,
-                         kind: MemoryKind | None = None, about: str = "",
-                         without: frozenset[MemoryKind] = frozenset()) -> list[RetrievedRecord]:
-        if about:
-            people = [p for p in _LISTED.split(about) if p]
-            wider = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, ABOUT_CANDIDATES, without)
-            records = [r for r in wider if about_them(r.node, people)][: self.weights.top_k]
+                         kind: MemoryKind | None = None, about: str = "", without: frozenset[MemoryKind] = frozenset(),
+                         unless: Callable[[MemoryNode], bool] | None = None) -> list[RetrievedRecord]:
+        """The query's best memories, touched; `about` and `unless` choose among a wider list before
+        the top_k are cut and touched, so a prompt shows as many and none left out looks recent."""
+        people = [p for p in _LISTED.split(about) if p]
+        if people or unless is not None:
+            wider = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind,
+                                            ABOUT_CANDIDATES if people else 2 * self.weights.top_k, without)
+            records = [r for r in wider if (not people or about_them(r.node, people))
+                       and not (unless is not None and unless(r.node))][: self.weights.top_k]
         else:
             records = await asyncio.to_thread(self.top, npc_id, vector, query, now, kind, 0, without)
         if records:
@@ -204,19 +208,21 @@ class MemoryStream:
 
     async def retrieve_two(self, npc_id: str, first: str, second: str, now: datetime, trace: Trace | None, *,
                            apart: int, about: str = "", without: frozenset[MemoryKind] = frozenset(),
-                           unless: Callable[[MemoryNode], bool] = lambda memory: False,
+                           unless: Callable[[MemoryNode], bool] | None = None,
                            ) -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
         """Two queries' memories, as reacting and talking ask the paper's two questions: the second's
         without those among the first's `apart` best, so a prompt showing both lists no memory twice.
         `about`: whom the first query asks about (as `retrieve`'s); `without`: kinds left out of both
         (a conversation's own plans: its prompt shows the schedule apart); `unless`: memories left
-        out of both (those that say again the news the prompt states: `news.Held.restates`)."""
+        out of both before they are counted or touched (those that say again the news the prompt
+        states: `news.Held.restates`): left out after, they cut a prompt's list short and, touched,
+        stayed recent enough to cut it again."""
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
-        by_first = [r for r in await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without)
-                    if not unless(r.node)]
+        by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without,
+                                         unless=unless)
         shown = {r.node.id for r in by_first[:apart]}
-        return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without)
-                          if r.node.id not in shown and not unless(r.node)]
+        return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without,
+                                                           unless=unless) if r.node.id not in shown]
 
     async def latest_chats(self, npc_id: str) -> list[MemoryNode]:
         """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them
