@@ -525,3 +525,20 @@ def test_a_stand_in_in_its_own_process_answers_a_prompt_the_same_in_every_run(mo
         monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
         hashed.add(seen())
     assert len(hashed) > 1, f"the tie this test relies on no longer follows hash order: {hashed}"
+
+
+def test_it_tells_the_news_the_situation_states_when_no_memory_holds_it() -> None:
+    """A conversation's prompt states the news on a speaker's mind in the lines after its clock, and
+    leaves the thoughts that restate it out of the memories: the stand-ins read only the clock line
+    and the memories, so in Korrin (the hard one, ten seeds in view) the host told nobody his lesson."""
+    situation = ("Odile Marsh started this conversation. Odile Marsh has news on their mind, an event they are "
+                 "hosting: Odile Marsh wants to show the lamp room on March 4 from 4 pm to 5 pm (that is tomorrow, "
+                 "Wednesday March 4, 16:00-17:00, at Lighthouse (lamp room)).")
+    over = {"situation": situation, "memories": "- Piet Vos is mending a net", "status_memories": "- (nothing)"}
+    for mood in ("cooperative", "hard"):
+        told = [respond(_body(next(p for p in _prompts() if p.purpose == "converse_turn"), _variables(**over)), seed,
+                        mood)["utterance"] for seed in range(30)]
+        assert any("lamp room" in line for line in told), (mood, told)
+    assert not any("lamp room" in respond(_body(next(p for p in _prompts() if p.purpose == "converse_turn"),
+                                                 _variables(memories="- Piet Vos is mending a net")), seed, "hard")[
+        "utterance"] for seed in range(30))

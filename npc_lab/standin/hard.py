@@ -115,7 +115,8 @@ class HardStandIn(StandIn):
     def reminders(self, f: Fact, teller: str) -> set[str]:
         """The kinds of the teller's memories shown that bring this news back: "heard" (a
         conversation, a memo, a whisper), "reflected" (an insight), "planned" (a schedule line or an
-        item of a plan memory)."""
+        item of a plan memory), "stated" (the lines after the clock say it is on the teller's mind:
+        a conversation's prompt states it there, and leaves the memories that restate it out)."""
         lines = self.p.bullets() if teller == self.p.name else [
             m.group(1) for line in dict.fromkeys([*self.p.under(f"What {teller} has planned"),
                                                   *self.p.under(f"What {teller} remembers")])
@@ -127,6 +128,8 @@ class HardStandIn(StandIn):
                     kinds.add("planned")
             elif _told(f, line):
                 kinds.add("reflected" if INSIGHT in line else "heard")
+        if teller == self.p.name and any(_told(f, line) for line in self.p.context()):
+            kinds.add("stated")
         return kinds
 
     def takes_up(self, f: Fact) -> bool:

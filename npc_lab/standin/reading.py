@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 import hashlib
+from itertools import takewhile
 import math
 import re
 from typing import Any
@@ -208,11 +209,15 @@ class Prompt:
                 for q in re.findall(r'"([^"]{3,})"', line)]
 
     def context(self) -> list[str]:
-        """What the clock line goes on to say ("It is 10:00. Something just changed X's plans: ...")."""
-        for line in self.lines:
+        """What the clock line goes on to say ("It is 10:00. Something just changed X's plans: ..."),
+        and the lines of its paragraph after it, up to a blank line or a heading: a conversation's
+        prompt states the news on a speaker's mind there, not among its memories."""
+        for i, line in enumerate(self.lines):
             if re.match(r"\s*(It is|Today is)\b", line):
                 rest = re.split(r"(?<=[.!?])\s+", line.strip(), maxsplit=1)
-                return [rest[1]] if len(rest) > 1 else []
+                after = list(takewhile(lambda x: x.strip() and not x.rstrip().endswith(":") and not BULLET.match(x),
+                                       self.lines[i + 1:]))
+                return [*rest[1:], *after]
         return []
 
     def facts(self, *, memory: bool = True, dialogue: bool = True) -> list[Fact]:
