@@ -75,8 +75,11 @@ judges stop 70's code unread. A twenty-first, `blind19` (npc_lab/standin/blind19
 hand, from requests captured afresh (Wyncombe, stop 71, an event said as whom it is for, its hours
 in words: "Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the
 garden of the Plough Inn on Saturday the 11th, from nine till eleven in the morning; ..."),
-modelled on a small hosted model with strict structured outputs, judges stop 71's code unread.
-`FROZEN` holds the hashes.
+modelled on a small hosted model with strict structured outputs, judges stop 71's code unread. A
+twenty-second, `blind20` (npc_lab/standin/blind20.py), by a twentieth hand, from requests captured afresh
+(Wyncombe, stop 75, a whisper that begins with how its event came about and says its hours as "one
+o'clock to three"), modelled on a mid-size (12-14B) local model whose output no schema constrains,
+judges stop 75's code unread. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -110,7 +113,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind16.py": "47420d07b71b68bb35b36ced67b347b5635548cbc41395a8e6602aa14ddf1dc1",
           "blind17.py": "f9865d43c765cbf157eeb5f06cc2406dba90ab4440a350265fa53b921eba46c4",
           "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7",
-          "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca"}
+          "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca",
+          "blind20.py": "214db8e22466d2ea27c766f104dcead978fc604fe5619e4d312c6d78b5ba8879"}
 
 
 class BlindStandIn:
