@@ -201,6 +201,16 @@ def test_diffusion_starts_from_who_knew_before_any_conversation(tmp_path: Path) 
     assert d["end"] == 3
 
 
+def test_news_held_before_the_event_leaves_out_who_only_saw_it_happen(tmp_path: Path) -> None:
+    """One who passes the fair while it runs sees "Ana Berg is hosting the fair": a memory that names
+    it, and no news that reached them (blind20 in Tarnbeck: 100% held it, nobody asked said so)."""
+    memories = {"ana": [_memory("Ana Berg plans the fair", "MEMORY_KIND_THOUGHT", "2026-03-01T07:00:00+00:00")],
+                "bo": [_memory("conversation with Ana Berg:\nAna: the fair at 3!", "MEMORY_KIND_CHAT")],
+                "cy": [_memory("Ana Berg is hosting the fair", at="2026-03-01T15:30:00+00:00")]}
+    d = measure(_run(tmp_path, [], memories))["diffusion"]
+    assert d["with_related_memory"] == ["ana", "bo", "cy"] and d["with_related_memory_before"] == ["ana", "bo"]
+
+
 def test_the_party_measure_does_not_count_the_date(tmp_path: Path) -> None:
     run = _run(tmp_path, [
         {"npc_id": "bo", "asks": "news", "question": "Do you know about a Valentine's Day party?",

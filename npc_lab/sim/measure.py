@@ -174,6 +174,10 @@ def measure(run: Path) -> dict[str, Any]:
         "start_pct": len(seeded) / n if n else 0, "end_pct": len(knows) / n if n else 0,
         "knows": sorted(knows), "claims_in_interview": sorted(claims), "with_related_memory": sorted(knows_memory),
         "hallucinated": sorted(claims - knows_memory), "interviewed": interviewed,
+        # Held before the event began: one who passes its place while it runs sees "X is hosting ...",
+        # which is no news that reached them (blind20 in Tarnbeck: 100% held, none who said so asked).
+        "with_related_memory_before": sorted(npc for npc, t in first_known.items()
+                                             if len(m.get("window", [])) == 2 and t < _time(m["window"][0])),
         "by_hour": [[h.isoformat(), sum(t <= h for t in first_known.values())] for h in hours],
     }
 
@@ -326,7 +330,8 @@ def report(run: Path) -> dict[str, Any]:
     rows = [
         ("information diffusion", f"{d['start_pct']:.0%} -> {d['end_pct']:.0%} ({d['start']} -> {d['end']} of {d['n']})"
          + (f"; {len(d['with_related_memory'])} with a related memory" if d["interviewed"]
-            else ", from memories (no interviews)"), paper_diffusion),
+            else ", from memories (no interviews)")
+         + (f", {len(d['with_related_memory_before'])} before it began" if c else ""), paper_diffusion),
         ("hallucinated knowledge", f"{len(d['hallucinated'])} ({', '.join(d['hallucinated']) or 'none'})",
          PAPER["hallucinated"]),
         ("network density", density, PAPER["density"]),
