@@ -54,7 +54,8 @@ def naming(news: MemoryNode, places: Iterable[str] = ()) -> Callable[[str], bool
     speaker knows, one of them a word of what happens, not only of where or when: Brinnick's
     whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a host's line
     "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as telling
-    it, so each listener kept the auction as told them, which nobody had said. The news's words are read once, for every text asked about."""
+    it, so each listener kept the auction as told them, which nobody had said. The news's words
+    are read once, for every text asked about."""
     said = unstamped(gist(news))
     wanted = stems(f"{before_when(said)} {what_clause(said)}") - stems(news.subject)
     what = wanted - where_and_when(places) if places else set()

@@ -252,7 +252,7 @@ def before_when(text: str) -> str:
 
 
 def _statements(text: str) -> list[str]:
-    """A text's statements up to its first that says when (all of them, and the first last, if none does)."""
+    """A text's statements up to its first that says when (its first alone, if none does)."""
     statements = [part for sentence in SENTENCE.split(text.strip()) for part in _COLON.split(sentence)]
     at = next((i for i, s in enumerate(statements) if says_when(s)), None)
     return statements[:at + 1] if at is not None else statements[:1]
