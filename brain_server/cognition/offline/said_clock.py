@@ -22,7 +22,8 @@ _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at 
          r"|this afternoon|this morning)")
 _WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 # An hour in figures or words, after "half past" or "quarter to" or not: "nine", "half past 6", "7:30".
-_HOUR = rf"(?:(half|quarter) (past|to) )?(\d{{1,2}}|{'|'.join(_WORDS)})(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?"
+_FIGURE = rf"(\d{{1,2}}|{'|'.join(_WORDS)})"  # an hour in figures or words ("9", "nine")
+_HOUR = rf"(?:(half|quarter) (past|to) )?{_FIGURE}(?:[:.](\d{{2}}))?\s*(?:o'clock\s*)?"
 _STATED = re.compile(rf"\b{_HOUR}{_HALF}(?![a-z])", re.IGNORECASE)
 # The start of a range that says its half of the day only at its end: "from nine till eleven in the morning".
 _STARTS = re.compile(rf"\b{_HOUR}(?:-|\u2013|to|till|until|and)\s*$", re.IGNORECASE)
@@ -62,9 +63,8 @@ def stated_times(words: str) -> list[tuple[int, int]]:
 
 
 # Hours said with "o'clock" and no half of the day: "one o'clock to three", "from ten o'clock till two".
-_BARE_HOUR = rf"(\d{{1,2}}|{'|'.join(_WORDS)})"
 _OCLOCK = r"(?:\s*(o['\u2019]clock))?"
-_BARE = re.compile(rf"\b{_BARE_HOUR}{_OCLOCK}(?:\s*(?:-|\u2013|to|till|until)\s*{_BARE_HOUR}{_OCLOCK})?(?![\w:.])",
+_BARE = re.compile(rf"\b{_FIGURE}{_OCLOCK}(?:\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}{_OCLOCK})?(?![\w:.])",
                    re.IGNORECASE)
 
 
@@ -78,7 +78,7 @@ def _bare(words: str) -> list[tuple[int, int]]:
     for m in _BARE.finditer(words):
         if not (m.group(2) or m.group(4)):
             continue
-        start, end = (_WORDS.get(h.lower()) or int(h) if h else None for h in m.group(1, 3))
+        start, end = (_hour(h) if h else None for h in m.group(1, 3))
         if not start or start > 12 or (end is not None and not 1 <= end <= 12):
             continue
         if end is None:
@@ -92,6 +92,11 @@ def _bare(words: str) -> list[tuple[int, int]]:
     return []
 
 
+def _hour(figure: str) -> int:
+    """The hour a match of `_FIGURE` says ("nine", "9": 9)."""
+    return _WORDS.get(figure.lower()) or int(figure)
+
+
 def _afternoon(hour: int) -> int | None:
     """A bare hour read as its afternoon hour (1-6, twelve as noon), or None if it could be either."""
     return 12 if hour == 12 else hour + 12 if hour <= 6 else None
@@ -100,7 +105,7 @@ def _afternoon(hour: int) -> int | None:
 def _said(m: re.Match[str]) -> tuple[int, int] | None:
     """The (hour, minute) on a 12-hour clock that a match of `_HOUR` says, or None if it is none."""
     part, way, figure, minutes = m.group(1, 2, 3, 4)
-    hour = _WORDS.get(figure.lower()) or int(figure)
+    hour = _hour(figure)
     minute = int(minutes or 0)
     if part:
         minute = 30 if part.lower() == "half" else 15 if way.lower() == "past" else 45
