@@ -154,6 +154,7 @@ def measure(run: Path) -> dict[str, Any]:
     host_names = news_names(m.get("topic", ""), names.get(host, ""))
     start, end = _time(cfg["start"]), _time(cfg["end"])
     hours = _hours(start, end)
+    window = [_time(t) for t in m.get("window", [])]
 
     # --- information diffusion ---------------------------------------------------------------
     first_known: dict[str, datetime] = {}
@@ -176,8 +177,7 @@ def measure(run: Path) -> dict[str, Any]:
         "hallucinated": sorted(claims - knows_memory), "interviewed": interviewed,
         # Held before the event began: one who passes its place while it runs sees "X is hosting ...",
         # which is no news that reached them (blind20 in Tarnbeck: 100% held, none who said so asked).
-        "with_related_memory_before": sorted(npc for npc, t in first_known.items()
-                                             if len(m.get("window", [])) == 2 and t < _time(m["window"][0])),
+        "with_related_memory_before": sorted(npc for npc, t in first_known.items() if len(window) == 2 and t < window[0]),
         "by_hour": [[h.isoformat(), sum(t <= h for t in first_known.values())] for h in hours],
     }
 
@@ -224,8 +224,8 @@ def measure(run: Path) -> dict[str, Any]:
 
     # --- coordination --------------------------------------------------------------------------
     coordination: dict[str, Any] = {}
-    if m.get("place") and len(m.get("window", [])) == 2:
-        w0, w1 = (_time(t) for t in m["window"])
+    if m.get("place") and len(window) == 2:
+        w0, w1 = window
         invited = set(m.get("invited", [])) | {
             a for a, mems in memories.items() if a != host and any(
                 x.get("kind") == "MEMORY_KIND_CHAT" and _mentions(x.get("description", ""), keywords) for x in mems)}
