@@ -436,7 +436,7 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
     lasts past args.seconds (its wall_s says by how much) rather than leave an NPC out."""
     decide = routed(callers, args)
     calls = Calls()
-    provisional = thinking = 0
+    provisional = thinking = again_after_end = 0
     by_level: dict[str, Counter[str]] = {}  # per attention level: NPCs, Decides, provisional, thinking
     for level in levels.values():
         by_level.setdefault(LEVELS[level], Counter())["npcs"] += 1
@@ -450,12 +450,14 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
     collector = Collector()  # and its collector, settled as the brain's is: a game's engine has no such pauses
 
     async def npc_loop(npc_id: str) -> None:
-        nonlocal provisional, thinking
+        nonlocal provisional, thinking, again_after_end
         level = by_level[LEVELS[levels[npc_id]]]
         await asyncio.sleep(own_turn_s(npc_id, args.start_spread))
         while True:
             now = clock.now()
             sent[int((time.monotonic() - began) * 10)] += 1
+            if npc_id in told and time.monotonic() - began >= args.seconds:
+                again_after_end += 1
             reply = await decide(decide_request(npc_id, now, levels[npc_id]))
             calls.add(reply)
             level["decides"] += 1
@@ -470,10 +472,9 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
             mine = told.setdefault(npc_id, [0, 0.0])
             mine[0] += 1
             mine[1] += wait
-            left = args.seconds - (time.monotonic() - began)
-            if left <= 0:
-                break
-            await asyncio.sleep(min(wait, left))
+            if wait >= args.seconds - (time.monotonic() - began):
+                break  # its next ask falls after the phase: waking every NPC at the end would ask all at once
+            await asyncio.sleep(wait)
 
     with collector:
         await asyncio.gather(*(npc_loop(npc_id) for npc_id in ids))
@@ -486,6 +487,7 @@ async def load_phase(callers: list[Caller], ids: list[str], clock: GameClock, ar
     for npc_id, (answered, waited) in told.items():
         rates[LEVELS[levels[npc_id]]] += answered / waited if waited else 0.0
     return {"transport": callers[0].transport, "wall_s": round(wall, 1), "decides": len(calls.ms), "npcs_asked": len(told),
+            "asked_again_after_end": again_after_end,
             "decides_per_s": round(len(calls.ms) / wall, 1), **report, "errors": report["errors"] + calls.timeouts,
             "provisional": provisional, "thinking": thinking, "most_sent_in_100_ms": max(sent.values(), default=0),
             "by_level": {name: {**c, "asks_per_npc_s": round(c["decides"] / wall / c["npcs"], 4),
