@@ -378,6 +378,11 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
      "going to Piotr Savin talked with Agata Wilk"),
     ("will decorate the cafe with Maria", "Isabella talked with Maria.", "will decorate the cafe with Maria"),
     ("helping Maria Lopez plan the party", "", "helping Maria Lopez plan the party"),
+    ("going to: Oskar Lind told Vera Holm: On Friday, from 2 pm, there will be bread baking at the ovens", "",
+     "going to bread baking"),
+    ("Count me in!", "Ivo heard that, after the harvest, there'll be a fiddle contest at the inn.",
+     "going to a fiddle contest"),
+    ("Count me in!", "Ivo chatted with Teodor; maybe there will be time for it.", "Count me in!"),
     ("going to: Lena Fisk has news on their mind, an event they are hosting: Lena Fisk would like to show anyone "
      "who is interested how to bind a sprained ankle", "", "going to: Lena Fisk would like to show anyone who is "
      "interested how to bind a sprained ankle"),

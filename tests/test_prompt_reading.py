@@ -444,6 +444,15 @@ def test_a_memo_time_half_a_day_off_its_words_is_corrected() -> None:
     assert t.notes == ["plan: the time 05:00 is half a day off the time said: 17:00 taken"]
 
 
+def test_oclock_with_a_curly_apostrophe_is_read_as_with_a_straight_one() -> None:
+    """A model or a game's text editor writes o’clock: "seven o’clock in the evening" was read
+    as no time at all (the half of the day was looked for right after "seven"), and seven alone
+    stays unread."""
+    for apostrophe in ("'", "\u2019"):
+        assert stated_times(f"a supper at seven o{apostrophe}clock in the evening") == [(19, 0)]
+        assert stated_times(f"from nine o{apostrophe}clock till eleven in the morning") == [(9, 0), (11, 0)]
+
+
 def test_times_are_read_in_the_order_said() -> None:
     """blind16's writer: "between 10 am and noon" was shown as "(that is tomorrow, Saturday April
     11, 12:00-10:00)", named times (noon, midnight) read before clock times; a model copying the

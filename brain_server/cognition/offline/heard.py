@@ -105,9 +105,14 @@ ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "no
 _WORD = re.compile(r"[a-z0-9']+")
 # "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
 # throwing a party at ...", "wants to get up a cricket match": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
+# "There will be bread baking in the square": what there will be, where a clause begins so (a whisper
+# said "..., there will be" and its news was told as "some news"), with or without an article.
 EVENT = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
-    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing)(?:\s+(?:up|on|together|out|in|round|along))?\s+(?P<what>(?:an?|the|his|her|their|its)\s+.+?)"
+    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>(?:^|(?<=[,;:.!?] )|(?<=\bthat ))there\s+(?:will|is going to)\s+be|"
+    r"(?:^|(?<=[,;:.!?] )|(?<=\bthat ))there['\u2019]ll\s+be))"
+    r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
+    r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
