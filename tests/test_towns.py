@@ -17,9 +17,9 @@ from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import news_keywords
-from npc_lab.towns import brinnick, cauldwell, korrin, plan, tarnbeck
+from npc_lab.towns import brinnick, cauldwell, corvin, korrin, plan, tarnbeck
 
-TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell}
+TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell, "corvin": corvin}
 
 
 def _files(town: ModuleType) -> tuple[Path, Path, Path]:

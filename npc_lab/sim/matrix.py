@@ -79,6 +79,8 @@ CASES = {
                     "town_layout.json", TOWNS / "brinnick" / "residents", hours=30),
     "indigo": Case("indigo", str(TOWNS / "cauldwell" / "indigo_dyeing.json"), TOWNS / "cauldwell" /
                    "town_layout.json", TOWNS / "cauldwell" / "residents", hours=33),
+    "capsule": Case("capsule", str(TOWNS / "corvin" / "time_capsule.json"), TOWNS / "corvin" / "town_layout.json",
+                    TOWNS / "corvin" / "residents", hours=37),
 }
 
 
