@@ -79,7 +79,10 @@ modelled on a small hosted model with strict structured outputs, judges stop 71'
 twenty-second, `blind20` (npc_lab/standin/blind20.py), by a twentieth hand, from requests captured afresh
 (Wyncombe, stop 75, a whisper that begins with how its event came about and says its hours as "one
 o'clock to three"), modelled on a mid-size (12-14B) local model whose output no schema constrains,
-judges stop 75's code unread. `FROZEN` holds the hashes.
+judges stop 75's code unread. A twenty-third, `blind21` (npc_lab/standin/blind21.py), by a twenty-first
+hand, from requests captured afresh (Wyncombe, stop 76, lantern slides shown "from half past five till
+seven in the evening"), modelled on a terse, literal 70B-class model under JSON mode whose schema no
+server enforces, judges stop 76's code unread. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -114,7 +117,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind17.py": "f9865d43c765cbf157eeb5f06cc2406dba90ab4440a350265fa53b921eba46c4",
           "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7",
           "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca",
-          "blind20.py": "214db8e22466d2ea27c766f104dcead978fc604fe5619e4d312c6d78b5ba8879"}
+          "blind20.py": "214db8e22466d2ea27c766f104dcead978fc604fe5619e4d312c6d78b5ba8879",
+          "blind21.py": "8c98a85cc8112b371a5a1541b2f7975e3043c7ea4d365f01e1167132a6ebc5ee"}
 
 
 class BlindStandIn:
