@@ -383,6 +383,9 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
     ("Count me in!", "Ivo heard that, after the harvest, there'll be a fiddle contest at the inn.",
      "going to a fiddle contest"),
     ("Count me in!", "Ivo chatted with Teodor; maybe there will be time for it.", "Count me in!"),
+    ("going to: Oskar Lind told Vera Holm: on Friday from 6 pm he'll run a quiz night under the old oak", "",
+     "going to a quiz night"),
+    ("Count me in!", "Ivo heard that tomorrow there'll be a seed swap behind the chapel.", "going to a seed swap"),
     ("going to: Lena Fisk has news on their mind, an event they are hosting: Lena Fisk would like to show anyone "
      "who is interested how to bind a sprained ankle", "", "going to: Lena Fisk would like to show anyone who is "
      "interested how to bind a sprained ankle"),

@@ -104,16 +104,18 @@ NOT_NAMES = {"He", "She", "Her", "His", "They", "Their", "The", "A", "An", "It",
 ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "nope", "hmm", "i", "see", "cool", "fine"}
 _WORD = re.compile(r"[a-z0-9']+")
 # "wants to hold a shortwave evening in the loft ...", "is planning on having a party at ...", "is
-# throwing a party at ...", "wants to get up a cricket match": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
+# throwing a party at ...", "wants to get up a cricket match", "he'll seal a time capsule under the
+# tiles": the intent, a verb (and its particle), and what is held, up to where the place, the day or the time is said.
 # "There will be bread baking in the square": what there will be, where a clause begins so (a whisper
 # said "..., there will be" and its news was told as "some news"), with or without an article.
+_CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
 EVENT = re.compile(
-    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will)\s+"
-    r"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>(?:^|(?<=[,;:.!?] )|(?<=\bthat ))there\s+(?:will|is going to)\s+be|"
-    r"(?:^|(?<=[,;:.!?] )|(?<=\bthat ))there['\u2019]ll\s+be))"
+    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
+    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}there\s+(?:will|is going to)\s+be|{_CLAUSE}there['\u2019]ll\s+be))"
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
     r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
-    r"(?=\s+(?:in|at|on|from|for|by|near|so|to|this|next|tomorrow|today|tonight|during|between|after|before)\b|"
+    r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
+    r"today|tonight|during|between|after|before)\b|"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
 # "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
