@@ -111,7 +111,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 _CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
 EVENT = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
-    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}there\s+(?:will|is going to)\s+be|{_CLAUSE}there['\u2019]ll\s+be))"
+    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be))"
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
     r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"

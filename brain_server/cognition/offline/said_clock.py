@@ -23,7 +23,8 @@ _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at 
 _WORDS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
 # An hour in figures or words, after "half past" or "quarter to" or not: "nine", "half past 6", "7:30".
 _FIGURE = rf"(\d{{1,2}}|{'|'.join(_WORDS)})"  # an hour in figures or words ("9", "nine")
-_HOUR = rf"(?:(half|quarter) (past|to) )?{_FIGURE}(?:[:.](\d{{2}}))?\s*(?:o['\u2019]clock\s*)?"
+_O_CLOCK = r"o['\u2019]clock"  # with a straight or a curly apostrophe
+_HOUR = rf"(?:(half|quarter) (past|to) )?{_FIGURE}(?:[:.](\d{{2}}))?\s*(?:{_O_CLOCK}\s*)?"
 _STATED = re.compile(rf"\b{_HOUR}{_HALF}(?![a-z])", re.IGNORECASE)
 # The start of a range that says its half of the day only at its end: "from nine till eleven in the morning".
 _STARTS = re.compile(rf"\b{_HOUR}(?:-|\u2013|to|till|until|and)\s*$", re.IGNORECASE)
@@ -63,7 +64,7 @@ def stated_times(words: str) -> list[tuple[int, int]]:
 
 
 # Hours said with "o'clock" and no half of the day: "one o'clock to three", "from ten o'clock till two".
-_OCLOCK = r"(?:\s*(o['\u2019]clock))?"
+_OCLOCK = rf"(?:\s*({_O_CLOCK}))?"
 _BARE = re.compile(rf"\b{_FIGURE}{_OCLOCK}(?:\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}{_OCLOCK})?(?![\w:.])",
                    re.IGNORECASE)
 
