@@ -257,6 +257,37 @@ def test_a_hosts_event_is_on_its_mind_on_the_events_day(stream, fake_llm) -> Non
     assert f"- Isabella Rodriguez has news on their mind: {event}{today}." in one_call
 
 
+def test_a_host_is_asked_to_invite_and_the_one_invited_to_answer(stream, fake_llm) -> None:
+    """Cauldwell (blind21, in view): the host announced her indigo dyeing ("There will be ...") and
+    asked nobody; each listener answered the greeting ("Hello, Netta."), remembered "nothing in
+    particular was settled", and none came. The paper's host invites; so a host's turn asks her to
+    invite the one she talks with to her event, and the other's asks them to say whether they will
+    come, in view and out of view. Only a host's news is said to be an event it hosts."""
+    event = ("Tomorrow (Saturday March 7), from ten in the morning, there'll be a bell-ringing practice in the "
+             "tower of the Chapel of St Ives, of Isabella Rodriguez's own arranging")
+    fake_llm.queue(turn("Hello Klaus!"), turn("Hello.", True), purpose="converse_turn")
+    fake_llm.queue({"json": {"talk": False, "lines": []}}, purpose="conversation_summary")
+    isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller")
+
+    async def talk():
+        node = thought("isabella", event)
+        node.subject, node.predicate = "Isabella Rodriguez", "thinks"
+        await stream.remember("isabella", None, [node], None, rate=False)
+        await converse(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe", stream, trace(), work=WORK)
+        return await summarize_conversation(Speaker.of(isabella, NOW), Speaker.of(klaus, NOW), NOW, "w:cafe:cafe",
+                                            stream, trace(), work=WORK)
+
+    asyncio.run(talk())
+    hers, his = (" ".join(r["body"]["messages"][1]["content"].split())
+                 for r in fake_llm.chat_requests("converse_turn")[:2])
+    assert "an event they are hosting: a bell-ringing practice in the tower of the Chapel of St Ives" in hers
+    assert "an event Isabella Rodriguez is hosting, Isabella Rodriguez invites Klaus Mueller to" in hers
+    assert "If Isabella Rodriguez invites Klaus Mueller to something, Klaus Mueller says whether they will come" in his
+    assert "has news on their mind, an event they are hosting" not in his
+    one_call = " ".join(fake_llm.chat_requests("conversation_summary")[0]["body"]["messages"][1]["content"].split())
+    assert "invites them to an event they are hosting" in one_call and "Someone invited says whether they will come" in one_call
+
+
 def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stream, fake_llm) -> None:
     """Three told in one call: each lists only its own places (before, everyone's places were one
     list), and a memo naming what nobody said is kept to the gist (before, group memos were kept

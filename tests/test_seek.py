@@ -606,12 +606,34 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
      "hosting: Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough..."),
     ("In a cupboard Teodor Marek found old letters; tomorrow (Saturday April 11), one o'clock to three, he will read "
      "them aloud in the nave", "hosting: he will read them aloud in the nave"),
+    ("Tomorrow (Thursday November 19), between two and four in the afternoon, there will be indigo dyeing in the "
+     "drying shed at Bramall's Laundry, of Teodor Marek's own devising: he has kept a vat going", "hosting indigo dyeing"),
+    ("Tonight, from eight, there'll be a pub quiz in the back room of the Drover", "hosting a pub quiz"),
+    ("Tomorrow (Friday May 22), six to eight in the evening, he'll seal a time capsule under the new tiles up on "
+     "the terrace, and anyone may bring something small", "hosting a time capsule"),
 ])
 def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> None:
     """The label a host's event block shows in the game and its memories: what is held, not the
     intent, place and time the thought says (said elsewhere); an event said otherwise keeps its words,
     up to a label's length, cut at a word's end (cut mid-word it read "... the Plough Inn o")."""
     assert hosted_activity("Teodor Marek", said) == label
+
+
+def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> None:
+    """Cauldwell (blind21, in view): the host was shown her news as "an event they are hosting: there
+    will be indigo dyeing ...", and told "There will be indigo dyeing .... there will be indigo dyeing
+    ... tomorrow afternoon": the lead is not what is held. What it is is said, and what there is in
+    news the NPC heard stays as it was told."""
+    whisper = ("Tomorrow (Tuesday May 5), from four in the afternoon, there'll be a raft race off the slipway "
+               "of the Old Ferry, of Rosa Vane's own getting up: she has tarred four rafts")
+    own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
+                     predicate="thinks", object="raft race", importance=8, created=MORNING, last_accessed=MORNING)
+    told = about("Rosa Vane", own, whisper, MORNING)
+    assert told.startswith(", an event they are hosting: a raft race off the slipway of the Old Ferry, of Rosa Vane's")
+    assert "there'll be" not in told and "(that is tomorrow, Tuesday May 5, 16:00)" in told
+    heard = own.model_copy(update={"npc_id": "bo", "subject": "Bo Tamm", "predicate": "heard from",
+                                   "description": f"Bo Tamm heard that {whisper}"})
+    assert "there'll be a raft race" in about("Bo Tamm", heard, heard.description, MORNING)
 
 
 def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -36,7 +36,7 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, whole_name
+from brain_server.cognition.offline.heard import EVENT, event_in, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days, what_clause
@@ -223,11 +223,13 @@ def hosted_activity(name: str, text: str) -> str:
     not said so is "hosting: " and what it says happens, without the clauses after it that say
     only when (`what_clause`: "On Saturday April 11, between 10 in the morning and noon, the Workshop
     is open to anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to
-    anybody ...")."""
+    anybody ..."), unless that begins with the event (`event_in`: "Tomorrow, ..., there will be indigo
+    dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...")."""
     said = text.removeprefix(name).strip()
-    if match := EVENT.match(said):
+    what = what_clause(said)
+    if match := EVENT.match(said) or event_in(what):
         return clipped(f"hosting {match['what']}", ACTIVITY_CHARS)
-    clauses = what_clause(said).split(",")
+    clauses = what.split(",")
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)

@@ -17,7 +17,7 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import stems
+from brain_server.cognition.offline.heard import stems, what_there_is
 from brain_server.cognition.offline.said_clock import (
     WHEN_WORDS,
     before_when,
@@ -95,10 +95,11 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     read the news to tell closing with the host's aim, and in Brinnick ("A flotsam auction in the
     boat hall ..., on October 15 ...: Sorcha Gault is getting it up herself, ... and she means to
     tell everyone she runs into") two blind models told "I mean to tell everyone she runs into"
-    and not the auction. The whole thought stays in its status and memories."""
+    and not the auction; and by what there will be, not "there will be ..." (`what_there_is`). The
+    whole thought stays in its status and memories."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted = hosting(name, news)
-    said = what_clause(said) if hosted else said
+    said = what_there_is(what_clause(said)) if hosted else said
     return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
 
 

@@ -109,15 +109,35 @@ _WORD = re.compile(r"[a-z0-9']+")
 # "There will be bread baking in the square": what there will be, where a clause begins so (a whisper
 # said "..., there will be" and its news was told as "some news"), with or without an article.
 _CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
+_THERE_BE = r"there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be"
 EVENT = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
-    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be))"
+    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}{_THERE_BE}))"
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
     r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
     r"today|tonight|during|between|after|before)\b|"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
+_THERE_LEAD = re.compile(rf"{_THERE_BE}\s+", re.IGNORECASE)
+_SUBJECT = re.compile(r"(?:he|she|they|we|I)(?=\s|['\u2019])", re.IGNORECASE)
+
+
+def what_there_is(clause: str) -> str:
+    """A clause that says what there will be ("there will be indigo dyeing in the drying shed") as
+    what it is ("indigo dyeing in the drying shed"): said after "an event they are hosting:", the
+    lead read as a line to say, and blind21 told Cauldwell "There will be indigo dyeing .... there
+    will be indigo dyeing ... tomorrow afternoon"."""
+    return clause[lead.end():] if (lead := _THERE_LEAD.match(clause)) else clause
+
+
+def event_in(clause: str) -> re.Match[str] | None:
+    """The event (`EVENT`) a clause begins with, after its subject if a pronoun: "he'll seal a time
+    capsule under the new tiles" holds a time capsule."""
+    subject = _SUBJECT.match(clause)
+    return EVENT.match(clause, subject.end() if subject else 0)
+
+
 # "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
 # Reyes learned that ...", a memo's "Ivo Kranjc talked with Agata Wilk; they spoke of ..." (or "Agata
 # Wilk spoke of", "news came up that"), blind13's "Maria Lopez talked with Klaus Mueller about how
