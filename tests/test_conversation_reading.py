@@ -308,5 +308,7 @@ def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stre
     klaus_part = prompt[prompt.index("Name: Klaus Mueller"):prompt.index("Name: Maria Lopez")]
     assert "Places Klaus Mueller knows: w:klaus house:bedroom, w:lib:desk" in klaus_part
     assert "Chapel" not in klaus_part and "Chapel" in prompt[:prompt.index("Name: Klaus Mueller")]
+    asked = " ".join(prompt.split())
+    assert "invites them to an event they are hosting" in asked and "Someone invited says whether they will come" in asked
     maria = result[1][2]
     assert "Chapel" not in maria.summary and not maria.plan_activity
