@@ -33,7 +33,7 @@ from brain_server.cognition.offline.said_clock import (
     stated_times,
     what_clause,
 )
-from brain_server.cognition.plan import plan_day, still_ahead
+from brain_server.cognition.plan import plan_day, revise_currently, still_ahead
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
@@ -199,6 +199,26 @@ def test_what_may_come_up_in_a_conversation_leaves_the_speakers_own_plans_to_its
         prompt = prompt_of(fake_llm, purpose, 0)
         assert "Ann Lee is baking bread" in prompt or "Bo Chen is painting" in prompt, prompt
         assert PLAN not in prompt, f"{purpose} showed Ann's own plan among what may come up"
+
+
+def test_a_status_is_revised_from_what_happened_not_from_its_own_plans(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Cauldwell (blind21, in view): a resident's revision showed 13 memories "from recent days", 3
+    of them his own plans (the prompt shows the last day's plan apart), and not the host telling him
+    of her indigo dyeing; his status, and so his day, never held it. Its own plans are left out."""
+    fake_llm.queue({"json": {"currently": "Ann Lee keeps the library."}}, purpose="revise_currently")
+
+    async def scenario(stream: MemoryStream) -> None:
+        await ann_remembers(stream)
+        plans = [node(f"Ann Lee's plan for {h:02d}:00-{h + 1:02d}:00 on Saturday, shelving: sorting returns (10 min)",
+                      NOW - timedelta(minutes=10 * (6 - h)), MemoryKind.PLAN, importance=8, subject="Ann Lee")
+                 for h in range(6)]
+        await stream.remember("ann", ann().persona, plans, None, rate=False)
+        await revise_currently(ann(), NOW, stream, Trace(npc_id="ann", kind="plan", game_time=NOW), work=WORK)
+
+    run(scenario)
+    shown = under(prompt_of(fake_llm, "revise_currently", 0), "remembers from recent days:")
+    assert any("Ann Lee is" in line for line in shown), shown
+    assert not [line for line in shown if "'s plan for" in line], shown
 
 
 def test_a_conversation_states_the_speakers_news_once_not_again_in_its_memos(run: Run, fake_llm: FakeOpenAI) -> None:

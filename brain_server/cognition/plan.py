@@ -137,9 +137,12 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     Brinnick two blind models revised "A flotsam auction ..., on October 15 between 11 am and 1 pm:
     Sorcha Gault is getting it up herself, ... and she means to tell everyone she runs into" to
     "Sorcha Gault is looking forward to my plan to tell everyone she runs into", and the host's
-    every prompt after held her aim to tell and not the auction."""
+    every prompt after held her aim to tell and not the auction. Its memories leave out the NPC's own
+    plans, which the prompt shows apart: in Cauldwell (blind21) 3 of a resident's 13 were plans, and
+    the host telling him her event the day before was not among them."""
     persona = npc.persona
-    memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace)
+    memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace,
+                                     without=OWN_PLANS)
     old = persona.currently
     kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
     answer = await stream.llm.complete(
