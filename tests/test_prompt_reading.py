@@ -148,6 +148,8 @@ def test_a_day_plan_remembers_promises_not_the_last_days_plan_steps(run: Run, fa
     shown = under(prompt_of(fake_llm, "daily_plan"), "remembers that matters for today:")
     assert any(promise.description in line for line in shown), shown
     assert not any("'s plan for" in line for line in shown), shown
+    # Which of its places is home is said (Cauldwell, blind21: a boatman's evenings "at home" in the laundry).
+    assert f"The last block is sleeping at home ({HOME})." in prompt_of(fake_llm, "daily_plan")
 
 
 def test_a_day_plan_shows_the_conversation_that_said_yes_for_that_day(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -90,6 +90,9 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
 
 async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
                         places: Sequence[str], work: Work, seek: str) -> DailyPlan:
+    """The model's day plan. The prompt says which place is home: asked to end the day "sleeping at
+    home" among places not told apart, blind21 put a boatman's breakfast, dinner and evenings "at
+    home" in the laundry's wash house, and his evening's steps were its mangle and coppers."""
     persona = npc.persona
     if npc.plan_day is not None and npc.plan_day < now.date():
         persona.currently = await revise_currently(npc, now, stream, trace, work=work)
@@ -102,7 +105,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
             "previous_day": _previous_day(npc), "memories": bullet_list(memories), "seek": seek,
-            "places": bullets(places), "place_list": places,
+            "places": bullets(places), "place_list": places, "home": f" ({persona.home})" if persona.home else "",
         },
         work=work, npc_id=npc.npc_id,
         fallback=lambda: fallback_plan(npc, now, places),
