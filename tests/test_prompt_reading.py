@@ -24,6 +24,7 @@ from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import hosting, mentions, when
+from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.said_clock import (
     anchored,
     before_when,
@@ -207,17 +208,19 @@ def test_a_status_is_revised_from_what_happened_not_from_its_own_plans(run: Run,
     """Cauldwell (blind21, in view): a resident's revision showed 13 memories "from recent days", 3
     of them his own plans (the prompt shows the last day's plan apart), and not the host telling him
     of her indigo dyeing; his status, and so his day, never held it. Its own plans are left out."""
-    fake_llm.queue({"json": {"currently": "Ann Lee keeps the library."}}, purpose="revise_currently")
+    fake_llm.queue({"json": {"currently": "Ann Lee keeps the library; the book fair is tomorrow (Saturday February 14)."}},
+                   purpose="revise_currently")
 
-    async def scenario(stream: MemoryStream) -> None:
+    async def scenario(stream: MemoryStream) -> str:
         await ann_remembers(stream)
         plans = [node(f"Ann Lee's plan for {h:02d}:00-{h + 1:02d}:00 on Saturday, shelving: sorting returns (10 min)",
                       NOW - timedelta(minutes=10 * (6 - h)), MemoryKind.PLAN, importance=8, subject="Ann Lee")
                  for h in range(6)]
         await stream.remember("ann", ann().persona, plans, None, rate=False)
-        await revise_currently(ann(), NOW, stream, Trace(npc_id="ann", kind="plan", game_time=NOW), work=WORK)
+        return await revise_currently(ann(), NOW, stream, Trace(npc_id="ann", kind="plan", game_time=NOW), work=WORK)
 
-    run(scenario)
+    # A day copied as "tomorrow" on that day is said as today (`redated`).
+    assert run(scenario) == "Ann Lee keeps the library; the book fair is today (Saturday February 14)."
     shown = under(prompt_of(fake_llm, "revise_currently", 0), "remembers from recent days:")
     assert any("Ann Lee is" in line for line in shown), shown
     assert not [line for line in shown if "'s plan for" in line], shown
@@ -596,6 +599,18 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
 
 
+def test_a_relative_day_copied_on_a_later_day_says_that_day_as_it_is_now() -> None:
+    """blind22's writer: the baker's status, written on Friday, read on Saturday "tomorrow (Saturday
+    April 11) morning", which a model could take for Sunday. What is kept says a relative day given
+    its date as it is from today (a revised status too: `test_a_status_is_revised_from_what_happened_...`)."""
+    saturday = date(2026, 4, 11)
+    assert anchored("Owen keeps the oven hot tomorrow (Saturday April 11) morning.", saturday) == \
+        "Owen keeps the oven hot today (Saturday April 11) morning."
+    assert anchored("The quiz tonight (Friday April 10) was fun; the fair is today (Sunday April 12).", saturday) == \
+        "The quiz on Friday April 10 was fun; the fair is tomorrow (Sunday April 12)."
+    assert anchored("A walk this evening (Saturday April 11).", saturday) == "A walk this evening (Saturday April 11)."
+
+
 def test_a_time_said_in_words_or_as_a_range_is_read() -> None:
     """A game's whisper said its hours as "from nine till eleven in the morning": no time was read,
     so the host's own event was no event, never laid in her plan nor held as news. Hours in words,
@@ -610,6 +625,20 @@ def test_a_time_said_in_words_or_as_a_range_is_read() -> None:
     assert stated_times("at half past six in the evening, or quarter to eight at night") == [(18, 30), (19, 45)]
     assert stated_times("one of them in the morning") == []
     assert says_when("come at nine") and not says_when("nine of them came")
+
+
+def test_hours_said_after_their_half_of_the_day_are_read() -> None:
+    """blind22's writer saw a baker's 10-12 event, said "tomorrow morning, ten until twelve", told as
+    today's news at 14:20 ("that is today ..."): its hours were unread, so the day was not over till
+    midnight. Hours said just after morning, afternoon, evening or tonight are read in that half (a
+    single one only after "at"); a number after them that is no hour is not."""
+    said = "Owen will keep the oven hot tomorrow (Saturday April 11) morning, ten until twelve, for anybody"
+    assert stated_times(said) == [(10, 0), (12, 0)]
+    assert not said_clock.still_ahead(said, datetime(2026, 4, 11, 14, 20, tzinfo=UTC), date(2026, 4, 10))
+    assert stated_times("on Saturday afternoon from two to four") == [(14, 0), (16, 0)]
+    assert stated_times("tonight, seven till nine") == [(19, 0), (21, 0)]
+    assert stated_times("this evening at seven") == [(19, 0)]
+    assert stated_times("Saturday morning, 3 people came") == [] and stated_times("this evening, seven of us") == []
 
 
 def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:

@@ -30,6 +30,7 @@ from brain_server.cognition.news import (
     OWN,
     about,
     held_news,
+    holds_it,
     known_places,
     latest_thoughts,
     mentions,
@@ -242,7 +243,7 @@ async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, name
     people's names by id. One it talked with but keeps no memory of the talk counts as told, and
     one whose event it is knows it (the hard stand-in and blind10's writer saw hosts told their
     own event, and a call spent on it)."""
-    theirs = {o for o, name in names.items() if name and unstamped(gist(news)).startswith(name)}
+    theirs = {o for o, name in names.items() if holds_it(name, unstamped(gist(news)))}
     talked = {other for other, when in npc.last_chat.items() if when >= news.created} - theirs
     if not talked:
         return theirs

@@ -17,7 +17,7 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import stems, what_there_is
+from brain_server.cognition.offline.heard import EVENT, stems, what_there_is
 from brain_server.cognition.offline.said_clock import (
     WHEN_WORDS,
     before_when,
@@ -84,6 +84,18 @@ def hosting(name: str, news: MemoryNode) -> bool:
     naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
     text = news.description
     return news.predicate == OWN and news.subject == name and bool(clock_times(text))
+
+
+def holds_it(name: str, text: str) -> bool:
+    """Whether news (`text`, without who passed it on) is `name`'s own event: it begins with the
+    name, says "<name>'s own", or says the name just before an intent (`EVENT`). blind22's writer
+    saw a resident prompted to tell the baker his own event ("The seeded loaf has come right at
+    last. Owen Pryce is going to keep the Bakehouse oven hot ..."), as one he had not told yet."""
+    if not name or text.startswith(name):
+        return bool(name)
+    return any(text.startswith("'s own", m.end()) or text.startswith("\u2019s own", m.end())
+               or EVENT.match(text, m.end() + 1) is not None
+               for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
 def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:

@@ -23,7 +23,7 @@ from brain_server.cognition.offline.awake import keep_awake, minutes
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
-from brain_server.cognition.offline.said_clock import anchored, named_days
+from brain_server.cognition.offline.said_clock import anchored, named_days, redated
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.offline.workday import keep_at_work
 from brain_server.cognition.schedule import OWN_PLANS
@@ -159,7 +159,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    return still_ahead(kept if thought else old, new, now.date(), trace)
+    return redated(still_ahead(kept if thought else old, new, now.date(), trace), now.date())
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:

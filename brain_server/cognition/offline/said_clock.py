@@ -77,9 +77,11 @@ def _bare(words: str) -> list[tuple[int, int]]:
     was read, and its host held no event of her own. Seven to eleven alone stay unread: morning
     and evening are both usual."""
     for m in _BARE.finditer(words):
+        start, end = _hour(m.group(1)), _hour(m.group(3)) if m.group(3) else None
+        if (half := _HALF_BEFORE.search(words, 0, m.start())) and (end is not None or half.group(2)):
+            return _in_half(start, end, half.group(1).lower() != "morning")
         if not (m.group(2) or m.group(4)):
             continue
-        start, end = (_hour(h) if h else None for h in m.group(1, 3))
         if not start or start > 12 or (end is not None and not 1 <= end <= 12):
             continue
         if end is None:
@@ -91,6 +93,24 @@ def _bare(words: str) -> list[tuple[int, int]]:
         if (first := _afternoon(start)) is not None:
             return [(first, 0), (min(h for h in (end % 12, end % 12 + 12) if h > first), 0)]
     return []
+
+
+# The half of the day said just before the hours: "tomorrow morning, ten until twelve", "this
+# evening at seven", "tonight, seven till nine", "Saturday afternoon from two to four" (a single
+# hour only after "at").
+_HALF_BEFORE = re.compile(r"\b(morning|afternoon|evening|night|tonight),?\s+(?:(at)\s+|(?:from|between)\s+)?$", re.IGNORECASE)
+
+
+def _in_half(start: int, end: int | None, later: bool) -> list[tuple[int, int]]:
+    """Hours said after their half of the day (`later`: afternoon, evening or night), the end after
+    the start: blind22's writer saw a 10-12 event, said "tomorrow morning, ten until twelve", still
+    told as today's news at 14:20, its hours unread."""
+    first = start % 12 + 12 * later if start != 12 else 12  # twelve is noon either way
+    if end is None:
+        return [(first, 0)] if 1 <= start <= 12 else []
+    last = end % 12 + 12 * later
+    last += 12 if last <= first else 0
+    return [(first, 0), (last, 0)] if 1 <= start <= 12 and last < 24 else [(first, 0)]
 
 
 def _hour(figure: str) -> int:
@@ -158,7 +178,7 @@ def anchored(text: str, today: date) -> str:
     it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
     was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
     (blind7, Korrin)."""
-    text = unstamped(text)
+    text = redated(unstamped(text), today)
     if named_days(text, today):
         return text
 
@@ -172,6 +192,27 @@ def anchored(text: str, today: date) -> str:
         return f"{m.group(0)} ({day:%B} {day.day})"
 
     return _RELATIVE.sub(dated, _WEEKDAY.sub(weekday, text))
+
+
+# A relative day given its date, as `anchored` keeps it: "tomorrow (Saturday April 11)".
+_DATED_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening)) \(((?:[A-Z][a-z]+day )?"
+                             r"[A-Z][a-z]+ \d{1,2})\)")
+
+
+def redated(text: str, today: date) -> str:
+    """`text` with each relative day given its date ("tomorrow (Saturday April 11)") said as that
+    date is from `today`: "today (Saturday April 11)" on the 11th, "on Saturday April 11" on another
+    day. A status written on Friday was copied on Saturday, and blind22's writer read the baker's
+    "tomorrow (Saturday April 11) morning" on Saturday as maybe Sunday's."""
+    def said(m: re.Match[str]) -> str:
+        days = named_days(m.group(2), today)
+        if not days:
+            return m.group(0)
+        ahead = (days[0] - today).days
+        if ahead == 0:
+            return m.group(0) if m.group(1).lower() != "tomorrow" else f"today ({m.group(2)})"
+        return f"tomorrow ({m.group(2)})" if ahead == 1 else f"on {m.group(2)}"
+    return _DATED_RELATIVE.sub(said, text)
 
 
 def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
