@@ -82,7 +82,11 @@ o'clock to three"), modelled on a mid-size (12-14B) local model whose output no 
 judges stop 75's code unread. A twenty-third, `blind21` (npc_lab/standin/blind21.py), by a twenty-first
 hand, from requests captured afresh (Wyncombe, stop 76, lantern slides shown "from half past five till
 seven in the evening"), modelled on a terse, literal 70B-class model under JSON mode whose schema no
-server enforces, judges stop 76's code unread. `FROZEN` holds the hashes.
+server enforces, judges stop 76's code unread. A twenty-fourth, `blind22` (npc_lab/standin/blind22.py), by a
+twenty-second hand, from requests captured afresh (Wyncombe, stop 77, a baker's oven kept hot
+"tomorrow morning, ten until twelve" for anyone to bake a loaf), modelled on a chatty 8B-class model
+behind Ollama's OpenAI route, judges stop 77's code; its writer's list of what confused it was read
+before its first run. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -118,7 +122,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind18.py": "e1fa131707d4238df6f43e9016aa0c8532a18559a7ec3401750d8d3f4ad4cbd7",
           "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca",
           "blind20.py": "214db8e22466d2ea27c766f104dcead978fc604fe5619e4d312c6d78b5ba8879",
-          "blind21.py": "8c98a85cc8112b371a5a1541b2f7975e3043c7ea4d365f01e1167132a6ebc5ee"}
+          "blind21.py": "8c98a85cc8112b371a5a1541b2f7975e3043c7ea4d365f01e1167132a6ebc5ee",
+          "blind22.py": "d46ccfa4bb831528353bf5da31503c908c0865fe390ac8e1cae3de8d852b7b30"}
 
 
 class BlindStandIn:
