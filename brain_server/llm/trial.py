@@ -40,7 +40,7 @@ SAMPLE: dict[str, Any] = {
     "observation": f"{_PARTNER} is buying bread", "subject": _PARTNER, "status": f"{_PARTNER} is buying bread",
     "schedule": _SCHEDULE, "partner_schedule": "- 09:00-17:00 working at the workshop", "previous_day": _SCHEDULE,
     "places": f"- {_PLACE}\n- Brook:Tom's Workshop:workshop", "partner_places": "- Brook:Tom's Workshop:workshop",
-    "place_list": [_PLACE, "Brook:Tom's Workshop:workshop"], "partner_place_list": ["Brook:Tom's Workshop:workshop"],
+    "place_list": [_PLACE, "Brook:Tom's Workshop:workshop"], "home": f" ({_PLACE})", "partner_place_list": ["Brook:Tom's Workshop:workshop"],
     "place_choices": [("Ada's Bakery", "bakery", ["oven", "counter"]), ("Tom's Workshop", "workshop", ["bench"])],
     "choices": '- "continue": carry on.\n- "talk": start a conversation.', "choice_names": '"continue" | "talk"',
     "choice_list": ["continue", "talk"], "dialogue": f'{_PARTNER}: "Morning, Ada! Two loaves, please."',
