@@ -93,9 +93,11 @@ def holds_it(name: str, text: str) -> bool:
     last. Owen Pryce is going to keep the Bakehouse oven hot ..."), as one he had not told yet."""
     if not name or text.startswith(name):
         return bool(name)
-    return any(text.startswith("'s own", m.end()) or text.startswith("\u2019s own", m.end())
-               or EVENT.match(text, m.end() + 1) is not None
+    return any(_OWN.match(text, m.end()) or EVENT.match(text, m.end() + 1)
                for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text))
+
+
+_OWN = re.compile(r"['\u2019]s own")  # "of Netta Bramall's own devising"
 
 
 def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:

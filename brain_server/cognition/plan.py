@@ -159,7 +159,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    return redated(still_ahead(kept if thought else old, new, now.date(), trace), now.date())
+    return still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
