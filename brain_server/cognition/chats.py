@@ -127,15 +127,23 @@ class Chats:
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
             npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now, rest=rest)]]
-            for me in npcs:
-                me = me.model_copy(deep=True)
-                me.action = chatting(me, _others(me, npcs), now, CHAT_HOLD, [])
-                await self.records.save(me)
-            world = await self.records.world(a.world_name)
-            group = Group([await Speaker.read(me, now, self.stream, world) for me in npcs])
+            try:
+                for me in npcs:
+                    # talking before chatting: a Decide (on any thread) that finds an NPC chatting
+                    # finds its lines being written, and tells the game to ask again soon
+                    self.runtimes.of(me.npc_id).set_talking(True)
+                    chatter = me.model_copy(deep=True)
+                    chatter.action = chatting(chatter, _others(chatter, npcs), now, CHAT_HOLD, [])
+                    await self.records.save(chatter)
+                world = await self.records.world(a.world_name)
+                group = Group([await Speaker.read(me, now, self.stream, world) for me in npcs])
+            except BaseException:
+                for me in npcs:  # back as they were: their plans, and free to talk
+                    self.runtimes.of(me.npc_id).set_talking(False)
+                    await self.records.save(me)
+                raise
             for me in npcs:
                 self._open[me.npc_id] = group
-                self.runtimes.of(me.npc_id).set_talking(True)
         ids = group.ids()
         held = await asyncio.gather(*(held_news(me.npc_id, now, self.stream) for me in npcs))
         try:
