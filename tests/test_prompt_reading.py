@@ -23,7 +23,7 @@ from brain_server.cognition.converse import (
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import hosting, mentions, when
+from brain_server.cognition.news import holds_it, hosting, mentions, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.said_clock import (
     anchored,
@@ -639,6 +639,7 @@ def test_hours_said_after_their_half_of_the_day_are_read() -> None:
     assert stated_times("tonight, seven till nine") == [(19, 0), (21, 0)]
     assert stated_times("this evening at seven") == [(19, 0)]
     assert stated_times("Saturday morning, 3 people came") == [] and stated_times("this evening, seven of us") == []
+    assert stated_times("this evening, 15 to 20 of us") == [] and stated_times("tonight, 9 to 14 chairs") == []
 
 
 def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
@@ -743,3 +744,13 @@ def test_a_possessive_day_is_left_as_written() -> None:
     saturday = date(2026, 2, 14)
     assert anchored("Isabella is busy with tonight's party, and tomorrow too.", saturday) == (
         "Isabella is busy with tonight's party, and tomorrow (Sunday February 15) too.")
+
+
+def test_news_is_ones_own_event_where_it_says_so() -> None:
+    """Whose event news is: begun with the name, "<name>'s own" (either apostrophe), or the name
+    just before an intent; "'s owner" is someone else's."""
+    assert holds_it("Netta Bramall", "Netta Bramall is holding a dyeing afternoon")
+    assert holds_it("Netta Bramall", "a dye bath of Netta Bramall\u2019s own devising, at two")
+    assert holds_it("Owen Pryce", "The loaf came right. Owen Pryce is going to keep the oven hot")
+    assert not holds_it("Netta Bramall", "Ida Lowe, Netta Bramall's owner at the mill, is holding a fair")
+    assert not holds_it("Netta Bramall", "Ida told Netta Bramall about the fair")

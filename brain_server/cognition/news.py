@@ -97,7 +97,7 @@ def holds_it(name: str, text: str) -> bool:
                for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
-_OWN = re.compile(r"['\u2019]s own")  # "of Netta Bramall's own devising"
+_OWN = re.compile(r"['\u2019]s own\b")  # "of Netta Bramall's own devising", not "'s owner"
 
 
 def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:

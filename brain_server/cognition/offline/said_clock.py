@@ -105,12 +105,14 @@ def _in_half(start: int, end: int | None, later: bool) -> list[tuple[int, int]]:
     """Hours said after their half of the day (`later`: afternoon, evening or night), the end after
     the start: blind22's writer saw a 10-12 event, said "tomorrow morning, ten until twelve", still
     told as today's news at 14:20, its hours unread."""
+    if not 1 <= start <= 12 or (end is not None and not 1 <= end <= 12):
+        return []  # "this evening, 15 to 20 of us": no hours
     first = start % 12 + 12 * later if start != 12 else 12  # twelve is noon either way
     if end is None:
-        return [(first, 0)] if 1 <= start <= 12 else []
+        return [(first, 0)]
     last = end % 12 + 12 * later
     last += 12 if last <= first else 0
-    return [(first, 0), (last, 0)] if 1 <= start <= 12 and last < 24 else [(first, 0)]
+    return [(first, 0), (last, 0)] if last < 24 else [(first, 0)]
 
 
 def _hour(figure: str) -> int:
