@@ -262,9 +262,11 @@ def test_a_host_is_asked_to_invite_and_the_one_invited_to_answer(stream, fake_ll
     asked nobody; each listener answered the greeting ("Hello, Netta."), remembered "nothing in
     particular was settled", and none came. The paper's host invites; so a host's turn asks her to
     invite the one she talks with to her event, and the other's asks them to say whether they will
-    come, in view and out of view. Only a host's news is said to be an event it hosts."""
+    come, in view and out of view. Only a host's news is said to be an event it hosts, and with who
+    may come (the whisper said it after a colon, and her line never did)."""
     event = ("Tomorrow (Saturday March 7), from ten in the morning, there'll be a bell-ringing practice in the "
-             "tower of the Chapel of St Ives, of Isabella Rodriguez's own arranging")
+             "tower of the Chapel of St Ives, of Isabella Rodriguez's own arranging: the ropes are new, and anyone "
+             "who can count to eight may take one. She will tell whoever she runs into.")
     fake_llm.queue(turn("Hello Klaus!"), turn("Hello.", True), purpose="converse_turn")
     fake_llm.queue({"json": {"talk": False, "lines": []}}, purpose="conversation_summary")
     isabella, klaus = npc("isabella", "Isabella Rodriguez", CHAPEL), npc("klaus", "Klaus Mueller")
@@ -280,7 +282,8 @@ def test_a_host_is_asked_to_invite_and_the_one_invited_to_answer(stream, fake_ll
     asyncio.run(talk())
     hers, his = (" ".join(r["body"]["messages"][1]["content"].split())
                  for r in fake_llm.chat_requests("converse_turn")[:2])
-    assert "an event they are hosting: a bell-ringing practice in the tower of the Chapel of St Ives" in hers
+    assert ("an event they are hosting: a bell-ringing practice in the tower of the Chapel of St Ives, of Isabella "
+            "Rodriguez's own arranging; anyone who can count to eight may take one (that is tomorrow") in hers
     assert "an event Isabella Rodriguez is hosting, Isabella Rodriguez invites Klaus Mueller to" in hers
     assert "If Isabella Rodriguez invites Klaus Mueller to something, Klaus Mueller says whether they will come" in his
     assert "has news on their mind, an event they are hosting" not in his

@@ -33,6 +33,7 @@ from brain_server.cognition.offline.said_clock import (
     says_when,
     stated_times,
     what_clause,
+    who_may_come,
 )
 from brain_server.cognition.plan import plan_day, revise_currently, still_ahead
 from brain_server.cognition.react import decide_reaction
@@ -674,6 +675,24 @@ def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> Non
     assert what_clause(found) == "she will read some of them aloud in the nave, and she hopes people come."
     assert before_when(found) == "In a cupboard Lena found old letters"
     assert before_when("A flotsam auction in the boat hall, on October 15 at 11 am: Sorcha is getting it up.") == ""
+
+
+def test_who_may_come_is_read_where_news_says_it_after_what_happens() -> None:
+    """Who may come, said after what happens (after a colon, or in a sentence of its own): from
+    the one named nearest before what they may do; not the host's asking, nor what the event's own
+    clause says already."""
+    indigo = ("Tomorrow, between two and four, there will be indigo dyeing in the shed: she has kept a vat "
+              "going, and anyone who brings something pale, a shirt, may dip it. She will tell whoever she runs into.")
+    assert who_may_come(indigo) == "anyone who brings something pale, a shirt, may dip it"
+    assert who_may_come("A quiz on Friday at 8 pm. Everyone is busy, but anybody may bring a team.") == \
+        "anybody may bring a team"
+    assert who_may_come("A dance on Friday at 8 pm. She will ask everyone she meets; all are welcome.") == \
+        "all are welcome"
+    assert who_may_come("A dance on Friday at 8 pm: she will tell everyone she runs into.") == ""
+    assert who_may_come("A dance on Friday at 8 pm: she can play the fiddle, and everyone is tired.") == ""
+    assert who_may_come("On Friday, from 6 to 8 pm, he'll seal a capsule, and anyone can bring a note.") == ""
+    assert who_may_come("On Friday at 8 pm he'll seal a capsule, and anyone can bring a note.") == \
+        "anyone can bring a note"
 
 
 def test_hours_said_with_oclock_and_no_half_of_the_day_are_read_where_the_hours_tell_it() -> None:

@@ -25,6 +25,7 @@ from brain_server.cognition.offline.said_clock import (
     named_days,
     still_ahead,
     what_clause,
+    who_may_come,
 )
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
@@ -109,11 +110,13 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     read the news to tell closing with the host's aim, and in Brinnick ("A flotsam auction in the
     boat hall ..., on October 15 ...: Sorcha Gault is getting it up herself, ... and she means to
     tell everyone she runs into") two blind models told "I mean to tell everyone she runs into"
-    and not the auction; and by what there will be, not "there will be ..." (`what_there_is`). The
-    whole thought stays in its status and memories."""
+    and not the auction; by what there will be, not "there will be ..." (`what_there_is`); and by
+    who may come, where the thought says it after (`who_may_come`). The whole thought stays in its
+    status and memories."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted = hosting(name, news)
-    said = what_there_is(what_clause(said)) if hosted else said
+    if hosted:
+        said = "; ".join(filter(None, (what_there_is(what_clause(said)), who_may_come(said))))
     return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
 
 

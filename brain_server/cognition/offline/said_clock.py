@@ -294,6 +294,33 @@ def what_clause(text: str) -> str:
 _COLON = re.compile(r";|(?<!\d):|:(?!\d)")  # a clock's colon ("10:30") ends nothing
 
 
+def who_may_come(text: str) -> str:
+    """Who an event is for, where a statement after the one `what_clause` reads says it: from its
+    comma clause that names anyone or everyone nearest before what they may do, to the statement's end
+    ("" if none, or if `what_clause` has it already). blind21 told Cauldwell only "indigo dyeing in
+    the drying shed at Bramall's Laundry": its whisper's "...: she has kept a vat going ..., and
+    anyone who brings something pale ... may dip it" never reached the host's line, and nobody
+    came; the host's asking ("she will tell whoever she runs into") is not who may come."""
+    read = what_clause(text)
+    for statement in (part for sentence in SENTENCE.split(text.strip()) for part in _COLON.split(sentence)):
+        clauses = statement.split(",")
+        may = next((i for i, c in enumerate(clauses) if _MAY.search(c)), None)
+        at = max((i for i, c in enumerate(clauses[:may + 1]) if _ANYONE.search(c)), default=None) \
+            if may is not None else None  # of those named before what they may do, the nearest
+        if at is None:
+            continue
+        said = _AND.sub("", ",".join(clauses[at:]).strip()).rstrip(".")
+        if not _ASKING.search(said):
+            return "" if said in read else said
+    return ""
+
+
+_ANYONE = re.compile(r"\b(?:any|every)(?:one|body)\b|\bwhoever\b|\ball (?:are|comers)\b", re.IGNORECASE)
+_MAY = re.compile(r"\b(?:may|can|could|welcome|invited|free to|should come)\b", re.IGNORECASE)
+_ASKING = re.compile(r"\b(?:tells?|told|ask(?:s|ed)?|runs? into|meets?)\b", re.IGNORECASE)
+_AND = re.compile(r"^(?:and|but|so)\s+", re.IGNORECASE)
+
+
 def before_when(text: str) -> str:
     """The statements of a text before the one `what_clause` reads ("" if it reads the first): how
     the event came about, which says what "them" in "read some of them aloud" is."""
