@@ -40,3 +40,22 @@ def test_the_zygote_goes_on_when_a_brain_ends_before_its_answer() -> None:
     brain_end.close()
     _answer(zygote_end, 12345)
     zygote_end.close()
+
+
+def test_a_test_process_leaves_no_zygote_folder_behind(tmp_path: Path) -> None:
+    """A process that imports the zygote and never forks makes no folder; one that forked removes
+    its folder at exit (every test process left one in /tmp: 1,001 in two days of suites)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", "import tests.zygote"], cwd=root, env=env, check=True, timeout=60)
+    assert list(tmp_path.iterdir()) == []
+    forks = ("import sys; from pathlib import Path; from tests.zygote import ZYGOTE; "
+             "done = ZYGOTE.run('json.tool', ['--help'], {}, Path('.'), timeout=60); "
+             "assert done.returncode == 0 and ZYGOTE._statuses.exists(), done; print(ZYGOTE._statuses)")
+    made = subprocess.run([sys.executable, "-c", forks], cwd=root, env=env, check=True, timeout=120,
+                          capture_output=True, text=True).stdout.strip()
+    assert made.startswith(str(tmp_path)) and list(tmp_path.iterdir()) == []
