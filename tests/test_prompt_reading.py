@@ -691,6 +691,8 @@ def test_who_may_come_is_read_where_news_says_it_after_what_happens() -> None:
     assert who_may_come("A dance on Friday at 8 pm: she will tell everyone she runs into.") == ""
     assert who_may_come("A dance on Friday at 8 pm: she can play the fiddle, and everyone is tired.") == ""
     assert who_may_come("On Friday, from 6 to 8 pm, he'll seal a capsule, and anyone can bring a note.") == ""
+    assert who_may_come("Anyone whose bicycle squeaks can wheel it round to the inn on Saturday, from nine till "
+                        "eleven; Isabella will have her tools out.") == ""
     assert who_may_come("On Friday at 8 pm he'll seal a capsule, and anyone can bring a note.") == \
         "anyone can bring a note"
 

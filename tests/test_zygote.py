@@ -56,6 +56,8 @@ def test_a_test_process_leaves_no_zygote_folder_behind(tmp_path: Path) -> None:
     forks = ("import sys; from pathlib import Path; from tests.zygote import ZYGOTE; "
              "done = ZYGOTE.run('json.tool', ['--help'], {}, Path('.'), timeout=60); "
              "assert done.returncode == 0 and ZYGOTE._statuses.exists(), done; print(ZYGOTE._statuses)")
-    made = subprocess.run([sys.executable, "-c", forks], cwd=root, env=env, check=True, timeout=120,
-                          capture_output=True, text=True).stdout.strip()
-    assert made.startswith(str(tmp_path)) and list(tmp_path.iterdir()) == []
+    done = subprocess.run([sys.executable, "-c", forks], cwd=root, env=env, timeout=120, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().startswith(str(tmp_path)) and list(tmp_path.iterdir()) == []
+    assert not list(root.glob("*.exit")), "a fork's exit code was written outside the zygote's folder"

@@ -173,9 +173,9 @@ class Zygote:
         """A fork running the module, writing to fds (stdout and stderr, or one for both), which are
         closed here: its pid, and the file its exit code will be written to."""
         with self._lock:
+            sock = self._started()  # first: it makes the folder the status is written in
             self._count += 1
             status = self._statuses / f"{self._count}.exit"
-            sock = self._started()
             request = {"module": module, "argv": [module, *args], "env": env, "cwd": str(cwd), "status": str(status),
                        "children": children}
             socket.send_fds(sock, [json.dumps(request).encode()], fds)
