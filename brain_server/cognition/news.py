@@ -111,12 +111,13 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     boat hall ..., on October 15 ...: Sorcha Gault is getting it up herself, ... and she means to
     tell everyone she runs into") two blind models told "I mean to tell everyone she runs into"
     and not the auction; by what there will be, not "there will be ..." (`what_there_is`); and by
-    who may come, where the thought says it after (`who_may_come`). The whole thought stays in its
-    status and memories."""
+    who may come, where the thought says it after (`who_may_come`), in the same sentence: blind21
+    told what came before a semicolon, and no more. The whole thought stays in its status and
+    memories."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted = hosting(name, news)
     if hosted:
-        said = "; ".join(filter(None, (what_there_is(what_clause(said)), who_may_come(said))))
+        said = ", and ".join(filter(None, (what_there_is(what_clause(said)), who_may_come(said))))
     return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
 
 
