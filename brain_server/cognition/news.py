@@ -17,7 +17,7 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, stems, what_there_is
+from brain_server.cognition.offline.heard import EVENT, name_matches, stems, what_there_is
 from brain_server.cognition.offline.said_clock import (
     WHEN_WORDS,
     before_when,
@@ -95,7 +95,7 @@ def holds_it(name: str, text: str) -> bool:
     if not name or text.startswith(name):
         return bool(name)
     return any(_OWN.match(text, m.end()) or EVENT.match(text, m.end() + 1)
-               for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text))
+               for m in name_matches(text, name))
 
 
 _OWN = re.compile(r"['\u2019]s own\b")  # "of Netta Bramall's own devising", not "'s owner"

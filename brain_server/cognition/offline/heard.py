@@ -5,7 +5,7 @@ say more (a name asked of, today's hours), and whether a line may answer it (`ac
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 from enum import StrEnum
 import re
@@ -224,9 +224,14 @@ def repeats(line: str, said: Sequence[str]) -> bool:
     return len(mine) >= REPEAT_WORDS and any(SequenceMatcher(None, mine, words(s)).ratio() >= REPEAT_NEAR for s in said)
 
 
+def name_matches(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> Iterator[re.Match[str]]:
+    """Each place `text` holds `name` as a whole name (not inside a longer word)."""
+    return re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags)
+
+
 def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
     """Whether `text` holds `name` as a whole name (not inside a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
+    return next(name_matches(text, name, flags), None) is not None
 
 
 def says_name(text: str, person: str) -> bool:
