@@ -16,9 +16,10 @@ import pytest
 from brain_server.cognition.attention import NEWS as HEARD
 from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.calls import aimed, called, calling_on
-from brain_server.cognition.chats import Chats, told_place
+from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_activity, news_for, not_today, seeking
+from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import about, held, held_news, mentions, when

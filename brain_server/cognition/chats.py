@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-import re
 from typing import TypeVar
 
 from brain_server.cognition.attention import gist
@@ -36,13 +35,12 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import seeking
-from brain_server.cognition.gist import named_place, named_places, room_named
+from brain_server.cognition.gist import named_places, told_place
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import choose_address, learn_places, open_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import held_news, latest_thoughts
-from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
@@ -329,21 +327,6 @@ class Chats:
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])
-
-
-_NAMED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done
-
-
-def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str]) -> str:
-    """The place named by the first of `told` (news, newest first) about the same thing as a plan
-    item (a word of what its activity does, names aside): blind15's memos named none, or where the
-    talk was, and the model put the item where the listener stood (the signal box, for a lesson in
-    the depot's mess room). "" when no such news names one."""
-    about = stems(_NAMED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
-    found = [(place, node.description) for node in told if about & stems(node.description)
-             and (place := named_place(places, node.description))]
-    # news that names the room before news retold with the building only ("at the Engine Depot")
-    return next((place for place, said in found if room_named(place, said)), found[0][0] if found else "")
 
 
 def _others_news(me: NpcState, npcs: Sequence[NpcState], held: Sequence[MemoryNode | None]) -> list[MemoryNode]:

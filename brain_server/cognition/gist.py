@@ -22,7 +22,8 @@ import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import EVENT, repeats, unrelayed
+from brain_server.cognition.offline.heard import EVENT, repeats, stems, unrelayed
+from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
 from brain_server.model.world import SEPARATOR, place_names
@@ -94,6 +95,21 @@ def named_place(places: Iterable[str], said: str) -> str:
     """The place among `places` that `said` names most closely: one whose room it names too ("in the
     mess room of the Engine Depot": not the depot's engine shed), else the first it names; "" for none."""
     return min(named_places(places, said), default="", key=lambda p: not room_named(p, said))
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done
+
+
+def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str]) -> str:
+    """The place named by the first of `told` (news, newest first) about the same thing as a plan
+    item (a word of what its activity does, names aside): blind15's memos named none, or where the
+    talk was, and the model put the item where the listener stood (the signal box, for a lesson in
+    the depot's mess room). "" when no such news names one."""
+    about = stems(_CAPITALISED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
+    found = [(place, node.description) for node in told if about & stems(node.description)
+             and (place := named_place(places, node.description))]
+    # news that names the room before news retold with the building only ("at the Engine Depot")
+    return next((place for place, said in found if room_named(place, said)), found[0][0] if found else "")
 
 
 def room_named(place: str, said: str) -> bool:
