@@ -296,19 +296,21 @@ _COLON = re.compile(r";|(?<!\d):|:(?!\d)")  # a clock's colon ("10:30") ends not
 
 def who_may_come(text: str) -> str:
     """Who an event is for, where a statement after the one `what_clause` reads says it: from its
-    comma clause that names anyone or everyone nearest before what they may do, to the statement's end
-    ("" if none). blind21 told Cauldwell only "indigo dyeing in
-    the drying shed at Bramall's Laundry": its whisper's "...: she has kept a vat going ..., and
-    anyone who brings something pale ... may dip it" never reached the host's line, and nobody
-    came; the host's asking ("she will tell whoever she runs into") is not who may come."""
-    read, statements = what_clause(text), _all_statements(text)
-    at_read = len(_statements(text)) - 1  # the statement `what_clause` reads: only what follows it counts
+    comma clause that names anyone or everyone nearest before what they may do, to the statement's
+    end ("" if none). blind21 told Cauldwell only "indigo dyeing in the drying shed at Bramall's
+    Laundry": its whisper's "...: she has kept a vat going ..., and anyone who brings something pale
+    ... may dip it" never reached the host's line, and nobody came; the host's asking ("she will
+    tell whoever she runs into") is not who may come."""
+    statements = _all_statements(text)
+    at_read, read = _what_at(statements), what_clause(text)  # only what follows what it reads counts
     after = statements[at_read].partition(read)[2] if read in statements[at_read] else ""
     for statement in (after, *statements[at_read + 1:]):
         clauses = statement.split(",")
         may = next((i for i, c in enumerate(clauses) if _MAY.search(c)), None)
-        at = max((i for i, c in enumerate(clauses[:may + 1]) if _ANYONE.search(c)), default=None) \
-            if may is not None else None  # of those named before what they may do, the nearest
+        if may is None:
+            continue
+        # of those named before what they may do, the nearest
+        at = max((i for i, c in enumerate(clauses[:may + 1]) if _ANYONE.search(c)), default=None)
         if at is None:
             continue
         said = _AND.sub("", ",".join(clauses[at:]).strip()).rstrip(".")
@@ -334,8 +336,12 @@ def _all_statements(text: str) -> list[str]:
     return [part for sentence in SENTENCE.split(text.strip()) for part in _COLON.split(sentence)]
 
 
+def _what_at(statements: list[str]) -> int:
+    """Which of a text's statements `what_clause` reads: its first that says when, else its first."""
+    return next((i for i, s in enumerate(statements) if says_when(s)), 0)
+
+
 def _statements(text: str) -> list[str]:
-    """A text's statements up to its first that says when (its first alone, if none does)."""
+    """A text's statements up to the one `what_clause` reads."""
     statements = _all_statements(text)
-    at = next((i for i, s in enumerate(statements) if says_when(s)), None)
-    return statements[:at + 1] if at is not None else statements[:1]
+    return statements[:_what_at(statements) + 1]
