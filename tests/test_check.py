@@ -40,11 +40,13 @@ SECRET = "sk-the-secret-never-printed"
 DECIDE = {"npcId": "isabella", "gameTime": "2026-02-13T09:00:00Z"}
 
 
-def free_port() -> int:
-    """A port nothing listens on (bound, then released)."""
+@pytest.fixture
+def refusing_port() -> Iterator[int]:
+    """A port nothing listens on, held bound for the test (a port bound and then released was
+    taken by another worker's server once in a full suite, and answered)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        yield sock.getsockname()[1]
 
 
 def env_for(tmp_path: Path, **settings: object) -> dict[str, str]:
@@ -170,8 +172,9 @@ def test_a_web_server_for_an_endpoint_is_one_line_without_its_page(tmp_path: Pat
     assert done.returncode == 1 and "FAIL" in llm and "takes no chat completions (HTTP 501, an HTML page" in llm, llm
     assert "OpenAI-compatible endpoint?" in llm and "<" not in done.stdout and "HTTP Request" not in done.stderr
 
-def test_an_unreachable_llm_is_one_warning_and_serving_goes_on(tmp_path: Path, started: list) -> None:
-    url = f"http://127.0.0.1:{free_port()}/v1"
+def test_an_unreachable_llm_is_one_warning_and_serving_goes_on(tmp_path: Path, started: list,
+                                                               refusing_port: int) -> None:
+    url = f"http://127.0.0.1:{refusing_port}/v1"
     status, rows = check(tmp_path, llm_base_url=url)
     assert status == 1 and rows["LLM endpoint"][0] == "WARN" and "cannot be reached (Connection refused)" in \
         rows["LLM endpoint"][1]
@@ -266,8 +269,9 @@ def test_a_wrong_embeddings_endpoint_is_one_line(tmp_path: Path, fake_llm: FakeO
         assert says in line and SECRET not in line
 
 
-def test_a_qdrant_server_down_or_wrong_at_start_is_one_line(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
-    down = f"http://127.0.0.1:{free_port()}"
+def test_a_qdrant_server_down_or_wrong_at_start_is_one_line(tmp_path: Path, fake_llm: FakeOpenAI,
+                                                           refusing_port: int) -> None:
+    down = f"http://127.0.0.1:{refusing_port}"
     says = f"the Qdrant server at NPC_BRAIN_QDRANT_URL={down} cannot be reached (Connection refused): is it running?"
     settings = {"llm_base_url": fake_llm.base_url, "llm_model": "fake-model", "qdrant_url": down}
     assert check(tmp_path, **settings)[1]["store"] == ("FAIL", says)
