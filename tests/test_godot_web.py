@@ -18,7 +18,6 @@ from pathlib import Path
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import zipfile
 import pytest
 
 from npc_lab.standin_openai import StandInOpenAI
+from tests.ports import unclaimed_port
 from tests.waits import wait_until
 from tools import godot_web
 
@@ -380,12 +380,6 @@ def _trace_work(http_url: str, decision: dict) -> int:
     return len(trace.get("retrieved", [])) + len(trace.get("llmCalls", []))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _walked_to_decided(events: list[dict]) -> set[str]:
     """NPCs that arrived at (a tile of) an address the brain chose for them."""
     decided: dict[str, str] = {}
@@ -410,7 +404,7 @@ def test_the_ville_lives_talks_is_inspected_and_survives_the_brain(brain_factory
     town = json.loads((PROJECT / "data" / "town.json").read_text())
     residents = sorted((PROJECT / "data" / "residents").glob("*.json"))
     web_dir = godot_web.build_web(tmp_path / "web")
-    brain = brain_factory(web_root=web_dir, http_port=_free_port())
+    brain = brain_factory(web_root=web_dir, http_port=unclaimed_port())
     # A conversation must not hang on the fake's seeded answers (a prompt's wording changes them):
     # the first reactions choose to talk (some land on a busy partner and come to nothing), and the
     # first lines keep the conversation going, so each conversation they start has both speaking.
@@ -781,7 +775,7 @@ def test_hud_says_offline_when_no_brain_listens(tmp_path: Path) -> None:
     server = godot_web.serve(web_dir, port=0, quiet=True)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/?brain-url=http://127.0.0.1:{_free_port()}"
+        url = f"http://127.0.0.1:{server.server_address[1]}/?brain-url=http://127.0.0.1:{unclaimed_port()}"
         with godot_web.HeadlessGame(url) as game:
             offline = game.wait_for(lambda e: e["event"] == "hud_status", timeout_s=60)
     finally:

@@ -35,7 +35,7 @@ from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
-from tests.test_check import free_port
+from tests.ports import unclaimed_port
 from tests.test_day import HOMES, NAMES, persona, world
 from tests.test_replicas import CAFE, DAY1
 from tests.test_tenants import ADMIN_TOKEN, SECRET, Player, mint
@@ -187,7 +187,7 @@ def test_the_shipped_nginx_configuration_routes_each_tenant_where_the_brains_exp
                                                                                      tmp_path: Path) -> None:
     tenants = [f"t{n}" for n in range(8)]
     assert {replica_of(t, 2) for t in tenants} == {0, 1}  # both processes have tenants
-    grpc_port, http_port = free_port(), free_port()
+    grpc_port, http_port = unclaimed_port(), unclaimed_port()
     with nginx(loopback_nginx_conf(brains, grpc_port, http_port), tmp_path / "nginx", (grpc_port, http_port)), \
             grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel, \
             httpx.Client(base_url=f"http://127.0.0.1:{http_port}", timeout=60) as http:
