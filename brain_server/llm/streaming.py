@@ -247,7 +247,7 @@ class Listener:
 
 @dataclass
 class Streamed:
-    """What a streamed completion added up to."""
+    """What a completion added up to, streamed or whole."""
 
     content: str
     refusal: str | None
