@@ -479,6 +479,24 @@ def test_llm_calls_per_planned_day(run: Run, fake_llm: FakeOpenAI, scripted: boo
     print(f"LLM calls on day 2: {dict(day2)} for {awake_hours:.1f} awake hours")
 
 
+def test_a_block_said_to_be_at_home_is_put_at_home(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Cauldwell (blind22): a day plan laid "relaxing at home" in a laundry's wash house while the
+    NPC lived on a boat; a block said to be at or from home goes home, one away from home or
+    already home stays where it was laid."""
+    day = {**SCRIPTED_DAY, "blocks": [block("06:00", 60, "waking up at home", HOME, "🪥"),
+                                      block("07:00", 120, "working from home on the accounts", CAFE),
+                                      block("09:00", 180, "a walk away from home", PARK),
+                                      block("12:00", 300, "running the cafe", CAFE),
+                                      block("17:00", 180, "relaxing At Home with a book", PARK, "📖"),
+                                      block("20:00", 120, "supper at the park", PARK),
+                                      block("22:00", 480, "sleeping", HOME, "😴")]}
+    fake_llm.queue({"json": day}, purpose="daily_plan")
+    npc = isabella()
+    run(lambda stream: new_day(npc, DAY1, stream))
+    assert [(i.start.hour, i.address) for i in npc.plan if i.start.hour < 22] == [
+        (6, HOME), (7, HOME), (9, PARK), (12, CAFE), (17, HOME), (20, PARK)]
+
+
 def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) -> None:
     """The Ville (blind6): a day plan laid "hosting: ... a Valentine's Day party at Hobbs Cafe" at
     the pub where the day's other blocks were; a block whose words name a place it knows, and not

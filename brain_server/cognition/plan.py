@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
+import re
 from typing import TYPE_CHECKING
 
 from brain_server.cognition.gist import place_as_said
@@ -31,6 +32,7 @@ from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.trace import Trace
+from brain_server.model.world import sector_of
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
@@ -49,6 +51,7 @@ DAY_BOUNDARY_HOUR = 3
 NEWS_LOOKBACK = 500  # memories since the last day plan read to tell whether anything happened
 REPLAN_MIN_MINUTES, REPLAN_MAX_MINUTES = 60, 120
 _FIVE = timedelta(minutes=MIN_STEP_MINUTES)
+_AT_HOME = re.compile(r"(?<!away )\b(?:at|from) home\b", re.IGNORECASE)
 
 
 
@@ -351,8 +354,15 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
 
 def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
           home: str, trace: Trace | None = None) -> PlanItem:
+    address = place_as_said(activity, repair_address(address, places, home, trace), places, trace)
+    if _AT_HOME.search(activity) and home and sector_of(address) != sector_of(home):
+        # a model may lay "relaxing at home" at a place it knows better than the NPC's own (a
+        # laundry's wash house for one who lives on a boat): where it lives is where "at home" is
+        if trace is not None:
+            trace.note(f"plan: {activity[:60]!r} is at home, not at {address!r}")
+        address = home
     return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=activity.strip(),
-                    emoji=emoji, address=place_as_said(activity, repair_address(address, places, home, trace), places, trace))
+                    emoji=emoji, address=address)
 
 
 def _clock_after(clock: str, now: datetime) -> datetime:
