@@ -22,7 +22,6 @@ import structlog
 
 from brain_server.llm.allowance import Allowance
 from brain_server.llm.answers import AnswerError, NotACompletion, chat_message, parse_answer, tokens_of
-from brain_server.llm.client_loop import ClientLoop
 from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
 from brain_server.llm.dialects import (
     RESPONSE_MODES,
@@ -92,12 +91,7 @@ class LLM:
         are parameters the model is known not to take (the probe's finding), left out from the start.
         Each prompt also fits the model's `context` window less its answer, in tokens as `count_tokens`
         counts them (llm/context.py). `sleep` waits between attempts (a test counts the waits instead)."""
-        # Whole completions (nearly all) on a loop of their own (llm/client_loop.py); streamed ones
-        # tell their listener as words come, on the caller's loop, through a client of their own.
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
-        self._streaming_client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s,
-                                                    max_retries=0)
-        self._client_loop = ClientLoop()
         self.model = model
         self.prompts = prompts
         self.usage = Usage()
@@ -121,8 +115,7 @@ class LLM:
         self.context, self.count_tokens = context, count_tokens
 
     async def close(self) -> None:
-        await self._client_loop.close(self._client.close)
-        await self._streaming_client.close()
+        await self._client.close()
 
     async def complete(self, prompt: Prompt[Out], variables: Mapping[str, Any], *, npc_id: str, work: Work,
                        fallback: Callable[[], Out], trace: Trace | None = None, listener: Listener | None = None) -> Out:
@@ -244,17 +237,21 @@ class LLM:
     async def _attempt(self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]],
                        record: LlmCallRecord, work: Work, listener: Listener | None) -> Out:
         schema = prompt.json_schema(variables)
-        answer: Streamed | None = None
+        answer: Streamed | Any = None
         async with self.scheduler.slot(work):
             if listener is not None and self.streams:
                 answer = await self._create_streamed(prompt, schema, messages, work, listener)
             if answer is None:
-                try:
-                    answer = await self._create(prompt, schema, messages, work)
-                except _NotACompletion as exc:
-                    record.raw_completion = exc.body  # what came instead, for the trace
-                    raise exc.reason from None
-        content, refusal, usage = answer.content, answer.refusal, answer.usage
+                answer = await self._create(prompt, schema, messages, work)
+        if isinstance(answer, Streamed):
+            content, refusal, usage = answer.content, answer.refusal, answer.usage
+        else:
+            try:
+                message, usage = chat_message(answer)
+            except NotACompletion:
+                record.raw_completion = _kept(answer.http_response.text)  # what came instead, for the trace
+                raise
+            content, refusal = message.content or "", message.refusal
         record.raw_completion = _kept(content)
         tokens = tokens_of(usage)
         record.prompt_tokens += tokens[0]
@@ -282,30 +279,20 @@ class LLM:
                             **({} if text else response_format(mode, prompt.purpose, schema))), self.refused))
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                      work: Work) -> Streamed:
-        """One completion in the response mode, asked and read on the client's loop; an endpoint
-        that rejects the mode (HTTP 400 about response_format) is asked again in the next weaker one,
-        which every later call uses too."""
+                      work: Work) -> Any:
+        """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
+        response_format) is asked again in the next weaker one, which every later call uses too."""
         while True:
             mode = self.response_mode
-            request = self._request(prompt, schema, messages, mode, work)
-            try:
-                return await self._client_loop.run(functools.partial(self._whole, request))
+            try:  # chat_message checks what comes back
+                return await self._client.chat.completions.with_raw_response.create(**self._request(
+                    prompt, schema, messages, mode, work))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue
                 if mode == "prompt" or not rejects_response_format(exc):
                     raise
                 self._downgrade(mode)
-
-    async def _whole(self, request: dict[str, Any]) -> Streamed:
-        """A whole completion's text, refusal and usage, checked by chat_message (on the client's loop)."""
-        raw = await self._client.chat.completions.with_raw_response.create(**request)
-        try:
-            message, usage = chat_message(raw)
-        except NotACompletion as exc:
-            raise _NotACompletion(exc, _kept(raw.http_response.text)) from None
-        return Streamed(message.content or "", message.refusal, usage)
 
     async def _create_streamed(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
                                work: Work, listener: Listener) -> Streamed | None:
@@ -314,7 +301,7 @@ class LLM:
         while True:
             mode = self.response_mode
             try:
-                return await stream_completion(self._streaming_client, listener,
+                return await stream_completion(self._client, listener,
                                                **self._request(prompt, schema, messages, mode, work))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
@@ -348,14 +335,6 @@ class LLM:
         log.warning("llm_response_format_rejected", rejected=rejected, now=self.response_mode,
                     note=f"the LLM endpoint rejects response_format {rejected}: "
                          f"asking with {self.response_mode} from now on")
-
-
-class _NotACompletion(Exception):  # noqa: N818 - carries a NotACompletion and what came instead
-    """A NotACompletion with the body that came instead, out of the client's loop."""
-
-    def __init__(self, reason: NotACompletion, body: str) -> None:
-        super().__init__(str(reason))
-        self.reason, self.body = reason, body
 
 
 def _kept(text: str) -> str:

@@ -247,7 +247,7 @@ class Listener:
 
 @dataclass
 class Streamed:
-    """What a completion added up to, streamed or whole."""
+    """What a streamed completion added up to."""
 
     content: str
     refusal: str | None
