@@ -598,6 +598,10 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert anchored("A lesson on January 21, tomorrow.", tuesday) == "A lesson on January 21, tomorrow."
     assert anchored("Nothing new today (Tuesday January 20).", tuesday) == "Nothing new today (Tuesday January 20)."
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
+    # blind22's status "getting ready to Tomorrow tomorrow" was kept with the date twice over
+    assert anchored("Netta is getting ready to Tomorrow tomorrow from 2 pm.", tuesday) == (
+        "Netta is getting ready to Tomorrow tomorrow (Wednesday January 21) from 2 pm.")
+    assert anchored("The fair is today, today at noon.", tuesday) == "The fair is today, today (Tuesday January 20) at noon."
 
 
 def test_a_relative_day_copied_on_a_later_day_says_that_day_as_it_is_now() -> None:

@@ -164,8 +164,9 @@ def says_when(text: str) -> bool:
     return bool(_DATED.search(text) or stated_times(text) or _WHEN.search(text))
 
 
-_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)",
-                       re.IGNORECASE)
+# A day said twice in a row ("to Tomorrow tomorrow", a model's garble) is dated once, after the second.
+_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)"
+                       r"(?![\s,]+\1\b)", re.IGNORECASE)
 _DAYS = [d.lower() for d in calendar.day_name]
 # A weekday said without its date: "on Saturday", "next Friday", "Saturday the 11th".
 _WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(?: the (\d{{1,2}})(?:st|nd|rd|th)?\b)?"
