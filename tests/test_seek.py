@@ -1007,6 +1007,38 @@ def test_a_plan_item_goes_where_its_own_memories_of_the_news_name_when_the_talk_
     assert not fake_llm.chat_requests("choose_address")
 
 
+def test_a_plan_item_at_the_hours_of_news_goes_to_its_room_whatever_the_model_called_it(run: Run,
+                                                                                         fake_llm: FakeOpenAI) -> None:
+    """blind22, Cauldwell: news began "Tomorrow, between two and four ..., there will be indigo
+    dyeing in the drying shed at Bramall's Laundry"; the model called the item "joining Netta:
+    tomorrowing", was told only "at the Bramall's Laundry" and booked the laundry's wash house, so
+    its guests spent the afternoon in the room next door. An item at the hours of news held, booked
+    in its building or nowhere, goes to the room the news names; one booked in another building, or
+    at other hours, stays where it was booked."""
+    told = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from",
+                      description="Cy Orr told Bo Tamm: Tomorrow (Tuesday May 5), between four and six in the "
+                                  "afternoon, there will be a kite contest in the yard of the Market",
+                      object="Cy Orr", importance=6, created=MORNING, last_accessed=MORNING)
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        records = await _town_records(stream)
+        bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom")
+        bo.known_addresses = [bo.persona.home, HALL, FORGE]
+        await stream.remember("bo", bo.persona, [told], Trace(npc_id="bo", kind="test", game_time=MORNING), rate=False)
+        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        placed = []
+        for hour, booked in ((16, HALL), (16, ""), (17, HALL), (16, FORGE), (10, HALL)):
+            change = PlanChange(activity="joining Cy: tomorrowing", start=MORNING.replace(day=5, hour=hour),
+                                minutes=120, place=booked)
+            item = await chats.place_for(change, bo, world, Trace(npc_id="bo", kind="test", game_time=MORNING),
+                                         work=WORK)
+            placed.append(item.address)
+        return placed
+
+    assert run(scenario) == [YARD, YARD, YARD, FORGE, HALL]
+    assert told_place("joining Cy: tomorrowing", [told], PLACES) == ""  # no hours given: by its words alone
+
+
 def test_one_resting_from_talk_talks_out_of_view_but_not_line_by_line(run: Run, fake_llm: FakeOpenAI) -> None:
     """With a rest after any conversation (NPC_BRAIN_CHAT_REST_MINUTES), Rosa, who talked with Cy ten
     minutes ago, starts no conversation with Bo written line by line (no call is made), but one

@@ -304,14 +304,15 @@ class Chats:
                         host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
         """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
         the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
-        the place the news of it names (`told_place`: what it was `told` there or the others held,
-        else its own newest thoughts, as news retold from memos loses its place on the way), else
+        the place the news of it names (`told_place`: news of the same thing, or of what is on at its
+        hours in the building it was booked in; what it was `told` there or the others held, else
+        its own newest thoughts, as news retold from memos loses its place on the way), else
         the place the conversation named (offered only when known or said: the NPC learns it). A
         model's memo booked the event where the talk was, or in the building's first room."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
         news = told_place(change.activity, [*told, *await latest_thoughts(npc.npc_id, self.stream)],
-                          open_places(world, npc))
+                          open_places(world, npc), start=change.start, booked=change.place)
         # the event is where its news says: a memo put it where the talk was, or named only the building
         named = news or change.place
         if named != change.place:

@@ -18,15 +18,17 @@ repeat pointed out, else dropped (`unrepeated`)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
 from brain_server.cognition.offline.heard import EVENT, repeats, stems, unrelayed
-from brain_server.model.memory import MemoryNode
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, named_days
+from brain_server.model.memory import MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
-from brain_server.model.world import SEPARATOR, place_names
+from brain_server.model.world import SEPARATOR, place_names, sector_of
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.runtime import metrics
 
@@ -100,16 +102,39 @@ def named_place(places: Iterable[str], said: str) -> str:
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done
 
 
-def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str]) -> str:
+def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str], *, start: datetime | None = None,
+               booked: str = "") -> str:
     """The place named by the first of `told` (news, newest first) about the same thing as a plan
     item (a word of what its activity does, names aside): blind15's memos named none, or where the
     talk was, and the model put the item where the listener stood (the signal box, for a lesson in
-    the depot's mess room). "" when no such news names one."""
+    the depot's mess room). Or news of whatever is on at the item's `start` (its day and hours),
+    named in the building the item was `booked` in, or anywhere if it was booked nowhere: blind22
+    called the indigo dyeing in Cauldwell's laundry "tomorrowing" after its news's first word
+    ("Tomorrow, between two and four ..., there will be indigo dyeing in the drying shed at
+    Bramall's Laundry"), was told only "at the Bramall's Laundry", and booked the laundry's first
+    room: over ten seeds, 20 guests spent the afternoon in the wash house next door. "" when no
+    such news names one."""
     about = stems(_CAPITALISED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
-    found = [(place, node.description) for node in told if about & stems(node.description)
-             and (place := named_place(places, node.description))]
+
+    def same(node: MemoryNode, place: str) -> bool:
+        return bool(about & stems(node.description)) or (
+            start is not None and (not booked or sector_of(booked) == sector_of(place)) and on_at(node, start))
+
+    found = [(place, node.description) for node in told
+             if (place := named_place(places, node.description)) and same(node, place)]
     # news that names the room before news retold with the building only ("at the Engine Depot")
     return next((place for place, said in found if room_named(place, said)), found[0][0] if found else "")
+
+
+def on_at(news: MemoryNode, start: datetime) -> bool:
+    """Whether `start` falls on the day the news names and within its hours (its first time to its
+    second, else EVENT_HOURS after)."""
+    said = unstamped(news.description)
+    clocks = clock_times(said)
+    if not clocks or start.date() not in named_days(said, news.created.date()):
+        return False
+    end = max(clocks) if len(clocks) > 1 else (clocks[0][0] + EVENT_HOURS, clocks[0][1])
+    return clocks[0] <= (start.hour, start.minute) < end
 
 
 def room_named(place: str, said: str) -> bool:
