@@ -628,8 +628,11 @@ def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> Non
 def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> None:
     """Cauldwell (blind21, in view): the host was shown her news as "an event they are hosting: there
     will be indigo dyeing ...", and told "There will be indigo dyeing .... there will be indigo dyeing
-    ... tomorrow afternoon": the lead is not what is held. What it is is said, and what there is in
-    news the NPC heard stays as it was told."""
+    ... tomorrow afternoon": the lead is not what is held. What it is is said. News the NPC heard that
+    opens with when it is, is said from what there will be, after who passed it on (blind22 passed on
+    "Netta Bramall told Hugh Marchbank: Tomorrow (Thursday November 19), between two and four ...,
+    there will be indigo dyeing ..." as "Netta Bramall is going to Tomorrow"); heard news that opens
+    otherwise, or whose day is not worked out, stays as it was told."""
     whisper = ("Tomorrow (Tuesday May 5), from four in the afternoon, there'll be a raft race off the slipway "
                "of the Old Ferry, of Rosa Vane's own getting up: she has tarred four rafts")
     own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
@@ -639,7 +642,15 @@ def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> Non
     assert "there'll be" not in told and "(that is tomorrow, Tuesday May 5, 16:00)" in told
     heard = own.model_copy(update={"npc_id": "bo", "subject": "Bo Tamm", "predicate": "heard from",
                                    "description": f"Bo Tamm heard that {whisper}"})
-    assert "there'll be a raft race" in about("Bo Tamm", heard, heard.description, MORNING)
+    passed_on = about("Bo Tamm", heard, heard.description, MORNING)
+    assert passed_on.startswith(": Bo Tamm heard that a raft race off the slipway of the Old Ferry, of Rosa Vane's")
+    assert "(that is tomorrow, Tuesday May 5, 16:00)" in passed_on and "four in the afternoon" not in passed_on
+    for opening in ("Rosa Vane told Bo Tamm: there'll be a raft race on Tuesday May 5 at 4 pm",
+                    "Rosa Vane told Bo Tamm: Tomorrow (Tuesday May 5) at four."):
+        said = heard.model_copy(update={"description": opening})
+        assert about("Bo Tamm", said, said.description, MORNING).startswith(f": {opening.rstrip('.')} (that is")
+    undated = heard.model_copy(update={"description": "Bo Tamm heard that tomorrow, at four, there'll be a raft race"})
+    assert about("Bo Tamm", undated, undated.description, MORNING) == f": {undated.description}"
 
 
 def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -17,9 +17,10 @@ import re
 from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, name_matches, stems, what_there_is
+from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, stems, what_there_is
 from brain_server.cognition.offline.said_clock import (
     WHEN_WORDS,
+    after_when,
     before_when,
     clock_times,
     named_days,
@@ -113,12 +114,19 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     and not the auction; by what there will be, not "there will be ..." (`what_there_is`); and by
     who may come, where the thought says it after (`who_may_come`), in the same sentence: blind21
     told what came before a semicolon, and no more. The whole thought stays in its status and
-    memories."""
+    memories. News heard that opens with when it is ("Tomorrow (Thursday November 19), between two
+    and four in the afternoon, there will be indigo dyeing ...") is said from what there will be,
+    after whoever passed it on (`after_when`), where `when` says the day: blind22 passed it on in
+    Cauldwell as "Netta Bramall is going to Tomorrow", and nobody it told heard what there would be."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
-    hosted = hosting(name, news)
+    hosted, dated = hosting(name, news), when(news, now, places)
     if hosted:
         said = ", and ".join(filter(None, (what_there_is(what_clause(said)), who_may_come(said))))
-    return f"{', an event they are hosting' if hosted else ''}: {said}{when(news, now, places) or since(news, now)}"
+    elif dated:
+        cut = lead.end() if (lead := RELAYED.match(said)) else 0
+        if (told := after_when(said[cut:])) != said[cut:]:
+            said = said[:cut] + what_there_is(told)
+    return f"{', an event they are hosting' if hosted else ''}: {said}{dated or since(news, now)}"
 
 
 # When a prompt said the news is ("(that is tomorrow, ... (garden))"), as a model copied it into its

@@ -274,6 +274,18 @@ def more_than_when(text: str) -> bool:
     return bool(stems(text) - WHEN_WORDS)
 
 
+def after_when(text: str) -> str:
+    """`text` from its first comma clause that says more than when, where it opens with clauses that
+    say only when; else `text`. News passed on as "Tomorrow (Thursday November 19), between two and
+    four in the afternoon, there will be indigo dyeing ..." was told by blind22 as "Netta Bramall is
+    going to Tomorrow": a model took its first words for what it is."""
+    rest = text
+    while (parts := rest.partition(","))[1] and not more_than_when(parts[0]) and not _COLON.search(parts[0]) \
+            and not SENTENCE.search(parts[0]):
+        rest = parts[2].lstrip()
+    return rest if rest != text and more_than_when(rest) else text
+
+
 def what_clause(text: str) -> str:
     """What a text says happens, and when: its first statement (to a sentence's end, a semicolon or
     a colon) that says when, else its first, from its first comma clause that says more than when
