@@ -115,18 +115,25 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     who may come, where the thought says it after (`who_may_come`), in the same sentence: blind21
     told what came before a semicolon, and no more. The whole thought stays in its status and
     memories. News heard that opens with when it is ("Tomorrow (Thursday November 19), between two
-    and four in the afternoon, there will be indigo dyeing ...") is said from what there will be,
-    after whoever passed it on (`after_when`), where `when` says the day: blind22 passed it on in
-    Cauldwell as "Netta Bramall is going to Tomorrow", and nobody it told heard what there would be."""
+    and four in the afternoon, there will be indigo dyeing ...": `after_when`) is said so too, after
+    whoever passed it on and how the event came about (`before_when`), where `when` says the day:
+    blind22 passed it on in Cauldwell as "Netta Bramall is going to Tomorrow", and, told it from
+    what there will be with the rest of the thought after, as "someone will tell whoever she runs
+    into" (its last sentence); nobody it told heard what there would be."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places)
     if hosted:
-        said = ", and ".join(filter(None, (what_there_is(what_clause(said)), who_may_come(said))))
+        said = what_it_is(said)
     elif dated:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
-        if (told := after_when(said[cut:])) != said[cut:]:
-            said = said[:cut] + what_there_is(told)
+        if after_when(said[cut:]) != said[cut:]:
+            said = said[:cut] + " ".join(filter(None, (before_when(said[cut:]), what_it_is(said[cut:]))))
     return f"{', an event they are hosting' if hosted else ''}: {said}{dated or since(news, now)}"
+
+
+def what_it_is(text: str) -> str:
+    """An event's thought as what there will be (`what_clause`, `what_there_is`) and who may come."""
+    return ", and ".join(filter(None, (what_there_is(what_clause(text)), who_may_come(text))))
 
 
 # When a prompt said the news is ("(that is tomorrow, ... (garden))"), as a model copied it into its
