@@ -152,3 +152,41 @@ def test_eval_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         main(["eval", str(tmp_path), "--judge"])
     with pytest.raises(SystemExit, match="unknown condition 'no_sleep'"):
         main(["eval", str(tmp_path), "--conditions", "full,no_sleep"])
+
+
+def _judged_run(folder: Path, mu: dict[str, float]) -> Path:
+    """A run folder holding what a judged `npc-lab eval` leaves: summary.json with its ratings."""
+    (folder / "eval").mkdir(parents=True)
+    rated = {c: {"judged": 40, "mean_rank": 2.0 - (m - 25) / 10, "first_rate": 0.25, "win_rate": 0.5, "mu": m,
+                 "sigma": 1.0} for c, m in mu.items()}
+    (folder / "eval" / "summary.json").write_text(json.dumps({"judge": {"model": "judge-model", "ratings": rated}}))
+    return folder
+
+
+def test_runs_combine_into_intervals_over_the_seeds(tmp_path: Path) -> None:
+    # Full wins every seed by a margin the seeds do not blur; no_reflection only by as much as they vary.
+    runs = [_judged_run(tmp_path / f"seed{i}", {"full": 30 + d, "no_reflection": 29 + 2 * d, "no_memory": 20 + d})
+            for i, d in enumerate([0.0, 1.0, -1.0, 0.5, -0.5])]
+    out = tmp_path / "across"
+    main(["eval", *map(str, runs), "--combine", "--across-out", str(out)])
+    combined = json.loads((out / "across.json").read_text())
+    assert combined["runs"] == 5 and combined["judges"] == ["judge-model"]
+    full = combined["conditions"]["full"]["mu"]
+    assert full["each"] == [30.0, 31.0, 29.0, 30.5, 29.5] and full["median"] == 30.0 and full["mean"] == 30.0
+    assert full["interval"][0] < 30 < full["interval"][1] and (full["min"], full["max"]) == (29.0, 31.0)
+    assert combined["baseline_above"] == {"no_reflection": False, "no_memory": True}
+    md = (out / "across.md").read_text()
+    assert "| no_memory " in md and "| yes " in md and "| no (intervals overlap) " in md
+
+
+def test_combining_says_what_is_missing(tmp_path: Path) -> None:
+    judged = _judged_run(tmp_path / "a", {"full": 30, "no_memory": 20})
+    with pytest.raises(SystemExit, match="needs two or more runs"):
+        main(["eval", str(judged), "--combine"])
+    with pytest.raises(SystemExit, match=r"b/eval/summary.json does not exist: run `npc-lab eval"):
+        main(["eval", str(judged), str(tmp_path / "b"), "--combine"])
+    other = _judged_run(tmp_path / "c", {"full": 30, "no_reflection": 20})
+    with pytest.raises(SystemExit, match="evaluate every run under the same conditions"):
+        main(["eval", str(judged), str(other), "--combine"])
+    with pytest.raises(SystemExit, match="--out is one run's folder"):
+        main(["eval", str(judged), str(other), "--out", str(tmp_path / "x")])

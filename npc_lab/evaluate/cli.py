@@ -1,5 +1,6 @@
-"""`npc-lab eval RUN`: interview a sim run's residents under each condition, save the answers
-side by side, and with --judge rank them and rate the conditions."""
+"""`npc-lab eval RUN [RUN ...]`: interview a sim run's residents under each condition, save the answers
+side by side, and with --judge rank them and rate the conditions; over several runs of a town (its
+seeds), the ratings' intervals across them (`seeds.py`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from brain_server.config import Settings
-from npc_lab.evaluate import report
+from npc_lab.evaluate import report, seeds
 from npc_lab.evaluate.interview import (
     PAPER_CONDITIONS,
     Condition,
@@ -34,7 +35,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                             "categories, once per condition, each on a brain started over a copy of the run's store "
                             "with NPC_BRAIN_ABLATE set; answers go to RUN/eval/. The brains and the judge use the "
                             "NPC_BRAIN_LLM_* settings in the environment.")
-    p.add_argument("run", type=Path, help="run folder of `npc-lab sim`")
+    p.add_argument("runs", type=Path, nargs="+", metavar="RUN",
+                   help="run folder of `npc-lab sim`; several (a town's seeds): each evaluated, then with --judge the "
+                   "conditions' ratings over them with 95%% intervals (across.md, across.json)")
+    p.add_argument("--combine", action="store_true", help="evaluate nothing: combine the judged evaluations the runs "
+                   "already hold (RUN/eval/summary.json)")
+    p.add_argument("--across-out", type=Path, help="where several runs' combined ratings go (default: the first run's "
+                   "parent folder / eval-across)")
     p.add_argument("--conditions", default=",".join(PAPER_CONDITIONS),
                    help="comma-separated: full, no_memory, or no_ plus observation/reflection/planning joined by _ "
                    f"(default: the paper's, {','.join(PAPER_CONDITIONS)})")
@@ -47,10 +54,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    "residents answer with (default: NPC_BRAIN_LLM_BASE_URL): a larger model judging a small one")
     p.add_argument("--judge-model", help="the judge's model name at that endpoint (default: NPC_BRAIN_LLM_MODEL)")
     p.add_argument("--seed", type=int, default=0, help="seed of the order the judge sees the answers in")
-    p.add_argument("--out", type=Path, help="output folder (default: RUN/eval)")
+    p.add_argument("--out", type=Path, help="output folder of a single run (default: RUN/eval)")
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.combine:
+        return across(args.runs, args.across_out)
     try:
         conditions = [condition(c.strip()) for c in args.conditions.split(",") if c.strip()]
         settings = Settings()
@@ -59,19 +68,39 @@ def run(args: argparse.Namespace) -> None:
                              "NPC_BRAIN_QDRANT_URL / NPC_BRAIN_QDRANT_PATH")
         if args.judge and len(conditions) < 2:
             raise ValueError("--judge ranks conditions against each other: give two or more")
+        if args.out and len(args.runs) > 1:
+            raise ValueError("--out is one run's folder: several runs each write to RUN/eval")
         judging = settings.model_copy(update={k: v for k, v in (("llm_base_url", args.judge_base_url),
                                                                  ("llm_model", args.judge_model)) if v})
         if (args.judge_base_url or args.judge_model) and not args.judge:
             raise ValueError("--judge-base-url and --judge-model choose the judge: add --judge")
         if args.judge:
             judge_llm(judging)
-        the_run = open_run(args.run, args.npcs, args.questions)
+        the_runs = [open_run(r, args.npcs, args.questions) for r in args.runs]
     except (ValueError, ValidationError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
-    out = args.out or args.run / "eval"
-    asyncio.run(evaluate(the_run, conditions, out, judge=judging if args.judge else None,
-                         concurrency=args.concurrency, seed=args.seed))
-    print((out / "report.md").read_text(), flush=True)
+    for the_run in the_runs:
+        out = args.out or the_run.folder / "eval"
+        asyncio.run(evaluate(the_run, conditions, out, judge=judging if args.judge else None,
+                             concurrency=args.concurrency, seed=args.seed))
+        print((out / "report.md").read_text(), flush=True)
+    if args.judge and len(the_runs) > 1:
+        across(args.runs, args.across_out)
+
+
+def across(runs: list[Path], out: Path | None) -> None:
+    """Several runs' judged evaluations combined (seeds.py): across.json and across.md in `out`."""
+    try:
+        combined = seeds.combine([(str(r), seeds.read_summary(r)) for r in runs])
+    except (ValueError, OSError) as exc:
+        sys.exit(f"npc-brain: {exc}")
+    out = out or runs[0].parent / "eval-across"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "across.json").write_text(json.dumps(combined, indent=1), encoding="utf-8")
+    text = (f"The judge's ratings over {combined['runs']} runs (judge: {', '.join(combined['judges'])}); "
+            f"intervals: 95% bootstrap of the mean over the runs.\n\n{seeds.table(combined)}\n")
+    (out / "across.md").write_text(text, encoding="utf-8")
+    print(text, flush=True)
 
 
 async def evaluate(the_run: Run, conditions: list[Condition], out: Path, *, judge: Settings | None = None,
