@@ -12,6 +12,7 @@ import sys
 
 from npc_lab.sim import matrix
 from npc_lab.sim.runner import REFLECTION_THRESHOLD
+from npc_lab.standin import MOODS
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -38,14 +39,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      "and point the started brain at it")
     sim.add_argument("--stand-in-llm", type=float, metavar="LATENCY_S", help="start npc_lab/standin_openai.py (a "
                      "model that only copies what its prompt shows) with this latency and point the started brain at it")
-    sim.add_argument("--mood", choices=["cooperative", "hard", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10",
-                                            "blind11", "blind12", "blind13", "blind14", "blind15", "blind16", "blind17", "blind18", "blind19",
-                                            "blind20", "blind21", "blind22"],
-                     default="cooperative",
+    sim.add_argument("--mood", choices=list(MOODS), default="cooperative",
                      help="the stand-in's mood: cooperative shares and accepts everything; hard declines, forgets "
                      "and paraphrases (npc_lab/standin/hard.py); blind to blind22 were each written from captured "
                      "requests alone by another hand and frozen (npc_lab/standin/blind*.py): the ones whose figures "
-                     "are evidence (blind2, blind16, blind19, blind20, blind21 and blind22 never probed; blind11, blind12, blind15, blind17 and blind18 read after their figures)")
+                     "are evidence (blind2, blind16, blind19, blind20, blind21 and blind22 never probed; blind11, blind12, "
+                     "blind15, blind17 and blind18 read after their figures); blind23 answers interviews and blind24 "
+                     "judges them (npc-lab eval), nothing else")
     sim.add_argument("--reflection-threshold", type=int, metavar="N",
                      help=f"a started brain's reflection threshold (default {REFLECTION_THRESHOLD}, or "
                           "NPC_BRAIN_REFLECTION_THRESHOLD: the paper's 2-3 reflections a day at this world's "

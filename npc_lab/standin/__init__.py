@@ -86,7 +86,13 @@ server enforces, judges stop 76's code unread. A twenty-fourth, `blind22` (npc_l
 twenty-second hand, from requests captured afresh (Wyncombe, stop 77, a baker's oven kept hot
 "tomorrow morning, ten until twelve" for anyone to bake a loaf), modelled on a chatty 8B-class model
 behind Ollama's OpenAI route, judges stop 77's code; its writer's list of what confused it was read
-before its first run. `FROZEN` holds the hashes.
+before its first run. Two more answer only part of what is asked, for the interview evaluation
+(`npc-lab eval`): `blind23` (npc_lab/standin/blind23.py), by a twenty-third hand, answers the
+Interview RPC's questions as a mid-size (14B) model would, from requests captured at stop 82
+(Korrin, interviews under the paper's four conditions), and `blind24` (npc_lab/standin/blind24.py),
+by a twenty-fourth hand that saw only the judge's requests, ranks the conditions' answers as a
+70B-class judge would; any other request gets a generic answer valid for its schema. `FROZEN`
+holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -123,7 +129,9 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind19.py": "476f27951bc24641fffa6ce50f784187eb9cee72aa94db9d99d5bd0a87b25cca",
           "blind20.py": "214db8e22466d2ea27c766f104dcead978fc604fe5619e4d312c6d78b5ba8879",
           "blind21.py": "8c98a85cc8112b371a5a1541b2f7975e3043c7ea4d365f01e1167132a6ebc5ee",
-          "blind22.py": "d46ccfa4bb831528353bf5da31503c908c0865fe390ac8e1cae3de8d852b7b30"}
+          "blind22.py": "d46ccfa4bb831528353bf5da31503c908c0865fe390ac8e1cae3de8d852b7b30",
+          "blind23.py": "85ed9faafa36a37c950427eda957e68ca098801b39cf98009602161875705e4c",
+          "blind24.py": "c549863715ecfde88886b3c66bfe2f9936da8ebc1c8584385792af979034f536"}
 
 
 class BlindStandIn:
