@@ -118,20 +118,6 @@ def test_a_tellers_free_time_at_home_goes_where_people_gather() -> None:
     assert Seek().visit(plan, HOME, MORNING) == plan
 
 
-def test_a_teller_spends_its_free_afternoon_and_evening_with_people_not_only_its_morning() -> None:
-    """Brinnick (blind22, in view, seeds 7 and 8): the host's four visits went to her morning, found
-    two people, and her afternoon and evening were spent at home while seven had not heard. With
-    someone new to find every hour, a teller free from 8 am to 10 pm goes out hour after hour, up to
-    eight of them, and never at a meal."""
-    places = [f"{W}:Place {n}:room" for n in range(10)]
-    where = {p: {MORNING.replace(hour=8 + n): {f"id{n}"}} for n, p in enumerate(places)}
-    plan = [block((7, 0), (8, 0), "having breakfast", KITCHEN), block((8, 0), (12, 0), "relaxing", HOME),
-            block((12, 0), (13, 0), "having lunch", KITCHEN), block((13, 0), (22, 0), "relaxing at home", HOME),
-            block((22, 0), (23, 59), "sleeping", HOME)]
-    laid = Seek("news", where=where).visit(plan, HOME, MORNING)
-    assert visits(laid) == [(f"{8 + n:02}:00-{9 + n:02}:00", places[n]) for n in (0, 1, 2, 3, 5, 6, 7, 8)]
-
-
 def test_a_teller_who_works_all_day_visits_people_at_home_in_the_evening() -> None:
     """Korrin Junction and Tarnbeck (blind2, in view, 3 seeds each): the host worked alone all day
     and spent its free evening at home while everyone else was at home too; the visits went to the

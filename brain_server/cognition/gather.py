@@ -50,10 +50,7 @@ from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
 from brain_server.prompts.daily_plan import ACTIVITY_CHARS
 
-# Free hours a teller spends with people: most of a waking day's free time. At 4, Brinnick's host
-# (blind22, in view, seeds 7 and 8) spent her morning on four visits that found two people and her
-# afternoon and evening at home while seven had not heard.
-VISITS, VISIT, SHORTEST_VISIT = 8, timedelta(hours=1), timedelta(minutes=30)
+VISITS, VISIT, SHORTEST_VISIT = 4, timedelta(hours=1), timedelta(minutes=30)  # free hours a teller spends with people
 TOWN_READ = 200  # residents read to find them: a city's gathering places show in a sample of it
 
 CALLING = "calling on "  # how a call a plan lays (`Seek.visit`) begins (`calls.called` reads it)
