@@ -292,6 +292,17 @@ def _arrived_where_decided(events: list[dict]) -> bool:
     return arrived and not _failed_calls(events)
 
 
+def _all_spawned(events: list[dict]) -> bool:
+    """True once every NPC the town registered has spawned: each waits its own turn (up to a second
+    of spread) before it does, so the first arrival can come before the last spawn (a loaded run
+    saw three of 25 still waiting). True too once the brain rejects a call, as `_arrived_where_decided`."""
+    if any(e["event"] == "brain_error" and e["code"] not in ("unavailable", "deadline_exceeded") for e in events):
+        return True
+    registered = [e for e in events if e["event"] == "world_registered"]
+    spawned = {e["npc"] for e in events if e["event"] == "npc_spawned"}
+    return bool(registered) and set(registered[0]["npcs"]) <= spawned
+
+
 @pytest.mark.godot
 @pytest.mark.slow
 def test_town_registers_decides_and_walks_for_a_guarded_brain(brain_factory, tmp_path: Path) -> None:
@@ -321,12 +332,14 @@ def test_town_registers_decides_and_walks_for_a_guarded_brain(brain_factory, tmp
     screenshot = ARTIFACTS / "godot-town.png"
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&token={token}") as game:
         game.page.on("request", on_request)
-        arrived = game.wait_until(lambda: _arrived_where_decided(game.events), timeout_s=BOOT_LIMIT_S)
+        arrived = game.wait_until(lambda: _arrived_where_decided(game.events) and _all_spawned(game.events),
+                                  timeout_s=BOOT_LIMIT_S)
         game.screenshot(screenshot)
     lines, events = game.lines, game.events
     (ARTIFACTS / "godot-town-console.log").write_text("\n".join(lines) + "\n")
     transcript = "\n".join(lines[-60:])
-    assert arrived, f"no NPC arrived where a decision sent it (boot, first Decide or walk):\n{transcript}"
+    assert arrived, ("no NPC arrived where a decision sent it, or not every NPC spawned (boot, first Decide "
+                     f"or walk):\n{transcript}")
 
     assert any("Godot Engine v4.6" in line for line in lines), transcript
     client = next(e for e in events if e["event"] == "brain_client")
