@@ -809,6 +809,42 @@ def test_a_block_that_holds_an_event_heard_of_at_a_place_no_news_names_goes_wher
                         PLACES) == ()
 
 
+def test_an_event_heard_of_planned_in_working_hours_is_not_worked_through(run: Run, fake_llm: FakeOpenAI) -> None:
+    """The hard stand-in in Cauldwell (seed 5, out of view): an innkeeper planned the dyeing she had
+    heard of at its hours, inside the hours her lifestyle keeps the inn, beside a morning of
+    errands; the working day moved her errands and the dyeing alike to the taproom, and none of the
+    invited came. The block that holds the event at its hours stays (at the place its news names);
+    the errands still go to work."""
+    heard = "Cy Orr told Ed Hale: Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 " \
+            "from 1 pm to 3 pm"
+    model_day = {"wake_up_hour": 7, "outline": ["wake", "errands", "the kite contest", "rest"], "blocks": [
+        {"start": "07:00", "duration_minutes": 60, "activity": "having breakfast", "emoji": "", "address": KITCHEN},
+        {"start": "08:00", "duration_minutes": 300, "activity": "running errands", "emoji": "", "address": HALL},
+        {"start": "13:00", "duration_minutes": 120, "activity": "going to Rosa Vane's kite contest", "emoji": "",
+         "address": HALL},
+        {"start": "15:00", "duration_minutes": 420, "activity": "reading", "emoji": "", "address": KITCHEN},
+        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": KITCHEN}]}
+    fake_llm.queue({"json": model_day}, purpose="daily_plan")
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        ed = next(p for p in town() if p.npc_id == "ed")
+        trace = Trace(npc_id="ed", kind="test", game_time=MORNING)
+        node = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=heard, subject="Ed Hale",
+                          predicate="heard from", object="Cy Orr", importance=4, created=MORNING,
+                          last_accessed=MORNING)
+        await stream.remember("ed", ed.persona, [node], trace, rate=False)
+        seek = await seeking(ed, MORNING, stream, records, PLACES)
+        made, _ = await plan_day(ed, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
+        hours = [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.activity, i.address) for i in made
+                 if MORNING.replace(hour=8) <= i.start < MORNING.replace(hour=16)]
+        assert hours == [("08:00-13:00", "working at the smithy", FORGE),
+                         ("13:00-15:00", "going to Rosa Vane's kite contest", YARD),
+                         ("15:00-16:00", "working at the smithy", FORGE)], hours
+
+    run(scenario)
+
+
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:
     """Korrin (blind9): the model planned the host's Wednesday lesson at its hours on Tuesday, and
     he spent them alone in the mess room while the town was out. A block naming the host's own

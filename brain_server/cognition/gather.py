@@ -108,6 +108,13 @@ class Seek:
                 start = end
         return lay(plan, visits)
 
+    def holds_event(self, item: PlanItem) -> bool:
+        """Whether a block (not a one-off) holds an event the NPC heard of, at its hours
+        (`held_at_hours`): the model chose to go, and a working day does not take it back (the hard
+        stand-in in Cauldwell, seed 5 out of view: a barmaid who planned the dyeing at 15:00 was
+        kept at the taproom by `workday.keep_at_work`, with her morning's errands, and nobody came)."""
+        return not item.one_off and any(held_at_hours(item, h.news) for h in self.events)
+
     def _at_event(self, item: PlanItem) -> PlanItem:
         """A block (not a one-off) that holds an event the NPC heard of, at its hours, at a place none
         of that news names, goes where most of it names (blind15 planned Tarnbeck's evening at home

@@ -78,7 +78,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
     items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace), npc, places)
     if overslept:
         trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
-    items, away = keep_at_work(items, npc, places)
+    items, away = keep_at_work(items, npc, places, seek.holds_event if seek else lambda item: False)
     if away:
         trace.note(f"plan: {away} of {persona.name}'s stated working hours away from its workplace: worked there")
     items = seek.visit(items, persona.home, now) if seek else items

@@ -5,12 +5,13 @@ somewhere their persona never names), and out of the player's view, where an NPC
 puts it, nobody then meets anyone but their own household. Working hours the plan spends away from
 the workplace, past a tolerance, go to the workplace (`routine.workplace`: the place the persona
 says it works at). Only a stated day counts: a lifestyle that states no working hours, a persona
-that names no workplace, a day off (`lifestyle.working_days`), meals, sleep and one-off items
-(an event, a visit, a promise) keep what the model planned."""
+that names no workplace, a day off (`lifestyle.working_days`), meals, sleep, one-off items
+(an event, a visit, a promise) and blocks the caller says the model meant (`meant`: an event the NPC
+heard of, at its hours) keep what the model planned."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, time, timedelta
 from itertools import pairwise
 
@@ -23,17 +24,19 @@ from brain_server.model.world import sector_of
 AWAY_FROM_WORK = timedelta(minutes=90)  # of the working hours a plan may spend elsewhere (an errand, a call)
 
 
-def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]) -> tuple[list[PlanItem], timedelta]:
+def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str],
+                 meant: Callable[[PlanItem], bool] = lambda item: False) -> tuple[list[PlanItem], timedelta]:
     """`items` (a day's gap-free timeline) with the working hours they spend away from the
     persona's workplace moved there, as "working at the <place>", and how much was moved (zero when
-    `AWAY_FROM_WORK` or less: then the plan is kept as it is)."""
+    `AWAY_FROM_WORK` or less: then the plan is kept as it is). Blocks `meant` says the model meant stay,
+    and do not count as time away."""
     if not items or (hours := stated_work_hours(npc.persona.lifestyle)) is None or \
             (work := workplace(npc, places)) is None:
         return list(items), timedelta(0)
     if items[0].start.weekday() >= working_days(npc.persona.lifestyle):
         return list(items), timedelta(0)
     begin, end = work_window(hours, items[0].start)
-    elsewhere = [i for i in items if i.start < end and i.end > begin and _movable(i) and
+    elsewhere = [i for i in items if i.start < end and i.end > begin and _movable(i) and not meant(i) and
                  sector_of(i.address) != sector_of(work)]
     away = sum((min(i.end, end) - max(i.start, begin) for i in elsewhere), timedelta(0))
     if away <= AWAY_FROM_WORK:
