@@ -287,16 +287,21 @@ def _arrived_where_decided(events: list[dict]) -> bool:
             pending[event["npc"]] = event["address"]
         elif event["event"] == "arrived" and pending.get(event["npc"]) == event["address"]:
             arrived = True
-        elif event["event"] == "brain_error" and event["code"] not in ("unavailable", "deadline_exceeded"):
+        elif _refused(event):
             return True
     return arrived and not _failed_calls(events)
+
+
+def _refused(event: dict) -> bool:
+    """Whether an event is the brain rejecting a call (not a timeout or an unreachable brain)."""
+    return event["event"] == "brain_error" and event["code"] not in ("unavailable", "deadline_exceeded")
 
 
 def _all_spawned(events: list[dict]) -> bool:
     """True once every NPC the town registered has spawned: each waits its own turn (up to a second
     of spread) before it does, so the first arrival can come before the last spawn (a loaded run
     saw three of 25 still waiting). True too once the brain rejects a call, as `_arrived_where_decided`."""
-    if any(e["event"] == "brain_error" and e["code"] not in ("unavailable", "deadline_exceeded") for e in events):
+    if any(_refused(e) for e in events):
         return True
     registered = [e for e in events if e["event"] == "world_registered"]
     spawned = {e["npc"] for e in events if e["event"] == "npc_spawned"}

@@ -113,7 +113,11 @@ class Seek:
         (`held_at_hours`): the model chose to go, and a working day does not take it back (the hard
         stand-in in Cauldwell, seed 5 out of view: a barmaid who planned the dyeing at 15:00 was
         kept at the taproom by `workday.keep_at_work`, with her morning's errands, and nobody came)."""
-        return not item.one_off and any(held_at_hours(item, h.news) for h in self.events)
+        return bool(self._told_at(item))
+
+    def _told_at(self, item: PlanItem) -> list[Heard]:
+        """The events heard of that a block (not a one-off) holds at their hours."""
+        return [] if item.one_off else [h for h in self.events if held_at_hours(item, h.news)]
 
     def _at_event(self, item: PlanItem) -> PlanItem:
         """A block (not a one-off) that holds an event the NPC heard of, at its hours, at a place none
@@ -121,7 +125,7 @@ class Seek:
         and in a farm kitchen); of equals, a place whose room is named, then the first heard. A place
         any telling names is kept: retellings can name a wrong one (blind15's put the Ville's party
         "at the Johnson Park"), and one of them does not outvote the rest."""
-        told = [h for h in self.events if not item.one_off and held_at_hours(item, h.news)]
+        told = self._told_at(item)
         if not told or any(h.place == item.address or (not h.room and sector_of(h.place) == sector_of(item.address))
                            for h in told):
             return item
