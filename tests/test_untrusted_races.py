@@ -351,3 +351,44 @@ def test_a_conversation_that_fails_before_its_first_line_leaves_both_free_and_on
     after, actions = run(scenario)
     assert after == [False, False, True], after
     assert not any(action is not None and action.chatting_with for action in actions), actions
+
+
+def test_a_decide_answered_before_a_conversation_began_does_not_end_it(run, fake_llm, tmp_path) -> None:
+    """A Decide answered from the NPC as it was before a conversation took it (on the transports'
+    thread, thinking in the background) and recorded after: the NPC stays chatting while the lines
+    are written, not back on its plan until they land (test_realtime's partner found having
+    breakfast for 60 s in a full suite)."""
+    import threading
+
+    from brain_server.cognition.decide import Ask, Decided, answer
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        body = spawn_json("klaus")
+        body["persona"].update(name="Klaus Mueller", home=CAFE, knownAreas=[CAFE])
+        await core.spawn_npc(request(pb.SpawnNpcRequest, body | {"address": CAFE}))
+        mind, now = core.mind, datetime(2026, 2, 13, 10, tzinfo=UTC)
+        ask = Ask(npc_id="klaus", now=now + timedelta(minutes=1), events=[], address=CAFE, in_view=True,
+                  crowd=False, trace=Trace(npc_id="klaus", kind="decide", game_time=now))
+        stale = Decided(ask, answer(await mind.view("klaus"), ask), mind.thinking.foreground.now())
+        first_line = threading.Event()
+        fake_llm.queue({"json": {"utterance": "Morning, Klaus!", "end_conversation": True}, "until": first_line},
+                       purpose="converse_turn")
+        talk = asyncio.create_task(mind.chats.conversation(
+            "isabella", "klaus", now, Trace(npc_id="isabella", kind="background", game_time=now), work=WORK))
+        try:
+            await wait_until_async(lambda: mind.runtimes.talking("klaus"), what="the conversation began")
+            await mind.handle(stale)
+            during = (await core.records.npc("klaus")).action
+            again = answer(await mind.view("klaus"), ask).action
+        finally:
+            first_line.set()
+        assert await talk
+        after = (await core.records.npc("klaus")).action
+        await core.close()
+        return (stale.decision.action.chatting_with, during.chatting_with if during else "",
+                again.chatting_with, after.chatting_with if after else "")
+
+    stale, during, again, after = run(scenario)
+    assert stale == ""  # the Decide answered the plan: the conversation had not begun
+    assert (during, again, after) == ("isabella", "isabella", "isabella")

@@ -52,11 +52,15 @@ from brain_server.persistence.records import Records
 from brain_server.runtime.foreground import AskSpread, Home
 
 
-def _overtaken(answered: Action, live: Action | None) -> bool:
-    """A conversation's action answered before the conversation landed, or was left (the player
-    spoke to one in it): the record's action is newer and stays."""
-    return bool(answered.chatting_with) and (live is None or (live.chatting_with, live.start_time, len(live.dialogue))
-                                            != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
+def _overtaken(answered: Action, live: Action | None, now: datetime) -> bool:
+    """The record's action is newer than the answer and stays: a conversation's action answered
+    before the conversation landed, or was left (the player spoke to one in it); or an answer made
+    before a conversation took the NPC, still on at `now` (recorded, it put the NPC back on its
+    plan while its lines were written)."""
+    if not answered.chatting_with:
+        return live is not None and bool(live.chatting_with) and now < live.end_time
+    return live is None or ((live.chatting_with, live.start_time, len(live.dialogue))
+                            != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
 
 
 def _settled(trace: Trace, run: asyncio.Task[Decision]) -> None:
@@ -328,7 +332,7 @@ class Mind:
             if not decided.observed:
                 seen = await self.senses.update(npc, now, ask.address, ask.in_view, ask.events, trace, check=False)
                 await self._attend(npc, now, seen, ask.crowd, trace)
-            overtaken = _overtaken(action, live.action)
+            overtaken = _overtaken(action, live.action, now)
             if not overtaken:
                 npc.action = action
             await self.records.save(npc)
