@@ -188,7 +188,7 @@ async def _daily_plan(town: Town, npc: Any, i: int, trace: Any) -> None:
 
 
 async def _revise_currently(town: Town, npc: Any, i: int, trace: Any) -> None:
-    from brain_server.cognition.plan import revise_currently
+    from brain_server.cognition.status import revise_currently
 
     await revise_currently(planned(npc, DAY - timedelta(days=1)), at("06:00"), town.stream, trace, work=work(npc))
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 from structlog.testing import capture_logs
 
-from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.react import decide_reaction
+from brain_server.cognition.status import revise_currently
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.llm.trial import built_in_prompts, trial
 from brain_server.llm.usage import FALLBACK_WINDOW, FallbackWatch

@@ -13,8 +13,8 @@ import pytest
 from brain_server.api.service import BrainCore
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines as ol
-from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.speaker import Speaker
+from brain_server.cognition.status import revise_currently
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.embedded import MODEL_NAME

@@ -35,12 +35,13 @@ from brain_server.cognition.offline.said_clock import (
     what_clause,
     who_may_come,
 )
-from brain_server.cognition.plan import plan_day, revise_currently, still_ahead
+from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.cognition.speaker import Speaker
+from brain_server.cognition.status import revise_currently, still_ahead
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem

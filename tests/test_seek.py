@@ -24,9 +24,10 @@ from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import about, held, held_news, mentions, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
-from brain_server.cognition.plan import lay_window, plan_day, replan_from, revise_currently
+from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.status import revise_currently
 from brain_server.cognition.whereabouts import Gathering, calls_by_hour, gatherings, untold_by_hour
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode

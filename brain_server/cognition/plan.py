@@ -1,5 +1,5 @@
 """Recursive planning (paper section 4.3): each morning the NPC revises its "currently" status
-(from day 2), then writes its day top-down in one call: wake-up hour, broad strokes, hour-level
+(from day 2, `status.py`), then writes its day top-down in one call: wake-up hour, broad strokes, hour-level
 blocks at places it knows; a reaction re-plans only the next hour or two (one call). Breaking
 blocks into 5-15 minute steps, and the action the plan gives for now, are `steps.py`.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 import re
 from typing import TYPE_CHECKING
 
@@ -21,13 +21,11 @@ from brain_server.cognition.gist import place_as_said
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.awake import keep_awake, minutes
-from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
-from brain_server.cognition.offline.said_clock import anchored, named_days, redated
-from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.offline.workday import keep_at_work
-from brain_server.cognition.schedule import OWN_PLANS
+from brain_server.cognition.schedule import OWN_PLANS, day_name, plan_lines, previous_day
+from brain_server.cognition.status import revise_currently
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
@@ -38,9 +36,6 @@ from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
 from brain_server.prompts.replan import PROMPT as REPLAN
 from brain_server.prompts.replan import Replan
-from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
-from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
-from brain_server.prompts.revise_currently import Currently
 
 if TYPE_CHECKING:
     from brain_server.cognition.gather import Seek
@@ -107,7 +102,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         DAILY_PLAN,
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-            "previous_day": _previous_day(npc), "memories": bullet_list(memories), "seek": seek,
+            "previous_day": previous_day(npc), "memories": bullet_list(memories), "seek": seek,
             "places": bullets(places), "place_list": places, "home": f" ({persona.home})" if persona.home else "",
         },
         work=work, npc_id=npc.npc_id,
@@ -131,51 +126,6 @@ async def _news_since_plan(npc: NpcState, stream: MemoryStream, importance: int)
         return n.kind == MemoryKind.OBSERVATION and n.subject == name
 
     return len(since) == NEWS_LOOKBACK or any(n.importance >= importance and not own(n) for n in since)
-
-
-async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
-                           thought: str = "", *, work: Work) -> str:
-    """The new "currently" status, from what happened recently and what was planned (one call);
-    if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
-    just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
-    what it now means to do, as it is kept (`anchored`: no stamp copied in, relative days dated).
-    What the thought names on a day still ahead is kept as the old status's is (`still_ahead`): in
-    Brinnick two blind models revised "A flotsam auction ..., on October 15 between 11 am and 1 pm:
-    Sorcha Gault is getting it up herself, ... and she means to tell everyone she runs into" to
-    "Sorcha Gault is looking forward to my plan to tell everyone she runs into", and the host's
-    every prompt after held her aim to tell and not the auction. Its memories leave out the NPC's own
-    plans, which the prompt shows apart: in Cauldwell (blind21) 3 of a resident's 13 were plans, and
-    the host telling him her event the day before was not among them."""
-    persona = npc.persona
-    memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace,
-                                     without=OWN_PLANS)
-    old = persona.currently
-    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
-    answer = await stream.llm.complete(
-        REVISE_CURRENTLY,
-        {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-         "previous_day": _previous_day(npc), "memories": bullet_list(memories)},
-        work=work, npc_id=npc.npc_id,
-        fallback=lambda: Currently.model_construct(currently=kept),
-        trace=trace,
-    )
-    new = anchored(answer.currently.strip(), now.date())
-    if not new:
-        return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    return still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
-
-
-def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
-    """The revised status, led by each sentence of the old one that names a day still ahead (the
-    party she hosts on February 14) on which the new one names nothing: a revision may add and
-    drop, but a host must not forget her own party because a model left it out."""
-    days = set(named_days(new, today))
-    dropped = [s for s in SENTENCE.split(old.strip())
-               if (named := named_days(s, today)) and max(named) >= today and not days & set(named)]
-    if not dropped or not new:
-        return new
-    trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
-    return clipped(" ".join([*dropped, new]), CURRENTLY_MAX_CHARS)
 
 
 def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyPlan:
@@ -381,26 +331,8 @@ def _places(npc: NpcState, allowed: Sequence[str] | None) -> list[str]:
     return [home, *(a for a in (npc.known_addresses if allowed is None else allowed) if a != home)]
 
 
-def _previous_day(npc: NpcState) -> str:
-    """The last planned day for a prompt: its own first block says when it woke up (not the tail of
-    the night before, `carry_over`)."""
-    if not npc.plan or npc.plan_day is None:
-        return "- (none: this is the first day)"
-    outline = "".join(f"- {o}\n" for o in npc.day_outline)
-    woke = next((i.start for i in npc.plan if not i.one_off), npc.plan[0].start)
-    return f"{day_name(woke)}, waking up at {woke:%H:%M}:\n{outline}{plan_lines(npc.plan)}"
-
-
-def plan_lines(items: Sequence[PlanItem]) -> str:
-    return "\n".join(f"- {i.start:%H:%M}-{i.end:%H:%M} {i.activity} ({i.address})" for i in items) or "- (nothing)"
-
-
 def bullets(values: Sequence[str]) -> str:
     return "\n".join(f"- {v}" for v in values)
-
-
-def day_name(when: datetime) -> str:
-    return f"{when:%A %B} {when.day}, {when.year}"
 
 
 def plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:

@@ -20,9 +20,9 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
 from brain_server.cognition.offline.said_clock import anchored
-from brain_server.cognition.plan import revise_currently
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.speaker import Speaker, listed
+from brain_server.cognition.status import revise_currently
 from brain_server.cognition.thinking import Thinking
 from brain_server.cognition.work import Workshop, adopt_currently
 from brain_server.config import Settings

@@ -45,3 +45,21 @@ def _planned(item: PlanItem, now: datetime) -> str:
     said to be the planned one, which the prompt's "It is ..., at <place>" may contradict."""
     day = "" if item.start.date() == now.date() else f" on {item.start:%A %B} {item.start.day}"
     return f"- {item.start:%H:%M}-{item.end:%H:%M} {item.activity} (planned at {item.address}){day}"
+
+
+def previous_day(npc: NpcState) -> str:
+    """The last planned day for a prompt: its own first block says when it woke up (not the tail of
+    the night before, `carry_over`)."""
+    if not npc.plan or npc.plan_day is None:
+        return "- (none: this is the first day)"
+    outline = "".join(f"- {o}\n" for o in npc.day_outline)
+    woke = next((i.start for i in npc.plan if not i.one_off), npc.plan[0].start)
+    return f"{day_name(woke)}, waking up at {woke:%H:%M}:\n{outline}{plan_lines(npc.plan)}"
+
+
+def plan_lines(items: Sequence[PlanItem]) -> str:
+    return "\n".join(f"- {i.start:%H:%M}-{i.end:%H:%M} {i.activity} ({i.address})" for i in items) or "- (nothing)"
+
+
+def day_name(when: datetime) -> str:
+    return f"{when:%A %B} {when.day}, {when.year}"

@@ -19,7 +19,8 @@ from brain_server.cognition.offline.heard import stems
 from brain_server.cognition.offline.routine import SLEEP
 from brain_server.cognition.offline.said_clock import stated_times
 from brain_server.cognition.offline.wording import clipped
-from brain_server.cognition.plan import day_name, plan_lines, plan_node
+from brain_server.cognition.plan import plan_node
+from brain_server.cognition.schedule import day_name, plan_lines
 from brain_server.llm.scheduler import Work
 from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
 from brain_server.model.trace import Trace

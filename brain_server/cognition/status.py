@@ -1,0 +1,64 @@
+"""The NPC's "currently" status (the paper's `currently`), revised each morning from the second day
+on (before the day plan, `plan.py`) and when the user whispers a thought (`player_talk.py`): one
+call, and what it must not lose kept in code."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.offline.heard import SENTENCE
+from brain_server.cognition.offline.said_clock import anchored, named_days, redated
+from brain_server.cognition.offline.wording import as_theirs, clipped
+from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
+from brain_server.llm.scheduler import Work
+from brain_server.model.npc import NpcState
+from brain_server.model.trace import Trace
+from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
+from brain_server.prompts.revise_currently import PROMPT as REVISE_CURRENTLY
+from brain_server.prompts.revise_currently import Currently
+
+
+async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, trace: Trace,
+                           thought: str = "", *, work: Work) -> str:
+    """The new "currently" status, from what happened recently and what was planned (one call);
+    if the LLM fails (or is not asked: the embedded model), the old status, led by the `thought`
+    just whispered, as its own ("You want to..." is "<Name> wants to..."), so the NPC still knows
+    what it now means to do, as it is kept (`anchored`: no stamp copied in, relative days dated).
+    What the thought names on a day still ahead is kept as the old status's is (`still_ahead`): in
+    Brinnick two blind models revised "A flotsam auction ..., on October 15 between 11 am and 1 pm:
+    Sorcha Gault is getting it up herself, ... and she means to tell everyone she runs into" to
+    "Sorcha Gault is looking forward to my plan to tell everyone she runs into", and the host's
+    every prompt after held her aim to tell and not the auction. Its memories leave out the NPC's own
+    plans, which the prompt shows apart: in Cauldwell (blind21) 3 of a resident's 13 were plans, and
+    the host telling him her event the day before was not among them."""
+    persona = npc.persona
+    memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace,
+                                     without=OWN_PLANS)
+    old = persona.currently
+    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
+    answer = await stream.llm.complete(
+        REVISE_CURRENTLY,
+        {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
+         "previous_day": previous_day(npc), "memories": bullet_list(memories)},
+        work=work, npc_id=npc.npc_id,
+        fallback=lambda: Currently.model_construct(currently=kept),
+        trace=trace,
+    )
+    new = anchored(answer.currently.strip(), now.date())
+    if not new:
+        return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
+    return still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
+
+
+def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
+    """The revised status, led by each sentence of the old one that names a day still ahead (the
+    party she hosts on February 14) on which the new one names nothing: a revision may add and
+    drop, but a host must not forget her own party because a model left it out."""
+    days = set(named_days(new, today))
+    dropped = [s for s in SENTENCE.split(old.strip())
+               if (named := named_days(s, today)) and max(named) >= today and not days & set(named)]
+    if not dropped or not new:
+        return new
+    trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
+    return clipped(" ".join([*dropped, new]), CURRENTLY_MAX_CHARS)
