@@ -541,6 +541,33 @@ def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:
     assert not calling_on(caller, bo, MORNING.replace(hour=9)) and not calling_on(caller, cy, MORNING.replace(hour=9))
 
 
+def test_news_told_as_news_stays_news_whatever_importance_the_hearer_rated_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin (blind22, in view, seed 5): Gunnar was told Teodor's lesson as news at 15:06, rated it 4
+    (he could not go), and at dinner with his wife, who had not heard, his prompt said "Gunnar Brekke
+    has no news to pass on". A rating says what an event means to the hearer, not whether it is worth
+    telling: news told as news (`hearsay`) stays news until its hours are over, as a host's own event
+    is; the ratings only order what the NPC holds. A memo of small talk is news only from
+    NEWS_WORTH, as before."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        later = MORNING + timedelta(hours=2)
+        await stream.remember("rosa", teller.persona, [thought("Rosa Vane chatted with Bo Tamm about the weather",
+                                                               "remembers", 3)], trace, rate=False)
+        assert await held_news("rosa", later, stream) is None
+        told = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, subject="Rosa Vane", predicate="heard from",
+                          object="Bo Tamm", importance=3, created=MORNING, last_accessed=MORNING, keywords=[HEARD, "bo tamm"],
+                          description="Bo Tamm told Rosa Vane: Bo Tamm will show people how to splice a rope at the quay "
+                                      "on May 5 from 8 am to 9 am")
+        [told] = await stream.remember("rosa", teller.persona, [told], trace, rate=False)
+        assert (await held_news("rosa", later, stream)).id == told.id
+        assert "Rosa Vane has news on their mind" in (await held(stream, "rosa", "Rosa Vane", later)).line
+        assert await held_news("rosa", datetime(2026, 5, 5, 9, 30, tzinfo=UTC), stream) is None  # its hours over
+
+    run(scenario)
+
+
 def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> None:
     """Wyncombe (captured): "Agnes Hale has news to pass on and has not told Jonah Pike yet: Agnes
     Hale learned that Agnes Hale is busy at the green", an insight of her reflection offered as news.

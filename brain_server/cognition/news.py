@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import cached_property
 import re
 
-from brain_server.cognition.attention import NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
+from brain_server.cognition.attention import NEWS, NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, stems, what_there_is
@@ -174,15 +174,18 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     its own, `OWN`, naming a day not yet over: the paper's seeded intent, news whatever importance
     the model rated it: Korrin's host, his lesson rated 3, told nobody), then its news of the last
     day (`attention.news_of`), else its most important recent thought that names a day still ahead
-    (a host's event stays news until its day, not only the day it was thought of). `thoughts`: its
-    latest thoughts, if already read."""
+    (a host's event stays news until its day, not only the day it was thought of), news told it as
+    news (`NEWS`, `hearsay`) whatever its importance: a rating says what the event means to the
+    hearer, not whether it is worth telling (blind22 in Korrin: a foreman who could not go rated the
+    lesson 4, and his prompt at dinner with his wife, who had not heard, said he had no news to pass
+    on). `thoughts`: its latest thoughts, if already read."""
     mine = thoughts if thoughts is not None else await latest_thoughts(npc_id, stream)
     ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
     if own := [n for n in ahead if n.predicate == OWN]:
         return max(own, key=lambda n: (n.importance, n.created))
     if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
         return news
-    return max((n for n in ahead if n.importance >= NEWS_WORTH and n.predicate != REFLECTION_PREDICATE),
+    return max((n for n in ahead if (n.importance >= NEWS_WORTH or NEWS in n.keywords) and n.predicate != REFLECTION_PREDICATE),
                key=lambda n: (n.importance, n.created), default=None)
 
 
