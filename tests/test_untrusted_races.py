@@ -362,7 +362,7 @@ def test_a_decide_answered_before_a_conversation_began_does_not_end_it(run, fake
 
     from brain_server.cognition.decide import Ask, Decided, answer
 
-    async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
+    async def scenario(stream: MemoryStream) -> tuple[str, str, str, str]:
         core = await core_with_town(stream, tmp_path, background_thinking=False)
         body = spawn_json("klaus")
         body["persona"].update(name="Klaus Mueller", home=CAFE, knownAreas=[CAFE])

@@ -52,14 +52,15 @@ from brain_server.persistence.records import Records
 from brain_server.runtime.foreground import AskSpread, Home
 
 
-def _overtaken(answered: Action, live: Action | None, now: datetime) -> bool:
+def _overtaken(answered: Action, live: NpcState, now: datetime) -> bool:
     """The record's action is newer than the answer and stays: a conversation's action answered
     before the conversation landed, or was left (the player spoke to one in it); or an answer made
     before a conversation took the NPC, still on at `now` (recorded, it put the NPC back on its
     plan while its lines were written)."""
     if not answered.chatting_with:
-        return live is not None and bool(live.chatting_with) and now < live.end_time
-    return live is None or ((live.chatting_with, live.start_time, len(live.dialogue))
+        return live.is_chatting(now)
+    held = live.action
+    return held is None or ((held.chatting_with, held.start_time, len(held.dialogue))
                             != (answered.chatting_with, answered.start_time, len(answered.dialogue)))
 
 
@@ -332,7 +333,7 @@ class Mind:
             if not decided.observed:
                 seen = await self.senses.update(npc, now, ask.address, ask.in_view, ask.events, trace, check=False)
                 await self._attend(npc, now, seen, ask.crowd, trace)
-            overtaken = _overtaken(action, live.action, now)
+            overtaken = _overtaken(action, live, now)
             if not overtaken:
                 npc.action = action
             await self.records.save(npc)
