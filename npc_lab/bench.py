@@ -49,7 +49,7 @@ from brain_server.runtime.vitals import percentile
 from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "timers", "kills")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "spread", "timers", "kills")
 
 
 def machine() -> str:
@@ -507,6 +507,12 @@ def bench_kills(args: argparse.Namespace) -> dict[str, Any]:
     return kills_bench.bench_kills(args)
 
 
+def bench_spread(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import spread
+
+    return spread.bench_spread(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="npc-lab bench")
     add_arguments(parser)
@@ -552,6 +558,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rpcs", nargs="+", choices=("LoadWorld", "SaveWorld"), default=["LoadWorld", "SaveWorld"],
                         help="kills: the RPCs killed (default both)")
     parser.add_argument("--qdrant-url", help="kills: a real Qdrant server instead of the REST stand-in")
+    parser.add_argument("--before", type=Path, nargs="+", default=[],
+                        help="spread: runs of `bench realtime` (their --out folders) before a change")
+    parser.add_argument("--after", type=Path, nargs="+", default=[], help="spread: runs of it after the change")
 
 
 def _view_mode(value: str) -> str:
@@ -566,7 +575,7 @@ def run(args: argparse.Namespace) -> None:
     if args.samples is None:
         args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
-             "embed": bench_embed, "realtime": bench_realtime, "embedded": bench_embedded,
+             "embed": bench_embed, "realtime": bench_realtime, "spread": bench_spread, "embedded": bench_embedded,
              "timers": bench_timers, "kills": bench_kills}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"

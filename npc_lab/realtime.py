@@ -331,6 +331,8 @@ class Calls:
                 # None: no call answered in that window (a stall, not a fast one)
                 "p99_by_window": [percentiles(by_window[w])["p99_ms"] if w in by_window else None
                                   for w in range(max(by_window, default=-1) + 1)],
+                # every answered call, in order: runs pooled by `npc-lab bench spread`
+                "samples_ms": [round(ms, 2) for ms in self.ms],
                 **({"slow": self.slow} if self.slow_ms < float("inf") else {})}
 
 
