@@ -2,7 +2,8 @@
 invitation, relayed news is no invitation, one with news is shown it, and a conversation told in
 one call (out of view) carries no more than one written turn by turn: each speaker sees only its
 own memories and places, and is remembered saying only what it could know. Model lines that
-repeat their speaker are asked again, then dropped; paraphrased places count as said; a one-call
+repeat their speaker are asked again, then dropped, and a dropped line ends the conversation as a
+goodbye does (one still holding news has a last word); paraphrased places count as said; a one-call
 conversation the model could not tell is logged and counted."""
 
 from __future__ import annotations
@@ -208,6 +209,34 @@ def test_a_line_repeating_its_speaker_is_asked_again_then_dropped(stream, fake_l
     again = fake_llm.chat_requests("converse_turn")[3]["body"]["messages"][1]["content"]
     assert f'Isabella Rodriguez already said "{opening}": Isabella Rodriguez says something new' in again
     assert repairs("repeated_line_asked_again") == asked + 2 and repairs("repeated_line_dropped") == dropped + 1
+
+
+def test_a_partner_stuck_repeating_itself_leaves_the_one_with_news_a_last_word(stream, fake_llm) -> None:
+    """Isabella came to tell Klaus of the blessing but greets first; Klaus says his worry, then says
+    it again twice and the line is dropped. As when he takes leave, she still holds news she has not
+    said, so she has a last word before the conversation ends (blind22 in Korrin under reworded
+    prompts: the host's partner repeated its worry and the host never told the lesson)."""
+    worry = "I have been worried that the telephone goes dead whenever it snows."
+    last = "Before you go: I am hosting the slate-blessing at the Chapel of St Ives today at 17:30!"
+    fake_llm.queue(turn("Hello Klaus! How are you?"), turn(worry), turn("Anything new with you?"),
+                   turn(f"Oh, the usual! {worry}"), turn(f"Oh, the usual! {worry}"), turn(last, True),
+                   purpose="converse_turn")
+
+    async def talk():
+        await stream.remember("isabella", None, [thought("isabella", BLESSING)], None, rate=False)
+        return await converse(Speaker.of(npc("isabella", "Isabella Rodriguez"), NOW),
+                              Speaker.of(npc("klaus", "Klaus Mueller"), NOW), NOW, "w:cafe:cafe", stream, trace(),
+                              work=WORK)
+
+    dropped = repairs("repeated_line_dropped")
+    lines = asyncio.run(talk())
+    assert [(line.speaker_npc_id, line.text) for line in lines] == [
+        ("isabella", "Hello Klaus! How are you?"), ("klaus", worry), ("isabella", "Anything new with you?"),
+        ("isabella", last)]
+    assert repairs("repeated_line_dropped") == dropped + 1
+    closing = fake_llm.chat_requests("converse_turn")[5]["body"]["messages"][1]["content"]
+    assert "Isabella Rodriguez has news on their mind" in closing
+    assert len(fake_llm.chat_requests("converse_turn")) == 6  # nobody is asked after the last word
 
 
 def test_a_speaker_with_news_is_shown_it_in_view(stream, fake_llm) -> None:

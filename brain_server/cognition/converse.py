@@ -199,13 +199,14 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
 
         turn = await unrepeated(ask, [line.text for line in lines if line.speaker_npc_id == speaker.npc_id],
                                 speaker.persona.name, trace)
-        if turn is None:
-            break
-        lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
-                                  text=turn.utterance))
-        if closing or ends(turn.end_conversation, lines):
-            # One who still holds news it has not said gets a last word as the other leaves, as people
-            # do ("before you go..."): blind8's listeners took leave at their first reply to a greeting.
+        if turn is not None:
+            lines.append(DialogueLine(speaker_npc_id=speaker.npc_id, speaker_name=speaker.persona.name,
+                                      text=turn.utterance))
+        # A speaker who takes leave, or whose line is dropped (it kept repeating itself), ends the
+        # conversation; one who still holds news it has not said gets a last word first, as people do
+        # ("before you go..."): blind8's listeners took leave at their first reply to a greeting, and
+        # blind22's partners of a host who greeted first said their own worry three times.
+        if closing or turn is None or ends(turn.end_conversation, lines):
             news_held = news[listener.npc_id].news
             if closing or news_held is None or said_it(listener.npc_id, news_held, lines, listener.places):
                 break
