@@ -786,6 +786,24 @@ def _hud(events: list[dict]) -> list[dict]:
 
 
 @pytest.mark.godot
+def test_games_share_the_process_browser_and_leave_no_page_open_even_when_one_fails_to_open() -> None:
+    """Each game's page is a context of the one browser (`godot_web.browser()`), closed when the game
+    ends, and closed too when its page could not be opened (nothing else would close it: a page
+    left open would run on in the next test's browser)."""
+    _needs_browser()
+    with godot_web.HeadlessGame("about:blank") as first:
+        shared = first.page.context.browser
+        second = first.new_page()
+        assert second.context is not first.page.context and len(shared.contexts) == 2
+    with godot_web.HeadlessGame("about:blank") as again:
+        assert again.page.context.browser is shared and len(shared.contexts) == 1
+    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
+        with godot_web.HeadlessGame(f"http://127.0.0.1:{unclaimed_port()}/"):
+            pass
+    assert godot_web.browser() is shared and shared.contexts == []
+
+
+@pytest.mark.godot
 @pytest.mark.slow
 def test_hud_says_offline_when_no_brain_listens(tmp_path: Path) -> None:
     _needs_browser()

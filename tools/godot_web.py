@@ -634,10 +634,10 @@ _chromium: tuple[Any, Any] | None = None  # (playwright, browser) of this proces
 
 def browser() -> Any:  # noqa: ANN401 (a playwright Browser)
     """This process's headless Chromium, launched at the first call and kept until the process
-    exits (a test suite's worker opens a page per test: a launch and its first WebGL context cost
-    ~2 CPU-s of each, docs/benchmarks.md, "The suite's cost"); launched again if it went away. Each
-    page gets a context of its own (`new_context`), closed with it: nothing of one page's storage
-    reaches the next. Playwright's sync API: one thread."""
+    exits (a test suite's worker opens a page per test: a launch, its first WebGL context and the
+    shaders the page compiles cost 3.5-4 CPU-s of each, docs/benchmarks.md, "The suite's cost");
+    launched again if it went away. Each page gets a context of its own (`new_context`), closed
+    with it: nothing of one page's storage reaches the next. Playwright's sync API: one thread."""
     global _chromium  # noqa: PLW0603 (one browser per process)
     from playwright.sync_api import sync_playwright  # imported late: building needs no browser
 
@@ -665,6 +665,8 @@ def _close_browser() -> None:
     _chromium = None
     try:
         chromium.close()
+    except Exception:  # noqa: BLE001 (a browser that crashed has nothing left to close)
+        _log(f"the browser did not close cleanly: {sys.exc_info()[1]}")
     finally:
         playwright.stop()
 
@@ -703,7 +705,11 @@ class HeadlessGame:
         self.page = self.new_page()
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda error: self._record(f"[pageerror] {error}"))
-        _open(self.page, self.url)
+        try:
+            _open(self.page, self.url)
+        except BaseException:  # no __exit__ follows: a page left open would run on in the shared browser
+            self.__exit__()
+            raise
         return self
 
     def new_page(self) -> Any:  # noqa: ANN401 (a playwright Page)
