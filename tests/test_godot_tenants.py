@@ -25,7 +25,7 @@ class SecondPlayer:
     def __init__(self, game: godot_web.HeadlessGame, url: str) -> None:
         self.lines: list[str] = []
         self.events: list[dict] = []
-        self.page = game.new_page()
+        self.page = game.page.context.browser.new_page(viewport=game.viewport)
         self.page.on("console", lambda message: self._record(message.text))
         self.page.goto(url, wait_until="load", timeout=godot_web.PAGE_LOAD_LIMIT_S * 1000)
 

@@ -41,7 +41,6 @@ at the scene without a brain.
 from __future__ import annotations
 
 import argparse
-import atexit
 import base64
 from collections.abc import Callable, Iterable
 import dataclasses
@@ -61,7 +60,6 @@ import tarfile
 import tempfile
 import threading
 import time
-from typing import Any
 import zipfile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -597,6 +595,8 @@ def run_headless(
     `timeout_s` (no exception: the caller checks what it got). The `screenshot` (PNG) is
     taken at the end. `on_line` sees each line as it arrives (e.g. to stream it).
     """
+    from playwright.sync_api import sync_playwright  # imported late: building needs no browser
+
     lines: list[str] = []
     done = False
 
@@ -612,63 +612,22 @@ def run_headless(
         kind = message.type
         record(message.text if kind in ("log", "info") else f"[{kind}] {message.text}")
 
-    context = browser().new_context(viewport=viewport or VIEWPORT)
-    try:
-        page = context.new_page()
-        page.on("console", on_console)
-        page.on("pageerror", lambda error: record(f"[pageerror] {error}"))
-        _open(page, url)
-        deadline = time.monotonic() + timeout_s
-        while not done and time.monotonic() < deadline:
-            page.wait_for_timeout(100)  # lets playwright dispatch console events
-        if screenshot is not None:
-            Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(screenshot))
-    finally:
-        context.close()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page(viewport=viewport or VIEWPORT)
+            page.on("console", on_console)
+            page.on("pageerror", lambda error: record(f"[pageerror] {error}"))
+            _open(page, url)
+            deadline = time.monotonic() + timeout_s
+            while not done and time.monotonic() < deadline:
+                page.wait_for_timeout(100)  # lets playwright dispatch console events
+            if screenshot is not None:
+                Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(screenshot))
+        finally:
+            browser.close()
     return lines
-
-
-_chromium: tuple[Any, Any] | None = None  # (playwright, browser) of this process: browser()
-
-
-def browser() -> Any:  # noqa: ANN401 (a playwright Browser)
-    """This process's headless Chromium, launched at the first call and kept until the process
-    exits (a test suite's worker opens a page per test: a launch, its first WebGL context and the
-    shaders the page compiles cost 3.5-4 CPU-s of each, docs/benchmarks.md, "The suite's cost");
-    launched again if it went away. Each page gets a context of its own (`new_context`), closed
-    with it: nothing of one page's storage reaches the next. Playwright's sync API: one thread."""
-    global _chromium  # noqa: PLW0603 (one browser per process)
-    from playwright.sync_api import sync_playwright  # imported late: building needs no browser
-
-    if _chromium is not None and _chromium[1].is_connected():
-        return _chromium[1]
-    if _chromium is not None:
-        _close_browser()
-    else:
-        atexit.register(_close_browser)
-    playwright = sync_playwright().start()
-    try:
-        _chromium = (playwright, playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                            args=list(CHROMIUM_ARGS)))
-    except BaseException:
-        playwright.stop()
-        raise
-    return _chromium[1]
-
-
-def _close_browser() -> None:
-    global _chromium  # noqa: PLW0603
-    if _chromium is None:
-        return
-    playwright, chromium = _chromium
-    _chromium = None
-    try:
-        chromium.close()
-    except Exception:  # noqa: BLE001 (a browser that crashed has nothing left to close)
-        _log(f"the browser did not close cleanly: {sys.exc_info()[1]}")
-    finally:
-        playwright.stop()
 
 
 def _open(page, url: str) -> None:  # noqa: ANN001 (a playwright Page)
@@ -698,34 +657,33 @@ class HeadlessGame:
         self.viewport = viewport or VIEWPORT
         self.lines: list[str] = []
         self.events: list[dict] = []
-        self._contexts: list[Any] = []
+        self._playwright = None
+        self._browser = None
         self.page = None
 
     def __enter__(self) -> HeadlessGame:
-        self.page = self.new_page()
-        self.page.on("console", self._on_console)
-        self.page.on("pageerror", lambda error: self._record(f"[pageerror] {error}"))
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
         try:
+            self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                             args=list(CHROMIUM_ARGS))
+            self.page = self._browser.new_page(viewport=self.viewport)
+            self.page.on("console", self._on_console)
+            self.page.on("pageerror", lambda error: self._record(f"[pageerror] {error}"))
             _open(self.page, self.url)
-        except BaseException:  # no __exit__ follows: a page left open would run on in the shared browser
-            self.__exit__()
+        except BaseException:  # no __exit__ follows: the browser would run on, and Playwright's loop with
+            self.__exit__()  # it, in which no asyncio.run of a later test in this thread could start
             raise
         return self
 
-    def new_page(self) -> Any:  # noqa: ANN401 (a playwright Page)
-        """A page of its own context in the process's browser (another player's tab, say), closed
-        with this game."""
-        context = browser().new_context(viewport=self.viewport)
-        self._contexts.append(context)
-        return context.new_page()
-
     def __exit__(self, *exc: object) -> None:
-        contexts, self._contexts = self._contexts, []
-        for context in contexts:
-            try:
-                context.close()
-            except Exception:  # noqa: BLE001 (a browser that crashed has nothing left to close)
-                _log(f"a page's context did not close cleanly: {sys.exc_info()[1]}")
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        finally:
+            if self._playwright is not None:
+                self._playwright.stop()
 
     def _on_console(self, message) -> None:  # playwright ConsoleMessage
         kind = message.type
