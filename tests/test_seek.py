@@ -1228,3 +1228,29 @@ def test_a_brain_sends_a_caller_where_the_one_it_calls_on_is_when_the_call_is_pr
         return address
 
     assert run(scenario) == cafe
+
+
+def test_a_teller_calls_on_those_under_its_roof_in_rooms_of_their_own() -> None:
+    """Korrin Junction (blind22, reworded prompts, seed 2): the landlady, told of the lesson the
+    evening before, kept house in her rooms the next day and never met her three lodgers in theirs
+    (only those in one room see each other), and none of them heard. Those under the teller's roof
+    with a room of their own are called on there while they are in and awake, after public places
+    and whether or not its identity names them; one who shares its room is not."""
+    inn = f"{W}:Dobos house"
+    own, hers, his, lotta = f"{inn}:landlady's room", f"{inn}:Ann's room", f"{inn}:Al's room", f"{inn}:Lu's room"
+    plan = [block((7, 0), (12, 0), "keeping house", own), block((12, 0), (13, 0), "having lunch", f"{inn}:kitchen"),
+            block((13, 0), (21, 0), "keeping house", own), block((21, 0), (23, 59), "sleeping", own)]
+    teller = person("mira", "Mira Dobos", own, plan=[(7, 21, "keeping house", own)])
+    others = [person("al", "Al Rook", his, plan=[(7, 13, "sleeping", his), (13, 21, "reading", his)]),
+              person("lu", "Lu Franz", lotta, plan=[(6, 14, "selling tickets", HALL), (14, 21, "writing letters", lotta)]),
+              person("jon", "Jon Dobos", own, plan=[(7, 21, "mending chairs", own)]),
+              person("ann", "Ann Kerr", hers, plan=[(7, 21, "sleeping", hers)])]
+    calls = calls_by_hour(teller, others, MORNING)
+    assert {arena: sorted(h.hour for h in hours) for arena, hours in calls.items()} == {
+        his: list(range(13, 21)), lotta: list(range(14, 21))}  # Jon shares her room; Ann sleeps; Lu works till 2
+    seek = Seek("news", where=untold_by_hour(teller, others, MORNING, [*PLACES, own, his, lotta]), calls=calls,
+                names={o.npc_id: o.persona.name for o in others})
+    assert [(f"{i.start:%H:%M}", i.activity, i.address) for i in seek.visit(plan, own, MORNING) if i.one_off] == [
+        ("07:00", "seeing people at the hall", HALL),  # Lu at her ticket window comes first
+        ("13:00", "calling on Al Rook", his)]
+    assert calls_by_hour(teller, others, MORNING, told={"al", "lu"}) == {}

@@ -1,8 +1,8 @@
 """Where the others in a town will be today, hour by hour, for one who has news to pass on
 (`gather.seeking`): each other resident's plan for the day, else the usual day its persona gives
 (`routine.day_shape`, no model), counted per hour at the places the teller may enter outside its
-own home (`untold_by_hour`, summed up as `gatherings`), or at the homes of those it knows while
-they are in (`calls_by_hour`). Read from the world, never from a list of names."""
+own home (`untold_by_hour`, summed up as `gatherings`), or at the homes of those it knows and in
+the rooms of those under its own roof, while they are in (`calls_by_hour`). Read from the world, never from a list of names."""
 
 from __future__ import annotations
 
@@ -45,10 +45,23 @@ def untold_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, pl
 
 def calls_by_hour(teller: NpcState, town: Sequence[NpcState], now: datetime, *, told: Collection[str] = ()) -> Where:
     """Where those the teller knows (`knows`) and has not `told` will be at their own homes and
-    awake for the rest of `now`'s day, hour by hour (not the teller's own household)."""
-    home = sector_of(teller.persona.home)
-    known = [o for o in town if knows(teller, o) and sector_of(o.persona.home) != home]
-    return _by_hour(teller, known, now, told, lambda other, arena: sector_of(arena) == sector_of(other.persona.home))
+    awake for the rest of `now`'s day, hour by hour; and those under its own roof with a room of
+    their own (a boarding house's lodgers, a dormitory's students), in that room. Only those in the
+    same room see each other, so nobody meets them there by chance: blind22's landlady in Korrin
+    Junction, told on the evening before the lesson, spent the next day in her rooms and told none
+    of the three lodgers in theirs. One who shares the teller's room is not called on."""
+    home, room = sector_of(teller.persona.home), arena_of(teller.persona.home)
+
+    def own_roof(other: NpcState) -> bool:
+        return sector_of(other.persona.home) == home
+
+    def at_home(other: NpcState, arena: str) -> bool:
+        if own_roof(other):
+            return arena == arena_of(other.persona.home)
+        return sector_of(arena) == sector_of(other.persona.home)
+
+    callees = [o for o in town if arena_of(o.persona.home) != room and (own_roof(o) or knows(teller, o))]
+    return _by_hour(teller, callees, now, told, at_home)
 
 
 def knows(teller: NpcState, other: NpcState) -> bool:
