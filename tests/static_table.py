@@ -9,8 +9,8 @@ embeddings, and the brains that a test starts with `embedder="minilm"` (or an em
 keep theirs; the packaging tests' installed brains start as a user's do, with MiniLM.
 
 The table is built once into pytest's cache folder (~30 CPU-s on 2 cores) by `tools/setup.sh`, or,
-where set-up did not run, by whichever test process needs it first, the others waiting on its lock; it is named by the hash of the model, tokenizer and recipe, so a new model is
-a new table."""
+where set-up did not run, by whichever test process needs it first, the others waiting on its lock;
+it is named by the hash of the model, tokenizer and recipe, so a new model is a new table."""
 
 from __future__ import annotations
 

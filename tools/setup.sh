@@ -67,10 +67,10 @@ if [ -f tools/godot_web.py ]; then
   .venv/bin/python tools/godot_web.py runtime
 fi
 if [ "$want_tests" = 1 ] && [ -f tests/static_table.py ]; then
-  # What every test process would otherwise make at its start: the tests' embedding table, distilled
-  # from MiniLM (tests/static_table.py, ~30 CPU-s, once; else the first brain test builds it while
-  # the other workers wait on its lock) and the sources' compiled modules (else each worker compiles
-  # them at once).
+  # What the suite would otherwise make while it runs: the tests' embedding table, distilled from
+  # MiniLM (tests/static_table.py, ~30 CPU-s, once; else the first brain test builds it while the
+  # other workers' brain tests wait on its lock), and the sources' compiled modules (else every
+  # worker compiles them at once).
   .venv/bin/python -m tests.static_table >/dev/null
   .venv/bin/python -m compileall -q -j 0 brain_server npc_lab tools tests >/dev/null
 fi

@@ -2,7 +2,8 @@
 (`gather.seeking`): each other resident's plan for the day, else the usual day its persona gives
 (`routine.day_shape`, no model), counted per hour at the places the teller may enter outside its
 own home (`untold_by_hour`, summed up as `gatherings`), or at the homes of those it knows and in
-the rooms of those under its own roof, while they are in (`calls_by_hour`). Read from the world, never from a list of names."""
+the rooms of those under its own roof, while they are in (`calls_by_hour`). Read from the world,
+never from a list of names."""
 
 from __future__ import annotations
 
