@@ -140,7 +140,8 @@ class Resident(_Data):
 
         known = list(dict.fromkeys(root(a) for a in [*self.known_areas, *([self.workplace] if self.workplace else [])]))
         return Persona(name=self.name, age=self.age, traits=list(self.traits), identity=self.identity,
-                       lifestyle=self.lifestyle, currently=self.currently, home=root(self.home), known_areas=known)
+                       lifestyle=self.lifestyle, currently=self.currently, home=root(self.home), known_areas=known,
+                       workplace=root(self.workplace) if self.workplace else "")
 
     def to_spawn_request(self, world_name: str) -> pb.SpawnNpcRequest:
         """SpawnNpc at home in `world_name` (addresses re-rooted to it); Godot adds the tile."""
@@ -149,7 +150,7 @@ class Resident(_Data):
             world_name=world_name, npc_id=self.npc_id, address=persona.home,
             persona=pb.Persona(name=persona.name, age=persona.age, traits=persona.traits, identity=persona.identity,
                                lifestyle=persona.lifestyle, currently=persona.currently, home=persona.home,
-                               known_areas=persona.known_areas),
+                               known_areas=persona.known_areas, workplace=persona.workplace),
             perception=pb.PerceptionSettings(vision_radius=self.perception.vision_radius,
                                              attention_bandwidth=self.perception.attention_bandwidth,
                                              retention=self.perception.retention))

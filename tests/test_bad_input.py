@@ -153,6 +153,8 @@ def test_register_world(clients: Clients, name: str, width: int, x: int, sectors
     ("SpawnNpc", {**spawn_json("newcomer"), "persona": {"name": "Pip"}}, "invalid_argument", "persona.home is empty"),
     ("SpawnNpc", {**spawn_json(), "persona": {**spawn_json()["persona"], "knownAreas": [CAFE, "x:y:z"]}},
      "invalid_argument", "persona.known_areas[1] 'x:y:z' is not in world"),
+    ("SpawnNpc", {**spawn_json(), "persona": {**spawn_json()["persona"], "workplace": f"{CAFE}x"}},
+     "invalid_argument", f"persona.workplace '{CAFE}x' is not in world"),
     ("ListMemories", {"npcId": "isabella", "kind": 42}, "invalid_argument", "kind"),
     ("SetObjectState", {"worldName": WORLD, "address": f"{CAFE}:no such object", "state": "on"}, "invalid_argument",
      ""),

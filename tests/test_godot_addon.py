@@ -51,7 +51,7 @@ func _ready() -> void:
 	var grown := _world("Grown", Vector2i.ZERO, Vector2i(40, 25))
 	_arena(grown, "Home", "room", Rect2i(-12, -8, 4, 4))
 	_arena(grown, "Shop", "shop", Rect2i(45, 2, 3, 3))
-	_npc(grown, "walker", "Home:room", Vector2i(-11, -7))
+	_npc(grown, "walker", "Home:room", Vector2i(-11, -7), "Shop:shop")
 	print("NPCBRAIN " + JSON.stringify({"event": "validated", "world": "Fixed",
 			"problems": Array(fixed.validate())}))
 	print("NPCBRAIN " + JSON.stringify({"event": "validated", "world": "Grown",
@@ -82,7 +82,8 @@ func _arena(world: NpcBrainWorld, sector_name: String, arena_name: String,
 	return arena
 
 
-func _npc(world: NpcBrainWorld, npc_id: String, home: String, tile: Vector2i) -> void:
+func _npc(world: NpcBrainWorld, npc_id: String, home: String, tile: Vector2i,
+		workplace: String = "") -> void:
 	var body: Node2D = load("res://glider.gd").new()
 	body.position = world.grid.tile_to_global(tile)
 	var agent := NpcBrainAgent.new()
@@ -92,6 +93,7 @@ func _npc(world: NpcBrainWorld, npc_id: String, home: String, tile: Vector2i) ->
 	agent.persona = NpcBrainPersona.new()
 	agent.persona.display_name = npc_id.capitalize()
 	agent.persona.home = home
+	agent.persona.workplace = workplace
 	body.add_child(agent)
 	add_child(body)
 '''
@@ -120,7 +122,8 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
     """A world built in code whose grid is set: its arena, that arena's object and an NPC outside
     the grid are each a warning as the game starts and a problem from `validate()`, naming the
     setting that fixes it. A world without a grid_origin takes its grid from the arenas it holds
-    (negative tiles, beyond grid_size): it tells the brain that grid and its NPC arrives."""
+    (negative tiles, beyond grid_size): it tells the brain that grid and its NPC arrives. A workplace
+    the persona names goes to SpawnNpc as its world's address, as the home does."""
     _needs_browser()
     web_dir = _project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _CODE_BUILT}, "main.gd")
 
@@ -158,6 +161,9 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
     worlds = {r["world"]["name"]: r["world"] for m, r in brain.calls if m == "RegisterWorld"}
     assert (worlds["Grown"]["width"], worlds["Grown"]["height"]) == (60, 33), worlds["Grown"]
     assert (worlds["Fixed"]["width"], worlds["Fixed"]["height"]) == (10, 6), worlds["Fixed"]
+    personas = {r["npcId"]: r["persona"] for m, r in brain.calls if m == "SpawnNpc"}
+    assert personas["walker"]["workplace"] == "Grown:Shop:shop", personas  # its world's address, as home's
+    assert personas["walker"]["home"] == "Grown:Home:room" and not personas.get("stray", {}).get("workplace")
 
 
 @pytest.mark.godot

@@ -59,6 +59,11 @@ def test_an_edited_persona_keeps_memories_and_plans_on_both_transports(clients: 
     assert clients.grpc("SpawnNpc", edited(traits=["grumpy", "precise"], home=CAFE))["resumed"] is True
     answer = clients.grpc("SpawnNpc", edited(traits=["grumpy", "precise"], home=CAFE, lifestyle="sleeps at noon"))
     assert answer["updated"] is True and answer["changed"] == ["lifestyle"]
+    answer = clients.connect("SpawnNpc", edited(traits=["grumpy", "precise"], home=CAFE, lifestyle="sleeps at noon",
+                                                workplace=CAFE))
+    assert answer.json()["changed"] == ["workplace"], answer.text
+    assert "Isabella Rodriguez now works at Hobbs Cafe, cafe in the Ville" in {
+        m["description"] for m in clients.grpc("ListMemories", {"npcId": "isabella", "limit": 1000})["memories"]}
 
 
 @pytest.fixture(scope="module")

@@ -117,12 +117,13 @@ def test_to_spawn_request_is_valid_and_re_roots_addresses(residents: list[Reside
     assert request.world_name == WORLD and request.npc_id == "isabella_rodriguez"
     assert request.address == request.persona.home == "the Ville:Isabella Rodriguez's apartment:main room"
     assert "the Ville:Hobbs Cafe:cafe" in request.persona.known_areas
+    assert request.persona.workplace == isabella.workplace == "the Ville:Hobbs Cafe:cafe"
     assert (request.perception.vision_radius, request.perception.retention) == (8, 8)
     assert request.persona.identity == isabella.identity and list(request.persona.traits) == isabella.traits
     again = pb.SpawnNpcRequest.FromString(request.SerializeToString())
     assert again == request
     moved = isabella.to_spawn_request("the_ville")
-    assert all(a.startswith("the_ville:") for a in [moved.address, *moved.persona.known_areas])
+    assert all(a.startswith("the_ville:") for a in [moved.address, moved.persona.workplace, *moved.persona.known_areas])
 
 
 def test_data_files_refuse_typos_and_mismatched_names(tmp_path: Path) -> None:

@@ -207,6 +207,24 @@ def test_a_night_shift_is_worked_at_night() -> None:
 
 
 
+def test_a_workplace_the_game_declares_outweighs_the_words() -> None:
+    # Words that name no place of work: blind22's Korrin laid no working night for such a driver.
+    words = {"identity": "Bram drives the night mail coach over the moor.",
+             "lifestyle": "wakes at 2 pm, drives from 9 pm to 5 am, and goes to bed at 7 am"}
+    assert workplace(villager("bram", **words)) is None
+    driver = villager("bram", **words, workplace=f"{MILL}:millstone")
+    assert workplace(driver) == MILL
+    day = day_shape(driver, MONDAY.date(), UTC)
+    assert_a_day(day, at(14))
+    assert where(day, at(23)) == ("working at the mill room", MILL)
+    assert where(day, at(4, day=MONDAY + timedelta(days=1)))[1] == MILL
+    # Words that name another place than the one the game says it works at.
+    baker = villager("oda", identity="Oda works at the Crust and Crumb Bakery.", lifestyle="works from 8 am to 4 pm")
+    assert workplace(baker) == BAKERY
+    assert workplace(baker.model_copy(update={"persona": baker.persona.model_copy(
+        update={"workplace": SQUARE})})) == SQUARE
+
+
 def test_a_stretch_the_lifestyle_spends_at_a_place_is_the_working_day_whatever_the_verb() -> None:
     # Each stayed home all day: no word of work came before the place.
     miller = villager("ruth", identity="Ruth Abiodun is the miller's widow.",

@@ -70,6 +70,18 @@ def test_a_day_the_persona_does_not_state_as_a_working_day_is_kept(persona: NpcS
     assert keep_at_work(plan, persona, PLACES) == (plan, timedelta(0))
 
 
+def test_working_hours_go_to_the_workplace_the_game_declares_where_the_words_name_none() -> None:
+    words = {"lifestyle": "wakes up at 6 am, works from 8 am to 5 pm, and goes to bed at 10 pm",
+             "identity": "Mina Osk mends sails for the boats."}
+    persona = mina(**words)
+    persona.persona.workplace = LOFT
+    plan = day((6, 8, "having breakfast", KITCHEN), (8, 17, "busy at the kitchen", KITCHEN),
+               (17, 30, "sleeping", BED))
+    kept, away = keep_at_work(plan, persona, PLACES)
+    assert away == timedelta(hours=9)
+    assert where(kept)[1] == ("08:00-17:00", "working at the loft", LOFT)
+
+
 def test_an_event_a_visit_or_a_promise_in_working_hours_is_kept() -> None:
     plan = day((6, 8, "having breakfast", KITCHEN), (8, 12, "busy at the kitchen", KITCHEN),
                (12, 17, "helping at the net mending", LOFT), (17, 30, "sleeping", BED))

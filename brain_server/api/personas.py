@@ -12,7 +12,7 @@ from brain_server.model.world import World, arena_of
 from brain_server.model.world_index import WorldIndex
 from brain_server.persistence.records import Records
 
-FIELDS = ("name", "age", "traits", "identity", "lifestyle", "currently", "home", "known_areas")
+FIELDS = ("name", "age", "traits", "identity", "lifestyle", "currently", "home", "known_areas", "workplace")
 EDIT_IMPORTANCE = 6  # a change to who one is, above the everyday (a rating would make SpawnNpc wait for the model)
 
 
@@ -24,17 +24,25 @@ def check_places(index: WorldIndex, persona: Persona, address: str) -> None:
     index.check(persona.home, "persona.home")
     for i, known in enumerate(persona.known_areas):
         index.check(known, f"persona.known_areas[{i}]")
+    if persona.workplace:
+        index.check(persona.workplace, "persona.workplace")
     if address:
         index.check(address, "address")
 
 
 def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, address: str,
           verbs: list[Verb]) -> NpcState:
-    """A new NPC: it knows the areas its persona names and its home, or the whole world if none are named."""
-    known = sorted({arena_of(a) for a in persona.known_areas} | {arena_of(persona.home)}
+    """A new NPC: it knows the areas its persona names, its home and its workplace, or the whole world if
+    none are named."""
+    known = sorted({arena_of(a) for a in persona.known_areas} | set(own_places(persona))
                    if persona.known_areas else set(world.arena_addresses()))
     return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
                     known_addresses=known, verbs=verbs, sent_currently=persona.currently)
+
+
+def own_places(persona: Persona) -> list[str]:
+    """The arenas an NPC knows whatever its known areas say: its home, and its workplace if it has one."""
+    return [arena_of(a) for a in (persona.home, persona.workplace) if a]
 
 
 def currently(npc: NpcState, sent: str) -> str:
@@ -64,6 +72,9 @@ def noticed(before: Persona, after: Persona, world: World) -> list[str]:
     if before.home != after.home:
         place = after.home.split(":", 1)[-1].replace(":", ", ")
         thoughts.append(f"{name} now lives at {place} in {world.name}")
+    if before.workplace != after.workplace and after.workplace:
+        place = after.workplace.split(":", 1)[-1].replace(":", ", ")
+        thoughts.append(f"{name} now works at {place} in {world.name}")
     return [t[:validation.MAX_TEXT] for t in thoughts]
 
 

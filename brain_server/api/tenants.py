@@ -40,7 +40,7 @@ INSPECT = frozenset({"ListMemories", "GetTrace", "GetUsage", "Whisper", "Intervi
 ADMIN_ONLY = frozenset({"ExportWorld", "ImportWorld", "metrics"})  # a slot's bytes carry internal names
 # Fields (by name, in any message) that hold an npc id or a world name, and those that hold an address.
 ID_FIELDS = frozenset({"npc_id", "world_name", "users", "speaker_npc_id"})
-ADDRESS_FIELDS = frozenset({"address", "home", "known_areas", "target", "targets"})
+ADDRESS_FIELDS = frozenset({"address", "home", "known_areas", "workplace", "target", "targets"})
 
 
 def scope_of(rpc: str) -> str:

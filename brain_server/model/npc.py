@@ -70,6 +70,7 @@ class Persona(_DeepCopied):
     currently: str = ""
     home: str = ""
     known_areas: list[str] = Field(default_factory=list)
+    workplace: str = ""  # the arena the game says it works at ("" : read from its words, `routine.workplace`)
 
     def summary(self) -> str:
         """The paper's identity stable set, as prompts see it."""

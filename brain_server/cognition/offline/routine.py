@@ -107,7 +107,7 @@ class _Places:
 def _places_of(npc: NpcState, places: Sequence[str] | None) -> _Places:
     persona = npc.persona
     return _read_places(persona.name, persona.identity, persona.lifestyle, persona.currently, persona.home,
-                        tuple(npc.known_addresses if places is None else places))
+                        persona.workplace, tuple(npc.known_addresses if places is None else places))
 
 
 # Both caches hold a whole town (NPC_BRAIN_NPC_CACHE's 10,000 NPCs, two days each): smaller, a
@@ -117,10 +117,10 @@ PERSONAS_KEPT = 16_384
 
 
 @functools.lru_cache(maxsize=PERSONAS_KEPT)
-def _read_places(name: str, identity: str, lifestyle: str, currently: str, home: str,
+def _read_places(name: str, identity: str, lifestyle: str, currently: str, home: str, workplace: str,
                  addresses: tuple[str, ...]) -> _Places:
     npc = NpcState(npc_id="", world_name="", persona=Persona(name=name, identity=identity, lifestyle=lifestyle,
-                                                             currently=currently, home=home),
+                                                             currently=currently, home=home, workplace=workplace),
                    known_addresses=list(addresses))
     work, hours = _work_and_hours(npc, None)
     outings = tuple(_outings(npc, None, work))
@@ -178,20 +178,26 @@ def _shape(where: _Places, lifestyle: str, home: str, wake_up_hour: int | None, 
 
 
 def workplace(npc: NpcState, places: Sequence[str] | None = None) -> str | None:
-    """The place among `places` (default: those it knows) that the persona's text says it works at:
-    named, or its kind of room named ("the library"), a few words after a word of work ("runs",
-    "works", "student at") and not after "retired"; the most often named wins. Else the first place
-    its lifestyle spends a working stretch at ("bakes at the Bakehouse from 5 am to 1 pm"). None if
-    it names none."""
+    """The arena the game says it works at (`Persona.workplace`). Else the place among `places`
+    (default: those it knows) that the persona's text says it works at: named, or its kind of room
+    named ("the library"), a few words after a word of work ("runs", "works", "student at") and not
+    after "retired"; the most often named wins. Else the first place its lifestyle spends a working
+    stretch at ("bakes at the Bakehouse from 5 am to 1 pm"). None if it names none: words miss a
+    workplace they do not name (blind22's Korrin: "drives the snowplough from 8 pm to 4 am") or
+    name a room of it the NPC does not work in."""
     return _work_and_hours(npc, places)[0]
 
 
 def _work_and_hours(npc: NpcState, places: Sequence[str] | None) -> tuple[str | None, tuple[time, time] | None]:
     """The workplace (`workplace`) and the stretch the persona states there, if it states one."""
-    scores, home = _mentions(npc, places, near=_works_at), sector_of(npc.persona.home)
-    stretches = _stretches(npc, places)  # of equals, one at home ("works on the farm": the farm it lives on)
-    work = max(scores, key=lambda p: (scores[p], sector_of(p) == home)) if any(scores.values()) else next(
-        (place for place, _ in stretches), None)
+    stretches = _stretches(npc, places)
+    if npc.persona.workplace:
+        work: str | None = arena_of(npc.persona.workplace)
+    elif any((scores := _mentions(npc, places, near=_works_at)).values()):
+        home = sector_of(npc.persona.home)  # of equals, one at home ("works on the farm": the farm it lives on)
+        work = max(scores, key=lambda p: (scores[p], sector_of(p) == home))
+    else:
+        work = next((place for place, _ in stretches), None)
     return work, next((hours for place, hours in stretches if work and sector_of(place) == sector_of(work)), None)
 
 

@@ -484,8 +484,8 @@ func _get_configuration_warnings() -> PackedStringArray:
 		warnings.append("The persona has no home address (\"sector:arena\").")
 	else:
 		var in_world := world if world != null else NpcBrainWorld.find_in(get_tree())
-		for address in [persona.home] + Array(persona.known_areas):
-			if in_world != null and in_world.places.find_arena(address) == null:
+		for address in [persona.home, persona.workplace] + Array(persona.known_areas):
+			if address != "" and in_world != null and in_world.places.find_arena(address) == null:
 				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
 	if not _has_body():
 		warnings.append("An NpcBrainAgent moves its parent: make it a child of a 2D or 3D body.")
@@ -857,6 +857,9 @@ func _spawn_request() -> Dictionary:
 	if known.is_empty():
 		for arena in world.get_arenas():
 			known.append(world.places.arena_address(arena))
+	var workplace: String = (
+		world.places.full_address(persona.workplace) if persona.workplace != "" else ""
+	)
 	var tile := get_tile()
 	return {
 		"worldName": world.world_name,
@@ -870,6 +873,7 @@ func _spawn_request() -> Dictionary:
 			"currently": persona.currently,
 			"home": world.places.full_address(persona.home),
 			"knownAreas": known,
+			"workplace": workplace,
 		},
 		"address": get_address(),
 		"tile": {"x": tile.x, "y": tile.y},

@@ -16,11 +16,14 @@ extends Resource
 @export var home: String = ""
 ## Addresses of the areas it knows at spawn; empty means every arena of the world.
 @export var known_areas: PackedStringArray = []
+## Address of the arena it works at, if any, e.g. "Hobbs Cafe:counter" (it knows it from spawn).
+## Empty: the brain reads the workplace from `identity` and `lifestyle`.
+@export var workplace: String = ""
 
 
 ## A persona from a JSON object: `name`, `age`, `traits` (a list or "a, b"; also `innate`),
 ## `identity` (also `learned`), `lifestyle`, `currently`, `home` (also `living_area`),
-## `known_areas`; a nested `persona` object is read too.
+## `known_areas`, `workplace`; a nested `persona` object is read too.
 static func from_dict(data: Dictionary) -> NpcBrainPersona:
 	var fields: Dictionary = data.duplicate()
 	var nested: Variant = data.get("persona")
@@ -40,6 +43,7 @@ static func from_dict(data: Dictionary) -> NpcBrainPersona:
 	persona.currently = str(fields.get("currently", ""))
 	persona.home = str(fields.get(
 			"home", fields.get("living_area", fields.get("home_address", ""))))
+	persona.workplace = str(fields.get("workplace", ""))
 	var known: Variant = fields.get("known_areas", fields.get("knownAreas", []))
 	if known is Array:
 		persona.known_areas = PackedStringArray(known)

@@ -442,7 +442,7 @@ func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 	var problems := PackedStringArray()
 	if agent == null or agent.persona == null or (agent.world != null and agent.world != self):
 		return problems
-	for address in [agent.persona.home] + Array(agent.persona.known_areas):
+	for address in [agent.persona.home, agent.persona.workplace] + Array(agent.persona.known_areas):
 		if address != "" and places.find_arena(address) == null:
 			problems.append("NPC %s: %s is not an arena of this world." % [agent.npc_id, address])
 	return problems
