@@ -103,6 +103,13 @@ def test_residents_may_be_npc_ids() -> None:
     assert MOORE_KITCHEN not in accessible_places(WORLD, isabella()).arena_addresses()
 
 
+def test_the_sector_of_the_workplace_the_game_declares_is_never_private_to_it() -> None:
+    keeper = isabella()
+    keeper.persona.workplace = MOORE_KITCHEN  # she keeps house for the Moores
+    assert MOORE_KITCHEN in accessible_places(WORLD, keeper).arena_addresses()
+    assert MOORE_KITCHEN not in accessible_places(WORLD, isabella()).arena_addresses()
+
+
 def test_learn_places_keeps_only_valid_new_arenas() -> None:
     npc = isabella()
     perceived = [f"{SHOP}:shelf", "the Ville:Nowhere:room", "other town:Hobbs Cafe:cafe", "garbage", CAFE, "", SHOP]

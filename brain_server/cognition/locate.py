@@ -5,8 +5,9 @@ place, so Godot is never sent a place that does not exist or that the NPC may no
 Access rule. Spatial memory is kept per arena: knowing an arena, or any object in it, means
 knowing all of its objects, and an NPC always knows every arena of its home's sector. A sector
 is private when it has residents (npc ids, or persona names) and the NPC is not one of them; an NPC may enter a known arena
-unless its sector is private, and its own home's sector and the sectors it is invited to are
-never private to it. An invitation lifts privacy, not ignorance: an NPC invited somewhere it has
+unless its sector is private, and its own home's sector, its workplace's (`Persona.workplace`: a
+housekeeper's at the family she keeps house for) and the sectors it is invited to are never
+private to it. An invitation lifts privacy, not ignorance: an NPC invited somewhere it has
 never seen must learn the place first (`learn_places`, e.g. with the address the invitation
 named).
 
@@ -77,11 +78,11 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
     so its address helpers apply. `invited_sectors` holds sector names; `unknown`: the arenas it
     would be let into, known or not."""
     known = _known_arenas(npc, world)
-    home_sector = sector_of(npc.persona.home)
+    own = {sector_of(a) for a in (npc.persona.home, npc.persona.workplace) if a}
     sectors: list[Sector] = []
     for sector in world.sectors:
         private = bool(sector.residents) and not {npc.npc_id, npc.persona.name} & set(sector.residents)
-        if private and join(world.name, sector.name) != home_sector and sector.name not in invited_sectors:
+        if private and join(world.name, sector.name) not in own and sector.name not in invited_sectors:
             continue
         arenas = [a for a in sector.arenas if unknown or join(world.name, sector.name, a.name) in known]
         if arenas:
