@@ -3,9 +3,9 @@ A model that reads the places it may go by their words puts a shopkeeper's worki
 own kitchen, a mechanic's in the reading room (blind15 in Tarnbeck: six of nine residents worked
 somewhere their persona never names), and out of the player's view, where an NPC is where its plan
 puts it, nobody then meets anyone but their own household. Working hours the plan spends away from
-the workplace, past a tolerance, go to the workplace (`routine.workplace`: the place the persona
-says it works at). Only a stated day counts: a lifestyle that states no working hours, a persona
-that names no workplace, a day off (`lifestyle.working_days`), meals, sleep, one-off items
+the workplace, past a tolerance, go to the workplace (`routine.workplace`: the one the game
+declares, else the place the persona says it works at). Only a stated day counts: a lifestyle that
+states no working hours, a persona with no workplace, a day off (`lifestyle.working_days`), meals, sleep, one-off items
 (an event, a visit, a promise) and blocks the caller says the model meant (`meant`: an event the NPC
 heard of, at its hours) keep what the model planned."""
 
