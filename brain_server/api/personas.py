@@ -34,15 +34,10 @@ def fresh(npc_id: str, world: World, persona: Persona, perception: Perception, a
           verbs: list[Verb]) -> NpcState:
     """A new NPC: it knows the areas its persona names, its home and its workplace, or the whole world if
     none are named."""
-    known = sorted({arena_of(a) for a in persona.known_areas} | set(own_places(persona))
+    known = sorted({arena_of(a) for a in persona.known_areas} | set(persona.own_places())
                    if persona.known_areas else set(world.arena_addresses()))
     return NpcState(npc_id=npc_id, world_name=world.name, persona=persona, perception=perception, address=address,
                     known_addresses=known, verbs=verbs, sent_currently=persona.currently)
-
-
-def own_places(persona: Persona) -> list[str]:
-    """The arenas an NPC knows whatever its known areas say: its home, and its workplace if it has one."""
-    return [arena_of(a) for a in (persona.home, persona.workplace) if a]
 
 
 def currently(npc: NpcState, sent: str) -> str:
@@ -70,12 +65,15 @@ def noticed(before: Persona, after: Persona, world: World) -> list[str]:
     if before.currently != after.currently and after.currently:
         thoughts.append(f"{name} now: {after.currently}")
     if before.home != after.home:
-        place = after.home.split(":", 1)[-1].replace(":", ", ")
-        thoughts.append(f"{name} now lives at {place} in {world.name}")
+        thoughts.append(f"{name} now lives at {_within(after.home)} in {world.name}")
     if before.workplace != after.workplace and after.workplace:
-        place = after.workplace.split(":", 1)[-1].replace(":", ", ")
-        thoughts.append(f"{name} now works at {place} in {world.name}")
+        thoughts.append(f"{name} now works at {_within(after.workplace)} in {world.name}")
     return [t[:validation.MAX_TEXT] for t in thoughts]
+
+
+def _within(address: str) -> str:
+    """An address as said inside its world: "Hobbs Cafe, cafe"."""
+    return address.split(":", 1)[-1].replace(":", ", ")
 
 
 async def verbs_to_world(records: Records, world: World) -> None:

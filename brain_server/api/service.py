@@ -132,7 +132,7 @@ class BrainCore(SaveRpcs):
         npc = existing.model_copy(deep=True, update=sent)
         npc.persona, npc.perception = persona, perception
         if {"known_areas", "home", "workplace"} & set(changed):
-            npc.known_addresses = sorted({*npc.known_addresses, *personas.own_places(persona),
+            npc.known_addresses = sorted({*npc.known_addresses, *persona.own_places(),
                                           *(arena_of(a) for a in persona.known_areas)})
         when = self.mind.runtimes.last(npc.npc_id) or (existing.action.start_time if existing.action else None)
         trace = Trace(npc_id=npc.npc_id, kind="edit", game_time=when or datetime.now(UTC))

@@ -78,7 +78,7 @@ def accessible_places(world: World, npc: NpcState, invited_sectors: Collection[s
     so its address helpers apply. `invited_sectors` holds sector names; `unknown`: the arenas it
     would be let into, known or not."""
     known = _known_arenas(npc, world)
-    own = {sector_of(a) for a in (npc.persona.home, npc.persona.workplace) if a}
+    own = {sector_of(a) for a in npc.persona.own_places()}
     sectors: list[Sector] = []
     for sector in world.sectors:
         private = bool(sector.residents) and not {npc.npc_id, npc.persona.name} & set(sector.residents)

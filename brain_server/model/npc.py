@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.model.verbs import Verb, VerbCall
+from brain_server.model.world import arena_of
 
 _SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
 
@@ -71,6 +72,11 @@ class Persona(_DeepCopied):
     home: str = ""
     known_areas: list[str] = Field(default_factory=list)
     workplace: str = ""  # the arena the game says it works at ("" : read from its words, `routine.workplace`)
+
+    def own_places(self) -> list[str]:
+        """The arenas that are the NPC's own whatever its known areas say: its home, and its
+        workplace if the game declares one (known from spawn, never private to it)."""
+        return [arena_of(a) for a in (self.home, self.workplace) if a]
 
     def summary(self) -> str:
         """The paper's identity stable set, as prompts see it."""

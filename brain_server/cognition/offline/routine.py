@@ -1,8 +1,8 @@
 """The shape of an NPC's day, drawn from its persona in code (microseconds, no model): asleep in
 bed at night (the wake-up and bed times its lifestyle states), getting ready and breakfast at home
 after waking (meals in its home's kitchen if it knows one), at its workplace (`workplace`: the one
-the game declares, else the known place its identity says it works at) during working hours on its working days (the hours and days its
-lifestyle states, `lifestyle.py`), lunch there, and on other days out for two hours at a public
+the game declares, else the known place its identity says it works at) during working hours on its
+working days (the hours and days its lifestyle states, `lifestyle.py`), lunch there, and on other days out for two hours at a public
 place it knows (one its identity mentions, another each day; in the morning if it says so there, "walks in the park after
 breakfast", else the afternoon); meals and evenings at home.
 

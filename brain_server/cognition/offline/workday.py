@@ -5,9 +5,9 @@ somewhere their persona never names), and out of the player's view, where an NPC
 puts it, nobody then meets anyone but their own household. Working hours the plan spends away from
 the workplace, past a tolerance, go to the workplace (`routine.workplace`: the one the game
 declares, else the place the persona says it works at). Only a stated day counts: a lifestyle that
-states no working hours, a persona with no workplace, a day off (`lifestyle.working_days`), meals, sleep, one-off items
-(an event, a visit, a promise) and blocks the caller says the model meant (`meant`: an event the NPC
-heard of, at its hours) keep what the model planned."""
+states no working hours, a persona with no workplace, a day off (`lifestyle.working_days`), meals,
+sleep, one-off items (an event, a visit, a promise) and blocks the caller says the model meant
+(`meant`: an event the NPC heard of, at its hours) keep what the model planned."""
 
 from __future__ import annotations
 
