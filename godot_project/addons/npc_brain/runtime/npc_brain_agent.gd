@@ -484,8 +484,8 @@ func _get_configuration_warnings() -> PackedStringArray:
 		warnings.append("The persona has no home address (\"sector:arena\").")
 	else:
 		var in_world := world if world != null else NpcBrainWorld.find_in(get_tree())
-		for address in [persona.home, persona.workplace] + Array(persona.known_areas):
-			if address != "" and in_world != null and in_world.places.find_arena(address) == null:
+		for address in persona.addresses():
+			if in_world != null and in_world.places.find_arena(address) == null:
 				warnings.append("%s is not an arena of %s." % [address, in_world.world_name])
 	if not _has_body():
 		warnings.append("An NpcBrainAgent moves its parent: make it a child of a 2D or 3D body.")

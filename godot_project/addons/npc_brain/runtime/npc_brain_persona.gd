@@ -16,9 +16,16 @@ extends Resource
 @export var home: String = ""
 ## Addresses of the areas it knows at spawn; empty means every arena of the world.
 @export var known_areas: PackedStringArray = []
-## Address of the arena it works at, if any, e.g. "Hobbs Cafe:counter" (it knows it from spawn).
+## Address of the arena it works at, if any, e.g. "Hobbs Cafe:cafe" (it knows it from spawn).
 ## Empty: the brain reads the workplace from `identity` and `lifestyle`.
 @export var workplace: String = ""
+
+
+## Every address the persona names (home, workplace, known areas), those left empty aside: what
+## must be an arena of its world.
+func addresses() -> PackedStringArray:
+	var named := PackedStringArray([home, workplace] + Array(known_areas))
+	return PackedStringArray(Array(named).filter(func(address: String) -> bool: return address != ""))
 
 
 ## A persona from a JSON object: `name`, `age`, `traits` (a list or "a, b"; also `innate`),

@@ -442,8 +442,8 @@ func _agent_problems(agent: NpcBrainAgent) -> PackedStringArray:
 	var problems := PackedStringArray()
 	if agent == null or agent.persona == null or (agent.world != null and agent.world != self):
 		return problems
-	for address in [agent.persona.home, agent.persona.workplace] + Array(agent.persona.known_areas):
-		if address != "" and places.find_arena(address) == null:
+	for address in agent.persona.addresses():
+		if places.find_arena(address) == null:
 			problems.append("NPC %s: %s is not an arena of this world." % [agent.npc_id, address])
 	return problems
 
