@@ -45,12 +45,15 @@ def test_someone_elses_aim_in_a_status_is_news_not_a_plan_of_ones_own() -> None:
     assert not [b for b in _plan(heard, "Tuesday March 3, 2026") if "asking" in b[1]]
 
 
-def test_the_hard_host_never_forgets_to_ask_about_what_her_status_says_she_means_to() -> None:
+@pytest.mark.parametrize("aim", ["to ask everyone she meets to come along", "to ask whoever she meets to come"])
+def test_the_hard_host_never_forgets_to_ask_about_what_her_status_says_she_means_to(aim: str) -> None:
     """The hard stand-in forgets a share of the news it passes on (RATES.forget), but not the aim
-    its own status states, which a model reads in every prompt."""
+    its own status states, which a model reads in every prompt, however it is worded (Korrin's
+    host means "to ask whoever he meets to come")."""
+    host = HOST.replace("to ask everyone she meets to come along", aim)
     partners = ["Piet Vos", "Mina Roe", "Hana Ostrova", "Ruben Kask", "Lotte Brandt", "Emil Sarre", "Tobias Grell",
                 "Ada Kern", "Bo Lund", "Cas Moor"]  # the forgetting test's: it forgets some with INVITE alone
-    lines = [_hard("converse_turn", seed, partner=p, persona=HOST, memories=INVITE,
+    lines = [_hard("converse_turn", seed, partner=p, persona=host, memories=INVITE,
                    time="Tuesday March 3, 10:00").utterance for p in partners for seed in range(3)]
     assert all("lantern walk" in line for line in lines), lines
 

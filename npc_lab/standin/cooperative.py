@@ -38,9 +38,10 @@ from npc_lab.standin.reading import (
 )
 from npc_lab.standin.schema import _enum_at, _resolve, conform
 
-# "to ask everyone she meets", "to invite as many of her customers and friends as she can"
-MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|people|customers|friends|"
-                         r"neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
+# "to ask everyone she meets", "to invite as many of her customers and friends as she can", "to ask
+# whoever he meets to come"
+MEET_PEOPLE = re.compile(r"\b(?:ask|invit|tell)\w*\b[^.;]{0,40}?\b(?:everyone|everybody|whoever|anyone|anybody|"
+                         r"people|customers|friends|neighbou?rs|the town|the village)\b|\bspread the word\b", re.I)
 INSIGHT = "learned that"  # how its insights read ("Ann Lee learned that ..."), to know them again when shown
 # "She", "he", "they": a sentence about the persona itself.
 PRONOUN = re.compile(r"^(?:she|he|they)\b", re.I)
