@@ -595,39 +595,22 @@ def run_headless(
     `timeout_s` (no exception: the caller checks what it got). The `screenshot` (PNG) is
     taken at the end. `on_line` sees each line as it arrives (e.g. to stream it).
     """
-    from playwright.sync_api import sync_playwright  # imported late: building needs no browser
-
-    lines: list[str] = []
     done = False
 
     def record(line: str) -> None:
         nonlocal done
-        lines.append(line)
         if on_line is not None:
             on_line(line)
         if until is not None and not done and until(line):
             done = True
 
-    def on_console(message) -> None:  # playwright ConsoleMessage
-        kind = message.type
-        record(message.text if kind in ("log", "info") else f"[{kind}] {message.text}")
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
-        try:
-            page = browser.new_page(viewport=viewport or VIEWPORT)
-            page.on("console", on_console)
-            page.on("pageerror", lambda error: record(f"[pageerror] {error}"))
-            _open(page, url)
-            deadline = time.monotonic() + timeout_s
-            while not done and time.monotonic() < deadline:
-                page.wait_for_timeout(100)  # lets playwright dispatch console events
-            if screenshot is not None:
-                Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(screenshot))
-        finally:
-            browser.close()
-    return lines
+    with HeadlessGame(url, viewport=viewport, on_line=record) as game:
+        deadline = time.monotonic() + timeout_s
+        while not done and time.monotonic() < deadline:
+            game.page.wait_for_timeout(100)  # lets playwright dispatch console events
+        if screenshot is not None:
+            game.screenshot(screenshot)
+        return game.lines
 
 
 def _open(page, url: str) -> None:  # noqa: ANN001 (a playwright Page)
@@ -649,12 +632,15 @@ class HeadlessGame:
             game.screenshot(Path("shot.png"))
 
     `lines` holds the console lines so far (as `run_headless` returns them), `events` the parsed
-    `NPCBRAIN` events. Waiting pumps the browser's events; nothing runs in the background.
+    `NPCBRAIN` events; `on_line` sees each line as it arrives. Waiting pumps the browser's events;
+    nothing runs in the background.
     """
 
-    def __init__(self, url: str, viewport: dict[str, int] | None = None) -> None:
+    def __init__(self, url: str, viewport: dict[str, int] | None = None,
+                 on_line: Callable[[str], None] | None = None) -> None:
         self.url = url
         self.viewport = viewport or VIEWPORT
+        self.on_line = on_line
         self.lines: list[str] = []
         self.events: list[dict] = []
         self._playwright = None
@@ -692,6 +678,8 @@ class HeadlessGame:
     def _record(self, line: str) -> None:
         self.lines.append(line)
         self.events.extend(event_lines([line]))
+        if self.on_line is not None:
+            self.on_line(line)
 
     def pump(self, seconds: float) -> None:
         """Let the page run for `seconds`."""
