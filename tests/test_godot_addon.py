@@ -47,7 +47,7 @@ func _ready() -> void:
 	well.name = "well"
 	well.tile = Vector2i(-5, -1)
 	yard.add_child(well)
-	_npc(fixed, "stray", "Home:room", Vector2i(-10, 0))
+	_npc(fixed, "stray", "Home:room", Vector2i(-10, 0), "Mill:floor")
 	var grown := _world("Grown", Vector2i.ZERO, Vector2i(40, 25))
 	_arena(grown, "Home", "room", Rect2i(-12, -8, 4, 4))
 	_arena(grown, "Shop", "shop", Rect2i(45, 2, 3, 3))
@@ -123,7 +123,8 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
     the grid are each a warning as the game starts and a problem from `validate()`, naming the
     setting that fixes it. A world without a grid_origin takes its grid from the arenas it holds
     (negative tiles, beyond grid_size): it tells the brain that grid and its NPC arrives. A workplace
-    the persona names goes to SpawnNpc as its world's address, as the home does."""
+    the persona names goes to SpawnNpc as its world's address, as the home does; one that is no
+    arena of the world is a problem from `validate()`."""
     _needs_browser()
     web_dir = _project(tmp_path, {"glider.gd": _GLIDER, "main.gd": _CODE_BUILT}, "main.gd")
 
@@ -155,15 +156,17 @@ def test_a_code_built_world_warns_at_start_about_what_lies_outside_its_grid(tmp_
         assert f"NpcBrainWorld Fixed: {sentence}" in warning, (warning, sentence)
     validated = {e["world"]: e["problems"] for e in game.events if e["event"] == "validated"}
     assert validated["Grown"] == [], validated
-    assert len(validated["Fixed"]) == 3, validated
-    for problem, sentence in zip(validated["Fixed"], expected, strict=True):
+    *outside, unknown = validated["Fixed"]
+    for problem, sentence in zip(outside, expected, strict=True):
         assert problem.startswith(sentence), (problem, sentence)
+    assert unknown == "NPC stray: Mill:floor is not an arena of this world.", validated
     worlds = {r["world"]["name"]: r["world"] for m, r in brain.calls if m == "RegisterWorld"}
     assert (worlds["Grown"]["width"], worlds["Grown"]["height"]) == (60, 33), worlds["Grown"]
     assert (worlds["Fixed"]["width"], worlds["Fixed"]["height"]) == (10, 6), worlds["Fixed"]
     personas = {r["npcId"]: r["persona"] for m, r in brain.calls if m == "SpawnNpc"}
     assert personas["walker"]["workplace"] == "Grown:Shop:shop", personas  # its world's address, as home's
-    assert personas["walker"]["home"] == "Grown:Home:room" and not personas.get("stray", {}).get("workplace")
+    assert personas["walker"]["home"] == "Grown:Home:room"
+    assert personas["stray"]["workplace"] == "Fixed:Mill:floor", personas  # sent as named: the brain refuses it
 
 
 @pytest.mark.godot
