@@ -1961,7 +1961,9 @@ def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, tmp_path: Path) -> None:
     """The same host game with a real brain: Ann and Bob stand on the street (no arena), see each
-    other and talk; Carl, behind his home's wall, hears nothing of it."""
+    other and talk where they stand (the brain's address for a chat is the arena each was last in,
+    here their homes: they walked off to them as they talked); Carl, behind his home's wall, hears
+    nothing of it."""
     _needs_browser()
     project = godot_web.make_host_project(tmp_path / "game")
     (project / "town.tscn").write_text(_harbor_scene(_HARBOR_NPCS[:3]))
@@ -1979,6 +1981,13 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
     assert speakers == {"Ann Aho", "Bob Bell"}, speakers
     warnings = godot_web.engine_problems(game.lines)
     assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
+    for npc in ("ann_aho", "bob_bell"):
+        moves = [e for e in game.events if e.get("npc") == npc and e["event"] in ("decision", "walking", "arrived")]
+        chatting = False
+        for e in moves:
+            if e["event"] == "decision":
+                chatting = "is chatting with" in e["description"]
+            assert not (chatting and e["event"] == "walking"), f"{npc} walks off while it talks: {moves}"
 
 
 _BELL_VERB = '''[ext_resource type="Script" path="res://verbs.gd" id="9_verbs"]

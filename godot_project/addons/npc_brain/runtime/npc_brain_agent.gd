@@ -766,10 +766,29 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 		"ask_again_at": NpcBrainTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(decision)
-	if target_address != address:  # else already there or on its way: no pacing about
+	if action.chatting_with != "":
+		_stand_for_chat()
+	elif target_address != address:  # else already there or on its way: no pacing about
 		_go(address)
 	if not _moving:
 		_verbs.request()
+
+
+# A conversation with another NPC is held where the two stand. The brain's address for it is
+# the arena the NPC was last in, which on open ground it has left: walking back there would
+# part the two as they talk. The next action moves it on, wherever that is.
+func _stand_for_chat() -> void:
+	target_address = ""
+	target_tile = get_tile()
+	_moving = false
+	_move_serial += 1
+	if _talk.held:
+		return
+	var body_3d := get_body_3d()
+	if body_3d != null:
+		move_requested_3d.emit(get_address(), body_3d.global_position)
+	else:
+		move_requested.emit(get_address(), (get_parent() as Node2D).global_position)
 
 
 func _go(address: String) -> void:
