@@ -1116,6 +1116,36 @@ def test_a_plan_item_at_the_hours_of_news_goes_to_its_room_whatever_the_model_ca
     assert told_place("joining Cy: tomorrowing", [told], PLACES) == ""  # no hours given: by its words alone
 
 
+def test_a_memo_that_books_a_hosts_own_event_books_it_as_hers_however_worded(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind22, the Ville: Isabella's memo booked her own party as "guessing what - I wants to throw
+    a Valentine's Day party" (first person, no name before the event), read as a guest's "going to
+    a Valentine's Day party", and every later prompt and action showed the host going to someone
+    else's party. An item at the hours of the NPC's own event, naming it, is its host's item at the
+    place its thought names; a guest's stays a guest's, and the host's at other hours stays as booked."""
+    event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"
+
+    async def scenario(stream: MemoryStream) -> list[tuple[str, str, str, bool]]:
+        records = await _town_records(stream)
+        host, guest = rosa(), town()[1]
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", host.persona, [mine], trace, rate=False)
+        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        placed = []
+        for who, hour in ((host, 16), (guest, 16), (host, 10)):
+            change = PlanChange(activity="going to a kite flying contest", start=MORNING.replace(hour=hour), minutes=120,
+                                place=HALL)
+            item = await chats.place_for(change, who, world, trace, work=WORK)
+            placed.append((who.npc_id, f"{item.start:%H:%M}-{item.end:%H:%M}", item.activity, item.address))
+        return placed
+
+    host, guest, earlier = run(scenario)
+    assert host == ("rosa", "16:00-18:00", "hosting a kite flying contest", YARD)
+    assert guest[:3] == ("bo", "16:00-18:00", "going to a kite flying contest")
+    assert earlier[:3] == ("rosa", "10:00-12:00", "going to a kite flying contest")
+
+
 def test_one_resting_from_talk_talks_out_of_view_but_not_line_by_line(run: Run, fake_llm: FakeOpenAI) -> None:
     """With a rest after any conversation (NPC_BRAIN_CHAT_REST_MINUTES), Rosa, who talked with Cy ten
     minutes ago, starts no conversation with Bo written line by line (no call is made), but one

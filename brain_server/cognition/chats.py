@@ -34,7 +34,7 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.gather import seeking
+from brain_server.cognition.gather import own_event_held, seeking
 from brain_server.cognition.gist import named_places, told_place
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
@@ -302,8 +302,10 @@ class Chats:
 
     async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *, work: Work,
                         host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
-        """Where a plan item a conversation made happens: a place the NPC may enter, or the home of
-        the `host` it talked with (who named it: the NPC learns it, and its privacy is lifted), or
+        """Where a plan item a conversation made happens, and what it is: the NPC's own event at its
+        hours is its host's item (`own_event_held`), however the memo worded it. Else a place the
+        NPC may enter, or the home of the `host` it talked with (who named it: the NPC learns it, and
+        its privacy is lifted), or
         the place the news of it names (`told_place`: news of the same thing, or of what is on at its
         hours in the building it was booked in; what it was `told` there or the others held, else
         its own newest thoughts, as news retold from memos loses its place on the way), else
@@ -311,8 +313,14 @@ class Chats:
         model's memo booked the event where the talk was, or in the building's first room."""
         invited: frozenset[str] = frozenset()
         npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-        news = told_place(change.activity, [*told, *await latest_thoughts(npc.npc_id, self.stream)],
-                          open_places(world, npc), start=change.start, booked=change.place)
+        thoughts = await latest_thoughts(npc.npc_id, self.stream)
+        booked = PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity,
+                          address=change.place)
+        if (own := own_event_held(npc.persona.name, thoughts, booked, open_places(world, npc))) is not None:
+            trace.note(f"converse: {change.activity[:60]!r} is {npc.persona.name}'s own event: {own.activity!r}")
+            return own
+        news = told_place(change.activity, [*told, *thoughts], open_places(world, npc), start=change.start,
+                          booked=change.place)
         # the event is where its news says: a memo put it where the talk was, or named only the building
         named = news or change.place
         if named != change.place:

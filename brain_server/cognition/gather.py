@@ -197,6 +197,18 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
     return [events[s] for s in sorted(events)]
 
 
+def own_event_held(name: str, thoughts: Iterable[MemoryNode], item: PlanItem, places: Sequence[str]) -> PlanItem | None:
+    """The NPC's own event that a plan item holds at its hours (`held_at_hours`), as its host's plan
+    item (`own_events`), else None: blind22's memo booked Isabella's own party "guessing what - I
+    wants to throw a Valentine's Day party" (first person, no name before the event), which read as
+    a guest's "going to a Valentine's Day party" in every later prompt and action of hers."""
+    for node in thoughts:
+        if node.kind is MemoryKind.THOUGHT and node.predicate == OWN and node.subject == name and \
+                held_at_hours(item, node):
+            return next(iter(own_events(name, [node], item.start.date(), places, item.start.tzinfo)), None)
+    return None
+
+
 def own_later(name: str, thoughts: Iterable[MemoryNode], now: datetime, places: Sequence[str]) -> list[PlanItem]:
     """The NPC's own events of the days after today as plan items (`own_events` on each later day
     its thoughts name): what a conversation's schedule shows beside its promises."""
