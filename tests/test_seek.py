@@ -1146,6 +1146,39 @@ def test_a_memo_that_books_a_hosts_own_event_books_it_as_hers_however_worded(run
     assert earlier[:3] == ("rosa", "10:00-12:00", "going to a kite flying contest")
 
 
+def test_a_guests_item_that_says_the_hosts_part_is_going_to_the_event(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind22, Korrin: guests' memos booked "teaching a Morse code lesson in the mess room ...",
+    copied from the news, and 15% of their actions at the lesson showed them teaching it. An item at
+    the hours of an event the NPC heard of that says the host's part (hosting, holding, teaching,
+    ...) is going to it, booked by a memo or in a day plan; other items, and the host's part at
+    other hours, stay as written."""
+    told = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from",
+                      description="Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite flying contest in the yard "
+                                  "of the Market on May 4 from 4 pm to 6 pm", object="Cy Orr", importance=6,
+                      created=MORNING, last_accessed=MORNING)
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        records = await _town_records(stream)
+        bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom")
+        trace = Trace(npc_id="bo", kind="test", game_time=MORNING)
+        await stream.remember("bo", bo.persona, [told], trace, rate=False)
+        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        booked = []
+        for activity, hour in (("holding a kite flying contest", 16), ("mending the kite flying contest's kites", 16),
+                               ("holding a kite flying contest", 10)):
+            change = PlanChange(activity=activity, start=MORNING.replace(hour=hour), minutes=120, place=YARD)
+            booked.append((await chats.place_for(change, bo, world, trace, work=WORK)).activity)
+        return booked
+
+    assert run(scenario) == ["going to a kite flying contest", "mending the kite flying contest's kites",
+                             "holding a kite flying contest"]
+    seek = Seek(events=heard_events("Bo Tamm", [told], PLACES))
+    planned = [PlanItem(start=MORNING, duration_minutes=540, activity="mending nets", address=FORGE),
+               PlanItem(start=MORNING.replace(hour=16), duration_minutes=120,
+                        activity="teaching a kite flying contest", address=YARD)]
+    assert [i.activity for i in seek.visit(planned, HOME, MORNING)] == ["mending nets", "going to a kite flying contest"]
+
+
 def test_one_resting_from_talk_talks_out_of_view_but_not_line_by_line(run: Run, fake_llm: FakeOpenAI) -> None:
     """With a rest after any conversation (NPC_BRAIN_CHAT_REST_MINUTES), Rosa, who talked with Cy ten
     minutes ago, starts no conversation with Bo written line by line (no call is made), but one

@@ -34,7 +34,7 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.gather import own_event_held, seeking
+from brain_server.cognition.gather import as_guest, heard_events, own_event_held, seeking
 from brain_server.cognition.gist import named_places, told_place
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
@@ -303,7 +303,8 @@ class Chats:
     async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *, work: Work,
                         host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
         """Where a plan item a conversation made happens, and what it is: the NPC's own event at its
-        hours is its host's item (`own_event_held`), however the memo worded it. Else a place the
+        hours is its host's item (`own_event_held`), however the memo worded it, and one at the hours
+        of an event it heard of that says the host's part is going to it (`as_guest`). Else a place the
         NPC may enter, or the home of the `host` it talked with (who named it: the NPC learns it, and
         its privacy is lifted), or
         the place the news of it names (`told_place`: news of the same thing, or of what is on at its
@@ -316,11 +317,12 @@ class Chats:
         thoughts = await latest_thoughts(npc.npc_id, self.stream)
         booked = PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity,
                           address=change.place)
-        if (own := own_event_held(npc.persona.name, thoughts, booked, open_places(world, npc))) is not None:
+        places = open_places(world, npc)
+        if (own := own_event_held(npc.persona.name, thoughts, booked, places)) is not None:
             trace.note(f"converse: {change.activity[:60]!r} is {npc.persona.name}'s own event: {own.activity!r}")
             return own
-        news = told_place(change.activity, [*told, *thoughts], open_places(world, npc), start=change.start,
-                          booked=change.place)
+        activity = as_guest(booked, heard_events(npc.persona.name, [*told, *thoughts], places)).activity
+        news = told_place(change.activity, [*told, *thoughts], places, start=change.start, booked=change.place)
         # the event is where its news says: a memo put it where the talk was, or named only the building
         named = news or change.place
         if named != change.place:
@@ -332,7 +334,7 @@ class Chats:
             invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
         address = await choose_address(change.activity, npc, world, self.stream.llm, trace, work=work,
                                        invited_sectors=invited, named=named)
-        return PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity, address=address)
+        return PlanItem(start=change.start, duration_minutes=change.minutes, activity=activity, address=address)
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])

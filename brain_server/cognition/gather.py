@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
+import re
 
 from brain_server.cognition.attention import gist
 from brain_server.cognition.gist import named_place, room_named
@@ -37,7 +38,7 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, event_in, whole_name
+from brain_server.cognition.offline.heard import EVENT, event_in, unrelayed, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days, what_clause
@@ -120,14 +121,17 @@ class Seek:
         return [] if item.one_off else [h for h in self.events if held_at_hours(item, h.news)]
 
     def _at_event(self, item: PlanItem) -> PlanItem:
-        """A block (not a one-off) that holds an event the NPC heard of, at its hours, at a place none
+        """A block (not a one-off) that holds an event the NPC heard of, at its hours, is going to it
+        (`as_guest`); at a place none
         of that news names, goes where most of it names (blind15 planned Tarnbeck's evening at home
         and in a farm kitchen); of equals, a place whose room is named, then the first heard. A place
         any telling names is kept: retellings can name a wrong one (blind15's put the Ville's party
         "at the Johnson Park"), and one of them does not outvote the rest."""
         told = self._told_at(item)
-        if not told or any(h.place == item.address or (not h.room and sector_of(h.place) == sector_of(item.address))
-                           for h in told):
+        if not told:
+            return item
+        item = as_guest(item, told)
+        if any(h.place == item.address or (not h.room and sector_of(h.place) == sector_of(item.address)) for h in told):
             return item
         by_place: dict[str, list[Heard]] = {}
         for h in told:
@@ -257,6 +261,25 @@ def hosted_activity(name: str, text: str) -> str:
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
+
+
+# The host's part at an event as a plan says it ("hosting", "teaching a Morse code lesson"): in the
+# plan of one who only heard of the event, it was copied from the news.
+_HOST_PART = re.compile(r"(?:host|hold|throw|giv|run|lead|teach|organi[sz]|put\w*\s+on|get\w*\s+up)\w*\b", re.I)
+
+
+def as_guest(item: PlanItem, heard: Iterable[Heard]) -> PlanItem:
+    """A plan item at the hours of an event the NPC heard of (`held_at_hours`) whose activity says the
+    host's part, as going to the event: blind22 booked Korrin's guests "teaching a Morse code lesson
+    in the mess room ...", copied from the news, and 15% of their actions at the lesson showed them
+    teaching it (the Ville: "throwing a Valentine's Day party")."""
+    if not _HOST_PART.match(item.activity):
+        return item
+    for h in heard:
+        said = unrelayed(unstamped(gist(h.news)))
+        if held_at_hours(item, h.news) and (match := EVENT.search(said) or event_in(what_clause(said))):
+            return item.model_copy(update={"activity": clipped(f"going to {match['what']}", ACTIVITY_CHARS)})
+    return item
 
 
 async def told_since(npc: NpcState, news: MemoryNode, stream: MemoryStream, names: Mapping[str, str]) -> set[str]:
