@@ -176,6 +176,12 @@ def lay(plan: Sequence[PlanItem], items: Iterable[PlanItem]) -> list[PlanItem]:
     return laid.plan
 
 
+def held_as_own(name: str, node: MemoryNode) -> bool:
+    """Whether a memory is a thought `name` holds as its own (`OWN`): the seeded intent of an event
+    it hosts, not one it heard of."""
+    return node.kind is MemoryKind.THOUGHT and node.predicate == OWN and node.subject == name
+
+
 def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Sequence[str],
                tz: tzinfo | None) -> list[PlanItem]:
     """The NPC's own events on `day` as plan items (one-off): each thought it holds as its own
@@ -186,8 +192,7 @@ def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Seq
     events: dict[datetime, PlanItem] = {}
     for node in thoughts:
         text = node.description
-        if node.kind is not MemoryKind.THOUGHT or node.predicate != OWN or node.subject != name or \
-                day not in named_days(text, node.created.date()):
+        if not held_as_own(name, node) or day not in named_days(text, node.created.date()):
             continue
         clocks = clock_times(text)
         where = named_place(places, text)
@@ -207,8 +212,7 @@ def own_event_held(name: str, thoughts: Iterable[MemoryNode], item: PlanItem, pl
     wants to throw a Valentine's Day party" (first person, no name before the event), which read as
     a guest's "going to a Valentine's Day party" in every later prompt and action of hers."""
     for node in thoughts:
-        if node.kind is MemoryKind.THOUGHT and node.predicate == OWN and node.subject == name and \
-                held_at_hours(item, node):
+        if held_as_own(name, node) and held_at_hours(item, node):
             return next(iter(own_events(name, [node], item.start.date(), places, item.start.tzinfo)), None)
     return None
 
@@ -224,8 +228,8 @@ def own_later(name: str, thoughts: Iterable[MemoryNode], now: datetime, places: 
 def not_today(name: str, thoughts: Iterable[MemoryNode], day: date) -> tuple[MemoryNode, ...]:
     """The NPC's own events (thoughts held as its own, as `own_events` reads them) that name a day
     and not `day`."""
-    return tuple(n for n in thoughts if n.kind is MemoryKind.THOUGHT and n.predicate == OWN and n.subject == name and
-                 (days := named_days(n.description, n.created.date())) and day not in days)
+    return tuple(n for n in thoughts if held_as_own(name, n) and (days := named_days(n.description, n.created.date()))
+                 and day not in days)
 
 
 def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
@@ -339,7 +343,7 @@ def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str
     """Others' events among the NPC's thoughts that state a clock time, each with the place it names
     (what was heard, a memo of a conversation; not the NPC's own events, `own_events`)."""
     return tuple(Heard(n, p, room_named(p, n.description)) for n in thoughts
-                 if n.kind is MemoryKind.THOUGHT and not (n.predicate == OWN and n.subject == name)
+                 if n.kind is MemoryKind.THOUGHT and not held_as_own(name, n)
                  and clock_times(n.description) and (p := named_place(places, n.description)))
 
 
