@@ -15,6 +15,7 @@ import pytest
 
 from brain_server.cognition.attention import NEWS as HEARD
 from brain_server.cognition.attention import as_told, gist
+from brain_server.cognition.booking import booked_item
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import PlanChange
@@ -1074,8 +1075,8 @@ def test_a_plan_item_goes_where_its_own_memories_of_the_news_name_when_the_talk_
                               rate=False)
         change = PlanChange(activity="going to Rosa Vane's kite contest", start=MORNING.replace(day=5, hour=16),
                             minutes=60)
-        item = await Chats(stream, records, Runtimes()).place_for(
-            change, bo, await records.world(W), Trace(npc_id="bo", kind="test", game_time=MORNING), work=WORK)
+        item = await booked_item(change, bo, await records.world(W), stream,
+                                 Trace(npc_id="bo", kind="test", game_time=MORNING), work=WORK)
         # news of another thing by the same person names no place for it
         assert told_place("having dinner at Rosa Vane's", [earlier], PLACES) == ""
         return item.address
@@ -1102,13 +1103,13 @@ def test_a_plan_item_at_the_hours_of_news_goes_to_its_room_whatever_the_model_ca
         bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom")
         bo.known_addresses = [bo.persona.home, HALL, FORGE]
         await stream.remember("bo", bo.persona, [told], Trace(npc_id="bo", kind="test", game_time=MORNING), rate=False)
-        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        world = await records.world(W)
         placed = []
         for hour, booked in ((16, HALL), (16, ""), (17, HALL), (16, FORGE), (10, HALL)):
             change = PlanChange(activity="joining Cy: tomorrowing", start=MORNING.replace(day=5, hour=hour),
                                 minutes=120, place=booked)
-            item = await chats.place_for(change, bo, world, Trace(npc_id="bo", kind="test", game_time=MORNING),
-                                         work=WORK)
+            item = await booked_item(change, bo, world, stream, Trace(npc_id="bo", kind="test", game_time=MORNING),
+                                     work=WORK)
             placed.append(item.address)
         return placed
 
@@ -1131,12 +1132,12 @@ def test_a_memo_that_books_a_hosts_own_event_books_it_as_hers_however_worded(run
         mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
                           predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
         await stream.remember("rosa", host.persona, [mine], trace, rate=False)
-        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        world = await records.world(W)
         placed = []
         for who, hour in ((host, 16), (guest, 16), (host, 10)):
             change = PlanChange(activity="going to a kite flying contest", start=MORNING.replace(hour=hour), minutes=120,
                                 place=HALL)
-            item = await chats.place_for(change, who, world, trace, work=WORK)
+            item = await booked_item(change, who, world, stream, trace, work=WORK)
             placed.append((who.npc_id, f"{item.start:%H:%M}-{item.end:%H:%M}", item.activity, item.address))
         return placed
 
@@ -1162,12 +1163,12 @@ def test_a_guests_item_that_says_the_hosts_part_is_going_to_the_event(run: Run, 
         bo = person("bo", "Bo Tamm", f"{W}:Tamm house:bedroom")
         trace = Trace(npc_id="bo", kind="test", game_time=MORNING)
         await stream.remember("bo", bo.persona, [told], trace, rate=False)
-        chats, world = Chats(stream, records, Runtimes()), await records.world(W)
+        world = await records.world(W)
         booked = []
         for activity, hour in (("holding a kite flying contest", 16), ("mending the kite flying contest's kites", 16),
                                ("holding a kite flying contest", 10)):
             change = PlanChange(activity=activity, start=MORNING.replace(hour=hour), minutes=120, place=YARD)
-            booked.append((await chats.place_for(change, bo, world, trace, work=WORK)).activity)
+            booked.append((await booked_item(change, bo, world, stream, trace, work=WORK)).activity)
         return booked
 
     assert run(scenario) == ["going to a kite flying contest", "mending the kite flying contest's kites",

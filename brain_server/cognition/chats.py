@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from brain_server.cognition.attention import gist
+from brain_server.cognition.booking import booked_item
 from brain_server.cognition.converse import (
     PlanChange,
     chat_minutes,
@@ -34,13 +35,13 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.decide import CHAT_HOLD
-from brain_server.cognition.gather import as_guest, heard_events, own_event_held, seeking
-from brain_server.cognition.gist import named_places, told_place
+from brain_server.cognition.gather import seeking
+from brain_server.cognition.gist import named_places
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
-from brain_server.cognition.locate import choose_address, learn_places, open_places, plan_places
+from brain_server.cognition.locate import learn_places, open_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import held_news, latest_thoughts
+from brain_server.cognition.news import held_news
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
@@ -48,9 +49,9 @@ from brain_server.cognition.speaker import Speaker, listed
 from brain_server.config import CHAT_REST_MINUTES
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import Action, DialogueLine, NpcState, PlanItem
+from brain_server.model.npc import Action, DialogueLine, NpcState
 from brain_server.model.trace import Trace
-from brain_server.model.world import SEPARATOR, World, arena_of
+from brain_server.model.world import World, arena_of
 from brain_server.persistence.records import Records
 from brain_server.prompts.conversation_memo import ConversationMemo
 
@@ -153,8 +154,8 @@ class Chats:
             lines, remembered = written
             told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
                                             self.stream, trace)
-            places = [await self.place_for(change, me, world, trace, work=work, host=host,
-                                           told=[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)])
+            places = [await booked_item(change, me, world, self.stream, trace, work=work, host=host,
+                                        told=[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)])
                       if change else None for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
         except BaseException:
             await self._part(ids)
@@ -299,42 +300,6 @@ class Chats:
                 if live.action is not None and live.action.chatting_with in ids and not live.action.dialogue:
                     live.action = None
                     await self.records.save(live)
-
-    async def place_for(self, change: PlanChange, npc: NpcState, world: World, trace: Trace, *, work: Work,
-                        host: NpcState | None = None, told: Sequence[MemoryNode] = ()) -> PlanItem:
-        """Where a plan item a conversation made happens, and what it is: the NPC's own event at its
-        hours is its host's item (`own_event_held`), however the memo worded it, and one at the hours
-        of an event it heard of that says the host's part is going to it (`as_guest`). Else a place the
-        NPC may enter, or the home of the `host` it talked with (who named it: the NPC learns it, and
-        its privacy is lifted), or
-        the place the news of it names (`told_place`: news of the same thing, or of what is on at its
-        hours in the building it was booked in; what it was `told` there or the others held, else
-        its own newest thoughts, as news retold from memos loses its place on the way), else
-        the place the conversation named (offered only when known or said: the NPC learns it). A
-        model's memo booked the event where the talk was, or in the building's first room."""
-        invited: frozenset[str] = frozenset()
-        npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-        thoughts = await latest_thoughts(npc.npc_id, self.stream)
-        booked = PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity,
-                          address=change.place)
-        places = open_places(world, npc)
-        if (own := own_event_held(npc.persona.name, thoughts, booked, places)) is not None:
-            trace.note(f"converse: {change.activity[:60]!r} is {npc.persona.name}'s own event: {own.activity!r}")
-            return own
-        activity = as_guest(booked, heard_events(npc.persona.name, [*told, *thoughts], places)).activity
-        news = told_place(change.activity, [*told, *thoughts], places, start=change.start, booked=change.place)
-        # the event is where its news says: a memo put it where the talk was, or named only the building
-        named = news or change.place
-        if named != change.place:
-            trace.note(f"converse: {change.activity[:60]!r} goes where its news names (told there, held by "
-                       f"the others or thought before): {named!r}")
-        learn_places(npc, world, [named] if named else [])
-        if host is not None and host.persona.home.count(SEPARATOR) >= 2:
-            learn_places(npc, world, [host.persona.home])
-            invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
-        address = await choose_address(change.activity, npc, world, self.stream.llm, trace, work=work,
-                                       invited_sectors=invited, named=named)
-        return PlanItem(start=change.start, duration_minutes=change.minutes, activity=activity, address=address)
 
     def _all(self, ids: Sequence[str]) -> _AllLocks:
         return _AllLocks([self.records.lock(i) for i in sorted(set(ids))])

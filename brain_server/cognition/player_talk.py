@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 import time
 
+from brain_server.cognition.booking import booked_item
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import MAX_LINES, answer_interview, next_line, relationship, remember_conversation
 from brain_server.cognition.gist import named_places
@@ -273,7 +274,7 @@ class Player:
             world = await self.records.world(npc.world_name)
             stored, change = await remember_conversation(npc, partner, lines, now, self.stream, trace, work=work,
                                                          world=world)
-            item = (await self.chats.place_for(change, npc, world, trace, work=work)
+            item = (await booked_item(change, npc, world, self.stream, trace, work=work)
                     if change is not None else None)
 
             def apply(live: NpcState) -> None:
