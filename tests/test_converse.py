@@ -469,6 +469,18 @@ def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
         n.description for n in stream.store.latest("klaus", 10, MemoryKind.THOUGHT)]
 
 
+def test_a_memos_plan_item_leaves_an_address_it_copied_to_its_place(stream) -> None:
+    """A memo's plan item written with an address in brackets, as a model copies it from the
+    schedule lines it is shown, is booked as what is done, at the place its address names."""
+    cafe, home = "the Ville:Hobbs Cafe:cafe", "the Ville:Lin house:bedroom"
+    klaus = npc("klaus", "Klaus Mueller")
+    klaus.known_addresses = [home, cafe]
+    _, change = asyncio.run(keep_conversation(klaus, "Isabella Rodriguez", [], ConversationMemo(
+        summary="Klaus will help Isabella set up.", importance=5, plan_activity=f"helping set up ({cafe})",
+        plan_date="", plan_start="15:00", plan_minutes=60, plan_place=""), NOW.replace(hour=8), stream, trace("klaus")))
+    assert change is not None and (change.activity, change.place) == ("helping set up", cafe)
+
+
 def test_a_conversation_is_kept_with_the_days_its_lines_say_dated(stream) -> None:
     """blind11's writer: on Saturday an insight quoted Friday's "a cricket match tomorrow" and was
     dated Sunday. Each line is kept with a relative day dated from the day it was said; a line that

@@ -513,3 +513,36 @@ def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) 
     run(lambda stream: new_day(npc, DAY1, stream))
     assert [(i.start.hour, i.address) for i in npc.plan if 7 <= i.start.hour <= 17] == [
         (7, PARK), (12, PARK), (13, CAFE), (17, CAFE)]
+
+
+def test_an_address_copied_into_an_activity_is_left_to_the_address(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Cauldwell (blind22): a day plan copied yesterday's schedule line "having lunch (Cauldwell:Lock
+    House:...)" into its activity, and players read "Dominic Pollard is having lunch (Cauldwell:Lock
+    House:Dominic Pollard's bedroom) (preparing the food)"; in 1-5% of the actions of every town. The
+    block's and the step's labels lose the address in brackets; a clock or prose in brackets stays."""
+    day = {**SCRIPTED_DAY, "blocks": [block("06:00", 60, "waking up and getting ready", HOME, "🪥"),
+                                      block("07:00", 300, f"running the cafe ({CAFE})"),
+                                      block("12:00", 60, f"having lunch ({PARK})", PARK, "🥪"),
+                                      block("13:00", 240, "running the cafe (till 17:00)"),
+                                      block("17:00", 180, "planning the party (note: balloons)"),
+                                      block("20:00", 120, f"reading at home ({HOME}:bed)", HOME, "📖"),
+                                      block("22:00", 480, "sleeping", HOME, "😴")]}
+    fake_llm.queue({"json": day}, purpose="daily_plan")
+    steps = {"steps": [{"activity": f"taking orders ({CAFE}:counter)", "duration_minutes": 15, "object": "",
+                        "object_state": ""},
+                       {"activity": f"({CAFE})", "duration_minutes": 15, "object": "", "object_state": ""}]}
+    for _ in range(2):  # the block under way and the next
+        fake_llm.queue({"json": steps}, purpose="decompose")
+    npc = isabella()
+
+    async def scenario(stream: MemoryStream) -> None:
+        await new_day(npc, DAY1, stream)
+        await decompose_upcoming(npc, DAY1.replace(hour=6, minute=50), stream, trace(DAY1), work=WORK)
+
+    run(scenario)
+    assert [(i.start.hour, i.activity, i.address) for i in npc.plan if i.start.hour < 22] == [
+        (6, "waking up and getting ready", HOME), (7, "running the cafe", CAFE), (12, "having lunch", PARK),
+        (13, "running the cafe (till 17:00)", CAFE), (17, "planning the party (note: balloons)", CAFE),
+        (20, "reading at home", HOME)]
+    cafe = next(i for i in npc.plan if i.start.hour == 7)
+    assert {s.activity for s in cafe.subtasks} == {"taking orders", f"({CAFE})"}  # nothing but an address: kept

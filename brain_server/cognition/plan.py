@@ -30,7 +30,7 @@ from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.trace import Trace
-from brain_server.model.world import sector_of
+from brain_server.model.world import sector_of, without_addresses
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
@@ -311,7 +311,7 @@ def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str
         if trace is not None:
             trace.note(f"plan: {activity[:60]!r} is at home, not at {address!r}")
         address = home
-    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=activity.strip(),
+    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=without_addresses(activity),
                     emoji=emoji, address=address)
 
 

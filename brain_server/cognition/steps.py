@@ -26,7 +26,7 @@ from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_s
 from brain_server.model.trace import Trace
 from brain_server.model.validation import MAX_LABEL
 from brain_server.model.verbs import Verb, VerbCall, check_call, menu, usable
-from brain_server.model.world import SEPARATOR, arena_of
+from brain_server.model.world import SEPARATOR, arena_of, without_addresses
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
 
@@ -218,7 +218,7 @@ def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = (),
         step, verb = steps[index], verbs[index] if verbs and index not in asked else None
         asked.add(index)
         uses = bool(step.object) and step.object in objects
-        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=step.activity.strip(),
+        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=without_addresses(step.activity),
                                  emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
                                  else item.address, object_state=(step.object_state.strip() or "in use") if uses
                                  else "", verb=verb))

@@ -5,11 +5,18 @@ Addresses read `world:sector:arena` or `world:sector:arena:object`, as in the pa
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from brain_server.model.verbs import Verb
 
 SEPARATOR = ":"
+
+# An address written into a label in brackets: names, each with a letter, joined by the separator
+# with no space beside it (so "(till 17:00)" is a clock and "(note: bring a cake)" is prose).
+_NAMED = r"(?=[^():]*[^\W\d_])[^():\s](?:[^():]*[^():\s])?"
+_ADDRESS_SAID = re.compile(rf"\s*\({_NAMED}(?:{SEPARATOR}{_NAMED})+\)")
 
 
 class Tile(BaseModel):
@@ -76,3 +83,11 @@ def place_names(address: str) -> tuple[str, str]:
     """The names of an address's sector and arena ("" where it has none)."""
     sector, arena = [*address.split(SEPARATOR), "", ""][1:3]
     return sector, arena
+
+
+def without_addresses(label: str) -> str:
+    """A model's activity without the address it copied in from the prompt's schedule lines: blind22
+    planned "having lunch (Cauldwell:Lock House:Dominic Pollard's bedroom)" from yesterday's
+    "- 12:00-13:00 having lunch (Cauldwell:Lock House:...)", and players read it so in 1-5% of the
+    actions of every town. Where the item is is its address's to say; the label says what is done."""
+    return _ADDRESS_SAID.sub("", label).strip() or label.strip()
