@@ -64,6 +64,7 @@ from brain_server.llm.context import prompt_tokens
 from brain_server.llm.probe import PROBE_PURPOSE
 from brain_server.prompts.converse_turn import END, GO_ON
 from brain_server.runtime.loopback import JsonHandler, LoopbackServer, chat_completion
+from brain_server.runtime.parent import end_with
 
 WORDS = ("quiet", "morning", "coffee", "friendly", "garden", "book", "music", "neighbour", "market", "walk",
          "painting", "lecture", "bread", "river", "festival", "letter", "window", "recipe", "lantern", "chess")
@@ -559,11 +560,15 @@ def arguments(description: str) -> argparse.ArgumentParser:
                         help="a streamed request: streamed, answered whole (ignore) or refused (HTTP 400)")
     parser.add_argument("--think", type=int, default=0, metavar="WORDS",
                         help="a thinking model: each answer after a <think> block of WORDS words, cut at max_tokens")
+    parser.add_argument("--parent-pid", type=int, metavar="PID",
+                        help="end when process PID ends (the lab process that started it)")
     return parser
 
 
-def serve(server: FakeOpenAI) -> None:
-    """Serve in the foreground until interrupted."""
+def serve(server: FakeOpenAI, *, parent_pid: int | None = None) -> None:
+    """Serve in the foreground until interrupted, or until process `parent_pid` is gone."""
+    if parent_pid is not None:
+        end_with(parent_pid)
     print(server.describe(), flush=True)
     server._server.serve_forever()
 
@@ -576,7 +581,7 @@ def main() -> None:
     args = parser.parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
                      tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think,
-                     context_api=args.context_api, context_tokens=args.context_tokens))
+                     context_api=args.context_api, context_tokens=args.context_tokens), parent_pid=args.parent_pid)
 
 
 if __name__ == "__main__":

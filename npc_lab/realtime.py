@@ -344,6 +344,7 @@ class FakeProcess(ChildProcess):
 
     READY = re.compile(r"server on (http://\S+)")
     WHAT = "the fake endpoint"
+    ENDS_WITH_US = True
 
     def __init__(self, latency_s: float, log_path: Path | None = None, *, tokens_per_s: float = 0.0,
                  streaming: str = "sse") -> None:

@@ -41,6 +41,7 @@ class StandInProcess(ChildProcess):
 
     READY = re.compile(r" on (http://\S+)")
     WHAT = "the stand-in model"
+    ENDS_WITH_US = True
 
     def __init__(self, *, seed: int = 0, mood: str = "cooperative", latency_s: float = 0.0,
                  log_path: Path | None = None) -> None:
@@ -60,7 +61,7 @@ def main() -> None:
                         "blind, blind2, ...: each written from captured requests alone by another hand, frozen (docs/evaluation.md)")
     args = parser.parse_args()
     serve(StandInOpenAI(args.host, args.port, args.latency, seed=args.seed, mood=args.mood,
-                        fault_rate=args.fault_rate, slow_s=args.slow))
+                        fault_rate=args.fault_rate, slow_s=args.slow), parent_pid=args.parent_pid)
 
 
 if __name__ == "__main__":

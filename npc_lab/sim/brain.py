@@ -20,10 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 class ChildProcess:
     """A lab process that says when it is ready: started with `command` and `env`, everything it
     prints read at once (a full pipe would stop it) into `log_path`, if given, and through
-    `on_line`; `on_ready` gets the match of the first line that matches `READY`."""
+    `on_line`; `on_ready` gets the match of the first line that matches `READY`. One whose command
+    takes `--parent-pid` (`ENDS_WITH_US`) is given this process's: a lab run stopped by a signal
+    (a `timeout`, a CI's cancel, `kill`) runs no `finally`, and its brain, the brain's store and
+    embedder, and its model endpoint kept running, holding their ports and a core each."""
 
     READY: re.Pattern[str]
     WHAT = "the process"
+    ENDS_WITH_US = False
 
     def __init__(self, command: list[str], env: Mapping[str, str], log_path: Path | None = None, *,
                  cwd: Path = ROOT) -> None:
@@ -68,7 +72,8 @@ class ChildProcess:
 
     def spawn(self) -> subprocess.Popen[str]:
         """The process, its stdout and stderr one text pipe (the tests fork their brains instead)."""
-        return subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
+        ours = ["--parent-pid", str(os.getpid())] if self.ENDS_WITH_US else []
+        return subprocess.Popen([*self.command, *ours], cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 
     def stop(self) -> None:
@@ -96,6 +101,7 @@ class BrainProcess(ChildProcess):
 
     READY = READY
     WHAT = "the brain"
+    ENDS_WITH_US = True  # `npc-brain serve --parent-pid`
 
     def __init__(self, settings: Mapping[str, object], log_path: Path | None = None, *,
                  inherit_env: bool = True, command: list[str] | None = None, cwd: Path = ROOT,
