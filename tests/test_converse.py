@@ -476,7 +476,7 @@ def test_a_memos_plan_item_leaves_an_address_it_copied_to_its_place(stream) -> N
     klaus = npc("klaus", "Klaus Mueller")
     klaus.known_addresses = [home, cafe]
     _, change = asyncio.run(keep_conversation(klaus, "Isabella Rodriguez", [], ConversationMemo(
-        summary="Klaus will help Isabella set up.", importance=5, plan_activity=f"helping set up ({cafe})",
+        summary="Klaus will help Isabella set up.", importance=5, plan_activity=f"Klaus Mueller is helping set up ({cafe})",
         plan_date="", plan_start="15:00", plan_minutes=60, plan_place=""), NOW.replace(hour=8), stream, trace("klaus")))
     assert change is not None and (change.activity, change.place) == ("helping set up", cafe)
 

@@ -519,16 +519,18 @@ def test_an_address_copied_into_an_activity_is_left_to_the_address(run: Run, fak
     """Cauldwell (blind22): a day plan copied yesterday's schedule line "having lunch (Cauldwell:Lock
     House:...)" into its activity, and players read "Dominic Pollard is having lunch (Cauldwell:Lock
     House:Dominic Pollard's bedroom) (preparing the food)"; in 1-5% of the actions of every town. The
-    block's and the step's labels lose the address in brackets; a clock or prose in brackets stays."""
+    block's and the step's labels lose the address in brackets; a clock or prose in brackets stays.
+    So do the schema's field name and the NPC's own name and "is", which the game puts before the
+    label ("Osric Fennell is Activity: Osric Fennell is replanking ...")."""
     day = {**SCRIPTED_DAY, "blocks": [block("06:00", 60, "waking up and getting ready", HOME, "🪥"),
                                       block("07:00", 300, f"running the cafe ({CAFE})"),
                                       block("12:00", 60, f"having lunch ({PARK})", PARK, "🥪"),
                                       block("13:00", 240, "running the cafe (till 17:00)"),
-                                      block("17:00", 180, "planning the party (note: balloons)"),
-                                      block("20:00", 120, f"reading at home ({HOME}:bed)", HOME, "📖"),
+                                      block("17:00", 180, "Activity: Isabella Rodriguez is planning the party (note: balloons)"),
+                                      block("20:00", 120, f"Isabella: reading at home ({HOME}:bed)", HOME, "📖"),
                                       block("22:00", 480, "sleeping", HOME, "😴")]}
     fake_llm.queue({"json": day}, purpose="daily_plan")
-    steps = {"steps": [{"activity": f"taking orders ({CAFE}:counter)", "duration_minutes": 15, "object": "",
+    steps = {"steps": [{"activity": f"Isabella is taking orders ({CAFE}:counter)", "duration_minutes": 15, "object": "",
                         "object_state": ""},
                        {"activity": f"({CAFE})", "duration_minutes": 15, "object": "", "object_state": ""}]}
     for _ in range(2):  # the block under way and the next

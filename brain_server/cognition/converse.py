@@ -50,9 +50,9 @@ from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.names import addressing
-from brain_server.model.npc import DialogueLine, NpcState, Persona
+from brain_server.model.npc import DialogueLine, NpcState, Persona, as_label
 from brain_server.model.trace import Trace
-from brain_server.model.world import World, arena_of, without_addresses
+from brain_server.model.world import World, arena_of
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -257,7 +257,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
-    activity = as_activity(without_addresses(memo.plan_activity), memo.summary, name)
+    activity = as_activity(as_label(memo.plan_activity, name), memo.summary, name)
     return stored, PlanChange(activity=activity, start=start, minutes=memo.plan_minutes,
                               place=place_as_said(f"{memo.plan_activity} {memo.summary}", memo.plan_place.strip(),
                                                   npc.known_addresses, trace))

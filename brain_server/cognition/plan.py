@@ -28,9 +28,9 @@ from brain_server.cognition.schedule import OWN_PLANS, day_name, plan_lines, pre
 from brain_server.cognition.status import revise_currently
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import NpcState, PlanItem, is_sleep
+from brain_server.model.npc import NpcState, PlanItem, as_label, is_sleep
 from brain_server.model.trace import Trace
-from brain_server.model.world import sector_of, without_addresses
+from brain_server.model.world import sector_of
 from brain_server.prompts.daily_plan import PROMPT as DAILY_PLAN
 from brain_server.prompts.daily_plan import DailyPlan, PlanBlock
 from brain_server.prompts.decompose import MIN_STEP_MINUTES
@@ -70,7 +70,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
         answer = await _ask_for_plan(npc, now, stream, trace, places, work, seek.lines if seek else "")
-    items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace), npc, places)
+    items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace, persona.name), npc, places)
     if overslept:
         trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
     items, away = keep_at_work(items, npc, places, seek.holds_event if seek else lambda item: False)
@@ -148,7 +148,7 @@ def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyP
 
 
 def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
-             trace: Trace | None = None) -> list[PlanItem]:
+             trace: Trace | None = None, name: str = "") -> list[PlanItem]:
     """The answer as a gap-free timeline on `now`'s date, from waking up (the first block moves to
     the wake-up hour, or the wake-up to the first block if it starts earlier or within that hour) to
     waking up the next day, the last block being sleep at home; addresses repaired to known places."""
@@ -158,7 +158,7 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
         moment = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=tz)
         return moment if moment.hour >= DAY_BOUNDARY_HOUR else moment + timedelta(days=1)
 
-    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home, trace)
+    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home, trace, name)
                      for b in plan.blocks), key=lambda i: i.start)
     wake = datetime.combine(day, time(min(max(plan.wake_up_hour, EARLIEST_WAKE_HOUR), LATEST_WAKE_HOUR)), tzinfo=tz)
     wake = drafts[0].start if drafts and drafts[0].start < wake + timedelta(hours=1) else wake
@@ -213,8 +213,8 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
     if not answer.new_blocks:
         trace.note("plan: re-plan failed, the plan stays as it was")
         return []
-    drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home, trace)
-              for b in answer.new_blocks]
+    drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home, trace,
+                    npc.persona.name) for b in answer.new_blocks]
     window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
     npc.plan = _once_a_day([*before, *window, *after], now)
     changed = [i.model_copy(update={"one_off": True}) for i in npc.plan if now <= i.start < end]
@@ -303,7 +303,7 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
 
 
 def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
-          home: str, trace: Trace | None = None) -> PlanItem:
+          home: str, trace: Trace | None = None, name: str = "") -> PlanItem:
     address = place_as_said(activity, repair_address(address, places, home, trace), places, trace)
     if _AT_HOME.search(activity) and home and sector_of(address) != sector_of(home):
         # a model may lay "relaxing at home" at a place it knows better than the NPC's own (a
@@ -311,7 +311,7 @@ def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str
         if trace is not None:
             trace.note(f"plan: {activity[:60]!r} is at home, not at {address!r}")
         address = home
-    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=without_addresses(activity),
+    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=as_label(activity, name),
                     emoji=emoji, address=address)
 
 

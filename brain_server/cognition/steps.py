@@ -22,11 +22,11 @@ from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.plan import plan_node
 from brain_server.cognition.schedule import day_name, plan_lines
 from brain_server.llm.scheduler import Work
-from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, is_sleep
+from brain_server.model.npc import Action, NpcState, ObjectState, PlanItem, as_label, is_sleep
 from brain_server.model.trace import Trace
 from brain_server.model.validation import MAX_LABEL
 from brain_server.model.verbs import Verb, VerbCall, check_call, menu, usable
-from brain_server.model.world import SEPARATOR, arena_of, without_addresses
+from brain_server.model.world import SEPARATOR, arena_of
 from brain_server.prompts.decompose import MAX_STEP_MINUTES, MIN_STEP_MINUTES, Decomposition, Step
 from brain_server.prompts.decompose import PROMPT as DECOMPOSE
 
@@ -110,7 +110,7 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     if answer is failed:
         return _routine(item, here, objects, trace), False
     checked = [_verb(s, here, arena, objects, trace) for s in answer.steps]
-    return _steps(item, answer.steps, objects, checked), True
+    return _steps(item, answer.steps, objects, checked, npc.persona.name), True
 
 
 def _routine(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str], trace: Trace) -> list[PlanItem]:
@@ -211,14 +211,15 @@ def fit_steps(wanted: Sequence[int], total: int) -> list[tuple[int, int]]:
 
 
 def _steps(item: PlanItem, steps: Sequence[Step], objects: Sequence[str] = (),
-           verbs: Sequence[VerbCall | None] | None = None) -> list[PlanItem]:
-    """The block's steps; a step's verb (`verbs`, by step) goes with its first piece only (a verb is done once)."""
+           verbs: Sequence[VerbCall | None] | None = None, name: str = "") -> list[PlanItem]:
+    """The block's steps (`name`: whose, for their labels); a step's verb (`verbs`, by step) goes
+    with its first piece only (a verb is done once)."""
     start, subtasks, asked = item.start, [], set()
     for index, minutes in fit_steps([s.duration_minutes for s in steps], item.duration_minutes):
         step, verb = steps[index], verbs[index] if verbs and index not in asked else None
         asked.add(index)
         uses = bool(step.object) and step.object in objects
-        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=without_addresses(step.activity),
+        subtasks.append(PlanItem(start=start, duration_minutes=minutes, activity=as_label(step.activity, name),
                                  emoji=item.emoji, address=f"{arena_of(item.address)}:{step.object}" if uses
                                  else item.address, object_state=(step.object_state.strip() or "in use") if uses
                                  else "", verb=verb))

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.model.verbs import Verb, VerbCall
-from brain_server.model.world import arena_of
+from brain_server.model.world import arena_of, without_addresses
 
 _SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to bed\b", re.IGNORECASE)
 
@@ -18,6 +18,22 @@ _SLEEP = re.compile(r"\b(sleep|sleeping|asleep|nap|napping)\b|\bgo(es|ing)? to b
 def is_sleep(activity: str) -> bool:
     """Whether an activity is sleeping: the one test the plan, the mind and the lab share."""
     return bool(_SLEEP.search(activity))
+
+
+_FIELD_NAME = re.compile(r"activity\s*[:-]\s*", re.IGNORECASE)
+
+
+def as_label(activity: str, name: str = "") -> str:
+    """A model's activity as a plan item's label, which the game shows after the NPC's name and "is":
+    without an address copied into it (`without_addresses`), the schema's field name before it, or
+    the NPC's own name and "is" ("Osric Fennell is Activity: Osric Fennell is replanking an old
+    working boat", blind22's day plan copying its status into a block)."""
+    label = without_addresses(activity)
+    label = label[m.end():] if (m := _FIELD_NAME.match(label)) else label
+    if name:
+        first = name.split()[0]
+        label = re.sub(rf"^(?:{re.escape(name)}|{re.escape(first)})(?:\s+is\s+|\s*:\s*)", "", label)
+    return label.strip() or activity.strip()
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), datetime, date, timedelta})
