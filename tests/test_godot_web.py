@@ -1960,10 +1960,11 @@ def test_3d_bodies_walk_a_navigation_mesh_with_two_heights(tmp_path: Path) -> No
 @pytest.mark.godot
 @pytest.mark.slow
 def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, tmp_path: Path) -> None:
-    """The same host game with a real brain: Ann and Bob stand on the street (no arena), see each
-    other and talk where they stand (the brain's address for a chat is the arena each was last in,
-    here their homes: they walked off to them as they talked); Carl, behind his home's wall, hears
-    nothing of it."""
+    """The same host game with a real brain: Ann and Bob stand on the street (no arena), four tiles
+    apart, see each other and talk where they meet: the first to hear of the conversation stands,
+    the other walks up beside it, as the paper's initiator does (the brain's address for a chat is
+    the arena each was last in, here their homes: they walked off to them as they talked; then they
+    talked four tiles apart); Carl, behind his home's wall, hears nothing of it."""
     _needs_browser()
     project = godot_web.make_host_project(tmp_path / "game")
     (project / "town.tscn").write_text(_harbor_scene(_HARBOR_NPCS[:3]))
@@ -1976,18 +1977,28 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
         assert game.wait_until(lambda: {e["speaker"] for e in game.events if e["event"] == "dialogue"}
                                >= {"Ann Aho", "Bob Bell"}, timeout_s=120), "\n".join(game.lines[-40:])
+        walkers = {e["npc"] for e in game.events if e["event"] == "walking" and e.get("to_meet")}
+        game.wait_until(lambda: walkers <= {e["npc"] for e in game.events if e["event"] == "arrived"}, timeout_s=60)
     print(f"street talk test: {time.monotonic() - started:.1f} s in the engine")
     speakers = {e["speaker"] for e in game.events if e["event"] == "dialogue"}
     assert speakers == {"Ann Aho", "Bob Bell"}, speakers
     warnings = godot_web.engine_problems(game.lines)
     assert len(warnings) == 1 and 'resident "Bob Bell" is a name' in warnings[0], warnings
+    walks = {}
     for npc in ("ann_aho", "bob_bell"):
         moves = [e for e in game.events if e.get("npc") == npc and e["event"] in ("decision", "walking", "arrived")]
         chatting = False
         for e in moves:
             if e["event"] == "decision":
                 chatting = "is chatting with" in e["description"]
-            assert not (chatting and e["event"] == "walking"), f"{npc} walks off while it talks: {moves}"
+            if chatting and e["event"] == "walking":
+                assert e.get("to_meet") in {"ann_aho", "bob_bell"} - {npc}, f"{npc} walks off while it talks: {moves}"
+                walks[npc] = e
+    assert len(walks) == 1, f"one of the two walks up to the other, not both, not neither: {walks}"
+    [(walker, walk)] = walks.items()
+    apart = [max(abs(a - b) for a, b in zip(walk[end], walk["beside"], strict=True)) for end in ("from", "to")]
+    assert apart[0] > 1 and apart[1] == 1, walk  # from a few tiles off to the tile beside the one who stands
+    assert walker in {e["npc"] for e in game.events if e["event"] == "arrived"}, f"{walker} never got there"
 
 
 _BELL_VERB = '''[ext_resource type="Script" path="res://verbs.gd" id="9_verbs"]

@@ -206,6 +206,8 @@ var target_tile: Vector2i = NpcBrainWorld.NO_TILE
 ## and the address it applies to.
 var requested_verb: String = ""
 var requested_verb_target: String = ""
+## The npc_id of the NPC it is in a conversation with (the action's `chatting_with`), else "".
+var chat_partner: String = ""
 
 var _started: bool = false
 var _stopped: bool = false
@@ -766,20 +768,45 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 		"ask_again_at": NpcBrainTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(decision)
-	if action.chatting_with != "":
-		_stand_for_chat()
+	var partner := chat_partner
+	chat_partner = action.chatting_with
+	if chat_partner != "":
+		if chat_partner != partner:
+			_join_chat()
 	elif target_address != address:  # else already there or on its way: no pacing about
 		_go(address)
 	if not _moving:
 		_verbs.request()
 
 
-# A conversation with another NPC is held where the two stand. The brain's address for it is
-# the arena the NPC was last in, which on open ground it has left: walking back there would
-# part the two as they talk. The next action moves it on, wherever that is.
-func _stand_for_chat() -> void:
+# A conversation with another NPC is held where they meet, not at the brain's address for it
+# (the arena the NPC was last in, which on open ground it has left: walking back there parted the
+# two as they talked). The first of the two to hear of it stands; the other walks up beside it,
+# as the paper's initiator does, unless it stands beside it already or there is no way there.
+# The next action moves each on, wherever that is.
+func _join_chat() -> void:
+	var partner := NpcBrainClient.get_instance().find_agent(chat_partner)
+	var from := get_tile()
+	var way: Array[Vector2i] = []
+	if partner != null and partner.chat_partner == npc_id and not partner.is_moving():
+		way = world.grid.find_path(from, partner.get_tile())
+	if way.size() > 2:  # the partner's tile last: stop on the one before it
+		var beside := way[way.size() - 1]
+		target_address = get_address()
+		target_tile = way[way.size() - 2]
+		_moving = true
+		_move_serial += 1
+		_time_arrival(from, _move_serial)
+		NpcBrainLog.record("walking", {
+			"npc": npc_id, "address": target_address, "from": [from.x, from.y],
+			"to": [target_tile.x, target_tile.y], "to_meet": chat_partner, "beside": [beside.x, beside.y],
+			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
+		})
+		if not _talk.held:
+			_send_body()
+		return
 	target_address = ""
-	target_tile = get_tile()
+	target_tile = from
 	_moving = false
 	_move_serial += 1
 	if _talk.held:
