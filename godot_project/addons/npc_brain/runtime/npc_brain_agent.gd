@@ -206,8 +206,6 @@ var target_tile: Vector2i = NpcBrainWorld.NO_TILE
 ## and the address it applies to.
 var requested_verb: String = ""
 var requested_verb_target: String = ""
-## The npc_id of the NPC it is in a conversation with (the action's `chatting_with`), else "".
-var chat_partner: String = ""
 
 var _started: bool = false
 var _stopped: bool = false
@@ -362,7 +360,6 @@ func get_label(font: Font = null) -> String:
 ## Whether it is on its way to `target_address` (between move_requested and a report).
 func is_moving() -> bool:
 	return _moving
-
 
 ## Adds something the NPC perceives to its next Decide.
 func perceive(subject: String, doing: String, address: String = "", distance: float = 0.0) -> void:
@@ -740,6 +737,7 @@ func _back_off() -> void:
 
 
 func _apply(new_decision: NpcBrainDecision) -> void:
+	var partner_before := _partner_of(self)
 	decision = new_decision
 	thinking = decision.is_tentative()
 	var action := decision.action
@@ -768,11 +766,9 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 		"ask_again_at": NpcBrainTime.to_rfc3339(_ask_at),
 	})
 	decided.emit(decision)
-	var partner := chat_partner
-	chat_partner = action.chatting_with
-	if chat_partner != "":
-		if chat_partner != partner:
-			_join_chat()
+	if action.chatting_with != "":
+		if action.chatting_with != partner_before:
+			_join_chat(action.chatting_with)
 	elif target_address != address:  # else already there or on its way: no pacing about
 		_go(address)
 	if not _moving:
@@ -784,26 +780,17 @@ func _apply(new_decision: NpcBrainDecision) -> void:
 # two as they talked). The first of the two to hear of it stands; the other walks up beside it,
 # as the paper's initiator does, unless it stands beside it already or there is no way there.
 # The next action moves each on, wherever that is.
-func _join_chat() -> void:
-	var partner := NpcBrainClient.get_instance().find_agent(chat_partner)
+func _join_chat(partner_id: String) -> void:
+	var partner := NpcBrainClient.get_instance().find_agent(partner_id)
 	var from := get_tile()
 	var way: Array[Vector2i] = []
-	if partner != null and partner.chat_partner == npc_id and not partner.is_moving():
+	if partner != null and _partner_of(partner) == npc_id and not partner.is_moving():
 		way = world.grid.find_path(from, partner.get_tile())
 	if way.size() > 2:  # the partner's tile last: stop on the one before it
 		var beside := way[way.size() - 1]
 		target_address = get_address()
 		target_tile = way[way.size() - 2]
-		_moving = true
-		_move_serial += 1
-		_time_arrival(from, _move_serial)
-		NpcBrainLog.record("walking", {
-			"npc": npc_id, "address": target_address, "from": [from.x, from.y],
-			"to": [target_tile.x, target_tile.y], "to_meet": chat_partner, "beside": [beside.x, beside.y],
-			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-		})
-		if not _talk.held:
-			_send_body()
+		_walk(from, {"to_meet": partner_id, "beside": [beside.x, beside.y]})
 		return
 	target_address = ""
 	target_tile = from
@@ -828,15 +815,28 @@ func _go(address: String) -> void:
 		report_unreachable("unknown address")
 		return
 	world.places.note_target(target_tile)
+	_walk(from)
+
+
+# The npc_id of the NPC `agent` is in a conversation with (its action's `chatting_with`), else "".
+static func _partner_of(agent: NpcBrainAgent) -> String:
+	return agent.decision.action.chatting_with if agent.decision != null else ""
+
+
+# Sets the body walking from `from` to `target_tile` at `target_address`; `fields` say more in
+# its walking event.
+func _walk(from: Vector2i, fields: Dictionary = {}) -> void:
 	_moving = true
 	_move_serial += 1
 	_time_arrival(from, _move_serial)
 	if target_tile != from:
-		NpcBrainLog.record("walking", {
-			"npc": npc_id, "address": address, "from": [from.x, from.y],
+		var event := {
+			"npc": npc_id, "address": target_address, "from": [from.x, from.y],
 			"to": [target_tile.x, target_tile.y],
 			"game_time": NpcBrainGameClock.get_instance().now_rfc3339(),
-		})
+		}
+		event.merge(fields)
+		NpcBrainLog.record("walking", event)
 	if not _talk.held:  # held by a talk: sent on when it ends
 		_send_body()
 
