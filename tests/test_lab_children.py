@@ -16,6 +16,7 @@ import pytest
 from brain_server.runtime import parent
 from tests.static_table import brain_env
 from tests.waits import wait_until
+from tools.loadtest import process_tree
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the brain's children")
 
@@ -33,11 +34,6 @@ time.sleep(600)
 """
 
 
-def _children(pid: int) -> list[int]:
-    tasks = Path(f"/proc/{pid}/task")
-    return [int(c) for task in tasks.iterdir() for c in (task / "children").read_text().split()]
-
-
 @pytest.mark.slow
 @pytest.mark.brain
 def test_a_lab_run_stopped_by_sigterm_leaves_no_process_behind(tmp_path: Path) -> None:
@@ -47,7 +43,7 @@ def test_a_lab_run_stopped_by_sigterm_leaves_no_process_behind(tmp_path: Path) -
     try:
         assert lab.stdout is not None
         fake, stand_in, brain = json.loads(lab.stdout.readline())
-        started += [fake, stand_in, brain, *_children(brain)]
+        started += [fake, stand_in, *process_tree(brain)]
         assert len(started) >= 4 and all(parent.alive(p) for p in started)  # the brain's store at least
         lab.send_signal(signal.SIGTERM)
         lab.wait(60)
