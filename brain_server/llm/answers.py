@@ -18,10 +18,9 @@ import json
 import re
 from typing import Any, TypeVar, get_args
 
+import httpx2
 import json_repair
 from openai.types import CompletionUsage
-from openai.types.chat import ChatCompletion, ChatCompletionMessage
-from openai.types.chat.chat_completion import Choice
 from pydantic import BaseModel, ValidationError
 
 from brain_server.llm.dialects import REASONING_HINT, thought_past_its_tokens, without_reasoning
@@ -143,37 +142,41 @@ class NotACompletion(Exception):
     """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
 
 
-def chat_message(raw: Any) -> tuple[ChatCompletionMessage, object]:
-    """The first choice's message and the usage of a raw `with_raw_response` answer, or NotACompletion
-    saying what came instead. The openai client hands back whatever arrived (a str for a page, a list,
-    a ChatCompletion built without validation): every level is checked here."""
-    http = raw.http_response
+def chat_message(http: httpx2.Response) -> tuple[str, object, object]:
+    """The first choice's content and refusal and the completion's usage, read from the endpoint's
+    answer as it arrived (JSON under any label, as the openai client reads it), or NotACompletion
+    saying what came instead (a page, a list, a completion with no message): every level is checked."""
     answered = (f"the endpoint answered HTTP {http.status_code} with "
                 f"{http.headers.get('content-type', 'no Content-Type').split(';')[0]}"
                 + (f" (redirected to {http.url})" if http.history else ""))
     try:
-        completion = raw.parse()
-    except ValueError as exc:  # labelled JSON, but not JSON
+        completion = json.loads(http.content)
+    except ValueError as exc:  # not JSON; labelled JSON, it does not parse
+        if not http.headers.get("content-type", "*").split(";")[0].endswith("json"):
+            raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}") from exc
         raise NotACompletion(f"{answered} that does not parse ({exc}), not a chat completion: "
                              f"{_CHECK_BASE_URL}") from exc
-    if not isinstance(completion, ChatCompletion):
+    if not isinstance(completion, dict):
         raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}")
-    choices = completion.choices
+    choices = completion.get("choices")
     if not isinstance(choices, list) or not choices:
         raise NotACompletion(f"{answered}: JSON with {'empty' if choices == [] else 'no'} choices, "
                              f"not a chat completion: {_CHECK_BASE_URL}")
-    message = getattr(choices[0], "message", None) if isinstance(choices[0], Choice) else None
-    if not isinstance(message, ChatCompletionMessage):
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
         raise NotACompletion(f"{answered}: a chat completion whose first choice has no message")
-    if not isinstance(message.content, str | None):
-        raise NotACompletion(f"{answered}: a chat completion whose content is "
-                             f"{type(message.content).__name__}, not text")
-    return message, getattr(completion, "usage", None)
+    content = message.get("content")
+    if not isinstance(content, str | None):
+        raise NotACompletion(f"{answered}: a chat completion whose content is {type(content).__name__}, not text")
+    return content or "", message.get("refusal"), completion.get("usage")
 
 
 def tokens_of(usage: object) -> tuple[int, int]:
-    """(prompt, completion) tokens; (0, 0) where usage is missing or not counts (some servers omit it)."""
-    counts = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
-    if isinstance(usage, CompletionUsage) and all(type(n) is int and n >= 0 for n in counts):
+    """(prompt, completion) tokens; (0, 0) where usage is missing or not counts (some servers omit it).
+    `usage`: a completion's JSON object, or a streamed one's `CompletionUsage`."""
+    if isinstance(usage, CompletionUsage):
+        usage = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
+    counts = (usage.get("prompt_tokens"), usage.get("completion_tokens")) if isinstance(usage, dict) else (None, None)
+    if all(type(n) is int and n >= 0 for n in counts):
         return counts  # type: ignore[return-value]
     return 0, 0

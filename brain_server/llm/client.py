@@ -16,6 +16,7 @@ import random
 import time
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 from pydantic import BaseModel
 import structlog
@@ -28,6 +29,7 @@ from brain_server.llm.dialects import (
     ResponseMode,
     adapted,
     as_is,
+    posted,
     refused_parameter,
     rejects_response_format,
     response_format,
@@ -237,21 +239,21 @@ class LLM:
     async def _attempt(self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]],
                        record: LlmCallRecord, work: Work, listener: Listener | None) -> Out:
         schema = prompt.json_schema(variables)
-        answer: Streamed | Any = None
+        answer: Streamed | httpx2.Response | None = None
         async with self.scheduler.slot(work):
             if listener is not None and self.streams:
                 answer = await self._create_streamed(prompt, schema, messages, work, listener)
             if answer is None:
                 answer = await self._create(prompt, schema, messages, work)
+        refusal: object  # a model's refusal: text, or whatever its JSON holds there
         if isinstance(answer, Streamed):
             content, refusal, usage = answer.content, answer.refusal, answer.usage
         else:
             try:
-                message, usage = chat_message(answer)
+                content, refusal, usage = chat_message(answer)
             except NotACompletion:
-                record.raw_completion = _kept(answer.http_response.text)  # what came instead, for the trace
+                record.raw_completion = _kept(answer.text)  # what came instead, for the trace
                 raise
-            content, refusal = message.content or "", message.refusal
         record.raw_completion = _kept(content)
         tokens = tokens_of(usage)
         record.prompt_tokens += tokens[0]
@@ -271,22 +273,26 @@ class LLM:
                  mode: ResponseMode, work: Work) -> dict[str, Any]:
         """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
         text = prompt.read is not None
-        return as_is(adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
+        return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
                             else messages, temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
                             extra_headers={PURPOSE_HEADER: prompt.purpose},
                             extra_body={**self.extra_body, **({"priority": int(work.priority)}
                                                               if self.send_priority else {})} or None,
-                            **({} if text else response_format(mode, prompt.purpose, schema))), self.refused))
+                            **({} if text else response_format(mode, prompt.purpose, schema))), self.refused)
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                      work: Work) -> Any:
-        """One completion in the response mode; an endpoint that rejects the mode (HTTP 400 about
-        response_format) is asked again in the next weaker one, which every later call uses too."""
+                      work: Work) -> httpx2.Response:
+        """One completion in the response mode, its answer as it arrived (`chat_message` reads and
+        checks it); an endpoint that rejects the mode (HTTP 400 about response_format) is asked again
+        in the next weaker one, which every later call uses too. Posted as `create` would post it
+        (`dialects.posted`): the client's own request and response models cost ~2 ms of CPU a
+        completion, a third of the brain's work for one (docs/benchmarks.md)."""
         while True:
             mode = self.response_mode
-            try:  # chat_message checks what comes back
-                return await self._client.chat.completions.with_raw_response.create(**self._request(
-                    prompt, schema, messages, mode, work))
+            try:
+                body, headers = posted(self._request(prompt, schema, messages, mode, work))
+                return await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response,
+                                               options={"headers": headers, "security": {"bearer_auth": True}})
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue
@@ -302,7 +308,7 @@ class LLM:
             mode = self.response_mode
             try:
                 return await stream_completion(self._client, listener,
-                                               **self._request(prompt, schema, messages, mode, work))
+                                               **as_is(self._request(prompt, schema, messages, mode, work)))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue

@@ -81,6 +81,19 @@ def as_is(request: dict[str, Any]) -> dict[str, Any]:
             "extra_body": {**moved, **(request.get("extra_body") or {})}}
 
 
+# The order `create` gives the keys a completion sends (openai 3.x); extra_body's are merged after.
+_CREATE_ORDER = ("model", "messages", "max_completion_tokens", "max_tokens", "response_format", "temperature")
+
+
+def posted(request: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The JSON body and the headers `create` would send for its keywords (`extra_body` merged over
+    the rest key by key, as the client merges it): the same bytes, posted without the client's
+    request and response models."""
+    keywords = {key: value for key, value in request.items() if key not in ("extra_body", "extra_headers")}
+    body = {key: keywords.pop(key) for key in _CREATE_ORDER if key in keywords}
+    return {**body, **keywords, **(request.get("extra_body") or {})}, dict(request.get("extra_headers") or {})
+
+
 def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
     """Prompt mode: the schema appended to the last message, unless the prompt already shows the shape."""
     if _SHOWS_SHAPE.search(messages[-1]["content"]):
