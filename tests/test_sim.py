@@ -8,6 +8,7 @@ import argparse
 import asyncio
 from datetime import UTC, datetime, timedelta
 import json
+import math
 from pathlib import Path
 import re
 
@@ -100,6 +101,29 @@ def test_perception_keeps_to_the_radius_and_the_arena(tmp_path: Path) -> None:
     assert events[1]["description"] == "coffee machine is brewing coffee"
     near.tile = (cafe[0][0] + 20, cafe[0][1])  # same arena name, out of sight
     assert [e["subject"] for e in sim.perceive(me)] == ["the Ville:Hobbs Cafe:cafe:coffee machine"]
+
+
+def test_of_two_who_talk_the_first_to_hear_stands_and_the_other_walks_up_beside_it(tmp_path: Path) -> None:
+    """As the addon's NPCs do: two who start a conversation apart meet, the second to hear walking."""
+    town, residents, scenario = small_town()
+    sim = Sim(town, residents, scenario, SimConfig(out=tmp_path))
+    cafe = sim.grid.arena_tiles["the Ville:Hobbs Cafe:cafe"]
+    here, there = cafe[0], max(cafe, key=lambda t: math.dist(t, cafe[0]))
+    isabella, klaus = Walker(residents[0], here, arena="the Ville:Hobbs Cafe:cafe"), Walker(
+        residents[1], there, arena="the Ville:Hobbs Cafe:cafe")
+    sim.walkers = {w.resident.npc_id: w for w in (isabella, klaus)}
+
+    def chatting(me: Walker, other: Walker) -> dict:
+        return {"description": f"{me.resident.name} is chatting with {other.resident.name}",
+                "address": "the Ville:Hobbs Cafe:cafe", "chatting_with": other.resident.npc_id, "duration_minutes": 10}
+
+    sim.adopt(klaus, chatting(klaus, isabella), scenario.start, timedelta(minutes=1))
+    assert klaus.path == [] and isabella.poke, "the first to hear stands and tells the other"
+    sim.adopt(isabella, chatting(isabella, klaus), scenario.start, timedelta(minutes=1))
+    assert isabella.path and math.dist(isabella.path[-1], klaus.tile) == 1, "the other walks to the tile beside"
+    sim.step(isabella, len(isabella.path))
+    assert isabella.arrived and math.dist(isabella.tile, klaus.tile) == 1 and klaus.tile == there
+    assert sim.walk_up(klaus, isabella) == [], "one beside its partner has no way left to walk"
 
 
 def test_the_player_sees_the_nearest_and_moves_every_hour(tmp_path: Path) -> None:

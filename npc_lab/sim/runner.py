@@ -144,8 +144,9 @@ class Town:
 
     def adopt(self, w: Walker, action: dict[str, Any], now: datetime, at_least: timedelta) -> bool:
         """A Decide's answer (its action, proto field names) for `w` at `now`: object states, a
-        partner poked, the path to the action's address (new only when the action changed; none
-        while chatting). The action lasts at least `at_least`. True when the action changed."""
+        partner poked, the path to the action's address (new only when the action changed; in a
+        conversation, the second to hear walks up to the first: `walk_up`). The action lasts at
+        least `at_least`. True when the action changed."""
         npc_id = w.resident.npc_id
         w.poke = w.arrived = False
         w.last_decide = now
@@ -163,11 +164,20 @@ class Town:
             other = self.walkers[partner]
             if not (other.action and other.action.get("chatting_with") == npc_id):
                 other.poke = True
-        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile, self.taken(w))
         if partner in self.walkers:
-            goal = None  # talk where they stand
+            w.path = self.walk_up(w, self.walkers[partner]) if changed else w.path
+            return changed
+        goal = self.grid.destination(action.get("address", ""), npc_id, w.tile, self.taken(w))
         w.path = self.grid.path(w.tile, goal) if goal and changed else (w.path if not changed else [])
         return changed
+
+    def walk_up(self, w: Walker, partner: Walker) -> list[Tile]:
+        """The way to the tile beside `partner` when it heard of their conversation first and stands
+        there (as the addon's `NpcBrainAgent._join_chat` walks), else none: `w` talks where it stands."""
+        if not partner.action or partner.action.get("chatting_with") != w.resident.npc_id or partner.path:
+            return []
+        way = self.grid.path(w.tile, partner.tile)
+        return way[:-1] if len(way) > 1 else []
 
     def taken(self, me: Walker | None = None) -> set[Tile]:
         """Where the other NPCs stand and are going, as Godot's Npc.go_to counts them."""
