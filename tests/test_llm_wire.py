@@ -1,6 +1,6 @@
 """What a completion sends: the same bytes as openai's own `create` given the prompt and schema
-as keywords, posted without the client's request and response models (`dialects.posted`: ~2 ms of
-CPU a completion at 1,000 NPCs in view, issue 44), and a streamed one without its per-key transform
+as keywords, posted without the client's request and response models (`dialects.posted`: ~20% of
+the brain's CPU per completion, issue 44), and a streamed one without its per-key transform
 walking the prompt or its schema (`dialects.as_is`)."""
 
 from __future__ import annotations

@@ -146,13 +146,13 @@ def chat_message(http: httpx2.Response) -> tuple[str, object, object]:
     """The first choice's content and refusal and the completion's usage, read from the endpoint's
     answer as it arrived (JSON under any label, as the openai client reads it), or NotACompletion
     saying what came instead (a page, a list, a completion with no message): every level is checked."""
-    answered = (f"the endpoint answered HTTP {http.status_code} with "
-                f"{http.headers.get('content-type', 'no Content-Type').split(';')[0]}"
+    label = http.headers.get("content-type", "").split(";")[0]
+    answered = (f"the endpoint answered HTTP {http.status_code} with {label or 'no Content-Type'}"
                 + (f" (redirected to {http.url})" if http.history else ""))
     try:
         completion = json.loads(http.content)
     except ValueError as exc:  # not JSON; labelled JSON, it does not parse
-        if not http.headers.get("content-type", "*").split(";")[0].endswith("json"):
+        if not label.endswith("json"):
             raise NotACompletion(f"{answered}, not a chat completion: {_CHECK_BASE_URL}") from exc
         raise NotACompletion(f"{answered} that does not parse ({exc}), not a chat completion: "
                              f"{_CHECK_BASE_URL}") from exc

@@ -285,8 +285,8 @@ class LLM:
         """One completion in the response mode, its answer as it arrived (`chat_message` reads and
         checks it); an endpoint that rejects the mode (HTTP 400 about response_format) is asked again
         in the next weaker one, which every later call uses too. Posted as `create` would post it
-        (`dialects.posted`): the client's own request and response models cost ~2 ms of CPU a
-        completion, a third of the brain's work for one (docs/benchmarks.md)."""
+        (`dialects.posted`): the client's own request and response models were ~20% of the brain's
+        CPU for one (docs/benchmarks.md)."""
         while True:
             mode = self.response_mode
             try:
