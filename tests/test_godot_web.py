@@ -1975,8 +1975,12 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
                    purpose="converse_turn")
     started = time.monotonic()
     with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
-        assert game.wait_until(lambda: {e["speaker"] for e in game.events if e["event"] == "dialogue"}
-                               >= {"Ann Aho", "Bob Bell"}, timeout_s=120), "\n".join(game.lines[-40:])
+        # The first to hear may carry both speakers' lines; the other's walk comes with its own decision.
+        assert game.wait_until(lambda: {e["npc"] for e in game.events if e["event"] == "decision"
+                                        and "is chatting with" in e["description"]} >= {"ann_aho", "bob_bell"},
+                               timeout_s=120), "\n".join(game.lines[-40:])
+        # The walk is logged right after its decision; the asserts below say what went wrong if none comes.
+        game.wait_until(lambda: any(e["event"] == "walking" and e.get("to_meet") for e in game.events), timeout_s=10)
         walkers = {e["npc"] for e in game.events if e["event"] == "walking" and e.get("to_meet")}
         game.wait_until(lambda: walkers <= {e["npc"] for e in game.events if e["event"] == "arrived"}, timeout_s=60)
     print(f"street talk test: {time.monotonic() - started:.1f} s in the engine")
