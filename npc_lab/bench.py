@@ -444,10 +444,27 @@ def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+def _mixed_texts(n: int) -> list[str]:
+    """What a running town embeds, in its proportions: mostly short observations, now and then a
+    day plan or a conversation's gist ten times as long (a batch of equal texts hides padding)."""
+    rng = random.Random(7)
+    places, doings = ["the mill", "the quay", "the chapel", "the bakery", "the square"], [
+        "sweeping the floor", "mending a net", "reading the notices", "buying bread", "talking to a neighbour"]
+    texts = []
+    for i in range(n):
+        if rng.random() < 0.8:
+            texts.append(f"Resident {i} is {rng.choice(doings)} at {rng.choice(places)}")
+        else:
+            texts.append(f"Resident {i}'s plan for today: " + "; ".join(
+                f"{rng.choice(doings)} at {rng.choice(places)} from {h}:00" for h in range(6, 6 + rng.randint(4, 12))))
+    return texts
+
+
 def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
     """Per --embedders: texts per second and CPU per text (which load hardly changes: MiniLM's
     process's, the static table's in this process), one at a time and in batches (MiniLM's under
-    batch_N as before, the static table's under static_batch_N); then each one's retrieval quality
+    batch_N as before, the static table's under static_batch_N), and texts of mixed lengths in
+    batches of 64 (<name>_mixed_batch_64); then each one's retrieval quality
     on our own set (npc_lab/retrieval_bench.py) beside a bag of words."""
     from brain_server.llm.embeddings import MiniLMEmbedder, StaticEmbedder
     from npc_lab.realtime import cpu_seconds
@@ -455,6 +472,7 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
 
     texts = [f"Resident {i} is having breakfast at the cafe with a friend, talking about the weather {i}"
              for i in range(args.samples)]
+    mixed = _mixed_texts(args.samples)
     out: dict[str, Any] = {"threads": args.embed_threads}
     embedders: dict[str, MiniLMEmbedder | StaticEmbedder] = {}
     for name in args.embedders:
@@ -471,6 +489,12 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
             used = (cpu_seconds(pid) if pid else time.process_time()) - cpu
             out[f"{'' if name == 'minilm' else name + '_'}batch_{batch}"] = {"texts_per_s": len(texts) / (time.perf_counter() - t),
                                             "cpu_ms_per_text": used * 1000 / len(texts)}
+        t, cpu = time.perf_counter(), cpu_seconds(pid) if pid else time.process_time()
+        for i in range(0, len(mixed), 64):
+            embedder.embed_sync(mixed[i:i + 64])
+        used = (cpu_seconds(pid) if pid else time.process_time()) - cpu
+        out[f"{name}_mixed_batch_64"] = {"texts_per_s": len(mixed) / (time.perf_counter() - t),
+                                         "cpu_ms_per_text": used * 1000 / len(mixed)}
         embedders[name] = embedder
     out["quality"] = retrieval_quality({name: e.embed_sync for name, e in embedders.items()})
     for embedder in embedders.values():

