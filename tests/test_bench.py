@@ -91,7 +91,8 @@ def test_decide_retrieval_embed_run_tiny(tmp_path: Path) -> None:
     main(["bench", "retrieval", "--memories", "40", "--samples", "5", "--out", str(tmp_path)])
     assert set(json.loads((tmp_path / "bench-retrieval.json").read_text())["result"]) == {"edge", "local"}
     main(["bench", "embed", "--samples", "16", "--out", str(tmp_path)])
-    assert json.loads((tmp_path / "bench-embed.json").read_text())["result"]["batch_8"]["cpu_ms_per_text"] > 0
+    embed = json.loads((tmp_path / "bench-embed.json").read_text())["result"]
+    assert embed["batch_8"]["cpu_ms_per_text"] > 0 and embed["minilm_mixed_batch_64"]["cpu_ms_per_text"] > 0
 
 
 @pytest.mark.slow
