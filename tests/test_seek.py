@@ -1147,6 +1147,32 @@ def test_a_memo_that_books_a_hosts_own_event_books_it_as_hers_however_worded(run
     assert earlier[:3] == ("rosa", "10:00-12:00", "going to a kite flying contest")
 
 
+def test_a_memo_books_nothing_over_the_hosts_own_event(run: Run, fake_llm: FakeOpenAI) -> None:
+    """The hard stand-in, Cauldwell: a memo of Netta's booked a line of its prompt ("going to: Bryony
+    Hale started this conversation ...") over the second hour of her own dyeing, and she stood in
+    her shed as a guest of it. An item that starts within the host's own event is not booked; one
+    that runs into it ends where it begins; a guest's, and the host's at other hours, stay whole."""
+    event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"
+
+    async def scenario(stream: MemoryStream) -> list[str | None]:
+        records = await _town_records(stream)
+        host, guest = rosa(), town()[1]
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", host.persona, [mine], trace, rate=False)
+        world = await records.world(W)
+        placed: list[str | None] = []
+        for who, hour in ((host, 17), (host, 15), (host, 10), (guest, 17)):
+            change = PlanChange(activity="going to: Bo started this conversation (reason: wants to tell them",
+                                start=MORNING.replace(hour=hour), minutes=120, place=HALL)
+            item = await booked_item(change, who, world, stream, trace, work=WORK)
+            placed.append(None if item is None else f"{who.npc_id} {item.start:%H:%M}-{item.end:%H:%M}")
+        return placed
+
+    assert run(scenario) == [None, "rosa 15:00-16:00", "rosa 10:00-12:00", "bo 17:00-19:00"]
+
+
 def test_a_guests_item_that_says_the_hosts_part_is_going_to_the_event(run: Run, fake_llm: FakeOpenAI) -> None:
     """blind22, Korrin: guests' memos booked "teaching a Morse code lesson in the mess room ...",
     copied from the news, and 15% of their actions at the lesson showed them teaching it. An item at
