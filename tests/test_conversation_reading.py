@@ -103,6 +103,16 @@ def test_relayed_news_is_no_invitation(purpose: str) -> None:
     assert "mean to go" in text or "means to go" in text
 
 
+@pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
+def test_ordinary_activities_give_way_to_an_event_heard_of_as_to_an_invitation(purpose: str) -> None:
+    """blind22, Cauldwell: a listener who said "I'd like to go at 2 pm" to news passed on booked
+    nothing over her working hours: the prompts said work gives way to an invitation, and news of
+    someone else's event "is not an invitation", so a literal reader keeps the work."""
+    text = template(purpose)
+    assert ("move them for an invitation or an event they want" in text
+            or "give way to an invitation $npc_name accepted or an event $npc_name said it means to go to" in text)
+
+
 def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(stream, fake_llm) -> None:
     """Isabella knows the chapel and hosts the blessing; Klaus knows neither: nothing of hers is in
     his part of the one-call prompt (before, "Places Klaus knows" listed hers), and her news is
