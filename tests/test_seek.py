@@ -1117,22 +1117,27 @@ def test_a_plan_item_at_the_hours_of_news_goes_to_its_room_whatever_the_model_ca
     assert told_place("joining Cy: tomorrowing", [told], PLACES) == ""  # no hours given: by its words alone
 
 
+async def _kite_contest_host(stream: MemoryStream) -> tuple[NpcState, NpcState, World, Trace]:
+    """Rosa, who holds a kite flying contest in the Market's yard on May 4, 4-6 pm, and Bo, a guest."""
+    event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"
+    records = await _town_records(stream)
+    host, guest = rosa(), town()[1]
+    trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+    mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                      predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+    await stream.remember("rosa", host.persona, [mine], trace, rate=False)
+    return host, guest, await records.world(W), trace
+
+
 def test_a_memo_that_books_a_hosts_own_event_books_it_as_hers_however_worded(run: Run, fake_llm: FakeOpenAI) -> None:
     """blind22, the Ville: Isabella's memo booked her own party as "guessing what - I wants to throw
     a Valentine's Day party" (first person, no name before the event), read as a guest's "going to
     a Valentine's Day party", and every later prompt and action showed the host going to someone
     else's party. An item at the hours of the NPC's own event, naming it, is its host's item at the
     place its thought names; a guest's stays a guest's, and the host's at other hours stays as booked."""
-    event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"
 
     async def scenario(stream: MemoryStream) -> list[tuple[str, str, str, bool]]:
-        records = await _town_records(stream)
-        host, guest = rosa(), town()[1]
-        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
-        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
-                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
-        await stream.remember("rosa", host.persona, [mine], trace, rate=False)
-        world = await records.world(W)
+        host, guest, world, trace = await _kite_contest_host(stream)
         placed = []
         for who, hour in ((host, 16), (guest, 16), (host, 10)):
             change = PlanChange(activity="going to a kite flying contest", start=MORNING.replace(hour=hour), minutes=120,
@@ -1152,16 +1157,9 @@ def test_a_memo_books_nothing_over_the_hosts_own_event(run: Run, fake_llm: FakeO
     Hale started this conversation ...") over the second hour of her own dyeing, and she stood in
     her shed as a guest of it. An item that starts within the host's own event is not booked; one
     that runs into it ends where it begins; a guest's, and the host's at other hours, stay whole."""
-    event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"
 
     async def scenario(stream: MemoryStream) -> list[str | None]:
-        records = await _town_records(stream)
-        host, guest = rosa(), town()[1]
-        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
-        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
-                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
-        await stream.remember("rosa", host.persona, [mine], trace, rate=False)
-        world = await records.world(W)
+        host, guest, world, trace = await _kite_contest_host(stream)
         placed: list[str | None] = []
         for who, hour in ((host, 17), (host, 15), (host, 10), (guest, 17)):
             change = PlanChange(activity="going to: Bo started this conversation (reason: wants to tell them",
