@@ -5,13 +5,18 @@ a reset mid-body, a redirect) costs a failed attempt, traced and counted, then a
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+import openai
 import pytest
 
+from brain_server.llm.answers import NotACompletion, tokens_of
+from brain_server.llm.streaming import Listener, Streamed, stream_completion
+from brain_server.prompts.converse_turn import spoken
 from brain_server.prompts.importance import Importance
 from brain_server.runtime.loopback import JsonHandler, LoopbackServer, chat_completion
 from npc_lab.fake_openai import BOUNDARY_FAULTS, FakeOpenAI
@@ -192,3 +197,32 @@ def test_rpcs_answer_while_every_chat_answer_is_broken(brain_factory, fake_llm: 
     print(f"boundary: faults {json.dumps(fake_llm.faults, sort_keys=True)}, failed attempts {failed}, "
           f"fallbacks {fallbacks}")
     clients.close()
+
+
+def test_a_streamed_ask_answered_whole_is_read_and_checked_as_an_unstreamed_one() -> None:
+    """An endpoint that ignores `stream` and answers whole gives its line as one piece; one that
+    answers a page or another API's JSON is NotACompletion, as an unstreamed ask's answer is (the
+    client counts it an invalid answer), not a bare ValueError."""
+    told: list[str] = []
+
+    async def ask(server: Scripted) -> Streamed:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+        try:
+            listener = Listener("converse_turn", lambda: spoken("Isabella Rodriguez"), told.append)
+            return await stream_completion(client, listener, model="fake-model",
+                                           messages=[{"role": "user", "content": "Say hello."}])
+        finally:
+            await client.close()
+
+    with Scripted() as server:
+        whole = chat_completion("fake-model", "Morning, Klaus!\n[continue]", 5, 4)
+        server.answer = (200, "application/json", json.dumps(whole).encode(), {})
+        streamed = asyncio.run(ask(server))
+        assert (streamed.content, streamed.refusal, tokens_of(streamed.usage)) == (
+            "Morning, Klaus!\n[continue]", None, (5, 4))
+        assert told[-1] == "Morning, Klaus!"
+        for content_type, body, said in (("text/html", b"<html>sign in</html>", "with text/html, not a chat completion"),
+                                         ("application/json", b'{"data": []}', "JSON with no choices")):
+            server.answer = (200, content_type, body, {})
+            with pytest.raises(NotACompletion, match=said):
+                asyncio.run(ask(server))

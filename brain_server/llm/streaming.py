@@ -21,10 +21,11 @@ import re
 import time
 from typing import Any, Protocol
 
+import httpx2
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat import ChatCompletionChunk
 
-from brain_server.llm.answers import AnswerError
+from brain_server.llm.answers import AnswerError, chat_message
 from brain_server.llm.dialects import without_reasoning
 from brain_server.prompts import assistant_phrase, assistant_tail
 
@@ -250,7 +251,7 @@ class Streamed:
     """What a streamed completion added up to."""
 
     content: str
-    refusal: str | None
+    refusal: object  # a model's refusal: text, or whatever its JSON holds there
     usage: object
 
 
@@ -263,7 +264,8 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
     async with client.chat.completions.with_streaming_response.create(
             stream=True, stream_options={"include_usage": True}, **create) as response:
         if "text/event-stream" not in response.headers.get("content-type", ""):
-            return _whole(await response.read(), listener)
+            await response.read()
+            return _whole(response.http_response, listener)
         said: list[str] = []
         refusals: list[str] = []
         usage = None
@@ -281,14 +283,10 @@ async def stream_completion(client: openai.AsyncOpenAI, listener: Listener, **cr
         return Streamed("".join(said), "".join(refusals) or None, usage)
 
 
-def _whole(body: bytes, listener: Listener) -> Streamed:
-    """A whole completion where a stream was asked for: an endpoint that ignores `stream`."""
-    try:
-        completion = ChatCompletion.model_validate(json.loads(body))
-        message = completion.choices[0].message
-    except (ValueError, IndexError) as exc:
-        raise ValueError(f"the endpoint answered a streamed request with neither a stream nor a chat completion: "
-                         f"{body[:120]!r}") from exc
-    listener.heard(message.content or "")
+def _whole(http: httpx2.Response, listener: Listener) -> Streamed:
+    """A whole completion where a stream was asked for (an endpoint that ignores `stream`), read and
+    checked as an unstreamed one is (`answers.chat_message`: NotACompletion says what came instead)."""
+    content, refusal, usage = chat_message(http)
+    listener.heard(content)
     listener.ended()
-    return Streamed(message.content or "", message.refusal, completion.usage)
+    return Streamed(content, refusal, usage)
