@@ -44,7 +44,7 @@ async def booked_item(change: PlanChange, npc: NpcState, world: World, stream: M
         return own
     if (clear := clear_of_own(npc.persona.name, thoughts, booked, places, trace)) is None:
         return None
-    activity = as_guest(booked, heard_events(npc.persona.name, [*told, *thoughts], places)).activity
+    activity = as_guest(clear, heard_events(npc.persona.name, [*told, *thoughts], places)).activity
     news = told_place(change.activity, [*told, *thoughts], places, start=change.start, booked=change.place)
     # the event is where its news says: a memo put it where the talk was, or named only the building
     named = news or change.place
@@ -57,7 +57,7 @@ async def booked_item(change: PlanChange, npc: NpcState, world: World, stream: M
         invited = frozenset({host.persona.home.split(SEPARATOR)[1]})
     address = await choose_address(change.activity, npc, world, stream.llm, trace, work=work,
                                    invited_sectors=invited, named=named)
-    return PlanItem(start=change.start, duration_minutes=clear.duration_minutes, activity=activity, address=address)
+    return clear.model_copy(update={"activity": activity, "address": address})
 
 
 def clear_of_own(name: str, thoughts: Sequence[MemoryNode], item: PlanItem, places: Sequence[str],
