@@ -9,6 +9,7 @@ conversation the model could not tell is logged and counted."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -111,6 +112,16 @@ def test_ordinary_activities_give_way_to_an_event_heard_of_as_to_an_invitation(p
     text = template(purpose)
     assert ("move them for an invitation or an event they want" in text
             or "give way to an invitation $npc_name accepted or an event $npc_name said it means to go to" in text)
+
+
+@pytest.mark.parametrize("purpose", LINE_PROMPTS)
+def test_a_yes_to_the_hosts_own_event_is_no_invitation_to_the_host(purpose: str) -> None:
+    """blind22, Cauldwell: 20 of 260 host lines declined a guest's "I'll come along at 2 pm" ("I'm
+    hosting indigo dyeing then"), and the guest, refused, took the yes back: the prompts said to
+    decline an invitation at a time the plan holds a commitment, and never that a guest's yes to
+    the host's own event invites the host to nothing."""
+    text = template(purpose)
+    assert "own invitation" in text and re.search(r"invites (\$npc_name|the host) to nothing", text)
 
 
 def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(stream, fake_llm) -> None:
