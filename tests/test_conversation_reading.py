@@ -124,6 +124,14 @@ def test_a_yes_to_the_hosts_own_event_is_no_invitation_to_the_host(purpose: str)
     assert "own invitation" in text and re.search(r"invites (\$npc_name|the host) to nothing", text)
 
 
+def test_saying_one_would_like_to_go_is_meaning_to_go() -> None:
+    """blind22, Cauldwell: none of 18 memos whose listener had said "I'd like to go at 2 pm" to
+    news passed on booked it: the memo asked whether the listener "said it means to go", and named
+    only a yes ("count me in") as saying so; wanting to go, said, is meaning to."""
+    text = template("conversation_memo")
+    assert "would like to go or will go, says so" in text
+
+
 def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(stream, fake_llm) -> None:
     """Isabella knows the chapel and hosts the blessing; Klaus knows neither: nothing of hers is in
     his part of the one-call prompt (before, "Places Klaus knows" listed hers), and her news is
