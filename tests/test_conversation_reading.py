@@ -9,8 +9,8 @@ conversation the model could not tell is logged and counted."""
 from __future__ import annotations
 
 import asyncio
-import re
 from datetime import UTC, datetime, timedelta
+import re
 
 import pytest
 
@@ -124,14 +124,6 @@ def test_one_who_says_they_will_go_invites_nobody(purpose: str) -> None:
     text = template(purpose)
     assert re.search(r"saying they will come or go to an event invites (\$npc_name|the others?) to nothing", text)
     assert "own invitation" in text
-
-
-def test_saying_one_would_like_to_go_is_meaning_to_go() -> None:
-    """blind22, Cauldwell: none of 18 memos whose listener had said "I'd like to go at 2 pm" to
-    news passed on booked it: the memo asked whether the listener "said it means to go", and named
-    only a yes ("count me in") as saying so; wanting to go, said, is meaning to."""
-    text = template("conversation_memo")
-    assert "would like to go or will go, says so" in text
 
 
 def test_out_of_view_each_speaker_sees_only_its_own_memories_places_and_news(stream, fake_llm) -> None:

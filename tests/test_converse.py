@@ -502,7 +502,10 @@ def test_a_conversation_is_kept_with_the_days_its_lines_say_dated(stream) -> Non
 
 def test_a_memo_reads_a_yes_to_news_passed_on_as_meaning_to_go() -> None:
     """blind17's writer: news passed on makes a plan item "only if Klaus said it means to go", while
-    the replies it read were "Sounds lovely, count me in!", said to the one passing it on."""
+    the replies it read were "Sounds lovely, count me in!", said to the one passing it on. And
+    blind22's memos booked none of 18 whose listener had said "I'd like to go at 2 pm": wanting to
+    go, said, is meaning to."""
     variables = defaultdict(str, npc_name="Klaus Mueller", partner="Isabella Rodriguez")
     memo = " ".join(PromptLibrary().render("conversation_memo", variables)[1]["content"].split())
-    assert 'only if Klaus Mueller said it means to go (a yes to it, "count me in" or the like, says so)' in memo
+    assert ('only if Klaus Mueller said it means to go (a yes to it, "count me in", or saying it would like to go or'
+            ' will go, says so)') in memo
