@@ -256,13 +256,14 @@ class Settings(BaseSettings):
         "apart, so 180 rarely binds for a model that rates as the paper's did; 0 reflects whenever the "
         "threshold is reached."))
     chat_rest_minutes: int = Field(CHAT_REST_MINUTES, ge=0, description=(
-        "Game minutes after any conversation before an NPC takes part in another written line by line (in "
-        "view); meanwhile no reaction is asked of it or about it. A conversation told in one call (out of "
-        "view) is not held back: it costs one call. A conversation in view costs 5-7 calls, and residents who "
-        "meet at one place all day talk in turn: with one model, 12 residents at one cafe held 204 "
-        "conversations in two days at 9.3 calls per NPC per awake hour, and with 60 minutes 79 at 5.1, the "
-        "news as far (docs/evaluation.md). 0 = no rest: only a pair is held 2 hours apart. The player's talk "
-        "is never held back; crowd NPCs, whose meetings cost no call, never rest."))
+        "Game minutes after any conversation before an NPC takes part in another, in view or out; "
+        "meanwhile no reaction is asked of it or about it. A conversation in view costs 5-7 calls, and "
+        "residents who meet at one place all day talk in turn: with one model, 12 residents at one cafe held "
+        "204 conversations in two days at 9.3 calls per NPC per awake hour, and with 60 minutes 79 at 5.1, the "
+        "news as far. Out of view a conversation is one call, but without the rest there a town talked twice "
+        "as often as in view and carried news further (docs/evaluation.md, stops 63 and 92). 0 = no rest: "
+        "only a pair is held 2 hours apart. The player's talk is never held back; crowd NPCs, whose meetings "
+        "cost no call, never rest."))
     prompt_max_bytes: int | None = Field(None, ge=1000, description="Largest prompt in UTF-8 bytes; a longer one has "
                                          "its longest parts cut (noted in the trace), and a stored memory is cut to "
                                          "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "

@@ -79,15 +79,14 @@ class Chats:
         group = self._open.get(npc_id)
         return [] if group is None else [i for i in group.ids() if i != npc_id]
 
-    def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime, *, rest: bool = True) -> bool:
+    def can_talk(self, npc: NpcState, partner: NpcState | None, now: datetime) -> bool:
         """Whether `partner` is free to talk with `npc` now: awake, not talking, not just talked to,
-        neither of them resting from a conversation (`resting`; not asked with `rest` off, for a
-        conversation told in one call), and still with it: in its arena where the game last placed
-        them, or the moment of `now` not yet past (CHAT_MOMENT: a conversation decided on a sighting
+        neither of them resting from a conversation (`resting`), and still with it: in its arena
+        where the game last placed them, or the moment of `now` not yet past (CHAT_MOMENT: a conversation decided on a sighting
         may be written when the game's clock has moved on, both long gone their ways)."""
         if partner is None or partner.is_asleep() or partner.is_chatting(now):
             return False
-        if rest and (self.resting(npc, now) or self.resting(partner, now)):
+        if self.resting(npc, now) or self.resting(partner, now):
             return False
         if not together(npc, partner) and self._moved_on(now, npc.npc_id, partner.npc_id):
             return False
@@ -98,11 +97,13 @@ class Chats:
 
     def resting(self, npc: NpcState, now: datetime) -> bool:
         """Whether an NPC that thinks talked with anyone less than `rest` ago: until then it takes
-        part in no conversation written line by line (in view), and no reaction is asked about it
-        or of it. A pair's cooldown alone let a town that meets at one cafe talk
-        without pause (blind13 in the Ville: 184 conversations among 12 residents in two days, 9
-        calls per NPC per awake hour against a budget of 5). A crowd NPC's meetings cost no call:
-        it never rests; the player's talk is not a conversation between NPCs: never held back."""
+        part in no other conversation, in view or out, and no reaction is asked about it or of it.
+        A pair's cooldown alone let a town that meets at one cafe talk without pause (blind13 in the
+        Ville: 184 conversations among 12 residents in two days, 9 calls per NPC per awake hour
+        against a budget of 5); and out of view, where a conversation is one call, a rest in view
+        only let the town talk twice as often as in view, and carry news further (blind22 in
+        Cauldwell: 53 conversations a run against 29). A crowd NPC's meetings cost no call: it never
+        rests; the player's talk is not a conversation between NPCs: never held back."""
         if npc.crowd or not npc.last_chat or not self.rest:
             return False
         return now - max(npc.last_chat.values()) < self.rest
@@ -116,16 +117,14 @@ class Chats:
         """All participants stand together talking while the lines are written; the lines, the
         memories and any plan the conversation made land in each when done. `reason`: why `npc_id`
         started it; `unseen`: neither was seen by the player, so unless one who joins is, it is
-        told in one call (which may find they do not talk; the two's rest does not hold it back,
-        a joiner's does). All of its completions are for `work`."""
-        rest = not unseen  # out of view (told in one call unless one seen joins) no rest holds it back
-        joining = await self._joining(npc_id, partner_id, now, rest=rest)
+        told in one call (which may find they do not talk). All of its completions are for `work`."""
+        joining = await self._joining(npc_id, partner_id, now)
         async with self._all([npc_id, partner_id, *joining]):
             a, b = await self.records.npc(npc_id), await self.records.npc(partner_id)
-            if not self.can_talk(a, b, now, rest=rest):
+            if not self.can_talk(a, b, now):
                 trace.note(f"converse: {b.persona.name} is no longer free to talk")
                 return False
-            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now, rest=rest)]]
+            npcs = [a, b, *[c for i in joining if self.can_talk(a, c := await self.records.npc(i), now)]]
             try:
                 for me in npcs:
                     # talking before chatting: a Decide (on any thread) that finds an NPC chatting
@@ -246,17 +245,16 @@ class Chats:
 
         return here
 
-    async def _joining(self, a_id: str, b_id: str, now: datetime, *, rest: bool) -> list[str]:
+    async def _joining(self, a_id: str, b_id: str, now: datetime) -> list[str]:
         """Who else takes part: those `a` or `b` saw at its latest Decide, in `a`'s arena and free
-        to talk with `a` (checked again under the locks; `rest`: one resting is not), up to
-        MAX_GROUP in all."""
+        to talk with `a` (checked again under the locks), up to MAX_GROUP in all."""
         a = await self.records.npc(a_id)
         people = await self.records.people(a.world_name)
         seen = self.runtimes.of(a_id).seen | self.runtimes.of(b_id).seen
         joining = []
         for other_id in sorted({people[name] for name in seen if name in people} - {a_id, b_id}):
             other = await self.records.npc_or_none(other_id)
-            if other is not None and self.can_talk(a, other, now, rest=rest):
+            if other is not None and self.can_talk(a, other, now):
                 joining.append(other_id)
         return joining[:MAX_GROUP - 2]
 

@@ -118,8 +118,7 @@ class Senses:
         they are in a conversation (the paper's code buffers a pair that talked for 800 steps, and
         the one other reaction it weighs for a person, waiting, needs both bound for the same
         object), a thing in a given state once a day. One who rests from talk (`Chats.resting`) is
-        still noticed: out of view they may talk, told in one call; in view the reaction ends at
-        once, with no call (`Workshop.react`). Things count in the state the world records (set by
+        still noticed, and the reaction ends at once, with no call (`Workshop.react`). Things count in the state the world records (set by
         the game or its user: "the coffee machine is out of order"), not in one an action gives them
         ("the bed is in use": that person's doing, reacted to through them)."""
         runtime = self.runtimes.of(npc.npc_id)

@@ -278,16 +278,15 @@ class Workshop:
             partner = await self.records.npc_or_none(pending.partner_id) if pending.partner_id else None
             if draft.crowd:  # no call: a crowd NPC meets another; one that thinks reacts on its own
                 return partner is not None and partner.crowd and await self._meet(draft, partner, now, trace)
-            if partner is not None and not (draft.in_view or partner.in_view):
-                # Nobody watches: no reaction call; they talk or not, told in one call (no rest: one
-                # call is cheap, and a rest there kept news from half the town), or carry on.
-                if not chats.can_talk(draft, partner, now, rest=False):
-                    return False
-                return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
-                                                                         work=decided, unseen=True))
             if partner is not None and (chats.resting(draft, now) or chats.resting(partner, now)):
                 trace.note(f"react: it or {partner.persona.name} rests from talk (no reaction asked)")
                 return False
+            if partner is not None and not (draft.in_view or partner.in_view):
+                # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
+                if not chats.can_talk(draft, partner, now):
+                    return False
+                return self._told(partner, now, await chats.conversation(npc_id, partner.npc_id, now, trace,
+                                                                         work=decided, unseen=True))
             if partner is not None and calling_on(draft, partner, now) and chats.can_talk(draft, partner, now):
                 trace.note(f"react: talks with {partner.persona.name}, whom it came to call on (no reaction asked)")
                 return self._told(partner, now, await chats.conversation(
