@@ -50,7 +50,10 @@ RHETORICAL = re.compile(r"^\W*who\s+(?:\w+n't|does not|has not|did not|would not
 # Clause ends: after ! ? ; or a single full stop (an ellipsis trails off, it does not end a clause),
 # and before a turn ("..., but ..."). The end mark stays with its clause, so a question can be told.
 CLAUSES = re.compile(r"(?<=[!?;])\s+|(?<=[^.]\.)\s+|,?\s+\b(?:but|however|although|though)\b\s*|\s+-+\s+", re.I)
-YES = re.compile(r"^\W*(yes|yeah|yep|of course|sure|certainly|absolutely|indeed|i do)\b", re.I)
+# A yes opening an answer, after an interjection too ("Oh yes, ...": blind22's interviewee answered
+# so, and it read as no when its words after it named nothing of the news).
+YES = re.compile(r"^\W*(?:(?:oh|ah|ooh|why|well)\W+)?(yes|yeah|yep|aye|of course|sure|certainly|absolutely|indeed|i do)\b",
+                 re.I)
 
 
 def clauses(answer: str) -> list[str]:
