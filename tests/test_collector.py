@@ -80,12 +80,16 @@ def test_every_collection_is_counted_with_its_cpu_apart_from_its_wall_time() -> 
     assert (round(young.total_ms, 3), round(middle.total_ms, 3)) == (0.1, 4.0)
 
 
+PER_OBJECT_S = 1e-6  # the injected CPU a collection spends on each object it walks
+
+
 def test_a_middle_collection_comes_sooner_when_the_young_ones_foretell_a_long_one() -> None:
     """A middle collection walks what survived the young ones since the last; while a town's day
     plans land (here 3,000 new objects a tick that live on, against 100, each walked in 1 us of an
-    injected CPU clock), one every tenth tick paused 30 ms. Counted collections: while much
-    survives, the young ones' CPU brings each middle one sooner, so none walks more than a couple of
-    ticks' survivors; once little survives they come every tenth tick again."""
+    injected CPU clock), one every tenth tick walked 30,000 objects (30 ms). Counted objects: while
+    much survives, the young ones' CPU brings each middle one sooner, so none walks more than a
+    couple of ticks' survivors (MIDDLE_PAUSE_S twice over at most); once little survives they come
+    every tenth tick again."""
     cpu, young, middle, made = [0.0], [0], [0], []
     burst = range(30, 90)
 
@@ -96,8 +100,8 @@ def test_a_middle_collection_comes_sooner_when_the_young_ones_foretell_a_long_on
         tick = len(made)
         young[0] += 3000 if tick in burst else 100  # what this tick made, alive at its collection
         walked = young[0] + (middle[0] if generation == 1 else 0)
-        cpu[0] += walked * 1e-6
-        made.append((generation, walked * 1e-6))
+        cpu[0] += walked * PER_OBJECT_S
+        made.append((generation, walked))
         young[0], middle[0] = 0, (0 if generation == 1 else middle[0] + young[0])
         if len(made) == 300:
             raise Done
@@ -105,8 +109,9 @@ def test_a_middle_collection_comes_sooner_when_the_young_ones_foretell_a_long_on
     collector = Collector(cpu=lambda: cpu[0], collect=collect)
     with pytest.raises(Done):
         asyncio.run(collector.sweep(every_s=1e-6, middle_s=1e-5))
-    middles = [(tick, took) for tick, (generation, took) in enumerate(made) if generation == 1]
-    assert max(took for tick, took in middles if tick in burst) <= 2 * MIDDLE_PAUSE_S, "ten ticks of it: 30 ms"
+    middles = [(tick, walked) for tick, (generation, walked) in enumerate(made) if generation == 1]
+    most = round(2 * MIDDLE_PAUSE_S / PER_OBJECT_S)
+    assert max(walked for tick, walked in middles if tick in burst) <= most, "ten ticks of it: 30,000"
     assert sum(tick in burst for tick, _ in middles) >= 15
     quiet = [tick for tick, _ in middles if tick > burst.stop + 20]
     assert len(quiet) >= 10 and all(b - a == 10 for a, b in zip(quiet, quiet[1:], strict=False))
