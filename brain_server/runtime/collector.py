@@ -80,15 +80,18 @@ class Collector:
             await asyncio.sleep(every_s)
             ticks += 1
             if ticks < most and young_s * self.survival < MIDDLE_PAUSE_S:
-                began = self._cpu()
-                self._collect(0)
-                young_s += self._cpu() - began
+                young_s += self._collect_cpu(0)
                 continue
-            began = self._cpu()
-            self._collect(1)
+            middle_cpu = self._collect_cpu(1)
             if young_s > 0:
-                self.survival = (self._cpu() - began) / young_s
+                self.survival = middle_cpu / young_s
             ticks, young_s = 0, 0.0
+
+    def _collect_cpu(self, generation: int) -> float:
+        """Collect `generation` (and the younger); the CPU it took, in seconds."""
+        began = self._cpu()
+        self._collect(generation)
+        return self._cpu() - began
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         """After a full collection the younger generations are empty: what is left is long-lived."""
