@@ -438,6 +438,28 @@ def test_a_name_said_names_no_place_named_after_it() -> None:
     assert place_as_said(f"going to the lesson: {lesson}", "", places, None) == mess
 
 
+def test_a_place_s_name_is_made_into_a_pattern_once_not_for_every_text_it_is_looked_for_in(monkeypatch) -> None:
+    """Issue 44: a day plan's every item is read for the places it names (`place_as_said`), each
+    place's sector and arena a whole-word pattern: made again for every item and place (re's own
+    cache holds 512), a thousand day plans landing at once spent most of their own CPU on it."""
+    import re
+
+    made: list[str] = []
+    compile_ = re._compile  # type: ignore[attr-defined] - where re.search and re.compile both get a pattern
+
+    def counted(pattern, flags):  # type: ignore[no-untyped-def]
+        if isinstance(pattern, str) and "Glimmer" in pattern:
+            made.append(pattern)
+        return compile_(pattern, flags)
+
+    monkeypatch.setattr(re, "_compile", counted)
+    places = [f"W:Glimmer Works {n}:floor {n}" for n in range(12)]
+    items = [f"working the floor at Glimmer Works {n % 12}, then tea" for n in range(10)]
+    for _ in range(3):  # three NPCs' day plans
+        assert [named_places(places, item) for item in items] == [[places[n % 12]] for n in range(10)]
+    assert len(made) <= len(places)  # each sector's pattern once (360 before: 3 x 10 items x 12 places)
+
+
 def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
     """The Ville (blind6): "going to: ... a Valentine's Day party at Hobbs Cafe" was booked at the
     pub where it was heard, the memo's place field given as the pub: the place its own words name

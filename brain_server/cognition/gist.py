@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+import functools
 import re
 from typing import Protocol, TypeVar
 
@@ -47,6 +48,7 @@ _REPORTED = re.compile(r"\b[A-Z][\w'’-]*\s+(?:[A-Z][\w'’-]*\s+)?(?:wants|pla
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
              "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
+PLACES_KEPT = 16_384  # places whose names are kept compiled (`_place_terms`): a large game's every place
 # Words of a place's name too common to say which place is meant ("the old house" names no house).
 _COMMON = {"the", "of", "and", "old", "new", "little", "big", "great", "upper", "lower", "north", "south", "east",
            "west", "main", "room", "house", "home", "street", "road", "lane", "hall", "st"}
@@ -78,19 +80,32 @@ def named_places(places: Iterable[str], said: str) -> list[str]:
     but not by a word said only in another name ("Bo Tamm will come" names no Tamm house, "Isabella
     Rodriguez is hosting" not Isabella Rodriguez's apartment)."""
     runs = [(m.group(), _words(m.group())) for m in _NAME_RUN.finditer(said)]
+    heard_anywhere = _words(said)
 
     def named(place: str) -> bool:
-        sector, arena = place_names(place)
-        if any(re.search(rf"\b{re.escape(name)}\b", said, re.I) for name in (sector, arena) if name):
+        names, own, telling = _place_terms(place)
+        if any(name.search(said) for name in names):
             return True
-        own, rest = _words(sector), said
+        if not telling & heard_anywhere:  # the words left once other names are taken out are fewer
+            return False
+        rest = said
         for text, words in runs:  # another name (a person's), unless it is the place's own
             if not words <= own or not own - _COMMON <= words:
                 rest = rest.replace(text, " ")
-        heard = _words(rest)
-        return any(w not in _COMMON and len(w) > 2 and w in heard for w in own)
+        return bool(telling & _words(rest))
 
     return [p for p in dict.fromkeys(places) if named(p)]
+
+
+@functools.lru_cache(maxsize=PLACES_KEPT)
+def _place_terms(place: str) -> tuple[tuple[re.Pattern[str], ...], frozenset[str], frozenset[str]]:
+    """A place's sector and arena names as whole-word patterns, its sector's words, and those of
+    them that tell it apart: every plan item's words are matched against each place it knows (a
+    thousand day plans landing at once spent most of their own CPU compiling these again)."""
+    sector, arena = place_names(place)
+    own = frozenset(_words(sector))
+    return (tuple(re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for name in (sector, arena) if name), own,
+            frozenset(w for w in own if w not in _COMMON and len(w) > 2))
 
 
 def named_place(places: Iterable[str], said: str) -> str:
