@@ -20,7 +20,7 @@ from brain_server.cognition.plan import is_sleep, plan_day, replan_from
 from brain_server.cognition.steps import action_now, decompose_upcoming, fit_steps
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.npc import NpcState, Persona, PlanItem, as_label
 from brain_server.model.trace import Trace
 from brain_server.model.validation import MAX_LABEL
 from brain_server.persistence.storage import MemoryStore
@@ -513,6 +513,26 @@ def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) 
     run(lambda stream: new_day(npc, DAY1, stream))
     assert [(i.start.hour, i.address) for i in npc.plan if 7 <= i.start.hour <= 17] == [
         (7, PARK), (12, PARK), (13, CAFE), (17, CAFE)]
+
+
+def test_a_label_loses_the_npc_s_own_name_without_a_pattern_made_from_it(monkeypatch) -> None:
+    """Issue 44: each label took the NPC's own name off with a pattern made from the name; a
+    thousand NPCs' patterns overflowed re's cache (512), and every label compiled one again."""
+    made: list[str] = []
+    compile_ = re._compile  # type: ignore[attr-defined] - where re.sub and re.compile both get a pattern
+
+    def counted(pattern, flags):  # type: ignore[no-untyped-def]
+        if isinstance(pattern, str) and "Quennell" in pattern:
+            made.append(pattern)
+        return compile_(pattern, flags)
+
+    monkeypatch.setattr(re, "_compile", counted)
+    names = [f"Wren{n} Quennell" for n in range(600)]
+    assert [as_label(f"{name} is mending nets", name) for name in names] == ["mending nets"] * 600
+    assert made == []
+    assert as_label("Wren7: mending nets", names[7]) == "mending nets"  # the first name and a colon
+    assert as_label("Wren7 Quennellish mending", names[7]) == "Wren7 Quennellish mending"  # not the name
+    assert as_label("   ", "  ") == "" and as_label("mending", "") == "mending"  # no name: nothing to take off
 
 
 def test_an_address_copied_into_an_activity_is_left_to_the_address(run: Run, fake_llm: FakeOpenAI) -> None:

@@ -21,6 +21,9 @@ def is_sleep(activity: str) -> bool:
 
 
 _FIELD_NAME = re.compile(r"activity\s*[:-]\s*", re.IGNORECASE)
+# After the NPC's own name: "is" or a colon. Matched after the name by string, not a pattern made
+# from the name: a thousand NPCs' patterns overflowed re's cache, every label compiled one again.
+_IS_OR_COLON = re.compile(r"\s+is\s+|\s*:\s*")
 
 
 def as_label(activity: str, name: str = "") -> str:
@@ -30,9 +33,10 @@ def as_label(activity: str, name: str = "") -> str:
     working boat", blind22's day plan copying its status into a block)."""
     label = without_addresses(activity)
     label = label[m.end():] if (m := _FIELD_NAME.match(label)) else label
-    if name:
-        first = name.split()[0]
-        label = re.sub(rf"^(?:{re.escape(name)}|{re.escape(first)})(?:\s+is\s+|\s*:\s*)", "", label)
+    for said in dict.fromkeys([name, name.split()[0]] if name.strip() else []):
+        if label.startswith(said) and (m := _IS_OR_COLON.match(label, len(said))):
+            label = label[m.end():]
+            break
     return label.strip() or activity.strip()
 
 
