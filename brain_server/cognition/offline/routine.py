@@ -241,31 +241,40 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
     others = {i for i, t in enumerate(tokens) if t[0].isupper() and words[i] not in own and i and words[i - 1] not in
               ".;!?"}
     home = arena_of(persona.home)
+    at: dict[str, list[int]] = {}  # where each word is: a place's words are looked up, not every word scanned per place
+    for i, w in enumerate(words):
+        at.setdefault(w, []).append(i)
     scores: dict[str, int] = {}
     for address in dict.fromkeys(arena_of(a) for a in (npc.known_addresses if places is None else places)):
         if address == home or address.count(":") < 2:
             continue
-        _, sector, arena = address.split(":", 2)
-        name = [w.lower().removesuffix("'s") for w in _TOKEN.findall(sector)]
-        name = name[1:] if name[:1] == ["the"] else name
-        spans = [range(i, i + len(name)) for i in range(len(words)) if name and words[i:i + len(name)] == name]
-        kinds = {w.lower() for w in _TOKEN.findall(arena)} - _COMMON
+        name, kinds, proper = _place_words(address)
+        spans = [range(i, i + len(name)) for i in at.get(name[0], ()) if words[i:i + len(name)] == name] if name else []
         # The end of the sector's name after "the" ("the mill" of "Old Mill") if it says more than "house".
         tails = [range(i, i + k) for k in range(1, len(name)) if set(name[-k:]) - _COMMON - kinds
-                 for i in range(1, len(words)) if words[i - 1] == "the" and words[i:i + k] == name[-k:]
+                 for i in at.get(name[-k], ()) if i and words[i - 1] == "the" and words[i:i + k] == name[-k:]
                  and tokens[i][0].islower() and not any(i in s for s in spans)]
         # An arena with a name of its own ("the Canteen", "Crane Cabin 07") counts where it is
         # written so, as its sector's name does.
-        proper = [t for t in _TOKEN.findall(arena) if t.lower() != "the"]
-        named = [range(i, i + len(proper)) for i in range(len(tokens))
-                 if proper and proper[0][0].isupper() and tokens[i:i + len(proper)] == proper]
+        named = [range(i, i + len(proper)) for i in at.get(proper[0].lower().removesuffix("'s"), ())
+                 if tokens[i:i + len(proper)] == proper] if proper and proper[0][0].isupper() else []
         # An arena's word within its sector's name counts less than named on its own: "the bakery in
         # the Market Hall" is the bakery, not the market.
         hits = [(s.start, 2) for s in [*spans, *named]] + [(s.start, 1) for s in tails] + [
-            (i, 1 if any(i in s for s in spans) else 2) for i, w in enumerate(words)
-            if w in kinds and (tokens[i][0].islower() or any(i in s for s in spans))]
+            (i, 1 if any(i in s for s in spans) else 2) for w in kinds for i in at.get(w, ())
+            if tokens[i][0].islower() or any(i in s for s in spans)]
         scores[address] = sum(weight for i, weight in hits if near is None or near(words, others, i))
     return scores
+
+
+@functools.lru_cache(maxsize=PERSONAS_KEPT)
+def _place_words(address: str) -> tuple[list[str], set[str], list[str]]:
+    """An arena address's sector name in words (without a leading "the"), its arena's telling words,
+    and the arena's own name as written: read once per place, not for every persona read."""
+    _, sector, arena = address.split(":", 2)
+    name = [w.lower().removesuffix("'s") for w in _TOKEN.findall(sector)]
+    return (name[1:] if name[:1] == ["the"] else name, {w.lower() for w in _TOKEN.findall(arena)} - _COMMON,
+            [t for t in _TOKEN.findall(arena) if t.lower() != "the"])
 
 
 def _works_at(words: Sequence[str], others: set[int], i: int) -> bool:
