@@ -16,7 +16,7 @@ from brain_server.api.save_rpcs import SaveRpcs
 from brain_server.api.saves import Saves
 from brain_server.api.towns import Towns
 from brain_server.cognition.inbox import Delete, Reset
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import ADD_GATHER_S, MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
@@ -49,6 +49,7 @@ class BrainCore(SaveRpcs):
     def __init__(self, settings: Settings, stream: MemoryStream) -> None:
         self.settings = settings
         self.stream = stream
+        stream.adds.gather_s = ADD_GATHER_S if settings.background_thinking else 0.0
         self.store = stream.store
         self.llm = stream.llm
         self.traces = TraceBook(settings.traces_per_npc, settings.traces_total)

@@ -372,4 +372,5 @@ class Mind:
         await asyncio.gather(*list(self._lockstep), return_exceptions=True)
         await self.player.close()
         await self.thinking.close()
+        await self.stored()  # perceptions being stored: their memories wait a moment for others' (`Adds`)
         await self.records.drain()
