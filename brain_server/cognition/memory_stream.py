@@ -57,8 +57,7 @@ class Adds:
     none, as in lockstep, where no other comes meanwhile); what comes while one is being written
     goes in the next. Each caller's memories are durable when its `add` returns, as before. A
     thousand NPCs in view stored ~80 times a second, a node or two each, and a call's own cost
-    (a thread's turn and the store process's) was most of it. The callers are let go one per turn
-    of the loop: all at once, what each does next ran in one turn and held the loop's timers."""
+    (a thread's turn and the store process's) was most of it."""
 
     def __init__(self, store: MemoryStore, gather_s: float = 0.0) -> None:
         self.store = store
@@ -93,10 +92,9 @@ class Adds:
                         if not done.done():
                             done.set_exception(exc)
                 else:
-                    for *_, done in batch:  # one caller's work goes on per turn of the loop, not a batch's at once
+                    for *_, done in batch:
                         if not done.done():
                             done.set_result(None)
-                            await asyncio.sleep(0)
         finally:
             self._writer = None
 
