@@ -21,6 +21,7 @@ from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.conversation_memo import ConversationMemo
+from tests.compiles import patterns_made
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -442,17 +443,7 @@ def test_a_place_s_name_is_made_into_a_pattern_once_not_for_every_text_it_is_loo
     """Issue 44: a day plan's every item is read for the places it names (`place_as_said`), each
     place's sector and arena a whole-word pattern: made again for every item and place (re's own
     cache holds 512), a thousand day plans landing at once spent most of their own CPU on it."""
-    import re
-
-    made: list[str] = []
-    compile_ = re._compile  # type: ignore[attr-defined] - where re.search and re.compile both get a pattern
-
-    def counted(pattern, flags):  # type: ignore[no-untyped-def]
-        if isinstance(pattern, str) and "Glimmer" in pattern:
-            made.append(pattern)
-        return compile_(pattern, flags)
-
-    monkeypatch.setattr(re, "_compile", counted)
+    made = patterns_made(monkeypatch, "Glimmer")
     places = [f"W:Glimmer Works {n}:floor {n}" for n in range(12)]
     items = [f"working the floor at Glimmer Works {n % 12}, then tea" for n in range(10)]
     for _ in range(3):  # three NPCs' day plans

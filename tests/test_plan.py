@@ -25,6 +25,7 @@ from brain_server.model.trace import Trace
 from brain_server.model.validation import MAX_LABEL
 from brain_server.persistence.storage import MemoryStore
 from npc_lab.fake_openai import FakeOpenAI
+from tests.compiles import patterns_made
 from tests.conftest import Run
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
@@ -518,15 +519,7 @@ def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) 
 def test_a_label_loses_the_npc_s_own_name_without_a_pattern_made_from_it(monkeypatch) -> None:
     """Issue 44: each label took the NPC's own name off with a pattern made from the name; a
     thousand NPCs' patterns overflowed re's cache (512), and every label compiled one again."""
-    made: list[str] = []
-    compile_ = re._compile  # type: ignore[attr-defined] - where re.sub and re.compile both get a pattern
-
-    def counted(pattern, flags):  # type: ignore[no-untyped-def]
-        if isinstance(pattern, str) and "Quennell" in pattern:
-            made.append(pattern)
-        return compile_(pattern, flags)
-
-    monkeypatch.setattr(re, "_compile", counted)
+    made = patterns_made(monkeypatch, "Quennell")
     names = [f"Wren{n} Quennell" for n in range(600)]
     assert [as_label(f"{name} is mending nets", name) for name in names] == ["mending nets"] * 600
     assert made == []
