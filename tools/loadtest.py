@@ -565,6 +565,9 @@ async def drive(brains: list[BrainProcess], args: argparse.Namespace, ids: list[
         plan_args = argparse.Namespace(**{**vars(args), "concurrency": args.plan_concurrency})
         levels = attention_of(ids, args.in_view, args.crowd_share)
         planning = await plan_days(routed(setup_callers, plan_args), ids, args.plan_wait, levels)
+        # The loop while the day plans landed (the brain reads its lateness over the last minute: the
+        # phases' own figures do not hold this burst), reported beside them.
+        planning["loop_late"] = (await inside_brain(setup_caller))["loop late"]
         clock = GameClock(args.time_scale, START)
         phases = []
         before = await memories_stored(setup_caller, ids, len(brains))
@@ -714,7 +717,8 @@ def table(report: dict[str, Any]) -> str:
     lines += [f"{report['npcs']} NPCs on {report['replicas']} brain process(es), " + (f"DecideBatch of at most {report['batch']} ({report['batch_lanes']} in "
                                              f"flight, gathered over {report['frame_s'] * 1000:.1f} ms)"
                                              if report["batch"] else "single Decides") + f"; day plans: first Decides {plan['first_decides_s']} s ({plan['provisional']} "
-              f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}; "
+              f"provisional), all planned after {plan['wall_s']} s, errors {plan['errors'] or 0}, the brain's loop late "
+              f"p99 {plan['loop_late']['p99_ms']} / max {plan['loop_late']['max_ms']} ms meanwhile; "
               f"LLM calls {report['llm_calls']}; LLM queue wait p99 ms: {waits}",
               f"the whole run's embedder per Decide (after {report['embedding']['caught_up_s']} s for it to catch up): "
               f"{embedder_line(report['embedding'])}",

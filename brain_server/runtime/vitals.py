@@ -14,6 +14,9 @@ from typing import Any
 
 KEPT = 2000  # recent samples per series, for the percentiles
 LOOP_TICK_S = 0.05  # how often the loop watcher asks to wake
+# The loop's lateness is read over the last minute of ticks: KEPT ticks were 100 s and more, so a
+# minute's load was read together with whatever came before it (a town's day plans landing).
+LATE_KEPT = round(60 / LOOP_TICK_S)
 GC_PAUSE_MS = 1.0  # collections this long or longer are counted, of any generation
 STRAINED_MS = 10.0  # the loop's recent lateness (moving average) above which the process is strained
 # The share of a core the loop's thread recently used above which the process is strained: Python runs
@@ -42,10 +45,10 @@ class Spread:
 class Series:
     """Recent samples of one measure, and how many there were in all and their sum (/metrics)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kept: int = KEPT) -> None:
         self.count = 0
         self.total_ms = 0.0
-        self.samples_ms: deque[float] = deque(maxlen=KEPT)
+        self.samples_ms: deque[float] = deque(maxlen=kept)
 
     def add(self, ms: float) -> None:
         self.count += 1
@@ -65,7 +68,7 @@ class Vitals:
                  cpu_time: Callable[[], float] = time.thread_time) -> None:
         self._clock, self._cpu_time = clock, cpu_time
         self.rpcs: dict[str, Series] = {}
-        self.loop_late = Series()
+        self.loop_late = Series(LATE_KEPT)
         self.gc_pauses = Series()
         # Every collection's CPU (the collecting thread's): what it walked, which the machine's load
         # hardly changes, where a pause's wall time on a busy machine includes waits for a core.
