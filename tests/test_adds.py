@@ -45,10 +45,10 @@ def test_memories_of_many_npcs_share_a_store_call_and_each_is_stored_when_its_ad
     store = Counted(tmp_path / "store")
 
     async def scenario() -> None:
-        adds = Adds(store, gather_s=60)  # type: ignore[arg-type] - the engine, counted
-        first = asyncio.create_task(adds.add([_node("ada", "a kettle boils")], [[1, 0, 0, 0]]))
-        second = asyncio.create_task(adds.add([_node("bo", "a dog barks"), _node("bo", "rain")], [[0, 1, 0, 0]] * 2))
-        cancelled = asyncio.create_task(adds.add([_node("cy", "a bell rings")], [[0, 0, 1, 0]]))
+        adds = Adds(gather_s=60)
+        first = asyncio.create_task(adds.add(store, [_node("ada", "a kettle boils")], [[1, 0, 0, 0]]))
+        second = asyncio.create_task(adds.add(store, [_node("bo", "a dog barks"), _node("bo", "rain")], [[0, 1, 0, 0]] * 2))
+        cancelled = asyncio.create_task(adds.add(store, [_node("cy", "a bell rings")], [[0, 0, 1, 0]]))
         await asyncio.sleep(0.01)
         assert store.calls == []  # gathering
         cancelled.cancel()  # its NPC reset: nothing of it is stored after
@@ -58,14 +58,14 @@ def test_memories_of_many_npcs_share_a_store_call_and_each_is_stored_when_its_ad
         assert writer is not None
         writer.cancel()
         await asyncio.gather(writer, return_exceptions=True)
-        await adds.add([_node("dee", "a cart passes")], [[0, 0, 0, 1]])
+        await adds.add(store, [_node("dee", "a cart passes")], [[0, 0, 0, 1]])
         await asyncio.gather(first, second)
         assert store.calls == [["ada", "bo", "bo", "dee"]]
         assert sorted(n.description for n in store.engine.latest("bo", 5)) == ["a dog barks", "rain"]
         assert store.engine.latest("cy", 5) == []
 
         store.fail = True
-        failing = [asyncio.create_task(adds.add([_node(i, "x")], [[1, 0, 0, 0]])) for i in ("ed", "flo")]
+        failing = [asyncio.create_task(adds.add(store, [_node(i, "x")], [[1, 0, 0, 0]])) for i in ("ed", "flo")]
         for task in failing:
             with pytest.raises(OSError, match="disk full"):
                 await task
@@ -81,9 +81,9 @@ def test_without_gathering_each_add_is_its_own_call(tmp_path: Path) -> None:
     store = Counted(tmp_path / "store")
 
     async def scenario() -> None:
-        adds = Adds(store)  # type: ignore[arg-type] - the engine, counted
-        await adds.add([_node("ada", "a kettle boils")], [[1, 0, 0, 0]])
-        await adds.add([_node("bo", "a dog barks")], [[0, 1, 0, 0]])
+        adds = Adds()
+        await adds.add(store, [_node("ada", "a kettle boils")], [[1, 0, 0, 0]])
+        await adds.add(store, [_node("bo", "a dog barks")], [[0, 1, 0, 0]])
         assert store.calls == [["ada"], ["bo"]]
 
     try:

@@ -57,20 +57,21 @@ class Adds:
     none, as in lockstep, where no other comes meanwhile); what comes while one is being written
     goes in the next. Each caller's memories are durable when its `add` returns, as before. A
     thousand NPCs in view stored ~80 times a second, a node or two each, and a call's own cost
-    (a thread's turn and the store process's) was most of it."""
+    (a thread's turn and the store process's) was most of it. The store is the caller's (the
+    stream's, which may be replaced): a batch holds one call per store."""
 
-    def __init__(self, store: MemoryStore, gather_s: float = 0.0) -> None:
-        self.store = store
+    def __init__(self, gather_s: float = 0.0) -> None:
         self.gather_s = gather_s
-        self._waiting: list[tuple[Sequence[MemoryNode], Sequence[Sequence[float]], asyncio.Future[None]]] = []
+        self._waiting: list[tuple[MemoryStore, Sequence[MemoryNode], Sequence[Sequence[float]],
+                                  asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def add(self, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
+    async def add(self, store: MemoryStore, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
         if not self.gather_s:
-            await asyncio.to_thread(self.store.add, nodes, vectors)
+            await asyncio.to_thread(store.add, nodes, vectors)
             return
         done = asyncio.get_running_loop().create_future()
-        entry = (nodes, vectors, done)
+        entry = (store, nodes, vectors, done)
         self._waiting.append(entry)
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
@@ -84,17 +85,20 @@ class Adds:
         try:
             while self._waiting:
                 await asyncio.sleep(self.gather_s)
-                batch, self._waiting = self._waiting, []
-                try:
-                    await asyncio.to_thread(self.store.add, [n for b in batch for n in b[0]], [v for b in batch for v in b[1]])
-                except Exception as exc:  # each caller's own error, as its own call would have raised
-                    for *_, done in batch:
-                        if not done.done():
-                            done.set_exception(exc)
-                else:
-                    for *_, done in batch:
-                        if not done.done():
-                            done.set_result(None)
+                taken, self._waiting = self._waiting, []
+                for store in {id(e[0]): e[0] for e in taken}.values():
+                    batch = [e for e in taken if e[0] is store]
+                    try:
+                        await asyncio.to_thread(store.add, [n for b in batch for n in b[1]],
+                                                [v for b in batch for v in b[2]])
+                    except Exception as exc:  # each caller's own error, as its own call would have raised
+                        for *_, done in batch:
+                            if not done.done():
+                                done.set_exception(exc)
+                    else:
+                        for *_, done in batch:
+                            if not done.done():
+                                done.set_result(None)
         finally:
             self._writer = None
 
@@ -123,7 +127,7 @@ class MemoryStream:
     adds: Adds = field(init=False)
 
     def __post_init__(self) -> None:
-        self.adds = Adds(self.store)
+        self.adds = Adds()
 
     @property
     def reaches_plans(self) -> bool:
@@ -185,7 +189,7 @@ class MemoryStream:
             return []
         nodes = [fit_memory(n, trace) for n in nodes]  # a byte budget per memory (budget.py)
         vectors = await self.embedder.embed([n.description for n in nodes])
-        await self.adds.add(nodes, vectors)
+        await self.adds.add(self.store, nodes, vectors)
         if trace is not None:
             trace.stored_memory_ids.extend(n.id for n in nodes)
         return list(nodes)
