@@ -268,12 +268,13 @@ def _mentions(npc: NpcState, places: Sequence[str] | None, *,
 
 
 @functools.lru_cache(maxsize=PERSONAS_KEPT)
-def _place_words(address: str) -> tuple[list[str], set[str], list[str]]:
+def _place_words(address: str) -> tuple[list[str], frozenset[str], list[str]]:
     """An arena address's sector name in words (without a leading "the"), its arena's telling words,
-    and the arena's own name as written: read once per place, not for every persona read."""
+    and the arena's own name as written: read once per place, not for every persona read (shared
+    by every caller: not to be changed; the lists stay lists, compared with slices of the persona's)."""
     _, sector, arena = address.split(":", 2)
     name = [w.lower().removesuffix("'s") for w in _TOKEN.findall(sector)]
-    return (name[1:] if name[:1] == ["the"] else name, {w.lower() for w in _TOKEN.findall(arena)} - _COMMON,
+    return (name[1:] if name[:1] == ["the"] else name, frozenset(w.lower() for w in _TOKEN.findall(arena)) - _COMMON,
             [t for t in _TOKEN.findall(arena) if t.lower() != "the"])
 
 
