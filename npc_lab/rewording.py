@@ -6,19 +6,22 @@ set (the started brain's NPC_BRAIN_PROMPTS_DIR); `python -m npc_lab.rewording OU
 writes one set to look at.
 
 What is reworded: every heading (a line ending in ":" followed by lines that are only
-placeholders) and the order of a run of such sections (a question to answer stays in its place). The instructions, the answer's schema, the
-placeholders and what the brain writes into them (memories, dates, clocks, the lines built in
-code) stay as they are: dates and clock styles are the brain's code, not its templates.
+placeholders), the order of a run of such sections (a question to answer stays in its place),
+and the forms of the dates and clock times in what the brain writes into the placeholders (each
+set's `style.json`, `brain_server/prompts/style.py`: "9:15 am", "14 February (Tuesday)"). The
+instructions, the answer's schema and the placeholders stay as they are.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 import random
 import re
 
 from brain_server.prompts import BUILTIN_DIR
+from brain_server.prompts.style import STYLE_FILE
 
 STYLES = 5
 _PLACEHOLDER = re.compile(r"\$\w+")
@@ -39,6 +42,16 @@ _WORDS: dict[int, list[tuple[str, str]]] = {
         ("What (\\$\\w+) has planned", "Plans (\\1)"), ("Places (\\$\\w+) knows", "Places (\\1)")],
     5: [("What (\\$\\w+) remembers", "Things \\1 can recall"), ("has planned", "is set to do"),
         ("knows", "has been to"), ("The conversation so far", "Earlier in this conversation")],
+}
+
+
+# The dates' and clocks' forms of each set (`style.json`), none of them the brain's own.
+STYLE_OF_SET: dict[int, dict[str, str]] = {
+    1: {"clock": "12h", "date": "weekday, day month"},
+    2: {"clock": "parts of the day", "date": "day month (weekday)"},
+    3: {"clock": "12h dotted", "date": "weekday, short month day"},
+    4: {"clock": "12h upper", "date": "weekday day short month"},
+    5: {"clock": "24h", "date": "day month (weekday)"},
 }
 
 
@@ -114,7 +127,8 @@ def _reordered(blocks: list[list[str]], style: int) -> list[list[str]]:
 
 
 def write_set(out: Path, style: int, source: Path = BUILTIN_DIR) -> Path:
-    """Every template of `source` reworded into `out` (made); returns `out`."""
+    """Every template of `source` reworded into `out` (made), with the set's date and clock style;
+    returns `out`."""
     out.mkdir(parents=True, exist_ok=True)
     for path in sorted(source.glob("*.md")):
         text = path.read_text(encoding="utf-8")
@@ -122,6 +136,7 @@ def write_set(out: Path, style: int, source: Path = BUILTIN_DIR) -> Path:
         if set(_PLACEHOLDER.findall(reworded)) != set(_PLACEHOLDER.findall(text)):
             raise ValueError(f"{path.name}: rewording lost or added a placeholder")
         (out / path.name).write_text(reworded, encoding="utf-8")
+    (out / STYLE_FILE).write_text(json.dumps(STYLE_OF_SET[style]) + "\n", encoding="utf-8")
     return out
 
 

@@ -135,7 +135,8 @@ class LLM:
         if trace is not None and (over := self.allowance.take(npc_id, trace.game_time, work.priority)) is not None:
             return self._not_asked(prompt, npc_id, fallback, trace, f"not asked: {over}")
         self.ceilings.called(npc_id, game_time=when)  # before any wait, so a tenant's calls in flight count
-        fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system),
+        fit = functools.partial(fit_to_context, lambda filled: self.prompts.render(prompt.purpose, filled, prompt.system,
+                                                                    prompt.verbatim),
                                 variables, self.prompt_max_bytes, self.context, prompt.max_tokens + self.extra_tokens,
                                 prompt.purpose, trace, self.count_tokens)
         # A tokenizer takes tens of ms for a long prompt (ctypes, the GIL released): off the mind's loop.

@@ -18,8 +18,11 @@ class MemoryKind(StrEnum):
     PLAN = "plan"
 
 
-# The stamp every prompt leads a memory with (`memory_stream.memory_line`: "[Wednesday April 15, 07:00]").
-_STAMP = re.compile(r"\[(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day [A-Z][a-z]+ \d{1,2}(?:, \d{2}:\d{2})?\]\s*")
+# The stamp every prompt leads a memory with (`memory_stream.memory_line`: "[Wednesday April 15, 07:00]"),
+# in whatever date and clock style the prompt set shows it (prompts/style.py: "[Wednesday, 15 April, 7:00
+# am]"): brackets around a weekday and a figure, nothing else.
+_STAMP = re.compile(r"\[(?=[^\[\]\n]{0,60}\d)(?=[^\[\]\n]{0,60}\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b)"
+                    r"[^\[\]\n]{1,60}\]\s*")
 
 
 def unstamped(text: str) -> str:

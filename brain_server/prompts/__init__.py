@@ -19,6 +19,7 @@ from typing import Annotated, Any, Generic, TypeVar
 from pydantic import AfterValidator, BaseModel
 
 from brain_server.model.memory import unstamped
+from brain_server.prompts.style import Style
 
 Out = TypeVar("Out", bound=BaseModel)
 BUILTIN_DIR = Path(__file__).parent
@@ -40,6 +41,9 @@ class Prompt(Generic[Out]):
     # An answer in plain text (the file says its form), read by this (ValueError: unusable) and
     # asked without response_format; None: JSON for `schema`.
     read: Callable[[str, Mapping[str, Any]], Out] | None = None
+    # Placeholders whose text the answer must give back as shown ("start at $time" in HH:MM): a
+    # prompt set's date and clock style (style.py) leaves them as the brain wrote them.
+    verbatim: frozenset[str] = frozenset()
 
     def json_schema(self, variables: Mapping[str, Any]) -> dict[str, Any]:
         """The output schema for this call: a fresh copy that refine_schema may narrow."""
@@ -57,11 +61,13 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 class PromptLibrary:
     """Loads templates from the override folder first, then from `more_dirs` (a caller's own prompts,
-    such as the lab's judge), then the built-in ones."""
+    such as the lab's judge), then the built-in ones; and the first `style.json` of those folders
+    (ValueError if it is not a style)."""
 
     def __init__(self, override_dir: Path | None = None, *, more_dirs: Sequence[Path] = ()) -> None:
         self._dirs = [d for d in (override_dir, *more_dirs, BUILTIN_DIR) if d]
         self._cache: dict[str, Template] = {}
+        self.style = Style.load(self._dirs)
 
     def template(self, purpose: str) -> Template:
         if purpose not in self._cache:
@@ -71,8 +77,12 @@ class PromptLibrary:
             self._cache[purpose] = Template(path.read_text(encoding="utf-8"))
         return self._cache[purpose]
 
-    def render(self, purpose: str, variables: Mapping[str, Any], system: str = SYSTEM_PURPOSE) -> list[dict[str, str]]:
-        """Chat messages: the system prompt (the shared one unless named), then this purpose's filled template."""
+    def render(self, purpose: str, variables: Mapping[str, Any], system: str = SYSTEM_PURPOSE,
+               verbatim: frozenset[str] = frozenset()) -> list[dict[str, str]]:
+        """Chat messages: the system prompt (the shared one unless named), then this purpose's filled
+        template, its placeholders' dates and clock times in the set's style but those `verbatim`."""
+        if not self.style.plain:
+            variables = {k: v if k in verbatim else self.style.restyle(str(v)) for k, v in variables.items()}
         return [
             {"role": "system", "content": self.template(system).substitute(variables).strip()},
             {"role": "user", "content": self.template(purpose).substitute(variables).strip()},

@@ -29,4 +29,4 @@ def _window_and_places(schema: dict[str, Any], variables: Mapping[str, Any]) -> 
     block["address"]["enum"] = list(variables["place_list"])
 
 
-PROMPT = Prompt("replan", Replan, refine_schema=_window_and_places, max_tokens=600)
+PROMPT = Prompt("replan", Replan, refine_schema=_window_and_places, max_tokens=600, verbatim=frozenset({"time", "end"}))
