@@ -269,7 +269,10 @@ class Settings(BaseSettings):
                                          "8,000 bytes; unset: 24000, 12000 with the embedded model (its context is "
                                          "4096 tokens).")
     prompts_dir: Path | None = Field(None, description="Folder of prompt files overriding the built-in ones "
-                                     "(brain_server/prompts/*.md).")
+                                     "(brain_server/prompts/*.md), and a style.json there says how dates and clock "
+                                     "times read in them, e.g. {\"clock\": \"12h\", \"date\": \"weekday, day "
+                                     "month\"} (brain_server/prompts/style.py lists the forms; default: \"Tuesday "
+                                     "February 14, 17:30\").")
     player_talk_idle_s: float = Field(600.0, gt=0, description="A player's conversation with an NPC ends (and is "
                                       "remembered) once the player has been silent this many wall seconds; at most 8 "
                                       "are open per NPC and 1,000 in all, the least recently continued ending first.")
