@@ -522,3 +522,27 @@ def test_a_memo_reads_a_yes_to_news_passed_on_as_meaning_to_go() -> None:
     memo = " ".join(PromptLibrary().render("conversation_memo", variables)[1]["content"].split())
     assert ('only if Klaus Mueller said it means to go (a yes to it, "count me in", or saying it would like to go or'
             ' will go, says so)') in memo
+
+
+def test_a_towns_names_are_each_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a line names a person, a room or the NPC itself is a pattern made from the name:
+    made again at every call (a thousand names overflow re's cache of 512, evicting the constant
+    patterns too), a large town's conversations compiled as they went. Each is now made once."""
+    from brain_server.cognition.gist import room_named
+    from brain_server.cognition.offline.heard import name_matches, person_in, says_name
+    from brain_server.cognition.offline.wording import own_words
+
+    made = patterns_made(monkeypatch, "Quenby")
+    names = [f"Quenby{n} Ashgrove" for n in range(600)]
+    line = "I saw Quenby7 Ashgrove at the Quenby loft"
+    memories = [MemoryNode(npc_id="a", kind=MemoryKind.CHAT, description="chat", subject="Bo Tamm", object=names[7],
+                           created=NOW, last_accessed=NOW)]
+    for _ in range(2):
+        assert [says_name(line, n) for n in names].count(True) == 1
+        assert [next(name_matches(line, n), None) is not None for n in names].count(True) == 1
+        assert person_in(line, memories, "Bo Tamm", "Cy Lark") == names[7]
+        assert room_named("W:Mill:Quenby loft", line) and not room_named("W:Mill:Quenby attic", line)
+        assert own_words(f"{names[3]} keeps bees.", names[3]) == "I keep bees."
+    # says_name's and name_matches' per name, the two rooms, the NPC's two forms (person_in asks
+    # says_name's): each once, where every call made its own again (2,410 before)
+    assert len(made) == len(set(made)) == 2 * len(names) + 2 + 2

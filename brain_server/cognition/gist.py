@@ -24,7 +24,7 @@ import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import EVENT, repeats, stems, unrelayed
+from brain_server.cognition.offline.heard import EVENT, made_once, repeats, stems, unrelayed
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, named_days
 from brain_server.model.memory import MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine
@@ -154,7 +154,7 @@ def on_at(news: MemoryNode, start: datetime) -> bool:
 
 def room_named(place: str, said: str) -> bool:
     """Whether `said` names the place's room (its last part: "the loft"), not only its building."""
-    return re.search(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", said, re.IGNORECASE) is not None
+    return made_once(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", re.IGNORECASE).search(said) is not None
 
 
 def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:

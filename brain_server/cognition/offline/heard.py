@@ -8,12 +8,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 from enum import StrEnum
+import functools
 import re
 
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.names import called
 from brain_server.model.npc import Persona
 
+NAMES_KEPT = 16_384  # patterns made from names kept compiled (`made_once`): a large game's every name
 LOOP_PAIRS = 3  # the same two words this often in a line is a loop
 REPEAT_WORDS = 4  # a line this long or longer said again (nearly) word for word is a repeat; "Yes, thanks!" may recur
 REPEAT_NEAR = 0.8  # the share of words two lines have in sequence (difflib's ratio) that makes one the other again
@@ -224,9 +226,16 @@ def repeats(line: str, said: Sequence[str]) -> bool:
     return len(mine) >= REPEAT_WORDS and any(SequenceMatcher(None, mine, words(s)).ratio() >= REPEAT_NEAR for s in said)
 
 
+@functools.lru_cache(maxsize=NAMES_KEPT)
+def made_once(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`pattern` compiled once: patterns made from a town's names and places are more than `re`'s
+    cache holds (512), so each call compiled its pattern again and evicted the constant ones too."""
+    return re.compile(pattern, flags)
+
+
 def name_matches(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> Iterator[re.Match[str]]:
     """Each place `text` holds `name` as a whole name (not inside a longer word)."""
-    return re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags)
+    return made_once(rf"(?<!\w){re.escape(name)}(?!\w)", flags).finditer(text)
 
 
 def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
@@ -235,7 +244,7 @@ def whole_name(text: str, name: str, flags: re.RegexFlag = re.NOFLAG) -> bool:
 
 
 def says_name(text: str, person: str) -> bool:
-    return bool(re.search(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b", text))
+    return made_once(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b").search(text) is not None
 
 
 def may_name(heard: str, *known: str) -> bool:
@@ -258,6 +267,6 @@ def person_in(heard: str, memories: Sequence[MemoryNode], me: str, partner: str)
     names = {n for m in memories for n in (m.subject, m.object if m.kind == MemoryKind.CHAT else "")
              if n[:1].isupper()}  # a person's name, not an object seen ("the great lens")
     for name in sorted(names - {me, partner}, key=len, reverse=True):
-        if re.search(rf"\b({re.escape(name)}|{re.escape(first_name(name))})\b", heard):
+        if says_name(heard, name):
             return name
     return ""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 import re
 
-from brain_server.cognition.offline.heard import GREETING, SENTENCE, first_name, says_name
+from brain_server.cognition.offline.heard import GREETING, SENTENCE, first_name, made_once, says_name
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.world import place_names
 
@@ -21,8 +21,8 @@ def own_words(text: str, name: str, *, pronouns: bool = False) -> str:
     subject = rf"(?:{re.escape(name)}|{re.escape(first_name(name))})"
     if pronouns:
         subject = rf"(?:{subject}|\b[Ss]he\b|\b[Hh]e\b)"
-    text = re.sub(rf"{subject}'s\b", "my", text)
-    text = re.sub(rf"{subject} (\w+)", lambda m: f"I {base_verb(m.group(1))}", text)
+    text = made_once(rf"{subject}'s\b").sub("my", text)
+    text = made_once(rf"{subject} (\w+)").sub(lambda m: f"I {base_verb(m.group(1))}", text)
     if pronouns:
         verb = r"\b(I \w+[^.;]*?(?:,| and)) (\w+s)\b(?= (?:at|in|on|to|with|for|every|each|the|a|an|his|her|of|about|up|out|"\
                r"it|them|all|some|one|\w+ed|\w+s)\b)"  # "I am ... and works at", "I coil ropes, loads sacks and dreams of": its verbs
