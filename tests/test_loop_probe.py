@@ -36,13 +36,12 @@ def test_the_probe_names_the_coroutine_that_held_the_loop(tmp_path: Path) -> Non
     subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True, timeout=60)
     (written,) = tmp_path.glob("probe.*.json")
     data = json.loads(written.read_text())
-    held = [(wall, cpu, name) for wall, cpu, name, _ in data["long"]]
-    assert [name for *_, name in held] == ["task:holds_the_loop"], held
-    assert held[0][1] >= 25  # its thread's CPU, in ms
+    # By the CPU each long turn took: on a busy machine a short turn may be preempted past 5 ms of wall.
+    held = [name for _, cpu, name, _ in data["long"] if cpu >= 25]
+    assert held == ["task:holds_the_loop"], data["long"]
     runs = {name: count for name, _, _, count in data["total"]}
-    assert runs["task:quick"] >= 20  # each quick() stepped at least once, none long
-    text = report(data, top=5)
-    assert "1 x task:holds_the_loop" in text and "1 turns over 5 ms" in text
+    assert runs["task:quick"] >= 20  # each quick() stepped at least once
+    assert "1 x task:holds_the_loop: wall median" in report(data, top=5)
 
 
 def test_without_its_prefix_the_probe_does_nothing(tmp_path: Path) -> None:

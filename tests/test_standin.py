@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 import hashlib
-import importlib
 import json
 from pathlib import Path
 import re
@@ -18,7 +17,8 @@ import pytest
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.prompts import BUILTIN_DIR, Prompt
+from brain_server.llm.trial import built_in_prompts
+from brain_server.prompts import Prompt
 from npc_lab import residents as loaders
 from npc_lab.evaluate.judge import JUDGE, judge_prompts
 from npc_lab.sim import cli as sim_cli
@@ -38,11 +38,7 @@ PERSONA = ("Name: Odile Marsh\nAge: 51\nInnate traits: patient, dry\nIdentity: O
 
 
 def _prompts() -> list[Prompt]:
-    out = []
-    for path in sorted(Path(BUILTIN_DIR).glob("*.py")):
-        if path.stem != "__init__":
-            out.append(importlib.import_module(f"brain_server.prompts.{path.stem}").PROMPT)
-    return [*out, JUDGE]
+    return [*sorted(built_in_prompts(), key=lambda p: p.purpose), JUDGE]
 
 
 def _variables(**over: Any) -> dict[str, Any]:
