@@ -11,6 +11,7 @@ import json
 import math
 from pathlib import Path
 import re
+from typing import Any
 
 import pytest
 
@@ -388,3 +389,26 @@ def test_the_interval_of_a_mean_over_seeds_is_the_bootstraps_and_reads_the_same_
     assert matrix.interval([0.5] * 4) == (0.5, 0.5)
     apart = matrix.interval([0.3, 0.2, 0.4, 0.3, 0.2, 0.3, 0.4, 0.2, 0.3, 0.3])
     assert apart[1] < low
+
+
+def test_the_matrix_says_which_reworded_runs_lie_outside_the_shipped_prompts_seeds(tmp_path: Path) -> None:
+    """Issue 42's rewording check, written with the matrix: each reworded run's diffusion and who
+    came against the range of the shipped prompts' seeds, and how many runs would be outside by
+    chance alone (2/(n+1) a run: another seed of the same prompts)."""
+    from npc_lab.sim import matrix
+
+    def run(condition: str, seed: int, knew: float, came: int) -> dict[str, Any]:
+        return {"case": "c", "scenario": "S", "mood": "blind", "view": "in", "condition": condition, "seed": seed,
+                "n": 10, "diffusion": knew, "density_start": 0.1, "density_end": 0.5, "attended": came,
+                "came_share": came / 8, "invited": 8, "hallucinated": 0, "llm_calls": 5, "reflections_per_day": 1.0}
+
+    rows = [run("full", s, k, c) for s, (k, c) in enumerate([(0.9, 6), (1.0, 8), (0.9, 7), (0.9, 7)])]
+    rows += [run("reworded1", 0, 0.9, 7), run("reworded1", 1, 0.8, 7), run("reworded2", 0, 1.0, 5)]
+    (line,) = matrix.rewording_check(rows)
+    assert line.startswith("Rewording check, S, blind, in: 3 reworded runs against 4 seeds of the shipped prompts "
+                           "(knew 90%-100%, 6-8 came); medians 90% knew, 7 came against 90%, 7; outside the range: "
+                           "reworded1 s1 knew 80%, reworded2 s0 5 came")
+    assert line.endswith("= 40%: 1.2 of 3 runs a measure by chance alone)")
+    assert matrix.rewording_check([r for r in rows if r["condition"] == "full"]) == []
+    matrix.write(tmp_path, rows)
+    assert "reworded1 s1 knew 80%" in (tmp_path / "matrix.md").read_text()

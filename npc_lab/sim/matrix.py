@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> None:
               f"density {density}{attended}, {result['llm_calls']} LLM calls, {result['wall_s']:.0f} s",
               file=sys.stderr, flush=True)
         write(folder, rows)
-    print(table(summarise(rows)), flush=True)
+    print("\n\n".join([table(summarise(rows)), *rewording_check(rows)]), flush=True)
 
 
 def interval(values: list[float], level: float = 0.95, draws: int = 10_000) -> tuple[float, float]:
@@ -313,10 +313,51 @@ def _exposure(group: dict[str, Any]) -> str:
     return f"{shares[0]}, {shares[1]}; {shares[2]}"
 
 
+def _came(r: dict[str, Any]) -> int | None:
+    return None if r.get("came_share") is None else round(r["came_share"] * r["invited"])
+
+
+def rewording_check(rows: list[dict[str, Any]]) -> list[str]:
+    """Issue 42's rewording check, per case, stand-in and view: each reworded run's diffusion and
+    who came of the invited against the range of the shipped prompts' seeds (`full`). One more run
+    of the shipped prompts falls outside the range of n others with chance 2/(n+1) (ties aside), so
+    the line says how many would be outside by chance alone."""
+    lines = []
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["scenario"], r["mood"], r["view"]), []).append(r)
+    for (scenario, mood, view), runs in groups.items():
+        full = [r for r in runs if r["condition"] == "full"]
+        reworded = sorted((r for r in runs if r["condition"].startswith("reworded")),
+                          key=lambda r: (r["condition"], r["seed"]))
+        if len(full) < 2 or not reworded:
+            continue
+        knew = [r["diffusion"] for r in full]
+        came = [c for r in full if (c := _came(r)) is not None]
+        outside = []
+        for r in reworded:
+            if not min(knew) <= r["diffusion"] <= max(knew):
+                outside.append(f"{r['condition']} s{r['seed']} knew {r['diffusion']:.0%}")
+            c = _came(r)
+            if came and c is not None and not min(came) <= c <= max(came):
+                outside.append(f"{r['condition']} s{r['seed']} {c} came")
+        chance = 2 / (len(full) + 1)
+        medians = (f"medians {statistics.median(r['diffusion'] for r in reworded):.0%} knew, "
+                   f"{statistics.median(c for r in reworded if (c := _came(r)) is not None):g} came against "
+                   f"{statistics.median(knew):.0%}, {statistics.median(came):g}" if came else "")
+        lines.append(f"Rewording check, {scenario}, {mood}, {view}: {len(reworded)} reworded runs against {len(full)} "
+                     f"seeds of the shipped prompts (knew {min(knew):.0%}-{max(knew):.0%}"
+                     + (f", {min(came)}-{max(came)} came" if came else "") + f"); {medians}; outside the range: "
+                     + (", ".join(outside) if outside else "none")
+                     + f" (another seed of the shipped prompts falls outside such a range with chance 2/(n+1) = "
+                       f"{chance:.0%}: {chance * len(reworded):.1f} of {len(reworded)} runs a measure by chance alone)")
+    return lines
+
+
 def write(folder: Path, rows: list[dict[str, Any]]) -> None:
     groups = summarise(rows)
     (folder / "matrix.json").write_text(json.dumps({"paper": PAPER_FIGURES, "runs": rows, "groups": groups}, indent=1))
-    (folder / "matrix.md").write_text(table(groups) + "\n")
+    (folder / "matrix.md").write_text("\n\n".join([table(groups), *rewording_check(rows)]) + "\n")
     plot(folder / "matrix.png", groups)
 
 
