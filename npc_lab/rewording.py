@@ -8,7 +8,7 @@ writes one set to look at.
 What is reworded: every heading (a line ending in ":" followed by lines that are only
 placeholders), the order of a run of such sections (a question to answer stays in its place),
 and the forms of the dates and clock times in what the brain writes into the placeholders (each
-set's `style.json`, `brain_server/prompts/style.py`: "9:15 am", "14 February (Tuesday)"). The
+set's `style.json`, `brain_server/prompts/style.py`: "9:15 am", "Tuesday the 14th of February"). The
 instructions, the answer's schema and the placeholders stay as they are.
 """
 
@@ -48,10 +48,10 @@ _WORDS: dict[int, list[tuple[str, str]]] = {
 # The dates' and clocks' forms of each set (`style.json`), none of them the brain's own.
 STYLE_OF_SET: dict[int, dict[str, str]] = {
     1: {"clock": "12h", "date": "weekday, day month"},
-    2: {"clock": "parts of the day", "date": "day month (weekday)"},
+    2: {"clock": "parts of the day", "date": "weekday the day of month"},
     3: {"clock": "12h dotted", "date": "weekday, short month day"},
     4: {"clock": "12h upper", "date": "weekday day short month"},
-    5: {"clock": "24h", "date": "day month (weekday)"},
+    5: {"clock": "24h", "date": "weekday the day of month"},
 }
 
 

@@ -32,9 +32,9 @@ def test_the_default_style_is_the_brains_own_and_rewrites_nothing() -> None:
 @pytest.mark.parametrize(("style", "said"), [
     (Style("12h", "weekday, day month"),
      "[Tuesday, 14 February, 9:15 am] Ann Lee's plan for 8 am-12 pm on Tuesday, 4 February: the fair at 5:30 pm"),
-    (Style("parts of the day", "day month (weekday)"),
-     "[14 February (Tuesday), 9:15 in the morning] Ann Lee's plan for 8 in the morning-noon on 4 February "
-     "(Tuesday): the fair at 5:30 in the evening"),
+    (Style("parts of the day", "weekday the day of month"),
+     "[Tuesday the 14th of February, 9:15 in the morning] Ann Lee's plan for 8 in the morning to noon on Tuesday "
+     "the 4th of February: the fair at 5:30 in the evening"),
     (Style("12h dotted", "weekday, short month day"),
      "[Tuesday, Feb 14, 9.15 a.m.] Ann Lee's plan for 8.00 a.m.-12.00 p.m. on Tuesday, Feb 4: the fair at 5.30 p.m."),
     (Style("12h upper", "weekday day short month"),
@@ -42,6 +42,20 @@ def test_the_default_style_is_the_brains_own_and_rewrites_nothing() -> None:
 ], ids=["12h", "parts of the day", "dotted", "upper"])
 def test_a_style_says_the_brains_dates_and_clocks_in_its_forms(style: Style, said: str) -> None:
     assert style.restyle(WRITTEN) == said
+
+
+def test_a_span_of_clocks_is_said_as_one() -> None:
+    """A span in words is joined by "to" (a hyphen between words reads as one word), its one part
+    of the day said once; a date in the brain's parentheses gets none of its own (the first form
+    tried, "21 January (Wednesday)", nested them: "(that is tomorrow, 21 January (Wednesday), ...")."""
+    said = "(that is tomorrow, Wednesday January 21, 15:00-16:30, at the depot); 09:00-17:00 work; 20:00-23:30"
+    assert Style("parts of the day", "weekday the day of month").restyle(said) == (
+        "(that is tomorrow, Wednesday the 21st of January, 3 to 4:30 in the afternoon, at the depot); 9 in the "
+        "morning to 5 in the evening work; 8 in the evening to 11:30 at night")
+    assert Style("12h", "weekday, day month").restyle(said).startswith(
+        "(that is tomorrow, Wednesday, 21 January, 3 pm-4:30 pm, at the depot)")
+    for form in typing.get_args(DateForm):
+        assert Style(date=form).restyle(said).count("(") == 1
 
 
 def test_what_a_style_leaves_alone() -> None:
@@ -127,3 +141,12 @@ def test_each_reworded_set_says_dates_and_clocks_otherwise(tmp_path: Path) -> No
     styles = [PromptLibrary(write_set(tmp_path / str(k), k)).style for k in range(1, STYLES + 1)]
     assert not any(s.plain for s in styles)
     assert len({s.restyle(WRITTEN) for s in styles}) == STYLES
+
+
+def test_a_date_said_as_the_nth_of_a_month_is_read() -> None:
+    """"On the 21st of January" is how many a model writes a date (and one of the reworded sets'
+    forms): read as the 21st, as "21 January" was."""
+    today = datetime(2026, 1, 19, tzinfo=UTC).date()
+    assert named_days("Teodor teaches Morse on Wednesday the 21st of January at 3 pm", today) == \
+        [datetime(2026, 1, 21).date()]
+    assert named_days("the 2nd of May", today) == [datetime(2026, 5, 2).date()]

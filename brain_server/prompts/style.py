@@ -17,7 +17,7 @@ import re
 from typing import Literal, get_args
 
 Clock = Literal["24h", "12h", "12h dotted", "12h upper", "parts of the day"]
-DateForm = Literal["weekday month day", "weekday, day month", "day month (weekday)", "weekday, short month day",
+DateForm = Literal["weekday month day", "weekday, day month", "weekday the day of month", "weekday, short month day",
                    "weekday day short month"]
 STYLE_FILE = "style.json"
 
@@ -25,8 +25,11 @@ _DAYS = "|".join(calendar.day_name)
 _MONTHS = "|".join(m for m in calendar.month_name if m)
 # The brain's own forms only: a weekday, a month and a day ("Tuesday February 14", "Tuesday February 04").
 _DATE = re.compile(rf"\b({_DAYS}) ({_MONTHS}) (0?[1-9]|[12]\d|3[01])\b")
-# A 24-hour clock not said with its half of the day already ("5:30 pm" is a model's, left as said).
-_CLOCK = re.compile(r"(?<![\w:.])([01]?\d|2[0-3]):([0-5]\d)(?![\w:]|\s*[ap]\.?m\b|\s*[AP]\.?M\b)")
+# A 24-hour clock not said with its half of the day already ("5:30 pm" is a model's, left as said),
+# and a span of two ("08:00-12:00", said as one: "8 in the morning to noon").
+_HOUR_MINUTE = r"([01]?\d|2[0-3]):([0-5]\d)"
+_NOT_SAID_SO = r"(?![\w:]|\s*[ap]\.?m\b|\s*[AP]\.?M\b)"
+_CLOCKS = re.compile(rf"(?<![\w:.]){_HOUR_MINUTE}(?:-{_HOUR_MINUTE})?{_NOT_SAID_SO}")  # one pass: nothing said twice
 
 
 def _half_day(hour: int) -> str:
@@ -50,11 +53,27 @@ def _clock(hour: int, minute: int, form: Clock) -> str:
     return f"{twelve}{f':{minute:02d}' if minute else ''} {half}"
 
 
+def _span(start: tuple[int, int], end: tuple[int, int], form: Clock) -> str:
+    """Two clocks as one span: words of the day joined by "to" (a hyphen between them reads as one
+    word), the one part of the day said once ("3 to 5 in the afternoon")."""
+    if form != "parts of the day":
+        return f"{_clock(*start, form)}-{_clock(*end, form)}"
+    first, last = _clock(*start, form), _clock(*end, form)
+    part = _half_day(start[0])
+    if first.endswith(part) and last.endswith(part):
+        first = first.removesuffix(f" {part}")
+    return f"{first} to {last}"
+
+
+def _ordinal(day: int) -> str:
+    return f"{day}{'th' if 10 <= day % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th')}"
+
+
 def _date(weekday: str, month: str, day: int, form: DateForm) -> str:
     short = month[:3]
     return {"weekday month day": f"{weekday} {month} {day}",
             "weekday, day month": f"{weekday}, {day} {month}",
-            "day month (weekday)": f"{day} {month} ({weekday})",
+            "weekday the day of month": f"{weekday} the {_ordinal(day)} of {month}",
             "weekday, short month day": f"{weekday}, {short} {day}",
             "weekday day short month": f"{weekday} {day} {short}"}[form]
 
@@ -75,8 +94,14 @@ class Style:
         if self.date != "weekday month day":
             text = _DATE.sub(lambda m: _date(m.group(1), m.group(2), int(m.group(3)), self.date), text)
         if self.clock != "24h":
-            text = _CLOCK.sub(lambda m: _clock(int(m.group(1)), int(m.group(2)), self.clock), text)
+            text = _CLOCKS.sub(self._clocks, text)
         return text
+
+    def _clocks(self, m: re.Match[str]) -> str:
+        start = (int(m.group(1)), int(m.group(2)))
+        if m.group(3) is None:
+            return _clock(*start, self.clock)
+        return _span(start, (int(m.group(3)), int(m.group(4))), self.clock)
 
     @classmethod
     def load(cls, dirs: list[Path]) -> Style:
