@@ -28,15 +28,17 @@ TRIAL_BACKOFF_S = 0.05  # the probe run asks again at once: a check, not a town,
 
 
 async def checks(settings: Settings) -> list[tuple[str, Finding]]:
-    llm = await _llm(settings)
+    llm, prompts = await _llm(settings), _prompts(settings)
     rows = [("LLM endpoint", llm)]
     if llm.verdict == "ok":
         context, window = await _context(settings)
         rows.append(("LLM context", context))
         if configured_llm(settings) is not None:
-            rows.append(("LLM answers", await _answers(settings, llm, window)))
+            rows.append(("LLM answers", await _answers(settings, llm, window) if prompts.verdict == "ok" else
+                         Finding("wrong", "not asked: the prompts cannot be used (below)")))
     embeddings, dim = await _embeddings(settings)
-    return [*rows, ("embeddings", embeddings), ("store", _store(settings, dim)), ("ports", _ports(settings))]
+    return [*rows, ("prompts", prompts), ("embeddings", embeddings), ("store", _store(settings, dim)),
+            ("ports", _ports(settings))]
 
 
 def run(settings: Settings) -> int:
@@ -130,6 +132,22 @@ async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:
     where = (f"{settings.embeddings_model} at {settings.embeddings_base_url}" if settings.embeddings_base_url
              else f"local {'MiniLM' if settings.embedder == 'minilm' else 'static table'} ({embedder.name})")
     return Finding("ok", f"{where}, dim {dim}"), dim
+
+
+def _prompts(settings: Settings) -> Finding:
+    """The prompt folder as serve loads it (a folder that is not there, or a style.json that is not a
+    style, stops serve)."""
+    folder = settings.prompts_dir
+    if folder is None:
+        return Finding("ok", "built-in (brain_server/prompts)")
+    try:
+        style = PromptLibrary(folder).style
+    except ConfigError as exc:
+        return Finding("wrong", str(exc))
+    own = sorted(p.stem for p in folder.glob("*.md"))
+    dated = "the brain's dates and clocks" if style.plain else f"dates as {style.date!r}, clocks as {style.clock!r}"
+    return Finding("ok", f"{folder}: {len(own)} of your own ({', '.join(own[:6])}{', ...' if len(own) > 6 else ''}), "
+                         f"the rest built-in; {dated}")
 
 
 def _store(settings: Settings, dim: int | None) -> Finding:

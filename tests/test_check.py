@@ -21,7 +21,7 @@ import structlog
 from brain_server.llm.client import LLM
 from brain_server.llm.probe import Endpoint, probe_llm
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.prompts import PromptLibrary
+from brain_server.prompts import BUILTIN_DIR, PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
 from npc_lab.fake_openai import FakeOpenAI
@@ -96,12 +96,13 @@ def started() -> Iterator[list[BrainProcess]]:
 def test_check_says_ok_for_each_part(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
     status, rows = check(tmp_path, llm_base_url=fake_llm.base_url, llm_model="fake-model")
     assert status == 0, rows
-    assert list(rows) == ["LLM endpoint", "LLM context", "LLM answers", "embeddings", "store", "ports"]
+    assert list(rows) == ["LLM endpoint", "LLM context", "LLM answers", "prompts", "embeddings", "store", "ports"]
     assert all(verdict == "OK" for verdict, _ in rows.values()), rows
     assert "fake-model" in rows["LLM endpoint"][1] and "json_schema" in rows["LLM endpoint"][1]
     assert "does not say its context window" in rows["LLM context"][1]
     assert rows["LLM answers"][1].endswith("purposes: none fell back")
     assert "dim 384" in rows["embeddings"][1] and "Qdrant Edge" in rows["store"][1]
+    assert rows["prompts"][1] == "built-in (brain_server/prompts)"
     embedded = check(tmp_path)[1]
     assert embedded["LLM endpoint"] == ("OK", "embedded SmolLM2-135M-Instruct (starts with serve)")
     assert embedded["LLM context"][0] == "OK" and "4096 tokens" in embedded["LLM context"][1]
@@ -325,3 +326,31 @@ def test_ports_in_use_fail_the_check(tmp_path: Path) -> None:
     assert status == 1 and rows["ports"][0] == "FAIL"
     assert f"HTTP 127.0.0.1:{port} (Address already in use)" in rows["ports"][1] and "NPC_BRAIN_HTTP_PORT" in \
         rows["ports"][1]
+
+
+@pytest.mark.parametrize(("folder", "style", "says"), [
+    ("missing", None, "is not a folder: point it at your prompt files, or unset it"),
+    ("mine", '{"clock": "13h"}', "style.json: clock '13h' is none of '24h', '12h'"),
+], ids=["no folder", "no style"])
+def test_a_prompt_folder_that_serve_cannot_use_is_one_line_from_check_and_serve(
+        tmp_path: Path, fake_llm: FakeOpenAI, folder: str, style: str | None, says: str) -> None:
+    """NPC_BRAIN_PROMPTS_DIR naming no folder served the built-in prompts without a word; a style.json
+    that is none would stop serve with a traceback. Both are a FAIL of check's and serve's one line."""
+    prompts = tmp_path / folder
+    if style is not None:
+        prompts.mkdir()
+        (prompts / "style.json").write_text(style)
+    settings = {"llm_base_url": fake_llm.base_url, "llm_model": "fake-model", "prompts_dir": prompts}
+    status, rows = check(tmp_path, **settings)
+    assert status == 1 and rows["prompts"][0] == "FAIL" and says in rows["prompts"][1], rows
+    assert says in serve_refuses(tmp_path, **settings)
+
+
+def test_check_says_how_a_prompt_folder_reads(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    prompts = tmp_path / "mine"
+    prompts.mkdir()
+    (prompts / "style.json").write_text('{"clock": "12h", "date": "weekday, day month"}')
+    (prompts / "react.md").write_text((BUILTIN_DIR / "react.md").read_text())
+    status, rows = check(tmp_path, llm_base_url=fake_llm.base_url, llm_model="fake-model", prompts_dir=prompts)
+    assert rows["prompts"] == ("OK", f"{prompts}: 1 of your own (react), the rest built-in; dates as "
+                                     "'weekday, day month', clocks as '12h'"), rows

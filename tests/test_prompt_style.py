@@ -14,6 +14,7 @@ import pytest
 from brain_server.cognition.offline.said_clock import clock_times, named_days
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
+from brain_server.model.errors import ConfigError
 from brain_server.model.memory import unstamped
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.replan import PROMPT as REPLAN
@@ -83,14 +84,16 @@ def test_a_bracket_without_a_day_and_a_figure_is_no_stamp() -> None:
 
 def test_a_style_file_that_is_not_one_is_refused_naming_the_file_and_the_forms(tmp_path: Path) -> None:
     (tmp_path / STYLE_FILE).write_text(json.dumps({"clock": "13h"}))
-    with pytest.raises(ValueError, match=r"style\.json: clock '13h' is none of '24h', '12h'"):
+    with pytest.raises(ConfigError, match=r"style\.json: clock '13h' is none of '24h', '12h'"):
         PromptLibrary(tmp_path)
     (tmp_path / STYLE_FILE).write_text(json.dumps({"clocks": "12h"}))
-    with pytest.raises(ValueError, match="an object with 'clock' and/or 'date'"):
+    with pytest.raises(ConfigError, match="an object with 'clock' and/or 'date'"):
         PromptLibrary(tmp_path)
     (tmp_path / STYLE_FILE).write_text("{not json")
-    with pytest.raises(ValueError, match="not readable JSON"):
+    with pytest.raises(ConfigError, match="not readable JSON"):
         PromptLibrary(tmp_path)
+    with pytest.raises(ConfigError, match="is not a folder: point it at your prompt files"):
+        PromptLibrary(tmp_path / "missing")
 
 
 def test_a_prompt_shows_its_placeholders_in_the_sets_style_and_keeps_its_own_words(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator, BaseModel
 
+from brain_server.model.errors import ConfigError
 from brain_server.model.memory import unstamped
 from brain_server.prompts.style import Style
 
@@ -61,10 +62,13 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 class PromptLibrary:
     """Loads templates from the override folder first, then from `more_dirs` (a caller's own prompts,
-    such as the lab's judge), then the built-in ones; and the first `style.json` of those folders
-    (ValueError if it is not a style)."""
+    such as the lab's judge), then the built-in ones; and the first `style.json` of those folders.
+    ConfigError if the override folder is not one or its style is none (serve stops with the message)."""
 
     def __init__(self, override_dir: Path | None = None, *, more_dirs: Sequence[Path] = ()) -> None:
+        if override_dir is not None and not override_dir.is_dir():
+            raise ConfigError(f"NPC_BRAIN_PROMPTS_DIR={override_dir} is not a folder: point it at your prompt files, "
+                              "or unset it")
         self._dirs = [d for d in (override_dir, *more_dirs, BUILTIN_DIR) if d]
         self._cache: dict[str, Template] = {}
         self.style = Style.load(self._dirs)

@@ -16,6 +16,8 @@ from pathlib import Path
 import re
 from typing import Literal, get_args
 
+from brain_server.model.errors import ConfigError
+
 Clock = Literal["24h", "12h", "12h dotted", "12h upper", "parts of the day"]
 DateForm = Literal["weekday month day", "weekday, day month", "weekday the day of month", "weekday, short month day",
                    "weekday day short month"]
@@ -105,7 +107,7 @@ class Style:
 
     @classmethod
     def load(cls, dirs: list[Path]) -> Style:
-        """The first `style.json` in `dirs` (ValueError naming the file and the forms allowed if it
+        """The first `style.json` in `dirs` (ConfigError naming the file and the forms allowed if it
         is not one), else the default."""
         path = next((d / STYLE_FILE for d in dirs if (d / STYLE_FILE).is_file()), None)
         if path is None:
@@ -113,11 +115,11 @@ class Style:
         try:
             given = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: not readable JSON ({exc})") from None
+            raise ConfigError(f"{path}: not readable JSON ({exc})") from None
         allowed = {"clock": get_args(Clock), "date": get_args(DateForm)}
         if not isinstance(given, dict) or set(given) - set(allowed):
-            raise ValueError(f"{path}: an object with 'clock' and/or 'date', got {given!r}")
+            raise ConfigError(f"{path}: an object with 'clock' and/or 'date', got {given!r}")
         for key, value in given.items():
             if value not in allowed[key]:
-                raise ValueError(f"{path}: {key} {value!r} is none of {', '.join(map(repr, allowed[key]))}")
+                raise ConfigError(f"{path}: {key} {value!r} is none of {', '.join(map(repr, allowed[key]))}")
         return cls(**given)
