@@ -52,6 +52,10 @@ T = TypeVar("T")
 ADD_GATHER_S = 0.05  # thinking in the background: how long a memory waits for others to share its store call
 
 
+# A caller's memories waiting for the next store call: its store, nodes, vectors, and when they are written.
+_Waiting = tuple[MemoryStore, Sequence[MemoryNode], Sequence[Sequence[float]], asyncio.Future[None]]
+
+
 class Adds:
     """Memories stored for many NPCs in one store call: each call waits `gather_s` for others (0:
     none, as in lockstep, where no other comes meanwhile); what comes while one is being written
@@ -62,8 +66,7 @@ class Adds:
 
     def __init__(self, gather_s: float = 0.0) -> None:
         self.gather_s = gather_s
-        self._waiting: list[tuple[MemoryStore, Sequence[MemoryNode], Sequence[Sequence[float]],
-                                  asyncio.Future[None]]] = []
+        self._waiting: list[_Waiting] = []
         self._writer: asyncio.Task[None] | None = None
 
     async def add(self, store: MemoryStore, nodes: Sequence[MemoryNode], vectors: Sequence[Sequence[float]]) -> None:
@@ -86,19 +89,23 @@ class Adds:
             while self._waiting:
                 await asyncio.sleep(self.gather_s)
                 taken, self._waiting = self._waiting, []
-                for store in {id(e[0]): e[0] for e in taken}.values():
-                    batch = [e for e in taken if e[0] is store]
+                by_store: dict[int, list[_Waiting]] = {}
+                for entry in taken:
+                    by_store.setdefault(id(entry[0]), []).append(entry)
+                for batch in by_store.values():
+                    error: Exception | None = None
                     try:
-                        await asyncio.to_thread(store.add, [n for b in batch for n in b[1]],
+                        await asyncio.to_thread(batch[0][0].add, [n for b in batch for n in b[1]],
                                                 [v for b in batch for v in b[2]])
                     except Exception as exc:  # each caller's own error, as its own call would have raised
-                        for *_, done in batch:
-                            if not done.done():
-                                done.set_exception(exc)
-                    else:
-                        for *_, done in batch:
-                            if not done.done():
-                                done.set_result(None)
+                        error = exc
+                    for *_, done in batch:
+                        if done.done():
+                            continue
+                        if error is None:
+                            done.set_result(None)
+                        else:
+                            done.set_exception(error)
         finally:
             self._writer = None
 
