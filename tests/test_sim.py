@@ -410,5 +410,9 @@ def test_the_matrix_says_which_reworded_runs_lie_outside_the_shipped_prompts_see
                            "reworded1 s1 knew 80%, reworded2 s0 5 came")
     assert line.endswith("= 40%: 1.2 of 3 runs a measure by chance alone)")
     assert matrix.rewording_check([r for r in rows if r["condition"] == "full"]) == []
+    no_event = [{**r, "came_share": None, "invited": 0} for r in rows]  # a town whose news invites nobody
+    assert matrix.rewording_check(no_event)[0].startswith(
+        "Rewording check, S, blind, in: 3 reworded runs against 4 seeds of the shipped prompts (knew 90%-100%); "
+        "medians 90% knew against 90%; outside the range: reworded1 s1 knew 80% (")
     matrix.write(tmp_path, rows)
     assert "reworded1 s1 knew 80%" in (tmp_path / "matrix.md").read_text()

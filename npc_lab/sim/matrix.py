@@ -342,9 +342,10 @@ def rewording_check(rows: list[dict[str, Any]]) -> list[str]:
             if came and c is not None and not min(came) <= c <= max(came):
                 outside.append(f"{r['condition']} s{r['seed']} {c} came")
         chance = 2 / (len(full) + 1)
-        medians = (f"medians {statistics.median(r['diffusion'] for r in reworded):.0%} knew, "
-                   f"{statistics.median(c for r in reworded if (c := _came(r)) is not None):g} came against "
-                   f"{statistics.median(knew):.0%}, {statistics.median(came):g}" if came else "")
+        came_reworded = [c for r in reworded if (c := _came(r)) is not None]
+        medians = f"medians {statistics.median(r['diffusion'] for r in reworded):.0%} knew" + (
+            f", {statistics.median(came_reworded):g} came" if came and came_reworded else "") + \
+            f" against {statistics.median(knew):.0%}" + (f", {statistics.median(came):g}" if came else "")
         lines.append(f"Rewording check, {scenario}, {mood}, {view}: {len(reworded)} reworded runs against {len(full)} "
                      f"seeds of the shipped prompts (knew {min(knew):.0%}-{max(knew):.0%}"
                      + (f", {min(came)}-{max(came)} came" if came else "") + f"); {medians}; outside the range: "
