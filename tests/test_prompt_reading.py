@@ -41,8 +41,9 @@ from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.cognition.speaker import Speaker
-from brain_server.cognition.status import revise_currently, still_ahead
+from brain_server.cognition.status import dated_own, revise_currently, still_ahead
 from brain_server.llm.scheduler import Priority, Work
+from brain_server.model.memory import OWN as OWN_THOUGHT
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
 from brain_server.model.trace import Trace
@@ -549,6 +550,52 @@ def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOp
     dropped, kept = run(scenario)
     assert dropped == f"{party} Ann Lee is busy with the library."
     assert kept == "Ann Lee is decorating for her party on 15 February."
+
+
+def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_day(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin's host, revised under a reworded prompt set (blind22), was "getting ready to teach a
+    Morse code lesson ... from 3 pm to 5 pm" on the day before it, and told it so. The day of her
+    own event still ahead is said after its hours in a sentence that names it and no day; one that
+    names a day (moved), an event heard from someone else and one already over are left as they are."""
+    party = "Ann Lee wants to host a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
+    fair = "Ann Lee wants to run the book fair in Johnson Park on February 13 from 10 am to noon."
+    heard = "Bo Chen told Ann Lee: Bo Chen holds a kite contest in Johnson Park on February 16 at four."
+    revised = ("Ann Lee is getting ready for her lantern party at Hobbs Cafe from 5 pm to 7 pm and hopes the whole "
+               "street comes. The book fair in Johnson Park ran from 10 am to noon. Bo Chen's kite contest in "
+               "Johnson Park sounds fun.")
+    moved = "Ann Lee moved her lantern party at Hobbs Cafe to February 16 from 5 pm to 7 pm."
+    fake_llm.queue({"json": {"currently": revised}}, {"json": {"currently": moved}}, purpose="revise_currently")
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        thoughts = [MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, description=text, subject=subject,
+                               predicate=predicate, importance=6, created=DAY1, last_accessed=DAY1)
+                    for text, subject, predicate in ((party, "Ann Lee", OWN_THOUGHT), (fair, "Ann Lee", OWN_THOUGHT),
+                                                     (heard, "Bo Chen", "told"))]
+        await stream.remember("ann", ann().persona, thoughts, None, rate=False)
+        t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+        return [await revise_currently(ann(), NOW, stream, t, work=WORK) for _ in range(2)]
+
+    dated, kept = run(scenario)
+    assert dated == revised.replace("from 5 pm to 7 pm and", "from 5 pm to 7 pm tomorrow (Sunday February 15) and")
+    assert kept == moved
+
+
+def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:
+    """Where the day goes: after the last time said (in any form), else before the sentence's stop;
+    on the day itself "today", two days on "on"."""
+    party = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate=OWN_THOUGHT, created=DAY1,
+                       last_accessed=DAY1, description="Ann Lee wants to host a lantern party at Hobbs Cafe on "
+                                                       "February 15 at 17:00.")
+    t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+    assert dated_own("Ann Lee is planning her lantern party at Hobbs Cafe at 17:00, with cake.", [party], NOW, t) == \
+        "Ann Lee is planning her lantern party at Hobbs Cafe at 17:00 tomorrow (Sunday February 15), with cake."
+    assert dated_own("Ann Lee is planning her lantern party at Hobbs Cafe.", [party], NOW - timedelta(days=1), t) == \
+        "Ann Lee is planning her lantern party at Hobbs Cafe on Sunday February 15."
+    on_the_day = NOW + timedelta(days=1)
+    assert dated_own("Ann Lee hosts her lantern party at Hobbs Cafe at noon!", [party], on_the_day, t) == \
+        "Ann Lee hosts her lantern party at Hobbs Cafe at noon today (Sunday February 15)!"
+    assert dated_own("Ann Lee reads.", [party], NOW, t) == "Ann Lee reads."
 
 
 def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() -> None:

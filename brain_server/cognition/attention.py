@@ -51,7 +51,6 @@ from brain_server.persistence.records import Records
 
 REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
-NEWS_LOOKED_AT = 50  # of its newest thoughts
 NEWS = "news"  # the keyword of a memory heard at a meeting
 # The teller's own words left at the end of news passed on ("... from 5 pm, and I'd love you to come
 # along!"): in another's mouth they read as the teller's invitation (blind13's writer).
@@ -196,12 +195,12 @@ async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState,
 async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Collection[str] = (),
                   least: int = 0) -> MemoryNode | None:
     """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
-    its NEWS_LOOKED_AT newest), of importance `least` at least, whose gist is none of `heard`. Its
+    its newest, `latest_thoughts`), of importance `least` at least, whose gist is none of `heard`. Its
     reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
     that Agnes is busy at the green") was offered as news to pass on, with what, when and where.
     Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk. News of
     an event that is over is none (`said_clock.passed`)."""
-    mine = await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    mine = await stream.latest_thoughts(npc_id)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
              and not passed(said, n.created.date(), now)]
@@ -210,7 +209,7 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
 
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
     """The teller's most important recent thought that the hearer has not heard, as the hearer's memory."""
-    theirs = await asyncio.to_thread(stream.store.latest, hearer.npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
+    theirs = await stream.latest_thoughts(hearer.npc_id)
     best = await news_of(stream, teller.npc_id, now, heard={gist(n) for n in theirs})
     if best is None:
         return None

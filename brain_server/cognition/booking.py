@@ -12,7 +12,6 @@ from brain_server.cognition.gather import as_guest, heard_events, own_event_held
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.locate import choose_address, learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import latest_thoughts
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState, PlanItem
@@ -35,7 +34,7 @@ async def booked_item(change: PlanChange, npc: NpcState, world: World, stream: M
     memo booked the event where the talk was, or in the building's first room."""
     invited: frozenset[str] = frozenset()
     npc = npc.model_copy(update={"known_addresses": list(npc.known_addresses)})
-    thoughts = await latest_thoughts(npc.npc_id, stream)
+    thoughts = await stream.latest_thoughts(npc.npc_id)
     booked = PlanItem(start=change.start, duration_minutes=change.minutes, activity=change.activity,
                       address=change.place)
     places = open_places(world, npc)

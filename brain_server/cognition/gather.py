@@ -28,12 +28,10 @@ from brain_server.cognition.attention import gist
 from brain_server.cognition.gist import named_place, room_named
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import (
-    OWN,
     about,
     held_news,
     holds_it,
     known_places,
-    latest_thoughts,
     mentions,
     naming,
     untold_line,
@@ -45,7 +43,7 @@ from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, 
 from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
-from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
+from brain_server.model.memory import OWN, MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
@@ -321,7 +319,7 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: dat
 async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: Records, places: Sequence[str]) -> Seek:
     """For a plan: the NPC's own events still to come today, its news and where to find those it
     has not told (none of the town is read when it holds no news)."""
-    mine = await latest_thoughts(npc.npc_id, stream)
+    mine = await stream.latest_thoughts(npc.npc_id)
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
     later = not_today(npc.persona.name, mine, now.date())

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from brain_server.cognition.attention import NEWS, gist
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import known_places, latest_thoughts, said_it
+from brain_server.cognition.news import known_places, said_it
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace
@@ -49,4 +49,4 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
 
 async def _holds(stream: MemoryStream, npc_id: str, said: str) -> bool:
     """Whether one of the NPC's recent thoughts already says `said` (the news, without who told it)."""
-    return any(gist(n) == said for n in await latest_thoughts(npc_id, stream))
+    return any(gist(n) == said for n in await stream.latest_thoughts(npc_id))

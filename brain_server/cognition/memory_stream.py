@@ -43,6 +43,7 @@ RATED_CACHE = 50_000  # remembered observation ratings, all NPCs together
 ABOUT_CANDIDATES = 100
 SAID_FOR_A_DAY = 3  # conversations that named the day a prompt is about, listed first
 CHATS_LOOKED_AT = 50  # the newest conversations read for what was said in them (`latest_chats`)
+THOUGHTS_LOOKED_AT = 50  # the newest thoughts read for the news an NPC holds (`latest_thoughts`)
 _LEAD, _FOLD = re.compile(r":[ \t]*\n\s*"), re.compile(r"[ \t]*\n\s*")  # a transcript's heading, its lines
 # The day and time `memory_line` leads a memory with, as a model may copy it into what it writes.
 _LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+")  # "Ann Lee, Bo Chen and Cy Diaz": the names
@@ -293,6 +294,11 @@ class MemoryStream:
         """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them
         (recency untouched): where what was said in them is looked for, not what bears on a question."""
         return await asyncio.to_thread(self.store.latest, npc_id, CHATS_LOOKED_AT, MemoryKind.CHAT)
+
+    async def latest_thoughts(self, npc_id: str) -> list[MemoryNode]:
+        """The NPC's newest thoughts (`THOUGHTS_LOOKED_AT`), newest first, without retrieving them:
+        where the news it holds, its own events among them, is looked for."""
+        return await asyncio.to_thread(self.store.latest, npc_id, THOUGHTS_LOOKED_AT, MemoryKind.THOUGHT)
 
     async def said_for(self, npc_id: str, day: date, records: Sequence[RetrievedRecord]) -> list[RetrievedRecord]:
         """`records` led by the newest conversations that named `day` (at most `SAID_FOR_A_DAY`),

@@ -7,19 +7,18 @@ where to find the rest is `gather`'s.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 import re
 
-from brain_server.cognition.attention import NEWS, NEWS_LOOKED_AT, NEWS_WORTH, as_told, gist, news_of
+from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, stems, what_there_is
+from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, what_there_is
+from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
-    WHEN_WORDS,
     after_when,
     before_when,
     clock_times,
@@ -30,12 +29,9 @@ from brain_server.cognition.offline.said_clock import (
 )
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
-from brain_server.model.memory import MemoryKind, MemoryNode, unstamped
+from brain_server.model.memory import OWN, MemoryKind, MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine, NpcState
-from brain_server.model.world import SEPARATOR, arena_of
-
-MENTIONED = 3  # words of what the news is about that a conversation names when it told it
-OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
+from brain_server.model.world import arena_of
 
 
 def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine], places: Iterable[str] = ()) -> bool:
@@ -50,29 +46,8 @@ def mentions(text: str, news: MemoryNode, places: Iterable[str] = ()) -> bool:
 
 
 def naming(news: MemoryNode, places: Iterable[str] = ()) -> Callable[[str], bool]:
-    """Whether a text names the news: MENTIONED of the words of what it is about (its first clause
-    that says more than when, `what_clause`, and the statements before it, `before_when`; the
-    teller's name left out; all of them, if fewer), in any word form; and, given the `places` the
-    speaker knows, one of them a word of what happens, not only of where or when: Brinnick's
-    whisper began "A flotsam auction in the boat hall of the Old Lifeboat House", and a host's line
-    "I mean to tell everyone ... at the Old Lifeboat House tomorrow at 11 am" counted as telling
-    it, so each listener kept the auction as told them, which nobody had said. The news's words
-    are read once, for every text asked about."""
-    said = unstamped(gist(news))
-    wanted = stems(f"{before_when(said)} {what_clause(said)}") - stems(news.subject)
-    what = wanted - where_and_when(places) if places else set()
-    least = min(MENTIONED, len(wanted))
-
-    def named(text: str) -> bool:  # news with no words of its own ("N/A") is named by nothing
-        said = stems(text)
-        return bool(wanted) and len(wanted & said) >= least and (not what or bool(what & said))
-
-    return named
-
-
-def where_and_when(places: Iterable[str]) -> set[str]:
-    """The words of the places' names (every part of each address) and of days and times of day."""
-    return stems(" ".join(part for place in places for part in place.split(SEPARATOR))) | WHEN_WORDS
+    """Whether a text names the news (`offline.naming`, of its gist without stamps)."""
+    return naming_event(unstamped(gist(news)), news.subject, places)
 
 
 def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
@@ -179,7 +154,7 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     hearer, not whether it is worth telling (blind22 in Korrin: a foreman who could not go rated the
     lesson 4, and his prompt at dinner with his wife, who had not heard, said he had no news to pass
     on). `thoughts`: its latest thoughts, if already read."""
-    mine = thoughts if thoughts is not None else await latest_thoughts(npc_id, stream)
+    mine = thoughts if thoughts is not None else await stream.latest_thoughts(npc_id)
     ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
     if own := [n for n in ahead if n.predicate == OWN]:
         return max(own, key=lambda n: (n.importance, n.created))
@@ -187,10 +162,6 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
         return news
     return max((n for n in ahead if (n.importance >= NEWS_WORTH or NEWS in n.keywords) and n.predicate != REFLECTION_PREDICATE),
                key=lambda n: (n.importance, n.created), default=None)
-
-
-async def latest_thoughts(npc_id: str, stream: MemoryStream) -> list[MemoryNode]:
-    return await asyncio.to_thread(stream.store.latest, npc_id, NEWS_LOOKED_AT, MemoryKind.THOUGHT)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work, WorkDropped
 from brain_server.llm.streaming import Listener
 from brain_server.model.errors import BrainError, Status
-from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import OWN, MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace
 from brain_server.persistence.records import Apply, Records
@@ -320,7 +320,7 @@ class Player:
             return apply
 
         node = MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, description=text, subject=npc.persona.name,
-                          predicate="thinks", object=text[:80], created=now, last_accessed=now)
+                          predicate=OWN, object=text[:80], created=now, last_accessed=now)
         with _busy_when_dropped(npc_id):
             [node] = await self.stream.remember(npc_id, npc.persona, [node], trace, work=work)
             await self.records.revise(npc_id, rethink)

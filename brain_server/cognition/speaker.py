@@ -11,7 +11,7 @@ from datetime import datetime
 from brain_server.cognition.gather import own_later
 from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import Head, MemoryStream
-from brain_server.cognition.news import known_places, latest_thoughts
+from brain_server.cognition.news import known_places
 from brain_server.cognition.schedule import schedule_from
 from brain_server.model.npc import NpcState, Persona, PlanItem
 from brain_server.model.world import World
@@ -40,7 +40,7 @@ class Speaker:
         (`gather.own_later`); none under the lab control that swaps speakers' memories
         (`MemoryStream.heads`): an event is news, and its news sits in the other's head there."""
         places = may_name(npc, world)
-        own = own_later(npc.persona.name, await latest_thoughts(npc.npc_id, stream), now, places) \
+        own = own_later(npc.persona.name, await stream.latest_thoughts(npc.npc_id), now, places) \
             if stream.reaches_plans and stream.own_heads else []
         return cls._made(npc, now, stream.reaches_plans, places, own)
 

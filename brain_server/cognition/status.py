@@ -4,14 +4,18 @@ call, and what it must not lose kept in code."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
+from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE
-from brain_server.cognition.offline.said_clock import anchored, named_days, redated
+from brain_server.cognition.offline.naming import naming
+from brain_server.cognition.offline.said_clock import after_hours, anchored, day_said, named_days, redated
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
+from brain_server.model.memory import OWN, MemoryNode, unstamped
 from brain_server.model.npc import NpcState
 from brain_server.model.trace import Trace
 from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
@@ -48,7 +52,9 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    return still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
+    revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
+    own = [n for n in await stream.latest_thoughts(npc.npc_id) if n.predicate == OWN and n.subject == persona.name]
+    return dated_own(revised, own, now, trace)
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
@@ -62,3 +68,30 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
     return clipped(" ".join([*dropped, new]), CURRENTLY_MAX_CHARS)
+
+
+def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: Trace) -> str:
+    """The revised status with the day of each of the NPC's own `events` still ahead (thoughts it
+    holds as its own, `OWN`) said in a sentence that names the event (`naming`) and no day, after
+    its hours (`day_said`): a revision may keep the event and lose its day. Korrin's host, revised
+    under a reworded prompt set (blind22), was "getting ready to teach a Morse code lesson ... from
+    3 pm to 5 pm" on the day before it; he told it so, and listeners booked it for that day or for
+    none. A sentence that names another day (the event moved) is left as it is."""
+    today = now.date()
+    dated = []
+    for event in events:
+        said = unstamped(event.description)
+        days = [d for d in named_days(said, event.created.date()) if d >= today]
+        if days and said_clock.still_ahead(said, now, event.created.date()):
+            dated.append((naming(said, event.subject), days[0]))
+    if not dated:
+        return status
+    sentences = SENTENCE.split(status)
+    for i, sentence in enumerate(sentences):
+        day = next((d for named, d in dated if named(sentence)), None)
+        if day is None or named_days(sentence, today):
+            continue
+        at = after_hours(sentence)
+        sentences[i] = f"{sentence[:at]} {day_said(day, today)}{sentence[at:]}"
+        trace.note(f"plan: the revised status named {sentence[:60]!r}... and no day: {day_said(day, today)} put back")
+    return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if sentences != SENTENCE.split(status) else status

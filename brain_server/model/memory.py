@@ -18,6 +18,8 @@ class MemoryKind(StrEnum):
     PLAN = "plan"
 
 
+OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
+
 # The stamp every prompt leads a memory with (`memory_stream.memory_line`: "[Wednesday April 15, 07:00]"),
 # in whatever date and clock style the prompt set shows it (prompts/style.py: "[Wednesday, 15 April, 7:00
 # am]"): brackets around a weekday and a figure, nothing else.

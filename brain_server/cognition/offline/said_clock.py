@@ -34,6 +34,7 @@ _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
 _DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?"
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 EVENT_HOURS = 2  # an event whose end is not said
 
@@ -42,8 +43,7 @@ def stated_times(words: str) -> list[tuple[int, int]]:
     """The (hour, minute) on a 24-hour clock of each time the words state with its half of the day,
     in the order said ("between 10 am and noon" is 10:00 then 12:00: a host's morning event was
     shown as "12:00-10:00" when named times came first)."""
-    found = [(m.start(), _NAMED[m.group(1).lower()])
-             for m in re.finditer(r"\b(noon|midday|midnight)\b", words, re.IGNORECASE)]
+    found = [(m.start(), _NAMED[m.group(0).lower()]) for m in _NOON.finditer(words)]
     for m in _STATED.finditer(words):
         said = _said(m)
         if said is None:
@@ -223,6 +223,20 @@ def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
     month if one such is within five weeks: "Saturday the 11th" said on Friday April 10."""
     first = today + timedelta(days=(weekday - today.weekday()) % 7 or (7 if after else 0))
     return next((d for d in (first + timedelta(weeks=w) for w in range(5)) if d.day == on), first)
+
+
+def day_said(day: date, today: date) -> str:
+    """A day as a kept text says it (`anchored`, `redated`): "today (Wednesday January 21)",
+    "tomorrow (Wednesday January 21)", else "on Wednesday January 21"."""
+    named, ahead = f"{day:%A %B} {day.day}", (day - today).days
+    return f"today ({named})" if ahead == 0 else f"tomorrow ({named})" if ahead == 1 else f"on {named}"
+
+
+def after_hours(text: str) -> int:
+    """Where in `text` the last time it says ends ("from 3 pm to 5 pm", "17:00", "noon"), else its
+    end before its closing stop: where a day it left out reads naturally put back."""
+    ends = [m.end() for pattern in (_STATED, _CLOCK, _NOON) for m in pattern.finditer(text)]
+    return max(ends, default=len(text.rstrip(".!? ")))
 
 
 def named_days(text: str, today: date) -> list[date]:
