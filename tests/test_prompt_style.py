@@ -107,6 +107,19 @@ def test_a_prompt_shows_its_placeholders_in_the_sets_style_and_keeps_its_own_wor
         plain[1]["content"]
 
 
+def test_a_clock_said_with_a_dotted_am_ends_a_sentence_with_one_stop(tmp_path: Path) -> None:
+    """blind22's prompts under the third reworded set read "It is Tuesday, Jan 20, 7.00 a.m..": the
+    template's stop after a clock that ends in one. An ellipsis and the other forms are left alone."""
+    dotted = Style("12h dotted", "weekday, short month day")
+    assert dotted.tidy("It is 7.00 a.m.. Later, 5.30 p.m.. And a.m....") == "It is 7.00 a.m. Later, 5.30 p.m. And a.m...."
+    assert Style("12h").tidy("It is 7 am..") == "It is 7 am.."
+    (tmp_path / STYLE_FILE).write_text(json.dumps({"clock": "12h dotted", "date": "weekday, short month day"}))
+    variables = {k: k for k in ("persona", "npc_name", "question", "memories")}
+    [_, user] = PromptLibrary(tmp_path).render("interview", {**variables, "time": "Tuesday January 20, 07:00"})
+    assert "It is Tuesday, Jan 20, 7.00 a.m.. " not in user["content"]
+    assert "Tuesday, Jan 20, 7.00 a.m." in user["content"]
+
+
 def test_a_replan_is_shown_its_window_as_its_answer_gives_it_back(tmp_path: Path) -> None:
     """The re-plan's blocks start at one of the window's "HH:MM" times (an enum), from `$time`:
     those stay as the answer must give them; its memories are in the set's style."""

@@ -88,8 +88,8 @@ class PromptLibrary:
         if not self.style.plain:
             variables = {k: v if k in verbatim else self.style.restyle(str(v)) for k, v in variables.items()}
         return [
-            {"role": "system", "content": self.template(system).substitute(variables).strip()},
-            {"role": "user", "content": self.template(purpose).substitute(variables).strip()},
+            {"role": "system", "content": self.style.tidy(self.template(system).substitute(variables).strip())},
+            {"role": "user", "content": self.style.tidy(self.template(purpose).substitute(variables).strip())},
         ]
 
 

@@ -31,6 +31,7 @@ _DATE = re.compile(rf"\b({_DAYS}) ({_MONTHS}) (0?[1-9]|[12]\d|3[01])\b")
 # and a span of two ("08:00-12:00", said as one: "8 in the morning to noon").
 _HOUR_MINUTE = r"([01]?\d|2[0-3]):([0-5]\d)"
 _NOT_SAID_SO = r"(?![\w:]|\s*[ap]\.?m\b|\s*[AP]\.?M\b)"
+_STOP_TWICE = re.compile(r"\b([ap]\.m\.)\.(?!\.)")  # "7.00 a.m.." but not an ellipsis ("a.m....")
 _CLOCKS = re.compile(rf"(?<![\w:.]){_HOUR_MINUTE}(?:-{_HOUR_MINUTE})?{_NOT_SAID_SO}")  # one pass: nothing said twice
 
 
@@ -98,6 +99,11 @@ class Style:
         if self.clock != "24h":
             text = _CLOCKS.sub(self._clocks, text)
         return text
+
+    def tidy(self, prompt: str) -> str:
+        """A filled prompt without the stop said twice where a clock ending "a.m." ends a sentence
+        ("It is Tuesday, Jan 20, 7.00 a.m..": the template's own stop after it)."""
+        return _STOP_TWICE.sub(r"\1", prompt) if self.clock == "12h dotted" else prompt
 
     def _clocks(self, m: re.Match[str]) -> str:
         start = (int(m.group(1)), int(m.group(2)))
