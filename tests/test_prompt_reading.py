@@ -596,6 +596,9 @@ def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:
     assert dated_own("Ann Lee hosts her lantern party at Hobbs Cafe at noon!", [party], on_the_day, t) == \
         "Ann Lee hosts her lantern party at Hobbs Cafe at noon today (Sunday February 15)!"
     assert dated_own("Ann Lee reads.", [party], NOW, t) == "Ann Lee reads."
+    said_so = "Ann Lee hosts a lantern party on February 15. She is getting her lantern party at Hobbs Cafe ready for tomorrow."
+    assert dated_own(said_so, [party], NOW, t) == said_so
+    assert dated_own("Ann Lee plans her lantern party at Hobbs Cafe on Sunday.", [party], NOW, t).endswith("on Sunday.")
 
 
 def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() -> None:

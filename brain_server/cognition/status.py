@@ -11,7 +11,7 @@ from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import after_hours, anchored, day_said, named_days, redated
+from brain_server.cognition.offline.said_clock import after_hours, anchored, day_said, named_days, redated, says_day
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
@@ -76,7 +76,8 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
     its hours (`day_said`): a revision may keep the event and lose its day. Korrin's host, revised
     under a reworded prompt set (blind22), was "getting ready to teach a Morse code lesson ... from
     3 pm to 5 pm" on the day before it; he told it so, and listeners booked it for that day or for
-    none. A sentence that names another day (the event moved) is left as it is."""
+    none. A sentence that says a day (another: the event moved; or "today", undated where another
+    sentence names a date) is left as it is."""
     today = now.date()
     dated = []
     for event in events:
@@ -89,7 +90,7 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
     sentences = SENTENCE.split(status)
     for i, sentence in enumerate(sentences):
         day = next((d for named, d in dated if named(sentence)), None)
-        if day is None or named_days(sentence, today):
+        if day is None or says_day(sentence, today):
             continue
         at = after_hours(sentence)
         sentences[i] = f"{sentence[:at]} {day_said(day, today)}{sentence[at:]}"

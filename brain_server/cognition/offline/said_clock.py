@@ -173,6 +173,12 @@ _WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(
                       r"(?! \()(?!['\u2019]s\b)(?!\))", re.IGNORECASE)  # "(Saturday)" is a date given already
 
 
+def says_day(text: str, today: date) -> bool:
+    """Whether a text says a day: a date (`named_days`), or one said from when it was said ("today",
+    "tonight", "on Saturday"), which `anchored` leaves undated where the text names a date elsewhere."""
+    return bool(named_days(text, today) or _RELATIVE.search(text) or _WEEKDAY.search(text))
+
+
 def anchored(text: str, today: date) -> str:
     """A text a model wrote today, as it is kept: without the stamps it copied from its prompt
     (an insight "learned that [Friday April 10, 07:00] Owen is busy" was shown with two stamps, and
