@@ -51,6 +51,7 @@ from datetime import datetime, timedelta
 import hashlib
 import json
 import math
+from pathlib import Path
 import random
 import re
 import socket
@@ -101,7 +102,7 @@ class FakeOpenAI(LoopbackServer):
                  response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
                  tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0,
                  reasoning_api: bool = False, context_api: str | None = None,
-                 context_tokens: int = 4096) -> None:
+                 context_tokens: int = 4096, capture: Path | None = None) -> None:
         if streaming not in STREAMING:
             raise ValueError(f"streaming {streaming!r} is not one of {STREAMING}")
         self.latency_s = latency_s
@@ -127,6 +128,7 @@ class FakeOpenAI(LoopbackServer):
         self.api_key = api_key
         self.path_prefix = path_prefix  # None: any path ending in a route answers
         self.response_formats = response_formats
+        self.capture = capture  # a JSON line per chat request appended here: what a model receives, for a blind writer
         super().__init__(_handler_for(self), host, port)
 
     @property
@@ -201,6 +203,9 @@ class FakeOpenAI(LoopbackServer):
         with self._lock:
             self.requests.append({"path": path, "purpose": purpose, "body": body, "at": time.monotonic()})
             self.over_context += over
+            if self.capture is not None and path.endswith("/chat/completions"):
+                with self.capture.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps({"purpose": purpose, "body": body}, ensure_ascii=False) + "\n")
 
     def context_route(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any] | None:
         """The answer of a context discovery route of `context_api`'s server, or None."""
@@ -562,6 +567,9 @@ def arguments(description: str) -> argparse.ArgumentParser:
                         help="a thinking model: each answer after a <think> block of WORDS words, cut at max_tokens")
     parser.add_argument("--parent-pid", type=int, metavar="PID",
                         help="end when process PID ends (the lab process that started it)")
+    parser.add_argument("--capture", type=Path, metavar="FILE",
+                        help="append each chat request's body (messages, response_format, ...) to FILE as a JSON line "
+                        "with its purpose: the requests as a model receives them, for writing a blind stand-in")
     return parser
 
 
@@ -581,7 +589,8 @@ def main() -> None:
     args = parser.parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
                      tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think,
-                     context_api=args.context_api, context_tokens=args.context_tokens), parent_pid=args.parent_pid)
+                     context_api=args.context_api, context_tokens=args.context_tokens, capture=args.capture),
+          parent_pid=args.parent_pid)
 
 
 if __name__ == "__main__":

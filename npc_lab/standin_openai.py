@@ -1,6 +1,10 @@
 """The stand-in model (npc_lab/standin/) as an OpenAI-compatible endpoint on the fake's server.
 
-    python -m npc_lab.standin_openai --port 8998 [--seed 0] [--mood hard] [--latency 0.5]
+    python -m npc_lab.standin_openai --port 8998 [--seed 0] [--mood hard] [--latency 0.5] [--capture FILE]
+
+With `--capture`, each request is kept as a model receives it: a brain pointed at this endpoint
+(`NPC_BRAIN_LLM_BASE_URL`, e.g. `npc-lab sim` without `--stand-in-llm`) leaves what a blind
+stand-in's writer reads (../shared/notes/blind-evaluation.md).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ def main() -> None:
                         "blind, blind2, ...: each written from captured requests alone by another hand, frozen (docs/evaluation.md)")
     args = parser.parse_args()
     serve(StandInOpenAI(args.host, args.port, args.latency, seed=args.seed, mood=args.mood,
-                        fault_rate=args.fault_rate, slow_s=args.slow), parent_pid=args.parent_pid)
+                        fault_rate=args.fault_rate, slow_s=args.slow, capture=args.capture), parent_pid=args.parent_pid)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from brain_server.config import Settings
-from brain_server.llm.client import LLM
+from brain_server.llm.client import LLM, PURPOSE_HEADER
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.llm.trial import built_in_prompts
 from brain_server.prompts import Prompt
@@ -478,6 +478,27 @@ def test_the_openai_client_gets_the_hard_ones_decline_over_http() -> None:
     assert "can't make it" in json.loads(reply.choices[0].message.content or "{}")["utterance"]
     with pytest.raises(ValueError, match="unknown stand-in mood"):
         StandInOpenAI(mood="grumpy")
+
+
+def test_a_captured_request_is_what_the_model_received(tmp_path: Path) -> None:
+    """`--capture` keeps each chat request's body as a model receives it, with its purpose (a blind
+    stand-in's writer reads these and nothing else); the endpoint's other routes are not kept."""
+    from openai import OpenAI
+
+    prompt = next(p for p in _prompts() if p.purpose == "converse_turn")
+    body = _body(prompt, _variables(npc_name="Piet Vos", partner="Odile Marsh", persona="Name: Piet Vos",
+                                    dialogue=TOLD, time="Thursday March 5, 10:00"))
+    captured = tmp_path / "requests.jsonl"
+    with StandInOpenAI(seed=1, mood="blind22", capture=captured) as model:
+        client = OpenAI(base_url=model.base_url, api_key="k", max_retries=0,
+                        default_headers={PURPOSE_HEADER: "converse_turn"})
+        client.models.list()
+        client.chat.completions.create(model="stand-in", messages=body["messages"],
+                                       response_format=body["response_format"])
+        client.close()
+    [line] = [json.loads(text) for text in captured.read_text(encoding="utf-8").splitlines()]
+    assert line["purpose"] == "converse_turn" and line["body"]["messages"] == body["messages"]
+    assert line["body"]["response_format"] == body["response_format"] and line["body"]["model"] == "stand-in"
 
 
 def test_it_reads_the_lines_of_speakers_named_in_lowercase_or_by_number() -> None:
