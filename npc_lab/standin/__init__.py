@@ -91,8 +91,13 @@ before its first run. Two more answer only part of what is asked, for the interv
 Interview RPC's questions as a mid-size (14B) model would, from requests captured at stop 82
 (Korrin, interviews under the paper's four conditions), and `blind24` (npc_lab/standin/blind24.py),
 by a twenty-fourth hand that saw only the judge's requests, ranks the conditions' answers as a
-70B-class judge would; any other request gets a generic answer valid for its schema. `FROZEN`
-holds the hashes.
+70B-class judge would; any other request gets a generic answer valid for its schema. A
+twenty-seventh, `blind25` (npc_lab/standin/blind25.py), by a twenty-fifth hand, from requests captured
+afresh at stop 96 (Wyncombe, blind22 answering) under three prompt sets (the shipped one in view, the
+second reworded set out of view, the fourth in view: their dates and clocks in three forms each),
+modelled on a mid-size mixture-of-experts model (~30B, ~3B active) behind vLLM with guided decoding
+that reads dates and clocks in any form; its writer's list of what confused it was read before its
+first run. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -131,7 +136,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind21.py": "8c98a85cc8112b371a5a1541b2f7975e3043c7ea4d365f01e1167132a6ebc5ee",
           "blind22.py": "d46ccfa4bb831528353bf5da31503c908c0865fe390ac8e1cae3de8d852b7b30",
           "blind23.py": "85ed9faafa36a37c950427eda957e68ca098801b39cf98009602161875705e4c",
-          "blind24.py": "c549863715ecfde88886b3c66bfe2f9936da8ebc1c8584385792af979034f536"}
+          "blind24.py": "c549863715ecfde88886b3c66bfe2f9936da8ebc1c8584385792af979034f536",
+          "blind25.py": "0f1789bd92001bc30ae1e2b37b59ed463ff0e0231ba32f0ee87db26b3a4575e5"}
 
 
 class BlindStandIn:
