@@ -1,4 +1,4 @@
-"""Memories stored for many NPCs in one store call (`memory_stream.Adds`): those that come within
+"""Memories stored for many NPCs in one store call (`memory_adds.Adds`): those that come within
 a while share it, each caller's are stored when its `add` returns, a caller cancelled before its
 call was made stores nothing, and a failed call fails each of its callers."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from brain_server.cognition.memory_stream import Adds
+from brain_server.cognition.memory_adds import Adds
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.persistence.storage.edge import EdgeMemoryStore
 

@@ -16,7 +16,8 @@ from brain_server.api.save_rpcs import SaveRpcs
 from brain_server.api.saves import Saves
 from brain_server.api.towns import Towns
 from brain_server.cognition.inbox import Delete, Reset
-from brain_server.cognition.memory_stream import ADD_GATHER_S, MemoryStream
+from brain_server.cognition.memory_adds import ADD_GATHER_S
+from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import PerceivedEvent
