@@ -43,7 +43,7 @@ from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, 
 from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
-from brain_server.model.memory import OWN, MemoryKind, MemoryNode, unstamped
+from brain_server.model.memory import MemoryKind, MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep
 from brain_server.model.world import sector_of
 from brain_server.persistence.records import Records
@@ -172,12 +172,6 @@ def lay(plan: Sequence[PlanItem], items: Iterable[PlanItem]) -> list[PlanItem]:
     for item in items:
         laid.insert_plan_item(item)
     return laid.plan
-
-
-def held_as_own(name: str, node: MemoryNode) -> bool:
-    """Whether a memory is a thought `name` holds as its own (`OWN`): the seeded intent of an event
-    it hosts, not one it heard of."""
-    return node.kind is MemoryKind.THOUGHT and node.predicate == OWN and node.subject == name
 
 
 def own_events(name: str, thoughts: Iterable[MemoryNode], day: date, places: Sequence[str],

@@ -15,7 +15,7 @@ from brain_server.cognition.offline.said_clock import after_hours, anchored, day
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
-from brain_server.model.memory import OWN, MemoryNode, unstamped
+from brain_server.model.memory import MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import NpcState
 from brain_server.model.trace import Trace
 from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
@@ -53,7 +53,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
     revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
-    own = [n for n in await stream.latest_thoughts(npc.npc_id) if n.predicate == OWN and n.subject == persona.name]
+    own = [n for n in await stream.latest_thoughts(npc.npc_id) if held_as_own(persona.name, n)]
     return dated_own(revised, own, now, trace)
 
 
@@ -87,12 +87,12 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
             dated.append((naming(said, event.subject), days[0]))
     if not dated:
         return status
-    sentences = SENTENCE.split(status)
+    sentences, changed = SENTENCE.split(status), False
     for i, sentence in enumerate(sentences):
         day = next((d for named, d in dated if named(sentence)), None)
         if day is None or says_day(sentence, today):
             continue
-        at = after_hours(sentence)
-        sentences[i] = f"{sentence[:at]} {day_said(day, today)}{sentence[at:]}"
-        trace.note(f"plan: the revised status named {sentence[:60]!r}... and no day: {day_said(day, today)} put back")
-    return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if sentences != SENTENCE.split(status) else status
+        at, said_day = after_hours(sentence), day_said(day, today)
+        sentences[i], changed = f"{sentence[:at]} {said_day}{sentence[at:]}", True
+        trace.note(f"plan: the revised status named {sentence[:60]!r}... and no day: {said_day} put back")
+    return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if changed else status

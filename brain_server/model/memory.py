@@ -35,6 +35,12 @@ def unstamped(text: str) -> str:
     return _STAMP.sub("", text)
 
 
+def held_as_own(name: str, node: MemoryNode) -> bool:
+    """Whether a memory is a thought `name` holds as its own (`OWN`): the seeded intent of an event
+    it hosts, not one it heard of."""
+    return node.kind is MemoryKind.THOUGHT and node.predicate == OWN and node.subject == name
+
+
 _MEMORY_NS = uuid.UUID("0b7f5f0e-52a4-4c43-9d4e-8f6d3a7c2e91")
 
 

@@ -232,8 +232,8 @@ def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
 
 
 def day_said(day: date, today: date) -> str:
-    """A day as a kept text says it (`anchored`, `redated`): "today (Wednesday January 21)",
-    "tomorrow (Wednesday January 21)", else "on Wednesday January 21"."""
+    """A day in the forms a kept text says one (as `anchored` and `redated` leave it): "today
+    (Wednesday January 21)", "tomorrow (Wednesday January 21)", else "on Wednesday January 21"."""
     named, ahead = f"{day:%A %B} {day.day}", (day - today).days
     return f"today ({named})" if ahead == 0 else f"tomorrow ({named})" if ahead == 1 else f"on {named}"
 
