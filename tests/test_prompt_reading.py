@@ -642,11 +642,11 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     """blind7, Korrin: memos written on Tuesday of "a lesson tomorrow" were read, told on and
     summed up again on Wednesday as the next day's, and the host missed his own lesson. What a
     model writes to be kept (a memo's summary, a status, an insight) gets each relative day's date;
-    a text naming a date already is left as it is."""
+    a text naming a date already is left as it is, but for a relative day said beside it (below)."""
     tuesday = date(2026, 1, 20)
     assert anchored("Teodor teaches a Morse lesson tomorrow at 3 pm; tonight he rests.", tuesday) == (
         "Teodor teaches a Morse lesson tomorrow (Wednesday January 21) at 3 pm; tonight (Tuesday January 20) he rests.")
-    assert anchored("A lesson on January 21, tomorrow.", tuesday) == "A lesson on January 21, tomorrow."
+    assert anchored("A lesson on January 21, the next day.", tuesday) == "A lesson on January 21, the next day."
     assert anchored("Nothing new today (Tuesday January 20).", tuesday) == "Nothing new today (Tuesday January 20)."
     assert named_days(anchored("a lesson tomorrow at 3 pm", tuesday), tuesday) == [date(2026, 1, 21)]
     # blind22's status "getting ready to Tomorrow tomorrow" was kept with the date twice over
@@ -665,6 +665,24 @@ def test_a_relative_day_copied_on_a_later_day_says_that_day_as_it_is_now() -> No
     assert anchored("The quiz tonight (Friday April 10) was fun; the fair is today (Sunday April 12).", saturday) == \
         "The quiz on Friday April 10 was fun; the fair is tomorrow (Sunday April 12)."
     assert anchored("A walk this evening (Saturday April 11).", saturday) == "A walk this evening (Saturday April 11)."
+
+
+def test_a_relative_day_said_beside_its_date_is_kept_so_it_is_said_afresh_later() -> None:
+    """blind25's writer: a status kept on Friday April 10 read "on April 11 tomorrow" on April 11,
+    "tomorrow" stale beside the date. A relative day said next to the date it means is kept as one
+    given its date, which later days say as it is then; one that is not that date is left."""
+    friday, saturday = date(2026, 4, 10), date(2026, 4, 11)
+    for said in ("Mara is getting the fair ready on April 11 tomorrow from 2 pm.",
+                 "Mara is getting the fair ready tomorrow, Saturday April 11, from 2 pm.",
+                 "Mara is getting the fair ready on Saturday the 11th of April, tomorrow, from 2 pm.",
+                 "Mara is getting the fair ready tomorrow on the 11th of April from 2 pm."):
+        kept = anchored(said, friday)
+        assert "tomorrow (Saturday April 11)" in kept and kept.count("11") == 1, kept
+        assert "today (Saturday April 11)" in anchored(kept, saturday)
+    assert anchored("Choir practice today, April 10, and the fair on April 11.", friday) == \
+        "Choir practice today (Friday April 10), and the fair on April 11."
+    assert anchored("The fair on April 12 tomorrow.", friday) == "The fair on April 12 tomorrow."
+    assert anchored("The fair on April 11 is what tomorrow brings.", friday) == "The fair on April 11 is what tomorrow brings."
 
 
 def test_a_time_said_in_words_or_as_a_range_is_read() -> None:

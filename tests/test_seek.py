@@ -530,7 +530,7 @@ def test_news_that_names_no_date_says_the_day_it_came_from() -> None:
                        object="the conversation with Bo Tamm", importance=6, created=MORNING, last_accessed=MORNING)
     assert about("Rosa Vane", heard, heard.description, MORNING + timedelta(hours=3)).endswith("tomorrow afternoon")
     assert about("Rosa Vane", heard, heard.description, MORNING + timedelta(days=1)).endswith(
-        f"tomorrow afternoon (from {MORNING:%A %B} {MORNING.day})")
+        f"tomorrow afternoon (known since {MORNING:%A %B} {MORNING.day})")
 
 
 def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:

@@ -118,9 +118,11 @@ _WHEN_SAID = re.compile(r"\s*\(that is [^()]*(?:\([^()]*\)[^()]*)?\)?")
 
 def since(news: MemoryNode, now: datetime) -> str:
     """The day news that names no date came to the NPC, when that is not today: a line carries no
-    stamp, and "a match tomorrow afternoon" heard on Friday was retold on Saturday as if still ahead."""
+    stamp, and "a match tomorrow afternoon" heard on Friday was retold on Saturday as if still ahead.
+    Said as when it was known, not "(from Friday April 10)", which blind25's writer saw read as the
+    event's day after its hours ("from 2 pm to 4 pm, at the Village Green (from Friday 10 Apr)")."""
     made = news.created
-    return "" if made.date() == now.date() else f" (from {made:%A %B} {made.day})"
+    return "" if made.date() == now.date() else f" (known since {made:%A %B} {made.day})"
 
 
 def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:

@@ -187,7 +187,7 @@ def anchored(text: str, today: date) -> str:
     it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
     was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
     (blind7, Korrin)."""
-    text = redated(unstamped(text), today)
+    text = redated(_dated_beside(unstamped(text), today), today)
     if named_days(text, today):
         return text
 
@@ -201,6 +201,32 @@ def anchored(text: str, today: date) -> str:
         return f"{m.group(0)} ({day:%B} {day.day})"
 
     return _RELATIVE.sub(dated, _WEEKDAY.sub(weekday, text))
+
+
+_WEEKDAY_SAID = rf"(?:{'|'.join(calendar.day_name)})"
+# A relative day said next to a date: before it ("tomorrow, Saturday April 11") or after it ("on April 11 tomorrow").
+_RELATIVE_BEFORE = re.compile(rf"\b(tomorrow|today|tonight),?\s+(?:on\s+)?(?:{_WEEKDAY_SAID},?\s+)?(?:the\s+)?$",
+                              re.IGNORECASE)
+_DATE_LEAD = re.compile(rf"(?:\bon\s+)?(?:\b{_WEEKDAY_SAID},?\s+)?(?:\bthe\s+)?$", re.IGNORECASE)
+_RELATIVE_AFTER = re.compile(r",?\s+(tomorrow|today|tonight)\b(?! \()", re.IGNORECASE)
+
+
+def _dated_beside(text: str, today: date) -> str:
+    """`text` with a relative day said next to the date it means ("on April 11 tomorrow") kept as
+    `anchored` keeps one ("tomorrow (Saturday April 11)"), so that `redated` says it afresh on later
+    days: a status kept on April 10 read "on April 11 tomorrow" on April 11 (blind25's writer). A
+    relative day that is not that date (a model's slip) is left as said."""
+    for m in reversed(list(_DATED.finditer(text))):
+        days = named_days(m.group(0), today)
+        before = _RELATIVE_BEFORE.search(text, 0, m.start())
+        after = None if before else _RELATIVE_AFTER.match(text, m.end())
+        said = before or after
+        if not days or said is None or (days[0] - today).days != (said.group(1).lower() == "tomorrow"):
+            continue
+        lead = before or _DATE_LEAD.search(text, 0, m.start())
+        start, end = lead.start() if lead else m.start(), m.end() if before else said.end()
+        text = f"{text[:start]}{said.group(1)} ({days[0]:%A %B} {days[0].day}){text[end:]}"
+    return text
 
 
 # A relative day given its date, as `anchored` keeps it: "tomorrow (Saturday April 11)".
