@@ -29,7 +29,7 @@ from brain_server.cognition.offline.said_clock import (
 )
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
-from brain_server.model.memory import OWN, MemoryKind, MemoryNode, unstamped
+from brain_server.model.memory import OWN, MemoryKind, MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.world import arena_of
 
@@ -59,8 +59,7 @@ def known_places(npc: NpcState, partner_home: str = "") -> list[str]:
 def hosting(name: str, news: MemoryNode) -> bool:
     """Whether the news is an event the NPC holds itself: a thought it holds as its own (`OWN`)
     naming a clock time, the kind `own_events` lays into its plan as "hosting"."""
-    text = news.description
-    return news.predicate == OWN and news.subject == name and bool(clock_times(text))
+    return held_as_own(name, news) and bool(clock_times(news.description))
 
 
 def holds_it(name: str, text: str) -> bool:
