@@ -612,6 +612,17 @@ def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() ->
         GistLine(speaker="Ilsa Merrow", text="[Thursday April 16]")
 
 
+def test_a_sentence_a_looping_model_says_again_in_one_line_is_said_once() -> None:
+    """blind25, Cauldwell: a guest's line was "That sounds lovely, I'll come along to the event."
+    eight times over, shown so in her memo's prompt and remembered so. A sentence said again in one
+    line is kept once; short ones stay as said ("Yes. No. Yes." ends on a yes)."""
+    loop = "That sounds lovely, I'll come along to the event."
+    assert read(f"{loop} {loop} {loop.upper()} See you there! [end]", {"npc_name": "Greta Pollard"}).utterance == \
+        f"{loop} See you there!"
+    assert GistLine(speaker="Greta Pollard", text=f"{loop} Thank you. {loop}").text == f"{loop} Thank you."
+    assert read("Yes. No. Yes. [continue]", {"npc_name": "Greta Pollard"}).utterance == "Yes. No. Yes."
+
+
 def test_a_status_too_long_is_cut_at_a_words_end() -> None:
     """A status kept past its limit was cut mid-word ("Sorry, I can't m") and shown so in every
     prompt after: it is cut at a word's end and says so; one within the limit is as it was."""

@@ -138,14 +138,34 @@ def assistant_tail(text: str) -> int:
 
 
 def _in_character(text: str) -> str:
-    """A line as the character says it: never in the assistant's voice, and without the memory
-    stamps a model copied from its prompt ("[Wednesday April 15, 07:00] Ilsa Merrow wants to ...")."""
+    """A line as the character says it: never in the assistant's voice, without the memory stamps
+    a model copied from its prompt ("[Wednesday April 15, 07:00] Ilsa Merrow wants to ..."), and
+    each sentence said once (`_said_once`)."""
     if found := assistant_phrase(text):
         raise ValueError(f"the model answered as an assistant ({found!r}), not as the character")
     said = unstamped(text).strip()
     if not said:
         raise ValueError("the line holds nothing but a memory's stamp")
-    return said
+    return _said_once(said)
+
+
+_SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+")
+SAID_ONCE_WORDS = 4  # a sentence this long said twice in one line is a loop, not emphasis
+
+
+def _said_once(line: str) -> str:
+    """`line` with a sentence it says again left out: blind25, looping, answered "That sounds lovely,
+    I'll come along to the event." eight times in one line, which the listener's memo was shown and
+    her next prompts remembered. A person says it once; the words said once are the same. Short
+    sentences stay, said again or not: "Yes. No. Yes." ends on a yes."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in _SENTENCE_GAP.split(line):
+        key = re.findall(r"\w+", sentence.lower())
+        if len(key) < SAID_ONCE_WORDS or " ".join(key) not in seen:
+            kept.append(sentence)
+        seen.add(" ".join(key))
+    return " ".join(kept)
 
 
 Spoken = Annotated[str, AfterValidator(_in_character)]
