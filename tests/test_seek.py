@@ -815,7 +815,7 @@ def test_a_block_that_holds_an_event_heard_of_at_a_place_no_news_names_goes_wher
     building = heard("Hal Vane told Bo Tamm: Rosa Vane's kite contest is at the Market on May 5 at 4 pm", 9)
     wrong = heard("Ed Hale told Bo Tamm: Rosa Vane's kite contest is at the Forge on May 5 at 4 pm", 10)
     events = heard_events("Bo Tamm", [wrong, building, first], PLACES)
-    assert [(e.place, e.room) for e in events] == [(FORGE, False), (f"{W}:Market:hall", False), (YARD, True)]
+    assert [(e.place, e.room) for e in events] == [(FORGE, True), (f"{W}:Market:hall", False), (YARD, True)]
     day = MORNING.replace(day=5)
 
     def laid(address: str, *, one_off: bool = False, told: tuple[Heard, ...] = events) -> list[tuple[str, str]]:
@@ -870,6 +870,48 @@ def test_an_event_heard_of_planned_in_working_hours_is_not_worked_through(run: R
         assert hours == [("08:00-13:00", "working at the smithy", FORGE),
                          ("13:00-15:00", "going to Rosa Vane's kite contest", YARD),
                          ("15:00-16:00", "working at the smithy", FORGE)], hours
+
+    run(scenario)
+
+
+def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conversation_named(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind25 in Cauldwell (seeds 0-7): a guest's memo read "Bryony Hale told Greta Pollard about the
+    event on Thursday November 19 from 2 pm to 4 pm, at the Bramall's Laundry", her day plan "going to
+    the event" at those hours in the wash house, as her news line had it (the building's first
+    room); the dyeing was in the drying shed, as the conversation said, and the working day took
+    the block back, the words "the event" naming nothing. Thirteen who meant to go did not come. A
+    block that names no event and begins at a heard event's hour holds it; the room is the one the
+    conversation named at that hour; the news line says it, and no room its news does not name."""
+    memo = "Cy Orr told Ed Hale about the event on May 4 from 1 pm to 3 pm, at the Market, and Ed Hale said they would go."
+    lines = ('conversation with Cy Orr:\nCy Orr: "A kite contest in the yard of the Market on May 4 from 1 pm to 3 pm."'
+             '\nEd Hale: "Count me in!"')
+    model_day = {"wake_up_hour": 7, "outline": ["wake", "work", "the event", "rest"], "blocks": [
+        {"start": "07:00", "duration_minutes": 60, "activity": "having breakfast", "emoji": "", "address": KITCHEN},
+        {"start": "08:00", "duration_minutes": 300, "activity": "working at the smithy", "emoji": "", "address": FORGE},
+        {"start": "13:00", "duration_minutes": 120, "activity": "going to the event", "emoji": "", "address": HALL},
+        {"start": "15:00", "duration_minutes": 420, "activity": "reading", "emoji": "", "address": KITCHEN},
+        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": KITCHEN}]}
+    fake_llm.queue({"json": model_day}, purpose="daily_plan")
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        ed = next(p for p in town() if p.npc_id == "ed")
+        trace = Trace(npc_id="ed", kind="test", game_time=MORNING)
+        heard = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=memo, subject="Ed Hale",
+                           predicate="remembers", object="the conversation with Cy Orr", importance=6,
+                           created=MORNING - timedelta(hours=12), last_accessed=MORNING)
+        chat = MemoryNode(npc_id="ed", kind=MemoryKind.CHAT, description=lines, subject="Ed Hale",
+                          predicate="chatted with", object="Cy Orr", importance=6,
+                          created=MORNING - timedelta(hours=12), last_accessed=MORNING)
+        assert when(heard, MORNING, PLACES) == " (that is today, Monday May 4, 13:00-15:00, at Market)"
+        assert when(heard, MORNING, PLACES, [chat]) == " (that is today, Monday May 4, 13:00-15:00, at Market (yard))"
+        await stream.remember("ed", ed.persona, [heard, chat], trace, rate=False)
+        seek = await seeking(ed, MORNING, stream, records, PLACES)
+        made, _ = await plan_day(ed, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
+        hours = [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in made
+                 if MORNING.replace(hour=8) <= i.start < MORNING.replace(hour=16)]
+        assert hours == [("08:00-13:00", FORGE), ("13:00-15:00", YARD), ("15:00-22:00", KITCHEN)], hours
 
     run(scenario)
 

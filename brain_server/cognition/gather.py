@@ -25,7 +25,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gist import named_place, room_named
+from brain_server.cognition.gist import named_place, room_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import (
     about,
@@ -36,7 +36,7 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, event_in, unrelayed, whole_name
+from brain_server.cognition.offline.heard import EVENT, event_in, stems, unrelayed, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days, what_clause
@@ -228,12 +228,19 @@ def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
     """Whether a plan block holds `event` at its hours on the block's day: it names the event and
     overlaps the hours the event states (blind9 planned a host's lesson at its hours on the day
     before, so he stood alone in the mess room while the town was out; getting ready for it
-    earlier is not holding it)."""
-    if not (clocks := clock_times(event.description)) or not mentions(item.activity, event):
+    earlier is not holding it), or names no event at all ("going to the event") and begins when
+    it does: blind25 in Cauldwell planned "going to the event" from 14:00 to 16:00, its memo having
+    called the dyeing "the event", and the guest was kept at work (`workday.keep_at_work`)."""
+    if not (clocks := clock_times(event.description)):
         return False
     start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
     end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
+    if not (mentions(item.activity, event) or (item.start == start and not stems(item.activity) - _ANY_EVENT)):
+        return False
     return item.start < (end if end > start else start + timedelta(hours=EVENT_HOURS)) and start < item.end
+
+
+_ANY_EVENT = stems("going attending joining the event gathering")  # what a block says of an event it names nothing of
 
 
 def _freed(item: PlanItem, home: str) -> PlanItem:
@@ -300,13 +307,15 @@ def _with(chat: MemoryNode, name: str) -> bool:
     return bool(name) and (name == chat.object or whole_name(chat.description.split("\n", 1)[0], name))
 
 
-def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = ()) -> str:
-    """The paragraph a plan prompt shows a teller ("" when nobody is left to find)."""
+def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = (),
+               chats: Sequence[MemoryNode] = ()) -> str:
+    """The paragraph a plan prompt shows a teller ("" when nobody is left to find); `chats`: its
+    newest conversations, where the room its news leaves out may be said (`news.when`)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places)}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places, chats)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -317,7 +326,8 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     own = tuple(i for i in own_events(npc.persona.name, mine, now.date(), places, now.tzinfo) if i.end > now)
     news = await held_news(npc.npc_id, now, stream, mine)
     later = not_today(npc.persona.name, mine, now.date())
-    events = heard_events(npc.persona.name, mine, places)
+    chats = await stream.latest_chats(npc.npc_id)
+    events = heard_events(npc.persona.name, mine, places, chats)
     if news is None:
         return Seek(own=own, later=later, events=events)
     people = await records.people(npc.world_name)
@@ -326,17 +336,20 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     told, busy = await told_since(npc, news, stream, names), [(i.start, i.end) for i in own]
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found, now, places), tuple(found), own, later, where,
+    return Seek(seek_lines(npc.persona.name, news, found, now, places, chats), tuple(found), own, later, where,
                 outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
                 events)
 
 
-def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str]) -> tuple[Heard, ...]:
+def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str],
+                 chats: Sequence[MemoryNode] = ()) -> tuple[Heard, ...]:
     """Others' events among the NPC's thoughts that state a clock time, each with the place it names
-    (what was heard, a memo of a conversation; not the NPC's own events, `own_events`)."""
-    return tuple(Heard(n, p, room_named(p, n.description)) for n in thoughts
+    (what was heard, a memo of a conversation; not the NPC's own events, `own_events`), its room
+    the one its conversations (`chats`, newest first) named where the thought names only the
+    building (`room_told`)."""
+    return tuple(Heard(n, *told) for n in thoughts
                  if n.kind is MemoryKind.THOUGHT and not held_as_own(name, n)
-                 and clock_times(n.description) and (p := named_place(places, n.description)))
+                 and clock_times(n.description) and (told := room_told(n, chats, places))[0])
 
 
 async def untold(npc: NpcState, other: NpcState, now: datetime, stream: MemoryStream) -> MemoryNode | None:

@@ -152,6 +152,26 @@ def on_at(news: MemoryNode, start: datetime) -> bool:
     return clocks[0] <= (start.hour, start.minute) < end
 
 
+def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[str]) -> tuple[str, bool]:
+    """The place among `places` that `news` names, and whether its room is known: named in the
+    news, or the building's only one, else the one room of that building a conversation of the
+    NPC's (`chats`, newest first) named at the news's first hour. A memo keeps what a model summed up ("about the event ... at
+    the Bramall's Laundry", blind25 in Cauldwell), the lines what was said ("indigo dyeing in the
+    drying shed at Bramall's Laundry ... from 2 pm to 4 pm"): the building's first room, named for
+    it, sent guests to the wash house next door, or to work when the room did not match."""
+    said = unstamped(news.description)
+    place = named_place(places, said)
+    rooms = [p for p in places if sector_of(p) == sector_of(place)]
+    if not place or len(rooms) == 1 or room_named(place, said):
+        return place, bool(place)
+    hours = clock_times(said)[:1]
+    for chat in chats:
+        named = [p for p in rooms if room_named(p, chat.description)]
+        if len(named) == 1 and hours and hours[0] in clock_times(chat.description):
+            return named[0], True
+    return place, False
+
+
 def room_named(place: str, said: str) -> bool:
     """Whether `said` names the place's room (its last part: "the loft"), not only its building."""
     return made_once(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", re.IGNORECASE).search(said) is not None

@@ -14,7 +14,7 @@ from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import named_place
+from brain_server.cognition.gist import room_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, what_there_is
 from brain_server.cognition.offline.naming import naming as naming_event
@@ -31,7 +31,7 @@ from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import OWN, MemoryKind, MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import DialogueLine, NpcState
-from brain_server.model.world import arena_of
+from brain_server.model.world import arena_of, place_names
 
 
 def said_it(npc_id: str, news: MemoryNode, lines: Sequence[DialogueLine], places: Iterable[str] = ()) -> bool:
@@ -76,7 +76,8 @@ def holds_it(name: str, text: str) -> bool:
 _OWN = re.compile(r"['\u2019]s own\b")  # "of Netta Bramall's own devising", not "'s owner"
 
 
-def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = ()) -> str:
+def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = (),
+          chats: Sequence[MemoryNode] = ()) -> str:
     """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
@@ -93,9 +94,10 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     whoever passed it on and how the event came about (`before_when`), where `when` says the day:
     blind22 passed it on in Cauldwell as "Netta Bramall is going to Tomorrow", and, told it from
     what there will be with the rest of the thought after, as "someone will tell whoever she runs
-    into" (its last sentence); nobody it told heard what there would be."""
+    into" (its last sentence); nobody it told heard what there would be. `chats`: the NPC's newest
+    conversations, where a room the news leaves out may be said (`when`)."""
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
-    hosted, dated = hosting(name, news), when(news, now, places)
+    hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
         said = what_it_is(said)
     elif dated:
@@ -124,14 +126,17 @@ def since(news: MemoryNode, now: datetime) -> str:
     return "" if made.date() == now.date() else f" (known since {made:%A %B} {made.day})"
 
 
-def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
+def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Sequence[MemoryNode] = ()) -> str:
     """The news's day, hours and place as the prompt's clock and places read them (" (that is
     tomorrow, Thursday April 16, 19:00-21:00, at Tarnbeck Mill (loft))"), or "" when it names no day
     still ahead: "on April 16 from 7 pm" asks a model to work out the weekday and how far off it is,
     and a model that read the memory's stamp (the day it was thought of) as the event's turned
     invitations down for a clash that was not. The place is one of `places` the news names
     (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
-    from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go."""
+    from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go. A
+    room the news does not name is the one its conversations named (`room_told`), else only the
+    building is said: the building's first room, said for news "at the Bramall's Laundry", sent
+    blind25's guests to the wash house, not the drying shed where the dyeing was."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
     days = [d for d in named_days(said, news.created.date()) if d >= now.date()]
     if not days:
@@ -139,9 +144,10 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = ()) -> str:
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
     hours = "-".join(f"{h:02d}:{m:02d}" for h, m in clock_times(said)[:2])
-    place = named_place(places, said)
+    place, room = room_told(news, chats, places)
+    where = place_said(place) if room else place_names(place)[0]
     return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''}" \
-           f"{', at ' + place_said(place) if place else ''})"
+           f"{', at ' + where if place else ''})"
 
 
 async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
@@ -197,12 +203,14 @@ async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, plac
     stated with where it is among `places`, else that it has none (blind5, asked for "news on their
     mind (above)" with none above, told its bedtime as news); nothing for the player (no `npc_id`)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    return Held(said_news(name, news, now, places) if npc_id else "", news, tuple(places))
+    chats = await stream.latest_chats(npc_id) if news is not None else []
+    return Held(said_news(name, news, now, places, chats) if npc_id else "", news, tuple(places))
 
 
-def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = ()) -> str:
+def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = (),
+              chats: Sequence[MemoryNode] = ()) -> str:
     """`held`'s sentence for news already read (`held_news`)."""
-    return f"{name} has news on their mind{about(name, news, as_told(news), now, places)}." if news is not None else \
+    return f"{name} has news on their mind{about(name, news, as_told(news), now, places, chats)}." if news is not None else \
         f"{name} has no news to pass on."
 
 
