@@ -838,6 +838,29 @@ def test_a_block_that_holds_an_event_heard_of_at_a_place_no_news_names_goes_wher
                         PLACES) == ()
 
 
+def _eds_day(morning: tuple[str, str], going: str) -> dict[str, object]:
+    """Ed Hale's day as a model planned it: the morning (`morning`: what, where), then `going` from
+    13:00 to 15:00 in the Market's hall, then home."""
+    return {"wake_up_hour": 7, "outline": ["wake", "the morning", "the event", "rest"], "blocks": [
+        {"start": "07:00", "duration_minutes": 60, "activity": "having breakfast", "emoji": "", "address": KITCHEN},
+        {"start": "08:00", "duration_minutes": 300, "activity": morning[0], "emoji": "", "address": morning[1]},
+        {"start": "13:00", "duration_minutes": 120, "activity": going, "emoji": "", "address": HALL},
+        {"start": "15:00", "duration_minutes": 420, "activity": "reading", "emoji": "", "address": KITCHEN},
+        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": KITCHEN}]}
+
+
+async def _eds_working_hours(stream: MemoryStream, memories: list[MemoryNode]) -> list[tuple[str, str, str]]:
+    """The blocks from 08:00 to 16:00 of the day Ed Hale (who works at the smithy) plans with `memories`."""
+    records = await _town_records(stream)
+    ed = next(p for p in town() if p.npc_id == "ed")
+    trace = Trace(npc_id="ed", kind="test", game_time=MORNING)
+    await stream.remember("ed", ed.persona, memories, trace, rate=False)
+    seek = await seeking(ed, MORNING, stream, records, PLACES)
+    made, _ = await plan_day(ed, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
+    return [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.activity, i.address) for i in made
+            if MORNING.replace(hour=8) <= i.start < MORNING.replace(hour=16)]
+
+
 def test_an_event_heard_of_planned_in_working_hours_is_not_worked_through(run: Run, fake_llm: FakeOpenAI) -> None:
     """The hard stand-in in Cauldwell (seed 5, out of view): an innkeeper planned the dyeing she had
     heard of at its hours, inside the hours her lifestyle keeps the inn, beside a morning of
@@ -846,27 +869,14 @@ def test_an_event_heard_of_planned_in_working_hours_is_not_worked_through(run: R
     the errands still go to work."""
     heard = "Cy Orr told Ed Hale: Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 " \
             "from 1 pm to 3 pm"
-    model_day = {"wake_up_hour": 7, "outline": ["wake", "errands", "the kite contest", "rest"], "blocks": [
-        {"start": "07:00", "duration_minutes": 60, "activity": "having breakfast", "emoji": "", "address": KITCHEN},
-        {"start": "08:00", "duration_minutes": 300, "activity": "running errands", "emoji": "", "address": HALL},
-        {"start": "13:00", "duration_minutes": 120, "activity": "going to Rosa Vane's kite contest", "emoji": "",
-         "address": HALL},
-        {"start": "15:00", "duration_minutes": 420, "activity": "reading", "emoji": "", "address": KITCHEN},
-        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": KITCHEN}]}
-    fake_llm.queue({"json": model_day}, purpose="daily_plan")
+    fake_llm.queue({"json": _eds_day(("running errands", HALL), "going to Rosa Vane's kite contest")},
+                   purpose="daily_plan")
 
     async def scenario(stream: MemoryStream) -> None:
-        records = await _town_records(stream)
-        ed = next(p for p in town() if p.npc_id == "ed")
-        trace = Trace(npc_id="ed", kind="test", game_time=MORNING)
         node = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=heard, subject="Ed Hale",
                           predicate="heard from", object="Cy Orr", importance=4, created=MORNING,
                           last_accessed=MORNING)
-        await stream.remember("ed", ed.persona, [node], trace, rate=False)
-        seek = await seeking(ed, MORNING, stream, records, PLACES)
-        made, _ = await plan_day(ed, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
-        hours = [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.activity, i.address) for i in made
-                 if MORNING.replace(hour=8) <= i.start < MORNING.replace(hour=16)]
+        hours = await _eds_working_hours(stream, [node])
         assert hours == [("08:00-13:00", "working at the smithy", FORGE),
                          ("13:00-15:00", "going to Rosa Vane's kite contest", YARD),
                          ("15:00-16:00", "working at the smithy", FORGE)], hours
@@ -886,18 +896,9 @@ def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conv
     memo = "Cy Orr told Ed Hale about the event on May 4 from 1 pm to 3 pm, at the Market, and Ed Hale said they would go."
     lines = ('conversation with Cy Orr:\nCy Orr: "A kite contest in the yard of the Market on May 4 from 1 pm to 3 pm."'
              '\nEd Hale: "Count me in!"')
-    model_day = {"wake_up_hour": 7, "outline": ["wake", "work", "the event", "rest"], "blocks": [
-        {"start": "07:00", "duration_minutes": 60, "activity": "having breakfast", "emoji": "", "address": KITCHEN},
-        {"start": "08:00", "duration_minutes": 300, "activity": "working at the smithy", "emoji": "", "address": FORGE},
-        {"start": "13:00", "duration_minutes": 120, "activity": "going to the event", "emoji": "", "address": HALL},
-        {"start": "15:00", "duration_minutes": 420, "activity": "reading", "emoji": "", "address": KITCHEN},
-        {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": KITCHEN}]}
-    fake_llm.queue({"json": model_day}, purpose="daily_plan")
+    fake_llm.queue({"json": _eds_day(("working at the smithy", FORGE), "going to the event")}, purpose="daily_plan")
 
     async def scenario(stream: MemoryStream) -> None:
-        records = await _town_records(stream)
-        ed = next(p for p in town() if p.npc_id == "ed")
-        trace = Trace(npc_id="ed", kind="test", game_time=MORNING)
         heard = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=memo, subject="Ed Hale",
                            predicate="remembers", object="the conversation with Cy Orr", importance=6,
                            created=MORNING - timedelta(hours=12), last_accessed=MORNING)
@@ -906,11 +907,7 @@ def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conv
                           created=MORNING - timedelta(hours=12), last_accessed=MORNING)
         assert when(heard, MORNING, PLACES) == " (that is today, Monday May 4, 13:00-15:00, at Market)"
         assert when(heard, MORNING, PLACES, [chat]) == " (that is today, Monday May 4, 13:00-15:00, at Market (yard))"
-        await stream.remember("ed", ed.persona, [heard, chat], trace, rate=False)
-        seek = await seeking(ed, MORNING, stream, records, PLACES)
-        made, _ = await plan_day(ed, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
-        hours = [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address) for i in made
-                 if MORNING.replace(hour=8) <= i.start < MORNING.replace(hour=16)]
+        hours = [(h, address) for h, _, address in await _eds_working_hours(stream, [heard, chat])]
         assert hours == [("08:00-13:00", FORGE), ("13:00-15:00", YARD), ("15:00-22:00", KITCHEN)], hours
 
     run(scenario)
