@@ -155,10 +155,10 @@ def on_at(news: MemoryNode, start: datetime) -> bool:
 def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[str]) -> tuple[str, bool]:
     """The place among `places` that `news` names, and whether its room is known: named in the
     news, or the building's only one, else the one room of that building a conversation of the
-    NPC's (`chats`, newest first) named at the news's first hour. A memo keeps what a model summed up ("about the event ... at
-    the Bramall's Laundry", blind25 in Cauldwell), the lines what was said ("indigo dyeing in the
-    drying shed at Bramall's Laundry ... from 2 pm to 4 pm"): the building's first room, named for
-    it, sent guests to the wash house next door, or to work when the room did not match."""
+    NPC's (`chats`, newest first) named at the news's first hour. A memo keeps what a model summed
+    up ("about the event ... at the Bramall's Laundry", blind25 in Cauldwell), the lines what was
+    said ("indigo dyeing in the drying shed at Bramall's Laundry ... from 2 pm to 4 pm"): the
+    building's first room, named for it, sent guests to the wash house next door."""
     said = unstamped(news.description)
     place = named_place(places, said)
     rooms = [p for p in places if sector_of(p) == sector_of(place)]
