@@ -172,6 +172,13 @@ def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[st
     return place, False
 
 
+def room_unsaid(news: MemoryNode, places: Sequence[str]) -> bool:
+    """Whether `news` names a building among `places` and not which of its rooms: only then do the
+    NPC's conversations need reading for it (`room_told`)."""
+    place, room = room_told(news, (), places)
+    return bool(place) and not room
+
+
 def room_named(place: str, said: str) -> bool:
     """Whether `said` names the place's room (its last part: "the loft"), not only its building."""
     return made_once(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", re.IGNORECASE).search(said) is not None

@@ -14,7 +14,7 @@ from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import room_told
+from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, what_there_is
 from brain_server.cognition.offline.naming import naming as naming_event
@@ -203,7 +203,7 @@ async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, plac
     stated with where it is among `places`, else that it has none (blind5, asked for "news on their
     mind (above)" with none above, told its bedtime as news); nothing for the player (no `npc_id`)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    chats = await stream.latest_chats(npc_id) if news is not None else []
+    chats = await stream.latest_chats(npc_id) if news is not None and room_unsaid(news, places) else []
     return Held(said_news(name, news, now, places, chats) if npc_id else "", news, tuple(places))
 
 
