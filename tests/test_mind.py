@@ -217,7 +217,7 @@ def test_an_invitation_for_tomorrow_is_in_tomorrows_plan(clients: Clients, fake_
     assert party["action"]["description"].startswith("Klaus Mueller is going to Isabella's party")
     memos = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_THOUGHT"})["memories"]
     chats = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"]
-    # Kept with the day it says relative to that day given its date (said_clock.anchored).
+    # Kept with the day it says relative to that day given its date (kept_days.anchored).
     summary = next(m for m in memos if m["description"] == "Klaus will come to Isabella's party tomorrow "
                                                           "(Saturday February 14) at 5 pm")
     assert summary["evidenceIds"] == [chats[0]["id"]]

@@ -25,8 +25,8 @@ from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import holds_it, hosting, mentions, when
 from brain_server.cognition.offline import said_clock
+from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import (
-    anchored,
     before_when,
     clock_as_said,
     named_days,

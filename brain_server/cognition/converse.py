@@ -42,7 +42,8 @@ from brain_server.cognition.gist import (
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
 from brain_server.cognition.news import NO_NEWS, Held, held, said_it
 from brain_server.cognition.offline import offline_lines
-from brain_server.cognition.offline.said_clock import anchored, clock_as_said
+from brain_server.cognition.offline.kept_days import anchored
+from brain_server.cognition.offline.said_clock import clock_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, may_name

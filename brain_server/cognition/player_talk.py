@@ -20,7 +20,7 @@ from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
-from brain_server.cognition.offline.said_clock import anchored
+from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.speaker import Speaker, listed
 from brain_server.cognition.status import revise_currently

@@ -28,7 +28,7 @@ from datetime import datetime
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.offline.heard import words
-from brain_server.cognition.offline.said_clock import anchored
+from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item

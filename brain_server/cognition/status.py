@@ -10,8 +10,9 @@ from datetime import date, datetime
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE
+from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import after_hours, anchored, day_said, named_days, redated, says_day
+from brain_server.cognition.offline.said_clock import after_hours, named_days
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work

@@ -1,6 +1,7 @@
 """Days and clock times said in text (`named_days`: "February 14", "14 Feb", "2026-02-14"; a
-weekday or "tomorrow" is given its date when the text is kept, `anchored`; hours in figures or
-words, "half past six", and a range whose half of the day is said at its end, `stated_times`).
+weekday or "tomorrow" is given its date when the text is kept, `kept_days.anchored`; hours in
+figures or words, "half past six", and a range whose half of the day is said at its end,
+`stated_times`).
 
 A clock time a model wrote ("HH:MM") is checked against the words it wrote beside it: "05:00" for
 a party "at 5 pm" passes any pattern for a clock, and would send the NPC there at dawn. A time the
@@ -11,11 +12,10 @@ is not a contradiction)."""
 from __future__ import annotations
 
 import calendar
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 import re
 
 from brain_server.cognition.offline.heard import SENTENCE, stems
-from brain_server.model.memory import unstamped
 from brain_server.model.trace import Trace
 
 _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
@@ -31,7 +31,7 @@ _STARTS = re.compile(rf"\b{_HOUR}(?:-|\u2013|to|till|until|and)\s*$", re.IGNOREC
 _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
     m.lower(): n for n, m in enumerate(calendar.month_abbr) if m}
 # A date as a status words it: "February 14", "Feb 14th", "14 February", "the 14th of February", "2026-02-14".
-_DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?"
+DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?"
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 _NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
@@ -161,107 +161,7 @@ _WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|eveni
 def says_when(text: str) -> bool:
     """Whether a text says when something is: a date, a day ("tomorrow", "on Saturday"), a time
     ("at four", "5 pm", "17:00"), as news of an event does and a worry or a rumour does not."""
-    return bool(_DATED.search(text) or stated_times(text) or _WHEN.search(text))
-
-
-# A day said twice in a row ("to Tomorrow tomorrow", a model's garble) is dated once, after the second.
-_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening))\b(?! \()(?!['\u2019]s\b)"
-                       r"(?![\s,]+\1\b)", re.IGNORECASE)
-_DAYS = [d.lower() for d in calendar.day_name]
-# A weekday said without its date: "on Saturday", "next Friday", "Saturday the 11th".
-_WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(?: the (\d{{1,2}})(?:st|nd|rd|th)?\b)?"
-                      r"(?! \()(?!['\u2019]s\b)(?!\))", re.IGNORECASE)  # "(Saturday)" is a date given already
-
-
-def says_day(text: str, today: date) -> bool:
-    """Whether a text says a day: a date (`named_days`), or one said from when it was said ("today",
-    "tonight", "on Saturday"), which `anchored` leaves undated where the text names a date elsewhere."""
-    return bool(named_days(text, today) or _RELATIVE.search(text) or _WEEKDAY.search(text))
-
-
-def anchored(text: str, today: date) -> str:
-    """A text a model wrote today, as it is kept: without the stamps it copied from its prompt
-    (an insight "learned that [Friday April 10, 07:00] Owen is busy" was shown with two stamps, and
-    a blind model's writer could not tell which was the news), and with each day it says relative
-    to today ("tomorrow", "tonight") given its date too ("tomorrow (Wednesday January 21)"), unless
-    it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
-    was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
-    (blind7, Korrin)."""
-    text = redated(_dated_beside(unstamped(text), today), today)
-    if named_days(text, today):
-        return text
-
-    def dated(m: re.Match[str]) -> str:
-        day = today + timedelta(days=m.group(1).lower() == "tomorrow")
-        return f"{m.group(0)} ({day:%A %B} {day.day})"
-
-    def weekday(m: re.Match[str]) -> str:
-        day = _next_weekday(today, _DAYS.index(m.group(2).lower()), after=bool(m.group(1)) and
-                            m.group(1).lower() != "this", on=int(m.group(3)) if m.group(3) else 0)
-        return f"{m.group(0)} ({day:%B} {day.day})"
-
-    return _RELATIVE.sub(dated, _WEEKDAY.sub(weekday, text))
-
-
-_WEEKDAY_SAID = rf"(?:{'|'.join(calendar.day_name)})"
-# A relative day said next to a date: before it ("tomorrow, Saturday April 11") or after it ("on April 11 tomorrow").
-_RELATIVE_BEFORE = re.compile(rf"\b(tomorrow|today|tonight),?\s+(?:on\s+)?(?:{_WEEKDAY_SAID},?\s+)?(?:the\s+)?$",
-                              re.IGNORECASE)
-_DATE_LEAD = re.compile(rf"(?:\bon\s+)?(?:\b{_WEEKDAY_SAID},?\s+)?(?:\bthe\s+)?$", re.IGNORECASE)
-_RELATIVE_AFTER = re.compile(r",?\s+(tomorrow|today|tonight)\b(?! \()", re.IGNORECASE)
-
-
-def _dated_beside(text: str, today: date) -> str:
-    """`text` with a relative day said next to the date it means ("on April 11 tomorrow") kept as
-    `anchored` keeps one ("tomorrow (Saturday April 11)"), so that `redated` says it afresh on later
-    days: a status kept on April 10 read "on April 11 tomorrow" on April 11 (blind25's writer). A
-    relative day that is not that date (a model's slip) is left as said."""
-    for m in reversed(list(_DATED.finditer(text))):
-        days = named_days(m.group(0), today)
-        before = _RELATIVE_BEFORE.search(text, 0, m.start())
-        after = None if before else _RELATIVE_AFTER.match(text, m.end())
-        said = before or after
-        if not days or said is None or (days[0] - today).days != (said.group(1).lower() == "tomorrow"):
-            continue
-        lead = before or _DATE_LEAD.search(text, 0, m.start())
-        start, end = lead.start() if lead else m.start(), m.end() if before else said.end()
-        text = f"{text[:start]}{said.group(1)} ({days[0]:%A %B} {days[0].day}){text[end:]}"
-    return text
-
-
-# A relative day given its date, as `anchored` keeps it: "tomorrow (Saturday April 11)".
-_DATED_RELATIVE = re.compile(r"\b(tomorrow|today|tonight|this (?:morning|afternoon|evening)) \(((?:[A-Z][a-z]+day )?"
-                             r"[A-Z][a-z]+ \d{1,2})\)")
-
-
-def redated(text: str, today: date) -> str:
-    """`text` with each relative day given its date ("tomorrow (Saturday April 11)") said as that
-    date is from `today`: "today (Saturday April 11)" on the 11th, "on Saturday April 11" on another
-    day. A status written on Friday was copied on Saturday, and blind22's writer read the baker's
-    "tomorrow (Saturday April 11) morning" on Saturday as maybe Sunday's."""
-    def said(m: re.Match[str]) -> str:
-        days = named_days(m.group(2), today)
-        if not days:
-            return m.group(0)
-        ahead = (days[0] - today).days
-        if ahead == 0:
-            return m.group(0) if m.group(1).lower() != "tomorrow" else f"today ({m.group(2)})"
-        return f"tomorrow ({m.group(2)})" if ahead == 1 else f"on {m.group(2)}"
-    return _DATED_RELATIVE.sub(said, text)
-
-
-def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
-    """The first day from `today` (`after`: from tomorrow) that is that weekday, and the `on`th of a
-    month if one such is within five weeks: "Saturday the 11th" said on Friday April 10."""
-    first = today + timedelta(days=(weekday - today.weekday()) % 7 or (7 if after else 0))
-    return next((d for d in (first + timedelta(weeks=w) for w in range(5)) if d.day == on), first)
-
-
-def day_said(day: date, today: date) -> str:
-    """A day in the forms a kept text says one (as `anchored` and `redated` leave it): "today
-    (Wednesday January 21)", "tomorrow (Wednesday January 21)", else "on Wednesday January 21"."""
-    named, ahead = f"{day:%A %B} {day.day}", (day - today).days
-    return f"today ({named})" if ahead == 0 else f"tomorrow ({named})" if ahead == 1 else f"on {named}"
+    return bool(DATED.search(text) or stated_times(text) or _WHEN.search(text))
 
 
 def after_hours(text: str) -> int:
@@ -274,7 +174,7 @@ def after_hours(text: str) -> int:
 def named_days(text: str, today: date) -> list[date]:
     """The days a text names, each in the year that puts it nearest `today`."""
     found = []
-    for m in _DATED.finditer(text):
+    for m in DATED.finditer(text):
         month, day = (_MONTHS[m.group(1).lower()], int(m.group(2))) if m.group(1) else (
             (_MONTHS[m.group(4).lower()], int(m.group(3))) if m.group(4) else (int(m.group(6)), int(m.group(7))))
         year = int(m.group(5)) if m.group(5) else today.year - (month - today.month > 6) + (today.month - month > 6)
