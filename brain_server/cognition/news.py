@@ -17,6 +17,7 @@ from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, ne
 from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, what_there_is
+from brain_server.cognition.offline.kept_days import day_named
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
     after_when,
@@ -123,7 +124,7 @@ def since(news: MemoryNode, now: datetime) -> str:
     Said as when it was known, not "(from Friday April 10)", which blind25's writer saw read as the
     event's day after its hours ("from 2 pm to 4 pm, at the Village Green (from Friday 10 Apr)")."""
     made = news.created
-    return "" if made.date() == now.date() else f" (known since {made:%A %B} {made.day})"
+    return "" if made.date() == now.date() else f" (known since {day_named(made)})"
 
 
 def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Sequence[MemoryNode] = ()) -> str:
@@ -146,7 +147,7 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
     hours = "-".join(f"{h:02d}:{m:02d}" for h, m in clock_times(said)[:2])
     place, room = room_told(news, chats, places)
     where = place_said(place) if room else place_names(place)[0]
-    return f" (that is {relative}, {day:%A %B} {day.day}{', ' + hours if hours else ''}" \
+    return f" (that is {relative}, {day_named(day)}{', ' + hours if hours else ''}" \
            f"{', at ' + where if place else ''})"
 
 

@@ -41,7 +41,7 @@ def anchored(text: str, today: date) -> str:
 
     def dated(m: re.Match[str]) -> str:
         day = today + timedelta(days=m.group(1).lower() == "tomorrow")
-        return f"{m.group(0)} ({day:%A %B} {day.day})"
+        return f"{m.group(0)} ({day_named(day)})"
 
     def weekday(m: re.Match[str]) -> str:
         day = _next_weekday(today, _DAYS.index(m.group(2).lower()), after=bool(m.group(1)) and
@@ -73,7 +73,7 @@ def _dated_beside(text: str, today: date) -> str:
             continue
         lead = before or _DATE_LEAD.search(text, 0, m.start())
         start, end = lead.start() if lead else m.start(), m.end() if before else said.end()
-        text = f"{text[:start]}{said.group(1)} ({days[0]:%A %B} {days[0].day}){text[end:]}"
+        text = f"{text[:start]}{said.group(1)} ({day_named(days[0])}){text[end:]}"
     return text
 
 
@@ -108,5 +108,10 @@ def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
 def day_said(day: date, today: date) -> str:
     """A day in the forms a kept text says one (as `anchored` and `redated` leave it): "today
     (Wednesday January 21)", "tomorrow (Wednesday January 21)", else "on Wednesday January 21"."""
-    named, ahead = f"{day:%A %B} {day.day}", (day - today).days
+    named, ahead = day_named(day), (day - today).days
     return f"today ({named})" if ahead == 0 else f"tomorrow ({named})" if ahead == 1 else f"on {named}"
+
+
+def day_named(day: date) -> str:
+    """A day as the brain names it in what it keeps and shows: "Wednesday January 21"."""
+    return f"{day:%A %B} {day.day}"
