@@ -1156,6 +1156,40 @@ def test_a_plan_item_at_the_hours_of_news_goes_to_its_room_whatever_the_model_ca
     assert told_place("joining Cy: tomorrowing", [told], PLACES) == ""  # no hours given: by its words alone
 
 
+def test_a_memo_that_books_an_event_its_news_puts_in_a_building_books_the_room_the_talk_named(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind25 in Cauldwell: a guest's news said the dyeing was "at the Bramall's Laundry", the
+    conversation "in the drying shed"; the memo's booking went to the laundry's first room, the
+    wash house (the day plan mended only a block that held the event). A booking at the news's
+    hours goes to the room a conversation named at its hour; with no such conversation, or one
+    naming a room at other hours, to the building's first room as before."""
+    memo = "Hal Vane told Bo Tamm: Rosa Vane's kite contest is at the Market on May 5 at 4 pm"
+    lines = ('conversation with Hal Vane:\nHal Vane: "Rosa\'s kite contest, in the yard of the Market on May 5 at '
+             '{hour}."\nBo Tamm: "Count me in!"')
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        records = await _town_records(stream)
+        world = await records.world(W)
+        placed = []
+        for n, hour in enumerate(("4 pm", "10 am", "")):
+            bo = person(f"bo{n}", "Bo Tamm", f"{W}:Tamm house:bedroom")
+            heard = MemoryNode(npc_id=bo.npc_id, kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from",
+                               description=memo, object="Hal Vane", importance=6, created=MORNING,
+                               last_accessed=MORNING)
+            chat = MemoryNode(npc_id=bo.npc_id, kind=MemoryKind.CHAT, description=lines.format(hour=hour),
+                              subject="Bo Tamm", predicate="chatted with", object="Hal Vane", importance=6,
+                              created=MORNING, last_accessed=MORNING)
+            trace = Trace(npc_id=bo.npc_id, kind="test", game_time=MORNING)
+            await stream.remember(bo.npc_id, bo.persona, [heard, chat] if hour else [heard], trace, rate=False)
+            change = PlanChange(activity="going to the event", start=MORNING.replace(day=5, hour=16), minutes=120)
+            item = await booked_item(change, bo, world, stream, trace, work=WORK)
+            placed.append(item.address)
+        return placed
+
+    assert run(scenario) == [YARD, HALL, HALL]
+    assert not fake_llm.chat_requests("choose_address")
+
+
 async def _kite_contest_host(stream: MemoryStream) -> tuple[NpcState, NpcState, World, Trace]:
     """Rosa, who holds a kite flying contest in the Market's yard on May 4, 4-6 pm, and Bo, a guest."""
     event = "Rosa Vane wants to hold a kite flying contest in the yard of the Market on May 4 from 4 pm to 6 pm"

@@ -29,7 +29,8 @@ async def booked_item(change: PlanChange, npc: NpcState, world: World, stream: M
     or the home of the `host` it talked with (who named it: the NPC learns it, and its privacy is
     lifted), or the place the news of it names (`told_place`: news of the same thing, or of what is
     on at its hours in the building it was booked in; what it was `told` there or the others held,
-    else its own newest thoughts, as news retold from memos loses its place on the way), else the
+    else its own newest thoughts, as news retold from memos loses its place on the way; its room the
+    one the NPC's conversations named where the news names only the building), else the
     place the conversation named (offered only when known or said: the NPC learns it). A model's
     memo booked the event where the talk was, or in the building's first room."""
     invited: frozenset[str] = frozenset()
@@ -44,7 +45,8 @@ async def booked_item(change: PlanChange, npc: NpcState, world: World, stream: M
     if (clear := clear_of_own(npc.persona.name, thoughts, booked, places, trace)) is None:
         return None
     activity = as_guest(clear, heard_events(npc.persona.name, [*told, *thoughts], places)).activity
-    news = told_place(change.activity, [*told, *thoughts], places, start=change.start, booked=change.place)
+    news = told_place(change.activity, [*told, *thoughts], places, start=change.start, booked=change.place,
+                      chats=await stream.latest_chats(npc.npc_id))
     # the event is where its news says: a memo put it where the talk was, or named only the building
     named = news or change.place
     if named != change.place:

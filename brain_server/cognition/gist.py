@@ -118,7 +118,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, w
 
 
 def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str], *, start: datetime | None = None,
-               booked: str = "") -> str:
+               booked: str = "", chats: Sequence[MemoryNode] = ()) -> str:
     """The place named by the first of `told` (news, newest first) about the same thing as a plan
     item (a word of what its activity does, names aside): blind15's memos named none, or where the
     talk was, and the model put the item where the listener stood (the signal box, for a lesson in
@@ -127,18 +127,20 @@ def told_place(activity: str, told: Sequence[MemoryNode], places: Sequence[str],
     called the indigo dyeing in Cauldwell's laundry "tomorrowing" after its news's first word
     ("Tomorrow, between two and four ..., there will be indigo dyeing in the drying shed at
     Bramall's Laundry"), was told only "at the Bramall's Laundry", and booked the laundry's first
-    room: over ten seeds, 20 guests spent the afternoon in the wash house next door. "" when no
-    such news names one."""
+    room: over ten seeds, 20 guests spent the afternoon in the wash house next door. News that names
+    the building alone goes to the room the NPC's conversations (`chats`) named at its hour
+    (`room_told`: blind25's memos said "at the Bramall's Laundry" where the talk said the drying
+    shed). "" when no such news names one."""
     about = stems(_CAPITALISED.sub(" ", activity))  # what it is, not whose: "dinner at Rosa's" is not Rosa's contest
 
     def same(node: MemoryNode, place: str) -> bool:
         return bool(about & stems(node.description)) or (
             start is not None and (not booked or sector_of(booked) == sector_of(place)) and on_at(node, start))
 
-    found = [(place, node.description) for node in told
-             if (place := named_place(places, node.description)) and same(node, place)]
+    found = [(place, node) for node in told if (place := named_place(places, node.description)) and same(node, place)]
     # news that names the room before news retold with the building only ("at the Engine Depot")
-    return next((place for place, said in found if room_named(place, said)), found[0][0] if found else "")
+    return next((place for place, node in found if room_named(place, node.description)),
+                room_told(found[0][1], chats, places)[0] if found else "")
 
 
 def on_at(news: MemoryNode, start: datetime) -> bool:
