@@ -301,6 +301,44 @@ def test_out_of_view_a_memo_keeps_only_what_was_said(stream, fake_llm) -> None:
     assert any("kept to the gist" in note for note in t.notes)
 
 
+def test_out_of_view_the_one_with_news_leads(stream, fake_llm) -> None:
+    """blind25, the Ville out of view: Maria came calling with the party on her mind, Ayesha (who saw
+    her first) was listed first, and the gist was a greeting and goodbye; listed second, a teller
+    left its news untold in a third of such conversations, listed first in one in eight. The one
+    holding news, beside one with none, is listed first and speaks first; the memos come back in
+    the order asked; two without news keep the order they came in."""
+    party = MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, importance=8, created=NOW, last_accessed=NOW,
+                       description="Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on "
+                                   "February 14 from 5 pm to 7 pm")
+    memo = {"summary": "{} talked with {}", "importance": 3, "plan_activity": "", "plan_date": "", "plan_start": "",
+            "plan_minutes": 0}
+    for first, second in (("Isabella Rodriguez", "Klaus Mueller"), ("Klaus Mueller", "Maria Lopez")):
+        fake_llm.queue({"json": {"talk": True, "lines": [{"speaker": first, "text": "Hello there!"},
+                                                         {"speaker": second, "text": "Hello!"}],
+                                 "first": {**memo, "summary": f"{first} talked with {second}"},
+                                 "second": {**memo, "summary": f"{second} talked with {first}"}}},
+                       purpose="conversation_summary")
+
+    async def told():
+        await stream.remember("isabella", None, [party], None, rate=False)
+        led = await summarize_conversation(Speaker.of(KLAUS, NOW), Speaker.of(ISABELLA, NOW), NOW, "w:cafe:cafe",
+                                           stream, trace(), work=WORK)
+        kept = await summarize_conversation(Speaker.of(KLAUS, NOW), Speaker.of(npc("maria", "Maria Lopez"), NOW), NOW,
+                                            "w:cafe:cafe", stream, trace(), work=WORK)
+        return led, kept
+
+    led, kept = asyncio.run(told())
+    assert led is not None and kept is not None
+    asked = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("conversation_summary")]
+    assert asked[0].index("Name: Isabella Rodriguez") < asked[0].index("Name: Klaus Mueller")
+    assert "2 to 6 lines, Isabella Rodriguez first" in " ".join(asked[0].split())
+    assert (led[1].summary, led[2].summary) == ("Klaus Mueller talked with Isabella Rodriguez",
+                                                "Isabella Rodriguez talked with Klaus Mueller")
+    assert asked[1].index("Name: Klaus Mueller") < asked[1].index("Name: Maria Lopez")
+    assert (kept[1].summary, kept[2].summary) == ("Klaus Mueller talked with Maria Lopez",
+                                                  "Maria Lopez talked with Klaus Mueller")
+
+
 def test_out_of_view_a_place_the_listener_never_saw_is_kept_only_when_said(stream, fake_llm) -> None:
     """Klaus has never been to the cafe: the one call may book his plan there (Isabella knows it)
     only if the gist names it; else the place is left to be chosen as for any activity."""
