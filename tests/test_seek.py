@@ -1248,8 +1248,9 @@ def test_a_guests_item_that_says_the_hosts_part_is_going_to_the_event(run: Run, 
     """blind22, Korrin: guests' memos booked "teaching a Morse code lesson in the mess room ...",
     copied from the news, and 15% of their actions at the lesson showed them teaching it. An item at
     the hours of an event the NPC heard of that says the host's part (hosting, holding, teaching,
-    ...) is going to it, booked by a memo or in a day plan; other items, and the host's part at
-    other hours, stay as written."""
+    ...) or is a line of the talk (blind25 in the Ville: "Morning, Maria! Guess what - I want to
+    throw a Valentine's Day party ...") is going to it, booked by a memo or in a day plan; other
+    items, and the host's part at other hours, stay as written."""
     told = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from",
                       description="Cy Orr told Bo Tamm: Rosa Vane wants to hold a kite flying contest in the yard "
                                   "of the Market on May 4 from 4 pm to 6 pm", object="Cy Orr", importance=6,
@@ -1263,13 +1264,14 @@ def test_a_guests_item_that_says_the_hosts_part_is_going_to_the_event(run: Run, 
         world = await records.world(W)
         booked = []
         for activity, hour in (("holding a kite flying contest", 16), ("mending the kite flying contest's kites", 16),
-                               ("holding a kite flying contest", 10)):
+                               ("holding a kite flying contest", 10),
+                               ("Hi Bo! Guess what - Rosa wants to hold a kite flying contest", 16)):
             change = PlanChange(activity=activity, start=MORNING.replace(hour=hour), minutes=120, place=YARD)
             booked.append((await booked_item(change, bo, world, stream, trace, work=WORK)).activity)
         return booked
 
     assert run(scenario) == ["going to a kite flying contest", "mending the kite flying contest's kites",
-                             "holding a kite flying contest"]
+                             "holding a kite flying contest", "going to a kite flying contest"]
     seek = Seek(events=heard_events("Bo Tamm", [told], PLACES))
     planned = [PlanItem(start=MORNING, duration_minutes=540, activity="mending nets", address=FORGE),
                PlanItem(start=MORNING.replace(hour=16), duration_minutes=120,

@@ -269,14 +269,18 @@ def hosted_activity(name: str, text: str) -> str:
 # The host's part at an event as a plan says it ("hosting", "teaching a Morse code lesson"): in the
 # plan of one who only heard of the event, it was copied from the news.
 _HOST_PART = re.compile(r"(?:host|hold|throw|giv|run|lead|teach|organi[sz]|put\w*\s+on|get\w*\s+up)\w*\b", re.I)
+# a line of the talk, not a doing: blind25's memos booked the host's invitation as a guest's activity
+_SPOKEN = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|[Yy]ou|[Yy]our)\b|[!?]")
 
 
 def as_guest(item: PlanItem, heard: Iterable[Heard]) -> PlanItem:
     """A plan item at the hours of an event the NPC heard of (`held_at_hours`) whose activity says the
     host's part, as going to the event: blind22 booked Korrin's guests "teaching a Morse code lesson
     in the mess room ...", copied from the news, and 15% of their actions at the lesson showed them
-    teaching it (the Ville: "throwing a Valentine's Day party")."""
-    if not _HOST_PART.match(item.activity):
+    teaching it (the Ville: "throwing a Valentine's Day party"), or that is a line of the talk
+    (blind25, the Ville: "Morning, Maria! Guess what - I want to throw a Valentine's Day party ...",
+    shown as what the guest was doing)."""
+    if not (_HOST_PART.match(item.activity) or _SPOKEN.search(item.activity)):
         return item
     for h in heard:
         said = unrelayed(unstamped(gist(h.news)))
