@@ -14,7 +14,7 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.context import ContextWindow, context_at_start, prompt_tokens
 from brain_server.llm.embedded import EMBEDDED_CONTEXT, MODEL_NAME, EmbeddedLLMUnavailable, model_path
-from brain_server.llm.embeddings import OpenAIEmbedder, make_embedder, store_embedder_mismatch
+from brain_server.llm.embeddings import Embedder, MiniLMEmbedder, OpenAIEmbedder, make_embedder, store_embedder_mismatch
 from brain_server.llm.minilm import EmbedderUnavailable
 from brain_server.llm.probe import Finding, configured_llm, probe_settings
 from brain_server.llm.trial import TRIAL_ROUNDS, built_in_prompts, trial
@@ -130,8 +130,15 @@ async def _embeddings(settings: Settings) -> tuple[Finding, int | None]:
     if (mismatch := store_embedder_mismatch(settings, embedder, dim)) is not None:
         return Finding("wrong", mismatch), None  # the store is not opened with vectors it does not hold
     where = (f"{settings.embeddings_model} at {settings.embeddings_base_url}" if settings.embeddings_base_url
-             else f"local {'MiniLM' if settings.embedder == 'minilm' else 'static table'} ({embedder.name})")
+             else f"local {_local(embedder)} ({embedder.name})")
     return Finding("ok", f"{where}, dim {dim}"), dim
+
+
+def _local(embedder: Embedder) -> str:
+    """The local embedder in words: which MiniLM kernels run, or the static table."""
+    if isinstance(embedder, MiniLMEmbedder):
+        return f"MiniLM, {'integer' if embedder.integer_kernels else 'float'} kernels"
+    return "static table"
 
 
 def _prompts(settings: Settings) -> Finding:

@@ -204,9 +204,15 @@ class Settings(BaseSettings):
                                                   "table distilled from it, built once into DATA_DIR/cache: "
                                                   "microseconds a text, for crowds; retrieval a little weaker, "
                                                   "docs/benchmarks.md). A store keeps the one that made it.")
-    embeddings_table_dir: Path | None = Field(None, description="EMBEDDER=static: where its table is cached (~16 "
-                                              "MB, named by the model's hash); unset = DATA_DIR/cache. A folder "
-                                              "shared by several data folders builds it once for all.")
+    embedder_integer_kernels: bool = Field(True, description="EMBEDDER=minilm: multiply in int8 (a model built "
+                                           "once from the shipped one into the cache folder below, seconds; needs "
+                                           "the onnx package): about half the CPU a text, retrieval the same on "
+                                           "our set, one store for both (docs/benchmarks.md); false = the float "
+                                           "kernels the model ships with.")
+    embeddings_table_dir: Path | None = Field(None, description="Where the static table (EMBEDDER=static, ~16 MB) "
+                                              "and MiniLM's integer kernels (~23 MB) are cached, named by the "
+                                              "model's hash; unset = DATA_DIR/cache. A folder shared by several "
+                                              "data folders builds them once for all.")
     embeddings_model: str = Field("text-embedding-3-small", description="Embeddings model name sent to "
                                   "EMBEDDINGS_BASE_URL.")
     embeddings_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for the embeddings "

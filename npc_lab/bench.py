@@ -476,8 +476,10 @@ def bench_embed(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"threads": args.embed_threads}
     embedders: dict[str, MiniLMEmbedder | StaticEmbedder] = {}
     for name in args.embedders:
-        embedder: MiniLMEmbedder | StaticEmbedder = (MiniLMEmbedder(threads=args.embed_threads) if name == "minilm"
-                    else StaticEmbedder(args.cache_dir or Path("data") / "cache"))
+        cache = args.cache_dir or Path("data") / "cache"
+        embedder: MiniLMEmbedder | StaticEmbedder = (
+            StaticEmbedder(cache) if name == "static" else
+            MiniLMEmbedder(threads=args.embed_threads, kernels_dir=cache if name == "minilm" else None))
         if isinstance(embedder, StaticEmbedder) and embedder.model.built_s is not None:
             out["static_build_s"] = embedder.model.built_s
         embedder.embed_sync(texts[:8])
@@ -565,11 +567,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="decide: NPC counts (default 25 250 1000)")
     parser.add_argument("--embed-threads", type=int, default=EMBEDDINGS_THREADS,
                         help=f"embed: onnxruntime's threads (default {EMBEDDINGS_THREADS}, the brain's)")
-    parser.add_argument("--embedders", nargs="+", choices=("minilm", "static"), default=["minilm"],
-                        help="embed: the local embedders measured (default minilm: static builds its table, "
-                        "minutes, the first time in --cache-dir)")
-    parser.add_argument("--cache-dir", type=Path, help="embed: the static table's cache (default data/cache, "
-                        "the brain's)")
+    parser.add_argument("--embedders", nargs="+", choices=("minilm", "minilm-float", "static"), default=["minilm"],
+                        help="embed: the local embedders measured (default minilm, with the integer kernels the "
+                        "brain runs by default; minilm-float: the kernels the model ships with; static builds its "
+                        "table, minutes, the first time in --cache-dir)")
+    parser.add_argument("--cache-dir", type=Path, help="embed: where the static table and MiniLM's integer kernels "
+                        "are cached (default data/cache, the brain's)")
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")

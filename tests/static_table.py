@@ -6,7 +6,8 @@ the static table's 0.2), and every text a brain stores or retrieves by costs it 
 table takes microseconds: the brain tests that test what a brain does with its memories, not how
 well they are retrieved, paid most of their CPU to it (issue 40). The tests of retrieval and
 embeddings, and the brains that a test starts with `embedder="minilm"` (or an embeddings endpoint),
-keep theirs; the packaging tests' installed brains start as a user's do, with MiniLM.
+keep theirs (MiniLM's integer kernels built once, into the table's folder); the packaging tests'
+installed brains start as a user's do, with MiniLM.
 
 The table is built once into pytest's cache folder (~30 CPU-s on 2 cores) by `tools/setup.sh`, or,
 where set-up did not run, by whichever test process needs it first, the others waiting on its lock;
@@ -47,6 +48,9 @@ def brain_env(env: dict[str, str]) -> dict[str, str]:
         env["NPC_BRAIN_EMBEDDER"] = EMBEDDER
         if EMBEDDER == "static":
             env["NPC_BRAIN_EMBEDDINGS_TABLE_DIR"] = str(table_dir())
+    if env.get("NPC_BRAIN_EMBEDDER") == "minilm" and not env.get("NPC_BRAIN_EMBEDDINGS_BASE_URL"):
+        # MiniLM's integer kernels, built once for every test brain (not once per data folder)
+        env.setdefault("NPC_BRAIN_EMBEDDINGS_TABLE_DIR", str(TABLE_DIR))
     return env
 
 

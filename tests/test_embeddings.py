@@ -55,10 +55,11 @@ def test_minilm_computes_in_a_process_of_its_own_at_a_lower_priority(minilm: Min
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="niceness is per thread only on Linux")
-def test_in_lockstep_the_embedder_keeps_the_brains_priority() -> None:
+def test_in_lockstep_the_embedder_keeps_the_brains_priority(tmp_path: Path) -> None:
     """In lockstep a Decide waits for its perceptions' embeddings: niced, they waited for every
     other process's CPU."""
-    embedder = make_embedder(Settings(background_thinking=False, embeddings_cache_mib=0))
+    embedder = make_embedder(Settings(background_thinking=False, embeddings_cache_mib=0, data_dir=tmp_path,
+                                      embedder_integer_kernels=False))
     try:
         asyncio.run(embedder.embed(["warm-up"]))
         own = {_niceness(os.getpid(), int(t)) for t in os.listdir("/proc/self/task")}
@@ -143,8 +144,8 @@ def test_minilm_pads_a_batch_of_mixed_lengths_little_and_gives_each_text_its_own
     assert np.allclose(vectors, np.concatenate([model.embed([t]) for t in texts]), atol=1e-5)
 
 
-def test_make_embedder_defaults_to_minilm() -> None:
-    local = make_embedder(Settings(embeddings_window_ms=20))
+def test_make_embedder_defaults_to_minilm(tmp_path: Path) -> None:
+    local = make_embedder(Settings(embeddings_window_ms=20, data_dir=tmp_path, embedder_integer_kernels=False))
     assert isinstance(local, MiniLMEmbedder) and local.window_s == 0.02
     local.close()
     remote = make_embedder(Settings(embeddings_base_url="http://127.0.0.1:9/v1", embeddings_model="m"))

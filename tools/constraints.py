@@ -7,9 +7,9 @@ nothing the lock does not name, with a hash it does not list. llama-cpp-python i
 only and built once per machine into a wheelhouse (tools/setup.sh): its sdist's hash is pinned on its
 own, in locks/llama-cpp-python.txt, since the wheel built from it has no hash a lock could know.
 
-After changing a dependency (or to take newer releases), with uv installed (`pip install uv`):
+After changing a dependency (or to take newer releases: `--upgrade`), with uv installed (`pip install uv`):
 
-    .venv/bin/python tools/constraints.py          # re-resolve every lock (asks PyPI)
+    .venv/bin/python tools/constraints.py          # re-resolve every lock (asks PyPI), keeping its pins
     tools/setup.sh                                 # install what they now say
     .venv/bin/pytest -n 0 -q tests/test_dependencies.py
 
@@ -81,32 +81,39 @@ def _uv() -> str:
     return found
 
 
-def compile_lock(path: Path, specs: list[str], what: str, *extra: str) -> None:
-    """uv's universal resolution of `specs` with every file's hash, under our header and the inputs."""
-    requirements = path.with_suffix(".in")
+def compile_lock(path: Path, specs: list[str], what: str, *extra: str, upgrade: bool = False) -> None:
+    """uv's universal resolution of `specs` with every file's hash, under our header and the inputs;
+    the versions the lock already pins are kept where they still fit, unless `upgrade`."""
+    requirements, resolved = path.with_suffix(".in"), path.with_suffix(".resolved")
     requirements.write_text("".join(f"{s}\n" for s in specs))
+    if path.is_file() and not upgrade:  # uv prefers the pins of the file it writes
+        shutil.copyfile(path, resolved)
     try:
         done = subprocess.run([_uv(), "pip", "compile", "--universal", "--generate-hashes", "--python-version",
-                               "3.11", "--no-header", "--quiet", *extra, requirements.relative_to(ROOT).as_posix()],
+                               "3.11", "--no-header", "--quiet", *extra, "--output-file",
+                               resolved.relative_to(ROOT).as_posix(), requirements.relative_to(ROOT).as_posix()],
                               cwd=ROOT, capture_output=True, text=True, check=False)
+        out = resolved.read_text() if resolved.is_file() else ""
     finally:
         requirements.unlink()
+        resolved.unlink(missing_ok=True)
     if done.returncode:
         sys.exit(f"constraints: uv could not resolve {path.name}:\n{done.stderr}")
     header = HEADER.format(what=what, path=path.relative_to(ROOT).as_posix())
-    body = done.stdout.replace(f"-r {requirements.relative_to(ROOT).as_posix()}", "pyproject.toml")
+    body = out.replace(f"-r {requirements.relative_to(ROOT).as_posix()}", "pyproject.toml")
     path.write_text(header + "".join(f"{INPUT}{s}\n" for s in specs) + body)
 
 
-def write() -> None:
+def write(upgrade: bool = False) -> None:
     """dev first (the widest), then each smaller lock constrained to dev's versions: every lock
-    installs the same release of a package."""
+    installs the same release of a package. Pins kept where they still fit, unless `upgrade`."""
     LOCKS.mkdir(exist_ok=True)
     dev = LOCKS / "dev.txt"
     for name in SETS:
         extra = ["--no-emit-package", LLAMA] + (["--constraint", str(dev)] if name != "dev" else [])
-        compile_lock(LOCKS / f"{name}.txt", inputs(name), " + ".join(SETS[name]), *extra)
-    compile_lock(LOCKS / f"{LLAMA}.txt", [llama_spec()], "its sdist, built into the wheelhouse", "--no-deps")
+        compile_lock(LOCKS / f"{name}.txt", inputs(name), " + ".join(SETS[name]), *extra, upgrade=upgrade)
+    compile_lock(LOCKS / f"{LLAMA}.txt", [llama_spec()], "its sdist, built into the wheelhouse", "--no-deps",
+                 upgrade=upgrade)
 
 
 def pins(path: Path) -> list[Requirement]:
@@ -182,9 +189,11 @@ def problems() -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare instead of resolving (offline)")
+    parser.add_argument("--upgrade", action="store_true", help="take the newest releases pyproject.toml allows "
+                        "(default: keep what the locks pin where it still fits)")
     args = parser.parse_args()
     if not args.check:
-        write()
+        write(args.upgrade)
         print(f"constraints: {', '.join(f'{n}.txt' for n in (*SETS, LLAMA))} written to {LOCKS.relative_to(ROOT)}/")
         return 0
     found = problems()

@@ -24,6 +24,7 @@ from prometheus_client import Counter
 
 from brain_server.config import EMBEDDINGS_CACHE_MIB, EMBEDDINGS_THREADS, EMBEDDINGS_WINDOW_MS, Settings
 from brain_server.llm import minilm
+from brain_server.llm.integer_kernels import integer_model
 from brain_server.llm.minilm import EmbedderUnavailable, model_files, said, unit_rows
 from brain_server.llm.probe import Endpoint
 from brain_server.llm.static_embed import STATIC_DIM, StaticModel
@@ -117,10 +118,15 @@ class MiniLMEmbedder(Embedder):
     def __init__(self, *, threads: int = EMBEDDINGS_THREADS, batch_size: int = 32, max_tokens: int = 256,
                  model_path: Path | None = None, tokenizer_path: Path | None = None,
                  cache_mib: float = EMBEDDINGS_CACHE_MIB, window_s: float = EMBEDDINGS_WINDOW_MS / 1000,
-                 lower_priority: bool = True) -> None:
+                 lower_priority: bool = True, kernels_dir: Path | None = None) -> None:
+        """`kernels_dir`: where MiniLM's integer kernels are built once and kept (`integer_kernels.py`);
+        None runs the float kernels the model ships with."""
         super().__init__(cache_mib)
         self.window_s = window_s
         model_path, tokenizer_path = model_files(model_path, tokenizer_path)  # a missing package is told here
+        integer = integer_model(model_path, kernels_dir) if kernels_dir is not None else None
+        self.integer_kernels = integer is not None
+        model_path = integer or model_path
         options = {"threads": threads, "batch_size": batch_size, "max_tokens": max_tokens,
                    "model_path": str(model_path), "tokenizer_path": str(tokenizer_path),
                    "lower_priority": lower_priority}
@@ -298,7 +304,9 @@ def make_embedder(settings: Settings) -> Embedder:
     # In lockstep a Decide stores what its NPC saw before it answers: the embedder is on the answer's
     # path there, and niced it waits for every other process's CPU (a Decide took 45 s beside busy ones).
     return MiniLMEmbedder(cache_mib=settings.embeddings_cache_mib, threads=settings.embeddings_threads,
-                          window_s=settings.embeddings_window_ms / 1000, lower_priority=settings.background_thinking)
+                          window_s=settings.embeddings_window_ms / 1000, lower_priority=settings.background_thinking,
+                          kernels_dir=(settings.embeddings_table_dir or settings.data_dir / "cache")
+                          if settings.embedder_integer_kernels else None)
 
 
 def store_embedder_mismatch(settings: Settings, embedder: Embedder, dim: int) -> str | None:
