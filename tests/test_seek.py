@@ -569,6 +569,36 @@ def test_news_told_as_news_stays_news_whatever_importance_the_hearer_rated_it(ru
     run(scenario)
 
 
+def test_news_told_comes_before_the_npcs_memo_of_telling_it(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind25 in the Ville, out of view: Maria's memo of telling Arthur ("Maria Lopez told Arthur
+    Burton about the event on Saturday February 14 ..., and Maria Lopez said they would go", rated 7)
+    outranked the party she was told as news (rated 6), and was what she passed on: her listeners
+    heard "Maria told Arthur about the event", and two tellings on the party's name was gone (told
+    on as news, such a memo outranked the news again). News held as told comes before a memo of
+    someone telling it, the NPC's own or told it as news; with none, the memo is news as before."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        later = MORNING + timedelta(hours=2)
+        [memo] = await stream.remember("rosa", teller.persona, [thought(
+            "Rosa Vane told Cy Orr about the event on May 5 from 8 am to 9 am, at the quay, and Rosa Vane said they "
+            "would go", "remembers", 7)], trace, rate=False)
+        assert (await held_news("rosa", later, stream)).id == memo.id
+        told = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, subject="Rosa Vane", predicate="heard from",
+                          object="Bo Tamm", importance=6, created=MORNING, last_accessed=MORNING,
+                          keywords=[HEARD, "bo tamm"], description="Bo Tamm told Rosa Vane: Bo Tamm will show "
+                          "people how to splice a rope at the quay on May 5 from 8 am to 9 am")
+        relayed = told.model_copy(update={"id": str(uuid4()), "importance": 8, "object": "Di Orr", "keywords": [
+            HEARD, "di orr"], "description": "Di Orr told Rosa Vane: Cy Orr told Di Orr about the event on May 5 "
+                                             "from 8 am to 9 am, at the quay"})
+        [told, _] = await stream.remember("rosa", teller.persona, [told, relayed], trace, rate=False)
+        assert (await held_news("rosa", later, stream)).id == told.id
+        assert "splice a rope" in (await held(stream, "rosa", "Rosa Vane", later)).line
+
+    run(scenario)
+
+
 def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> None:
     """Wyncombe (captured): "Agnes Hale has news to pass on and has not told Jonah Pike yet: Agnes
     Hale learned that Agnes Hale is busy at the green", an insight of her reflection offered as news.

@@ -198,13 +198,23 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     its newest, `latest_thoughts`), of importance `least` at least, whose gist is none of `heard`. Its
     reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
     that Agnes is busy at the green") was offered as news to pass on, with what, when and where.
-    Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk. News of
-    an event that is over is none (`said_clock.passed`)."""
+    Of two as important, news as it was told (`NEWS`) before the NPC's own memo of the talk. A memo of
+    someone telling someone ("Maria Lopez told Arthur Burton about the event on Saturday ..."), its
+    own or told it as news, is a record of news passed on, not the news: while the NPC holds news as
+    told that is not one, that comes first (blind25 in the Ville, out of view: such memos, rated
+    above the news heard, were told on as "Ryan told Arthur about the event", and two tellings on
+    the party's name was lost). News of an event that is over is none (`said_clock.passed`)."""
     mine = await stream.latest_thoughts(npc_id)
     fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
              and not passed(said, n.created.date(), now)]
+    if any(NEWS in n.keywords and not _TELLING.match(gist(n)) for n in fresh):
+        fresh = [n for n in fresh if not _TELLING.match(gist(n))]
     return max(fresh, key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
+
+
+# a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ..."), not the news
+_TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:[A-Z][\w'’-]*\s+){1,4}about\b")
 
 
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
