@@ -97,7 +97,12 @@ afresh at stop 96 (Wyncombe, blind22 answering) under three prompt sets (the shi
 second reworded set out of view, the fourth in view: their dates and clocks in three forms each),
 modelled on a mid-size mixture-of-experts model (~30B, ~3B active) behind vLLM with guided decoding
 that reads dates and clocks in any form; its writer's list of what confused it was read before its
-first run. `FROZEN` holds the hashes.
+first run. A twenty-eighth, `blind26` (npc_lab/standin/blind26.py), by a twenty-sixth hand, from
+requests captured afresh at stop 98 (Corvin Mansions, blind25 answering) under the shipped prompts in
+view, the third reworded set out of view (dotted clocks, "2.00 p.m.") and the fifth in view, modelled
+on a 12-14B dense model behind llama.cpp's server whose grammar keeps the schema's structure but not
+its integer bounds; its writer's list of what confused it was read before its first run. `FROZEN`
+holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -137,7 +142,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind22.py": "d46ccfa4bb831528353bf5da31503c908c0865fe390ac8e1cae3de8d852b7b30",
           "blind23.py": "85ed9faafa36a37c950427eda957e68ca098801b39cf98009602161875705e4c",
           "blind24.py": "c549863715ecfde88886b3c66bfe2f9936da8ebc1c8584385792af979034f536",
-          "blind25.py": "0f1789bd92001bc30ae1e2b37b59ed463ff0e0231ba32f0ee87db26b3a4575e5"}
+          "blind25.py": "0f1789bd92001bc30ae1e2b37b59ed463ff0e0231ba32f0ee87db26b3a4575e5",
+          "blind26.py": "87bba117b7a9cc11a5de34dd656171bc0b8528930073d539716aac28307b40a7"}
 
 
 class BlindStandIn:
