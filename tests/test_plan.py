@@ -516,6 +516,29 @@ def test_a_block_is_put_where_its_activity_says(run: Run, fake_llm: FakeOpenAI) 
         (7, PARK), (12, PARK), (13, CAFE), (17, CAFE)]
 
 
+def test_a_block_copied_from_the_persona_s_words_is_said_as_a_doing(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind26 in Brinnick: day plans copied the lifestyle's "keeps the shop from 8 am to 6 pm" into
+    a block, and the game showed "Bel Strachan is keeps the shop" (and every prompt "who was keeps
+    the shop") for ten hours a day. A block that begins with a verb of the persona's own words, as
+    they say it of the NPC, is its "-ing" form; a block that begins with a noun ("errands") stays."""
+    persona = Persona(name="Bel Strachan", identity="Bel Strachan runs the shop side of the Salt Loaf. She sells "
+                      "honey on the counter.", lifestyle="wakes up at 6 am, keeps the shop from 8 am to 6 pm, "
+                      "and goes to bed at 11 pm")
+    assert {"keeps", "runs", "sells", "goes", "wakes"} <= persona.verbs and "errands" not in persona.verbs
+    day = {**SCRIPTED_DAY, "blocks": [block("06:00", 120, "wakes up and has breakfast", HOME, "🪥"),
+                                      block("08:00", 240, "keeps the shop", CAFE),
+                                      block("12:00", 60, "errands at the market", CAFE),
+                                      block("13:00", 300, "runs the shop side", CAFE),
+                                      block("18:00", 240, "reading at home", HOME, "📖"),
+                                      block("22:00", 480, "sleeping", HOME, "😴")]}
+    fake_llm.queue({"json": day}, purpose="daily_plan")
+    npc = isabella()
+    npc.persona = persona
+    run(lambda stream: new_day(npc, DAY1, stream))
+    assert [i.activity for i in npc.plan][:5] == ["waking up and has breakfast", "keeping the shop",
+                                                  "errands at the market", "running the shop side", "reading at home"]
+
+
 def test_a_label_loses_the_npc_s_own_name_without_a_pattern_made_from_it(monkeypatch) -> None:
     """Issue 44: each label took the NPC's own name off with a pattern made from the name; a
     thousand NPCs' patterns overflowed re's cache (512), and every label compiled one again."""

@@ -70,7 +70,8 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
         trace.note(f"plan: nothing of importance {renew_below}+ since the last plan: the same day again (no LLM call)")
     else:
         answer = await _ask_for_plan(npc, now, stream, trace, places, work, seek.lines if seek else "")
-    items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace, persona.name), npc, places)
+    items, overslept = keep_awake(schedule(answer, now, places, persona.home, trace, persona.name, persona.verbs),
+                                  npc, places)
     if overslept:
         trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
     items, away = keep_at_work(items, npc, places, seek.holds_event if seek else lambda item: False)
@@ -148,7 +149,7 @@ def fallback_plan(npc: NpcState, now: datetime, places: Sequence[str]) -> DailyP
 
 
 def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
-             trace: Trace | None = None, name: str = "") -> list[PlanItem]:
+             trace: Trace | None = None, name: str = "", verbs: frozenset[str] = frozenset()) -> list[PlanItem]:
     """The answer as a gap-free timeline on `now`'s date, from waking up (the first block moves to
     the wake-up hour, or the wake-up to the first block if it starts earlier or within that hour) to
     waking up the next day, the last block being sleep at home; addresses repaired to known places."""
@@ -158,8 +159,8 @@ def schedule(plan: DailyPlan, now: datetime, places: Sequence[str], home: str,
         moment = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=tz)
         return moment if moment.hour >= DAY_BOUNDARY_HOUR else moment + timedelta(days=1)
 
-    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home, trace, name)
-                     for b in plan.blocks), key=lambda i: i.start)
+    drafts = sorted((_item(at(b.start), b.duration_minutes, b.activity, b.emoji, b.address, places, home, trace, name,
+                           verbs) for b in plan.blocks), key=lambda i: i.start)
     wake = datetime.combine(day, time(min(max(plan.wake_up_hour, EARLIEST_WAKE_HOUR), LATEST_WAKE_HOUR)), tzinfo=tz)
     wake = drafts[0].start if drafts and drafts[0].start < wake + timedelta(hours=1) else wake
     end = wake + timedelta(days=1)
@@ -214,7 +215,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
         trace.note("plan: re-plan failed, the plan stays as it was")
         return []
     drafts = [_item(_clock_after(b.start, now), 5, b.activity, b.emoji, b.address, places, npc.persona.home, trace,
-                    npc.persona.name) for b in answer.new_blocks]
+                    npc.persona.name, npc.persona.verbs) for b in answer.new_blocks]
     window = _timeline(sorted(drafts, key=lambda i: i.start), now, end)
     npc.plan = _once_a_day([*before, *window, *after], now)
     changed = [i.model_copy(update={"one_off": True}) for i in npc.plan if now <= i.start < end]
@@ -303,7 +304,7 @@ def _once_a_day(items: Sequence[PlanItem], since: datetime) -> list[PlanItem]:
 
 
 def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str, places: Sequence[str],
-          home: str, trace: Trace | None = None, name: str = "") -> PlanItem:
+          home: str, trace: Trace | None = None, name: str = "", verbs: frozenset[str] = frozenset()) -> PlanItem:
     address = place_as_said(activity, repair_address(address, places, home, trace), places, trace)
     if _AT_HOME.search(activity) and home and sector_of(address) != sector_of(home):
         # a model may lay "relaxing at home" at a place it knows better than the NPC's own (a
@@ -311,8 +312,8 @@ def _item(start: datetime, minutes: int, activity: str, emoji: str, address: str
         if trace is not None:
             trace.note(f"plan: {activity[:60]!r} is at home, not at {address!r}")
         address = home
-    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES), activity=as_label(activity, name),
-                    emoji=emoji, address=address)
+    return PlanItem(start=start, duration_minutes=max(minutes, MIN_STEP_MINUTES),
+                    activity=as_label(activity, name, verbs), emoji=emoji, address=address)
 
 
 def _clock_after(clock: str, now: datetime) -> datetime:

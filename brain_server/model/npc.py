@@ -26,18 +26,41 @@ _FIELD_NAME = re.compile(r"activity\s*[:-]\s*", re.IGNORECASE)
 _IS_OR_COLON = re.compile(r"\s+is\s+|\s*:\s*")
 
 
-def as_label(activity: str, name: str = "") -> str:
+def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset()) -> str:
     """A model's activity as a plan item's label, which the game shows after the NPC's name and "is":
     without an address copied into it (`without_addresses`), the schema's field name before it, or
     the NPC's own name and "is" ("Osric Fennell is Activity: Osric Fennell is replanking an old
-    working boat", blind22's day plan copying its status into a block)."""
+    working boat", blind22's day plan copying its status into a block); one that begins with a verb
+    of the persona's own words as they say it (`Persona.verbs`: "keeps the shop", copied from "keeps
+    the shop from 8 am to 6 pm") in its "-ing" form: blind26's day plans showed "Bel Strachan is keeps
+    the shop"."""
     label = without_addresses(activity)
     label = label[m.end():] if (m := _FIELD_NAME.match(label)) else label
     for said in dict.fromkeys([name, name.split()[0]] if name.strip() else []):
         if label.startswith(said) and (m := _IS_OR_COLON.match(label, len(said))):
             label = label[m.end():]
             break
-    return label.strip() or activity.strip()
+    label = label.strip()
+    first, _, rest = label.partition(" ")
+    if first in verbs:
+        label = f"{doing_form(first)} {rest}".strip()
+    return label or activity.strip()
+
+
+def doing_form(verb: str) -> str:
+    """A verb said of someone ("keeps", "runs", "teaches", "carries", "writes") as "-ing"."""
+    if verb in ("is", "has"):
+        return {"is": "being", "has": "having"}[verb]
+    if verb.endswith("ies") and len(verb) > 4:
+        return f"{verb[:-3]}ying"
+    base = verb[:-2] if re.search(r"(?:ch|sh|x|ss|zz|[^aeiou]o)es$", verb) else verb[:-1]
+    if base.endswith("ie"):
+        return f"{base[:-2]}ying"
+    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
+        return f"{base[:-1]}ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", base):  # one short syllable: "runs", "sits", "shops"
+        return f"{base}{base[-1]}ing"
+    return f"{base}ing"
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), datetime, date, timedelta})
@@ -97,6 +120,19 @@ class Persona(_DeepCopied):
         """The arenas that are the NPC's own whatever its known areas say: its home, and its
         workplace if the game declares one (known from spawn, never private to it)."""
         return [arena_of(a) for a in (self.home, self.workplace) if a]
+
+    @property
+    def verbs(self) -> frozenset[str]:
+        """The verbs its own words say of it ("keeps", "runs"): the first word, ending in "s", of each
+        clause of its lifestyle ("wakes up at 6 am, keeps the shop from 8 am to 6 pm, and goes to
+        bed at 11 pm") and the word after its name or a pronoun in its identity and lifestyle."""
+        first = self.name.split()[0] if self.name.strip() else ""
+        after = "|".join(re.escape(w) for w in (self.name, first, "he", "she", "they", "He", "She", "They") if w)
+        clauses = [c.strip().removeprefix("and ").strip() for c in re.split(r"[,;.]", self.lifestyle)]
+        said = {c.split()[0] for c in clauses if c and c.split()[0].islower()}
+        said |= set(re.findall(rf"(?:^|\b(?:{after})\s+)(?:also\s+|still\s+)?([a-z]+s)\b",
+                               f"{self.identity} {self.lifestyle}"))
+        return frozenset(w for w in said if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")))
 
     def summary(self) -> str:
         """The paper's identity stable set, as prompts see it."""
