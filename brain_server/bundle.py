@@ -38,9 +38,10 @@ SUBMODULES_OF = ("brain_server", "npc_brain", "grpc_health", "grpc_reflection")
 ARCHES = {"amd64": "x86_64", "aarch64": "arm64"}  # platform.machine() on Windows, Linux ARM
 # Installed alongside in a developer's environment, or imported only by what the brain never calls
 # (llama-cpp-python's model downloads, onnxruntime's model tools), never by the brain: ~40 MB less.
+# Without onnxruntime's quantizer and onnx a bundle's MiniLM runs its float kernels (integer_kernels.py).
 EXCLUDES = ("npc_lab", "tools", "tests", "matplotlib", "playwright", "pytest", "hypothesis", "tkinter",
             "IPython", "PyInstaller", "qdrant_client.local.tests", "grpc_tools", "PIL", "huggingface_hub",
-            "hf_xet", "onnxruntime.transformers", "onnxruntime.quantization", "onnxruntime.tools")
+            "hf_xet", "onnxruntime.transformers", "onnxruntime.quantization", "onnxruntime.tools", "onnx")
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback never goes through a proxy
 
 
