@@ -367,3 +367,30 @@ def test_out_of_view_a_group_sees_its_own_places_and_keeps_to_what_was_said(stre
     assert "invites them to an event they are hosting" in asked and "Someone invited says whether they will come" in asked
     maria = result[1][2]
     assert "Chapel" not in maria.summary and not maria.plan_activity
+
+
+def test_out_of_view_a_group_is_opened_by_one_with_news(stream, fake_llm) -> None:
+    """As for a pair (blind25, the Ville: a teller listed second left its news untold in a third of
+    such talks): of three told in one call, one holding news opens it when the one who began holds
+    none, and the memos come back in the order asked."""
+    party = MemoryNode(npc_id="maria", kind=MemoryKind.THOUGHT, importance=8, created=NOW, last_accessed=NOW,
+                       subject="Maria Lopez", description="Maria Lopez is throwing a birthday party at the Chapel "
+                                                          "of St Ives tomorrow from 5 pm to 7 pm")
+    speakers = [Speaker.of(npc(i, name), NOW) for i, name in
+                (("isabella", "Isabella Rodriguez"), ("klaus", "Klaus Mueller"), ("maria", "Maria Lopez"))]
+    fake_llm.queue({"json": {"talk": True, "lines": [{"speaker": "Maria Lopez", "text": "Hello both!"},
+                                                     {"speaker": "Klaus Mueller", "text": "Hi Maria."}],
+                             "memos": [{"name": n, **memo(f"{n} said hello")} for n in
+                                       ("Isabella Rodriguez", "Klaus Mueller", "Maria Lopez")]}}, purpose="group_summary")
+
+    async def told():
+        await stream.remember("maria", None, [party], None, rate=False)
+        return await tell_group(speakers, NOW, "w:cafe:cafe", stream, trace(), work=WORK)
+
+    result = asyncio.run(told())
+    assert result is not None
+    prompt = fake_llm.chat_requests("group_summary")[0]["body"]["messages"][1]["content"]
+    assert prompt.index("Name: Maria Lopez") < prompt.index("Name: Isabella Rodriguez") < prompt.index(
+        "Name: Klaus Mueller")
+    assert [m.summary for m in result[1]] == ["Isabella Rodriguez said hello", "Klaus Mueller said hello",
+                                              "Maria Lopez said hello"]

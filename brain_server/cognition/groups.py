@@ -184,11 +184,19 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
                      trace: Trace, *, work: Work) -> tuple[list[DialogueLine], list[ConversationMemo]] | None:
     """A conversation of three or more nobody watches, in one call: None when they do not stop to
     talk; else the gist as lines and each participant's memo (in `speakers`' order), each shown
-    only its own memories, news and places and kept to what it could know, as for a pair (gist.py)."""
+    only its own memories, news and places and kept to what it could know, as for a pair (gist.py).
+    One with news to pass on opens it when the one who began has none (as `summarize_conversation`)."""
+    asked = list(speakers)
+    mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
+    told = list(await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+                                       for s in speakers)))
+    if told[0].news is None and (teller := next((i for i, t in enumerate(told) if t.news is not None), None)):
+        speakers = [speakers[teller], *(s for i, s in enumerate(speakers) if i != teller)]
+        told = [told[teller], *(t for i, t in enumerate(told) if i != teller)]
     days = _days_ahead(now)
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
     places = list(dict.fromkeys(p for s in speakers for p in s.places))  # anyone's place may be named
-    people, knew = await _people(speakers, now, stream, trace)
+    people, knew = await _people(speakers, told, mind, now, stream, trace)
     known = [f"{place} {k}" for k in knew]  # where they stand, each knows
     answer = await stream.llm.complete(
         GROUP_SUMMARY,
@@ -213,12 +221,13 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
         return None
     memos = {memo.name: ConversationMemo.model_validate(memo.model_dump(exclude={"name"})) for memo in answer.memos}
     trace.note(f"converse: {names(speakers)} talked, told in {len(lines)} lines (one call: out of view)")
-    kept = []
+    kept = {}
     for s, knows in zip(speakers, known, strict=True):
         partners = names([o for o in speakers if o is not s])
         memo = memos.get(s.persona.name) or _plain_memo(s.persona.name, partners)
-        kept.append(place_heard(said_only(memo, s.persona.name, partners, lines, knows, places, trace), s.places, lines))
-    return lines, kept
+        kept[s.npc_id] = place_heard(said_only(memo, s.persona.name, partners, lines, knows, places, trace), s.places,
+                                     lines)
+    return lines, [kept[s.npc_id] for s in asked]
 
 
 def _greetings(speakers: Sequence[Speaker], trace: Trace) -> GroupSummary:
@@ -231,15 +240,13 @@ def _greetings(speakers: Sequence[Speaker], trace: Trace) -> GroupSummary:
                                             for s in speakers[1:])])
 
 
-async def _people(speakers: Sequence[Speaker], now: datetime, stream: MemoryStream,
-                  trace: Trace) -> tuple[Bullets, list[str]]:
-    """Each participant: persona, what it was doing, its plans, the places it knows, its news and
-    what may come up for it (its memories of the others and of what they were doing), as one list
-    the prompt budget trims item by item; and what each knew, as text (for `gist.own_lines`)."""
+async def _people(speakers: Sequence[Speaker], told: Sequence[Held], mind: dict[str, Head], now: datetime,
+                  stream: MemoryStream, trace: Trace) -> tuple[Bullets, list[str]]:
+    """Each participant: persona, what it was doing, its plans, the places it knows, its news (`told`)
+    and what may come up for it (its memories of the others and of what they were doing, from the
+    head `mind` gives it), as one list the prompt budget trims item by item; and what each knew, as
+    text (for `gist.own_lines`)."""
     headers, items, known = [], [], []
-    mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
-    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
-                                  for s in speakers))
     for g, (me, news) in enumerate(zip(speakers, told, strict=True)):
         head = mind[me.npc_id]
         about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
