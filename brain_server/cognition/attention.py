@@ -205,12 +205,13 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     above the news heard, were told on as "Ryan told Arthur about the event", and two tellings on
     the party's name was lost). News of an event that is over is none (`said_clock.passed`)."""
     mine = await stream.latest_thoughts(npc_id)
-    fresh = [n for n in mine if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
+    fresh = [(n, bool(_TELLING.match(said))) for n in mine
+             if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
              and not passed(said, n.created.date(), now)]
-    if any(NEWS in n.keywords and not _TELLING.match(gist(n)) for n in fresh):
-        fresh = [n for n in fresh if not _TELLING.match(gist(n))]
-    return max(fresh, key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
+    if any(NEWS in n.keywords and not record for n, record in fresh):
+        fresh = [(n, record) for n, record in fresh if not record]
+    return max((n for n, _ in fresh), key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
 
 
 # a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ..."), not the news
