@@ -40,7 +40,7 @@ from brain_server.cognition.gist import (
     unrepeated,
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import NO_NEWS, Held, held, said_it
+from brain_server.cognition.news import NO_NEWS, Held, held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said
@@ -271,17 +271,18 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     """A conversation nobody watches, in one call: `a` noticed `b`. None when they do not stop to
     talk; else the gist as lines and each speaker's memo (`a`'s first), each speaker shown only its
     own memories, news and places, and remembered saying only what it could know (gist.py). One
-    with news to pass on, beside one with none, comes first in the prompt and speaks first: listed
-    second, blind25 left it untold in a third of such conversations (the Ville out of view, ten
-    seeds: 22 of 34, against 74 of 84 listed first), while in view each speaker's own turn states
-    its news."""
+    with news to pass on, beside one with none, comes first in the prompt and speaks first
+    (`news.teller_first`)."""
     mind = heads(stream, [a, b])
     told = await asyncio.gather(*(held(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now, me.places)
                                   for me in (a, b)))
-    if told[0].news is None and told[1].news is not None:
-        said = await _told_in_one(b, a, told[::-1], now, place, stream, trace, work)
-        return None if said is None else (said[0], said[2], said[1])
-    return await _told_in_one(a, b, told, now, place, stream, trace, work)
+    first, second = teller_first(told)
+    said = await _told_in_one((a, b)[first], (a, b)[second], [told[first], told[second]], now, place, stream,
+                              trace, work)
+    if said is None:
+        return None
+    memos = {first: said[1], second: said[2]}
+    return said[0], memos[0], memos[1]
 
 
 async def _told_in_one(a: Speaker, b: Speaker, told: Sequence[Held], now: datetime, place: str, stream: MemoryStream,

@@ -34,7 +34,7 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list, memory_line
-from brain_server.cognition.news import NO_NEWS, Held, held
+from brain_server.cognition.news import NO_NEWS, Held, held, teller_first
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.cognition.speaker import Speaker, heads, listed
@@ -185,14 +185,13 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     """A conversation of three or more nobody watches, in one call: None when they do not stop to
     talk; else the gist as lines and each participant's memo (in `speakers`' order), each shown
     only its own memories, news and places and kept to what it could know, as for a pair (gist.py).
-    One with news to pass on opens it when the one who began has none (as `summarize_conversation`)."""
-    asked = list(speakers)
+    One with news to pass on opens it when the one who began has none (`news.teller_first`)."""
+    asked = speakers
     mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
-    told = list(await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
-                                       for s in speakers)))
-    if told[0].news is None and (teller := next((i for i, t in enumerate(told) if t.news is not None), None)):
-        speakers = [speakers[teller], *(s for i, s in enumerate(speakers) if i != teller)]
-        told = [told[teller], *(t for i, t in enumerate(told) if i != teller)]
+    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+                                  for s in speakers))
+    order = teller_first(told)
+    speakers, told = [speakers[i] for i in order], [told[i] for i in order]
     days = _days_ahead(now)
     opener, everyone = speakers[0], [s.persona.name for s in speakers]
     places = list(dict.fromkeys(p for s in speakers for p in s.places))  # anyone's place may be named

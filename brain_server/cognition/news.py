@@ -199,6 +199,16 @@ class Held:
 NO_NEWS = Held()  # the player's, or a speaker's whose news is not asked
 
 
+def teller_first(told: Sequence[Held]) -> list[int]:
+    """The order to list speakers in a conversation told in one call (by their news, `told`, in the
+    order they came): as they came, but the first with news to pass on first when the one who began
+    has none. Listed second, blind25 left its news untold in a third of such conversations (the Ville
+    out of view, ten seeds: 22 of 34, against 74 of 84 listed first); in view each speaker's own turn
+    states its news."""
+    first = next((i for i, t in enumerate(told) if t.news is not None), 0) if told and told[0].news is None else 0
+    return [first, *(i for i in range(len(told)) if i != first)]
+
+
 async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> Held:
     """What an NPC has to tell in a conversation: the news its plans seek people out for (`held_news`),
     stated with where it is among `places`, else that it has none (blind5, asked for "news on their
