@@ -48,9 +48,8 @@ def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset())
 
 
 def doing_form(verb: str) -> str:
-    """A verb said of someone ("keeps", "runs", "teaches", "carries", "writes") as "-ing"."""
-    if verb in ("is", "has"):
-        return {"is": "being", "has": "having"}[verb]
+    """A verb said of someone ("keeps", "runs", "teaches", "carries", "writes") as "-ing" (the
+    verbs `Persona.verbs` keeps: none of "is" and "has")."""
     if verb.endswith("ies") and len(verb) > 4:
         return f"{verb[:-3]}ying"
     base = verb[:-2] if re.search(r"(?:ch|sh|x|ss|zz|[^aeiou]o)es$", verb) else verb[:-1]
