@@ -13,7 +13,6 @@ built the shipped float kernels run, and the log says why.
 
 from __future__ import annotations
 
-import hashlib
 from importlib.metadata import version
 import importlib.util
 import json
@@ -25,11 +24,11 @@ import sys
 from prometheus_client import Counter
 import structlog
 
+from brain_server.llm.minilm import files_digest
 from brain_server.runtime import metrics
 
 log = structlog.get_logger(__name__)
 RECIPE = "ort-basic-fold+quantize-dynamic-qint8-v1"  # part of the file's hash: a change builds it again
-_NAMES: dict[tuple[str, int, int, Path], Path] = {}  # a model's file (path, size, time) -> its integer model's path
 BUILDS = Counter("npc_brain_embedding_integer_builds", "MiniLM models with integer kernels built (once per model, "
                  "onnxruntime version and cache folder: later starts load the cached file).", registry=metrics.PROCESS)
 
@@ -37,14 +36,8 @@ BUILDS = Counter("npc_brain_embedding_integer_builds", "MiniLM models with integ
 def integer_model_path(model_path: Path, cache_dir: Path) -> Path:
     """Where the integer-kernel model for `model_path` lives in `cache_dir` (the hash names the
     model's bytes, the recipe and onnxruntime's version; read once a process per model file)."""
-    stat = model_path.stat()
-    if (known := _NAMES.get(key := (str(model_path.resolve()), stat.st_size, stat.st_mtime_ns, cache_dir))) is None:
-        digest = hashlib.sha256(f"{RECIPE}:{version('onnxruntime')}".encode())
-        with model_path.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        known = _NAMES[key] = cache_dir / f"minilm-integer-{digest.hexdigest()[:16]}.onnx"
-    return known
+    digest = files_digest(f"{RECIPE}:{version('onnxruntime')}", (model_path,))
+    return cache_dir / f"minilm-integer-{digest[:16]}.onnx"
 
 
 def integer_model(model_path: Path, cache_dir: Path) -> Path | None:

@@ -4,6 +4,7 @@ module that imports little, since the embedding process starts with it (`python 
 from __future__ import annotations
 
 from collections.abc import Sequence
+import hashlib
 import importlib.util
 import json
 from pathlib import Path
@@ -47,6 +48,26 @@ def model_files(model_path: Path | None, tokenizer_path: Path | None) -> tuple[P
         if not path.is_file():
             raise EmbedderUnavailable(f"{path} is missing: {_INSTALL_HINT}")
     return model_path, tokenizer_path
+
+
+# What this process hashed once, shared by its later calls and its forks (the tests' brains are forks
+# of one process: a start read the model's 23 MB to hash it); a digest is kept while its files' sizes
+# and times of change stay the same.
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def files_digest(salt: str, paths: Sequence[Path]) -> str:
+    """The sha256 (hex) of `salt` and the files' bytes: what names a file built from them (the
+    static table, MiniLM's integer kernels), so a new model, tokenizer or recipe builds a new one."""
+    files = tuple((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in paths)
+    if (known := _DIGESTS.get(key := (salt, files))) is None:
+        digest = hashlib.sha256(salt.encode())
+        for path in paths:
+            with path.open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+        known = _DIGESTS[key] = digest.hexdigest()
+    return known
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:

@@ -15,7 +15,6 @@ the hash of the model, the tokenizer and this recipe, so a new model or recipe b
 from __future__ import annotations
 
 from collections.abc import Sequence
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy as np
 from prometheus_client import Counter
 import structlog
 
-from brain_server.llm.minilm import EmbedderUnavailable, model_files, unit_rows
+from brain_server.llm.minilm import EmbedderUnavailable, files_digest, model_files, unit_rows
 from brain_server.runtime import metrics
 
 log = structlog.get_logger(__name__)
@@ -42,12 +41,9 @@ WORDS_KEPT = 50_000  # words whose token ids are kept (a town repeats its words)
 # mark): a text's ids are its chunks' ids, each chunk tokenized once and then looked up.
 _CHUNK = re.compile(r"\w+|[^\w\s]")
 _SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-# What this process read once, shared by every later StaticModel of it and by its forks (the tests'
-# brains are forks of one process that opened the tests' table, tests/zygote.py: a start read the
-# model's 23 MB to hash it, the table and the tokenizer, 0.25 CPU-s). A table's name is kept while
-# the model's and tokenizer's sizes and times of change stay the same; a table by its path, which
-# names its model, tokenizer and recipe.
-_NAMES: dict[tuple[int, str, tuple[tuple[str, int, int], ...]], str] = {}
+# The tables this process opened, shared by every later StaticModel of it and by its forks (the tests'
+# brains are forks of one process that opened the tests' table, tests/zygote.py), by path, which
+# names the model, tokenizer and recipe (`files_digest`).
 _OPENED: dict[Path, tuple[np.ndarray, Any]] = {}
 BUILDS = Counter("npc_brain_embedding_table_builds", "Static embedding tables distilled from MiniLM (once per "
                  "model, recipe and DATA_DIR: later starts load the cached table).", registry=metrics.PROCESS)
@@ -57,15 +53,8 @@ def table_path(cache_dir: Path, model_path: Path, tokenizer_path: Path, dim: int
                token_ids: Sequence[int] | None = None) -> Path:
     """Where the table for this model, tokenizer, recipe and size lives (the hash names all four)."""
     ids = list(token_ids) if token_ids is not None else "all"
-    files = tuple((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (model_path, tokenizer_path))
-    if (name := _NAMES.get(key := (dim, str(ids), files))) is None:
-        digest = hashlib.sha256(f"{RECIPE}:{dim}:{ids}".encode())
-        for path in (model_path, tokenizer_path):
-            with path.open("rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(chunk)
-        name = _NAMES[key] = f"static-minilm-{dim}-{digest.hexdigest()[:16]}.npy"
-    return cache_dir / name
+    digest = files_digest(f"{RECIPE}:{dim}:{ids}", (model_path, tokenizer_path))
+    return cache_dir / f"static-minilm-{dim}-{digest[:16]}.npy"
 
 
 def token_vectors(model_path: Path, tokenizer_path: Path, ids: np.ndarray) -> np.ndarray:
