@@ -191,7 +191,7 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
         settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
         config = SimConfig(out=out, brain_settings=settings, concurrency=args.concurrency, tick_s=args.tick,
                            decide_every_min=args.decide_every, in_view=VIEWS[cell.view], progress_s=0,
-                           ask_density=not args.no_density, interview=not getattr(args, "no_interview", False),
+                           ask_density=not args.no_density, interview=not args.no_interview,
                            duration=timedelta(hours=cell.case.hours) if cell.case.hours else None)
         asyncio.run(Sim(town, residents, scenario, config).run())
     report(out)
