@@ -181,7 +181,7 @@ class Saves:
         log.info("load_reembedding", slot=slot, memories=len(nodes), saved_size=min(sizes), size=self.store.dim)
         started, vectors = time.perf_counter(), []
         for start in range(0, len(nodes), EMBED_BATCH):
-            vectors += await self.embedder.embed([n.description for n in nodes[start:start + EMBED_BATCH]])
+            vectors += await self.embedder.embed([n.embedded_text for n in nodes[start:start + EMBED_BATCH]])
             log.info("load_reembedding_progress", slot=slot, done=len(vectors), of=len(nodes))
         seconds = time.perf_counter() - started
         log.info("load_reembedded", slot=slot, memories=len(nodes), seconds=round(seconds, 2),

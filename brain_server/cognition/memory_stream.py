@@ -136,7 +136,7 @@ class MemoryStream:
         if not nodes:
             return []
         nodes = [fit_memory(n, trace) for n in nodes]  # a byte budget per memory (budget.py)
-        vectors = await self.embedder.embed([n.description for n in nodes])
+        vectors = await self.embedder.embed([n.embedded_text for n in nodes])
         await self.adds.add(self.store, nodes, vectors)
         if trace is not None:
             trace.stored_memory_ids.extend(n.id for n in nodes)

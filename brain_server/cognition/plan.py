@@ -336,7 +336,7 @@ def bullets(values: Sequence[str]) -> str:
     return "\n".join(f"- {v}" for v in values)
 
 
-def plan_node(npc: NpcState, now: datetime, description: str, *, importance: int) -> MemoryNode:
+def plan_node(npc: NpcState, now: datetime, description: str, *, importance: int, key: str = "") -> MemoryNode:
     return MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.PLAN, description=description, subject=npc.persona.name,
                       predicate="plans", object=description[:80], importance=importance, created=now,
-                      last_accessed=now)
+                      last_accessed=now, embedding_key=key)

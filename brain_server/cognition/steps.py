@@ -58,8 +58,9 @@ async def decompose_upcoming(npc: NpcState, now: datetime, stream: MemoryStream,
         filled[id(item)] = item.model_copy(update={"subtasks": subtasks})
         if from_llm:
             steps = "; ".join(f"{activity} ({minutes} min)" for activity, minutes in _runs(subtasks))
-            nodes.append(plan_node(npc, now, f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} "
-                                              f"on {day_name(item.start)}, {item.activity}: {steps}", importance=3))
+            header = (f"{npc.persona.name}'s plan for {item.start:%H:%M}-{item.end:%H:%M} on {day_name(item.start)}, "
+                      f"{item.activity}")
+            nodes.append(plan_node(npc, now, f"{header}: {steps}", importance=3, key=header))
     npc.plan = [filled.get(id(item), item) for item in npc.plan]
     await stream.remember(npc.npc_id, npc.persona, nodes, trace, rate=False)
     trace.note(f"plan: decomposed {len(due)} block(s): " + ", ".join(f"{i.start:%H:%M} {i.activity}" for i in due))

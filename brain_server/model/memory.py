@@ -63,6 +63,14 @@ class MemoryNode(BaseModel):
     last_accessed: datetime
     keywords: list[str] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)
+    # What its vector is made from when not the whole description (the paper's code calls it the
+    # embedding key): a block's steps are embedded by the block's header, since the list of steps
+    # after it is most of the embedder's work and adds little a retrieval asks for.
+    embedding_key: str = ""
+
+    @property
+    def embedded_text(self) -> str:
+        return self.embedding_key or self.description
 
     @model_validator(mode="after")
     def _derive_id(self) -> MemoryNode:
