@@ -101,8 +101,13 @@ first run. A twenty-eighth, `blind26` (npc_lab/standin/blind26.py), by a twenty-
 requests captured afresh at stop 98 (Corvin Mansions, blind25 answering) under the shipped prompts in
 view, the third reworded set out of view (dotted clocks, "2.00 p.m.") and the fifth in view, modelled
 on a 12-14B dense model behind llama.cpp's server whose grammar keeps the schema's structure but not
-its integer bounds; its writer's list of what confused it was read before its first run. `FROZEN`
-holds the hashes.
+its integer bounds; its writer's list of what confused it was read before its first run. A
+twenty-ninth, `blind27` (npc_lab/standin/blind27.py), by a twenty-seventh hand, from requests
+captured afresh at stop 99 (in a town of the lab's, blind25 answering; the shipped prompts in and out of view,
+interviews included, the second reworded set out of view and the fourth in view), modelled on an
+~8B model run locally through Ollama's OpenAI route, whose grammar keeps the schema's keys, types and
+enums but not always its bounds; its writer's list of what confused it was read before its first
+run. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -143,7 +148,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind23.py": "85ed9faafa36a37c950427eda957e68ca098801b39cf98009602161875705e4c",
           "blind24.py": "c549863715ecfde88886b3c66bfe2f9936da8ebc1c8584385792af979034f536",
           "blind25.py": "0f1789bd92001bc30ae1e2b37b59ed463ff0e0231ba32f0ee87db26b3a4575e5",
-          "blind26.py": "87bba117b7a9cc11a5de34dd656171bc0b8528930073d539716aac28307b40a7"}
+          "blind26.py": "87bba117b7a9cc11a5de34dd656171bc0b8528930073d539716aac28307b40a7",
+          "blind27.py": "28e0bf0307355da617dbacdcd3badf568ff80cdddf20f3a3b539a5c3b65424de"}
 
 
 class BlindStandIn:
