@@ -599,6 +599,33 @@ def test_news_told_comes_before_the_npcs_memo_of_telling_it(run: Run, fake_llm: 
     run(scenario)
 
 
+def test_news_held_only_as_a_record_of_telling_is_what_was_told_not_who_told_whom(run: Run,
+                                                                                   fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (stop 99's captures): one prompt in eleven showed a holder's news as its own memo of
+    telling someone ("Aldous Penhale has news on their mind: Aldous Penhale told Owain Pengelly about
+    the shortwave evening on ..."), the news it had heard gone from the last day, and passed on it
+    nested ("Nell told Bettany: Nell told Silas Pengelly, Jory Hebblethwaite about ..."). blind27's
+    writer: a literal model says "I told Owain about the event" to a third. The news is what the
+    record says was told; whom it was told to is not."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        later = MORNING + timedelta(hours=2)
+        await stream.remember("rosa", teller.persona, [thought(
+            "Rosa Vane told Cy Orr about the rope-splicing at the quay on May 5 from 8 am to 9 am", "remembers", 7)],
+                              trace, rate=False)
+        line = (await held(stream, "rosa", "Rosa Vane", later)).line
+        assert "has news on their mind: the rope-splicing at the quay on May 5" in line and "Cy Orr" not in line, line
+        relayed = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, subject="Rosa Vane", predicate="heard from",
+                             object="Di Orr", importance=6, created=MORNING, last_accessed=MORNING,
+                             keywords=[HEARD, "di orr"], description="Di Orr told Rosa Vane: Di Orr told Cy Orr, Bo "
+                             "Tamm and Ann Lee about the rope-splicing at the quay on May 5 from 8 am to 9 am")
+        assert gist(relayed) == "the rope-splicing at the quay on May 5 from 8 am to 9 am"
+
+    run(scenario)
+
+
 def test_a_reflection_is_not_news_to_pass_on(run: Run, fake_llm: FakeOpenAI) -> None:
     """Wyncombe (captured): "Agnes Hale has news to pass on and has not told Jonah Pike yet: Agnes
     Hale learned that Agnes Hale is busy at the green", an insight of her reflection offered as news.

@@ -205,7 +205,7 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     above the news heard, were told on as "Ryan told Arthur about the event", and two tellings on
     the party's name was lost). News of an event that is over is none (`said_clock.passed`)."""
     mine = await stream.latest_thoughts(npc_id)
-    fresh = [(n, bool(_TELLING.match(said))) for n in mine
+    fresh = [(n, bool(_TELLING.match(unrelayed(_told(n))))) for n in mine
              if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
              and not passed(said, n.created.date(), now)]
@@ -214,8 +214,9 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     return max((n for n, _ in fresh), key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
 
 
-# a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ..."), not the news
-_TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:[A-Z][\w'’-]*\s+){1,4}about\b")
+# a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ...", "Nell
+# Hebblethwaite told Silas Pengelly, Jory Hebblethwaite about ..."), not the news
+_TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:(?:[A-Z][\w'’-]*|and),?\s+){1,12}about\s+")
 
 
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
@@ -233,11 +234,20 @@ async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, no
 def gist(node: MemoryNode) -> str:
     """What a thought says, without who told it ("Klaus told Maria: <gist>"), however many times it
     was passed on: news retold from a memo of it came out nested ("Jonah told Tomas: Jonah heard
-    from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again; and
-    without the words a teller added in the first person (`_OWN_WORDS`)."""
-    told = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again;
+    without a record's lead of who told whom about it ("Aldous Penhale told Owain Pengelly about the
+    shortwave evening on ...": the evening is the news; blind27's writer read the holder's news as
+    "I told Owain"); and without the words a teller added in the first person (`_OWN_WORDS`)."""
+    told = _told(node)
     text = unrelayed(told)
+    if telling := _TELLING.match(text):
+        text = text[telling.end():]
     return _OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text
+
+
+def _told(node: MemoryNode) -> str:
+    """A thought's words, without the lead of the one who told it as news ("Klaus told Maria: ")."""
+    return node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
 
 
 def as_told(node: MemoryNode) -> str:
