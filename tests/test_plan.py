@@ -172,11 +172,9 @@ def test_decomposition_fills_each_block_with_5_to_15_minute_steps(run: Run, fake
     assert len(store.latest("isabella", 20, MemoryKind.PLAN)) == 1 + 4
 
 
-def test_a_plan_memory_tells_a_run_of_the_same_step_once(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
-    """Twelve times "serving customers (10 min)" is one step of the memory, its minutes added."""
+def _first_block_remembered(run: Run, fake_llm: FakeOpenAI, store: MemoryStore, steps: list[dict[str, Any]]) -> MemoryNode:
+    """The plan memory of the day's first block (06:00-07:00) decomposed into `steps`."""
     fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
-    steps = [{"activity": "opening up", "duration_minutes": 10}, *[{"activity": "serving customers",
-                                                                   "duration_minutes": 10}] * 4]
     fake_llm.queue({"json": {"steps": steps}}, purpose="decompose")
     npc = isabella()
 
@@ -187,6 +185,14 @@ def test_a_plan_memory_tells_a_run_of_the_same_step_once(run: Run, fake_llm: Fak
 
     run(scenario)
     [memory] = [m for m in store.latest("isabella", 5, MemoryKind.PLAN) if "06:00-07:00" in m.description]
+    return memory
+
+
+def test_a_plan_memory_tells_a_run_of_the_same_step_once(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    """Twelve times "serving customers (10 min)" is one step of the memory, its minutes added."""
+    steps = [{"activity": "opening up", "duration_minutes": 10}, *[{"activity": "serving customers",
+                                                                   "duration_minutes": 10}] * 4]
+    memory = _first_block_remembered(run, fake_llm, store, steps)
     assert memory.description.endswith(": opening up (12 min); serving customers (48 min)"), memory.description  # fitted to 60
 
 
@@ -197,10 +203,6 @@ def test_a_plan_memory_is_embedded_by_its_blocks_header_not_its_steps(run: Run, 
     (docs/benchmarks.md): the memory keeps its steps, its vector is made from the header alone, and
     the store gives the header back with it (so a save loaded under another embedder is embedded
     the same way)."""
-    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
-    fake_llm.queue({"json": {"steps": [{"activity": "opening up", "duration_minutes": 10},
-                                       {"activity": "wiping the tables", "duration_minutes": 10}]}}, purpose="decompose")
-    npc = isabella()
     embedded: list[str] = []
     embed = minilm.embed
 
@@ -209,14 +211,8 @@ def test_a_plan_memory_is_embedded_by_its_blocks_header_not_its_steps(run: Run, 
         return await embed(texts)
 
     monkeypatch.setattr(minilm, "embed", watched)
-
-    async def scenario(stream: MemoryStream) -> None:
-        await new_day(npc, DAY1, stream)
-        npc.plan = [i for i in npc.plan if i.activity == "waking up and getting ready"]
-        await decompose_upcoming(npc, DAY1.replace(hour=6, minute=10), stream, trace(DAY1), work=WORK)
-
-    run(scenario)
-    [memory] = [m for m in store.latest("isabella", 5, MemoryKind.PLAN) if "06:00-07:00" in m.description]
+    memory = _first_block_remembered(run, fake_llm, store, [{"activity": "opening up", "duration_minutes": 10},
+                                                            {"activity": "wiping the tables", "duration_minutes": 10}])
     header = memory.description.split(": opening up")[0]
     assert header.endswith("waking up and getting ready") and "wiping the tables" in memory.description
     assert memory.embedding_key == header == memory.embedded_text
