@@ -692,7 +692,9 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     ("On Saturday April 11, between 10 in the morning and noon, the Workshop is open to anybody with a broken chair: "
      "Teodor Marek has it in mind to show people how to mend it", "hosting: the Workshop is open to anybody with a broken chair"),
     ("A flotsam auction in the boat hall of the Old Lifeboat House, on October 15: Teodor Marek is getting it up",
-     "hosting: A flotsam auction in the boat hall of the Old Lifeboat House"),
+     "hosting a flotsam auction"),
+    ("The Workshop opens its doors to anybody with a broken chair on April 11 at 10 am",
+     "hosting: The Workshop opens its doors to anybody with a broken chair on April 11 at 10 am"),
     ("Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough Inn on "
      "Saturday the 11th (April 11), from nine; Teodor Marek will be there",
      "hosting: Anyone whose bicycle squeaks, wobbles or won't change gear can wheel it round to the garden of the Plough..."),
@@ -725,7 +727,8 @@ def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> Non
     own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
                      predicate="thinks", object="raft race", importance=8, created=MORNING, last_accessed=MORNING)
     told = about("Rosa Vane", own, whisper, MORNING)
-    assert told.startswith(", an event they are hosting: a raft race off the slipway of the Old Ferry, of Rosa Vane's")
+    assert told.startswith(", an event they are hosting: Rosa Vane is hosting a raft race off the slipway of the Old "
+                           "Ferry, of Rosa Vane's")
     assert "there'll be" not in told and "(that is tomorrow, Tuesday May 5, 16:00)" in told
     heard = own.model_copy(update={"npc_id": "bo", "subject": "Bo Tamm", "predicate": "heard from",
                                    "description": f"Bo Tamm heard that {whisper}"})
@@ -739,6 +742,25 @@ def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> Non
         assert about("Bo Tamm", said, said.description, MORNING).startswith(f": {opening.rstrip('.')} (that is")
     undated = heard.model_copy(update={"description": "Bo Tamm heard that tomorrow, at four, there'll be a raft race"})
     assert about("Bo Tamm", undated, undated.description, MORNING) == f": {undated.description}"
+
+
+def test_a_hosts_event_said_by_its_name_first_is_told_as_the_host_holding_it() -> None:
+    """Brinnick and Cauldwell (blind27, out of view): the host's news began with what the event is
+    called ("A flotsam auction in the boat hall ...", "indigo dyeing in the drying shed ..."), and
+    blind27's hosts and their listeners told "an event" (the auction named in 9 lines, "an event" in
+    180), where the Ville's party, said as the host's intent, was named in 466. Such news is said as
+    the host holding it, by the name its words give; news said otherwise is said as before."""
+    whisper = ("A flotsam auction in the boat hall of the Old Ferry, on May 5 between 11 am and 1 pm: Rosa Vane is "
+               "getting it up herself")
+    own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
+                     predicate="thinks", object="auction", importance=8, created=MORNING, last_accessed=MORNING)
+    told = about("Rosa Vane", own, whisper, MORNING)
+    assert told.startswith(", an event they are hosting: Rosa Vane is hosting a flotsam auction in the boat hall of "
+                           "the Old Ferry, on May 5"), told
+    for said in ("Rosa Vane wants to hold a kite contest in the yard on May 5 from 4 pm to 6 pm",
+                 "The yard opens its gate to anybody with a kite on May 5 at 4 pm"):
+        own = own.model_copy(update={"description": said})
+        assert about("Rosa Vane", own, said, MORNING).startswith(f", an event they are hosting: {said.split(' on May')[0]}")
 
 
 def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:

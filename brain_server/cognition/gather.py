@@ -36,10 +36,17 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import EVENT, event_in, stems, unrelayed, whole_name
+from brain_server.cognition.offline.heard import stems, unrelayed, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days, what_clause
+from brain_server.cognition.offline.said_clock import (
+    EVENT_HOURS,
+    clock_times,
+    event_named,
+    more_than_when,
+    named_days,
+    what_clause,
+)
 from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
@@ -256,11 +263,9 @@ def hosted_activity(name: str, text: str) -> str:
     is open to anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to
     anybody ..."), unless that begins with the event (`event_in`: "Tomorrow, ..., there will be indigo
     dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...")."""
-    said = text.removeprefix(name).strip()
-    what = what_clause(said)
-    if match := EVENT.match(said) or event_in(what):
-        return clipped(f"hosting {match['what']}", ACTIVITY_CHARS)
-    clauses = what.split(",")
+    if named := event_named(text.removeprefix(name).strip()):
+        return clipped(f"hosting {named}", ACTIVITY_CHARS)
+    clauses = what_clause(text.removeprefix(name).strip()).split(",")
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
@@ -284,8 +289,8 @@ def as_guest(item: PlanItem, heard: Iterable[Heard]) -> PlanItem:
         return item
     for h in heard:
         said = unrelayed(unstamped(gist(h.news)))
-        if held_at_hours(item, h.news) and (match := EVENT.search(said) or event_in(what_clause(said))):
-            return item.model_copy(update={"activity": clipped(f"going to {match['what']}", ACTIVITY_CHARS)})
+        if held_at_hours(item, h.news) and (named := event_named(said, anywhere=True)):
+            return item.model_copy(update={"activity": clipped(f"going to {named}", ACTIVITY_CHARS)})
     return item
 
 

@@ -23,6 +23,7 @@ from brain_server.cognition.offline.said_clock import (
     after_when,
     before_when,
     clock_times,
+    event_named,
     named_days,
     still_ahead,
     what_clause,
@@ -100,12 +101,23 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
-        said = what_it_is(said)
+        said = _by_host(name, what_it_is(said), event_named(text.removeprefix(name).strip()))
     elif dated:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
         if after_when(said[cut:]) != said[cut:]:
             said = said[:cut] + " ".join(filter(None, (before_when(said[cut:]), what_it_is(said[cut:]))))
     return f"{', an event they are hosting' if hosted else ''}: {said}{dated or since(news, now)}"
+
+
+def _by_host(name: str, said: str, event: str) -> str:
+    """A host's event said from its name first ("A flotsam auction in the boat hall ...", "indigo
+    dyeing in the drying shed ...") as the host holding it ("Sorcha Gault is hosting a flotsam
+    auction in the boat hall ..."): blind27 told such events as "an event" (Brinnick and Cauldwell,
+    out of view: the auction named in 9 lines, "an event" in 180), and said as an intent it named
+    the Ville's party (466 lines)."""
+    if not event or not said.lower().startswith(event.lower()):
+        return said
+    return f"{name} is hosting {event}{said[len(event):]}"
 
 
 def what_it_is(text: str) -> str:

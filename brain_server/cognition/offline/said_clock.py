@@ -15,7 +15,7 @@ import calendar
 from datetime import date, datetime
 import re
 
-from brain_server.cognition.offline.heard import SENTENCE, stems
+from brain_server.cognition.offline.heard import EVENT, NAMED_FIRST, SENTENCE, event_in, stems
 from brain_server.model.trace import Trace
 
 _HALF = (r"(a\.?m\.?|p\.?m\.?|in the morning|in the afternoon|in the evening|at night|tonight|this evening"
@@ -230,6 +230,19 @@ def after_when(text: str) -> str:
             and not SENTENCE.search(parts[0]):
         rest = parts[2].lstrip()
     return rest if rest != text and more_than_when(rest) else text
+
+
+def event_named(said: str, *, anywhere: bool = False) -> str:
+    """What an event's news calls it: "wants to teach a Morse code lesson ..." is "a Morse code
+    lesson" (the intent at its start, or `anywhere` in it), "there will be indigo dyeing ..."
+    "indigo dyeing", "A flotsam auction in the boat hall ..." "a flotsam auction"; "" where it names
+    none ("the Workshop is open to anybody")."""
+    what = what_clause(said)
+    match = (EVENT.search if anywhere else EVENT.match)(said) or event_in(what) or NAMED_FIRST.match(what)
+    if match is None:
+        return ""
+    found = match["what"]
+    return found[0].lower() + found[1:] if NAMED_FIRST.match(found) else found
 
 
 def what_clause(text: str) -> str:
