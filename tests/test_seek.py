@@ -713,6 +713,12 @@ def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> Non
     assert hosted_activity("Teodor Marek", said) == label
 
 
+def _rosas_own(said: str) -> MemoryNode:
+    """An event Rosa Vane holds as her own, as a whisper leaves it."""
+    return MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=said, subject="Rosa Vane", predicate="thinks",
+                      importance=8, created=MORNING, last_accessed=MORNING)
+
+
 def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> None:
     """Cauldwell (blind21, in view): the host was shown her news as "an event they are hosting: there
     will be indigo dyeing ...", and told "There will be indigo dyeing .... there will be indigo dyeing
@@ -724,8 +730,7 @@ def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> Non
     opens otherwise, or whose day is not worked out, stays as it was told."""
     whisper = ("Tomorrow (Tuesday May 5), from four in the afternoon, there'll be a raft race off the slipway "
                "of the Old Ferry, of Rosa Vane's own getting up: she has tarred four rafts")
-    own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
-                     predicate="thinks", object="raft race", importance=8, created=MORNING, last_accessed=MORNING)
+    own = _rosas_own(whisper)
     told = about("Rosa Vane", own, whisper, MORNING)
     assert told.startswith(", an event they are hosting: Rosa Vane is hosting a raft race off the slipway of the Old "
                            "Ferry, of Rosa Vane's")
@@ -752,8 +757,7 @@ def test_a_hosts_event_said_by_its_name_first_is_told_as_the_host_holding_it() -
     the host holding it, by the name its words give; news said otherwise is said as before."""
     whisper = ("A flotsam auction in the boat hall of the Old Ferry, on May 5 between 11 am and 1 pm: Rosa Vane is "
                "getting it up herself")
-    own = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=whisper, subject="Rosa Vane",
-                     predicate="thinks", object="auction", importance=8, created=MORNING, last_accessed=MORNING)
+    own = _rosas_own(whisper)
     told = about("Rosa Vane", own, whisper, MORNING)
     assert told.startswith(", an event they are hosting: Rosa Vane is hosting a flotsam auction in the boat hall of "
                            "the Old Ferry, on May 5"), told
