@@ -262,10 +262,12 @@ def hosted_activity(name: str, text: str) -> str:
     only when (`what_clause`: "On Saturday April 11, between 10 in the morning and noon, the Workshop
     is open to anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to
     anybody ..."), unless that begins with the event (`event_in`: "Tomorrow, ..., there will be indigo
-    dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...")."""
-    if named := event_named(text.removeprefix(name).strip()):
+    dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...") or with
+    its name ("A flotsam auction in the boat hall ..." is "hosting a flotsam auction": `event_named`)."""
+    said = text.removeprefix(name).strip()
+    if named := event_named(said):
         return clipped(f"hosting {named}", ACTIVITY_CHARS)
-    clauses = what_clause(text.removeprefix(name).strip()).split(",")
+    clauses = what_clause(said).split(",")
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
