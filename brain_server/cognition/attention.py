@@ -205,10 +205,10 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     above the news heard, were told on as "Ryan told Arthur about the event", and two tellings on
     the party's name was lost). News of an event that is over is none (`said_clock.passed`)."""
     mine = await stream.latest_thoughts(npc_id)
-    fresh = [(n, bool(_TELLING.match(unrelayed(_told(n))))) for n in mine
+    fresh = [(n, read[1]) for n in mine
              if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
-             and n.predicate != REFLECTION_PREDICATE and (said := gist(n)) not in heard
-             and not passed(said, n.created.date(), now)]
+             and n.predicate != REFLECTION_PREDICATE and (read := _read(n))[0] not in heard
+             and not passed(read[0], n.created.date(), now)]
     if any(NEWS in n.keywords and not record for n, record in fresh):
         fresh = [(n, record) for n, record in fresh if not record]
     return max((n for n, _ in fresh), key=lambda n: (n.importance, NEWS in n.keywords, n.created), default=None)
@@ -238,16 +238,17 @@ def gist(node: MemoryNode) -> str:
     without a record's lead of who told whom about it ("Aldous Penhale told Owain Pengelly about the
     shortwave evening on ...": the evening is the news; blind27's writer read the holder's news as
     "I told Owain"); and without the words a teller added in the first person (`_OWN_WORDS`)."""
-    told = _told(node)
+    return _read(node)[0]
+
+
+def _read(node: MemoryNode) -> tuple[str, bool]:
+    """A thought's `gist`, and whether it is a record of someone telling someone (`_TELLING`), from
+    one reading of its words."""
+    told = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
     text = unrelayed(told)
     if telling := _TELLING.match(text):
         text = text[telling.end():]
-    return _OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text
-
-
-def _told(node: MemoryNode) -> str:
-    """A thought's words, without the lead of the one who told it as news ("Klaus told Maria: ")."""
-    return node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
+    return (_OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text), telling is not None
 
 
 def as_told(node: MemoryNode) -> str:
