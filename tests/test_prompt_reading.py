@@ -873,3 +873,18 @@ def test_a_gist_out_of_view_asks_the_one_with_news_to_bring_it_up_as_a_turn_in_v
         text = " ".join((BUILTIN_DIR / f"{name}.md").read_text(encoding="utf-8").split())
         assert all(part in text for part in asked), name
         assert re.search(r"hosting[^.;]{0,30} asks [^.;]{0,30}to come", text), name
+
+
+def test_a_memos_plan_day_and_place_are_required_wherever_a_memo_is_asked() -> None:
+    """blind27's writer: the memo's text asks for the plan's day and place, but the schema did not
+    require them, so a model held to it by a grammar may leave them out and book the plan today."""
+    from brain_server.prompts import conversation_memo, conversation_summary, group_summary
+
+    variables = {"date_list": ["2026-02-13", "2026-02-14"], "place_list": ["w:cafe"], "partner_place_list": ["w:park"],
+                 "npc_name": "Ann Lee", "partner": "Bo Tamm", "name_list": ["Ann Lee", "Bo Tamm", "Cy Ng"]}
+    memo = conversation_memo.PROMPT.json_schema(variables)
+    pair = conversation_summary.PROMPT.json_schema(variables)["$defs"]
+    group = group_summary.PROMPT.json_schema(variables)["$defs"]
+    for schema in (memo, pair["ConversationMemo"], pair["PartnerMemo"], group["GroupMemo"]):
+        assert {"plan_date", "plan_place", "plan_start", "summary"} <= set(schema["required"])
+        assert len(schema["required"]) == len(set(schema["required"]))

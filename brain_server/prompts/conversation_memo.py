@@ -27,9 +27,15 @@ class ConversationMemo(BaseModel):
 
 def offer_days(schema: dict[str, Any], variables: Mapping[str, Any], places: str = "place_list") -> None:
     """The plan's day is one of the days offered (today and the two weeks after), or empty; its
-    place one of the participant's places (`variables[places]`), or empty."""
+    place one of the participant's places (`variables[places]`), or empty. Both are required, as
+    the prompt asks for them: a model held to the schema by a grammar leaves out what it may, and
+    a plan item with no day is booked today (blind27's writer)."""
     schema["properties"]["plan_date"]["enum"] = ["", *variables["date_list"]]
     schema["properties"]["plan_place"]["enum"] = ["", *variables[places]]
+    schema["required"] = [*schema.get("required", []), *(f for f in PLAN_DAY_AND_PLACE if f not in schema.get("required", []))]
+
+
+PLAN_DAY_AND_PLACE = ("plan_date", "plan_place")
 
 
 PROMPT = Prompt("conversation_memo", ConversationMemo, refine_schema=offer_days, max_tokens=300)
