@@ -80,7 +80,7 @@ class Senses:
                                          MemoryKind.OBSERVATION)
         mine = sum(e.subject == npc.persona.name and e.distance == 0 for e in events)  # its own action
         attention = Attention(npc.perception.attention_bandwidth + mine, npc.perception.retention)
-        nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention)
+        nodes, skipped = attend(npc.npc_id, events, [n.description for n in recent], now, attention, npc.persona.name)
         stored, unrated = await stream.remember_unrated(npc.npc_id, npc.persona, nodes, trace)
         trace.note(f"perceive: {len(stored)} new events stored, {skipped} already seen")
         return stored, unrated
