@@ -358,3 +358,37 @@ def test_an_insight_that_only_says_again_a_statement_it_cites_is_none() -> None:
     assert restates("Teodor Marek has noticed a pattern: Ivo Kranjc is chatting with Teodor Marek", [chat])
     assert not restates("Agnes Hale starts her days slowly, over a long breakfast", [breakfast])
     assert not restates("Ivo Kranjc and Teodor Marek are becoming friends", [chat, breakfast])
+
+
+def test_the_questions_see_a_run_of_ones_own_steps_once_and_a_blocks_plan_by_its_header(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind28's writer: a host's reflection was asked about her routine, not people, where half of
+    her 100 latest memories were her own steps ("working at the slipway (taking a short break)",
+    "(tidying up afterwards)", ...) and the block plans listing them again. A run of one activity's
+    steps is one line with its span, a block's plan its header; what others do and say is as it was."""
+    state, t = npc(), trace()
+    name = "Isabella Rodriguez"
+    steps = [f"{name} is serving at the counter ({s})" for s in ("opening up", "pouring coffee", "wiping the tables")]
+    texts = [steps[0], "Klaus Mueller is reading a book about gentrification at the cafe", *steps[1:],
+             f"{name} is chatting with Klaus Mueller", f"{name} is serving at the counter (pouring coffee)"]
+    header = f"{name}'s plan for 08:00-10:00 on Friday February 13, 2026, serving at the counter"
+    fake_llm.queue({"json": {"questions": ["Who comes to the cafe?"]}}, purpose="reflection_questions")
+
+    async def scenario(stream: MemoryStream) -> None:
+        nodes = observations(texts, importance=5)
+        for node in nodes:
+            node.subject = name if node.description.startswith(name) else ""
+        plan = MemoryNode(npc_id=NPC, kind=MemoryKind.PLAN, description=f"{header}: opening up (10 min); pouring coffee "
+                          "(10 min)", created=T0 - timedelta(minutes=1), last_accessed=T0, embedding_key=header,
+                          subject=name)
+        stored = await stream.remember(NPC, state.persona, [plan, *nodes], None, rate=False)
+        note_importance(state, stored)
+        await maybe_reflect(state, NOW, stream, t, threshold=1, work=WORK)
+
+    run(scenario)
+    asked = fake_llm.chat_requests("reflection_questions")[0]["body"]["messages"][1]["content"]
+    listed = [line for line in asked.splitlines() if line.startswith("- [")]
+    assert [line.split("] ", 1)[1] for line in listed] == [
+        header, f"{name} is serving at the counter (08:00 to 08:03)",
+        "Klaus Mueller is reading a book about gentrification at the cafe", f"{name} is chatting with Klaus Mueller",
+        f"{name} is serving at the counter (pouring coffee)"]

@@ -85,7 +85,7 @@ async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: Mem
                         work: Work) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
     memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
-                        for n in sorted(recent, key=lambda n: n.created)])
+                        for n in condensed(recent, npc.persona.name)])
     answer = await stream.llm.complete(
         QUESTIONS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "memories": memories,
@@ -153,6 +153,36 @@ async def draw_insights(
             evidence_ids=[statements[n - 1].id for n in cited],
         ))
     return thoughts, dropped
+
+
+def condensed(recent: Sequence[MemoryNode], name: str) -> list[MemoryNode]:
+    """The recent memories as the questions' prompt lists them, oldest first: a run of the NPC's own
+    steps of one activity as one memory with its span ("Sorcha Gault is working at the slipway
+    (07:00 to 08:45)", not nine lines of "(taking a short break)", "(tidying up afterwards)"), a
+    block's plan by its header (`embedding_key`), not its steps. blind28's writer saw the questions
+    asked about routine, not people: of a host's 100 latest memories half were her own steps and the
+    plans that listed them again. What the memories hold is unchanged; the rest is shown as it was."""
+    shown: list[MemoryNode] = []
+    runs: dict[int, tuple[str, datetime]] = {}  # a shown own run's index -> its activity, its last step
+    open_run = -1
+    for node in sorted(recent, key=lambda n: n.created):
+        if node.kind == MemoryKind.OBSERVATION and node.subject == name and node.description.startswith(name):
+            doing = node.description.split(" (", 1)[0].strip()
+            if open_run >= 0 and runs[open_run][0] == doing:
+                runs[open_run] = (doing, node.created)
+                shown[open_run] = shown[open_run].model_copy(
+                    update={"importance": max(shown[open_run].importance, node.importance)})
+                continue
+            open_run = len(shown)
+            runs[open_run] = (doing, node.created)
+        elif node.kind == MemoryKind.PLAN and node.embedding_key:
+            node = node.model_copy(update={"description": node.embedding_key})
+        shown.append(node)
+    for index, (doing, last) in runs.items():
+        if last != shown[index].created:
+            shown[index] = shown[index].model_copy(
+                update={"description": f"{doing} ({shown[index].created:%H:%M} to {last:%H:%M})"})
+    return shown
 
 
 def restates(insight: str, cited: Sequence[MemoryNode]) -> bool:
