@@ -110,7 +110,12 @@ enums but not always its bounds; its writer's list of what confused it was read 
 run. A thirtieth, `blind28` (npc_lab/standin/blind28.py), by a twenty-eighth hand, from requests
 captured later at stop 99 (in another town of the lab's, blind27 answering; the same four kinds of
 run, the first and third sets), modelled on a capable mid-size hosted model behind an API that
-honours JSON mode only, so the schema is not enforced. `FROZEN` holds the hashes.
+honours JSON mode only, so the schema is not enforced. A thirty-first, `blind29`
+(npc_lab/standin/blind29.py), by a twenty-ninth hand, from requests captured at stop 100 (in a town of
+the lab's, blind28 answering; the shipped prompts in and out of view, interviews included, the second
+reworded set in view and the fifth out of view), modelled on a 12-14B open-weights model behind vLLM
+with guided decoding, so every JSON answer fits its schema; its writer's list of what confused it
+was read before its first run. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -153,7 +158,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind25.py": "0f1789bd92001bc30ae1e2b37b59ed463ff0e0231ba32f0ee87db26b3a4575e5",
           "blind26.py": "87bba117b7a9cc11a5de34dd656171bc0b8528930073d539716aac28307b40a7",
           "blind27.py": "28e0bf0307355da617dbacdcd3badf568ff80cdddf20f3a3b539a5c3b65424de",
-          "blind28.py": "dba5d938d9a6508d64b5aae85b6fa607dc4bdeb6326513035d7c8c81bb5de0c3"}
+          "blind28.py": "dba5d938d9a6508d64b5aae85b6fa607dc4bdeb6326513035d7c8c81bb5de0c3",
+          "blind29.py": "e9cc98fc66a5728ee0635f02bffeb71b94003eed7e1f758456b0271ed9b2078b"}
 
 
 class BlindStandIn:
