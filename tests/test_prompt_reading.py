@@ -888,3 +888,14 @@ def test_a_memos_plan_day_and_place_are_required_wherever_a_memo_is_asked() -> N
     for schema in (memo, pair["ConversationMemo"], pair["PartnerMemo"], group["GroupMemo"]):
         assert {"plan_date", "plan_place", "plan_start", "summary"} <= set(schema["required"])
         assert len(schema["required"]) == len(set(schema["required"]))
+
+
+def test_a_conversation_told_in_one_call_requires_its_lines_and_memos() -> None:
+    """blind29's writer: the pair's and the group's schemas required only `talk`, so under a grammar
+    `{"talk": true}` alone was a valid answer, a conversation with no lines and no memos."""
+    from brain_server.prompts import conversation_summary, group_summary
+
+    variables = {"date_list": ["2026-02-13"], "place_list": ["w:cafe"], "partner_place_list": ["w:park"],
+                 "npc_name": "Ann Lee", "partner": "Bo Tamm", "name_list": ["Ann Lee", "Bo Tamm", "Cy Ng"]}
+    assert set(conversation_summary.PROMPT.json_schema(variables)["required"]) == {"talk", "lines", "first", "second"}
+    assert set(group_summary.PROMPT.json_schema(variables)["required"]) == {"talk", "lines", "memos"}

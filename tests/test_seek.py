@@ -780,6 +780,25 @@ def test_a_hosts_event_said_as_hers_by_its_name_is_not_called_an_event_as_well()
     assert said_news("Rosa Vane", intent, MORNING).startswith("Rosa Vane has news on their mind, an event they are hosting: ")
 
 
+def test_a_hosts_event_said_from_a_pronoun_is_said_with_her_name_and_when_follows_what_says_when() -> None:
+    """blind29's writer: the host's line read "an event they are hosting: he'll seal a time capsule
+    ...", her own event in the third person, and news passed on whole read "... (a photo, a note, a
+    bus ticket). He's going to ask everyone he runs into (that is tomorrow, ...)", when and where
+    after the asking. The host's event is said with her name, and when and where go after the
+    sentence that says when."""
+    whisper = ("Rosa Vane found an old bottle, and she wants to put one back: on May 5, from 6 to 8 pm, she'll seal a "
+               "time capsule up on the roof of the Old Ferry, and anyone can bring something small (a photo, a note). "
+               "She's going to ask everyone she runs into.")
+    told = about("Rosa Vane", _rosas_own(whisper), whisper, MORNING)
+    assert told.startswith(", an event they are hosting: Rosa Vane will seal a time capsule up on the roof"), told
+    assert told.endswith("(a photo, a note) (that is tomorrow, Tuesday May 5, 18:00-20:00)."), told
+    heard = _rosas_own(f"Rosa Vane told Bo Tamm: {whisper}").model_copy(
+        update={"npc_id": "bo", "subject": "Bo Tamm", "predicate": "heard from"})
+    passed_on = about("Bo Tamm", heard, heard.description, MORNING)
+    assert passed_on.endswith("(a photo, a note) (that is tomorrow, Tuesday May 5, 18:00-20:00). She's going to ask "
+                              "everyone she runs into"), passed_on
+
+
 def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(run: Run, fake_llm: FakeOpenAI) -> None:
     """Korrin's host slept through his own lesson and a literal model planned it at the wrong
     hour: on its day the host's own event (a thought held as its own, naming the day, an hour and a

@@ -16,7 +16,7 @@ import re
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, RELAYED, name_matches, what_there_is
+from brain_server.cognition.offline.heard import EVENT, RELAYED, SENTENCE, name_matches, what_there_is
 from brain_server.cognition.offline.kept_days import day_named
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
@@ -25,6 +25,7 @@ from brain_server.cognition.offline.said_clock import (
     clock_times,
     event_named,
     named_days,
+    says_when,
     still_ahead,
     what_clause,
     who_may_come,
@@ -104,13 +105,26 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
-        said = _by_host(name, what_it_is(said), event_named(text.removeprefix(name).strip()))
+        said = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
         hosted = not said.startswith(f"{name} is hosting ")
     elif dated:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
         if after_when(said[cut:]) != said[cut:]:
             said = said[:cut] + " ".join(filter(None, (before_when(said[cut:]), what_it_is(said[cut:]))))
-    return f"{', an event they are hosting' if hosted else ''}: {said}{dated or since(news, now)}"
+    return f"{', an event they are hosting' if hosted else ''}: {_when_after_it(said, dated) if dated else said + since(news, now)}"
+
+
+def _when_after_it(said: str, dated: str) -> str:
+    """`said` with when and where it is (`dated`) after the sentence that says when, not after the
+    last: blind29's writer read "... bring something small to go in it (a photo, a note, a bus
+    ticket). He's going to ask everyone he runs into (that is tomorrow, Friday May 22, 18:00-20:00,
+    ...)" as the asking being tomorrow at six. Else after the last sentence; its stop goes after the note."""
+    breaks = list(SENTENCE.finditer(said))
+    spans = list(zip([0, *(m.end() for m in breaks)], [*(m.start() for m in breaks), len(said)], strict=True))
+    start, end = next(((a, b) for a, b in spans if says_when(said[a:b])), spans[-1])
+    sentence = said[start:end].rstrip()
+    stop = sentence[-1] if sentence[-1:] in (".", "!", "?") else ""
+    return f"{said[:start]}{sentence.removesuffix(stop)}{dated}{stop} {said[end:].lstrip()}".rstrip()
 
 
 def _by_host(name: str, said: str, event: str) -> str:
@@ -122,6 +136,22 @@ def _by_host(name: str, said: str, event: str) -> str:
     if not event or not said.lower().startswith(event.lower()):
         return said
     return f"{name} is hosting {event}{said[len(event):]}"
+
+
+def _named(name: str, said: str) -> str:
+    """A host's event said from a pronoun ("he'll seal a time capsule under the new tiles ...") with
+    the host's name: blind29's writer saw a model voicing the host say "he'll seal ..." of itself,
+    or take another man for the host."""
+    found = _PRONOUN_LEAD.match(said)
+    if found is None:
+        return said
+    verb = _PRONOUN_VERB.get(found["verb"].lower().lstrip("'\u2019 "), found["verb"].strip())
+    return f"{name} {verb}{said[found.end():]}"
+
+
+_PRONOUN_LEAD = re.compile(r"(?:he|she|they)(?P<verb>['\u2019]ll|['\u2019]s|['\u2019]re|\s+will|\s+is|\s+are|\s+has|\s+have)\b",
+                           re.IGNORECASE)
+_PRONOUN_VERB = {"ll": "will", "will": "will", "s": "is", "is": "is", "re": "is", "are": "is", "has": "has", "have": "has"}
 
 
 def what_it_is(text: str) -> str:

@@ -31,7 +31,9 @@ class ConversationSummary(BaseModel):
 
 def _speakers_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
     """Lines are spoken by the two of them; plan days are the days offered (as in the memo), plan
-    places each one's own (the second memo gets a copy of the memo's definition for its places)."""
+    places each one's own (the second memo gets a copy of the memo's definition for its places).
+    Every field is required: under a grammar `{"talk": true}` alone was a valid answer, and a model
+    that stops early told a conversation with no lines and no memos (blind29's writer)."""
     defs = schema["$defs"]
     defs["GistLine"]["properties"]["speaker"]["enum"] = [variables["npc_name"], variables["partner"]]
     defs["PartnerMemo"] = copy.deepcopy(defs["ConversationMemo"])
@@ -40,6 +42,7 @@ def _speakers_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> 
             option["$ref"] = "#/$defs/PartnerMemo"
     offer_days(defs["ConversationMemo"], variables)
     offer_days(defs["PartnerMemo"], variables, "partner_place_list")
+    schema["required"] = list(schema["properties"])  # null memos when they do not talk, but said
 
 
 PROMPT = Prompt("conversation_summary", ConversationSummary, refine_schema=_speakers_and_days, max_tokens=800)

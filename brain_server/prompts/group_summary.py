@@ -27,11 +27,13 @@ class GroupSummary(BaseModel):
 
 
 def _people_and_days(schema: dict[str, Any], variables: Mapping[str, Any]) -> None:
-    """Lines are spoken and memos written by those present; plan days are the days offered."""
+    """Lines are spoken and memos written by those present; plan days are the days offered; every
+    field required, as for two (`conversation_summary`)."""
     defs = schema["$defs"]
     defs["GistLine"]["properties"]["speaker"]["enum"] = list(variables["name_list"])
     defs["GroupMemo"]["properties"]["name"]["enum"] = list(variables["name_list"])
     offer_days(defs["GroupMemo"], variables)
+    schema["required"] = list(schema["properties"])
 
 
 PROMPT = Prompt("group_summary", GroupSummary, refine_schema=_people_and_days, max_tokens=1200)
