@@ -338,7 +338,10 @@ def test_a_day_without_news_repeats_the_last_plan_without_a_call(run: Run, fake_
         own = memory(MemoryKind.OBSERVATION, "Isabella Rodriguez", "Isabella Rodriguez is running the cafe",
                      DAY1 + timedelta(hours=3))
         await stream.remember("isabella", npc.persona, [own], None, rate=False)
+        npc.persona.currently = "Isabella Rodriguez is baking for her party tomorrow (Saturday February 14)."
         same = await day(DAY2, stream)
+        # blind29's writer: a status of yesterday's "tomorrow (...)" read on that day, with no call to revise it
+        assert npc.persona.currently == "Isabella Rodriguez is baking for her party today (Saturday February 14)."
         news = memory(MemoryKind.THOUGHT, "Isabella Rodriguez", "Klaus asked Isabella to dinner on Sunday",
                       DAY2 + timedelta(hours=5))
         await stream.remember("isabella", npc.persona, [news], None, rate=False)
@@ -579,6 +582,17 @@ def test_a_label_loses_the_npc_s_own_name_without_a_pattern_made_from_it(monkeyp
     assert as_label("Wren7: mending nets", names[7]) == "mending nets"  # the first name and a colon
     assert as_label("Wren7 Quennellish mending", names[7]) == "Wren7 Quennellish mending"  # not the name
     assert as_label("   ", "  ") == "" and as_label("mending", "") == "mending"  # no name: nothing to take off
+
+
+def test_a_label_that_names_the_npc_itself_as_the_one_it_is_with_leaves_it_out() -> None:
+    """blind28 re-planned "talking with Cosmo Lindqvist" into Cosmo Lindqvist's own plan, and every
+    prompt after said "Cosmo Lindqvist is talking with Cosmo Lindqvist" (blind29's writer)."""
+    me = "Cosmo Lindqvist"
+    assert as_label("talking with Cosmo Lindqvist", me) == "talking"
+    assert as_label("calling on Bo Tamm and Cosmo Lindqvist", me) == "calling on Bo Tamm"
+    assert as_label("calling on Cosmo Lindqvist and Bo Tamm", me) == "calling on Bo Tamm"
+    assert as_label("talking with Bo Tamm", me) == "talking with Bo Tamm"
+    assert as_label("reading Cosmo Lindqvist's letters", me) == "reading Cosmo Lindqvist's letters"
 
 
 def test_an_address_copied_into_an_activity_is_left_to_the_address(run: Run, fake_llm: FakeOpenAI) -> None:

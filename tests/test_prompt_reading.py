@@ -457,6 +457,20 @@ def test_a_schedule_says_tomorrow_is_free_unless_something_is_promised_for_it() 
     assert schedule_from(npc, NOW, plans=False) == "- (nothing planned)"
 
 
+def test_a_promise_and_ones_own_event_the_same_are_listed_once() -> None:
+    """blind29's writer saw a host's plans list "18:00-20:00 hosting a time capsule ... on Friday"
+    twice (her own event, and a promise of it kept from a memo) and read two events."""
+    npc = ann()
+    npc.plan_day = NOW.date()
+    hosting = PlanItem(start=(NOW + timedelta(days=1)).replace(hour=18, minute=0), duration_minutes=120,
+                       activity="hosting a quilting bee", address=CAFE)
+    npc.commit(hosting)
+    npc.commit(hosting)
+    listed = schedule_from(npc, NOW, own=[hosting.model_copy(update={"one_off": True})]).splitlines()
+    assert listed.count(f"- 18:00-20:00 hosting a quilting bee (planned at {CAFE}) on Sunday February 15") == 1
+    assert len(npc.commitments) == 1
+
+
 # --- risks -------------------------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from brain_server.cognition.gist import place_as_said
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.awake import keep_awake, minutes
+from brain_server.cognition.offline.kept_days import redated
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
 from brain_server.cognition.offline.workday import keep_at_work
@@ -63,6 +64,7 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
     `npc.wake_up_hour` and `npc.day_outline`; the caller stores the plan itself, so `npc.plan`
     still holds the previous day's plan here (it is what the prompt shows as yesterday)."""
     persona = npc.persona
+    persona.currently = redated(persona.currently, now.date())  # a day with no call to revise it read "tomorrow" too
     places = _places(npc, places)
     if renew_below and npc.plan and npc.plan_day is not None and npc.plan_day < now.date() and \
             not await _news_since_plan(npc, stream, renew_below):

@@ -16,7 +16,8 @@ OWN_PLANS = frozenset({MemoryKind.PLAN})
 
 def schedule_from(npc: NpcState, now: datetime, plans: bool = True, own: Sequence[PlanItem] = ()) -> str:
     """The NPC's plan from `now` on as prompt lines: the rest of today's blocks, then the items it
-    promised for later days and its `own` events of later days (`gather.own_later`: a host shown
+    promised for later days and its `own` events of later days, each once (a host who promised her
+    own event had it twice: blind29's writer) (`gather.own_later`: a host shown
     "tomorrow: not planned yet" the day before her evening said where it was by the one room of that
     building the prompt wrote out, the one she stood in: blind19 in Tarnbeck); none when its plans
     are out of its reach (`plans` False). A day with
@@ -29,7 +30,7 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True, own: Sequenc
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
-    later = sorted((i for i in [*npc.commitments, *own] if i.end > now), key=lambda i: i.start)
+    later = sorted({i.key: i for i in [*npc.commitments, *own] if i.end > now}.values(), key=lambda i: i.start)
     lines = [_planned(i, now) for i in [*today, *later]]
     tomorrow = now.date() + timedelta(days=1)
     if not today and not any(i.start.date() == now.date() for i in later):

@@ -40,11 +40,22 @@ def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset())
         if label.startswith(said) and (m := _IS_OR_COLON.match(label, len(said))):
             label = label[m.end():]
             break
-    label = label.strip()
+    label = _without_self(label.strip(), name.strip())
     first, _, rest = label.partition(" ")
     if first in verbs:
         label = f"{doing_form(first)} {rest}".strip()
     return label or activity.strip()
+
+
+def _without_self(label: str, name: str) -> str:
+    """A label that names the NPC itself as the one it is with, calls on or talks to, without it:
+    blind28's re-plans laid "talking with Cosmo Lindqvist" in Cosmo Lindqvist's own plan (56 prompts
+    of one capture said "Cosmo Lindqvist is talking with Cosmo Lindqvist"). Others named stay."""
+    if not name or name not in label:
+        return label
+    said = re.escape(name)
+    label = re.sub(rf"(?:,\s*|\s+and\s+){said}\b|\b{said}(?:,\s*|\s+and\s+)", "", label)
+    return re.sub(rf"\s+(?:with|on|to|for|visiting|and)\s+{said}\b", "", label).strip()
 
 
 def doing_form(verb: str) -> str:
@@ -284,11 +295,13 @@ class NpcState(_DeepCopied):
         self.plan = sorted([*timeline, new], key=lambda item: item.start)
 
     def commit(self, item: PlanItem) -> None:
-        """A promised plan item (one-off): into the plan if it is for the planned day, else kept for its day."""
+        """A promised plan item (one-off): into the plan if it is for the planned day, else kept for its
+        day, once: a host promised her own event again (a memo of her own invitation) had it listed
+        twice in every prompt's plans (blind29's writer)."""
         item = item.model_copy(update={"one_off": True})
         if item.start.date() == self.plan_day:
             self.insert_plan_item(item)
-        else:
+        elif all(kept.key != item.key for kept in self.commitments):
             self.commitments = sorted([*self.commitments, item], key=lambda i: i.start)
 
     def keep_commitments(self, day: date) -> list[PlanItem]:
