@@ -217,6 +217,10 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
 # a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ...", "Nell
 # Hebblethwaite told Silas Pengelly, Jory Hebblethwaite about ..."), not the news
 _TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:(?:[A-Z][\w'’-]*|and),?\s+){1,12}about\s+")
+# and "Stan Horak passed on news of a time capsule ... to Dario Mendes." (blind29's writer saw it held
+# as the news on a resident's mind, passed on, with nothing of the event left but its garbled name)
+_PASSED_ON = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}passed\s+on\s+(?:the\s+)?news\s+(?:of|about)\s+")
+_TO_WHOM = re.compile(r"\s+to\s+(?:(?:[A-Z][\w'’-]*|and),?\s*){1,12}\.?$")
 
 
 async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
@@ -242,12 +246,14 @@ def gist(node: MemoryNode) -> str:
 
 
 def _read(node: MemoryNode) -> tuple[str, bool]:
-    """A thought's `gist`, and whether it is a record of someone telling someone (`_TELLING`), from
+    """A thought's `gist`, and whether it is a record of someone telling someone (`_TELLING`, `_PASSED_ON`), from
     one reading of its words."""
     told = node.description.split(": ", 1)[-1] if NEWS in node.keywords else node.description
     text = unrelayed(told)
     if telling := _TELLING.match(text):
         text = text[telling.end():]
+    elif telling := _PASSED_ON.match(text):
+        text = _TO_WHOM.sub("", text[telling.end():])
     return (_OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text), telling is not None
 
 
