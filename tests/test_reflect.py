@@ -360,7 +360,7 @@ def test_an_insight_that_only_says_again_a_statement_it_cites_is_none() -> None:
     assert not restates("Ivo Kranjc and Teodor Marek are becoming friends", [chat, breakfast])
 
 
-def test_the_questions_see_a_run_of_ones_own_steps_once_and_a_blocks_plan_by_its_header(
+def test_reflection_sees_a_run_of_ones_own_steps_once_and_a_blocks_plan_by_its_header(
         run: Run, fake_llm: FakeOpenAI) -> None:
     """blind28's writer: a host's reflection was asked about her routine, not people, where half of
     her 100 latest memories were her own steps ("working at the slipway (taking a short break)",
@@ -392,3 +392,5 @@ def test_the_questions_see_a_run_of_ones_own_steps_once_and_a_blocks_plan_by_its
         header, f"{name} is serving at the counter (08:00 to 08:03)",
         "Klaus Mueller is reading a book about gentrification at the cafe", f"{name} is chatting with Klaus Mueller",
         f"{name} is serving at the counter (pouring coffee)"]
+    insights = fake_llm.chat_requests("reflection_insights")[0]["body"]["messages"][1]["content"]
+    assert f"] {header}\n" in insights and "opening up (10 min)" not in insights  # its statements too

@@ -120,7 +120,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(memory_line(n), (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(by_header(n)), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group], numbered=True,
                        headers=[_asked(asked) for asked, _ in groups])
     answer = await stream.llm.complete(
@@ -175,14 +175,22 @@ def condensed(recent: Sequence[MemoryNode], name: str) -> list[MemoryNode]:
                 continue
             open_run = len(shown)
             runs[open_run] = (doing, node.created)
-        elif node.kind == MemoryKind.PLAN and node.embedding_key:
-            node = node.model_copy(update={"description": node.embedding_key})
+        else:
+            node = by_header(node)
         shown.append(node)
     for index, (doing, last) in runs.items():
         if last != shown[index].created:
             shown[index] = shown[index].model_copy(
                 update={"description": f"{doing} ({shown[index].created:%H:%M} to {last:%H:%M})"})
     return shown
+
+
+def by_header(node: MemoryNode) -> MemoryNode:
+    """A block's plan as reflection shows it: by its header (`embedding_key`), not its steps (blind29's
+    writer saw the insights' statements crowded by "...'s plan for 07:00-14:00 ...: getting ready for
+    work (36 min); ..."); any other memory as it is."""
+    return node.model_copy(update={"description": node.embedding_key}) if node.kind == MemoryKind.PLAN and \
+        node.embedding_key else node
 
 
 def restates(insight: str, cited: Sequence[MemoryNode]) -> bool:
