@@ -1031,6 +1031,33 @@ def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conv
     run(scenario)
 
 
+def test_news_a_memo_kept_without_its_place_is_told_at_the_place_its_conversations_named() -> None:
+    """The Ville in view (blind29, seed 9): Maria's memo kept the party and its hours and left out
+    Hobbs Cafe ("Maria Lopez heard from Isabella Rodriguez about a Valentine's Day party on Saturday
+    February 14 at 17:00-19:00 and said they would go"); told so, the model filled the place from the
+    teller's own room, and eight of eleven guests spent the party there. The place is the one the
+    conversations at its hours named most (of those, the first told); none is made up without them."""
+    memo = "Ed Hale heard from Cy Orr about a kite contest on May 4 at 13:00-15:00 and said they would go."
+    heard = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=memo, subject="Ed Hale",
+                       predicate="remembers", object="the conversation with Cy Orr", importance=6,
+                       created=MORNING - timedelta(hours=12), last_accessed=MORNING)
+
+    def chat(text: str, hours_before: int) -> MemoryNode:
+        return MemoryNode(npc_id="ed", kind=MemoryKind.CHAT, description=text, subject="Ed Hale", predicate="chatted with",
+                          object="Cy Orr", importance=6, created=MORNING - timedelta(hours=hours_before),
+                          last_accessed=MORNING)
+
+    told = chat('conversation with Cy Orr:\nCy Orr: "A kite contest in the yard of the Market on May 4 from 1 pm to 3 pm."', 12)
+    retold = chat('conversation with Di Orr:\nEd Hale: "There is a kite contest at 1 pm, at the Market."', 6)
+    wrong = chat('conversation with Bo Tamm:\nBo Tamm: "The kite contest is at 1 pm at the smithy."', 2)
+    newest_first = [wrong, retold, told]
+    assert when(heard, MORNING, PLACES) == " (that is today, Monday May 4, 13:00-15:00)"
+    assert when(heard, MORNING, PLACES, newest_first) == " (that is today, Monday May 4, 13:00-15:00, at Market (yard))"
+    assert when(heard, MORNING, PLACES, [wrong]) == " (that is today, Monday May 4, 13:00-15:00, at Forge (smithy))"
+    elsewhere = chat('conversation with Bo Tamm:\nBo Tamm: "Lunch at the smithy at noon?"', 1)
+    assert when(heard, MORNING, PLACES, [elsewhere]) == " (that is today, Monday May 4, 13:00-15:00)"
+
+
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:
     """Korrin (blind9): the model planned the host's Wednesday lesson at its hours on Tuesday, and
     he spent them alone in the mess room while the town was out. A block naming the host's own

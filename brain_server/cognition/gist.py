@@ -17,6 +17,7 @@ repeat pointed out, else dropped (`unrepeated`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 import functools
@@ -157,16 +158,19 @@ def on_at(news: MemoryNode, start: datetime) -> bool:
 def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[str]) -> tuple[str, bool]:
     """The place among `places` that `news` names, and whether its room is known: named in the
     news, or the building's only one, else the one room of that building a conversation of the
-    NPC's (`chats`, newest first) named at the news's first hour. A memo keeps what a model summed
+    NPC's (`chats`, newest first) named at the news's first hour; news that names no place, the
+    place its conversations named (`_place_talked_of`). A memo keeps what a model summed
     up ("about the event ... at the Bramall's Laundry", blind25 in Cauldwell), the lines what was
     said ("indigo dyeing in the drying shed at Bramall's Laundry ... from 2 pm to 4 pm"): the
     building's first room, named for it, sent guests to the wash house next door."""
     said = unstamped(news.description)
     place = named_place(places, said)
-    rooms = [p for p in places if sector_of(p) == sector_of(place)]
-    if not place or len(rooms) == 1 or room_named(place, said):
-        return place, bool(place)
     hours = clock_times(said)[:1]
+    if not place:
+        return _place_talked_of(hours, chats, places)
+    rooms = [p for p in places if sector_of(p) == sector_of(place)]
+    if len(rooms) == 1 or room_named(place, said):
+        return place, True
     for chat in chats:
         named = [p for p in rooms if room_named(p, chat.description)]
         if len(named) == 1 and hours and hours[0] in clock_times(chat.description):
@@ -174,11 +178,27 @@ def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[st
     return place, False
 
 
+def _place_talked_of(hours: Sequence[tuple[int, int]], chats: Sequence[MemoryNode], places: Sequence[str]) -> tuple[str, bool]:
+    """For news that names no place: the place the NPC's conversations that named its hour named most
+    (of those, the first told), and whether its room is known (as `room_told`); ("", False) if none. A memo kept the
+    party and its hours and left out Hobbs Cafe ("Maria Lopez heard from Isabella Rodriguez about a
+    Valentine's Day party on Saturday February 14 at 17:00-19:00 and said they would go"); told so,
+    blind29 filled the place from the teller's own room, and eight of eleven guests spent the party
+    there (the Ville in view, seed 9)."""
+    named = [(place, chat) for chat in reversed(chats) if hours and hours[0] in clock_times(chat.description)
+             and (place := named_place(places, chat.description))]
+    if not named:
+        return "", False
+    counts = Counter(place for place, _ in named)
+    place, chat = max(named, key=lambda found: counts[found[0]])  # the most named; of those, the first told
+    return place, sum(sector_of(p) == sector_of(place) for p in places) == 1 or room_named(place, chat.description)
+
+
 def room_unsaid(news: MemoryNode, places: Sequence[str]) -> bool:
-    """Whether `news` names a building among `places` and not which of its rooms: only then do the
-    NPC's conversations need reading for it (`room_told`)."""
+    """Whether `news` leaves its room unsaid among `places` (it names a building alone, or no place
+    but its hours): only then do the NPC's conversations need reading for it (`room_told`)."""
     place, room = room_told(news, (), places)
-    return bool(place) and not room
+    return not room and bool(place or clock_times(unstamped(news.description)))
 
 
 def room_named(place: str, said: str) -> bool:
