@@ -334,7 +334,7 @@ def test_a_host_is_asked_to_invite_and_the_one_invited_to_answer(stream, fake_ll
     asyncio.run(talk())
     hers, his = (" ".join(r["body"]["messages"][1]["content"].split())
                  for r in fake_llm.chat_requests("converse_turn")[:2])
-    assert ("Isabella Rodriguez has news on their mind: Isabella Rodriguez is hosting a bell-ringing practice in the tower of the Chapel of St Ives, of Isabella "
+    assert ("an event they are hosting: Isabella Rodriguez is hosting a bell-ringing practice in the tower of the Chapel of St Ives, of Isabella "
             "Rodriguez's own arranging, and anyone who can count to eight may take one (that is tomorrow") in hers
     assert "If it is an event Isabella Rodriguez is hosting, Isabella Rodriguez asks Klaus Mueller to come." in hers
     assert "If Isabella Rodriguez invites Klaus Mueller to something, Klaus Mueller says whether they will come" in his

@@ -23,7 +23,7 @@ from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_acti
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import about, held, held_news, mentions, said_news, when
+from brain_server.cognition.news import about, held, held_news, mentions, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -735,7 +735,8 @@ def test_a_hosts_event_said_as_what_there_will_be_is_told_as_what_it_is() -> Non
                "of the Old Ferry, of Rosa Vane's own getting up: she has tarred four rafts")
     own = _rosas_own(whisper)
     told = about("Rosa Vane", own, whisper, MORNING)
-    assert told.startswith(": Rosa Vane is hosting a raft race off the slipway of the Old Ferry, of Rosa Vane's")
+    assert told.startswith(", an event they are hosting: Rosa Vane is hosting a raft race off the slipway of the Old "
+                           "Ferry, of Rosa Vane's")
     assert "there'll be" not in told and "(that is tomorrow, Tuesday May 5, 16:00)" in told
     heard = own.model_copy(update={"npc_id": "bo", "subject": "Bo Tamm", "predicate": "heard from",
                                    "description": f"Bo Tamm heard that {whisper}"})
@@ -761,26 +762,12 @@ def test_a_hosts_event_said_by_its_name_first_is_told_as_the_host_holding_it() -
                "getting it up herself")
     own = _rosas_own(whisper)
     told = about("Rosa Vane", own, whisper, MORNING)
-    assert told.startswith(": Rosa Vane is hosting a flotsam auction in the boat hall of the Old Ferry, on May 5"), told
+    assert told.startswith(", an event they are hosting: Rosa Vane is hosting a flotsam auction in the boat hall of "
+                           "the Old Ferry, on May 5"), told
     for said in ("Rosa Vane wants to hold a kite contest in the yard on May 5 from 4 pm to 6 pm",
                  "The yard opens its gate to anybody with a kite on May 5 at 4 pm"):
         own = own.model_copy(update={"description": said})
         assert about("Rosa Vane", own, said, MORNING).startswith(f", an event they are hosting: {said.split(' on May')[0]}")
-
-
-def test_a_hosts_event_said_as_hers_by_its_name_is_not_called_an_event_as_well() -> None:
-    """Cauldwell (blind27 and blind28, out of view): the host's news line read "has news on their
-    mind, an event they are hosting: Netta Bramall is hosting indigo dyeing in the drying shed ...",
-    and both models told the dyeing as "an event" (blind28: 300 lines, none naming it). Said as the
-    host holding it by its own name, the line gives no other name for it; an intent keeps the clause."""
-    for whisper, event in (("there will be indigo dyeing in the drying shed of the Laundry on May 5 from 2 pm to 4 pm",
-                            "indigo dyeing"),
-                           ("A slate blessing at the chapel on May 5 at 4 pm: Rosa Vane is getting it up", "a slate blessing")):
-        line = said_news("Rosa Vane", _rosas_own(whisper), MORNING)
-        assert line.startswith(f"Rosa Vane has news on their mind: Rosa Vane is hosting {event} "), line
-        assert "an event" not in line
-    intent = _rosas_own("Rosa Vane wants to hold a kite contest in the yard on May 5 from 4 pm to 6 pm")
-    assert said_news("Rosa Vane", intent, MORNING).startswith("Rosa Vane has news on their mind, an event they are hosting: ")
 
 
 def test_a_hosts_event_said_from_a_pronoun_is_said_with_her_name_and_when_follows_what_says_when() -> None:

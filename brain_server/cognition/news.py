@@ -92,9 +92,8 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     and not the auction; by what there will be, not "there will be ..." (`what_there_is`); and by
     who may come, where the thought says it after (`who_may_come`), in the same sentence: blind21
     told what came before a semicolon, and no more. Said as the host holding it by its name
-    (`_by_host`), it needs no ", an event they are hosting" before it: blind27 and blind28 told
-    Cauldwell's "Netta Bramall is hosting indigo dyeing ..." as "an event" (300 lines of blind28's
-    out of view, none naming the dyeing), the one name for it in that line that was not its own. The whole thought stays in its status and
+    (`_by_host`), it keeps ", an event they are hosting" before it: taken out, blind27 and blind28
+    still told Cauldwell's dyeing as "an event", and with blind29 fewer of Brinnick's invited came. The whole thought stays in its status and
     memories. News heard that opens with when it is ("Tomorrow (Thursday November 19), between two
     and four in the afternoon, there will be indigo dyeing ...": `after_when`) is said so too, after
     whoever passed it on and how the event came about (`before_when`), where `when` says the day:
@@ -106,7 +105,6 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
         said = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
-        hosted = not said.startswith(f"{name} is hosting ")
     elif dated:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
         if after_when(said[cut:]) != said[cut:]:
