@@ -594,6 +594,10 @@ def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_
     dated, kept = run(scenario)
     assert dated == revised.replace("from 5 pm to 7 pm and", "from 5 pm to 7 pm tomorrow (Sunday February 15) and")
     assert kept == moved
+    # blind29's writer: hosts' statuses said they had "heard about" their own events; the prompt says whose they are
+    asked = prompt_of(fake_llm, "revise_currently", 0)
+    assert f"Events Ann Lee is holding (their own, not news Ann Lee heard from anyone):\n- {party}" in asked
+    assert fair not in asked.split("their own, not news")[1] and heard not in asked.split("their own, not news")[1]
 
 
 def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:

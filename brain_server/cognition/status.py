@@ -42,10 +42,12 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
                                      without=OWN_PLANS)
     old = persona.currently
     kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
+    own = [n for n in await stream.latest_thoughts(npc.npc_id) if held_as_own(persona.name, n)]
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-         "previous_day": previous_day(npc), "memories": bullet_list(memories)},
+         "previous_day": previous_day(npc), "memories": bullet_list(memories),
+         "hosting": hosting_lines(persona.name, own, now)},
         work=work, npc_id=npc.npc_id,
         fallback=lambda: Currently.model_construct(currently=kept),
         trace=trace,
@@ -54,8 +56,19 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
     revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
-    own = [n for n in await stream.latest_thoughts(npc.npc_id) if held_as_own(persona.name, n)]
     return dated_own(revised, own, now, trace)
+
+
+def hosting_lines(name: str, own: Sequence[MemoryNode], now: datetime) -> str:
+    """The NPC's own events still ahead, said to be its own (`OWN` thoughts), for the revision's
+    prompt; "" when it holds none. blind29's writer saw a host's revised status read "Stan Horak has
+    heard about an event in the building ..." in some 480 prompts: a model shown her event among
+    her memories, beside the news others told her, wrote her as a guest of her own event."""
+    ahead = [said for n in own if (said := unstamped(n.description)) and said_clock.still_ahead(said, now, n.created.date())]
+    if not ahead:
+        return ""
+    return (f"\n\nEvents {name} is holding (their own, not news {name} heard from anyone):\n"
+            + "\n".join(f"- {said}" for said in ahead))
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
