@@ -165,12 +165,12 @@ def room_told(news: MemoryNode, chats: Sequence[MemoryNode], places: Sequence[st
     building's first room, named for it, sent guests to the wash house next door."""
     said = unstamped(news.description)
     place = named_place(places, said)
-    hours = clock_times(said)[:1]
     if not place:
-        return _place_talked_of(hours, chats, places)
+        return _place_talked_of(clock_times(said)[:1], chats, places)
     rooms = [p for p in places if sector_of(p) == sector_of(place)]
     if len(rooms) == 1 or room_named(place, said):
         return place, True
+    hours = clock_times(said)[:1]
     for chat in chats:
         named = [p for p in rooms if room_named(p, chat.description)]
         if len(named) == 1 and hours and hours[0] in clock_times(chat.description):
@@ -185,7 +185,9 @@ def _place_talked_of(hours: Sequence[tuple[int, int]], chats: Sequence[MemoryNod
     Valentine's Day party on Saturday February 14 at 17:00-19:00 and said they would go"); told so,
     blind29 filled the place from the teller's own room, and eight of eleven guests spent the party
     there (the Ville in view, seed 9)."""
-    named = [(place, chat) for chat in reversed(chats) if hours and hours[0] in clock_times(chat.description)
+    if not hours:
+        return "", False
+    named = [(place, chat) for chat in reversed(chats) if hours[0] in clock_times(chat.description)
              and (place := named_place(places, chat.description))]
     if not named:
         return "", False

@@ -143,11 +143,10 @@ def _named(name: str, said: str) -> str:
     found = _PRONOUN_LEAD.match(said)
     if found is None:
         return said
-    verb = _PRONOUN_VERB.get(found["verb"].lower().lstrip("'\u2019 "), found["verb"].strip())
-    return f"{name} {verb}{said[found.end():]}"
+    return f"{name} {_PRONOUN_VERB[(found['short'] or found['word']).lower()]}{said[found.end():]}"
 
 
-_PRONOUN_LEAD = re.compile(r"(?:he|she|they)(?P<verb>['\u2019]ll|['\u2019]s|['\u2019]re|\s+will|\s+is|\s+are|\s+has|\s+have)\b",
+_PRONOUN_LEAD = re.compile(r"(?:he|she|they)(?:['\u2019](?P<short>ll|s|re)|\s+(?P<word>will|is|are|has|have))\b",
                            re.IGNORECASE)
 _PRONOUN_VERB = {"ll": "will", "will": "will", "s": "is", "is": "is", "re": "is", "are": "is", "has": "has", "have": "has"}
 

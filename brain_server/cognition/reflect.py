@@ -163,25 +163,23 @@ def condensed(recent: Sequence[MemoryNode], name: str) -> list[MemoryNode]:
     asked about routine, not people: of a host's 100 latest memories half were her own steps and the
     plans that listed them again. What the memories hold is unchanged; the rest is shown as it was."""
     shown: list[MemoryNode] = []
-    runs: dict[int, tuple[str, datetime]] = {}  # a shown own run's index -> its activity, its last step
+    runs: dict[int, tuple[str, datetime, int]] = {}  # a shown own run's index -> its activity, last step, importance
     open_run = -1
     for node in sorted(recent, key=lambda n: n.created):
         if node.kind == MemoryKind.OBSERVATION and node.subject == name and node.description.startswith(name):
             doing = node.description.split(" (", 1)[0].strip()
             if open_run >= 0 and runs[open_run][0] == doing:
-                runs[open_run] = (doing, node.created)
-                shown[open_run] = shown[open_run].model_copy(
-                    update={"importance": max(shown[open_run].importance, node.importance)})
+                runs[open_run] = (doing, node.created, max(runs[open_run][2], node.importance))
                 continue
             open_run = len(shown)
-            runs[open_run] = (doing, node.created)
+            runs[open_run] = (doing, node.created, node.importance)
         else:
             node = by_header(node)
         shown.append(node)
-    for index, (doing, last) in runs.items():
+    for index, (doing, last, importance) in runs.items():
         if last != shown[index].created:
-            shown[index] = shown[index].model_copy(
-                update={"description": f"{doing} ({shown[index].created:%H:%M} to {last:%H:%M})"})
+            shown[index] = shown[index].model_copy(update={
+                "description": f"{doing} ({shown[index].created:%H:%M} to {last:%H:%M})", "importance": importance})
     return shown
 
 

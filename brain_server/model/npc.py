@@ -55,7 +55,7 @@ def _without_self(label: str, name: str) -> str:
         return label
     said = re.escape(name)
     label = re.sub(rf"(?:,\s*|\s+and\s+){said}\b|\b{said}(?:,\s*|\s+and\s+)", "", label)
-    return re.sub(rf"\s+(?:with|on|to|for|visiting|and)\s+{said}\b", "", label).strip()
+    return re.sub(rf"\s+(?:with|on|to|for|visiting)\s+{said}\b", "", label).strip()
 
 
 def doing_form(verb: str) -> str:

@@ -32,10 +32,7 @@ def offer_days(schema: dict[str, Any], variables: Mapping[str, Any], places: str
     a plan item with no day is booked today (blind27's writer)."""
     schema["properties"]["plan_date"]["enum"] = ["", *variables["date_list"]]
     schema["properties"]["plan_place"]["enum"] = ["", *variables[places]]
-    schema["required"] = [*schema.get("required", []), *(f for f in PLAN_DAY_AND_PLACE if f not in schema.get("required", []))]
-
-
-PLAN_DAY_AND_PLACE = ("plan_date", "plan_place")
+    schema["required"] = list(dict.fromkeys([*schema.get("required", []), "plan_date", "plan_place"]))
 
 
 PROMPT = Prompt("conversation_memo", ConversationMemo, refine_schema=offer_days, max_tokens=300)
