@@ -118,6 +118,20 @@ def test_a_condition_the_judge_always_prefers_rates_highest() -> None:
     assert all(r["sigma"] < 25 / 3 for r in rated.values())
 
 
+def test_ratings_do_not_depend_on_the_order_of_the_judgements() -> None:
+    # 30 rankings put no_memory first, then 40 put full first: full is ranked higher more often,
+    # so it rates higher, and the same judgements read the other way round rate the same.
+    judgements = ([{"ranks": {"full": 2.0, "no_memory": 1.0}}] * 30 + [{"ranks": {"full": 1.0, "no_memory": 2.0}}] * 40)
+    forward = ratings(judgements, ["full", "no_memory"])
+    backward = ratings(judgements[::-1], ["full", "no_memory"])
+    assert forward["full"]["mu"] > forward["no_memory"]["mu"]
+    for c in ("full", "no_memory"):
+        assert forward[c]["mu"] == pytest.approx(backward[c]["mu"]) and forward[c]["sigma"] == pytest.approx(
+            backward[c]["sigma"])
+    # The games fix the difference; the two mu sit either side of the prior's 25.
+    assert forward["full"]["mu"] - 25 == pytest.approx(25 - forward["no_memory"]["mu"])
+
+
 def test_rankings_are_read_tolerantly() -> None:
     assert ranks_from(["B", "A", "C"], "ABC") == {"B": 1, "A": 2, "C": 3}
     # A repeated letter counts once; letters left out share the remaining places.

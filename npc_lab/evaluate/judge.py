@@ -3,12 +3,13 @@
 For every resident and question the judge sees the resident's identity, the question and the
 conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
 and ranks them by believability. The paper's human evaluators did the same and the paper rated
-the conditions with TrueSkill; here each ranking is split into its pairs (A above B) and each
-pair is a two-player TrueSkill game without draws, on TrueSkill's default scale (mu 25,
-sigma 25/3, beta sigma/2, tau sigma/100), so the paper's mu values can stand beside ours.
-Splitting a ranking into pairs counts it as several games, so sigma shrinks faster than in the
-paper's multi-player model; mu is comparable, sigma is optimistic. Mean rank and first-place
-rate are given too: they need no model.
+the conditions with TrueSkill; here each ranking is split into its pairs (A above B), each pair a
+game without draws in TrueSkill's model on its default scale (prior mu 25, sigma 25/3; performance
+noise beta sigma/2), so the paper's mu values can stand beside ours. The ratings are that model's
+most probable skills given all games at once, not TrueSkill's online updates: those settle after
+the first few dozen games, so the same judgements read in another order gave mu values apart by
+more than the conditions were. Splitting a ranking into pairs counts it as several games, so
+sigma is optimistic; mean rank and first-place rate are given too: they need no model.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import random
 from string import ascii_uppercase
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.config import Settings
@@ -36,7 +38,6 @@ PAPER_MU = {"full": 29.89, "no_reflection": 26.88, "no_reflection_planning": 25.
 MU0 = 25.0
 SIGMA0 = MU0 / 3
 BETA = SIGMA0 / 2
-TAU = SIGMA0 / 100
 JUDGE_ID = "judge"  # the npc_id the judge's calls are counted under
 # The judge's templates (judge.md, judge_system.md) are the lab's package data: the brain never asks them.
 PROMPTS_DIR = Path(__file__).with_name("prompts")
@@ -123,41 +124,57 @@ def ranks_from(ranking: Sequence[str], letters: Sequence[str]) -> dict[str, floa
 
 def ratings(judgements: Sequence[dict[str, Any]], conditions: Sequence[str]) -> dict[str, dict[str, float]]:
     """Per condition: judgements it took part in, mean rank, first-place rate, pairwise win rate
-    and pairwise TrueSkill (mu, sigma): each pair of a ranking is a game against the ratings from
-    before that ranking (mu moves by the sum of its games, sigma shrinks by each game's factor),
-    rankings taken in their saved order."""
-    skill = {c: (MU0, SIGMA0) for c in conditions}
+    and TrueSkill's (mu, sigma) fitted to every pair of every ranking at once (`skills`)."""
     ranks: dict[str, list[float]] = {c: [] for c in conditions}
     wins = {c: [0, 0] for c in conditions}  # won, played
+    games: list[tuple[str, str]] = []
     for j in judgements:
-        before = dict(skill)  # a ranking's games are played at once, so their order within it cannot matter
         for c, r in j["ranks"].items():
             ranks[c].append(r)
         for a, ra in j["ranks"].items():
             for b, rb in j["ranks"].items():
                 if ra < rb:
-                    (mw, sw), (ml, sl) = _pairwise(before[a], before[b])
-                    skill[a] = (skill[a][0] + mw - before[a][0], skill[a][1] * sw / before[a][1])
-                    skill[b] = (skill[b][0] + ml - before[b][0], skill[b][1] * sl / before[b][1])
+                    games.append((a, b))
                     wins[a][0] += 1
                 if ra != rb:
                     wins[a][1] += 1
+    skill = skills(games, conditions)
     return {c: {"judged": len(ranks[c]), "mean_rank": sum(ranks[c]) / len(ranks[c]) if ranks[c] else math.nan,
                 "first_rate": sum(r == 1 for r in ranks[c]) / len(ranks[c]) if ranks[c] else math.nan,
                 "win_rate": wins[c][0] / wins[c][1] if wins[c][1] else math.nan,
                 "mu": skill[c][0], "sigma": skill[c][1]} for c in conditions}
 
 
-def _pairwise(winner: tuple[float, float], loser: tuple[float, float]) -> tuple[tuple[float, float], ...]:
-    """One two-player TrueSkill game without draws (Herbrich et al. 2006)."""
-    (mw, sw), (ml, sl) = winner, loser
-    vw, vl = sw**2 + TAU**2, sl**2 + TAU**2
-    c = math.sqrt(2 * BETA**2 + vw + vl)
-    t = (mw - ml) / c
-    v = _pdf(t) / max(_cdf(t), 1e-12)
-    w = v * (v + t)
-    return ((mw + vw / c * v, math.sqrt(vw * (1 - vw / c**2 * w))),
-            (ml - vl / c * v, math.sqrt(vl * (1 - vl / c**2 * w))))
+def skills(games: Sequence[tuple[str, str]], players: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """TrueSkill's model without draws, solved for all (winner, loser) games at once: the mu that
+    maximise the prior N(MU0, SIGMA0^2) times P(winner ahead) = Phi((mu_w - mu_l) / (sqrt 2 beta)) of
+    every game (Newton's method; the log-posterior is concave), and sigma from its curvature there
+    (Laplace), of mu less the players' mean: games fix only differences, the prior alone sets the
+    level. The result does not depend on the order of the games."""
+    index = {p: i for i, p in enumerate(players)}
+    pairs = [(index[w], index[lo]) for w, lo in games]
+    scale = math.sqrt(2) * BETA
+    mu = np.full(len(players), MU0)
+    for _ in range(100):
+        grad = -(mu - MU0) / SIGMA0**2
+        hess = np.diag(np.full(len(players), -1 / SIGMA0**2))
+        for w, lo in pairs:
+            t = (mu[w] - mu[lo]) / scale
+            lam = _pdf(t) / max(_cdf(t), 1e-300)
+            curve = lam * (t + lam) / scale**2
+            grad[w] += lam / scale
+            grad[lo] -= lam / scale
+            hess[w, w] -= curve
+            hess[lo, lo] -= curve
+            hess[w, lo] += curve
+            hess[lo, w] += curve
+        step = np.linalg.solve(hess, grad)
+        mu = mu - step
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    centred = np.eye(len(players)) - 1 / len(players)
+    sigma = np.sqrt(np.diag(centred @ np.linalg.inv(-hess) @ centred))
+    return {p: (float(mu[i]), float(sigma[i])) for p, i in index.items()}
 
 
 def _pdf(x: float) -> float:
