@@ -12,6 +12,7 @@ import pytest
 from npc_lab.cli import main
 from npc_lab.evaluate.interview import condition
 from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings
+from npc_lab.evaluate.life import NO_RECORD, record
 from npc_lab.evaluate.questions import for_resident, load_templates, someone_known
 from npc_lab.fake_openai import FakeOpenAI
 from npc_lab.sim.runner import Sim
@@ -90,6 +91,9 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
         if j["judged"]:
             assert j["ranks"][j["shown"][j["ranking"][0]]] == 1
     assert len({tuple(j["shown"].values()) for j in judgements}) > 1  # the order is shuffled
+    # The judge knows each resident's days, as the paper's evaluators who watched them did.
+    asked_about = {r["body"]["messages"][1]["content"] for r in judge_requests if "Isabella" in r["body"]["messages"][1]["content"]}
+    assert asked_about and all("This is what they did and thought" in a and ": did: " in a for a in asked_about)
     [system] = {r["body"]["messages"][0]["content"] for r in judge_requests}
     assert system.startswith("You judge") and "inner mind" not in system  # a judge, not an NPC
     assert {r["body"]["model"] for r in judge_requests} == {"judge-model"} and not fake_llm.chat_requests("judge")
@@ -130,6 +134,32 @@ def test_ratings_do_not_depend_on_the_order_of_the_judgements() -> None:
             backward[c]["sigma"])
     # The games fix the difference; the two mu sit either side of the prior's 25.
     assert forward["full"]["mu"] - 25 == pytest.approx(25 - forward["no_memory"]["mu"])
+
+
+def test_the_judge_reads_a_residents_days_as_a_timeline() -> None:
+    def memory(at: str, kind: str, subject: str, description: str) -> dict[str, str]:
+        return {"created": f"2026-02-13T{at}:00Z", "kind": f"MEMORY_KIND_{kind}", "subject": subject,
+                "description": description}
+
+    memories = [
+        memory("09:15", "OBSERVATION", "Ada Voss", "Ada Voss is mending nets (coiling rope)"),
+        memory("09:00", "OBSERVATION", "Ada Voss", "Ada Voss is mending nets (untangling)"),
+        memory("09:20", "THOUGHT", "Ada Voss", "Ada Voss takes pride in her nets."),
+        memory("09:30", "OBSERVATION", "Ada Voss", "Ada Voss is mending nets (tying knots)"),
+        memory("09:40", "OBSERVATION", "Ada Voss", "Ada Voss is chatting with Bo Lind"),
+        memory("09:45", "OBSERVATION", "Ada Voss", "Ada Voss is mending nets (tying knots)"),
+        memory("09:50", "OBSERVATION", "net rack", "net rack is in use"),
+        memory("09:55", "OBSERVATION", "Bo Lind", "Bo Lind is mending nets (watching)"),
+        memory("10:00", "PLAN", "Ada Voss", "Ada Voss's plan for 10:00-11:00: selling fish"),
+    ]
+    assert record(memories, "Ada Voss").splitlines() == [
+        "- Friday 09:00-09:30: did: mending nets",
+        "- Friday 09:20: thought: Ada Voss takes pride in her nets.",
+        "- Friday 09:40: did: chatting with Bo Lind",
+        "- Friday 09:45: did: mending nets",
+    ]
+    assert record(memories, "Ada Voss", lines=2).splitlines()[0] == "- Friday 09:40: did: chatting with Bo Lind"
+    assert record([], "Ada Voss") == NO_RECORD
 
 
 def test_rankings_are_read_tolerantly() -> None:

@@ -26,6 +26,7 @@ import grpc
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from npc_brain.v1 import brain_pb2 as pb
 from npc_brain.v1 import brain_pb2_grpc
+from npc_lab.evaluate import life
 from npc_lab.evaluate.questions import Question, for_resident, load_templates, someone_known
 from npc_lab.sim.brain import BrainProcess
 from npc_lab.sim.measure import load_run, says_knows
@@ -65,6 +66,7 @@ class Run:
     names: dict[str, str]
     identities: dict[str, str]
     questions: dict[str, list[Question]]  # per npc_id
+    lives: dict[str, str]  # per npc_id: what the judge is told of their days (life.py)
 
 
 def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None = None) -> Run:
@@ -95,7 +97,8 @@ def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None 
                                                  said_known.get(npc_id)))
         for npc_id in chosen
     }
-    return Run(folder, data_dir, datetime.fromisoformat(cfg["end"]), names, identities, questions)
+    lives = {npc_id: life.record(data["memories"].get(npc_id, []), names[npc_id]) for npc_id in chosen}
+    return Run(folder, data_dir, datetime.fromisoformat(cfg["end"]), names, identities, questions, lives)
 
 
 async def interview_condition(run: Run, cond: Condition, work: Path,

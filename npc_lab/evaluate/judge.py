@@ -1,7 +1,7 @@
 """The LLM judge and the ratings it leads to.
 
-For every resident and question the judge sees the resident's identity, the question and the
-conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
+For every resident and question the judge sees the resident's identity, a record of their latest
+hours (`life.py`), the question and the conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
 and ranks them by believability. The paper's human evaluators did the same and the paper rated
 the conditions with TrueSkill; here each ranking is split into its pairs (A above B), each pair a
 game without draws in TrueSkill's model on its default scale (prior mu 25, sigma 25/3; performance
@@ -31,6 +31,7 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import Prompt, PromptLibrary
+from npc_lab.evaluate.life import NO_RECORD
 
 # Park et al. 2023, figure 8: TrueSkill mu of each condition (100 human evaluators' rankings).
 PAPER_MU = {"full": 29.89, "no_reflection": 26.88, "no_reflection_planning": 25.64, "human crowdworkers": 22.95,
@@ -79,24 +80,25 @@ def judge_llm(settings: Settings) -> LLM:
                extra_tokens=settings.llm_extra_tokens)
 
 
-async def judge_all(rows: Sequence[dict[str, Any]], identities: dict[str, str], about: dict[str, str], llm: LLM,
-                    seed: int = 0) -> list[dict[str, Any]]:
+async def judge_all(rows: Sequence[dict[str, Any]], identities: dict[str, str], lives: dict[str, str],
+                    about: dict[str, str], llm: LLM, seed: int = 0) -> list[dict[str, Any]]:
     """One judgement per resident and question that two or more conditions answered."""
     groups: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in rows:
         groups[r["npc_id"], r["category"], r["question_id"]][r["condition"]] = r
     asked = [g for g in groups.values() if len(g) >= 2]
-    return list(await asyncio.gather(*(_judge(g, identities, about, llm, seed) for g in asked)))
+    return list(await asyncio.gather(*(_judge(g, identities, lives, about, llm, seed) for g in asked)))
 
 
-async def _judge(answers: dict[str, dict[str, Any]], identities: dict[str, str], about: dict[str, str], llm: LLM,
-                 seed: int) -> dict[str, Any]:
+async def _judge(answers: dict[str, dict[str, Any]], identities: dict[str, str], lives: dict[str, str],
+                 about: dict[str, str], llm: LLM, seed: int) -> dict[str, Any]:
     first = next(iter(answers.values()))
     conditions = sorted(answers)
     random.Random(f"{seed}:{first['npc_id']}:{first['category']}:{first['question_id']}").shuffle(conditions)
     letters = list(ascii_uppercase[: len(conditions)])
     judgement = await llm.complete(JUDGE, {
         "resident_name": first["name"], "identity": identities.get(first["npc_id"], ""),
+        "life": lives.get(first["npc_id"]) or NO_RECORD,
         "category": first["category"], "category_about": about.get(first["category"], ""),
         "question": first["question"], "count": len(letters), "labels": ", ".join(json.dumps(x) for x in letters),
         "answers": "\n".join(f'{x}. "{answers[c]["answer"]}"' for x, c in zip(letters, conditions, strict=True)),
