@@ -8,11 +8,14 @@ from datetime import UTC, datetime
 import pytest
 
 from brain_server.llm.client import LLM, AnswerError, parse_answer
+from brain_server.llm.retries import echoes_complaint
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
 from brain_server.prompts.importance import Importance
+from brain_server.prompts.interview import PROMPT as INTERVIEW
+from brain_server.prompts.interview import InterviewAnswer
 from npc_lab.fake_openai import FakeOpenAI
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
@@ -93,6 +96,32 @@ def test_an_unusable_answer_is_shown_back_when_asking_again(fake_llm: FakeOpenAI
     assert second[-1]["role"] == "user" and "could not be used: no JSON object in the answer" in second[-1]["content"]
     assert third == second  # the 503 changed nothing in what was asked
     assert t.llm_calls[0].attempts == 3
+
+
+def test_an_answer_that_repeats_the_complaint_is_not_an_answer(fake_llm: FakeOpenAI) -> None:
+    """Asked again after an answer with a field too many, a small model answered in the
+    character's voice with the complaint itself ("Answer does not match the InterviewAnswer
+    schema ..."), and an interview showed it as what the resident said."""
+    fake_llm.queue({"content": '{"answer": "I keep the cafe.", "mood": "glad"}'},
+                   {"content": '{"answer": "Answer does not match the InterviewAnswer schema: 1 error(s): mood '
+                               'Extra inputs are not permitted."}'},
+                   {"content": '{"answer": "I keep the cafe on the square."}'})
+    llm, t = make_llm(fake_llm, max_attempts=3), trace()
+    said = asyncio.run(llm.complete(INTERVIEW, {"persona": "Name: Isabella Rodriguez", "time": "9 am", "npc_name":
+                                                "Isabella Rodriguez", "memories": "- the cafe opened",
+                                                "question": "What do you do?"}, npc_id="isabella", trace=t,
+                                    fallback=lambda: InterviewAnswer(answer="Ask me later."), work=WORK))
+    assert said.answer == "I keep the cafe on the square."
+    [call] = t.llm_calls
+    assert call.attempts == 3 and "repeats the note" in call.errors[1]
+    # Words the request or the answer before hold are no echo when the complaint quotes them.
+    asked = [{"role": "user", "content": "Is the extra schema field fine for the mood here?"},
+             {"role": "assistant", "content": '{"act": "going over to tell Bo about the fair"}'},
+             {"role": "user", "content": "Is the extra schema field fine for the mood? 'going over to tell Bo "
+                                         "about the fair' is not one of the choices."}]
+    assert not echoes_complaint(asked, '{"answer": "is the extra schema field fine for the mood"}')
+    assert not echoes_complaint(asked, '{"react": "going over to tell Bo about the fair"}')
+    assert echoes_complaint(asked, '{"react": "the fair is not one of the choices"}')
 
 
 def test_fallback_after_bounded_attempts(fake_llm: FakeOpenAI) -> None:

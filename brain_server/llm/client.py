@@ -35,7 +35,7 @@ from brain_server.llm.dialects import (
     response_format,
     schema_in_text,
 )
-from brain_server.llm.retries import RETRY_AFTER_MAX_S, asked_again, retry_after_s, worth_retrying
+from brain_server.llm.retries import RETRY_AFTER_MAX_S, asked_again, echoes_complaint, retry_after_s, worth_retrying
 from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
 from brain_server.llm.spending import Ceilings
 from brain_server.llm.streaming import Listener, Streamed, stream_completion
@@ -263,6 +263,8 @@ class LLM:
             self._recorder(prompt.purpose, messages, content, *tokens)
         if refusal:
             raise AnswerError(f"the model refused: {str(refusal)[:200]}")
+        if echoes_complaint(messages, content):
+            raise AnswerError("the answer repeats the note about the last one instead of answering the request")
         if prompt.read is None:
             return parse_answer(content, prompt.schema)
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 import email.utils
+import re
 from string import Template
 
 import openai
@@ -17,6 +18,7 @@ RETRY_AFTER_STATUS = {429, 503}
 # The longest Retry-After honoured: a call waits no longer than this between attempts, whatever is asked.
 RETRY_AFTER_MAX_S = 20.0
 AGAIN_ANSWER_CHARS = 2000  # of an unusable answer shown back to the model when asking again
+ECHO_WORDS = 6  # a run of this many words of the complaint, not of the request, in an answer is an echo
 
 
 def retry_after_s(exc: Exception) -> float | None:
@@ -52,3 +54,18 @@ def asked_again(messages: list[dict[str, str]], answer: str, error: Exception, n
     (`note`: answer_again.md): a model at temperature 0 gives the same unusable answer to the same request."""
     said = note.substitute(error=str(error)[:300]).strip()
     return [*messages, {"role": "assistant", "content": answer[:AGAIN_ANSWER_CHARS]}, {"role": "user", "content": said}]
+
+
+def echoes_complaint(messages: list[dict[str, str]], answer: str) -> bool:
+    """Whether an answer to a request asked again (`asked_again`) repeats what the complaint said
+    and neither the request nor the answer before did (a complaint may quote either): a small model
+    that answers "Answer does not match the schema ..." in a character's voice has not answered."""
+    if len(messages) < 3 or messages[-2].get("role") != "assistant":
+        return False
+    said = _runs(messages[-1]["content"]) - _runs(" ".join(m["content"] for m in messages[:-1]))
+    return not said.isdisjoint(_runs(answer))
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
