@@ -112,6 +112,18 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
     assert summary["emergent"]["density"]["asked"]
     assert (out / "ratings.png").read_bytes().startswith(b"\x89PNG")
 
+    # Judged again by another judge: the same answers, nobody interviewed, the judge's files replaced.
+    answers, logs = (out / "answers.jsonl").read_text(), sorted(out.glob("brain-*.log"))
+    stamps, interviews = [p.stat().st_mtime_ns for p in logs], len(fake_llm.chat_requests("interview"))
+    with FakeOpenAI() as second:
+        main(["eval", str(run), "--rejudge", "--judge", "--judge-base-url", second.base_url, "--judge-model", "judge-2"])
+        assert len(second.chat_requests("judge")) == len(judgements)
+    assert len(fake_llm.chat_requests("interview")) == interviews  # no interview asked again
+    assert (out / "answers.jsonl").read_text() == answers and [p.stat().st_mtime_ns for p in logs] == stamps
+    again = json.loads((out / "summary.json").read_text())
+    assert again["judge"]["model"] == "judge-2" and again["conditions"] == summary["conditions"]
+    assert list(again["judge"]["ratings"]) == CONDITIONS
+
 
 def test_a_condition_the_judge_always_prefers_rates_highest() -> None:
     judgements = [{"ranks": {"full": 1.0, "no_reflection": 2.0, "no_memory": 3.0}}] * 10
@@ -194,6 +206,8 @@ def test_eval_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         main(["eval", str(tmp_path)])
     with pytest.raises(SystemExit, match="needs an OpenAI-compatible endpoint"):
         main(["eval", str(tmp_path), "--judge"])
+    with pytest.raises(SystemExit, match="add --judge"):
+        main(["eval", str(tmp_path), "--rejudge"])
     with pytest.raises(SystemExit, match="unknown condition 'no_sleep'"):
         main(["eval", str(tmp_path), "--conditions", "full,no_sleep"])
 

@@ -47,6 +47,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    f"(default: the paper's, {','.join(PAPER_CONDITIONS)})")
     p.add_argument("--judge", action="store_true", help="rank each question's answers with the LLM and rate the "
                    "conditions (report.md, ratings.png)")
+    p.add_argument("--rejudge", action="store_true", help="interview nobody: judge again the answers RUN/eval already "
+                   "holds (answers.jsonl, under the conditions they were given in), e.g. with another judge; the "
+                   "judge's files there are replaced")
     p.add_argument("--npcs", type=int, help="only the first N residents by npc_id")
     p.add_argument("--questions", type=Path, help="a questions TOML file (default: npc_lab/evaluate/questions.toml)")
     p.add_argument("--concurrency", type=int, default=4, help="residents interviewed at once")
@@ -68,6 +71,10 @@ def run(args: argparse.Namespace) -> None:
                              "NPC_BRAIN_QDRANT_URL / NPC_BRAIN_QDRANT_PATH")
         if args.judge and len(conditions) < 2:
             raise ValueError("--judge ranks conditions against each other: give two or more")
+        if args.rejudge and not args.judge:
+            raise ValueError("--rejudge judges answers again: add --judge and the judge's endpoint")
+        if args.rejudge and args.out:
+            raise ValueError("--rejudge judges the answers in RUN/eval and writes there: leave out --out")
         if args.out and len(args.runs) > 1:
             raise ValueError("--out is one run's folder: several runs each write to RUN/eval")
         judging = settings.model_copy(update={k: v for k, v in (("llm_base_url", args.judge_base_url),
@@ -77,12 +84,13 @@ def run(args: argparse.Namespace) -> None:
         if args.judge:
             judge_llm(judging)
         the_runs = [open_run(r, args.npcs, args.questions) for r in args.runs]
+        answered = {r.folder: answers_of(r.folder / "eval") for r in the_runs} if args.rejudge else {}
     except (ValueError, ValidationError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
     for the_run in the_runs:
         out = args.out or the_run.folder / "eval"
         asyncio.run(evaluate(the_run, conditions, out, judge=judging if args.judge else None,
-                             concurrency=args.concurrency, seed=args.seed))
+                             concurrency=args.concurrency, seed=args.seed, answered=answered.get(the_run.folder)))
         print((out / "report.md").read_text(), flush=True)
     if args.judge and len(the_runs) > 1:
         across(args.runs, args.across_out)
@@ -103,18 +111,33 @@ def across(runs: list[Path], out: Path | None) -> None:
     print(text, flush=True)
 
 
+def answers_of(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The answers an evaluation left in `folder` and what each condition cost, for --rejudge."""
+    if not (folder / "answers.jsonl").is_file() or not (folder / "summary.json").is_file():
+        raise ValueError(f"{folder} holds no evaluation's answers (answers.jsonl, summary.json): run `npc-lab eval` "
+                         "without --rejudge first")
+    rows = [json.loads(x) for x in (folder / "answers.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    return rows, json.loads((folder / "summary.json").read_text(encoding="utf-8"))["conditions"]
+
+
 async def evaluate(the_run: Run, conditions: list[Condition], out: Path, *, judge: Settings | None = None,
-                   concurrency: int = 4, seed: int = 0) -> dict[str, Any]:
-    """Answers of every condition, then the judge's rankings if asked; returns summary.json's content."""
+                   concurrency: int = 4, seed: int = 0,
+                   answered: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """Answers of every condition (or those `answered` already), then the judge's rankings if asked;
+    returns summary.json's content."""
     out.mkdir(parents=True, exist_ok=True)
-    rows, costs = [], []
-    for cond in conditions:
-        answers, cost = await interview_condition(the_run, cond, out, concurrency)
-        rows += answers
-        costs.append(cost)
-    write_answers(rows, out / "answers.jsonl")
-    names = [c.name for c in conditions]
-    report.answers_markdown(rows, names, out / "answers.md")
+    if answered:
+        rows, costs = answered
+        names = list(dict.fromkeys(r["condition"] for r in rows))
+    else:
+        rows, costs = [], []
+        for cond in conditions:
+            answers, cost = await interview_condition(the_run, cond, out, concurrency)
+            rows += answers
+            costs.append(cost)
+        write_answers(rows, out / "answers.jsonl")
+        names = [c.name for c in conditions]
+        report.answers_markdown(rows, names, out / "answers.md")
     summary: dict[str, Any] = {"run": str(the_run.folder), "residents": len(the_run.questions),
                                "questions": len(next(iter(the_run.questions.values()), [])), "conditions": costs}
     judged = await _judge(the_run, rows, names, out, judge, seed) if judge else None
