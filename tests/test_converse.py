@@ -12,6 +12,7 @@ import pytest
 
 from brain_server.cognition.converse import converse, keep_conversation, remember_conversation, summarize_conversation
 from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
+from brain_server.cognition.offline.said_clock import day_as_said
 from brain_server.cognition.react import decide_reaction, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.speaker import Speaker
@@ -549,6 +550,28 @@ def test_a_conversation_is_kept_with_the_days_its_lines_say_dated(stream) -> Non
     assert chat.description == ('conversation with Isabella Rodriguez:\n'
                                 'Isabella Rodriguez: "Come to my party tomorrow (Saturday February 14) at 5 pm!"\n'
                                 'Klaus Mueller: "On February 14? Count me in, tonight I must rest."')
+
+
+def test_a_memos_plan_on_a_day_its_lines_did_not_say_at_that_time_is_on_the_day_they_said(stream) -> None:
+    """The Ville in view (blind29, seed 0): told at 22:46 on Friday of a party "tomorrow from 17:00
+    to 19:00", Rajiv's memo gave Friday, the plan put the party at an hour already gone, and he told
+    it on as Friday's. The day said beside the memo's time is the plan's day; days said apart from
+    it, or two at it, leave the memo's."""
+    rajiv = npc("rajiv", "Rajiv Patel")
+    late = NOW.replace(hour=22, minute=46)
+    said = [DialogueLine(speaker_npc_id="isabella", speaker_name="Isabella Rodriguez",
+                         text="I'm having a Valentine's Day party tomorrow from 17:00 to 19:00."),
+            DialogueLine(speaker_npc_id="rajiv", speaker_name="Rajiv Patel", text="Really? I'd like to go to that.")]
+    memo = ConversationMemo(summary="Rajiv Patel heard from Isabella about a Valentine's Day party and said they would go.",
+                            importance=5, plan_activity="going to the Valentine's Day party", plan_date=f"{late:%Y-%m-%d}",
+                            plan_start="17:00", plan_minutes=120, plan_place="")
+    t = trace("rajiv")
+    _, change = asyncio.run(keep_conversation(rajiv, "Isabella Rodriguez", said, memo, late, stream, t))
+    assert change is not None and change.start == (late + timedelta(days=1)).replace(hour=17, minute=0)
+    assert any("is not the day said at that time" in n for n in t.notes)
+    start = late.replace(hour=17, minute=0)
+    assert day_as_said(start, "Bo: the market is tomorrow (Saturday February 14).\nAnn: The party was at 17:00.", late) == start
+    assert day_as_said(start, "on Saturday February 14 or Sunday February 15, at 17:00", late) == start
 
 
 def test_a_memo_reads_a_yes_to_news_passed_on_as_meaning_to_go() -> None:

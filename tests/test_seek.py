@@ -23,7 +23,7 @@ from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_acti
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import about, held, held_news, mentions, when
+from brain_server.cognition.news import about, day_unsaid, held, held_news, mentions, said_news, when
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -1043,6 +1043,30 @@ def test_news_a_memo_kept_without_its_place_is_told_at_the_place_its_conversatio
     assert when(heard, MORNING, PLACES, [wrong]) == " (that is today, Monday May 4, 13:00-15:00, at Forge (smithy))"
     elsewhere = chat('conversation with Bo Tamm:\nBo Tamm: "Lunch at the smithy at noon?"', 1)
     assert when(heard, MORNING, PLACES, [elsewhere]) == " (that is today, Monday May 4, 13:00-15:00)"
+
+
+def test_news_a_memo_kept_without_its_day_is_dated_by_the_line_it_was_heard_in() -> None:
+    """The Ville in view (blind29, seed 0): Rajiv's memo kept "heard from Isabella Rodriguez about a
+    Valentine's Day party ... and said they would go" and not her "tomorrow (Saturday February 14)
+    from 17:00 to 19:00"; its news said "(known since Friday February 13)", and he told the party
+    as Friday's all Saturday. The day and hours are read from the line of the conversation the memo
+    was kept from that names the news; another conversation's day is not."""
+    heard_at = MORNING - timedelta(hours=12)
+
+    def chat(text: str) -> MemoryNode:
+        return MemoryNode(npc_id="ed", kind=MemoryKind.CHAT, description=text, subject="Ed Hale",
+                          predicate="chatted with", object="Cy Orr", importance=5, created=heard_at, last_accessed=heard_at)
+
+    told = chat('conversation with Cy Orr:\nCy Orr: "Evening, Ed. I\'m holding a kite contest tomorrow (Monday May 4) '
+                'from 13:00 to 15:00."\nEd Hale: "Really? I\'d like to go to that."')
+    other = chat('conversation with Bo Tamm:\nBo Tamm: "The kite contest? I fly mine on Tuesday May 5 at 9 am."')
+    memo = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description="Ed Hale heard from Cy Orr about a kite contest "
+                      "and said they would go.", subject="Ed Hale", predicate="remembers", object="the conversation with Cy Orr",
+                      importance=5, created=heard_at, last_accessed=heard_at, evidence_ids=[told.id])
+    assert day_unsaid(memo) and when(memo, MORNING, PLACES, [other]) == ""
+    assert when(memo, MORNING, PLACES, [other, told]) == " (that is today, Monday May 4, 13:00-15:00)"
+    assert said_news("Ed Hale", memo, MORNING, PLACES, [told]).endswith("(that is today, Monday May 4, 13:00-15:00).")
+    assert "known since" in said_news("Ed Hale", memo, MORNING, PLACES)
 
 
 def test_a_hosts_event_planned_at_its_hours_on_another_day_is_free_time() -> None:

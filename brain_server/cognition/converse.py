@@ -43,7 +43,7 @@ from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, Memor
 from brain_server.cognition.news import NO_NEWS, Held, held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
-from brain_server.cognition.offline.said_clock import clock_as_said
+from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, may_name
@@ -257,7 +257,8 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
         return stored, None
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
-    start = datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo)
+    start = day_as_said(datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo),
+                        f"{kept}\n{summary.description}", now, trace)
     activity = as_activity(as_label(memo.plan_activity, name), memo.summary, name)
     return stored, PlanChange(activity=activity, start=start, minutes=memo.plan_minutes,
                               place=place_as_said(f"{memo.plan_activity} {memo.summary}", memo.plan_place.strip(),

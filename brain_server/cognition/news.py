@@ -178,20 +178,40 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
     invitations down for a clash that was not. The place is one of `places` the news names
     (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
     from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go. A
-    room the news does not name is the one its conversations named (`room_told`), else only the
-    building is said: the building's first room, said for news "at the Bramall's Laundry", sent
+    day the news does not name is the one said where it was heard (`heard_when`). A room the news
+    does not name is the one its conversations named (`room_told`), else only the building is said: the building's first room, said for news "at the Bramall's Laundry", sent
     blind25's guests to the wash house, not the drying shed where the dyeing was."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
-    days = [d for d in named_days(said, news.created.date()) if d >= now.date()]
+    told = heard_when(news, chats) if day_unsaid(news) else said
+    days = [d for d in named_days(told, news.created.date()) if d >= now.date()]
     if not days:
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in clock_times(said)[:2])
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in (clock_times(said) or clock_times(told))[:2])
     place, room = room_told(news, chats, places)
     where = place_said(place) if room else place_names(place)[0]
     return f" (that is {relative}, {day_named(day)}{', ' + hours if hours else ''}" \
            f"{', at ' + where if place else ''})"
+
+
+def day_unsaid(news: MemoryNode) -> bool:
+    """Whether news names no day: its day is then looked for where it was heard (`heard_when`)."""
+    return not named_days(unstamped(news.description), news.created.date())
+
+
+def heard_when(news: MemoryNode, chats: Sequence[MemoryNode]) -> str:
+    """For news that names no day: the line of the conversation it was kept from (its evidence,
+    among `chats`) that names it and a day, else "". A memo kept "Rajiv Patel heard from Isabella
+    Rodriguez about a Valentine's Day party ... and said they would go" and not when, though her
+    line said "tomorrow (Saturday February 14) from 17:00 to 19:00"; its news, said with "(known
+    since Friday February 13)", blind29 told on as Friday's party (the Ville in view, seed 0)."""
+    source = next((chat for chat in chats if chat.id in news.evidence_ids), None)
+    if source is None:
+        return ""
+    named = naming(news)
+    return next((line for line in source.description.split("\n")[1:]
+                 if named_days(line, source.created.date()) and named(line)), "")
 
 
 async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
@@ -257,7 +277,8 @@ async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, plac
     stated with where it is among `places`, else that it has none (blind5, asked for "news on their
     mind (above)" with none above, told its bedtime as news); nothing for the player (no `npc_id`)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
-    chats = await stream.latest_chats(npc_id) if news is not None and room_unsaid(news, places) else []
+    chats = await stream.latest_chats(npc_id) if news is not None and (room_unsaid(news, places) or day_unsaid(news)) \
+        else []
     return Held(said_news(name, news, now, places, chats) if npc_id else "", news, tuple(places))
 
 

@@ -153,6 +153,23 @@ def clock_as_said(clock: str, words: str, trace: Trace | None = None) -> str:
     return f"{h:02d}:{m:02d}"
 
 
+def day_as_said(start: datetime, words: str, now: datetime, trace: Trace | None = None) -> datetime:
+    """`start`, or at its clock on the day the lines of `words` (each dated: `anchored`) name beside
+    that clock, when they name one day still ahead there and it is not `start`'s: a memo gave the
+    day of the conversation to a party said for "tomorrow (Saturday February 14) from 17:00 to
+    19:00" (a model's day off, blind29's 7%), the guest's plan put it at an hour already gone, and
+    he never went. Days named apart from the clock, or two at it, leave `start` as it is."""
+    clock = (start.hour, start.minute)
+    days = {d for line in words.split("\n") if clock in clock_times(line) for d in named_days(line, now.date())
+            if datetime.combine(d, start.timetz()) >= now}
+    if len(days) != 1 or start.date() in days:
+        return start
+    moved = datetime.combine(days.pop(), start.timetz())
+    if trace is not None:
+        trace.note(f"plan: {start:%A %H:%M} is not the day said at that time: {moved:%A %B %d} taken")
+    return moved
+
+
 _WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:next |on )?(?:monday|tuesday|"
                    rf"wednesday|thursday|friday|saturday|sunday)|at (?:\d{{1,2}}(?::\d{{2}})?|{'|'.join(_WORDS)})"
                    r"|\d{1,2}:\d{2})\b", re.IGNORECASE)
