@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+import re
 
 import pytest
 
 from npc_lab.cli import main
 from npc_lab.evaluate.interview import condition
-from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings
+from npc_lab.evaluate.judge import PAPER_MU, ranks_from, ratings, tied
 from npc_lab.evaluate.life import NO_RECORD, record
 from npc_lab.evaluate.questions import for_resident, load_templates, someone_known
 from npc_lab.fake_openai import FakeOpenAI
@@ -88,12 +89,13 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
     assert len(judgements) == len(residents) * len(questions)
     for j in judgements:
         assert sorted(j["shown"].values()) == sorted(CONDITIONS)
-        if j["judged"]:
-            assert j["ranks"][j["shown"][j["ranking"][0]]] == 1
+        if j["judged"]:  # the first ranked is first, or shares first place with answers saying the same
+            assert j["ranks"][j["shown"][j["ranking"][0]]] == min(j["ranks"].values())
     assert len({tuple(j["shown"].values()) for j in judgements}) > 1  # the order is shuffled
     # The judge knows each resident's days, as the paper's evaluators who watched them did.
     asked_about = {r["body"]["messages"][1]["content"] for r in judge_requests if "Isabella" in r["body"]["messages"][1]["content"]}
     assert asked_about and all("This is what they did and thought" in a and ": did: " in a for a in asked_about)
+    assert all(re.search(r"On \w+day \w+ \d+, \d\d:\d\d, the resident was asked", a) for a in asked_about)
     [system] = {r["body"]["messages"][0]["content"] for r in judge_requests}
     assert system.startswith("You judge") and "inner mind" not in system  # a judge, not an NPC
     assert {r["body"]["model"] for r in judge_requests} == {"judge-model"} and not fake_llm.chat_requests("judge")
@@ -172,6 +174,19 @@ def test_the_judge_reads_a_residents_days_as_a_timeline() -> None:
     ]
     assert record(memories, "Ada Voss", lines=2).splitlines()[0] == "- Friday 09:40: did: chatting with Bo Lind"
     assert record([], "Ada Voss") == NO_RECORD
+
+
+def test_identical_answers_share_their_places() -> None:
+    said = {"A": "I keep the cafe.", "B": "I  keep the Cafe.", "C": "I paint.", "D": "I keep the cafe."}
+    assert tied({"A": 1, "B": 2, "C": 3, "D": 4}, said) == {"A": 7 / 3, "B": 7 / 3, "D": 7 / 3, "C": 3}
+    assert tied(None, said) is None
+    # Tied conditions play no game against each other: two always identical rate alike.
+    judgements = [{"ranks": tied({"A": 1, "B": 2, "C": 3}, {"A": "x", "B": "x", "C": "y"})}] * 10
+    rated = ratings([{"ranks": {c: j["ranks"][x] for c, x in zip(("full", "no_reflection", "no_memory"), "ABC",
+                                                                  strict=True)}} for j in judgements],
+                    ["full", "no_reflection", "no_memory"])
+    assert rated["full"]["mu"] == pytest.approx(rated["no_reflection"]["mu"])
+    assert rated["full"]["mu"] > rated["no_memory"]["mu"]
 
 
 def test_rankings_are_read_tolerantly() -> None:

@@ -157,7 +157,7 @@ async def _judge(the_run: Run, rows: list[dict[str, Any]], names: list[str], out
     started = time.perf_counter()
     print(f"eval judge: ranking {len(rows) // len(names)} questions' answers", file=sys.stderr, flush=True)
     try:
-        judgements = await judge_all(rows, the_run.identities, the_run.lives, about, llm, seed)
+        judgements = await judge_all(rows, the_run.identities, the_run.lives, about, llm, the_run.end, seed)
     finally:
         await llm.close()
     (out / "judgements.jsonl").write_text("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in judgements),

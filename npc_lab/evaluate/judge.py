@@ -1,7 +1,7 @@
 """The LLM judge and the ratings it leads to.
 
 For every resident and question the judge sees the resident's identity, a record of their latest
-hours (`life.py`), the question and the conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
+hours (`life.py`), when they were asked, the question and the conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
 and ranks them by believability. The paper's human evaluators did the same and the paper rated
 the conditions with TrueSkill; here each ranking is split into its pairs (A above B), each pair a
 game without draws in TrueSkill's model on its default scale (prior mu 25, sigma 25/3; performance
@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 import json
 import math
 from pathlib import Path
@@ -81,30 +82,30 @@ def judge_llm(settings: Settings) -> LLM:
 
 
 async def judge_all(rows: Sequence[dict[str, Any]], identities: dict[str, str], lives: dict[str, str],
-                    about: dict[str, str], llm: LLM, seed: int = 0) -> list[dict[str, Any]]:
+                    about: dict[str, str], llm: LLM, asked_at: datetime, seed: int = 0) -> list[dict[str, Any]]:
     """One judgement per resident and question that two or more conditions answered."""
     groups: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in rows:
         groups[r["npc_id"], r["category"], r["question_id"]][r["condition"]] = r
     asked = [g for g in groups.values() if len(g) >= 2]
-    return list(await asyncio.gather(*(_judge(g, identities, lives, about, llm, seed) for g in asked)))
+    return list(await asyncio.gather(*(_judge(g, identities, lives, about, llm, asked_at, seed) for g in asked)))
 
 
 async def _judge(answers: dict[str, dict[str, Any]], identities: dict[str, str], lives: dict[str, str],
-                 about: dict[str, str], llm: LLM, seed: int) -> dict[str, Any]:
+                 about: dict[str, str], llm: LLM, asked_at: datetime, seed: int) -> dict[str, Any]:
     first = next(iter(answers.values()))
     conditions = sorted(answers)
     random.Random(f"{seed}:{first['npc_id']}:{first['category']}:{first['question_id']}").shuffle(conditions)
     letters = list(ascii_uppercase[: len(conditions)])
     judgement = await llm.complete(JUDGE, {
         "resident_name": first["name"], "identity": identities.get(first["npc_id"], ""),
-        "life": lives.get(first["npc_id"]) or NO_RECORD,
+        "life": lives.get(first["npc_id"]) or NO_RECORD, "asked_at": f"{asked_at:%A %B %d, %H:%M}",
         "category": first["category"], "category_about": about.get(first["category"], ""),
         "question": first["question"], "count": len(letters), "labels": ", ".join(json.dumps(x) for x in letters),
         "answers": "\n".join(f'{x}. "{answers[c]["answer"]}"' for x, c in zip(letters, conditions, strict=True)),
     }, npc_id=JUDGE_ID, work=Work(Priority.PLAN_NOW, JUDGE_ID), fallback=lambda: Judgement(reason="", ranking=[]))
     by_letter = dict(zip(letters, conditions, strict=True))
-    ranks = ranks_from(judgement.ranking, letters)
+    ranks = tied(ranks_from(judgement.ranking, letters), {x: answers[c]["answer"] for x, c in by_letter.items()})
     return {"npc_id": first["npc_id"], "category": first["category"], "question_id": first["question_id"],
             "question": first["question"], "shown": by_letter, "ranking": judgement.ranking,
             "reason": judgement.reason, "judged": ranks is not None,
@@ -122,6 +123,19 @@ def ranks_from(ranking: Sequence[str], letters: Sequence[str]) -> dict[str, floa
     missing = [x for x in letters if x not in ranks]
     shared = (len(seen) + 1 + len(letters)) / 2
     return ranks | {x: shared for x in missing}
+
+
+def tied(ranks: dict[str, float] | None, said: Mapping[str, str]) -> dict[str, float] | None:
+    """`ranks` with the answers that say the same words (`said`, per letter; case and spacing aside)
+    sharing their places (the mean): the schema makes a judge order them, and an order among
+    identical answers is the judge's position bias and noise, not a preference (blind30's writer:
+    382 of 609 rankings held identical answers, 21 all four)."""
+    if ranks is None:
+        return None
+    same: dict[str, list[str]] = defaultdict(list)
+    for x in ranks:
+        same[" ".join(said[x].split()).casefold()].append(x)
+    return {x: sum(ranks[y] for y in group) / len(group) for group in same.values() for x in group}
 
 
 def ratings(judgements: Sequence[dict[str, Any]], conditions: Sequence[str]) -> dict[str, dict[str, float]]:
