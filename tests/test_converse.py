@@ -574,6 +574,43 @@ def test_a_memos_plan_on_a_day_its_lines_did_not_say_at_that_time_is_on_the_day_
     assert day_as_said(start, "on Saturday February 14 or Sunday February 15, at 17:00", late) == start
 
 
+def test_a_memo_that_places_an_event_where_nobody_said_it_was_leaves_that_place_out(stream) -> None:
+    """The Ville in view (blind29, seed 1 at the head): Maria's memo of Isabella's party, which
+    named no place, put it "at the Maria Lopez's room", her own; retold so, Arthur and Ayesha spent
+    the party there. A place the memo gives a dated event that the lines did not name, nor the
+    building they talked in, is left out of its summary and its plan; one they named stays."""
+    room, cafe, pub = "the Ville:Dorm for Oak Hill College:Maria Lopez's room", "the Ville:Hobbs Cafe:cafe", \
+        "the Ville:The Rose and Crown Pub:pub"
+    maria = npc("maria", "Maria Lopez")
+    maria.known_addresses, maria.address = [room, cafe, pub], pub
+    told = [DialogueLine(speaker_npc_id="isabella", speaker_name="Isabella Rodriguez",
+                         text="I'm having a Valentine's Day party tomorrow from 17:00 to 19:00."),
+            DialogueLine(speaker_npc_id="maria", speaker_name="Maria Lopez", text="Count me in!")]
+    memo = ConversationMemo(summary="Maria Lopez heard from Isabella Rodriguez about a Valentine's Day party on Saturday "
+                            "February 14 at 17:00-19:00 at the Maria Lopez's room and said they would go.", importance=6,
+                            plan_activity="going to the Valentine's Day party", plan_date="2026-02-14", plan_start="17:00",
+                            plan_minutes=120, plan_place=room)
+    t = trace("maria")
+    stored, change = asyncio.run(keep_conversation(maria, "Isabella Rodriguez", told, memo, NOW.replace(hour=12), stream, t))
+    kept = next(n for n in stored if n.kind is MemoryKind.THOUGHT).description
+    assert kept == ("Maria Lopez heard from Isabella Rodriguez about a Valentine's Day party on Saturday February 14 at "
+                    "17:00-19:00 and said they would go.")
+    assert change is not None and change.place != room
+    assert any("which the conversation did not name" in n for n in t.notes)
+    # Said in the lines, or where they talked: kept.
+    at_cafe = [told[0].model_copy(update={"text": "A Valentine's Day party at Hobbs Cafe tomorrow from 17:00 to 19:00."})]
+    cafe_memo = memo.model_copy(update={"summary": memo.summary.replace("the Maria Lopez's room", "Hobbs Cafe"),
+                                        "plan_place": cafe})
+    stored, change = asyncio.run(keep_conversation(maria, "Isabella Rodriguez", at_cafe, cafe_memo, NOW.replace(hour=12),
+                                                   stream, trace("maria")))
+    assert "at Hobbs Cafe" in next(n for n in stored if n.kind is MemoryKind.THOUGHT).description and change.place == cafe
+    at_pub = memo.model_copy(update={"summary": memo.summary.replace("the Maria Lopez's room", "the pub"),
+                                     "plan_place": pub})
+    stored, change = asyncio.run(keep_conversation(maria, "Isabella Rodriguez", told, at_pub, NOW.replace(hour=12),
+                                                   stream, trace("maria")))
+    assert "at the pub" in next(n for n in stored if n.kind is MemoryKind.THOUGHT).description and change.place == pub
+
+
 def test_a_memo_reads_a_yes_to_news_passed_on_as_meaning_to_go() -> None:
     """blind17's writer: news passed on makes a plan item "only if Klaus said it means to go", while
     the replies it read were "Sounds lovely, count me in!", said to the one passing it on. And

@@ -36,6 +36,7 @@ from brain_server.cognition.gist import (
     own_lines,
     place_as_said,
     place_heard,
+    place_unsaid,
     said_only,
     unrepeated,
 )
@@ -244,6 +245,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
     """The conversation and its memo as this NPC's memories (the memo's importance rates both; each
     line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives, if any."""
     name, dialogue = npc.persona.name, _dialogue_text(lines)
+    memo = place_unsaid(memo, dialogue, npc.known_addresses, npc.address, trace)
     kept = "\n".join(anchored(line, now.date()) for line in dialogue.split("\n"))
     chat = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.CHAT, description=f"conversation with {partner_name}:\n{kept}",
                       subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,

@@ -297,6 +297,31 @@ def said_only(memo: ConversationMemo, me: str, partner: str, lines: Sequence[Dia
                             plan_minutes=0)
 
 
+def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here: str, trace: Trace) -> ConversationMemo:
+    """`memo` without a place among `places` that its summary gives a dated event and that the
+    conversation (`heard`: its lines) did not name, other than the building it was held in (`here`):
+    the Ville in view (blind29): Maria's memo put Isabella's party "at the Maria Lopez's room", her
+    own, which nobody had said; retold so, two guests spent the party in her room. Its plan item
+    loses that place too (it is then chosen as for any activity). A place its words cannot be taken
+    out of is left."""
+    if not clock_times(memo.summary):
+        return memo
+    said = set(named_places(places, heard))
+    summary, dropped = memo.summary, list[str]()
+    for place in named_places(places, memo.summary):
+        if place in said or sector_of(place) == sector_of(here):
+            continue
+        names = "|".join(re.escape(name) for name in sorted(filter(None, place_names(place)), key=len, reverse=True))
+        without = re.sub(rf",?\s+(?:at|in)\s+(?:the\s+)?(?:{names})(?:\s*\([^()]*\))?", "", summary, flags=re.IGNORECASE)
+        if without != summary and not named_places([place], without):
+            summary, dropped = without, [*dropped, place]
+    if not dropped:
+        return memo
+    trace.note(f"converse: the memo placed its event at {', '.join(dropped)}, which the conversation did not name: left out")
+    metrics.CONVERSATION_REPAIRS.labels("memo_place_unsaid").inc()
+    return memo.model_copy(update={"summary": summary, "plan_place": "" if memo.plan_place in dropped else memo.plan_place})
+
+
 def place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:
     """The memo's place if the speaker knew it or the gist named it (in any words); else none (the
     place is then chosen as for any activity): another's places were offered only as what might be said."""

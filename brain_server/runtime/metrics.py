@@ -71,7 +71,8 @@ STORE_SECONDS = Histogram("npc_brain_store_duration_seconds", "Time of a memory 
 CONVERSATION_REPAIRS = Counter("npc_brain_conversation_repairs", "What the brain set right in conversations a model "
                                "wrote, by kind: repeated_line_asked_again, repeated_line_dropped (a line repeating its "
                                "speaker's), gist_line_dropped (a one-call line naming what only another knew), "
-                               "memo_kept_to_gist (a memo naming what was not said), greetings (a one-call "
+                               "memo_kept_to_gist (a memo naming what was not said), memo_place_unsaid (a memo placing an event where "
+                               "nobody said it was), greetings (a one-call "
                                "conversation the model could not tell).", ["kind"], registry=PROCESS)
 STORE_ERRORS = Counter("npc_brain_store_errors", "Memory store calls that raised, by operation.", ["operation"],
                        registry=PROCESS)
