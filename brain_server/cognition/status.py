@@ -64,11 +64,16 @@ def hosting_lines(name: str, own: Sequence[MemoryNode], now: datetime) -> str:
     prompt; "" when it holds none. blind29's writer saw a host's revised status read "Stan Horak has
     heard about an event in the building ..." in some 480 prompts: a model shown her event among
     her memories, beside the news others told her, wrote her as a guest of her own event."""
-    ahead = [said for n in own if (said := unstamped(n.description)) and said_clock.still_ahead(said, now, n.created.date())]
+    ahead = _ahead(own, now)
     if not ahead:
         return ""
     return (f"\n\nEvents {name} is holding (their own, not news {name} heard from anyone):\n"
-            + "\n".join(f"- {said}" for said in ahead))
+            + "\n".join(f"- {said}" for _, said in ahead))
+
+
+def _ahead(own: Sequence[MemoryNode], now: datetime) -> list[tuple[MemoryNode, str]]:
+    """The NPC's own events (`OWN` thoughts) still ahead, each with its words without stamps."""
+    return [(n, said) for n in own if (said := unstamped(n.description)) and said_clock.still_ahead(said, now, n.created.date())]
 
 
 def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
@@ -94,10 +99,8 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
     sentence names a date) is left as it is."""
     today = now.date()
     dated = []
-    for event in events:
-        said = unstamped(event.description)
-        days = [d for d in named_days(said, event.created.date()) if d >= today]
-        if days and said_clock.still_ahead(said, now, event.created.date()):
+    for event, said in _ahead(events, now):
+        if days := [d for d in named_days(said, event.created.date()) if d >= today]:
             dated.append((naming(said, event.subject), days[0]))
     if not dated:
         return status
