@@ -989,6 +989,33 @@ def test_an_event_heard_of_planned_in_working_hours_is_not_worked_through(run: R
     run(scenario)
 
 
+def test_an_event_heard_of_planned_at_its_place_and_hour_under_another_name_is_not_worked_through(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind29 in Cauldwell (seed 4, out of view): a lock-keeper planned "going to the shirt" in the
+    drying shed from 14:00 to 16:00, the dyeing's hours and room (its news: "bring something pale, a
+    shirt or a pillowcase"), inside her working hours; the working day moved it to the lock, and none
+    of the three invited came. A block that begins at a heard event's hour at a place the event
+    names holds it, whatever it calls it; at a place it does not name, it is worked through."""
+    heard = "Cy Orr told Ed Hale: Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 " \
+            "from 1 pm to 3 pm"
+
+    async def scenario(stream: MemoryStream) -> None:
+        node = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=heard, subject="Ed Hale",
+                          predicate="heard from", object="Cy Orr", importance=4, created=MORNING,
+                          last_accessed=MORNING)
+        fake_llm.queue({"json": _eds_day(("working at the smithy", FORGE), "flying my red one")}, purpose="daily_plan")
+        hours = await _eds_working_hours(stream, [node])
+        assert ("13:00-15:00", YARD) in [(h, address) for h, _, address in hours], hours
+        elsewhere = _eds_day(("working at the smithy", FORGE), "flying my red one")
+        elsewhere["blocks"][2]["address"] = KITCHEN  # type: ignore[index]
+        fake_llm.queue({"json": elsewhere}, purpose="daily_plan")
+        hours = await _eds_working_hours(stream, [])
+        assert [(h, address) for h, _, address in hours] == [("08:00-13:00", FORGE), ("13:00-15:00", FORGE),
+                                                              ("15:00-16:00", FORGE)], hours
+
+    run(scenario)
+
+
 def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conversation_named(
         run: Run, fake_llm: FakeOpenAI) -> None:
     """blind25 in Cauldwell (seeds 0-7): a guest's memo read "Bryony Hale told Greta Pollard about the

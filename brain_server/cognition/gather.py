@@ -25,7 +25,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gist import named_place, room_told
+from brain_server.cognition.gist import named_place, named_places, room_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import (
     about,
@@ -237,12 +237,16 @@ def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
     before, so he stood alone in the mess room while the town was out; getting ready for it
     earlier is not holding it), or names no event at all ("going to the event") and begins when
     it does: blind25 in Cauldwell planned "going to the event" from 14:00 to 16:00, its memo having
-    called the dyeing "the event", and the guest was kept at work (`workday.keep_at_work`)."""
+    called the dyeing "the event", and the guest was kept at work (`workday.keep_at_work`); or
+    begins when it does at a place the event names, whatever it calls it: blind29's guest in
+    Cauldwell planned "going to the shirt" in the drying shed from 14:00 to 16:00 (the dyeing's
+    words: "bring something pale, a shirt or a pillowcase"), and was kept at the lock."""
     if not (clocks := clock_times(event.description)):
         return False
     start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
     end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
-    if not (mentions(item.activity, event) or (item.start == start and not stems(item.activity) - _ANY_EVENT)):
+    if not (mentions(item.activity, event) or (item.start == start and (
+            not stems(item.activity) - _ANY_EVENT or named_places([item.address], unstamped(event.description))))):
         return False
     return item.start < (end if end > start else start + timedelta(hours=EVENT_HOURS)) and start < item.end
 
