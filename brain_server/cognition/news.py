@@ -179,8 +179,9 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
     (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
     from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go. A
     day the news does not name is the one said where it was heard (`heard_when`). A room the news
-    does not name is the one its conversations named (`room_told`), else only the building is said: the building's first room, said for news "at the Bramall's Laundry", sent
-    blind25's guests to the wash house, not the drying shed where the dyeing was."""
+    does not name is the one its conversations named (`room_told`), else only the building is said:
+    the building's first room, said for news "at the Bramall's Laundry", sent blind25's guests to
+    the wash house, not the drying shed where the dyeing was."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
     told = heard_when(news, chats) if day_unsaid(news) else said
     days = [d for d in named_days(told, news.created.date()) if d >= now.date()]
