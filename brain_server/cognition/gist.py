@@ -304,12 +304,14 @@ def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here
     own, which nobody had said; retold so, two guests spent the party in her room. Its plan item
     loses that place too (it is then chosen as for any activity). A place its words cannot be taken
     out of is left."""
-    if not clock_times(memo.summary):
+    named = named_places(places, memo.summary) if clock_times(memo.summary) else []
+    unsaid = [p for p in named if sector_of(p) != sector_of(here)]
+    if not unsaid:
         return memo
-    said = set(named_places(places, heard))
+    said = set(named_places(unsaid, heard))
     summary, dropped = memo.summary, list[str]()
-    for place in named_places(places, memo.summary):
-        if place in said or sector_of(place) == sector_of(here):
+    for place in unsaid:
+        if place in said:
             continue
         names = "|".join(re.escape(name) for name in sorted(filter(None, place_names(place)), key=len, reverse=True))
         without = re.sub(rf",?\s+(?:at|in)\s+(?:the\s+)?(?:{names})(?:\s*\([^()]*\))?", "", summary, flags=re.IGNORECASE)

@@ -183,8 +183,9 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
     the building's first room, said for news "at the Bramall's Laundry", sent blind25's guests to
     the wash house, not the drying shed where the dyeing was."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
-    told = heard_when(news, chats) if day_unsaid(news) else said
-    days = [d for d in named_days(told, news.created.date()) if d >= now.date()]
+    named = named_days(said, news.created.date())
+    told = said if named else heard_when(news, chats)
+    days = [d for d in (named or named_days(told, news.created.date())) if d >= now.date()]
     if not days:
         return ""
     day, ahead = days[0], (days[0] - now.date()).days

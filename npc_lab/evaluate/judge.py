@@ -1,8 +1,8 @@
 """The LLM judge and the ratings it leads to.
 
 For every resident and question the judge sees the resident's identity, a record of their latest
-hours (`life.py`), when they were asked, the question and the conditions' answers under letters in a shuffled order (seeded, so a rerun shows the same order),
-and ranks them by believability. The paper's human evaluators did the same and the paper rated
+hours (`life.py`), when they were asked, the question and the conditions' answers under letters in
+a shuffled order (seeded, so a rerun shows the same order), and ranks them by believability. The paper's human evaluators did the same and the paper rated
 the conditions with TrueSkill; here each ranking is split into its pairs (A above B), each pair a
 game without draws in TrueSkill's model on its default scale (prior mu 25, sigma 25/3; performance
 noise beta sigma/2), so the paper's mu values can stand beside ours. The ratings are that model's
@@ -15,7 +15,7 @@ sigma is optimistic; mean rank and first-place rate are given too: they need no 
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 import json
@@ -168,18 +168,18 @@ def skills(games: Sequence[tuple[str, str]], players: Sequence[str]) -> dict[str
     (Laplace), of mu less the players' mean: games fix only differences, the prior alone sets the
     level. The result does not depend on the order of the games."""
     index = {p: i for i, p in enumerate(players)}
-    pairs = [(index[w], index[lo]) for w, lo in games]
+    played = Counter((index[w], index[lo]) for w, lo in games)  # each pairing once, with how often it was played
     scale = math.sqrt(2) * BETA
     mu = np.full(len(players), MU0)
     for _ in range(100):
         grad = -(mu - MU0) / SIGMA0**2
         hess = np.diag(np.full(len(players), -1 / SIGMA0**2))
-        for w, lo in pairs:
+        for (w, lo), n in played.items():
             t = (mu[w] - mu[lo]) / scale
             lam = _pdf(t) / max(_cdf(t), 1e-300)
-            curve = lam * (t + lam) / scale**2
-            grad[w] += lam / scale
-            grad[lo] -= lam / scale
+            curve = n * lam * (t + lam) / scale**2
+            grad[w] += n * lam / scale
+            grad[lo] -= n * lam / scale
             hess[w, w] -= curve
             hess[lo, lo] -= curve
             hess[w, lo] += curve

@@ -22,20 +22,19 @@ NO_RECORD = "(nothing is recorded of their days)"
 
 def record(memories: Sequence[dict[str, Any]], name: str, lines: int = LINES) -> str:
     """The resident's timeline as dated lines, or a sentence saying there is none."""
-    stream = sorted(memories, key=lambda m: m["created"])
-    entries: list[tuple[datetime, datetime, str, str]] = []  # start, end, kind, text
-    for m in stream:
+    entries: list[tuple[datetime, datetime, str, str]] = []  # start, end, kind, text; in time order
+    last = -1  # the latest "did" entry
+    for m in sorted(memories, key=lambda m: m["created"]):
         when = datetime.fromisoformat(m["created"].replace("Z", "+00:00"))
         if m.get("kind") == THOUGHT:
             entries.append((when, when, "thought", m["description"]))
         elif m.get("kind") == OWN and m.get("subject") == name and m["description"].startswith(f"{name} is "):
             doing = m["description"].removeprefix(f"{name} is ").split(" (", 1)[0].strip()
-            last = next((i for i in range(len(entries) - 1, -1, -1) if entries[i][2] == "did"), None)
-            if last is not None and entries[last][3] == doing and entries[last][0].date() == when.date():
+            if last >= 0 and entries[last][3] == doing and entries[last][0].date() == when.date():
                 entries[last] = (entries[last][0], when, "did", doing)
             else:
+                last = len(entries)
                 entries.append((when, when, "did", doing))
-    entries.sort(key=lambda e: e[0])
     if not entries:
         return NO_RECORD
     return "\n".join(_line(*e) for e in entries[-lines:])
