@@ -394,19 +394,24 @@ def test_every_kind_of_memory_is_dated_the_same_way() -> None:
         assert memory_line(node("Bo Chen is cooking", at, kind)) == "[Friday February 13, 18:05] Bo Chen is cooking"
 
 
-# --- 4: a numbered reflection statement is one line ----------------------------------------------
+# --- 4: a numbered reflection statement is one line; a conversation is its memo -----------------
 
 
-def test_a_remembered_conversation_is_one_numbered_statement(run: Run, fake_llm: FakeOpenAI) -> None:
-    """A transcript's lines stood under one number and read as statements of their own."""
-    chat = ('conversation with Bo Chen:\nBo Chen: "The fair is on Sunday."\nAnn Lee: "I will bake for it."\n'
+def test_a_remembered_conversation_reaches_reflection_by_its_memo_not_its_lines(run: Run, fake_llm: FakeOpenAI) -> None:
+    """A transcript's lines stood under one number and read as statements of their own; joined, its
+    greetings still became insights' "people" ("Hi Bel", blind29). The paper's code reflects over
+    events and thoughts: the memo, a thought citing the conversation, stands for it."""
+    chat = ('conversation with Bo Chen:\nBo Chen: "Hi Ann! The fair is on Sunday."\nAnn Lee: "I will bake for it."\n'
             'Bo Chen: "Bring the plum cake!"')
+    memo = "Ann Lee heard from Bo Chen that the fair is on Sunday and said she would bake a plum cake for it"
     fake_llm.queue({"json": {"questions": ["What is Ann Lee preparing?"]}}, purpose="reflection_questions")
 
     async def scenario(stream: MemoryStream) -> None:
         npc = ann()
-        nodes = [node(chat, DAY1, MemoryKind.CHAT, importance=9, subject="Ann Lee"),
-                 *(node(text, DAY1 + timedelta(minutes=i + 1), importance=9) for i, text in enumerate(OWN))]
+        talk = node(chat, DAY1, MemoryKind.CHAT, importance=9, subject="Ann Lee")
+        gist = node(memo, DAY1, MemoryKind.THOUGHT, importance=9, subject="Ann Lee").model_copy(
+            update={"evidence_ids": [talk.id]})
+        nodes = [talk, gist, *(node(text, DAY1 + timedelta(minutes=i + 1), importance=9) for i, text in enumerate(OWN))]
         stored = await stream.remember("ann", npc.persona, nodes, None, rate=False)
         npc.importance_since_reflection = sum(n.importance for n in stored)
         await maybe_reflect(npc, NOW, stream, Trace(npc_id="ann", kind="reflect", game_time=NOW),
@@ -416,9 +421,10 @@ def test_a_remembered_conversation_is_one_numbered_statement(run: Run, fake_llm:
     statements = prompt_of(fake_llm, "reflection_insights").split('Question: "What is Ann Lee preparing?"\n', 1)[1]
     block = statements.split("\n\n", 1)[0].splitlines()
     assert all(re.match(r"\d+\. \[", line) for line in block), block
-    assert any('conversation with Bo Chen: Bo Chen: "The fair is on Sunday." / Ann Lee: "I will bake for it."' in line
-               for line in block)
-    assert not any(line.startswith("Bo Chen:") for line in prompt_of(fake_llm, "reflection_questions").splitlines())
+    assert any(line.endswith(memo) for line in block), block
+    for purpose in ("reflection_questions", "reflection_insights"):
+        assert "Hi Ann" not in prompt_of(fake_llm, purpose) and "conversation with Bo Chen" not in prompt_of(
+            fake_llm, purpose), purpose
 
 
 # --- 5: a schedule line says its place is the planned one ----------------------------------------

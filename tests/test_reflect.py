@@ -308,12 +308,12 @@ def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI,
 @pytest.mark.slow  # 100 memories through MiniLM: ~6 s
 def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run: Run, fake_llm: FakeOpenAI,
                                                                              store: MemoryStore) -> None:
-    """A reflection over 100 memories with long dialogues: the budget drops whole old, low-rated
-    dialogues, not the newest events that triggered it, and the numbers cited are the ones shown."""
+    """A reflection over 100 memories with long memos of conversations: the budget drops whole old,
+    low-rated memos, not the newest events that triggered it, and the numbers cited are the ones shown."""
     state, t = npc(), trace()
-    dialogue = "\n".join(f"Klaus Mueller: line {i} about the weather and the library, nothing more." for i in range(8))
-    old = [MemoryNode(npc_id=NPC, kind=MemoryKind.CHAT, importance=2, description=f"conversation with Klaus {i}:\n"
-                      f"{dialogue}", created=T0 - timedelta(hours=9, minutes=-i), last_accessed=T0 - timedelta(hours=9))
+    said = " ".join(f"Klaus Mueller said {i} things about the weather and the library, nothing more." for i in range(8))
+    old = [MemoryNode(npc_id=NPC, kind=MemoryKind.THOUGHT, importance=2, description=f"conversation with Klaus {i}: "
+                      f"{said}", created=T0 - timedelta(hours=9, minutes=-i), last_accessed=T0 - timedelta(hours=9))
            for i in range(95)]
     fake_llm.queue({"json": {"questions": QUESTIONS}}, purpose="reflection_questions")
     fake_llm.queue({"json": {"insights": [insight("Isabella Rodriguez is devoted to her party", 1, 2)]}},

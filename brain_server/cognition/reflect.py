@@ -4,8 +4,9 @@ higher-level thoughts about it, each citing the memories it rests on.
 The trigger is the summed importance of new observations and chats since the last reflection.
 Reflecting asks the LLM for the few most salient questions about the 100 most recent memories,
 retrieves memories for each question, and asks for insights that cite the retrieved statements
-by number, each statement one line (a conversation's lines joined), dated. Insights are stored as THOUGHT nodes whose `evidence_ids` point at the cited nodes;
-since thoughts are retrieved like any memory, later reflections can cite earlier ones (a tree).
+by number, each statement one line, dated. Insights are stored as THOUGHT nodes whose `evidence_ids`
+point at the cited nodes; since thoughts are retrieved like any memory, later reflections can cite
+earlier ones (a tree). A conversation reaches reflection by its memo, not its lines (`UNREFLECTED`).
 
 Cost: the paper asks for 5 insights once per question and then rates each insight. Here one call
 sees every question with its statements (numbered across questions, a statement retrieved for
@@ -49,6 +50,11 @@ RECENT_FOR_REFLECTION = 100
 # What happens to the NPC counts towards reflecting; its own thoughts and plans do not, or
 # reflections would trigger further reflections.
 TRIGGERING_KINDS = {MemoryKind.OBSERVATION, MemoryKind.CHAT}
+# Reflection reads events and thoughts, as the paper's code does (its focal points and insights draw
+# on `seq_event + seq_thought`, a chat there by its summary): a conversation's transcript is left out
+# and its memo, a thought citing it, stands for it. Shown, the lines' greetings and small talk became
+# insights' "people" ("Hi Bel", "Hey Carlos", blind29) and crowded out the gist.
+UNREFLECTED = frozenset({MemoryKind.CHAT})
 
 
 def note_importance(npc: NpcState, nodes: Sequence[MemoryNode]) -> None:
@@ -64,7 +70,8 @@ async def maybe_reflect(
     if npc.importance_since_reflection < threshold:
         return []
     accumulated, npc.importance_since_reflection = npc.importance_since_reflection, 0
-    recent = await asyncio.to_thread(stream.store.latest, npc.npc_id, RECENT_FOR_REFLECTION)
+    latest = await asyncio.to_thread(stream.store.latest, npc.npc_id, 2 * RECENT_FOR_REFLECTION)
+    recent = [n for n in latest if n.kind not in UNREFLECTED][:RECENT_FOR_REFLECTION]
     questions = await ask_questions(npc, recent, stream, trace, work=work) if recent else []
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
@@ -109,7 +116,7 @@ async def draw_insights(
     shown: dict[str, int] = {}  # each statement's group
     score: dict[str, float] = {}
     for question in questions:
-        records = await stream.retrieve(npc.npc_id, question, now, trace)
+        records = await stream.retrieve(npc.npc_id, question, now, trace, without=UNREFLECTED)
         score.update((r.node.id, max(r.score, score.get(r.node.id, r.score))) for r in records)
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
         if fresh:
