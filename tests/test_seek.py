@@ -139,6 +139,23 @@ def test_a_teller_who_works_all_day_visits_people_at_home_in_the_evening() -> No
     assert visits(laid) == [("17:00-18:00", tamm), ("19:00-20:00", HALL), ("20:00-21:00", orr)]
 
 
+def test_a_host_spends_every_free_hour_telling_while_someone_untold_can_be_found() -> None:
+    """Brinnick (the hard stand-in, seeds 0, 6 and 9 of ten): the host made her four visits by 14:00
+    the day before her auction and spent the eight hours after at home, while the night-watch and
+    others were still untold; 1-2 came. A host of its own event keeps going out while someone it has
+    not met can be found; a teller of news heard makes VISITS visits, as before."""
+    plan = [block((7, 0), (8, 0), "having breakfast", KITCHEN), block((8, 0), (18, 0), "reading", HOME),
+            block((18, 0), (19, 0), "having dinner", KITCHEN), block((19, 0), (23, 59), "sleeping", HOME)]
+    teller = person("rosa", "Rosa Vane", HOME)
+    others = [person(f"p{h}", f"Pat {h}", f"{W}:House {h}:bedroom", plan=[(h, h + 1, "shopping", place)])
+              for h, place in zip(range(8, 14), [HALL, FORGE, YARD, HALL, FORGE, YARD], strict=True)]
+    where = untold_by_hour(teller, others, MORNING, PLACES)
+    heard = visits(Seek("news", where=where).visit(plan, HOME, MORNING))
+    hosting = visits(Seek("news", where=where, host=True).visit(plan, HOME, MORNING))
+    assert heard == [("08:00-09:00", HALL), ("09:00-10:00", FORGE), ("10:00-11:00", YARD), ("11:00-12:00", HALL)]
+    assert hosting == [*heard, ("12:00-13:00", FORGE), ("13:00-14:00", YARD)], "and no visit with nobody new"
+
+
 def test_with_nobody_out_a_teller_calls_on_those_it_knows_at_home() -> None:
     """Korrin Junction and Tarnbeck (blind2, 3 seeds, in view and out): from 17:00 everyone awake
     was in their own home, homes are private, and the hosts' free evenings found nobody. A teller
@@ -816,6 +833,7 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         await stream.remember("rosa", teller.persona, [mine], trace, rate=False)
         await stream.remember("bo", bo.persona, [heard], trace, rate=False)
         seek = await seeking(teller, MORNING, stream, records, PLACES)
+        assert seek.host  # its own event: it tells in every free hour (`Seek.visit`)
         made, _ = await plan_day(teller, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
         hosting = [i for i in made if MORNING.replace(hour=16) <= i.start < MORNING.replace(hour=18)]
         assert [(f"{i.start:%H:%M}-{i.end:%H:%M}", i.address, i.one_off) for i in hosting] == [
@@ -829,7 +847,7 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         assert lay_window(teller, made, [*window, *replanned.own])
         assert (teller.plan_item_at(MORNING.replace(hour=16, minute=30)) or made[0]).address == YARD
         bos = await seeking(bo, MORNING, stream, records, PLACES)
-        assert bos.own == ()
+        assert bos.own == () and not bos.host
         made, _ = await plan_day(bo, MORNING, stream, trace, work=WORK, places=PLACES, seek=bos)
         assert all(i.address != YARD for i in made)
 

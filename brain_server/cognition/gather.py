@@ -84,6 +84,7 @@ class Seek:
     names: dict[str, str] = field(default_factory=dict)  # the names of those in `calls`, by id
     work: tuple[time, time] | None = None  # the working hours its lifestyle states, if it states them
     events: tuple[Heard, ...] = ()  # others' events it heard of (`heard_events`)
+    host: bool = False  # its news is its own event still ahead: every free hour is spent telling (`visit`)
 
     def visit(self, plan: Sequence[PlanItem], home: str, now: datetime) -> list[PlanItem]:
         """The day plan with the NPC's own events laid in at their hours and places (a block holding one
@@ -92,7 +93,10 @@ class Seek:
         those it has not met yet on an earlier visit will be in that hour (at least SHORTEST_VISIT,
         one-off), else, with nobody to find out and about, calling on those it knows at their home:
         a model that plans its day as always, whatever the prompt says, still sends a teller out,
-        and to a different person each time where it can."""
+        and to a different person each time where it can. A host (`host`) spends every free hour so
+        while someone it has not met can be found, as the paper's Isabella spends her day inviting:
+        Brinnick's host (the hard stand-in, three seeds of ten) made her four visits by 14:00 the day
+        before her auction, spent the eight hours after at home, and 1-2 came."""
         plan = lay([_freed(i, home) if any(held_at_hours(i, n) for n in self.later) else self._at_event(i)
                     for i in plan], self.own)
         visits: list[PlanItem] = []
@@ -101,7 +105,7 @@ class Seek:
             if item.end <= now or not self.free(item, home) or is_sleep(item.activity) or MEAL.search(item.activity):
                 continue
             start = max(item.start, now.replace(second=0, microsecond=0))
-            while len(visits) < VISITS and item.end - start >= SHORTEST_VISIT:
+            while (self.host or len(visits) < VISITS) and item.end - start >= SHORTEST_VISIT:
                 hour = start.replace(minute=0)
                 end = min(item.end, hour + VISIT)
                 if end - start >= SHORTEST_VISIT and (found := _most_new(self.where, hour, met) or
@@ -353,7 +357,7 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now, places, chats), tuple(found), own, later, where,
                 outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
-                events)
+                events, held_as_own(npc.persona.name, news))
 
 
 def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str],
