@@ -213,6 +213,15 @@ def test_conditions_and_questions() -> None:
     assert sum("Cy Dee" in q.text for q in filled) >= 3 and any("a picnic" in q.text for q in filled)
     per_category = {c: sum(q.category == c for q in filled) for c in CATEGORIES}
     assert all(n >= 5 for n in per_category.values())
+    # An event is named as a sentence names it, never shown as a slot ("called off: auction at ...").
+    called_off = {e: next(q.text for q in for_resident(load_templates(), name="Ann Lee", other="Cy Dee", event=e,
+                                                         event_question="") if q.question_id == "called_off")
+                  for e in ("a picnic", "auction at the Old Lifeboat House", "")}
+    assert called_off["a picnic"].startswith("Suppose you heard that a picnic had been called off.")
+    assert "that the auction at the Old Lifeboat House had been called off." in called_off[
+        "auction at the Old Lifeboat House"]
+    assert "that the next gathering in town had been called off." in called_off[""]
+    assert not any(": " in text for text in called_off.values())
 
 
 def test_eval_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 QUESTIONS = Path(__file__).with_name("questions.toml")
 NO_EVENT = "the latest news in town"
+NO_EVENT_PLANNED = "the next gathering in town"  # what may be called off where a run names no event
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,16 @@ def someone_known(npc_id: str, names: dict[str, str], identities: dict[str, str]
     return names[ids[(ids.index(npc_id) + 1) % len(ids)]]
 
 
+def _with_article(event: str) -> str:
+    """The event as a sentence names it ("the auction at the Old Lifeboat House"), not as a slot
+    ("this had been called off: auction at ...", which read as a form to the judge and the interviewee)."""
+    if not event:
+        return NO_EVENT_PLANNED
+    return event if event.split(" ", 1)[0].lower() in {"a", "an", "the"} else f"the {event}"
+
+
 def for_resident(templates: list[Question], *, name: str, other: str, event: str, event_question: str) -> list[Question]:
     """The templates with this resident's placeholders filled in."""
-    values = {"name": name, "other": other, "event": event or NO_EVENT,
+    values = {"name": name, "other": other, "event": event or NO_EVENT, "the_event": _with_article(event),
               "event_question": event_question or f"What have you heard about {event or NO_EVENT}?"}
     return [Question(q.category, q.question_id, q.text.format_map(values), q.about) for q in templates]
