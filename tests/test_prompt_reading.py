@@ -606,6 +606,38 @@ def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_
     assert fair not in asked.split("their own, not news")[1] and heard not in asked.split("their own, not news")[1]
 
 
+def test_a_status_cut_at_its_limit_keeps_the_hosts_own_event_whole(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Brinnick (the hard stand-in, three seeds of ten): the whispered auction was added to the old
+    status and the answer cut at the schema's 500 characters, "... and buy new oars fo"; her aim to
+    tell everyone she runs into was gone from every prompt that day, and she told nobody. The cut
+    sentence is left out and her own event still ahead put back whole in front, the rest kept while it
+    fits; a status that names her event, cut or not, is kept; a model that leaves it out gets it back."""
+    party = ("Ann Lee wants to host a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm, to raise money "
+             "for the library roof, and she means to tell everyone she runs into.")
+    old = ("Ann Lee has spent the winter mending the library's books by lamplight, one spine at a time. The roof "
+           "leaks over the history shelves, the buckets fill twice a night and the council will not pay for slates. "
+           "She walks the long way round the park to avoid the mayor, and reads to the children on Wednesdays. Her cat sleeps on the returns desk.")
+    cut = f"{old} {party}"[:500]
+    assert not cut.endswith(".") and len(cut) == 500
+    named = f"{old} Ann Lee is getting ready for her lantern party at Hobbs Cafe."
+    fake_llm.queue(*({"json": {"currently": text}} for text in (cut, named, old, (f"{named} She bakes " + "bread and " * 30)[:500])),
+                   purpose="revise_currently")
+
+    async def scenario(stream: MemoryStream) -> list[str]:
+        mine = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, description=party, subject="Ann Lee",
+                          predicate=OWN_THOUGHT, importance=6, created=DAY1, last_accessed=DAY1)
+        await stream.remember("ann", ann().persona, [mine], None, rate=False)
+        t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+        return [await revise_currently(ann(), NOW, stream, t, work=WORK) for _ in range(4)]
+
+    kept_cut, kept_named, put_back, long_named = run(scenario)
+    assert kept_cut.startswith(party) and len(kept_cut) <= 500
+    assert kept_cut.count("lantern party") == 1 and "mending the library's books" in kept_cut
+    assert kept_named == named.replace("Cafe.", "Cafe tomorrow (Sunday February 15).")  # its day said: `dated_own`
+    assert put_back.startswith(party) and put_back.endswith("on Wednesdays.") and len(put_back) <= 500  # what fits
+    assert long_named == kept_named, "the cut sentence left out"
+
+
 def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:
     """Where the day goes: after the last time said (in any form), else before the sentence's stop;
     on the day itself "today", two days on "on"."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
+import re
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline import said_clock
@@ -55,8 +56,44 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
+    new = own_kept_whole(new, own, now, trace)
     revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
     return dated_own(revised, own, now, trace)
+
+
+def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace: Trace) -> str:
+    """The revised status without a last sentence its length cut off (`cut_short`), and with each
+    of the NPC's own events still ahead (`OWN` thoughts) that no sentence names (`naming`) put back
+    whole in front, the status's other sentences kept in order while they fit. A model that keeps
+    the old status and adds the new reaches the schema's limit and is cut there mid-word (a guided
+    decoder; the hard stand-in in Brinnick, three seeds of ten): the host's status ended "...
+    Sorcha Gault is getting it up herself, to sell off everything ... and buy new oars fo", her
+    aim to "tell everyone she runs into" gone from every prompt that day; she told the auction in
+    none of her five conversations, and 1-2 came. A model that leaves her own event out entirely
+    is the same loss (a host must not forget her own party because a model left it out)."""
+    sentences, cut = SENTENCE.split(status), cut_short(status)
+    whole = sentences[:-1] if cut else sentences
+    if cut:
+        trace.note(f"plan: the revised status was cut short at {len(status)} characters: {sentences[-1][-40:]!r} left out")
+    missing = [as_theirs(said, event.subject) for event, said in _ahead(own, now)
+               if not any(naming(said, event.subject)(s) for s in whole)]
+    if not missing:
+        return " ".join(whole) if cut and whole else status
+    trace.note(f"plan: the revised status left out the NPC's own event, put back: {' '.join(missing)[:80]!r}")
+    kept = list(missing)
+    for sentence in whole:
+        if len(" ".join([*kept, sentence])) <= CURRENTLY_MAX_CHARS:
+            kept.append(sentence)
+    return clipped(" ".join(kept), CURRENTLY_MAX_CHARS)
+
+
+def cut_short(status: str) -> bool:
+    """Whether a status reached its limit inside a sentence: within a tenth of the limit, and its
+    last sentence ends with no stop (a model writing a status ends its sentences)."""
+    return len(status) >= CURRENTLY_MAX_CHARS * 9 // 10 and not _ENDED.search(status)
+
+
+_ENDED = re.compile(r"[.!?…][\"')\]]*\s*$")
 
 
 def hosting_lines(name: str, own: Sequence[MemoryNode], now: datetime) -> str:
