@@ -19,7 +19,16 @@ from brain_server.cognition.booking import booked_item
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import PlanChange
-from brain_server.cognition.gather import Heard, Seek, heard_events, hosted_activity, news_for, not_today, seeking
+from brain_server.cognition.gather import (
+    Heard,
+    Seek,
+    heard_events,
+    held_at_hours,
+    hosted_activity,
+    news_for,
+    not_today,
+    seeking,
+)
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
@@ -1032,6 +1041,28 @@ def test_an_event_heard_of_planned_at_its_place_and_hour_under_another_name_is_n
                                                               ("15:00-16:00", FORGE)], hours
 
     run(scenario)
+
+
+def test_a_block_that_says_what_the_event_is_called_holds_it_within_its_hours() -> None:
+    """The hard stand-in in Cauldwell (seed 8, in view): a guest's day plan had "going to: (Thursday),
+    between two and four, there will be indigo dyeing" from 15:00 to 16:00; it shared two of the
+    words of what the news said happens ("there will be indigo dyeing in the drying shed at Bramall's
+    Laundry, of Netta Bramall's own devising"), not the three that name it, and her working day took
+    the hour back. A block that says what the event is called (two words or more) names it; one
+    word of it, or a block outside its hours, does not."""
+    heard = ("Cy Orr told Ed Hale: Tomorrow (Tuesday May 5), between one and three in the afternoon, there will be "
+             "indigo dyeing in the yard of the Market, of Rosa Vane's own devising: bring something pale.")
+    node = MemoryNode(npc_id="ed", kind=MemoryKind.THOUGHT, description=heard, subject="Ed Hale",
+                      predicate="heard from", object="Cy Orr", importance=4, created=MORNING, last_accessed=MORNING)
+    day2 = MORNING + timedelta(days=1)
+
+    def item(activity: str, hour: int, day: datetime = day2) -> PlanItem:
+        return PlanItem(start=day.replace(hour=hour), duration_minutes=60, activity=activity, address=FORGE)
+
+    assert held_at_hours(item("going to: (Tuesday), between one and three, there will be indigo dyeing", 14), node)
+    assert held_at_hours(item("dropping in on the indigo dyeing", 13), node)
+    assert not held_at_hours(item("dyeing a shirt", 14), node)
+    assert not held_at_hours(item("going to the indigo dyeing", 16), node)
 
 
 def test_an_event_a_memo_calls_the_event_at_a_building_goes_to_the_room_its_conversation_named(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from brain_server.cognition.offline.heard import stems
-from brain_server.cognition.offline.said_clock import WHEN_WORDS, before_when, what_clause
+from brain_server.cognition.offline.said_clock import WHEN_WORDS, before_when, event_named, what_clause
 from brain_server.model.world import SEPARATOR
 
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
@@ -21,14 +21,21 @@ def naming(said: str, teller: str, places: Iterable[str] = ()) -> Callable[[str]
     of where or when: Brinnick's whisper began "A flotsam auction in the boat hall of the Old
     Lifeboat House", and a host's line "I mean to tell everyone ... at the Old Lifeboat House
     tomorrow at 11 am" counted as telling it, so each listener kept the auction as told them, which
-    nobody had said. The event's words are read once, for every text asked about."""
+    nobody had said. A text that says what the event is called (`event_named`, two words or more:
+    "indigo dyeing") names it too: blind29-like plans and the hard stand-in's "going to: ..., there
+    will be indigo dyeing" shared two of the words of "there will be indigo dyeing in the drying shed
+    at Bramall's Laundry, of Netta Bramall's own devising", and the guest was kept at work. The
+    event's words are read once, for every text asked about."""
     wanted = stems(f"{before_when(said)} {what_clause(said)}") - stems(teller)
     what = wanted - where_and_when(places) if places else set()
     least = min(MENTIONED, len(wanted))
+    called = stems(event_named(said, anywhere=True)) - stems(teller)
+    called = called if len(called) >= 2 else set()
 
     def named(text: str) -> bool:  # news with no words of its own ("N/A") is named by nothing
         words = stems(text)
-        return bool(wanted) and len(wanted & words) >= least and (not what or bool(what & words))
+        return bool(wanted) and (len(wanted & words) >= least or bool(called) and called <= words) and (
+            not what or bool(what & words))
 
     return named
 
