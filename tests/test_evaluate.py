@@ -261,6 +261,31 @@ def test_runs_combine_into_intervals_over_the_seeds(tmp_path: Path) -> None:
     assert "| no_memory " in md and "| yes " in md and "| no (intervals overlap) " in md
 
 
+def test_combined_runs_say_where_in_the_interview_full_ranks_ahead(tmp_path: Path) -> None:
+    """Over the runs' judged rankings, each question category's mean rank per condition with its
+    interval, and the conditions full ranks wholly ahead of there (plans: no planning; memory: no
+    memory), in the summary's order of conditions; a run without rankings adds none."""
+    runs = []
+    for seed, d in enumerate([0.0, 0.1, -0.1, 0.05, -0.05]):
+        run = _judged_run(tmp_path / f"seed{seed}", {"full": 30, "no_planning": 29, "no_memory": 25})
+        ranked = {"plans": {"full": 1 + d, "no_planning": 3 - d, "no_memory": 2},
+                  "memory": {"full": 1.5 + d, "no_planning": 1.5 - d, "no_memory": 3}}
+        lines = [{"category": c, "judged": True, "ranks": ranks} for c, ranks in ranked.items() for _ in range(3)]
+        lines.append({"category": "plans", "judged": False, "ranks": {}})
+        (run / "eval" / "judgements.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+        runs.append(run)
+    runs.append(_judged_run(tmp_path / "unranked", {"full": 30, "no_planning": 29, "no_memory": 25}))
+    out = tmp_path / "across"
+    main(["eval", *map(str, runs), "--combine", "--across-out", str(out)])
+    categories = json.loads((out / "across.json").read_text())["by_category"]
+    assert categories["plans"]["baseline_ahead_of"] == ["no_planning", "no_memory"]
+    assert categories["memory"]["baseline_ahead_of"] == ["no_memory"]
+    assert categories["plans"]["conditions"]["full"]["each"] == pytest.approx([1.0, 1.1, 0.9, 1.05, 0.95])
+    header = next(line for line in (out / "across.md").read_text().splitlines() if line.startswith("| category"))
+    assert [cell.strip() for cell in header.strip("|").split("|")][:4] == ["category", "full", "no_planning",
+                                                                         "no_memory"]
+
+
 def test_combining_says_what_is_missing(tmp_path: Path) -> None:
     judged = _judged_run(tmp_path / "a", {"full": 30, "no_memory": 20})
     with pytest.raises(SystemExit, match="needs two or more runs"):

@@ -100,6 +100,8 @@ def across(runs: list[Path], out: Path | None) -> None:
     """Several runs' judged evaluations combined (seeds.py): across.json and across.md in `out`."""
     try:
         combined = seeds.combine([(str(r), seeds.read_summary(r)) for r in runs])
+        combined["by_category"] = seeds.by_category([ranked for r in runs if (ranked := seeds.category_ranks(r))],
+                                                    combined["baseline"], list(combined["conditions"]))
     except (ValueError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")
     out = out or runs[0].parent / "eval-across"
@@ -107,6 +109,9 @@ def across(runs: list[Path], out: Path | None) -> None:
     (out / "across.json").write_text(json.dumps(combined, indent=1), encoding="utf-8")
     text = (f"The judge's ratings over {combined['runs']} runs (judge: {', '.join(combined['judges'])}); "
             f"intervals: 95% bootstrap of the mean over the runs.\n\n{seeds.table(combined)}\n")
+    if combined["by_category"]:
+        text += (f"\nMean rank by question category (1 is the best), over the runs with the judge's rankings; "
+                 f"intervals as above.\n\n{seeds.category_table(combined['by_category'], combined['baseline'])}\n")
     (out / "across.md").write_text(text, encoding="utf-8")
     print(text, flush=True)
 

@@ -15,6 +15,7 @@ from npc_lab.sim.matrix import interval
 from npc_lab.tables import markdown_table
 
 MEASURES = ("mu", "mean_rank", "first_rate")
+JUDGEMENTS = "judgements.jsonl"  # the judge's rankings of one run (judge.py), one question a line
 
 
 def read_summary(run: Path) -> dict[str, Any]:
@@ -53,6 +54,56 @@ def combine(summaries: Sequence[tuple[str, dict[str, Any]]], baseline: str = "fu
              for c in conditions if c != baseline} if baseline in rows else {}
     return {"runs": len(summaries), "baseline": baseline, "conditions": rows, "baseline_above": above,
             "judges": sorted({str(s["judge"].get("model")) for _, s in summaries})}
+
+
+
+
+
+def category_ranks(run: Path) -> dict[str, dict[str, float]]:
+    """One run's mean rank per question category and condition over the questions its judge ranked
+    (RUN/eval/judgements.jsonl; {} without it): where in the interview a condition gains or loses."""
+    path = run / "eval" / JUDGEMENTS
+    if not path.is_file():
+        return {}
+    ranks: dict[str, dict[str, list[float]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        judged = json.loads(line) if line.strip() else {}
+        if judged.get("judged") and judged.get("ranks"):
+            for condition, rank in judged["ranks"].items():
+                ranks.setdefault(judged["category"], {}).setdefault(condition, []).append(float(rank))
+    return {category: {c: statistics.fmean(r) for c, r in by.items()} for category, by in ranks.items()}
+
+
+def by_category(runs: Sequence[dict[str, dict[str, float]]], baseline: str = "full",
+                order: Sequence[str] = ()) -> dict[str, Any]:
+    """Per category, each condition's mean rank over the runs with its 95% bootstrap interval, and the
+    conditions `baseline` ranks wholly ahead of (its interval below theirs: rank 1 is the best);
+    conditions in `order`, then any other in the order met."""
+    categories = list(dict.fromkeys(c for run in runs for c in run))
+    out: dict[str, Any] = {}
+    for category in categories:
+        met = list(dict.fromkeys(c for run in runs for c in run.get(category, {})))
+        conditions = [c for c in order if c in met] + [c for c in met if c not in order]
+        rows: dict[str, Any] = {}
+        for condition in conditions:
+            values = [run[category][condition] for run in runs if condition in run.get(category, {})]
+            lo, hi = interval(values) if len(values) > 1 else (values[0], values[0])
+            rows[condition] = {"each": values, "mean": statistics.fmean(values), "interval": [lo, hi]}
+        ahead = [c for c in conditions if c != baseline and baseline in rows
+                 and rows[baseline]["interval"][1] < rows[c]["interval"][0]]
+        out[category] = {"conditions": rows, "baseline_ahead_of": ahead}
+    return out
+
+
+def category_table(categories: dict[str, Any], baseline: str = "full") -> str:
+    """`by_category` as a Markdown table, one row per category."""
+    conditions = list(dict.fromkeys(c for row in categories.values() for c in row["conditions"]))
+    rows = []
+    for category, row in categories.items():
+        cells = [f"{r['mean']:.2f} [{r['interval'][0]:.2f}-{r['interval'][1]:.2f}]" if (r := row["conditions"].get(c))
+                 else "-" for c in conditions]
+        rows.append([category, *cells, ", ".join(row["baseline_ahead_of"]) or "none"])
+    return markdown_table(["category", *conditions, f"{baseline} ranked wholly ahead of"], rows)
 
 
 def table(combined: dict[str, Any]) -> str:
