@@ -14,6 +14,7 @@ from pydantic import ValidationError
 import pytest
 
 from brain_server.cognition.converse import (
+    answer_interview,
     converse,
     keep_conversation,
     relationship,
@@ -425,6 +426,28 @@ def test_a_remembered_conversation_reaches_reflection_by_its_memo_not_its_lines(
     for purpose in ("reflection_questions", "reflection_insights"):
         assert "Hi Ann" not in prompt_of(fake_llm, purpose) and "conversation with Bo Chen" not in prompt_of(
             fake_llm, purpose), purpose
+
+
+def test_an_interview_recalls_a_conversation_by_its_memo_not_its_lines(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind23, asked what was memorable that day, pasted a remembered transcript whole ("Ada Quint:
+    'Morning, Sidney. How are things with you?' / ..."). The paper's interviews retrieve events and
+    thoughts: the memo stands for the conversation."""
+    chat = ('conversation with Bo Chen:\nBo Chen: "Hi Ann! The fair is on Sunday."\nAnn Lee: "I will bake for it."\n'
+            'Bo Chen: "Bring the plum cake!"')
+    memo = "Ann Lee heard from Bo Chen that the fair is on Sunday and said she would bake a plum cake for it"
+    fake_llm.queue({"json": {"answer": "Bo told me about the fair."}}, purpose="interview")
+
+    async def scenario(stream: MemoryStream) -> str:
+        talk = node(chat, DAY1, MemoryKind.CHAT, importance=9, subject="Ann Lee")
+        gist = node(memo, DAY1, MemoryKind.THOUGHT, importance=9, subject="Ann Lee").model_copy(
+            update={"evidence_ids": [talk.id]})
+        await stream.remember("ann", ann().persona, [talk, gist], None, rate=False)
+        return await answer_interview("ann", ann().persona, "What did Bo Chen tell you about the fair?", NOW, stream,
+                                      Trace(npc_id="ann", kind="interview", game_time=NOW), work=WORK)
+
+    assert run(scenario) == "Bo told me about the fair."
+    asked = prompt_of(fake_llm, "interview")
+    assert memo in asked and "Hi Ann" not in asked and "conversation with Bo Chen" not in asked
 
 
 # --- 5: a schedule line says its place is the planned one ----------------------------------------

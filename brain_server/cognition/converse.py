@@ -50,7 +50,7 @@ from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, may_name
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
-from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import TRANSCRIPTS, MemoryKind, MemoryNode
 from brain_server.model.names import addressing
 from brain_server.model.npc import DialogueLine, NpcState, Persona, as_label
 from brain_server.model.trace import Trace
@@ -376,7 +376,11 @@ def chat_minutes(lines: Sequence[DialogueLine]) -> int:
 
 async def answer_interview(npc_id: str, persona: Persona, question: str, now: datetime,
                            stream: MemoryStream, trace: Trace, *, work: Work) -> str:
-    memories = await stream.retrieve(npc_id, question, now, trace)
+    """The NPC's answer from the memories the question retrieves: what happened and what it thought,
+    a conversation by its memo (`TRANSCRIPTS` left out, as the paper's interviews retrieve): shown the
+    lines, blind23 answered "what was memorable today" by pasting one ("Ada Quint: 'Morning, Sidney.
+    How are things with you?' / ...")."""
+    memories = await stream.retrieve(npc_id, question, now, trace, without=TRANSCRIPTS)
     answer = await stream.llm.complete(
         INTERVIEW,
         {"npc_name": persona.name, "persona": persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),

@@ -33,7 +33,7 @@ from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item
-from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import TRANSCRIPTS, MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState
 from brain_server.model.paper import REFLECTION_THRESHOLD
 from brain_server.model.trace import Trace
@@ -51,10 +51,9 @@ RECENT_FOR_REFLECTION = 100
 # reflections would trigger further reflections.
 TRIGGERING_KINDS = {MemoryKind.OBSERVATION, MemoryKind.CHAT}
 # Reflection reads events and thoughts, as the paper's code does (its focal points and insights draw
-# on `seq_event + seq_thought`, a chat there by its summary): a conversation's transcript is left out
-# and its memo, a thought citing it, stands for it. Shown, the lines' greetings and small talk became
-# insights' "people" ("Hi Bel", "Hey Carlos", blind29) and crowded out the gist.
-UNREFLECTED = frozenset({MemoryKind.CHAT})
+# on `seq_event + seq_thought`): shown, a transcript's greetings and small talk became insights'
+# "people" ("Hi Bel", "Hey Carlos", blind29) and crowded out the gist.
+UNREFLECTED = TRANSCRIPTS
 
 
 def note_importance(npc: NpcState, nodes: Sequence[MemoryNode]) -> None:

@@ -19,6 +19,10 @@ class MemoryKind(StrEnum):
 
 
 OWN = "thinks"  # the predicate of a thought the NPC holds as its own (a whisper: the paper's seeded intent)
+# A conversation's lines, left out where the NPC looks back on what happened (reflection, an interview),
+# as in the paper's code, which retrieves events and thoughts and keeps a chat there by its summary: the
+# memo, a thought citing the conversation, stands for it.
+TRANSCRIPTS = frozenset({MemoryKind.CHAT})
 
 # The stamp every prompt leads a memory with (`memory_stream.memory_line`: "[Wednesday April 15, 07:00]"),
 # in whatever date and clock style the prompt set shows it (prompts/style.py: "[Wednesday, 15 April, 7:00
