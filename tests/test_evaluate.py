@@ -114,7 +114,9 @@ def test_eval_interviews_every_resident_under_each_ablation_and_judges(fake_llm,
     assert summary["emergent"]["density"]["asked"]
     assert (out / "ratings.png").read_bytes().startswith(b"\x89PNG")
 
-    # Judged again by another judge: the same answers, nobody interviewed, the judge's files replaced.
+    # Judged again by another judge: the same answers, nobody interviewed, the judge's files replaced;
+    # the brain's store is not needed (a copy of a run without it is judged again as well).
+    (run / "brain-data").rename(tmp_path / "store-elsewhere")
     answers, logs = (out / "answers.jsonl").read_text(), sorted(out.glob("brain-*.log"))
     stamps, interviews = [p.stat().st_mtime_ns for p in logs], len(fake_llm.chat_requests("interview"))
     with FakeOpenAI() as second:

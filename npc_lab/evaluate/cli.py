@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> None:
             raise ValueError("--judge-base-url and --judge-model choose the judge: add --judge")
         if args.judge:
             judge_llm(judging)
-        the_runs = [open_run(r, args.npcs, args.questions) for r in args.runs]
+        the_runs = [open_run(r, args.npcs, args.questions, store=not args.rejudge) for r in args.runs]
         answered = {r.folder: answers_of(r.folder / "eval") for r in the_runs} if args.rejudge else {}
     except (ValueError, ValidationError, OSError) as exc:
         sys.exit(f"npc-brain: {exc}")

@@ -69,8 +69,10 @@ class Run:
     lives: dict[str, str]  # per npc_id: what the judge is told of their days (life.py)
 
 
-def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None = None) -> Run:
-    """The run's residents (the first `npcs` by id), its store folder and everyone's questions."""
+def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None = None, *,
+             store: bool = True) -> Run:
+    """The run's residents (the first `npcs` by id), its store folder and everyone's questions;
+    `store`: whether the store must be there (interviews copy it; judging answers again does not)."""
     if not (folder / "config.json").is_file():
         raise ValueError(f"{folder} is not a run folder of `npc-lab sim` (no config.json)")
     data = load_run(folder)
@@ -78,7 +80,7 @@ def open_run(folder: Path, npcs: int | None = None, questions_file: Path | None 
     configured = cfg.get("brain_settings", {}).get("data_dir")
     data_dir = next((d for d in (Path(configured) if configured else None, folder / "brain-data") if d and d.is_dir()),
                     folder / "brain-data")
-    if not data_dir.is_dir():
+    if store and not data_dir.is_dir():
         raise ValueError(f"no brain store at {data_dir}: eval copies the store a sim started itself "
                          "(a run against --brain keeps its memories in that brain)")
     names: dict[str, str] = cfg["names"]
