@@ -22,8 +22,8 @@ def naming(said: str, teller: str, places: Iterable[str] = ()) -> Callable[[str]
     Lifeboat House", and a host's line "I mean to tell everyone ... at the Old Lifeboat House
     tomorrow at 11 am" counted as telling it, so each listener kept the auction as told them, which
     nobody had said. A text that says what the event is called (`event_named`, two words or more:
-    "indigo dyeing") names it too: blind29-like plans and the hard stand-in's "going to: ..., there
-    will be indigo dyeing" shared two of the words of "there will be indigo dyeing in the drying shed
+    "indigo dyeing") names it too: a guest's plan block "going to: ..., there will be indigo
+    dyeing" (the hard stand-in in Cauldwell) shared two of the words of "there will be indigo dyeing in the drying shed
     at Bramall's Laundry, of Netta Bramall's own devising", and the guest was kept at work. The
     event's words are read once, for every text asked about."""
     wanted = stems(f"{before_when(said)} {what_clause(said)}") - stems(teller)
