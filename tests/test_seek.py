@@ -826,7 +826,10 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
         {"start": "17:00", "duration_minutes": 60, "activity": "hosting the kite contest", "emoji": "", "address": HALL},
         {"start": "18:00", "duration_minutes": 240, "activity": "reading", "emoji": "", "address": HOME},
         {"start": "22:00", "duration_minutes": 540, "activity": "sleeping", "emoji": "", "address": HOME}]}
-    fake_llm.queue({"json": model_day}, {"json": model_day}, purpose="daily_plan")
+    # Bo's model plans his evening at the hall, the contest nowhere in it (planned, it would be his going: held_at_hours).
+    bos_day = {**model_day, "blocks": [model_day["blocks"][0], {**model_day["blocks"][1], "activity": "mending nets"},
+                                       *model_day["blocks"][2:]]}
+    fake_llm.queue({"json": model_day}, {"json": bos_day}, purpose="daily_plan")
     fake_llm.queue({"json": {"new_blocks": [{"start": "15:00", "activity": "napping", "emoji": "",
                                              "address": HOME}]}}, purpose="replan")
 
