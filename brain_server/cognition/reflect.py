@@ -6,7 +6,10 @@ Reflecting asks the LLM for the few most salient questions about the 100 most re
 retrieves memories for each question, and asks for insights that cite the retrieved statements
 by number, each statement one line, dated. Insights are stored as THOUGHT nodes whose `evidence_ids`
 point at the cited nodes; since thoughts are retrieved like any memory, later reflections can cite
-earlier ones (a tree). A conversation reaches reflection by its memo, not its lines (`UNREFLECTED`).
+earlier ones (a tree). Reflection reads events and thoughts, as the paper's code does (its focal
+points and insights draw on `seq_event + seq_thought`): a conversation reaches it by its memo, not
+its lines (`TRANSCRIPTS` left out), whose greetings and small talk became insights' "people" ("Hi
+Bel", "Hey Carlos", blind29) and crowded out the gist.
 
 Cost: the paper asks for 5 insights once per question and then rates each insight. Here one call
 sees every question with its statements (numbered across questions, a statement retrieved for
@@ -50,10 +53,6 @@ RECENT_FOR_REFLECTION = 100
 # What happens to the NPC counts towards reflecting; its own thoughts and plans do not, or
 # reflections would trigger further reflections.
 TRIGGERING_KINDS = {MemoryKind.OBSERVATION, MemoryKind.CHAT}
-# Reflection reads events and thoughts, as the paper's code does (its focal points and insights draw
-# on `seq_event + seq_thought`): shown, a transcript's greetings and small talk became insights'
-# "people" ("Hi Bel", "Hey Carlos", blind29) and crowded out the gist.
-UNREFLECTED = TRANSCRIPTS
 
 
 def note_importance(npc: NpcState, nodes: Sequence[MemoryNode]) -> None:
@@ -70,7 +69,7 @@ async def maybe_reflect(
         return []
     accumulated, npc.importance_since_reflection = npc.importance_since_reflection, 0
     latest = await asyncio.to_thread(stream.store.latest, npc.npc_id, 2 * RECENT_FOR_REFLECTION)
-    recent = [n for n in latest if n.kind not in UNREFLECTED][:RECENT_FOR_REFLECTION]
+    recent = [n for n in latest if n.kind not in TRANSCRIPTS][:RECENT_FOR_REFLECTION]
     questions = await ask_questions(npc, recent, stream, trace, work=work) if recent else []
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
@@ -115,7 +114,7 @@ async def draw_insights(
     shown: dict[str, int] = {}  # each statement's group
     score: dict[str, float] = {}
     for question in questions:
-        records = await stream.retrieve(npc.npc_id, question, now, trace, without=UNREFLECTED)
+        records = await stream.retrieve(npc.npc_id, question, now, trace, without=TRANSCRIPTS)
         score.update((r.node.id, max(r.score, score.get(r.node.id, r.score))) for r in records)
         fresh = sorted((r.node for r in records if r.node.id not in shown), key=lambda n: n.created)
         if fresh:

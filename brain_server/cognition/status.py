@@ -76,7 +76,7 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
     if cut:
         trace.note(f"plan: the revised status was cut short at {len(status)} characters: {sentences[-1][-40:]!r} left out")
     missing = [as_theirs(said, event.subject) for event, said in _ahead(own, now)
-               if not any(naming(said, event.subject)(s) for s in whole)]
+               if not any(map(naming(said, event.subject), whole))]
     if not missing:
         return " ".join(whole) if cut and whole else status
     trace.note(f"plan: the revised status left out the NPC's own event, put back: {' '.join(missing)[:80]!r}")

@@ -165,7 +165,7 @@ async def _judge(the_run: Run, rows: list[dict[str, Any]], names: list[str], out
         judgements = await judge_all(rows, the_run.identities, the_run.lives, about, llm, the_run.end, seed)
     finally:
         await llm.close()
-    (out / "judgements.jsonl").write_text("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in judgements),
+    (out / seeds.JUDGEMENTS).write_text("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in judgements),
                                           encoding="utf-8")
     rated = ratings([j for j in judgements if j["judged"]], names)
     counters = [c for (npc, _), c in llm.usage.counters.items() if npc == JUDGE_ID]

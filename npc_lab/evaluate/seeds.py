@@ -56,9 +56,6 @@ def combine(summaries: Sequence[tuple[str, dict[str, Any]]], baseline: str = "fu
             "judges": sorted({str(s["judge"].get("model")) for _, s in summaries})}
 
 
-
-
-
 def category_ranks(run: Path) -> dict[str, dict[str, float]]:
     """One run's mean rank per question category and condition over the questions its judge ranked
     (RUN/eval/judgements.jsonl; {} without it): where in the interview a condition gains or loses."""
