@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from brain_server.api.service import BrainCore
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import Ask, Decided, answer
@@ -18,6 +20,7 @@ from brain_server.cognition.mind import Mind
 from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
 from brain_server.config import Settings
+from brain_server.model.memory import OWN, MemoryKind, MemoryNode
 from brain_server.model.trace import Trace, TraceBook
 from brain_server.persistence.records import Records
 from npc_brain.v1 import brain_pb2 as pb
@@ -433,6 +436,49 @@ def test_out_of_view_one_who_just_talked_rests_too(run, fake_llm, tmp_path) -> N
         await mind.close()
 
     run(scenario)
+
+
+TALK = ("relationship", "converse_turn", "conversation_summary", "react")  # the calls a conversation may begin with
+
+
+@pytest.mark.parametrize(("in_view", "news"), [(False, True), (True, True), (False, False)])
+def test_one_seen_while_resting_is_taken_up_when_the_rest_ends_if_still_there(run, fake_llm, tmp_path, in_view,
+                                                                              news) -> None:
+    """blind29, Brinnick out of view: the host, who had talked at 10:07, came to the shop at 11:00
+    beside its keeper, whom she had not told; a sighting is stored only when new, so while she
+    rested the keeper was seen once and never again, and no conversation began. Now Isabella, who
+    talked with Tom at 09:00, sees Klaus reading at 09:30 and still at 09:45 (no call: she rests),
+    and at 10:05, Klaus still reading, she talks with him if she holds news (her own party: told in
+    one call out of view, in view without a reaction asked); without news, taking him up costs no
+    call."""
+
+    async def scenario(stream: MemoryStream) -> tuple[int, int]:
+        mind, records, nine = await _planned_pair(stream, tmp_path, chat_rest_minutes=60)
+        persona = records.cached("isabella").persona
+        if news:
+            party = MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, subject=persona.name, predicate=OWN,
+                               object="a Valentine's Day party", importance=8, created=nine, last_accessed=nine,
+                               description=f"{persona.name} wants to hold a Valentine's Day party at Hobbs Cafe "
+                                           "on February 14 from 5 pm to 7 pm")
+            await stream.remember("isabella", persona, [party], Trace(npc_id="isabella", kind="test", game_time=nine),
+                                  rate=False)
+        await mind.decide("klaus", nine + timedelta(minutes=10), [], CAFE, in_view=in_view)
+        await records.merge("isabella", lambda live: live.last_chat.update(tom=nine))
+        for minutes in (30, 45):
+            await mind.decide("isabella", nine + timedelta(minutes=minutes), [_klaus("reading")], CAFE,
+                              in_view=in_view)
+            await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        resting = sum(len(fake_llm.chat_requests(p)) for p in TALK)
+        await mind.decide("klaus", nine + timedelta(minutes=60), [], CAFE, in_view=in_view)
+        await mind.decide("isabella", nine + timedelta(minutes=65), [_klaus("reading")], CAFE, in_view=in_view)
+        await _until(lambda: not mind.runtimes.of("isabella").jobs and not mind.thinking._tasks)
+        await _until(lambda: not mind.runtimes.of("klaus").jobs and not mind.thinking._tasks)
+        await mind.close()
+        return resting, sum(len(fake_llm.chat_requests(p)) for p in TALK)
+
+    resting, after = run(scenario)
+    assert resting == 0 and (after > 0) is news
+    assert not fake_llm.chat_requests("react")
 
 
 def test_a_world_change_rebuilds_no_view_and_the_next_decide_reads_the_new_world(run, tmp_path) -> None:

@@ -89,7 +89,7 @@ class Mind:
         self.workshop = Workshop(settings, stream, records, self.runtimes, self.chats, self.levels)
         self.thinking = Thinking(self.workshop, records, self.runtimes, settings, traces,
                                  background=settings.background_thinking)
-        self.senses = Senses(self.thinking, records, self.runtimes, stream)
+        self.senses = Senses(self.thinking, records, self.runtimes, stream, self.chats.resting)
         self.player = Player(self.thinking, self.workshop, records, stream, self.chats, settings)
         self.spread = AskSpread(real_time=settings.background_thinking)  # a town's asks spread out
         self._storing: set[asyncio.Future[object]] = set()  # Decides' records and perceptions under way

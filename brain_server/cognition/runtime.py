@@ -27,6 +27,7 @@ class PendingReaction:
     observation: MemoryNode
     partner_id: str
     seen_at: datetime
+    resumed: bool = False  # seen while one of them rested from talk, taken up when the rest ended (`Senses`)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class NpcRuntime:
     jobs: dict[str, asyncio.Task[bool]] = field(default_factory=dict)  # work under way, by family
     perceiving: asyncio.Lock = field(default_factory=asyncio.Lock)  # its perceptions stored in the order seen
     reaction: PendingReaction | None = None
+    resting_sightings: dict[str, PendingReaction] = field(default_factory=dict)  # by whom, while in sight
     talking: bool = False  # its conversation is being written
     urgent: bool = False  # work under way changes what it does now
     announce: str = "plan"

@@ -267,7 +267,9 @@ class Workshop:
         """Reacting (`react.py`): continue, re-plan the next hours, wait for the other to finish, or talk;
         a call on someone found (`calls.calling_on`), and a host meeting one it has not told its own
         event (the paper's Isabella invites whoever she meets; blind9 and blind10 chose to talk at
-        0.6 and 0.3 of such sightings, so most hosts met one or two people), talk without asking."""
+        0.6 and 0.3 of such sightings, so most hosts met one or two people), talk without asking. One
+        seen while resting and taken up after (`PendingReaction.resumed`) is worth a call only to
+        one with news it has not told them."""
         chats, npc_id = self.chats, work.npc_id
         decided = Work(Priority.SOCIAL, npc_id)  # what follows a decision is no longer stale if they leave
 
@@ -280,6 +282,9 @@ class Workshop:
                 return partner is not None and partner.crowd and await self._meet(draft, partner, now, trace)
             if partner is not None and (chats.resting(draft, now) or chats.resting(partner, now)):
                 trace.note(f"react: it or {partner.persona.name} rests from talk (no reaction asked)")
+                return False
+            if pending.resumed and (partner is None or await untold(draft, partner, now, self.stream) is None):
+                trace.note(f"react: nothing to tell {pending.observation.subject}, seen while resting (no call)")
                 return False
             if partner is not None and not (draft.in_view or partner.in_view):
                 # Nobody watches: no reaction call; they talk or not, told in one call, or carry on.
