@@ -21,6 +21,7 @@ from brain_server.cognition.object_state import set_object_state
 from brain_server.cognition.perceive import Attention, PerceivedEvent, attend
 from brain_server.config import Settings
 from brain_server.model.memory import OWN, MemoryKind, MemoryNode
+from brain_server.model.npc import Action
 from brain_server.model.trace import Trace, TraceBook
 from brain_server.persistence.records import Records
 from npc_brain.v1 import brain_pb2 as pb
@@ -441,16 +442,17 @@ def test_out_of_view_one_who_just_talked_rests_too(run, fake_llm, tmp_path) -> N
 TALK = ("relationship", "converse_turn", "conversation_summary", "react")  # the calls a conversation may begin with
 
 
-@pytest.mark.parametrize(("in_view", "news"), [(False, True), (True, True), (False, False)])
+@pytest.mark.parametrize(("in_view", "news", "talking"),
+                         [(False, True, False), (True, True, False), (False, False, False), (False, True, True)])
 def test_one_seen_while_resting_is_taken_up_when_the_rest_ends_if_still_there(run, fake_llm, tmp_path, in_view,
-                                                                              news) -> None:
+                                                                              news, talking) -> None:
     """blind29, Brinnick out of view: the host, who had talked at 10:07, came to the shop at 11:00
     beside its keeper, whom she had not told; a sighting is stored only when new, so while she
     rested the keeper was seen once and never again, and no conversation began. Now Isabella, who
     talked with Tom at 09:00, sees Klaus reading at 09:30 and still at 09:45 (no call: she rests),
     and at 10:05, Klaus still reading, she talks with him if she holds news (her own party: told in
     one call out of view, in view without a reaction asked); without news, taking him up costs no
-    call."""
+    call. The same when at 09:30 she was still talking with Tom (until 09:35)."""
 
     async def scenario(stream: MemoryStream) -> tuple[int, int]:
         mind, records, nine = await _planned_pair(stream, tmp_path, chat_rest_minutes=60)
@@ -464,6 +466,10 @@ def test_one_seen_while_resting_is_taken_up_when_the_rest_ends_if_still_there(ru
                                   rate=False)
         await mind.decide("klaus", nine + timedelta(minutes=10), [], CAFE, in_view=in_view)
         await records.merge("isabella", lambda live: live.last_chat.update(tom=nine))
+        if talking:
+            chat = Action(description="Isabella Rodriguez is chatting with Tom Moreno", address=CAFE, start_time=nine,
+                          duration_minutes=35, chatting_with="tom")
+            await records.merge("isabella", lambda live: setattr(live, "action", chat))
         for minutes in (30, 45):
             await mind.decide("isabella", nine + timedelta(minutes=minutes), [_klaus("reading")], CAFE,
                               in_view=in_view)

@@ -122,24 +122,28 @@ class Senses:
         at most every REACTION_COOLDOWN, not within CHAT_COOLDOWN of talking with them nor while
         they are in a conversation (the paper's code buffers a pair that talked for 800 steps, and
         the one other reaction it weighs for a person, waiting, needs both bound for the same
-        object), a thing in a given state once a day. A person seen while the NPC or they rest from
-        talk (`Chats.resting`) waits, while in sight, for the rest to end (`_rested`); a sighting
+        object), a thing in a given state once a day. A person seen while the NPC talks, or while it
+        or they rest from talk (`Chats.resting`), waits, while in sight, for the talk and the rest to
+        end (`_rested`); a sighting
         taken up so gives way to one just made. Things count in the state the world records (set by
         the game or its user: "the coffee machine is out of order"), not in one an action gives them
         ("the bed is in use": that person's doing, reacted to through them)."""
         runtime = self.runtimes.of(npc.npc_id)
-        if npc.is_asleep() or not observed or npc.is_chatting(now) or runtime.talking:
+        if npc.is_asleep() or not observed:
             return
         never = datetime.min.replace(tzinfo=now.tzinfo)
         fresh = {n.subject for n in observed
                  if n.subject in people and not self._chatting(people[n.subject], now)
                  and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
                  and now - npc.last_chat.get(people[n.subject], never) >= CHAT_COOLDOWN}
+        talking = npc.is_chatting(now) or runtime.talking
         for node in observed:
-            if node.subject in fresh and self._rests(npc, people[node.subject], now):
+            if node.subject in fresh and (talking or self._rests(npc, people[node.subject], now)):
                 fresh.discard(node.subject)
                 runtime.resting_sightings.setdefault(node.subject, PendingReaction(node, people[node.subject], now,
                                                                                    resumed=True))
+        if talking:
+            return
         fresh |= {n.subject for n in observed if n.subject in runtime.surroundings
                   and n.object.strip().lower() not in ("", "idle")
                   and now - npc.last_reaction.get(n.description, never) >= THING_REACTION_COOLDOWN}
@@ -151,8 +155,8 @@ class Senses:
         runtime.set_reaction(PendingReaction(observation, "" if thing else people[observation.subject], now))
 
     def _rested(self, npc: NpcState, now: datetime, trace: Trace) -> None:
-        """A person seen while the NPC or they rested from talk (`_notice`), still in sight once
-        neither rests, is taken up then, once: a sighting is stored only when new, so one who stood
+        """A person seen while the NPC talked or while it or they rested from talk (`_notice`), still
+        in sight once neither talks nor rests, is taken up then, once: a sighting is stored only when new, so one who stood
         there all along was never seen again. blind29, Brinnick out of view: the host, who had
         talked at 10:07, spent her visit to the shop from 11:00 beside its untold keeper, and her
         later free hours went to others; in the stop-102 runs 45-62% of the visits that began
