@@ -193,7 +193,7 @@ async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState,
 
 
 async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Collection[str] = (),
-                  least: int = 0) -> MemoryNode | None:
+                  least: int = 0, thoughts: Sequence[MemoryNode] | None = None) -> MemoryNode | None:
     """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
     its newest, `latest_thoughts`), of importance `least` at least, whose gist is none of `heard`. Its
     reflections are not news: an insight ("Agnes is devoted to the green", or a model's "Agnes learned
@@ -203,8 +203,9 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
     own or told it as news, is a record of news passed on, not the news: while the NPC holds news as
     told that is not one, that comes first (blind25 in the Ville, out of view: such memos, rated
     above the news heard, were told on as "Ryan told Arthur about the event", and two tellings on
-    the party's name was lost). News of an event that is over is none (`said_clock.passed`)."""
-    mine = await stream.latest_thoughts(npc_id)
+    the party's name was lost). News of an event that is over is none (`said_clock.passed`).
+    `thoughts`: its latest thoughts, if already read."""
+    mine = thoughts if thoughts is not None else await stream.latest_thoughts(npc_id)
     fresh = [(n, read[1]) for n in mine
              if now - NEWS_WINDOW <= n.created <= now and n.importance >= least
              and n.predicate != REFLECTION_PREDICATE and (read := _read(n))[0] not in heard

@@ -231,7 +231,7 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
     if own := [n for n in ahead if n.predicate == OWN]:
         return max(own, key=lambda n: (n.importance, n.created))
-    if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH)) is not None:
+    if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH, thoughts=mine)) is not None:
         return news
     return max((n for n in ahead if (n.importance >= NEWS_WORTH or NEWS in n.keywords) and n.predicate != REFLECTION_PREDICATE),
                key=lambda n: (n.importance, n.created), default=None)
