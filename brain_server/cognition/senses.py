@@ -33,7 +33,7 @@ class Senses:
     """Perception, for the mind's loop."""
 
     def __init__(self, thinking: Thinking, records: Records, runtimes: Runtimes, stream: MemoryStream,
-                 resting: Callable[[NpcState, datetime], bool] = lambda npc, now: False) -> None:
+                 resting: Callable[[NpcState, datetime], bool]) -> None:
         self.thinking = thinking
         self.records = records
         self.runtimes = runtimes
@@ -124,10 +124,9 @@ class Senses:
         the one other reaction it weighs for a person, waiting, needs both bound for the same
         object), a thing in a given state once a day. A person seen while the NPC talks, or while it
         or they rest from talk (`Chats.resting`), waits, while in sight, for the talk and the rest to
-        end (`_rested`); a sighting
-        taken up so gives way to one just made. Things count in the state the world records (set by
-        the game or its user: "the coffee machine is out of order"), not in one an action gives them
-        ("the bed is in use": that person's doing, reacted to through them)."""
+        end (`_rested`); a sighting taken up so gives way to one just made. Things count in the state
+        the world records (set by the game or its user: "the coffee machine is out of order"), not in
+        one an action gives them ("the bed is in use": that person's doing, reacted to through them)."""
         runtime = self.runtimes.of(npc.npc_id)
         if npc.is_asleep() or not observed:
             return
@@ -137,8 +136,9 @@ class Senses:
                  and now - npc.last_reaction.get(n.subject, never) >= REACTION_COOLDOWN
                  and now - npc.last_chat.get(people[n.subject], never) >= CHAT_COOLDOWN}
         talking = npc.is_chatting(now) or runtime.talking
+        hold = talking or self.resting(npc, now)  # every person seen now waits (`_rested`)
         for node in observed:
-            if node.subject in fresh and (talking or self._rests(npc, people[node.subject], now)):
+            if node.subject in fresh and (hold or self._rests(people[node.subject], now)):
                 fresh.discard(node.subject)
                 runtime.resting_sightings.setdefault(node.subject, PendingReaction(node, people[node.subject], now,
                                                                                    resumed=True))
@@ -156,29 +156,30 @@ class Senses:
 
     def _rested(self, npc: NpcState, now: datetime, trace: Trace) -> None:
         """A person seen while the NPC talked or while it or they rested from talk (`_notice`), still
-        in sight once neither talks nor rests, is taken up then, once: a sighting is stored only when new, so one who stood
-        there all along was never seen again. blind29, Brinnick out of view: the host, who had
-        talked at 10:07, spent her visit to the shop from 11:00 beside its untold keeper, and her
-        later free hours went to others; in the stop-102 runs 45-62% of the visits that began
-        while the teller rested found nobody to talk with, against 20-35% of the others. What is
-        taken up costs a call only to pass on news (`Workshop.react`)."""
+        in sight once neither talks nor rests, is taken up then, once: a sighting is stored only
+        when new, so one who stood there all along was never seen again. blind29, Brinnick out of
+        view: the host, who had talked at 10:07, spent her visit to the shop from 11:00 beside its
+        untold keeper, and her later free hours went to others; in the stop-102 runs 40-69% of the
+        visits that began while the teller rested found nobody to talk with, against 16-35% of the
+        others. What is taken up costs a call only to pass on news (`Workshop.react`)."""
         runtime = self.runtimes.of(npc.npc_id)
         held = runtime.resting_sightings
         for subject in [s for s in held if s not in runtime.seen]:  # out of sight: let go
             del held[subject]
-        if not held or runtime.reaction is not None or npc.is_asleep() or npc.is_chatting(now) or runtime.talking:
+        if (not held or runtime.reaction is not None or npc.is_asleep() or npc.is_chatting(now) or runtime.talking
+                or self.resting(npc, now)):
             return
         for subject, pending in held.items():
-            if not self._rests(npc, pending.partner_id, now) and not self._chatting(pending.partner_id, now):
+            if not self._rests(pending.partner_id, now) and not self._chatting(pending.partner_id, now):
                 del held[subject]
                 trace.note(f"perceive: {subject}, seen while resting from talk, is taken up now")
                 runtime.set_reaction(replace(pending, seen_at=now))
                 return
 
-    def _rests(self, npc: NpcState, other_id: str, now: datetime) -> bool:
-        """Whether the NPC or another NPC (by id; none here: it does not) rests from talk."""
-        other = self.records.current(other_id)
-        return self.resting(npc, now) or (other is not None and self.resting(other, now))
+    def _rests(self, npc_id: str, now: datetime) -> bool:
+        """Whether another NPC rests from talk as its record here says (none here: it does not)."""
+        other = self.records.current(npc_id)
+        return other is not None and self.resting(other, now)
 
     def _chatting(self, npc_id: str, now: datetime) -> bool:
         """Whether another NPC is in a conversation now as its record here says (none here: it is not)."""
