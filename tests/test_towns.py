@@ -17,9 +17,10 @@ from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import news_keywords
-from npc_lab.towns import brinnick, cauldwell, corvin, korrin, plan, tarnbeck
+from npc_lab.towns import brinnick, cauldwell, corvin, korrin, plan, tamrit, tarnbeck
 
-TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell, "corvin": corvin}
+TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell, "corvin": corvin,
+         "tamrit": tamrit}
 
 
 def _files(town: ModuleType) -> tuple[Path, Path, Path]:
@@ -70,9 +71,13 @@ def test_the_event_is_on_the_second_day_at_a_place_of_the_town(town: ModuleType)
     assert whisper.npc_id == m.host and whisper.at == scenario.start
     sector, arena = m.place.split(SEPARATOR)[1:]
     assert sector in whisper.text and arena in whisper.text
-    # The day: its month, or "tomorrow" in a whisper heard the day before (Cauldwell's).
-    tomorrow = "tomorrow" in whisper.text.lower() and (scenario.event_start.date() - whisper.at.date()).days == 1
-    assert scenario.event_start.strftime("%B") in whisper.text or tomorrow
+    # The day: its month, or "tomorrow" in a whisper heard the day before (Cauldwell's), or its weekday in a
+    # whisper heard within the week before (Bir Tamrit's), naming no other weekday.
+    ahead = (scenario.event_start.date() - whisper.at.date()).days
+    tomorrow = "tomorrow" in whisper.text.lower() and ahead == 1
+    days = [d for d in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday") if d in whisper.text]
+    weekday = 0 < ahead < 7 and days == [scenario.event_start.strftime("%A")]
+    assert scenario.event_start.strftime("%B") in whisper.text or tomorrow or weekday
 
 
 def test_no_persona_already_holds_the_news(town: ModuleType) -> None:
