@@ -81,6 +81,8 @@ CASES = {
                    "town_layout.json", TOWNS / "cauldwell" / "residents", hours=33),
     "capsule": Case("capsule", str(TOWNS / "corvin" / "time_capsule.json"), TOWNS / "corvin" / "town_layout.json",
                     TOWNS / "corvin" / "residents", hours=37),
+    "engravings": Case("engravings", str(TOWNS / "tamrit" / "giraffe_engravings.json"), TOWNS / "tamrit" /
+                       "town_layout.json", TOWNS / "tamrit" / "residents", hours=24.5),
 }
 
 
