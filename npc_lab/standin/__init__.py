@@ -118,7 +118,13 @@ with guided decoding, so every JSON answer fits its schema; its writer's list of
 was read before its first run. A thirty-second, `blind30` (npc_lab/standin/blind30.py), by a thirtieth
 hand, from the judge's requests alone (captured at stop 101 in a town of the lab's, blind24 judging, each with the
 resident's record of their latest hours), is a judge: a ~27-32B open-weights model behind vLLM with
-guided decoding, ranking interview answers. `FROZEN` holds the hashes.
+guided decoding, ranking interview answers. A thirty-third, `blind31` (npc_lab/standin/blind31.py), by a
+thirty-first hand, from requests captured at stop 104 (Korrin, blind29 answering; the shipped prompts in
+view with the diffusion interviews and out of view, the second reworded set in view and the fourth out of
+view), is modelled on a hosted small model (GPT-4o-mini, Gemini Flash, Claude Haiku class) with strict
+structured outputs: its JSON keeps the schema's types, keys and enums, not always its lengths, bounds and
+patterns; its writer's list of what confused it was read before its first town run. `FROZEN` holds the
+hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -163,7 +169,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind27.py": "28e0bf0307355da617dbacdcd3badf568ff80cdddf20f3a3b539a5c3b65424de",
           "blind28.py": "dba5d938d9a6508d64b5aae85b6fa607dc4bdeb6326513035d7c8c81bb5de0c3",
           "blind29.py": "e9cc98fc66a5728ee0635f02bffeb71b94003eed7e1f758456b0271ed9b2078b",
-          "blind30.py": "a6112207cfd94c642c404975c488b88ba1e41aa7d0772c86940b58889d302b83"}
+          "blind30.py": "a6112207cfd94c642c404975c488b88ba1e41aa7d0772c86940b58889d302b83",
+          "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d"}
 
 
 class BlindStandIn:
