@@ -807,6 +807,18 @@ def test_hours_said_after_their_half_of_the_day_are_read() -> None:
     assert stated_times("this evening, 15 to 20 of us") == [] and stated_times("tonight, 9 to 14 chairs") == []
 
 
+def test_an_end_said_later_without_its_half_of_the_day_is_read_in_the_starts() -> None:
+    """Bir Tamrit's whisper (stop 104): "from half past five in the morning, when the sun comes over the
+    ridge, until half past seven": its end went unread, and the event was taken to last two hours
+    whatever it said. An hour after "until" or "till", in the statement a stated start is in, is read
+    in the start's half of the day and after it; one in another statement, or twelve hours on, is not."""
+    assert stated_times("from six in the morning, when the light comes up, until nine, while it is cool") == \
+        [(6, 0), (9, 0)]
+    assert stated_times("from 11 am, as the bells ring, till half past one") == [(11, 0), (13, 30)]
+    assert stated_times("from 7 pm until 10:30") == [(19, 0), (22, 30)]
+    assert stated_times("at 9 pm until 2") == [(21, 0)] and stated_times("at 7 pm. Until 9 we rest.") == [(19, 0)]
+
+
 def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
     """"On Saturday the 11th", "next Friday": a day said by its weekday alone named no day, so news
     of it was never still ahead. What is kept gets the date that weekday falls on next ("next" and
@@ -839,6 +851,19 @@ def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> Non
     assert what_clause(found) == "she will read some of them aloud in the nave, and she hopes people come."
     assert before_when(found) == "In a cupboard Lena found old letters"
     assert before_when("A flotsam auction in the boat hall, on October 15 at 11 am: Sorcha is getting it up.") == ""
+
+
+def test_what_happens_is_read_before_a_statement_that_says_only_when() -> None:
+    """A statement that says when and no more, however long its time said in words ("when the light
+    comes up"), names no event: what happens is what the text said before it. Bir Tamrit's whisper
+    (stop 104), read from the clauses after its hour, was told as "an event they are hosting: when the
+    sun comes over the ridge, until half past seven, ..."."""
+    heron = ("A heron has nested in the old chimney of the Malt House: three chicks, the first in forty years. On "
+             "Sunday he will be up there from six in the morning, when the light comes up, until eight, while "
+             "the birds feed.")
+    assert what_clause(heron) == "A heron has nested in the old chimney of the Malt House"
+    assert what_clause("On Sunday she will be there from 6 am, when it opens.") == "On Sunday she will be there from 6 am"
+    assert what_clause("Tomorrow at noon, when the bell rings, the ferry race starts.") == "the ferry race starts."
 
 
 def test_who_may_come_is_read_where_news_says_it_after_what_happens() -> None:

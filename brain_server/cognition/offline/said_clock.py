@@ -60,7 +60,28 @@ def stated_times(words: str) -> list[tuple[int, int]]:
         if (hour, said[1]) > (end if end != (0, 0) else (24, 0)):
             hour -= 12  # "11 to 1 pm" starts before noon
         found.append((start.start(), (hour, said[1])))
+    if len(found) == 1:
+        found += _until(words, *found[0])
     return [clock for _, clock in sorted(found)] or _bare(words)
+
+
+# An end said later in the statement without its half of the day: "from half past five in the morning,
+# when the sun comes over the ridge, until half past seven" (Bir Tamrit's whisper: its end went unread).
+_UNTIL = re.compile(rf"\b(?:until|till)\s+{_HOUR}(?!{_HALF}|[\d:.]\d)", re.IGNORECASE)
+_STOP = re.compile(r"[.;!?](?:\s|$)")
+
+
+def _until(words: str, at: int, start: tuple[int, int]) -> list[tuple[int, tuple[int, int]]]:
+    """The end of a time stated at `at`, said after it in the same statement as "until" an hour with no
+    half of the day: the first such hour after the start, within twelve hours of it."""
+    stop = _STOP.search(words, at)
+    m = _UNTIL.search(words, at, stop.start() if stop else len(words))
+    if m is None or (said := _said(m)) is None:
+        return []
+    end = (said[0] % 12 + 12 * (start[0] >= 12), said[1])
+    if end <= start:
+        end = (end[0] + 12, end[1])
+    return [(m.start(), end)] if end[0] < 24 else []
 
 
 # Hours said with "o'clock" and no half of the day: "one o'clock to three", "from ten o'clock till two".
@@ -273,11 +294,34 @@ def what_clause(text: str) -> str:
     and what follows a colon ("A flotsam auction ..., on October 15 ...: Sorcha Gault is getting it
     up herself ...") is why, not what. A whisper that began with how the event came about ("In a
     cupboard at the Surgery Lena came across a bundle of old letters; tomorrow, one o'clock to three,
-    she will read some of them aloud in the nave ...") is about the reading, not the cupboard."""
-    clauses = _statements(text)[-1].split(",")
-    start = next((i for i, c in enumerate(clauses) if more_than_when(c)), 0)
+    she will read some of them aloud in the nave ...") is about the reading, not the cupboard. Where
+    the statement that says when says nothing more ("On Thursday she will be up there from half past
+    five in the morning, when the sun comes over the ridge, until ..."), what happens is the first
+    statement before it that says more than when ("Under the overhang at Kef Rock ... there are
+    engravings of giraffes"): read from the clauses after the hour, a town's first untuned whisper of
+    its kind was told as "an event they are hosting: when the sun comes over the ridge, ..."."""
+    statements = _statements(text)
+    clauses = statements[-1].split(",")
+    start = next((i for i, c in enumerate(clauses) if _says_what(c)), None)
+    if start is None:  # it says when and no more: what happens then is what the text said before it
+        clauses = next((s.split(",") for s in statements[:-1] if any(map(_says_what, s.split(",")))), clauses)
+        start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
     end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
     return ",".join(clauses[start:end + 1]).strip()
+
+
+def _says_what(clause: str) -> bool:
+    """Whether a comma clause says more than when and who: not only days, dates, hours and names
+    ("On Sunday Rosa Vane will be up there from six"), nor a time said by what happens then ("when the
+    sun comes over the ridge")."""
+    first, _, rest = clause.strip().partition(" ")
+    return more_than_when(f"{first} {_NAME.sub('', rest)}") and not _TIME_CLAUSE.match(clause)
+
+
+_NAME = re.compile(r"\b[A-Z][\w'\u2019-]*")  # a capitalised word after a clause's first: a name
+
+
+_TIME_CLAUSE = re.compile(r"\s*(?:when|whenever|until|till|while|once|as soon as)\b", re.IGNORECASE)
 
 
 _COLON = re.compile(r";|(?<!\d):|:(?!\d)")  # a clock's colon ("10:30") ends nothing
