@@ -26,6 +26,10 @@ from brain_server.prompts.style import STYLE_FILE
 STYLES = 5
 _PLACEHOLDER = re.compile(r"\$\w+")
 _ONLY_PLACEHOLDERS = re.compile(r"^\s*(\$\w+\s*)+$")
+# A line that ends mid-sentence (a word or a comma, not a placeholder): the next line goes on with it, and
+# is no heading ("... the activity in a few words\n(e.g. ...), and where it happens: one of these places
+# $npc_name knows:" was made "## (e.g. ...)" in set 2: blind31's writer).
+_GOES_ON = re.compile(r"(?<!\$)\b[A-Za-z]+,?\s*$|,\s*$")
 # Words of headings said otherwise, one list per style (1-5), applied in order, whole words only.
 _WORDS: dict[int, list[tuple[str, str]]] = {
     1: [("remembers that may come up", "recalls that might matter here"), ("remembers about", "recalls of"),
@@ -83,7 +87,8 @@ def reword(text: str, style: int) -> str:
         while j < len(lines) and _ONLY_PLACEHOLDERS.match(lines[j]):
             body.append(lines[j])
             j += 1
-        if line.rstrip().endswith(":") and body and not _ONLY_PLACEHOLDERS.match(line):
+        if line.rstrip().endswith(":") and body and not _ONLY_PLACEHOLDERS.match(line) \
+                and not (i and _GOES_ON.search(lines[i - 1])):
             heading = line
             for old, new in _WORDS[style]:
                 heading = re.sub(rf"(?<!\w){old}(?!\w)", new, heading)

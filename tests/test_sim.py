@@ -350,6 +350,26 @@ def test_reworded_prompt_sets_say_the_headings_otherwise_and_keep_every_placehol
     assert "recalls of" in messages[1]["content"]
 
 
+def test_a_line_that_goes_on_from_the_one_before_is_no_heading() -> None:
+    """blind31's writer: set 2 made "## (e.g. "opening the cafe"), one emoji, and where it happens: one of
+    these places $npc_name knows" of the daily plan's instructions, the sentence cut in two. A line
+    ending in a colon before placeholders is a heading only where the line before it ends a sentence, a
+    placeholder or nothing; every set keeps such a line's words."""
+    from brain_server.prompts import BUILTIN_DIR
+    from npc_lab.rewording import STYLES, reword
+
+    template = "Make a plan. Each step has a time, the activity\nin a few words, and a place you know:\n$places\n\n" \
+               "Today is $date.\nWhat $npc_name remembers that may come up:\n$memories"
+    for style in range(1, STYLES + 1):
+        text = reword(template, style)
+        assert "the activity\nin a few words, and a place you know:\n$places" in text, text
+        assert "What $npc_name remembers that may come up:\n" not in text  # a heading still is one
+    for name in ("daily_plan.md", "replan.md", "conversation_memo.md", "reflection_insights.md"):
+        original = (BUILTIN_DIR / name).read_text()
+        kept = [line for line in original.split("\n") if line.endswith("knows:") or line.startswith("numbered statements")]
+        assert all(line in reword(original, 2) for line in kept), name
+
+
 def test_a_started_brain_reflects_at_the_sims_threshold_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sim perceives at each Decide, far less often than the paper's world: the brain it starts
     gets the threshold that gives the paper's 2-3 reflections a day; the environment or the caller
