@@ -734,6 +734,8 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     ("Tonight, from eight, there'll be a pub quiz in the back room of the Drover", "hosting a pub quiz"),
     ("A heron has nested in the old chimney of the Malt House. On Sunday Teodor Marek will be up there from six in "
      "the morning, when the light comes up, until eight", "hosting: A heron has nested in the old chimney of the Malt House"),
+    ("Under the old pier, where the tide has gone out, there are seals resting. On Sunday Teodor Marek will be there "
+     "from six in the morning, until eight", "hosting: Under the old pier, there are seals resting"),
     ("Tomorrow (Friday May 22), six to eight in the evening, he'll seal a time capsule under the new tiles up on "
      "the terrace, and anyone may bring something small", "hosting a time capsule"),
 ])

@@ -271,14 +271,20 @@ def hosted_activity(name: str, text: str) -> str:
     is open to anybody ...: Tomas Reyes has it in mind ..." is "hosting: the Workshop is open to
     anybody ..."), unless that begins with the event (`event_in`: "Tomorrow, ..., there will be indigo
     dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...") or with
-    its name ("A flotsam auction in the boat hall ..." is "hosting a flotsam auction": `event_named`)."""
+    its name ("A flotsam auction in the boat hall ..." is "hosting a flotsam auction": `event_named`); a
+    clause said of what came before it (`_ASIDE`) is left out."""
     said = text.removeprefix(name).strip()
     if named := event_named(said):
         return clipped(f"hosting {named}", ACTIVITY_CHARS)
-    clauses = what_clause(said).split(",")
+    clauses = [c for i, c in enumerate(what_clause(said).split(",")) if not (i and _ASIDE.match(c))]
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
     return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
+
+
+# A clause said of what came before it ("Under the overhang at Kef Rock, where last week's sandstorm
+# scoured away the drift, there are ..."): not what is held, and a label that kept it was cut short.
+_ASIDE = re.compile(r"\s*(?:where|which|who|whom|whose)\b", re.IGNORECASE)
 
 
 # The host's part at an event as a plan says it ("hosting", "teaching a Morse code lesson"): in the
