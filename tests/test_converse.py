@@ -142,6 +142,23 @@ def test_talk_is_refused_when_the_partner_is_busy_and_failures_continue_the_plan
     assert failed.choice == "continue" and t.llm_calls[-1].fallback_used
 
 
+def test_a_reaction_that_says_it_talks_with_the_one_seen_is_talk(stream, fake_llm) -> None:
+    """blind31 (in view) chose "react" with "telling Klaus Mueller the news" or "chatting with Klaus",
+    not "talk": the brain re-planned an hour of telling him and no conversation began, so a town
+    talked in half as many pairs as out of view. A reaction whose new activity is talking with the
+    one seen is taken as "talk", where talk is offered; another, or talk not offered, stays a reaction."""
+    said = ["telling Klaus Mueller the news", "going over to chat with Klaus", "heading home to rest",
+            "telling Maria Lopez about Klaus", "telling Klaus Mueller the news"]
+    fake_llm.queue(*[{"json": {"choice": "react", "reason": "r", "new_activity": a}} for a in said], purpose="react")
+
+    async def react() -> list[str]:
+        seen = observation("Klaus Mueller", 5)
+        return [(await decide_reaction(ISABELLA, seen, NOW + timedelta(minutes=i), i < 4, stream, trace(),
+                                       work=WORK)).choice for i in range(len(said))]
+
+    assert asyncio.run(react()) == ["talk", "talk", "react", "react", "react"]
+
+
 def test_the_react_prompt_shows_both_queries_and_the_status(stream, fake_llm) -> None:
     """The paper's two queries, the relationship and the observed's status, each reach the prompt
     (15 of the first query's memories used to crowd out the second's), with the status itself."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+import re
 
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list
 from brain_server.cognition.schedule import OWN_PLANS
@@ -33,6 +34,16 @@ CHOICES = {
     "wait": "wait for {subject} to finish ({status}, until about {until}), then carry on.",
     "react": "change what {name} is doing for the next hour or two because of it.",
 }
+
+
+def talks_with(activity: str, name: str) -> bool:
+    """Whether a reaction's new activity is talking with `name` (their whole name or first name):
+    "chatting with Piotr Savin", "telling Piotr the news", "going over to ask Piotr". A model that
+    chose "react" so, not "talk", was re-planned into an hour of "telling Piotr Savin the news" and
+    no conversation began (blind31, in view: 8 pairs of a town talked in a run, out of view 16)."""
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.split()[0])) if n)
+    return bool(names) and re.search(rf"\b(?:(?:talk|chat|speak)\w*\s+(?:with|to)|(?:tell|ask|invit|greet)\w*|"
+                                     rf"catch\w*\s+up\s+with)\s+(?:{names})\b", activity, re.IGNORECASE) is not None
 
 
 def is_thing(subject: str) -> bool:
@@ -87,5 +98,8 @@ async def decide_reaction(npc: NpcState, observation: MemoryNode, now: datetime,
     if reaction.choice not in offered:
         reaction = stream.llm.unusable(REACT, npc.npc_id, reaction.model_copy(update={"choice": "continue"}),
                                        f"{reaction.choice!r} is not a choice offered", trace)
+    if reaction.choice == "react" and "talk" in offered and talks_with(reaction.new_activity, called):
+        trace.note(f"react: {reaction.new_activity!r} is talking with {called}: taken as \"talk\"")
+        reaction = reaction.model_copy(update={"choice": "talk"})
     trace.note(f"react: {reaction.choice} to {observation.description!r} ({reaction.reason})")
     return reaction
