@@ -13,7 +13,7 @@ import pytest
 from brain_server.cognition.converse import converse, keep_conversation, remember_conversation, summarize_conversation
 from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
 from brain_server.cognition.offline.said_clock import day_as_said
-from brain_server.cognition.react import decide_reaction, worth_considering
+from brain_server.cognition.react import decide_reaction, talks_with, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
@@ -157,6 +157,7 @@ def test_a_reaction_that_says_it_talks_with_the_one_seen_is_talk(stream, fake_ll
                                        work=WORK)).choice for i in range(len(said))]
 
     assert asyncio.run(react()) == ["talk", "talk", "react", "react", "react"]
+    assert not talks_with("telling the news", "the player") and talks_with("telling the player the news", "the player")
 
 
 def test_the_react_prompt_shows_both_queries_and_the_status(stream, fake_llm) -> None:

@@ -5,6 +5,7 @@ second day at a place the town has, planned by one of its residents, in words no
 
 from __future__ import annotations
 
+import calendar
 from datetime import timedelta
 import json
 from pathlib import Path
@@ -75,7 +76,7 @@ def test_the_event_is_on_the_second_day_at_a_place_of_the_town(town: ModuleType)
     # whisper heard within the week before (Bir Tamrit's), naming no other weekday.
     ahead = (scenario.event_start.date() - whisper.at.date()).days
     tomorrow = "tomorrow" in whisper.text.lower() and ahead == 1
-    days = [d for d in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday") if d in whisper.text]
+    days = [d for d in calendar.day_name if d in whisper.text]
     weekday = 0 < ahead < 7 and days == [scenario.event_start.strftime("%A")]
     assert scenario.event_start.strftime("%B") in whisper.text or tomorrow or weekday
 

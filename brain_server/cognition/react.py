@@ -18,6 +18,7 @@ from datetime import datetime
 import re
 
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list
+from brain_server.cognition.offline.heard import first_name, made_once
 from brain_server.cognition.schedule import OWN_PLANS
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
@@ -37,13 +38,16 @@ CHOICES = {
 
 
 def talks_with(activity: str, name: str) -> bool:
-    """Whether a reaction's new activity is talking with `name` (their whole name or first name):
-    "chatting with Piotr Savin", "telling Piotr the news", "going over to ask Piotr". A model that
-    chose "react" so, not "talk", was re-planned into an hour of "telling Piotr Savin the news" and
-    no conversation began (blind31, in view: 8 pairs of a town talked in a run, out of view 16)."""
-    names = "|".join(re.escape(n) for n in dict.fromkeys((name, name.split()[0])) if n)
-    return bool(names) and re.search(rf"\b(?:(?:talk|chat|speak)\w*\s+(?:with|to)|(?:tell|ask|invit|greet)\w*|"
-                                     rf"catch\w*\s+up\s+with)\s+(?:{names})\b", activity, re.IGNORECASE) is not None
+    """Whether a reaction's new activity is talking with `name` (their whole name, or as a line calls
+    them, `heard.first_name`): "chatting with Piotr Savin", "telling Piotr the news", "going over to
+    ask Piotr". A model that chose "react" so, not "talk", was re-planned into an hour of "telling
+    Piotr Savin the news" and no conversation began (blind31, in view: 8 pairs of a town talked in a
+    run, out of view 16)."""
+    if not name:
+        return False
+    names = "|".join(re.escape(n) for n in dict.fromkeys((name, first_name(name))))
+    return made_once(rf"\b(?:(?:talk|chat|speak)\w*\s+(?:with|to)|(?:tell|ask|invit|greet)\w*|catch\w*\s+up\s+with)"
+                     rf"\s+(?:{names})(?!\w)", re.IGNORECASE).search(activity) is not None
 
 
 def is_thing(subject: str) -> bool:

@@ -300,12 +300,10 @@ def what_clause(text: str) -> str:
     statement before it that says more than when ("Under the overhang at Kef Rock ... there are
     engravings of giraffes"): read from the clauses after the hour, a town's first untuned whisper of
     its kind was told as "an event they are hosting: when the sun comes over the ridge, ..."."""
-    statements = _statements(text)
-    clauses = statements[-1].split(",")
-    start = next((i for i, c in enumerate(clauses) if _says_what(c)), None)
-    if start is None:  # it says when and no more: what happens then is what the text said before it
-        clauses = next((s.split(",") for s in statements[:-1] if any(map(_says_what, s.split(",")))), clauses)
-        start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
+    statements = [s.split(",") for s in _statements(text)]
+    # the statement that says when, else (it says when and no more) the first before it that says more
+    clauses = next((c for c in (statements[-1], *statements[:-1]) if any(map(_says_what, c))), statements[-1])
+    start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
     end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
     return ",".join(clauses[start:end + 1]).strip()
 
@@ -319,8 +317,6 @@ def _says_what(clause: str) -> bool:
 
 
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]*")  # a capitalised word after a clause's first: a name
-
-
 _TIME_CLAUSE = re.compile(r"\s*(?:when|whenever|until|till|while|once|as soon as)\b", re.IGNORECASE)
 
 
