@@ -559,6 +559,49 @@ def test_news_that_names_no_date_says_the_day_it_came_from() -> None:
         f"tomorrow afternoon (known since {MORNING:%A %B} {MORNING.day})")
 
 
+def test_news_kept_with_tomorrow_is_said_as_today_on_its_day() -> None:
+    """The Ville (blind31, in view): a third of the news lines said "a Valentine's Day party tomorrow
+    (Saturday February 14) ... (that is today, Saturday February 14, ...)" on the party's day, a
+    memo kept on Friday read on Saturday. A day kept with its date is said from the day it is read."""
+    friday = MORNING - timedelta(days=1)
+    kept = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from", object="Cy Orr",
+                      description="Cy Orr told Bo Tamm: a kite contest tomorrow (Monday May 4) from 4 pm to 6 pm "
+                                  "on the green", importance=6, created=friday, last_accessed=friday)
+    said = about("Bo Tamm", kept, kept.description, MORNING)
+    assert "a kite contest today (Monday May 4) from 4 pm to 6 pm" in said and "tomorrow" not in said
+    assert "(that is today, Monday May 4, 16:00-18:00)" in said
+    assert "tomorrow (Monday May 4)" in about("Bo Tamm", kept, kept.description, friday)
+
+
+def test_hearsay_of_a_hosts_own_event_is_not_news_to_the_host(run: Run, fake_llm: FakeOpenAI) -> None:
+    """Korrin (captured for blind31): once his lesson was over, the host's prompt gave him as news on
+    his mind "Lotta Franz told Teodor Marek: Agata Wilk heard from Teodor Marek about ...", which
+    named no day and so was never over. Hearsay that names the NPC's own event is no news to it,
+    before its hours or after; other news it was told still is."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        [own] = await stream.remember("rosa", teller.persona, [_rosas_own(NEWS)], trace, rate=False)
+        after = datetime(2026, 5, 5, 18, tzinfo=UTC)  # the contest (May 5, 4 pm) is over
+        told = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, subject="Rosa Vane", predicate="heard from",
+                          object="Bo Tamm", importance=9, created=MORNING + timedelta(hours=1),
+                          last_accessed=MORNING, keywords=[HEARD, "bo tamm"], description="Bo Tamm told Rosa Vane: "
+                          "Cy Orr heard from Rosa Vane about the kite contest on the green and said they would go")
+        [told] = await stream.remember("rosa", teller.persona, [told], trace, rate=False)
+        assert (await held_news("rosa", MORNING + timedelta(hours=2), stream)).id == own.id
+        late = told.model_copy(update={"id": str(uuid4()), "created": after - timedelta(hours=3)})
+        [late] = await stream.remember("rosa", teller.persona, [late], trace, rate=False)
+        assert await held_news("rosa", after, stream) is None
+        other = told.model_copy(update={"id": str(uuid4()), "created": after - timedelta(hours=1), "description":
+                                        "Bo Tamm told Rosa Vane: Bo Tamm will show people how to splice a rope "
+                                        "at the quay on May 6 from 8 am to 9 am"})
+        [other] = await stream.remember("rosa", teller.persona, [other], trace, rate=False)
+        assert (await held_news("rosa", after, stream)).id == other.id
+
+    run(scenario)
+
+
 def test_a_call_is_on_those_its_block_names_while_it_lasts() -> None:
     caller = person("rosa", "Rosa Vane", HOME, plan=[(7, 9, "calling on Bo Tamm and Di Lusk", HOME),
                                                       (9, 10, "recalling on old times with Cy Orr", HOME)])

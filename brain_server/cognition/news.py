@@ -17,7 +17,7 @@ from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, ne
 from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, RELAYED, SENTENCE, name_matches, what_there_is
-from brain_server.cognition.offline.kept_days import day_named
+from brain_server.cognition.offline.kept_days import day_named, redated
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
     after_when,
@@ -100,8 +100,11 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     blind22 passed it on in Cauldwell as "Netta Bramall is going to Tomorrow", and, told it from
     what there will be with the rest of the thought after, as "someone will tell whoever she runs
     into" (its last sentence); nobody it told heard what there would be. `chats`: the NPC's newest
-    conversations, where a room the news leaves out may be said (`when`)."""
-    said = _WHEN_SAID.sub("", unstamped(text)).rstrip(".")
+    conversations, where a room the news leaves out may be said (`when`). A day the news said
+    from when it was kept is said from `now` (`redated`): on the party's day blind31 was shown
+    "... a Valentine's Day party tomorrow (Saturday February 14) ... (that is today, Saturday
+    February 14, ...)" in a third of the Ville's news lines."""
+    said = redated(_WHEN_SAID.sub("", unstamped(text)), now.date()).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
         said = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
@@ -226,11 +229,17 @@ async def held_news(npc_id: str, now: datetime, stream: MemoryStream,
     news (`NEWS`, `hearsay`) whatever its importance: a rating says what the event means to the
     hearer, not whether it is worth telling (blind22 in Korrin: a foreman who could not go rated the
     lesson 4, and his prompt at dinner with his wife, who had not heard, said he had no news to pass
-    on). `thoughts`: its latest thoughts, if already read."""
+    on). Hearsay of an event the NPC holds itself is not news to it, before its hours or after
+    (blind31's writer saw a host's prompt, once his lesson was over, give him as news on his mind
+    "Lotta Franz told Teodor Marek: Agata Wilk heard from Teodor Marek about ..."; it named no day,
+    so it was never over). `thoughts`: its latest thoughts, if already read."""
     mine = thoughts if thoughts is not None else await stream.latest_thoughts(npc_id)
+    if own_all := [n for n in mine if n.predicate == OWN]:
+        if own := [n for n in own_all if n.created <= now and still_ahead(gist(n), now)]:
+            return max(own, key=lambda n: (n.importance, n.created))
+        names_own = [naming(o) for o in own_all]
+        mine = [n for n in mine if n.predicate == OWN or not any(named(n.description) for named in names_own)]
     ahead = [n for n in mine if n.created <= now and still_ahead(gist(n), now)]
-    if own := [n for n in ahead if n.predicate == OWN]:
-        return max(own, key=lambda n: (n.importance, n.created))
     if (news := await news_of(stream, npc_id, now, least=NEWS_WORTH, thoughts=mine)) is not None:
         return news
     return max((n for n in ahead if (n.importance >= NEWS_WORTH or NEWS in n.keywords) and n.predicate != REFLECTION_PREDICATE),
