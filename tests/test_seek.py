@@ -33,6 +33,7 @@ from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import about, day_unsaid, held, held_news, mentions, said_news, when
+from brain_server.cognition.offline.heard import what_there_is
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
@@ -778,7 +779,7 @@ def test_an_event_ahead_stays_news_until_its_day(run: Run, fake_llm: FakeOpenAI)
     ("A heron has nested in the old chimney of the Malt House. On Sunday Teodor Marek will be up there from six in "
      "the morning, when the light comes up, until eight", "hosting: A heron has nested in the old chimney of the Malt House"),
     ("Under the old pier, where the tide has gone out, there are seals resting. On Sunday Teodor Marek will be there "
-     "from six in the morning, until eight", "hosting: Under the old pier, there are seals resting"),
+     "from six in the morning, until eight", "hosting: seals resting under the old pier"),
     ("Tomorrow (Friday May 22), six to eight in the evening, he'll seal a time capsule under the new tiles up on "
      "the terrace, and anyone may bring something small", "hosting a time capsule"),
 ])
@@ -787,6 +788,25 @@ def test_a_hosts_event_is_labelled_by_what_is_held(said: str, label: str) -> Non
     intent, place and time the thought says (said elsewhere); an event said otherwise keeps its words,
     up to a label's length, cut at a word's end (cut mid-word it read "... the Plough Inn o")."""
     assert hosted_activity("Teodor Marek", said) == label
+
+
+def test_news_said_from_where_it_is_says_what_there_is_first() -> None:
+    """Bir Tamrit (blind31, both views): the host's news read "an event they are hosting: Under the
+    overhang at Kef Rock, where ..., there are engravings of giraffes", and so did the news she was
+    heard to tell; the model named the event by its first words ("I'm holding Under the overhang
+    tomorrow"), and those it told kept nothing of the giraffes. What there is is said first, where
+    it is after it, the host's and as passed on; news said otherwise is as it was."""
+    whisper = ("Under the old pier, where the tide has gone out, there are seals resting: six of them on the rocks. "
+               "On May 5 Rosa Vane will be there from six in the morning until eight")
+    told = about("Rosa Vane", _rosas_own(whisper), whisper, MORNING)
+    assert told.startswith(", an event they are hosting: seals resting under the old pier, where the tide has gone out")
+    heard = MemoryNode(npc_id="bo", kind=MemoryKind.THOUGHT, subject="Bo Tamm", predicate="heard from", object="Rosa Vane",
+                       description=f"Rosa Vane told Bo Tamm: {whisper}", importance=6, created=MORNING,
+                       last_accessed=MORNING)
+    assert about("Bo Tamm", heard, heard.description, MORNING).startswith(
+        ": Rosa Vane told Bo Tamm: seals resting under the old pier, where the tide has gone out: six of them")
+    assert what_there_is("At the green, there's a fair on Sunday") == "a fair on Sunday at the green"
+    assert what_there_is("Under the bridge lives a troll") == "Under the bridge lives a troll"
 
 
 def _rosas_own(said: str) -> MemoryNode:

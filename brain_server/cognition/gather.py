@@ -36,7 +36,7 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import stems, unrelayed, whole_name
+from brain_server.cognition.offline.heard import stems, unrelayed, what_there_is, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import (
@@ -272,14 +272,15 @@ def hosted_activity(name: str, text: str) -> str:
     anybody ..."), unless that begins with the event (`event_in`: "Tomorrow, ..., there will be indigo
     dyeing in the drying shed ..." is "hosting indigo dyeing", not "hosting: there will be ...") or with
     its name ("A flotsam auction in the boat hall ..." is "hosting a flotsam auction": `event_named`); a
-    clause said of what came before it (`_ASIDE`) is left out."""
+    clause said of what came before it (`_ASIDE`) is left out, and what there is goes before where
+    it is (`what_there_is`: "hosting: engravings of giraffes under the overhang at Kef Rock")."""
     said = text.removeprefix(name).strip()
     if named := event_named(said):
         return clipped(f"hosting {named}", ACTIVITY_CHARS)
     clauses = [c for i, c in enumerate(what_clause(said).split(",")) if not (i and _ASIDE.match(c))]
     while len(clauses) > 1 and not more_than_when(clauses[-1]):
         clauses.pop()
-    return clipped(f"hosting: {','.join(clauses).rstrip('.')}", ACTIVITY_CHARS)
+    return clipped(f"hosting: {what_there_is(','.join(clauses).strip()).rstrip('.')}", ACTIVITY_CHARS)
 
 
 # A clause said of what came before it ("Under the overhang at Kef Rock, where last week's sandstorm

@@ -16,7 +16,14 @@ import re
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.offline.heard import EVENT, RELAYED, SENTENCE, name_matches, what_there_is
+from brain_server.cognition.offline.heard import (
+    EVENT,
+    RELAYED,
+    SENTENCE,
+    name_matches,
+    what_before_where,
+    what_there_is,
+)
 from brain_server.cognition.offline.kept_days import day_named, redated
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
@@ -108,11 +115,24 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
         said = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
-    elif dated:
+    else:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
-        if after_when(said[cut:]) != said[cut:]:
+        if dated and after_when(said[cut:]) != said[cut:]:
             said = said[:cut] + " ".join(filter(None, (before_when(said[cut:]), what_it_is(said[cut:]))))
+        else:
+            said = said[:cut] + _what_first(said[cut:])
     return f"{', an event they are hosting' if hosted else ''}: {_when_after_it(said, dated) if dated else said + since(news, now)}"
+
+
+def _what_first(text: str) -> str:
+    """`text` with its first statement said from what there is (`what_before_where`): news passed on
+    as the host thought it ("Amina Tazi told Leila Fassi: Under the overhang at Kef Rock, ...,
+    there are engravings of giraffes: ...") was told on by its first words."""
+    first = _FIRST_STATEMENT.match(text)
+    return f"{what_before_where(first.group(0))}{text[first.end():]}" if first else text
+
+
+_FIRST_STATEMENT = re.compile(r"(?:[^.;:!?]|:(?=\d))+")  # a clock's colon ("05:30") ends nothing
 
 
 def _when_after_it(said: str, dated: str) -> str:

@@ -136,8 +136,24 @@ def what_there_is(clause: str) -> str:
     """A clause that says what there will be ("there will be indigo dyeing in the drying shed") as
     what it is ("indigo dyeing in the drying shed"): said after "an event they are hosting:", the
     lead read as a line to say, and blind21 told Cauldwell "There will be indigo dyeing .... there
-    will be indigo dyeing ... tomorrow afternoon"."""
-    return clause[lead.end():] if (lead := _THERE_LEAD.match(clause)) else clause
+    will be indigo dyeing ... tomorrow afternoon"; said from where it is first, as `what_before_where`."""
+    return clause[lead.end():] if (lead := _THERE_LEAD.match(clause)) else what_before_where(clause)
+
+
+def what_before_where(clause: str) -> str:
+    """A clause said from where something is ("Under the overhang at Kef Rock, there are engravings
+    of giraffes") as what there is first ("engravings of giraffes under the overhang at Kef Rock"):
+    blind31 told Bir Tamrit's host's news by its first words, as "Under the overhang", and those it
+    told kept nothing of the giraffes. Any other clause is as it was."""
+    if fronted := _FRONTED.fullmatch(clause.strip()):
+        return f"{fronted['what']} {fronted['where'][0].lower()}{fronted['where'][1:]}{fronted['stop']}"
+    return clause
+
+
+# A place (or time) said before what there is: "Under the overhang at Kef Rock, where ..., there are ...".
+_FRONTED = re.compile(r"(?P<where>(?:under|in|at|on|inside|outside|behind|beside|by|near|beneath|below|above|over|"
+                      r"up|down|across|along|past|among|round|around)\s[^.;:!?]+?),?\s+there(?:\s+(?:are|is|were|was|"
+                      r"will\s+be|is\s+going\s+to\s+be)|['\u2019](?:s|ll\s+be))\s+(?P<what>\S.*?)(?P<stop>[.!?]?)", re.IGNORECASE)
 
 
 def event_in(clause: str) -> re.Match[str] | None:
