@@ -695,6 +695,9 @@ def test_news_held_only_as_a_record_of_telling_is_what_was_told_not_who_told_who
         passed = relayed.model_copy(update={"description": "Di Orr told Rosa Vane: Di Orr passed on news of the "
                                             "rope-splicing at the quay on May 5 from 8 am to 9 am to Cy Orr and Bo Tamm."})
         assert gist(passed) == "the rope-splicing at the quay on May 5 from 8 am to 9 am"  # blind29's writer
+        mine = relayed.model_copy(update={"description": "Di Orr told Rosa Vane: Bo told me about the rope-splicing "
+                                          "at the quay on May 5 from 8 am to 9 am"})
+        assert gist(mine) == "the rope-splicing at the quay on May 5 from 8 am to 9 am"  # blind31's memos
 
     run(scenario)
 

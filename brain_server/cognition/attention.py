@@ -216,8 +216,10 @@ async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Co
 
 
 # a record of someone passing news on ("Maria Lopez told Arthur Burton about the event on ...", "Nell
-# Hebblethwaite told Silas Pengelly, Jory Hebblethwaite about ..."), not the news
-_TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:(?:[A-Z][\w'’-]*|and),?\s+){1,12}about\s+")
+# Hebblethwaite told Silas Pengelly, Jory Hebblethwaite about ..."), not the news; a memo written from
+# its holder's point of view too ("Ayesha told me about a Valentine's Day party ...": blind31's, in
+# 30-58% of the news lines it was shown, passed on as "Maria Lopez told Klaus Mueller: Ayesha told me ...")
+_TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:(?:[A-Z][\w'’-]*|and|me|us),?\s+){1,12}about\s+")
 # and "Stan Horak passed on news of a time capsule ... to Dario Mendes." (blind29's writer saw it held
 # as the news on a resident's mind, passed on, with nothing of the event left but its garbled name)
 _PASSED_ON = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}passed\s+on\s+(?:the\s+)?news\s+(?:of|about)\s+")
