@@ -35,6 +35,7 @@ from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import about, day_unsaid, held, held_news, mentions, said_news, when
 from brain_server.cognition.offline.heard import what_there_is
 from brain_server.cognition.offline.lifestyle import stated_work_hours
+from brain_server.cognition.offline.said_clock import after_when
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.runtime import Runtimes
@@ -698,6 +699,14 @@ def test_news_held_only_as_a_record_of_telling_is_what_was_told_not_who_told_who
         mine = relayed.model_copy(update={"description": "Di Orr told Rosa Vane: Bo told me about the rope-splicing "
                                           "at the quay on May 5 from 8 am to 9 am"})
         assert gist(mine) == "the rope-splicing at the quay on May 5 from 8 am to 9 am"  # blind31's memos
+        # and one who said no: its "but I can't make it" is its own, not the news
+        declined = mine.model_copy(update={"description": "Bo told me about the splice up there tomorrow "
+                                           "(Tuesday May 5), but I can't make it."})
+        assert gist(declined) == "the splice up there tomorrow (Tuesday May 5)"
+        assert about("Rosa Vane", declined, gist(declined), MORNING).startswith(": the splice up there tomorrow")
+        assert after_when("the be up there tomorrow (Tuesday May 5), but Bo can't go") == \
+            "the be up there tomorrow (Tuesday May 5), but Bo can't go"
+        assert after_when("Tomorrow (Tuesday May 5), at four, a kite contest") == "a kite contest"
 
     run(scenario)
 

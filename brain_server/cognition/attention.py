@@ -53,9 +53,10 @@ REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
 NEWS = "news"  # the keyword of a memory heard at a meeting
 # The teller's own words left at the end of news passed on ("... from 5 pm, and I'd love you to come
-# along!"): in another's mouth they read as the teller's invitation (blind13's writer).
-_OWN_WORDS = re.compile(r"(?:,\s+and|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want)?\s.*$",
-                        re.DOTALL)
+# along!"): in another's mouth they read as the teller's invitation (blind13's writer), and "..., but I
+# can't make it" (blind31's memos) as the hearer's decline.
+_OWN_WORDS = re.compile(r"(?:,\s+(?:and|but)|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want"
+                        r"|\s+can['’]?t|\s+cannot|\s+won['’]t)?\s.*$", re.DOTALL)
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 

@@ -262,12 +262,15 @@ def after_when(text: str) -> str:
     """`text` from its first comma clause that says more than when, where it opens with clauses that
     say only when; else `text`. News passed on as "Tomorrow (Thursday November 19), between two and
     four in the afternoon, there will be indigo dyeing ..." was told by blind22 as "Netta Bramall is
-    going to Tomorrow": a model took its first words for what it is."""
+    going to Tomorrow": a model took its first words for what it is. A clause that goes on from the
+    one before ("..., but I can't make it") is not where what it is begins: an event whose name
+    says nothing but when ("the be up there tomorrow (Thursday June 11)", blind31's) was told as
+    "but I can't make it"."""
     rest = text
     while (parts := rest.partition(","))[1] and not more_than_when(parts[0]) and not _COLON.search(parts[0]) \
             and not SENTENCE.search(parts[0]):
         rest = parts[2].lstrip()
-    return rest if rest != text and more_than_when(rest) else text
+    return rest if rest != text and more_than_when(rest) and not _AND.match(rest) else text
 
 
 def event_named(said: str, *, anywhere: bool = False) -> str:
