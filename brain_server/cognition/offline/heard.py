@@ -150,10 +150,12 @@ def what_before_where(clause: str) -> str:
     return clause
 
 
-# A place (or time) said before what there is: "Under the overhang at Kef Rock, where ..., there are ...".
+# A place (or time) said before what there is, set off by a comma, an aside about it allowed: "Under the
+# overhang at Kef Rock, where ..., there are ..."; not "At noon, Bo said that there is ...".
 _FRONTED = re.compile(r"(?P<where>(?:under|in|at|on|inside|outside|behind|beside|by|near|beneath|below|above|over|"
-                      r"up|down|across|along|past|among|round|around)\s[^.;:!?]+?),?\s+there(?:\s+(?:are|is|were|was|"
-                      r"will\s+be|is\s+going\s+to\s+be)|['\u2019](?:s|ll\s+be))\s+(?P<what>\S.*?)(?P<stop>[.!?]?)", re.IGNORECASE)
+                      r"up|down|across|along|past|among|round|around)\s[^,.;:!?]+?(?:,\s+(?:where|which|whose|when)\b"
+                      r"[^,.;:!?]+)?),\s+there(?:\s+(?:are|is|were|was|will\s+be|is\s+going\s+to\s+be)|['\u2019](?:s|ll\s+be))"
+                      r"\s+(?P<what>\S.*?)(?P<stop>[.!?]?)", re.IGNORECASE)
 
 
 def event_in(clause: str) -> re.Match[str] | None:
