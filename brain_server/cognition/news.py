@@ -31,6 +31,7 @@ from brain_server.cognition.offline.said_clock import (
     before_when,
     clock_times,
     event_named,
+    first_statement,
     named_days,
     says_when,
     still_ahead,
@@ -128,11 +129,8 @@ def _what_first(text: str) -> str:
     """`text` with its first statement said from what there is (`what_before_where`): news passed on
     as the host thought it ("Amina Tazi told Leila Fassi: Under the overhang at Kef Rock, ...,
     there are engravings of giraffes: ...") was told on by its first words."""
-    first = _FIRST_STATEMENT.match(text)
-    return f"{what_before_where(first.group(0))}{text[first.end():]}" if first else text
-
-
-_FIRST_STATEMENT = re.compile(r"(?:[^.;:!?]|:(?=\d))+")  # a clock's colon ("05:30") ends nothing
+    first = first_statement(text)
+    return f"{what_before_where(first)}{text[len(first):]}" if first and text.startswith(first) else text
 
 
 def _when_after_it(said: str, dated: str) -> str:

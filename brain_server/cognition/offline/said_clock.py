@@ -363,6 +363,11 @@ def before_when(text: str) -> str:
     return " ".join(_statements(text)[:-1])
 
 
+def first_statement(text: str) -> str:
+    """A text's first statement (`_all_statements`), which the text, stripped, begins with."""
+    return _all_statements(text)[0]
+
+
 def _all_statements(text: str) -> list[str]:
     """A text's statements: its sentences, split at semicolons and colons."""
     return [part for sentence in SENTENCE.split(text.strip()) for part in _COLON.split(sentence)]
