@@ -16,7 +16,7 @@ from datetime import datetime
 
 from brain_server.cognition.attention import NEWS, gist
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import known_places, said_it
+from brain_server.cognition.news import known_places, said_it, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace
@@ -32,21 +32,22 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
     for teller, news in zip(npcs, held, strict=True):
         if news is None or not said_it(teller.npc_id, news, lines, known_places(teller)):
             continue
+        told = told_of(teller.persona.name, news)
         for hearer, memo in zip(npcs, memos, strict=True):
-            if hearer.npc_id == teller.npc_id or await _holds(stream, hearer.npc_id, gist(news)):
+            if hearer.npc_id == teller.npc_id or await _holds(stream, hearer.npc_id, gist(news), told):
                 continue
             node = MemoryNode(npc_id=hearer.npc_id, kind=MemoryKind.THOUGHT,
-                              description=f"{teller.persona.name} told {hearer.persona.name}: {gist(news)}",
+                              description=f"{teller.persona.name} told {hearer.persona.name}: {told}",
                               subject=hearer.persona.name, predicate="heard from", object=teller.persona.name,
                               importance=max(news.importance, memo.importance if memo else 0), created=now,
                               last_accessed=now, keywords=[NEWS, teller.persona.name.lower()],
                               evidence_ids=list(memo.evidence_ids) if memo else [])
             kept.setdefault(hearer.npc_id, []).extend(
                 await stream.remember(hearer.npc_id, hearer.persona, [node], trace, rate=False))
-            trace.note(f"converse: {hearer.persona.name} keeps what {teller.persona.name} told: {gist(news)[:80]}")
+            trace.note(f"converse: {hearer.persona.name} keeps what {teller.persona.name} told: {told[:80]}")
     return kept
 
 
-async def _holds(stream: MemoryStream, npc_id: str, said: str) -> bool:
-    """Whether one of the NPC's recent thoughts already says `said` (the news, without who told it)."""
-    return any(gist(n) == said for n in await stream.latest_thoughts(npc_id))
+async def _holds(stream: MemoryStream, npc_id: str, *said: str) -> bool:
+    """Whether one of the NPC's recent thoughts already says one of `said` (the news, without who told it)."""
+    return any(gist(n) in said for n in await stream.latest_thoughts(npc_id))

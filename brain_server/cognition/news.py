@@ -115,7 +115,7 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     said = redated(_WHEN_SAID.sub("", unstamped(text)), now.date()).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places, chats)
     if hosted:
-        said = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
+        said = _hosted(name, said, text)
     else:
         cut = lead.end() if (lead := RELAYED.match(said)) else 0
         if dated and after_when(said[cut:]) != said[cut:]:
@@ -123,6 +123,29 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
         else:
             said = said[:cut] + _what_first(said[cut:])
     return f"{', an event they are hosting' if hosted else ''}: {_when_after_it(said, dated) if dated else said + since(news, now)}"
+
+
+def _hosted(name: str, said: str, text: str) -> str:
+    """An event `name` hosts (its thought `text`, as the prompt reads it: `said`) said by what it is."""
+    return _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
+
+
+def told_of(name: str, news: MemoryNode) -> str:
+    """What one told by `name` keeps of its `news`: the gist, and of an event `name` hosts what its
+    host's prompts say it is (`about`), with its day and hours where that leaves them out, not the
+    host's whole thought: Brinnick's listeners kept "Sorcha Gault told Niall Corran: A flotsam auction
+    ...: Sorcha Gault is getting it up herself, to sell off ... and she means to tell everyone she runs
+    into", her own aim passed on as news (blind31, in view, every seed), and Bir Tamrit's, from "On
+    Thursday she will be up there from half past five ...", named the event "the be up there"."""
+    said = gist(news)
+    if not hosting(name, news):
+        return said
+    text, made = unstamped(said).rstrip("."), news.created.date()
+    what = _hosted(name, text, said).rstrip(".")
+    day = [] if named_days(what, made) else named_days(text, made)[:1]
+    hours = [] if clock_times(what) else clock_times(text)[:2]
+    said_when = ", ".join([*(day_named(d) for d in day), "-".join(f"{h:02d}:{m:02d}" for h, m in hours)][:2 if hours else 1])
+    return f"{what} ({said_when})" if said_when else what
 
 
 def _what_first(text: str) -> str:
