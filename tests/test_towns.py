@@ -9,6 +9,7 @@ import calendar
 from datetime import timedelta
 import json
 from pathlib import Path
+import re
 from types import ModuleType
 
 import pytest
@@ -18,10 +19,10 @@ from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import news_keywords
-from npc_lab.towns import brinnick, cauldwell, corvin, korrin, plan, tamrit, tarnbeck
+from npc_lab.towns import brinnick, cauldwell, corvin, hijaltola, korrin, plan, tamrit, tarnbeck
 
 TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell, "corvin": corvin,
-         "tamrit": tamrit}
+         "tamrit": tamrit, "hijaltola": hijaltola}
 
 
 def _files(town: ModuleType) -> tuple[Path, Path, Path]:
@@ -73,12 +74,15 @@ def test_the_event_is_on_the_second_day_at_a_place_of_the_town(town: ModuleType)
     sector, arena = m.place.split(SEPARATOR)[1:]
     assert sector in whisper.text and arena in whisper.text
     # The day: its month, or "tomorrow" in a whisper heard the day before (Cauldwell's), or its weekday in a
-    # whisper heard within the week before (Bir Tamrit's), naming no other weekday.
+    # whisper heard within the week before (Bir Tamrit's), naming no other weekday, or its day of the month alone
+    # ("on the 12th") in a whisper heard within four weeks before (Hijaltola's), naming no other day of a month.
     ahead = (scenario.event_start.date() - whisper.at.date()).days
     tomorrow = "tomorrow" in whisper.text.lower() and ahead == 1
     days = [d for d in calendar.day_name if d in whisper.text]
     weekday = 0 < ahead < 7 and days == [scenario.event_start.strftime("%A")]
-    assert scenario.event_start.strftime("%B") in whisper.text or tomorrow or weekday
+    dates = set(re.findall(r"\b(\d{1,2})(?:st|nd|rd|th)\b", whisper.text))
+    dated = 0 < ahead < 28 and dates == {str(scenario.event_start.day)}
+    assert scenario.event_start.strftime("%B") in whisper.text or tomorrow or weekday or dated
 
 
 def test_no_persona_already_holds_the_news(town: ModuleType) -> None:
