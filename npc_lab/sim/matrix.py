@@ -83,6 +83,8 @@ CASES = {
                     TOWNS / "corvin" / "residents", hours=37),
     "engravings": Case("engravings", str(TOWNS / "tamrit" / "giraffe_engravings.json"), TOWNS / "tamrit" /
                        "town_layout.json", TOWNS / "tamrit" / "residents", hours=24.5),
+    "turtles": Case("turtles", str(TOWNS / "hijaltola" / "turtle_tide.json"), TOWNS / "hijaltola" /
+                    "town_layout.json", TOWNS / "hijaltola" / "residents", hours=36),
 }
 
 
