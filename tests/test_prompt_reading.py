@@ -746,6 +746,21 @@ def test_a_day_said_relative_to_today_is_given_its_date_in_what_is_kept() -> Non
     assert anchored("The fair is today, today at noon.", tuesday) == "The fair is today, today (Tuesday January 20) at noon."
 
 
+def test_a_day_of_the_month_said_alone_is_kept_as_the_next_such_day() -> None:
+    """A town's whisper named its day as "on the 12th", no month and no weekday: no day was read, so
+    the host's news said none and no prompt said it was tomorrow. Kept, a day of the month said after
+    "on", "by", "from" and the like is the next such day; an ordinal that is no day is left alone."""
+    tuesday = date(2026, 3, 31)
+    assert anchored("The pond is drained on the 2nd, and from nine the carp are netted.", tuesday) == (
+        "The pond is drained on the 2nd (Thursday April 2), and from nine the carp are netted.")
+    assert named_days(anchored("Bring your jars by the 31st.", tuesday), tuesday) == [date(2026, 3, 31)]
+    assert anchored("She lives on the 3rd floor and came 2nd in the race.", tuesday) == (
+        "She lives on the 3rd floor and came 2nd in the race.")
+    assert anchored("I was the 4th to arrive.", tuesday) == "I was the 4th to arrive."
+    assert anchored("on the 2nd of April at noon", tuesday) == "on the 2nd of April at noon"
+    assert anchored("Friday the 3rd at noon", tuesday) == "Friday the 3rd (April 3) at noon"
+
+
 def test_a_relative_day_copied_on_a_later_day_says_that_day_as_it_is_now() -> None:
     """blind22's writer: the baker's status, written on Friday, read on Saturday "tomorrow (Saturday
     April 11) morning", which a model could take for Sunday. What is kept says a relative day given
@@ -864,6 +879,21 @@ def test_what_happens_is_read_before_a_statement_that_says_only_when() -> None:
     assert what_clause(heron) == "A heron has nested in the old chimney of the Malt House"
     assert what_clause("On Sunday she will be there from 6 am, when it opens.") == "On Sunday she will be there from 6 am"
     assert what_clause("Tomorrow at noon, when the bell rings, the ferry race starts.") == "the ferry race starts."
+
+
+def test_what_happens_is_what_the_statement_after_the_time_says_happens_then() -> None:
+    """A whisper that opens with what sets the time ("The highest tide ... on the 12th, and from 17:00 to
+    19:00 it stands up in the reeds ...") and says what the host does then in the next statement ("That
+    is the only time he can ..."), as a town's whisper did, was read as the tide: the host's news and
+    plan said it, and nothing of what he meant to do. What happens is what that statement says."""
+    kite = ("The moon is full on the 3rd and rises over the dunes at nine. That is the one night Ned Orr can fly "
+            "his owl kite: he built it in May, and it glows.")
+    assert what_clause(kite) == "Ned Orr can fly his owl kite"
+    assert what_clause("The ferry docks at noon on Friday. That's when Ada will hand out seed packets.") == \
+        "Ada will hand out seed packets"
+    assert what_clause("The fair opens on Friday at noon. That is a pity for the baker.") == \
+        "The fair opens on Friday at noon."
+    assert what_clause("The fair opens on Friday at noon. Then it rains.") == "The fair opens on Friday at noon."
 
 
 def test_who_may_come_is_read_where_news_says_it_after_what_happens() -> None:

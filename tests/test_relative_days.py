@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import held, known_places
+from brain_server.cognition.news import held, known_places, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
@@ -164,3 +164,28 @@ def test_a_whispered_event_said_by_weekday_and_hours_in_words_is_the_hosts_to_te
         "Isabella Rodriguez has news on their mind, an event they are hosting: Anyone whose bicycle squeaks, wobbles or "
         "won't change gear can wheel it round to the garden of the Plough Inn on Saturday (February 14) (that is "
         "tomorrow, Saturday February 14, 09:00-11:00, at Plough Inn (garden)).")
+
+
+def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_and_keeps(run, fake_llm, tmp_path) -> None:
+    """A town's whisper said its day as "on the 12th" and what set the time first ("The highest tide of
+    the month comes in on the 12th, and from 17:00 to 19:00 it stands up in the reeds ...") and what the
+    host would do then after it ("That is the only time he can let go ..."): the host's news said the
+    tide, no day and nothing of what he meant to do. Kept with its day, it is what he does, tomorrow;
+    and one he tells keeps that, with its day and hours, not his whole thought (`news.told_of`)."""
+    kite = ("The moon is full on the 14th, and from 21:00 to 22:30 it stands over the dunes. That is the one night "
+            "Isabella Rodriguez can fly her owl kite: she built it in May, and she hopes Bo will help.")
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str]:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
+        await mind.player.whisper("isabella", kite, DAY_ONE)
+        npc = await mind.records.npc("isabella")
+        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
+        await mind.close()
+        assert news.news is not None
+        return news.line, told_of("Isabella Rodriguez", news.news)
+
+    line, told = run(scenario)
+    assert line == ("Isabella Rodriguez has news on their mind, an event they are hosting: Isabella Rodriguez can fly "
+                    "her owl kite (that is tomorrow, Saturday February 14, 21:00-22:30).")
+    assert told == "Isabella Rodriguez can fly her owl kite (Saturday February 14, 21:00-22:30)"

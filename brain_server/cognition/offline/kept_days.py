@@ -21,10 +21,17 @@ _WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(
                       r"(?! \()(?!['\u2019]s\b)(?!\))", re.IGNORECASE)  # "(Saturday)" is a date given already
 
 
+# A day of the month said alone: "on the 12th", "by the 3rd," (not "on the 2nd floor", nor a month's date or a weekday's).
+_MONTH_DAY = re.compile(r"(?<!\()\b(?:on|by|until|till|from|before|after) the (\d{1,2})(?:st|nd|rd|th)\b"
+                        r"(?! \()(?=\s*(?:[,.;:!?)]|$)|\s+(?:at|from|between|in|and|when|it|this|to|until|till|after|"
+                        r"before|for|if|so|but|or|is|will|there|we|he|she|they|I)\b)", re.IGNORECASE)
+
+
 def says_day(text: str, today: date) -> bool:
     """Whether a text says a day: a date (`named_days`), or one said from when it was said ("today",
-    "tonight", "on Saturday"), which `anchored` leaves undated where the text names a date elsewhere."""
-    return bool(named_days(text, today) or _RELATIVE.search(text) or _WEEKDAY.search(text))
+    "tonight", "on Saturday", "on the 12th"), which `anchored` leaves undated where the text names a date
+    elsewhere."""
+    return bool(named_days(text, today) or _RELATIVE.search(text) or _WEEKDAY.search(text) or _MONTH_DAY.search(text))
 
 
 def anchored(text: str, today: date) -> str:
@@ -34,7 +41,8 @@ def anchored(text: str, today: date) -> str:
     to today ("tomorrow", "tonight") given its date too ("tomorrow (Wednesday January 21)"), unless
     it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
     was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
-    (blind7, Korrin)."""
+    (blind7, Korrin). A day of the month said alone ("on the 12th") is the next such day: a town's
+    whisper that named its day so was read as naming none, and its host's news said no day."""
     text = redated(_dated_beside(unstamped(text), today), today)
     if named_days(text, today):
         return text
@@ -48,7 +56,16 @@ def anchored(text: str, today: date) -> str:
                             m.group(1).lower() != "this", on=int(m.group(3)) if m.group(3) else 0)
         return f"{m.group(0)} ({day:%B} {day.day})"
 
-    return _RELATIVE.sub(dated, _WEEKDAY.sub(weekday, text))
+    def month_day(m: re.Match[str]) -> str:
+        day = _next_month_day(today, int(m.group(1)))
+        return f"{m.group(0)} ({day_named(day)})" if day else m.group(0)
+
+    return _RELATIVE.sub(dated, _MONTH_DAY.sub(month_day, _WEEKDAY.sub(weekday, text)))
+
+
+def _next_month_day(today: date, on: int) -> date | None:
+    """The first day from `today` that is the `on`th of a month ("the 12th" said on the 11th: tomorrow)."""
+    return next((d for d in (today + timedelta(days=n) for n in range(32)) if d.day == on), None)
 
 
 _WEEKDAY_SAID = rf"(?:{'|'.join(calendar.day_name)})"

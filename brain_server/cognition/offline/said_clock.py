@@ -302,8 +302,16 @@ def what_clause(text: str) -> str:
     five in the morning, when the sun comes over the ridge, until ..."), what happens is the first
     statement before it that says more than when ("Under the overhang at Kef Rock ... there are
     engravings of giraffes"): read from the clauses after the hour, a town's first untuned whisper of
-    its kind was told as "an event they are hosting: when the sun comes over the ridge, ..."."""
-    statements = [s.split(",") for s in _statements(text)]
+    its kind was told as "an event they are hosting: when the sun comes over the ridge, ...". Where the
+    statement after the one that says when says what happens then ("The moon is full on the 3rd and
+    rises over the dunes at nine. That is the one night Ned can fly his owl kite: ..."), it is that
+    ("Ned can fly his owl kite"), not the moonrise."""
+    every = _all_statements(text)
+    at = _what_at(every)
+    if at + 1 < len(every) and says_when(every[at]) and (then := _THEN.match(every[at + 1].strip())) \
+            and _says_what(done := every[at + 1].strip()[then.end():].rstrip(".!? ")):
+        return done  # what happens at the time the statement before said ("That is when ...")
+    statements = [s.split(",") for s in every[:at + 1]]
     # the statement that says when, else (it says when and no more) the first before it that says more
     clauses = next((c for c in (statements[-1], *statements[:-1]) if any(map(_says_what, c))), statements[-1])
     start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
@@ -320,6 +328,9 @@ def _says_what(clause: str) -> bool:
 
 
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]*")  # a capitalised word after a clause's first: a name
+# A statement that opens by pointing back at a time said before it: "That is when", "That's the only time".
+_THEN = re.compile(r"(?:that|this|it)(?:['\u2019]s|\s+is|\s+will\s+be)\s+(?:when|then|(?:the\s+)?(?:(?:only|one|best|last)"
+                   r"\s+)?(?:time|moment|hour|night|evening|morning|day|chance)(?:\s+(?:when|that))?)\s+", re.IGNORECASE)
 _TIME_CLAUSE = re.compile(r"\s*(?:when|whenever|until|till|while|once|as soon as)\b", re.IGNORECASE)
 
 
