@@ -67,6 +67,19 @@ def test_the_schema_still_decides() -> None:
     assert parse_answer("{'utterance': 'Morning!', 'End Conversation': false,}", Turn).end_conversation is False
 
 
+def test_what_was_wrong_is_said_as_what_to_give_instead() -> None:
+    """The complaint a retry carries (`answer_again.md`) says what to give, not pydantic's wording
+    ("('outline',) List should have at most 8 items after validation, not 9"), which blind32's writer
+    expected a small model to answer with the same nine items again."""
+    nine = ", ".join(f'"step {i}"' for i in range(9))
+    with pytest.raises(AnswerError, match='"outline" has 9 items: give at most 8'):
+        parse_answer(f'{{"wake_up_hour": 7, "outline": [{nine}], "blocks": []}}', DailyPlan)
+    with pytest.raises(AnswerError, match=r'"importance" is 11: give a number no more than 10'):
+        parse_answer('{"importance": 11}', Importance)
+    with pytest.raises(AnswerError, match=r'"place" is missing: give it'):
+        parse_answer('{"where": 1}', AddressChoice)
+
+
 def test_a_day_plan_with_nested_blocks_in_another_case_is_read() -> None:
     text = ("Here is Maria's day:\n{'Wake Up Hour': 7, 'outline': ['wake', 'study', 'lunch', 'read'],"
             " 'Blocks': [{'Start': '07:00', 'Duration Minutes': 60, 'Activity': 'wake up', 'Emoji': '',"

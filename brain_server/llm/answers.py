@@ -55,7 +55,30 @@ def parse_answer(text: str, schema: type[Out]) -> Out:
         except ValidationError:
             continue
     raise AnswerError(f"answer does not match the {schema.__name__} schema: {strict.error_count()} error(s): "
-                      f"{strict.errors()[0]['loc']} {strict.errors()[0]['msg']}") from strict
+                      f"{said_plainly(strict.errors()[0])}") from strict
+
+
+def said_plainly(error: Any) -> str:
+    """A validation error (pydantic's) as what to give instead, in words a small model can act on:
+    '"outline" has 9 items: give at most 8', where pydantic says "('outline',) List should have at
+    most 8 items after validation, not 9" (blind32's writer: a small model sends the same nine again)."""
+    where = " ".join(f'"{part}"' if isinstance(part, str) else f"item {part + 1}" for part in error["loc"]) or "the answer"
+    ctx, given = error.get("ctx") or {}, error.get("input")
+    plain = {
+        "missing": f"{where} is missing: give it",
+        "too_long": f"{where} has {ctx.get('actual_length')} items: give at most {ctx.get('max_length')}",
+        "too_short": f"{where} has {ctx.get('actual_length')} items: give at least {ctx.get('min_length')}",
+        "string_too_long": f"{where} is too long: at most {ctx.get('max_length')} characters",
+        "string_too_short": f"{where} is too short: at least {ctx.get('min_length')} characters",
+        "less_than_equal": f"{where} is {given!r}: give a number no more than {ctx.get('le')}",
+        "less_than": f"{where} is {given!r}: give a number below {ctx.get('lt')}",
+        "greater_than_equal": f"{where} is {given!r}: give a number no less than {ctx.get('ge')}",
+        "greater_than": f"{where} is {given!r}: give a number above {ctx.get('gt')}",
+        "string_pattern_mismatch": f"{where} is {given!r}, not in the form asked",
+        "literal_error": f"{where} is {given!r}: give one of {ctx.get('expected')}",
+        "enum": f"{where} is {given!r}: give one of {ctx.get('expected')}",
+    }.get(error["type"])
+    return plain or f"{where}: {error['msg']}"
 
 
 def _readings(text: str, start: int, end: int) -> Iterator[Any]:
