@@ -539,6 +539,20 @@ def test_times_are_read_in_the_order_said() -> None:
     assert when(news, now) == " (that is tomorrow, Saturday April 11, 10:00-12:00)"
 
 
+@pytest.mark.parametrize(("said", "hours"), [
+    ("a regatta on April 11 from noon to 9 am", "12:00"), ("a regatta on April 11 from 4 pm to 2 pm", "16:00"),
+    ("a vigil on April 11 from 11 pm until midnight", "23:00-00:00"), ("a dance on April 11, 9 pm to 1 am", "21:00-01:00"),
+    ("a regatta on April 11 from noon to 3 pm", "12:00-15:00")])
+def test_hours_that_are_no_range_are_said_from_their_start(said: str, hours: str) -> None:
+    """blind32's writer saw a model's garbled "from noon to 9 am", kept and read back, shown as the
+    news's hours "(that is today, ..., 12:00-09:00)": an end before its start is none, but for an
+    evening that goes on into the night."""
+    now = datetime(2026, 4, 10, 9, tzinfo=UTC)
+    news = MemoryNode(npc_id="tom", kind=MemoryKind.THOUGHT, subject="Tom Rey", predicate="heard from", object="Bo",
+                      description=said, importance=6, created=now, last_accessed=now)
+    assert when(news, now) == f" (that is tomorrow, Saturday April 11, {hours})"
+
+
 def test_a_plan_change_from_a_conversation_takes_the_time_said(run: Run) -> None:
     memo = ConversationMemo(summary="Bo Chen invited Ann to the fair at 5 pm today", importance=6,
                             plan_activity="going to the fair", plan_date="", plan_start="05:00", plan_minutes=60)

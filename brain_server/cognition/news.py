@@ -234,11 +234,21 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in (clock_times(said) or clock_times(told))[:2])
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _a_range(clock_times(said) or clock_times(told)))
     place, room = room_told(news, chats, places)
     where = place_said(place) if room else place_names(place)[0]
     return f" (that is {relative}, {day_named(day)}{', ' + hours if hours else ''}" \
            f"{', at ' + where if place else ''})"
+
+
+def _a_range(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:
+    """The first two times said, as hours from one to the other; only the first where the second is
+    no end of it (before it, but for an evening's going on into the night): a model's line "a shortwave
+    evening tomorrow from noon to 9 am", kept and read back, was shown as "(that is today, ..., 12:00-09:00)"
+    beside the "7 pm to 9 pm" its news said (blind32's writer)."""
+    if len(clocks) > 1 and clocks[1] <= clocks[0] and not (clocks[0] >= (18, 0) and clocks[1] <= (6, 0)):
+        return clocks[:1]
+    return clocks[:2]
 
 
 def day_unsaid(news: MemoryNode) -> bool:
