@@ -610,6 +610,29 @@ def test_a_revised_status_keeps_the_party_still_ahead(run: Run, fake_llm: FakeOp
     assert kept == "Ann Lee is decorating for her party on 15 February."
 
 
+def test_a_revised_status_that_makes_the_npc_the_holder_of_an_event_it_heard_of_says_it_heard_of_it(
+        run: Run, fake_llm: FakeOpenAI) -> None:
+    """Tarnbeck (blind31): seven residents told of the host's "wants to hold a shortwave evening" were
+    revised to "X is getting ready to hold a shortwave evening today ...", and every prompt after showed
+    them as its host (blind32's writer). A sentence that makes the NPC the holder of an event one of its
+    thoughts heard of says it heard of it; its own event, and one nobody told it of, are left as said."""
+    kite = "Bo Chen told Ann Lee: Bo Chen wants to hold a kite contest in Johnson Park on February 16 at four."
+    party = "Ann Lee wants to host a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
+    revised = ("Ann Lee is busy with the library. Ann Lee is getting ready to hold a kite contest in Johnson Park on "
+               "February 16 at four and asks everyone to come. Ann Lee is getting ready to host a lantern party at "
+               "Hobbs Cafe on February 15 from 5 pm to 7 pm. Ann Lee will run the library's reading hour on Friday.")
+    fake_llm.queue({"json": {"currently": revised}}, purpose="revise_currently")
+
+    async def scenario(stream: MemoryStream) -> str:
+        thoughts = [MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, description=text, subject=subject,
+                               predicate=predicate, importance=6, created=DAY1, last_accessed=DAY1)
+                    for text, subject, predicate in ((party, "Ann Lee", OWN_THOUGHT), (kite, "Ann Lee", "heard from"))]
+        await stream.remember("ann", ann().persona, thoughts, None, rate=False)
+        return await revise_currently(ann(), NOW, stream, Trace(npc_id="ann", kind="plan", game_time=NOW), work=WORK)
+
+    assert run(scenario) == revised.replace("Ann Lee is getting ready to hold a kite", "Ann Lee has heard of a kite")
+
+
 def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_day(
         run: Run, fake_llm: FakeOpenAI) -> None:
     """Korrin's host, revised under a reworded prompt set (blind22), was "getting ready to teach a

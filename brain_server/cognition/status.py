@@ -10,7 +10,7 @@ import re
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline import said_clock
-from brain_server.cognition.offline.heard import SENTENCE
+from brain_server.cognition.offline.heard import SENTENCE, unrelayed
 from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
 from brain_server.cognition.offline.said_clock import after_hours, named_days
@@ -43,7 +43,8 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
                                      without=OWN_PLANS)
     old = persona.currently
     kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
-    own = [n for n in await stream.latest_thoughts(npc.npc_id) if held_as_own(persona.name, n)]
+    thoughts = await stream.latest_thoughts(npc.npc_id)
+    own = [n for n in thoughts if held_as_own(persona.name, n)]
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
@@ -56,7 +57,8 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    new = own_kept_whole(new, own, now, trace)
+    new = own_kept_whole(not_hosting(new, persona.name, [n for n in thoughts if n not in own], own, trace),
+                         own, now, trace)
     revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
     return dated_own(revised, own, now, trace)
 
@@ -85,6 +87,32 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
         if len(" ".join([*kept, sentence])) <= CURRENTLY_MAX_CHARS:
             kept.append(sentence)
     return clipped(" ".join(kept), CURRENTLY_MAX_CHARS)
+
+
+# A sentence saying its subject holds an event: "Owain Pengelly is getting ready to hold a shortwave evening ...".
+_HOLDS = re.compile(r"\s+(?:(?:is|was|will\s+be|has\s+been)\s+)?(?:(?:getting\s+ready|going|planning|preparing|hoping|"
+                    r"about|set|means|wants|plans|intends)\s+to\s+|will\s+)?(?:hold|host|run|throw|organi[sz]e|lead|put\s+on)"
+                    r"(?:s|ing)?\s+", re.IGNORECASE)
+
+
+def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequence[MemoryNode], trace: Trace) -> str:
+    """The revised status with each sentence that makes `name` the holder of an event it heard of
+    (`heard`: its other thoughts; none of its `own` names it) saying it has heard of it instead. In
+    Tarnbeck (blind31, the shipped prompts) seven residents told of the host's "wants to hold a shortwave
+    evening" were revised to "X is getting ready to hold a shortwave evening today ...", and every
+    prompt of theirs after showed them as its host (blind32's writer)."""
+    sentences, changed = SENTENCE.split(status), False
+    for i, sentence in enumerate(sentences):
+        holds = _HOLDS.match(sentence, len(name)) if sentence.startswith(name) else None
+        if holds is None:
+            continue
+        event = sentence[holds.end():]
+        if any(naming(unstamped(n.description), name)(event) for n in own) or not any(
+                naming(unrelayed(unstamped(n.description)), n.subject)(event) for n in heard):
+            continue
+        sentences[i], changed = f"{name} has heard of {event}", True
+        trace.note(f"plan: the revised status made {name} the holder of an event heard of: {sentence[:80]!r}")
+    return " ".join(sentences) if changed else status
 
 
 def cut_short(status: str) -> bool:
