@@ -123,8 +123,12 @@ thirty-first hand, from requests captured at stop 104 (Korrin, blind29 answering
 view with the diffusion interviews and out of view, the second reworded set in view and the fourth out of
 view), is modelled on a hosted small model (GPT-4o-mini, Gemini Flash, Claude Haiku class) with strict
 structured outputs: its JSON keeps the schema's types, keys and enums, not always its lengths, bounds and
-patterns; its writer's list of what confused it was read before its first town run. `FROZEN` holds the
-hashes.
+patterns; its writer's list of what confused it was read before its first town run. A thirty-fourth,
+`blind32` (npc_lab/standin/blind32.py), by a thirty-second hand, from requests captured at stop 106
+(in a town of the lab's, blind31 answering; the shipped prompts in view with the diffusion interviews and out of view,
+the third reworded set in view and the fifth out of view), is modelled on a 3-4B open-weights model run
+locally through Ollama's OpenAI route (8k context, a fact in a long prompt's middle noticed at 0.75): its
+grammar keeps the schema's keys, types and enums, not its bounds. `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -170,7 +174,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind28.py": "dba5d938d9a6508d64b5aae85b6fa607dc4bdeb6326513035d7c8c81bb5de0c3",
           "blind29.py": "e9cc98fc66a5728ee0635f02bffeb71b94003eed7e1f758456b0271ed9b2078b",
           "blind30.py": "a6112207cfd94c642c404975c488b88ba1e41aa7d0772c86940b58889d302b83",
-          "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d"}
+          "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d",
+          "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea"}
 
 
 class BlindStandIn:
