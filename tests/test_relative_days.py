@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import held, known_places, told_of
+from brain_server.cognition.news import about, held, known_places, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
@@ -171,8 +171,8 @@ def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_
     the month comes in on the 12th, and from 17:00 to 19:00 it stands up in the reeds ...") and what the
     host would do then after it ("That is the only time he can let go ..."): the host's news said the
     tide, no day and nothing of what he meant to do. Kept with its day, it is what he does, tomorrow;
-    and one he tells keeps that, with its day and hours, not his whole thought (`news.told_of`)."""
-    kite = ("The moon is full on the 14th, and from 21:00 to 22:30 it stands over the dunes. That is the one night "
+    and one he tells keeps that, with its day, hours and place, not his whole thought (`news.told_of`)."""
+    kite = ("The moon is full on the 14th, and from 21:00 to 22:30 it stands over the roof of Hobbs Cafe. That is the one night "
             "Isabella Rodriguez can fly her owl kite: she built it in May, and she hopes Bo will help.")
 
     async def scenario(stream: MemoryStream) -> tuple[str, str]:
@@ -183,9 +183,16 @@ def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_
         news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
         await mind.close()
         assert news.news is not None
-        return news.line, told_of("Isabella Rodriguez", news.news)
+        return news.line, told_of("Isabella Rodriguez", news.news, [CAFE])
 
     line, told = run(scenario)
     assert line == ("Isabella Rodriguez has news on their mind, an event they are hosting: Isabella Rodriguez can fly "
-                    "her owl kite (that is tomorrow, Saturday February 14, 21:00-22:30).")
-    assert told == "Isabella Rodriguez can fly her owl kite (Saturday February 14, 21:00-22:30)"
+                    "her owl kite (that is tomorrow, Saturday February 14, 21:00-22:30, at Hobbs Cafe).")
+    assert told == "Isabella Rodriguez can fly her owl kite, on Saturday February 14 from 21:00 to 22:30, at Hobbs Cafe"
+    heard = MemoryNode(npc_id="klaus", kind=MemoryKind.THOUGHT, description=f"Isabella Rodriguez told Klaus Mueller: {told}",
+                       subject="Klaus Mueller", predicate="heard from", object="Isabella Rodriguez", importance=6,
+                       created=DAY_ONE, last_accessed=DAY_ONE)
+    # passed on, its day, hours and place are said once, in the news line's note
+    assert about("Klaus Mueller", heard, heard.description, DAY_ONE, [CAFE]) == (
+        ": Isabella Rodriguez told Klaus Mueller: Isabella Rodriguez can fly her owl kite (that is tomorrow, Saturday "
+        "February 14, 21:00-22:30, at Hobbs Cafe)")

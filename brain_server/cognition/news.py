@@ -7,6 +7,7 @@ where to find the rest is `gather`'s.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,7 +15,7 @@ from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import room_told, room_unsaid
+from brain_server.cognition.gist import named_place, room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import (
     EVENT,
@@ -114,6 +115,7 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     February 14, ...)" in a third of the Ville's news lines."""
     said = redated(_WHEN_SAID.sub("", unstamped(text)), now.date()).rstrip(".")
     hosted, dated = hosting(name, news), when(news, now, places, chats)
+    said = _TOLD_WHEN.sub("", said) if dated else said
     if hosted:
         said = _hosted(name, said, text)
     else:
@@ -130,22 +132,32 @@ def _hosted(name: str, said: str, text: str) -> str:
     return _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
 
 
-def told_of(name: str, news: MemoryNode) -> str:
+def told_of(name: str, news: MemoryNode, places: Sequence[str] = ()) -> str:
     """What one told by `name` keeps of its `news`: the gist, and of an event `name` hosts what its
-    host's prompts say it is (`about`), with its day and hours where that leaves them out, not the
-    host's whole thought: Brinnick's listeners kept "Sorcha Gault told Niall Corran: A flotsam auction
-    ...: Sorcha Gault is getting it up herself, to sell off ... and she means to tell everyone she runs
-    into", her own aim passed on as news (blind31, in view, every seed), and Bir Tamrit's, from "On
-    Thursday she will be up there from half past five ...", named the event "the be up there"."""
+    host's prompts say it is (`about`), with its day, hours and place (among `places`, `name`'s) where
+    that leaves them out (`_said_when`), not the host's whole thought: Brinnick's listeners kept
+    "Sorcha Gault told Niall Corran: A flotsam auction ...: Sorcha Gault is getting it up herself, to
+    sell off ... and she means to tell everyone she runs into", her own aim passed on as news
+    (blind31, in view, every seed), and Bir Tamrit's, from "On Thursday she will be up there from half
+    past five ...", named the event "the be up there"."""
     said = gist(news)
     if not hosting(name, news):
         return said
     text, made = unstamped(said).rstrip("."), news.created.date()
     what = _hosted(name, text, said).rstrip(".")
     day = [] if named_days(what, made) else named_days(text, made)[:1]
-    hours = [] if clock_times(what) else clock_times(text)[:2]
-    said_when = ", ".join([*(day_named(d) for d in day), "-".join(f"{h:02d}:{m:02d}" for h, m in hours)][:2 if hours else 1])
-    return f"{what} ({said_when})" if said_when else what
+    hours = [] if clock_times(what) else _a_range(clock_times(text))
+    place, room = room_told(news, (), places) if places else ("", False)
+    where = "" if not place or named_place(places, what) == place else place_said(place) if room else place_names(place)[0]
+    return "".join([what, f", on {day_named(day[0])}" if day else "",
+                    f" from {hours[0][0]:02d}:{hours[0][1]:02d} to {hours[1][0]:02d}:{hours[1][1]:02d}" if len(hours) > 1
+                    else f" at {hours[0][0]:02d}:{hours[0][1]:02d}" if hours else "", f", at {where}" if where else ""])
+
+
+# When and where `told_of` said a host's event is, after what it is (", on Wednesday August 12 from 17:00 to
+# 19:00, at Egret Spit (mudbank)"): a news line says them in its note, once (`about`).
+_TOLD_WHEN = re.compile(rf", on (?:{'|'.join(calendar.day_name)}) [A-Z][a-z]+ \d{{1,2}}(?: from \d\d:\d\d to \d\d:\d\d| at "
+                        r"\d\d:\d\d)?(?:, at [^,()]+(?: \([^()]+\))?)?$")
 
 
 def _what_first(text: str) -> str:
