@@ -10,7 +10,7 @@ from __future__ import annotations
 import calendar
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from functools import cached_property
 import re
 
@@ -28,6 +28,7 @@ from brain_server.cognition.offline.heard import (
 from brain_server.cognition.offline.kept_days import day_named, redated
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
+    DATED,
     after_when,
     before_when,
     clock_times,
@@ -124,7 +125,8 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
             said = said[:cut] + " ".join(filter(None, (before_when(said[cut:]), what_it_is(said[cut:]))))
         else:
             said = said[:cut] + _what_first(said[cut:])
-    return f"{', an event they are hosting' if hosted else ''}: {_when_after_it(said, dated) if dated else said + since(news, now)}"
+    said = _when_after_it(_said_once(said, dated, news.created.date()), dated) if dated else said + since(news, now)
+    return f"{', an event they are hosting' if hosted else ''}: {said}"
 
 
 def _hosted(name: str, said: str, text: str) -> str:
@@ -158,6 +160,29 @@ def told_of(name: str, news: MemoryNode, places: Sequence[str] = ()) -> str:
 # 19:00, at Egret Spit (mudbank)"): a news line says them in its note, once (`about`).
 _TOLD_WHEN = re.compile(rf", on (?:{'|'.join(calendar.day_name)}) [A-Z][a-z]+ \d{{1,2}}(?: from \d\d:\d\d to \d\d:\d\d| at "
                         r"\d\d:\d\d)?(?:, at [^,()]+(?: \([^()]+\))?)?$")
+
+
+# A day and its hours said together (", on October 15 between 11 am and 1 pm", " on April 16 from 19:00 to 21:00").
+_TIME = r"(?:\d{1,2}(?:[:.]\d{2})?\s*[ap]\.?m\.?|noon|midday|midnight|\d{1,2}:\d{2})"
+_DAY_AND_HOURS = re.compile(rf",?\s+on\s+(?:(?:{'|'.join(calendar.day_name)}),?\s+)?(?:the\s+)?(?:{DATED.pattern}),?\s+"
+                            rf"(?:from|between)\s+{_TIME}\s*(?:to|and|until|till|-|\u2013)\s*{_TIME}(?=[\s,;:()]|$)",
+                            re.IGNORECASE)
+
+
+def _said_once(said: str, dated: str, made: date) -> str:
+    """`said` without the day and hours it names together where the note after it (`dated`, `when`)
+    says that day and those hours again: "... on January 21 from 3 pm to 5 pm (that is tomorrow,
+    Wednesday January 21, 15:00-17:00, ...)", which two blind models' writers expected a small model
+    to paste twice, and to pick one of where the first was garbled. Said another way, or another day
+    or hours (a model's slip the note does not repeat), it stays."""
+    found = _DAY_AND_HOURS.search(said)
+    if found is None:
+        return said
+    days, hours = named_days(found.group(), made), _a_range(clock_times(found.group()))
+    if not days or len(hours) < 2 or day_named(days[0]) not in dated or \
+            "-".join(f"{h:02d}:{m:02d}" for h, m in hours) not in dated:
+        return said
+    return f"{said[:found.start()]}{said[found.end():]}"
 
 
 def _what_first(text: str) -> str:
