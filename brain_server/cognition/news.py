@@ -150,10 +150,10 @@ def told_of(name: str, news: MemoryNode, places: Sequence[str] = ()) -> str:
     day = [] if named_days(what, made) else named_days(text, made)[:1]
     hours = [] if clock_times(what) else _a_range(clock_times(text))
     place, room = room_told(news, (), places) if places else ("", False)
-    where = "" if not place or named_place(places, what) == place else place_said(place) if room else place_names(place)[0]
+    where = "" if not place or named_place(places, what) == place else _where(place, room)
     return "".join([what, f", on {day_named(day[0])}" if day else "",
-                    f" from {hours[0][0]:02d}:{hours[0][1]:02d} to {hours[1][0]:02d}:{hours[1][1]:02d}" if len(hours) > 1
-                    else f" at {hours[0][0]:02d}:{hours[0][1]:02d}" if hours else "", f", at {where}" if where else ""])
+                    f" from {_clock(hours[0])} to {_clock(hours[1])}" if len(hours) > 1
+                    else f" at {_clock(hours[0])}" if hours else "", f", at {where}" if where else ""])
 
 
 # When and where `told_of` said a host's event is, after what it is (", on Wednesday August 12 from 17:00 to
@@ -180,7 +180,7 @@ def _said_once(said: str, dated: str, made: date) -> str:
         return said
     days, hours = named_days(found.group(), made), _a_range(clock_times(found.group()))
     if not days or len(hours) < 2 or day_named(days[0]) not in dated or \
-            "-".join(f"{h:02d}:{m:02d}" for h, m in hours) not in dated:
+            _hours_said(hours) not in dated:
         return said
     return f"{said[:found.start()]}{said[found.end():]}"
 
@@ -271,11 +271,24 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in _a_range(clock_times(said) or clock_times(told)))
+    hours = _hours_said(_a_range(clock_times(said) or clock_times(told)))
     place, room = room_told(news, chats, places)
-    where = place_said(place) if room else place_names(place)[0]
     return f" (that is {relative}, {day_named(day)}{', ' + hours if hours else ''}" \
-           f"{', at ' + where if place else ''})"
+           f"{', at ' + _where(place, room) if place else ''})"
+
+
+def _where(place: str, room: bool) -> str:
+    """Where news says its event is: the building and its room where the room is known, else the building."""
+    return place_said(place) if room else place_names(place)[0]
+
+
+def _clock(time: tuple[int, int]) -> str:
+    return f"{time[0]:02d}:{time[1]:02d}"
+
+
+def _hours_said(hours: Sequence[tuple[int, int]]) -> str:
+    """Hours as a news line's note says them: "19:00-21:00"."""
+    return "-".join(map(_clock, hours))
 
 
 def _a_range(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:

@@ -57,7 +57,8 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     new = anchored(answer.currently.strip(), now.date())
     if not new:
         return stream.llm.unusable(REVISE_CURRENTLY, npc.npc_id, old, "an empty status", trace)
-    new = own_kept_whole(not_hosting(new, persona.name, [n for n in thoughts if n not in own], own, trace),
+    heard = [n for n in thoughts if not held_as_own(persona.name, n)]
+    new = own_kept_whole(not_hosting(new, persona.name, heard, own, trace),
                          own, now, trace)
     revised = still_ahead(redated(kept if thought else old, now.date()), new, now.date(), trace)
     return dated_own(revised, own, now, trace)

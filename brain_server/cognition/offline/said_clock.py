@@ -308,8 +308,8 @@ def what_clause(text: str) -> str:
     ("Ned can fly his owl kite"), not the moonrise."""
     every = _all_statements(text)
     at = _what_at(every)
-    if at + 1 < len(every) and says_when(every[at]) and (then := _THEN.match(every[at + 1].strip())) \
-            and _says_what(done := every[at + 1].strip()[then.end():].rstrip(".!? ")):
+    after = every[at + 1].strip() if at + 1 < len(every) else ""
+    if says_when(every[at]) and (then := _THEN.match(after)) and _says_what(done := after[then.end():].rstrip(".!? ")):
         return done  # what happens at the time the statement before said ("That is when ...")
     statements = [s.split(",") for s in every[:at + 1]]
     # the statement that says when, else (it says when and no more) the first before it that says more
