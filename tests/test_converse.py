@@ -662,3 +662,31 @@ def test_a_towns_names_are_each_compiled_once(monkeypatch: pytest.MonkeyPatch) -
     # says_name's and name_matches' per name, the two rooms, the NPC's two forms (person_in asks
     # says_name's): each once, where every call made its own again (2,410 before)
     assert len(made) == len(set(made)) == 2 * len(names) + 2 + 2
+
+
+def test_news_passed_on_with_no_day_is_told_with_the_day_the_teller_planned_it(stream, fake_llm) -> None:
+    """A small model passed news on as "the event from 2 pm to 4 pm", no day, though its teller's plan
+    held the event the next day. The teller's prompt says that day: its promised plan item at the
+    news's hours (`speaker.held_by`)."""
+    heard = MemoryNode(npc_id="klaus", kind=MemoryKind.THOUGHT, importance=7, created=NOW, last_accessed=NOW,
+                       description="Maria Lopez told Klaus Mueller: there is a quilt show from 2 pm to 4 pm at Hobbs Cafe",
+                       subject="Klaus Mueller", predicate="heard from", object="Maria Lopez", keywords=["news"])
+    going = PlanItem(start=NOW.replace(hour=14) + timedelta(days=1), duration_minutes=120,
+                     activity="going to the quilt show", address="the Ville:Hobbs Cafe:cafe", one_off=True)
+    klaus = KLAUS.model_copy(update={"commitments": [going]})
+    fake_llm.queue({"json": {"talk": True, "lines": [
+        {"speaker": "Klaus Mueller", "text": "There is a quilt show at Hobbs Cafe tomorrow, 2 pm to 4 pm."},
+        {"speaker": "Isabella Rodriguez", "text": "Lovely, thanks!"}],
+        "first": {"summary": "Klaus Mueller told Isabella Rodriguez about the quilt show", "importance": 4,
+                  "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0},
+        "second": {"summary": "Isabella Rodriguez heard of a quilt show", "importance": 5, "plan_activity": "",
+                   "plan_date": "", "plan_start": "", "plan_minutes": 0}}}, purpose="conversation_summary")
+
+    async def told() -> None:
+        await stream.remember("klaus", None, [heard], None, rate=False)
+        assert await summarize_conversation(Speaker.of(klaus, NOW), Speaker.of(ISABELLA, NOW), NOW, "w:cafe:cafe",
+                                            stream, trace(), work=WORK) is not None
+
+    asyncio.run(told())
+    prompt = fake_llm.chat_requests("conversation_summary")[-1]["body"]["messages"][1]["content"]
+    assert "(that is tomorrow, Saturday February 14, 14:00-16:00" in prompt

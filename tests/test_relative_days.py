@@ -9,6 +9,7 @@ import re
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import about, held, known_places, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.npc import PlanItem
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
 from tests.town import tiles, world_json
@@ -196,3 +197,31 @@ def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_
     assert about("Klaus Mueller", heard, heard.description, DAY_ONE, [CAFE]) == (
         ": Isabella Rodriguez told Klaus Mueller: Isabella Rodriguez can fly her owl kite (that is tomorrow, Saturday "
         "February 14, 21:00-22:30, at Hobbs Cafe)")
+
+
+def test_news_that_names_no_day_is_said_and_passed_on_with_the_day_its_holder_planned_it() -> None:
+    """A small model passed news on as "the event from 2 pm to 4 pm", no day, though the teller had
+    booked it for the next day; a listener who asked was told "on Wednesday", the wrong day. The day
+    of the holder's own plan item that holds the event at its hours is said in its news line and kept
+    by those it tells (`news.planned_day`); a plan that holds no such item, or holds it already over,
+    adds none."""
+    heard = MemoryNode(npc_id="klaus", kind=MemoryKind.THOUGHT, importance=6, created=DAY_ONE, last_accessed=DAY_ONE,
+                       description="Isabella Rodriguez told Klaus Mueller: there is kite flying from 9 pm to 10:30 pm, "
+                                   "at Hobbs Cafe", subject="Klaus Mueller", predicate="heard from",
+                       object="Isabella Rodriguez")
+    tomorrow = DAY_ONE.replace(hour=21) + timedelta(days=1)
+    going = PlanItem(start=tomorrow, duration_minutes=90, activity="going to the kite flying", address=CAFE, one_off=True)
+    other = PlanItem(start=tomorrow - timedelta(hours=3), duration_minutes=60, activity="supper at home", address=CAFE)
+    assert about("Klaus Mueller", heard, heard.description, DAY_ONE, [CAFE], plan=[other, going]) == (
+        ": Isabella Rodriguez told Klaus Mueller: there is kite flying from 9 pm to 10:30 pm, at Hobbs Cafe (that is "
+        "tomorrow, Saturday February 14, 21:00-22:30, at Hobbs Cafe)")
+    told = told_of("Klaus Mueller", heard, [CAFE], [other, going], DAY_ONE)
+    assert told == "there is kite flying from 9 pm to 10:30 pm, at Hobbs Cafe, on Saturday February 14"
+    passed = MemoryNode(npc_id="maria", kind=MemoryKind.THOUGHT, description=f"Klaus Mueller told Maria Lopez: {told}",
+                        importance=6, created=DAY_ONE, last_accessed=DAY_ONE)
+    assert "(that is tomorrow, Saturday February 14, 21:00-22:30" in about("Maria Lopez", passed, passed.description,
+                                                                          DAY_ONE, [CAFE])
+    assert "on Saturday" not in about("Maria Lopez", passed, passed.description, DAY_ONE, [CAFE]).split("(that is")[0]
+    for plan, now in (([other], DAY_ONE), ([going], tomorrow + timedelta(hours=2))):
+        assert "that is" not in about("Klaus Mueller", heard, heard.description, now, [CAFE], plan=plan)
+        assert "Saturday" not in told_of("Klaus Mueller", heard, [CAFE], plan, now)

@@ -41,13 +41,13 @@ from brain_server.cognition.gist import (
     unrepeated,
 )
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
-from brain_server.cognition.news import NO_NEWS, Held, held, said_it, teller_first
+from brain_server.cognition.news import NO_NEWS, Held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
-from brain_server.cognition.speaker import Speaker, heads, may_name
+from brain_server.cognition.speaker import Speaker, heads, held_by, may_name
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
 from brain_server.model.memory import TRANSCRIPTS, MemoryKind, MemoryNode
@@ -186,8 +186,8 @@ async def converse(a: Speaker, b: Speaker, now: datetime, place: str, stream: Me
     head_a, head_b = mind[a.npc_id], mind[b.npc_id]
     both = await asyncio.gather(relationship(a, b.persona.name, now, stream, trace, work=work, head=head_a),
                                 relationship(b, a.persona.name, now, stream, trace, work=work, head=head_b),
-                                held(stream, head_a.npc_id, head_a.name, now, a.places),
-                                held(stream, head_b.npc_id, head_b.name, now, b.places))
+                                held_by(stream, head_a, a, now),
+                                held_by(stream, head_b, b, now))
     views, news = {a.npc_id: both[0], b.npc_id: both[1]}, {a.npc_id: both[2], b.npc_id: both[3]}
     lines: list[DialogueLine] = []
     speaker, listener, closing = a, b, False
@@ -277,7 +277,7 @@ async def summarize_conversation(a: Speaker, b: Speaker, now: datetime, place: s
     with news to pass on, beside one with none, comes first in the prompt and speaks first
     (`news.teller_first`)."""
     mind = heads(stream, [a, b])
-    told = await asyncio.gather(*(held(stream, mind[me.npc_id].npc_id, mind[me.npc_id].name, now, me.places)
+    told = await asyncio.gather(*(held_by(stream, mind[me.npc_id], me, now)
                                   for me in (a, b)))
     first, second = teller_first(told)
     said = await _told_in_one((a, b)[first], (a, b)[second], [told[first], told[second]], now, place, stream,

@@ -25,18 +25,18 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gist import named_place, named_places, room_told
+from brain_server.cognition.gist import named_place, room_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import (
     about,
+    held_at_hours,
     held_news,
     holds_it,
     known_places,
-    mentions,
     naming,
     untold_line,
 )
-from brain_server.cognition.offline.heard import stems, unrelayed, what_there_is, whole_name
+from brain_server.cognition.offline.heard import unrelayed, what_there_is, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import (
@@ -235,29 +235,6 @@ def not_today(name: str, thoughts: Iterable[MemoryNode], day: date) -> tuple[Mem
                  and day not in days)
 
 
-def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
-    """Whether a plan block holds `event` at its hours on the block's day: it names the event and
-    overlaps the hours the event states (blind9 planned a host's lesson at its hours on the day
-    before, so he stood alone in the mess room while the town was out; getting ready for it
-    earlier is not holding it), or names no event at all ("going to the event") and begins when
-    it does: blind25 in Cauldwell planned "going to the event" from 14:00 to 16:00, its memo having
-    called the dyeing "the event", and the guest was kept at work (`workday.keep_at_work`); or
-    begins when it does at a place the event names, whatever it calls it: blind29's guest in
-    Cauldwell planned "going to the shirt" in the drying shed from 14:00 to 16:00 (the dyeing's
-    words: "bring something pale, a shirt or a pillowcase"), and was kept at the lock."""
-    if not (clocks := clock_times(event.description)):
-        return False
-    start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
-    end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
-    if not (mentions(item.activity, event) or (item.start == start and (
-            not stems(item.activity) - _ANY_EVENT or named_places([item.address], unstamped(event.description))))):
-        return False
-    return item.start < (end if end > start else start + timedelta(hours=EVENT_HOURS)) and start < item.end
-
-
-_ANY_EVENT = stems("going attending joining the event gathering")  # what a block says of an event it names nothing of
-
-
 def _freed(item: PlanItem, home: str) -> PlanItem:
     return item.model_copy(update={"activity": "free time", "address": home, "emoji": "", "subtasks": []})
 
@@ -334,14 +311,15 @@ def _with(chat: MemoryNode, name: str) -> bool:
 
 
 def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: datetime, places: Sequence[str] = (),
-               chats: Sequence[MemoryNode] = ()) -> str:
+               chats: Sequence[MemoryNode] = (), plan: Sequence[PlanItem] = ()) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find); `chats`: its
-    newest conversations, where the room its news leaves out may be said (`news.when`)."""
+    newest conversations, where the room its news leaves out may be said, and `plan` its plan items,
+    where the day may be (`news.when`)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "
                       f"{g.start:%H:%M}-{g.end:%H:%M}" for g in found)
-    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places, chats)}. Where people {name} has not told yet "
+    return (f"\n\n{name} has news to pass on{about(name, news, gist(news), now, places, chats, plan)}. Where people {name} has not told yet "
             f"will be today, by their usual days:\n{where}\nTo tell them, {name} can spend free time where they are.")
 
 
@@ -362,7 +340,8 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     told, busy = await told_since(npc, news, stream, names), [(i.start, i.end) for i in own]
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
-    return Seek(seek_lines(npc.persona.name, news, found, now, places, chats), tuple(found), own, later, where,
+    return Seek(seek_lines(npc.persona.name, news, found, now, places, chats, [*npc.plan, *npc.commitments]),
+                tuple(found), own, later, where,
                 outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
                 events, held_as_own(npc.persona.name, news))
 

@@ -34,10 +34,10 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.gist import again, fell_back, own_lines, place_heard, said_only, unrepeated
 from brain_server.cognition.memory_stream import Head, MemoryStream, bullet_list, memory_line
-from brain_server.cognition.news import NO_NEWS, Held, held, teller_first
+from brain_server.cognition.news import NO_NEWS, Held, teller_first
 from brain_server.cognition.offline.heard import first_name
 from brain_server.cognition.schedule import OWN_PLANS
-from brain_server.cognition.speaker import Speaker, heads, listed
+from brain_server.cognition.speaker import Speaker, heads, held_by, listed
 from brain_server.llm.scheduler import Work
 from brain_server.model.budget import Bullets, Item
 from brain_server.model.names import addressing
@@ -106,7 +106,7 @@ async def talk_in_group(group: Group, now: datetime, place: str, stream: MemoryS
                                                  trace, work=work, head=mind[s.npc_id], each=True)
                                     for s in group.speakers))
     views = {s.npc_id: view for s, view in zip(group.speakers, viewed, strict=True)}
-    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+    told = await asyncio.gather(*(held_by(stream, mind[s.npc_id], s, now)
                                   for s in group.speakers))
     news = dict(zip([s.npc_id for s in group.speakers], told, strict=True))
     addressed = ""
@@ -188,7 +188,7 @@ async def tell_group(speakers: Sequence[Speaker], now: datetime, place: str, str
     One with news to pass on opens it when the one who began has none (`news.teller_first`)."""
     asked = speakers
     mind = heads(stream, speakers)  # each one's own memories, unless the lab control swaps them
-    told = await asyncio.gather(*(held(stream, mind[s.npc_id].npc_id, mind[s.npc_id].name, now, s.places)
+    told = await asyncio.gather(*(held_by(stream, mind[s.npc_id], s, now)
                                   for s in speakers))
     order = teller_first(told)
     speakers, told = [speakers[i] for i in order], [told[i] for i in order]

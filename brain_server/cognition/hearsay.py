@@ -32,7 +32,7 @@ async def keep_what_was_told(npcs: Sequence[NpcState], held: Sequence[MemoryNode
     for teller, news in zip(npcs, held, strict=True):
         if news is None or not said_it(teller.npc_id, news, lines, known_places(teller)):
             continue
-        told = told_of(teller.persona.name, news, known_places(teller))
+        told = told_of(teller.persona.name, news, known_places(teller), [*teller.plan, *teller.commitments], now)
         for hearer, memo in zip(npcs, memos, strict=True):
             if hearer.npc_id == teller.npc_id or await _holds(stream, hearer.npc_id, gist(news), told):
                 continue

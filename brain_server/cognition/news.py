@@ -10,18 +10,19 @@ from __future__ import annotations
 import calendar
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
-from brain_server.cognition.gist import named_place, room_told, room_unsaid
+from brain_server.cognition.gist import named_place, named_places, room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import (
     EVENT,
     RELAYED,
     SENTENCE,
     name_matches,
+    stems,
     what_before_where,
     what_there_is,
 )
@@ -29,6 +30,7 @@ from brain_server.cognition.offline.kept_days import day_named, redated
 from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
     DATED,
+    EVENT_HOURS,
     after_when,
     before_when,
     clock_times,
@@ -43,7 +45,7 @@ from brain_server.cognition.offline.said_clock import (
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import OWN, MemoryKind, MemoryNode, held_as_own, unstamped
-from brain_server.model.npc import DialogueLine, NpcState
+from brain_server.model.npc import DialogueLine, NpcState, PlanItem
 from brain_server.model.world import arena_of, place_names
 
 
@@ -90,7 +92,7 @@ _OWN = re.compile(r"['\u2019]s own\b")  # "of Netta Bramall's own devising", not
 
 
 def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequence[str] = (),
-          chats: Sequence[MemoryNode] = ()) -> str:
+          chats: Sequence[MemoryNode] = (), plan: Sequence[PlanItem] = ()) -> str:
     """The news (`text`: its gist, or its whole description) as a prompt's sentence goes on after
     "<name> has news ...": said to be an event the NPC hosts when it is one (a model read "wants
     to teach a lesson ... on January 21" as no event to speak of, while a whisper's party or a
@@ -110,12 +112,13 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
     blind22 passed it on in Cauldwell as "Netta Bramall is going to Tomorrow", and, told it from
     what there will be with the rest of the thought after, as "someone will tell whoever she runs
     into" (its last sentence); nobody it told heard what there would be. `chats`: the NPC's newest
-    conversations, where a room the news leaves out may be said (`when`). A day the news said
+    conversations, where a room the news leaves out may be said (`when`), and `plan` its plan items,
+    where a day it leaves out may be (`when`). A day the news said
     from when it was kept is said from `now` (`redated`): on the party's day blind31 was shown
     "... a Valentine's Day party tomorrow (Saturday February 14) ... (that is today, Saturday
     February 14, ...)" in a third of the Ville's news lines."""
     said = redated(_WHEN_SAID.sub("", unstamped(text)), now.date()).rstrip(".")
-    hosted, dated = hosting(name, news), when(news, now, places, chats)
+    hosted, dated = hosting(name, news), when(news, now, places, chats, plan)
     said = _TOLD_WHEN.sub("", said) if dated else said
     if hosted:
         said = _hosted(name, said, text)
@@ -134,17 +137,21 @@ def _hosted(name: str, said: str, text: str) -> str:
     return _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
 
 
-def told_of(name: str, news: MemoryNode, places: Sequence[str] = ()) -> str:
+def told_of(name: str, news: MemoryNode, places: Sequence[str] = (), plan: Sequence[PlanItem] = (),
+            now: datetime | None = None) -> str:
     """What one told by `name` keeps of its `news`: the gist, and of an event `name` hosts what its
     host's prompts say it is (`about`), with its day, hours and place (among `places`, `name`'s) where
-    that leaves them out (`_said_when`), not the host's whole thought: Brinnick's listeners kept
+    that leaves them out, not the host's whole thought: Brinnick's listeners kept
     "Sorcha Gault told Niall Corran: A flotsam auction ...: Sorcha Gault is getting it up herself, to
     sell off ... and she means to tell everyone she runs into", her own aim passed on as news
     (blind31, in view, every seed), and Bir Tamrit's, from "On Thursday she will be up there from half
-    past five ...", named the event "the be up there"."""
+    past five ...", named the event "the be up there". News of another's event that names no day
+    keeps the day of the teller's own `plan` item that holds it, still ahead at `now` (`planned_day`):
+    passed on with no day, blind32's listeners in Cauldwell had none to go by."""
     said = gist(news)
     if not hosting(name, news):
-        return said
+        day = planned_day(news, plan, now) if now is not None and day_unsaid(news) else []
+        return f"{said.rstrip('.')}, on {day_named(day[0])}" if day else said
     text, made = unstamped(said).rstrip("."), news.created.date()
     what = _hosted(name, text, said).rstrip(".")
     day = [] if named_days(what, made) else named_days(text, made)[:1]
@@ -251,7 +258,8 @@ def since(news: MemoryNode, now: datetime) -> str:
     return "" if made.date() == now.date() else f" (known since {day_named(made)})"
 
 
-def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Sequence[MemoryNode] = ()) -> str:
+def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Sequence[MemoryNode] = (),
+         plan: Sequence[PlanItem] = ()) -> str:
     """The news's day, hours and place as the prompt's clock and places read them (" (that is
     tomorrow, Thursday April 16, 19:00-21:00, at Tarnbeck Mill (loft))"), or "" when it names no day
     still ahead: "on April 16 from 7 pm" asks a model to work out the weekday and how far off it is,
@@ -259,14 +267,18 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
     invitations down for a clash that was not. The place is one of `places` the news names
     (`named_place`): blind15, reading "a shortwave evening in the loft of Tarnbeck Mill on April 16
     from 7 pm", told the day and hours and not the loft, and nobody it told knew where to go. A
-    day the news does not name is the one said where it was heard (`heard_when`). A room the news
+    day the news does not name is the one said where it was heard (`heard_when`), else the day of
+    the NPC's own `plan` item that holds it still ahead (`planned_day`): blind32 in Cauldwell passed
+    the dyeing on as "the event from 2 pm to 4 pm", no day, though its teller had booked it for
+    Thursday; a listener who asked was told "on Wednesday". A room the news
     does not name is the one its conversations named (`room_told`), else only the building is said:
     the building's first room, said for news "at the Bramall's Laundry", sent blind25's guests to
     the wash house, not the drying shed where the dyeing was."""
     said = unstamped(news.description)  # a stamp a model copied in is when something was remembered, not the event
     named = named_days(said, news.created.date())
     told = said if named else heard_when(news, chats)
-    days = [d for d in (named or named_days(told, news.created.date())) if d >= now.date()]
+    heard = named or named_days(told, news.created.date())
+    days = [d for d in heard if d >= now.date()] or ([] if heard else planned_day(news, plan, now))
     if not days:
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
@@ -299,6 +311,36 @@ def _a_range(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:
     if len(clocks) > 1 and clocks[1] <= clocks[0] and not (clocks[0] >= (18, 0) and clocks[1] <= (6, 0)):
         return clocks[:1]
     return clocks[:2]
+
+
+def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:
+    """Whether a plan block holds `event` at its hours on the block's day: it names the event and
+    overlaps the hours the event states (blind9 planned a host's lesson at its hours on the day
+    before, so he stood alone in the mess room while the town was out; getting ready for it
+    earlier is not holding it), or names no event at all ("going to the event") and begins when
+    it does: blind25 in Cauldwell planned "going to the event" from 14:00 to 16:00, its memo having
+    called the dyeing "the event", and the guest was kept at work (`workday.keep_at_work`); or
+    begins when it does at a place the event names, whatever it calls it: blind29's guest in
+    Cauldwell planned "going to the shirt" in the drying shed from 14:00 to 16:00 (the dyeing's
+    words: "bring something pale, a shirt or a pillowcase"), and was kept at the lock."""
+    if not (clocks := clock_times(event.description)):
+        return False
+    start = datetime.combine(item.start.date(), time(*clocks[0]), tzinfo=item.start.tzinfo)
+    end = datetime.combine(item.start.date(), time(*clocks[1]), tzinfo=item.start.tzinfo) if len(clocks) > 1 else start
+    if not (mentions(item.activity, event) or (item.start == start and (
+            not stems(item.activity) - _ANY_EVENT or named_places([item.address], unstamped(event.description))))):
+        return False
+    return item.start < (end if end > start else start + timedelta(hours=EVENT_HOURS)) and start < item.end
+
+
+_ANY_EVENT = stems("going attending joining the event gathering")  # what a block says of an event it names nothing of
+
+
+def planned_day(news: MemoryNode, plan: Sequence[PlanItem], now: datetime) -> list[date]:
+    """The day of the first of `plan`'s items not yet over that holds the news's event at its hours
+    (`held_at_hours`), as a list of none or one: for news that names no day."""
+    held = [i.start for i in plan if i.end > now and held_at_hours(i, news)]
+    return [min(held).date()] if held else []
 
 
 def day_unsaid(news: MemoryNode) -> bool:
@@ -384,20 +426,22 @@ def teller_first(told: Sequence[Held]) -> list[int]:
     return [first, *(i for i in range(len(told)) if i != first)]
 
 
-async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = ()) -> Held:
+async def held(stream: MemoryStream, npc_id: str, name: str, now: datetime, places: Sequence[str] = (),
+               plan: Sequence[PlanItem] = ()) -> Held:
     """What an NPC has to tell in a conversation: the news its plans seek people out for (`held_news`),
-    stated with where it is among `places`, else that it has none (blind5, asked for "news on their
+    stated with where it is among `places` (and when, by its `plan` where the news leaves the day out),
+    else that it has none (blind5, asked for "news on their
     mind (above)" with none above, told its bedtime as news); nothing for the player (no `npc_id`)."""
     news = await held_news(npc_id, now, stream) if npc_id else None
     chats = await stream.latest_chats(npc_id) if news is not None and (room_unsaid(news, places) or day_unsaid(news)) \
         else []
-    return Held(said_news(name, news, now, places, chats) if npc_id else "", news, tuple(places))
+    return Held(said_news(name, news, now, places, chats, plan) if npc_id else "", news, tuple(places))
 
 
 def said_news(name: str, news: MemoryNode | None, now: datetime, places: Sequence[str] = (),
-              chats: Sequence[MemoryNode] = ()) -> str:
+              chats: Sequence[MemoryNode] = (), plan: Sequence[PlanItem] = ()) -> str:
     """`held`'s sentence for news already read (`held_news`)."""
-    return f"{name} has news on their mind{about(name, news, as_told(news), now, places, chats)}." if news is not None else \
+    return f"{name} has news on their mind{about(name, news, as_told(news), now, places, chats, plan)}." if news is not None else \
         f"{name} has no news to pass on."
 
 
