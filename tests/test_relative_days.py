@@ -225,3 +225,24 @@ def test_news_that_names_no_day_is_said_and_passed_on_with_the_day_its_holder_pl
     for plan, now in (([other], DAY_ONE), ([going], tomorrow + timedelta(hours=2))):
         assert "that is" not in about("Klaus Mueller", heard, heard.description, now, [CAFE], plan=plan)
         assert "Saturday" not in told_of("Klaus Mueller", heard, [CAFE], plan, now)
+
+
+def test_an_event_a_place_hosts_is_not_said_as_the_host_hosting_the_sentence(run, fake_llm, tmp_path) -> None:
+    """A whisper said its event by the place that holds it ("The cafe hosts a quiz night ..."): read
+    as an event named first, it was said "Isabella Rodriguez is hosting the cafe hosts a quiz night",
+    to her and to those told by her. A word in -s before an article is a verb, not part of a name."""
+    quiz = "The cafe hosts a quiz night tomorrow at 8 pm: Isabella Rodriguez writes the questions."
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str]:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
+        await mind.player.whisper("isabella", quiz, DAY_ONE)
+        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1),
+                          known_places(await mind.records.npc("isabella")))
+        await mind.close()
+        assert news.news is not None
+        return news.line, told_of("Isabella Rodriguez", news.news, [CAFE])
+
+    line, told = run(scenario)
+    assert "hosting the cafe" not in line and "hosting the cafe" not in told, (line, told)
+    assert "The cafe hosts a quiz night" in line and told.startswith("The cafe hosts a quiz night"), (line, told)

@@ -5,7 +5,7 @@
     crowd        no LLM call at all: the plan it has, else what it promised for now, else its
                  routine (routine.py); what it perceives is stored, unrated (its provisional
                  importance stands); meeting another crowd NPC, each tells the other its most
-                 important news (`meet`: a memory copied, no call)
+                 important news (`hearsay.meet`: a memory copied, no call)
 
 The game asks for a level with each Decide (DecideRequest.attention: a crowd is the NPCs far
 from the player). The brain moves NPCs between the levels as attention moves:
@@ -27,7 +27,6 @@ from the player). The brain moves NPCs between the levels as attention moves:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 import math
@@ -44,10 +43,8 @@ from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.config import Settings
 from brain_server.llm.client import LLM
 from brain_server.llm.scheduler import Priority
-from brain_server.model.memory import MemoryKind, MemoryNode
+from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState
-from brain_server.model.trace import Trace
-from brain_server.persistence.records import Records
 
 REBALANCE_S = 1.0  # the levels are weighed at most once a wall second
 NEWS_WINDOW = timedelta(days=1)  # what an NPC tells at a meeting: its thoughts of the last game day
@@ -168,31 +165,6 @@ def concerns(npc: NpcState, events: Sequence[PerceivedEvent], people: Collection
     return ""
 
 
-async def meet(stream: MemoryStream, records: Records, a: NpcState, b: NpcState, now: datetime, trace: Trace) -> int:
-    """Two NPCs meet without a call: each remembers the meeting, and each tells the other the most
-    important thought of its last game day the other has not heard (copied as a memory of the
-    hearer's, stamped `now`); then each is on the chat cooldown with the other. How many pieces
-    of news passed."""
-    told = await asyncio.gather(_news_for(stream, a, b, now), _news_for(stream, b, a, now))
-    nodes = {npc.npc_id: [MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.OBSERVATION,
-                                     description=f"{npc.persona.name} chatted with {other.persona.name}",
-                                     subject=npc.persona.name, predicate="chatted with", object=other.persona.name,
-                                     created=now, last_accessed=now, keywords=[other.persona.name.lower()])]
-             for npc, other in ((a, b), (b, a))}
-    for node in told:
-        if node is not None:
-            nodes[node.npc_id].append(node)
-    for npc in (a, b):
-        await stream.remember(npc.npc_id, npc.persona, nodes[npc.npc_id], trace, rate=False)
-    for me, other in ((a, b), (b, a)):
-        def met(live: NpcState, other: str = other.npc_id) -> None:
-            live.last_chat[other] = now
-        await records.merge(me.npc_id, met)
-    passed = sum(node is not None for node in told)
-    trace.note(f"crowd: {a.persona.name} and {b.persona.name} met, {passed} pieces of news passed (no call)")
-    return passed
-
-
 async def news_of(stream: MemoryStream, npc_id: str, now: datetime, *, heard: Collection[str] = (),
                   least: int = 0, thoughts: Sequence[MemoryNode] | None = None) -> MemoryNode | None:
     """What the NPC has to tell: its most important thought of the last game day (NEWS_WINDOW, among
@@ -225,18 +197,6 @@ _TELLING = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}told\s+(?:(?:[A-Z][\w'’-]*|
 # as the news on a resident's mind, passed on, with nothing of the event left but its garbled name)
 _PASSED_ON = re.compile(r"(?:[A-Z][\w'’-]*\s+){1,4}passed\s+on\s+(?:the\s+)?news\s+(?:of|about)\s+")
 _TO_WHOM = re.compile(r"\s+to\s+(?:(?:[A-Z][\w'’-]*|and),?\s*){1,12}\.?$")
-
-
-async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, now: datetime) -> MemoryNode | None:
-    """The teller's most important recent thought that the hearer has not heard, as the hearer's memory."""
-    theirs = await stream.latest_thoughts(hearer.npc_id)
-    best = await news_of(stream, teller.npc_id, now, heard={gist(n) for n in theirs})
-    if best is None:
-        return None
-    name, teller_name = hearer.persona.name, teller.persona.name
-    return MemoryNode(npc_id=hearer.npc_id, kind=MemoryKind.THOUGHT, description=f"{teller_name} told {name}: {gist(best)}",
-                      subject=name, predicate="heard from", object=teller_name, importance=best.importance,
-                      created=now, last_accessed=now, keywords=[NEWS, teller_name.lower()])
 
 
 def gist(node: MemoryNode) -> str:

@@ -11,7 +11,7 @@ the world:
 - the action of that hour (`decide.followed_action`: its plan's block, a promise, or its
   routine), remembered as its own observation stamped with that hour, the NPC standing there;
 - NPCs awake in the same arena meet two by two, each with the first it may still talk to (the
-  chat cooldown; `attention.meet`: no call): each remembers the meeting and tells the other its news.
+  chat cooldown; `hearsay.meet`: no call): each remembers the meeting and tells the other its news.
 
 Nothing else thinks during a skip (no reaction, rating, reflection or decomposition): what it
 remembers keeps its provisional importance. Afterwards each NPC's clock stands at the end, so
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 import math
 
-from brain_server.cognition.attention import meet
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.decide import followed_action
+from brain_server.cognition.hearsay import meet
 from brain_server.cognition.senses import Senses, own_event
 from brain_server.cognition.work import Workshop
 from brain_server.llm.scheduler import Priority, Work, WorkDropped

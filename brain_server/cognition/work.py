@@ -21,10 +21,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from brain_server.cognition.attention import Levels, meet
+from brain_server.cognition.attention import Levels
 from brain_server.cognition.calls import aimed, called, calling_on, what_about, why_called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import seeking, untold
+from brain_server.cognition.hearsay import meet
 from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
 from brain_server.cognition.news import hosting, untold_line
@@ -332,7 +333,7 @@ class Workshop:
         return await self.records.revise(npc_id, think)
 
     async def _meet(self, npc: NpcState, partner: NpcState, now: datetime, trace: Trace) -> bool:
-        """Two crowd NPCs meet (`attention.meet`), if they may talk now."""
+        """Two crowd NPCs meet (`hearsay.meet`), if they may talk now."""
         if not self.chats.can_talk(npc, partner, now):
             return False
         await meet(self.stream, self.records, npc, partner, now, trace)
