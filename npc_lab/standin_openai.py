@@ -41,17 +41,19 @@ class StandInProcess(ChildProcess):
     unless the caller's environment sets it), for runs that must repeat: a set of strings iterates
     in the order their hashes give, random per process by default, and a frozen stand-in that picks
     from one (blind15's most seen activity) answered the same prompt differently in the next run of
-    the same commit. `with StandInProcess(seed=1, mood="blind15") as model: model.base_url`."""
+    the same commit. `with StandInProcess(seed=1, mood="blind15") as model: model.base_url`;
+    `capture`: the file each chat request is appended to as the model received it (`--capture`)."""
 
     READY = re.compile(r" on (http://\S+)")
     WHAT = "the stand-in model"
     ENDS_WITH_US = True
 
     def __init__(self, *, seed: int = 0, mood: str = "cooperative", latency_s: float = 0.0,
-                 log_path: Path | None = None) -> None:
+                 log_path: Path | None = None, capture: Path | None = None) -> None:
         env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
         super().__init__([sys.executable, "-m", "npc_lab.standin_openai", "--port", "0", "--seed", str(seed),
-                          "--mood", known_mood(mood), "--latency", str(latency_s)], env, log_path)
+                          "--mood", known_mood(mood), "--latency", str(latency_s),
+                          *(["--capture", str(capture)] if capture else [])], env, log_path)
         self.base_url = ""
 
     def on_ready(self, match: re.Match[str]) -> None:

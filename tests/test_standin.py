@@ -508,6 +508,22 @@ def test_a_captured_request_is_what_the_model_received(tmp_path: Path) -> None:
     assert line["body"]["response_format"] == body["response_format"] and line["body"]["model"] == "stand-in"
 
 
+def test_a_stand_in_process_captures_what_the_matrix_asks_it_to(tmp_path: Path) -> None:
+    """`npc-lab sim --matrix --capture` keeps each run's requests for a blind writer: the stand-in's
+    own process appends them to the file it is given (`StandInProcess(capture=...)`)."""
+    from openai import OpenAI
+
+    from npc_lab.standin_openai import StandInProcess
+
+    captured = tmp_path / "requests.jsonl"
+    with StandInProcess(seed=0, mood="cooperative", capture=captured) as model:
+        client = OpenAI(base_url=model.base_url, api_key="k", max_retries=0)
+        client.chat.completions.create(model="stand-in", messages=[{"role": "user", "content": "Hello?"}])
+        client.close()
+    [line] = [json.loads(text) for text in captured.read_text(encoding="utf-8").splitlines()]
+    assert line["body"]["messages"] == [{"role": "user", "content": "Hello?"}]
+
+
 def test_it_reads_the_lines_of_speakers_named_in_lowercase_or_by_number() -> None:
     """Lines by "the player" or "Guard #2" were not read as said: the current dialogue lost them, and
     the lines of a conversation remembered after one of them were taken for the current one's."""

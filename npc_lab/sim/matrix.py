@@ -122,6 +122,9 @@ def add_arguments(sim: argparse.ArgumentParser) -> None:
                      "the runs of this matrix already measured in the folder (a subset, when it was cut short)")
     sim.add_argument("--whole-town", action="store_true", help="run the Ville's cases with all 25 residents "
                      "(default: a circle of 12 around the host)")
+    sim.add_argument("--capture", action="store_true", help="keep every chat request as the model received it "
+                     "(messages, response_format, sampling) in each run's requests.jsonl: what a blind stand-in's "
+                     "writer reads (docs/evaluation.md)")
 
 
 def cells(args: argparse.Namespace) -> list[Cell]:
@@ -191,7 +194,8 @@ def run_cell(cell: Cell, folder: Path, args: argparse.Namespace) -> dict[str, An
     out.mkdir(parents=True)
     settings["llm_record"] = str(out / "calls.jsonl")  # what the brain showed the model: exposure, leakage
     started = time.perf_counter()
-    with StandInProcess(seed=cell.seed, mood=cell.mood) as model:
+    capture = out / "requests.jsonl" if getattr(args, "capture", False) else None
+    with StandInProcess(seed=cell.seed, mood=cell.mood, capture=capture) as model:
         settings.update(llm_base_url=model.base_url, llm_model=f"stand-in-{cell.mood}")
         config = SimConfig(out=out, brain_settings=settings, concurrency=args.concurrency, tick_s=args.tick,
                            decide_every_min=args.decide_every, in_view=VIEWS[cell.view], progress_s=0,
