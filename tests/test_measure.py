@@ -98,6 +98,9 @@ def test_knowing_is_said_even_beside_other_negations(answer: str) -> None:
     ("Yes, I heard something, but I don't know anything about it.", False),
     ("No, I haven't.", False),
     ("Hmm, I'm not sure what you mean.", False),
+    ("Yes, I heard about it. I'm not sure yet whether I'll go.", True),
+    ("Yes, I heard about it. I'm not sure if we can make it.", True),
+    ("Yes? I'm not sure I've heard of it.", False),
 ])
 def test_a_yes_to_a_question_that_names_the_news_says_it_knows(answer: str, knows: bool) -> None:
     """"Have you heard about a party?" answered "Yes, I heard about it" is a yes, though it names

@@ -36,7 +36,11 @@ PAPER = {"diffusion_candidacy": "4% -> 32% (1 -> 8 of 25)", "diffusion_party": "
 NOT_DENIALS = re.compile(r"\b(can't|cannot|can not|won't|wouldn't) (wait|miss)\b|\bdon't miss\b|\bnot to be missed\b|"
                          r"\bno doubt\b|\bnot only\b|\bno matter\b|"
                          r"\b(no one|nobody|nothing|none)\b[^.!?]*\b(like|better than|compares)\b|"
-                         r"(n't|\bnot) know (\w+ ){0,3}(very |that |too |all that )?well\b", re.I)
+                         r"(n't|\bnot) know (\w+ ){0,3}(very |that |too |all that )?well\b|"
+                         # unsure of going, not of the news: blind32's "Yes, I heard about it. I'm not sure yet
+                         # whether I'll go." was counted as not knowing, in every town
+                         r"\bnot (\w+ )?sure (\w+ )?(whether|if) (I|we)(['’]ll| will| can| could| should| might| shall)?"
+                         r"\s+(go|come|make|manage|join|be able)\b", re.I)
 # A denial is about knowing: a negation shortly before a verb of knowing or hearing ("I haven't heard",
 # "there is no party that I know of", "nobody told me"), or after one ("I know nothing about it"), a bare
 # "No"/"Not really" opening the clause, or a word that is a denial by itself. "I haven't decided whether
