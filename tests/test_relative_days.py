@@ -246,3 +246,17 @@ def test_an_event_a_place_hosts_is_not_said_as_the_host_hosting_the_sentence(run
     line, told = run(scenario)
     assert "hosting the cafe" not in line and "hosting the cafe" not in told, (line, told)
     assert "The cafe hosts a quiz night" in line and told.startswith("The cafe hosts a quiz night"), (line, told)
+
+
+def test_news_passed_on_a_later_day_says_its_relative_day_from_that_day() -> None:
+    """Kept on Wednesday, "the event tomorrow (Thursday November 19)" was passed on so on Thursday
+    morning, and the listener's memory, stamped Thursday, said the event was the next day."""
+    heard = MemoryNode(npc_id="klaus", kind=MemoryKind.THOUGHT, importance=6, created=DAY_ONE, last_accessed=DAY_ONE,
+                       description="Isabella Rodriguez told Klaus Mueller: the quilt show tomorrow (Saturday February "
+                                   "14) from 2 pm to 4 pm at Hobbs Cafe", subject="Klaus Mueller",
+                       predicate="heard from", object="Isabella Rodriguez")
+    saturday = DAY_ONE + timedelta(days=1)
+    assert told_of("Klaus Mueller", heard, [CAFE], (), saturday) == (
+        "the quilt show today (Saturday February 14) from 2 pm to 4 pm at Hobbs Cafe")
+    assert told_of("Klaus Mueller", heard, [CAFE], (), DAY_ONE) == (
+        "the quilt show tomorrow (Saturday February 14) from 2 pm to 4 pm at Hobbs Cafe")

@@ -147,11 +147,19 @@ def told_of(name: str, news: MemoryNode, places: Sequence[str] = (), plan: Seque
     (blind31, in view, every seed), and Bir Tamrit's, from "On Thursday she will be up there from half
     past five ...", named the event "the be up there". News of another's event that names no day
     keeps the day of the teller's own `plan` item that holds it, still ahead at `now` (`planned_day`):
-    passed on with no day, blind32's listeners in Cauldwell had none to go by."""
+    passed on with no day, blind32's listeners in Cauldwell had none to go by; its relative days are
+    said from `now` (`redated`): kept on Wednesday, "the event tomorrow (Thursday November 19)" was
+    passed on so on Thursday morning, under Thursday's stamp (blind32, Cauldwell)."""
     said = gist(news)
-    if not hosting(name, news):
-        day = planned_day(news, plan, now) if now is not None and day_unsaid(news) else []
-        return f"{said.rstrip('.')}, on {day_named(day[0])}" if day else said
+    if hosting(name, news):
+        said = _told_by_host(name, news, said, places)
+    elif day := planned_day(news, plan, now) if now is not None and day_unsaid(news) else []:
+        said = f"{said.rstrip('.')}, on {day_named(day[0])}"
+    return redated(said, now.date()) if now is not None else said
+
+
+def _told_by_host(name: str, news: MemoryNode, said: str, places: Sequence[str]) -> str:
+    """`told_of` an event `name` hosts: what it is, then its day, hours and place where that leaves them out."""
     text, made = unstamped(said).rstrip("."), news.created.date()
     what = _hosted(name, text, said).rstrip(".")
     day = [] if named_days(what, made) else named_days(text, made)[:1]
