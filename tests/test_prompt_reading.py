@@ -718,6 +718,22 @@ def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:
     assert dated_own("Ann Lee plans her lantern party at Hobbs Cafe on Sunday.", [party], NOW, t).endswith("on Sunday.")
 
 
+def test_a_status_says_its_hosts_day_once_in_the_sentence_with_its_hours() -> None:
+    """Bir Tamrit's host, her thought put back whole in her status (three sentences, the day in the
+    third), had its day said in each sentence naming the find: she "found them on her walk at first
+    light tomorrow (Thursday June 11)". The day is said once, in the sentence with the hours, and
+    not at all where a sentence says it."""
+    find = ("Behind the bakery's wall Ann Lee found old lantern moulds. The lantern moulds only cast well in the "
+            "cold. On Sunday (February 15) she will cast lanterns in the lantern moulds at Hobbs Cafe from 5 pm to 7 pm.")
+    event = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate=OWN_THOUGHT, created=DAY1,
+                       last_accessed=DAY1, description=find)
+    t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+    assert dated_own(find, [event], NOW, t) == find, "the third sentence says Sunday"
+    undated = find.replace("On Sunday (February 15) she", "She")
+    assert dated_own(undated, [event], NOW - timedelta(days=1), t) == undated.replace(
+        "from 5 pm to 7 pm.", "from 5 pm to 7 pm on Sunday February 15.")
+
+
 def test_a_line_said_aloud_carries_no_memory_stamp_the_model_copied_into_it() -> None:
     """Tarnbeck (blind2, out of view): the host's gist line was her memory, stamp and all ("[Wednesday
     April 15, 07:00] Ilsa Merrow wants to hold ..."), and the listener's memo of it dated the evening

@@ -13,7 +13,7 @@ from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE, unrelayed
 from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import after_hours, named_days
+from brain_server.cognition.offline.said_clock import after_hours, clock_times, named_days
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
@@ -157,25 +157,27 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
 
 def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: Trace) -> str:
     """The revised status with the day of each of the NPC's own `events` still ahead (thoughts it
-    holds as its own, `OWN`) said in a sentence that names the event (`naming`) and no day, after
-    its hours (`day_said`): a revision may keep the event and lose its day. Korrin's host, revised
-    under a reworded prompt set (blind22), was "getting ready to teach a Morse code lesson ... from
-    3 pm to 5 pm" on the day before it; he told it so, and listeners booked it for that day or for
-    none. A sentence that says a day (another: the event moved; or "today", undated where another
-    sentence names a date) is left as it is."""
+    holds as its own, `OWN`) said once, where no sentence says it: after the hours of the first
+    sentence that names the event (`naming`) and its hours, else of the first that names it, and no
+    day (`day_said`): a revision may keep the event and lose its day. Korrin's host, revised under a
+    reworded prompt set (blind22), was "getting ready to teach a Morse code lesson ... from 3 pm to
+    5 pm" on the day before it; he told it so, and listeners booked it for that day or for none. Said
+    in every sentence naming it, Bir Tamrit's host "found them on her walk at first light tomorrow
+    (Thursday June 11)" and the engravings "show only while the sun is low ... tomorrow" (blind32),
+    her thought put back whole with its day said in the third sentence. A sentence that says a day
+    (another: the event moved; or "today", undated where another sentence names a date) is left as it is."""
     today = now.date()
-    dated = []
-    for event, said in _ahead(events, now):
-        if days := [d for d in named_days(said, event.created.date()) if d >= today]:
-            dated.append((naming(said, event.subject), days[0]))
-    if not dated:
-        return status
     sentences, changed = SENTENCE.split(status), False
-    for i, sentence in enumerate(sentences):
-        day = next((d for named, d in dated if named(sentence)), None)
-        if day is None or says_day(sentence, today):
+    for event, said in _ahead(events, now):
+        days = [d for d in named_days(said, event.created.date()) if d >= today]
+        if not days or any(days[0] in named_days(s, today) for s in sentences):
             continue
-        at, said_day = after_hours(sentence), day_said(day, today)
-        sentences[i], changed = f"{sentence[:at]} {said_day}{sentence[at:]}", True
-        trace.note(f"plan: the revised status named {sentence[:60]!r}... and no day: {said_day} put back")
+        named = naming(said, event.subject)
+        at = [i for i, s in enumerate(sentences) if named(s) and not says_day(s, today)]
+        if not at:
+            continue
+        i = next((i for i in at if clock_times(sentences[i])), at[0])
+        cut, said_day = after_hours(sentences[i]), day_said(days[0], today)
+        sentences[i], changed = f"{sentences[i][:cut]} {said_day}{sentences[i][cut:]}", True
+        trace.note(f"plan: the revised status named {sentences[i][:60]!r}... and no day: {said_day} put back")
     return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if changed else status

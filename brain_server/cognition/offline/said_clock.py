@@ -204,9 +204,11 @@ def says_when(text: str) -> bool:
 
 def after_hours(text: str) -> int:
     """Where in `text` the last time it says ends ("from 3 pm to 5 pm", "17:00", "noon"), else its
-    end before its closing stop: where a day it left out reads naturally put back."""
+    end before its closing stop: where a day it left out reads naturally put back; never after the
+    closing stop ("... to 7 pm.": the time's own dot is the sentence's)."""
     ends = [m.end() for pattern in (_STATED, _CLOCK, _NOON) for m in pattern.finditer(text)]
-    return max(ends, default=len(text.rstrip(".!? ")))
+    stop = len(text.rstrip(".!? "))
+    return min(max(ends, default=stop), stop)
 
 
 def named_days(text: str, today: date) -> list[date]:
