@@ -85,6 +85,8 @@ CASES = {
                        "town_layout.json", TOWNS / "tamrit" / "residents", hours=24.5),
     "turtles": Case("turtles", str(TOWNS / "hijaltola" / "turtle_tide.json"), TOWNS / "hijaltola" /
                     "town_layout.json", TOWNS / "hijaltola" / "residents", hours=36),
+    "sundial": Case("sundial", str(TOWNS / "ravnholmen" / "first_sun.json"), TOWNS / "ravnholmen" /
+                    "town_layout.json", TOWNS / "ravnholmen" / "residents", hours=29.5),
 }
 
 
