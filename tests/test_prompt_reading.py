@@ -21,6 +21,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
+from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
@@ -30,6 +31,7 @@ from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import (
     before_when,
     clock_as_said,
+    event_named,
     named_days,
     says_when,
     stated_times,
@@ -947,6 +949,34 @@ def test_what_happens_is_what_the_statement_after_the_time_says_happens_then() -
     assert what_clause("The fair opens on Friday at noon. That is a pity for the baker.") == \
         "The fair opens on Friday at noon."
     assert what_clause("The fair opens on Friday at noon. Then it rains.") == "The fair opens on Friday at noon."
+
+
+def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circumstance() -> None:
+    """An untuned town's whisper opened with the day's circumstance ("Tomorrow the sun comes back ..."),
+    said the time by it, and what the host would do three statements on ("He will set the sundial
+    ..."): the host's news, plan and listeners held the circumstance as his event. What a person
+    will do, said after a time said by what happens then, is what happens; being somewhere ("she will
+    be down at the point from three") is not, nor is a time said with what someone means to do."""
+    seals = ("Tomorrow the seals come ashore at Pellow Cove. Out on the point they haul out a little before four. "
+             "Mara Quell will be down at the point from three. She will count the pups for the county survey. Anyone "
+             "who comes may help with the tally.")
+    assert what_clause(seals) == "She will count the pups for the county survey."
+    assert who_may_come(seals) == "Anyone who comes may help with the tally"
+    assert event_named(seals) == "the pups"
+    assert what_clause("Tomorrow Mara wants to ring the old bell at noon. She will bring cake.") == \
+        "Tomorrow Mara wants to ring the old bell at noon."
+    assert what_clause("The tide is out on Friday at noon. The ferry will wait at the quay.") == \
+        "The tide is out on Friday at noon."
+
+
+def test_a_place_named_by_its_building_and_room_comes_before_one_named_by_its_room_alone() -> None:
+    """"from the lookout up at the Varden" named the lookout at the Varden; "he hauled it up the path"
+    named the Varden Path's path by its room alone, and that one came first among the places known:
+    the host's plan, news and listeners went to the path."""
+    places = ["Pellow:Cove Path:path", "Pellow:Point:rocks"]
+    said = "From the rocks out at the Point the seals can be counted. She carried the scales down the path."
+    assert named_place(places, said) == "Pellow:Point:rocks"
+    assert named_place(places, "She carried the scales down the path.") == "Pellow:Cove Path:path"
 
 
 def test_who_may_come_is_read_where_news_says_it_after_what_happens() -> None:

@@ -111,8 +111,11 @@ def _place_terms(place: str) -> tuple[tuple[re.Pattern[str], ...], frozenset[str
 
 def named_place(places: Iterable[str], said: str) -> str:
     """The place among `places` that `said` names most closely: one whose room it names too ("in the
-    mess room of the Engine Depot": not the depot's engine shed), else the first it names; "" for none."""
-    return min(named_places(places, said), default="", key=lambda p: not room_named(p, said))
+    mess room of the Engine Depot": not the depot's engine shed), and of those one whose building it
+    names whole ("from the lookout up at the Varden": not the Varden Path's path, where "he hauled it
+    up the path"), else the first it names; "" for none."""
+    return min(named_places(places, said), default="",
+               key=lambda p: (not room_named(p, said), not _place_terms(p)[0][0].search(said)))
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done

@@ -249,7 +249,8 @@ _PRONOUN_VERB = {"ll": "will", "will": "will", "s": "is", "is": "is", "re": "is"
 
 def what_it_is(text: str) -> str:
     """An event's thought as what there will be (`what_clause`, `what_there_is`) and who may come."""
-    return ", and ".join(filter(None, (what_there_is(what_clause(text)), who_may_come(text))))
+    what, who = what_there_is(what_clause(text)), who_may_come(text)
+    return f"{what.rstrip('.')}, and {who}" if what and who else what or who
 
 
 # When a prompt said the news is ("(that is tomorrow, ... (garden))"), as a model copied it into its

@@ -122,7 +122,7 @@ EVENT = re.compile(
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
 _THERE_LEAD = re.compile(rf"{_THERE_BE}\s+", re.IGNORECASE)
-_SUBJECT = re.compile(r"(?:he|she|they|we|I)(?=\s|['\u2019])", re.IGNORECASE)
+_SUBJECT = re.compile(r"(?:he|she|they|we|I)(?=\s|['\u2019])\s*", re.IGNORECASE)
 # "A flotsam auction in the boat hall ...": an event said by its name first, with an article, up to
 # where its place, day or time is said; no verb among its words ("The Workshop is open ..." is none,
 # nor "The cafe hosts a Valentine's party ...": a word in -s before an article is a verb, and the
