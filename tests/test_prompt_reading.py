@@ -963,6 +963,7 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
     assert what_clause(seals) == "She will count the pups for the county survey."
     assert who_may_come(seals) == "Anyone who comes may help with the tally"
     assert event_named(seals) == "the pups"
+    assert event_named("She will light the beacon she built from driftwood, tomorrow at 6 pm.") == "the beacon"
     assert what_clause("Tomorrow Mara wants to ring the old bell at noon. She will bring cake.") == \
         "Tomorrow Mara wants to ring the old bell at noon."
     assert what_clause("The tide is out on Friday at noon. The ferry will wait at the quay.") == \

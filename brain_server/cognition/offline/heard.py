@@ -118,7 +118,7 @@ EVENT = re.compile(
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
     r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
-    r"today|tonight|during|between|after|before)\b|"
+    r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"  # a pronoun: "the sundial he has cut"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
 _THERE_LEAD = re.compile(rf"{_THERE_BE}\s+", re.IGNORECASE)
