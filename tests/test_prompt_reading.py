@@ -968,6 +968,8 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
         "Tomorrow Mara wants to ring the old bell at noon."
     assert what_clause("The tide is out on Friday at noon. The ferry will wait at the quay.") == \
         "The tide is out on Friday at noon."
+    assert what_clause("Anyone with a kite can fly it on the green on Saturday at 3 pm. Mara will bring string.") == \
+        "Anyone with a kite can fly it on the green on Saturday at 3 pm."
 
 
 def test_a_place_named_by_its_building_and_room_comes_before_one_named_by_its_room_alone() -> None:

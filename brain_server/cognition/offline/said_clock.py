@@ -388,17 +388,20 @@ def _all_statements(text: str) -> list[str]:
 
 def _what_at(statements: list[str]) -> int:
     """Which of a text's statements `what_clause` reads: its first that says when, else its first;
-    but where that one says what someone means to do ("wants to teach ...", `EVENT`) nowhere and a
-    later statement says what a person will do (`_WILL_DO`: "He will set the sundial ...", not "he
-    will be up there"), that one: an untuned town's whisper opened with the day's circumstance
-    ("Tomorrow the sun comes back to <the town>.") and said the host's act three statements on, and
-    the host's news, plan and listeners all held "Tomorrow the sun comes back" as his event."""
+    but where that one is a circumstance (it says nothing of anyone: no intent, `EVENT`, no person,
+    `_PERSONAL`) and a later statement says what a person will do (`_WILL_DO`: "He will set the
+    sundial ...", not "he will be up there"), that one: an untuned town's whisper opened with the
+    day's circumstance ("Tomorrow the sun comes back to <the town>.") and said the host's act three
+    statements on, and the host's news, plan and listeners all held "Tomorrow the sun comes back" as
+    his event. "Anyone whose bicycle squeaks ... can wheel it round ... on Saturday" is no circumstance."""
     when = next((i for i, s in enumerate(statements) if says_when(s)), 0)
-    if EVENT.search(statements[when]) or _WILL_DO.match(statements[when].strip()):
+    if EVENT.search(statements[when]) or _PERSONAL.search(statements[when]):
         return when
     return next((i for i in range(when + 1, len(statements)) if _WILL_DO.match(statements[i].strip())), when)
 
 
+_PERSONAL = re.compile(r"\b(?:he|she|they|we|I|you|any(?:one|body)|every(?:one|body)|whoever|some(?:one|body)|people)\b",
+                       re.IGNORECASE)
 # A statement saying what a person will do: a pronoun or a name, then "will" and a verb other than "be".
 _WILL_DO = re.compile(r"(?:[Hh]e|[Ss]he|[Tt]hey|(?!(?:The|A|An|It|This|That|There|Then|Now)\b)(?:[A-Z][\w'\u2019-]*\s+){1,3}?)"
                       r"\s*(?:will|['\u2019]ll)\s+(?!be\b)[a-z]+")
