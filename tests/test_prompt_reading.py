@@ -25,8 +25,9 @@ from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import holds_it, hosting, mentions, when
+from brain_server.cognition.news import about, holds_it, hosting, mentions, when
 from brain_server.cognition.offline import said_clock
+from brain_server.cognition.offline.heard import what_there_is
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import (
     before_when,
@@ -970,6 +971,48 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
         "The tide is out on Friday at noon."
     assert what_clause("Anyone with a kite can fly it on the green on Saturday at 3 pm. Mara will bring string.") == \
         "Anyone with a kite can fly it on the green on Saturday at 3 pm."
+
+
+def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:
+    """Whispers of our own in ways a game's writer might word them, each read wrong before: a clause
+    of intent after one of circumstance in the same statement ("the canal freezes over, and Greta
+    means to skate ..." was "the canal freezes over"); what a person will do after a clause before it
+    ("Before it does, Greta will climb it ..."); a day of the month said alone ("On Friday the 20th"
+    was read as what happens); "noon to two" (read as noon alone); "There's a chess match" (its
+    lead kept in the host's plan)."""
+    skate = ("Tomorrow at dusk the canal freezes over, and Greta Pollard means to skate from the Top Lock to the "
+             "Bottom Lock. She'll start at 4 pm sharp.")
+    assert what_clause(skate) == "Greta Pollard means to skate from the Top Lock to the Bottom Lock."
+    crane = ("The old crane comes down on Thursday. Before it does, Greta will climb it at 10 am and ring its bell; "
+             "anyone at the yard can watch.")
+    assert what_clause(crane) == "Greta will climb it at 10 am and ring its bell"
+    assert what_clause("On Friday the 20th, Greta will teach knots at the moorings from 11 am until 1 pm.") == \
+        "Greta will teach knots at the moorings from 11 am until 1 pm."
+    assert stated_times("a soup kitchen at the wharf, Thursday, noon to two.") == [(12, 0), (14, 0)]
+    assert stated_times("lunch at noon, then 2.30 on the clock") == [(12, 0)]
+    assert what_there_is("There's a chess match on the 20th") == "a chess match on the 20th"
+
+
+def test_a_hosts_event_said_of_what_came_before_says_that_too() -> None:
+    """"Greta has finished the quilt for the raffle. Tomorrow from 3 to 5 pm she'll lay it out in the
+    taproom ...": said from the second statement alone, the host's news laid out "it", nobody knew
+    what. What the host does to what was said before ("lay it out", "climb it") comes after it."""
+    quilt = ("Greta Pollard has finished the quilt for the raffle. Tomorrow (Thursday November 19) from 3 to 5 pm "
+             "she'll lay it out in the taproom of the Heron so people can see it.")
+    made = datetime(2026, 11, 18, 9, tzinfo=UTC)
+    node = MemoryNode(npc_id="greta", kind=MemoryKind.THOUGHT, description=quilt, subject="Greta Pollard",
+                      predicate=OWN_THOUGHT, created=made, last_accessed=made)
+    line = about("Greta Pollard", node, quilt, made, ["Cauldwell:Heron:taproom"])
+    assert line.startswith(", an event they are hosting: Greta Pollard has finished the quilt for the raffle. Tomorrow (Thursday November 19) "
+                           "from 3 to 5 pm she'll lay it out"), line
+    bells = ("The bells are rung at noon. Tomorrow (Thursday November 19) Greta Pollard will ring them from 3 to 5 "
+             "pm in the tower of the Heron.")
+    kite = ("Tomorrow (Thursday November 19) from 3 to 5 pm Greta Pollard will fly her kite on the Heron's lawn, and "
+            "anyone can hold it.")
+    for text, before in ((bells, True), (kite, False)):
+        node = node.model_copy(update={"description": text})
+        assert about("Greta Pollard", node, text, made, []).startswith(", an event they are hosting: The bells are rung at "
+                                                                      "noon") is before
 
 
 def test_a_place_named_by_its_building_and_room_comes_before_one_named_by_its_room_alone() -> None:

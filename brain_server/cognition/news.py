@@ -133,8 +133,16 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
 
 
 def _hosted(name: str, said: str, text: str) -> str:
-    """An event `name` hosts (its thought `text`, as the prompt reads it: `said`) said by what it is."""
-    return _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
+    """An event `name` hosts (its thought `text`, as the prompt reads it: `said`) said by what it is,
+    after the statements before it where it speaks of what they said ("it", "them": "The boatyard's
+    old crane comes down on Thursday. Before it does, she will climb it ...")."""
+    what = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
+    before = before_when(said) if _BACK.search(what) else ""
+    return f"{before.rstrip('.')}. {what}" if before else what
+
+
+# What the host does to what was said before: "will climb it", "she'll lay it out" (in its first clause).
+_BACK = re.compile(r"^[^,;]*?\b(?:will|['\u2019]ll|to|can)\s+\w+\s+(?:it|them)\b", re.IGNORECASE)
 
 
 def told_of(name: str, news: MemoryNode, places: Sequence[str] = (), plan: Sequence[PlanItem] = (),

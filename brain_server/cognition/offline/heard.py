@@ -121,7 +121,7 @@ EVENT = re.compile(
     r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"  # a pronoun: "the sundial he has cut"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
-_THERE_LEAD = re.compile(rf"{_THERE_BE}\s+", re.IGNORECASE)
+_THERE_LEAD = re.compile(rf"(?:{_THERE_BE}|there(?:['\u2019]s|\s+is|\s+are))\s+", re.IGNORECASE)  # "There's a chess match ..."
 _SUBJECT = re.compile(r"(?:he|she|they|we|I)(?=\s|['\u2019])\s*", re.IGNORECASE)
 # "A flotsam auction in the boat hall ...": an event said by its name first, with an article, up to
 # where its place, day or time is said; no verb among its words ("The Workshop is open ..." is none,

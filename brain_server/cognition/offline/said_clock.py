@@ -35,6 +35,8 @@ DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 _NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
+# A range from noon whose end says no half of the day: "noon to two" ends at 14:00.
+_NOON_TO = re.compile(rf"\b(?:noon|midday)\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}(?![\w:]|\.\d)", re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
 EVENT_HOURS = 2  # an event whose end is not said
 
@@ -44,6 +46,8 @@ def stated_times(words: str) -> list[tuple[int, int]]:
     in the order said ("between 10 am and noon" is 10:00 then 12:00: a host's morning event was
     shown as "12:00-10:00" when named times came first)."""
     found = [(m.start(), _NAMED[m.group(0).lower()]) for m in _NOON.finditer(words)]
+    found += [(m.start(1), (h % 12 + 12, 0)) for m in _NOON_TO.finditer(words)
+              if 1 <= (h := _hour(m.group(1)) or 0) <= 11 and not _STATED.match(words, m.start(1))]
     for m in _STATED.finditer(words):
         said = _said(m)
         if said is None:
@@ -256,8 +260,12 @@ WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow
 
 
 def more_than_when(text: str) -> bool:
-    """Whether a text says more than when: a word beyond days, dates and times of day."""
-    return bool(stems(text) - WHEN_WORDS)
+    """Whether a text says more than when: a word beyond days, dates (a day of the month: "the 20th")
+    and times of day."""
+    return any(not _ORDINAL.fullmatch(w) for w in stems(text) - WHEN_WORDS)
+
+
+_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
 
 
 def after_when(text: str) -> str:
@@ -316,9 +324,11 @@ def what_clause(text: str) -> str:
     statements = [s.split(",") for s in every[:at + 1]]
     # the statement that says when, else (it says when and no more) the first before it that says more
     clauses = next((c for c in (statements[-1], *statements[:-1]) if any(map(_says_what, c))), statements[-1])
-    start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
+    start = next((i for i, c in enumerate(clauses) if _INTENT.search(c)), None)
+    if start is None or any(map(_says_what, clauses[:start])) and not _AND.match(clauses[start].strip()):
+        start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
     end = next((i for i in range(start, len(clauses)) if says_when(clauses[i])), len(clauses) - 1)
-    return ",".join(clauses[start:end + 1]).strip()
+    return _AND.sub("", ",".join(clauses[start:end + 1]).strip())
 
 
 def _says_what(clause: str) -> bool:
@@ -395,16 +405,20 @@ def _what_at(statements: list[str]) -> int:
     statements on, and the host's news, plan and listeners all held "Tomorrow the sun comes back" as
     his event. "Anyone whose bicycle squeaks ... can wheel it round ... on Saturday" is no circumstance."""
     when = next((i for i, s in enumerate(statements) if says_when(s)), 0)
-    if EVENT.search(statements[when]) or _PERSONAL.search(statements[when]):
+    if EVENT.search(statements[when]) or _INTENT.search(statements[when]) or _PERSONAL.search(statements[when]):
         return when
-    return next((i for i in range(when + 1, len(statements)) if _WILL_DO.match(statements[i].strip())), when)
+    return next((i for i in range(when + 1, len(statements)) if _WILL_DO.search(statements[i].strip())), when)
 
 
 _PERSONAL = re.compile(r"\b(?:he|she|they|we|I|you|any(?:one|body)|every(?:one|body)|whoever|some(?:one|body)|people)\b",
                        re.IGNORECASE)
 # A statement saying what a person will do: a pronoun or a name, then "will" and a verb other than "be".
-_WILL_DO = re.compile(r"(?:[Hh]e|[Ss]he|[Tt]hey|(?!(?:The|A|An|It|This|That|There|Then|Now)\b)(?:[A-Z][\w'\u2019-]*\s+){1,3}?)"
-                      r"\s*(?:will|['\u2019]ll)\s+(?!be\b)[a-z]+")
+# (at the statement's start or after a clause before it: "Before it does, Greta will climb it ...")
+_WILL_DO = re.compile(r"(?:^|(?<=,\s))(?:[Hh]e|[Ss]he|[Tt]hey|(?!(?:The|A|An|It|This|That|There|Then|Now)\b)"
+                      r"(?:[A-Z][\w'\u2019-]*\s+){1,3}?)\s*(?:will|['\u2019]ll)\s+(?!be\b)[a-z]+")
+# Someone's intent, with or without what it is named ("means to skate from the Top Lock"; `EVENT` wants a named thing).
+_INTENT = re.compile(r"\b(?:wants|plans|means|hopes|intends|is going|is planning|is hoping|has decided|would like)\s+to\s+\w+",
+                     re.IGNORECASE)
 
 
 def _statements(text: str) -> list[str]:
