@@ -993,6 +993,28 @@ def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:
     assert what_there_is("There's a chess match on the 20th") == "a chess match on the 20th"
 
 
+@pytest.mark.parametrize(("said", "hours"), [
+    ("a puppet show in the wash house, from half four to six.", [(16, 30), (18, 0)]),
+    ("Friday evening she is throwing a ceilidh in the taproom, seven till late.", [(19, 0)]),
+    ("ghost stories in the saloon at 1900 hours", [(19, 0)]),
+    ("between two and four of us will go", []),
+    ("from four to six people can sit at the table", []),
+    ("at 1900 the town was founded", []),
+    ("half an hour before the show", []),
+])
+def test_hours_said_as_people_say_them_are_read(said: str, hours: list[tuple[int, int]]) -> None:
+    """Whispers of our own saying their hours without a half of the day, each unread before, so the
+    host held no event: "from half four to six" (half past four), "seven till late" after "evening"
+    earlier in the statement, "1900 hours"; counts of people, a year and "half an hour" are no hours."""
+    assert said_clock.clock_times(said) == hours
+
+
+def test_the_day_after_tomorrow_is_kept_as_its_date() -> None:
+    """"The day after tomorrow" was kept as "The day after tomorrow (Thursday ...)", tomorrow's date."""
+    assert anchored("The day after tomorrow, Greta bakes.", date(2026, 11, 18)) == "on Friday November 20, Greta bakes."
+    assert anchored("Tomorrow Greta bakes.", date(2026, 11, 18)) == "Tomorrow (Thursday November 19) Greta bakes."
+
+
 def test_a_hosts_event_said_of_what_came_before_says_that_too() -> None:
     """"Greta has finished the quilt for the raffle. Tomorrow from 3 to 5 pm she'll lay it out in the
     taproom ...": said from the second statement alone, the host's news laid out "it", nobody knew

@@ -128,7 +128,12 @@ patterns; its writer's list of what confused it was read before its first town r
 (in a town of the lab's, blind31 answering; the shipped prompts in view with the diffusion interviews and out of view,
 the third reworded set in view and the fifth out of view), is modelled on a 3-4B open-weights model run
 locally through Ollama's OpenAI route (8k context, a fact in a long prompt's middle noticed at 0.75): its
-grammar keeps the schema's keys, types and enums, not its bounds. `FROZEN` holds the hashes.
+grammar keeps the schema's keys, types and enums, not its bounds. A thirty-fifth, `blind33`
+(npc_lab/standin/blind33.py), by a thirty-third hand, from requests captured at stop 107 (Korrin, blind31
+answering; the shipped prompts and three reworded sets, in and out of view), is modelled on an 8B reasoning
+model (Qwen3-8B class) on Ollama with thinking on: its thinking counts against `max_tokens`, so a budget
+it spends thinking leaves the answer empty or cut; a 4,096-token context that cuts a long prompt's front.
+`FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
 
@@ -175,7 +180,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind29.py": "e9cc98fc66a5728ee0635f02bffeb71b94003eed7e1f758456b0271ed9b2078b",
           "blind30.py": "a6112207cfd94c642c404975c488b88ba1e41aa7d0772c86940b58889d302b83",
           "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d",
-          "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea"}
+          "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea",
+          "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43"}
 
 
 class BlindStandIn:

@@ -121,7 +121,8 @@ SOCIAL BEHAVIOUR (depends on what the prompt shows)
   I'll go / not for me" with p(go) as above minus 0.1; misread as an invitation (accept/
   decline wording) P_NEWS_AS_INVITE = 0.2.
 * Ending: after a goodbye from the other P_END_AFTER_BYE = 0.85; when its situation says
-  it must leave: 1.0; after 6+ lines: 0.45; else 0.12.
+  it must leave: 1.0; a line that itself says goodbye: 1.0; after 6+ lines: 0.45; else
+  0.12.  Greets with "Morning" only before noon.
 * Out-of-view gist: they talk with P_TALK_NEWS = 0.9 when one has news, else
   P_TALK_PLAIN = 0.55 (x0.6 for a quarrel); the lines follow the rules above.
 * Memos / plan items: a plan item only when the person's own line accepted (yes words),
@@ -251,7 +252,7 @@ WARM_WORDS = ("friend", "married", "wife", "husband", "sister", "brother", "moth
               "partner", "neighbour", "neighbor", "warm", "close", "love", "well;", "know", "cousin")
 COLD_WORDS = ("quarrel", "cannot stand", "can't stand", "feud", "tiresome", "annoy", "dislike",
               "argue", "resent", "irritat", "angry", "cold towards", "rival", "grudge",
-              "forgets to return", "never returns", "complain")
+              "complain")
 SOCIABLE = ("sociable", "cheerful", "outgoing", "friendly", "gossipy", "curious", "warm",
             "earnest", "chatty", "kind", "lively", "motherly", "tender", "loyal")
 SOLITARY = ("solitary", "shy", "reserved", "taciturn", "gruff", "proud", "grumpy",
@@ -409,6 +410,8 @@ def find_ranges(s):
                     a = (h % 12 + (12 if pm else 0)) * 60 + t1.get("mm", 0)
                     if a > b and pm:
                         a -= 720
+                    elif not pm and h != 12 and h > (t2.get("h12") or 0) and t2["min"] < 720:
+                        a += 720  # "9 to 4 at night": evening to small hours
             if t2.get("midnight"):
                 b = 1440
             if b <= a:
@@ -547,7 +550,7 @@ class Ctx(object):
                 self.year = d.year
                 break
         if self.year is None:
-            self.year = 2001
+            self.year = self._year_from_weekday(t)
         self.addresses = self._addresses()
         masked = ADDR_RE.sub(" ", t)
         self.persons = self._persons(masked)
@@ -561,6 +564,23 @@ class Ctx(object):
         self.memories = self._memories()
         self.plan = self._plan_items()
         self.dialogue = self._dialogue()
+
+    def _year_from_weekday(self, t):
+        """No year written: take the nearest year in which a 'weekday month day' holds."""
+        m = re.search(r"\b" + WEEKDAY_RE + r"\b", t)
+        if m:
+            wd = WEEKDAYS.index((m.group(1) + "day").lower())
+            ds = find_dates(t[m.start():m.start() + 40], 2000)
+            if ds:
+                d0 = ds[0][0]
+                for k in range(0, 40):
+                    for y in (2025 + k, 2025 - k):
+                        try:
+                            if date(y, d0.month, d0.day).weekday() == wd:
+                                return y
+                        except ValueError:
+                            pass
+        return 2025
 
     def _schema_iso_dates(self):
         out = []
@@ -610,10 +630,12 @@ class Ctx(object):
             before = masked[max(0, m.start() - 12):m.start()]
             score = 0
             if any(after.startswith(x) for x in PERSON_AFTER) or after.startswith("'s ") or \
-                    after.startswith("'s\n") or after.startswith(":") or after.startswith(","):
+                    after.startswith("'s\n") or after.startswith(":"):
                 score += 1
             if re.search(r"(with|mind of|Name:|by|told|asks|sees|and|to|calling on|tell)\s*$", before):
                 score += 1
+            if re.search(r"\b(the|a|an)\s+$", before):
+                score -= 2
             c = cands.setdefault(nm, [0, 0, m.start()])
             c[0] += 1
             c[1] += score
@@ -672,8 +694,8 @@ class Ctx(object):
                 continue
             ds = find_dates(s, self.year)
             for d, a, b in ds:
-                pre = s[max(0, a - 12):a].lower()
-                if "(" in pre[-2:] or "tomorrow" in pre or "today" in pre or "on " in pre[-4:]:
+                pre = s[max(0, a - 14):a].lower()
+                if re.search(r"(\(|\b(today|tomorrow|on)\b[\s,(]*)$", pre):
                     continue
                 if nd is None:
                     nd = d
@@ -686,10 +708,27 @@ class Ctx(object):
                 break
         return nd, nmin
 
+    def _owners(self):
+        owners = []
+        cur = None
+        for ln in self.lines:
+            s = ln.strip()
+            if s and not s.startswith("-") and not s.startswith("[") and not re.match(r"^\d+[.)]\s", s) \
+                    and (s.endswith(":") or s.startswith("#")) and len(s) < 160:
+                cur = None
+                best = None
+                for p in self.persons:
+                    i = s.find(p)
+                    if i >= 0 and (best is None or i < best):
+                        best, cur = i, p
+            owners.append(cur)
+        return owners
+
     def _memories(self):
         mems = []
         n = len(self.lines)
-        pos = 0
+        owners = self._owners()
+        self.owners = owners
         for i, ln in enumerate(self.lines):
             s = ln.strip()
             m = re.match(r"^(?:-|\d+[.)])\s*\[([^\]]*)\]\s*(.*)$", s)
@@ -702,12 +741,13 @@ class Ctx(object):
                 if mn:
                     num = int(mn.group(1))
                 mems.append({"date": ds[0][0] if ds else None, "min": ts[0][0] if ts else None,
-                             "text": text, "frac": i / max(1, n - 1), "num": num, "line": s})
+                             "text": text, "frac": i / max(1, n - 1), "num": num, "line": s,
+                             "owner": owners[i]})
         return mems
 
     def _plan_items(self):
         items = []
-        for ln in self.lines:
+        for i, ln in enumerate(self.lines):
             s = ln.strip()
             if not s.startswith("-") or s.startswith("- ["):
                 continue
@@ -729,7 +769,8 @@ class Ctx(object):
                 ds = find_dates(mo.group(1), self.year)
                 if ds:
                     d = ds[0][0]
-            items.append({"start": a, "end": b, "act": act, "addr": addr, "date": d, "line": s})
+            items.append({"start": a, "end": b, "act": act, "addr": addr, "date": d, "line": s,
+                          "owner": self.owners[i] if i < len(self.owners) else None})
         return items
 
     def _dialogue(self):
@@ -859,7 +900,9 @@ def _resolve_all(s, defs, depth=0):
         return []
     if "$ref" in s:
         return _resolve_all(defs.get(s["$ref"].split("/")[-1]) or {}, defs, depth + 1)
-    out = [s]
+    wrapper = any(k in s for k in ("anyOf", "oneOf")) and not any(
+        k in s for k in ("type", "properties", "enum", "items"))
+    out = [] if wrapper else [s]
     for k in ("anyOf", "oneOf"):
         for sub in s.get(k) or []:
             out.extend(_resolve_all(sub, defs, depth + 1))
@@ -929,8 +972,16 @@ def detect_task(ctx):
 
 
 # ================================================================== events and news
+HOSTING_VERB_RE = re.compile(r"\b(holding|hold|putting on|put on|running|run|hosting|host|teach|teaching|"
+                             r"giving|give|having|throwing|throw|organi[sz]ing|organi[sz]e|about|of|"
+                             r"to|for)\s+$", re.I)
+
+
 def _np_after_article(text):
-    """First 'a/an/the ...' noun phrase (1-6 words) that is not a time expression."""
+    """The noun phrase that names the event: an 'a/an/the ...' phrase (1-6 words), preferring
+    one right after a verb of holding/announcing, with 'a/an', and close before the first
+    day or time word."""
+    cands = []
     for m in re.finditer(r"\b(an?|the)\s+([A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*){0,6})", text):
         art = m.group(1).lower()
         ws = m.group(2).split()
@@ -942,12 +993,31 @@ def _np_after_article(text):
         if not out:
             continue
         low = " ".join(out).lower()
-        if low in ("little", "while", "bit", "lot", "moment", "few", "day", "week", "news"):
+        if low in ("little", "while", "bit", "lot", "moment", "few", "day", "week", "news", "days"):
             continue
         if art == "the" and len(out) < 2:
             continue
-        return (m.group(1) + " " + " ".join(out)), m.start()
-    return None, -1
+        cands.append((m.group(1) + " " + " ".join(out), m.start()))
+    if not cands:
+        return None, -1
+    tm = [t[1] for t in find_single_times(text)]
+    dm = re.search(r"\b(today|tomorrow|tonight)\b", text, re.I)
+    anchor = min(tm + ([dm.start()] if dm else [])) if (tm or dm) else len(text)
+
+    def score(c):
+        np_, pos = c
+        sc = 0.0
+        if HOSTING_VERB_RE.search(text[max(0, pos - 30):pos]):
+            sc += 2.0
+        if not np_.lower().startswith("the "):
+            sc += 1.0
+        if pos <= anchor:
+            sc += 1.0 - (anchor - pos) / float(max(1, len(text)))
+        else:
+            sc -= 1.0
+        return sc
+    best = max(cands, key=score)
+    return best
 
 
 class Event(object):
@@ -979,12 +1049,19 @@ def parse_event(ctx, clause, ref_date, holder=""):
     ev.what = what
     # host: first person named before the noun phrase, or the holder
     host = ""
-    best = 10 ** 9
+    best = -1
     for p in ctx.persons:
         for cand in (p, _first(p)):
-            i = clause.find(cand)
-            if 0 <= i < best and (wpos < 0 or i < wpos + 1):
-                best, host = i, p
+            for mm in re.finditer(r"\b" + re.escape(cand) + r"\b", clause):
+                i = mm.start()
+                if wpos >= 0 and i > wpos:
+                    break
+                between = clause[mm.end():wpos if wpos > i else mm.end() + 40].lower()
+                if re.search(r"\b(heard|told|know|knows|about|asked|invited|going to|good to see|"
+                             r"how are|nice to)\b|[.!?]", between):
+                    continue
+                if i > best:
+                    best, host = i, p
     ev.host = host
     ev.holder = holder
     rs = find_ranges(clause)
@@ -1085,9 +1162,19 @@ def find_news(ctx):
                 continue
             src = re.search(r"([A-Z][a-z]+(?: [A-Z][a-z]+)+) told ", sent)
             ev.source = src.group(1) if src else ""
-            ev.hosting = (ev.host == holder) or "hosting" in low or "host" in low.split(":")[0]
+            ev.hosting = bool(ev.host) and ev.host == holder
             k = (holder, tuple(sorted(ev.key())))
             if k in seen:
+                # the same news told twice: fill what the first telling left out
+                for h0, ev0, _ in out:
+                    if h0 == holder and ev0.key() == ev.key():
+                        if not ev0.host and ev.host:
+                            ev0.host = ev.host
+                            ev0.hosting = ev.hosting
+                        if not ev0.place_text and ev.place_text:
+                            ev0.place_text, ev0.addr = ev.place_text, ev.addr
+                        if not ev0.source and ev.source:
+                            ev0.source = ev.source
                 continue
             seen.add(k)
             out.append((holder, ev, ctx.pos_frac(sent[:60])))
@@ -1104,16 +1191,17 @@ def mentioned(ev, text):
 
 def stance_in_memories(ctx, person, ev):
     """'host' | 'yes' | 'no' | 'maybe' | 'heard' | None from memory lines and plan."""
-    first = _first(person)
     st = None
     for it in ctx.plan:
+        if it.get("owner") not in (person, None):
+            continue
         if mentioned(ev, it["act"]):
             if "host" in it["act"].lower():
                 return "host"
             st = "yes"
     for m in ctx.memories:
         t = m["text"]
-        if not mentioned(ev, t):
+        if m.get("owner") not in (person, None) or not mentioned(ev, t):
             continue
         low = t.lower()
         if (person + " is hosting") in t:
@@ -1138,6 +1226,17 @@ def stance_in_memories(ctx, person, ev):
     return st
 
 
+def event_in_line(ctx, speaker, text, ref_date):
+    """An event as one person's spoken line describes it (host 'I' = the speaker)."""
+    ev = parse_event(ctx, text, ref_date)
+    if ev is None:
+        return None
+    if re.search(r"\b(i'm|i am|i'll be|we're|my)\b[^.?!]*\b(hold|holding|putting on|running|hosting|"
+                 r"teach|teaching|giving|having|throwing|organi[sz]ing)\b", text.lower()):
+        ev.host = speaker
+    return ev
+
+
 def events_from_memories(ctx):
     evs = []
     seen = set()
@@ -1146,8 +1245,20 @@ def events_from_memories(ctx):
         low = t.lower()
         if not any(c in low for c in ("about ", "told", "hosting", "going to the", "going to a")):
             continue
-        clause = t.split(": ")[-1] if "told" in low and ": " in t and '"' not in t else t
-        ev = parse_event(ctx, clause, m["date"])
+        ev = None
+        if not re.search(r"\b(an?)\s+[A-Za-z]", t):
+            continue
+        if '"' in t:
+            for sp, q in re.findall(r'([A-Z][\w\'-]+(?: [A-Z][\w\'-]+){1,2}):\s*"([^"]*)"', t):
+                e = event_in_line(ctx, sp, q, m["date"])
+                if e is not None and e.start is not None and re.match(r"(?i)an?\s", e.what):
+                    ev = e
+                    break
+        else:
+            clause = t.split(": ")[-1] if "told" in low and ": " in t else t
+            ev = parse_event(ctx, clause, m["date"])
+            if ev is not None and not re.match(r"(?i)an?\s", ev.what):
+                ev = None
         if not ev or ev.start is None:
             # "X is going to the <event>" lines carry no time; keep for words only
             continue
@@ -1228,14 +1339,15 @@ def small_talk(ctx, speaker, listener):
         sent = re.split(r"(?<=[.!?])\s+", m.group(1).strip())[0]
         sent = re.sub(r"^" + re.escape(speaker) + r"\s+is\s+", "I'm ", sent)
         sent = re.sub(r"^" + re.escape(speaker) + r"\s+has\s+", "I've ", sent)
+        sent = re.sub(r"^" + re.escape(speaker) + r"\s+(\w+?)ies\b", r"I \1y", sent)
         sent = re.sub(r"^" + re.escape(speaker) + r"\s+(\w+?)s\b", r"I \1", sent)
         if sent and not sent.startswith(speaker):
             return d.pick(["Busy as ever. ", "Oh, you know. ", "Can't complain. "]) + sent
     return d.pick([
         "How are things with you, %s?" % ctx.name_ref(listener),
-        "Cold one today, isn't it?",
+        "Busy day today, isn't it?",
         "Keeping busy, %s?" % ctx.name_ref(listener),
-        "Good to see you. How's work treating you?",
+        "How's work treating you?",
         "Quiet day so far. What are you up to?",
     ])
 
@@ -1247,12 +1359,14 @@ def goodbye(ctx, listener):
                           "Good talking to you. Bye for now!"])
 
 
-def overlaps(ctx, ev, person_is_self=True):
-    """Plan items of self overlapping the event time (same day)."""
+def overlaps(ctx, ev, person):
+    """Plan items of person overlapping the event time (same day)."""
     res = []
     if ev.start is None:
         return res
     for it in ctx.plan:
+        if it.get("owner") not in (person, None):
+            continue
         d = it["date"] or ctx.now_date
         if ev.date and d and d != ev.date:
             # an item that runs past midnight from the previous day
@@ -1276,7 +1390,7 @@ def classify_item(ctx, act):
         return "commit"
     if "sleep" in low or "bed" in low:
         return "sleep"
-    if any(w in low for w in ("work", "shift", "turn", "duty", "tend", "keeping", "clinic",
+    if any(w in low for w in ("work", "shift", "turn", "duty", "tend", "keeping", "office",
                               "driving", "cooking", "open")):
         return "work"
     return "ordinary"
@@ -1293,8 +1407,8 @@ def decide_invite(ctx, person, ev, from_person, is_news):
     if prior == "host":
         return "already"
     clash = None
-    if person == ctx.self_name:
-        for it in overlaps(ctx, ev):
+    if True:
+        for it in overlaps(ctx, ev, person):
             if mentioned(ev, it["act"]):
                 return "already"
             kind = classify_item(ctx, it["act"])
@@ -1412,9 +1526,10 @@ def compose_turn(ctx, speaker, listeners, dialogue, news_items, must_leave, grou
     # 3. greeting / small talk when nothing else
     if not parts:
         if not dialogue:
+            hello = "Morning" if (ctx.now_min is not None and ctx.now_min < 720) else "Hello"
             parts.append(d.pick(["Hi %s, good to see you." % ctx.name_ref(listener),
                                  "%s! Nice to run into you." % ctx.name_ref(listener),
-                                 "Morning, %s." % ctx.name_ref(listener)]))
+                                 "%s, %s." % (hello, ctx.name_ref(listener))]))
             if d.chance(0.5):
                 parts.append(small_talk(ctx, speaker, listener))
         elif last and any(c in last[1].lower() for c in BYE_CUES):
@@ -1423,7 +1538,7 @@ def compose_turn(ctx, speaker, listeners, dialogue, news_items, must_leave, grou
             parts.append(small_talk(ctx, speaker, listener))
     # 4. ending
     bye_before = bool(last and any(c in last[1].lower() for c in BYE_CUES))
-    if must_leave:
+    if must_leave or any(c in " ".join(parts).lower() for c in BYE_CUES):
         end = True
     elif bye_before:
         end = d.chance(P_END_AFTER_BYE)
@@ -1570,7 +1685,7 @@ def build_interview(ctx):
                 break
         mems = [m for m in ctx.memories if target in m["text"] or _first(target) in m["text"]]
         if sent:
-            ans = "Yes, I know %s. %s." % (_first(target), sent)
+            ans = "Yes, I know %s. %s." % (_first(target), _cap(sent))
         elif mems:
             m = mems[-1]
             if "conversation" in m["text"].lower():
@@ -1785,11 +1900,12 @@ def build_reflect_i(ctx):
                     about = ev.what
                     break
         if not about:
+            mh = re.search(r"\b(?:habit|habits) of ([a-z][^?]*?)(?: say| tell| mean|\?|$)", q)
             np_, _ = _np_after_article(q)
-            about = np_ or me
+            about = mh.group(1) if mh else (" ".join(np_.split()[:4]) if np_ else me)
         k = d.randint(1, 3)
         for j in range(k):
-            if j == 0 and about in ctx.persons:
+            if j == 0 and about in ctx.persons and about != me:
                 t = ctx.tie(me, about)
                 rel = {1: "feels close to", -1: "keeps some distance from", 0: "is on easy terms with"}[t]
                 text = "%s %s %s." % (me, rel, about)
@@ -1798,10 +1914,12 @@ def build_reflect_i(ctx):
                 tail = {"yes": "means to go", "host": "is counting on people coming",
                         "no": "does not expect to go", "maybe": "has not decided whether to go"}.get(st, "is thinking it over")
                 text = "%s keeps hearing about %s and %s." % (me, evq.what, tail)
+            elif j == 0 and about == me:
+                text = "%s has been turning the last few days over in their mind." % me
             elif j == 0:
                 text = "%s pays attention to %s." % (me, about)
             elif j == 1:
-                text = "%s keeps to a steady routine and takes their daily duties seriously." % me
+                text = "%s sticks to a fixed daily routine and takes the work seriously." % me
             else:
                 text = "%s cares about what is happening around town." % me
             out.append({"insight": text, "about": _clip(about, 60), "evidence": ev_nums[:10],
@@ -1835,7 +1953,7 @@ STEP_BANK = {
             "clearing up", "washing the dishes"],
     "wake": ["getting out of bed", "washing up", "getting dressed", "making a hot drink"],
     "relax": ["sitting down for a rest", "reading for a while", "making a cup of tea",
-              "listening to the radio", "tidying up a little", "having a short nap"],
+              "listening to some music", "tidying up a little", "having a short nap"],
     "social": ["walking over", "saying hello", "chatting", "catching up on news",
                "sharing a hot drink", "saying goodbye"],
     "event": ["walking over", "finding a seat", "joining in", "listening", "chatting afterwards"],
@@ -1893,7 +2011,7 @@ def build_decompose(ctx):
         a = bank[i % len(bank)] + (" again" if i >= len(bank) else "")
         obj = ""
         for o in objects:
-            if o.lower() in a.lower() or o.lower() in act.lower():
+            if set(_words(o)) & set(_words(a)) or o.lower() in act.lower():
                 obj = o
         if not obj and objects and d.chance(0.35):
             obj = d.pick(objects)
@@ -1969,28 +2087,7 @@ def build_day_plan(ctx):
             blocks.append([it["start"] % 1440, it["end"] - it["start"], it["act"], it["addr"]])
         blocks.sort(key=lambda b: (b[0] - wake) % 1440)
     else:
-        t = wake
-        blocks.append([t, 30, "waking up and getting ready", home]); t += 30
-        blocks.append([t, 30, "having breakfast", kitchen]); t += 30
-        if work and (work[1] - t) % 1440 > 0 and (work[1] - t) % 1440 < 600:
-            gap = (work[1] - t) % 1440
-            if gap >= 30:
-                blocks.append([t, gap, "relaxing at home", home]); t += gap
-            wlen = (work[2] - work[1]) % 1440 or 480
-            half = (wlen // 2) // 30 * 30
-            blocks.append([t, half, work[0], work_addr]); t += half
-            blocks.append([t, 60, "having lunch", kitchen]); t += 60
-            blocks.append([t, wlen - half - 60 if wlen - half - 60 >= 30 else 60, work[0], work_addr])
-            t += blocks[-1][1]
-        else:
-            blocks.append([t, 180, "going about the day's chores", home]); t += 180
-            blocks.append([t, 60, "having lunch", kitchen]); t += 60
-            blocks.append([t, 180, "going about the day's chores", home]); t += 180
-        blocks.append([t, 60, "having dinner", kitchen]); t += 60
-        rest = (bed - t) % 1440
-        if 30 <= rest < 900:
-            blocks.append([t, rest, "relaxing at home", home]); t += rest
-        blocks.append([t % 1440, (wake - t) % 1440 or 480, "sleeping", home])
+        blocks = _routine_blocks(wake, bed, work, work_addr, home, kitchen)
     # events of the day
     today = ctx.now_date
     evs = [ev for (h, ev, fr) in find_news(ctx) if h == me] + events_from_memories(ctx)
@@ -2051,6 +2148,48 @@ def build_day_plan(ctx):
     while len(outline) < 4:
         outline.append("rest at home")
     return {"wake_up_hour": int(wake // 60) % 24, "outline": outline[:8], "blocks": out_blocks}
+
+
+def _routine_blocks(wake, bed, work, work_addr, home, kitchen):
+    """A plain day from the lifestyle sentence, in minutes relative to waking."""
+    awake = (bed - wake) % 1440 or 960
+    items = [(0, 30, "waking up and getting ready", home), (30, 30, "having breakfast", kitchen)]
+    ws = we = None
+    if work:
+        ws = max(60, (work[1] - wake) % 1440)
+        wl = (work[2] - work[1]) % 1440 or 480
+        we = min(awake - 30, ws + wl)
+    meals = []
+    for frac, name in ((0.4, "having lunch"), (0.72, "having dinner")):
+        r = int(awake * frac) // 30 * 30
+        if ws is not None and ws <= r < we and we - ws <= 360:
+            r = we  # after a short shift
+        meals.append((r, 60, name, kitchen))
+    if ws is not None:
+        cut = [ws] + [m[0] for m in meals if ws < m[0] < we] + [we]
+        for a, b in zip(cut, cut[1:]):
+            if a in [m[0] for m in meals]:
+                a += 60
+            if b - a >= 15:
+                items.append((a, b - a, work[0], work_addr))
+    items.extend(meals)
+    items.sort()
+    out = []
+    t = 0
+    for a, du, act, ad in items:
+        if a > t:
+            out.append([t, a - t, "relaxing at home" if not out or out[-1][2] != "relaxing at home" else "relaxing at home", home])
+        if a < t:
+            du -= (t - a)
+            a = t
+        if du >= 5:
+            out.append([a, du, act, ad])
+            t = a + du
+    if t < awake:
+        out.append([t, awake - t, "relaxing at home", home])
+        t = awake
+    out.append([t, 1440 - t if t < 1440 else 480, "sleeping", home])
+    return [[(wake + b[0]) % 1440, b[1], b[2], b[3]] for b in out]
 
 
 def _insert_block(blocks, start, dur, act, addr, wake):
@@ -2150,30 +2289,31 @@ def build_memo(ctx, person=None, dialogue=None, memo_schema=None):
     known = [ev for (_, ev, _) in find_news(ctx)] + events_from_memories(ctx)
     ev, told_by, decision = None, "", None
     for sp, text in dialogue:
-        e = None
-        for k in known:
-            if mentioned(k, text):
-                e = k
-                break
-        if e is None:
-            e2 = parse_event(ctx, text, ctx.now_date)
-            if e2 is not None and e2.start is not None and (e2.date or e2.rel_word):
-                e = e2
-                if re.search(r"\b(i'm|i am|my)\b", text.lower()):
-                    e.host = sp
-        if e is not None and ev is None:
-            ev, told_by = e, sp
-            # the line carries the times as said: prefer them
-            rs = find_ranges(text)
-            if rs:
-                ev.start, ev.end = rs[0][0], rs[0][1]
-            pm = parse_event(ctx, text, ctx.now_date)
-            if pm is not None and pm.place_text:
-                ev.place_text = pm.place_text
-                ev.addr = match_address(ctx, pm.place_text) or ev.addr
-            if pm is not None and (pm.date or pm.rel_word):
-                ev.date = pm.date or ev.date
-            continue
+        if ev is None:
+            k0 = None
+            for k in known:
+                if mentioned(k, text):
+                    k0 = k
+                    break
+            e = event_in_line(ctx, sp, text, ctx.now_date)
+            if e is not None and (e.start is None or not (e.date or e.rel_word)):
+                if k0 is None:
+                    e = None
+                else:
+                    # the line named the event only in part: fill in from what is known
+                    e.start = e.start if e.start is not None else k0.start
+                    e.end = e.end if e.start is not None and e.end is not None else k0.end
+                    e.date = e.date or k0.date
+                    e.rel_word = e.rel_word or k0.rel_word
+            if e is None and k0 is not None:
+                e = k0
+            if e is not None:
+                if k0 is not None:
+                    e.host = e.host or k0.host
+                    if not e.place_text:
+                        e.place_text, e.addr = k0.place_text, k0.addr
+                ev, told_by = e, sp
+                continue
         if ev is not None and sp == me:
             low = text.lower()
             if any(c in low for c in NO_CUES):
@@ -2253,7 +2393,7 @@ def _gist(ctx, names, memo_for, group):
         words, end, _ = compose_turn(ctx, sp, lst, fake, holders, False, group=group)
         fake.append((sp, words))
         lines.append({"speaker": sp, "text": _clip(words, 300)})
-        if end and i >= 1:
+        if (end or any(c in words.lower() for c in BYE_CUES)) and i >= 1:
             break
     return True, lines, fake
 
@@ -2297,7 +2437,13 @@ def build_group_gist(ctx):
 
 
 def build_generic(ctx):
-    return instance_from_schema(ctx, ctx.schema or {}, 0)
+    if ctx.schema:
+        return instance_from_schema(ctx, ctx.schema, 0)
+    keys = re.findall(r"\"(\w+)\"\s*:", ctx.task_text[-900:])
+    out = {}
+    for k in keys or ["answer"]:
+        out.setdefault(k, "I'm not sure.")
+    return out
 
 
 def instance_from_schema(ctx, s, depth):

@@ -21,6 +21,8 @@ _WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(
                       r"(?! \()(?!['\u2019]s\b)(?!\))", re.IGNORECASE)  # "(Saturday)" is a date given already
 
 
+# Said as two days from now: kept as that day's date ("on Friday November 20"), which needs no saying again later.
+_AFTER_TOMORROW = re.compile(r"\bthe day after tomorrow\b(?! \()", re.IGNORECASE)
 # A day of the month said alone: "on the 12th", "by the 3rd," (not "on the 2nd floor", nor a month's date or a weekday's).
 _MONTH_DAY = re.compile(r"(?<!\()\b(?:on|by|until|till|from|before|after) the (\d{1,2})(?:st|nd|rd|th)\b"
                         r"(?! \()(?=\s*(?:[,.;:!?)]|$)|\s+(?:at|from|between|in|and|when|it|this|to|until|till|after|"
@@ -42,8 +44,12 @@ def anchored(text: str, today: date) -> str:
     it names a date already: it is read on later days, and "a lesson tomorrow" written on Tuesday
     was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
     (blind7, Korrin). A day of the month said alone ("on the 12th") is the next such day: a town's
-    whisper that named its day so was read as naming none, and its host's news said no day."""
+    whisper that named its day so was read as naming none, and its host's news said no day. "The day
+    after tomorrow" is that day's date (it was dated as tomorrow)."""
     text = redated(_dated_beside(unstamped(text), today), today)
+    if named_days(text, today):
+        return text
+    text = _AFTER_TOMORROW.sub(lambda m: f"on {day_named(today + timedelta(days=2))}", text)
     if named_days(text, today):
         return text
 

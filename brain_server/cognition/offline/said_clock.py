@@ -24,7 +24,8 @@ _WORDS = {w: n for n, w in enumerate("one two three four five six seven eight ni
 # An hour in figures or words, after "half past" or "quarter to" or not: "nine", "half past 6", "7:30".
 _FIGURE = rf"(\d{{1,2}}|{'|'.join(_WORDS)})"  # an hour in figures or words ("9", "nine")
 _O_CLOCK = r"o['\u2019]clock"  # with a straight or a curly apostrophe
-_HOUR = rf"(?:(half|quarter) (past|to) )?{_FIGURE}(?:[:.](\d{{2}}))?\s*(?:{_O_CLOCK}\s*)?"
+# "half four" is half past four, as said in Britain and Ireland.
+_HOUR = rf"(?:(half|quarter) (?:(past|to) )?(?=(?:\d|{'|'.join(_WORDS)})))?{_FIGURE}(?:[:.](\d{{2}}))?\s*(?:{_O_CLOCK}\s*)?"
 _STATED = re.compile(rf"\b{_HOUR}{_HALF}(?![a-z])", re.IGNORECASE)
 # The start of a range that says its half of the day only at its end: "from nine till eleven in the morning".
 _STARTS = re.compile(rf"\b{_HOUR}(?:-|\u2013|to|till|until|and)\s*$", re.IGNORECASE)
@@ -37,7 +38,8 @@ _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 _NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
 # A range from noon whose end says no half of the day: "noon to two" ends at 14:00.
 _NOON_TO = re.compile(rf"\b(?:noon|midday)\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}(?![\w:]|\.\d)", re.IGNORECASE)
-_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")  # "17:30", when no time is said with its half of the day
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_HOURS = re.compile(r"\b([01]\d|2[0-3])([0-5]\d)\s*(?:hours|hrs|h)\b", re.IGNORECASE)  # "1900 hours"  # "17:30", when no time is said with its half of the day
 EVENT_HOURS = 2  # an event whose end is not said
 
 
@@ -88,36 +90,57 @@ def _until(words: str, at: int, start: tuple[int, int]) -> list[tuple[int, tuple
     return [(m.start(), end)] if end[0] < 24 else []
 
 
-# Hours said with "o'clock" and no half of the day: "one o'clock to three", "from ten o'clock till two".
-_OCLOCK = rf"(?:\s*({_O_CLOCK}))?"
-_BARE = re.compile(rf"\b{_FIGURE}{_OCLOCK}(?:\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}{_OCLOCK})?(?![\w:.])",
-                   re.IGNORECASE)
+# Hours said with no half of the day: with "o'clock" ("one o'clock to three", "from ten o'clock till
+# two"), as a range after "from" or "between" ("from half four to six"), or open-ended ("seven till late").
+_NUMBER = rf"(?:\d{{1,2}}|{'|'.join(_WORDS)})"
+_BARE = re.compile(rf"\b(?:(?P<lead>from|between)\s+)?(?P<half>half\s+)?(?P<start>{_NUMBER})(?P<oc>\s*{_O_CLOCK})?"
+                   rf"(?:\s*(?:-|\u2013|to|till|until|and)\s*(?P<half2>half\s+)?(?P<end>{_NUMBER})(?P<oc2>\s*{_O_CLOCK})?"
+                   rf"|(?P<late>\s+(?:till|until)\s+late|\s+onwards?))?(?![\w:]|\.\d)"
+                   r"(?!\s+(?:of|people|men|women|children|guests|folk|times|days|weeks|years)\b)", re.IGNORECASE)
 
 
 def _bare(words: str) -> list[tuple[int, int]]:
-    """The times of hours said with "o'clock" but not their half of the day, where the hours
-    themselves tell it: nobody is asked to come at one to six at night, so those are afternoon
-    hours, and twelve is noon; the other end of a range falls within the twelve hours around them
-    ("ten o'clock till two" is 10:00-14:00). A game's whisper said "one o'clock to three", no time
-    was read, and its host held no event of her own. Seven to eleven alone stay unread: morning
-    and evening are both usual."""
+    """The times of hours said without their half of the day, where the hours themselves tell it:
+    nobody is asked to come at one to six at night, so those are afternoon hours, and twelve is noon;
+    the other end of a range falls within the twelve hours around them ("ten o'clock till two" is
+    10:00-14:00); said after their half of the day, or after it earlier in the statement ("Friday
+    evening ..., seven till late"), in that half. A game's whisper said "one o'clock to three", no time
+    was read, and its host held no event of her own; "from half four to six" and "seven till late"
+    were not read either. Seven to eleven alone stay unread: morning and evening are both usual.
+    Hours are said so with "o'clock", as a range after "from" or "between", or open-ended ("till late")."""
     for m in _BARE.finditer(words):
-        start, end = _hour(m.group(1)), _hour(m.group(3)) if m.group(3) else None
-        if (half := _HALF_BEFORE.search(words, 0, m.start())) and (end is not None or half.group(2)):
-            return _in_half(start, end, half.group(1).lower() != "morning")
-        if not (m.group(2) or m.group(4)):
+        start, end = _hour(m["start"]), _hour(m["end"]) if m["end"] else None
+        minutes = (30 * bool(m["half"]), 30 * bool(m["half2"]))
+        half = _HALF_BEFORE.search(words, 0, m.start()) or _HALF_EARLIER.search(_statement_before(words, m.start()))
+        if half and (end is not None or half.group(2) or m["late"]):
+            return _minutes(_in_half(start, end, half.group(1).lower() != "morning"), minutes)
+        if not (m["oc"] or m["oc2"] or (m["lead"] and end is not None) or m["late"]):
             continue
         if not start or start > 12 or (end is not None and not 1 <= end <= 12):
             continue
         if end is None:
             if (known := _afternoon(start)) is not None:
-                return [(known, 0)]
+                return _minutes([(known, 0)], minutes)
             continue
         if (last := _afternoon(end)) is not None:  # the start is the latest of its two readings before the end
-            return [(max(h for h in (start % 12, start % 12 + 12) if h <= last), 0), (last, 0)]
+            return _minutes([(max(h for h in (start % 12, start % 12 + 12) if h <= last), 0), (last, 0)], minutes)
         if (first := _afternoon(start)) is not None:
-            return [(first, 0), (min(h for h in (end % 12, end % 12 + 12) if h > first), 0)]
+            return _minutes([(first, 0), (min(h for h in (end % 12, end % 12 + 12) if h > first), 0)], minutes)
     return []
+
+
+def _minutes(hours: list[tuple[int, int]], minutes: tuple[int, int]) -> list[tuple[int, int]]:
+    """`hours` read by `_bare` with the minutes said of each ("half four": 16:30)."""
+    return [(h, m) for (h, _), m in zip(hours, minutes, strict=False)]
+
+
+def _statement_before(words: str, at: int) -> str:
+    """The words of the statement that `at` is in, up to `at`."""
+    return words[max(words.rfind(stop, 0, at) for stop in (". ", "; ", "! ", "? ")) + 1:at]
+
+
+# A half of the day said earlier in the statement ("Friday evening Greta is throwing a ceilidh ..., seven till late").
+_HALF_EARLIER = re.compile(r"\b(morning|afternoon|evening|night|tonight)\b(?:.*\b(at)\s+$)?", re.IGNORECASE)
 
 
 # The half of the day said just before the hours: "tomorrow morning, ten until twelve", "this
@@ -156,6 +179,9 @@ def _said(m: re.Match[str]) -> tuple[int, int] | None:
     hour = _hour(figure)
     minute = int(minutes or 0)
     if part:
+        if way is None and part.lower() != "half":
+            return None  # "quarter four" says no time
+        way = way or "past"
         minute = 30 if part.lower() == "half" else 15 if way.lower() == "past" else 45
         hour = hour - 1 if way.lower() == "to" else hour
         hour = hour or 12
@@ -210,7 +236,7 @@ def after_hours(text: str) -> int:
     """Where in `text` the last time it says ends ("from 3 pm to 5 pm", "17:00", "noon"), else its
     end before its closing stop: where a day it left out reads naturally put back; never after the
     closing stop ("... to 7 pm.": the time's own dot is the sentence's)."""
-    ends = [m.end() for pattern in (_STATED, _CLOCK, _NOON) for m in pattern.finditer(text)]
+    ends = [m.end() for pattern in (_STATED, _CLOCK, _HOURS, _NOON) for m in pattern.finditer(text)]
     stop = len(text.rstrip(".!? "))
     return min(max(ends, default=stop), stop)
 
@@ -231,7 +257,8 @@ def named_days(text: str, today: date) -> list[date]:
 
 def clock_times(text: str) -> list[tuple[int, int]]:
     """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
-    return stated_times(text) or [(int(h), int(m)) for h, m in _CLOCK.findall(text)]
+    return stated_times(text) or [(int(m.group(1)), int(m.group(2))) for m in sorted(
+        (*_CLOCK.finditer(text), *_HOURS.finditer(text)), key=lambda m: m.start())]
 
 
 def still_ahead(text: str, now: datetime, said_on: date | None = None) -> bool:
@@ -256,7 +283,7 @@ def passed(text: str, said_on: date, now: datetime) -> bool:
 
 
 WHEN_WORDS = stems(" ".join([*calendar.month_name, *calendar.day_name, "tomorrow tonight morning afternoon evening noon "
-                             "midday night midnight half past quarter until till between o'clock clock", *_WORDS]))
+                             "midday night midnight half past quarter until till between o'clock clock hours hrs late onwards", *_WORDS]))
 
 
 def more_than_when(text: str) -> bool:
@@ -265,7 +292,7 @@ def more_than_when(text: str) -> bool:
     return any(not _ORDINAL.fullmatch(w) for w in stems(text) - WHEN_WORDS)
 
 
-_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
+_ORDINAL = re.compile(r"\d{1,4}(?:st|nd|rd|th|[ap]m|h|hrs)?")  # "20th", "3pm", "1900"
 
 
 def after_when(text: str) -> str:
