@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brain_server.llm.client import LLM, AnswerError, parse_answer
+from brain_server.llm.client import LLM, ROOM_GROWTH, AnswerError, parse_answer
 from brain_server.llm.retries import echoes_complaint
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.trace import Trace
@@ -193,3 +193,20 @@ def test_fallback_purposes_setting() -> None:
     assert Settings(llm_fallback_purposes="daily_plan, decompose").llm_fallback_purposes == {"daily_plan", "decompose"}
     assert Settings(llm_fallback_purposes="").llm_fallback_purposes == frozenset()  # ask for everything
     assert all((BUILTIN_DIR / f"{purpose}.md").is_file() for purpose in FALLBACK_PURPOSES)
+
+
+@pytest.mark.parametrize("first", ["", '{"importance": ', "<think>It could be a 3, or"])
+def test_an_answer_that_ran_out_of_tokens_is_asked_again_with_more(fake_llm: FakeOpenAI, first: str) -> None:
+    """A model that thinks before it answers spends its tokens on the thinking: an empty answer, one
+    cut in its JSON or in its thinking, was asked again with as few, and came back so again (blind33's
+    writer: an 8B thinking model on Ollama). It is asked again with ROOM_GROWTH times as many; an
+    answer unusable for another reason is asked again with the same."""
+    fake_llm.queue({"content": first}, purpose="importance")
+    llm, t = make_llm(fake_llm), trace()
+    assert rate(llm, t).importance >= 1
+    sent = [r["body"]["max_tokens"] for r in fake_llm.chat_requests("importance")]
+    assert sent == [IMPORTANCE.max_tokens, IMPORTANCE.max_tokens * ROOM_GROWTH]
+    assert not t.llm_calls[0].fallback_used
+    fake_llm.queue({"content": '{"importance": "high"}'}, purpose="importance")
+    rate(llm)
+    assert [r["body"]["max_tokens"] for r in fake_llm.chat_requests("importance")][2:] == [IMPORTANCE.max_tokens] * 2

@@ -165,6 +165,14 @@ class NotACompletion(Exception):
     """The endpoint answered, but not with a chat completion: a proxy's page, plain text, another API's JSON."""
 
 
+def out_of_room(content: str) -> bool:
+    """Whether an unusable answer looks cut off by its max_tokens: empty (a model that spent them all
+    thinking, its reasoning in a field of its own), a think block never closed, or JSON never closed."""
+    text = content.strip()
+    return not text or (text.startswith("<think>") and "</think>" not in text) or (
+        text[:1] in "{[" and text[-1:] not in "}]")
+
+
 def chat_message(http: httpx2.Response) -> tuple[str, object, object]:
     """The first choice's content and refusal and the completion's usage, read from the endpoint's
     answer as it arrived (JSON under any label, as the openai client reads it), or NotACompletion

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 import structlog
 
 from brain_server.llm.allowance import Allowance
-from brain_server.llm.answers import AnswerError, NotACompletion, chat_message, parse_answer, tokens_of
-from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context
+from brain_server.llm.answers import AnswerError, NotACompletion, chat_message, out_of_room, parse_answer, tokens_of
+from brain_server.llm.context import ContextWindow, Count, estimate_tokens, fit_to_context, prompt_tokens
 from brain_server.llm.dialects import (
     RESPONSE_MODES,
     ResponseMode,
@@ -48,6 +48,7 @@ Out = TypeVar("Out", bound=BaseModel)
 Kept = TypeVar("Kept")
 log = structlog.get_logger(__name__)
 PURPOSE_HEADER = "X-NPC-Brain-Purpose"
+ROOM_GROWTH = 4  # an answer that ran out of its tokens is asked again with this many times as many
 # What the trace keeps of an answer or a body: a runaway answer or a proxy's page is megabytes.
 _KEPT_CHARS = 4000
 
@@ -146,11 +147,11 @@ class LLM:
         counter.calls += 1  # counted up front, so a call in flight shows
         started = time.perf_counter()
         result: Out | None = None
-        asked = messages
+        asked, room = messages, prompt.max_tokens + self.extra_tokens
         for attempt in range(1, self._max_attempts + 1):
             record.attempts = attempt
             try:
-                result = await self._attempt(prompt, variables, asked, record, work, listener)
+                result = await self._attempt(prompt, variables, asked, record, work, listener, room)
                 break
             except WorkDropped:
                 if attempt == 1:
@@ -170,6 +171,8 @@ class LLM:
                     break
                 if isinstance(exc, AnswerError):
                     asked = asked_again(messages, record.raw_completion, exc, self.prompts.template("answer_again"))
+                    if out_of_room(record.raw_completion):
+                        room = self._more_room(prompt.purpose, room, asked, npc_id, trace)
                 await self._sleep(self._retry_delay_s(exc, attempt))
         counter.attempts += record.attempts
         counter.retries += record.attempts - 1
@@ -189,6 +192,19 @@ class LLM:
             self.usage.hour(npc_id, trace.game_time).add(record, calls=1)
             trace.llm_calls.append(record)
         return result
+
+    def _more_room(self, purpose: str, room: int, asked: list[dict[str, str]], npc_id: str, trace: Trace | None) -> int:
+        """The tokens an answer that ran out of them (`out_of_room`) is asked again with: ROOM_GROWTH
+        times as many, within what the context window leaves after the request. A model that thinks
+        before it answers spends its tokens on the thinking, and the one retry at the same budget came
+        back empty again (blind33's writer: an 8B thinking model on Ollama, a dialogue line's 200 tokens)."""
+        wider = room * ROOM_GROWTH
+        if self.context is not None:
+            wider = min(wider, max(room, self.context.tokens - prompt_tokens(asked, estimate_tokens)))
+        _said(npc_id, trace).info("llm_answer_out_of_room", purpose=purpose, max_tokens=room, again_with=wider,
+                                  note="an empty or cut answer: a model that thinks first may need "
+                                       "NPC_BRAIN_LLM_EXTRA_TOKENS (README)")
+        return wider
 
     def _retry_delay_s(self, exc: Exception, attempt: int) -> float:
         """The endpoint's Retry-After where it sent one (bounded), else exponential backoff with jitter."""
@@ -238,14 +254,14 @@ class LLM:
                              "model following the prompts? (GetUsage, /metrics npc_brain_llm_fallbacks)")
 
     async def _attempt(self, prompt: Prompt[Out], variables: Mapping[str, Any], messages: list[dict[str, str]],
-                       record: LlmCallRecord, work: Work, listener: Listener | None) -> Out:
+                       record: LlmCallRecord, work: Work, listener: Listener | None, room: int) -> Out:
         schema = prompt.json_schema(variables)
         answer: Streamed | httpx2.Response | None = None
         async with self.scheduler.slot(work):
             if listener is not None and self.streams:
-                answer = await self._create_streamed(prompt, schema, messages, work, listener)
+                answer = await self._create_streamed(prompt, schema, messages, work, listener, room)
             if answer is None:
-                answer = await self._create(prompt, schema, messages, work)
+                answer = await self._create(prompt, schema, messages, work, room)
         refusal: object  # a model's refusal: text, or whatever its JSON holds there
         if isinstance(answer, Streamed):
             content, refusal, usage = answer.content, answer.refusal, answer.usage
@@ -273,18 +289,19 @@ class LLM:
             raise AnswerError(f"unusable {prompt.purpose} answer: {exc}") from exc
 
     def _request(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                 mode: ResponseMode, work: Work) -> dict[str, Any]:
-        """The `create` keywords of one completion in a response mode (a plain-text answer: in none)."""
+                 mode: ResponseMode, work: Work, room: int | None = None) -> dict[str, Any]:
+        """The `create` keywords of one completion in a response mode (a plain-text answer: in none),
+        its answer given `room` tokens (else the purpose's own and NPC_BRAIN_LLM_EXTRA_TOKENS)."""
         text = prompt.read is not None
         return adapted(dict(model=self.model, messages=schema_in_text(messages, schema) if mode == "prompt" and not text
-                            else messages, temperature=0.7, max_tokens=prompt.max_tokens + self.extra_tokens,
+                            else messages, temperature=0.7, max_tokens=room or prompt.max_tokens + self.extra_tokens,
                             extra_headers={PURPOSE_HEADER: prompt.purpose},
                             extra_body={**self.extra_body, **({"priority": int(work.priority)}
                                                               if self.send_priority else {})} or None,
                             **({} if text else response_format(mode, prompt.purpose, schema))), self.refused)
 
     async def _create(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                      work: Work) -> httpx2.Response:
+                      work: Work, room: int | None = None) -> httpx2.Response:
         """One completion in the response mode, its answer as it arrived (`chat_message` reads and
         checks it); an endpoint that rejects the mode (HTTP 400 about response_format) is asked again
         in the next weaker one, which every later call uses too. Posted as `create` would post it
@@ -293,7 +310,7 @@ class LLM:
         while True:
             mode = self.response_mode
             try:
-                body, headers = posted(self._request(prompt, schema, messages, mode, work))
+                body, headers = posted(self._request(prompt, schema, messages, mode, work, room))
                 return await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response,
                                                options={"headers": headers, "security": {"bearer_auth": True}})
             except openai.APIStatusError as exc:
@@ -304,14 +321,14 @@ class LLM:
                 self._downgrade(mode)
 
     async def _create_streamed(self, prompt: Prompt[Out], schema: dict[str, Any], messages: list[dict[str, str]],
-                               work: Work, listener: Listener) -> Streamed | None:
+                               work: Work, listener: Listener, room: int | None = None) -> Streamed | None:
         """Streamed to the listener (llm/streaming.py), stepping down as `_create` does; None where
         the endpoint refuses to stream (HTTP 400/422 about anything else): asked whole from then on."""
         while True:
             mode = self.response_mode
             try:
                 return await stream_completion(self._client, listener,
-                                               **as_is(self._request(prompt, schema, messages, mode, work)))
+                                               **as_is(self._request(prompt, schema, messages, mode, work, room)))
             except openai.APIStatusError as exc:
                 if self._adapt(exc):
                     continue
