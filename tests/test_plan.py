@@ -628,3 +628,18 @@ def test_an_address_copied_into_an_activity_is_left_to_the_address(run: Run, fak
         (20, "reading at home", HOME)]
     cafe = next(i for i in npc.plan if i.start.hour == 7)
     assert {s.activity for s in cafe.subtasks} == {"taking orders", f"({CAFE})"}  # nothing but an address: kept
+
+
+def test_a_plan_memory_says_waking_once(run: Run, fake_llm: FakeOpenAI, store: MemoryStore) -> None:
+    """blind33's writer read "wake up at 04:00; wake up at 4 am; ..." in 607 plan memories: the brain's
+    waking before an outline that opens with its own. Said once; an outline without it gets the brain's."""
+    fake_llm.queue({"json": {**SCRIPTED_DAY, "outline": ["wake up at 6 am", *SCRIPTED_DAY["outline"]]}},
+                   purpose="daily_plan")
+    npc = isabella()
+    run(lambda stream: new_day(npc, DAY1, stream))
+    [memory] = store.latest("isabella", 10, MemoryKind.PLAN)
+    assert memory.description.count("wake up") == 1 and "2026: wake up at 6 am; open the cafe" in memory.description
+    fake_llm.queue({"json": SCRIPTED_DAY}, purpose="daily_plan")
+    run(lambda stream: new_day(npc, DAY2, stream))
+    newest = max(store.latest("isabella", 10, MemoryKind.PLAN), key=lambda m: m.created)
+    assert ": wake up at 06:00; open the cafe" in newest.description

@@ -487,6 +487,11 @@ def test_a_schedule_says_tomorrow_is_free_unless_something_is_promised_for_it() 
     npc.plan_day = NOW.date() - timedelta(days=1)
     assert schedule_from(npc, NOW).splitlines()[0] == "- (today, Saturday February 14: not planned yet)"
     assert schedule_from(npc, NOW, plans=False) == "- (nothing planned)"
+    # a block of today's plan past midnight is tomorrow's: tomorrow is not said to be unplanned after it
+    npc.plan_day, npc.commitments = NOW.date(), []
+    npc.plan = [PlanItem(start=(NOW + timedelta(days=1)).replace(hour=0, minute=30), duration_minutes=60,
+                         activity="walking the dog", address=CAFE)]
+    assert schedule_from(npc, NOW).splitlines()[-1] == f"- 00:30-01:30 walking the dog (planned at {CAFE}) on Sunday February 15"
 
 
 def test_a_promise_and_ones_own_event_the_same_are_listed_once() -> None:
@@ -618,7 +623,8 @@ def test_a_revised_status_that_makes_the_npc_the_holder_of_an_event_it_heard_of_
     """Tarnbeck (blind31): seven residents told of the host's "wants to hold a shortwave evening" were
     revised to "X is getting ready to hold a shortwave evening today ...", and every prompt after showed
     them as its host (blind32's writer). A sentence that makes the NPC the holder of an event one of its
-    thoughts heard of says it heard of it; its own event, and one nobody told it of, are left as said."""
+    thoughts heard of says it heard of it, without the holder's asking everyone to come (1,498 prompts
+    of the Korrin capture: blind33's writer); its own event, and one nobody told it of, are left as said."""
     kite = "Bo Chen told Ann Lee: Bo Chen wants to hold a kite contest in Johnson Park on February 16 at four."
     party = "Ann Lee wants to host a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
     revised = ("Ann Lee is busy with the library. Ann Lee is getting ready to hold a kite contest in Johnson Park on "
@@ -633,7 +639,8 @@ def test_a_revised_status_that_makes_the_npc_the_holder_of_an_event_it_heard_of_
         await stream.remember("ann", ann().persona, thoughts, None, rate=False)
         return await revise_currently(ann(), NOW, stream, Trace(npc_id="ann", kind="plan", game_time=NOW), work=WORK)
 
-    assert run(scenario) == revised.replace("Ann Lee is getting ready to hold a kite", "Ann Lee has heard of a kite")
+    assert run(scenario) == revised.replace("Ann Lee is getting ready to hold a kite", "Ann Lee has heard of a kite"
+                                            ).replace(" and asks everyone to come", "")
 
 
 def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_day(

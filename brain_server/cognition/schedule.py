@@ -26,7 +26,10 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True, own: Sequenc
     not tell that tomorrow was free (blind16's writer). "Not planned yet" says the day plan is not
     made, not that the NPC is free: a host's own event that day is its news, shown beside. A note is
     in brackets, as "- (nothing planned)" is: no block, and nothing to tell (the project's own
-    stand-ins, reading every other line as a memory, told "tomorrow ...: not planned yet" as news)."""
+    stand-ins, reading every other line as a memory, told "tomorrow ...: not planned yet" as news).
+    Today's blocks that run past midnight are tomorrow's too: listed "... on Wednesday January 21"
+    and then "(tomorrow, Wednesday January 21: not planned yet)", 250 of the Korrin capture's prompts
+    left it open whether the NPC had plans tomorrow (blind33's writer)."""
     if not plans:
         return "- (nothing planned)"
     today = [i for i in npc.plan if i.end > now] if npc.plan_day == now.date() else []
@@ -36,7 +39,7 @@ def schedule_from(npc: NpcState, now: datetime, plans: bool = True, own: Sequenc
     if not today and not any(i.start.date() == now.date() for i in later):
         rest = "nothing more planned" if npc.plan_day == now.date() else "not planned yet"
         lines.insert(0, f"- (today, {now:%A %B} {now.day}: {rest})")
-    if not any(i.start.date() == tomorrow for i in later):
+    if not any(i.start.date() == tomorrow for i in [*today, *later]):
         lines.append(f"- (tomorrow, {tomorrow:%A %B} {tomorrow.day}: not planned yet)")
     return "\n".join(lines)
 

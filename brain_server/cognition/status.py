@@ -96,12 +96,19 @@ _HOLDS = re.compile(r"\s+(?:(?:is|was|will\s+be|has\s+been)\s+)?(?:(?:getting\s+
                     r"(?:s|ing)?\s+", re.IGNORECASE)
 
 
+# The holder's asking said with its event: "... and is asking everyone to come" (no part of one who heard of it).
+_ASKING_ALL = re.compile(r",?\s+and\s+(?:is\s+)?(?:ask|invit|tell|urg)\w*\s+(?:everyone|everybody|people|all|"
+                         r"the\s+(?:whole\s+)?(?:town|village|street))\b[^.!?]*", re.IGNORECASE)
+
+
 def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequence[MemoryNode], trace: Trace) -> str:
     """The revised status with each sentence that makes `name` the holder of an event it heard of
     (`heard`: its other thoughts; none of its `own` names it) saying it has heard of it instead. In
     Tarnbeck (blind31, the shipped prompts) seven residents told of the host's "wants to hold a shortwave
     evening" were revised to "X is getting ready to hold a shortwave evening today ...", and every
-    prompt of theirs after showed them as its host (blind32's writer)."""
+    prompt of theirs after showed them as its host (blind32's writer). The holder's asking goes with it:
+    the Korrin capture (blind31 answering) showed 1,498 prompts of residents who "has heard of a Morse
+    code lesson ... and is asking everyone to come", some beside their own "I'll pass" (blind33's writer)."""
     sentences, changed = SENTENCE.split(status), False
     for i, sentence in enumerate(sentences):
         holds = _HOLDS.match(sentence, len(name)) if sentence.startswith(name) else None
@@ -111,7 +118,7 @@ def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequen
         if any(naming(unstamped(n.description), name)(event) for n in own) or not any(
                 naming(unrelayed(unstamped(n.description)), n.subject)(event) for n in heard):
             continue
-        sentences[i], changed = f"{name} has heard of {event}", True
+        sentences[i], changed = f"{name} has heard of {_ASKING_ALL.sub('', event)}", True
         trace.note(f"plan: the revised status made {name} the holder of an event heard of: {sentence[:80]!r}")
     return " ".join(sentences) if changed else status
 
