@@ -312,6 +312,24 @@ def test_who_was_talked_with_since_the_news_counts_as_told(run: Run, fake_llm: F
     run(scenario)
 
 
+def test_a_teller_is_shown_no_hours_it_sleeps_through(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind33's writer saw a resident who wakes at 10 am shown "1 person, 01:00-04:00" to tell his
+    news at, and a literal planner booked "seeing people" at 1 am. Where people gather is shown only
+    in the hours the teller's lifestyle has it awake (`gather.asleep`)."""
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str]:
+        records = await _town_records(stream)
+        early, late = rosa(), rosa()
+        late.persona = late.persona.model_copy(update={"lifestyle": "wakes up at 10 am and goes to bed at 11 pm"})
+        await _holds_news(stream, early)
+        return ((await seeking(early, MORNING, stream, records, PLACES)).lines,
+                (await seeking(late, MORNING, stream, records, PLACES)).lines)
+
+    early, late = run(scenario)
+    assert f"- {FORGE}: 1 person, 08:00-16:00" in early
+    assert f"- {FORGE}: 1 person, 10:00-16:00" in late and "08:00" not in late
+
+
 def _held(npc_id: str, name: str, text: str) -> MemoryNode:
     """A thought `name` holds as its own this morning."""
     return MemoryNode(npc_id=npc_id, kind=MemoryKind.THOUGHT, subject=name, predicate="thinks", description=text,

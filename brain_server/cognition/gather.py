@@ -36,6 +36,7 @@ from brain_server.cognition.news import (
     naming,
     untold_line,
 )
+from brain_server.cognition.offline.awake import awake_window
 from brain_server.cognition.offline.heard import unrelayed, what_there_is, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
@@ -337,13 +338,31 @@ async def seeking(npc: NpcState, now: datetime, stream: MemoryStream, records: R
     people = await records.people(npc.world_name)
     town = [o for i in sorted(people.values())[:TOWN_READ] if (o := await records.npc_or_none(i)) is not None]
     names = {o.npc_id: o.persona.name for o in town}
-    told, busy = await told_since(npc, news, stream, names), [(i.start, i.end) for i in own]
+    told, busy = await told_since(npc, news, stream, names), [*((i.start, i.end) for i in own), *asleep(npc, now)]
     where = outside(untold_by_hour(npc, town, now, places, told=told), busy)
     found = gatherings(npc, town, now, places, where=where)
     return Seek(seek_lines(npc.persona.name, news, found, now, places, chats, [*npc.plan, *npc.commitments]),
                 tuple(found), own, later, where,
                 outside(calls_by_hour(npc, town, now, told=told), busy), names, stated_work_hours(npc.persona.lifestyle),
                 events, held_as_own(npc.persona.name, news))
+
+
+def asleep(npc: NpcState, now: datetime) -> list[tuple[datetime, datetime]]:
+    """The spans of `now`'s day the NPC's lifestyle has it asleep (between yesterday's and today's
+    waking windows, `awake_window`): nobody to seek out then. blind33's writer saw a resident who
+    wakes at 10 am shown "Engine Depot:engine shed: 1 person, 01:00-04:00" to tell his news at, and a
+    literal planner booked "seeing people" at 1 am."""
+    day = now.date()
+    start = datetime.combine(day, time(), tzinfo=now.tzinfo)
+    awake = sorted(w for d in (day - timedelta(days=1), day) if (w := awake_window(npc.persona.lifestyle, d, now.tzinfo)))
+    if not awake:
+        return []
+    spans, at = [], start
+    for up, down in awake:
+        if up > at:
+            spans.append((at, min(up, start + timedelta(days=1))))
+        at = max(at, down)
+    return [*spans, (at, start + timedelta(days=1))] if at < start + timedelta(days=1) else spans
 
 
 def heard_events(name: str, thoughts: Iterable[MemoryNode], places: Sequence[str],
