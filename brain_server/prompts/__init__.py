@@ -108,6 +108,8 @@ ASSISTANT_PHRASES = (
     *_each(("ai", "large"), ("language model",)), "as a language model", "as an ai assistant", "openai", "chatgpt",
     *_each(("i'm", "i am"), ("", "just"), ("an ai assistant",)),
     *_each(("i can't", "i cannot", "i am unable to", "i'm unable to"), ("assist", "comply"), ("with",)),
+    # blind31's "I'm sorry, but as an AI I can't continue this role-play.", kept in 37 captured prompts' memories
+    *_each(("continue",), ("this", "the"), ("role-play", "roleplay")),
 )
 _ASSISTANT = re.compile(r"\b(?:" + "|".join(map(re.escape, ASSISTANT_PHRASES)) + r")\b", re.IGNORECASE)
 # What the assistant voice opens with: held back with the phrase it may lead to, so a refused line
