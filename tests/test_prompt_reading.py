@@ -998,6 +998,10 @@ def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:
     assert stated_times("a soup kitchen at the wharf, Thursday, noon to two.") == [(12, 0), (14, 0)]
     assert stated_times("lunch at noon, then 2.30 on the clock") == [(12, 0)]
     assert what_there_is("There's a chess match on the 20th") == "a chess match on the 20th"
+    procession = "Thursday, 5 pm: Greta's lantern procession sets off from the Coal Wharf and goes along the towpath."
+    assert what_clause(procession) == "Greta's lantern procession sets off from the Coal Wharf and goes along the towpath."
+    # named alike (building and room), the place it says first: where the procession sets off
+    assert named_place(["Cut:Towpath:towpath", "Cut:Coal Wharf:wharf"], procession) == "Cut:Coal Wharf:wharf"
 
 
 @pytest.mark.parametrize(("said", "hours"), [

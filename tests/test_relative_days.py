@@ -260,3 +260,25 @@ def test_news_passed_on_a_later_day_says_its_relative_day_from_that_day() -> Non
         "the quilt show today (Saturday February 14) from 2 pm to 4 pm at Hobbs Cafe")
     assert told_of("Klaus Mueller", heard, [CAFE], (), DAY_ONE) == (
         "the quilt show tomorrow (Saturday February 14) from 2 pm to 4 pm at Hobbs Cafe")
+
+
+def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fake_llm, tmp_path) -> None:
+    """"... is having people round to her place on Saturday at 6 pm ...": "her place" named nowhere the
+    brain knew, so the host held no event of her own (no hosting block) and her news said no place.
+    Whispered, her home's building is named after it (`gist.home_named`)."""
+    jam = "Isabella Rodriguez is having people round to her place on Saturday at 6 pm to taste her plum jam."
+
+    async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
+        mind = await _town_mind(stream, tmp_path)
+        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
+        await mind.player.whisper("isabella", jam, DAY_ONE)
+        npc = await mind.records.npc("isabella")
+        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
+        await mind.close()
+        assert news.news is not None
+        return news.news.description, news.line, npc.persona.home
+
+    kept, line, home = run(scenario)
+    building = home.split(":")[1]
+    assert f"round to her place ({building}) on Saturday" in kept
+    assert f"at {building}" in line, line

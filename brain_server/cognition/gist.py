@@ -115,7 +115,23 @@ def named_place(places: Iterable[str], said: str) -> str:
     names whole ("from the lookout up at the Varden": not the Varden Path's path, where "he hauled it
     up the path"), else the first it names; "" for none."""
     return min(named_places(places, said), default="",
-               key=lambda p: (not room_named(p, said), not _place_terms(p)[0][0].search(said)))
+               key=lambda p: (not room_named(p, said), not (sector := _place_terms(p)[0][0].search(said)),
+                              sector.start() if sector else len(said)))
+
+
+# Where one's own home is said without its name: "round to her place", "at home".
+_HOME_SAID = re.compile(r"\b(?:(?:her|his|their|my|our)\s+(?:own\s+)?(?:place|house|home|flat|cottage|cabin)|at\s+home)\b"
+                        r"(?!\s*\()", re.IGNORECASE)
+
+
+def home_named(said: str, home: str) -> str:
+    """`said` (a thought whispered to the NPC whose `home` it is) with its home's building named
+    after where it says it without a name ("round to her place (Lock House)"): a whisper's party "at
+    her place" named no place the brain knew, so its host held no event of her own."""
+    found = _HOME_SAID.search(said)
+    if not home or found is None or named_places([home], said):
+        return said
+    return f"{said[:found.end()]} ({place_names(home)[0]}){said[found.end():]}"
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done

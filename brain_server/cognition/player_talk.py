@@ -15,7 +15,7 @@ import time
 from brain_server.cognition.booking import booked_item
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import MAX_LINES, answer_interview, next_line, relationship, remember_conversation
-from brain_server.cognition.gist import named_places
+from brain_server.cognition.gist import home_named, named_places
 from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
@@ -297,6 +297,7 @@ class Player:
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
         work = Work(Priority.PLAYER, npc_id)
         text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
+        text = home_named(text, npc.persona.home)  # "at her place" is somewhere the brain can plan
         world = await self.records.world(npc.world_name)
         named = named_places(open_places(world, npc), text)
 

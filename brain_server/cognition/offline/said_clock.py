@@ -349,8 +349,10 @@ def what_clause(text: str) -> str:
     if says_when(every[at]) and (then := _THEN.match(after)) and _says_what(done := after[then.end():].rstrip(".!? ")):
         return done  # what happens at the time the statement before said ("That is when ...")
     statements = [s.split(",") for s in every[:at + 1]]
-    # the statement that says when, else (it says when and no more) the first before it that says more
-    clauses = next((c for c in (statements[-1], *statements[:-1]) if any(map(_says_what, c))), statements[-1])
+    # the statement that says when, else (it says when and no more) the first before it that says more,
+    # else the one after it ("Thursday, 5 pm: Greta's lantern procession sets off from ...")
+    after_at = [every[at + 1].split(",")] if at + 1 < len(every) else []
+    clauses = next((c for c in (statements[-1], *statements[:-1], *after_at) if any(map(_says_what, c))), statements[-1])
     start = next((i for i, c in enumerate(clauses) if _INTENT.search(c)), None)
     if start is None or any(map(_says_what, clauses[:start])) and not _AND.match(clauses[start].strip()):
         start = next((i for i, c in enumerate(clauses) if _says_what(c)), 0)
