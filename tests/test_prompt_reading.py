@@ -1012,11 +1012,20 @@ def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:
     ("from four to six people can sit at the table", []),
     ("at 1900 the town was founded", []),
     ("half an hour before the show", []),
+    ("the sun lifts a little before twelve and sets by half past; she is there from half past eleven",
+     [(12, 0), (12, 30), (11, 30)]),
+    ("from half past eleven until noon", [(11, 30), (12, 0)]),
+    ("at noon, and again at half past three", [(12, 0), (15, 30)]),
+    ("before the midday ferry is in", []),
+    ("she is there from half past eleven", []),
 ])
 def test_hours_said_as_people_say_them_are_read(said: str, hours: list[tuple[int, int]]) -> None:
     """Whispers of our own saying their hours without a half of the day, each unread before, so the
     host held no event: "from half four to six" (half past four), "seven till late" after "evening"
-    earlier in the statement, "1900 hours"; counts of people, a year and "half an hour" are no hours."""
+    earlier in the statement, "1900 hours"; hours said near noon ("a little before twelve", "by half
+    past", "from half past eleven": an untuned town's whisper, its hours read from "the midday ferry");
+    counts of people, a year, "half an hour", a ferry at midday and an hour with nothing to place it
+    in its half of the day are no hours."""
     assert said_clock.clock_times(said) == hours
 
 

@@ -35,7 +35,8 @@ _MONTHS = {m.lower(): n for n, m in enumerate(calendar.month_name) if m} | {
 DATED = re.compile(rf"\b(?:({'|'.join(_MONTHS)})\.? (\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?"
                     rf"({'|'.join(_MONTHS)})|(\d{{4}})-(\d{{2}})-(\d{{2}}))\b", re.IGNORECASE)
 _NAMED = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
-_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
+_NOON = re.compile(r"(?<!\bthe )(?<!\ba )\b(?:noon|midday|midnight)\b(?!\s+(?:ferry|train|bus|boat|meal|break|bell|sun|post))",
+                   re.IGNORECASE)  # not "the midday ferry"
 # A range from noon whose end says no half of the day: "noon to two" ends at 14:00.
 _NOON_TO = re.compile(rf"\b(?:noon|midday)\s*(?:-|\u2013|to|till|until)\s*{_FIGURE}(?![\w:]|\.\d)", re.IGNORECASE)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
@@ -68,7 +69,41 @@ def stated_times(words: str) -> list[tuple[int, int]]:
         found.append((start.start(), (hour, said[1])))
     if len(found) == 1:
         found += _until(words, *found[0])
-    return [clock for _, clock in sorted(found)] or _bare(words)
+    if found and all(clock[0] == 12 for _, clock in found):  # noon said: hours said near it without a half
+        found += _near_noon(words, {at for at, _ in found})
+    return [clock for _, clock in sorted(found)] or _bare(words) or [clock for _, clock in _near_noon(words, set())]
+
+
+# An hour said after a word of time without its half of the day ("a little before twelve", "by half
+# past", "from half past eleven"), and "twelve" so said.
+_IN_WORDS = rf"(?:\d{{1,2}}|{'|'.join(_WORDS)})"
+_AROUND = re.compile(rf"\b(?:at|by|from|before|after|until|till|around|about|towards?)\s+(?:(?P<part>half|quarter)\s+"
+                     rf"(?P<way>past|to)(?:\s+(?P<hour>{_IN_WORDS}))?|(?P<bare>{_IN_WORDS}))\b(?!\s*(?:{_HALF}|[:.]\d|%))",
+                     re.IGNORECASE)
+
+
+def _near_noon(words: str, taken: set[int]) -> list[tuple[int, tuple[int, int]]]:
+    """Hours said without their half of the day in words that say noon (or "twelve" after a word of
+    time), each read in the half of the day nearest noon, "half past" alone after the hour said
+    before it: an untuned town's whisper said its hours as "a little before twelve and sink behind it
+    again by half past ... from half past eleven", none was read, and the hours came from "the midday
+    ferry". Nothing is read where noon is not said: seven to eleven alone stay unread."""
+    said = [m for m in _AROUND.finditer(words) if m.start("bare" if m["bare"] else "part") not in taken]
+    if not (taken or any(m["bare"] and _hour(m["bare"]) == 12 for m in said)):
+        return []
+    found: list[tuple[int, tuple[int, int]]] = []
+    last = 12
+    for m in said:
+        figure = m["bare"] or m["hour"]
+        hour = _hour(figure) if figure else last
+        if not 1 <= hour <= 12:
+            continue
+        minute = 0 if not m["part"] else 30 if m["part"].lower() == "half" else 15 if m["way"].lower() == "past" else 45
+        hour = hour - 1 if m["part"] and m["way"].lower() == "to" and figure else hour
+        near = min((hour % 12, hour % 12 + 12), key=lambda h: abs(h * 60 + minute - 12 * 60))
+        found.append((m.start(), (near, minute)))
+        last = hour
+    return found
 
 
 # An end said later in the statement without its half of the day: "from half past five in the morning,
@@ -92,9 +127,8 @@ def _until(words: str, at: int, start: tuple[int, int]) -> list[tuple[int, tuple
 
 # Hours said with no half of the day: with "o'clock" ("one o'clock to three", "from ten o'clock till
 # two"), as a range after "from" or "between" ("from half four to six"), or open-ended ("seven till late").
-_NUMBER = rf"(?:\d{{1,2}}|{'|'.join(_WORDS)})"
-_BARE = re.compile(rf"\b(?:(?P<lead>from|between)\s+)?(?P<half>half\s+)?(?P<start>{_NUMBER})(?P<oc>\s*{_O_CLOCK})?"
-                   rf"(?:\s*(?:-|\u2013|to|till|until|and)\s*(?P<half2>half\s+)?(?P<end>{_NUMBER})(?P<oc2>\s*{_O_CLOCK})?"
+_BARE = re.compile(rf"\b(?:(?P<lead>from|between)\s+)?(?P<half>half\s+)?(?P<start>{_IN_WORDS})(?P<oc>\s*{_O_CLOCK})?"
+                   rf"(?:\s*(?:-|\u2013|to|till|until|and)\s*(?P<half2>half\s+)?(?P<end>{_IN_WORDS})(?P<oc2>\s*{_O_CLOCK})?"
                    rf"|(?P<late>\s+(?:till|until)\s+late|\s+onwards?))?(?![\w:]|\.\d)"
                    r"(?!\s+(?:of|people|men|women|children|guests|folk|times|days|weeks|years)\b)", re.IGNORECASE)
 
