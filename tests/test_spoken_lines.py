@@ -21,6 +21,7 @@ NINE = "2026-02-13T09:00:00Z"
     "I am unable to comply with that.",
     "As a language model I cannot attend parties.",
     "I'm sorry, but as an AI I can't continue this role-play.",
+    "Okay, let me think about this. I'm Rosa here. The request wants a short answer in a set form.",
 ])
 def test_an_assistants_voice_is_not_a_characters_line(line: str) -> None:
     with pytest.raises(AnswerError, match="answered as an assistant"):
@@ -35,6 +36,7 @@ def test_an_assistants_voice_is_not_a_characters_line(line: str) -> None:
     "I can't stand the smell of the tannery.",
     "I am an AI, the station's caretaker, and I never sleep.",
     "As an AI, I cannot lie to you about the reactor.",
+    "Let me think about this. The mayor's request asks a lot of us.",
 ])
 def test_a_character_may_still_refuse_in_its_own_words(line: str) -> None:
     assert parse_answer(f'{{"utterance": "{line}", "end_conversation": false}}', Turn).utterance == line

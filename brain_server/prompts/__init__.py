@@ -110,6 +110,9 @@ ASSISTANT_PHRASES = (
     *_each(("i can't", "i cannot", "i am unable to", "i'm unable to"), ("assist", "comply"), ("with",)),
     # blind31's "I'm sorry, but as an AI I can't continue this role-play.", kept in 37 captured prompts' memories
     *_each(("continue",), ("this", "the"), ("role-play", "roleplay")),
+    # a thinking model's reasoning let into its answer (blind33's "Okay, let me think about this. I'm Rasa here. The
+    # request wants a short answer in a set form.", kept as a resident's line)
+    *_each(("the request", "the user", "the prompt"), ("wants", "asks", "asked", "is asking", "says")),
 )
 _ASSISTANT = re.compile(r"\b(?:" + "|".join(map(re.escape, ASSISTANT_PHRASES)) + r")\b", re.IGNORECASE)
 # What the assistant voice opens with: held back with the phrase it may lead to, so a refused line
