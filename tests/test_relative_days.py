@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import about, held, known_places, told_of
+from brain_server.cognition.news import Held, about, held, known_places, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import PlanItem
+from brain_server.model.npc import NpcState, PlanItem
 from tests.test_mind import CAFE, _town_mind, _until
 from tests.test_standin import _ask, _hard
 from tests.town import tiles, world_json
@@ -177,12 +177,7 @@ def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_
             "Isabella Rodriguez can fly her owl kite: she built it in May, and she hopes Bo will help.")
 
     async def scenario(stream: MemoryStream) -> tuple[str, str]:
-        mind = await _town_mind(stream, tmp_path)
-        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
-        await mind.player.whisper("isabella", kite, DAY_ONE)
-        npc = await mind.records.npc("isabella")
-        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
-        await mind.close()
+        news, _ = await _whispered(stream, tmp_path, fake_llm, kite)
         assert news.news is not None
         return news.line, told_of("Isabella Rodriguez", news.news, [CAFE])
 
@@ -234,12 +229,7 @@ def test_an_event_a_place_hosts_is_not_said_as_the_host_hosting_the_sentence(run
     quiz = "The cafe hosts a quiz night tomorrow at 8 pm: Isabella Rodriguez writes the questions."
 
     async def scenario(stream: MemoryStream) -> tuple[str, str]:
-        mind = await _town_mind(stream, tmp_path)
-        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
-        await mind.player.whisper("isabella", quiz, DAY_ONE)
-        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1),
-                          known_places(await mind.records.npc("isabella")))
-        await mind.close()
+        news, _ = await _whispered(stream, tmp_path, fake_llm, quiz)
         assert news.news is not None
         return news.line, told_of("Isabella Rodriguez", news.news, [CAFE])
 
@@ -269,12 +259,7 @@ def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fak
     jam = "Isabella Rodriguez is having people round to her place on Saturday at 6 pm to taste her plum jam."
 
     async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
-        mind = await _town_mind(stream, tmp_path)
-        fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
-        await mind.player.whisper("isabella", jam, DAY_ONE)
-        npc = await mind.records.npc("isabella")
-        news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
-        await mind.close()
+        news, npc = await _whispered(stream, tmp_path, fake_llm, jam)
         assert news.news is not None
         return news.news.description, news.line, npc.persona.home
 
@@ -282,3 +267,15 @@ def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fak
     building = home.split(":")[1]
     assert f"round to her place ({building}) on Saturday" in kept
     assert f"at {building}" in line, line
+
+
+async def _whispered(stream: MemoryStream, tmp_path, fake_llm, text: str) -> tuple[Held, NpcState]:
+    """Isabella's news an hour after `text` is whispered to her in the test town, and her record."""
+    mind = await _town_mind(stream, tmp_path)
+    fake_llm.queue({"json": {"currently": "Isabella Rodriguez is minding the cafe."}}, purpose="revise_currently")
+    await mind.player.whisper("isabella", text, DAY_ONE)
+    npc = await mind.records.npc("isabella")
+    news = await held(stream, "isabella", "Isabella Rodriguez", DAY_ONE + timedelta(hours=1), known_places(npc))
+    await mind.close()
+    assert news.news is not None
+    return news, npc
