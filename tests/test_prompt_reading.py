@@ -45,7 +45,7 @@ from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.cognition.speaker import Speaker
-from brain_server.cognition.status import dated_own, revise_currently, still_ahead
+from brain_server.cognition.status import dated_own, not_hosting, revise_currently, still_ahead
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import OWN as OWN_THOUGHT
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -641,6 +641,10 @@ def test_a_revised_status_that_makes_the_npc_the_holder_of_an_event_it_heard_of_
 
     assert run(scenario) == revised.replace("Ann Lee is getting ready to hold a kite", "Ann Lee has heard of a kite"
                                             ).replace(" and asks everyone to come", "")
+    garbled = 'Ann Lee is getting ready to hold conversation with Bo Chen: Ann Lee: "a kite contest in Johnson Park.'
+    assert not_hosting(garbled, "Ann Lee", [MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, description=kite,
+                                                       created=DAY1, last_accessed=DAY1, subject="Ann Lee")], [],
+                       Trace(npc_id="ann", kind="plan", game_time=NOW)) == garbled, "a transcript is no event"
 
 
 def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_day(

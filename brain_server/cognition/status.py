@@ -96,6 +96,7 @@ _HOLDS = re.compile(r"\s+(?:(?:is|was|will\s+be|has\s+been)\s+)?(?:(?:getting\s+
                     r"(?:s|ing)?\s+", re.IGNORECASE)
 
 
+_TRANSCRIPT = re.compile(r"(?:a\s+)?conversation\s+with\b|[^\"]*:\s*\"", re.IGNORECASE)  # a memory of talk, not an event
 # The holder's asking said with its event: "... and is asking everyone to come" (no part of one who heard of it).
 _ASKING_ALL = re.compile(r",?\s+and\s+(?:is\s+)?(?:ask|invit|tell|urg)\w*\s+(?:everyone|everybody|people|all|"
                          r"the\s+(?:whole\s+)?(?:town|village|street))\b[^.!?]*", re.IGNORECASE)
@@ -108,14 +109,17 @@ def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequen
     evening" were revised to "X is getting ready to hold a shortwave evening today ...", and every
     prompt of theirs after showed them as its host (blind32's writer). The holder's asking goes with it:
     the Korrin capture (blind31 answering) showed 1,498 prompts of residents who "has heard of a Morse
-    code lesson ... and is asking everyone to come", some beside their own "I'll pass" (blind33's writer)."""
+    code lesson ... and is asking everyone to come", some beside their own "I'll pass" (blind33's writer).
+    A conversation's transcript is no event: blind31's garbled "Halvard Iselvik is getting ready to hold
+    conversation with Aud Fagerheim: Halvard Iselvik: \"I'm holdi ..." made Ravnholmen's host "has heard
+    of conversation with ..."."""
     sentences, changed = SENTENCE.split(status), False
     for i, sentence in enumerate(sentences):
         holds = _HOLDS.match(sentence, len(name)) if sentence.startswith(name) else None
         if holds is None:
             continue
         event = sentence[holds.end():]
-        if any(naming(unstamped(n.description), name)(event) for n in own) or not any(
+        if _TRANSCRIPT.match(event) or any(naming(unstamped(n.description), name)(event) for n in own) or not any(
                 naming(unrelayed(unstamped(n.description)), n.subject)(event) for n in heard):
             continue
         sentences[i], changed = f"{name} has heard of {_ASKING_ALL.sub('', event)}", True
