@@ -45,7 +45,7 @@ from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.cognition.speaker import Speaker
-from brain_server.cognition.status import dated_own, not_hosting, revise_currently, still_ahead
+from brain_server.cognition.status import dated_own, not_hosting, own_kept_whole, revise_currently, still_ahead
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import OWN as OWN_THOUGHT
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -730,6 +730,22 @@ def test_a_status_sentence_gets_its_day_after_its_hours_or_at_its_end() -> None:
     said_so = "Ann Lee hosts a lantern party on February 15. She is getting her lantern party at Hobbs Cafe ready for tomorrow."
     assert dated_own(said_so, [party], NOW, t) == said_so
     assert dated_own("Ann Lee plans her lantern party at Hobbs Cafe on Sunday.", [party], NOW, t).endswith("on Sunday.")
+
+
+def test_a_hosts_event_put_back_into_its_status_says_what_the_host_does_first() -> None:
+    """Ravnholmen's host, his status revised without his event, had his thought put back whole: it
+    opened with "Tomorrow the sun comes back ..." and was cut at the status's length before "He will set
+    the sundial ...", and a model copying the status's first sentence told the sun. Where a circumstance
+    opens the thought, what the host will do goes first; a thought that opens with it is as it was."""
+    seals = ("Tomorrow (Sunday February 15) the seals come ashore at the cove. From the rocks they can be counted in "
+             "the last light. Ann Lee will count the pups for the survey at 4 pm. Anyone may help with the tally.")
+    event = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate=OWN_THOUGHT, created=DAY1,
+                       last_accessed=DAY1, description=seals)
+    t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+    assert own_kept_whole("Ann Lee is busy.", [event], NOW, t).startswith(
+        "Ann Lee will count the pups for the survey at 4 pm. Tomorrow (Sunday February 15) the seals come ashore")
+    party = event.model_copy(update={"description": "Ann Lee wants to host a party at 4 pm on Sunday (February 15)."})
+    assert own_kept_whole("Ann Lee is busy.", [party], NOW, t).startswith("Ann Lee wants to host a party at 4 pm")
 
 
 def test_a_status_says_its_hosts_day_once_in_the_sentence_with_its_hours() -> None:

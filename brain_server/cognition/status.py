@@ -13,7 +13,7 @@ from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE, unrelayed
 from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import after_hours, clock_times, named_days
+from brain_server.cognition.offline.said_clock import act_first, after_hours, clock_times, named_days
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
@@ -78,7 +78,7 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
     whole = sentences[:-1] if cut else sentences
     if cut:
         trace.note(f"plan: the revised status was cut short at {len(status)} characters: {sentences[-1][-40:]!r} left out")
-    missing = [as_theirs(said, event.subject) for event, said in _ahead(own, now)
+    missing = [as_theirs(act_first(said, event.subject), event.subject) for event, said in _ahead(own, now)
                if not any(map(naming(said, event.subject), whole))]
     if not missing:
         return " ".join(whole) if cut and whole else status

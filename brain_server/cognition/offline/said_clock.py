@@ -394,6 +394,26 @@ def what_clause(text: str) -> str:
     return _AND.sub("", ",".join(clauses[start:end + 1]).strip())
 
 
+def act_first(text: str, name: str) -> str:
+    """`text` (a thought of `name`'s own event) with the statement that says what `name` will do
+    first, where the statement that says when opened it with a circumstance (`_what_at`: "Tomorrow the
+    sun comes back to <the town>. ... He will set the sundial ..."): put back whole into a status,
+    Ravnholmen's thought opened with the sun and was cut before the sundial, and a model copying the
+    status's first sentence (blind33's declared habit) told the sun. Its pronoun is `name`."""
+    every = _all_statements(text)
+    at = _what_at(every)
+    first = next((i for i, s in enumerate(every) if says_when(s)), 0)
+    sentence = every[at].strip()
+    whole = sentence in (s.strip() for s in SENTENCE.split(text))  # a sentence of its own, no clause before it
+    if at == first or not whole or not _WILL_DO.match(sentence) or _REFERS_BACK.search(sentence):
+        return text
+    said = re.sub(r"^(?:[Hh]e|[Ss]he|[Tt]hey)\b", name, sentence)
+    return " ".join([said, *(s.strip() for s in SENTENCE.split(text) if s.strip() != sentence)])
+
+
+_REFERS_BACK = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)  # "will climb it": what it is is said before
+
+
 def _says_what(clause: str) -> bool:
     """Whether a comma clause says more than when and who: not only days, dates, hours and names
     ("On Sunday Rosa Vane will be up there from six"), nor a time said by what happens then ("when the
