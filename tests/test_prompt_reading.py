@@ -743,7 +743,12 @@ def test_a_hosts_event_put_back_into_its_status_says_what_the_host_does_first() 
                        last_accessed=DAY1, description=seals)
     t = Trace(npc_id="ann", kind="plan", game_time=NOW)
     assert own_kept_whole("Ann Lee is busy.", [event], NOW, t).startswith(
-        "Ann Lee will count the pups for the survey at 4 pm. Tomorrow (Sunday February 15) the seals come ashore")
+        "Ann Lee will count the pups for the survey at 4 pm tomorrow (Sunday February 15). Tomorrow (Sunday February 15) "
+        "the seals come ashore")
+    # the day and hours it leaves out, said in it
+    untimed = event.model_copy(update={"description": seals.replace(" at 4 pm", "").replace("last light", "last light, from 4 pm to 5 pm")})
+    assert own_kept_whole("Ann Lee is busy.", [untimed], NOW, t).startswith(
+        "Ann Lee will count the pups for the survey tomorrow (Sunday February 15), 16:00-17:00. Tomorrow")
     party = event.model_copy(update={"description": "Ann Lee wants to host a party at 4 pm on Sunday (February 15)."})
     assert own_kept_whole("Ann Lee is busy.", [party], NOW, t).startswith("Ann Lee wants to host a party at 4 pm")
 

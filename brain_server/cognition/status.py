@@ -78,7 +78,7 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
     whole = sentences[:-1] if cut else sentences
     if cut:
         trace.note(f"plan: the revised status was cut short at {len(status)} characters: {sentences[-1][-40:]!r} left out")
-    missing = [as_theirs(act_first(said, event.subject), event.subject) for event, said in _ahead(own, now)
+    missing = [as_theirs(_put_back(event, said, now), event.subject) for event, said in _ahead(own, now)
                if not any(map(naming(said, event.subject), whole))]
     if not missing:
         return " ".join(whole) if cut and whole else status
@@ -88,6 +88,28 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
         if len(" ".join([*kept, sentence])) <= CURRENTLY_MAX_CHARS:
             kept.append(sentence)
     return clipped(" ".join(kept), CURRENTLY_MAX_CHARS)
+
+
+def _put_back(event: MemoryNode, said: str, now: datetime) -> str:
+    """The NPC's own event (`said`: its thought's words) as it goes back into a status: what the host
+    will do first where a circumstance opens it (`act_first`), and that sentence then says the day and
+    hours it leaves out ("Halvard Iselvik will set the sundial ... tomorrow (Wednesday January 28),
+    12:00-12:30."): moved first without them, Ravnholmen's act read as no news beside a schedule line's
+    hours (blind33 told "a shipping forecast from 6 am to 8 am" in every conversation)."""
+    moved = act_first(said, event.subject)
+    if moved == said:
+        return said
+    first, _, rest = moved.partition(". ")
+    days = [d for d in named_days(said, event.created.date()) if d >= now.date()]
+    clocks = clock_times(said)[:2]
+    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in (clocks if len(clocks) < 2 or clocks[1] > clocks[0] else clocks[:1]))
+    if not days or named_days(first, now.date()):
+        return moved
+    first = first.rstrip(".")
+    if clock_times(first):  # its hours said: the day after them, as `dated_own` says it
+        at = after_hours(first)
+        return f"{first[:at]} {day_said(days[0], now.date())}{first[at:]}. {rest}".strip()
+    return f"{first} {day_said(days[0], now.date())}{', ' + hours if hours else ''}. {rest}".strip()
 
 
 # A sentence saying its subject holds an event: "Owain Pengelly is getting ready to hold a shortwave evening ...".
