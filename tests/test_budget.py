@@ -56,3 +56,20 @@ def test_within_budget_nothing_changes() -> None:
     assert fit_prompt(render, variables, 10_000, "test", None) == render(variables)
     assert memories.kept == [0, 1, 2] and str(memories).startswith("- memory 0")
     assert str(Bullets([])) == "- (nothing comes to mind)"
+
+
+def test_a_list_fitted_again_to_a_tighter_budget_starts_from_every_item() -> None:
+    """A context window fits a prompt in rounds, each to a tighter byte budget: the second round
+    raised IndexError on a list the first had cut (its `kept` said fewer than it held), and every
+    background call failed under a 4,096-token window (the day plan never made, the status revised
+    each Decide). Each fit starts from the whole list; `kept` says what the last fit showed."""
+    render = lambda v: [{"role": "user", "content": f"{v['persona']}\n{v['memories']}"}]  # noqa: E731
+    memories = Bullets([Item(f"memory {i} " * 5, (i, i)) for i in range(20)])
+    variables = {"persona": "Name: Ann Lee.", "memories": memories}
+    fit_prompt(render, variables, 1000, "test", None)
+    wider = list(memories.kept)
+    [message] = fit_prompt(render, variables, 600, "test", None)
+    assert len(message["content"].encode()) <= 600 and set(memories.kept) < set(wider)
+    assert message["content"].endswith(f"- {memories.items[19].text}")
+    fit_prompt(render, variables, 100_000, "test", None)
+    assert memories.kept == list(range(20))

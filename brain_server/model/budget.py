@@ -103,7 +103,14 @@ def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], vari
                why: str = "budget (NPC_BRAIN_PROMPT_MAX_BYTES)") -> list[dict[str, str]]:
     """The rendered messages within `budget` bytes: whole memory list items dropped first (lowest
     rank first, each list keeps one), then the longest placeholders cut (`CUT_LAST` last). Each
-    `Bullets` variable's `kept` is set to the items shown; `why` names the budget in the trace."""
+    `Bullets` variable's `kept` is set to the items shown; `why` names the budget in the trace. A
+    fit starts from every item: fitted again to a tighter budget (a context window's next round),
+    the list said fewer than it held, and the brain's every background call with a 4,096-token
+    window raised IndexError (blind33 as the README configures a thinking model: each NPC's day plan
+    never made, its status revised some 240 times a run)."""
+    for value in variables.values():
+        if isinstance(value, Bullets):
+            value.kept[:] = range(len(value.items))
     messages = render(variables)
     total = sum(size(m["content"]) for m in messages)
     if total <= budget:
