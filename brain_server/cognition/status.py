@@ -94,8 +94,8 @@ def _put_back(event: MemoryNode, said: str, now: datetime) -> str:
     """The NPC's own event (`said`: its thought's words) as it goes back into a status: what the host
     will do first where a circumstance opens it (`act_first`), and that sentence then says the day and
     hours it leaves out ("Halvard Iselvik will set the sundial ... tomorrow (Wednesday January 28),
-    12:00-12:30."): moved first without them, Ravnholmen's act read as no news beside a schedule line's
-    hours (blind33 told "a shipping forecast from 6 am to 8 am" in every conversation)."""
+    12:00-12:30."): moved first without them, Ravnholmen's act said no when, and the day stood only
+    beside the sun's return."""
     moved = act_first(said, event.subject)
     if moved == said:
         return said
