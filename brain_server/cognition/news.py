@@ -33,9 +33,12 @@ from brain_server.cognition.offline.said_clock import (
     EVENT_HOURS,
     after_when,
     before_when,
+    clock_said,
     clock_times,
+    event_hours,
     event_named,
     first_statement,
+    hours_said,
     named_days,
     says_when,
     still_ahead,
@@ -171,12 +174,12 @@ def _told_by_host(name: str, news: MemoryNode, said: str, places: Sequence[str])
     text, made = unstamped(said).rstrip("."), news.created.date()
     what = _hosted(name, text, said).rstrip(".")
     day = [] if named_days(what, made) else named_days(text, made)[:1]
-    hours = [] if clock_times(what) else _a_range(clock_times(text))
+    hours = [] if clock_times(what) else event_hours(clock_times(text))
     place, room = room_told(news, (), places) if places else ("", False)
     where = "" if not place or named_place(places, what) == place else _where(place, room)
     return "".join([what, f", on {day_named(day[0])}" if day else "",
-                    f" from {_clock(hours[0])} to {_clock(hours[1])}" if len(hours) > 1
-                    else f" at {_clock(hours[0])}" if hours else "", f", at {where}" if where else ""])
+                    f" from {clock_said(hours[0])} to {clock_said(hours[1])}" if len(hours) > 1
+                    else f" at {clock_said(hours[0])}" if hours else "", f", at {where}" if where else ""])
 
 
 # When and where `told_of` said a host's event is, after what it is (", on Wednesday August 12 from 17:00 to
@@ -201,9 +204,9 @@ def _said_once(said: str, dated: str, made: date) -> str:
     found = _DAY_AND_HOURS.search(said)
     if found is None:
         return said
-    days, hours = named_days(found.group(), made), _a_range(clock_times(found.group()))
+    days, hours = named_days(found.group(), made), event_hours(clock_times(found.group()))
     if not days or len(hours) < 2 or day_named(days[0]) not in dated or \
-            _hours_said(hours) not in dated:
+            hours_said(hours) not in dated:
         return said
     return f"{said[:found.start()]}{said[found.end():]}"
 
@@ -300,7 +303,7 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
         return ""
     day, ahead = days[0], (days[0] - now.date()).days
     relative = "today" if ahead == 0 else "tomorrow" if ahead == 1 else f"in {ahead} days"
-    hours = _hours_said(_a_range(clock_times(said) or clock_times(told)))
+    hours = hours_said(event_hours(clock_times(said) or clock_times(told)))
     place, room = room_told(news, chats, places)
     return f" (that is {relative}, {day_named(day)}{', ' + hours if hours else ''}" \
            f"{', at ' + _where(place, room) if place else ''})"
@@ -309,25 +312,6 @@ def when(news: MemoryNode, now: datetime, places: Sequence[str] = (), chats: Seq
 def _where(place: str, room: bool) -> str:
     """Where news says its event is: the building and its room where the room is known, else the building."""
     return place_said(place) if room else place_names(place)[0]
-
-
-def _clock(time: tuple[int, int]) -> str:
-    return f"{time[0]:02d}:{time[1]:02d}"
-
-
-def _hours_said(hours: Sequence[tuple[int, int]]) -> str:
-    """Hours as a news line's note says them: "19:00-21:00"."""
-    return "-".join(map(_clock, hours))
-
-
-def _a_range(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:
-    """The first two times said, as hours from one to the other; only the first where the second is
-    no end of it (before it, but for an evening's going on into the night): a model's line "a shortwave
-    evening tomorrow from noon to 9 am", kept and read back, was shown as "(that is today, ..., 12:00-09:00)"
-    beside the "7 pm to 9 pm" its news said (blind32's writer)."""
-    if len(clocks) > 1 and clocks[1] <= clocks[0] and not (clocks[0] >= (18, 0) and clocks[1] <= (6, 0)):
-        return clocks[:1]
-    return clocks[:2]
 
 
 def held_at_hours(item: PlanItem, event: MemoryNode) -> bool:

@@ -13,7 +13,14 @@ from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.heard import SENTENCE, unrelayed
 from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import act_first, after_hours, clock_times, named_days
+from brain_server.cognition.offline.said_clock import (
+    act_first,
+    after_hours,
+    clock_times,
+    event_hours,
+    hours_said,
+    named_days,
+)
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work
@@ -101,8 +108,7 @@ def _put_back(event: MemoryNode, said: str, now: datetime) -> str:
         return said
     first, _, rest = moved.partition(". ")
     days = [d for d in named_days(said, event.created.date()) if d >= now.date()]
-    clocks = clock_times(said)[:2]
-    hours = "-".join(f"{h:02d}:{m:02d}" for h, m in (clocks if len(clocks) < 2 or clocks[1] > clocks[0] else clocks[:1]))
+    hours = hours_said(event_hours(clock_times(said)))
     if not days or named_days(first, now.date()):
         return moved
     first = first.rstrip(".")

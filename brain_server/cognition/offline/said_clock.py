@@ -12,6 +12,7 @@ is not a contradiction)."""
 from __future__ import annotations
 
 import calendar
+from collections.abc import Sequence
 from datetime import date, datetime
 import re
 
@@ -293,6 +294,26 @@ def clock_times(text: str) -> list[tuple[int, int]]:
     """The (hour, minute) of the times a text states ("7 pm"), else of its 24-hour clocks ("19:00")."""
     return stated_times(text) or [(int(m.group(1)), int(m.group(2))) for m in sorted(
         (*_CLOCK.finditer(text), *_HOURS.finditer(text)), key=lambda m: m.start())]
+
+
+def clock_said(time: tuple[int, int]) -> str:
+    """A clock time as the brain writes it: "19:00"."""
+    return f"{time[0]:02d}:{time[1]:02d}"
+
+
+def hours_said(hours: Sequence[tuple[int, int]]) -> str:
+    """Hours as a news line's note and a status say them: "19:00-21:00"."""
+    return "-".join(map(clock_said, hours))
+
+
+def event_hours(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:
+    """The first two times said, as hours from one to the other; only the first where the second is
+    no end of it (before it, but for an evening's going on into the night): a model's line "a shortwave
+    evening tomorrow from noon to 9 am", kept and read back, was shown as "(that is today, ..., 12:00-09:00)"
+    beside the "7 pm to 9 pm" its news said (blind32's writer)."""
+    if len(clocks) > 1 and clocks[1] <= clocks[0] and not (clocks[0] >= (18, 0) and clocks[1] <= (6, 0)):
+        return clocks[:1]
+    return clocks[:2]
 
 
 def still_ahead(text: str, now: datetime, said_on: date | None = None) -> bool:
