@@ -27,18 +27,10 @@ from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import about, holds_it, hosting, mentions, when
 from brain_server.cognition.offline import said_clock
+from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
 from brain_server.cognition.offline.heard import what_there_is
 from brain_server.cognition.offline.kept_days import anchored
-from brain_server.cognition.offline.said_clock import (
-    before_when,
-    clock_as_said,
-    event_named,
-    named_days,
-    says_when,
-    stated_times,
-    what_clause,
-    who_may_come,
-)
+from brain_server.cognition.offline.said_clock import clock_as_said, named_days, says_when, stated_times
 from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect

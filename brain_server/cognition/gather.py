@@ -37,17 +37,11 @@ from brain_server.cognition.news import (
     untold_line,
 )
 from brain_server.cognition.offline.awake import awake_window
+from brain_server.cognition.offline.happens import event_named, what_clause
 from brain_server.cognition.offline.heard import unrelayed, what_there_is, whole_name
 from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.offline.routine import MEAL
-from brain_server.cognition.offline.said_clock import (
-    EVENT_HOURS,
-    clock_times,
-    event_named,
-    more_than_when,
-    named_days,
-    what_clause,
-)
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days
 from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour

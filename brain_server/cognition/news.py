@@ -17,6 +17,14 @@ import re
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, as_told, gist, news_of
 from brain_server.cognition.gist import named_place, named_places, room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.offline.happens import (
+    after_when,
+    before_when,
+    event_named,
+    first_statement,
+    what_clause,
+    who_may_come,
+)
 from brain_server.cognition.offline.heard import (
     EVENT,
     RELAYED,
@@ -31,19 +39,13 @@ from brain_server.cognition.offline.naming import naming as naming_event
 from brain_server.cognition.offline.said_clock import (
     DATED,
     EVENT_HOURS,
-    after_when,
-    before_when,
     clock_said,
     clock_times,
     event_hours,
-    event_named,
-    first_statement,
     hours_said,
     named_days,
     says_when,
     still_ahead,
-    what_clause,
-    who_may_come,
 )
 from brain_server.cognition.offline.wording import place_said
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE

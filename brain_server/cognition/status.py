@@ -10,17 +10,11 @@ import re
 
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline import said_clock
+from brain_server.cognition.offline.happens import act_first
 from brain_server.cognition.offline.heard import SENTENCE, unrelayed
 from brain_server.cognition.offline.kept_days import anchored, day_said, redated, says_day
 from brain_server.cognition.offline.naming import naming
-from brain_server.cognition.offline.said_clock import (
-    act_first,
-    after_hours,
-    clock_times,
-    event_hours,
-    hours_said,
-    named_days,
-)
+from brain_server.cognition.offline.said_clock import after_hours, clock_times, event_hours, hours_said, named_days
 from brain_server.cognition.offline.wording import as_theirs, clipped
 from brain_server.cognition.schedule import OWN_PLANS, day_name, previous_day
 from brain_server.llm.scheduler import Work

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from brain_server.cognition.offline.happens import before_when, event_named, what_clause
 from brain_server.cognition.offline.heard import stems
-from brain_server.cognition.offline.said_clock import WHEN_WORDS, before_when, event_named, what_clause
+from brain_server.cognition.offline.said_clock import WHEN_WORDS
 from brain_server.model.world import SEPARATOR
 
 MENTIONED = 3  # words of what the news is about that a conversation names when it told it
