@@ -9,10 +9,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from brain_server.cognition.runtime import PendingReaction, Runtimes, Snapshot
-from brain_server.cognition.work import KINDS, needed, thinking_about_now
+from brain_server.cognition.thinking import Thinking
+from brain_server.cognition.work import KINDS, Kind, needed, thinking_about_now
 from brain_server.config import Settings
+from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, Persona, PlanItem
+from brain_server.model.trace import TraceBook
 
 NINE = datetime(2026, 2, 13, 9, tzinfo=UTC)
 CAFE = "the Ville:Hobbs Cafe:cafe"
@@ -92,5 +95,47 @@ def test_the_snapshot_is_replaced_whole_when_what_a_decide_reads_changes() -> No
         await task
         with pytest.raises(AttributeError):
             runtimes.snapshot("ada").talking = False  # type: ignore[misc]
+
+    asyncio.run(scenario())
+
+
+def test_work_that_raises_is_held_off_doubling_until_it_succeeds() -> None:
+    """A bug that fails a piece of work every time (stop 107: a prompt fitted in a second round raised,
+    and each NPC's day plan was asked again at every Decide) costs one try per hold, not one per
+    Decide: held a game minute, then two, four ..., never more than an hour; a success ends it."""
+    runtime = Runtimes().of("ada")
+    assert not runtime.held("plan", NINE)
+    holds = [runtime.failed("plan", NINE) - NINE for _ in range(9)]
+    assert holds[:4] == [timedelta(minutes=m) for m in (1, 2, 4, 8)] and holds[-1] == timedelta(hours=1)
+    assert runtime.held("plan", NINE + timedelta(minutes=59)) and not runtime.held("plan", NINE + timedelta(hours=1))
+    assert not runtime.held("rate", NINE)  # another family goes on
+    runtime.succeeded("plan")
+    assert not runtime.held("plan", NINE) and runtime.failed("plan", NINE) == NINE + timedelta(minutes=1)
+
+
+def test_the_runner_holds_off_a_kind_that_raised_and_lets_it_go_when_it_works() -> None:
+    outcomes: list[bool | Exception] = [RuntimeError("a bug"), RuntimeError("a bug"), True]
+
+    async def think(workshop: object, work: Work, now: datetime, trace: object) -> bool:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    plan = next(k for k in KINDS if k.name == "plan")
+    failing = Kind("plan", plan.priority, plan.urgent, plan.needed, plan.stale, think)
+    runtimes, traces = Runtimes(), TraceBook(per_npc=10)
+    thinking = Thinking(None, None, runtimes, Settings(), traces, background=False)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        work = Work(Priority.PLAN_NOW, "ada")
+        assert not await thinking.run(failing, work, NINE)
+        assert runtimes.of("ada").held("plan", NINE + timedelta(seconds=59))
+        assert not await thinking.run(failing, work, NINE + timedelta(minutes=1))
+        assert runtimes.of("ada").held("plan", NINE + timedelta(minutes=2))  # two in a row: two minutes
+        failed = traces.latest("ada")
+        assert failed is not None and failed.notes == ["plan: failed, held off until 09:03"]
+        assert await thinking.run(failing, work, NINE + timedelta(minutes=3))
+        assert not runtimes.of("ada").held("plan", NINE + timedelta(minutes=3))
 
     asyncio.run(scenario())

@@ -13,11 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brain_server.model.memory import MemoryNode
 
 URGENT_FAMILIES = frozenset({"plan", "react", "decompose"})  # work that may change what an NPC does now
+# Work that raised is held off for this long, doubled with each failure in a row up to HELD_LONGEST, in game
+# time (so lockstep runs repeat): a bug that fails a plan every time must not cost a call per Decide.
+HELD_FIRST, HELD_LONGEST = timedelta(minutes=1), timedelta(hours=1)
 
 
 @dataclass
@@ -70,6 +73,7 @@ class NpcRuntime:
     urgent: bool = False  # work under way changes what it does now
     announce: str = "plan"
     crowd: bool = False  # a crowd at its latest Decide: its own calls waiting their turn are dropped then
+    failures: dict[str, tuple[int, datetime]] = field(default_factory=dict)  # by family: failures in a row, held until
 
     def publish(self) -> None:
         snapshot = Snapshot(talking=self.talking, urgent=self.urgent, reacting=self.reaction is not None,
@@ -97,6 +101,21 @@ class NpcRuntime:
         if urgent and not self.urgent:
             self.urgent = True
             self.publish()
+
+    def failed(self, family: str, now: datetime) -> datetime:
+        """Work of `family` raised at game time `now`: held off until the time returned."""
+        count = self.failures.get(family, (0, now))[0] + 1
+        until = now + min(HELD_FIRST * 2 ** (count - 1), HELD_LONGEST)
+        self.failures[family] = (count, until)
+        return until
+
+    def succeeded(self, family: str) -> None:
+        self.failures.pop(family, None)
+
+    def held(self, family: str, now: datetime) -> bool:
+        """Whether work of `family` waits out its failures (`failed`) at game time `now`."""
+        failure = self.failures.get(family)
+        return failure is not None and now < failure[1]
 
     def ended(self, family: str) -> None:
         self.jobs.pop(family, None)

@@ -83,7 +83,7 @@ class Thinking:
         if not self.background or npc is None or now is None:
             return
         for kind in needed(npc, now, self.settings, reacting=runtime.reaction is not None):
-            if kind.family in runtime.jobs:
+            if kind.family in runtime.jobs or runtime.held(kind.family, now):
                 continue
             work = Work(kind.priority, npc_id, kind.stale(npc, now, runtime, self.settings))
             task = asyncio.create_task(self.run(kind, work, now))
@@ -96,7 +96,8 @@ class Thinking:
             self.needs(npc_id)  # what it changed may need more (a plan lands -> decompose its first block)
 
     async def run(self, kind: Kind, work: Work, now: datetime, trace: Trace | None = None) -> bool:
-        """One piece of work with its own trace (or the Decide's, inline); dropped when stale."""
+        """One piece of work with its own trace (or the Decide's, inline); dropped when stale. Work that
+        raises is held off (`NpcRuntime.failed`) instead of being asked again at every Decide."""
         own = trace is None
         trace = trace or Trace(npc_id=work.npc_id, kind="background", game_time=now)
         done = False
@@ -106,10 +107,13 @@ class Thinking:
             if work.stale is not None and work.stale():
                 raise WorkDropped("stale before it started")
             done = await kind.think(self.workshop, work, now, trace)
+            self.runtimes.of(work.npc_id).succeeded(kind.family)
         except WorkDropped as exc:  # before the fallback below: dropped work is no failure
             trace.note(f"{kind.name}: dropped ({exc.reason})")
         except Exception:
-            trace.log.exception("background_failed", work=kind.name)
+            until = self.runtimes.of(work.npc_id).failed(kind.family, now)
+            trace.log.exception("background_failed", work=kind.name, held_until=until.isoformat())
+            trace.note(f"{kind.name}: failed, held off until {until:%H:%M}")
         if own and (trace.llm_calls or trace.notes):
             self.traces.add(trace)
         return done
@@ -135,7 +139,7 @@ class Thinking:
             npc = self.records.cached(npc_id)
             assert npc is not None
             due = [k for k in needed(npc, now, self.settings, reacting=runtime.reaction is not None)
-                   if k.name in kinds]
+                   if k.name in kinds and not runtime.held(k.family, now)]
             if not due:
                 return
             for kind in due:
