@@ -105,7 +105,7 @@ class NpcRuntime:
     def failed(self, family: str, now: datetime) -> datetime:
         """Work of `family` raised at game time `now`: held off until the time returned."""
         count = self.failures.get(family, (0, now))[0] + 1
-        until = now + min(HELD_FIRST * 2 ** (count - 1), HELD_LONGEST)
+        until = now + min(HELD_FIRST * (1 << min(count - 1, 16)), HELD_LONGEST)
         self.failures[family] = (count, until)
         return until
 
