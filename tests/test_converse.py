@@ -401,7 +401,9 @@ PARTY = "Isabella Rodriguez is holding a Valentine's Day party at Hobbs Cafe on 
 def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake_llm) -> None:
     """blind8, in view, Korrin: the host greeted, the other took leave at its first reply, and the
     lesson went unsaid in most of his talks. One who holds news it has not said gets a last line as
-    the other leaves (its prompt says so, and shows the news); one who said it, or holds none, not."""
+    the other leaves (its prompt says so, and shows the news); one who said it, or holds none, not.
+    That last line is asked to carry the news: "takes leave" beside "brings it up" was two orders for
+    one line (blind33's writer)."""
     party = MemoryNode(npc_id="isabella", kind=MemoryKind.THOUGHT, description=PARTY, subject="Isabella Rodriguez",
                        predicate="thinks", object="the party", importance=8, created=NOW - timedelta(hours=1),
                        last_accessed=NOW - timedelta(hours=1))
@@ -415,7 +417,8 @@ def test_one_with_news_unsaid_has_a_last_word_when_the_other_leaves(stream, fake
                                      "w:cafe:cafe", stream, trace(), work=WORK))
         assert [line.text for line in lines] == said
     prompts = [r["body"]["messages"][1]["content"] for r in fake_llm.chat_requests("converse_turn")]
-    assert "Isabella Rodriguez has to go now: this is Isabella Rodriguez's last line" in prompts[2]
+    assert ("Isabella Rodriguez has to go now: in this last line Isabella Rodriguez tells the news, then takes leave."
+            in prompts[2])
     assert "Isabella Rodriguez has news on their mind" in prompts[2] and "Valentine's Day party" in prompts[2]
     assert not any("has to go now" in p for p in prompts[:2] + prompts[3:])
 
