@@ -13,7 +13,7 @@ from brain_server.config import Settings
 from brain_server.llm.client import LLM, AnswerError, parse_answer
 from brain_server.llm.probe import PROBE_PURPOSE, Asking, Endpoint, llm_dialect_at_start, probe_llm
 from brain_server.llm.scheduler import Priority, Work
-from brain_server.prompts import Prompt, PromptLibrary
+from brain_server.prompts import Prompt, PromptLibrary, converse_turn
 from brain_server.prompts.choose_address import AddressChoice
 from npc_lab.fake_openai import FakeOpenAI
 from tests.clients import Clients
@@ -29,9 +29,20 @@ PLACE = '{"place": {"sector": "Hobbs Cafe", "arena": "cafe", "object": ""}}'
     f"<think>They want {{a place}}. Maybe {{\"place\": \"park\"}}? No.</think>\n{PLACE}",
     f"<THINKING>\nfirst {{ then }}\n</THINKING>```json\n{PLACE}\n```",
     f"<think>one</think><think>two {{</think>{PLACE}",
+    'Maybe {"place": {"sector": "the park", "arena": "", "object": ""}}? No.\n</think>\n\n' + PLACE,  # opened by the template
 ])
 def test_the_reasoning_before_the_answer_is_not_read_as_the_answer(answer: str) -> None:
     assert parse_answer(answer, AddressChoice).place.sector == "Hobbs Cafe"
+
+
+def test_a_line_after_reasoning_whose_block_the_chat_template_opened_is_the_line() -> None:
+    """A chat template that starts the model's answer inside `<think>` (DeepSeek-R1's, Qwen3's as some
+    servers apply them) leaves the content only the block's close: the reasoning before it ("The request
+    wants ...") was read as the line, and dropped as an assistant's (blind33: 5 of 815 answers)."""
+    answer = ("Okay, let me think. I'm Halvard here. The request wants a short answer in a set form.\n</think>\n\n"
+              "Did you hear? I'm setting the sundial at the Varden tomorrow.\n[continue]")
+    turn = converse_turn.read(answer, {"npc_name": "Halvard Iselvik"})
+    assert turn.utterance == "Did you hear? I'm setting the sundial at the Varden tomorrow." and not turn.end_conversation
 
 
 def test_thinking_cut_by_the_token_limit_says_what_to_set() -> None:

@@ -105,13 +105,17 @@ def schema_in_text(messages: list[dict[str, str]], schema: dict[str, Any]) -> li
 
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _REASONING_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+_REASONING_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 
 
 def without_reasoning(text: str) -> str:
     """The answer without the reasoning a thinking model writes first (`<think>...</think>`, as
     DeepSeek-R1, Qwen3 and QwQ do where the server leaves it in the content); a block never closed
-    (the tokens ran out while thinking) leaves no answer."""
+    (the tokens ran out while thinking) leaves no answer. A chat template that opens the block
+    itself, in the prompt, leaves the answer only its close: what comes before that is reasoning."""
     text = _REASONING.sub("", text)
+    if (closes := list(_REASONING_CLOSE.finditer(text))) and not _REASONING_OPEN.search(text, 0, closes[-1].start()):
+        text = text[closes[-1].end():]
     opened = _REASONING_OPEN.search(text)
     return text if opened is None else text[:opened.start()]
 
