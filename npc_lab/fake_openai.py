@@ -24,7 +24,8 @@ counts streams the client hung up on before their end (a cancelled line).
 Thinking (`FakeOpenAI(think_words=200)`, `--think 200`): every answer starts with a reasoning block
 of that many words (`<think>...</think>`, braces and a draft included, as DeepSeek-R1 and Qwen3
 write in the content) and is cut at the request's `max_tokens` words (`finish_reason` "length"):
-a model whose thinking eats the tokens it was given.
+a model whose thinking eats the tokens it was given. `think_opened=True`: the chat template opened the
+block in the prompt (llama.cpp's forced-open thinking, DeepSeek-R1's template), so the content has only its close.
 
 Misconfiguration (constructor options) answers as real endpoints answer a client set up wrong:
 `models=` (another model: 404 model_not_found), `api_key=` (another key: 401), `path_prefix="/v1"`
@@ -100,7 +101,7 @@ class FakeOpenAI(LoopbackServer):
                  seed: int = 0, slow_s: float = 3.0, faults: tuple[str, ...] = FAULTS,
                  models: tuple[str, ...] | None = None, api_key: str | None = None, path_prefix: str | None = None,
                  response_formats: tuple[str, ...] = ("json_schema", "json_object", "text"),
-                 tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0,
+                 tokens_per_s: float = 0.0, streaming: str = "sse", think_words: int = 0, think_opened: bool = False,
                  reasoning_api: bool = False, context_api: str | None = None,
                  context_tokens: int = 4096, capture: Path | None = None) -> None:
         if streaming not in STREAMING:
@@ -111,6 +112,7 @@ class FakeOpenAI(LoopbackServer):
         self.streams_cut = 0
         self.streams_done = 0  # streams written to their end: a client can tell what arrived before the last token
         self.think_words = think_words  # a reasoning block of this many words before every answer
+        self.think_opened = think_opened  # that block's opening tag left to the template (not in the content)
         self.reasoning_api = reasoning_api  # max_tokens and temperature refused, as OpenAI's reasoning models do
         if context_api not in CONTEXT_APIS:
             raise ValueError(f"context_api {context_api!r} is not one of {CONTEXT_APIS}")
@@ -309,7 +311,8 @@ def _handler_for(fake: FakeOpenAI) -> type[JsonHandler]:
                 content = as_text(fake.answer(body, purpose))
             finish = "stop"
             if fake.think_words:
-                content, finish = thought_first(content, fake.think_words, body.get("max_tokens"))
+                content, finish = thought_first(content, fake.think_words, body.get("max_tokens"),
+                                                opened=fake.think_opened)
             tokens = _TOKEN.findall(content)
             if body.get("stream") and fake.streaming == "sse":
                 self._stream(body, tokens)
@@ -409,12 +412,13 @@ def completion(body: dict[str, Any], content: str | None, refusal: str | None = 
                            refusal=refusal, finish_reason=finish_reason)
 
 
-def thought_first(answer: str, words: int, max_tokens: object) -> tuple[str, str]:
-    """The answer after `words` words of reasoning (a draft with braces among them), cut at
-    `max_tokens` words as a model's tokens run out; and its finish_reason."""
+def thought_first(answer: str, words: int, max_tokens: object, *, opened: bool = False) -> tuple[str, str]:
+    """The answer after `words` words of reasoning (a draft with braces among them; `opened`: the
+    block's opening tag left to the template), cut at `max_tokens` words as a model's tokens run
+    out; and its finish_reason."""
     thinking = " ".join(["Hmm, {let me think}"] + [f"step{i}" for i in range(max(words - 5, 0))]
                         + ['draft: {"x": 1}'])
-    text = f"<think>{thinking}</think>\n{answer}"
+    text = f"{'' if opened else '<think>'}{thinking}</think>\n{answer}"
     limit = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
     parts = text.split(" ")
     if limit is None or len(parts) <= limit:
@@ -565,6 +569,8 @@ def arguments(description: str) -> argparse.ArgumentParser:
                         help="a streamed request: streamed, answered whole (ignore) or refused (HTTP 400)")
     parser.add_argument("--think", type=int, default=0, metavar="WORDS",
                         help="a thinking model: each answer after a <think> block of WORDS words, cut at max_tokens")
+    parser.add_argument("--think-opened", action="store_true",
+                        help="with --think: the block's opening tag left to the chat template (only </think> sent)")
     parser.add_argument("--parent-pid", type=int, metavar="PID",
                         help="end when process PID ends (the lab process that started it)")
     parser.add_argument("--capture", type=Path, metavar="FILE",
@@ -589,6 +595,7 @@ def main() -> None:
     args = parser.parse_args()
     serve(FakeOpenAI(args.host, args.port, args.latency, fault_rate=args.fault_rate, seed=args.seed, slow_s=args.slow,
                      tokens_per_s=args.tokens_per_s, streaming=args.streaming, think_words=args.think,
+                     think_opened=args.think_opened,
                      context_api=args.context_api, context_tokens=args.context_tokens, capture=args.capture),
           parent_pid=args.parent_pid)
 

@@ -14,7 +14,7 @@ import grpc
 import httpx
 import pytest
 
-from brain_server.llm.streaming import FieldText
+from brain_server.llm.streaming import FieldText, Listener
 from brain_server.prompts import PromptLibrary
 from brain_server.prompts.converse_turn import Turn, read, spoken
 from npc_brain.v1 import brain_pb2 as pb
@@ -222,3 +222,38 @@ def test_a_line_in_the_models_assistant_voice_never_reaches_the_player(brain, fa
     assert fake_llm.streams_cut == 2, "a refused attempt was read to its end"
     calls = brain.clients.grpc("GetTrace", {"traceId": line["line"]["traceId"]})["trace"]["llmCalls"]
     assert any("answered as an assistant" in e and "Well, I suppose..." in e for c in calls for e in c.get("errors", []))
+
+
+def test_a_line_after_reasoning_the_template_opened_streams_only_its_words(brain, fake_llm) -> None:
+    """A thinking model whose chat template opens its reasoning (llama.cpp's forced-open thinking, a
+    DeepSeek-R1 template) sends only the block's close: once the client has seen such an answer, a
+    streamed line shows nothing of the reasoning before that close, only the line growing after it."""
+    fake_llm.think_words, fake_llm.think_opened, fake_llm.tokens_per_s = 30, True, 200
+    brain.clients.grpc("Talk", {**TALK, "text": "Good morning!"})  # answered whole: the client learns the dialect
+    channel = grpc.insecure_channel(brain.grpc_target)
+    talk = channel.unary_stream(f"/{METHOD}", request_serializer=pb.TalkStreamRequest.SerializeToString,
+                                response_deserializer=pb.TalkStreamResponse.FromString)
+    messages = list(talk(json_format.ParseDict(TALK, pb.TalkStreamRequest()), timeout=30))
+    reply = messages[-1].line.reply
+    texts = [m.text for m in messages[:-1]]
+    assert reply and "step" not in reply and texts, messages
+    assert all(reply.startswith(t) and "step" not in t and "think" not in t for t in texts), texts
+    channel.close()
+
+
+def test_a_listener_told_the_template_opens_reasoning_holds_the_words_until_it_closes() -> None:
+    answer = "Klaus wants news. The request wants a line.\n</think>\n\nWell, hello there!\n[continue]"
+    told: list[str] = []
+    listener = Listener("converse_turn", lambda: spoken("Isabella Rodriguez"), told.append, reasoning_first=True)
+    listener.start()
+    for at in range(0, len(answer), 4):
+        listener.heard(answer[at:at + 4])
+    listener.ended()
+    assert told and all(LINE.startswith(t) for t in told) and told[-1] == LINE, told
+    plain: list[str] = []  # no reasoning after all: the whole answer is the line, told at its end
+    listener = Listener("converse_turn", lambda: spoken("Isabella Rodriguez"), plain.append, reasoning_first=True)
+    listener.start()
+    listener.heard(f"{LINE}\n[end]")
+    assert plain == []
+    listener.ended()
+    assert plain == [LINE]

@@ -29,6 +29,7 @@ from brain_server.llm.dialects import (
     ResponseMode,
     adapted,
     as_is,
+    opened_by_template,
     posted,
     refused_parameter,
     rejects_response_format,
@@ -115,6 +116,7 @@ class LLM:
         self.extra_tokens = extra_tokens
         self.refused: set[str] = set(refused)  # parameters the model refused (`refused_parameter`), left out from then on
         self.streams = True  # until the endpoint refuses a streamed completion
+        self.reasoning_first = False  # answers begin inside a reasoning block the chat template opened (learned)
         self.context, self.count_tokens = context, count_tokens
 
     async def close(self) -> None:
@@ -272,6 +274,11 @@ class LLM:
                 record.raw_completion = _kept(answer.text)  # what came instead, for the trace
                 raise
         record.raw_completion = _kept(content)
+        if not self.reasoning_first and opened_by_template(content):
+            self.reasoning_first = True
+            log.info("llm_reasoning_opened_by_template", purpose=prompt.purpose,
+                     note="answers close a reasoning block the chat template opened: streamed lines are shown "
+                          "from its close on")
         tokens = tokens_of(usage)
         record.prompt_tokens += tokens[0]
         record.completion_tokens += tokens[1]
@@ -327,6 +334,7 @@ class LLM:
         while True:
             mode = self.response_mode
             try:
+                listener.reasoning_first = self.reasoning_first
                 return await stream_completion(self._client, listener,
                                                **as_is(self._request(prompt, schema, messages, mode, work, room)))
             except openai.APIStatusError as exc:

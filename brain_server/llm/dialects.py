@@ -120,6 +120,17 @@ def without_reasoning(text: str) -> str:
     return text if opened is None else text[:opened.start()]
 
 
+def closes_reasoning(text: str) -> bool:
+    """Whether a reasoning block's close has arrived in `text`."""
+    return _REASONING_CLOSE.search(text) is not None
+
+
+def opened_by_template(text: str) -> bool:
+    """Whether an answer closes a reasoning block it never opened: the chat template opened it."""
+    closes = list(_REASONING_CLOSE.finditer(text))
+    return bool(closes) and not _REASONING_OPEN.search(text, 0, closes[0].start())
+
+
 def thought_past_its_tokens(text: str) -> bool:
     """Whether the answer is a reasoning block the token limit cut (nothing after it)."""
     opened = _REASONING_OPEN.search(text or "")

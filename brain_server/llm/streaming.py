@@ -26,7 +26,7 @@ import openai
 from openai.types.chat import ChatCompletionChunk
 
 from brain_server.llm.answers import AnswerError, chat_message
-from brain_server.llm.dialects import without_reasoning
+from brain_server.llm.dialects import closes_reasoning, without_reasoning
 from brain_server.prompts import assistant_phrase, assistant_tail
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -209,17 +209,26 @@ class Listener:
     text: str = ""
     asked: float | None = None
     first_words: float | None = None
+    reasoning_first: bool = False  # the model's answers begin inside a reasoning block its template opened
     _reader: Reader | None = field(default=None, repr=False)
+    _held: str | None = field(default=None, repr=False)  # what came before that block's close, unread
 
     def start(self) -> None:
-        """A completion begins (again): its words are read from nothing."""
+        """A completion begins (again): its words are read from nothing (after the reasoning's close,
+        where the template opens it: `reasoning_first`, learned by the client from earlier answers)."""
         self._reader, self.asked = self.reader(), time.perf_counter()
+        self._held = "" if self.reasoning_first else None
 
     def heard(self, chunk: str) -> None:
         """The reader's text after `chunk`, told if it changed. A reader that finds the completion
         unusable mid-way (`InAssistantVoice`) ends it: what it showed is taken back (the text
         starts over from ""), and the call is asked again or falls back."""
         assert self._reader is not None, "start() first"
+        if self._held is not None:
+            self._held += chunk
+            if not closes_reasoning(self._held):
+                return
+            chunk, self._held = self._held, None
         try:
             text = self._reader.feed(chunk)
         except AnswerError:
@@ -234,6 +243,9 @@ class Listener:
         while it grew, the phrase might have gone on into another word) is taken back and refused
         as in `heard`, so its first words do not stay up until the next attempt's replace them."""
         assert self._reader is not None, "start() first"
+        if self._held:  # no reasoning came after all: the whole answer is the line
+            held, self._held = self._held, None
+            self.heard(held)
         line = self._reader.final()
         if self.text and (phrase := assistant_phrase(line)):
             self._tell("")
