@@ -107,9 +107,14 @@ def _put_back(event: MemoryNode, said: str, now: datetime) -> str:
         return moved
     first = first.rstrip(".")
     if clock_times(first):  # its hours said: the day after them, as `dated_own` says it
-        at = after_hours(first)
-        return f"{first[:at]} {day_said(days[0], now.date())}{first[at:]}. {rest}".strip()
+        return f"{dated(first, days[0], now.date())}. {rest}".strip()
     return f"{first} {day_said(days[0], now.date())}{', ' + hours if hours else ''}. {rest}".strip()
+
+
+def dated(sentence: str, day: date, today: date) -> str:
+    """`sentence` with `day` said after its hours (`after_hours`: at its end where it says none)."""
+    cut = after_hours(sentence)
+    return f"{sentence[:cut]} {day_said(day, today)}{sentence[cut:]}"
 
 
 # A sentence saying its subject holds an event: "Owain Pengelly is getting ready to hold a shortwave evening ...".
@@ -210,7 +215,7 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
         if not at:
             continue
         i = next((i for i in at if clock_times(sentences[i])), at[0])
-        cut, said_day = after_hours(sentences[i]), day_said(days[0], today)
-        sentences[i], changed = f"{sentences[i][:cut]} {said_day}{sentences[i][cut:]}", True
-        trace.note(f"plan: the revised status named {sentences[i][:60]!r}... and no day: {said_day} put back")
+        sentences[i], changed = dated(sentences[i], days[0], today), True
+        trace.note(f"plan: the revised status named {sentences[i][:60]!r}... and no day: "
+                   f"{day_said(days[0], today)} put back")
     return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if changed else status
