@@ -4,13 +4,22 @@ and denies knowing it is a denial; other negations are not), and relationship de
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 import json
 from pathlib import Path
 
 import pytest
 
 from npc_lab.sim.data import topic_keywords
-from npc_lab.sim.measure import claims_to_know, measure, news_keywords, news_names, report, says_knows
+from npc_lab.sim.measure import (
+    claims_to_know,
+    measure,
+    names_place_and_hours,
+    news_keywords,
+    news_names,
+    report,
+    says_knows,
+)
 
 PARTY = ["valentine", "party"]
 PARTY_TOPIC = "Valentine's Day party at Hobbs Cafe"
@@ -274,3 +283,25 @@ def test_reflections_a_day_come_from_the_usage_counters(tmp_path: Path) -> None:
         (run / "report.md").read_text()
     (run / "usage.json").unlink()
     assert measure(run)["reflections"] is None
+
+
+def test_one_told_of_the_event_by_its_place_and_hours_is_invited(tmp_path: Path) -> None:
+    """A model that calls the fair "the event" still tells where and when: Bo, told "the event at the
+    Square from 3 pm to 5 pm", is invited and, his plan saying the same, planned; Cy, told of the
+    Square at 9 am, and a plan of his own there at that hour, is neither."""
+    chat, plan = "MEMORY_KIND_CHAT", "MEMORY_KIND_PLAN"
+    run = _run(tmp_path, [], {
+        "ana": [_memory("Ana Berg wants to hold a spring fair on the square at 3 pm", "MEMORY_KIND_THOUGHT")],
+        "bo": [_memory("conversation with Ana Berg:\nAna Berg: \"I'm holding the event today from 3 pm to 5 pm "
+                       "at the Square. Do come!\"", chat),
+               _memory("Bo Chen's plan for 15:00-16:00: going to the event at the Square", plan)],
+        "cy": [_memory("conversation with Ana Berg:\nAna Berg: \"The Square was busy at 9 am.\"", chat),
+               _memory("Cy Diaz's plan for 15:00-16:00: sweeping the Square", plan)]})
+    c = measure(run)["coordination"]
+    assert c["invited"] == ["bo"] and c["planned"] == ["ana", "bo"] and c["committed"] == ["bo"]
+    window = [datetime(2026, 3, 1, 17, tzinfo=UTC), datetime(2026, 3, 1, 19, tzinfo=UTC)]
+    assert names_place_and_hours("the event in the mudbank at Egret Spit from 5 pm to 7 pm", "H:Egret Spit:mudbank",
+                                 window)
+    assert names_place_and_hours("at Egret Spit, 17:30", "H:Egret Spit:mudbank", window)
+    assert not names_place_and_hours("at Egret Spit at noon", "H:Egret Spit:mudbank", window)
+    assert not names_place_and_hours("the event from 5 pm to 7 pm", "H:Egret Spit:mudbank", window)

@@ -8,8 +8,10 @@
   knows A, over the n(n-1)/2 possible pairs, at the start and at the end of the run; hour by hour
   only the pairs who name each other in persona or memories (a bound, not the paper's measure),
   and the pairs who have had a conversation (the partner of a chat, not anyone it mentions);
-- coordination: who heard of the event in a conversation (invited), who has a plan or thought
-  about it (planned), who was at the place during its window (attended, from moves.jsonl);
+- coordination: who heard of the event in a conversation (invited: a chat that names it by its keywords,
+  or by its place and hours, as a model that calls it "the event" does), who has a plan or thought
+  about it (planned; by place and hours too, for one invited), who was at the place during its window
+  (attended, from moves.jsonl);
 - exposure and leakage (`exposure.py`): what the brain showed its model, from the recorded requests.
 
 `report(run)` writes report.md, measurements.json and PNG plots (matplotlib, if installed).
@@ -133,6 +135,39 @@ def _mentions(text: str, keywords: Sequence[str]) -> bool:
                          text, re.I) for k in keywords if k)
 
 
+# A clock time as people write one: "5 pm", "5:30 p.m.", "17:00", "noon", "midday".
+_CLOCK = re.compile(r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<half>[ap])\.?m\b|\b(?P<h24>[01]?\d|2[0-3]):(?P<m24>\d{2})\b|"
+                    r"\b(?P<noon>noon|midday)\b", re.I)
+
+
+def _clock_hours(text: str) -> list[float]:
+    """The hours of day the clock times in `text` say (an independent reading: the lab does not
+    measure the brain with the brain's own reader of times)."""
+    hours = []
+    for c in _CLOCK.finditer(text):
+        if c["noon"]:
+            hours.append(12.0)
+        elif c["half"]:
+            h = int(c["h"]) % 12 + (12 if c["half"].lower() == "p" else 0)
+            hours.append(h + int(c["m"] or 0) / 60)
+        else:
+            hours.append(int(c["h24"]) + int(c["m24"]) / 60)
+    return hours
+
+
+def names_place_and_hours(text: str, place: str, window: Sequence[datetime]) -> bool:
+    """Whether `text` names the event's place (its sector, as "the mudbank at Egret Spit" does) and a
+    time within an hour of its window: told of it without its name. blind32 calls most events "the event"
+    ("I'm holding the event tomorrow from 5 pm to 7 pm in the mudbank at Egret Spit"), and by keywords
+    alone the lab counted nobody invited in Hijaltola while 8 of 9 came."""
+    parts = place.split(":")
+    sector = parts[1] if len(parts) > 1 else parts[0]
+    if len(window) != 2 or not sector or not re.search(rf"\b{re.escape(sector)}\b", text, re.I):
+        return False
+    first, last = window[0].hour + window[0].minute / 60 - 1, window[1].hour + window[1].minute / 60 + 1
+    return any(first <= h <= last for h in _clock_hours(text))
+
+
 def _names(text: str, names: Sequence[str]) -> bool:
     """A name as a whole word, capitalised as names are: "Tom" is not in "tomorrow", "John" not in
     "Johnson Park", "Will" not in "I will"."""
@@ -233,13 +268,18 @@ def measure(run: Path) -> dict[str, Any]:
     coordination: dict[str, Any] = {}
     if m.get("place") and len(window) == 2:
         w0, w1 = window
+        place = m["place"]
+
+        def about(x: dict[str, Any]) -> bool:
+            text = x.get("description", "")
+            return _mentions(text, keywords) or names_place_and_hours(text, place, window)
+
         invited = set(m.get("invited", [])) | {
             a for a, mems in memories.items() if a != host and any(
-                x.get("kind") == "MEMORY_KIND_CHAT" and _mentions(x.get("description", ""), keywords) for x in mems)}
+                x.get("kind") == "MEMORY_KIND_CHAT" and about(x) for x in mems)}
         planned = {a for a, mems in memories.items() if any(
-            x.get("kind") in ("MEMORY_KIND_PLAN", "MEMORY_KIND_THOUGHT") and _mentions(x.get("description", ""), keywords)
-            for x in mems)}
-        place = m["place"]
+            x.get("kind") in ("MEMORY_KIND_PLAN", "MEMORY_KIND_THOUGHT")
+            and (_mentions(x.get("description", ""), keywords) or (a in invited and about(x))) for x in mems)}
         attended: set[str] = set()
         where: dict[str, tuple[str, datetime]] = {}
         for mv in sorted(data["moves"], key=lambda x: x["game_time"]):
@@ -251,7 +291,8 @@ def measure(run: Path) -> dict[str, Any]:
         attended |= {a for a, (arena, t) in where.items() if arena.startswith(place) and t < w1 and end > w0}
         # Commitment fidelity: of those (the host apart) whose plan held the event, who was there.
         committed = {a for a, mems in memories.items() if a != host and any(
-            x.get("kind") == "MEMORY_KIND_PLAN" and _mentions(x.get("description", ""), keywords) for x in mems)}
+            x.get("kind") == "MEMORY_KIND_PLAN" and (_mentions(x.get("description", ""), keywords)
+                                                     or (a in invited and about(x))) for x in mems)}
         coordination = {"place": place, "window": m["window"], "invited": sorted(invited), "planned": sorted(planned),
                         "attended": sorted(attended), "invited_attended": sorted(invited & attended),
                         "planned_attended": sorted(invited & planned & attended), "committed": sorted(committed),
