@@ -1221,3 +1221,18 @@ def test_a_conversation_told_in_one_call_requires_its_lines_and_memos() -> None:
                  "npc_name": "Ann Lee", "partner": "Bo Tamm", "name_list": ["Ann Lee", "Bo Tamm", "Cy Ng"]}
     assert set(conversation_summary.PROMPT.json_schema(variables)["required"]) == {"talk", "lines", "first", "second"}
     assert set(group_summary.PROMPT.json_schema(variables)["required"]) == {"talk", "lines", "memos"}
+
+
+@pytest.mark.parametrize(("said", "hours"), [
+    ("Doors open at 6:30 pm; the talk runs from 7 to 8 pm.", [(18, 30), (20, 0)]),
+    ("The tide turns at 4 pm; the boats race from 3 pm, and the last is in by 5 pm.", [(15, 0), (17, 0)]),
+    ("The choir sings from 7 to 9 pm.", [(19, 0), (21, 0)]),
+    ("The stall opens at 8 am and the raffle is drawn at 3 pm, after the 4 pm bell.", [(8, 0), (15, 0)]),
+    ("A dance from 9 pm until 1 am.", [(21, 0), (1, 0)]),
+])
+def test_an_events_hours_run_from_the_first_to_the_last_of_times_said_close_together(
+        said: str, hours: list[tuple[int, int]]) -> None:
+    """More than two times within four hours are one event's, from the earliest to the latest (the first
+    two alone left the talk out of "doors at 6:30, the talk from 7 to 8"); times further apart, or two,
+    are read as before."""
+    assert list(said_clock.event_hours(said_clock.clock_times(said))) == hours

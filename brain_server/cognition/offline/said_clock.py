@@ -306,11 +306,20 @@ def hours_said(hours: Sequence[tuple[int, int]]) -> str:
     return "-".join(map(clock_said, hours))
 
 
+CLUSTER_MINUTES = 4 * 60  # more than two times said within this span are one event's, first to last
+
+
 def event_hours(clocks: Sequence[tuple[int, int]]) -> Sequence[tuple[int, int]]:
     """The first two times said, as hours from one to the other; only the first where the second is
     no end of it (before it, but for an evening's going on into the night): a model's line "a shortwave
     evening tomorrow from noon to 9 am", kept and read back, was shown as "(that is today, ..., 12:00-09:00)"
-    beside the "7 pm to 9 pm" its news said (blind32's writer)."""
+    beside the "7 pm to 9 pm" its news said (blind32's writer). More than two times that lie within
+    CLUSTER_MINUTES of each other are one event's, from the first of them to the last: "doors open at
+    6:30; the talk runs from 7 to 8" is 18:30-20:00, not 18:30-19:00 (Ravnholmen's host held his hour
+    from its first two times, 12:00-12:30, and was at the lookout from 11:30, the third)."""
+    minutes = [h * 60 + m for h, m in clocks]
+    if len(clocks) > 2 and max(minutes) - min(minutes) <= CLUSTER_MINUTES:
+        return [clocks[minutes.index(min(minutes))], clocks[minutes.index(max(minutes))]]
     if len(clocks) > 1 and clocks[1] <= clocks[0] and not (clocks[0] >= (18, 0) and clocks[1] <= (6, 0)):
         return clocks[:1]
     return clocks[:2]
