@@ -70,7 +70,7 @@ async def maybe_reflect(
     accumulated, npc.importance_since_reflection = npc.importance_since_reflection, 0
     latest = await asyncio.to_thread(stream.store.latest, npc.npc_id, 2 * RECENT_FOR_REFLECTION)
     recent = [n for n in latest if n.kind not in TRANSCRIPTS][:RECENT_FOR_REFLECTION]
-    questions = await ask_questions(npc, recent, stream, trace, work=work) if recent else []
+    questions = await ask_questions(npc, recent, now, stream, trace, work=work) if recent else []
     if not questions:
         trace.note(f"reflection skipped at importance {accumulated}: no questions to reflect on")
         return []
@@ -86,10 +86,11 @@ async def maybe_reflect(
     return stored
 
 
-async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], stream: MemoryStream, trace: Trace, *,
+async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], now: datetime, stream: MemoryStream,
+                        trace: Trace, *,
                         work: Work) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
+    memories = Bullets([Item(memory_line(n, now.date()), (n.importance, n.created.timestamp()))
                         for n in condensed(recent, npc.persona.name)])
     answer = await stream.llm.complete(
         QUESTIONS,
@@ -125,7 +126,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(memory_line(by_header(n)), (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(by_header(n), now.date()), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group], numbered=True,
                        headers=[_asked(asked) for asked, _ in groups])
     answer = await stream.llm.complete(
