@@ -133,6 +133,10 @@ grammar keeps the schema's keys, types and enums, not its bounds. A thirty-fifth
 answering; the shipped prompts and three reworded sets, in and out of view), is modelled on an 8B reasoning
 model (Qwen3-8B class) on Ollama with thinking on: its thinking counts against `max_tokens`, so a budget
 it spends thinking leaves the answer empty or cut; a 4,096-token context that cuts a long prompt's front.
+A thirty-sixth, `blind34` (npc_lab/standin/blind34.py), by a thirty-fourth hand, from requests captured at
+stop 108 in Ravnholmen (blind33 answering, a thinking model's extra tokens) and Hijaltola (blind32 answering),
+is modelled on a 70B-class open-weights model (Llama-3.3-70B class) on a hosted provider's JSON mode: it
+reads well, is verbose and polite, declines a real clash, invents plausible detail at declared rates.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -181,7 +185,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind30.py": "a6112207cfd94c642c404975c488b88ba1e41aa7d0772c86940b58889d302b83",
           "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d",
           "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea",
-          "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43"}
+          "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43",
+          "blind34.py": "ef44451e21a3f1a12bdad6a9c449a71d7e6361e6e698d2a24036d4827d487095"}
 
 
 class BlindStandIn:
