@@ -37,7 +37,14 @@ from brain_server.cognition.reflect import maybe_reflect
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.schedule import schedule_from
 from brain_server.cognition.speaker import Speaker
-from brain_server.cognition.status import dated_own, not_hosting, own_kept_whole, revise_currently, still_ahead
+from brain_server.cognition.status import (
+    dated_own,
+    fitted,
+    not_hosting,
+    own_kept_whole,
+    revise_currently,
+    still_ahead,
+)
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import OWN as OWN_THOUGHT
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -48,6 +55,7 @@ from brain_server.prompts import BUILTIN_DIR
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import GistLine
 from brain_server.prompts.converse_turn import read
+from brain_server.prompts.revise_currently import MAX_CHARS as CURRENTLY_MAX_CHARS
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
 
@@ -785,11 +793,12 @@ def test_a_sentence_a_looping_model_says_again_in_one_line_is_said_once() -> Non
 
 def test_a_status_too_long_is_cut_at_a_words_end() -> None:
     """A status kept past its limit was cut mid-word ("Sorry, I can't m") and shown so in every
-    prompt after: it is cut at a word's end and says so; one within the limit is as it was."""
+    prompt after: a sentence that does not fit is left out whole (`fitted`); one within the limit is
+    as it was."""
     party = "Ann Lee hosts a lantern party at Hobbs Cafe on February 15 from 5 pm to 7 pm."
     new = "Ann Lee is busy with the library, where " + "the shelves need dusting and " * 20 + "more."
     kept = still_ahead(party, new, NOW.date(), Trace(npc_id="ann", kind="plan", game_time=NOW))
-    assert kept.startswith(party) and kept.endswith("dusting and...") and len(kept) <= 500
+    assert kept == party
     assert still_ahead(party, "Ann Lee reads.", NOW.date(), Trace(npc_id="ann", kind="plan", game_time=NOW)) == \
         f"{party} Ann Lee reads."
 
@@ -1236,3 +1245,17 @@ def test_an_events_hours_run_from_the_first_to_the_last_of_times_said_close_toge
     two alone left the talk out of "doors at 6:30, the talk from 7 to 8"); times further apart, or two,
     are read as before."""
     assert list(said_clock.event_hours(said_clock.clock_times(said))) == hours
+
+
+def test_a_status_too_long_keeps_whole_sentences() -> None:
+    """Cut at its length mid-sentence, "... before the midday ferry is..." stood in 271 captured prompts
+    and a model copies it into its talk: the sentences that do not fit are left out whole; a first
+    sentence too long alone is cut at a word."""
+    first = "Greta Pollard will lay the raffle quilt out in the taproom of the Heron tomorrow from 3 to 5 pm."
+    rest = " ".join(f"The {n} border took her a week of evenings by the stove." for n in
+                    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"))
+    status = fitted(f"{first} {rest}")
+    assert status.startswith(first) and status.endswith("by the stove.") and len(status) <= CURRENTLY_MAX_CHARS
+    assert fitted(first) == first
+    long = fitted("Greta " + "very " * 200 + "much wants to go.")
+    assert long.endswith("...") and len(long) <= CURRENTLY_MAX_CHARS

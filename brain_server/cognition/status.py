@@ -43,7 +43,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     memories = await stream.retrieve(npc.npc_id, f"important recent events in {persona.name}'s life", now, trace,
                                      without=OWN_PLANS)
     old = persona.currently
-    kept = clipped(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()), CURRENTLY_MAX_CHARS)
+    kept = fitted(" ".join(f"{as_theirs(thought, persona.name)} {old}".split()))
     thoughts = await stream.latest_thoughts(npc.npc_id)
     own = [n for n in thoughts if held_as_own(persona.name, n)]
     answer = await stream.llm.complete(
@@ -88,7 +88,7 @@ def own_kept_whole(status: str, own: Sequence[MemoryNode], now: datetime, trace:
     for sentence in whole:
         if len(" ".join([*kept, sentence])) <= CURRENTLY_MAX_CHARS:
             kept.append(sentence)
-    return clipped(" ".join(kept), CURRENTLY_MAX_CHARS)
+    return fitted(" ".join(kept))
 
 
 def _put_back(event: MemoryNode, said: str, now: datetime) -> str:
@@ -154,6 +154,22 @@ def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequen
     return " ".join(sentences) if changed else status
 
 
+def fitted(status: str) -> str:
+    """A status within its length in whole sentences, those that do not fit after the first left out
+    (the first alone too long is cut at a word, `clipped`): cut mid-sentence, "... before the midday
+    ferry is..." stood in 271 of 2,276 captured prompts, and a model copies it into its talk (blind34's
+    writer)."""
+    if len(status) <= CURRENTLY_MAX_CHARS:
+        return status
+    sentences = SENTENCE.split(status)
+    kept = sentences[:1]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence])) > CURRENTLY_MAX_CHARS:
+            break
+        kept.append(sentence)
+    return clipped(" ".join(kept), CURRENTLY_MAX_CHARS)
+
+
 def cut_short(status: str) -> bool:
     """Whether a status reached its limit inside a sentence: within a tenth of the limit, and its
     last sentence ends with no stop (a model writing a status ends its sentences)."""
@@ -190,7 +206,7 @@ def still_ahead(old: str, new: str, today: date, trace: Trace) -> str:
     if not dropped or not new:
         return new
     trace.note(f"plan: the revised status dropped what is still ahead, kept: {' '.join(dropped)!r}")
-    return clipped(" ".join([*dropped, new]), CURRENTLY_MAX_CHARS)
+    return fitted(" ".join([*dropped, new]))
 
 
 def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: Trace) -> str:
@@ -218,4 +234,4 @@ def dated_own(status: str, events: Sequence[MemoryNode], now: datetime, trace: T
         sentences[i], changed = dated(sentences[i], days[0], today), True
         trace.note(f"plan: the revised status named {sentences[i][:60]!r}... and no day: "
                    f"{day_said(days[0], today)} put back")
-    return clipped(" ".join(sentences), CURRENTLY_MAX_CHARS) if changed else status
+    return fitted(" ".join(sentences)) if changed else status
