@@ -309,7 +309,8 @@ def test_five_insights_per_question_as_the_paper(run: Run, fake_llm: FakeOpenAI,
 def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run: Run, fake_llm: FakeOpenAI,
                                                                              store: MemoryStore) -> None:
     """A reflection over 100 memories with long memos of conversations: the budget drops whole old,
-    low-rated memos, not the newest events that triggered it, and the numbers cited are the ones shown."""
+    low-rated memos, not the newest events that triggered it, and the numbers cited are the ones shown,
+    as the prompt says them ("the numbers (1 to N)")."""
     state, t = npc(), trace()
     said = " ".join(f"Klaus Mueller said {i} things about the weather and the library, nothing more." for i in range(8))
     old = [MemoryNode(npc_id=NPC, kind=MemoryKind.THOUGHT, importance=2, description=f"conversation with Klaus {i}: "
@@ -341,6 +342,8 @@ def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run
     schema = request["body"]["response_format"]["json_schema"]["schema"]
     cited = schema["$defs"]["Insight"]["properties"]["evidence"]["items"]
     assert cited["maximum"] == len(shown), "the schema allows citing only the statements shown"
+    # and the prompt's words name as many as it shows, not as many as were retrieved (blind34's writer)
+    assert f"numbers (1 to\n{len(shown)})" in call.messages[1]["content"], call.messages[1]["content"][-900:]
     assert any("dropped" in note for note in t.notes)
 
 

@@ -35,7 +35,7 @@ from brain_server.cognition.offline.heard import words
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.llm.scheduler import Work
-from brain_server.model.budget import Bullets, Item
+from brain_server.model.budget import Bullets, CountOf, Item
 from brain_server.model.memory import TRANSCRIPTS, MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState
 from brain_server.model.paper import REFLECTION_THRESHOLD
@@ -132,7 +132,7 @@ async def draw_insights(
     answer = await stream.llm.complete(
         INSIGHTS,
         {"npc_name": npc.persona.name, "persona": npc.persona.summary(), "statements": numbered,
-         "statement_count": len(statements), "per_question": INSIGHTS_PER_QUESTION,
+         "statement_count": CountOf("statements"), "per_question": INSIGHTS_PER_QUESTION,
          "insight_count": min(MAX_INSIGHTS, INSIGHTS_PER_QUESTION * len(questions))},
         work=work, npc_id=npc.npc_id,
         fallback=lambda: ReflectionInsights.model_construct(insights=[]),

@@ -98,6 +98,22 @@ def cut_longest(parts: list[str], excess: int) -> list[str]:
             for p, s in zip(parts, sizes, strict=True)]
 
 
+@dataclass(frozen=True)
+class CountOf:
+    """A placeholder for how many items of the `Bullets` variable `name` the prompt shows, filled in
+    by `fit_prompt` once the list is fitted: "the numbers (1 to 30) of the statements" stood where three
+    were shown (48 of 140 captured reflections, blind34's writer)."""
+
+    name: str
+
+
+def _counted(render: Callable[[Mapping[str, Any]], list[dict[str, str]]]) -> Callable[[Mapping[str, Any]],
+                                                                                      list[dict[str, str]]]:
+    def counting(values: Mapping[str, Any]) -> list[dict[str, str]]:
+        return render({k: str(len(values[v.name].kept)) if isinstance(v, CountOf) else v for k, v in values.items()})
+    return counting
+
+
 def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], variables: Mapping[str, Any],
                budget: int, purpose: str, trace: Trace | None,
                why: str = "budget (NPC_BRAIN_PROMPT_MAX_BYTES)") -> list[dict[str, str]]:
@@ -107,7 +123,8 @@ def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], vari
     fit starts from every item: fitted again to a tighter budget (a context window's next round),
     the list said fewer than it held, and the brain's every background call with a 4,096-token
     window raised IndexError (blind33 as the README configures a thinking model: each NPC's day plan
-    never made, its status revised some 240 times a run)."""
+    never made, its status revised some 240 times a run). A `CountOf` says how many items its list shows."""
+    render = _counted(render)
     for value in variables.values():
         if isinstance(value, Bullets):
             value.kept[:] = range(len(value.items))
