@@ -14,12 +14,12 @@ import re
 
 import pytest
 
-from brain_server.cognition.converse import converse, summarize_conversation
+from brain_server.cognition.converse import converse, rules, summarize_conversation
 from brain_server.cognition.groups import tell_group
 from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
-from brain_server.model.npc import NpcState, Persona
+from brain_server.model.npc import DialogueLine, NpcState, Persona
 from brain_server.model.trace import Trace
 from brain_server.prompts import PromptLibrary
 from brain_server.runtime import metrics
@@ -62,7 +62,9 @@ def gist(*lines: tuple[str, str], first: dict | None = None, second: dict | None
 
 
 def template(purpose: str) -> str:
-    return " ".join(PromptLibrary().template(purpose).template.split())
+    """A prompt's words, with the parts a turn shows where they have something to rule (`converse.rules`)."""
+    parts = [purpose, *((f"{purpose}_telling", f"{purpose}_answering") if purpose == "converse_turn" else ())]
+    return " ".join(" ".join(PromptLibrary().template(p).template for p in parts).split())
 
 
 @pytest.mark.parametrize("purpose", [*LINE_PROMPTS, "conversation_memo"])
@@ -396,3 +398,28 @@ def test_out_of_view_a_group_is_opened_by_one_with_news(stream, fake_llm) -> Non
         "Name: Klaus Mueller")
     assert [m.summary for m in result[1]] == ["Isabella Rodriguez said hello", "Klaus Mueller said hello",
                                               "Maria Lopez said hello"]
+
+
+def test_a_turn_shows_each_rule_only_where_it_has_something_to_rule() -> None:
+    """All the rules in every turn were 1,100 characters of nested conditions, in turns with no news at
+    all (blind34's writer: 67 of 300): a literal model recites them or declines news passed on. Telling
+    is asked of one who holds news; answering an invitation where the other holds news or has said
+    something that names a time or asks someone along."""
+    library = PromptLibrary()
+
+    def line(who: str, text: str) -> DialogueLine:
+        return DialogueLine(speaker_npc_id=who, speaker_name=who.title(), text=text)
+
+    def shown(lines: list[DialogueLine], *, telling: bool = False, partner_news: bool = False) -> tuple[bool, bool]:
+        told, answered = rules(library, "Ann Lee", "Bo Tamm", "ann", lines, telling=telling, partner_news=partner_news)
+        assert not told or told.startswith(" If Ann Lee has news on their mind")
+        assert not answered or (answered.startswith("\nIf Bo Tamm invites Ann Lee") and "real commitment" in answered)
+        return bool(told), bool(answered)
+
+    small_talk = [line("bo", "Morning, Ann. Cold out, isn't it?")]
+    assert shown([]) == (False, False) and shown(small_talk) == (False, False)
+    assert shown(small_talk, telling=True) == (True, False)
+    assert shown(small_talk, partner_news=True) == (False, True)
+    assert shown([line("bo", "There's a quiz at the Heron on Friday at eight.")]) == (False, True)
+    assert shown([line("bo", "You should come along to the quiz!")]) == (False, True)
+    assert shown([line("ann", "Come to my quiz on Friday!"), line("bo", "Sounds good.")]) == (False, False)

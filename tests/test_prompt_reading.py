@@ -1200,7 +1200,7 @@ def test_a_gist_out_of_view_asks_the_one_with_news_to_bring_it_up_as_a_turn_in_v
     to bring it up, saying what, when and where; the one-call prompts asked only whether such a one
     stops to talk. A pair's and a group's gist now ask what a turn asks."""
     asked = ("brings it up", "saying what it is, when and where", "news they are keen to share")
-    for name in ("converse_turn", "conversation_summary", "group_summary"):
+    for name in ("converse_turn_telling", "conversation_summary", "group_summary"):
         text = " ".join((BUILTIN_DIR / f"{name}.md").read_text(encoding="utf-8").split())
         assert all(part in text for part in asked), name
         assert re.search(r"hosting[^.;]{0,30} asks [^.;]{0,30}to come", text), name

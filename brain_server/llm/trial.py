@@ -54,6 +54,8 @@ SAMPLE: dict[str, Any] = {
     "count": 3, "others": _PARTNER, "other_names": [_PARTNER], "name_list": [_NAME, _PARTNER], "people": _PARTNER,
     "news": f"{_NAME} has news on their mind: a harvest supper at the bakery on Saturday at 18:00.",
     "partner_news": "", "seek": "", "untold": "",
+    "telling": f" {_NAME} brings the harvest supper up at the first natural opening and asks {_PARTNER} to come.",
+    "answering": "",
     "hosting": f"\n\nEvents {_NAME} is holding (their own, not news {_NAME} heard from anyone):\n- a harvest supper "
                "at the bakery on Saturday at 18:00", "opener": _NAME, "max_lines": 4, "heard": "Two loaves, please.", "options": "1. Here you are!\n2. Good morning!",
 }
