@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+from brain_server.cognition.memory_stream import bullet_list
+from brain_server.cognition.reflect import condensed
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import Persona
+from brain_server.model.trace import RetrievedRecord
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
 
@@ -120,3 +123,19 @@ def test_memories_left_out_of_a_prompt_leave_it_as_many_and_are_not_touched(stre
     assert len(first) == top_k and not any("quilting" in d for d in first + second), first
     assert not set(first[: top_k // 2]) & set(second)
     assert all(t.last_accessed < later for t in thoughts), [t.last_accessed for t in thoughts]
+
+
+def test_a_things_mundane_state_is_not_listed_in_a_prompts_memories() -> None:
+    """3,331 of 21,946 memory lines in the prompts captured at stop 108 were things' states ("bed is in
+    use"), crowding the news out (blind34's writer): one rated below THING_SHOWN_FROM is not listed, in a
+    prompt's memories or a reflection's, and one that matters is; a person's doing always is."""
+    def seen(subject: str, text: str, importance: int) -> MemoryNode:
+        return MemoryNode(npc_id="ann", kind=MemoryKind.OBSERVATION, subject=subject, predicate="is", object="",
+                          description=text, importance=importance, created=NOW, last_accessed=NOW)
+
+    nodes = [seen("Town:Inn:hall:benches", "benches is in use", 1), seen("Town:Square:well", "the well has run dry", 6),
+             seen("Bo Tamm", "Bo Tamm is mending a net", 2)]
+    shown = str(bullet_list([RetrievedRecord(node=n, recency=1, importance=1, relevance=1, score=1, query="q")
+                             for n in nodes], NOW.date()))
+    assert "benches" not in shown and "the well has run dry" in shown and "Bo Tamm is mending a net" in shown
+    assert [n.description for n in condensed(nodes, "Ann Lee")] == ["the well has run dry", "Bo Tamm is mending a net"]

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.memory_stream import MemoryStream, memory_line, mundane_thing
 from brain_server.cognition.offline.heard import words
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
@@ -167,11 +167,14 @@ def condensed(recent: Sequence[MemoryNode], name: str) -> list[MemoryNode]:
     (07:00 to 08:45)", not nine lines of "(taking a short break)", "(tidying up afterwards)"), a
     block's plan by its header (`embedding_key`), not its steps. blind28's writer saw the questions
     asked about routine, not people: of a host's 100 latest memories half were her own steps and the
-    plans that listed them again. What the memories hold is unchanged; the rest is shown as it was."""
+    plans that listed them again; a thing's state of little importance not at all (`mundane_thing`).
+    What the memories hold is unchanged; the rest is shown as it was."""
     shown: list[MemoryNode] = []
     runs: dict[int, tuple[str, datetime, int]] = {}  # a shown own run's index -> its activity, last step, importance
     open_run = -1
     for node in sorted(recent, key=lambda n: n.created):
+        if mundane_thing(node):
+            continue
         if node.kind == MemoryKind.OBSERVATION and node.subject == name and node.description.startswith(name):
             doing = node.description.split(" (", 1)[0].strip()
             if open_run >= 0 and runs[open_run][0] == doing:
