@@ -184,6 +184,7 @@ def test_the_react_prompt_shows_both_queries_and_the_status(stream, fake_llm) ->
     assert f"Right now: {status}" in prompt
     assert prompt.count("are old friends") == 15 and paper.description in prompt  # today: the 15 friends only
     assert "until about 15:10" in prompt
+    assert prompt.count(status) == 1, "what he does, said once: not again inside the wait option's brackets"
     assert body["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"] == [
         "continue", "talk", "wait", "react"]
 

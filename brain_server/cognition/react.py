@@ -32,7 +32,9 @@ MEMORIES_PER_QUERY = 10  # each of the two queries' best, shown apart (30 retrie
 CHOICES = {
     "continue": "carry on with the plan; the observation does not call for anything.",
     "talk": "start a conversation with {subject} now ({subject} is close by and could be approached).",
-    "wait": "wait for {subject} to finish ({status}, until about {until}), then carry on.",
+    # what they are doing stands above ("Right now: ..."): repeated here, nested in the option's own
+    # brackets, it read "(Rasa Stankute is working at the filleting hall (taking a short break), until ...)"
+    "wait": "wait for {subject} to finish what they are doing (until about {until}), then carry on.",
     "react": "change what {name} is doing for the next hour or two because of it.",
 }
 
