@@ -100,3 +100,23 @@ def test_a_night_shift_is_worked_tonight() -> None:
     kept, away = keep_at_work(plan, keeper, PLACES)
     assert away == timedelta(hours=8)
     assert where(kept)[2] == ("20:00-04:00", "working at the shop floor", SHOP)
+
+
+def test_a_meal_that_runs_on_through_the_working_hours_keeps_a_lunch_break() -> None:
+    """A model that stretches each item of its outline to the next laid "having lunch" from noon to 6 pm
+    at home (blind34, the Ville: the cafe shut all afternoon, its host met nobody): the meal keeps an
+    hour of the working hours, the rest is worked at the workplace; a lunch of an hour is kept whole."""
+    plan = day((6, 8, "having breakfast", KITCHEN), (8, 12, "serving at the counter", SHOP),
+               (12, 18, "having lunch", KITCHEN), (18, 22, "relaxing at home", BED), (22, 30, "sleeping", BED))
+    kept, away = keep_at_work(plan, mina(), PLACES)
+    assert away == timedelta(hours=4)
+    assert where(kept) == [
+        ("06:00-08:00", "having breakfast", KITCHEN), ("08:00-12:00", "serving at the counter", SHOP),
+        ("12:00-13:00", "having lunch", KITCHEN), ("13:00-17:00", "working at the shop floor", SHOP),
+        ("17:00-18:00", "free time", KITCHEN), ("18:00-22:00", "relaxing at home", BED), ("22:00-06:00", "sleeping", BED)]
+    lunch = day((6, 8, "having breakfast", KITCHEN), (8, 12, "serving at the counter", SHOP),
+                (12, 13, "having lunch", KITCHEN), (13, 17, "serving at the counter", SHOP), (17, 30, "sleeping", BED))
+    assert keep_at_work(lunch, mina(), PLACES) == (lunch, timedelta(0))
+    longer = day((6, 8, "having breakfast", KITCHEN), (8, 12, "serving at the counter", SHOP),
+                 (12, 14, "having lunch", KITCHEN), (14, 17, "serving at the counter", SHOP), (17, 30, "sleeping", BED))
+    assert keep_at_work(longer, mina(), PLACES) == (longer, timedelta(0))  # an hour over: within the tolerance

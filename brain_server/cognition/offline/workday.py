@@ -7,7 +7,9 @@ the workplace, past a tolerance, go to the workplace (`routine.workplace`: the o
 declares, else the place the persona says it works at). Only a stated day counts: a lifestyle that
 states no working hours, a persona with no workplace, a day off (`lifestyle.working_days`), meals,
 sleep, one-off items (an event, a visit, a promise) and blocks the caller says the model meant
-(`meant`: an event the NPC heard of, at its hours) keep what the model planned."""
+(`meant`: an event the NPC heard of, at its hours) keep what the model planned; a meal keeps its
+first MEAL_AT_WORK of the working hours, not more (blind34, a model that stretches each outline item
+to the next: "having lunch" from noon to 6 pm at home, and the Ville's cafe shut all afternoon)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from brain_server.model.npc import NpcState, PlanItem, is_sleep
 from brain_server.model.world import sector_of
 
 AWAY_FROM_WORK = timedelta(minutes=90)  # of the working hours a plan may spend elsewhere (an errand, a call)
+MEAL_AT_WORK = timedelta(hours=1)  # of the working hours a meal away from the workplace keeps (a lunch break)
 
 
 def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str],
@@ -36,11 +39,12 @@ def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]
     if items[0].start.weekday() >= working_days(npc.persona.lifestyle):
         return list(items), timedelta(0)
     begin, end = work_window(hours, items[0].start)
+    planned, items = list(items), [part for i in items for part in _meal_break(i, begin, end)]
     elsewhere = [i for i in items if i.start < end and i.end > begin and _movable(i) and not meant(i) and
                  sector_of(i.address) != sector_of(work)]
     away = sum((min(i.end, end) - max(i.start, begin) for i in elsewhere), timedelta(0))
     if away <= AWAY_FROM_WORK:
-        return list(items), timedelta(0)
+        return planned, timedelta(0)
     moving, kept = {id(i) for i in elsewhere}, []
     for item in items:
         if id(item) not in moving:
@@ -75,3 +79,16 @@ def at_work(item: PlanItem, hours: tuple[time, time]) -> bool:
 
 def _movable(item: PlanItem) -> bool:
     return not (item.one_off or is_sleep(item.activity) or MEAL.search(item.activity))
+
+
+def _meal_break(item: PlanItem, begin: datetime, end: datetime) -> list[PlanItem]:
+    """A meal that runs on into the working hours past MEAL_AT_WORK, as the meal up to there and the
+    rest of it as an hour of nothing in particular ("free time"), which `keep_at_work` may move."""
+    if item.one_off or not MEAL.search(item.activity) or item.end <= begin or item.start >= end:
+        return [item]
+    cut = max(item.start, begin) + MEAL_AT_WORK
+    if cut >= min(item.end, end):
+        return [item]
+    return [item.model_copy(update={"duration_minutes": minutes(item.start, cut), "subtasks": []}),
+            item.model_copy(update={"start": cut, "duration_minutes": minutes(cut, item.end), "activity": "free time",
+                                    "emoji": "", "subtasks": []})]
