@@ -73,3 +73,13 @@ def test_a_list_fitted_again_to_a_tighter_budget_starts_from_every_item() -> Non
     assert message["content"].endswith(f"- {memories.items[19].text}")
     fit_prompt(render, variables, 100_000, "test", None)
     assert memories.kept == list(range(20))
+
+
+def test_the_instructions_a_call_chooses_are_never_cut() -> None:
+    """A turn's rules are placeholders now, chosen per call (`converse.rules`): over the budget the other
+    fields are cut, the rules kept whole as the template's own words are."""
+    rules = " If Ann has news on her mind, she brings it up. " * 10
+    render = lambda v: [{"role": "user", "content": f"{v['persona']}\n{v['telling']}\n{v['schedule']}"}]  # noqa: E731
+    variables = {"persona": "Name: Ann Lee.", "telling": rules, "schedule": "- 09:00 baking " * 60}
+    [message] = fit_prompt(render, variables, 700, "test", None)
+    assert rules in message["content"] and CUT_MARK in message["content"] and len(message["content"].encode()) <= 700

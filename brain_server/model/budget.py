@@ -25,6 +25,9 @@ _MARK_BYTES = len(CUT_MARK.encode())
 EMPTY_LIST = "- (nothing comes to mind)"
 # Placeholders cut only when cutting every other one is not enough: who the NPCs are.
 CUT_LAST = frozenset({"persona", "partner_persona"})
+# Placeholders holding the prompt's own instructions, chosen per call (`converse.rules`): never cut, as the
+# template's own words are not.
+INSTRUCTIONS = frozenset({"telling", "answering"})
 
 
 def size(text: str) -> int:
@@ -137,7 +140,7 @@ def fit_prompt(render: Callable[[Mapping[str, Any]], list[dict[str, str]]], vari
     for name, value in variables.items():
         if isinstance(value, Bullets):
             value.kept[:] = fitted[name].kept
-    names = [k for k, v in variables.items() if isinstance(v, str)]
+    names = [k for k, v in variables.items() if isinstance(v, str) and k not in INSTRUCTIONS]
     for rounds in ([n for n in names if n not in CUT_LAST], names):
         for _ in range(4):  # a placeholder used twice saves twice: a few rounds settle it
             over = sum(size(m["content"]) for m in messages) - budget
