@@ -76,7 +76,7 @@ def test_a_list_fitted_again_to_a_tighter_budget_starts_from_every_item() -> Non
 
 
 def test_the_instructions_a_call_chooses_are_never_cut() -> None:
-    """A turn's rules are placeholders now, chosen per call (`converse.rules`): over the budget the other
+    """A turn's rules are placeholders now, chosen per call (`turn_rules.rules`): over the budget the other
     fields are cut, the rules kept whole as the template's own words are."""
     rules = " If Ann has news on her mind, she brings it up. " * 10
     render = lambda v: [{"role": "user", "content": f"{v['persona']}\n{v['telling']}\n{v['schedule']}"}]  # noqa: E731

@@ -14,9 +14,10 @@ import re
 
 import pytest
 
-from brain_server.cognition.converse import converse, rules, summarize_conversation
+from brain_server.cognition.converse import converse, summarize_conversation
 from brain_server.cognition.groups import tell_group
 from brain_server.cognition.speaker import Speaker
+from brain_server.cognition.turn_rules import rules
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona
@@ -62,7 +63,7 @@ def gist(*lines: tuple[str, str], first: dict | None = None, second: dict | None
 
 
 def template(purpose: str) -> str:
-    """A prompt's words, with the parts a turn shows where they have something to rule (`converse.rules`)."""
+    """A prompt's words, with the parts a turn shows where they have something to rule (`turn_rules.rules`)."""
     parts = [purpose, *((f"{purpose}_telling", f"{purpose}_answering") if purpose == "converse_turn" else ())]
     return " ".join(" ".join(PromptLibrary().template(p).template for p in parts).split())
 

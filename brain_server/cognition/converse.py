@@ -27,7 +27,6 @@ import asyncio
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-import re
 
 from brain_server.cognition.gist import (
     again,
@@ -45,10 +44,11 @@ from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, Memor
 from brain_server.cognition.news import NO_NEWS, Held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
-from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said, says_when
+from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, held_by, may_name
+from brain_server.cognition.turn_rules import leaving, rules
 from brain_server.llm.scheduler import Work
 from brain_server.llm.streaming import Listener
 from brain_server.model.memory import TRANSCRIPTS, MemoryKind, MemoryNode
@@ -56,7 +56,6 @@ from brain_server.model.names import addressing
 from brain_server.model.npc import DialogueLine, NpcState, Persona, as_label
 from brain_server.model.trace import Trace
 from brain_server.model.world import World, arena_of
-from brain_server.prompts import PromptLibrary
 from brain_server.prompts.conversation_memo import PROMPT as MEMO
 from brain_server.prompts.conversation_memo import ConversationMemo
 from brain_server.prompts.conversation_summary import PROMPT as SUMMARY
@@ -125,7 +124,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     own it just wrote again (`unrepeated`);
     `listener`: someone reading the line as the model writes it (llm/streaming.py); `head`: whose
     memories it is shown (`heads`; by default its own); `partner_news`: the partner holds news (the
-    rules of answering an invitation are shown, `rules`)."""
+    rules of answering an invitation are shown, `turn_rules.rules`)."""
     name = speaker.persona.name
     latest = " ".join(line.text for line in lines[-RECALL_LINES:])
     head = head or Head(speaker.npc_id, name, partner_name, partner_activity)
@@ -152,35 +151,6 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
         work=work, npc_id=speaker.npc_id, trace=trace, listener=listener,
         fallback=lambda: _without_words(partner_name, lines),
     )
-
-
-# A line that may ask someone along: what the rules of answering an invitation are for.
-_ASKING_ALONG = re.compile(r"\b(?:come|coming|join|invit\w*|welcome|fancy|want to go|like to go|bring)\b", re.IGNORECASE)
-
-
-def rules(prompts: PromptLibrary, name: str, partner: str, npc_id: str, lines: Sequence[DialogueLine], *,
-          telling: bool, partner_news: bool) -> tuple[str, str]:
-    """The turn's rules, each only where it has something to rule (the two parts of converse_turn.md):
-    telling news, where the speaker holds some; answering an invitation, where the partner holds news
-    or has said something that names a time or asks someone along. All of them in every turn were
-    1,100 characters of nested conditions, in 67 of 300 captured turns with no news at all, that a
-    literal model answers by declining passed-on news or reciting them (blind34's and blind33's writers)."""
-    said = " ".join(line.text for line in lines if line.speaker_npc_id != npc_id)
-    names = {"npc_name": name, "partner": partner}
-    told = " " + prompts.template("converse_turn_telling").substitute(names).strip() if telling else ""
-    asked = partner_news or says_when(said) or bool(_ASKING_ALONG.search(said))
-    answered = "\n" + prompts.template("converse_turn_answering").substitute(names).strip() if asked else ""
-    return told, answered
-
-
-def leaving(npc_id: str, name: str, news: Held, lines: Sequence[DialogueLine]) -> str:
-    """The speaker's last line, as its prompt asks for it: with its news in it while that is unsaid.
-    "Has to go now ... takes leave" beside "brings it up at the first natural opening" was two
-    orders for one line (blind33's writer), and a host held back for a last word (`converse`) left
-    with a goodbye, its news unsaid."""
-    if news.news is not None and not said_it(npc_id, news.news, lines, news.places):
-        return f"{name} has to go now: in this last line {name} tells the news, then takes leave."
-    return f"{name} has to go now: this is {name}'s last line, and it takes leave."
 
 
 def ends(said_so: bool, lines: Sequence[DialogueLine]) -> bool:

@@ -25,7 +25,7 @@ _MARK_BYTES = len(CUT_MARK.encode())
 EMPTY_LIST = "- (nothing comes to mind)"
 # Placeholders cut only when cutting every other one is not enough: who the NPCs are.
 CUT_LAST = frozenset({"persona", "partner_persona"})
-# Placeholders holding the prompt's own instructions, chosen per call (`converse.rules`): never cut, as the
+# Placeholders holding the prompt's own instructions, chosen per call (`turn_rules.rules`): never cut, as the
 # template's own words are not.
 INSTRUCTIONS = frozenset({"telling", "answering"})
 
