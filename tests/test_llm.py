@@ -203,10 +203,20 @@ def test_an_answer_that_ran_out_of_tokens_is_asked_again_with_more(fake_llm: Fak
     answer unusable for another reason is asked again with the same."""
     fake_llm.queue({"content": first}, purpose="importance")
     llm, t = make_llm(fake_llm), trace()
-    assert rate(llm, t).importance >= 1
-    sent = [r["body"]["max_tokens"] for r in fake_llm.chat_requests("importance")]
-    assert sent == [IMPORTANCE.max_tokens, IMPORTANCE.max_tokens * ROOM_GROWTH]
+
+    async def twice() -> Importance:
+        """Both in one event loop: a kept-alive connection from a loop that is gone fails its request."""
+        fallback = lambda: Importance(importance=3)  # noqa: E731
+        try:
+            rated = await llm.complete(IMPORTANCE, VARS, npc_id="isabella", trace=t, fallback=fallback, work=WORK)
+            sent = [r["body"]["max_tokens"] for r in fake_llm.chat_requests("importance")]
+            assert sent == [IMPORTANCE.max_tokens, IMPORTANCE.max_tokens * ROOM_GROWTH]
+            fake_llm.queue({"content": '{"importance": "high"}'}, purpose="importance")
+            await llm.complete(IMPORTANCE, VARS, npc_id="isabella", fallback=fallback, work=WORK)
+            return rated
+        finally:
+            await llm.close()
+
+    assert asyncio.run(twice()).importance >= 1
     assert not t.llm_calls[0].fallback_used
-    fake_llm.queue({"content": '{"importance": "high"}'}, purpose="importance")
-    rate(llm)
     assert [r["body"]["max_tokens"] for r in fake_llm.chat_requests("importance")][2:] == [IMPORTANCE.max_tokens] * 2
