@@ -159,6 +159,10 @@ def test_a_day_plan_remembers_promises_not_the_last_days_plan_steps(run: Run, fa
     assert not any("'s plan for" in line for line in shown), shown
     # Which of its places is home is said (Cauldwell, blind21: a boatman's evenings "at home" in the laundry).
     assert f"The last block is sleeping at home ({HOME})." in prompt_of(fake_llm, "daily_plan")
+    # A visit is made room for where the status or memories give a reason (blind34's writer: "people to see
+    # or to ask", read literally, filled 285 day plans with three or more visits to anyone).
+    assert "people\nto see or to ask" not in prompt_of(fake_llm, "daily_plan")
+    assert "nothing else calls for a visit" in prompt_of(fake_llm, "daily_plan")
 
 
 def test_a_day_plan_shows_the_conversation_that_said_yes_for_that_day(run: Run, fake_llm: FakeOpenAI) -> None:
