@@ -375,6 +375,10 @@ def test_a_relationship_is_summarised_from_memories_of_the_partner_only(run: Run
     assert len(about_bo) == 2 and all("Bo Chen" in line for line in about_bo), about_bo
     assert about_cy == ["(nothing comes to mind)"]
     assert sorted(about_both) == sorted(about_bo)
+    # Asked "from Ann's point of view", models wrote "I know Bo: Bo buys his bread from her", shown in
+    # turns that speak of Ann in the third person (blind34's writer, 133 bodies): the view is Ann's,
+    # written of her in the third person.
+    assert 'written of Ann Lee in the third person\n("Ann Lee ...")' in prompt_of(fake_llm, "relationship", 0)
 
 
 # --- 3: every memory line carries its day and time -----------------------------------------------
