@@ -983,6 +983,36 @@ def test_a_hosts_own_event_is_kept_in_its_day_plan_whatever_the_model_planned(ru
     run(scenario)
 
 
+def test_a_host_whose_model_lunches_all_afternoon_spends_the_rest_finding_people(run: Run, fake_llm: FakeOpenAI) -> None:
+    """blind34 in the Ville (seed 7): on the day of her party the host's model planned "having lunch"
+    from noon to 5 pm at home, and a meal is no time a teller goes out; she met nobody until her party.
+    A meal keeps two hours (`workday.meals_kept_short`), and the host spends the rest finding people."""
+    event = "Rosa Vane wants to hold a kite contest in the yard of the Market on May 4 from 7 pm to 9 pm"
+    fake_llm.queue({"json": {"wake_up_hour": 7, "outline": ["wake", "lunch", "contest", "sleep"], "blocks": [
+        {"start": "07:00", "duration_minutes": 300, "activity": "setting up the yard", "emoji": "", "address": YARD},
+        {"start": "12:00", "duration_minutes": 300, "activity": "having lunch", "emoji": "", "address": KITCHEN},
+        {"start": "17:00", "duration_minutes": 120, "activity": "getting ready", "emoji": "", "address": HOME},
+        {"start": "19:00", "duration_minutes": 120, "activity": "hosting the kite contest", "emoji": "", "address": YARD},
+        {"start": "21:00", "duration_minutes": 600, "activity": "sleeping", "emoji": "", "address": HOME}]}},
+        purpose="daily_plan")
+
+    async def scenario(stream: MemoryStream) -> None:
+        records = await _town_records(stream)
+        teller = rosa()
+        trace = Trace(npc_id="rosa", kind="test", game_time=MORNING)
+        mine = MemoryNode(npc_id="rosa", kind=MemoryKind.THOUGHT, description=event, subject="Rosa Vane",
+                          predicate="thinks", object=event[:80], importance=8, created=MORNING, last_accessed=MORNING)
+        await stream.remember("rosa", teller.persona, [mine], trace, rate=False)
+        seek = await seeking(teller, MORNING, stream, records, PLACES)
+        made, _ = await plan_day(teller, MORNING, stream, trace, work=WORK, places=PLACES, seek=seek)
+        lunch = [i for i in made if i.activity == "having lunch"]
+        assert [(f"{i.start:%H:%M}-{i.end:%H:%M}") for i in lunch] == ["12:00-14:00"]
+        afternoon = [i for i in made if MORNING.replace(hour=14) <= i.start < MORNING.replace(hour=17)]
+        assert any(i.one_off and i.address != KITCHEN for i in afternoon), [(i.activity, i.address) for i in made]
+
+    run(scenario)
+
+
 def test_a_host_is_not_sent_to_tell_people_at_the_hours_of_its_own_event(run: Run, fake_llm: FakeOpenAI) -> None:
     """blind11's writer: a host's plan prompt listed the busiest place at the very hours of the
     event she hosts. Those hours are left out of where people will be, and no visit is laid in them."""

@@ -160,7 +160,7 @@ def two_players(brain_factory, **ceiling: int) -> tuple[Clients, Player, Player,
 
 
 def test_a_tenant_past_its_ceiling_keeps_playing_on_fallbacks_over_both_transports(brain_factory, fake_llm) -> None:
-    ceiling = 3
+    ceiling = 2  # a day plan and its first block's steps: what any first Decide asks, whatever the fake plans
     clients, alice, bob, admin = two_players(brain_factory, tenant_calls_per_window=ceiling)
     try:
         assert alice.ok("Decide", {"npcId": "isabella", "gameTime": T0})["action"]["address"]
@@ -206,7 +206,7 @@ def test_a_tenant_past_its_ceiling_keeps_playing_on_fallbacks_over_both_transpor
 
 
 def test_a_tenant_past_its_game_days_ceiling_plays_on_until_the_game_day_changes(brain_factory, fake_llm) -> None:
-    ceiling = 3
+    ceiling = 2  # a day plan and its first block's steps: what any first Decide asks, whatever the fake plans
     clients = Clients(brain_factory(jwt_secret=SECRET, auth_token=ADMIN_TOKEN, tenant_calls_per_game_day=ceiling))
     try:
         alice, bob = Player(clients, mint("alice")), Player(clients, mint("bob"))

@@ -97,7 +97,7 @@ def test_metrics_game_day_labels_are_bounded_however_many_tenants_spend() -> Non
 
 def test_getusage_and_metrics_show_a_tenants_game_day_over_both_transports(brain_factory,
                                                                           fake_llm: FakeOpenAI) -> None:
-    ceiling = 3
+    ceiling = 2  # a day plan and its first block's steps: what any first Decide asks, whatever the fake plans
     clients, alice, bob, admin = two_players(brain_factory, tenant_calls_per_game_day=ceiling)
     try:
         assert alice.grpc("Decide", {"npcId": "isabella", "gameTime": T0})["action"]["address"]

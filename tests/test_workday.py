@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brain_server.cognition.offline.workday import AWAY_FROM_WORK, keep_at_work
+from brain_server.cognition.offline.workday import AWAY_FROM_WORK, keep_at_work, meals_kept_short
 from brain_server.model.npc import NpcState, Persona, PlanItem
 
 Q = "Harrow Quay"
@@ -120,3 +120,20 @@ def test_a_meal_that_runs_on_through_the_working_hours_keeps_a_lunch_break() -> 
     longer = day((6, 8, "having breakfast", KITCHEN), (8, 12, "serving at the counter", SHOP),
                  (12, 14, "having lunch", KITCHEN), (14, 17, "serving at the counter", SHOP), (17, 30, "sleeping", BED))
     assert keep_at_work(longer, mina(), PLACES) == (longer, timedelta(0))  # an hour over: within the tolerance
+
+
+def test_a_meal_of_hours_on_a_day_off_keeps_two_and_the_rest_is_free_time_where_it_is() -> None:
+    """blind34 in the Ville (seed 7): on her day off the host had "having lunch" from noon to 5 pm at
+    home, the evening of her party, and a meal is no time to go and find people. A meal keeps
+    MEAL_LONGEST, the rest of its block is free time at the same place; a dinner of two hours, an
+    event the model meant and a one-off are kept as planned."""
+    saturday = TUESDAY + timedelta(days=4)
+    plan = day((7, 8, "having breakfast", KITCHEN), (8, 12, "tidying the loft", LOFT), (12, 17, "having lunch", KITCHEN),
+               (17, 19, "having dinner with friends", LOFT), (19, 31, "sleeping", BED), on=saturday)
+    assert where(meals_kept_short(plan)) == [
+        ("07:00-08:00", "having breakfast", KITCHEN), ("08:00-12:00", "tidying the loft", LOFT),
+        ("12:00-14:00", "having lunch", KITCHEN), ("14:00-17:00", "free time", KITCHEN),
+        ("17:00-19:00", "having dinner with friends", LOFT), ("19:00-07:00", "sleeping", BED)]
+    assert meals_kept_short(plan, meant=lambda item: item.activity == "having lunch") == plan
+    event = [plan[2].model_copy(update={"one_off": True})]
+    assert meals_kept_short(event) == event

@@ -24,7 +24,7 @@ from brain_server.cognition.offline.awake import keep_awake, minutes
 from brain_server.cognition.offline.kept_days import redated
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
-from brain_server.cognition.offline.workday import keep_at_work
+from brain_server.cognition.offline.workday import keep_at_work, meals_kept_short
 from brain_server.cognition.schedule import OWN_PLANS, day_name, plan_lines, previous_day
 from brain_server.cognition.status import revise_currently
 from brain_server.llm.scheduler import Work
@@ -76,7 +76,9 @@ async def plan_day(npc: NpcState, now: datetime, stream: MemoryStream, trace: Tr
                                   npc, places)
     if overslept:
         trace.note(f"plan: {overslept} of sleep in the hours {persona.name}'s lifestyle is awake: the usual day there")
-    items, away = keep_at_work(items, npc, places, seek.holds_event if seek else lambda item: False)
+    meant = seek.holds_event if seek else lambda item: False
+    items = meals_kept_short(items, meant)
+    items, away = keep_at_work(items, npc, places, meant)
     if away:
         trace.note(f"plan: {away} of {persona.name}'s stated working hours away from its workplace: worked there")
     items = seek.visit(items, persona.home, now) if seek else items

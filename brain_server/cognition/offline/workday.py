@@ -25,6 +25,7 @@ from brain_server.model.world import sector_of
 
 AWAY_FROM_WORK = timedelta(minutes=90)  # of the working hours a plan may spend elsewhere (an errand, a call)
 MEAL_AT_WORK = timedelta(hours=1)  # of the working hours a meal away from the workplace keeps (a lunch break)
+MEAL_LONGEST = timedelta(hours=2)  # of any hours a meal keeps; the rest is free time where it is
 
 
 def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str],
@@ -61,6 +62,17 @@ def keep_at_work(items: Sequence[PlanItem], npc: NpcState, places: Sequence[str]
     return kept, away
 
 
+def meals_kept_short(items: Sequence[PlanItem], meant: Callable[[PlanItem], bool] = lambda item: False,
+                     ) -> list[PlanItem]:
+    """`items` with each meal longer than MEAL_LONGEST kept to that, the rest of its block free time at
+    the same place (`_meal_break`): a model that stretches each outline item to the next planned
+    "having lunch" from noon to 5 pm on a day off (blind34, the Ville: a host with a party to tell of
+    that evening spent the afternoon so at home, and a meal is no time to go and find people). Blocks
+    `meant` says the model meant (an event heard of at its hours) keep what was planned."""
+    return [part for item in items
+            for part in ([item] if meant(item) else _meal_break(item, item.start, item.end, MEAL_LONGEST))]
+
+
 def work_window(hours: tuple[time, time], day: datetime) -> tuple[datetime, datetime]:
     """Working `hours` as the stretch that begins on `day`'s date (ending the next day when they
     pass midnight)."""
@@ -81,12 +93,13 @@ def _movable(item: PlanItem) -> bool:
     return not (item.one_off or is_sleep(item.activity) or MEAL.search(item.activity))
 
 
-def _meal_break(item: PlanItem, begin: datetime, end: datetime) -> list[PlanItem]:
-    """A meal that runs on into the working hours past MEAL_AT_WORK, as the meal up to there and the
-    rest of it as an hour of nothing in particular ("free time"), which `keep_at_work` may move."""
+def _meal_break(item: PlanItem, begin: datetime, end: datetime, keep: timedelta = MEAL_AT_WORK) -> list[PlanItem]:
+    """A meal that runs on into the hours from `begin` to `end` (the working hours) past `keep` of them,
+    as the meal up to there and the rest of it as nothing in particular ("free time"), which
+    `keep_at_work` may move and a teller may spend finding people (`gather.Seek.visit`)."""
     if item.one_off or not MEAL.search(item.activity) or item.end <= begin or item.start >= end:
         return [item]
-    cut = max(item.start, begin) + MEAL_AT_WORK
+    cut = max(item.start, begin) + keep
     if cut >= min(item.end, end):
         return [item]
     return [item.model_copy(update={"duration_minutes": minutes(item.start, cut), "subtasks": []}),
