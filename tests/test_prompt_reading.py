@@ -25,7 +25,8 @@ from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import about, holds_it, hosting, mentions, when
+from brain_server.cognition.news import holds_it, hosting, mentions
+from brain_server.cognition.news_said import about, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
 from brain_server.cognition.offline.heard import what_there_is

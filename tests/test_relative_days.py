@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 import re
 
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
-from brain_server.cognition.news import Held, about, held, known_places, told_of
+from brain_server.cognition.news import Held, known_places
+from brain_server.cognition.news_said import about, held, told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import NpcState, PlanItem
 from tests.test_mind import CAFE, _town_mind, _until
@@ -186,7 +187,7 @@ def test_a_whispered_event_said_after_what_sets_its_time_is_what_the_host_tells_
     the month comes in on the 12th, and from 17:00 to 19:00 it stands up in the reeds ...") and what the
     host would do then after it ("That is the only time he can let go ..."): the host's news said the
     tide, no day and nothing of what he meant to do. Kept with its day, it is what he does, tomorrow;
-    and one he tells keeps that, with its day, hours and place, not his whole thought (`news.told_of`)."""
+    and one he tells keeps that, with its day, hours and place, not his whole thought (`news_said.told_of`)."""
     kite = ("The moon is full on the 14th, and from 21:00 to 22:30 it stands over the roof of Hobbs Cafe. That is the one night "
             "Isabella Rodriguez can fly her owl kite: she built it in May, and she hopes Bo will help.")
 

@@ -32,7 +32,8 @@ from brain_server.cognition.gather import (
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import about, day_unsaid, held, held_news, mentions, said_news, when
+from brain_server.cognition.news import day_unsaid, held_news, mentions
+from brain_server.cognition.news_said import about, held, said_news, when
 from brain_server.cognition.offline.happens import after_when
 from brain_server.cognition.offline.heard import what_there_is
 from brain_server.cognition.offline.lifestyle import stated_work_hours

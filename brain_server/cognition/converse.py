@@ -11,7 +11,7 @@ A conversation nobody watches (both speakers out of the player's view) is resolv
 instead (`summarize_conversation`): whether they talk, its gist, and each speaker's memo, from
 what each remembers (each its own memories and places only); both remember it as they would a
 conversation written turn by turn, with only what the gist says each said (gist.py). One with
-news on its mind (`news.held`) is shown it, once, out of view and in view alike, so it may tell it.
+news on its mind (`news_said.held`) is shown it, once, out of view and in view alike, so it may tell it.
 Under the lab control "swap_speakers" every one of these prompts shows a speaker the memories and
 news retrieved for the other instead (`speaker.heads`): issue 42's control on the evaluation.
 
@@ -120,7 +120,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
     conversation, and `reason`: why (the reaction's reason, known to the one who started it);
     `last`: the line limit ends the conversation with this line, so the speaker takes its leave
     (else a model's last line was whatever it wrote, a question left hanging); `news`: what it has
-    to tell (`news.held`; its memories that say it again are left out); `repeated`: a line of its
+    to tell (`news_said.held`; its memories that say it again are left out); `repeated`: a line of its
     own it just wrote again (`unrepeated`);
     `listener`: someone reading the line as the model writes it (llm/streaming.py); `head`: whose
     memories it is shown (`heads`; by default its own); `partner_news`: the partner holds news (the

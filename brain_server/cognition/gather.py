@@ -27,15 +27,8 @@ import re
 from brain_server.cognition.attention import gist
 from brain_server.cognition.gist import named_place, room_told
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import (
-    about,
-    held_at_hours,
-    held_news,
-    holds_it,
-    known_places,
-    naming,
-    untold_line,
-)
+from brain_server.cognition.news import held_at_hours, held_news, holds_it, known_places, naming
+from brain_server.cognition.news_said import about, untold_line
 from brain_server.cognition.offline.awake import awake_window
 from brain_server.cognition.offline.happens import event_named, what_clause
 from brain_server.cognition.offline.heard import unrelayed, what_there_is, whole_name
@@ -309,7 +302,7 @@ def seek_lines(name: str, news: MemoryNode, found: Sequence[Gathering], now: dat
                chats: Sequence[MemoryNode] = (), plan: Sequence[PlanItem] = ()) -> str:
     """The paragraph a plan prompt shows a teller ("" when nobody is left to find); `chats`: its
     newest conversations, where the room its news leaves out may be said, and `plan` its plan items,
-    where the day may be (`news.when`)."""
+    where the day may be (`news_said.when`)."""
     if not found:
         return ""
     where = "\n".join(f"- {g.address}: {g.people} {'person' if g.people == 1 else 'people'}, "

@@ -17,7 +17,8 @@ from datetime import datetime
 
 from brain_server.cognition.attention import NEWS, gist, news_of
 from brain_server.cognition.memory_stream import MemoryStream
-from brain_server.cognition.news import known_places, said_it, told_of
+from brain_server.cognition.news import known_places, said_it
+from brain_server.cognition.news_said import told_of
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState
 from brain_server.model.trace import Trace
@@ -83,7 +84,7 @@ async def _news_for(stream: MemoryStream, teller: NpcState, hearer: NpcState, no
 
 
 def _told(teller: NpcState, news: MemoryNode, now: datetime) -> str:
-    """What one told by `teller` keeps of its `news` (`news.told_of`, with the places and plan it holds)."""
+    """What one told by `teller` keeps of its `news` (`news_said.told_of`, with the places and plan it holds)."""
     return told_of(teller.persona.name, news, known_places(teller), [*teller.plan, *teller.commitments], now)
 
 

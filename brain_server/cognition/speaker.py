@@ -11,7 +11,8 @@ from datetime import datetime
 from brain_server.cognition.gather import own_later
 from brain_server.cognition.locate import talk_places
 from brain_server.cognition.memory_stream import Head, MemoryStream
-from brain_server.cognition.news import Held, held, known_places
+from brain_server.cognition.news import Held, known_places
+from brain_server.cognition.news_said import held
 from brain_server.cognition.schedule import schedule_from
 from brain_server.model.npc import NpcState, Persona, PlanItem
 from brain_server.model.world import World
@@ -72,7 +73,7 @@ def heads(stream: MemoryStream, speakers: Sequence[Speaker]) -> dict[str, Head]:
 
 
 async def held_by(stream: MemoryStream, head: Head, speaker: Speaker, now: datetime) -> Held:
-    """What `speaker` has to tell (`news.held`) as its prompts show it, from `head`'s memories and
+    """What `speaker` has to tell (`news_said.held`) as its prompts show it, from `head`'s memories and
     news, with the speaker's plan where `head` is its own (its plan may hold the news's day)."""
     plan = speaker.plan if head.npc_id == speaker.npc_id else ()
     return await held(stream, head.npc_id, head.name, now, speaker.places, plan)

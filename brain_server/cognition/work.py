@@ -28,7 +28,8 @@ from brain_server.cognition.gather import seeking, untold
 from brain_server.cognition.hearsay import meet
 from brain_server.cognition.locate import plan_places
 from brain_server.cognition.memory_stream import MemoryStream, rating_due
-from brain_server.cognition.news import hosting, untold_line
+from brain_server.cognition.news import hosting
+from brain_server.cognition.news_said import untold_line
 from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect, note_importance
