@@ -37,8 +37,9 @@ as OpenAI's reasoning models, o-series and GPT-5, answer them).
 Context discovery (`FakeOpenAI(context_api="ollama", context_tokens=2048)`): the routes where a
 server says its context window, as each answers them: "vllm" (`max_model_len` in `/v1/models`),
 "llama.cpp" (`GET /props`), "ollama" (`GET /api/ps` with the model loaded, `POST /api/show` with
-`num_ctx` and the model's own `llama.context_length`) and "ollama_unloaded" (`/api/ps` empty, no
-`num_ctx`). `fake.over_context` counts chat requests whose prompt and max_tokens would not fit
+`num_ctx` and the model's own `llama.context_length`), "ollama_unloaded" (`/api/ps` empty, no
+`num_ctx`), "lmstudio" (`GET /api/v1/models`, the model loaded with `context_tokens`),
+"lmstudio_unloaded" (listed, not loaded) and "lmstudio_v0" (`GET /api/v0/models`, LM Studio 0.3). `fake.over_context` counts chat requests whose prompt and max_tokens would not fit
 `context_tokens` (estimated as the brain estimates, erring long): what such a server cuts or refuses.
 
     python -m npc_lab.fake_openai --port 8999 [--latency 0.5] [--fault-rate 0.3 --seed 1] [--context-api ollama]
@@ -89,7 +90,7 @@ LOGIN_PAGE = (b"<!DOCTYPE html><html><head><title>Sign in</title></head>"
 HUGE_BODY_BYTES = 4 << 20
 HELD_S = 120  # the longest a scripted answer waits for its test's "until" event
 STREAMING = ("sse", "ignore", "refuse")
-CONTEXT_APIS = (None, "vllm", "llama.cpp", "ollama", "ollama_unloaded")
+CONTEXT_APIS = (None, "vllm", "llama.cpp", "ollama", "ollama_unloaded", "lmstudio", "lmstudio_unloaded", "lmstudio_v0")
 TRAINED_CONTEXT = 131_072  # the model's own context length that a fake Ollama's /api/show reports
 _TOKEN = re.compile(r"\s*\S{1,4}|\s+")
 
@@ -223,6 +224,15 @@ class FakeOpenAI(LoopbackServer):
         if api in ("ollama", "ollama_unloaded") and method == "POST" and path == "/api/show":
             return {"parameters": f"num_ctx {tokens}\nstop \"<|eot_id|>\"" if api == "ollama" else "",
                     "model_info": {"general.architecture": "llama", "llama.context_length": TRAINED_CONTEXT}}
+        if api in ("lmstudio", "lmstudio_unloaded") and method == "GET" and path == "/api/v1/models":
+            loaded = [{"id": model, "config": {"context_length": tokens}}] if api == "lmstudio" else []
+            return {"models": [{"type": "llm", "key": model, "loaded_instances": loaded,
+                                "max_context_length": TRAINED_CONTEXT},
+                               {"type": "embedding", "key": "an-embedder", "loaded_instances": [],
+                                "max_context_length": 2048}]}
+        if api == "lmstudio_v0" and method == "GET" and path == "/api/v0/models":
+            return {"object": "list", "data": [{"id": model, "type": "llm", "state": "loaded",
+                                                "loaded_context_length": tokens, "max_context_length": TRAINED_CONTEXT}]}
         return None
 
     def answer(self, body: dict[str, Any], purpose: str | None) -> Any:

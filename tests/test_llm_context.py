@@ -14,6 +14,7 @@ import pytest
 
 from brain_server.config import Settings
 from brain_server.llm.context import (
+    LM_STUDIO_DEFAULT_CONTEXT,
     MESSAGE_TOKENS,
     OLLAMA_DEFAULT_CONTEXT,
     ContextWindow,
@@ -49,6 +50,8 @@ def discovered(**options: object) -> ContextWindow | None:
     ("vllm", "vLLM /v1/models max_model_len"),
     ("llama.cpp", "llama.cpp /props n_ctx"),
     ("ollama", "Ollama /api/ps context_length"),
+    ("lmstudio", "LM Studio /api/v1/models: fake-model loaded with 3000"),
+    ("lmstudio_v0", "LM Studio /api/v0/models: fake-model loaded with 3000"),
 ])
 def test_each_server_says_its_context(api: str, source: str) -> None:
     assert discovered(context_api=api, context_tokens=3000) == ContextWindow(3000, source)
@@ -57,6 +60,13 @@ def test_each_server_says_its_context(api: str, source: str) -> None:
 def test_ollama_without_the_model_loaded_is_taken_at_its_default() -> None:
     found = discovered(context_api="ollama_unloaded", context_tokens=3000)
     assert found is not None and found.tokens == OLLAMA_DEFAULT_CONTEXT and "Ollama" in found.source
+
+
+def test_lm_studio_without_the_model_loaded_is_taken_at_its_default() -> None:
+    """LM Studio loads a model on its first request with its default context (blind35's writer: a
+    24B model at LM Studio's defaults refused 11 of 16 group conversations, each over 4,096 tokens)."""
+    found = discovered(context_api="lmstudio_unloaded", context_tokens=3000)
+    assert found == ContextWindow(LM_STUDIO_DEFAULT_CONTEXT, "LM Studio's default for a model it has not loaded (4096)")
 
 
 def test_a_server_that_does_not_say_gives_none_and_the_setting_wins() -> None:

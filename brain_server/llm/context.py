@@ -6,8 +6,9 @@ the NPC's identity are lost first, silently. So the brain learns the window once
 NPC_BRAIN_LLM_CONTEXT_TOKENS if set, else what the server says (`discover_context`: vLLM's
 `/v1/models` `max_model_len`, llama.cpp's `/props` `default_generation_settings.n_ctx`, Ollama's
 `/api/ps` `context_length` of the loaded model, else `/api/show`'s `num_ctx` parameter, else
-Ollama's default capped by the model's own `*.context_length`), and the embedded model's is its
-n_ctx. Every prompt is then fitted to the window less its answer's max_tokens (`fit_to_context`),
+Ollama's default capped by the model's own `*.context_length`; LM Studio's `/api/v1/models` context
+of the loaded instance, or `/api/v0/models` `loaded_context_length`, else LM Studio's default capped
+by the model's `max_context_length`), and the embedded model's is its n_ctx. Every prompt is then fitted to the window less its answer's max_tokens (`fit_to_context`),
 with `budget.fit_prompt`'s order: memories dropped first, the persona cut last, the instructions
 never. Tokens are counted with the embedded model's own tokenizer when it is the model
 (`EmbeddedTokens`), else estimated (`estimate_tokens`) so that the estimate errs long.
@@ -39,6 +40,7 @@ MESSAGE_TOKENS = 8  # a chat template's tokens around each message (role, start 
 # default of its releases since 0.6 (2048 before); OLLAMA_CONTEXT_LENGTH on the server changes it,
 # NPC_BRAIN_LLM_CONTEXT_TOKENS tells the brain.
 OLLAMA_DEFAULT_CONTEXT = 4096
+LM_STUDIO_DEFAULT_CONTEXT = 4096  # what LM Studio loads a model with unless its settings say otherwise
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)", re.MULTILINE)
 
 Render = Callable[[Mapping[str, Any]], list[dict[str, str]]]
@@ -125,7 +127,7 @@ async def discover_context(base_url: str, model: str, api_key: str, timeout_s: f
     root = base_url.rstrip("/").removesuffix("/v1")
     headers = {"Authorization": f"Bearer {api_key}"}
     async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
-        for ask in (_vllm, _llama_cpp, _ollama):
+        for ask in (_vllm, _llama_cpp, _ollama, _lm_studio):
             try:
                 found = await ask(client, base_url.rstrip("/"), root, model)
             except httpx.TransportError:
@@ -167,3 +169,28 @@ async def _ollama(client: httpx.AsyncClient, base: str, root: str, model: str) -
     trained = [int(v) for k, v in (shown.get("model_info") or {}).items() if k.endswith(".context_length")]
     return ContextWindow(min([OLLAMA_DEFAULT_CONTEXT, *trained]),
                          f"Ollama's default for a model it has not loaded ({OLLAMA_DEFAULT_CONTEXT})")
+
+
+async def _lm_studio(client: httpx.AsyncClient, base: str, root: str, model: str) -> ContextWindow | None:
+    """The context LM Studio loaded `model` with (its own maximum is more, and a prompt past the loaded
+    context is refused): `/api/v1/models` (0.4 and later), else `/api/v0/models` (0.3.6 and later). A
+    model not loaded yet is loaded by its first request with LM Studio's default, capped by its maximum."""
+    try:
+        listed = (await _json(client, "GET", f"{root}/api/v1/models"))["models"]
+        models = [(m.get("key"), [i.get("id") for i in m.get("loaded_instances") or []],
+                   [i.get("config", {}).get("context_length") for i in m.get("loaded_instances") or []],
+                   m.get("max_context_length")) for m in listed if m.get("type") == "llm"]
+        route = "LM Studio /api/v1/models"
+    except (httpx.HTTPStatusError, KeyError):
+        listed = (await _json(client, "GET", f"{root}/api/v0/models"))["data"]
+        models = [(m.get("id"), [m.get("id")] if m.get("state") == "loaded" else [], [m.get("loaded_context_length")],
+                   m.get("max_context_length")) for m in listed if m.get("type") in ("llm", "vlm") and "state" in m]
+        route = "LM Studio /api/v0/models"
+    named = [m for m in models if m[0] == model or model in m[1]] or [m for m in models if m[1]][:1]
+    if not named:
+        return None
+    key, instances, loaded, most = named[0]
+    if instances and (tokens := next((n for n in loaded if n), None)):
+        return ContextWindow(int(tokens), f"{route}: {key} loaded with {int(tokens)}")
+    return ContextWindow(min(LM_STUDIO_DEFAULT_CONTEXT, int(most or LM_STUDIO_DEFAULT_CONTEXT)),
+                         f"LM Studio's default for a model it has not loaded ({LM_STUDIO_DEFAULT_CONTEXT})")
