@@ -137,6 +137,11 @@ A thirty-sixth, `blind34` (npc_lab/standin/blind34.py), by a thirty-fourth hand,
 stop 108 in Ravnholmen (blind33 answering, a thinking model's extra tokens) and Hijaltola (blind32 answering),
 is modelled on a 70B-class open-weights model (Llama-3.3-70B class) on a hosted provider's JSON mode: it
 reads well, is verbose and polite, declines a real clash, invents plausible detail at declared rates.
+A thirty-seventh, `blind35` (npc_lab/standin/blind35.py), by a thirty-fifth hand, from requests captured at
+stop 109 in two of the lab's towns, in and out of view (blind34, blind32 and blind31 answering), is
+modelled on a 24B dense model (Mistral-Small-3 class) on LM Studio at its default load settings: a grammar
+for the schema, 4,096 tokens of context (a longer prompt is refused), a fact in a long prompt's middle
+missed at 0.2-0.3.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -186,7 +191,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind31.py": "62a87bfb02e90cb40b0b123382c5c97e9bfd5c95b67058086ef172045ec4e66d",
           "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea",
           "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43",
-          "blind34.py": "ef44451e21a3f1a12bdad6a9c449a71d7e6361e6e698d2a24036d4827d487095"}
+          "blind34.py": "ef44451e21a3f1a12bdad6a9c449a71d7e6361e6e698d2a24036d4827d487095",
+          "blind35.py": "064972d3c8e88480ed77f15f239962c31aad89e0255361061696c43c7fafa98e"}
 
 
 class BlindStandIn:
