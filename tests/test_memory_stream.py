@@ -136,6 +136,6 @@ def test_a_things_mundane_state_is_not_listed_in_a_prompts_memories() -> None:
     nodes = [seen("Town:Inn:hall:benches", "benches is in use", 1), seen("Town:Square:well", "the well has run dry", 6),
              seen("Bo Tamm", "Bo Tamm is mending a net", 2)]
     shown = str(bullet_list([RetrievedRecord(node=n, recency=1, importance=1, relevance=1, score=1, query="q")
-                             for n in nodes], NOW.date()))
+                             for n in nodes]))
     assert "benches" not in shown and "the well has run dry" in shown and "Bo Tamm is mending a net" in shown
     assert [n.description for n in condensed(nodes, "Ann Lee")] == ["the well has run dry", "Bo Tamm is mending a net"]

@@ -404,7 +404,7 @@ def test_yesterdays_observation_shows_yesterdays_date(run: Run, fake_llm: FakeOp
 def test_every_kind_of_memory_is_dated_the_same_way() -> None:
     at = datetime(2026, 2, 13, 18, 5, tzinfo=UTC)
     for kind in MemoryKind:
-        assert memory_line(node("Bo Chen is cooking", at, kind), at.date()) == "[Friday February 13, 18:05] Bo Chen is cooking"
+        assert memory_line(node("Bo Chen is cooking", at, kind)) == "[Friday February 13, 18:05] Bo Chen is cooking"
 
 
 # --- 4: a numbered reflection statement is one line; a conversation is its memo -----------------

@@ -126,7 +126,7 @@ def test_scripted_reflection_stores_cited_thoughts(run: Run, fake_llm: FakeOpenA
     for answer in answers:
         thought = by_text[answer["insight"]]
         evidence = {n.id: n for n in store.get(NPC, thought.evidence_ids)}
-        assert [memory_line(evidence[i], NOW.date()) for i in thought.evidence_ids] == [shown[n] for n in dict.fromkeys(
+        assert [memory_line(evidence[i]) for i in thought.evidence_ids] == [shown[n] for n in dict.fromkeys(
             answer["evidence"])]
         assert thought.kind is MemoryKind.THOUGHT and thought.subject == "Isabella Rodriguez"
         assert thought.object == "the party" and thought.created == NOW
@@ -222,7 +222,7 @@ def test_out_of_range_citations_are_dropped(run: Run, fake_llm: FakeOpenAI, stor
     [call] = insight_calls(t)
     [evidence] = store.get(NPC, thought.evidence_ids)
     assert thought.description == "Isabella Rodriguez cares about the party"
-    assert memory_line(evidence, NOW.date()) == statements(call)[2]
+    assert memory_line(evidence) == statements(call)[2]
     assert any("1 questions, 1 thoughts, 5 citations outside the statements dropped" in note for note in t.notes)
 
 
@@ -336,7 +336,7 @@ def test_over_the_prompt_budget_the_oldest_lowest_scored_statements_go_whole(run
     assert sorted(shown) == list(range(1, len(shown) + 1)), "renumbered without gaps"
     assert all(any(s.endswith(f"] {e}") for s in shown.values()) for e in EVENTS[:5])  # each after its date
     assert "[...]" not in call.messages[1]["content"]
-    evidence = {n.id: memory_line(n, NOW.date()) for n in store.get(NPC, thought.evidence_ids)}  # as shown
+    evidence = {n.id: memory_line(n) for n in store.get(NPC, thought.evidence_ids)}  # as shown
     assert [evidence[i] for i in thought.evidence_ids] == [shown[1], shown[2]]
     [request] = fake_llm.chat_requests("reflection_insights")
     schema = request["body"]["response_format"]["json_schema"]["schema"]

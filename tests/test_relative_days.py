@@ -22,7 +22,7 @@ TOLD = "Isabella's party is tomorrow after work at Hobbs Cafe, come along!"
 def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_llm, tmp_path) -> None:
     """Sam tells Klaus on Friday of the party "tomorrow"; on Saturday Klaus answers Tom from a
     prompt that lists that conversation under Friday's date, as the prompts write dates, and its
-    "tomorrow" said from Saturday: "today (Saturday February 14)", the day it meant."""
+    "tomorrow" said by its date: "on Saturday February 14", the day it meant."""
 
     async def scenario(stream: MemoryStream) -> None:
         mind = await _town_mind(stream, tmp_path)
@@ -37,7 +37,7 @@ def test_a_conversation_retold_the_next_day_shows_the_day_it_was_said(run, fake_
         await mind.player.talk("klaus", "Tom", "Any news in town?", DAY_ONE + timedelta(days=1))
         retold = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][-1]["content"]
         await _until(lambda: len(fake_llm.chat_requests("conversation_memo")) == 2 and not mind.thinking._tasks)
-        said = re.escape(TOLD.replace("tomorrow", "today (Saturday February 14)"))  # kept dated, said from Saturday
+        said = re.escape(TOLD.replace("tomorrow", "on Saturday February 14"))  # kept dated, said by its date
         assert re.search(rf'- \[Friday February 13, \d\d:\d\d\] conversation with Sam: Sam: "{said}"', retold)
         await mind.close()
 
@@ -51,23 +51,23 @@ def test_every_memory_is_dated_whether_or_not_its_words_name_a_day() -> None:
     def node(kind: MemoryKind, text: str) -> MemoryNode:
         return MemoryNode(npc_id="klaus", kind=kind, description=text, created=DAY_ONE, last_accessed=DAY_ONE)
 
-    today = DAY_ONE.date()
-    assert memory_line(node(MemoryKind.OBSERVATION, "Isabella is decorating the cafe"), today) == \
+    assert memory_line(node(MemoryKind.OBSERVATION, "Isabella is decorating the cafe")) == \
         "[Friday February 13, 10:00] Isabella is decorating the cafe"
-    assert memory_line(node(MemoryKind.THOUGHT, "The party is tonight"), today) == \
+    assert memory_line(node(MemoryKind.THOUGHT, "The party is tonight")) == \
         "[Friday February 13, 10:00] The party is tonight"
 
 
-def test_a_remembered_tomorrow_is_said_from_the_day_it_is_read() -> None:
-    """Told on Friday of the party "tomorrow (Saturday February 14)": read on Saturday the memory says
-    "today (Saturday February 14)", on Sunday "on Saturday February 14", on Friday as it was kept (a
-    model that trusts the word over the date passed the news on a day late: blind34's writer)."""
+def test_a_remembered_tomorrow_is_said_by_its_date_on_any_day() -> None:
+    """Told on Friday of the party "tomorrow (Saturday February 14)": the memory says "on Saturday
+    February 14" whatever day it is read. Read on Saturday as it was kept, a model that trusts the word
+    over the date passed the news on a day late (blind34's writer); said from Saturday, "today" was put
+    in the mouth of one quoted on a line stamped Friday (blind35's writer)."""
     told = MemoryNode(npc_id="klaus", kind=MemoryKind.CHAT, created=DAY_ONE, last_accessed=DAY_ONE,
-                      description='conversation with Isabella:\nIsabella: "My party is tomorrow (Saturday February 14) at 5 pm!"')
-    said = {d: memory_line(told, DAY_ONE.date() + timedelta(days=d)).split("] ", 1)[1] for d in (0, 1, 2)}
-    assert said[0] == 'conversation with Isabella: Isabella: "My party is tomorrow (Saturday February 14) at 5 pm!"'
-    assert said[1] == 'conversation with Isabella: Isabella: "My party is today (Saturday February 14) at 5 pm!"'
-    assert said[2] == 'conversation with Isabella: Isabella: "My party is on Saturday February 14 at 5 pm!"'
+                      description='conversation with Isabella:\nIsabella: "My party is tomorrow (Saturday February 14) at 5 pm!'
+                                  ' See you tonight (Friday February 13), or help me until tomorrow (Saturday February 14)."')
+    assert memory_line(told).split("] ", 1)[1] == (
+        'conversation with Isabella: Isabella: "My party is on Saturday February 14 at 5 pm! See you on the night of'
+        ' Friday February 13, or help me until Saturday February 14."')
 
 
 def test_the_stand_ins_read_a_remembered_tomorrow_from_the_day_it_was_said() -> None:

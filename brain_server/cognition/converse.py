@@ -100,7 +100,7 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
     head = head or Head(speaker.npc_id, speaker.persona.name, partner_name)
     memories = await stream.retrieve(head.npc_id, f"{head.name}'s relationship with {head.partners}", now, trace,
                                      about=head.partners)
-    remembered = bullet_list(memories, now.date())
+    remembered = bullet_list(memories)
     summary = await stream.llm.complete(
         RELATIONSHIP,
         {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(),
@@ -145,7 +145,7 @@ async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], 
          "time": now.strftime("%A %B %d, %H:%M"), "place": place, "relationship": view[0],
          "schedule": speaker.schedule,
          "situation": " ".join(part for part in situation if part) or "They met by chance.",
-         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]], now.date(),
+         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
          "dialogue": _dialogue_text(lines)},
         work=work, npc_id=speaker.npc_id, trace=trace, listener=listener,
@@ -344,7 +344,7 @@ async def _recall(head: Head, now: datetime, stream: MemoryStream, trace: Trace,
     about, doing = await stream.retrieve_two(head.npc_id, f"{head.name}'s relationship with {head.partners}",
                                              head.doing or head.partners, now, trace, apart=MEMORIES_PER_QUERY,
                                              about=head.partners, without=OWN_PLANS, unless=news.restates)
-    return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], now.date(),
+    return bullet_list([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]],
                        limit=2 * MEMORIES_PER_QUERY)
 
 
@@ -391,7 +391,7 @@ async def answer_interview(npc_id: str, persona: Persona, question: str, now: da
     answer = await stream.llm.complete(
         INTERVIEW,
         {"npc_name": persona.name, "persona": persona.summary(), "time": now.strftime("%A %B %d, %H:%M"),
-         "memories": bullet_list(memories, now.date(), limit=20), "question": question},
+         "memories": bullet_list(memories, limit=20), "question": question},
         work=work, npc_id=npc_id,
         fallback=lambda: InterviewAnswer(answer="Sorry, my mind is elsewhere right now. Ask me again later?"),
         trace=trace,

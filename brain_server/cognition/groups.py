@@ -166,7 +166,7 @@ async def group_line(speaker: Speaker, others: Sequence[Speaker], view: tuple[st
          "other_names": [o.persona.name for o in others], "time": now.strftime("%A %B %d, %H:%M"), "place": place,
          "relationship": view[0], "situation": " ".join(part for part in situation if part),
          "schedule": speaker.schedule,
-         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]], now.date(),
+         "memories": bullet_list([*by_dialogue[:MEMORIES_PER_QUERY], *by_status[:MEMORIES_PER_QUERY]],
                                  limit=2 * MEMORIES_PER_QUERY),
          "dialogue": _dialogue_text(lines)},
         work=work, npc_id=speaker.npc_id, trace=trace,
@@ -256,6 +256,6 @@ async def _people(speakers: Sequence[Speaker], told: Sequence[Held], mind: dict[
                        f"\nWhat {name} has planned:\n{me.schedule}\nPlaces {name} knows: {', '.join(me.places) or 'none'}"
                        + (f"\n{news.line}" if news.line else "") + f"\nWhat {name} remembers that may come up:")
         chosen = sorted([*about[:MEMORIES_PER_QUERY], *doing[:MEMORIES_PER_QUERY]], key=lambda r: r.node.created)
-        items += [Item(memory_line(r.node, now.date()), (r.score, r.node.created.timestamp()), group=g) for r in chosen]
-        known.append(" ".join((headers[-1], *(memory_line(r.node, now.date()) for r in chosen))))
+        items += [Item(memory_line(r.node), (r.score, r.node.created.timestamp()), group=g) for r in chosen]
+        known.append(" ".join((headers[-1], *(memory_line(r.node) for r in chosen))))
     return Bullets(items, headers=headers), known

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from brain_server.cognition.memory_adds import Adds
 from brain_server.cognition.offline.heard import says_name
-from brain_server.cognition.offline.kept_days import redated
+from brain_server.cognition.offline.kept_days import dates_alone
 from brain_server.cognition.offline.said_clock import named_days
 from brain_server.cognition.retrieve import (
     SWAP_SPEAKERS,
@@ -303,12 +303,12 @@ def _trivial(node: MemoryNode) -> bool:
     return node.object.strip().lower() in TRIVIAL_PREDICATES or node.description.strip().lower().endswith(" is idle")
 
 
-def bullet_list(records: Sequence[RetrievedRecord], today: date, limit: int = 15) -> Bullets:
-    """Retrieved memories as prompt lines read on `today` (`memory_line`), oldest first so the story
+def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
+    """Retrieved memories as prompt lines (`memory_line`), oldest first so the story
     reads forward; over the prompt budget the lowest-scored go first (budget.py), never the newest by
     position. One seen doing the same thing is listed once (`distinct`)."""
     chosen = sorted(distinct(records)[:limit], key=lambda r: r.node.created)
-    return Bullets([Item(memory_line(r.node, today), (r.score, r.node.created.timestamp())) for r in chosen])
+    return Bullets([Item(memory_line(r.node), (r.score, r.node.created.timestamp())) for r in chosen])
 
 
 _STEP = re.compile(r"\s*\([^()]*\)\s*$")  # an action's step: "is having breakfast (washing up)"
@@ -354,15 +354,14 @@ def about_them(node: MemoryNode, people: Sequence[str]) -> bool:
     return node.kind is not MemoryKind.PLAN and any(says_name(text, person) for person in people)
 
 
-def memory_line(node: MemoryNode, today: date) -> str:
+def memory_line(node: MemoryNode) -> str:
     """A memory as every prompt lists it: led by the day and time it was made, in the prompts' form
-    for dates, so that yesterday's dinner is not read as today's and a remembered "tomorrow after
-    work" names the right day when retold on a later one; a remembered conversation's lines joined
-    into one, so that it reads as a memory, not as the conversation under way (blind9 took a host's
-    telling remembered from an earlier talk as said in the one it was in, and told nobody else; a
-    numbered reflection statement is one line). Its relative days are said from `today` (`redated`):
-    "Rafi told me about the event tomorrow (Wednesday August 12)", stamped the day before, was read on
-    the 12th beside "Today is Wednesday August 12" (249 of 2,276 captured prompts, blind34's writer),
-    and a model that trusts the word over the date passes the news on a day late."""
-    text = redated(_FOLD.sub(" / ", _LEAD.sub(": ", node.description.strip())), today)
+    for dates, so that yesterday's dinner is not read as today's; a remembered conversation's lines
+    joined into one, so that it reads as a memory, not as the conversation under way (blind9 took a
+    host's telling remembered from an earlier talk as said in the one it was in, and told nobody else;
+    a numbered reflection statement is one line). Its relative days are said by their dates alone
+    (`dates_alone`), true on any day it is read: "tomorrow (Wednesday August 12)" read on the 12th
+    passed news on a day late (blind34's writer), and said from the day it was read it put "today" in
+    the mouth of one quoted the day before (blind35's writer)."""
+    text = dates_alone(_FOLD.sub(" / ", _LEAD.sub(": ", node.description.strip())))
     return f"[{node.created:%A %B} {node.created.day}, {node.created:%H:%M}] {text}"

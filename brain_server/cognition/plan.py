@@ -111,7 +111,7 @@ async def _ask_for_plan(npc: NpcState, now: datetime, stream: MemoryStream, trac
         DAILY_PLAN,
         {
             "npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-            "previous_day": previous_day(npc), "memories": bullet_list(memories, now.date()), "seek": seek,
+            "previous_day": previous_day(npc), "memories": bullet_list(memories), "seek": seek,
             "places": bullets(places), "place_list": places, "home": f" ({persona.home})" if persona.home else "",
         },
         work=work, npc_id=npc.npc_id,
@@ -209,7 +209,7 @@ async def replan_from(npc: NpcState, now: datetime, reason: str, stream: MemoryS
         REPLAN,
         {
             "npc_name": npc.persona.name, "persona": npc.persona.summary(), "date": day_name(now),
-            "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories, now.date()),
+            "time": f"{now:%H:%M}", "end": f"{end:%H:%M}", "reason": reason, "memories": bullet_list(memories),
             "seek": seek,
             "done": plan_lines(before), "planned": plan_lines([i for i in npc.plan if i.start < end and i.end > now]),
             "later": plan_lines(after), "places": bullets(places), "place_list": places,

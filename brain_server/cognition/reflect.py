@@ -90,7 +90,7 @@ async def ask_questions(npc: NpcState, recent: Sequence[MemoryNode], now: dateti
                         trace: Trace, *,
                         work: Work) -> list[str]:
     """The salient questions, deduplicated; [] if the LLM failed."""
-    memories = Bullets([Item(memory_line(n, now.date()), (n.importance, n.created.timestamp()))
+    memories = Bullets([Item(memory_line(n), (n.importance, n.created.timestamp()))
                         for n in condensed(recent, npc.persona.name)])
     answer = await stream.llm.complete(
         QUESTIONS,
@@ -126,7 +126,7 @@ async def draw_insights(
     statements = [n for _, group in groups for n in group]
     if not statements:
         return [], 0
-    numbered = Bullets([Item(memory_line(by_header(n), now.date()), (score[n.id], n.created.timestamp()), g)
+    numbered = Bullets([Item(memory_line(by_header(n)), (score[n.id], n.created.timestamp()), g)
                         for g, (_, group) in enumerate(groups) for n in group], numbered=True,
                        headers=[_asked(asked) for asked, _ in groups])
     answer = await stream.llm.complete(

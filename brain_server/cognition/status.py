@@ -49,7 +49,7 @@ async def revise_currently(npc: NpcState, now: datetime, stream: MemoryStream, t
     answer = await stream.llm.complete(
         REVISE_CURRENTLY,
         {"npc_name": persona.name, "persona": persona.summary(), "date": day_name(now),
-         "previous_day": previous_day(npc), "memories": bullet_list(memories, now.date()),
+         "previous_day": previous_day(npc), "memories": bullet_list(memories),
          "hosting": hosting_lines(persona.name, own, now)},
         work=work, npc_id=npc.npc_id,
         fallback=lambda: Currently.model_construct(currently=kept),

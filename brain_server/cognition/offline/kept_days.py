@@ -121,6 +121,24 @@ def redated(text: str, today: date) -> str:
     return _DATED_RELATIVE.sub(said, text)
 
 
+_PART_OF_DAY = {"tonight": "the night of ", "this morning": "the morning of ", "this afternoon": "the afternoon of ",
+                "this evening": "the evening of "}
+_BEFORE_A_DAY = re.compile(r"\b(?:by|until|till|from|since|before|after|for|on|of|to|than)\s+$", re.IGNORECASE)
+
+
+def dates_alone(text: str) -> str:
+    """`text` with each relative day given its date ("tomorrow (Saturday April 11)") said by the date
+    alone ("on Saturday April 11"), as a kept memory is listed, whatever day it is read on: read the
+    day after, a remembered "tomorrow" named the wrong day (blind34's writer), and made "today" it
+    put words in a quoted speaker's mouth on a line stamped the day before (blind35's writer, 493
+    prompts)."""
+    def said(m: re.Match[str]) -> str:
+        before = m.string[:m.start()]
+        on = "" if _BEFORE_A_DAY.search(before) else "on "
+        return f"{on}{_PART_OF_DAY.get(m.group(1).lower(), '')}{m.group(2)}"
+    return _DATED_RELATIVE.sub(said, text)
+
+
 def _next_weekday(today: date, weekday: int, *, after: bool, on: int) -> date:
     """The first day from `today` (`after`: from tomorrow) that is that weekday, and the `on`th of a
     month if one such is within five weeks: "Saturday the 11th" said on Friday April 10."""
