@@ -139,3 +139,23 @@ def test_a_things_mundane_state_is_not_listed_in_a_prompts_memories() -> None:
                              for n in nodes]))
     assert "benches" not in shown and "the well has run dry" in shown and "Bo Tamm is mending a net" in shown
     assert [n.description for n in condensed(nodes, "Ann Lee")] == ["the well has run dry", "Bo Tamm is mending a net"]
+
+
+def test_a_memory_kept_twice_alike_is_listed_once_in_one_list_and_across_two(stream) -> None:
+    """blind35's writer saw the same line twice in 61 reactions ("[Wednesday April 15, 09:26] Nell
+    Hebblethwaite is chatting with Jory Hebblethwaite", under what Jory remembers of Nell and again
+    under what she is doing): two memories alike, kept apart, are one line in a prompt."""
+    twice = [seen("Nell Hebblethwaite is chatting with Jory Hebblethwaite", NOW, kind)
+             for kind in (MemoryKind.OBSERVATION, MemoryKind.THOUGHT)]
+    others = [seen(f"Jory Hebblethwaite is mending fence {i} at Low Farm", NOW - timedelta(hours=i + 1))
+              for i in range(4)]
+
+    async def react() -> tuple[list[RetrievedRecord], list[RetrievedRecord]]:
+        await stream.remember("isabella", PERSONA, [*twice, *others], None, rate=False)
+        return await stream.retrieve_two("isabella", "Jory's relationship with Nell Hebblethwaite",
+                                         "Nell Hebblethwaite is chatting", NOW, None, apart=3)
+
+    first, second = asyncio.run(react())
+    lines = [*str(bullet_list(first[:3])).split("\n"), *str(bullet_list(second[:3])).split("\n")]
+    assert sum("Nell Hebblethwaite is chatting" in line for line in lines) == 1, lines
+    assert len({r.node.id for r in [*first, *second] if "Nell" in r.node.description}) == 2  # both kept

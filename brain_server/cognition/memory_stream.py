@@ -228,9 +228,10 @@ class MemoryStream:
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
         by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without,
                                          unless=unless)
-        shown = {r.node.id for r in by_first[:apart]}
+        shown = {key for r in by_first[:apart] for key in (r.node.id, _said(r.node))}
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without,
-                                                           unless=unless) if r.node.id not in shown]
+                                                           unless=unless)
+                          if r.node.id not in shown and _said(r.node) not in shown]
 
     async def latest_chats(self, npc_id: str) -> list[MemoryNode]:
         """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them
@@ -314,18 +315,25 @@ def bullet_list(records: Sequence[RetrievedRecord], limit: int = 15) -> Bullets:
 _STEP = re.compile(r"\s*\([^()]*\)\s*$")  # an action's step: "is having breakfast (washing up)"
 
 
+def _said(node: MemoryNode) -> str:
+    """A memory as a prompt would list it, to tell two kept alike (the same chat seen and kept by
+    two of its parts) apart from two memories: blind35's writer saw the same line twice in 61 reactions."""
+    return f"{node.created:%Y-%m-%d %H:%M} {node.description}"
+
+
 def distinct(records: Sequence[RetrievedRecord]) -> list[RetrievedRecord]:
     """`records` in their order, each observation of an activity after its first left out: an
     action is observed at its start, at each step and at its end ("is having breakfast (starting:
     having breakfast)", "is having breakfast", "... (finishing: having breakfast)"), and in the
     requests captured for blind17 a conversation's eleven memories held five lines of the speaker's
     own two activities (issue 42: memories crowded with the NPC's own doings). A thing's state of
-    little importance is left out too (`mundane_thing`)."""
+    little importance is left out too (`mundane_thing`), and a memory kept twice alike is listed once."""
     seen: set[str] = set()
     kept = []
     for r in records:
-        if mundane_thing(r.node):
+        if mundane_thing(r.node) or (said := _said(r.node)) in seen:
             continue
+        seen.add(said)
         if r.node.kind is MemoryKind.OBSERVATION:
             activity = _STEP.sub("", r.node.description.strip()).lower()
             if activity in seen:
