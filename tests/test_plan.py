@@ -584,6 +584,19 @@ def test_a_label_loses_the_npc_s_own_name_without_a_pattern_made_from_it(monkeyp
     assert as_label("   ", "  ") == "" and as_label("mending", "") == "mending"  # no name: nothing to take off
 
 
+def test_a_label_leaves_out_the_hours_it_says_of_itself_at_its_end() -> None:
+    """A model copied "works the mill from 6 am to 3 pm" into its blocks, and split by a lunch, every
+    prompt after showed "06:00-12:00 working the mill to 3 pm" (blind35's writer: 203 prompts); the
+    block's own hours say when. Hours inside a label, or a count, are the label's."""
+    assert as_label("working the mill to 3 pm") == "working the mill"
+    assert as_label("keeps the shop from 8 am to 6 pm", verbs=frozenset({"keeps"})) == "keeping the shop"
+    assert as_label("taking the goats out again, until 7:30 p.m.") == "taking the goats out again"
+    assert as_label("having lunch at noon") == "having lunch"
+    assert as_label("counting the sheep to 10") == "counting the sheep to 10"
+    assert as_label("meeting at 5 pm with Bo to plan the fair") == "meeting at 5 pm with Bo to plan the fair"
+    assert as_label("at 5 pm") == "at 5 pm"  # nothing left: kept as written
+
+
 def test_a_label_that_names_the_npc_itself_as_the_one_it_is_with_leaves_it_out() -> None:
     """blind28 re-planned "talking with Cosmo Lindqvist" into Cosmo Lindqvist's own plan, and every
     prompt after said "Cosmo Lindqvist is talking with Cosmo Lindqvist" (blind29's writer)."""

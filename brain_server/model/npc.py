@@ -24,6 +24,10 @@ _FIELD_NAME = re.compile(r"activity\s*[:-]\s*", re.IGNORECASE)
 # After the NPC's own name: "is" or a colon. Matched after the name by string, not a pattern made
 # from the name: a thousand NPCs' patterns overflowed re's cache, every label compiled one again.
 _IS_OR_COLON = re.compile(r"\s+is\s+|\s*:\s*")
+_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?\s*m\.?|\d{1,2}:\d{2}|noon|midnight)"
+# Hours an activity says of itself, at its end: the block it labels gives its own.
+_OWN_HOURS = re.compile(rf"(?:,?\s+(?:from|between)\s+{_CLOCK}\s+(?:to|until|till|and)\s+{_CLOCK}"
+                        rf"|,?\s+(?:to|until|till|at)\s+{_CLOCK})+\s*$", re.IGNORECASE)
 
 
 def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset()) -> str:
@@ -33,7 +37,9 @@ def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset())
     working boat", blind22's day plan copying its status into a block); one that begins with a verb
     of the persona's own words as they say it (`Persona.verbs`: "keeps the shop", copied from "keeps
     the shop from 8 am to 6 pm") in its "-ing" form: blind26's day plans showed "Bel Strachan is keeps
-    the shop"."""
+    the shop"; and without hours it says of itself at its end ("working the mill to 3 pm"), which the
+    block's own hours say: split by a lunch, "06:00-12:00 working the mill to 3 pm" was shown in 203
+    prompts (blind35's writer)."""
     label = without_addresses(activity)
     label = label[m.end():] if (m := _FIELD_NAME.match(label)) else label
     for said in dict.fromkeys([name, name.split()[0]] if name.strip() else []):
@@ -41,6 +47,7 @@ def as_label(activity: str, name: str = "", verbs: frozenset[str] = frozenset())
             label = label[m.end():]
             break
     label = _without_self(label.strip(), name.strip())
+    label = _OWN_HOURS.sub("", label) or label
     first, _, rest = label.partition(" ")
     if first in verbs:
         label = f"{doing_form(first)} {rest}".strip()
