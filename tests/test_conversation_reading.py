@@ -22,7 +22,7 @@ from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona
 from brain_server.model.trace import Trace
-from brain_server.prompts import PromptLibrary
+from brain_server.prompts import BUILTIN_DIR, PromptLibrary
 from brain_server.runtime import metrics
 
 WORK = Work(Priority.PLAN_NOW, "test")  # what the completions here are for
@@ -424,3 +424,13 @@ def test_a_turn_shows_each_rule_only_where_it_has_something_to_rule() -> None:
     assert shown([line("bo", "There's a quiz at the Heron on Friday at eight.")]) == (False, True)
     assert shown([line("bo", "You should come along to the quiz!")]) == (False, True)
     assert shown([line("ann", "Come to my quiz on Friday!"), line("bo", "Sounds good.")]) == (False, False)
+
+
+def test_the_memos_rules_are_each_a_point_of_their_own() -> None:
+    """blind35's writer: the memo's rules were one paragraph of some 300 words with nested exceptions,
+    whose middle a 24B model blurs (news read as an invitation to decline, an event booked that was
+    never agreed to). Each is a numbered step or a point of its own, none over 60 words."""
+    text = (BUILTIN_DIR / "conversation_memo.md").read_text()
+    points = [p for p in re.split(r"\n(?=\d\. |- )|\n\n", text) if p.strip()]
+    assert sum(bool(re.match(r"\d\. |- ", p)) for p in points) >= 7
+    assert max(len(p.split()) for p in points if not p.startswith("Answer as")) <= 60, points
