@@ -83,7 +83,8 @@ def about(name: str, news: MemoryNode, text: str, now: datetime, places: Sequenc
         else:
             said = said[:cut] + _what_first(said[cut:])
     said = _when_after_it(_said_once(said, dated, news.created.date()), dated) if dated else said + since(news, now)
-    return f"{', an event they are hosting' if hosted else ''}: {said}"
+    # its callers end the sentence: a stop of its own made "... (that is tomorrow, ...).." (blind35's writer)
+    return f"{', an event they are hosting' if hosted else ''}: {said.rstrip().removesuffix('.')}"
 
 
 def _hosted(name: str, said: str, text: str) -> str:
