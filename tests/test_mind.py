@@ -154,6 +154,8 @@ def test_waiting_for_someone_to_finish_is_a_choice(clients: Clients, fake_llm) -
     assert action["description"] == "Isabella Rodriguez is waiting for Klaus Mueller to finish"
     assert action["startTime"] == f"{seen_at:%Y-%m-%dT%H:%M:%S}Z" and _end(action) == _end(klaus_now["action"])
     assert decide(clients, "isabella", _end(action).strftime("%H:%M"))["description"] != action["description"]
+    # A wait is one step, itself: no call for the steps of waiting ("waiting ... (activity festival lecture)").
+    assert not [r for r in fake_llm.chat_requests("decompose") if "is waiting for" in r["body"]["messages"][1]["content"]]
 
 
 def _end(action: dict) -> datetime:

@@ -322,6 +322,7 @@ class Workshop:
                 wait = PlanItem(start=start, duration_minutes=max(1, -int((start - ends).total_seconds() // 60)),
                                 activity=f"waiting for {pending.observation.subject} to finish", emoji="⏳",
                                 address=draft.address or draft.persona.home, one_off=True)
+                wait = wait.model_copy(update={"subtasks": [wait]})  # one step, itself: no call for steps of waiting
                 trace.note(f"react: waits until {wait.end:%H:%M}")
                 return lambda live: live.insert_plan_item(wait)
             if reaction.choice == "talk":
