@@ -426,11 +426,13 @@ def test_a_turn_shows_each_rule_only_where_it_has_something_to_rule() -> None:
     assert shown([line("ann", "Come to my quiz on Friday!"), line("bo", "Sounds good.")]) == (False, False)
 
 
-def test_the_memos_rules_are_each_a_point_of_their_own() -> None:
-    """blind35's writer: the memo's rules were one paragraph of some 300 words with nested exceptions,
-    whose middle a 24B model blurs (news read as an invitation to decline, an event booked that was
-    never agreed to). Each is a numbered step or a point of its own, none over 60 words."""
-    text = (BUILTIN_DIR / "conversation_memo.md").read_text()
+@pytest.mark.parametrize(("purpose", "least"), [("conversation_memo", 7), ("conversation_summary", 8), ("group_turn", 4)])
+def test_the_rules_are_each_a_point_of_their_own(purpose: str, least: int) -> None:
+    """blind35's writer: the memo's and the one-call conversation's rules were one paragraph of 250-390
+    words with nested exceptions, whose middle a 24B model blurs (news read as an invitation to
+    decline, an event booked that was never agreed to). Each is a numbered step or a point of its
+    own, none over 80 words."""
+    text = (BUILTIN_DIR / f"{purpose}.md").read_text()
     points = [p for p in re.split(r"\n(?=\d\. |- )|\n\n", text) if p.strip()]
-    assert sum(bool(re.match(r"\d\. |- ", p)) for p in points) >= 7
-    assert max(len(p.split()) for p in points if not p.startswith("Answer as")) <= 60, points
+    assert sum(bool(re.match(r"\d\. |- ", p)) for p in points) >= least
+    assert max(len(p.split()) for p in points if not p.startswith("Answer as")) <= 80, points
