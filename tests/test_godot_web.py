@@ -1986,8 +1986,10 @@ def test_two_npcs_on_a_street_see_each_other_and_talk(brain_factory, fake_llm, t
                      and partner[b] == names[a]), set())
 
     started = time.monotonic()
-    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=60&npc-brain-log=events") as game:
-        assert game.wait_until(lambda: pair(), timeout_s=120), "\n".join(game.lines[-40:])
+    # A game minute is two seconds: the one who hears of a chat second must ask within its five game
+    # minutes to join it, and at a second a minute a busy machine's stall let a chat end unjoined.
+    with godot_web.HeadlessGame(f"{brain.http_url}/?time-scale=30&npc-brain-log=events") as game:
+        assert game.wait_until(lambda: pair(), timeout_s=180), "\n".join(game.lines[-40:])
         # The walk is logged right after its decision; the asserts below say what went wrong if none comes.
         game.wait_until(lambda: any(e["event"] == "walking" and e.get("to_meet") for e in game.events), timeout_s=10)
         walkers = {e["npc"] for e in game.events if e["event"] == "walking" and e.get("to_meet")}
