@@ -228,10 +228,9 @@ class MemoryStream:
         vectors = await self.embedder.embed([first, second])  # one wait for the embedder, not two
         by_first = await self._retrieved(npc_id, first, vectors[0], now, trace, about=about, without=without,
                                          unless=unless)
-        shown = {key for r in by_first[:apart] for key in (r.node.id, _said(r.node))}
+        shown = {_said(r.node) for r in by_first[:apart]}  # a memory itself, or one kept alike
         return by_first, [r for r in await self._retrieved(npc_id, second, vectors[1], now, trace, without=without,
-                                                           unless=unless)
-                          if r.node.id not in shown and _said(r.node) not in shown]
+                                                           unless=unless) if _said(r.node) not in shown]
 
     async def latest_chats(self, npc_id: str) -> list[MemoryNode]:
         """The NPC's newest conversations (`CHATS_LOOKED_AT`), newest first, without retrieving them

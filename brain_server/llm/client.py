@@ -36,7 +36,14 @@ from brain_server.llm.dialects import (
     response_format,
     schema_in_text,
 )
-from brain_server.llm.retries import RETRY_AFTER_MAX_S, asked_again, echoes_complaint, retry_after_s, worth_retrying
+from brain_server.llm.retries import (
+    RETRY_AFTER_MAX_S,
+    asked_again,
+    described,
+    echoes_complaint,
+    retry_after_s,
+    worth_retrying,
+)
 from brain_server.llm.scheduler import Scheduler, Work, WorkDropped
 from brain_server.llm.spending import Ceilings
 from brain_server.llm.streaming import Listener, Streamed, stream_completion
@@ -166,9 +173,9 @@ class LLM:
                 counter.invalid_answers += invalid
                 metrics.LLM_FAILED_ATTEMPTS.labels(prompt.purpose).inc()
                 metrics.LLM_INVALID.labels(prompt.purpose).inc(invalid)
-                record.errors.append(f"attempt {attempt}: {_describe(exc)}")
+                record.errors.append(f"attempt {attempt}: {described(exc)}")
                 _said(npc_id, trace).warning("llm_attempt_failed", purpose=prompt.purpose, attempt=attempt,
-                                             error=_describe(exc))
+                                             error=described(exc))
                 if not worth_retrying(exc) or attempt == self._max_attempts:
                     break
                 if isinstance(exc, AnswerError):
@@ -375,24 +382,6 @@ def _kept(text: str) -> str:
     if len(text) <= _KEPT_CHARS:
         return text
     return f"{text[:_KEPT_CHARS]}… [{len(text) - _KEPT_CHARS} more characters]"
-
-
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, openai.APIStatusError):
-        asked = retry_after_s(exc)
-        return f"HTTP {exc.status_code} from the LLM endpoint" + ("" if asked is None else
-                                                                  f" (Retry-After {asked:g} s)")
-    if isinstance(exc, openai.APITimeoutError):
-        return "the LLM endpoint timed out"
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        if cause is None or "Connect" in type(cause).__name__:
-            return "cannot connect to the LLM endpoint"
-        return f"the connection to the LLM endpoint broke: {type(cause).__name__}"
-    if isinstance(exc, AnswerError | NotACompletion):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"[:500]  # an exception nobody expected: its type tells the most
-
 
 
 def _said(npc_id: str, trace: Trace | None) -> structlog.typing.FilteringBoundLogger:

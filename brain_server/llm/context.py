@@ -8,10 +8,11 @@ NPC_BRAIN_LLM_CONTEXT_TOKENS if set, else what the server says (`discover_contex
 `/api/ps` `context_length` of the loaded model, else `/api/show`'s `num_ctx` parameter, else
 Ollama's default capped by the model's own `*.context_length`; LM Studio's `/api/v1/models` context
 of the loaded instance, or `/api/v0/models` `loaded_context_length`, else LM Studio's default capped
-by the model's `max_context_length`), and the embedded model's is its n_ctx. Every prompt is then fitted to the window less its answer's max_tokens (`fit_to_context`),
-with `budget.fit_prompt`'s order: memories dropped first, the persona cut last, the instructions
-never. Tokens are counted with the embedded model's own tokenizer when it is the model
-(`EmbeddedTokens`), else estimated (`estimate_tokens`) so that the estimate errs long.
+by the model's `max_context_length`), and the embedded model's is its n_ctx. Every prompt is then
+fitted to the window less its answer's max_tokens (`fit_to_context`), with `budget.fit_prompt`'s
+order: memories dropped first, the persona cut last, the instructions never. Tokens are counted
+with the embedded model's own tokenizer when it is the model (`EmbeddedTokens`), else estimated
+(`estimate_tokens`) so that the estimate errs long.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """When a failed completion is asked again: which answers are worth another attempt, how long
-an endpoint that says when to come back (429/503 with Retry-After) asks the client to wait, and
-what is asked after an unusable answer."""
+an endpoint that says when to come back (429/503 with Retry-After) asks the client to wait, what
+is asked after an unusable answer, and how a failed attempt is described (`described`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import re
 from string import Template
 
 import openai
+
+from brain_server.llm.answers import AnswerError, NotACompletion
 
 # Statuses worth another attempt: rate limits, timeouts, server-side trouble.
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -69,3 +71,22 @@ def echoes_complaint(messages: list[dict[str, str]], answer: str) -> bool:
 def _runs(text: str) -> set[tuple[str, ...]]:
     words = re.findall(r"[a-z0-9]+", text.lower())
     return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def described(exc: Exception) -> str:
+    """Why an attempt failed, as a trace and a log line say it: the status and any Retry-After, a
+    timeout, a connection that could not be made or broke, an unusable answer."""
+    if isinstance(exc, openai.APIStatusError):
+        asked = retry_after_s(exc)
+        return f"HTTP {exc.status_code} from the LLM endpoint" + ("" if asked is None else
+                                                                  f" (Retry-After {asked:g} s)")
+    if isinstance(exc, openai.APITimeoutError):
+        return "the LLM endpoint timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        if cause is None or "Connect" in type(cause).__name__:
+            return "cannot connect to the LLM endpoint"
+        return f"the connection to the LLM endpoint broke: {type(cause).__name__}"
+    if isinstance(exc, AnswerError | NotACompletion):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"[:500]  # an exception nobody expected: its type tells the most
