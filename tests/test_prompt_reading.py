@@ -691,7 +691,7 @@ def test_a_revised_status_that_keeps_the_hosts_event_and_drops_its_day_says_the_
 
 def test_a_status_cut_at_its_limit_keeps_the_hosts_own_event_whole(run: Run, fake_llm: FakeOpenAI) -> None:
     """Brinnick (the hard stand-in, three seeds of ten): the whispered auction was added to the old
-    status and the answer cut at the schema's 500 characters, "... and buy new oars fo"; her aim to
+    status and the answer cut at the schema's limit, "... and buy new oars fo"; her aim to
     tell everyone she runs into was gone from every prompt that day, and she told nobody. The cut
     sentence is left out and her own event still ahead put back whole in front, the rest kept while it
     fits; a status that names her event, cut or not, is kept; a model that leaves it out gets it back."""
@@ -699,11 +699,13 @@ def test_a_status_cut_at_its_limit_keeps_the_hosts_own_event_whole(run: Run, fak
              "for the library roof, and she means to tell everyone she runs into.")
     old = ("Ann Lee has spent the winter mending the library's books by lamplight, one spine at a time. The roof "
            "leaks over the history shelves, the buckets fill twice a night and the council will not pay for slates. "
-           "She walks the long way round the park to avoid the mayor, and reads to the children on Wednesdays. Her cat sleeps on the returns desk.")
-    cut = f"{old} {party}"[:500]
-    assert not cut.endswith(".") and len(cut) == 500
+           "She walks the long way round the park to avoid the mayor, and reads to the children on Wednesdays. Her cat sleeps on the returns desk. "
+           "The reading room's stove smokes whenever the wind is from the east, and she has written to the council "
+           "about that too. Her sister sends parcels of string, glue and thread from the city every month or so.")
+    cut = f"{old} {party}"[:CURRENTLY_MAX_CHARS]
+    assert not cut.endswith(".") and len(cut) == CURRENTLY_MAX_CHARS
     named = f"{old} Ann Lee is getting ready for her lantern party at Hobbs Cafe."
-    fake_llm.queue(*({"json": {"currently": text}} for text in (cut, named, old, (f"{named} She bakes " + "bread and " * 30)[:500])),
+    fake_llm.queue(*({"json": {"currently": text}} for text in (cut, named, old, (f"{named} She bakes " + "bread and " * 30)[:CURRENTLY_MAX_CHARS])),
                    purpose="revise_currently")
 
     async def scenario(stream: MemoryStream) -> list[str]:
@@ -714,10 +716,10 @@ def test_a_status_cut_at_its_limit_keeps_the_hosts_own_event_whole(run: Run, fak
         return [await revise_currently(ann(), NOW, stream, t, work=WORK) for _ in range(4)]
 
     kept_cut, kept_named, put_back, long_named = run(scenario)
-    assert kept_cut.startswith(party) and len(kept_cut) <= 500
+    assert kept_cut.startswith(party) and len(kept_cut) <= CURRENTLY_MAX_CHARS
     assert kept_cut.count("lantern party") == 1 and "mending the library's books" in kept_cut
     assert kept_named == named.replace("Cafe.", "Cafe tomorrow (Sunday February 15).")  # its day said: `dated_own`
-    assert put_back.startswith(party) and put_back.endswith("on Wednesdays.") and len(put_back) <= 500  # what fits
+    assert put_back.startswith(party) and put_back.endswith("about that too.") and len(put_back) <= CURRENTLY_MAX_CHARS  # what fits
     assert long_named == kept_named, "the cut sentence left out"
 
 
@@ -1090,6 +1092,43 @@ def test_a_hosts_event_said_of_what_came_before_says_that_too() -> None:
         node = node.model_copy(update={"description": text})
         assert about("Greta Pollard", node, text, made, []).startswith(", an event they are hosting: The bells are rung at "
                                                                       "noon") is before
+
+
+def test_a_hosts_news_of_a_thing_says_what_the_host_will_do() -> None:
+    """Bir Tamrit's host held a find ("Under the overhang ... there are engravings of giraffes ...") and
+    her act came two sentences on ("On Thursday she will be up there ..."): her news was the find alone,
+    "an event they are hosting: engravings of giraffes ...", and blind35 voiced her as "I'm holding an
+    event they are hosting". The sentence saying what the host will do, and when, goes with it, by her
+    name; news that names the host's act already is as it was."""
+    ford = ("Below the weir the river has dropped and laid bare a ford of flat stones: a dozen of them in a row, "
+            "laid long before the mill was built, and Greta Pollard found them while walking her dog. They dry only when the "
+            "water is lowest. On Thursday (November 19) she will be down there from 3 pm to 5 pm and hopes the whole "
+            "street will come and walk across with her.")
+    made = datetime(2026, 11, 18, 9, tzinfo=UTC)
+    node = MemoryNode(npc_id="greta", kind=MemoryKind.THOUGHT, description=ford, subject="Greta Pollard",
+                      predicate=OWN_THOUGHT, created=made, last_accessed=made)
+    line = about("Greta Pollard", node, ford, made, [])
+    assert "Greta Pollard will be down there from 3 pm to 5 pm and hopes the whole street will come" in line, line
+    assert "They dry only" not in line
+    kite = ("Tomorrow (Thursday November 19) from 3 to 5 pm Greta Pollard will fly her kite on the Heron's lawn. "
+            "On Thursday she will bring string.")
+    node = node.model_copy(update={"description": kite})
+    assert "string" not in about("Greta Pollard", node, kite, made, [])
+
+
+def test_a_status_too_long_keeps_what_the_npc_will_do_before_what_surrounds_it() -> None:
+    """Put back whole into a status of 500 characters, Bir Tamrit's host's thought lost its third
+    sentence, "On Thursday she will be up there from half past five ...", and Hijaltola's the one
+    saying what Rafi will do: a status too long keeps its first sentence, then those that speak of
+    the NPC, then those saying when, then the rest, in their own order."""
+    first = "Below the weir the river has dropped and laid bare a ford of flat stones, " + "very " * 100 + "old ones."
+    rest = ("After 5 pm the water comes back over them. On Thursday (November 19) she will be down there from 3 pm "
+            "to 5 pm and hopes the whole street will come. The herons stand on them at dawn.")
+    status = fitted(f"{first} {rest}", "Greta Pollard")
+    assert "she will be down there" in status and status.startswith(first), status
+    assert "herons" not in status and "After 5 pm" not in status and len(status) <= CURRENTLY_MAX_CHARS
+    said = fitted(f"{first} {rest}".replace("she will", "Greta will"), "Greta Pollard")
+    assert "Greta will be down there" in said
 
 
 def test_a_place_named_by_its_building_and_room_comes_before_one_named_by_its_room_alone() -> None:

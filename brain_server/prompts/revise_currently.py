@@ -4,7 +4,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from brain_server.prompts import Prompt
 
-MAX_CHARS = 500
+MAX_CHARS = 700  # a game's whispered thought of 600-700 characters kept whole
 
 
 class Currently(BaseModel):

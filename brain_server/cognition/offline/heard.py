@@ -274,6 +274,14 @@ def says_name(text: str, person: str) -> bool:
     return made_once(rf"\b({re.escape(person)}|{re.escape(first_name(person))})\b").search(text) is not None
 
 
+def speaks_of(text: str, person: str) -> bool:
+    """Whether `text` speaks of `person`: by name (`says_name`), or as "he" or "she"."""
+    return says_name(text, person) or _HE_SHE.search(text) is not None
+
+
+_HE_SHE = re.compile(r"\b(?:[Hh]e|[Ss]he)\b")
+
+
 def may_name(heard: str, *known: str) -> bool:
     """Whether a capitalised word inside a sentence may name someone (memories are searched then;
     the other kinds are answered from the persona and the plan alone, without the embedder's wait)."""
