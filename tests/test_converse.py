@@ -15,6 +15,7 @@ from brain_server.cognition.gist import as_activity, named_place, named_places, 
 from brain_server.cognition.offline.said_clock import day_as_said
 from brain_server.cognition.react import decide_reaction, talks_with, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
+from brain_server.cognition.said_yes import yes_unbooked
 from brain_server.cognition.speaker import Speaker
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
@@ -694,3 +695,46 @@ def test_news_passed_on_with_no_day_is_told_with_the_day_the_teller_planned_it(s
     asyncio.run(told())
     prompt = fake_llm.chat_requests("conversation_summary")[-1]["body"]["messages"][1]["content"]
     assert "(that is tomorrow, Saturday February 14, 14:00-16:00" in prompt
+
+
+def _said(*lines: tuple[str, str]) -> list[DialogueLine]:
+    return [DialogueLine(speaker_npc_id=who.split()[0].lower(), speaker_name=who, text=text) for who, text in lines]
+
+
+def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothing(stream) -> None:
+    """blind35 in Cauldwell, in view, wrote "nothing was arranged" for 15 of 15 yeses to news passed
+    on with its time ("Did you know Netta is holding indigo dyeing today from two to 4 pm ...?" "I'd
+    heard! I think I'll go."): the yes is booked at the hours and on the day the line before it named,
+    at the place it named; a no, a "but", or an event without a time or already over books nothing."""
+    taproom, home = "Marsh:Heron:taproom", "Marsh:Pell house:kitchen"
+    told = ("Jonas Pell", "Did you know Greta is holding a quilt raffle today from 3 to 5 pm in the taproom of the Heron?")
+    t = trace("ada")
+    change = yes_unbooked("Ada Quint", _said(told, ("Ada Quint", "I'd heard! I think I'll go.")), [home, taproom], NOW, t)
+    assert change is not None and change.activity == "going to a quilt raffle"
+    assert (change.start, change.minutes, change.place) == (NOW, 120, taproom)  # 15:00 is now: the whole of it
+    later = NOW - timedelta(hours=5)
+    tomorrow = ("Jonas Pell", "Greta is holding a quilt raffle tomorrow at 6 pm at the Heron.")
+    change = yes_unbooked("Ada Quint", _said(tomorrow, ("Ada Quint", "Oh, count me in!")), [home], later, t)
+    assert change is not None and change.start == datetime(2026, 2, 14, 18, tzinfo=UTC) and change.minutes == 120
+    begun = yes_unbooked("Ada Quint", _said(told, ("Ada Quint", "I'll be there.")), [], NOW + timedelta(minutes=30), t)
+    assert begun is not None and begun.minutes == 90
+    for answer in ("I'd love to go, but I'm minding the stall.", "I won't come, sorry.", "How nice.",
+                   "Maybe I'll go."):
+        assert yes_unbooked("Ada Quint", _said(told, ("Ada Quint", answer)), [], NOW, t) is None, answer
+    untimed = ("Jonas Pell", "Greta is holding a quilt raffle at the Heron.")
+    assert yes_unbooked("Ada Quint", _said(untimed, ("Ada Quint", "I'll go.")), [], NOW, t) is None
+    assert yes_unbooked("Ada Quint", _said(told, ("Ada Quint", "I'll go.")), [], NOW + timedelta(hours=3), t) is None
+    own = _said(("Ada Quint", "I'm holding a quilt raffle at 6 pm."), ("Ada Quint", "I'll be there."))
+    assert yes_unbooked("Ada Quint", own, [], NOW, t) is None, "its own line names no event of another's"
+
+    day = NOW.replace(hour=8)
+    ada = npc("ada", "Ada Quint")
+    ada.known_addresses = [home, taproom]
+    nothing = ConversationMemo(summary="Ada chatted with Jonas about everyday things; nothing was arranged.",
+                               importance=2, plan_activity="", plan_date="", plan_start="", plan_minutes=0, plan_place="")
+    _, change = asyncio.run(keep_conversation(ada, "Jonas Pell", _said(told, ("Ada Quint", "I think I'll go.")),
+                                              nothing, day, stream, t))
+    assert change is not None and change.start == NOW and change.place == taproom
+    _, change = asyncio.run(keep_conversation(ada, "Jonas Pell", _said(told, ("Ada Quint", "How nice.")),
+                                              nothing, day, stream, t))
+    assert change is None

@@ -18,7 +18,6 @@ from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.booking import booked_item
 from brain_server.cognition.calls import aimed, called, calling_on
 from brain_server.cognition.chats import Chats
-from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import (
     Heard,
     Seek,
@@ -40,6 +39,7 @@ from brain_server.cognition.offline.lifestyle import stated_work_hours
 from brain_server.cognition.plan import lay_window, plan_day, replan_from
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.status import revise_currently
 from brain_server.cognition.whereabouts import Gathering, calls_by_hour, gatherings, untold_by_hour
 from brain_server.llm.scheduler import Priority, Work

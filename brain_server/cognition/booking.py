@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from brain_server.cognition.converse import PlanChange
 from brain_server.cognition.gather import as_guest, heard_events, own_event_held, own_events
 from brain_server.cognition.gist import told_place
 from brain_server.cognition.locate import choose_address, learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.said_yes import PlanChange
 from brain_server.llm.scheduler import Work
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState, PlanItem

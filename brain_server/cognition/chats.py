@@ -26,7 +26,6 @@ from typing import TypeVar
 from brain_server.cognition.attention import gist
 from brain_server.cognition.booking import booked_item
 from brain_server.cognition.converse import (
-    PlanChange,
     chat_minutes,
     converse,
     keep_conversation,
@@ -45,6 +44,7 @@ from brain_server.cognition.news import held_news
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
+from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.speaker import Speaker, listed
 from brain_server.config import CHAT_REST_MINUTES
 from brain_server.llm.scheduler import Work

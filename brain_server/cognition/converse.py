@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from brain_server.cognition.gist import (
@@ -46,6 +45,7 @@ from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.plan import bullets
+from brain_server.cognition.said_yes import PlanChange, yes_unbooked
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, held_by, may_name
 from brain_server.cognition.turn_rules import leaving, rules
@@ -73,14 +73,6 @@ RECALL_LINES = 4  # the latest lines a turn's retrieval reads, as the original's
 MEMORIES_PER_QUERY = 8
 PLAN_DAYS_AHEAD = 14  # an invitation may be for today or a day of the next two weeks
 SECONDS_PER_LINE = 20  # game time a line of dialogue takes, for the chat action's duration
-
-
-@dataclass
-class PlanChange:
-    activity: str
-    start: datetime
-    minutes: int
-    place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
 
 
 def said_places(places: Iterable[str], lines: Sequence[DialogueLine]) -> list[str]:
@@ -249,7 +241,8 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
 async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], memo: ConversationMemo,
                             now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
     """The conversation and its memo as this NPC's memories (the memo's importance rates both; each
-    line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives, if any."""
+    line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives,
+    else the one a yes of the NPC's own gives (`said_yes`), if any."""
     name, dialogue = npc.persona.name, _dialogue_text(lines)
     memo = place_unsaid(memo, dialogue, npc.known_addresses, npc.address, trace)
     kept = "\n".join(anchored(line, now.date()) for line in dialogue.split("\n"))
@@ -262,7 +255,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
                          evidence_ids=[chat.id])
     stored = await stream.remember(npc.npc_id, npc.persona, [chat, summary], trace, rate=False)
     if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
-        return stored, None
+        return stored, yes_unbooked(name, lines, npc.known_addresses, now, trace)
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = day_as_said(datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo),

@@ -1,0 +1,70 @@
+"""A yes the memo left unbooked: an NPC that said it will go to an event its partner had just named
+with a time ("Did you know Netta is holding indigo dyeing today from two to 4 pm ...?" "I think I'll
+go.") goes, whatever the memo made of it. blind35 in Cauldwell, in view, wrote "chatted about
+everyday things; nothing was arranged" for 15 of 15 such yeses to news passed on (and booked 18 of 19
+said to the host), and the eight who had said yes and came to nothing held the town's attendance to 2
+of 9: a commitment said aloud is kept in code, as the host's own event is (`status.own_kept_whole`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+import re
+
+from brain_server.cognition.gist import place_as_said
+from brain_server.cognition.offline.heard import EVENT, SENTENCE
+from brain_server.cognition.offline.kept_days import anchored
+from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, event_hours, named_days
+from brain_server.model.npc import DialogueLine
+from brain_server.model.trace import Trace
+
+
+@dataclass
+class PlanChange:
+    """A plan item a conversation made (a memo's, or a yes's)."""
+    activity: str
+    start: datetime
+    minutes: int
+    place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
+
+
+# Saying one will go: "I'll go", "I think I'll come along", "I'll be there", "count me in", "I'd like to go".
+_GOING = re.compile(r"\b(?:I(?:['\u2019]ll|\s+will|\s+shall)\s+(?:\w+\s+){0,2}?(?:go|come|be\s+there|join)\b|"
+                    r"I(?:['\u2019]d|\s+would)\s+(?:really\s+)?(?:like|love)\s+to\s+(?:go|come|join)\b|"
+                    r"count\s+me\s+in\b|wouldn['\u2019]t\s+miss\s+it\b|see\s+you\s+there\b)", re.IGNORECASE)
+# ... and not going: "I can't come", "I won't be there", "I'd like to go, but ...".
+_NOT = re.compile(r"\b(?:not|never|can['\u2019]t|cannot|won['\u2019]t|couldn['\u2019]t|shan['\u2019]t|but|unless|"
+                  r"sorry|afraid|unfortunately|maybe|might)\b", re.IGNORECASE)
+
+
+def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str], now: datetime,
+                 trace: Trace) -> PlanChange | None:
+    """The plan change `name`'s yes books (`_GOING`, said without a "not" or "but" in its sentence):
+    the event (`EVENT`) the last line of another's before it named with a time, at that time and on
+    the day it named (relative days read from `now`), else today; for the hours it named, else
+    `EVENT_HOURS`; what is left of it where it has begun; at the place among `known` it named, else
+    none (`booking.booked_item` places it by the news); None where nobody named an event with a
+    time, or it is over."""
+    for at, line in enumerate(lines):
+        if line.speaker_name != name or not any(_GOING.search(s) and not _NOT.search(s) for s in SENTENCE.split(line.text)):
+            continue
+        told = next((i for i in range(at - 1, -1, -1) if lines[i].speaker_name != name and clock_times(lines[i].text)
+                     and EVENT.search(lines[i].text)), None)
+        if told is None:
+            continue
+        event = EVENT.search(lines[told].text)
+        hours = event_hours(clock_times(lines[told].text))
+        day = next(iter(named_days(anchored(lines[told].text, now.date()), now.date())), now.date())
+        start = datetime.combine(day, datetime.min.time(), tzinfo=now.tzinfo).replace(hour=hours[0][0], minute=hours[0][1])
+        end = start.replace(hour=hours[1][0], minute=hours[1][1]) if len(hours) > 1 else start + timedelta(hours=EVENT_HOURS)
+        end = end + timedelta(days=1) if end <= start else end
+        if end <= now or event is None:
+            continue
+        start = max(start, now)
+        trace.note(f"plan: {name} said yes to {event['what']!r} and the memo booked nothing: booked at "
+                   f"{start:%a %H:%M}")
+        return PlanChange(activity=f"going to {event['what']}", start=start,
+                          minutes=int((end - start).total_seconds() // 60),
+                          place=place_as_said(lines[told].text, "", known, None))
+    return None
