@@ -716,6 +716,9 @@ def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothi
     tomorrow = ("Jonas Pell", "Greta is holding a quilt raffle tomorrow at 6 pm at the Heron.")
     change = yes_unbooked("Ada Quint", _said(tomorrow, ("Ada Quint", "Oh, count me in!")), [home], later, t)
     assert change is not None and change.start == datetime(2026, 2, 14, 18, tzinfo=UTC) and change.minutes == 120
+    bare = ("Jonas Pell", "I heard Greta is holding quilt raffling on Saturday February 14 from 2 pm to four.")
+    change = yes_unbooked("Ada Quint", _said(bare, ("Ada Quint", "I'd heard! I think I'll go.")), [], NOW, t)
+    assert change is not None and change.activity == "going to quilt raffling", "no article before it"
     begun = yes_unbooked("Ada Quint", _said(told, ("Ada Quint", "I'll be there.")), [], NOW + timedelta(minutes=30), t)
     assert begun is not None and begun.minutes == 90
     for answer in ("I'd love to go, but I'm minding the stall.", "I won't come, sorry.", "How nice.",

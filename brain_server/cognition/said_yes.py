@@ -38,6 +38,19 @@ _NOT = re.compile(r"\b(?:not|never|can['\u2019]t|cannot|won['\u2019]t|couldn['\u
                   r"sorry|afraid|unfortunately|maybe|might)\b", re.IGNORECASE)
 
 
+def _event(line: str) -> str:
+    """The event a line names (`EVENT`: "wants to throw a party"), or what someone is holding in it
+    (`_HELD`: "Netta is holding indigo dyeing on Thursday ..."), else ""."""
+    found = EVENT.search(line) or _HELD.search(line)
+    return found["what"] if found else ""
+
+
+# What someone holds, with or without an article: "is holding indigo dyeing", "'s hosting a ceilidh".
+_HELD = re.compile(r"(?:\bis|\bare|['\u2019]s|['\u2019]re|\bwill\s+be)\s+(?:holding|hosting|running|putting\s+on|throwing|"
+                   r"organi[sz]ing|having)\s+(?P<what>[^,.;:!?()]+?)(?=\s+(?:on|at|in|from|between|today|tomorrow|"
+                   r"tonight|this|next|for|by|with|until)\b|\s*[,.;:!?()]|$)", re.IGNORECASE)
+
+
 def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str], now: datetime,
                  trace: Trace) -> PlanChange | None:
     """The plan change `name`'s yes books (`_GOING`, said without a "not" or "but" in its sentence):
@@ -50,21 +63,20 @@ def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str],
         if line.speaker_name != name or not any(_GOING.search(s) and not _NOT.search(s) for s in SENTENCE.split(line.text)):
             continue
         told = next((i for i in range(at - 1, -1, -1) if lines[i].speaker_name != name and clock_times(lines[i].text)
-                     and EVENT.search(lines[i].text)), None)
+                     and _event(lines[i].text)), None)
         if told is None:
             continue
-        event = EVENT.search(lines[told].text)
+        event = _event(lines[told].text)
         hours = event_hours(clock_times(lines[told].text))
         day = next(iter(named_days(anchored(lines[told].text, now.date()), now.date())), now.date())
         start = datetime.combine(day, datetime.min.time(), tzinfo=now.tzinfo).replace(hour=hours[0][0], minute=hours[0][1])
         end = start.replace(hour=hours[1][0], minute=hours[1][1]) if len(hours) > 1 else start + timedelta(hours=EVENT_HOURS)
         end = end + timedelta(days=1) if end <= start else end
-        if end <= now or event is None:
+        if end <= now:
             continue
         start = max(start, now)
-        trace.note(f"plan: {name} said yes to {event['what']!r} and the memo booked nothing: booked at "
-                   f"{start:%a %H:%M}")
-        return PlanChange(activity=f"going to {event['what']}", start=start,
+        trace.note(f"plan: {name} said yes to {event!r} and the memo booked nothing: booked at {start:%a %H:%M}")
+        return PlanChange(activity=f"going to {event}", start=start,
                           minutes=int((end - start).total_seconds() // 60),
                           place=place_as_said(lines[told].text, "", known, None))
     return None
