@@ -705,7 +705,8 @@ def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothi
     """blind35 in Cauldwell, in view, wrote "nothing was arranged" for 15 of 15 yeses to news passed
     on with its time ("Did you know Netta is holding indigo dyeing today from two to 4 pm ...?" "I'd
     heard! I think I'll go."): the yes is booked at the hours and on the day the line before it named,
-    at the place it named; a no, a "but", or an event without a time or already over books nothing."""
+    at the place it named, or at those of the news told of that event where the line says its time in
+    words alone; a no, a "but", or an event without a time or already over books nothing."""
     taproom, home = "Marsh:Heron:taproom", "Marsh:Pell house:kitchen"
     told = ("Jonas Pell", "Did you know Greta is holding a quilt raffle today from 3 to 5 pm in the taproom of the Heron?")
     t = trace("ada")
@@ -730,14 +731,11 @@ def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothi
     own = _said(("Ada Quint", "I'm holding a quilt raffle at 6 pm."), ("Ada Quint", "I'll be there."))
     assert yes_unbooked("Ada Quint", own, [], NOW, t) is None, "its own line names no event of another's"
 
-    day = NOW.replace(hour=8)
-    ada = npc("ada", "Ada Quint")
-    ada.known_addresses = [home, taproom]
-    nothing = ConversationMemo(summary="Ada chatted with Jonas about everyday things; nothing was arranged.",
-                               importance=2, plan_activity="", plan_date="", plan_start="", plan_minutes=0, plan_place="")
-    _, change = asyncio.run(keep_conversation(ada, "Jonas Pell", _said(told, ("Ada Quint", "I think I'll go.")),
-                                              nothing, day, stream, t))
-    assert change is not None and change.start == NOW and change.place == taproom
-    _, change = asyncio.run(keep_conversation(ada, "Jonas Pell", _said(told, ("Ada Quint", "How nice.")),
-                                              nothing, day, stream, t))
-    assert change is None
+    words = ("Jonas Pell", "Greta is holding quilt raffling tomorrow at two at the Heron.")
+    kept = ["Jonas Pell told Ada Quint: Greta Pollard is holding quilt raffling in the taproom of the Heron, on "
+            "Saturday February 14 from 14:00 to 16:00"]
+    assert yes_unbooked("Ada Quint", _said(words, ("Ada Quint", "I'll go.")), [], NOW, t) is None, "no clock said"
+    change = yes_unbooked("Ada Quint", _said(words, ("Ada Quint", "I'll go.")), [], NOW, t, kept)
+    assert change is not None and change.start == datetime(2026, 2, 14, 14, tzinfo=UTC) and change.minutes == 120
+    other = ["Jonas Pell told Ada Quint: the bell-ringing is on Saturday February 14 at 9 am"]
+    assert yes_unbooked("Ada Quint", _said(words, ("Ada Quint", "I'll go.")), [], NOW, t, other) is None

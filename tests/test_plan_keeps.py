@@ -85,6 +85,38 @@ def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp
     run(scenario)
 
 
+def test_a_yes_said_in_conversation_is_booked_when_the_memos_book_nothing(run, fake_llm, tmp_path) -> None:
+    """Isabella tells Klaus in the park of a quilt raffle at the cafe at 5 pm and he says he will go;
+    both memos book nothing ("nothing was arranged": blind35 wrote so for every yes to news passed on
+    in Cauldwell in view). His yes is booked at the hours and place the line named; hers, who said
+    none, is not."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _both_planned(await _town_with_a_park(stream, tmp_path), PARK)
+        records = mind.records
+        fake_llm.queue({"json": {"choice": "talk", "reason": "tell him", "new_activity": ""}}, purpose="react")
+        fake_llm.queue({"json": {"utterance": "Did you know Maria is holding a quilt raffle at Hobbs Cafe at 5 pm?",
+                                 "end_conversation": False}},
+                       {"json": {"utterance": "I'd heard! I think I'll go.", "end_conversation": True}},
+                       purpose="converse_turn")
+        nothing = {"summary": "They chatted about everyday things; nothing was arranged.", "importance": 2,
+                   "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
+        fake_llm.queue({"json": nothing}, {"json": nothing}, purpose="conversation_memo")
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
+                                    description="Klaus Mueller is walking", address=PARK, distance=2)
+        await mind.decide("isabella", TEN, [klaus_seen], PARK)
+
+        def raffle(npc_id: str) -> PlanItem | None:
+            return next((i for i in records.cached(npc_id).plan if "quilt raffle" in i.activity), None)
+
+        await _until(lambda: raffle("klaus") is not None)
+        assert raffle("klaus").start == TEN.replace(hour=17) and raffle("klaus").address == CAFE
+        assert raffle("isabella") is None
+        await mind.close()
+
+    run(scenario)
+
+
 @pytest.mark.slow  # the re-plan's answer is held back SLOW_REPLAN_S
 def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_path) -> None:
     """Isabella re-plans her next hour after Klaus spills coffee (a slow answer); meanwhile she

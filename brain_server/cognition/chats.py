@@ -44,7 +44,7 @@ from brain_server.cognition.news import held_news
 from brain_server.cognition.offline.said_clock import says_when
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
-from brain_server.cognition.said_yes import PlanChange
+from brain_server.cognition.said_yes import PlanChange, yes_unbooked
 from brain_server.cognition.speaker import Speaker, listed
 from brain_server.config import CHAT_REST_MINUTES
 from brain_server.llm.scheduler import Work
@@ -153,9 +153,12 @@ class Chats:
             lines, remembered = written
             told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
                                             self.stream, trace)
-            places = [await booked_item(change, me, world, self.stream, trace, work=work, host=host,
-                                        told=[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)])
-                      if change else None for me, host, (_, change) in zip(npcs, _hosts(npcs), remembered, strict=True)]
+            heard = [[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)] for me in npcs]
+            changes = [change or yes_unbooked(me.persona.name, lines, me.known_addresses, now, trace,
+                                              [n.description for n in news])
+                       for me, (_, change), news in zip(npcs, remembered, heard, strict=True)]
+            places = [await booked_item(change, me, world, self.stream, trace, work=work, host=host, told=news)
+                      if change else None for me, host, change, news in zip(npcs, _hosts(npcs), changes, heard, strict=True)]
         except BaseException:
             await self._part(ids)
             raise
@@ -167,7 +170,7 @@ class Chats:
         still = [me for me in npcs if me.npc_id not in group.turned]
         named = _named(group, lines)
         async with self._all(ids):
-            for me, (stored, change), place in zip(npcs, remembered, places, strict=True):
+            for me, (stored, _), change, place in zip(npcs, remembered, changes, places, strict=True):
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
                 note_importance(live, stored)
                 learn_places(live, world, named)  # told where something is, each now knows the place

@@ -45,7 +45,7 @@ from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.plan import bullets
-from brain_server.cognition.said_yes import PlanChange, yes_unbooked
+from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
 from brain_server.cognition.speaker import Speaker, heads, held_by, may_name
 from brain_server.cognition.turn_rules import leaving, rules
@@ -241,8 +241,7 @@ async def remember_conversation(npc: NpcState, partner_name: str, lines: Sequenc
 async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[DialogueLine], memo: ConversationMemo,
                             now: datetime, stream: MemoryStream, trace: Trace) -> tuple[list[MemoryNode], PlanChange | None]:
     """The conversation and its memo as this NPC's memories (the memo's importance rates both; each
-    line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives,
-    else the one a yes of the NPC's own gives (`said_yes`), if any."""
+    line, as the memo, with its relative days dated: `anchored`), and the plan change the memo gives, if any."""
     name, dialogue = npc.persona.name, _dialogue_text(lines)
     memo = place_unsaid(memo, dialogue, npc.known_addresses, npc.address, trace)
     kept = "\n".join(anchored(line, now.date()) for line in dialogue.split("\n"))
@@ -255,7 +254,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
                          evidence_ids=[chat.id])
     stored = await stream.remember(npc.npc_id, npc.persona, [chat, summary], trace, rate=False)
     if not (memo.plan_activity.strip() and memo.plan_start and memo.plan_minutes):
-        return stored, yes_unbooked(name, lines, npc.known_addresses, now, trace)
+        return stored, None
     day = date.fromisoformat(memo.plan_date) if memo.plan_date else now.date()
     clock = clock_as_said(memo.plan_start, f"{memo.summary} {memo.plan_activity} {dialogue}", trace)
     start = day_as_said(datetime.combine(day, time.fromisoformat(clock.zfill(5)), tzinfo=now.tzinfo),

@@ -22,6 +22,7 @@ from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.reflect import note_importance
+from brain_server.cognition.said_yes import yes_unbooked
 from brain_server.cognition.speaker import Speaker, listed
 from brain_server.cognition.status import revise_currently
 from brain_server.cognition.thinking import Thinking
@@ -274,6 +275,7 @@ class Player:
             world = await self.records.world(npc.world_name)
             stored, change = await remember_conversation(npc, partner, lines, now, self.stream, trace, work=work,
                                                          world=world)
+            change = change or yes_unbooked(npc.persona.name, lines, npc.known_addresses, now, trace)
             item = (await booked_item(change, npc, world, self.stream, trace, work=work)
                     if change is not None else None)
 

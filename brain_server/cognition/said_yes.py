@@ -52,23 +52,27 @@ _HELD = re.compile(r"(?:\bis|\bare|['\u2019]s|['\u2019]re|\bwill\s+be)\s+(?:hold
 
 
 def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str], now: datetime,
-                 trace: Trace) -> PlanChange | None:
+                 trace: Trace, news: Sequence[str] = ()) -> PlanChange | None:
     """The plan change `name`'s yes books (`_GOING`, said without a "not" or "but" in its sentence):
-    the event (`EVENT`) the last line of another's before it named with a time, at that time and on
-    the day it named (relative days read from `now`), else today; for the hours it named, else
-    `EVENT_HOURS`; what is left of it where it has begun; at the place among `known` it named, else
-    none (`booking.booked_item` places it by the news); None where nobody named an event with a
-    time, or it is over."""
+    the event (`_event`) the last line of another's before it named, at the time it named, else at
+    the time of the first of `news` (what the NPC was told here, or the others held) that names that
+    event ("Netta is holding indigo dyeing tomorrow at two": a time said in words alone is no clock),
+    on the day the line named (relative days read from `now`), else the news's, else today; for the
+    hours said, else `EVENT_HOURS`; what is left of it where it has begun; at the place among
+    `known` the line named, else none (`booking.booked_item` places it by the news); None where
+    nobody named an event with a time, or it is over."""
     for at, line in enumerate(lines):
         if line.speaker_name != name or not any(_GOING.search(s) and not _NOT.search(s) for s in SENTENCE.split(line.text)):
             continue
-        told = next((i for i in range(at - 1, -1, -1) if lines[i].speaker_name != name and clock_times(lines[i].text)
-                     and _event(lines[i].text)), None)
+        told = next((i for i in range(at - 1, -1, -1) if lines[i].speaker_name != name and _event(lines[i].text)), None)
         if told is None:
             continue
-        event = _event(lines[told].text)
-        hours = event_hours(clock_times(lines[told].text))
-        day = next(iter(named_days(anchored(lines[told].text, now.date()), now.date())), now.date())
+        said, event = anchored(lines[told].text, now.date()), _event(lines[told].text)
+        timed = said if clock_times(said) else next((n for n in news if event.lower() in n.lower() and clock_times(n)), "")
+        if not timed:
+            continue
+        hours = event_hours(clock_times(timed))
+        day = next(iter(named_days(said, now.date()) or named_days(timed, now.date())), now.date())
         start = datetime.combine(day, datetime.min.time(), tzinfo=now.tzinfo).replace(hour=hours[0][0], minute=hours[0][1])
         end = start.replace(hour=hours[1][0], minute=hours[1][1]) if len(hours) > 1 else start + timedelta(hours=EVENT_HOURS)
         end = end + timedelta(days=1) if end <= start else end
