@@ -1094,28 +1094,6 @@ def test_a_hosts_event_said_of_what_came_before_says_that_too() -> None:
                                                                       "noon") is before
 
 
-def test_a_hosts_news_of_a_thing_says_what_the_host_will_do() -> None:
-    """Bir Tamrit's host held a find ("Under the overhang ... there are engravings of giraffes ...") and
-    her act came two sentences on ("On Thursday she will be up there ..."): her news was the find alone,
-    "an event they are hosting: engravings of giraffes ...", and blind35 voiced her as "I'm holding an
-    event they are hosting". The sentence saying what the host will do, and when, goes with it, by her
-    name; news that names the host's act already is as it was."""
-    ford = ("Below the weir the river has dropped and laid bare a ford of flat stones: a dozen of them in a row, "
-            "laid long before the mill was built, and Greta Pollard found them while walking her dog. They dry only when the "
-            "water is lowest. On Thursday (November 19) she will be down there from 3 pm to 5 pm and hopes the whole "
-            "street will come and walk across with her.")
-    made = datetime(2026, 11, 18, 9, tzinfo=UTC)
-    node = MemoryNode(npc_id="greta", kind=MemoryKind.THOUGHT, description=ford, subject="Greta Pollard",
-                      predicate=OWN_THOUGHT, created=made, last_accessed=made)
-    line = about("Greta Pollard", node, ford, made, [])
-    assert "Greta Pollard will be down there from 3 pm to 5 pm and hopes the whole street will come" in line, line
-    assert "They dry only" not in line
-    kite = ("Tomorrow (Thursday November 19) from 3 to 5 pm Greta Pollard will fly her kite on the Heron's lawn. "
-            "On Thursday she will bring string.")
-    node = node.model_copy(update={"description": kite})
-    assert "string" not in about("Greta Pollard", node, kite, made, [])
-
-
 def test_a_status_too_long_keeps_what_the_npc_will_do_before_what_surrounds_it() -> None:
     """Put back whole into a status of 500 characters, Bir Tamrit's host's thought lost its third
     sentence, "On Thursday she will be up there from half past five ...", and Hijaltola's the one

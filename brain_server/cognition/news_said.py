@@ -26,8 +26,6 @@ from brain_server.cognition.offline.happens import (
 from brain_server.cognition.offline.heard import (
     RELAYED,
     SENTENCE,
-    says_name,
-    speaks_of,
     what_before_where,
     what_there_is,
 )
@@ -95,22 +93,7 @@ def _hosted(name: str, said: str, text: str) -> str:
     old crane comes down on Thursday. Before it does, she will climb it ...")."""
     what = _by_host(name, _named(name, what_it_is(said)), event_named(text.removeprefix(name).strip()))
     before = before_when(said) if _BACK.search(what) else ""
-    what = f"{before.rstrip('.')}. {what}" if before else what
-    act = "" if says_name(what, name) else _act(name, said)
-    return f"{what.rstrip('.')}. {act}" if act else what
-
-
-def _act(name: str, said: str) -> str:
-    """The sentence of a host's thought `said` that says what `name` will do and when (`speaks_of`,
-    `says_when`), "he" or "she" said by the name: Bir Tamrit's host's news was what there is
-    ("engravings of giraffes under the overhang at Kef Rock ...") and not "On Thursday she will be up
-    there from half past five ... what she hopes is that the whole settlement will come up and stand
-    in front of them with her", and blind35, voicing her, said "I'm holding an event they are hosting"."""
-    return next((_HE_SHE_LEAD.sub(name, s.strip(), count=1) for s in SENTENCE.split(said)[1:]
-                 if speaks_of(s, name) and says_when(s)), "")
-
-
-_HE_SHE_LEAD = re.compile(r"\b(?:[Hh]e|[Ss]he)\b(?=\s+(?:will|is|can|has|means|wants|hopes)\b|['\u2019]ll\b)")
+    return f"{before.rstrip('.')}. {what}" if before else what
 
 
 # What the host does to what was said before: "will climb it", "she'll lay it out" (in its first clause).
