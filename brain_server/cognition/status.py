@@ -163,13 +163,12 @@ def not_hosting(status: str, name: str, heard: Sequence[MemoryNode], own: Sequen
 
 def fitted(status: str, name: str = "") -> str:
     """A status within its length in whole sentences: the first, then those that speak of the NPC
-    (`name`, or "he" or "she": what it will do, `speaks_of`), then those that say when (its commitments), then the
-    rest, each while it fits, said in their own order (the first alone too long is cut at a word,
-    `clipped`). Cut mid-sentence, "... before the midday ferry is..." stood in 271 of 2,276 captured
-    prompts, and a model copies it into its talk (blind34's writer); kept in order only, Bir Tamrit's
-    host was put back her find and not "On Thursday she will be up there from half past five ...",
-    its third sentence, and Hijaltola's the tide and not his turtles: each prompt after showed no act
-    of hers, and blind35 voiced her as "holding a line"."""
+    (`name`, or "he" or "she": what it will do, `speaks_of`), then those that say when (its
+    commitments), then the rest, each while it fits, said in their own order (the first alone too
+    long is cut at a word, `clipped`). Cut mid-sentence, "... before the midday ferry is..." stood in
+    271 of 2,276 captured prompts, and a model copies it into its talk (blind34's writer); kept in
+    order only, Bir Tamrit's host was put back her find and not "On Thursday she will be up there from
+    half past five ...", its third sentence, and Hijaltola's the tide and not what he would do."""
     if len(status) <= CURRENTLY_MAX_CHARS:
         return status
     sentences = SENTENCE.split(status)
