@@ -1,9 +1,10 @@
 """A yes the memo left unbooked: an NPC that said it will go to an event its partner had just named
-with a time ("Did you know Netta is holding indigo dyeing today from two to 4 pm ...?" "I think I'll
-go.") goes, whatever the memo made of it. blind35 in Cauldwell, in view, wrote "chatted about
-everyday things; nothing was arranged" for 15 of 15 such yeses to news passed on (and booked 18 of 19
-said to the host), and the eight who had said yes and came to nothing held the town's attendance to 2
-of 9: a commitment said aloud is kept in code, as the host's own event is (`status.own_kept_whole`)."""
+("Did you know Netta is holding indigo dyeing today from two to 4 pm ...?" "I think I'll go.") goes,
+at the time the line said or the news told of it says, whatever the memo made of it. blind35 in
+Cauldwell, in view, wrote "chatted about everyday things; nothing was arranged" for 15 of 15 such
+yeses to news passed on with its time (and booked 18 of 19 said to the host), and the yes-sayers who
+came to nothing held the town's attendance to 2 of 9: a commitment said aloud is kept in code, as
+the host's own event is (`status.own_kept_whole`)."""
 
 from __future__ import annotations
 
