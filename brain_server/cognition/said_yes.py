@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 import re
 
 from brain_server.cognition.gist import place_as_said
@@ -65,17 +65,19 @@ def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str],
     for at, line in enumerate(lines):
         if line.speaker_name != name or not any(_GOING.search(s) and not _NOT.search(s) for s in SENTENCE.split(line.text)):
             continue
-        told = next((i for i in range(at - 1, -1, -1) if lines[i].speaker_name != name and _event(lines[i].text)), None)
+        told, event = next(((i, e) for i in range(at - 1, -1, -1)
+                            if lines[i].speaker_name != name and (e := _event(lines[i].text))), (None, ""))
         if told is None:
             continue
-        said, event = anchored(lines[told].text, now.date()), _event(lines[told].text)
+        said = anchored(lines[told].text, now.date())
         timed = said if clock_times(said) else next((n for n in news if event.lower() in n.lower() and clock_times(n)), "")
         if not timed:
             continue
         hours = event_hours(clock_times(timed))
         day = next(iter(named_days(said, now.date()) or named_days(timed, now.date())), now.date())
-        start = datetime.combine(day, datetime.min.time(), tzinfo=now.tzinfo).replace(hour=hours[0][0], minute=hours[0][1])
-        end = start.replace(hour=hours[1][0], minute=hours[1][1]) if len(hours) > 1 else start + timedelta(hours=EVENT_HOURS)
+        start = datetime.combine(day, time(*hours[0]), tzinfo=now.tzinfo)
+        end = datetime.combine(day, time(*hours[1]), tzinfo=now.tzinfo) if len(hours) > 1 else \
+            start + timedelta(hours=EVENT_HOURS)
         end = end + timedelta(days=1) if end <= start else end
         if end <= now:
             continue
