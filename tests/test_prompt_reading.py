@@ -21,6 +21,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
+from brain_server.cognition.gather import hosted_activity
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
@@ -30,6 +31,7 @@ from brain_server.cognition.news_said import about, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
 from brain_server.cognition.offline.heard import what_there_is
+from brain_server.cognition.offline.inner_voice import about_them
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, named_days, says_when, stated_times
 from brain_server.cognition.plan import plan_day
@@ -1015,6 +1017,43 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
         "The tide is out on Friday at noon."
     assert what_clause("Anyone with a kite can fly it on the green on Saturday at 3 pm. Mara will bring string.") == \
         "Anyone with a kite can fly it on the green on Saturday at 3 pm."
+
+
+def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
+    """A whisper in the paper's inner voice ("You are ...") or the NPC's own ("I'm ...") as a statement
+    about the NPC: its name first, its verb agreeing, then "they", "their", "them"; a thought that names
+    the NPC, or says neither "you" nor "I", is kept as it is."""
+    name = "Mara Quill"
+    assert about_them("You're going to run against Sam in the upcoming election.", name) == \
+        "Mara Quill is going to run against Sam in the upcoming election."
+    assert about_them("You really want to hold a bonfire; you'll bring the matches yourself.", name) == \
+        "Mara Quill really wants to hold a bonfire; they will bring the matches themself."
+    assert about_them("Your sister's wedding is on Saturday, and you are baking the cake.", name) == \
+        "Mara Quill's sister's wedding is on Saturday, and they are baking the cake."
+    assert about_them("You have a crush on Klaus, and you don't want him to know.", name) == \
+        "Mara Quill has a crush on Klaus, and they don't want him to know."
+    assert about_them("Everyone says you watch the harbour. You try to stop.", name) == \
+        "Everyone says Mara Quill watches the harbour. They try to stop."
+    assert about_them("I am worried. I was told the mill closes; ask me about it.", name) == \
+        "Mara Quill is worried. They were told the mill closes; ask them about it."
+    assert about_them("Tomorrow at noon I'm having a barbecue, and I'll invite you to it.", name) == \
+        "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it."
+    for kept in ("Mara wants a party; you can bring a cake.", "There will be a fair on Sunday at the green.",
+                 "Quill's boat is back; i think"):
+        assert about_them(kept, name) == kept
+
+
+def test_an_event_is_read_after_a_name_or_there_is_not_only_from_a_thoughts_first_words() -> None:
+    """"Tomorrow at noon Mara Quill is having a barbecue", "A boat sank last night. Mara Quill will hold
+    a vigil ...", "There's a chess tournament ...": read from their first words only, each was labelled
+    "hosting: " and its first clause."""
+    assert hosted_activity("Mara Quill", "Tomorrow at noon Mara Quill is having a barbecue in the garden") == \
+        "hosting a barbecue"
+    assert hosted_activity("Mara Quill", "A boat sank last night. Mara Quill will hold a vigil on the quay at 6 pm.") \
+        == "hosting a vigil"
+    assert hosted_activity("Mara Quill", "There's a chess tournament at The Anchor tonight at seven; Mara runs it.") \
+        == "hosting a chess tournament"
+    assert event_named("On Sunday at 3 pm, in the hall, the Workshop is open to all") == ""
 
 
 def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 import re
 
+import pytest
+
 from brain_server.cognition.memory_stream import MemoryStream, memory_line
 from brain_server.cognition.news import Held, known_places
 from brain_server.cognition.news_said import about, held, told_of
@@ -282,6 +284,29 @@ def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fak
     building = home.split(":")[1]
     assert f"round to her place ({building}) on Saturday" in kept
     assert f"at {building}" in line, line
+
+
+@pytest.mark.parametrize(("whispered", "kept"), [
+    ("You want to host a bonfire at Hobbs Cafe tomorrow from 7 to 9 pm, and your friends should come.",
+     "Isabella Rodriguez wants to host a bonfire at Hobbs Cafe tomorrow (Saturday February 14) from 7 to 9 pm, and "
+     "their friends should come."),
+    ("I'm throwing a housewarming at Hobbs Cafe tomorrow at 6 pm, so I can show my friends the new tables.",
+     "Isabella Rodriguez is throwing a housewarming at Hobbs Cafe tomorrow (Saturday February 14) at 6 pm, so they "
+     "can show their friends the new tables."),
+])
+def test_a_whisper_said_to_the_npc_or_in_its_own_voice_is_kept_as_a_thought_about_it(
+        run, fake_llm, tmp_path, whispered: str, kept: str) -> None:
+    """The paper's inner voice speaks to the agent ("You are going to run against Sam ..."), and its
+    code turns that into a statement about the agent before keeping it. Kept as said, "You want to
+    host a bonfire ..." was the host's news word for word: told on, a listener kept "Isabella
+    Rodriguez told Bo: You want to host a bonfire", and no event of hers was read from it. Said to
+    her, or in her own voice, it is kept as said of her, and is news of an event she hosts."""
+    news, _ = run(lambda stream: _whispered(stream, tmp_path, fake_llm, whispered))
+    assert news.news is not None and news.news.description == kept
+    assert news.line.startswith("Isabella Rodriguez has news on their mind, an event they are hosting: Isabella "), \
+        news.line
+    told = told_of("Isabella Rodriguez", news.news, [CAFE])
+    assert told.startswith("Isabella Rodriguez ") and not re.search(r"\b(?:you|your|I|I'm|my)\b", told), told
 
 
 async def _whispered(stream: MemoryStream, tmp_path, fake_llm, text: str) -> tuple[Held, NpcState]:

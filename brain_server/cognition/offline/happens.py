@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from brain_server.cognition.offline.heard import EVENT, NAMED_FIRST, SENTENCE, event_in
+from brain_server.cognition.offline.heard import EVENT, NAMED_FIRST, SENTENCE, event_in, named_first
 from brain_server.cognition.offline.said_clock import more_than_when, says_when
 
 
@@ -32,7 +32,7 @@ def event_named(said: str, *, anywhere: bool = False) -> str:
     "indigo dyeing", "A flotsam auction in the boat hall ..." "a flotsam auction"; "" where it names
     none ("the Workshop is open to anybody")."""
     what = what_clause(said)
-    match = (EVENT.search if anywhere else EVENT.match)(said) or event_in(what) or NAMED_FIRST.match(what)
+    match = (EVENT.search if anywhere else EVENT.match)(said) or event_in(what) or named_first(what)
     if match is None:
         return ""
     found = match["what"]

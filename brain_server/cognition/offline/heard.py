@@ -162,9 +162,24 @@ _FRONTED = re.compile(r"(?P<where>(?:under|in|at|on|inside|outside|behind|beside
 
 def event_in(clause: str) -> re.Match[str] | None:
     """The event (`EVENT`) a clause begins with, after its subject if a pronoun: "he'll seal a time
-    capsule under the new tiles" holds a time capsule."""
+    capsule under the new tiles" holds a time capsule; else one said after a name in it ("Tomorrow
+    at noon Mara Quill is having a barbecue ...", "Mara Quill will hold a vigil ..." after a
+    statement of how it came about): read from their first words only, such events were labelled
+    "hosting: Tomorrow at noon Mara Quill is having ..." and told so."""
     subject = _SUBJECT.match(clause)
-    return EVENT.match(clause, subject.end() if subject else 0)
+    if found := EVENT.match(clause, subject.end() if subject else 0):
+        return found
+    return next((found for name in _NAME.finditer(clause) if (found := EVENT.match(clause, name.end()))), None)
+
+
+_NAME = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}\s+")  # who does what follows
+
+
+def named_first(clause: str) -> re.Match[str] | None:
+    """The event a clause says by its name first (`NAMED_FIRST`), after "there's" or "there will be"
+    where it opens so ("There's a chess tournament at The Anchor tonight")."""
+    lead = _THERE_LEAD.match(clause)
+    return NAMED_FIRST.match(clause, lead.end() if lead else 0)
 
 
 # "Ines Varga told Tomas Reyes: ...", "Jonah Pike heard from Tomas Reyes and Ines Varga: ...", "Tomas
