@@ -88,8 +88,9 @@ def about_them(text: str, name: str) -> str:
 
 
 def _names(text: str, name: str) -> bool:
-    """Whether `text` speaks of `name` by any of its words (its first name, its family name)."""
-    return any(re.search(rf"\b{re.escape(part)}\b", text) for part in name.split() if len(part) > 1)
+    """Whether `text` speaks of `name` by its whole name or its first (its family name alone may name
+    a place: "the drying shed at Bramall's Laundry" was whispered to Netta Bramall)."""
+    return any(re.search(rf"\b{re.escape(said)}\b", text) for said in {name, name.split()[0]})
 
 
 def _object(lowered: list[str], at: int) -> bool:
