@@ -69,7 +69,7 @@ def test_a_whisper_becomes_a_plan_that_is_told_to_another_npc(clients: Clients, 
     action = decide(clients, "isabella", "09:40", "Klaus Mueller")
     assert action["chattingWith"] == "klaus" and action["dialogue"][0]["text"] == "Klaus, I'm running for mayor!"
     first_turn = fake_llm.chat_requests("converse_turn")[0]["body"]["messages"][1]["content"]
-    assert "I will run for mayor of the Ville" in first_turn
+    assert "Isabella Rodriguez will run for mayor of the Ville" in first_turn  # her own voice, kept as said of her
     klaus_chats = clients.grpc("ListMemories", {"npcId": "klaus", "kind": "MEMORY_KIND_CHAT"})["memories"]
     assert "running for mayor" in klaus_chats[0]["description"]
     assert decide(clients, "klaus", "09:41")["chattingWith"] == "isabella"

@@ -1047,14 +1047,20 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
 def test_an_event_is_read_after_a_name_or_there_is_not_only_from_a_thoughts_first_words() -> None:
     """"Tomorrow at noon Mara Quill is having a barbecue", "A boat sank last night. Mara Quill will hold
     a vigil ...", "There's a chess tournament ...": read from their first words only, each was labelled
-    "hosting: " and its first clause."""
+    "hosting: " and its first clause. After a host's verb what is held needs no article ("will hold
+    indigo dyeing": the thought's last statement, "She will tell whoever she runs into", was its label)."""
     assert hosted_activity("Mara Quill", "Tomorrow at noon Mara Quill is having a barbecue in the garden") == \
         "hosting a barbecue"
     assert hosted_activity("Mara Quill", "A boat sank last night. Mara Quill will hold a vigil on the quay at 6 pm.") \
         == "hosting a vigil"
     assert hosted_activity("Mara Quill", "There's a chess tournament at The Anchor tonight at seven; Mara runs it.") \
         == "hosting a chess tournament"
+    assert hosted_activity("Netta Bramall", "Tomorrow, from two, Netta Bramall will hold indigo dyeing in the drying "
+                                            "shed. She will tell whoever she runs into.") == "hosting indigo dyeing"
+    assert hosted_activity("Mara Quill", "Mara Quill is running pottery classes at the hall on Friday at 6 pm.") == \
+        "hosting pottery classes"
     assert event_named("On Sunday at 3 pm, in the hall, the Workshop is open to all") == ""
+    assert event_named("has decided to run for mayor in the coming election") == ""
 
 
 def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:

@@ -112,11 +112,14 @@ _WORD = re.compile(r"[a-z0-9']+")
 # said "..., there will be" and its news was told as "some news"), with or without an article.
 _CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
 _THERE_BE = r"there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be"
+# A host's verb, after which what is held needs no article: "will hold indigo dyeing", "is running pottery classes".
+_HOSTS = r"(?:host|hold|throw|giv|run|runn|lead|teach|organi[sz]|stag)(?:e|s|es|ing)?\b"
+_NOT_HELD = r"(?!(?:for|to|into|home|away|late|off|out|around|about|with|from|over|back|by|after|across|up|down)\b)"
 EVENT = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
-    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}{_THERE_BE}))"
+    rf"(?:to\s+|on\s+)?(?:(?P<hosts>{_HOSTS})|\w+)|is\s+(?:(?P<hosting>{_HOSTS})|\w+ing)|(?P<there>{_CLAUSE}{_THERE_BE}))"
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
-    r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
+    rf"(?P<what>(?(there)|(?(hosts){_NOT_HELD}|(?(hosting){_NOT_HELD}|(?:an?|the|his|her|their|its)\s+))).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
     r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"  # a pronoun: "the sundial he has cut"
     r"\s*\(|[,.;:]|$)",
