@@ -953,6 +953,17 @@ def test_a_weekday_said_without_its_date_is_given_it_in_what_is_kept() -> None:
     assert named_days(anchored("the fete on Monday", friday), friday) == [date(2026, 4, 13)]
 
 
+def test_a_day_said_as_so_many_days_from_now_is_kept_as_its_date() -> None:
+    """"In two days", "in 3 days' time", "a week from today": the brain's own news says "in 2 days",
+    and a thought that said so named no day, so its event was never still ahead."""
+    friday = date(2026, 4, 10)
+    assert anchored("A quiz in two days at 7 pm", friday) == "A quiz on Sunday April 12 at 7 pm"
+    assert anchored("In 3 days' time there is a fair", friday) == "On Monday April 13 there is a fair"
+    assert anchored("the fete, a week from today", friday) == "the fete, on Friday April 17"
+    for kept in ("she spent in two days of talks", "a quiz in a day or two"):
+        assert anchored(kept, friday) == kept
+
+
 def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> None:
     """What an event's news says happens: from its first clause that says more than when, to the
     first that says when, within its first statement; a clock's colon ends nothing."""

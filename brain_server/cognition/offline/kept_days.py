@@ -23,6 +23,12 @@ _WEEKDAY = re.compile(rf"(?<!\()\b(?:(next|this|coming) )?({'|'.join(_DAYS)})\b(
 
 # Said as two days from now: kept as that day's date ("on Friday November 20"), which needs no saying again later.
 _AFTER_TOMORROW = re.compile(r"\bthe day after tomorrow\b(?! \()", re.IGNORECASE)
+# Said as so many days from now ("in two days", "in 3 days' time", "a week from today"): kept as that day's date.
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "a couple of": 2}
+_IN_DAYS = re.compile(rf"\b(?:in\s+(?P<n>\d{{1,2}}|{'|'.join(_NUMBERS)})\s+(?P<unit>days?|weeks?)(?:['\u2019]?\s+time)?"
+                      rf"|(?P<m>\d{{1,2}}|{'|'.join(_NUMBERS)})\s+(?P<unit2>days?|weeks?)\s+from\s+(?:today|now))\b"
+                      r"(?!\s+(?:of|or|in a row|running|later)\b)", re.IGNORECASE)
 # A day of the month said alone: "on the 12th", "by the 3rd," (not "on the 2nd floor", nor a month's date or a weekday's).
 _MONTH_DAY = re.compile(r"(?<!\()\b(?:on|by|until|till|from|before|after) the (\d{1,2})(?:st|nd|rd|th)\b"
                         r"(?! \()(?=\s*(?:[,.;:!?)]|$)|\s+(?:at|from|between|in|and|when|it|this|to|until|till|after|"
@@ -45,11 +51,15 @@ def anchored(text: str, today: date) -> str:
     was told on as Thursday's on Wednesday, and the host, reading his own memos, missed his lesson
     (blind7, Korrin). A day of the month said alone ("on the 12th") is the next such day: a town's
     whisper that named its day so was read as naming none, and its host's news said no day. "The day
-    after tomorrow" is that day's date (it was dated as tomorrow)."""
+    after tomorrow" is that day's date (it was dated as tomorrow), and so is a day said as so many
+    days or weeks from now ("in two days", "a week from today": the brain's own news says "in 2
+    days", and a thought that said so named no day)."""
     text = redated(_dated_beside(unstamped(text), today), today)
     if named_days(text, today):
         return text
     text = _AFTER_TOMORROW.sub(lambda m: f"on {day_named(today + timedelta(days=2))}", text)
+    text = _IN_DAYS.sub(lambda m: f"{'On' if m[0][0].isupper() else 'on'} {day_named(today + timedelta(days=_days_ahead(m)))}",
+                        text)
     if named_days(text, today):
         return text
 
@@ -67,6 +77,13 @@ def anchored(text: str, today: date) -> str:
         return f"{m.group(0)} ({day_named(day)})" if day else m.group(0)
 
     return _RELATIVE.sub(dated, _MONTH_DAY.sub(month_day, _WEEKDAY.sub(weekday, text)))
+
+
+def _days_ahead(said: re.Match[str]) -> int:
+    """How many days on `_IN_DAYS` says: "in two days" 2, "a week from today" 7."""
+    count, unit = said["n"] or said["m"], (said["unit"] or said["unit2"]).lower()
+    number = int(count) if count.isdigit() else _NUMBERS[" ".join(count.lower().split())]
+    return number * (7 if unit.startswith("week") else 1)
 
 
 def _next_month_day(today: date, on: int) -> date | None:
