@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import BaseModel, ValidationError
 
+from brain_server.cognition.offline.inner_voice import about_them
 from brain_server.cognition.perceive import PerceivedEvent
 from brain_server.llm.spending import Ceilings, Spend
 from brain_server.model.errors import invalid
@@ -111,9 +112,13 @@ def outcome_events(npc_name: str, outcomes: Sequence[pb.VerbOutcome]) -> list[Pe
 
 
 def persona_from_pb(message: pb.Persona) -> Persona:
-    """The persona, its prose on one line each (`validation.folded`: each is a line of the prompts)."""
+    """The persona, its prose on one line each (`validation.folded`: each is a line of the prompts), and
+    said of the NPC where it was said to it or in its voice ("You are a retired sailor ...", as a
+    character prompt is often written: `about_them`): the prompts show it as who the NPC is, beside
+    the others', not as who the model is."""
     persona = _validated(Persona, message, "persona")
-    return persona.model_copy(update={f: folded(getattr(persona, f)) for f in ("identity", "lifestyle", "currently")})
+    return persona.model_copy(update={f: about_them(folded(getattr(persona, f)), persona.name)
+                                      for f in ("identity", "lifestyle", "currently")})
 
 
 def events_from_pb(messages: list[pb.PerceivedEvent]) -> list[PerceivedEvent]:
