@@ -1032,7 +1032,8 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
 
 def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
     """A whisper in the paper's inner voice ("You are ...") or the NPC's own ("I'm ...") as a statement
-    about the NPC: its name first, its verb agreeing, then "they", "their", "them"; a thought that names
+    about the NPC: its name first in each sentence, its verb agreeing, then "they", "their", "them"
+    (a sentence read alone, as a status's are, says whom it is about); a thought that names
     the NPC, or says neither "you" nor "I", is kept as it is."""
     name = "Mara Quill"
     assert about_them("You're going to run against Sam in the upcoming election.", name) == \
@@ -1044,9 +1045,9 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
     assert about_them("You have a crush on Klaus, and you don't want him to know.", name) == \
         "Mara Quill has a crush on Klaus, and they don't want him to know."
     assert about_them("Everyone says you watch the harbour. You try to stop.", name) == \
-        "Everyone says Mara Quill watches the harbour. They try to stop."
+        "Everyone says Mara Quill watches the harbour. Mara Quill tries to stop."
     assert about_them("I am worried. I was told the mill closes; ask me about it.", name) == \
-        "Mara Quill is worried. They were told the mill closes; ask them about it."
+        "Mara Quill is worried. Mara Quill was told the mill closes; ask them about it."
     assert about_them("Tomorrow at noon I'm having a barbecue, and I'll invite you to it.", name) == \
         "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it."
     assert about_them("At Quill's Yard you are holding a sale.", name) == "At Quill's Yard Mara Quill is holding a sale."

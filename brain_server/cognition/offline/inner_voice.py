@@ -5,8 +5,9 @@ election"), and its code asks the model to turn such a thought into "a statement
 before keeping it. Kept as said, "You are planning a party at The Anchor tomorrow" was the host's
 news word for word: told on, a listener kept "Mara Quill told Bo Tamm: You are planning a party",
 a plan's label read "hosting: You are planning ...", and no event was read from it. Here it is
-rewritten by rule, not by a model: the first mention is the NPC's name (its verb made to agree),
-later ones "they", "their" and "them", so that the event, its day and its place are read from it
+rewritten by rule, not by a model: each sentence's first mention is the NPC's name (its verb made
+to agree), later ones "they", "their" and "them" (a sentence read alone, as a status's are, still
+says whom it is about), so that the event, its day and its place are read from it
 as from any thought said of the NPC.
 """
 
@@ -69,6 +70,9 @@ def about_them(text: str, name: str) -> str:
     voice = _SECOND if first is None or second is not None and second < first else _FIRST
     out, named = list(words), False
     for i, word in enumerate(words):
+        if not word[0].isalpha():
+            named = named and not re.search(r"[.!?]\s", word)  # each sentence names the NPC once again
+            continue
         low = word.lower()
         base, _, contraction = low.replace("\u2019", "'").partition("'")
         if voice is _FIRST and base == "i" and word[0] != "I":
