@@ -1051,6 +1051,7 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
     assert about_them("Tomorrow at noon I'm having a barbecue, and I'll invite you to it.", name) == \
         "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it."
     assert about_them("At Quill's Yard you are holding a sale.", name) == "At Quill's Yard Mara Quill is holding a sale."
+    assert about_them("Ada, you must go.", "Dr. Ada Finch") == "Ada, you must go."
     for kept in ("Mara wants a party; you can bring a cake.", "There will be a fair on Sunday at the green.",
                  "Mara Quill's boat is back; i think"):
         assert about_them(kept, name) == kept

@@ -92,9 +92,11 @@ def about_them(text: str, name: str) -> str:
 
 
 def _names(text: str, name: str) -> bool:
-    """Whether `text` speaks of `name` by its whole name or its first (its family name alone may name
-    a place: "the drying shed at Bramall's Laundry" was whispered to Netta Bramall)."""
-    return any(re.search(rf"\b{re.escape(said)}\b", text) for said in {name, name.split()[0]})
+    """Whether `text` speaks of `name` by its whole name or a given name (not a title such as "Dr.";
+    nor its family name alone, which may name a place: "the drying shed at Bramall's Laundry" was
+    whispered to Netta Bramall)."""
+    given = [part for part in name.split()[:-1] or name.split() if not part.endswith(".")]
+    return any(re.search(rf"\b{re.escape(said)}\b", text) for said in {name, *given})
 
 
 def _object(lowered: list[str], at: int) -> bool:
