@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from brain_server.cognition.offline.heard import EVENT, NAMED_FIRST, SENTENCE, event_in, named_first
+from brain_server.cognition.offline.heard import EVENT, HOSTED, NAMED_FIRST, SENTENCE, event_in, named_first
 from brain_server.cognition.offline.said_clock import more_than_when, says_when
 
 
@@ -32,7 +32,8 @@ def event_named(said: str, *, anywhere: bool = False) -> str:
     "indigo dyeing", "A flotsam auction in the boat hall ..." "a flotsam auction"; "" where it names
     none ("the Workshop is open to anybody")."""
     what = what_clause(said)
-    match = (EVENT.search if anywhere else EVENT.match)(said) or event_in(what) or named_first(what)
+    pattern = EVENT if anywhere else HOSTED  # a host's own event is read with its verbs (`HOSTED`)
+    match = (pattern.search if anywhere else pattern.match)(said) or event_in(what, pattern) or named_first(what)
     if match is None:
         return ""
     found = match["what"]
@@ -168,9 +169,10 @@ def _what_at(statements: list[str]) -> int:
     sundial ...", not "he will be up there"), that one: an untuned town's whisper opened with the
     day's circumstance ("Tomorrow the sun comes back to <the town>.") and said the host's act three
     statements on, and the host's news, plan and listeners all held "Tomorrow the sun comes back" as
-    his event. "Anyone whose bicycle squeaks ... can wheel it round ... on Saturday" is no circumstance."""
+    his event. An event a host's verb holds without an article ("Netta will hold indigo dyeing ...") is
+    no circumstance either (`HOSTED`). "Anyone whose bicycle squeaks ... can wheel it round ... on Saturday" is no circumstance."""
     when = next((i for i, s in enumerate(statements) if says_when(s)), 0)
-    if EVENT.search(statements[when]) or _INTENT.search(statements[when]) or _PERSONAL.search(statements[when]):
+    if HOSTED.search(statements[when]) or _INTENT.search(statements[when]) or _PERSONAL.search(statements[when]):
         return when
     return next((i for i in range(when + 1, len(statements)) if _WILL_DO.search(statements[i].strip())), when)
 

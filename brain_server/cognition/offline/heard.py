@@ -112,16 +112,28 @@ _WORD = re.compile(r"[a-z0-9']+")
 # said "..., there will be" and its news was told as "some news"), with or without an article.
 _CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
 _THERE_BE = r"there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be"
-# A host's verb, after which what is held needs no article: "will hold indigo dyeing", "is running pottery classes".
+EVENT = re.compile(
+    r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
+    rf"(?:to\s+|on\s+)?\w+|is\s+\w+ing|(?P<there>{_CLAUSE}{_THERE_BE}))"
+    r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
+    r"(?P<what>(?(there)|(?:an?|the|his|her|their|its)\s+).+?)"
+    r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
+    r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"  # a pronoun: "the sundial he has cut"
+    r"\s*\(|[,.;:]|$)",
+    re.IGNORECASE)
+# A host's verb, after which what is held needs no article: "will hold indigo dyeing", "is running pottery
+# classes". Read so in a host's own event (`HOSTED`) only: what others' news, lines and plans are read with
+# (`EVENT`) is left as it was measured (read so there too, blind34's Cauldwell runs went another way from the
+# first news passed on, 56% against 83% knowing over three seeds).
 _HOSTS = r"(?:host|hold|throw|giv|run|runn|lead|teach|organi[sz]|stag)(?:e|s|es|ing)?\b"
 _NOT_HELD = r"(?!(?:for|to|into|home|away|late|off|out|around|about|with|from|over|back|by|after|across|up|down)\b)"
-EVENT = re.compile(
+HOSTED = re.compile(
     r"(?:(?:wants|plans|means|hopes|intends|would like|is going|is planning|is hoping|has decided|will|(?<=\w)['\u2019]ll)\s+"
     rf"(?:to\s+|on\s+)?(?:(?P<hosts>{_HOSTS})|\w+)|is\s+(?:(?P<hosting>{_HOSTS})|\w+ing)|(?P<there>{_CLAUSE}{_THERE_BE}))"
     r"(?:\s+(?:up|on|together|out|in|round|along))?\s+"
     rf"(?P<what>(?(there)|(?(hosts){_NOT_HELD}|(?(hosting){_NOT_HELD}|(?:an?|the|his|her|their|its)\s+))).+?)"
     r"(?=\s+(?:in|at|on|from|for|by|near|under|behind|beside|outside|inside|above|below|up|so|to|this|next|tomorrow|"
-    r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"  # a pronoun: "the sundial he has cut"
+    r"today|tonight|during|between|after|before|he|she|they|we|I)\b|"
     r"\s*\(|[,.;:]|$)",
     re.IGNORECASE)
 _THERE_LEAD = re.compile(rf"(?:{_THERE_BE}|there(?:['\u2019]s|\s+is|\s+are))\s+", re.IGNORECASE)  # "There's a chess match ..."
@@ -163,16 +175,16 @@ _FRONTED = re.compile(r"(?P<where>(?:under|in|at|on|inside|outside|behind|beside
                       r"\s+(?P<what>\S.*?)(?P<stop>[.!?]?)", re.IGNORECASE)
 
 
-def event_in(clause: str) -> re.Match[str] | None:
-    """The event (`EVENT`) a clause begins with, after its subject if a pronoun: "he'll seal a time
+def event_in(clause: str, pattern: re.Pattern[str] = EVENT) -> re.Match[str] | None:
+    """The event (`pattern`: `EVENT`, or `HOSTED` for a host's own) a clause begins with, after its subject if a pronoun: "he'll seal a time
     capsule under the new tiles" holds a time capsule; else one said after a name in it ("Tomorrow
     at noon Mara Quill is having a barbecue ...", "Mara Quill will hold a vigil ..." after a
     statement of how it came about): read from their first words only, such events were labelled
     "hosting: Tomorrow at noon Mara Quill is having ..." and told so."""
     subject = _SUBJECT.match(clause)
-    if found := EVENT.match(clause, subject.end() if subject else 0):
+    if found := pattern.match(clause, subject.end() if subject else 0):
         return found
-    return next((found for name in _NAME.finditer(clause) if (found := EVENT.match(clause, name.end()))), None)
+    return next((found for name in _NAME.finditer(clause) if (found := pattern.match(clause, name.end()))), None)
 
 
 _NAME = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}\s+")  # who does what follows
