@@ -124,7 +124,7 @@ EVENT = re.compile(
 # A host's verb, after which what is held needs no article: "will hold indigo dyeing", "is running pottery
 # classes". Read so in a host's own event (`HOSTED`) only: what others' news, lines and plans are read with
 # (`EVENT`) is left as it was measured (read so there too, blind34's Cauldwell runs went another way from the
-# first news passed on, 56% against 83% knowing over three seeds).
+# first news passed on: 56% (5-7 of 9) knew against 89% (6-9), three seeds in view).
 _HOSTS = r"(?:host|hold|throw|giv|run|runn|lead|teach|organi[sz]|stag)(?:e|s|es|ing)?\b"
 _NOT_HELD = r"(?!(?:for|to|into|home|away|late|off|out|around|about|with|from|over|back|by|after|across|up|down)\b)"
 HOSTED = re.compile(
