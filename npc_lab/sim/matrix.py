@@ -79,6 +79,9 @@ CASES = {
                     "town_layout.json", TOWNS / "brinnick" / "residents", hours=30),
     "indigo": Case("indigo", str(TOWNS / "cauldwell" / "indigo_dyeing.json"), TOWNS / "cauldwell" /
                    "town_layout.json", TOWNS / "cauldwell" / "residents", hours=33),
+    # the same, whispered to the host ("you will hold indigo dyeing ..."), as the paper's inner voice speaks
+    "indigo_you": Case("indigo_you", str(TOWNS / "cauldwell" / "indigo_dyeing_said_to_her.json"), TOWNS / "cauldwell" /
+                       "town_layout.json", TOWNS / "cauldwell" / "residents", hours=33),
     "capsule": Case("capsule", str(TOWNS / "corvin" / "time_capsule.json"), TOWNS / "corvin" / "town_layout.json",
                     TOWNS / "corvin" / "residents", hours=37),
     "engravings": Case("engravings", str(TOWNS / "tamrit" / "giraffe_engravings.json"), TOWNS / "tamrit" /

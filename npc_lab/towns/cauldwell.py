@@ -13,9 +13,11 @@ laundry, opens her drying shed for an afternoon of indigo dyeing on the second d
 
 from __future__ import annotations
 
+from dataclasses import replace
+import json
 from pathlib import Path
 
-from npc_lab.towns.plan import Building, Event, Person, Room, write
+from npc_lab.towns.plan import Building, Event, Person, Room, scenario, write
 
 NAME = "Cauldwell"
 FOLDER = Path(__file__).with_suffix("")
@@ -195,8 +197,21 @@ EVENT = Event(
     place="Bramall's Laundry:drying shed", window=("2026-11-19T14:00:00Z", "2026-11-19T16:00:00Z"))
 
 
+# The same event whispered to the host, as the paper's inner voice speaks (matrix case `indigo_you`).
+SAID_TO_HER = replace(
+    EVENT, file="indigo_dyeing_said_to_her", name="Indigo dyeing, said to her",
+    description="Cauldwell's indigo dyeing with its whisper said to the host, as the paper's inner voice speaks "
+    "(\"Tomorrow, ..., you will hold indigo dyeing ...\"), not of her: the same event, town and measure as "
+    "indigo_dyeing.json.",
+    text="Tomorrow, between two and four in the afternoon, you will hold indigo dyeing in the drying shed at "
+    "Bramall's Laundry, of your own devising: you have kept a vat of indigo going for a fortnight, and anyone who "
+    "brings something pale, a shirt or a pillowcase or a scarf, may dip it and watch it come out green and turn "
+    "blue in the air. You will tell whoever you run into.")
+
+
 def write_files(folder: Path = FOLDER) -> None:
     write(folder, NAME, SIZE, BUILDINGS, PEOPLE, EVENT, BARRIERS)
+    (folder / f"{SAID_TO_HER.file}.json").write_text(json.dumps(scenario(NAME, SAID_TO_HER), indent=2) + "\n")
 
 
 if __name__ == "__main__":
