@@ -269,11 +269,17 @@ def test_news_passed_on_a_later_day_says_its_relative_day_from_that_day() -> Non
         "the quilt show tomorrow (Saturday February 14) from 2 pm to 4 pm at Hobbs Cafe")
 
 
-def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fake_llm, tmp_path) -> None:
+@pytest.mark.parametrize(("jam", "said"), [
+    ("Isabella Rodriguez is having people round to her place on Saturday at 6 pm to taste her plum jam.",
+     "round to her place"),
+    ("Come round to my flat on Saturday at 6 pm to taste my plum jam.", "round to Isabella Rodriguez's flat"),
+])
+def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fake_llm, tmp_path, jam: str,
+                                                                        said: str) -> None:
     """"... is having people round to her place on Saturday at 6 pm ...": "her place" named nowhere the
     brain knew, so the host held no event of her own (no hosting block) and her news said no place.
-    Whispered, her home's building is named after it (`gist.home_named`)."""
-    jam = "Isabella Rodriguez is having people round to her place on Saturday at 6 pm to taste her plum jam."
+    Whispered, her home's building is named after it (`gist.home_named`), and so is "my flat" whispered
+    in her own voice (kept as "Isabella Rodriguez's flat")."""
 
     async def scenario(stream: MemoryStream) -> tuple[str, str, str]:
         news, npc = await _whispered(stream, tmp_path, fake_llm, jam)
@@ -282,7 +288,7 @@ def test_a_whispered_event_at_the_hosts_place_is_held_at_the_hosts_home(run, fak
 
     kept, line, home = run(scenario)
     building = home.split(":")[1]
-    assert f"round to her place ({building}) on Saturday" in kept
+    assert f"{said} ({building}) on Saturday" in kept, kept
     assert f"at {building}" in line, line
 
 

@@ -119,16 +119,18 @@ def named_place(places: Iterable[str], said: str) -> str:
                               sector.start() if sector else len(said)))
 
 
-# Where one's own home is said without its name: "round to her place", "at home".
-_HOME_SAID = re.compile(r"\b(?:(?:her|his|their|my|our)\s+(?:own\s+)?(?:place|house|home|flat|cottage|cabin)|at\s+home)\b"
-                        r"(?!\s*\()", re.IGNORECASE)
+# Where one's own home is said without its name: "round to her place", "at home" (or after the NPC's own name:
+# "to Mara Quill's flat", as a whisper said in its own voice is kept).
+_HOME_WORDS = r"(?:own\s+)?(?:place|house|home|flat|cottage|cabin)"
+_HOME_SAID = re.compile(rf"\b(?:(?:her|his|their|my|our)\s+{_HOME_WORDS}|at\s+home)\b(?!\s*\()", re.IGNORECASE)
 
 
-def home_named(said: str, home: str) -> str:
-    """`said` (a thought whispered to the NPC whose `home` it is) with its home's building named
-    after where it says it without a name ("round to her place (Lock House)"): a whisper's party "at
-    her place" named no place the brain knew, so its host held no event of her own."""
-    found = _HOME_SAID.search(said)
+def home_named(said: str, home: str, name: str = "") -> str:
+    """`said` (a thought whispered to the NPC whose `home` it is, called `name`) with its home's
+    building named after where it says it without a name ("round to her place (Lock House)"): a
+    whisper's party "at her place" named no place the brain knew, so its host held no event of her own."""
+    found = _HOME_SAID.search(said) or (re.search(rf"\b{re.escape(name)}['\u2019]s\s+{_HOME_WORDS}\b(?!\s*\()", said,
+                                                  re.IGNORECASE) if name else None)
     if not home or found is None or named_places([home], said):
         return said
     return f"{said[:found.end()]} ({place_names(home)[0]}){said[found.end():]}"

@@ -301,7 +301,7 @@ class Player:
         work = Work(Priority.PLAYER, npc_id)
         text = about_them(text, npc.persona.name)  # "You are planning ...": kept as a thought about the NPC
         text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
-        text = home_named(text, npc.persona.home)  # "at her place" is somewhere the brain can plan
+        text = home_named(text, npc.persona.home, npc.persona.name)  # "at her place" is somewhere to plan
         world = await self.records.world(npc.world_name)
         named = named_places(open_places(world, npc), text)
 
