@@ -113,9 +113,10 @@ _WORD = re.compile(r"[a-z0-9']+")
 _CLAUSE = r"(?:^|(?<=[,;:.!?] )|(?<=\bthat )|(?<=\btoday )|(?<=\btonight )|(?<=\btomorrow ))"  # where a clause begins
 _THERE_BE = r"there(?:\s+(?:will|is going to)|['\u2019]ll)\s+be"
 # A host's verb, after which what is held needs no article: "will hold indigo dyeing", "is running pottery
-# classes". Read so in a host's own event (`HOSTED`) only: what others' news, lines and plans are read with
-# (`EVENT`) is left as it was measured (read so there too, blind34's Cauldwell runs went another way from the
-# first news passed on: 56% (5-7 of 9) knew against 89% (6-9), three seeds in view).
+# classes". Read so in a host's own event, and where a statement is asked whether it says one at all
+# (`happens._what_at`) (`HOSTED`): what others' news, lines and plans are read for (`EVENT`) is left as it was
+# measured (read so there too, blind34's Cauldwell runs went another way from the first news passed on: 56%
+# (5-7 of 9) knew against 89% (6-9), three seeds in view).
 _HOSTS = r"(?:host|hold|throw|giv|run|runn|lead|teach|organi[sz]|stag)(?:e|s|es|ing)?\b"
 _NOT_HELD = r"(?!(?:for|to|into|home|away|late|off|out|around|about|with|from|over|back|by|after|across|up|down)\b)"
 
