@@ -1052,6 +1052,9 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
         "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it."
     assert about_them("At Quill's Yard you are holding a sale.", name) == "At Quill's Yard Mara Quill is holding a sale."
     assert about_them("Ada, you must go.", "Dr. Ada Finch") == "Ada, you must go."
+    described = "A gruff fisherman: if you cross him, you'll regret it."  # a persona's "you" is often anybody's
+    assert about_them(described, "Odo Brine", opening=True) == described
+    assert about_them("You are a retired sailor.", "Odo Brine", opening=True) == "Odo Brine is a retired sailor."
     for kept in ("Mara wants a party; you can bring a cake.", "There will be a fair on Sunday at the green.",
                  "Mara Quill's boat is back; i think"):
         assert about_them(kept, name) == kept

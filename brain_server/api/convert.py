@@ -113,11 +113,11 @@ def outcome_events(npc_name: str, outcomes: Sequence[pb.VerbOutcome]) -> list[Pe
 
 def persona_from_pb(message: pb.Persona) -> Persona:
     """The persona, its prose on one line each (`validation.folded`: each is a line of the prompts), and
-    said of the NPC where it was said to it or in its voice ("You are a retired sailor ...", as a
+    said of the NPC where it opens said to it or in its voice ("You are a retired sailor ...", as a
     character prompt is often written: `about_them`): the prompts show it as who the NPC is, beside
     the others', not as who the model is."""
     persona = _validated(Persona, message, "persona")
-    return persona.model_copy(update={f: about_them(folded(getattr(persona, f)), persona.name)
+    return persona.model_copy(update={f: about_them(folded(getattr(persona, f)), persona.name, opening=True)
                                       for f in ("identity", "lifestyle", "currently")})
 
 

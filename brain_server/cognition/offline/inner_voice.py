@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 
+# A text that opens said to the NPC or in its voice: "You are ...", "Your ...", "I'm ...", "My ...".
+_OPENS_VOICED = re.compile(r"\s*(?:you|your|I|my)\b", re.IGNORECASE)
 # Words, and what lies between them.
 _TOKEN = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)?|[^A-Za-z]+")
 # A word between a subject and its verb that leaves the verb's form to the subject ("you really want").
@@ -53,12 +55,14 @@ _CONTRACTED = {"re": ("is", "are"), "m": ("is", "are"), "ve": ("has", "have"), "
 _PLURAL = {"am": "are", "was": "were", "wasn't": "weren't"}  # a later "I" is "they": "I am" is "they are"
 
 
-def about_them(text: str, name: str) -> str:
+def about_them(text: str, name: str, *, opening: bool = False) -> str:
     """`text` (a thought whispered to the NPC called `name`) as a statement about it, where it is said
     to the NPC ("You want to hold a bonfire ...") or in its own voice ("I'm throwing a housewarming
     ..."); a thought that names the NPC, or says neither "you" nor "I", is kept as it is (its "you" is
-    anybody's: "anyone may come, and you can bring a shirt")."""
-    if not name or _names(text, name):
+    anybody's: "anyone may come, and you can bring a shirt"). With `opening`, only a text that opens
+    so ("You are a retired sailor ..."): a description's "you" is often anybody's ("A gruff fisherman:
+    if you cross him, you'll regret it")."""
+    if not name or _names(text, name) or opening and not _OPENS_VOICED.match(text):
         return text
     words = _TOKEN.findall(text)
     lowered = [w.lower().replace("\u2019", "'") for w in words]
