@@ -207,7 +207,9 @@ class Settings(BaseSettings):
     embedder_integer_kernels: bool = Field(True, description="EMBEDDER=minilm: multiply in int8 (a model built "
                                            "once from the shipped one into the cache folder below, seconds; needs "
                                            "the onnx package): about half the CPU a text, retrieval the same on "
-                                           "our set, one store for both (docs/benchmarks.md); false = the float "
+                                           "our set, one store for both (docs/benchmarks.md); a text's vector "
+                                           "moves a little with the texts batched beside it (cosine ~0.99), so "
+                                           "lockstep lab runs repeat exactly only with false; false = the float "
                                            "kernels the model ships with.")
     embeddings_table_dir: Path | None = Field(None, description="Where the static table (EMBEDDER=static, ~16 MB) "
                                               "and MiniLM's integer kernels (~23 MB) are cached, named by the "
