@@ -14,10 +14,9 @@ laundry, opens her drying shed for an afternoon of indigo dyeing on the second d
 from __future__ import annotations
 
 from dataclasses import replace
-import json
 from pathlib import Path
 
-from npc_lab.towns.plan import Building, Event, Person, Room, scenario, write
+from npc_lab.towns.plan import Building, Event, Person, Room, write, write_scenario
 
 NAME = "Cauldwell"
 FOLDER = Path(__file__).with_suffix("")
@@ -211,7 +210,7 @@ SAID_TO_HER = replace(
 
 def write_files(folder: Path = FOLDER) -> None:
     write(folder, NAME, SIZE, BUILDINGS, PEOPLE, EVENT, BARRIERS)
-    (folder / f"{SAID_TO_HER.file}.json").write_text(json.dumps(scenario(NAME, SAID_TO_HER), indent=2) + "\n")
+    write_scenario(folder, NAME, SAID_TO_HER)
 
 
 if __name__ == "__main__":

@@ -196,4 +196,9 @@ def write(folder: Path, name: str, size: tuple[int, int], buildings: list[Buildi
     (folder / "residents").mkdir()
     for p in people:
         (folder / "residents" / f"{p.npc_id}.json").write_text(json.dumps(resident(name, p), indent=2) + "\n")
-    (folder / f"{event.file}.json").write_text(json.dumps(scenario(name, event), indent=2) + "\n")
+    write_scenario(folder, name, event)
+
+
+def write_scenario(folder: Path, town: str, event: Event) -> None:
+    """Writes one event of the town (`scenario`) into `folder` as `<event.file>.json`."""
+    (folder / f"{event.file}.json").write_text(json.dumps(scenario(town, event), indent=2) + "\n")

@@ -179,18 +179,18 @@ _FRONTED = re.compile(r"(?P<where>(?:under|in|at|on|inside|outside|behind|beside
 
 
 def event_in(clause: str, pattern: re.Pattern[str] = EVENT) -> re.Match[str] | None:
-    """The event (`pattern`: `EVENT`, or `HOSTED` for a host's own) a clause begins with, after its subject if a pronoun: "he'll seal a time
-    capsule under the new tiles" holds a time capsule; else one said after a name in it ("Tomorrow
-    at noon Mara Quill is having a barbecue ...", "Mara Quill will hold a vigil ..." after a
-    statement of how it came about): read from their first words only, such events were labelled
-    "hosting: Tomorrow at noon Mara Quill is having ..." and told so."""
+    """The event (`pattern`: `EVENT`, or `HOSTED` for a host's own) a clause begins with, after its
+    subject if a pronoun: "he'll seal a time capsule under the new tiles" holds a time capsule; else
+    one said after a name in it ("Tomorrow at noon Mara Quill is having a barbecue ...", "Mara Quill
+    will hold a vigil ..." after a statement of how it came about): read from their first words only,
+    such events were labelled "hosting: Tomorrow at noon Mara Quill is having ..." and told so."""
     subject = _SUBJECT.match(clause)
     if found := pattern.match(clause, subject.end() if subject else 0):
         return found
-    return next((found for name in _NAME.finditer(clause) if (found := pattern.match(clause, name.end()))), None)
+    return next((found for name in _DOER.finditer(clause) if (found := pattern.match(clause, name.end()))), None)
 
 
-_NAME = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}\s+")  # who does what follows
+_DOER = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){0,2}\s+")  # a name: who does what follows
 
 
 def named_first(clause: str) -> re.Match[str] | None:

@@ -77,8 +77,8 @@ def about_them(text: str, name: str, *, opening: bool = False) -> str:
         if not word[0].isalpha():
             named = named and not re.search(r"[.!?]\s", word)  # each sentence names the NPC once again
             continue
-        low = word.lower()
-        base, _, contraction = low.replace("\u2019", "'").partition("'")
+        low = lowered[i]
+        base, _, contraction = low.partition("'")
         if voice is _FIRST and base == "i" and word[0] != "I":
             continue  # "i" in lower case is no pronoun here
         if base == voice.subject and (voice is _FIRST or contraction or not _object(lowered, i)):
@@ -106,7 +106,7 @@ def _names(text: str, name: str) -> bool:
 def _object(lowered: list[str], at: int) -> bool:
     """Whether the "you" at `at` ends its phrase ("I'll invite you to ..."), by the word after it."""
     after = next((w for w in lowered[at + 1:] if w[0].isalpha()), "")
-    between = "".join(lowered[at + 1:at + 2])
+    between = lowered[at + 1] if at + 1 < len(lowered) else ""
     return not after or after in _AFTER_OBJECT or bool(re.search(r"[.,;:!?)]", between))
 
 
