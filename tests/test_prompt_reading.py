@@ -1036,21 +1036,25 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
     (a sentence read alone, as a status's are, says whom it is about); a thought that names
     the NPC, or says neither "you" nor "I", is kept as it is."""
     name = "Mara Quill"
-    assert about_them("You're going to run against Sam in the upcoming election.", name) == \
-        "Mara Quill is going to run against Sam in the upcoming election."
-    assert about_them("You really want to hold a bonfire; you'll bring the matches yourself.", name) == \
-        "Mara Quill really wants to hold a bonfire; they will bring the matches themself."
-    assert about_them("Your sister's wedding is on Saturday, and you are baking the cake.", name) == \
-        "Mara Quill's sister's wedding is on Saturday, and they are baking the cake."
-    assert about_them("You have a crush on Klaus, and you don't want him to know.", name) == \
-        "Mara Quill has a crush on Klaus, and they don't want him to know."
-    assert about_them("Everyone says you watch the harbour. You try to stop.", name) == \
-        "Everyone says Mara Quill watches the harbour. Mara Quill tries to stop."
-    assert about_them("I am worried. I was told the mill closes; ask me about it.", name) == \
-        "Mara Quill is worried. Mara Quill was told the mill closes; ask them about it."
-    assert about_them("Tomorrow at noon I'm having a barbecue, and I'll invite you to it.", name) == \
-        "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it."
-    assert about_them("At Quill's Yard you are holding a sale.", name) == "At Quill's Yard Mara Quill is holding a sale."
+    said_of_her = {
+        "You're going to run against Sam in the upcoming election.":
+            "Mara Quill is going to run against Sam in the upcoming election.",
+        "You really want to hold a bonfire; you'll bring the matches yourself.":
+            "Mara Quill really wants to hold a bonfire; they will bring the matches themself.",
+        "Your sister's wedding is on Saturday, and you are baking the cake.":
+            "Mara Quill's sister's wedding is on Saturday, and they are baking the cake.",
+        "You have a crush on Klaus, and you don't want him to know.":
+            "Mara Quill has a crush on Klaus, and they don't want him to know.",
+        "Everyone says you watch the harbour. You try to stop.":
+            "Everyone says Mara Quill watches the harbour. Mara Quill tries to stop.",
+        "I am worried. I was told the mill closes; ask me about it.":
+            "Mara Quill is worried. Mara Quill was told the mill closes; ask them about it.",
+        "Tomorrow at noon I'm having a barbecue, and I'll invite you to it.":
+            "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it.",
+        "At Quill's Yard you are holding a sale.": "At Quill's Yard Mara Quill is holding a sale.",
+    }
+    for said, kept in said_of_her.items():
+        assert about_them(said, name) == kept
     assert about_them("Ada, you must go.", "Dr. Ada Finch") == "Ada, you must go."
     described = "A gruff fisherman: if you cross him, you'll regret it."  # a persona's "you" is often anybody's
     assert about_them(described, "Odo Brine", opening=True) == described
