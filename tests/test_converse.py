@@ -739,3 +739,25 @@ def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothi
     assert change is not None and change.start == datetime(2026, 2, 14, 14, tzinfo=UTC) and change.minutes == 120
     other = ["Jonas Pell told Ada Quint: the bell-ringing is on Saturday February 14 at 9 am"]
     assert yes_unbooked("Ada Quint", _said(words, ("Ada Quint", "I'll go.")), [], NOW, t, other) is None
+
+
+def test_a_yes_to_a_host_who_said_the_wrong_day_is_booked_on_the_day_her_news_says(stream) -> None:
+    """blind35's Bir Tamrit host asked "I'm holding an event they are hosting today at 5:30 am in the
+    overhang at Kef Rock. Do come along" at 13:05 of her dawn event the next day; the yes ("I think
+    I'll go") booked nothing, what the line said being over. A host's own "I'm holding ..." names her
+    event, and where what the line said is over, the day and hours of the news that names the event or
+    the place the line named (hers, as the others held it) are booked; news of another place is not."""
+    taproom = "Marsh:Heron:taproom"
+    held = ["A boat sank last night. On Saturday (February 14) Mara Quill will hold a vigil at the Heron from half "
+            "past five in the morning until half past seven, for the two who were not found."]  # as the brain keeps it
+    yes = ("Ada Quint", "Yes, I think I'll go.")
+    t = trace("ada")
+    for invitation, event in (("Morning, Ada. I'm holding a vigil today at 5:30 am at the Heron. Do come along.", "a vigil"),
+                              ("I'm holding an event today at 5:30 am at the Heron. Do come.", "an event")):
+        change = yes_unbooked("Ada Quint", _said(("Mara Quill", invitation), yes), [taproom], NOW, t, held)
+        assert change is not None and change.activity == f"going to {event}", invitation
+        assert (change.start, change.minutes, change.place) == (datetime(2026, 2, 14, 5, 30, tzinfo=UTC), 120, taproom)
+        assert yes_unbooked("Ada Quint", _said(("Mara Quill", invitation), yes), [taproom], NOW, t) is None, "no news"
+    elsewhere = ["On Saturday (February 14) Mara Quill will hold a vigil at the chapel from half past five in the morning."]
+    said = _said(("Mara Quill", "I'm holding an event today at 5:30 am at the Heron."), yes)
+    assert yes_unbooked("Ada Quint", said, [taproom], NOW, t, elsewhere) is None, "news of another place"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 import re
 
-from brain_server.cognition.gist import place_as_said
+from brain_server.cognition.gist import named_places, place_as_said
 from brain_server.cognition.offline.heard import EVENT, SENTENCE
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, event_hours, named_days
@@ -46,9 +46,11 @@ def _event(line: str) -> str:
     return found["what"] if found else ""
 
 
-# What someone holds, with or without an article: "is holding indigo dyeing", "'s hosting a ceilidh".
-_HELD = re.compile(r"(?:\bis|\bare|['\u2019]s|['\u2019]re|\bwill\s+be)\s+(?:holding|hosting|running|putting\s+on|throwing|"
-                   r"organi[sz]ing|having)\s+(?P<what>[^,.;:!?()]+?)(?=\s+(?:on|at|in|from|between|today|tomorrow|"
+# What someone holds, with or without an article: "is holding indigo dyeing", "'s hosting a ceilidh", "I'm
+# holding a vigil" (a host's own invitation); never a day ("are hosting today at 5:30").
+_HELD = re.compile(r"(?:\bis|\bare|\bam|['\u2019]s|['\u2019]re|['\u2019]m|\bwill\s+be)\s+(?:holding|hosting|running|"
+                   r"putting\s+on|throwing|organi[sz]ing|having)\s+(?!(?:today|tomorrow|tonight|this|next)\b)"
+                   r"(?P<what>[^,.;:!?()]+?)(?=\s+(?:on|at|in|from|between|today|tomorrow|"
                    r"tonight|this|next|for|by|with|until)\b|\s*[,.;:!?()]|$)", re.IGNORECASE)
 
 
@@ -57,11 +59,14 @@ def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str],
     """The plan change `name`'s yes books (`_GOING`, said without a "not" or "but" in its sentence):
     the event (`_event`) the last line of another's before it named, at the time it named, else at
     the time of the first of `news` (what the NPC was told here, or the others held) that names that
-    event ("Netta is holding indigo dyeing tomorrow at two": a time said in words alone is no clock),
-    on the day the line named (relative days read from `now`), else the news's, else today; for the
-    hours said, else `EVENT_HOURS`; what is left of it where it has begun; at the place among
-    `known` the line named, else none (`booking.booked_item` places it by the news); None where
-    nobody named an event with a time, or it is over."""
+    event or the place the line named ("Netta is holding indigo dyeing tomorrow at two": a time said
+    in words alone is no clock), on the day the line named (relative days read from `now`), else the
+    news's, else today; for the hours said, else `EVENT_HOURS`; what is left of it where it has begun;
+    at the place among `known` the line named, else none (`booking.booked_item` places it by the
+    news); None where nobody named an event with a time, or it is over. Where what the line said is
+    over and the news's day and hours are not, those: blind35's Bir Tamrit host asked "I'm holding an
+    event ... today at 5:30 am ... Do come along" of her dawn event the next day, and the yes to her
+    booked nothing (a slip of a day is a model's commonest; the host's own thought says the day)."""
     for at, line in enumerate(lines):
         if line.speaker_name != name or not any(_GOING.search(s) and not _NOT.search(s) for s in SENTENCE.split(line.text)):
             continue
@@ -70,20 +75,27 @@ def yes_unbooked(name: str, lines: Sequence[DialogueLine], known: Sequence[str],
         if told is None:
             continue
         said = anchored(lines[told].text, now.date())
-        timed = said if clock_times(said) else next((n for n in news if event.lower() in n.lower() and clock_times(n)), "")
-        if not timed:
+        place = place_as_said(lines[told].text, "", known, None)
+        of_it = [n for n in news if clock_times(n) and (event.lower() in n.lower() or (place and named_places([place], n)))]
+        tries = [(said, said)] if clock_times(said) else []
+        tries += [t for n in of_it for t in ((n, said), (n, n))]
+        span = next((s for timed, dated in tries if (s := _span(timed, dated, now))), None)
+        if span is None:
             continue
-        hours = event_hours(clock_times(timed))
-        day = next(iter(named_days(said, now.date()) or named_days(timed, now.date())), now.date())
-        start = datetime.combine(day, time(*hours[0]), tzinfo=now.tzinfo)
-        end = datetime.combine(day, time(*hours[1]), tzinfo=now.tzinfo) if len(hours) > 1 else \
-            start + timedelta(hours=EVENT_HOURS)
-        end = end + timedelta(days=1) if end <= start else end
-        if end <= now:
-            continue
-        start = max(start, now)
+        start, end = span
         trace.note(f"plan: {name} said yes to {event!r} and the memo booked nothing: booked at {start:%a %H:%M}")
         return PlanChange(activity=f"going to {event}", start=start,
-                          minutes=int((end - start).total_seconds() // 60),
-                          place=place_as_said(lines[told].text, "", known, None))
+                          minutes=int((end - start).total_seconds() // 60), place=place)
     return None
+
+
+def _span(timed: str, dated: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The hours `timed` says on the day `dated` names (else `timed`, else today), from `now` on where
+    it has begun; None where it is over."""
+    hours = event_hours(clock_times(timed))
+    day = next(iter(named_days(dated, now.date()) or named_days(timed, now.date())), now.date())
+    start = datetime.combine(day, time(*hours[0]), tzinfo=now.tzinfo)
+    end = datetime.combine(day, time(*hours[1]), tzinfo=now.tzinfo) if len(hours) > 1 else \
+        start + timedelta(hours=EVENT_HOURS)
+    end = end + timedelta(days=1) if end <= start else end
+    return (max(start, now), end) if end > now else None
