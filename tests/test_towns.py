@@ -19,10 +19,10 @@ from npc_lab import residents as loaders
 from npc_lab.sim.data import load_all
 from npc_lab.sim.grid import layout
 from npc_lab.sim.measure import news_keywords
-from npc_lab.towns import brinnick, cauldwell, corvin, hijaltola, korrin, plan, ravnholmen, tamrit, tarnbeck
+from npc_lab.towns import brinnick, cauldwell, corvin, hijaltola, korrin, plan, ravnholmen, ribalonga, tamrit, tarnbeck
 
 TOWNS = {"tarnbeck": tarnbeck, "korrin": korrin, "brinnick": brinnick, "cauldwell": cauldwell, "corvin": corvin,
-         "tamrit": tamrit, "hijaltola": hijaltola, "ravnholmen": ravnholmen}
+         "tamrit": tamrit, "hijaltola": hijaltola, "ravnholmen": ravnholmen, "ribalonga": ribalonga}
 
 
 def _files(town: ModuleType) -> tuple[Path, Path, Path]:

@@ -90,6 +90,8 @@ CASES = {
                     "town_layout.json", TOWNS / "hijaltola" / "residents", hours=36),
     "sundial": Case("sundial", str(TOWNS / "ravnholmen" / "first_sun.json"), TOWNS / "ravnholmen" /
                     "town_layout.json", TOWNS / "ravnholmen" / "residents", hours=29.5),
+    "raft": Case("raft", str(TOWNS / "ribalonga" / "barrel_raft.json"), TOWNS / "ribalonga" / "town_layout.json",
+                 TOWNS / "ribalonga" / "residents", hours=28.5),
 }
 
 
