@@ -117,6 +117,43 @@ def test_a_yes_said_in_conversation_is_booked_when_the_memos_book_nothing(run, f
     run(scenario)
 
 
+@pytest.mark.parametrize("what", ["a quilt raffle", "an event"])
+def test_a_yes_to_a_host_who_said_the_wrong_day_is_booked_when_her_news_says(run, fake_llm, tmp_path, what) -> None:
+    """Isabella, whose quilt raffle at the cafe is tomorrow morning, asks Klaus in the park to "a quilt
+    raffle" or "an event" "today at 8 am at Hobbs Cafe" (over at ten: blind35's Bir Tamrit host said
+    "I'm holding an event they are hosting today at 5:30 am in the overhang at Kef Rock" of her dawn
+    event the next day), and he says he will go, to a place he has never seen; both memos book nothing.
+    His yes is booked on the day and at the hours her news says, at the cafe the line named (which he
+    now knows: the event named so is found in her news by its place)."""
+
+    async def scenario(stream: MemoryStream) -> None:
+        mind = await _both_planned(await _town_with_a_park(stream, tmp_path, klaus_knows=(PARK,)), PARK)
+        records = mind.records
+        await mind.player.whisper("isabella", "Tomorrow, from 8 to 10 in the morning, Isabella Rodriguez will hold a "
+                                  "quilt raffle at Hobbs Cafe, and she will ask whoever she meets.", TEN)
+        await _until(lambda: not mind.runtimes.of("isabella").jobs)
+        fake_llm.queue({"json": {"choice": "talk", "reason": "ask him", "new_activity": ""}}, purpose="react")
+        fake_llm.queue({"json": {"utterance": f"I'm holding {what} today at 8 am at Hobbs Cafe. Do come!",
+                                 "end_conversation": False}},
+                       {"json": {"utterance": "Yes, I think I'll go.", "end_conversation": True}}, purpose="converse_turn")
+        nothing = {"summary": "They chatted about everyday things; nothing was arranged.", "importance": 2,
+                   "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
+        fake_llm.queue({"json": nothing}, {"json": nothing}, purpose="conversation_memo")
+        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
+                                    description="Klaus Mueller is walking", address=PARK, distance=2)
+        await mind.decide("isabella", TEN + timedelta(minutes=1), [klaus_seen], PARK)
+
+        def raffle() -> PlanItem | None:  # tomorrow's: kept for its day
+            return next((i for i in records.cached("klaus").commitments if what in i.activity), None)
+
+        await _until(lambda: raffle() is not None)
+        booked = raffle()
+        assert booked is not None and (booked.start, booked.address) == (TEN.replace(day=14, hour=8), CAFE)
+        await mind.close()
+
+    run(scenario)
+
+
 @pytest.mark.slow  # the re-plan's answer is held back SLOW_REPLAN_S
 def test_a_replan_keeps_a_promise_made_while_it_was_written(run, fake_llm, tmp_path) -> None:
     """Isabella re-plans her next hour after Klaus spills coffee (a slow answer); meanwhile she

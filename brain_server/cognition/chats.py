@@ -154,7 +154,8 @@ class Chats:
             told = await keep_what_was_told(npcs, held, lines, [_memo(stored) for stored, _ in remembered], now,
                                             self.stream, trace)
             heard = [[*told.get(me.npc_id, ()), *_others_news(me, npcs, held)] for me in npcs]
-            changes = [change or yes_unbooked(me.persona.name, lines, me.known_addresses, now, trace,
+            named = _named(group, lines)  # told where something is, each now knows the place (below)
+            changes = [change or yes_unbooked(me.persona.name, lines, [*me.known_addresses, *named], now, trace,
                                               [n.description for n in news])
                        for me, (_, change), news in zip(npcs, remembered, heard, strict=True)]
             places = [await booked_item(change, me, world, self.stream, trace, work=work, host=host, told=news)
@@ -168,7 +169,6 @@ class Chats:
                 self.runtimes.of(talker).set_talking(False)
         landed = max(now, *(self.runtimes.clock(i, now) for i in ids))
         still = [me for me in npcs if me.npc_id not in group.turned]
-        named = _named(group, lines)
         async with self._all(ids):
             for me, (stored, _), change, place in zip(npcs, remembered, changes, places, strict=True):
                 live = (await self.records.npc(me.npc_id)).model_copy(deep=True)
