@@ -30,7 +30,7 @@ from brain_server.cognition.news import holds_it, hosting, mentions
 from brain_server.cognition.news_said import about, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
-from brain_server.cognition.offline.heard import what_there_is
+from brain_server.cognition.offline.heard import EVENT, what_there_is
 from brain_server.cognition.offline.inner_voice import about_them
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, named_days, says_when, stated_times
@@ -1052,6 +1052,10 @@ def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:
         "Tomorrow at noon I'm having a barbecue, and I'll invite you to it.":
             "Tomorrow at noon Mara Quill is having a barbecue, and they will invite you to it.",
         "At Quill's Yard you are holding a sale.": "At Quill's Yard Mara Quill is holding a sale.",
+        "You built the raft yourself and nobody has seen it; you will put it in the river.":  # a past said as past
+            "Mara Quill built the raft themself and nobody has seen it; they will put it in the river.",
+        "You put the kettle on, then you sold the last of the pears.":
+            "Mara Quill put the kettle on, then they sold the last of the pears.",
     }
     for said, kept in said_of_her.items():
         assert about_them(said, name) == kept
@@ -1081,6 +1085,8 @@ def test_an_event_is_read_after_a_name_or_there_is_not_only_from_a_thoughts_firs
         "hosting pottery classes"
     assert event_named("On Sunday at 3 pm, in the hall, the Workshop is open to all") == ""
     assert event_named("has decided to run for mayor in the coming election") == ""
+    beach = "Mara Quill will be on the gravel beach at Mill Cove from ten until half past eleven."
+    assert EVENT.search(beach) is None and event_named(beach) == "", "where she will be is no event"
 
 
 def test_whispers_in_a_local_way_are_read_for_what_when_and_who() -> None:

@@ -123,7 +123,8 @@ _NOT_HELD = r"(?!(?:for|to|into|home|away|late|off|out|around|about|with|from|ov
 
 def _event(hosts: bool) -> re.Pattern[str]:
     """`EVENT`, or with `hosts` `HOSTED`: the intent, a verb (and its particle), and what is held."""
-    verb = rf"(?:(?P<hosts>{_HOSTS})|\w+)" if hosts else r"\w+"
+    # never "be": "will be on the gravel beach" says where, and a call's reason was "to tell them about the gravel beach"
+    verb = rf"(?:(?P<hosts>{_HOSTS})|(?!be\b)\w+)" if hosts else r"(?!be\b)\w+"
     doing = rf"(?:(?P<hosting>{_HOSTS})|\w+ing)" if hosts else r"\w+ing"
     article = r"(?:an?|the|his|her|their|its)\s+"
     held = rf"(?(hosts){_NOT_HELD}|(?(hosting){_NOT_HELD}|{article}))" if hosts else article

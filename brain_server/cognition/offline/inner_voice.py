@@ -26,10 +26,19 @@ _BETWEEN = {"also", "still", "just", "really", "always", "never", "already", "fi
 # The verbs whose form with a name is not the plain one with -s.
 _AGREES = {"are": "is", "am": "is", "were": "was", "have": "has", "do": "does", "go": "goes", "aren't": "isn't",
            "weren't": "wasn't", "haven't": "hasn't", "don't": "doesn't", "was": "was", "wasn't": "wasn't"}
-# Verbs that keep their form with any subject: modals, and what a past tense or a contraction already says.
+# Verbs that keep their form with any subject: modals, and what a past tense (-ed, or one of these) or a
+# contraction already says; those whose past is their present ("put", "set") are kept as past ("You built
+# it yourself" was "Mara builts it").
 _KEEPS = {"can", "could", "will", "would", "shall", "should", "must", "may", "might", "ought", "can't", "couldn't",
           "won't", "wouldn't", "shouldn't", "mustn't", "had", "hadn't", "did", "didn't", "said", "got", "made",
-          "felt", "thought", "knew", "found", "saw", "heard", "told", "left", "met", "kept", "took", "came", "went"}
+          "felt", "thought", "knew", "found", "saw", "heard", "told", "left", "met", "kept", "took", "came", "went",
+          "built", "bought", "brought", "caught", "taught", "fought", "sought", "began", "became", "broke", "chose",
+          "drove", "rode", "wrote", "spoke", "woke", "froze", "stole", "ate", "fell", "forgot", "gave", "grew", "threw",
+          "flew", "drew", "held", "led", "fed", "fled", "bled", "lent", "sent", "spent", "bent", "meant",
+          "dealt", "learnt", "burnt", "dreamt", "lost", "paid", "laid", "ran", "rang", "sang", "swam", "drank", "sank",
+          "sat", "stood", "understood", "won", "wore", "tore", "swore", "shook", "slept", "swept", "wept", "crept",
+          "dug", "hung", "stuck", "struck", "swung", "spun", "sold", "hid", "bit", "shot", "slid", "lit", "rose",
+          "put", "set", "cut", "let", "hit", "read", "shut", "spread", "cost", "hurt", "quit", "split", "cast", "bet"}
 # A "you" or "me" that ends the phrase it is in, not one that begins a clause: what follows it.
 _AFTER_OBJECT = {"to", "for", "with", "at", "in", "on", "about", "from", "into", "by", "a", "an", "the", "and", "or",
                  "too", "up", "out", "back", "there", "here", "again", "some", "something", "that", "this", "what",
