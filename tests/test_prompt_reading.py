@@ -979,6 +979,8 @@ def test_what_a_text_says_happens_runs_to_its_when_and_stops_at_a_colon() -> Non
     assert what_clause(found) == "she will read some of them aloud in the nave, and she hopes people come."
     assert before_when(found) == "In a cupboard Lena found old letters"
     assert before_when("A flotsam auction in the boat hall, on October 15 at 11 am: Sorcha is getting it up.") == ""
+    raft = "Mara's raft is finished: on Wednesday (October 7) it goes into the river. Mara will push it off at 10 am."
+    assert before_when(raft) == "Mara's raft is finished: on Wednesday (October 7) it goes into the river.", "as said"
 
 
 def test_what_happens_is_read_before_a_statement_that_says_only_when() -> None:
