@@ -25,6 +25,11 @@ from tests.town import WORLD, spawn_json, tiles, world_json
 TEN = datetime(2026, 2, 13, 10, tzinfo=UTC)
 SLOW_REPLAN_S = 3  # the re-plan's answer takes this long: the player's promise lands meanwhile
 PARK = f"{WORLD}:Johnson Park:park"
+KLAUS_WALKING = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
+                               description="Klaus Mueller is walking", address=PARK, distance=2)
+# a memo that books nothing (blind35 wrote so for every yes to news passed on in Cauldwell in view)
+NOTHING_ARRANGED = {"summary": "They chatted about everyday things; nothing was arranged.", "importance": 2,
+                    "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
 
 
 async def _town_with_a_park(stream: MemoryStream, tmp_path, klaus_knows: tuple[str, ...] = (CAFE,)) -> Mind:
@@ -67,9 +72,7 @@ def test_a_plan_made_in_conversation_is_booked_where_it_named(run, fake_llm, tmp
         fake_llm.queue({"json": memo}, {"json": memo}, purpose="conversation_memo")
         stay = {"json": {"place": {"sector": "Johnson Park", "arena": "park", "object": ""}}}
         fake_llm.queue(stay, stay, purpose="choose_address")
-        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
-                                    description="Klaus Mueller is walking", address=PARK, distance=2)
-        await mind.decide("isabella", TEN, [klaus_seen], PARK)
+        await mind.decide("isabella", TEN, [KLAUS_WALKING], PARK)
 
         def party(npc_id: str) -> PlanItem | None:
             return next((i for i in records.cached(npc_id).plan if i.activity == "going to Isabella's party"), None)
@@ -99,12 +102,8 @@ def test_a_yes_said_in_conversation_is_booked_when_the_memos_book_nothing(run, f
                                  "end_conversation": False}},
                        {"json": {"utterance": "I'd heard! I think I'll go.", "end_conversation": True}},
                        purpose="converse_turn")
-        nothing = {"summary": "They chatted about everyday things; nothing was arranged.", "importance": 2,
-                   "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
-        fake_llm.queue({"json": nothing}, {"json": nothing}, purpose="conversation_memo")
-        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
-                                    description="Klaus Mueller is walking", address=PARK, distance=2)
-        await mind.decide("isabella", TEN, [klaus_seen], PARK)
+        fake_llm.queue({"json": NOTHING_ARRANGED}, {"json": NOTHING_ARRANGED}, purpose="conversation_memo")
+        await mind.decide("isabella", TEN, [KLAUS_WALKING], PARK)
 
         def raffle(npc_id: str) -> PlanItem | None:
             return next((i for i in records.cached(npc_id).plan if "quilt raffle" in i.activity), None)
@@ -136,12 +135,8 @@ def test_a_yes_to_a_host_who_said_the_wrong_day_is_booked_when_her_news_says(run
         fake_llm.queue({"json": {"utterance": f"I'm holding {what} today at 8 am at Hobbs Cafe. Do come!",
                                  "end_conversation": False}},
                        {"json": {"utterance": "Yes, I think I'll go.", "end_conversation": True}}, purpose="converse_turn")
-        nothing = {"summary": "They chatted about everyday things; nothing was arranged.", "importance": 2,
-                   "plan_activity": "", "plan_date": "", "plan_start": "", "plan_minutes": 0, "plan_place": ""}
-        fake_llm.queue({"json": nothing}, {"json": nothing}, purpose="conversation_memo")
-        klaus_seen = PerceivedEvent(subject="Klaus Mueller", predicate="is", object="walking",
-                                    description="Klaus Mueller is walking", address=PARK, distance=2)
-        await mind.decide("isabella", TEN + timedelta(minutes=1), [klaus_seen], PARK)
+        fake_llm.queue({"json": NOTHING_ARRANGED}, {"json": NOTHING_ARRANGED}, purpose="conversation_memo")
+        await mind.decide("isabella", TEN + timedelta(minutes=1), [KLAUS_WALKING], PARK)
 
         def raffle() -> PlanItem | None:  # tomorrow's: kept for its day
             return next((i for i in records.cached("klaus").commitments if what in i.activity), None)
