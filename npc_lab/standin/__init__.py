@@ -141,7 +141,11 @@ A thirty-seventh, `blind35` (npc_lab/standin/blind35.py), by a thirty-fifth hand
 stop 109 in two of the lab's towns, in and out of view (blind34, blind32 and blind31 answering), is
 modelled on a 24B dense model (Mistral-Small-3 class) on LM Studio at its default load settings: a grammar
 for the schema, 4,096 tokens of context (a longer prompt is refused), a fact in a long prompt's middle
-missed at 0.2-0.3.
+missed at 0.2-0.3. A thirty-eighth, `blind36` (npc_lab/standin/blind36.py), by a thirty-sixth hand, from
+requests captured at stop 113 in three of the lab's towns (Brinnick in view with blind34 answering; Korrin and
+Cauldwell out of view with the hard stand-in), is modelled on a 12B dense model (Gemma-3-12B class) on Ollama's
+OpenAI route with the context raised to 8,192 tokens: a grammar that keeps keys, types and enums but not bounds,
+no system role (folded into the first user turn), a prompt over the context cut from its front.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -192,7 +196,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind32.py": "dd1744565b1eeab38496b104ce5e65c26b94a6e8a249a7f54dc110c22c5be1ea",
           "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43",
           "blind34.py": "ef44451e21a3f1a12bdad6a9c449a71d7e6361e6e698d2a24036d4827d487095",
-          "blind35.py": "064972d3c8e88480ed77f15f239962c31aad89e0255361061696c43c7fafa98e"}
+          "blind35.py": "064972d3c8e88480ed77f15f239962c31aad89e0255361061696c43c7fafa98e",
+          "blind36.py": "3a248444c46b742639c2a3880a62c3d30943e95ca6fd848f6ec21c54122def08"}
 
 
 class BlindStandIn:
