@@ -766,6 +766,27 @@ def test_a_hosts_event_put_back_into_its_status_says_what_the_host_does_first() 
     assert own_kept_whole("Ann Lee is busy.", [party], NOW, t).startswith("Ann Lee wants to host a party at 4 pm")
 
 
+def test_a_status_that_says_only_when_its_host_will_be_there_gets_her_event_back() -> None:
+    """A model revising a host's status kept only the sentence that says when she will be there ("On
+    Sunday she will be there from four, ... look at them with her"), which names what
+    she holds by pronouns alone; counted as naming it, nothing was put back, and every prompt of hers
+    after said where she would be and not what for (Bir Tamrit, the hard stand-in: "Have you heard? she
+    will be up there from half past five ..."). Pronouns name nothing; a sentence with words of the
+    event still names it."""
+    find = ("In the cellar under the old granary, behind a collapsed shelf, there are three clay jars of "
+            "pressed seeds from before the war, and Ann Lee found them on her rounds with a lamp. On Sunday (February 15) she will be there from four until "
+            "six in the afternoon, when the lamps are lit; it is her own idea, and she hopes the street will come "
+            "down and look at them with her.")
+    event = MemoryNode(npc_id="ann", kind=MemoryKind.THOUGHT, subject="Ann Lee", predicate=OWN_THOUGHT, created=DAY1,
+                       last_accessed=DAY1, description=find)
+    t = Trace(npc_id="ann", kind="plan", game_time=NOW)
+    status = ("Ann Lee is tired after the market. On Sunday she will be there from four until six in the afternoon, "
+              "when the lamps are lit; she hopes the street will come down and look at them with her.")
+    assert "clay jars of pressed seeds" in own_kept_whole(status, [event], NOW, t)
+    named = "Ann Lee is tired. On Sunday she will show the street the clay jars of seeds in the granary at four."
+    assert own_kept_whole(named, [event], NOW, t) == named
+
+
 def test_a_status_says_its_hosts_day_once_in_the_sentence_with_its_hours() -> None:
     """Bir Tamrit's host, her thought put back whole in her status (three sentences, the day in the
     third), had its day said in each sentence naming the find: she "found them on her walk at first

@@ -100,8 +100,13 @@ ENGLISH = {"go", "come", "get", "want", "like", "need", "let's", "now", "then", 
             "it", "what", "who", "how", "why", "do", "does", "did", "to", "of", "and", "or", "but", "in", "on", "at",
             "that", "this", "have", "has", "for", "with", "can", "not", "no", "yes", "so", "if", "just", "too", "very",
             "will", "would", "there", "here", "it's", "i'm", "you're", "don't", "anyone", "ever", "any", "some", "all", "from", "up", "out", "by", "as", "new"}
-VAGUE = {*ENGLISH, *ASKING, "see", "seen", "saw", "know", "think", "like", "get", "got", "go", "went", "say", "said",
-          "tell", "told", "long", "much", "many", "really", "good", "well", "right", "come", "coming", "day", "today"}
+# Pronouns name nothing of what a text is about: "her", "them" and "five" were three of the four words by
+# which Bir Tamrit's host's status "On Thursday she will be up there from half past five ... stand in front
+# of them with her" named her engravings, so her status kept no word of them and none was put back.
+PRONOUNS = {"her", "hers", "him", "his", "them", "their", "theirs", "its", "our", "ours", "yours", "mine", "who", "whom",
+            "himself", "herself", "themselves", "themself", "itself", "myself", "yourself", "ourselves"}
+VAGUE = {*ENGLISH, *ASKING, *PRONOUNS, "see", "seen", "saw", "know", "think", "like", "get", "got", "go", "went", "say",
+         "said", "tell", "told", "long", "much", "many", "really", "good", "well", "right", "come", "coming", "day", "today"}
 NOT_NAMES = {"He", "She", "Her", "His", "They", "Their", "The", "A", "An", "It", "Its", "I", "My", "In", "On", "At"}
 ACK = {"ok", "okay", "alright", "sure", "right", "yes", "yeah", "yep", "no", "nope", "hmm", "i", "see", "cool", "fine"}
 _WORD = re.compile(r"[a-z0-9']+")
