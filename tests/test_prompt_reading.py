@@ -31,7 +31,7 @@ from brain_server.cognition.news_said import about, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
 from brain_server.cognition.offline.heard import EVENT, what_there_is
-from brain_server.cognition.offline.inner_voice import about_them
+from brain_server.cognition.offline.inner_voice import about_them, pronoun_of
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, named_days, says_when, stated_times
 from brain_server.cognition.plan import plan_day
@@ -1051,6 +1051,25 @@ def test_what_happens_is_what_the_host_will_do_where_the_time_is_said_by_a_circu
         "The tide is out on Friday at noon."
     assert what_clause("Anyone with a kite can fly it on the green on Saturday at 3 pm. Mara will bring string.") == \
         "Anyone with a kite can fly it on the green on Saturday at 3 pm."
+
+
+def test_a_thought_said_to_the_npc_is_said_of_it_in_the_pronoun_its_persona_uses() -> None:
+    """A whisper said to a young man whose identity says "He ..." throughout was kept "Duarte Quintas
+    built it themself ... they have made up their mind" in every prompt's status. After its name, the
+    NPC is said as its identity's sentences say it, the verb agreeing; "they" where they say none, or
+    say two alike."""
+    whisper = "You have made up your mind: you'll launch the skiff, and you built it yourself. I am proud; ask me."
+    identity = "Oona Pell mends nets at the quay. She lives alone; she keeps bees. He, her brother, fishes. She sings."
+    she = pronoun_of(identity)
+    assert she.subject == "she"
+    assert about_them(whisper, "Oona Pell", pronoun=she) == \
+        "Oona Pell has made up her mind: she will launch the skiff, and she built it herself. I am proud; ask me."
+    assert about_them("I am tired. I was told the mill closes; ask me about it.", "Ivo Marr",
+                      pronoun=pronoun_of("He keeps the mill. He is stubborn.")) == \
+        "Ivo Marr is tired. Ivo Marr was told the mill closes; ask him about it."
+    assert pronoun_of("Ivo Marr keeps the mill. His sister Ada runs the cafe.").subject == "they"  # none opens a sentence
+    assert pronoun_of("He keeps the mill. She, his sister, runs the cafe.").subject == "they"  # two alike
+    assert about_them("You'll go.", "Ivo Marr") == "Ivo Marr will go."
 
 
 def test_a_thought_said_to_the_npc_or_in_its_own_voice_is_said_of_it() -> None:

@@ -20,7 +20,7 @@ from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
-from brain_server.cognition.offline.inner_voice import about_them
+from brain_server.cognition.offline.inner_voice import about_them, pronoun_of
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.said_yes import yes_unbooked
@@ -299,7 +299,8 @@ class Player:
         npc = await self.records.npc(npc_id)
         trace = Trace(npc_id=npc_id, kind="whisper", game_time=now)
         work = Work(Priority.PLAYER, npc_id)
-        text = about_them(text, npc.persona.name)  # "You are planning ...": kept as a thought about the NPC
+        # "You are planning ...": kept as a thought about the NPC, in the pronoun its persona uses
+        text = about_them(text, npc.persona.name, pronoun=pronoun_of(npc.persona.identity))
         text = anchored(text, now.date())  # read on later days, "tomorrow" or "on Saturday" must say which
         text = home_named(text, npc.persona.home, npc.persona.name)  # "at her place" is somewhere to plan
         world = await self.records.world(npc.world_name)

@@ -6,9 +6,9 @@ before keeping it. Kept as said, "You are planning a party at The Anchor tomorro
 news word for word: told on, a listener kept "Mara Quill told Bo Tamm: You are planning a party",
 a plan's label read "hosting: You are planning ...", and no event was read from it. Here it is
 rewritten by rule, not by a model: each sentence's first mention is the NPC's name (its verb made
-to agree), later ones "they", "their" and "them" (a sentence read alone, as a status's are, still
-says whom it is about), so that the event, its day and its place are read from it
-as from any thought said of the NPC.
+to agree), later ones the pronoun its persona uses of it ("he", "his", "himself"; "they" where the
+persona says none: `pronoun_of`), so that a sentence read alone, as a status's are, still says whom it
+is about, and the event, its day and its place are read from it as from any thought said of the NPC.
 """
 
 from __future__ import annotations
@@ -48,6 +48,41 @@ _AFTER_OBJECT = {"to", "for", "with", "at", "in", "on", "about", "from", "into",
 
 
 @dataclass(frozen=True)
+class Pronoun:
+    """How a persona speaks of its NPC after naming it: subject, possessive, possessive alone, object,
+    itself; "they" takes the plural verb."""
+
+    subject: str
+    possessive: str
+    alone: str
+    object: str
+    itself: str
+
+    @property
+    def plural(self) -> bool:
+        return self.subject == "they"
+
+
+THEY = Pronoun("they", "their", "theirs", "them", "themself")
+PRONOUNS = {p.subject: p for p in (THEY, Pronoun("he", "his", "his", "him", "himself"),
+                                   Pronoun("she", "her", "hers", "her", "herself"))}
+# A sentence, or a clause after a semicolon, that opens with a pronoun: how a persona speaks of its NPC.
+_OPENS_WITH = re.compile(r"(?:^|[.!?;]\s+)(he|she|they)\b", re.IGNORECASE)
+
+
+def pronoun_of(identity: str) -> Pronoun:
+    """The pronoun a persona's identity uses of its NPC: the one its sentences open with ("He finished
+    school in June ..."; others it names are named), where one does so more than twice as often as any
+    other; else "they". A whisper said to a young man kept "Duarte Quintas built it themself" in every
+    prompt's status while his identity said "He ..." throughout."""
+    counts = {p: 0 for p in ("he", "she", "they")}
+    for found in _OPENS_WITH.findall(identity):
+        counts[found.lower()] += 1
+    first, second = sorted(counts.values(), reverse=True)[:2]
+    return PRONOUNS[max(counts, key=counts.__getitem__)] if first > 2 * second else THEY
+
+
+@dataclass(frozen=True)
 class _Voice:
     """How a voice says its subject, and its possessives and objects with what each is said of the NPC."""
 
@@ -56,15 +91,17 @@ class _Voice:
     object: dict[str, str]
 
 
-_SECOND = _Voice("you", {"your": "their", "yours": "theirs"}, {"yourself": "themself", "yourselves": "themselves"})
-_FIRST = _Voice("i", {"my": "their", "mine": "theirs"}, {"me": "them", "myself": "themself"})
+def _voices(p: Pronoun) -> tuple[_Voice, _Voice]:
+    """The second-person voice and the first, each said of the NPC with pronoun `p`."""
+    return (_Voice("you", {"your": p.possessive, "yours": p.alone}, {"yourself": p.itself, "yourselves": "themselves"}),
+            _Voice("i", {"my": p.possessive, "mine": p.alone}, {"me": p.object, "myself": p.itself}))
 # The contractions of a subject: said after a name, and after "they".
 _CONTRACTED = {"re": ("is", "are"), "m": ("is", "are"), "ve": ("has", "have"), "ll": ("will", "will"),
                "d": ("would", "would"), "s": ("is", "is")}
 _PLURAL = {"am": "are", "was": "were", "wasn't": "weren't"}  # a later "I" is "they": "I am" is "they are"
 
 
-def about_them(text: str, name: str, *, opening: bool = False) -> str:
+def about_them(text: str, name: str, *, opening: bool = False, pronoun: Pronoun = THEY) -> str:
     """`text` (a thought whispered to the NPC called `name`) as a statement about it, where it is said
     to the NPC ("You want to hold a bonfire ...") or in its own voice ("I'm throwing a housewarming
     ..."); a thought that names the NPC, or says neither "you" nor "I", is kept as it is (its "you" is
@@ -80,7 +117,8 @@ def about_them(text: str, name: str, *, opening: bool = False) -> str:
                   or lowered[i] in ("my", "myself")), None)
     if second is None and first is None:
         return text
-    voice = _SECOND if first is None or second is not None and second < first else _FIRST
+    second_voice, first_voice = _voices(pronoun)
+    voice = second_voice if first is None or second is not None and second < first else first_voice
     out, named = list(words), False
     for i, word in enumerate(words):
         if not word[0].isalpha():
@@ -88,14 +126,14 @@ def about_them(text: str, name: str, *, opening: bool = False) -> str:
             continue
         low = lowered[i]
         base, _, contraction = low.partition("'")
-        if voice is _FIRST and base == "i" and word[0] != "I":
+        if voice is first_voice and base == "i" and word[0] != "I":
             continue  # "i" in lower case is no pronoun here
-        if base == voice.subject and (voice is _FIRST or contraction or not _object(lowered, i)):
-            out[i] = _subject(out, words, i, name, named, contraction, voice is _FIRST)
+        if base == voice.subject and (voice is first_voice or contraction or not _object(lowered, i)):
+            out[i] = _subject(out, words, i, name, named, contraction, voice is first_voice, pronoun)
         elif low in voice.possessive:
             out[i] = f"{name}'s" if not named and low in ("your", "my") else voice.possessive[low]
         elif low in voice.object or base == voice.subject:
-            out[i] = name if not named else voice.object.get(low, "them")
+            out[i] = name if not named else voice.object.get(low, pronoun.object)
         else:
             continue
         named = True
@@ -120,15 +158,19 @@ def _object(lowered: list[str], at: int) -> bool:
 
 
 def _subject(out: list[str], words: list[str], at: int, name: str, named: bool, contraction: str,
-             first: bool) -> str:
-    """The subject at `at` said of the NPC: its name the first time, its verb agreeing, else "they"."""
+             first: bool, pronoun: Pronoun) -> str:
+    """The subject at `at` said of the NPC: its name the first time, its verb agreeing, else its
+    pronoun (the verb plural after "they", as after a name after "he" or "she")."""
     if contraction:
         one, many = _CONTRACTED.get(contraction, (contraction, contraction))
-        return f"{name} {one}" if not named else f"they {many}"
+        return f"{name} {one}" if not named else f"{pronoun.subject} {many if pronoun.plural else one}"
     if named:
-        if first and (verb := _verb_at(words, at)) is not None:
+        verb = _verb_at(words, at)
+        if verb is not None and not pronoun.plural:
+            out[verb] = _agreeing(words[verb])
+        elif verb is not None and first:
             out[verb] = _PLURAL.get(words[verb].lower(), words[verb])
-        return "they"
+        return pronoun.subject
     if (verb := _verb_at(words, at)) is not None:
         out[verb] = _agreeing(words[verb])
     return name
