@@ -141,6 +141,30 @@ def test_a_things_mundane_state_is_not_listed_in_a_prompts_memories() -> None:
     assert [n.description for n in condensed(nodes, "Ann Lee")] == ["the well has run dry", "Bo Tamm is mending a net"]
 
 
+def test_two_seen_chatting_are_not_listed_beside_what_they_said() -> None:
+    """Of 12,137 memory lines in the prompts captured at stop 113, 2,073 were "A is chatting with B":
+    one talk was listed three and four times (its lines, its memo, and each seen chatting with the
+    other: blind36's writer). Where the list holds their conversation or its memo, the two seen chatting
+    are left out; others seen chatting, and the two where nothing they said is listed, are kept."""
+    def node(kind: MemoryKind, description: str, subject: str, obj: str, minutes: int) -> RetrievedRecord:
+        at = NOW + timedelta(minutes=minutes)
+        return RetrievedRecord(node=MemoryNode(npc_id="ann", kind=kind, description=description, subject=subject,
+                                               predicate="p", object=obj, created=at, last_accessed=at),
+                               recency=1, importance=1, relevance=1, score=1, query="q")
+
+    talk = node(MemoryKind.CHAT, 'conversation with Bo Tamm:\nBo Tamm: "The ferry is late."', "Ann Lee", "Bo Tamm", 0)
+    memo = node(MemoryKind.THOUGHT, "Bo Tamm told me the ferry is late.", "Ann Lee", "the conversation with Cy Dale", 1)
+    seen_talking = [node(MemoryKind.OBSERVATION, text, text.split(" is ")[0], "", 2 + i) for i, text in enumerate((
+        "Ann Lee is chatting with Bo Tamm", "Bo Tamm is chatting with Ann Lee (listening)",
+        "Cy Dale is talking to Ann Lee", "Bo Tamm is chatting with Dee Moss", "Ann Lee is chatting with Eli Fenn"))]
+    shown = str(bullet_list([talk, memo, *seen_talking]))
+    assert "The ferry is late" in shown and "ferry is late." in shown
+    assert "Ann Lee is chatting with Bo Tamm" not in shown and "Bo Tamm is chatting with Ann Lee" not in shown
+    assert "Cy Dale is talking to Ann Lee" not in shown  # the memo of that talk is listed
+    assert "Bo Tamm is chatting with Dee Moss" in shown and "Ann Lee is chatting with Eli Fenn" in shown
+    assert "Ann Lee is chatting with Bo Tamm" in str(bullet_list(seen_talking))  # nothing they said listed
+
+
 def test_a_memory_kept_twice_alike_is_listed_once_in_one_list_and_across_two(stream) -> None:
     """blind35's writer saw the same line twice in 61 reactions ("[Wednesday April 15, 09:26] Nell
     Hebblethwaite is chatting with Jory Hebblethwaite", under what Jory remembers of Nell and again

@@ -39,7 +39,7 @@ from brain_server.cognition.gist import (
     said_only,
     unrepeated,
 )
-from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, Head, MemoryStream, bullet_list
+from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MEMO_OF, Head, MemoryStream, bullet_list
 from brain_server.cognition.news import NO_NEWS, Held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
@@ -249,7 +249,7 @@ async def keep_conversation(npc: NpcState, partner_name: str, lines: Sequence[Di
                       subject=name, predicate="chatted with", object=partner_name, importance=memo.importance,
                       created=now, last_accessed=now, keywords=[partner_name.lower()])
     summary = MemoryNode(npc_id=npc.npc_id, kind=MemoryKind.THOUGHT, description=anchored(memo.summary, now.date()),
-                         subject=name, predicate="remembers", object=f"the conversation with {partner_name}",
+                         subject=name, predicate="remembers", object=f"{MEMO_OF}{partner_name}",
                          importance=memo.importance, created=now, last_accessed=now, keywords=[partner_name.lower()],
                          evidence_ids=[chat.id])
     stored = await stream.remember(npc.npc_id, npc.persona, [chat, summary], trace, rate=False)
