@@ -19,7 +19,7 @@ import pytest
 import structlog
 
 from brain_server.llm.client import LLM
-from brain_server.llm.probe import Endpoint, probe_llm
+from brain_server.llm.probe import PROBE_ASKS, PROBE_RESAMPLED, Endpoint, probe_llm
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.prompts import BUILTIN_DIR, PromptLibrary
 from brain_server.prompts.importance import PROMPT as IMPORTANCE
@@ -212,12 +212,25 @@ def test_a_rejected_json_schema_steps_down_at_start_and_says_so_once(tmp_path: P
 
 
 def test_an_ignored_json_schema_steps_down_too(fake_llm: FakeOpenAI) -> None:
-    fake_llm.queue({"content": "Sure, I am here!"}, purpose="probe")  # 200, but no JSON: the format was ignored
+    no_json = {"content": "Sure, I am here!"}  # 200, but no JSON: the format was ignored
+    fake_llm.queue(*[no_json] * PROBE_ASKS, purpose="probe")
     found = asyncio.run(probe_llm(Endpoint("the LLM endpoint", "NPC_BRAIN_LLM", fake_llm.base_url, "fake-model"), "k"))
     assert (found.verdict, found.mode) == ("ok", "json_object") and "ignores response_format json_schema" in found.line
-    fake_llm.queue(*[{"content": "Sure, I am here!"}] * 3, purpose="probe")
+    fake_llm.queue(*[no_json] * 3 * PROBE_ASKS, purpose="probe")
     found = asyncio.run(probe_llm(Endpoint("the LLM endpoint", "NPC_BRAIN_LLM", fake_llm.base_url, "fake-model"), "k"))
     assert found.verdict == "warn" and "not with JSON in any response mode" in found.line
+
+
+def test_one_malformed_answer_does_not_step_the_mode_down(fake_llm: FakeOpenAI) -> None:
+    """blind36 answered the probe's json_schema ask malformed in one seed of ten (its declared faults),
+    and the whole run asked for JSON with no schema: every answer then missed its keys. A mode is left
+    only after PROBE_ASKS answers without its JSON, the asks after the first sampled."""
+    fake_llm.queue({"content": '{"ok": tr'}, {"content": '{"ok": true}'}, purpose="probe")
+    found = asyncio.run(probe_llm(Endpoint("the LLM endpoint", "NPC_BRAIN_LLM", fake_llm.base_url, "fake-model"), "k"))
+    assert (found.verdict, found.mode) == ("ok", "json_schema") and "ignores" not in found.line
+    asked = fake_llm.chat_requests("probe")
+    assert [r["body"]["response_format"]["type"] for r in asked] == ["json_schema"] * 2
+    assert [r["body"]["temperature"] for r in asked] == [0, PROBE_RESAMPLED]
 
 
 def test_a_rejected_response_format_steps_down_at_run_time(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """One look at an OpenAI-compatible endpoint before serving, so that a wrong setting is one clear
 line at start instead of every call falling back all day.
 
-`probe_llm` lists the endpoint's models, then asks one tiny completion in each response mode from
-the configured one down (json_schema, json_object, prompt) until an answer is JSON. Its finding:
+`probe_llm` lists the endpoint's models, then asks a tiny completion in each response mode from
+the configured one down (json_schema, json_object, prompt) until an answer is JSON (a mode is left
+after `PROBE_ASKS` answers without it). Its finding:
 `ok` with the mode that works; `warn` for an endpoint that is down, failing (HTTP 5xx) or
 answering no JSON (it may recover; calls fall back meanwhile); `wrong` for a setting to fix: a
 404 on the path, a refused key, an unknown model. `Endpoint.diagnose` turns an error of the chat
@@ -46,6 +47,11 @@ _SHOWN_MODELS = 5
 _HTML = re.compile(r"<\s*(?:!doctype|html|head|body)\b", re.IGNORECASE)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 PROBE_TOKENS = 64  # {"ok": true} needs a handful; a model that thinks first needs NPC_BRAIN_LLM_EXTRA_TOKENS more
+# A mode is taken as ignored after this many answers without its JSON, the first greedy, the rest sampled: one
+# malformed answer (a model's occasional fault) stepped a whole run of blind36 down from json_schema to
+# json_object, and every call after asked for JSON with no schema.
+PROBE_ASKS = 3
+PROBE_RESAMPLED = 0.7  # the temperature of the asks after the first
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,7 @@ class Asking:
 
 async def probe_llm(endpoint: Endpoint, api_key: str, *, mode: ResponseMode = "json_schema",
                     timeout_s: float = 30.0, asking: Asking = Asking()) -> Finding:
-    """Models listed, then one completion per response mode from `mode` down until one answers JSON."""
+    """Models listed, then completions per response mode from `mode` down until one answers JSON (`PROBE_ASKS` a mode)."""
     client = client_for(endpoint.base_url, api_key, timeout_s)
     try:
         return await _probe(client, endpoint, mode, asking)
@@ -145,39 +151,43 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
     ignored: list[str] = []
     refused: set[str] = set()  # parameters the model does not take (OpenAI's reasoning models), left out
     for candidate in RESPONSE_MODES[RESPONSE_MODES.index(mode):]:
-        while True:
-            try:
-                response = await client.chat.completions.create(**adapted(dict(
-                    model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,
-                    temperature=0, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE}, extra_body=asking.extra_body or None,
-                    **response_format(candidate, PROBE_PURPOSE, _SCHEMA)), refused))
-                break
-            except openai.APIError as exc:
-                if (param := refused_parameter(exc)) is not None and param not in refused:
-                    refused.add(param)
-                    continue
-                if candidate != "prompt" and rejects_response_format(exc):
-                    rejected.append(candidate)
+        for ask in range(PROBE_ASKS):
+            while True:
+                try:
+                    response = await client.chat.completions.create(**adapted(dict(
+                        model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,
+                        temperature=0 if ask == 0 else PROBE_RESAMPLED, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE},
+                        extra_body=asking.extra_body or None,
+                        **response_format(candidate, PROBE_PURPOSE, _SCHEMA)), refused))
                     break
-                return await endpoint.diagnose(exc, client, models)
-        if candidate in rejected:
-            continue
-        message = response.choices[0].message if response.choices else None
-        content = (message.content or "") if message is not None else ""
-        cut = response.choices[0].finish_reason == "length" if response.choices else False
-        if thought_past_its_tokens(content) or (cut and not without_reasoning(content).strip()):
-            return Finding("warn", f"{endpoint.model} at {endpoint.base_url} thinks before it answers and its "
-                                   f"{PROBE_TOKENS + asking.extra_tokens} tokens ran out while thinking: "
-                                   f"{REASONING_HINT}")
-        if _answers_json(content, strict=candidate == "json_schema"):
-            notes = [f"rejects response_format {', '.join(rejected)}"] if rejected else []
-            notes += [f"takes no {', '.join(sorted(refused))} (left out)"] if refused else []
-            notes += [f"ignores response_format {', '.join(ignored)}"] if ignored else []
-            if models is not None and endpoint.model not in models:
-                notes.append(f"does not list {endpoint.model}, but answers")
-            return Finding("ok", f"{endpoint.model} at {endpoint.base_url}, response mode {candidate}"
-                                 + (f" (the endpoint {'; '.join(notes)})" if notes else ""), candidate, frozenset(refused))
-        ignored.append(candidate)
+                except openai.APIError as exc:
+                    if (param := refused_parameter(exc)) is not None and param not in refused:
+                        refused.add(param)
+                        continue
+                    if candidate != "prompt" and rejects_response_format(exc):
+                        rejected.append(candidate)
+                        break
+                    return await endpoint.diagnose(exc, client, models)
+            if candidate in rejected:
+                break
+            message = response.choices[0].message if response.choices else None
+            content = (message.content or "") if message is not None else ""
+            cut = response.choices[0].finish_reason == "length" if response.choices else False
+            if thought_past_its_tokens(content) or (cut and not without_reasoning(content).strip()):
+                return Finding("warn", f"{endpoint.model} at {endpoint.base_url} thinks before it answers and its "
+                                       f"{PROBE_TOKENS + asking.extra_tokens} tokens ran out while thinking: "
+                                       f"{REASONING_HINT}")
+            if _answers_json(content, strict=candidate == "json_schema"):
+                notes = [f"rejects response_format {', '.join(rejected)}"] if rejected else []
+                notes += [f"takes no {', '.join(sorted(refused))} (left out)"] if refused else []
+                notes += [f"ignores response_format {', '.join(ignored)}"] if ignored else []
+                if models is not None and endpoint.model not in models:
+                    notes.append(f"does not list {endpoint.model}, but answers")
+                return Finding("ok", f"{endpoint.model} at {endpoint.base_url}, response mode {candidate}"
+                                     + (f" (the endpoint {'; '.join(notes)})" if notes else ""), candidate,
+                               frozenset(refused))
+        if candidate not in rejected:
+            ignored.append(candidate)
     return Finding("warn", f"{endpoint.what} {endpoint.base_url} answers, but not with JSON in any response mode "
                            f"({', '.join(ignored)}): is {endpoint.setting}_MODEL an instruction-following chat model?")
 
