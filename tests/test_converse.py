@@ -10,7 +10,13 @@ import json
 
 import pytest
 
-from brain_server.cognition.converse import converse, keep_conversation, remember_conversation, summarize_conversation
+from brain_server.cognition.converse import (
+    converse,
+    keep_conversation,
+    relationship,
+    remember_conversation,
+    summarize_conversation,
+)
 from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
 from brain_server.cognition.offline.said_clock import day_as_said
 from brain_server.cognition.react import decide_reaction, talks_with, worth_considering
@@ -60,6 +66,20 @@ def test_speakers_alternate_until_one_ends_it(stream, fake_llm) -> None:
     # A line is asked in plain text: its system prompt must not ask for JSON, as the shared one does.
     system = fake_llm.chat_requests("converse_turn")[-1]["body"]["messages"][0]["content"]
     assert "Isabella Rodriguez" in system and "JSON" not in system and "plain text" in system
+
+
+def test_how_one_sees_another_without_a_model_is_what_its_identity_says_of_them(stream, fake_llm) -> None:
+    """A failed relationship call said "X knows Y." in every turn after, beside an identity that tells
+    of a feud with Y: the fallback is the identity's sentences that name Y (two at most), else that."""
+    feud = Persona(name="Oona Pell", home="w:h:bedroom",
+                   identity="Oona Pell mends nets at the quay. Last spring Ivo Marr cut her lines in a storm, and she "
+                            "has not forgiven him. She sings in the choir. Ivo still waves at her every morning.")
+    fake_llm.queue(*[{"content": "not json"}] * 6, purpose="relationship")
+    view, _ = asyncio.run(relationship(Speaker("oona", feud), "Ivo Marr", NOW, stream, trace(), work=WORK))
+    assert view == ("Last spring Ivo Marr cut her lines in a storm, and she has not forgiven him. "
+                    "Ivo still waves at her every morning.")
+    view, _ = asyncio.run(relationship(Speaker("oona", feud), "Cy Dale", NOW, stream, trace(), work=WORK))
+    assert view == "Oona Pell knows Cy Dale."
 
 
 def test_a_conversation_has_a_maximum_length(stream, fake_llm) -> None:
