@@ -42,6 +42,7 @@ from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.status import revise_currently
 from brain_server.cognition.whereabouts import Gathering, calls_by_hour, gatherings, untold_by_hour
+from brain_server.cognition.work import needed
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.memory import MemoryKind, MemoryNode
 from brain_server.model.npc import DialogueLine, NpcState, Persona, PlanItem
@@ -1769,6 +1770,50 @@ def test_a_brain_sends_a_caller_where_the_one_it_calls_on_is_when_the_call_is_pr
         return address
 
     assert run(scenario) == cafe
+
+
+def test_a_caller_out_of_view_goes_where_the_one_it_calls_on_is_too(run: Run, fake_llm: FakeOpenAI, tmp_path) -> None:
+    """Out of view no block is broken into steps, and calls were aimed only with steps: Bir Tamrit's
+    host (the hard stand-in, out of view) called at three empty houses in a row while the three were at
+    work, and told one resident in two days. Out of view a call about to begin is aimed too, and
+    prepared as a step of itself, no model asked; a block that is no call is left as it was."""
+    from tests.test_untrusted_races import core_with_town
+    from tests.town import WORLD, spawn_json
+
+    cafe, room = f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"
+    ten = datetime(2026, 2, 13, 10, tzinfo=UTC)
+
+    async def scenario(stream: MemoryStream) -> tuple[list[str], list[PlanItem], bool]:
+        core = await core_with_town(stream, tmp_path, background_thinking=False)
+        klaus = spawn_json("klaus")
+        klaus["persona"] = {**klaus["persona"], "name": "Klaus Mueller"}
+        await core.spawn_npc(json_format.ParseDict(klaus, pb.SpawnNpcRequest()))
+
+        def plan(*items: tuple[int, str, str], in_view: bool = True) -> Callable[[NpcState], None]:
+            def laid(live: NpcState) -> None:
+                live.plan = [PlanItem(start=ten + timedelta(hours=h), duration_minutes=60, activity=a, address=at)
+                             for h, a, at in items]
+                live.plan_day, live.in_view = ten.date(), in_view
+            return laid
+
+        await core.records.merge("isabella", plan((0, "calling on Klaus Mueller", room), (1, "reading", room),
+                                                  in_view=False))
+        await core.records.merge("klaus", plan((0, "reading the paper", cafe), (1, "reading the paper", cafe)))
+        begun = ten + timedelta(minutes=5)
+        isabella = await core.records.npc("isabella")
+        kinds = [k.name for k in needed(isabella, begun, core.settings, reacting=False)]
+        trace = Trace(npc_id="isabella", kind="background", game_time=begun)
+        await core.mind.workshop.decompose_now(Work(Priority.PLAN_NOW, "isabella"), begun, trace)
+        isabella = await core.records.npc("isabella")
+        after = needed(isabella, begun, core.settings, reacting=False)
+        await core.close()
+        return kinds, isabella.plan, any(k.name.startswith("decompose") for k in after)
+
+    kinds, plan, still = run(scenario)
+    assert "decompose_now" in kinds and not still
+    assert plan[0].address == cafe and [s.activity for s in plan[0].subtasks] == ["calling on Klaus Mueller"] * 4
+    assert plan[1].address == room and plan[1].subtasks == []
+    assert fake_llm.chat_requests("decompose") == []
 
 
 def test_a_teller_calls_on_those_under_its_roof_in_rooms_of_their_own() -> None:

@@ -114,12 +114,17 @@ async def _decompose(npc: NpcState, item: PlanItem, now: datetime, stream: Memor
     return _steps(item, answer.steps, objects, checked, npc.persona.name), True
 
 
+def steps_of_itself(item: PlanItem) -> list[PlanItem]:
+    """The block as steps of itself, no model asked (a call out of view, once aimed: `work._due`)."""
+    return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=MAX_STEP_MINUTES)])
+
+
 def _routine(item: PlanItem, verbs: Sequence[Verb], objects: Sequence[str], trace: Trace) -> list[PlanItem]:
     """The block as steps of itself (no model wrote them), doing the declared verb that fits it, if
     any (`routine_verb`), at the object it is done on and at the hour it names (else first)."""
     fitting = routine_verb(item, verbs, objects, trace)
     if fitting is None:
-        return _steps(item, [Step.model_construct(activity=item.activity, duration_minutes=MAX_STEP_MINUTES)])
+        return steps_of_itself(item)
     call, at = fitting
     on = call.target.rsplit(SEPARATOR, 1)[-1] if call.target != arena_of(item.address) else ""  # an object verb's
     lead = (at - item.start) // timedelta(minutes=1)

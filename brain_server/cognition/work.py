@@ -8,8 +8,8 @@ NPC as it is when it lands: `Records.revise`). `thinking.py` runs them.
                                       meeting another crowd NPC, no call: attention.py)
     rate           background         perceived events waited long enough for their importance
     reflect        background         the importance since the last reflection adds up (not in a crowd)
-    decompose_now  plan_now   yes     the block in progress has no steps (in view)
-    decompose      ahead              a block of the next hour has no steps (in view)
+    decompose_now  plan_now   yes     the block in progress has no steps (in view; out of view, a call)
+    decompose      ahead              a block of the next hour has no steps (in view; out of view, a call)
 
 Urgent work changes what the NPC does now: lockstep runs it before the action, and a Decide
 says `thinking` while it is needed or under way.
@@ -34,7 +34,7 @@ from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.runtime import NpcRuntime, Runtimes
-from brain_server.cognition.steps import decompose_upcoming, due_blocks
+from brain_server.cognition.steps import decompose_upcoming, due_blocks, steps_of_itself
 from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.npc import NpcState, PlanItem
@@ -86,9 +86,14 @@ def reflection_due(npc: NpcState, now: datetime, settings: Settings) -> bool:
 
 
 def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
-    planned = npc.plan_day == now.date()
-    due = due_blocks(npc.plan, now, settings.prepare_ahead_minutes) if planned and npc.in_view else []
-    return due if due and not npc.is_chatting(now) else []
+    """The blocks to prepare: in view, those about to begin without their steps; out of view, where no
+    block is broken into steps, only the calls about to begin, to be sent where those called on will be
+    (`Workshop.decompose`: Bir Tamrit's host, out of view, called at three empty houses in a row while
+    the three were at work, and told one resident in two days)."""
+    if npc.plan_day != now.date() or npc.is_chatting(now):
+        return []
+    due = due_blocks(npc.plan, now, settings.prepare_ahead_minutes)
+    return due if npc.in_view else [item for item in due if called(item)]
 
 
 def _blocks_over(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
@@ -189,9 +194,12 @@ class Workshop:
                 return False
             world = await self.records.world(draft.world_name)
             moved = await self._aim_calls(draft, now, horizon_minutes, trace)
-            if not await decompose_upcoming(draft, now, self.stream, trace, work=work, horizon_minutes=horizon_minutes,
-                                            objects=self.records.index(world).objects,
-                                            verbs=[*world.verbs, *draft.verbs]):
+            if not draft.in_view:  # out of view a call is followed as a block: aimed, it is prepared
+                draft.plan = [item.model_copy(update={"subtasks": steps_of_itself(item)}) if called(item)
+                              and item in due_blocks(draft.plan, now, horizon_minutes) else item for item in draft.plan]
+            elif not await decompose_upcoming(draft, now, self.stream, trace, work=work, horizon_minutes=horizon_minutes,
+                                              objects=self.records.index(world).objects,
+                                              verbs=[*world.verbs, *draft.verbs]):
                 return False
             steps = {item.key: item.subtasks for item in draft.plan if item.subtasks}
 
