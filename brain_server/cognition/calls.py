@@ -14,6 +14,7 @@ from brain_server.cognition.attention import gist
 from brain_server.cognition.gather import CALLING, untold
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import EVENT, whole_name
+from brain_server.cognition.steps import due_blocks, steps_of_itself
 from brain_server.cognition.whereabouts import day_of
 from brain_server.model.memory import MemoryNode
 from brain_server.model.npc import NpcState, PlanItem, is_sleep
@@ -49,6 +50,19 @@ def what_about(news: MemoryNode) -> str:
 def called(item: PlanItem) -> list[str]:
     """The names a call names ("calling on Bo Tamm and Rosa Vane"); none for any other block."""
     return item.activity[len(CALLING):].split(" and ") if item.activity.lower().startswith(CALLING) else []
+
+
+def due_calls(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> list[PlanItem]:
+    """The calls of `plan` in progress or beginning within the horizon that have no steps yet."""
+    return [item for item in due_blocks(plan, now, horizon_minutes) if called(item)]
+
+
+def prepared(plan: Sequence[PlanItem], now: datetime, horizon_minutes: int) -> list[PlanItem]:
+    """`plan` with its due calls as steps of themselves, no model asked: out of view, where no block is
+    broken into steps, a call once aimed is followed as a block (`work._due`). Aimed only with steps,
+    Bir Tamrit's host out of view called at three empty houses in a row while the three were at work."""
+    due = due_calls(plan, now, horizon_minutes)
+    return [item.model_copy(update={"subtasks": steps_of_itself(item)}) if item in due else item for item in plan]
 
 
 def aimed(item: PlanItem, town: Sequence[NpcState]) -> PlanItem:

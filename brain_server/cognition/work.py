@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brain_server.cognition.attention import Levels
-from brain_server.cognition.calls import aimed, called, calling_on, what_about, why_called
+from brain_server.cognition.calls import aimed, called, calling_on, due_calls, prepared, what_about, why_called
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.gather import seeking, untold
 from brain_server.cognition.hearsay import meet
@@ -34,7 +34,7 @@ from brain_server.cognition.plan import carry_over, lay_window, plan_day, replan
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect, note_importance
 from brain_server.cognition.runtime import NpcRuntime, Runtimes
-from brain_server.cognition.steps import decompose_upcoming, due_blocks, steps_of_itself
+from brain_server.cognition.steps import decompose_upcoming, due_blocks
 from brain_server.config import Settings
 from brain_server.llm.scheduler import Priority, Work
 from brain_server.model.npc import NpcState, PlanItem
@@ -86,14 +86,13 @@ def reflection_due(npc: NpcState, now: datetime, settings: Settings) -> bool:
 
 
 def _due(npc: NpcState, now: datetime, settings: Settings) -> list[PlanItem]:
-    """The blocks to prepare: in view, those about to begin without their steps; out of view, where no
-    block is broken into steps, only the calls about to begin, to be sent where those called on will be
-    (`Workshop.decompose`: Bir Tamrit's host, out of view, called at three empty houses in a row while
-    the three were at work, and told one resident in two days)."""
+    """The blocks about to begin without steps; out of view only the calls, aimed where those called on
+    will be (`calls.prepared`: a host out of view called at empty houses while they were at work)."""
     if npc.plan_day != now.date() or npc.is_chatting(now):
         return []
-    due = due_blocks(npc.plan, now, settings.prepare_ahead_minutes)
-    return due if npc.in_view else [item for item in due if called(item)]
+    if not npc.in_view:
+        return due_calls(npc.plan, now, settings.prepare_ahead_minutes)
+    return due_blocks(npc.plan, now, settings.prepare_ahead_minutes)
 
 
 def _blocks_over(npc: NpcState, now: datetime, runtime: NpcRuntime, settings: Settings) -> Stale:
@@ -194,9 +193,8 @@ class Workshop:
                 return False
             world = await self.records.world(draft.world_name)
             moved = await self._aim_calls(draft, now, horizon_minutes, trace)
-            if not draft.in_view:  # out of view a call is followed as a block: aimed, it is prepared
-                draft.plan = [item.model_copy(update={"subtasks": steps_of_itself(item)}) if called(item)
-                              and item in due_blocks(draft.plan, now, horizon_minutes) else item for item in draft.plan]
+            if not draft.in_view:
+                draft.plan = prepared(draft.plan, now, horizon_minutes)
             elif not await decompose_upcoming(draft, now, self.stream, trace, work=work, horizon_minutes=horizon_minutes,
                                               objects=self.records.index(world).objects,
                                               verbs=[*world.verbs, *draft.verbs]):
@@ -221,7 +219,7 @@ class Workshop:
     async def _aim_calls(self, draft: NpcState, now: datetime, horizon_minutes: int,
                          trace: Trace) -> dict[tuple[datetime, int, str, str], PlanItem]:
         """The calls about to begin (`calls.aimed`), moved in `draft`'s plan, by the blocks they were."""
-        due = [item for item in due_blocks(draft.plan, now, horizon_minutes) if called(item)]
+        due = due_calls(draft.plan, now, horizon_minutes)
         if not due:
             return {}
         people = await self.records.people(draft.world_name)
