@@ -42,9 +42,9 @@ from brain_server.cognition.gist import (
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE, MEMO_OF, Head, MemoryStream, bullet_list
 from brain_server.cognition.news import NO_NEWS, Held, said_it, teller_first
 from brain_server.cognition.offline import offline_lines
-from brain_server.cognition.offline.heard import SENTENCE, says_name
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
+from brain_server.cognition.offline.wording import known_of
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from
@@ -99,21 +99,9 @@ async def relationship(speaker: Speaker, partner_name: str, now: datetime, strea
         {"npc_name": speaker.persona.name, "persona": speaker.persona.summary(),
          "partner": f"each of {partner_name}" if each else partner_name, "memories": remembered},
         work=work, npc_id=speaker.npc_id, trace=trace,
-        fallback=lambda: Relationship(summary=known_of(speaker.persona, partner_name)),
+        fallback=lambda: Relationship(summary=known_of(speaker.persona.name, speaker.persona.identity, partner_name)),
     )
     return summary.summary, remembered
-
-
-def known_of(persona: Persona, partner_name: str) -> str:
-    """How a persona sees someone when no model says it: the sentences of its identity that name them
-    ("... Leila Fassi, the teacher, said in front of everyone that she had spoiled the water; the two of
-    them have hardly spoken since"), else that it knows them. "X knows Y." stood for a feud in every
-    prompt after a failed call."""
-    said = [s for s in SENTENCE.split(persona.identity) if says_name(s, partner_name)]
-    return " ".join(said[:KNOWN_OF_SENTENCES]) or f"{persona.name} knows {partner_name}."
-
-
-KNOWN_OF_SENTENCES = 2
 
 
 async def next_line(speaker: Speaker, partner_name: str, view: tuple[str, str], lines: Sequence[DialogueLine],

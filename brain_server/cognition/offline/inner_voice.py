@@ -64,8 +64,8 @@ class Pronoun:
 
 
 THEY = Pronoun("they", "their", "theirs", "them", "themself")
-PRONOUNS = {p.subject: p for p in (THEY, Pronoun("he", "his", "his", "him", "himself"),
-                                   Pronoun("she", "her", "hers", "her", "herself"))}
+_BY_SUBJECT = {p.subject: p for p in (THEY, Pronoun("he", "his", "his", "him", "himself"),
+                                      Pronoun("she", "her", "hers", "her", "herself"))}
 # A sentence, or a clause after a semicolon, that opens with a pronoun: how a persona speaks of its NPC.
 _OPENS_WITH = re.compile(r"(?:^|[.!?;]\s+)(he|she|they)\b", re.IGNORECASE)
 
@@ -79,7 +79,7 @@ def pronoun_of(identity: str) -> Pronoun:
     for found in _OPENS_WITH.findall(identity):
         counts[found.lower()] += 1
     first, second = sorted(counts.values(), reverse=True)[:2]
-    return PRONOUNS[max(counts, key=counts.__getitem__)] if first > 2 * second else THEY
+    return _BY_SUBJECT[max(counts, key=counts.__getitem__)] if first > 2 * second else THEY
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,15 @@ def clipped(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+
+
+def known_of(name: str, identity: str, other: str) -> str:
+    """How `name` sees `other` when no model says it: the sentences of its `identity` that name them
+    ("... Leila Fassi, the teacher, said in front of everyone that she had spoiled the water; the two of
+    them have hardly spoken since"), else that it knows them. "X knows Y." stood for a feud in every
+    prompt after a failed relationship call."""
+    said = [s for s in SENTENCE.split(identity) if says_name(s, other)]
+    return " ".join(said[:KNOWN_OF_SENTENCES]) or f"{name} knows {other}."
+
+
+KNOWN_OF_SENTENCES = 2
