@@ -18,6 +18,7 @@ import re
 from typing import Any, Literal
 
 import openai
+from openai.types.chat import ChatCompletion
 import structlog
 
 from brain_server.config import Settings
@@ -152,23 +153,11 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
     refused: set[str] = set()  # parameters the model does not take (OpenAI's reasoning models), left out
     for candidate in RESPONSE_MODES[RESPONSE_MODES.index(mode):]:
         for ask in range(PROBE_ASKS):
-            while True:
-                try:
-                    response = await client.chat.completions.create(**adapted(dict(
-                        model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,
-                        temperature=0 if ask == 0 else PROBE_RESAMPLED, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE},
-                        extra_body=asking.extra_body or None,
-                        **response_format(candidate, PROBE_PURPOSE, _SCHEMA)), refused))
-                    break
-                except openai.APIError as exc:
-                    if (param := refused_parameter(exc)) is not None and param not in refused:
-                        refused.add(param)
-                        continue
-                    if candidate != "prompt" and rejects_response_format(exc):
-                        rejected.append(candidate)
-                        break
-                    return await endpoint.diagnose(exc, client, models)
-            if candidate in rejected:
+            response = await _asked(client, endpoint, candidate, 0 if ask == 0 else PROBE_RESAMPLED, asking, refused)
+            if isinstance(response, openai.APIError):
+                return await endpoint.diagnose(response, client, models)
+            if response is None:
+                rejected.append(candidate)
                 break
             message = response.choices[0].message if response.choices else None
             content = (message.content or "") if message is not None else ""
@@ -190,6 +179,24 @@ async def _probe(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseM
             ignored.append(candidate)
     return Finding("warn", f"{endpoint.what} {endpoint.base_url} answers, but not with JSON in any response mode "
                            f"({', '.join(ignored)}): is {endpoint.setting}_MODEL an instruction-following chat model?")
+
+
+async def _asked(client: openai.AsyncOpenAI, endpoint: Endpoint, mode: ResponseMode, temperature: float,
+                 asking: Asking, refused: set[str]) -> ChatCompletion | openai.APIError | None:
+    """The probe's completion in `mode`, asked again without each parameter the model refuses (added to
+    `refused`); None where the endpoint rejects the mode's response_format; the error for any other."""
+    while True:
+        try:
+            answer: ChatCompletion = await client.chat.completions.create(**adapted(dict(
+                model=endpoint.model, messages=_MESSAGES, max_tokens=PROBE_TOKENS + asking.extra_tokens,
+                temperature=temperature, extra_headers={PURPOSE_HEADER: PROBE_PURPOSE},
+                extra_body=asking.extra_body or None, **response_format(mode, PROBE_PURPOSE, _SCHEMA)), refused))
+            return answer
+        except openai.APIError as exc:
+            if (param := refused_parameter(exc)) is not None and param not in refused:
+                refused.add(param)
+                continue
+            return None if mode != "prompt" and rejects_response_format(exc) else exc
 
 
 def _answers_json(content: str, *, strict: bool) -> bool:
