@@ -13,6 +13,7 @@ from uuid import uuid4
 from google.protobuf import json_format
 import pytest
 
+from brain_server.api.service import BrainCore
 from brain_server.cognition.attention import NEWS as HEARD
 from brain_server.cognition.attention import as_told, gist
 from brain_server.cognition.booking import booked_item
@@ -52,6 +53,7 @@ from brain_server.persistence.records import Records
 from npc_brain.v1 import brain_pb2 as pb
 from npc_lab.fake_openai import FakeOpenAI
 from tests.conftest import Run
+from tests.town import WORLD
 
 W = "Quarry Hill"
 HALL, FORGE, YARD = f"{W}:Market:hall", f"{W}:Forge:smithy", f"{W}:Market:yard"
@@ -1738,38 +1740,50 @@ def test_a_call_about_to_begin_goes_where_the_one_called_on_will_be() -> None:
     assert called(block((12, 0), (13, 0), "calling on Bo Tamm and Cy Orr", YARD)) == ["Bo Tamm", "Cy Orr"]
 
 
+TEN = datetime(2026, 2, 13, 10, tzinfo=UTC)
+
+
+async def _isabella_calls_klaus(stream: MemoryStream, tmp_path, *, in_view: bool) -> BrainCore:
+    """A brain with Klaus spawned beside Isabella: her call on him at 10:00 laid at her room (then
+    reading there), while his plan has him reading at the cafe from 10 to 12; `in_view`: hers."""
+    from tests.test_untrusted_races import core_with_town
+    from tests.town import spawn_json
+
+    core = await core_with_town(stream, tmp_path, background_thinking=False)
+    klaus = spawn_json("klaus")
+    klaus["persona"] = {**klaus["persona"], "name": "Klaus Mueller"}
+    await core.spawn_npc(json_format.ParseDict(klaus, pb.SpawnNpcRequest()))
+
+    def plan(*items: tuple[int, str, str], seen: bool = True) -> Callable[[NpcState], None]:
+        def laid(live: NpcState) -> None:
+            live.plan = [PlanItem(start=TEN + timedelta(hours=h), duration_minutes=60, activity=a, address=at)
+                         for h, a, at in items]
+            live.plan_day, live.in_view = TEN.date(), seen
+        return laid
+
+    await core.records.merge("isabella", plan((0, "calling on Klaus Mueller", _ROOM), (1, "reading", _ROOM),
+                                              seen=in_view))
+    await core.records.merge("klaus", plan((0, "reading the paper", _CAFE), (1, "reading the paper", _CAFE)))
+    return core
+
+
+_CAFE, _ROOM = f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"
+
+
 def test_a_brain_sends_a_caller_where_the_one_it_calls_on_is_when_the_call_is_prepared(run: Run, fake_llm: FakeOpenAI,
                                                                                         tmp_path) -> None:
     """Through the brain's own preparation of the next hour's steps: Isabella's 10:00 call on Klaus
     was laid at his home; his plan now has him at the cafe then, and the call goes there."""
-    from tests.test_untrusted_races import core_with_town
-    from tests.town import WORLD, spawn_json
-
-    cafe, room = f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"
-    ten = datetime(2026, 2, 13, 10, tzinfo=UTC)
-
     async def scenario(stream: MemoryStream) -> str:
-        core = await core_with_town(stream, tmp_path, background_thinking=False)
-        klaus = spawn_json("klaus")
-        klaus["persona"] = {**klaus["persona"], "name": "Klaus Mueller"}
-        await core.spawn_npc(json_format.ParseDict(klaus, pb.SpawnNpcRequest()))
-
-        def plan(activity: str, address: str) -> Callable[[NpcState], None]:
-            def laid(live: NpcState) -> None:
-                live.plan, live.plan_day = [PlanItem(start=ten, duration_minutes=60, activity=activity,
-                                                     address=address)], ten.date()
-            return laid
-
-        await core.records.merge("isabella", plan("calling on Klaus Mueller", room))
-        await core.records.merge("klaus", plan("reading the paper", cafe))
-        trace = Trace(npc_id="isabella", kind="background", game_time=ten - timedelta(minutes=30))
-        await core.mind.workshop.decompose(Work(Priority.PLAN_NOW, "isabella"), ten - timedelta(minutes=30), trace,
+        core = await _isabella_calls_klaus(stream, tmp_path, in_view=True)
+        trace = Trace(npc_id="isabella", kind="background", game_time=TEN - timedelta(minutes=30))
+        await core.mind.workshop.decompose(Work(Priority.PLAN_NOW, "isabella"), TEN - timedelta(minutes=30), trace,
                                            horizon_minutes=60)
         address = (await core.records.npc("isabella")).plan[0].address
         await core.close()
         return address
 
-    assert run(scenario) == cafe
+    assert run(scenario) == _CAFE
 
 
 def test_a_caller_out_of_view_goes_where_the_one_it_calls_on_is_too(run: Run, fake_llm: FakeOpenAI, tmp_path) -> None:
@@ -1777,29 +1791,9 @@ def test_a_caller_out_of_view_goes_where_the_one_it_calls_on_is_too(run: Run, fa
     host (the hard stand-in, out of view) called at three empty houses in a row while the three were at
     work, and told one resident in two days. Out of view a call about to begin is aimed too, and
     prepared as a step of itself, no model asked; a block that is no call is left as it was."""
-    from tests.test_untrusted_races import core_with_town
-    from tests.town import WORLD, spawn_json
-
-    cafe, room = f"{WORLD}:Hobbs Cafe:cafe", f"{WORLD}:Isabella Rodriguez's apartment:main room"
-    ten = datetime(2026, 2, 13, 10, tzinfo=UTC)
-
     async def scenario(stream: MemoryStream) -> tuple[list[str], list[PlanItem], bool]:
-        core = await core_with_town(stream, tmp_path, background_thinking=False)
-        klaus = spawn_json("klaus")
-        klaus["persona"] = {**klaus["persona"], "name": "Klaus Mueller"}
-        await core.spawn_npc(json_format.ParseDict(klaus, pb.SpawnNpcRequest()))
-
-        def plan(*items: tuple[int, str, str], in_view: bool = True) -> Callable[[NpcState], None]:
-            def laid(live: NpcState) -> None:
-                live.plan = [PlanItem(start=ten + timedelta(hours=h), duration_minutes=60, activity=a, address=at)
-                             for h, a, at in items]
-                live.plan_day, live.in_view = ten.date(), in_view
-            return laid
-
-        await core.records.merge("isabella", plan((0, "calling on Klaus Mueller", room), (1, "reading", room),
-                                                  in_view=False))
-        await core.records.merge("klaus", plan((0, "reading the paper", cafe), (1, "reading the paper", cafe)))
-        begun = ten + timedelta(minutes=5)
+        core = await _isabella_calls_klaus(stream, tmp_path, in_view=False)
+        begun = TEN + timedelta(minutes=5)
         isabella = await core.records.npc("isabella")
         kinds = [k.name for k in needed(isabella, begun, core.settings, reacting=False)]
         trace = Trace(npc_id="isabella", kind="background", game_time=begun)
@@ -1811,8 +1805,8 @@ def test_a_caller_out_of_view_goes_where_the_one_it_calls_on_is_too(run: Run, fa
 
     kinds, plan, still = run(scenario)
     assert "decompose_now" in kinds and not still
-    assert plan[0].address == cafe and [s.activity for s in plan[0].subtasks] == ["calling on Klaus Mueller"] * 4
-    assert plan[1].address == room and plan[1].subtasks == []
+    assert plan[0].address == _CAFE and [s.activity for s in plan[0].subtasks] == ["calling on Klaus Mueller"] * 4
+    assert plan[1].address == _ROOM and plan[1].subtasks == []
     assert fake_llm.chat_requests("decompose") == []
 
 
