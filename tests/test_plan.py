@@ -597,6 +597,18 @@ def test_a_label_leaves_out_the_hours_it_says_of_itself_at_its_end() -> None:
     assert as_label("at 5 pm") == "at 5 pm"  # nothing left: kept as written
 
 
+def test_a_label_leaves_out_its_hours_said_with_noon_or_o_clock() -> None:
+    """blind36's writer found "04:30-12:00 fishing from the moorings to 12" in 169 prompts, from a
+    lifestyle's "to 12 noon" with its last word lost: hours said "12 noon", "6 o'clock" or "midday"
+    are hours as "3 pm" is, and go; a bare number stays (a count)."""
+    assert as_label("fishing from the moorings to 12 noon") == "fishing from the moorings"
+    assert as_label("keeping the bar from 6 o'clock to 12 midnight") == "keeping the bar"
+    assert as_label("baking until 11 o’clock") == "baking"
+    assert as_label("mending nets till midday") == "mending nets"
+    assert as_label("rowing the post from 7 am to 10") == "rowing the post from 7 am to 10"
+    assert as_label("reading at 12 noon on the dot") == "reading at 12 noon on the dot"
+
+
 def test_a_label_that_names_the_npc_itself_as_the_one_it_is_with_leaves_it_out() -> None:
     """blind28 re-planned "talking with Cosmo Lindqvist" into Cosmo Lindqvist's own plan, and every
     prompt after said "Cosmo Lindqvist is talking with Cosmo Lindqvist" (blind29's writer)."""

@@ -24,7 +24,8 @@ _FIELD_NAME = re.compile(r"activity\s*[:-]\s*", re.IGNORECASE)
 # After the NPC's own name: "is" or a colon. Matched after the name by string, not a pattern made
 # from the name: a thousand NPCs' patterns overflowed re's cache, every label compiled one again.
 _IS_OR_COLON = re.compile(r"\s+is\s+|\s*:\s*")
-_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?\s*m\.?|\d{1,2}:\d{2}|noon|midnight)"
+_CLOCK = (r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?\s*m\.?|\d{1,2}:\d{2}|\d{1,2}\s+o['\u2019]clock"
+          r"|(?:12\s+)?(?:noon|midnight)|midday)")
 # Hours an activity says of itself, at its end: the block it labels gives its own.
 _OWN_HOURS = re.compile(rf"(?:,?\s+(?:from|between)\s+{_CLOCK}\s+(?:to|until|till|and)\s+{_CLOCK}"
                         rf"|,?\s+(?:to|until|till|at)\s+{_CLOCK})+\s*$", re.IGNORECASE)
