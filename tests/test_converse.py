@@ -564,6 +564,21 @@ def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
         n.description for n in stream.store.latest("klaus", 10, MemoryKind.THOUGHT)]
 
 
+def test_a_place_named_whole_goes_before_one_named_by_a_word_of_its_name() -> None:
+    """A corpus of conversations by another hand (stop 114): a memo booked a talk "in the Miners'
+    Institute lecture hall" at the Assay Office, where they talked, and kept it, its words naming
+    "the assay book". A building named whole goes first; a memo's place named whole stays."""
+    assay, hall = "Iron:Assay Office:counting room", "Iron:Miners' Institute:lecture hall"
+    known = [assay, hall, "Iron:Miners' Institute:reading room"]
+    said = "his talk in the Miners' Institute lecture hall on Friday; I'll come with the assay book."
+    t = trace()
+    assert place_as_said(said, assay, known, t) == hall
+    assert any("names" in n and hall in n for n in t.notes)
+    assert place_as_said(said.replace("assay book", "Assay Office's book"), assay, known, t) == assay
+    assert place_as_said("his talk on Friday, with the assay book", assay, known, t) == assay
+    assert place_as_said(said, "", known, t) == hall
+
+
 def test_a_memos_plan_item_leaves_an_address_it_copied_to_its_place(stream) -> None:
     """A memo's plan item written with an address in brackets, as a model copies it from the
     schedule lines it is shown, is booked as what is done, at the place its address names."""
@@ -615,6 +630,21 @@ def test_a_memos_plan_on_a_day_its_lines_did_not_say_at_that_time_is_on_the_day_
     start = late.replace(hour=17, minute=0)
     assert day_as_said(start, "Bo: the market is tomorrow (Saturday February 14).\nAnn: The party was at 17:00.", late) == start
     assert day_as_said(start, "on Saturday February 14 or Sunday February 15, at 17:00", late) == start
+
+
+def test_a_memos_day_is_the_day_said_beside_its_hour_said_in_words() -> None:
+    """A corpus of conversations written by another hand (stop 114): "Sunday at three, down the pear
+    walk" said on a Friday, the memo booked the Sunday after, at 15:00, and kept it: "at three" was no
+    clock to find the day beside. An hour said in words after "at" or "by" is the memo's clock in either
+    half of the day, to find the day said with it; an hour not the memo's finds none."""
+    friday = datetime(2026, 5, 15, 18, tzinfo=UTC)
+    booked = datetime(2026, 5, 24, 15, tzinfo=UTC)
+    said = "Jessamy: Mr Haigh shows pear grafting. Sunday (May 17) at three, down the pear walk."
+    assert day_as_said(booked, said, friday) == datetime(2026, 5, 17, 15, tzinfo=UTC)
+    assert day_as_said(booked.replace(hour=16), said.replace("three", "four"), friday) == \
+        datetime(2026, 5, 17, 16, tzinfo=UTC)
+    assert day_as_said(booked, said.replace("three", "four"), friday) == booked
+    assert day_as_said(booked, "Sunday (May 17) at three of us will go", friday) == booked
 
 
 def test_a_memo_that_places_an_event_where_nobody_said_it_was_leaves_that_place_out(stream) -> None:

@@ -109,6 +109,11 @@ def _place_terms(place: str) -> tuple[tuple[re.Pattern[str], ...], frozenset[str
             frozenset(w for w in own if w not in _COMMON and len(w) > 2))
 
 
+def _building_said(place: str, said: str) -> bool:
+    """Whether `said` names the place's building whole."""
+    return _place_terms(place)[0][0].search(said) is not None
+
+
 def named_place(places: Iterable[str], said: str) -> str:
     """The place among `places` that `said` names most closely: one whose room it names too ("in the
     mess room of the Engine Depot": not the depot's engine shed), and of those one whose building it
@@ -232,9 +237,15 @@ def room_named(place: str, said: str) -> bool:
 def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:
     """A plan item's place, unless its own words (`said`) name another place the NPC knows and not
     it: then that one, as a clock is read as said (the Ville, blind6: "going to: ... a Valentine's
-    Day party at Hobbs Cafe" booked at the pub where it was heard, by a memo and by a day plan)."""
+    Day party at Hobbs Cafe" booked at the pub where it was heard, by a memo and by a day plan). A place
+    whose building the words name whole goes before `place` named only by a word of its building's name
+    (a corpus of conversations by another hand, stop 114: a memo booked a talk "in the Miners' Institute
+    lecture hall" at the Assay Office, where they talked, its words naming "the assay book")."""
     named = named_places(known, said)
-    if not named or place in named or (place and named_places([place], said)):
+    whole = [p for p in named if _building_said(p, said)]
+    if place and whole and not _building_said(place, said):
+        named = whole
+    elif not named or place in named or (place and named_places([place], said)):
         return place
     chosen = named_place(named, said)
     if trace is not None:

@@ -126,12 +126,13 @@ def _until(words: str, at: int, start: tuple[int, int]) -> list[tuple[int, tuple
     return [(m.start(), end)] if end[0] < 24 else []
 
 
+_COUNTED = r"\s+(?:of|people|men|women|children|guests|folk|times|days|weeks|years)\b"  # "two of us": a count
+_COUNTED_AFTER = re.compile(_COUNTED, re.IGNORECASE)
 # Hours said with no half of the day: with "o'clock" ("one o'clock to three", "from ten o'clock till
 # two"), as a range after "from" or "between" ("from half four to six"), or open-ended ("seven till late").
 _BARE = re.compile(rf"\b(?:(?P<lead>from|between)\s+)?(?P<half>half\s+)?(?P<start>{_IN_WORDS})(?P<oc>\s*{_O_CLOCK})?"
                    rf"(?:\s*(?:-|\u2013|to|till|until|and)\s*(?P<half2>half\s+)?(?P<end>{_IN_WORDS})(?P<oc2>\s*{_O_CLOCK})?"
-                   rf"|(?P<late>\s+(?:till|until)\s+late|\s+onwards?))?(?![\w:]|\.\d)"
-                   r"(?!\s+(?:of|people|men|women|children|guests|folk|times|days|weeks|years)\b)", re.IGNORECASE)
+                   rf"|(?P<late>\s+(?:till|until)\s+late|\s+onwards?))?(?![\w:]|\.\d|-[a-z])(?!{_COUNTED})", re.IGNORECASE)
 
 
 def _bare(words: str) -> list[tuple[int, int]]:
@@ -142,14 +143,15 @@ def _bare(words: str) -> list[tuple[int, int]]:
     evening ..., seven till late"), in that half. A game's whisper said "one o'clock to three", no time
     was read, and its host held no event of her own; "from half four to six" and "seven till late"
     were not read either. Seven to eleven alone stay unread: morning and evening are both usual.
-    Hours are said so with "o'clock", as a range after "from" or "between", or open-ended ("till late")."""
+    Hours are said so with "o'clock", as a range after "from" or "between", open-ended ("till late"),
+    or as "half five" (half past five, said in Britain and Ireland of a clock only)."""
     for m in _BARE.finditer(words):
         start, end = _hour(m["start"]), _hour(m["end"]) if m["end"] else None
         minutes = (30 * bool(m["half"]), 30 * bool(m["half2"]))
         half = _HALF_BEFORE.search(words, 0, m.start()) or _HALF_EARLIER.search(_statement_before(words, m.start()))
         if half and (end is not None or half.group(2) or m["late"]):
             return _minutes(_in_half(start, end, half.group(1).lower() != "morning"), minutes)
-        if not (m["oc"] or m["oc2"] or (m["lead"] and end is not None) or m["late"]):
+        if not (m["oc"] or m["oc2"] or (m["lead"] and end is not None) or m["late"] or (m["half"] and end is None)):
             continue
         if not start or start > 12 or (end is not None and not 1 <= end <= 12):
             continue
@@ -244,16 +246,30 @@ def day_as_said(start: datetime, words: str, now: datetime, trace: Trace | None 
     that clock, when they name one day still ahead there and it is not `start`'s: a memo gave the
     day of the conversation to a party said for "tomorrow (Saturday February 14) from 17:00 to
     19:00" (a model's day off, blind29's 7%), the guest's plan put it at an hour already gone, and
-    he never went. Days named apart from the clock, or two at it, leave `start` as it is."""
+    he never went. An hour said in words ("Sunday at three") is the clock in either half of the day.
+    Days named apart from the clock, or two at it, leave `start` as it is."""
     clock = (start.hour, start.minute)
-    days = {d for line in words.split("\n") if clock in clock_times(line) for d in named_days(line, now.date())
-            if datetime.combine(d, start.timetz()) >= now}
+    days = {d for line in words.split("\n") if clock in clock_times(line) or (clock[0] % 12, clock[1]) in _either_half(line)
+            for d in named_days(line, now.date()) if datetime.combine(d, start.timetz()) >= now}
     if len(days) != 1 or start.date() in days:
         return start
     moved = datetime.combine(days.pop(), start.timetz())
     if trace is not None:
         trace.note(f"plan: {start:%A %H:%M} is not the day said at that time: {moved:%A %B %d} taken")
     return moved
+
+
+def _either_half(line: str) -> set[tuple[int, int]]:
+    """The (hour, minute) on a 12-hour clock (twelve as 0) of each hour `line` says after a word of time
+    ("at three", "by half past four"), which may be in either half of the day."""
+    found = set()
+    for m in _AROUND.finditer(line):
+        figure = m["bare"] or m["hour"]
+        if not figure or not 1 <= (hour := _hour(figure)) <= 12 or _COUNTED_AFTER.match(line, m.end()):
+            continue
+        minute = 0 if not m["part"] else 30 if m["part"].lower() == "half" else 15 if m["way"].lower() == "past" else 45
+        found.add(((hour - (m["part"] is not None and m["way"].lower() == "to")) % 12, minute))
+    return found
 
 
 _WHEN = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:next |on )?(?:monday|tuesday|"
