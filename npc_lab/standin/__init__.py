@@ -146,6 +146,10 @@ requests captured at stop 113 in three of the lab's towns (Brinnick in view with
 Cauldwell out of view with the hard stand-in), is modelled on a 12B dense model (Gemma-3-12B class) on Ollama's
 OpenAI route with the context raised to 8,192 tokens: a grammar that keeps keys, types and enums but not bounds,
 no system role (folded into the first user turn), a prompt over the context cut from its front.
+A thirty-ninth, `blind37` (npc_lab/standin/blind37.py), by a thirty-seventh hand, from requests captured at
+stop 114 in four of the lab's towns under three prompt sets (two in view with the shipped prompts, one in view
+with the third reworded set, two out of view with the second and fourth; blind36 answering), is modelled on an 8B dense model (Llama-3.1-8B-Instruct class) on llama.cpp's
+server with a 16,384-token context: a grammar that keeps the schema's keys, types, enums and bounds.
 `FROZEN` holds the hashes.
 Served by npc_lab/standin_openai.py.
 """
@@ -197,7 +201,8 @@ FROZEN = {"blind.py": "1a46b07e1bef4db0f01d264bd19df7cd206b0fd8a051a913afaa9c217
           "blind33.py": "80ba52eff98cc15aaf306533c677f8a290f2835ba9b6b02a249faf417023ea43",
           "blind34.py": "ef44451e21a3f1a12bdad6a9c449a71d7e6361e6e698d2a24036d4827d487095",
           "blind35.py": "064972d3c8e88480ed77f15f239962c31aad89e0255361061696c43c7fafa98e",
-          "blind36.py": "3a248444c46b742639c2a3880a62c3d30943e95ca6fd848f6ec21c54122def08"}
+          "blind36.py": "3a248444c46b742639c2a3880a62c3d30943e95ca6fd848f6ec21c54122def08",
+          "blind37.py": "5e66439cad6312fa678e908ede50433ccb3c026dd9e6eb2d0f61e8cf1531ad12"}
 
 
 class BlindStandIn:
