@@ -25,9 +25,9 @@ from brain_server.cognition.gather import hosted_activity
 from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
-from brain_server.cognition.memory_stream import MemoryStream, memory_line
+from brain_server.cognition.memory_stream import MEMO_OF, MemoryStream, memory_line
 from brain_server.cognition.news import holds_it, hosting, mentions
-from brain_server.cognition.news_said import about, when
+from brain_server.cognition.news_said import about, said_news, when
 from brain_server.cognition.offline import said_clock
 from brain_server.cognition.offline.happens import before_when, event_named, what_clause, who_may_come
 from brain_server.cognition.offline.heard import EVENT, what_there_is
@@ -1190,6 +1190,29 @@ def test_the_day_after_tomorrow_is_kept_as_its_date() -> None:
     """"The day after tomorrow" was kept as "The day after tomorrow (Thursday ...)", tomorrow's date."""
     assert anchored("The day after tomorrow, Greta bakes.", date(2026, 11, 18)) == "on Friday November 20, Greta bakes."
     assert anchored("Tomorrow Greta bakes.", date(2026, 11, 18)) == "Tomorrow (Thursday November 19) Greta bakes."
+
+
+def test_news_from_a_memo_is_said_without_its_holders_own_answer() -> None:
+    """blind37's writer: 173 prompts said "<name> has news on their mind: ... at 7pm and I said I would
+    go (that is tomorrow ...)" or "Ilsa Merrow invited me to ...": a memo's first person inside a line
+    about its holder, read as the speaker's own event by an 8B model. The holder's answer is left out
+    (with or without a comma before it, and in a memo of the conversation), and "invited me" names
+    the holder."""
+    made = datetime(2026, 4, 15, 8, 30, tzinfo=UTC)
+
+    def line(description: str) -> str:
+        node = MemoryNode(npc_id="a", kind=MemoryKind.THOUGHT, description=description, subject="Aldous Penhale",
+                          predicate="remembers", object=f"{MEMO_OF}Ilsa Merrow", created=made, last_accessed=made)
+        return said_news("Aldous Penhale", node, made, ["Tarnbeck:Tarnbeck Mill:loft"])
+
+    invited = line("Ilsa Merrow invited me to a shortwave evening at the loft of Tarnbeck Mill tomorrow (Thursday "
+                   "April 16) at 7pm and I said I would go.")
+    assert invited.startswith("Aldous Penhale has news on their mind: Ilsa Merrow invited Aldous Penhale to a shortwave "
+                              "evening at the loft of Tarnbeck Mill tomorrow (Thursday April 16) at 7pm (that is"), invited
+    held = line("Ilsa Merrow is holding a shortwave evening tomorrow (Thursday April 16) at 7pm; I told her I would be there.")
+    assert "I told her" not in held and "shortwave evening tomorrow (Thursday April 16) at 7pm" in held, held
+    both = line("Ilsa Merrow and I are holding a shortwave evening tomorrow (Thursday April 16) at 7pm.")
+    assert "Ilsa Merrow and I are holding" in both, both
 
 
 def test_a_hosts_event_said_of_what_came_before_says_that_too() -> None:

@@ -34,7 +34,7 @@ import re
 import time
 
 from brain_server.cognition.decide import NEVER, concerned_now, crowd
-from brain_server.cognition.memory_stream import MemoryStream
+from brain_server.cognition.memory_stream import MEMO_OF, MemoryStream
 from brain_server.cognition.offline.heard import RELAYED, unrelayed
 from brain_server.cognition.offline.said_clock import passed
 from brain_server.cognition.perceive import PerceivedEvent
@@ -53,7 +53,10 @@ NEWS = "news"  # the keyword of a memory heard at a meeting
 # along!"): in another's mouth they read as the teller's invitation (blind13's writer), and "..., but I
 # can't make it" (blind31's memos) as the hearer's decline.
 _OWN_WORDS = re.compile(r"(?:,\s+(?:and|but)|[.!?;])\s+I(?:'d|’d|'ll|’ll|'m|’m|\s+would|\s+will|\s+hope|\s+want"
-                        r"|\s+can['’]?t|\s+cannot|\s+won['’]t)?\s.*$", re.DOTALL)
+                        r"|\s+can['’]?t|\s+cannot|\s+won['’]t)?\s.*$"
+                        r"|\s+(?:and|but)\s+I\s+(?:said|told|agreed|promised|replied|answered)\b.*$", re.DOTALL)
+# A memo's first person asked along ("Ilsa Merrow invited me to ..."): its holder, by name, in a line about them.
+_ASKED_ME = re.compile(r"\b(invited|asked)\s+me\b")
 NEWS_WORTH = 5  # a thought of the last day this important (of 10) is news its holder means to tell in a conversation
 
 
@@ -205,7 +208,8 @@ def gist(node: MemoryNode) -> str:
     from Tomas and Ines: Ines told Tomas: Ines wants to ..."), and each teller nested it again;
     without a record's lead of who told whom about it ("Aldous Penhale told Owain Pengelly about the
     shortwave evening on ...": the evening is the news; blind27's writer read the holder's news as
-    "I told Owain"); and without the words a teller added in the first person (`_OWN_WORDS`)."""
+    "I told Owain"); and without the words a teller added in the first person (`_OWN_WORDS`), nor, in a
+    memo, its holder's own answer ("... at 7pm and I said I would go": blind37's writer, 173 prompts)."""
     return _read(node)[0]
 
 
@@ -218,7 +222,10 @@ def _read(node: MemoryNode) -> tuple[str, bool]:
         text = text[telling.end():]
     elif telling := _PASSED_ON.match(text):
         text = _TO_WHOM.sub("", text[telling.end():])
-    return (_OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told else text), telling is not None
+    memo = node.object.startswith(MEMO_OF)
+    if memo:
+        text = _ASKED_ME.sub(rf"\1 {node.subject}", text)
+    return (_OWN_WORDS.sub("", text) if NEWS in node.keywords or text != told or memo else text), telling is not None
 
 
 def as_told(node: MemoryNode) -> str:
