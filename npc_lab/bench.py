@@ -49,7 +49,7 @@ from brain_server.runtime.vitals import percentile
 from npc_lab.tables import markdown_table
 
 ORIGINAL = {"calls_per_npc_hour": 54, "tokens_per_npc_hour": 26000, "game_s_per_wall_s": 0.8}
-NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "spread", "timers", "kills")
+NAMES = ("calls", "speed", "decide", "retrieval", "embed", "embedded", "realtime", "spread", "timers", "kills", "memos")
 
 
 def machine() -> str:
@@ -533,6 +533,12 @@ def bench_kills(args: argparse.Namespace) -> dict[str, Any]:
     return kills_bench.bench_kills(args)
 
 
+def bench_memos(args: argparse.Namespace) -> dict[str, Any]:
+    from npc_lab import memo_bench
+
+    return memo_bench.bench_memos(args)
+
+
 def bench_spread(args: argparse.Namespace) -> dict[str, Any]:
     from npc_lab import spread
 
@@ -576,6 +582,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, help="decide / retrieval / embed: measurements (default 1000); "
                         "embedded: calls per purpose (default 5)")
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")
+    parser.add_argument("--corpus", nargs="*", help="memos: corpora of conversations and memos (default "
+                        "npc_lab/corpora/memos_a.jsonl and memos_b.jsonl)")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
     parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
     parser.add_argument("--points", type=int, default=20, help="kills: kill points per store and RPC")
@@ -603,7 +611,7 @@ def run(args: argparse.Namespace) -> None:
         args.samples = 5 if args.name == "embedded" else 1000
     bench = {"calls": bench_calls, "speed": bench_speed, "decide": bench_decide, "retrieval": bench_retrieval,
              "embed": bench_embed, "realtime": bench_realtime, "spread": bench_spread, "embedded": bench_embedded,
-             "timers": bench_timers, "kills": bench_kills}[args.name]
+             "timers": bench_timers, "kills": bench_kills, "memos": bench_memos}[args.name]
     result = {"bench": args.name, "machine": machine(), "when": datetime.now(UTC).isoformat(), "result": bench(args)}
     path = args.out / f"bench-{args.name}.json"
     path.write_text(json.dumps(result, indent=1, default=str))
