@@ -583,7 +583,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "embedded: calls per purpose (default 5)")
     parser.add_argument("--purposes", nargs="*", help="embedded: only these prompt purposes (default all)")
     parser.add_argument("--corpus", nargs="*", help="memos: corpora of conversations and memos (default "
-                        "npc_lab/corpora/memos_a.jsonl and memos_b.jsonl)")
+                        "npc_lab/corpora/memos_a.jsonl, memos_b.jsonl and memos_c.jsonl)")
     parser.add_argument("--memories", type=int, default=4000, help="retrieval: memories per NPC")
     parser.add_argument("--backends", nargs="*", choices=("edge", "local"), help="retrieval: stores (default both)")
     parser.add_argument("--points", type=int, default=20, help="kills: kill points per store and RPC")

@@ -16,7 +16,7 @@ import tempfile
 from typing import Any
 
 CORPORA = Path(__file__).parent / "corpora"
-DEFAULT_CORPORA = ("memos_a.jsonl", "memos_b.jsonl")
+DEFAULT_CORPORA = ("memos_a.jsonl", "memos_b.jsonl", "memos_c.jsonl")
 
 
 def bench_memos(args: argparse.Namespace) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
-from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said
+from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said, place_unsaid
 from brain_server.cognition.offline.said_clock import day_as_said
 from brain_server.cognition.react import decide_reaction, talks_with, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
@@ -564,6 +564,29 @@ def test_a_plan_item_is_booked_where_its_own_words_say(stream) -> None:
         n.description for n in stream.store.latest("klaus", 10, MemoryKind.THOUGHT)]
 
 
+def test_a_memos_place_whose_room_the_conversation_named_by_a_word_only_it_has_stays(stream) -> None:
+    """A corpus by another hand (stop 114, its third, read after the brain's memo reading was changed on the
+    first two): "First firing of the kiln ... Tomorrow at two" booked by the memo at the Smokehouse's kiln
+    room was left without its place, nobody having said "smokehouse", and put at the ice house the listener
+    said he would come from. A room named by a word no other known place's room has names its place; a
+    room word two places share ("the kitchen") names neither."""
+    kiln, ice = "Scaup:Smokehouse:kiln room", "Scaup:Fish Quay:ice house"
+    tam = npc("tam", "Tam Corrie")
+    tam.known_addresses = [ice, "Scaup:Fish Quay:auction floor", kiln, "Scaup:Corrie Bothy:kitchen",
+                           "Scaup:Ainsley Cottage:kitchen"]
+    said = _said(("Effie Mackeith", "First firing of the kiln for the kipper season. Tomorrow at two, after ye've landed."),
+                 ("Tam Corrie", "Two o'clock the morn. Aye, fine, I'll come up straight from the ice house."))
+    memo = ConversationMemo(summary="Effie asked me to hang the first racks at the smokehouse's first firing tomorrow at "
+                                    "14:00, and I said I'd come from the ice house.", importance=6,
+                            plan_activity="hanging the first kipper racks at the smokehouse", plan_date="2026-02-14",
+                            plan_start="14:00", plan_minutes=120, plan_place=kiln)
+    _, change = asyncio.run(keep_conversation(tam, "Effie Mackeith", said, memo, NOW, stream, trace("tam")))
+    assert change is not None and change.place == kiln
+    pottery = [*tam.known_addresses, "Scaup:Pottery:kiln shed"]  # "the kiln" tells the two apart no longer
+    assert place_unsaid(memo, "\n".join(line.text for line in said), pottery, "Scaup:Fish Quay:ice house",
+                        trace("tam")).plan_place == ""
+
+
 def test_a_place_named_whole_goes_before_one_named_by_a_word_of_its_name() -> None:
     """A corpus of conversations by another hand (stop 114): a memo booked a talk "in the Miners'
     Institute lecture hall" at the Assay Office, where they talked, and kept it, its words naming
@@ -789,6 +812,23 @@ def test_a_yes_to_an_event_named_with_a_time_is_booked_when_the_memo_books_nothi
     assert change is not None and change.start == datetime(2026, 2, 14, 14, tzinfo=UTC) and change.minutes == 120
     other = ["Jonas Pell told Ada Quint: the bell-ringing is on Saturday February 14 at 9 am"]
     assert yes_unbooked("Ada Quint", _said(words, ("Ada Quint", "I'll go.")), [], NOW, t, other) is None
+
+
+@pytest.mark.parametrize("yes", ["Alright. Put me down.", "Then I'm in.", "I'll come along, then.",
+                                 "Oh, I'd love that.", "I'd like that very much.", "Heck yes, I'm going.",
+                                 "Save me a seat near the fire.", "I'll try to make it, yes.", "Yes, all right."])
+def test_a_yes_said_as_people_say_it_is_booked_when_the_memo_books_nothing(yes: str) -> None:
+    """Corpora of conversations by another hand (npc_lab/corpora/, stop 114): half the listeners who said
+    yes said it in none of the forms read ("Alright. Put me down.", "Then I'm in.", "Save me a seat"),
+    and a memo that left its plan empty booked nothing; nor was "I'm doing a copper-spinning demo" read
+    as an event. A maybe, a no or a yes with a "but" books nothing still."""
+    asked = ("Della Marsh", "I'm doing a copper-spinning demo for the kids on Monday the 16th at 3:30 pm on the shop "
+                            "floor. I need a second pair of hands.")
+    change = yes_unbooked("Sam Odell", _said(asked, ("Sam Odell", yes)), [], NOW, trace("sam"))
+    assert change is not None and change.activity == "going to a copper-spinning demo", yes
+    assert change.start == datetime(2026, 2, 16, 15, 30, tzinfo=UTC)
+    for no in ("Maybe. I'll see how I feel.", "I'd love that, but I'm on the boat then.", "I'm doing well, thanks."):
+        assert yes_unbooked("Sam Odell", _said(asked, ("Sam Odell", no)), [], NOW, trace("sam")) is None, no
 
 
 def test_a_yes_to_a_host_who_said_the_wrong_day_is_booked_on_the_day_her_news_says(stream) -> None:

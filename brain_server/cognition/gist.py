@@ -335,12 +335,13 @@ def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here
     the Ville in view (blind29): Maria's memo put Isabella's party "at the Maria Lopez's room", her
     own, which nobody had said; retold so, two guests spent the party in her room. Its plan item
     loses that place too (it is then chosen as for any activity). A place its words cannot be taken
-    out of is left."""
+    out of is left. A room the conversation named by a word no other known place's room has is its place
+    named ("first firing of the kiln": the Smokehouse's kiln room, in a corpus by another hand)."""
     named = named_places(places, memo.summary) if clock_times(memo.summary) else []
     unsaid = [p for p in named if sector_of(p) != sector_of(here)]
     if not unsaid:
         return memo
-    said = set(named_places(unsaid, heard))
+    said = set(named_places(unsaid, heard)) | {p for p in unsaid if _room_said(p, heard, places)}
     summary, dropped = memo.summary, list[str]()
     for place in unsaid:
         if place in said:
@@ -354,6 +355,19 @@ def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here
     trace.note(f"converse: the memo placed its event at {', '.join(dropped)}, which the conversation did not name: left out")
     metrics.CONVERSATION_REPAIRS.labels("memo_place_unsaid").inc()
     return memo.model_copy(update={"summary": summary, "plan_place": "" if memo.plan_place in dropped else memo.plan_place})
+
+
+_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*")  # a word not capitalised: a common noun in a place's name
+
+
+def _room_said(place: str, heard: str, places: Sequence[str]) -> bool:
+    """Whether `heard` names the place's room by a word of its name that no other of `places` has in its
+    room's ("the kiln" for a kiln room; "the kitchen" where two houses have one names neither), a common
+    noun (not "Maria Lopez" of "Maria Lopez's room", said whenever she speaks)."""
+    others = {w for p in places if p != place for w in _words(p.rsplit(SEPARATOR, 1)[-1])}
+    nouns = _words(" ".join(_LOWER_WORD.findall(place.rsplit(SEPARATOR, 1)[-1])))
+    telling = {w for w in nouns if w not in _COMMON and len(w) > 2} - others
+    return bool(telling & _words(heard))
 
 
 def place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:

@@ -30,10 +30,15 @@ class PlanChange:
     place: str = ""  # the place the conversation named (an address the NPC knows), or "" to choose one
 
 
-# Saying one will go: "I'll go", "I think I'll come along", "I'll be there", "count me in", "I'd like to go".
+# Saying one will go: "I'll go", "I think I'll come along", "I'll be there", "count me in", "I'd like to go", and
+# as people say yes to an invitation (corpora by another hand, stop 114: half their yeses were none of those):
+# "put me down", "then I'm in.", "I'm going!", "I'd love that", "save me a seat", "I'll try to make it", "yes, all right".
 _GOING = re.compile(r"\b(?:I(?:['\u2019]ll|\s+will|\s+shall)\s+(?:\w+\s+){0,2}?(?:go|come|be\s+there|join)\b|"
-                    r"I(?:['\u2019]d|\s+would)\s+(?:really\s+)?(?:like|love)\s+to\s+(?:go|come|join)\b|"
-                    r"count\s+me\s+in\b|wouldn['\u2019]t\s+miss\s+it\b|see\s+you\s+there\b)", re.IGNORECASE)
+                    r"I(?:['\u2019]d|\s+would)\s+(?:really\s+)?(?:like|love)\s+(?:to\s+(?:go|come|join)|that)\b|"
+                    r"count\s+me\s+in\b|wouldn['\u2019]t\s+miss\s+it\b|see\s+you\s+there\b|put\s+me\s+down\b|"
+                    r"I(?:['\u2019]m|\s+am)\s+(?:in|going)(?=\s*[.!,]|\s*$)|save\s+me\s+(?:a|two|some)\b|"
+                    r"I['\u2019]ll\s+try\s+to\s+make\s+it\b|yes,?\s+(?:all\s+right|alright|okay|ok|please|of\s+course)\b)",
+                    re.IGNORECASE)
 # ... and not going: "I can't come", "I won't be there", "I'd like to go, but ...".
 _NOT = re.compile(r"\b(?:not|never|can['\u2019]t|cannot|won['\u2019]t|couldn['\u2019]t|shan['\u2019]t|but|unless|"
                   r"sorry|afraid|unfortunately|maybe|might)\b", re.IGNORECASE)
@@ -47,9 +52,10 @@ def _event(line: str) -> str:
 
 
 # What someone holds, with or without an article: "is holding indigo dyeing", "'s hosting a ceilidh", "I'm
-# holding a vigil" (a host's own invitation); never a day ("are hosting today at 5:30").
+# holding a vigil" (a host's own invitation), "I'm doing a copper-spinning demo"; never a day ("are hosting today at 5:30").
 _HELD = re.compile(r"(?:\bis|\bare|\bam|['\u2019]s|['\u2019]re|['\u2019]m|\bwill\s+be)\s+(?:holding|hosting|running|"
-                   r"putting\s+on|throwing|organi[sz]ing|having)\s+(?!(?:today|tomorrow|tonight|this|next)\b)"
+                   r"putting\s+on|throwing|organi[sz]ing|having|doing(?=\s+(?:a|an|the|our|my)\s))\s+"
+                   r"(?!(?:today|tomorrow|tonight|this|next)\b)"
                    r"(?P<what>[^,.;:!?()]+?)(?=\s+(?:on|at|in|from|between|today|tomorrow|"
                    r"tonight|this|next|for|by|with|until)\b|\s*[,.;:!?()]|$)", re.IGNORECASE)
 
