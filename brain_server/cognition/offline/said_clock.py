@@ -99,12 +99,20 @@ def _near_noon(words: str, taken: set[int]) -> list[tuple[int, tuple[int, int]]]
         hour = _hour(figure) if figure else last
         if not 1 <= hour <= 12:
             continue
-        minute = 0 if not m["part"] else 30 if m["part"].lower() == "half" else 15 if m["way"].lower() == "past" else 45
-        hour = hour - 1 if m["part"] and m["way"].lower() == "to" and figure else hour
+        hour, minute = _said_around(m, hour) if figure else (hour, _said_around(m, hour)[1])
         near = min((hour % 12, hour % 12 + 12), key=lambda h: abs(h * 60 + minute - 12 * 60))
         found.append((m.start(), (near, minute)))
         last = hour
     return found
+
+
+def _said_around(m: re.Match[str], hour: int) -> tuple[int, int]:
+    """The (hour, minute) an `_AROUND` match says of `hour`: "half past" it, "quarter past" or "quarter to" it."""
+    if not m["part"]:
+        return hour, 0
+    if m["part"].lower() == "half":
+        return hour, 30
+    return (hour, 15) if m["way"].lower() == "past" else (hour - 1, 45)
 
 
 # An end said later in the statement without its half of the day: "from half past five in the morning,
@@ -267,8 +275,8 @@ def _either_half(line: str) -> set[tuple[int, int]]:
         figure = m["bare"] or m["hour"]
         if not figure or not 1 <= (hour := _hour(figure)) <= 12 or _COUNTED_AFTER.match(line, m.end()):
             continue
-        minute = 0 if not m["part"] else 30 if m["part"].lower() == "half" else 15 if m["way"].lower() == "past" else 45
-        found.add(((hour - (m["part"] is not None and m["way"].lower() == "to")) % 12, minute))
+        hour, minute = _said_around(m, hour)
+        found.add((hour % 12, minute))
     return found
 
 
