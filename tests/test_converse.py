@@ -17,8 +17,9 @@ from brain_server.cognition.converse import (
     remember_conversation,
     summarize_conversation,
 )
-from brain_server.cognition.gist import as_activity, named_place, named_places, place_as_said, place_unsaid
+from brain_server.cognition.gist import as_activity, place_unsaid
 from brain_server.cognition.offline.said_clock import day_as_said
+from brain_server.cognition.places_said import named_place, named_places, place_as_said
 from brain_server.cognition.react import decide_reaction, talks_with, worth_considering
 from brain_server.cognition.retrieve import unreachable_kinds
 from brain_server.cognition.said_yes import yes_unbooked
@@ -722,9 +723,9 @@ def test_a_towns_names_are_each_compiled_once(monkeypatch: pytest.MonkeyPatch) -
     """Whether a line names a person, a room or the NPC itself is a pattern made from the name:
     made again at every call (a thousand names overflow re's cache of 512, evicting the constant
     patterns too), a large town's conversations compiled as they went. Each is now made once."""
-    from brain_server.cognition.gist import room_named
     from brain_server.cognition.offline.heard import name_matches, person_in, says_name
     from brain_server.cognition.offline.wording import own_words
+    from brain_server.cognition.places_said import room_named
 
     made = patterns_made(monkeypatch, "Quenby")
     names = [f"Quenby{n} Ashgrove" for n in range(600)]

@@ -22,7 +22,6 @@ from brain_server.cognition.converse import (
     summarize_conversation,
 )
 from brain_server.cognition.gather import hosted_activity
-from brain_server.cognition.gist import named_place
 from brain_server.cognition.groups import Group, talk_in_group, tell_group
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MEMO_OF, MemoryStream, memory_line
@@ -34,6 +33,7 @@ from brain_server.cognition.offline.heard import EVENT, what_there_is
 from brain_server.cognition.offline.inner_voice import about_them, pronoun_of
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, named_days, says_when, stated_times
+from brain_server.cognition.places_said import named_place
 from brain_server.cognition.plan import plan_day
 from brain_server.cognition.react import decide_reaction
 from brain_server.cognition.reflect import maybe_reflect

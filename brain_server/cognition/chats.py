@@ -35,13 +35,13 @@ from brain_server.cognition.converse import (
 )
 from brain_server.cognition.decide import CHAT_HOLD
 from brain_server.cognition.gather import seeking
-from brain_server.cognition.gist import named_places
 from brain_server.cognition.groups import MAX_GROUP, Group, names, talk_in_group, tell_group
 from brain_server.cognition.hearsay import keep_what_was_told
 from brain_server.cognition.locate import learn_places, open_places, plan_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import held_news
 from brain_server.cognition.offline.said_clock import says_when
+from brain_server.cognition.places_said import named_places
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.runtime import Runtimes
 from brain_server.cognition.said_yes import PlanChange, yes_unbooked

@@ -31,9 +31,7 @@ from brain_server.cognition.gist import (
     again,
     as_activity,
     fell_back,
-    named_places,
     own_lines,
-    place_as_said,
     place_heard,
     place_unsaid,
     said_only,
@@ -45,6 +43,7 @@ from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import clock_as_said, day_as_said
 from brain_server.cognition.offline.wording import known_of
+from brain_server.cognition.places_said import named_places, place_as_said
 from brain_server.cognition.plan import bullets
 from brain_server.cognition.said_yes import PlanChange
 from brain_server.cognition.schedule import OWN_PLANS, schedule_from

@@ -25,7 +25,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 import re
 
 from brain_server.cognition.attention import gist
-from brain_server.cognition.gist import named_place, room_told
+from brain_server.cognition.gist import room_told
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import held_at_hours, held_news, holds_it, known_places, naming
 from brain_server.cognition.news_said import about, untold_line
@@ -37,6 +37,7 @@ from brain_server.cognition.offline.routine import MEAL
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, more_than_when, named_days
 from brain_server.cognition.offline.wording import clipped
 from brain_server.cognition.offline.workday import at_work
+from brain_server.cognition.places_said import named_place
 from brain_server.cognition.whereabouts import Gathering, Where, calls_by_hour, gatherings, outside, untold_by_hour
 from brain_server.model.memory import MemoryKind, MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import NpcState, Persona, PlanItem, is_sleep

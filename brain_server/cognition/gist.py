@@ -10,7 +10,7 @@ was said to it:
 - a memo's place neither known nor said is left to be chosen (`place_heard`).
 
 A place said in other words counts as said ("the chapel" names the Chapel of St Ives: a word of
-its name is enough, `named_places`), and clock words ("half past five", "5 P.M.") are no names.
+its name is enough, `places_said.named_places`), and clock words ("half past five", "5 P.M.") are no names.
 
 Written turn by turn, a line repeating one its speaker said already is asked again once, the
 repeat pointed out, else dropped (`unrepeated`)."""
@@ -20,13 +20,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-import functools
 import re
 from typing import Protocol, TypeVar
 
 from brain_server.cognition.memory_stream import DEFAULT_IMPORTANCE
-from brain_server.cognition.offline.heard import EVENT, made_once, repeats, stems, unrelayed
+from brain_server.cognition.offline.heard import EVENT, repeats, stems, unrelayed
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, named_days
+from brain_server.cognition.places_said import (
+    named_place,
+    named_places,
+    room_named,
+    room_said,
+    words,
+)
 from brain_server.model.memory import MemoryNode, unstamped
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
@@ -37,9 +43,6 @@ from brain_server.runtime import metrics
 # A name (a capitalised word not opening a sentence): unsaid if neither the gist nor the speaker's
 # own knowledge has it. Calendar and clock words are the prompts' own.
 _NAME = re.compile(r"(?<=[^.!?\s])\s+([A-Z][\w'’]*)")
-_WORD = re.compile(r"[\w'’]+")
-# Two or more capitalised words together: a name of its own ("Bo Tamm", "the Engine Depot").
-_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")
 # A line of talk or news passed on ("X told Y: ..."), not an activity.
 _TALK = re.compile(r"[?!\"“”]|\b(?:I|I'm|I'll|I'd|you|your|we|let's|me|my|told|heard from)\b", re.IGNORECASE)
 # News or a conversation copied as an activity: someone named doing what a memo says of them
@@ -49,12 +52,6 @@ _REPORTED = re.compile(r"\b[A-Z][\w'’-]*\s+(?:[A-Z][\w'’-]*\s+)?(?:wants|pla
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
              "i", "am", "pm", "a", "p", "m", "noon", "midday", "midnight", "half", "quarter", "past", "o'clock"}
-PLACES_KEPT = 16_384  # places whose names are kept compiled (`_place_terms`): a large game's every place
-# Words of a place's name too common to say which place is meant ("the old house" names no house).
-_COMMON = {"the", "of", "and", "old", "new", "little", "big", "great", "upper", "lower", "north", "south", "east",
-           "west", "main", "room", "house", "home", "street", "road", "lane", "hall", "st"}
-
-
 class _Line(Protocol):
     utterance: str
 
@@ -66,79 +63,9 @@ def names_in(text: str) -> set[str]:
     return set(_NAME.findall(text))
 
 
-def _words(text: str) -> set[str]:
-    return {w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)}
-
-
 def _unknown(name: str, own: set[str]) -> bool:
     word = name.lower().removesuffix("'s").removesuffix("’s")
     return word not in own and word not in _CALENDAR
-
-
-def named_places(places: Iterable[str], said: str) -> list[str]:
-    """The places among `places` whose sector or arena `said` names whole, or whose sector it names
-    by a word that tells it apart ("the chapel": the Chapel of St Ives; "the kitchen" names no house),
-    but not by a word said only in another name ("Bo Tamm will come" names no Tamm house, "Isabella
-    Rodriguez is hosting" not Isabella Rodriguez's apartment)."""
-    runs = [(m.group(), _words(m.group())) for m in _NAME_RUN.finditer(said)]
-    heard_anywhere = _words(said)
-
-    def named(place: str) -> bool:
-        names, own, telling = _place_terms(place)
-        if any(name.search(said) for name in names):
-            return True
-        if not telling & heard_anywhere:  # the words left once other names are taken out are fewer
-            return False
-        rest = said
-        for text, words in runs:  # another name (a person's), unless it is the place's own
-            if not words <= own or not own - _COMMON <= words:
-                rest = rest.replace(text, " ")
-        return bool(telling & _words(rest))
-
-    return [p for p in dict.fromkeys(places) if named(p)]
-
-
-@functools.lru_cache(maxsize=PLACES_KEPT)
-def _place_terms(place: str) -> tuple[tuple[re.Pattern[str], ...], frozenset[str], frozenset[str]]:
-    """A place's sector and arena names as whole-word patterns, its sector's words, and those of
-    them that tell it apart: every plan item's words are matched against each place it knows (a
-    thousand day plans landing at once spent most of their own CPU compiling these again)."""
-    sector, arena = place_names(place)
-    own = frozenset(_words(sector))
-    return (tuple(re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE) for name in (sector, arena) if name), own,
-            frozenset(w for w in own if w not in _COMMON and len(w) > 2))
-
-
-def _building_said(place: str, said: str) -> bool:
-    """Whether `said` names the place's building whole."""
-    return _place_terms(place)[0][0].search(said) is not None
-
-
-def named_place(places: Iterable[str], said: str) -> str:
-    """The place among `places` that `said` names most closely: one whose room it names too ("in the
-    mess room of the Engine Depot": not the depot's engine shed), and of those one whose building it
-    names whole ("from the lookout up at the Varden": not the Varden Path's path, where "he hauled it
-    up the path"), else the first it names; "" for none."""
-    return min(named_places(places, said), default="",
-               key=lambda p: (not room_named(p, said), not (sector := _place_terms(p)[0][0].search(said)),
-                              sector.start() if sector else len(said)))
-
-
-# Where one's own home is said without its name: "round to her place", "at home" (or after the NPC's own name:
-# "to Mara Quill's flat", as a whisper said in its own voice is kept).
-_HOME_WORDS = r"(?:own\s+)?(?:place|house|home|flat|cottage|cabin)"
-_HOME_SAID = re.compile(rf"\b(?:(?:her|his|their|my|our)\s+{_HOME_WORDS}|at\s+home)\b(?!\s*\()", re.IGNORECASE)
-
-
-def home_named(said: str, home: str, name: str = "") -> str:
-    """`said` (a thought whispered to the NPC whose `home` it is, called `name`) with its home's
-    building named after where it says it without a name ("round to her place (Lock House)"): a
-    whisper's party "at her place" named no place the brain knew, so its host held no event of her own."""
-    found = _HOME_SAID.search(said) or (re.search(rf"\b{re.escape(name)}['\u2019]s\s+{_HOME_WORDS}\b(?!\s*\()", said,
-                                                  re.IGNORECASE) if name else None)
-    if not home or found is None or named_places([home], said):
-        return said
-    return f"{said[:found.end()]} ({place_names(home)[0]}){said[found.end():]}"
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")  # a capitalised word: a name, whose words say nothing of what is done
@@ -229,30 +156,6 @@ def room_unsaid(news: MemoryNode, places: Sequence[str]) -> bool:
     return not room and bool(place or clock_times(unstamped(news.description)))
 
 
-def room_named(place: str, said: str) -> bool:
-    """Whether `said` names the place's room (its last part: "the loft"), not only its building."""
-    return made_once(rf"\b{re.escape(place.rsplit(SEPARATOR, 1)[-1])}\b", re.IGNORECASE).search(said) is not None
-
-
-def place_as_said(said: str, place: str, known: Sequence[str], trace: Trace | None) -> str:
-    """A plan item's place, unless its own words (`said`) name another place the NPC knows and not
-    it: then that one, as a clock is read as said (the Ville, blind6: "going to: ... a Valentine's
-    Day party at Hobbs Cafe" booked at the pub where it was heard, by a memo and by a day plan). A place
-    whose building the words name whole goes before `place` named only by a word of its building's name
-    (a corpus of conversations by another hand, stop 114: a memo booked a talk "in the Miners' Institute
-    lecture hall" at the Assay Office, where they talked, its words naming "the assay book")."""
-    named = named_places(known, said)
-    whole = [p for p in named if _building_said(p, said)]
-    if place and whole and not _building_said(place, said):
-        named = whole
-    elif not named or place in named or (place and named_places([place], said)):
-        return place
-    chosen = named_place(named, said)
-    if trace is not None:
-        trace.note(f"plan: {said[:60]!r} names {chosen!r}, not its place {place!r}: put there")
-    return chosen
-
-
 def as_activity(activity: str, summary: str, me: str = "") -> str:
     """A memo's plan item as an activity, not a line of talk: blind9 booked "going to: Would you like
     to come? I want to ..." and every later prompt showed it as what the NPC had planned. Talk (a
@@ -285,7 +188,7 @@ def _unrelayed(activity: str) -> str:
 
 def _place_words(places: Iterable[str], said: str) -> set[str]:
     """Every word of the names of the places `said` names: each may be written out in a memo."""
-    return {w for p in named_places(places, said) for name in p.split(SEPARATOR)[1:3] for w in _words(name)}
+    return {w for p in named_places(places, said) for name in p.split(SEPARATOR)[1:3] for w in words(name)}
 
 
 def own_lines(lines: Sequence[DialogueLine], known: Mapping[str, str], trace: Trace) -> list[DialogueLine]:
@@ -297,9 +200,9 @@ def own_lines(lines: Sequence[DialogueLine], known: Mapping[str, str], trace: Tr
     for line in lines:
         mine = known.get(line.speaker_name)
         if mine is not None:
-            own = _words(" ".join((mine, speakers, *(said.text for said in kept))))
-            theirs = _words(" ".join(k for name, k in known.items() if name != line.speaker_name))
-            foreign = sorted(w for w in names_in(f" {line.text}") if _unknown(w, own) and _words(w) <= theirs)
+            own = words(" ".join((mine, speakers, *(said.text for said in kept))))
+            theirs = words(" ".join(k for name, k in known.items() if name != line.speaker_name))
+            foreign = sorted(w for w in names_in(f" {line.text}") if _unknown(w, own) and words(w) <= theirs)
             if foreign:
                 trace.note(f"converse: {line.speaker_name} could not know what the gist has it say "
                            f"({', '.join(foreign)}): the line is dropped")
@@ -317,7 +220,7 @@ def said_only(memo: ConversationMemo, me: str, partner: str, lines: Sequence[Dia
     else what the others said, plainly, without the plan change: what only another remembered is
     not learned unless said."""
     heard = " ".join(line.text for line in lines)
-    own = _words(" ".join((heard, known, partner))) | _place_words(places, heard)
+    own = words(" ".join((heard, known, partner))) | _place_words(places, heard)
     unsaid = sorted({w for w in names_in(f"{memo.summary} {memo.plan_activity}") if _unknown(w, own)})
     if not unsaid:
         return memo
@@ -341,7 +244,7 @@ def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here
     unsaid = [p for p in named if sector_of(p) != sector_of(here)]
     if not unsaid:
         return memo
-    said = set(named_places(unsaid, heard)) | {p for p in unsaid if _room_said(p, heard, places)}
+    said = set(named_places(unsaid, heard)) | {p for p in unsaid if room_said(p, heard, places)}
     summary, dropped = memo.summary, list[str]()
     for place in unsaid:
         if place in said:
@@ -355,19 +258,6 @@ def place_unsaid(memo: ConversationMemo, heard: str, places: Sequence[str], here
     trace.note(f"converse: the memo placed its event at {', '.join(dropped)}, which the conversation did not name: left out")
     metrics.CONVERSATION_REPAIRS.labels("memo_place_unsaid").inc()
     return memo.model_copy(update={"summary": summary, "plan_place": "" if memo.plan_place in dropped else memo.plan_place})
-
-
-_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*")  # a word not capitalised: a common noun in a place's name
-
-
-def _room_said(place: str, heard: str, places: Sequence[str]) -> bool:
-    """Whether `heard` names the place's room by a word of its name that no other of `places` has in its
-    room's ("the kiln" for a kiln room; "the kitchen" where two houses have one names neither), a common
-    noun (not "Maria Lopez" of "Maria Lopez's room", said whenever she speaks)."""
-    others = {w for p in places if p != place for w in _words(p.rsplit(SEPARATOR, 1)[-1])}
-    nouns = _words(" ".join(_LOWER_WORD.findall(place.rsplit(SEPARATOR, 1)[-1])))
-    telling = {w for w in nouns if w not in _COMMON and len(w) > 2} - others
-    return bool(telling & _words(heard))
 
 
 def place_heard(memo: ConversationMemo, known: Sequence[str], lines: Sequence[DialogueLine]) -> ConversationMemo:

@@ -13,7 +13,6 @@ from functools import cached_property
 import re
 
 from brain_server.cognition.attention import NEWS, NEWS_WORTH, gist, news_of
-from brain_server.cognition.gist import named_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline.heard import (
     EVENT,
@@ -27,6 +26,7 @@ from brain_server.cognition.offline.said_clock import (
     named_days,
     still_ahead,
 )
+from brain_server.cognition.places_said import named_places
 from brain_server.cognition.retrieve import REFLECTION_PREDICATE
 from brain_server.model.memory import OWN, MemoryKind, MemoryNode, held_as_own, unstamped
 from brain_server.model.npc import DialogueLine, NpcState, PlanItem

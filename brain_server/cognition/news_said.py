@@ -12,7 +12,7 @@ from datetime import date, datetime
 import re
 
 from brain_server.cognition.attention import as_told, gist
-from brain_server.cognition.gist import named_place, room_told, room_unsaid
+from brain_server.cognition.gist import room_told, room_unsaid
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.news import Held, day_unsaid, heard_when, held_news, hosting, planned_day
 from brain_server.cognition.offline.happens import (
@@ -40,6 +40,7 @@ from brain_server.cognition.offline.said_clock import (
     says_when,
 )
 from brain_server.cognition.offline.wording import place_said
+from brain_server.cognition.places_said import named_place
 from brain_server.model.memory import MemoryNode, unstamped
 from brain_server.model.npc import NpcState, PlanItem
 from brain_server.model.world import place_names

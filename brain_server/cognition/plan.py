@@ -17,7 +17,6 @@ from datetime import datetime, time, timedelta
 import re
 from typing import TYPE_CHECKING
 
-from brain_server.cognition.gist import place_as_said
 from brain_server.cognition.locate import repair_address
 from brain_server.cognition.memory_stream import MemoryStream, bullet_list
 from brain_server.cognition.offline.awake import keep_awake, minutes
@@ -25,6 +24,7 @@ from brain_server.cognition.offline.kept_days import redated
 from brain_server.cognition.offline.lifestyle import DEFAULT_WAKE
 from brain_server.cognition.offline.routine import MEAL, SLEEP, day_shape
 from brain_server.cognition.offline.workday import keep_at_work, meals_kept_short
+from brain_server.cognition.places_said import place_as_said
 from brain_server.cognition.schedule import OWN_PLANS, day_name, plan_lines, previous_day
 from brain_server.cognition.status import revise_currently
 from brain_server.llm.scheduler import Work

@@ -15,13 +15,13 @@ import time
 from brain_server.cognition.booking import booked_item
 from brain_server.cognition.chats import Chats
 from brain_server.cognition.converse import MAX_LINES, answer_interview, next_line, relationship, remember_conversation
-from brain_server.cognition.gist import home_named, named_places
 from brain_server.cognition.locate import learn_places, open_places
 from brain_server.cognition.memory_stream import MemoryStream
 from brain_server.cognition.offline import offline_lines
 from brain_server.cognition.offline.heard import Kind
 from brain_server.cognition.offline.inner_voice import about_them, pronoun_of
 from brain_server.cognition.offline.kept_days import anchored
+from brain_server.cognition.places_said import home_named, named_places
 from brain_server.cognition.reflect import note_importance
 from brain_server.cognition.said_yes import yes_unbooked
 from brain_server.cognition.speaker import Speaker, listed

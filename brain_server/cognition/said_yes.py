@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 import re
 
-from brain_server.cognition.gist import named_places, place_as_said
 from brain_server.cognition.offline.heard import EVENT, SENTENCE
 from brain_server.cognition.offline.kept_days import anchored
 from brain_server.cognition.offline.said_clock import EVENT_HOURS, clock_times, event_hours, named_days
+from brain_server.cognition.places_said import named_places, place_as_said
 from brain_server.model.npc import DialogueLine
 from brain_server.model.trace import Trace
 
